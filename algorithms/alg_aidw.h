@@ -1,0 +1,15 @@
+/* alg_aidw.h - the pieces of adaptive IDW (alg_aidw.c), visible to the tests. */
+#ifndef GK_ALG_AIDW_H
+#define GK_ALG_AIDW_H
+
+#include "gk_internal.h"
+
+/* Fuzzy membership of the nearest-neighbour statistic R: 0 up to r_min,
+ * 0.5 - 0.5 cos(pi (R - r_min) / (r_max - r_min)) between, 1 from r_max. */
+double gk_aidw_mu(const gk_algorithm *a, double R);
+
+/* Power for membership mu: piecewise linear through (0.1, alpha1), (0.3, alpha2),
+ * (0.5, alpha3), (0.7, alpha4), (0.9, alpha5); constant outside [0.1, 0.9]. */
+double gk_aidw_alpha(const gk_algorithm *a, double mu);
+
+#endif

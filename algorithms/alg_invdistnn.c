@@ -1,0 +1,64 @@
+/* alg_invdistnn.c - inverse distance to a power over the nearest neighbours
+ * within a circle (gdal_grid's invdistnn), with its per-quadrant variant.
+ * Ties in distance are broken by input order (gdal_grid: quadtree order). */
+#include "neighbours.h"
+
+int gk_idwnn_node(const gk_job *job, double nx, double ny, double radius, double hit2,
+                  gk_scratch *s, double *v)
+{
+    const gk_algorithm *a = &job->alg;
+    const double *z = job->pts->z;
+    double s2 = a->smoothing * a->smoothing;
+    double r2 = radius * radius;
+    int k = a->max_points > 0 ? a->max_points : 0;
+    size_t m;
+
+    if (k > 0 && !gk_nb_has_quadrants(a)) {
+        /* the common case: one bounded k-NN query, nothing gathered */
+        if ((size_t)k > s->cap && gk_scratch_reserve(s, (size_t)k) != GK_OK)
+            return -1;
+        int got = gk_kdtree_knn(job->tree, nx, ny, k, r2, s->idx, s->d2);
+        int hit = gk_nb_hit_sorted(job, NULL, nx, ny, s->idx, s->d2, got, k, s2, hit2, s);
+        if (hit == (int)GK_NB_NOMEM)
+            return -1;
+        if (hit >= 0) {
+            *v = z[hit];
+            return 1;
+        }
+        m = (size_t)got;
+    } else {
+        long n = gk_nb_circle(job, nx, ny, r2, s);
+        if (n < 0)
+            return -1;
+        int hit = gk_nb_first_hit(s->idx, s->d2, (size_t)n, s2, hit2);
+        if (hit >= 0) {
+            *v = z[hit];
+            return 1;
+        }
+        if (gk_nb_has_quadrants(a)) {
+            long q = gk_nb_quadrants(job, nx, ny, s->idx, s->d2, (size_t)n, k,
+                                     a->min_points_per_quadrant, a->max_points_per_quadrant, s);
+            if (q == GK_NB_NOMEM)
+                return -1;
+            if (q < 0)
+                return 0;
+            m = (size_t)q;
+        } else {
+            m = (size_t)n; /* max_points = 0: all of them */
+        }
+    }
+    if (m == 0 || m < (size_t)(a->min_points > 0 ? a->min_points : 0))
+        return 0;
+    return gk_idw_sum(z, s->idx, s->d2, m, s2, a->power, v);
+}
+
+static int invdistnn_node(const gk_job *job, double nx, double ny, double hit2, gk_scratch *s,
+                          double *v)
+{
+    return gk_idwnn_node(job, nx, ny, job->alg.radius1, hit2, s, v);
+}
+
+uint64_t gk_invdistnn_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s)
+{
+    return gk_nb_run_tile(job, t, out, s, invdistnn_node);
+}

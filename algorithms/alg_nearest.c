@@ -1,0 +1,54 @@
+/* alg_nearest.c - value of the nearest point inside the search ellipse.
+ * Unlike gdal_grid's quadtree path (gdal_grid.md section 8, item 2) the radius is
+ * always honoured; ties go to the point last in input order, as gdal_grid's
+ * brute-force path does. */
+#include "neighbours.h"
+
+#include <math.h>
+
+static int nearest_node(const gk_job *job, double nx, double ny, double hit2, gk_scratch *s,
+                        double *v)
+{
+    (void)hit2;
+    const gk_ellipse *e = &job->ell;
+    const double *z = job->pts->z;
+    double d2;
+    if (e->all) {
+        int id = gk_kdtree_nearest(job->tree, nx, ny, INFINITY, &d2);
+        if (id < 0)
+            return 0;
+        *v = z[id];
+        return 1;
+    }
+    if (e->r1 == e->r2) {
+        /* circle: nearest in a slightly larger disc; if the exact ellipse test
+         * accepts it, it is the answer, otherwise look at every candidate */
+        int id = gk_kdtree_nearest(job->tree, nx, ny, e->r1 * e->r1 * (1.0 + 1e-9), &d2);
+        if (id < 0)
+            return 0;
+        if (gk_ellipse_contains(e, job->pts->x[id] - nx, job->pts->y[id] - ny)) {
+            *v = z[id];
+            return 1;
+        }
+    }
+    long n = gk_nb_ellipse(job, nx, ny, s);
+    if (n < 0)
+        return -1;
+    if (n == 0)
+        return 0;
+    int best = s->idx[0];
+    double bd = s->d2[0];
+    for (long i = 1; i < n; i++) {
+        if (s->d2[i] < bd || (s->d2[i] == bd && s->idx[i] > best)) {
+            bd = s->d2[i];
+            best = s->idx[i];
+        }
+    }
+    *v = z[best];
+    return 1;
+}
+
+uint64_t gk_nearest_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s)
+{
+    return gk_nb_run_tile(job, t, out, s, nearest_node);
+}

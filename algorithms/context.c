@@ -1,0 +1,63 @@
+/* context.c - the gk_context: last error, thread count, hooks. */
+#include "gk_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+gk_context *gk_context_new(void)
+{
+    return calloc(1, sizeof(gk_context));
+}
+
+void gk_context_free(gk_context *ctx)
+{
+    free(ctx);
+}
+
+void gk_context_set_threads(gk_context *ctx, int threads)
+{
+    ctx->threads = threads > 0 ? threads : 0;
+}
+
+int gk_context_threads(const gk_context *ctx)
+{
+    return ctx->threads;
+}
+
+int gk_errno(const gk_context *ctx)
+{
+    return ctx ? ctx->err : GK_ERR_NOMEM;
+}
+
+const char *gk_errmsg(const gk_context *ctx)
+{
+    if (!ctx)
+        return "out of memory (no context)";
+    return ctx->err ? ctx->msg : "";
+}
+
+int gk_error(gk_context *ctx, int code, const char *fmt, ...)
+{
+    if (!ctx)
+        return code;
+    ctx->err = code;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ctx->msg, sizeof ctx->msg, fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+void gk_error_clear(gk_context *ctx)
+{
+    ctx->err = GK_OK;
+    ctx->msg[0] = '\0';
+}
+
+void gk_context_set_triangulator(gk_context *ctx, gk_triangulate_fn fn, void *user)
+{
+    ctx->triangulate = fn;
+    ctx->triangulate_user = user;
+}

@@ -1,0 +1,266 @@
+/*
+ * engine.c - jobs and the tile engine.
+ *
+ * A job is the points, their spatial index and the algorithm, prepared once.
+ * The engine cuts the grid into tiles, computes them on OpenMP threads and
+ * hands each finished tile to a sink at once, so memory is the points, the
+ * index and one tile per thread, whatever the grid size. A tile is the unit a
+ * GPU backend will take later: a window in, a buffer of doubles out.
+ */
+#include "gk_internal.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+int gk_scratch_reserve(gk_scratch *s, size_t n)
+{
+    if (n <= s->cap)
+        return GK_OK;
+    size_t cap = s->cap ? s->cap : 256;
+    while (cap < n)
+        cap *= 2;
+    int *idx = realloc(s->idx, cap * sizeof *idx);
+    if (idx)
+        s->idx = idx;
+    double *d2 = realloc(s->d2, cap * sizeof *d2);
+    if (d2)
+        s->d2 = d2;
+    if (!idx || !d2)
+        return GK_ERR_NOMEM;
+    s->cap = cap;
+    return GK_OK;
+}
+
+int gk_scratch_reserve2(gk_scratch *s, size_t n)
+{
+    if (n <= s->cap2)
+        return GK_OK;
+    size_t cap = s->cap2 ? s->cap2 : 256;
+    while (cap < n)
+        cap *= 2;
+    int *idx = realloc(s->idx2, cap * sizeof *idx);
+    if (idx)
+        s->idx2 = idx;
+    double *d2 = realloc(s->d2b, cap * sizeof *d2);
+    if (d2)
+        s->d2b = d2;
+    if (!idx || !d2)
+        return GK_ERR_NOMEM;
+    s->cap2 = cap;
+    return GK_OK;
+}
+
+void gk_scratch_free(gk_scratch *s)
+{
+    free(s->idx);
+    free(s->d2);
+    free(s->idx2);
+    free(s->d2b);
+    free(s->f);
+    memset(s, 0, sizeof *s);
+}
+
+static gk_tile_fn tile_fn(gk_alg_kind kind)
+{
+    switch (kind) {
+    case GK_ALG_INVDIST:
+        return gk_invdist_tile;
+    case GK_ALG_INVDISTNN:
+        return gk_invdistnn_tile;
+    case GK_ALG_AVERAGE:
+        return gk_average_tile;
+    case GK_ALG_NEAREST:
+        return gk_nearest_tile;
+    case GK_ALG_LINEAR:
+        return gk_linear_tile;
+    case GK_ALG_AIDW:
+        return gk_aidw_tile;
+    default:
+        return gk_metrics_tile;
+    }
+}
+
+gk_job *gk_job_new(gk_context *ctx, const gk_points *pts, const gk_algorithm *alg)
+{
+    size_t n = pts ? pts->n : 0;
+    if (n == 0) {
+        gk_error(ctx, GK_ERR_NO_POINTS, "no points to grid");
+        return NULL;
+    }
+    if (n > (size_t)0x7fffffff) {
+        gk_error(ctx, GK_ERR_NOMEM, "%zu points: at most 2^31-1 points per band", n);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(pts->x[i]) || !isfinite(pts->y[i])) {
+            gk_error(ctx, GK_ERR_ARG, "point %zu has a non-finite coordinate (%g, %g)", i + 1,
+                     pts->x[i], pts->y[i]);
+            return NULL;
+        }
+    gk_job *job = calloc(1, sizeof *job);
+    if (!job) {
+        gk_error(ctx, GK_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    job->ctx = ctx;
+    job->pts = pts;
+    job->alg = *alg;
+    gk_ellipse_init(&job->ell, alg->radius1, alg->radius2, alg->angle);
+
+    /* Global invdist reads the points in input order and needs no index. */
+    if (!(alg->kind == GK_ALG_INVDIST && job->ell.all)) {
+        job->tree = gk_kdtree_build(pts->x, pts->y, n);
+        if (!job->tree) {
+            gk_error(ctx, GK_ERR_NOMEM, "out of memory building the spatial index of %zu points",
+                     n);
+            gk_job_free(job);
+            return NULL;
+        }
+    }
+    if (alg->kind == GK_ALG_LINEAR && gk_tin_build(job)) {
+        gk_job_free(job);
+        return NULL;
+    }
+    if (alg->kind == GK_ALG_AIDW && gk_aidw_prepare(job)) {
+        gk_job_free(job);
+        return NULL;
+    }
+    return job;
+}
+
+void gk_job_free(gk_job *job)
+{
+    if (!job)
+        return;
+    gk_kdtree_free(job->tree);
+    gk_tin_free(job->tin);
+    free(job);
+}
+
+static int check_window(gk_job *job, const gk_grid *g, int x0, int y0, int w, int h)
+{
+    int rc = gk_grid_check(job->ctx, g);
+    if (rc)
+        return rc;
+    if (x0 < 0 || y0 < 0 || w <= 0 || h <= 0 || x0 > g->nx - w || y0 > g->ny - h)
+        return gk_error(job->ctx, GK_ERR_ARG, "window %d,%d %dx%d is outside the %dx%d grid", x0,
+                        y0, w, h, g->nx, g->ny);
+    return GK_OK;
+}
+
+int gk_job_compute_window(gk_job *job, const gk_grid *g, int x0, int y0, int w, int h,
+                          double *out)
+{
+    int rc = check_window(job, g, x0, y0, w, h);
+    if (rc)
+        return rc;
+    gk_scratch s = {0};
+    gk_tile t = {g, x0, y0, w, h, gk_hit_threshold2(g)};
+    uint64_t nodata = tile_fn(job->alg.kind)(job, &t, out, &s);
+    gk_scratch_free(&s);
+    if (nodata == UINT64_MAX)
+        return gk_error(job->ctx, GK_ERR_NOMEM, "out of memory computing a tile");
+#pragma omp atomic
+    job->nodes += (uint64_t)w * (uint64_t)h;
+#pragma omp atomic
+    job->nodata_nodes += nodata;
+    return GK_OK;
+}
+
+/* Tiles of the requested size, shrunk so that every thread has several
+ * tiles to take (small grids) and never larger than the grid. */
+static void choose_tiles(const gk_grid *g, int threads, int *tw, int *th)
+{
+    int w = *tw > 0 ? *tw : 256, h = *th > 0 ? *th : 256;
+    if (w > g->nx)
+        w = g->nx;
+    if (h > g->ny)
+        h = g->ny;
+    while ((long long)((g->nx + w - 1) / w) * ((g->ny + h - 1) / h) < 4LL * threads &&
+           (w > 16 || h > 16)) {
+        if (h >= w && h > 16)
+            h = (h + 1) / 2;
+        else
+            w = (w + 1) / 2;
+    }
+    *tw = w;
+    *th = h;
+}
+
+int gk_job_run(gk_job *job, const gk_grid *g, int tile_w, int tile_h, gk_tile_sink sink,
+               void *sink_user, gk_progress_fn progress, void *progress_user)
+{
+    gk_context *ctx = job->ctx;
+    int rc = gk_grid_check(ctx, g);
+    if (rc)
+        return rc;
+    int threads = ctx->threads > 0 ? ctx->threads : omp_get_num_procs();
+    choose_tiles(g, threads, &tile_w, &tile_h);
+    int ntx = (g->nx + tile_w - 1) / tile_w, nty = (g->ny + tile_h - 1) / tile_h;
+    long long ntiles = (long long)ntx * nty;
+    double total = (double)g->nx * (double)g->ny, done = 0;
+    double hit2 = gk_hit_threshold2(g);
+    int stop = GK_OK;
+    job->nodes = job->nodata_nodes = 0;
+    if (progress && !progress(0.0, NULL, progress_user))
+        return gk_error(ctx, GK_ERR_CANCELLED, "cancelled");
+
+#pragma omp parallel num_threads(threads)
+    {
+        gk_scratch s = {0};
+        double *buf = malloc((size_t)tile_w * tile_h * sizeof *buf);
+        if (!buf) {
+#pragma omp atomic write
+            stop = GK_ERR_NOMEM;
+        }
+        /* Dynamic, in row-major order: tiles in flight stay within a row or
+         * two of tiles, which keeps the writer's partly written strips few. */
+#pragma omp for schedule(dynamic, 1)
+        for (long long k = 0; k < ntiles; k++) {
+            int st;
+#pragma omp atomic read
+            st = stop;
+            if (st)
+                continue;
+            int tx = (int)(k % ntx), ty = (int)(k / ntx);
+            gk_tile t = {g, tx * tile_w, ty * tile_h, tile_w, tile_h, hit2};
+            if (t.x0 + t.w > g->nx)
+                t.w = g->nx - t.x0;
+            if (t.y0 + t.h > g->ny)
+                t.h = g->ny - t.y0;
+            uint64_t nodata = tile_fn(job->alg.kind)(job, &t, buf, &s);
+#pragma omp critical(gk_sink)
+            {
+                if (nodata == UINT64_MAX) {
+                    if (!stop)
+                        stop = GK_ERR_NOMEM;
+                } else if (!stop) {
+                    job->nodes += (uint64_t)t.w * t.h;
+                    job->nodata_nodes += nodata;
+                    if (sink && sink(sink_user, t.x0, t.y0, t.w, t.h, buf))
+                        stop = GK_ERR_IO;
+                    done += (double)t.w * t.h;
+                    if (!stop && progress && !progress(done / total, NULL, progress_user))
+                        stop = GK_ERR_CANCELLED;
+                }
+            }
+        }
+        free(buf);
+        gk_scratch_free(&s);
+    }
+    if (stop == GK_ERR_NOMEM)
+        return gk_error(ctx, GK_ERR_NOMEM, "out of memory computing tiles");
+    if (stop == GK_ERR_CANCELLED)
+        return gk_error(ctx, GK_ERR_CANCELLED, "cancelled");
+    if (stop == GK_ERR_IO)
+        return ctx->err ? ctx->err : gk_error(ctx, GK_ERR_IO, "writing a tile failed");
+    return GK_OK;
+}
+
+void gk_job_stats(const gk_job *job, gk_run_stats *st)
+{
+    st->nodes = job->nodes;
+    st->nodata_nodes = job->nodata_nodes;
+}

@@ -1,0 +1,152 @@
+/*
+ * gk_internal.h - structures shared by the core's files; not installed.
+ */
+#ifndef GK_INTERNAL_H
+#define GK_INTERNAL_H
+
+#include "gridkit.h"
+#include "kdtree.h"
+
+#include <stdint.h>
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+struct gk_context {
+    int err;
+    char msg[2048];
+    int threads;
+    gk_triangulate_fn triangulate;
+    void *triangulate_user;
+};
+
+struct gk_points {
+    gk_context *ctx;
+    size_t n, cap;
+    double *x, *y, *z;
+};
+
+typedef enum {
+    GK_ALG_INVDIST,
+    GK_ALG_INVDISTNN,
+    GK_ALG_AVERAGE,
+    GK_ALG_NEAREST,
+    GK_ALG_LINEAR,
+    GK_ALG_MINIMUM,
+    GK_ALG_MAXIMUM,
+    GK_ALG_RANGE,
+    GK_ALG_COUNT,
+    GK_ALG_AVERAGE_DISTANCE,
+    GK_ALG_AVERAGE_DISTANCE_PTS,
+    GK_ALG_AIDW,
+    GK_ALG_COUNT_OF_KINDS
+} gk_alg_kind;
+
+/* Parsed -a string. Field meanings and defaults follow gdal_grid 3.6
+ * (../shared/reference/gdal_grid.md section 4); parse.c sets the defaults. */
+struct gk_algorithm {
+    gk_alg_kind kind;
+    double power;     /* invdist, invdistnn */
+    double smoothing; /* invdist, invdistnn, aidw */
+    double radius1, radius2, angle; /* search ellipse; both 0 = all points */
+    double radius;   /* linear: <0 exact nearest outside hull, 0 nodata, >0 nearest within */
+    int max_points;  /* 0 = no limit */
+    int min_points;
+    int min_points_per_quadrant;
+    int max_points_per_quadrant;
+    double nodata;
+    int nodata_given;
+    /* aidw (Lu & Wong 2008): k neighbours for the nearest-neighbour statistic,
+     * alpha at mu = 0.1, 0.3, 0.5, 0.7, 0.9, and R_min/R_max of the membership. */
+    int aidw_k;
+    double aidw_alpha[5];
+    double aidw_rmin, aidw_rmax;
+    gk_precision precision;
+    char canonical[512];
+};
+
+/* Search ellipse, precomputed from radius1/radius2/angle. */
+typedef struct {
+    int all;          /* no search window: every point */
+    double r1, r2;    /* semi-axes along the rotated x and y axes */
+    double cos_a, sin_a;
+    double rmax;      /* max(r1, r2): the box the index is asked for */
+} gk_ellipse;
+
+/* Is the offset (dx, dy) = (point - node) inside the ellipse? Boundary inclusive,
+ * exactly gdal_grid's test r2^2 rx^2 + r1^2 ry^2 <= r1^2 r2^2. */
+static inline int gk_ellipse_contains(const gk_ellipse *e, double dx, double dy)
+{
+    if (e->all)
+        return 1;
+    double rx = dx * e->cos_a + dy * e->sin_a;
+    double ry = dy * e->cos_a - dx * e->sin_a;
+    return e->r2 * e->r2 * rx * rx + e->r1 * e->r1 * ry * ry <= e->r1 * e->r1 * e->r2 * e->r2;
+}
+void gk_ellipse_init(gk_ellipse *e, double r1, double r2, double angle_deg);
+
+/* Per-thread scratch memory, grown on demand, reused across tiles so that the
+ * per-node code allocates nothing. */
+typedef struct {
+    int *idx;
+    double *d2;
+    size_t cap;
+    int *idx2;
+    double *d2b;
+    size_t cap2;
+    float *f;     /* single-precision staging */
+    size_t fcap;
+} gk_scratch;
+int gk_scratch_reserve(gk_scratch *s, size_t n);
+int gk_scratch_reserve2(gk_scratch *s, size_t n);
+void gk_scratch_free(gk_scratch *s);
+
+/* Triangulation prepared for point location (alg_linear.c). */
+typedef struct gk_tin gk_tin;
+
+struct gk_job {
+    gk_context *ctx;
+    const gk_points *pts;
+    gk_algorithm alg;
+    gk_ellipse ell;
+    gk_kdtree *tree; /* NULL for algorithms that never search (global invdist) */
+    gk_tin *tin;     /* linear only */
+    double aidw_r_exp; /* expected mean NN distance 1 / (2 sqrt(n / A)) */
+    /* stats of the last run, updated atomically */
+    uint64_t nodes, nodata_nodes;
+};
+
+/* A window of the output grid, with the exact-hit threshold of that grid. */
+typedef struct {
+    const gk_grid *g;
+    int x0, y0, w, h;
+    double hit2; /* squared distance under which a point is an exact hit */
+} gk_tile;
+
+/* Exact-hit threshold: relative to the grid's cell size (gdal_grid uses an
+ * absolute 1e-13 CRS units^2, wrong for degrees and for large units). */
+double gk_hit_threshold2(const gk_grid *g);
+
+/* Per-algorithm tile functions: fill out[w*h]; return the number of nodata nodes.
+ * Each lives in algorithms/alg_<name>.c. */
+typedef uint64_t (*gk_tile_fn)(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s);
+uint64_t gk_invdist_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s);
+uint64_t gk_invdistnn_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s);
+uint64_t gk_average_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s);
+uint64_t gk_nearest_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s);
+uint64_t gk_linear_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s);
+uint64_t gk_metrics_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s);
+uint64_t gk_aidw_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s);
+
+/* Linear: build/free the point-location structure (needs the context's triangulator). */
+int gk_tin_build(gk_job *job);
+void gk_tin_free(gk_tin *tin);
+
+/* invdist over every point (no search window), invdist_kernels.c: SIMD
+ * kernels in double, or in single precision on tile-local coordinates. */
+uint64_t gk_invdist_all_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s);
+
+/* Adaptive IDW: the expected nearest-neighbour distance of the point set. */
+int gk_aidw_prepare(gk_job *job);
+#endif

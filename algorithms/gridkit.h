@@ -1,0 +1,167 @@
+/*
+ * gridkit.h - the public C API of gridkit's core (no GDAL here).
+ *
+ * Model: PROJ's proj.h. Everything hangs off an opaque gk_context that carries
+ * the last error, the thread count and optional hooks; a context may be used by
+ * one thread at a time, while a prepared gk_job may be evaluated by many
+ * threads at once (gk_job_compute_window is re-entrant).
+ *
+ *   gk_context   *ctx = gk_context_new();
+ *   gk_points    *pts = gk_points_new(ctx);           gk_points_add(pts, x, y, z) ...
+ *   gk_algorithm *alg = gk_algorithm_parse(ctx, "invdistnn:radius=100:max_points=12");
+ *   gk_job       *job = gk_job_new(ctx, pts, alg);    builds the spatial index once
+ *   gk_grid       g   = { xmin, xmax, ymin, ymax, nx, ny };
+ *   gk_job_run(job, &g, 0, 0, sink, user, progress, progress_user);   tiles -> sink
+ *
+ * Grid geometry is gdal_grid's: the extent is the outer pixel edges, north up,
+ * and node (i, j) is the centre of pixel column i, row j (row 0 at ymax).
+ */
+#ifndef GRIDKIT_H
+#define GRIDKIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GK_VERSION_MAJOR 0
+#define GK_VERSION_MINOR 1
+#define GK_VERSION_PATCH 0
+#define GK_VERSION_STRING "0.1.0"
+
+/* Error codes: every call that can fail returns one (or NULL) and leaves a
+ * message in the context (gk_errmsg). */
+typedef enum {
+    GK_OK = 0,
+    GK_ERR_ARG = 1,         /* bad argument, option or algorithm string */
+    GK_ERR_IO = 2,          /* a file could not be read or written */
+    GK_ERR_NOMEM = 3,       /* out of memory, or a request too large to hold */
+    GK_ERR_NO_POINTS = 4,   /* nothing to grid */
+    GK_ERR_UNSUPPORTED = 5, /* valid request this build cannot do */
+    GK_ERR_CANCELLED = 6,   /* a progress callback asked to stop */
+    GK_ERR_INTERNAL = 7
+} gk_status;
+
+typedef struct gk_context gk_context;
+typedef struct gk_points gk_points;
+typedef struct gk_algorithm gk_algorithm;
+typedef struct gk_job gk_job;
+
+/* Same shape as GDALProgressFunc: return 0 to cancel. */
+typedef int (*gk_progress_fn)(double complete, const char *message, void *user);
+
+/* ---- context ---------------------------------------------------------- */
+gk_context *gk_context_new(void);
+void gk_context_free(gk_context *ctx);
+/* Worker threads for tile computation; 0 (default) = all cores. */
+void gk_context_set_threads(gk_context *ctx, int threads);
+int gk_context_threads(const gk_context *ctx);
+int gk_errno(const gk_context *ctx);
+const char *gk_errmsg(const gk_context *ctx);
+/* Record an error (printf-style); returns code so callers can `return gk_error(...)`. */
+int gk_error(gk_context *ctx, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+void gk_error_clear(gk_context *ctx);
+
+/* Delaunay triangulation hook. The core does not triangulate itself: the
+ * GDAL layer installs GDAL's (qhull) triangulator. On success *tri holds
+ * n_tri triangles (3 vertex indices each) and, for each triangle edge k
+ * (opposite vertex k), the index of the neighbouring triangle or -1.
+ * The arrays are malloc'ed and are freed by the core with free(). */
+typedef struct {
+    int n_tri;
+    int *vertex;   /* 3 * n_tri */
+    int *neighbor; /* 3 * n_tri; neighbor[3t+k] is across the edge opposite vertex k */
+} gk_triangulation;
+typedef int (*gk_triangulate_fn)(void *user, int n, const double *x, const double *y,
+                                 gk_triangulation *tri);
+void gk_context_set_triangulator(gk_context *ctx, gk_triangulate_fn fn, void *user);
+
+/* ---- points ----------------------------------------------------------- */
+gk_points *gk_points_new(gk_context *ctx);
+void gk_points_free(gk_points *pts);
+int gk_points_reserve(gk_points *pts, size_t n);
+int gk_points_add(gk_points *pts, double x, double y, double z);
+size_t gk_points_count(const gk_points *pts);
+const double *gk_points_x(const gk_points *pts);
+const double *gk_points_y(const gk_points *pts);
+const double *gk_points_z(const gk_points *pts);
+/* Bounding box of the points; GK_ERR_NO_POINTS when empty. */
+int gk_points_bounds(const gk_points *pts, double *xmin, double *ymin, double *xmax, double *ymax);
+
+/* ---- grid geometry ---------------------------------------------------- */
+typedef struct {
+    double xmin, xmax; /* outer pixel edges, xmin < xmax */
+    double ymin, ymax; /* outer pixel edges, ymin < ymax; row 0 touches ymax */
+    int nx, ny;        /* columns, rows (> 0) */
+} gk_grid;
+
+/* Checks sizes and extent; a clear message for zero, negative or absurd grids. */
+int gk_grid_check(gk_context *ctx, const gk_grid *g);
+/* GDAL geotransform of the grid. */
+void gk_grid_geotransform(const gk_grid *g, double gt[6]);
+static inline double gk_grid_node_x(const gk_grid *g, int i)
+{
+    return g->xmin + (i + 0.5) * ((g->xmax - g->xmin) / g->nx);
+}
+static inline double gk_grid_node_y(const gk_grid *g, int j)
+{
+    return g->ymax + (j + 0.5) * ((g->ymin - g->ymax) / g->ny);
+}
+
+/* ---- algorithms -------------------------------------------------------- */
+/* Parses gdal_grid's -a syntax "name[:key=value]*" (plus gridkit's aidw).
+ * Unknown algorithm, unknown key, bad value: NULL and an error naming it. */
+gk_algorithm *gk_algorithm_parse(gk_context *ctx, const char *spec);
+gk_algorithm *gk_algorithm_clone(const gk_algorithm *alg);
+void gk_algorithm_free(gk_algorithm *alg);
+const char *gk_algorithm_name(const gk_algorithm *alg);
+/* Canonical "name:key=value:..." with every parameter, for metadata. */
+const char *gk_algorithm_string(const gk_algorithm *alg);
+double gk_algorithm_nodata(const gk_algorithm *alg);
+/* 1 when nodata= was given literally (gdal_grid sets the band flag only then). */
+int gk_algorithm_nodata_given(const gk_algorithm *alg);
+/* 1 when the algorithm reads Z (count and the distance metrics do not). */
+int gk_algorithm_needs_z(const gk_algorithm *alg);
+
+typedef enum { GK_PRECISION_DOUBLE = 0, GK_PRECISION_SINGLE = 1 } gk_precision;
+void gk_algorithm_set_precision(gk_algorithm *alg, gk_precision p);
+
+/* ---- jobs: points + algorithm, prepared once --------------------------- */
+/* Builds the spatial index (and the triangulation for linear). The points
+ * must outlive the job; the algorithm is copied. */
+gk_job *gk_job_new(gk_context *ctx, const gk_points *pts, const gk_algorithm *alg);
+void gk_job_free(gk_job *job);
+
+/* Computes the window [x0, x0+w) x [y0, y0+h) of grid g into out (row-major,
+ * w*h doubles; "no result" nodes get the algorithm's nodata). Re-entrant:
+ * may be called from many threads at once. Runs on the calling thread. */
+int gk_job_compute_window(gk_job *job, const gk_grid *g, int x0, int y0, int w, int h,
+                          double *out);
+
+/* Receives finished tiles, one call at a time (never concurrently), in no
+ * particular order. Return non-zero to abort (the engine returns GK_ERR_IO). */
+typedef int (*gk_tile_sink)(void *user, int x0, int y0, int w, int h, const double *values);
+
+/* The tile engine: splits g into tiles of about tile_w x tile_h (0 = engine's
+ * choice), computes them on the context's threads and hands each to sink as
+ * soon as it is done. Memory: the points, the index and one tile per thread. */
+int gk_job_run(gk_job *job, const gk_grid *g, int tile_w, int tile_h, gk_tile_sink sink,
+               void *sink_user, gk_progress_fn progress, void *progress_user);
+
+/* Counters of the last run, for the user's report. */
+typedef struct {
+    uint64_t nodes;        /* nodes computed */
+    uint64_t nodata_nodes; /* nodes that got nodata */
+} gk_run_stats;
+void gk_job_stats(const gk_job *job, gk_run_stats *st);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

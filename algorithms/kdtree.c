@@ -1,0 +1,474 @@
+/* kdtree.c - static 2-D k-d tree with leaf buckets (the CPU spatial index).
+ *
+ * Every node keeps the tight bounding box of its points; children of a node
+ * are stored next to each other. Points are permuted so that each node's
+ * points are contiguous (x, y and original index in separate arrays, so the
+ * leaf scans are simple loops). Pruning compares box distances computed the
+ * same way as point distances (fl(a - b) is monotone), so it never drops a
+ * point that the exact test would accept. */
+#include "kdtree.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#define KD_LEAF 16 /* split nodes above this: leaves hold 8..16 points */
+#define KD_SMALL_K 32 /* sorted-array k-NN up to this k, a binary heap above */
+
+typedef struct {
+    double xmin, ymin, xmax, ymax;
+    int32_t lo, hi; /* point range [lo, hi) */
+    int32_t left;   /* first child (the second is left + 1); -1 for a leaf */
+    int32_t pad;
+} kd_node;
+
+struct gk_kdtree {
+    size_t n;
+    double *x, *y; /* permuted coordinates */
+    int *idx;      /* original index of each permuted point */
+    kd_node *nodes;
+    int nnodes;
+};
+
+/* ---- build ----------------------------------------------------------- */
+
+static double coord(const double *x, const double *y, int axis, int i)
+{
+    return axis ? y[i] : x[i];
+}
+
+/* Orders perm[lo..hi) so that perm[k] holds the k-th smallest key along axis
+ * (ties by original index, so the layout does not depend on anything else). */
+static void select_kth(int *perm, size_t lo, size_t hi, size_t k, const double *x,
+                       const double *y, int axis)
+{
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        /* median of three as pivot */
+        int a = perm[lo], b = perm[mid], c = perm[hi - 1];
+        double ka = coord(x, y, axis, a), kb = coord(x, y, axis, b), kc = coord(x, y, axis, c);
+        int piv;
+        double kp;
+        if ((ka < kb) == (kb < kc)) {
+            piv = b;
+            kp = kb;
+        } else if ((kb < ka) == (ka < kc)) {
+            piv = a;
+            kp = ka;
+        } else {
+            piv = c;
+            kp = kc;
+        }
+        /* three-way partition on (key, index) */
+        size_t i = lo, lt = lo, gt = hi;
+        while (i < gt) {
+            int p = perm[i];
+            double kq = coord(x, y, axis, p);
+            int less = kq < kp || (kq == kp && p < piv);
+            int more = kq > kp || (kq == kp && p > piv);
+            if (less) {
+                perm[i] = perm[lt];
+                perm[lt] = p;
+                lt++;
+                i++;
+            } else if (more) {
+                gt--;
+                perm[i] = perm[gt];
+                perm[gt] = p;
+            } else {
+                i++;
+            }
+        }
+        if (k < lt)
+            hi = lt;
+        else if (k >= gt)
+            lo = gt;
+        else
+            return;
+    }
+}
+
+static void build_node(gk_kdtree *t, int *perm, const double *x, const double *y, int ni,
+                       size_t lo, size_t hi)
+{
+    kd_node *nd = &t->nodes[ni];
+    double x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY;
+    for (size_t i = lo; i < hi; i++) {
+        double px = x[perm[i]], py = y[perm[i]];
+        x0 = px < x0 ? px : x0;
+        x1 = px > x1 ? px : x1;
+        y0 = py < y0 ? py : y0;
+        y1 = py > y1 ? py : y1;
+    }
+    nd->xmin = x0;
+    nd->ymin = y0;
+    nd->xmax = x1;
+    nd->ymax = y1;
+    nd->lo = (int32_t)lo;
+    nd->hi = (int32_t)hi;
+    nd->pad = 0;
+    if (hi - lo <= KD_LEAF || (x1 == x0 && y1 == y0)) {
+        nd->left = -1;
+        return;
+    }
+    int axis = (y1 - y0) > (x1 - x0);
+    size_t mid = lo + (hi - lo) / 2;
+    select_kth(perm, lo, hi, mid, x, y, axis);
+    int c = t->nnodes;
+    t->nnodes += 2;
+    nd->left = c;
+    build_node(t, perm, x, y, c, lo, mid);
+    build_node(t, perm, x, y, c + 1, mid, hi);
+}
+
+gk_kdtree *gk_kdtree_build(const double *x, const double *y, size_t n)
+{
+    if (n > (size_t)INT32_MAX)
+        return NULL;
+    gk_kdtree *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->n = n;
+    /* leaves hold at least KD_LEAF/2 points, so at most n/8 + 1 of them */
+    size_t maxnodes = 2 * (n / (KD_LEAF / 2) + 1) + 1;
+    size_t m = n ? n : 1;
+    t->x = malloc(m * sizeof *t->x);
+    t->y = malloc(m * sizeof *t->y);
+    t->idx = malloc(m * sizeof *t->idx);
+    t->nodes = malloc(maxnodes * sizeof *t->nodes);
+    if (!t->x || !t->y || !t->idx || !t->nodes) {
+        gk_kdtree_free(t);
+        return NULL;
+    }
+    if (n == 0)
+        return t;
+    int *perm = t->idx;
+    for (size_t i = 0; i < n; i++)
+        perm[i] = (int)i;
+    t->nnodes = 1;
+    build_node(t, perm, x, y, 0, 0, n);
+    for (size_t i = 0; i < n; i++) {
+        t->x[i] = x[perm[i]];
+        t->y[i] = y[perm[i]];
+    }
+    return t;
+}
+
+void gk_kdtree_free(gk_kdtree *t)
+{
+    if (!t)
+        return;
+    free(t->x);
+    free(t->y);
+    free(t->idx);
+    free(t->nodes);
+    free(t);
+}
+
+size_t gk_kdtree_size(const gk_kdtree *t)
+{
+    return t ? t->n : 0;
+}
+
+/* Squared distance from (cx, cy) to the node's box; never more than the
+ * squared distance of any point inside it, in floating point too. */
+static inline double box_d2(const kd_node *nd, double cx, double cy)
+{
+    double dx = 0.0, dy = 0.0;
+    if (cx < nd->xmin)
+        dx = nd->xmin - cx;
+    else if (cx > nd->xmax)
+        dx = cx - nd->xmax;
+    if (cy < nd->ymin)
+        dy = nd->ymin - cy;
+    else if (cy > nd->ymax)
+        dy = cy - nd->ymax;
+    return dx * dx + dy * dy;
+}
+
+/* ---- radius and box ---------------------------------------------------- */
+
+typedef struct {
+    const gk_kdtree *t;
+    double cx, cy, r2, hx, hy;
+    int *idx;
+    double *d2;
+    size_t cap, n;
+} range_q;
+
+static void radius_rec(range_q *q, int ni)
+{
+    const kd_node *nd = &q->t->nodes[ni];
+    if (nd->left < 0) {
+        const double *x = q->t->x, *y = q->t->y;
+        for (int i = nd->lo; i < nd->hi; i++) {
+            double dx = x[i] - q->cx, dy = y[i] - q->cy;
+            double d = dx * dx + dy * dy;
+            if (d <= q->r2) {
+                if (q->n < q->cap) {
+                    q->idx[q->n] = q->t->idx[i];
+                    q->d2[q->n] = d;
+                }
+                q->n++;
+            }
+        }
+        return;
+    }
+    int c = nd->left;
+    if (box_d2(&q->t->nodes[c], q->cx, q->cy) <= q->r2)
+        radius_rec(q, c);
+    if (box_d2(&q->t->nodes[c + 1], q->cx, q->cy) <= q->r2)
+        radius_rec(q, c + 1);
+}
+
+size_t gk_kdtree_radius(const gk_kdtree *t, double cx, double cy, double r2, int *idx,
+                        double *d2, size_t cap)
+{
+    if (!t || t->n == 0 || !(r2 >= 0.0))
+        return 0;
+    range_q q = {t, cx, cy, r2, 0, 0, idx, d2, cap, 0};
+    if (box_d2(&t->nodes[0], cx, cy) <= r2)
+        radius_rec(&q, 0);
+    return q.n;
+}
+
+/* Does the node's box overlap [cx - hx, cx + hx] x [cy - hy, cy + hy], with the
+ * offsets computed as for the points? */
+static inline int box_overlaps(const kd_node *nd, const range_q *q)
+{
+    return nd->xmin - q->cx <= q->hx && nd->xmax - q->cx >= -q->hx &&
+           nd->ymin - q->cy <= q->hy && nd->ymax - q->cy >= -q->hy;
+}
+
+static void box_rec(range_q *q, int ni)
+{
+    const kd_node *nd = &q->t->nodes[ni];
+    if (nd->left < 0) {
+        const double *x = q->t->x, *y = q->t->y;
+        for (int i = nd->lo; i < nd->hi; i++) {
+            double dx = x[i] - q->cx, dy = y[i] - q->cy;
+            if (fabs(dx) <= q->hx && fabs(dy) <= q->hy) {
+                if (q->n < q->cap) {
+                    q->idx[q->n] = q->t->idx[i];
+                    q->d2[q->n] = dx * dx + dy * dy;
+                }
+                q->n++;
+            }
+        }
+        return;
+    }
+    int c = nd->left;
+    if (box_overlaps(&q->t->nodes[c], q))
+        box_rec(q, c);
+    if (box_overlaps(&q->t->nodes[c + 1], q))
+        box_rec(q, c + 1);
+}
+
+size_t gk_kdtree_box(const gk_kdtree *t, double cx, double cy, double hx, double hy, int *idx,
+                     double *d2, size_t cap)
+{
+    if (!t || t->n == 0 || !(hx >= 0.0) || !(hy >= 0.0))
+        return 0;
+    range_q q = {t, cx, cy, 0, hx, hy, idx, d2, cap, 0};
+    if (box_overlaps(&t->nodes[0], &q))
+        box_rec(&q, 0);
+    return q.n;
+}
+
+/* ---- k nearest --------------------------------------------------------- */
+
+typedef struct {
+    const gk_kdtree *t;
+    double cx, cy;
+    int k, n;
+    int *idx;
+    double *d2;
+    double bound; /* prune boxes farther than this */
+    double r2max;
+} knn_q;
+
+/* (da, ia) before (db, ib)? */
+static inline int before(double da, int ia, double db, int ib)
+{
+    return da < db || (da == db && ia < ib);
+}
+
+/* Small k: idx/d2 kept sorted ascending; the worst is the last. */
+static inline void knn_insert_sorted(knn_q *q, double d, int id)
+{
+    int j = q->n < q->k ? q->n++ : q->k - 1; /* when full, the last is dropped */
+    while (j > 0 && before(d, id, q->d2[j - 1], q->idx[j - 1])) {
+        q->d2[j] = q->d2[j - 1];
+        q->idx[j] = q->idx[j - 1];
+        j--;
+    }
+    q->d2[j] = d;
+    q->idx[j] = id;
+    if (q->n == q->k)
+        q->bound = q->d2[q->k - 1];
+}
+
+/* Large k: max-heap on (d2, idx). */
+static inline void heap_sift_down(double *d2, int *idx, int n, int i)
+{
+    double d = d2[i];
+    int id = idx[i];
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= n)
+            break;
+        if (c + 1 < n && before(d2[c], idx[c], d2[c + 1], idx[c + 1]))
+            c++;
+        if (!before(d, id, d2[c], idx[c]))
+            break;
+        d2[i] = d2[c];
+        idx[i] = idx[c];
+        i = c;
+    }
+    d2[i] = d;
+    idx[i] = id;
+}
+
+static inline void knn_insert_heap(knn_q *q, double d, int id)
+{
+    if (q->n < q->k) {
+        int i = q->n++;
+        while (i > 0) {
+            int p = (i - 1) / 2;
+            if (!before(q->d2[p], q->idx[p], d, id))
+                break;
+            q->d2[i] = q->d2[p];
+            q->idx[i] = q->idx[p];
+            i = p;
+        }
+        q->d2[i] = d;
+        q->idx[i] = id;
+    } else {
+        q->d2[0] = d;
+        q->idx[0] = id;
+        heap_sift_down(q->d2, q->idx, q->n, 0);
+    }
+    if (q->n == q->k)
+        q->bound = q->d2[0];
+}
+
+static void knn_rec(knn_q *q, int ni, int small)
+{
+    const kd_node *nd = &q->t->nodes[ni];
+    if (nd->left < 0) {
+        const double *x = q->t->x, *y = q->t->y;
+        const int *oi = q->t->idx;
+        for (int i = nd->lo; i < nd->hi; i++) {
+            double dx = x[i] - q->cx, dy = y[i] - q->cy;
+            double d = dx * dx + dy * dy;
+            if (d > q->bound)
+                continue;
+            int id = oi[i];
+            if (q->n == q->k) {
+                /* full: the worst is the last (sorted) or the root (heap) */
+                int w = small ? q->k - 1 : 0;
+                if (!before(d, id, q->d2[w], q->idx[w]))
+                    continue;
+            }
+            if (small)
+                knn_insert_sorted(q, d, id);
+            else
+                knn_insert_heap(q, d, id);
+        }
+        return;
+    }
+    int c = nd->left;
+    double b0 = box_d2(&q->t->nodes[c], q->cx, q->cy);
+    double b1 = box_d2(&q->t->nodes[c + 1], q->cx, q->cy);
+    int first = c, second = c + 1;
+    if (b1 < b0) { /* nearer child first: the bound shrinks sooner */
+        double tb = b0;
+        b0 = b1;
+        b1 = tb;
+        first = c + 1;
+        second = c;
+    }
+    if (b0 <= q->bound)
+        knn_rec(q, first, small);
+    if (b1 <= q->bound) /* bound may have shrunk meanwhile */
+        knn_rec(q, second, small);
+}
+
+int gk_kdtree_knn(const gk_kdtree *t, double cx, double cy, int k, double r2max, int *idx,
+                  double *d2)
+{
+    if (!t || t->n == 0 || k <= 0 || !(r2max >= 0.0))
+        return 0;
+    int small = k <= KD_SMALL_K;
+    knn_q q = {t, cx, cy, k, 0, idx, d2, r2max, r2max};
+    if (box_d2(&t->nodes[0], cx, cy) <= r2max)
+        knn_rec(&q, 0, small);
+    if (!small) {
+        /* heap sort: ascending by (d2, idx) */
+        for (int m = q.n - 1; m > 0; m--) {
+            double td = d2[0];
+            int ti = idx[0];
+            d2[0] = d2[m];
+            idx[0] = idx[m];
+            d2[m] = td;
+            idx[m] = ti;
+            heap_sift_down(d2, idx, m, 0);
+        }
+    }
+    return q.n;
+}
+
+/* ---- nearest ------------------------------------------------------------ */
+
+typedef struct {
+    const gk_kdtree *t;
+    double cx, cy;
+    double best; /* squared distance of the best so far, or r2max */
+    int besti;   /* original index, -1 before any */
+} nn_q;
+
+static void nn_rec(nn_q *q, int ni)
+{
+    const kd_node *nd = &q->t->nodes[ni];
+    if (nd->left < 0) {
+        const double *x = q->t->x, *y = q->t->y;
+        const int *oi = q->t->idx;
+        for (int i = nd->lo; i < nd->hi; i++) {
+            double dx = x[i] - q->cx, dy = y[i] - q->cy;
+            double d = dx * dx + dy * dy;
+            /* ties go to the point last in input order */
+            if (d < q->best || (d == q->best && oi[i] > q->besti)) {
+                q->best = d;
+                q->besti = oi[i];
+            }
+        }
+        return;
+    }
+    int c = nd->left;
+    double b0 = box_d2(&q->t->nodes[c], q->cx, q->cy);
+    double b1 = box_d2(&q->t->nodes[c + 1], q->cx, q->cy);
+    int first = c, second = c + 1;
+    if (b1 < b0) {
+        double tb = b0;
+        b0 = b1;
+        b1 = tb;
+        first = c + 1;
+        second = c;
+    }
+    if (b0 <= q->best)
+        nn_rec(q, first);
+    if (b1 <= q->best)
+        nn_rec(q, second);
+}
+
+int gk_kdtree_nearest(const gk_kdtree *t, double cx, double cy, double r2max, double *d2)
+{
+    if (!t || t->n == 0 || !(r2max >= 0.0))
+        return -1;
+    nn_q q = {t, cx, cy, r2max, -1};
+    if (box_d2(&t->nodes[0], cx, cy) <= r2max)
+        nn_rec(&q, 0);
+    if (q.besti >= 0 && d2)
+        *d2 = q.best;
+    return q.besti;
+}

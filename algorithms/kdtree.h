@@ -1,0 +1,42 @@
+/*
+ * kdtree.h - static 2-D k-d tree over the points, the CPU spatial index.
+ *
+ * Built once per job (O(n log n)), read-only afterwards, so any number of
+ * threads may query it at once. Queries report ORIGINAL point indices, so that
+ * ties can be broken by input order as gdal_grid does.
+ */
+#ifndef GK_KDTREE_H
+#define GK_KDTREE_H
+
+#include <stddef.h>
+
+typedef struct gk_kdtree gk_kdtree;
+
+/* Copies the coordinates; NULL on allocation failure. */
+gk_kdtree *gk_kdtree_build(const double *x, const double *y, size_t n);
+void gk_kdtree_free(gk_kdtree *t);
+size_t gk_kdtree_size(const gk_kdtree *t);
+
+/* Every point with dx^2 + dy^2 <= r2 around (cx, cy). Writes up to cap original
+ * indices to idx and their squared distances to d2, in no particular order,
+ * and returns the total number found (which may exceed cap: call again with
+ * more room). */
+size_t gk_kdtree_radius(const gk_kdtree *t, double cx, double cy, double r2, int *idx,
+                        double *d2, size_t cap);
+
+/* Every point with |dx| <= hx and |dy| <= hy (a box query; the caller applies
+ * an ellipse test). Same reporting contract as gk_kdtree_radius; d2 is the
+ * unrotated squared distance to (cx, cy). */
+size_t gk_kdtree_box(const gk_kdtree *t, double cx, double cy, double hx, double hy, int *idx,
+                     double *d2, size_t cap);
+
+/* The k nearest points with d^2 <= r2max (use INFINITY for no limit), sorted by
+ * (d^2, original index). Returns how many were found (<= k). */
+int gk_kdtree_knn(const gk_kdtree *t, double cx, double cy, int k, double r2max, int *idx,
+                  double *d2);
+
+/* The nearest point with d^2 <= r2max; among equally near points the one LAST in
+ * input order (gdal_grid's nearest uses <=). Returns its original index or -1. */
+int gk_kdtree_nearest(const gk_kdtree *t, double cx, double cy, double r2max, double *d2);
+
+#endif

@@ -1,0 +1,291 @@
+/*
+ * grid_options.c - gdal_grid's command line (3.6, plus -oo from 3.7) and
+ * gridkit's own options, parsed into gk_grid_options. The one grammar that the
+ * CLI, the plugin's open string and the tests share.
+ */
+#include "grid_options.h"
+
+#include <cpl_conv.h>
+#include <cpl_string.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+const char *gk_grid_usage(void)
+{
+    return "Usage: gridkit grid [-ot type] [-of format] [-co NAME=VALUE]*\n"
+           "    [-zfield field] [-z_increase v] [-z_multiply v] [-a_srs srs]\n"
+           "    [-spat xmin ymin xmax ymax] [-clipsrc xmin ymin xmax ymax|WKT|datasource|"
+           "spat_extent]\n"
+           "    [-clipsrcsql sql] [-clipsrclayer layer] [-clipsrcwhere expr]\n"
+           "    [-l layer]* [-where expr] [-sql statement] [-oo NAME=VALUE]*\n"
+           "    [-txe xmin xmax] [-tye ymin ymax] [-tr xres yres] [-outsize nx ny]\n"
+           "    [-a algorithm[:key=value]*] [-q] [--threads N] [--precision single|double]\n"
+           "    src_datasource dst_filename\n"
+           "\n"
+           "Algorithms (gdal_grid's, same parameters): invdist, invdistnn, average, nearest,\n"
+           "linear, minimum, maximum, range, count, average_distance, average_distance_pts;\n"
+           "and aidw (adaptive inverse distance: k, alpha1..alpha5, r_min, r_max, radius,\n"
+           "max_points, min_points, nodata). Sources: any OGR vector source, or XYZ text\n"
+           "(*.xyz or -oo FORMAT=XYZ).\n";
+}
+
+static int parse_double(gk_context *ctx, const char *opt, const char *s, double *v)
+{
+    char *end;
+    errno = 0;
+    *v = strtod(s, &end);
+    if (end == s || *end || errno == ERANGE || !isfinite(*v))
+        return gk_error(ctx, GK_ERR_ARG, "%s: '%s' is not a number", opt, s);
+    return GK_OK;
+}
+
+static int parse_int(gk_context *ctx, const char *opt, const char *s, int *v)
+{
+    char *end;
+    errno = 0;
+    long long x = strtoll(s, &end, 10);
+    if (end == s || *end || errno == ERANGE)
+        return gk_error(ctx, GK_ERR_ARG, "%s: '%s' is not a whole number", opt, s);
+    if (x <= 0 || x > INT_MAX)
+        return gk_error(ctx, GK_ERR_ARG, "%s: %s must be between 1 and %d", opt, s, INT_MAX);
+    *v = (int)x;
+    return GK_OK;
+}
+
+void gk_grid_options_free(gk_grid_options *o)
+{
+    if (!o)
+        return;
+    CSLDestroy(o->layers);
+    CSLDestroy(o->open_options);
+    CSLDestroy(o->creation_options);
+    CPLFree(o->where);
+    CPLFree(o->sql);
+    CPLFree(o->clipsrc);
+    CPLFree(o->clipsrcsql);
+    CPLFree(o->clipsrclayer);
+    CPLFree(o->clipsrcwhere);
+    CPLFree(o->zfield);
+    CPLFree(o->a_srs);
+    CPLFree(o->type);
+    CPLFree(o->format);
+    CPLFree(o->algorithm);
+    CPLFree(o->src);
+    CPLFree(o->dst);
+    free(o);
+}
+
+#define NEED(k)                                                                                    \
+    do {                                                                                           \
+        if (i + (k) >= argc) {                                                                     \
+            gk_error(ctx, GK_ERR_ARG, "%s needs %d argument%s (try --help)", a, (k),               \
+                     (k) > 1 ? "s" : "");                                                          \
+            goto fail;                                                                             \
+        }                                                                                          \
+    } while (0)
+
+#define ONCE(field)                                                                                \
+    do {                                                                                           \
+        if (field) {                                                                               \
+            gk_error(ctx, GK_ERR_ARG, "%s given twice", a);                                        \
+            goto fail;                                                                             \
+        }                                                                                          \
+    } while (0)
+
+gk_grid_options *gk_grid_options_new(gk_context *ctx, int argc, char **argv)
+{
+    gk_grid_options *o = calloc(1, sizeof *o);
+    if (!o) {
+        gk_error(ctx, GK_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    o->z_multiply = 1.0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-of") || !strcmp(a, "-f")) {
+            NEED(1);
+            ONCE(o->format);
+            o->format = CPLStrdup(argv[++i]);
+        } else if (!strcmp(a, "-ot")) {
+            NEED(1);
+            ONCE(o->type);
+            o->type = CPLStrdup(argv[++i]);
+        } else if (!strcmp(a, "-co")) {
+            NEED(1);
+            o->creation_options = CSLAddString(o->creation_options, argv[++i]);
+        } else if (!strcmp(a, "-oo")) {
+            NEED(1);
+            o->open_options = CSLAddString(o->open_options, argv[++i]);
+        } else if (!strcmp(a, "-zfield")) {
+            NEED(1);
+            ONCE(o->zfield);
+            o->zfield = CPLStrdup(argv[++i]);
+        } else if (!strcmp(a, "-z_increase")) {
+            NEED(1);
+            if (parse_double(ctx, a, argv[++i], &o->z_increase))
+                goto fail;
+        } else if (!strcmp(a, "-z_multiply")) {
+            NEED(1);
+            if (parse_double(ctx, a, argv[++i], &o->z_multiply))
+                goto fail;
+        } else if (!strcmp(a, "-a_srs")) {
+            NEED(1);
+            ONCE(o->a_srs);
+            o->a_srs = CPLStrdup(argv[++i]);
+        } else if (!strcmp(a, "-spat")) {
+            NEED(4);
+            for (int k = 0; k < 4; k++)
+                if (parse_double(ctx, a, argv[i + 1 + k], &o->spat[k]))
+                    goto fail;
+            i += 4;
+            if (o->spat[0] >= o->spat[2] || o->spat[1] >= o->spat[3]) {
+                gk_error(ctx, GK_ERR_ARG, "-spat: xmin ymin xmax ymax must have xmin < xmax and "
+                                          "ymin < ymax");
+                goto fail;
+            }
+            o->have_spat = 1;
+        } else if (!strcmp(a, "-clipsrc")) {
+            NEED(1);
+            ONCE(o->clipsrc);
+            /* Four numbers = a rectangle; anything else is one argument. */
+            double v[4];
+            int nums = i + 4 < argc;
+            gk_context *quiet = gk_context_new();
+            for (int k = 0; nums && k < 4; k++)
+                nums = parse_double(quiet, a, argv[i + 1 + k], &v[k]) == GK_OK;
+            gk_context_free(quiet);
+            if (nums) {
+                o->clipsrc = CPLStrdup(CPLSPrintf("%s %s %s %s", argv[i + 1], argv[i + 2],
+                                                  argv[i + 3], argv[i + 4]));
+                i += 4;
+            } else {
+                o->clipsrc = CPLStrdup(argv[++i]);
+            }
+        } else if (!strcmp(a, "-clipsrcsql")) {
+            NEED(1);
+            ONCE(o->clipsrcsql);
+            o->clipsrcsql = CPLStrdup(argv[++i]);
+        } else if (!strcmp(a, "-clipsrclayer")) {
+            NEED(1);
+            ONCE(o->clipsrclayer);
+            o->clipsrclayer = CPLStrdup(argv[++i]);
+        } else if (!strcmp(a, "-clipsrcwhere")) {
+            NEED(1);
+            ONCE(o->clipsrcwhere);
+            o->clipsrcwhere = CPLStrdup(argv[++i]);
+        } else if (!strcmp(a, "-l")) {
+            NEED(1);
+            o->layers = CSLAddString(o->layers, argv[++i]);
+        } else if (!strcmp(a, "-where")) {
+            NEED(1);
+            ONCE(o->where);
+            o->where = CPLStrdup(argv[++i]);
+        } else if (!strcmp(a, "-sql")) {
+            NEED(1);
+            ONCE(o->sql);
+            o->sql = CPLStrdup(argv[++i]);
+        } else if (!strcmp(a, "-txe") || !strcmp(a, "-tye")) {
+            NEED(2);
+            double *e = a[2] == 'x' ? o->txe : o->tye;
+            if (parse_double(ctx, a, argv[i + 1], &e[0]) ||
+                parse_double(ctx, a, argv[i + 2], &e[1]))
+                goto fail;
+            i += 2;
+            if (e[0] == e[1]) {
+                gk_error(ctx, GK_ERR_ARG, "%s %s %s: the two edges must differ", a, argv[i - 1],
+                         argv[i]);
+                goto fail;
+            }
+            if (a[2] == 'x')
+                o->have_txe = 1;
+            else
+                o->have_tye = 1;
+        } else if (!strcmp(a, "-outsize")) {
+            NEED(2);
+            if (parse_int(ctx, a, argv[i + 1], &o->nx) || parse_int(ctx, a, argv[i + 2], &o->ny))
+                goto fail;
+            i += 2;
+            o->have_outsize = 1;
+        } else if (!strcmp(a, "-tr")) {
+            NEED(2);
+            if (parse_double(ctx, a, argv[i + 1], &o->tr[0]) ||
+                parse_double(ctx, a, argv[i + 2], &o->tr[1]))
+                goto fail;
+            i += 2;
+            if (!(o->tr[0] > 0 && o->tr[1] > 0)) {
+                gk_error(ctx, GK_ERR_ARG, "-tr: both resolutions must be > 0");
+                goto fail;
+            }
+            o->have_tr = 1;
+        } else if (!strcmp(a, "-a")) {
+            NEED(1);
+            ONCE(o->algorithm);
+            o->algorithm = CPLStrdup(argv[++i]);
+        } else if (!strcmp(a, "-q") || !strcmp(a, "-quiet") || !strcmp(a, "--quiet")) {
+            o->quiet = 1;
+        } else if (!strcmp(a, "--threads")) {
+            NEED(1);
+            if (!strcasecmp(argv[i + 1], "ALL_CPUS"))
+                o->threads = 0;
+            else if (parse_int(ctx, a, argv[i + 1], &o->threads))
+                goto fail;
+            i++;
+        } else if (!strcmp(a, "--precision")) {
+            NEED(1);
+            i++;
+            if (!strcmp(argv[i], "single"))
+                o->precision = GK_PRECISION_SINGLE;
+            else if (!strcmp(argv[i], "double"))
+                o->precision = GK_PRECISION_DOUBLE;
+            else {
+                gk_error(ctx, GK_ERR_ARG, "--precision: '%s' is not single or double", argv[i]);
+                goto fail;
+            }
+        } else if (a[0] == '-' && a[1] != '\0') {
+            gk_error(ctx, GK_ERR_ARG, "Unknown option name '%s' (try --help)", a);
+            goto fail;
+        } else if (!o->src) {
+            o->src = CPLStrdup(a);
+        } else if (!o->dst) {
+            o->dst = CPLStrdup(a);
+        } else {
+            gk_error(ctx, GK_ERR_ARG, "Too many command options '%s'", a);
+            goto fail;
+        }
+    }
+    if (o->have_outsize && o->have_tr) {
+        gk_error(ctx, GK_ERR_ARG, "-outsize and -tr options cannot be used at the same time");
+        goto fail;
+    }
+    if (o->have_tr && !(o->have_txe && o->have_tye)) {
+        gk_error(ctx, GK_ERR_ARG, "-tr needs the extent too: give -txe and -tye");
+        goto fail;
+    }
+    if (!o->src) {
+        gk_error(ctx, GK_ERR_ARG, "no source datasource given (try --help)");
+        goto fail;
+    }
+    /* Validate the algorithm string now: a typo fails before any reading. */
+    gk_algorithm *alg = gk_algorithm_parse(ctx, o->algorithm);
+    if (!alg)
+        goto fail;
+    gk_algorithm_free(alg);
+    return o;
+fail:
+    gk_grid_options_free(o);
+    return NULL;
+}
+
+void gk_grid_options_set_progress(gk_grid_options *o, gk_progress_fn fn, void *user)
+{
+    o->progress = fn;
+    o->progress_user = user;
+}
+
+const char *gk_grid_options_source(const gk_grid_options *o) { return o->src; }
+const char *gk_grid_options_destination(const gk_grid_options *o) { return o->dst; }
+int gk_grid_options_quiet(const gk_grid_options *o) { return o->quiet; }

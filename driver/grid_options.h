@@ -1,0 +1,33 @@
+/* grid_options.h - the parsed form of gdal_grid's arguments (internal to driver/). */
+#ifndef GK_GRID_OPTIONS_H
+#define GK_GRID_OPTIONS_H
+
+#include "gridkit_lib.h"
+
+struct gk_grid_options {
+    char *src, *dst;
+    char **layers;         /* -l */
+    char *where, *sql;
+    int have_spat;
+    double spat[4];
+    char *clipsrc, *clipsrcsql, *clipsrclayer, *clipsrcwhere;
+    char *zfield;
+    double z_increase, z_multiply;
+    char **open_options;   /* -oo */
+    char *a_srs;
+    char *type, *format;   /* -ot, -of */
+    char **creation_options;
+    int have_txe, have_tye;
+    double txe[2], tye[2];
+    int have_outsize, nx, ny;
+    int have_tr;
+    double tr[2];
+    char *algorithm;       /* -a */
+    int quiet;
+    int threads;           /* --threads; 0 = all cores */
+    gk_precision precision;
+    gk_progress_fn progress;
+    void *progress_user;
+};
+
+#endif

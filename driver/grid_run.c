@@ -1,0 +1,242 @@
+/*
+ * grid_run.c - gk_grid_run(): points in, every band gridded on the tile engine,
+ * raster out. The whole of `gridkit grid` below the argument parser.
+ */
+#include "grid_options.h"
+#include "read_points.h"
+#include "triangulate_gdal.h"
+#include "write_raster.h"
+
+#include <cpl_conv.h>
+#include <cpl_string.h>
+#include <gdal.h>
+#include <math.h>
+#include <ogr_srs_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void gk_gdal_init(gk_context *ctx)
+{
+    GDALAllRegister();
+    gk_context_set_triangulator(ctx, gk_gdal_triangulate, NULL);
+}
+
+/* --threads, else GDAL_NUM_THREADS (as gdal_grid), else every core. */
+static int thread_count(const gk_grid_options *o)
+{
+    if (o->threads > 0)
+        return o->threads;
+    const char *s = CPLGetConfigOption("GDAL_NUM_THREADS", NULL);
+    if (s && !EQUAL(s, "ALL_CPUS") && atoi(s) > 0)
+        return atoi(s);
+    return 0;
+}
+
+/* gdal_grid's geometry: extent from -txe/-tye, else (gridkit's choice) the
+ * bounding box of the points actually used by every band; size from -outsize,
+ * else -tr with gdal_grid's rounding, else 256 x 256. */
+static int grid_geometry(gk_context *ctx, const gk_grid_options *o, const gk_source_points *sp,
+                         gk_grid *g)
+{
+    double bx0 = INFINITY, by0 = INFINITY, bx1 = -INFINITY, by1 = -INFINITY;
+    if (!o->have_txe || !o->have_tye)
+        for (int b = 0; b < sp->n_layers; b++) {
+            double x0, y0, x1, y1;
+            if (gk_points_bounds(sp->layers[b].pts, &x0, &y0, &x1, &y1) == GK_OK) {
+                bx0 = fmin(bx0, x0);
+                by0 = fmin(by0, y0);
+                bx1 = fmax(bx1, x1);
+                by1 = fmax(by1, y1);
+            }
+        }
+    gk_error_clear(ctx);
+    g->xmin = o->have_txe ? fmin(o->txe[0], o->txe[1]) : bx0;
+    g->xmax = o->have_txe ? fmax(o->txe[0], o->txe[1]) : bx1;
+    g->ymin = o->have_tye ? fmin(o->tye[0], o->tye[1]) : by0;
+    g->ymax = o->have_tye ? fmax(o->tye[0], o->tye[1]) : by1;
+    if (!(g->xmax > g->xmin) || !(g->ymax > g->ymin))
+        return gk_error(ctx, GK_ERR_ARG,
+                        "the points span no area (x %.15g..%.15g, y %.15g..%.15g): give the "
+                        "extent with -txe and -tye",
+                        g->xmin, g->xmax, g->ymin, g->ymax);
+    if (o->have_outsize) {
+        g->nx = o->nx;
+        g->ny = o->ny;
+    } else if (o->have_tr) {
+        double nx = floor((g->xmax - g->xmin + o->tr[0] / 2) / o->tr[0]);
+        double ny = floor((g->ymax - g->ymin + o->tr[1] / 2) / o->tr[1]);
+        if (nx < 1 || ny < 1 || nx > 2147483647.0 || ny > 2147483647.0)
+            return gk_error(ctx, GK_ERR_ARG,
+                            "-tr %.15g %.15g over this extent gives %.0f x %.0f pixels", o->tr[0],
+                            o->tr[1], nx, ny);
+        g->nx = (int)nx;
+        g->ny = (int)ny;
+    } else {
+        g->nx = g->ny = 256;
+    }
+    return gk_grid_check(ctx, g);
+}
+
+typedef struct {
+    gk_raster_writer *w;
+    int band;
+} sink_state;
+
+static int sink(void *user, int x0, int y0, int w, int h, const double *values)
+{
+    sink_state *s = user;
+    return gk_raster_writer_write(s->w, s->band, x0, y0, w, h, values);
+}
+
+typedef struct {
+    gk_progress_fn fn;
+    void *user;
+    double base, scale;
+} scaled_progress;
+
+static int band_progress(double complete, const char *msg, void *user)
+{
+    scaled_progress *p = user;
+    return p->fn(p->base + p->scale * complete, msg, p->user);
+}
+
+/* The -a_srs argument (any form OSRSetFromUserInput takes) as WKT. */
+static char *srs_to_wkt(gk_context *ctx, const char *def)
+{
+    OGRSpatialReferenceH srs = OSRNewSpatialReference(NULL);
+    char *wkt = NULL;
+    if (OSRSetFromUserInput(srs, def) != OGRERR_NONE) {
+        gk_error(ctx, GK_ERR_ARG, "-a_srs: cannot understand '%s'", def);
+    } else if (OSRExportToWkt(srs, &wkt) != OGRERR_NONE) {
+        gk_error(ctx, GK_ERR_ARG, "-a_srs: cannot export '%s' as WKT", def);
+        CPLFree(wkt);
+        wkt = NULL;
+    }
+    OSRDestroySpatialReference(srs);
+    return wkt;
+}
+
+int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
+{
+    if (!o->dst)
+        return gk_error(ctx, GK_ERR_ARG, "no destination file given (try --help)");
+    gk_context_set_threads(ctx, thread_count(o));
+
+    gk_algorithm *alg = gk_algorithm_parse(ctx, o->algorithm);
+    if (!alg)
+        return gk_errno(ctx);
+    gk_algorithm_set_precision(alg, o->precision);
+
+    char *srs = NULL;
+    if (o->a_srs && !(srs = srs_to_wkt(ctx, o->a_srs))) {
+        gk_algorithm_free(alg);
+        return gk_errno(ctx);
+    }
+
+    gk_read_options ro = {0};
+    ro.src = o->src;
+    ro.layers = o->layers;
+    ro.where = o->where;
+    ro.sql = o->sql;
+    ro.have_spat = o->have_spat;
+    memcpy(ro.spat, o->spat, sizeof ro.spat);
+    ro.clipsrc = o->clipsrc;
+    ro.clipsrcsql = o->clipsrcsql;
+    ro.clipsrclayer = o->clipsrclayer;
+    ro.clipsrcwhere = o->clipsrcwhere;
+    ro.zfield = o->zfield;
+    ro.z_increase = o->z_increase;
+    ro.z_multiply = o->z_multiply;
+    ro.open_options = o->open_options;
+    ro.needs_z = gk_algorithm_needs_z(alg);
+
+    gk_source_points sp = {0};
+    gk_raster_writer *w = NULL;
+    char **md = NULL, **desc = NULL;
+    int rc = gk_read_points(ctx, &ro, &sp);
+    if (rc)
+        goto done;
+
+    gk_grid g;
+    if ((rc = grid_geometry(ctx, o, &sp, &g)))
+        goto done;
+
+    for (int b = 0; b < sp.n_layers; b++)
+        desc = CSLAddString(desc, sp.layers[b].name);
+    md = CSLSetNameValue(md, "GRIDKIT_VERSION", GK_VERSION_STRING);
+    md = CSLSetNameValue(md, "GRIDKIT_ALGORITHM", gk_algorithm_string(alg));
+    if (o->precision == GK_PRECISION_SINGLE)
+        md = CSLSetNameValue(md, "GRIDKIT_PRECISION", "single");
+
+    const char *protect[3] = {o->src, NULL, NULL};
+    if (o->clipsrc)
+        protect[1] = o->clipsrc;
+    gk_raster_spec spec = {0};
+    spec.dst = o->dst;
+    spec.format = o->format;
+    spec.type = o->type;
+    spec.creation_options = o->creation_options;
+    spec.nx = g.nx;
+    spec.ny = g.ny;
+    spec.bands = sp.n_layers;
+    gk_grid_geotransform(&g, spec.geotransform);
+    spec.srs_wkt = srs ? srs : sp.srs_wkt;
+    spec.set_nodata = gk_algorithm_nodata_given(alg);
+    spec.nodata = gk_algorithm_nodata(alg);
+    spec.band_descriptions = (const char *const *)desc;
+    spec.metadata = md;
+    spec.protect = protect;
+    if (!(w = gk_raster_writer_open(ctx, &spec))) {
+        rc = gk_errno(ctx) ? gk_errno(ctx) : GK_ERR_IO;
+        goto done;
+    }
+    int tw, th;
+    gk_raster_writer_tile_size(w, &tw, &th);
+
+    double gt[6];
+    gk_grid_geotransform(&g, gt);
+    for (int b = 0; b < sp.n_layers && !rc; b++) {
+        gk_layer_points *lp = &sp.layers[b];
+        if (!o->quiet) {
+            fprintf(stderr, "Band %d: layer \"%s\"\n", b + 1, lp->name);
+            fprintf(stderr, "Grid data type is \"%s\"\n", o->type ? o->type : "Float64");
+            fprintf(stderr, "Grid size = (%d %d).\n", g.nx, g.ny);
+            fprintf(stderr, "Corner coordinates = (%f %f)-(%f %f).\n", g.xmin, g.ymax, g.xmax,
+                    g.ymin);
+            fprintf(stderr, "Grid cell size = (%f %f).\n", gt[1], -gt[5]);
+            fprintf(stderr, "Source point count = %zu.\n", gk_points_count(lp->pts));
+            if (lp->n_skipped_z)
+                fprintf(stderr, "Skipped %zu points with a null or NaN Z.\n", lp->n_skipped_z);
+            if (lp->n_clipped)
+                fprintf(stderr, "Skipped %zu points outside -spat/-clipsrc.\n", lp->n_clipped);
+            fprintf(stderr, "Algorithm name: \"%s\".\n", gk_algorithm_name(alg));
+            fprintf(stderr, "Options are \"%s\"\n", gk_algorithm_string(alg));
+        }
+        gk_job *job = gk_job_new(ctx, lp->pts, alg);
+        if (!job) {
+            rc = gk_errno(ctx);
+            break;
+        }
+        sink_state ss = {w, b + 1};
+        scaled_progress sc = {o->progress, o->progress_user, (double)b / sp.n_layers,
+                              1.0 / sp.n_layers};
+        rc = gk_job_run(job, &g, tw, th, sink, &ss, o->progress ? band_progress : NULL, &sc);
+        gk_job_free(job);
+    }
+    if (!rc) {
+        rc = gk_raster_writer_commit(w);
+        w = NULL;
+        if (rc && !gk_errno(ctx))
+            rc = gk_error(ctx, GK_ERR_IO, "could not finish %s", o->dst);
+    }
+
+done:
+    gk_raster_writer_abort(w);
+    gk_source_points_free(&sp);
+    CSLDestroy(md);
+    CSLDestroy(desc);
+    CPLFree(srs);
+    gk_algorithm_free(alg);
+    return rc;
+}

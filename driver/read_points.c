@@ -1,0 +1,712 @@
+/*
+ * read_points.c - points in: OGR layers with gdal_grid's selection options
+ * (-l, -sql, -where, -spat, -clipsrc*, -zfield, -z_increase, -z_multiply),
+ * or .xyz text through the native reader (algorithms/points_xyz.c).
+ *
+ * Differences from gdal_grid 3.6 (reference/gdal_grid.md section 8, items
+ * 11, 12, 15, 16): points without a valid Z (null -zfield, NaN Z) are
+ * skipped and counted; 2-D geometry without -zfield is an error when the
+ * algorithm reads Z; an unknown layer, a bad WHERE/SQL and a layer with no
+ * usable point are errors; the -sql layer's SRS is used. As gdal_grid, a
+ * point exactly on the -spat / -clipsrc boundary is excluded.
+ */
+#include "read_points.h"
+#include "points_xyz.h"
+
+#include "cpl_conv.h"
+#include "cpl_error.h"
+#include "cpl_string.h"
+#include "cpl_vsi.h"
+#include "gdal.h"
+#include "ogr_api.h"
+#include "ogr_srs_api.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- GDAL error capture ------------------------------------------------- */
+
+/* Failures are kept for our own message (and not printed twice); warnings
+ * and debug output still reach the user through the default handler. */
+typedef struct {
+    char msg[1024];
+    int n_fail;
+} err_capture;
+
+static void CPL_STDCALL capture_handler(CPLErr cls, CPLErrorNum no, const char *msg)
+{
+    err_capture *ec = CPLGetErrorHandlerUserData();
+    if (ec && cls >= CE_Failure) {
+        snprintf(ec->msg, sizeof ec->msg, "%s", msg ? msg : "");
+        ec->n_fail++;
+        return;
+    }
+    CPLDefaultErrorHandler(cls, no, msg);
+}
+
+/* ": <GDAL message>" or "" for appending to our messages. */
+static const char *gdal_reason(const err_capture *ec, char *buf, size_t cap)
+{
+    if (ec->msg[0])
+        snprintf(buf, cap, ": %s", ec->msg);
+    else
+        buf[0] = '\0';
+    return buf;
+}
+
+/* Comma-separated layer names of ds, for messages. */
+static void layer_list(GDALDatasetH ds, char *buf, size_t cap)
+{
+    size_t n = 0;
+    int nl = GDALDatasetGetLayerCount(ds);
+    buf[0] = '\0';
+    for (int i = 0; i < nl && n + 8 < cap; i++) {
+        const char *name = OGR_L_GetName(GDALDatasetGetLayer(ds, i));
+        n += (size_t)snprintf(buf + n, cap - n, "%s\"%s\"", i ? ", " : "", name ? name : "");
+    }
+    if (n >= cap)
+        memcpy(buf + cap - 4, "...", 4);
+    if (nl == 0)
+        snprintf(buf, cap, "none");
+}
+
+static void field_list(OGRFeatureDefnH defn, char *buf, size_t cap)
+{
+    size_t n = 0;
+    int nf = OGR_FD_GetFieldCount(defn);
+    buf[0] = '\0';
+    for (int i = 0; i < nf && n + 8 < cap; i++)
+        n += (size_t)snprintf(buf + n, cap - n, "%s\"%s\"", i ? ", " : "",
+                              OGR_Fld_GetNameRef(OGR_FD_GetFieldDefn(defn, i)));
+    if (n >= cap)
+        memcpy(buf + cap - 4, "...", 4);
+    if (nf == 0)
+        snprintf(buf, cap, "none");
+}
+
+/* ---- clip region (-spat, -clipsrc) -------------------------------------- */
+
+typedef struct {
+    int active;
+    int is_rect;                 /* axis-aligned rectangle: pure compare */
+    double xmin, ymin, xmax, ymax; /* envelope */
+    OGRGeometryH geom;
+    OGRPreparedGeometryH prep;
+    OGRGeometryH pt;             /* reused test point */
+} clip_region;
+
+static OGRGeometryH make_rect(double x0, double y0, double x1, double y1)
+{
+    OGRGeometryH ring = OGR_G_CreateGeometry(wkbLinearRing);
+    OGR_G_AddPoint_2D(ring, x0, y0);
+    OGR_G_AddPoint_2D(ring, x0, y1);
+    OGR_G_AddPoint_2D(ring, x1, y1);
+    OGR_G_AddPoint_2D(ring, x1, y0);
+    OGR_G_AddPoint_2D(ring, x0, y0);
+    OGRGeometryH poly = OGR_G_CreateGeometry(wkbPolygon);
+    OGR_G_AddGeometryDirectly(poly, ring);
+    return poly;
+}
+
+/* One exterior ring of 4 axis-parallel edges through the envelope corners. */
+static int geom_is_rect(OGRGeometryH g, const OGREnvelope *e)
+{
+    if (wkbFlatten(OGR_G_GetGeometryType(g)) != wkbPolygon || OGR_G_GetGeometryCount(g) != 1)
+        return 0;
+    OGRGeometryH r = OGR_G_GetGeometryRef(g, 0);
+    if (OGR_G_GetPointCount(r) != 5)
+        return 0;
+    for (int i = 0; i < 5; i++) {
+        double x = OGR_G_GetX(r, i), y = OGR_G_GetY(r, i);
+        if ((x != e->MinX && x != e->MaxX) || (y != e->MinY && y != e->MaxY))
+            return 0;
+        if (i > 0) {
+            double px = OGR_G_GetX(r, i - 1), py = OGR_G_GetY(r, i - 1);
+            if (px != x && py != y)
+                return 0; /* diagonal edge */
+        }
+    }
+    return OGR_G_GetX(r, 0) == OGR_G_GetX(r, 4) && OGR_G_GetY(r, 0) == OGR_G_GetY(r, 4);
+}
+
+/* Strictly inside (gdal_grid's OGRPoint::Within): boundary points excluded. */
+static inline int clip_inside(clip_region *c, double x, double y)
+{
+    if (!(x > c->xmin && x < c->xmax && y > c->ymin && y < c->ymax))
+        return 0;
+    if (c->is_rect)
+        return 1;
+    OGR_G_SetPoint_2D(c->pt, 0, x, y);
+    if (c->prep)
+        return OGRPreparedGeometryContains(c->prep, c->pt);
+    return OGR_G_Within(c->pt, c->geom);
+}
+
+static void clip_free(clip_region *c)
+{
+    if (c->prep)
+        OGRDestroyPreparedGeometry(c->prep);
+    if (c->geom)
+        OGR_G_DestroyGeometry(c->geom);
+    if (c->pt)
+        OGR_G_DestroyGeometry(c->pt);
+    memset(c, 0, sizeof *c);
+}
+
+/* "xmin ymin xmax ymax" (blanks or commas). */
+static int parse_rect(const char *s, double v[4])
+{
+    char **tok = CSLTokenizeString2(s, " ,", 0);
+    int ok = CSLCount(tok) == 4;
+    for (int i = 0; ok && i < 4; i++) {
+        char *end;
+        v[i] = CPLStrtod(tok[i], &end);
+        ok = end != tok[i] && *end == '\0';
+    }
+    CSLDestroy(tok);
+    return ok;
+}
+
+/* Polygons of a clip datasource, unioned into one (Multi)Polygon. */
+static int load_clip_source(gk_context *ctx, const gk_read_options *ro, err_capture *ec,
+                            OGRGeometryH *out)
+{
+    char why[1100], names[1024];
+    const char *name = ro->clipsrc;
+    *out = NULL;
+    ec->msg[0] = '\0';
+    GDALDatasetH ds =
+        GDALOpenEx(name, GDAL_OF_VECTOR | GDAL_OF_VERBOSE_ERROR, NULL, NULL, NULL);
+    if (!ds)
+        return gk_error(ctx, GK_ERR_IO,
+                        "-clipsrc %s: not a rectangle, a POLYGON/MULTIPOLYGON WKT or a "
+                        "readable vector datasource%s",
+                        name, gdal_reason(ec, why, sizeof why));
+    OGRLayerH lyr = NULL;
+    int rc = GK_OK;
+    if (ro->clipsrcsql) {
+        lyr = GDALDatasetExecuteSQL(ds, ro->clipsrcsql, NULL, NULL);
+        if (!lyr)
+            rc = gk_error(ctx, GK_ERR_ARG, "-clipsrcsql on %s failed%s", name,
+                          gdal_reason(ec, why, sizeof why));
+    } else if (ro->clipsrclayer) {
+        lyr = GDALDatasetGetLayerByName(ds, ro->clipsrclayer);
+        if (!lyr) {
+            layer_list(ds, names, sizeof names);
+            rc = gk_error(ctx, GK_ERR_ARG, "-clipsrclayer: no layer \"%s\" in %s (layers: %s)",
+                          ro->clipsrclayer, name, names);
+        }
+    } else {
+        lyr = GDALDatasetGetLayer(ds, 0);
+        if (!lyr)
+            rc = gk_error(ctx, GK_ERR_ARG, "-clipsrc %s has no layer", name);
+    }
+    if (!rc && ro->clipsrcwhere && OGR_L_SetAttributeFilter(lyr, ro->clipsrcwhere) != OGRERR_NONE)
+        rc = gk_error(ctx, GK_ERR_ARG, "-clipsrcwhere \"%s\" on %s is invalid%s",
+                      ro->clipsrcwhere, name, gdal_reason(ec, why, sizeof why));
+    OGRGeometryH mp = OGR_G_CreateGeometry(wkbMultiPolygon);
+    if (!rc) {
+        int nfail = ec->n_fail;
+        OGR_L_ResetReading(lyr);
+        OGRFeatureH f;
+        while (!rc && (f = OGR_L_GetNextFeature(lyr)) != NULL) {
+            OGRGeometryH g = OGR_F_GetGeometryRef(f);
+            if (g) {
+                OGRwkbGeometryType t = wkbFlatten(OGR_G_GetGeometryType(g));
+                if (t == wkbPolygon) {
+                    OGR_G_AddGeometry(mp, g);
+                } else if (t == wkbMultiPolygon) {
+                    for (int i = 0; i < OGR_G_GetGeometryCount(g); i++)
+                        OGR_G_AddGeometry(mp, OGR_G_GetGeometryRef(g, i));
+                } else {
+                    rc = gk_error(ctx, GK_ERR_ARG,
+                                  "-clipsrc %s: Geometry not of polygon type (feature " CPL_FRMT_GIB
+                                  " is a %s)",
+                                  name, OGR_F_GetFID(f), OGRGeometryTypeToName(t));
+                }
+            }
+            OGR_F_Destroy(f);
+        }
+        if (!rc && ec->n_fail > nfail)
+            rc = gk_error(ctx, GK_ERR_IO, "-clipsrc %s: reading failed%s", name,
+                          gdal_reason(ec, why, sizeof why));
+        if (!rc && OGR_G_GetGeometryCount(mp) == 0)
+            rc = gk_error(ctx, GK_ERR_ARG, "-clipsrc %s: no polygon found%s", name,
+                          ro->clipsrcwhere ? " (after -clipsrcwhere)" : "");
+    }
+    if (ro->clipsrcsql && lyr)
+        GDALDatasetReleaseResultSet(ds, lyr);
+    GDALClose(ds);
+    if (rc) {
+        OGR_G_DestroyGeometry(mp);
+        return rc;
+    }
+    /* Union: overlapping parts would make an invalid MultiPolygon for GEOS. */
+    OGR_G_FlattenTo2D(mp);
+    OGRGeometryH u = OGR_G_GetGeometryCount(mp) > 1 ? OGR_G_UnionCascaded(mp) : NULL;
+    if (u) {
+        OGR_G_DestroyGeometry(mp);
+        mp = u;
+    }
+    *out = mp;
+    return GK_OK;
+}
+
+static int build_clip(gk_context *ctx, const gk_read_options *ro, err_capture *ec,
+                      clip_region *c)
+{
+    memset(c, 0, sizeof *c);
+    OGRGeometryH spat = NULL, clip = NULL;
+    if (ro->have_spat)
+        spat = make_rect(ro->spat[0], ro->spat[1], ro->spat[2], ro->spat[3]);
+    if (ro->clipsrc) {
+        const char *s = ro->clipsrc;
+        double v[4];
+        VSIStatBufL st;
+        if (EQUAL(s, "spat_extent")) {
+            if (!spat)
+                return gk_error(ctx, GK_ERR_ARG, "-clipsrc spat_extent needs -spat");
+        } else if (parse_rect(s, v)) {
+            clip = make_rect(v[0], v[1], v[2], v[3]);
+        } else if ((STARTS_WITH_CI(s, "POLYGON") || STARTS_WITH_CI(s, "MULTIPOLYGON")) &&
+                   VSIStatL(s, &st) != 0) {
+            char *wkt = (char *)s;
+            if (OGR_G_CreateFromWkt(&wkt, NULL, &clip) != OGRERR_NONE || !clip) {
+                if (spat)
+                    OGR_G_DestroyGeometry(spat);
+                return gk_error(ctx, GK_ERR_ARG,
+                                "-clipsrc: invalid geometry, must be a valid POLYGON or "
+                                "MULTIPOLYGON WKT: %.200s",
+                                s);
+            }
+            OGR_G_FlattenTo2D(clip);
+        } else {
+            int rc = load_clip_source(ctx, ro, ec, &clip);
+            if (rc) {
+                if (spat)
+                    OGR_G_DestroyGeometry(spat);
+                return rc;
+            }
+        }
+    }
+    OGRGeometryH g = spat;
+    if (spat && clip) {
+        g = OGR_G_Intersection(spat, clip);
+        OGR_G_DestroyGeometry(spat);
+        OGR_G_DestroyGeometry(clip);
+        if (!g)
+            return gk_error(ctx, GK_ERR_UNSUPPORTED,
+                            "cannot intersect -spat with -clipsrc (GDAL built without GEOS?)");
+    } else if (clip) {
+        g = clip;
+    }
+    if (!g)
+        return GK_OK;
+    c->active = 1;
+    c->geom = g;
+    if (OGR_G_IsEmpty(g)) {
+        clip_free(c);
+        return gk_error(ctx, GK_ERR_ARG, "-spat and -clipsrc do not overlap: nothing to read");
+    }
+    OGREnvelope e;
+    OGR_G_GetEnvelope(g, &e);
+    c->xmin = e.MinX;
+    c->ymin = e.MinY;
+    c->xmax = e.MaxX;
+    c->ymax = e.MaxY;
+    c->is_rect = geom_is_rect(g, &e);
+    c->active = 1;
+    if (!c->is_rect) {
+        c->pt = OGR_G_CreateGeometry(wkbPoint);
+        if (OGRHasPreparedGeometrySupport())
+            c->prep = OGRCreatePreparedGeometry(g);
+    }
+    return GK_OK;
+}
+
+/* ---- vertex visitor ----------------------------------------------------- */
+
+typedef enum { Z_GEOM, Z_FIELD, Z_SKIP } z_mode;
+
+typedef struct {
+    gk_context *ctx;
+    gk_layer_points *lp;
+    clip_region *clip;
+    z_mode mode;
+    double zfield_value;
+    double zinc, zmul;
+    double *bx, *by, *bz; /* GetPoints buffers, reused across features */
+    size_t bcap;
+    int err;
+} visitor;
+
+static inline void add_vertex(visitor *v, double x, double y, double z)
+{
+    if (v->clip->active && !clip_inside(v->clip, x, y)) {
+        v->lp->n_clipped++;
+        return;
+    }
+    if (v->mode == Z_SKIP) {
+        v->lp->n_skipped_z++;
+        return;
+    }
+    if (v->mode == Z_FIELD)
+        z = v->zfield_value;
+    if (isnan(z)) {
+        v->lp->n_skipped_z++;
+        return;
+    }
+    if (gk_points_add(v->lp->pts, x, y, (z + v->zinc) * v->zmul))
+        v->err = GK_ERR_NOMEM;
+}
+
+static void visit(visitor *v, OGRGeometryH g)
+{
+    OGRwkbGeometryType t = wkbFlatten(OGR_G_GetGeometryType(g));
+    if (t == wkbPoint) {
+        if (!OGR_G_IsEmpty(g))
+            add_vertex(v, OGR_G_GetX(g, 0), OGR_G_GetY(g, 0), OGR_G_GetZ(g, 0));
+        return;
+    }
+    if (t == wkbLineString || t == wkbLinearRing || t == wkbCircularString) {
+        int n = OGR_G_GetPointCount(g);
+        if (n <= 0)
+            return;
+        if ((size_t)n > v->bcap) {
+            size_t cap = (size_t)n * 2;
+            double *nx = realloc(v->bx, cap * sizeof *nx);
+            if (nx)
+                v->bx = nx;
+            double *ny = realloc(v->by, cap * sizeof *ny);
+            if (ny)
+                v->by = ny;
+            double *nz = realloc(v->bz, cap * sizeof *nz);
+            if (nz)
+                v->bz = nz;
+            if (!nx || !ny || !nz) {
+                v->err = gk_error(v->ctx, GK_ERR_NOMEM, "out of memory reading a geometry");
+                return;
+            }
+            v->bcap = cap;
+        }
+        OGR_G_GetPoints(g, v->bx, (int)sizeof(double), v->by, (int)sizeof(double), v->bz,
+                        (int)sizeof(double));
+        if (!OGR_G_Is3D(g))
+            memset(v->bz, 0, (size_t)n * sizeof(double));
+        for (int i = 0; i < n && !v->err; i++)
+            add_vertex(v, v->bx[i], v->by[i], v->bz[i]);
+        return;
+    }
+    /* Polygons (rings), compound curves, multi-* and collections. */
+    int n = OGR_G_GetGeometryCount(g);
+    for (int i = 0; i < n && !v->err; i++)
+        visit(v, OGR_G_GetGeometryRef(g, i));
+}
+
+/* ---- one OGR layer ------------------------------------------------------ */
+
+static int read_layer(gk_context *ctx, const gk_read_options *ro, const char *src,
+                      OGRLayerH lyr, int is_sql, clip_region *clip, err_capture *ec,
+                      gk_layer_points *lp)
+{
+    char why[1100], names[1024];
+    const char *lname = lp->name;
+    OGRFeatureDefnH defn = OGR_L_GetLayerDefn(lyr);
+    int zidx = -1;
+    if (ro->zfield) {
+        zidx = OGR_FD_GetFieldIndex(defn, ro->zfield);
+        if (zidx < 0) {
+            field_list(defn, names, sizeof names);
+            return gk_error(ctx, GK_ERR_ARG,
+                            "-zfield: no field \"%s\" on layer \"%s\" of %s (fields: %s)",
+                            ro->zfield, lname, src, names);
+        }
+    }
+    /* Skip decoding attributes we never look at (a large speed-up for wide
+     * layers). Not with -where: some drivers evaluate it on ignored fields. */
+    if (!is_sql && !ro->where && OGR_L_TestCapability(lyr, OLCIgnoreFields)) {
+        int nf = OGR_FD_GetFieldCount(defn);
+        const char **ign = calloc((size_t)nf + 2, sizeof *ign);
+        if (ign) {
+            int k = 0;
+            for (int i = 0; i < nf; i++)
+                if (i != zidx)
+                    ign[k++] = OGR_Fld_GetNameRef(OGR_FD_GetFieldDefn(defn, i));
+            ign[k++] = "OGR_STYLE";
+            OGR_L_SetIgnoredFields(lyr, ign);
+            free(ign);
+        }
+    }
+    lp->pts = gk_points_new(ctx);
+    if (!lp->pts)
+        return GK_ERR_NOMEM;
+    GIntBig fc = OGR_L_TestCapability(lyr, OLCFastFeatureCount) ? OGR_L_GetFeatureCount(lyr, 0)
+                                                                 : -1;
+    if (fc > 0 && gk_points_reserve(lp->pts, (size_t)fc))
+        gk_error_clear(ctx); /* only a hint */
+
+    visitor v = {ctx, lp, clip, Z_GEOM, 0, ro->z_increase, ro->z_multiply, NULL, NULL, NULL, 0, 0};
+    int check_2d = !ro->zfield && ro->needs_z;
+    int nfail = ec->n_fail;
+    OGR_L_ResetReading(lyr);
+    OGRFeatureH f;
+    while (!v.err && (f = OGR_L_GetNextFeature(lyr)) != NULL) {
+        lp->n_features++;
+        OGRGeometryH g = OGR_F_GetGeometryRef(f);
+        if (g) {
+            if (check_2d && !OGR_G_Is3D(g) && !OGR_G_IsEmpty(g)) {
+                field_list(defn, names, sizeof names);
+                v.err = gk_error(ctx, GK_ERR_ARG,
+                                 "layer \"%s\" has 2-D geometries and no -zfield: give "
+                                 "-zfield with one of its fields (%s), or use an algorithm that "
+                                 "ignores Z (count, average_distance, average_distance_pts)",
+                                 lname, names);
+            } else if (zidx >= 0) {
+                if (OGR_F_IsFieldSetAndNotNull(f, zidx)) {
+                    v.mode = Z_FIELD;
+                    v.zfield_value = OGR_F_GetFieldAsDouble(f, zidx);
+                } else {
+                    v.mode = Z_SKIP;
+                }
+                visit(&v, g);
+            } else {
+                visit(&v, g);
+            }
+        }
+        OGR_F_Destroy(f);
+    }
+    free(v.bx);
+    free(v.by);
+    free(v.bz);
+    if (v.err)
+        return v.err;
+    if (ec->n_fail > nfail)
+        return gk_error(ctx, GK_ERR_IO, "reading layer \"%s\" of %s failed%s%s%s%s", lname,
+                        src, gdal_reason(ec, why, sizeof why),
+                        !is_sql && ro->where ? " (-where \"" : "",
+                        !is_sql && ro->where ? ro->where : "",
+                        !is_sql && ro->where ? "\")" : "");
+    if (gk_points_count(lp->pts) == 0)
+        return gk_error(ctx, GK_ERR_NO_POINTS,
+                        "layer \"%s\" of %s has no usable point: %zu feature(s) read, "
+                        "%zu vertex(es) outside -spat/-clipsrc, %zu without a valid Z",
+                        lname, src, lp->n_features, lp->n_clipped, lp->n_skipped_z);
+    return GK_OK;
+}
+
+/* ---- XYZ text ----------------------------------------------------------- */
+
+static int ends_with_ci(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && EQUAL(s + n - m, suffix);
+}
+
+static int read_xyz(gk_context *ctx, const gk_read_options *ro, clip_region *clip,
+                    gk_source_points *out)
+{
+    const char *src = ro->src;
+    char base[512];
+    snprintf(base, sizeof base, "%s", CPLGetBasename(src));
+    if (ro->sql)
+        return gk_error(ctx, GK_ERR_ARG, "-sql cannot be used on XYZ text (%s)", src);
+    if (ro->where)
+        return gk_error(ctx, GK_ERR_ARG, "-where cannot be used on XYZ text (%s)", src);
+    for (int i = 0; ro->layers && ro->layers[i]; i++)
+        if (!EQUAL(ro->layers[i], base))
+            return gk_error(ctx, GK_ERR_ARG, "no layer \"%s\" in %s (layers: \"%s\")",
+                            ro->layers[i], src, base);
+    int n_layers = CSLCount(ro->layers) > 0 ? CSLCount(ro->layers) : 1;
+    out->layers = calloc((size_t)n_layers, sizeof *out->layers);
+    if (!out->layers)
+        return gk_error(ctx, GK_ERR_NOMEM, "out of memory");
+    out->n_layers = n_layers;
+    gk_layer_points *lp = &out->layers[0];
+    lp->name = strdup(base);
+    gk_points *raw = gk_points_new(ctx);
+    if (!lp->name || !raw) {
+        gk_points_free(raw);
+        return gk_error(ctx, GK_ERR_NOMEM, "out of memory");
+    }
+    int rc = gk_points_read_xyz(ctx, src, ro->zfield, raw, &lp->n_skipped_z);
+    if (rc) {
+        gk_points_free(raw);
+        return rc;
+    }
+    size_t n = gk_points_count(raw);
+    lp->n_features = n + lp->n_skipped_z;
+    if (!clip->active && ro->z_increase == 0.0 && ro->z_multiply == 1.0) {
+        lp->pts = raw;
+    } else {
+        lp->pts = gk_points_new(ctx);
+        if (!lp->pts || gk_points_reserve(lp->pts, n ? n : 1)) {
+            gk_points_free(raw);
+            return gk_error(ctx, GK_ERR_NOMEM, "out of memory holding %zu points", n);
+        }
+        const double *x = gk_points_x(raw), *y = gk_points_y(raw), *z = gk_points_z(raw);
+        for (size_t i = 0; i < n; i++) {
+            if (clip->active && !clip_inside(clip, x[i], y[i])) {
+                lp->n_clipped++;
+                continue;
+            }
+            gk_points_add(lp->pts, x[i], y[i], (z[i] + ro->z_increase) * ro->z_multiply);
+        }
+        gk_points_free(raw);
+    }
+    if (gk_points_count(lp->pts) == 0)
+        return gk_error(ctx, GK_ERR_NO_POINTS,
+                        "%s has no usable point: %zu line(s) read, %zu outside -spat/-clipsrc, "
+                        "%zu without a valid Z",
+                        src, lp->n_features, lp->n_clipped, lp->n_skipped_z);
+    /* The same file asked for several times (-l x -l x): one band each. */
+    for (int i = 1; i < n_layers; i++) {
+        gk_layer_points *d = &out->layers[i];
+        *d = *lp;
+        d->pts = NULL;
+        d->name = strdup(lp->name);
+        d->pts = gk_points_new(ctx);
+        size_t m = gk_points_count(lp->pts);
+        if (!d->name || !d->pts || gk_points_reserve(d->pts, m))
+            return gk_error(ctx, GK_ERR_NOMEM, "out of memory");
+        for (size_t k = 0; k < m; k++)
+            gk_points_add(d->pts, gk_points_x(lp->pts)[k], gk_points_y(lp->pts)[k],
+                          gk_points_z(lp->pts)[k]);
+    }
+    return GK_OK;
+}
+
+/* ---- entry point -------------------------------------------------------- */
+
+void gk_source_points_free(gk_source_points *sp)
+{
+    if (!sp)
+        return;
+    for (int i = 0; i < sp->n_layers; i++) {
+        free(sp->layers[i].name);
+        gk_points_free(sp->layers[i].pts);
+    }
+    free(sp->layers);
+    free(sp->srs_wkt);
+    memset(sp, 0, sizeof *sp);
+}
+
+static void take_srs(gk_source_points *out, OGRLayerH lyr)
+{
+    if (out->srs_wkt)
+        return;
+    OGRSpatialReferenceH srs = OGR_L_GetSpatialRef(lyr);
+    char *wkt = NULL;
+    if (srs && OSRExportToWkt(srs, &wkt) == OGRERR_NONE && wkt && *wkt)
+        out->srs_wkt = strdup(wkt);
+    CPLFree(wkt);
+}
+
+static int read_ogr(gk_context *ctx, const gk_read_options *ro, clip_region *clip,
+                    err_capture *ec, gk_source_points *out)
+{
+    char why[1100], names[1024];
+    const char *src = ro->src;
+    ec->msg[0] = '\0';
+    GDALDatasetH ds = GDALOpenEx(src, GDAL_OF_VECTOR | GDAL_OF_VERBOSE_ERROR, NULL,
+                                 (const char *const *)ro->open_options, NULL);
+    if (!ds)
+        return gk_error(ctx, GK_ERR_IO, "cannot open %s as a vector datasource%s", src,
+                        gdal_reason(ec, why, sizeof why));
+    int n_l = CSLCount(ro->layers);
+    int rc = GK_OK;
+    if (!ro->sql && n_l == 0 && GDALDatasetGetLayerCount(ds) != 1) {
+        layer_list(ds, names, sizeof names);
+        rc = gk_error(ctx, GK_ERR_ARG,
+                      "%s has %d layers (%s): choose with -l (or use -sql)", src,
+                      GDALDatasetGetLayerCount(ds), names);
+        GDALClose(ds);
+        return rc;
+    }
+    /* Unknown -l names fail before any reading. */
+    for (int i = 0; i < n_l; i++) {
+        if (!GDALDatasetGetLayerByName(ds, ro->layers[i])) {
+            layer_list(ds, names, sizeof names);
+            rc = gk_error(ctx, GK_ERR_ARG, "no layer \"%s\" in %s (layers: %s)",
+                          ro->layers[i], src, names);
+            GDALClose(ds);
+            return rc;
+        }
+    }
+    int n_layers = (ro->sql ? 1 : 0) + (n_l ? n_l : (ro->sql ? 0 : 1));
+    out->layers = calloc((size_t)n_layers, sizeof *out->layers);
+    if (!out->layers) {
+        GDALClose(ds);
+        return gk_error(ctx, GK_ERR_NOMEM, "out of memory");
+    }
+    out->n_layers = n_layers;
+    OGRGeometryH filt = clip->active ? make_rect(clip->xmin, clip->ymin, clip->xmax, clip->ymax)
+                                     : NULL;
+    int k = 0;
+    if (ro->sql) {
+        gk_layer_points *lp = &out->layers[k++];
+        lp->name = strdup("SQL");
+        ec->msg[0] = '\0';
+        OGRLayerH lyr = GDALDatasetExecuteSQL(ds, ro->sql, filt, NULL);
+        if (!lyr) {
+            rc = gk_error(ctx, GK_ERR_ARG, "-sql on %s failed%s", src,
+                          ec->msg[0] ? gdal_reason(ec, why, sizeof why)
+                                     : ": the statement gives no result layer");
+        } else {
+            take_srs(out, lyr);
+            rc = read_layer(ctx, ro, src, lyr, 1, clip, ec, lp);
+            GDALDatasetReleaseResultSet(ds, lyr);
+        }
+    }
+    for (int i = 0; !rc && k < n_layers; i++) {
+        gk_layer_points *lp = &out->layers[k++];
+        OGRLayerH lyr = n_l ? GDALDatasetGetLayerByName(ds, ro->layers[i])
+                            : GDALDatasetGetLayer(ds, 0);
+        lp->name = strdup(OGR_L_GetName(lyr));
+        ec->msg[0] = '\0';
+        if (OGR_L_SetAttributeFilter(lyr, ro->where) != OGRERR_NONE) {
+            rc = gk_error(ctx, GK_ERR_ARG, "-where \"%s\" is invalid on layer \"%s\" of %s%s",
+                          ro->where, lp->name, src, gdal_reason(ec, why, sizeof why));
+            break;
+        }
+        if (clip->active)
+            OGR_L_SetSpatialFilterRect(lyr, clip->xmin, clip->ymin, clip->xmax, clip->ymax);
+        else
+            OGR_L_SetSpatialFilter(lyr, NULL);
+        take_srs(out, lyr);
+        rc = read_layer(ctx, ro, src, lyr, 0, clip, ec, lp);
+    }
+    if (filt)
+        OGR_G_DestroyGeometry(filt);
+    GDALClose(ds);
+    return rc;
+}
+
+int gk_read_points(gk_context *ctx, const gk_read_options *ro, gk_source_points *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!ro || !ro->src || !*ro->src)
+        return gk_error(ctx, GK_ERR_ARG, "no source datasource given");
+    if (GDALGetDriverCount() == 0)
+        GDALAllRegister();
+
+    err_capture ec;
+    memset(&ec, 0, sizeof ec);
+    CPLPushErrorHandlerEx(capture_handler, &ec);
+
+    clip_region clip;
+    int rc = build_clip(ctx, ro, &ec, &clip);
+    if (!rc) {
+        const char *fmt = CSLFetchNameValue(ro->open_options, "FORMAT");
+        if ((fmt && EQUAL(fmt, "XYZ")) || ends_with_ci(ro->src, ".xyz"))
+            rc = read_xyz(ctx, ro, &clip, out);
+        else
+            rc = read_ogr(ctx, ro, &clip, &ec, out);
+    }
+    clip_free(&clip);
+    CPLPopErrorHandler();
+    if (rc)
+        gk_source_points_free(out);
+    return rc;
+}

@@ -1,0 +1,51 @@
+/*
+ * read_points.h - points in: any OGR source with gdal_grid's selection options,
+ * or plain XYZ text read natively (algorithms/points_xyz.c).
+ */
+#ifndef GK_READ_POINTS_H
+#define GK_READ_POINTS_H
+
+#include "gridkit.h"
+
+/* What to read: gdal_grid's source options. Strings are borrowed. */
+typedef struct {
+    const char *src;          /* datasource name */
+    char **layers;            /* -l, NULL-terminated list (may be NULL) */
+    const char *where;        /* -where: on the -l layers only */
+    const char *sql;          /* -sql: band 1, before the -l layers */
+    int have_spat;            /* -spat xmin ymin xmax ymax */
+    double spat[4];
+    const char *clipsrc;      /* "xmin ymin xmax ymax" | WKT | datasource | "spat_extent" */
+    const char *clipsrcsql;
+    const char *clipsrclayer;
+    const char *clipsrcwhere;
+    const char *zfield;       /* -zfield */
+    double z_increase;        /* Z' = (Z + z_increase) * z_multiply */
+    double z_multiply;
+    char **open_options;      /* -oo NAME=VALUE, NULL-terminated (may be NULL) */
+    int needs_z;              /* 0: algorithm ignores Z (count, distance metrics) */
+} gk_read_options;
+
+/* One input layer = one output band. */
+typedef struct {
+    char *name;               /* layer name (or "SQL") */
+    gk_points *pts;
+    size_t n_features;        /* features read */
+    size_t n_skipped_z;       /* vertices skipped: null/unset -zfield or NaN Z */
+    size_t n_clipped;         /* vertices outside -spat / -clipsrc */
+} gk_layer_points;
+
+typedef struct {
+    int n_layers;
+    gk_layer_points *layers;
+    char *srs_wkt;            /* SRS of the first layer that has one (incl. -sql); NULL if none */
+} gk_source_points;
+
+/* Reads every requested layer. Errors (missing file, unknown layer or field,
+ * bad WHERE/SQL, bad clip source, a layer with no usable point, Z needed but
+ * the geometries are 2-D and no -zfield is given) set a message naming the
+ * input and return non-zero; nothing is left allocated in *out then. */
+int gk_read_points(gk_context *ctx, const gk_read_options *ro, gk_source_points *out);
+void gk_source_points_free(gk_source_points *sp);
+
+#endif

@@ -1,0 +1,645 @@
+/*
+ * write_raster.c - rasters out through GDAL, safely (see write_raster.h).
+ *
+ * Life of an output: checks (driver, type, inputs, directory, disk) -> create
+ * "<dst minus ext>.gridkit-tmp-<pid><.ext>" (or an intermediate GTiff for
+ * CreateCopy-only drivers) -> tiles via GDALRasterIO -> close, check errors,
+ * replace dst, rename. Completed block rows are flushed out of GDAL's block
+ * cache as soon as no partially written block row remains, so memory stays
+ * about one row of tiles whatever the grid size.
+ */
+/* realpath() is XSI; GDAL's VSIStatBufL is a struct stat64 */
+#define _XOPEN_SOURCE 700
+#define _LARGEFILE64_SOURCE 1
+#include "write_raster.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <cpl_conv.h>
+#include <cpl_error.h>
+#include <cpl_string.h>
+#include <gdal.h>
+#include <ogr_srs_api.h>
+
+#define GK_GIB (1024.0 * 1024.0 * 1024.0)
+#define GK_ROW_OF_TILES_MAX (64.0 * 1024.0 * 1024.0)
+
+struct gk_raster_writer {
+    gk_context *ctx;
+    GDALDriverH driver;  /* final driver */
+    GDALDatasetH ds;     /* what the tiles go into: tmp, or mid for CreateCopy */
+    int copy;            /* 1: driver has only CreateCopy */
+    char *dst;           /* user's destination */
+    char *tmp;           /* temporary name of the final file */
+    char *mid;           /* intermediate GTiff (copy only) */
+    char **copy_options; /* creation options for CreateCopy */
+    int nx, ny, bands;
+    int block_w, block_h, block_rows;
+    int64_t *written;    /* bands x block_rows: pixels written per block row */
+    int *partial;        /* per band: block rows started but not finished */
+};
+
+static const char *gdal_msg(void)
+{
+    const char *m = CPLGetLastErrorMsg();
+    return m && *m ? m : "unknown GDAL error";
+}
+
+static int gdal_failed(void)
+{
+    return CPLGetLastErrorType() == CE_Failure || CPLGetLastErrorType() == CE_Fatal;
+}
+
+static void ensure_drivers(void)
+{
+    if (GDALGetDriverCount() == 0)
+        GDALAllRegister();
+}
+
+/* ---- driver choice ------------------------------------------------------ */
+
+static int driver_has_extension(GDALDriverH drv, const char *ext)
+{
+    const char *exts = GDALGetMetadataItem(drv, GDAL_DMD_EXTENSIONS, NULL);
+    if (!exts)
+        return 0;
+    char **tok = CSLTokenizeString(exts);
+    int found = 0;
+    for (int i = 0; tok && tok[i] && !found; i++)
+        found = EQUAL(tok[i], ext);
+    CSLDestroy(tok);
+    return found;
+}
+
+/* gdal_grid 3.6 (apps/commonutils.cpp GetOutputDriverForRaster): drivers that
+ * can write rasters and list the extension (or whose connection prefix the
+ * name starts with); GTiff when nothing matches and there is no extension. */
+static GDALDriverH guess_driver(gk_context *ctx, const char *dst)
+{
+    const char *ext = CPLGetExtension(dst);
+    GDALDriverH first = NULL, gtiff = NULL;
+    int n = 0;
+    char names[512] = "";
+    for (int i = 0; i < GDALGetDriverCount(); i++) {
+        GDALDriverH d = GDALGetDriver(i);
+        if (!GDALGetMetadataItem(d, GDAL_DCAP_RASTER, NULL))
+            continue;
+        if (!GDALGetMetadataItem(d, GDAL_DCAP_CREATE, NULL) &&
+            !GDALGetMetadataItem(d, GDAL_DCAP_CREATECOPY, NULL))
+            continue;
+        const char *prefix = GDALGetMetadataItem(d, GDAL_DMD_CONNECTION_PREFIX, NULL);
+        if ((*ext && driver_has_extension(d, ext)) ||
+            (prefix && *prefix && STARTS_WITH_CI(dst, prefix))) {
+            const char *name = GDALGetDriverShortName(d);
+            if (!first)
+                first = d;
+            if (EQUAL(name, "GTiff"))
+                gtiff = d;
+            size_t len = strlen(names);
+            snprintf(names + len, sizeof names - len, "%s%s", n ? ", " : "", name);
+            n++;
+        }
+    }
+    if (n == 0) {
+        if (!*ext)
+            return GDALGetDriverByName("GTiff");
+        gk_error(ctx, GK_ERR_ARG,
+                 "cannot guess the output format from extension '.%s' of %s: use -of", ext, dst);
+        return NULL;
+    }
+    /* netCDF rather than GMT for .nc, as gdal_grid does */
+    if (EQUAL(ext, "nc") && n == 2 && EQUAL(GDALGetDriverShortName(first), "GMT")) {
+        GDALDriverH nc = GDALGetDriverByName("netCDF");
+        if (nc)
+            first = nc;
+    }
+    GDALDriverH pick = gtiff ? gtiff : first;
+    /* GTiff + COG for .tif is the normal case; gdal_grid stays quiet there */
+    if (n > 1 && !(gtiff && n == 2 && strstr(names, "COG")))
+        CPLError(CE_Warning, CPLE_AppDefined, "Several drivers matching %s extension (%s). Using %s",
+                 ext, names, GDALGetDriverShortName(pick));
+    return pick;
+}
+
+static GDALDriverH choose_driver(gk_context *ctx, const gk_raster_spec *spec)
+{
+    GDALDriverH drv;
+    if (spec->format && *spec->format) {
+        drv = GDALGetDriverByName(spec->format);
+        if (!drv) {
+            gk_error(ctx, GK_ERR_ARG, "unknown output format (-of) '%s'", spec->format);
+            return NULL;
+        }
+    } else {
+        drv = guess_driver(ctx, spec->dst);
+        if (!drv)
+            return NULL;
+    }
+    const char *name = GDALGetDriverShortName(drv);
+    if (!GDALGetMetadataItem(drv, GDAL_DCAP_RASTER, NULL)) {
+        gk_error(ctx, GK_ERR_ARG, "output format '%s' is not a raster format", name);
+        return NULL;
+    }
+    if (!GDALGetMetadataItem(drv, GDAL_DCAP_CREATE, NULL) &&
+        !GDALGetMetadataItem(drv, GDAL_DCAP_CREATECOPY, NULL)) {
+        gk_error(ctx, GK_ERR_UNSUPPORTED, "output format '%s' cannot write files (read-only driver)",
+                 name);
+        return NULL;
+    }
+    return drv;
+}
+
+static int choose_type(gk_context *ctx, const char *type_name, GDALDataType *type)
+{
+    if (!type_name || !*type_name) {
+        *type = GDT_Float64;
+        return GK_OK;
+    }
+    *type = GDALGetDataTypeByName(type_name);
+    if (*type != GDT_Unknown)
+        return GK_OK;
+    char names[512] = "";
+    for (int t = 1; t < GDT_TypeCount; t++) {
+        const char *n = GDALGetDataTypeName((GDALDataType)t);
+        if (!n)
+            continue;
+        size_t len = strlen(names);
+        snprintf(names + len, sizeof names - len, "%s%s", *names ? ", " : "", n);
+    }
+    return gk_error(ctx, GK_ERR_ARG, "unknown output type (-ot) '%s'; valid types: %s", type_name,
+                    names);
+}
+
+/* Some drivers list the types they can create; refusing now beats failing
+ * after all the work (PNG: Byte and UInt16 only). */
+static int check_type_for_driver(gk_context *ctx, GDALDriverH drv, GDALDataType type)
+{
+    const char *list = GDALGetMetadataItem(drv, GDAL_DMD_CREATIONDATATYPES, NULL);
+    if (!list || !*list)
+        return GK_OK;
+    char **tok = CSLTokenizeString(list);
+    int ok = 0;
+    for (int i = 0; tok && tok[i] && !ok; i++)
+        ok = EQUAL(tok[i], GDALGetDataTypeName(type));
+    CSLDestroy(tok);
+    if (ok)
+        return GK_OK;
+    return gk_error(ctx, GK_ERR_ARG, "output format '%s' cannot write type %s (-ot); it supports: %s",
+                    GDALGetDriverShortName(drv), GDALGetDataTypeName(type), list);
+}
+
+/* ---- file-system checks ------------------------------------------------- */
+
+static int is_vsi(const char *name)
+{
+    return strncmp(name, "/vsi", 4) == 0;
+}
+
+static char *dir_of(const char *name)
+{
+    const char *path = CPLGetPath(name);
+    return CPLStrdup(*path ? path : ".");
+}
+
+/* Canonical spelling of a name that may not exist yet: realpath of the file,
+ * else realpath of its directory + base name, else the name itself. */
+static char *canonical(const char *name)
+{
+    char *r = realpath(name, NULL);
+    if (r)
+        return r;
+    char *dir = dir_of(name);
+    char *rd = realpath(dir, NULL);
+    CPLFree(dir);
+    if (!rd)
+        return strdup(name);
+    const char *base = CPLGetFilename(name);
+    size_t len = strlen(rd) + strlen(base) + 2;
+    char *out = malloc(len);
+    if (out)
+        snprintf(out, len, "%s/%s", rd, base);
+    free(rd);
+    return out;
+}
+
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    char *ca = canonical(a), *cb = canonical(b);
+    int same = ca && cb && strcmp(ca, cb) == 0;
+    free(ca);
+    free(cb);
+    return same;
+}
+
+static int check_destination(gk_context *ctx, const gk_raster_spec *spec, double bytes,
+                             int compressed)
+{
+    for (const char *const *p = spec->protect; p && *p; p++)
+        if (same_file(spec->dst, *p))
+            return gk_error(ctx, GK_ERR_ARG, "refusing to overwrite input %s (output %s)", *p,
+                            spec->dst);
+    if (is_vsi(spec->dst))
+        return GK_OK; /* virtual file systems: GDAL will tell */
+
+    struct stat st;
+    if (stat(spec->dst, &st) == 0 && S_ISDIR(st.st_mode))
+        return gk_error(ctx, GK_ERR_ARG, "output %s is a directory", spec->dst);
+
+    char *dir = dir_of(spec->dst);
+    int rc = GK_OK;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        rc = gk_error(ctx, GK_ERR_IO, "output directory %s does not exist (for %s)", dir,
+                      spec->dst);
+    } else if (faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) != 0) {
+        rc = gk_error(ctx, GK_ERR_IO, "output directory %s is not writable (for %s): %s", dir,
+                      spec->dst, strerror(errno));
+    } else if (!compressed) {
+        struct statvfs vfs;
+        if (statvfs(dir, &vfs) == 0) {
+            double avail = (double)vfs.f_bavail * (double)vfs.f_frsize;
+            if (bytes > avail)
+                rc = gk_error(ctx, GK_ERR_IO, "output %s needs %.2f GiB, only %.2f GiB free in %s",
+                              spec->dst, bytes / GK_GIB, avail / GK_GIB, dir);
+        }
+    }
+    CPLFree(dir);
+    return rc;
+}
+
+/* "<dst without extension>.gridkit-tmp-<pid><tag><.ext>" */
+static char *temp_name(const char *dst, const char *tag, const char *ext_override)
+{
+    const char *ext = CPLGetExtension(dst);
+    size_t base_len = strlen(dst) - (*ext ? strlen(ext) + 1 : 0);
+    const char *e = ext_override ? ext_override : ext;
+    size_t len = base_len + strlen(tag) + strlen(e) + 64;
+    char *out = malloc(len);
+    if (!out)
+        return NULL;
+    snprintf(out, len, "%.*s.gridkit-tmp-%ld%s%s%s", (int)base_len, dst, (long)getpid(), tag,
+             *e ? "." : "", e);
+    return out;
+}
+
+/* ---- open --------------------------------------------------------------- */
+
+static void writer_free(gk_raster_writer *w)
+{
+    if (!w)
+        return;
+    free(w->dst);
+    free(w->tmp);
+    free(w->mid);
+    CSLDestroy(w->copy_options);
+    free(w->written);
+    free(w->partial);
+    free(w);
+}
+
+static void delete_quietly(GDALDriverH drv, const char *name)
+{
+    if (!name)
+        return;
+    VSIStatBufL st;
+    CPLPushErrorHandler(CPLQuietErrorHandler);
+    if (VSIStatL(name, &st) == 0 && GDALDeleteDataset(drv, name) != CE_None)
+        VSIUnlink(name);
+    /* side-cars a failed Create may leave */
+    char *aux = malloc(strlen(name) + 9);
+    if (aux) {
+        sprintf(aux, "%s.aux.xml", name);
+        if (VSIStatL(aux, &st) == 0)
+            VSIUnlink(aux);
+        free(aux);
+    }
+    CPLPopErrorHandler();
+}
+
+static int describe(gk_raster_writer *w, const gk_raster_spec *spec)
+{
+    gk_context *ctx = w->ctx;
+    CPLErrorReset();
+    if (GDALSetGeoTransform(w->ds, (double *)spec->geotransform) != CE_None)
+        return gk_error(ctx, GK_ERR_IO, "cannot set the geotransform of %s: %s", spec->dst,
+                        gdal_msg());
+    if (spec->srs_wkt && *spec->srs_wkt) {
+        OGRSpatialReferenceH srs = OSRNewSpatialReference(NULL);
+        OSRSetAxisMappingStrategy(srs, OAMS_TRADITIONAL_GIS_ORDER);
+        if (OSRSetFromUserInput(srs, spec->srs_wkt) != OGRERR_NONE) {
+            OSRDestroySpatialReference(srs);
+            return gk_error(ctx, GK_ERR_ARG, "invalid output SRS for %s: %s", spec->dst,
+                            gdal_msg());
+        }
+        CPLErr e = GDALSetSpatialRef(w->ds, srs);
+        OSRDestroySpatialReference(srs);
+        if (e != CE_None)
+            return gk_error(ctx, GK_ERR_IO, "cannot set the SRS of %s: %s", spec->dst, gdal_msg());
+    }
+    for (int b = 1; b <= spec->bands; b++) {
+        GDALRasterBandH band = GDALGetRasterBand(w->ds, b);
+        if (spec->set_nodata && GDALSetRasterNoDataValue(band, spec->nodata) != CE_None)
+            return gk_error(ctx, GK_ERR_IO, "cannot set nodata %g on band %d of %s: %s",
+                            spec->nodata, b, spec->dst, gdal_msg());
+        if (spec->band_descriptions && spec->band_descriptions[b - 1])
+            GDALSetDescription(band, spec->band_descriptions[b - 1]);
+    }
+    for (char **m = spec->metadata; m && *m; m++) {
+        char *key = NULL;
+        const char *value = CPLParseNameValue(*m, &key);
+        if (key && value)
+            GDALSetMetadataItem(w->ds, key, value, NULL);
+        CPLFree(key);
+    }
+    if (gdal_failed())
+        return gk_error(ctx, GK_ERR_IO, "cannot describe %s: %s", spec->dst, gdal_msg());
+    return GK_OK;
+}
+
+gk_raster_writer *gk_raster_writer_open(gk_context *ctx, const gk_raster_spec *spec)
+{
+    if (!spec || !spec->dst || !*spec->dst) {
+        gk_error(ctx, GK_ERR_ARG, "no output file name");
+        return NULL;
+    }
+    if (spec->nx <= 0 || spec->ny <= 0 || spec->bands <= 0) {
+        gk_error(ctx, GK_ERR_ARG, "invalid output size %d x %d x %d bands for %s", spec->nx,
+                 spec->ny, spec->bands, spec->dst);
+        return NULL;
+    }
+    ensure_drivers();
+
+    GDALDriverH drv = choose_driver(ctx, spec);
+    GDALDataType type;
+    if (!drv || choose_type(ctx, spec->type, &type) != GK_OK ||
+        check_type_for_driver(ctx, drv, type) != GK_OK)
+        return NULL;
+
+    int tsize = GDALGetDataTypeSizeBytes(type);
+    /* GDAL indexes a scanline of all bands, and block buffers, with int */
+    if (spec->bands > 65535 || (double)spec->nx * spec->bands * tsize > INT_MAX) {
+        gk_error(ctx, GK_ERR_ARG, "output %s is too large for GDAL: %d x %d x %d bands of %s",
+                 spec->dst, spec->nx, spec->ny, spec->bands, GDALGetDataTypeName(type));
+        return NULL;
+    }
+    double bytes = (double)spec->nx * spec->ny * spec->bands * tsize;
+    int compressed = CSLFetchNameValue(spec->creation_options, "COMPRESS") != NULL;
+    if (check_destination(ctx, spec, bytes, compressed) != GK_OK)
+        return NULL;
+
+    gk_raster_writer *w = calloc(1, sizeof *w);
+    if (!w) {
+        gk_error(ctx, GK_ERR_NOMEM, "out of memory opening %s", spec->dst);
+        return NULL;
+    }
+    w->ctx = ctx;
+    w->driver = drv;
+    w->nx = spec->nx;
+    w->ny = spec->ny;
+    w->bands = spec->bands;
+    w->copy = GDALGetMetadataItem(drv, GDAL_DCAP_CREATE, NULL) == NULL;
+    w->dst = strdup(spec->dst);
+    w->tmp = temp_name(spec->dst, "", NULL);
+    if (w->copy)
+        w->mid = temp_name(spec->dst, "-src", "tif");
+    if (!w->dst || !w->tmp || (w->copy && !w->mid)) {
+        writer_free(w);
+        gk_error(ctx, GK_ERR_NOMEM, "out of memory opening %s", spec->dst);
+        return NULL;
+    }
+
+    /* The dataset the tiles go into: the output itself, or a plain GTiff
+     * that CreateCopy reads at commit. */
+    GDALDriverH create_drv = w->copy ? GDALGetDriverByName("GTiff") : drv;
+    char **co = w->copy ? NULL : CSLDuplicate(spec->creation_options);
+    if (w->copy)
+        w->copy_options = CSLDuplicate(spec->creation_options);
+    if (create_drv && EQUAL(GDALGetDriverShortName(create_drv), "GTiff")) {
+        if (!CSLFetchNameValue(co, "BIGTIFF") && bytes > 2.0 * GK_GIB)
+            co = CSLSetNameValue(co, "BIGTIFF", "IF_SAFER");
+        /* bands are written one after another: band interleave keeps each
+         * pass to its own strips instead of rewriting pixel-interleaved ones */
+        if (spec->bands > 1 && !CSLFetchNameValue(co, "INTERLEAVE"))
+            co = CSLSetNameValue(co, "INTERLEAVE", "BAND");
+    }
+    const char *create_name = w->copy ? w->mid : w->tmp;
+    CPLErrorReset();
+    w->ds = create_drv ? GDALCreate(create_drv, create_name, spec->nx, spec->ny, spec->bands, type,
+                                    co)
+                       : NULL;
+    CSLDestroy(co);
+    if (!w->ds) {
+        gk_error(ctx, GK_ERR_IO, "cannot create %s (as %s): %s", spec->dst, create_name,
+                 create_drv ? gdal_msg() : "GTiff driver missing");
+        delete_quietly(create_drv, create_name);
+        writer_free(w);
+        return NULL;
+    }
+    if (describe(w, spec) != GK_OK) {
+        gk_raster_writer_abort(w);
+        return NULL;
+    }
+
+    GDALGetBlockSize(GDALGetRasterBand(w->ds, 1), &w->block_w, &w->block_h);
+    if (w->block_w <= 0)
+        w->block_w = w->nx;
+    if (w->block_h <= 0)
+        w->block_h = 1;
+    w->block_rows = (w->ny + w->block_h - 1) / w->block_h;
+    w->written = calloc((size_t)w->bands * w->block_rows, sizeof *w->written);
+    w->partial = calloc((size_t)w->bands, sizeof *w->partial);
+    if (!w->written || !w->partial) {
+        gk_error(ctx, GK_ERR_NOMEM, "out of memory opening %s", spec->dst);
+        gk_raster_writer_abort(w);
+        return NULL;
+    }
+    return w;
+}
+
+/* ---- tiles -------------------------------------------------------------- */
+
+void gk_raster_writer_tile_size(const gk_raster_writer *w, int *tile_w, int *tile_h)
+{
+    int bw = w->block_w, bh = w->block_h;
+    int tw, th;
+    if (bw >= w->nx) {
+        /* strips: 256 wide, whole strips high, a row of tiles <= ~64 MiB */
+        tw = w->nx < 256 ? w->nx : 256;
+        int k = (256 + bh / 2) / bh;
+        if (k < 1)
+            k = 1;
+        while (k > 1 && (double)w->nx * k * bh * 8.0 > GK_ROW_OF_TILES_MAX)
+            k--;
+        th = k * bh;
+    } else {
+        /* tiles: the block; tiny blocks (< 64) grow to about 256 so that
+         * per-tile overhead stays small */
+        int kx = bw < 64 ? (256 + bw / 2) / bw : 1;
+        int ky = bh < 64 ? (256 + bh / 2) / bh : 1;
+        tw = (kx < 1 ? 1 : kx) * bw;
+        th = (ky < 1 ? 1 : ky) * bh;
+    }
+    if (tw > w->nx)
+        tw = w->nx;
+    if (th > w->ny)
+        th = w->ny;
+    *tile_w = tw < 1 ? 1 : tw;
+    *tile_h = th < 1 ? 1 : th;
+}
+
+/* Counts pixels per block row; when no block row of the band is left half
+ * written, the complete ones leave GDAL's cache (FlushCache drops them), so
+ * the cache never holds more than the block rows being filled. */
+static int account(gk_raster_writer *w, int band, int y0, int wd, int ht)
+{
+    int64_t *cnt = w->written + (size_t)(band - 1) * w->block_rows;
+    int completed = 0;
+    for (int r = y0 / w->block_h; r < w->block_rows && r * w->block_h < y0 + ht; r++) {
+        int r0 = r * w->block_h, r1 = r0 + w->block_h;
+        if (r1 > w->ny)
+            r1 = w->ny;
+        int a = r0 > y0 ? r0 : y0, b = r1 < y0 + ht ? r1 : y0 + ht;
+        int64_t full = (int64_t)w->nx * (r1 - r0);
+        int was_partial = cnt[r] > 0 && cnt[r] < full;
+        cnt[r] += (int64_t)wd * (b - a);
+        int now_partial = cnt[r] > 0 && cnt[r] < full;
+        w->partial[band - 1] += now_partial - was_partial;
+        if (!now_partial)
+            completed = 1;
+    }
+    if (completed && w->partial[band - 1] == 0) {
+        CPLErrorReset();
+        if (GDALFlushRasterCache(GDALGetRasterBand(w->ds, band)) != CE_None || gdal_failed())
+            return gk_error(w->ctx, GK_ERR_IO, "cannot write %s: %s", w->dst, gdal_msg());
+    }
+    return GK_OK;
+}
+
+int gk_raster_writer_write(gk_raster_writer *w, int band, int x0, int y0, int wd, int ht,
+                           const double *values)
+{
+    if (!w)
+        return GK_ERR_ARG;
+    if (band < 1 || band > w->bands || x0 < 0 || y0 < 0 || wd <= 0 || ht <= 0 ||
+        wd > w->nx - x0 || ht > w->ny - y0 || !values)
+        return gk_error(w->ctx, GK_ERR_ARG,
+                        "invalid window %d,%d %dx%d (band %d) for %s of %dx%d, %d bands", x0, y0,
+                        wd, ht, band, w->dst, w->nx, w->ny, w->bands);
+    CPLErrorReset();
+    CPLErr e = GDALRasterIO(GDALGetRasterBand(w->ds, band), GF_Write, x0, y0, wd, ht,
+                            (void *)values, wd, ht, GDT_Float64, 0, 0);
+    if (e != CE_None || gdal_failed())
+        return gk_error(w->ctx, GK_ERR_IO, "cannot write %s: %s", w->dst, gdal_msg());
+    return account(w, band, y0, wd, ht);
+}
+
+/* ---- commit / abort ----------------------------------------------------- */
+
+int gk_raster_writer_commit(gk_raster_writer *w)
+{
+    if (!w)
+        return GK_ERR_ARG;
+    gk_context *ctx = w->ctx;
+    int rc = GK_OK;
+
+    CPLErrorReset();
+    if (w->copy) {
+        GDALFlushCache(w->ds);
+        GDALDatasetH out = NULL;
+        if (!gdal_failed())
+            out = GDALCreateCopy(w->driver, w->tmp, w->ds, FALSE, w->copy_options, NULL, NULL);
+        if (!out || gdal_failed()) {
+            rc = gk_error(ctx, GK_ERR_IO, "cannot write %s: %s", w->dst, gdal_msg());
+            if (out)
+                GDALClose(out);
+        } else {
+            GDALClose(out);
+            if (gdal_failed())
+                rc = gk_error(ctx, GK_ERR_IO, "cannot write %s: %s", w->dst, gdal_msg());
+        }
+        GDALClose(w->ds);
+        w->ds = NULL;
+        delete_quietly(GDALGetDriverByName("GTiff"), w->mid);
+    } else {
+        GDALFlushCache(w->ds);
+        if (!gdal_failed())
+            GDALClose(w->ds);
+        else {
+            rc = gk_error(ctx, GK_ERR_IO, "cannot write %s: %s", w->dst, gdal_msg());
+            CPLPushErrorHandler(CPLQuietErrorHandler);
+            GDALClose(w->ds);
+            CPLPopErrorHandler();
+        }
+        w->ds = NULL;
+        if (rc == GK_OK && gdal_failed())
+            rc = gk_error(ctx, GK_ERR_IO, "cannot write %s: %s", w->dst, gdal_msg());
+    }
+    if (rc != GK_OK) {
+        delete_quietly(w->driver, w->tmp);
+        writer_free(w);
+        return rc;
+    }
+
+    /* Replace dst: a dataset GDAL knows goes with its side-cars. */
+    VSIStatBufL st;
+    if (VSIStatL(w->dst, &st) == 0) {
+        CPLPushErrorHandler(CPLQuietErrorHandler);
+        GDALDriverH old = GDALIdentifyDriver(w->dst, NULL);
+        int deleted = old && GDALDeleteDataset(old, w->dst) == CE_None;
+        CPLPopErrorHandler();
+        if (!deleted && VSIStatL(w->dst, &st) == 0 && VSIUnlink(w->dst) != 0) {
+            rc = gk_error(ctx, GK_ERR_IO, "cannot replace %s: %s", w->dst, strerror(errno));
+            delete_quietly(w->driver, w->tmp);
+            writer_free(w);
+            return rc;
+        }
+    }
+    CPLErrorReset();
+    CPLPushErrorHandler(CPLQuietErrorHandler);
+    CPLErr e = GDALRenameDataset(w->driver, w->dst, w->tmp);
+    CPLPopErrorHandler();
+    if (e != CE_None) {
+        if (rename(w->tmp, w->dst) != 0) {
+            rc = gk_error(ctx, GK_ERR_IO, "cannot rename %s to %s: %s", w->tmp, w->dst,
+                          strerror(errno));
+            delete_quietly(w->driver, w->tmp);
+        } else {
+            /* the PAM side-car, if any, follows by hand */
+            char *from = CPLStrdup(CPLSPrintf("%s.aux.xml", w->tmp));
+            char *to = CPLStrdup(CPLSPrintf("%s.aux.xml", w->dst));
+            if (VSIStatL(from, &st) == 0 && rename(from, to) != 0)
+                VSIUnlink(from);
+            CPLFree(from);
+            CPLFree(to);
+        }
+    }
+    writer_free(w);
+    return rc;
+}
+
+void gk_raster_writer_abort(gk_raster_writer *w)
+{
+    if (!w)
+        return;
+    if (w->ds) {
+        CPLPushErrorHandler(CPLQuietErrorHandler);
+        GDALClose(w->ds);
+        CPLPopErrorHandler();
+        w->ds = NULL;
+    }
+    if (w->copy)
+        delete_quietly(GDALGetDriverByName("GTiff"), w->mid);
+    delete_quietly(w->driver, w->tmp);
+    writer_free(w);
+}

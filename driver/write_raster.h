@@ -1,0 +1,47 @@
+/*
+ * write_raster.h - rasters out through GDAL, safely.
+ *
+ * The output is created under a temporary name next to the destination and
+ * renamed (GDALRenameDataset, so side-car files move too) only when every
+ * band is complete; on failure or cancel the temporary dataset is deleted, so
+ * a half-written file that looks valid is never left behind, and an existing
+ * destination is untouched until the new one is whole. Drivers without
+ * Create() (PNG, JPEG, ...) get a temporary GTiff and CreateCopy() at close.
+ */
+#ifndef GK_WRITE_RASTER_H
+#define GK_WRITE_RASTER_H
+
+#include "gridkit.h"
+
+typedef struct gk_raster_writer gk_raster_writer;
+
+typedef struct {
+    const char *dst;          /* destination name */
+    const char *format;       /* -of; NULL: guessed from the extension, GTiff when none */
+    const char *type;         /* -ot name (GDAL type name); NULL: Float64 */
+    char **creation_options;  /* -co, NULL-terminated (may be NULL) */
+    int nx, ny, bands;
+    double geotransform[6];
+    const char *srs_wkt;      /* NULL: none */
+    int set_nodata;           /* set the band nodata flag */
+    double nodata;
+    const char *const *band_descriptions; /* bands entries or NULL */
+    char **metadata;          /* dataset metadata NAME=VALUE (may be NULL) */
+    const char *const *protect; /* input file names that must never be overwritten (NULL-terminated) */
+} gk_raster_spec;
+
+/* Validates everything it can before any work (driver exists and can write,
+ * type name, destination is not an input, directory writable, enough disk for
+ * uncompressed output) and creates the temporary dataset. */
+gk_raster_writer *gk_raster_writer_open(gk_context *ctx, const gk_raster_spec *spec);
+/* Preferred tile size: the output's block size, bounded to sane tiles. */
+void gk_raster_writer_tile_size(const gk_raster_writer *w, int *tile_w, int *tile_h);
+/* Writes a window of doubles (converted as GDALCopyWords does: round, clamp). */
+int gk_raster_writer_write(gk_raster_writer *w, int band, int x0, int y0, int wd, int ht,
+                           const double *values);
+/* Flushes, closes and renames into place. Frees w. */
+int gk_raster_writer_commit(gk_raster_writer *w);
+/* Deletes the temporary output. Frees w. Safe on NULL. */
+void gk_raster_writer_abort(gk_raster_writer *w);
+
+#endif

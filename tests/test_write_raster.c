@@ -1,0 +1,689 @@
+/*
+ * test_write_raster.c - the GDAL raster writer: round trips, type conversion,
+ * CreateCopy drivers, temporary files, safety checks, and bounded memory.
+ *
+ * usage: test_write_raster WORKDIR            functional suite
+ *        test_write_raster --memory WORKDIR   20000 x 20000 Byte, peak RSS
+ */
+#define _XOPEN_SOURCE 700 /* realpath, link, seteuid */
+#include "write_raster.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cpl_conv.h>
+#include <cpl_error.h>
+#include <cpl_string.h>
+#include <gdal.h>
+#include <ogr_srs_api.h>
+
+static int failures;
+static char workdir[1024];
+
+#define CHECK(cond, ...)                                                                  \
+    do {                                                                                  \
+        if (!(cond)) {                                                                    \
+            failures++;                                                                   \
+            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);              \
+            fprintf(stderr, __VA_ARGS__);                                                 \
+            fputc('\n', stderr);                                                          \
+        }                                                                                 \
+    } while (0)
+
+static const char *path(const char *name)
+{
+    static char buf[4][1200];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", workdir, name);
+    return buf[k];
+}
+
+static int exists(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0;
+}
+
+/* Every test ends here: no temporary of any writer may survive. */
+static void check_no_temporaries(const char *where)
+{
+    DIR *d = opendir(workdir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        CHECK(!strstr(e->d_name, ".gridkit-tmp-"), "%s left %s behind", where, e->d_name);
+    closedir(d);
+}
+
+static gk_raster_spec base_spec(const char *dst, int nx, int ny)
+{
+    gk_raster_spec s;
+    memset(&s, 0, sizeof s);
+    s.dst = dst;
+    s.nx = nx;
+    s.ny = ny;
+    s.bands = 1;
+    double gt[6] = {440720.0, 60.0, 0.0, 3751320.0, 0.0, -60.0};
+    memcpy(s.geotransform, gt, sizeof gt);
+    return s;
+}
+
+/* Writes value(band, x, y) tile by tile with the writer's preferred tiles. */
+static int fill(gk_raster_writer *w, int nx, int ny, int bands,
+                double (*value)(int band, int x, int y))
+{
+    int tw, th;
+    gk_raster_writer_tile_size(w, &tw, &th);
+    double *buf = malloc(sizeof(double) * tw * th);
+    int rc = GK_OK;
+    for (int b = 1; b <= bands && rc == GK_OK; b++)
+        for (int y0 = 0; y0 < ny && rc == GK_OK; y0 += th)
+            for (int x0 = 0; x0 < nx && rc == GK_OK; x0 += tw) {
+                int wd = nx - x0 < tw ? nx - x0 : tw, ht = ny - y0 < th ? ny - y0 : th;
+                for (int j = 0; j < ht; j++)
+                    for (int i = 0; i < wd; i++)
+                        buf[j * wd + i] = value(b, x0 + i, y0 + j);
+                rc = gk_raster_writer_write(w, b, x0, y0, wd, ht, buf);
+            }
+    free(buf);
+    return rc;
+}
+
+static double ramp(int band, int x, int y)
+{
+    return x + 10.0 * y + 100.0 * band + 0.25;
+}
+
+static double seven(int band, int x, int y)
+{
+    (void)band, (void)x, (void)y;
+    return 7.0;
+}
+
+static char *read_bytes(const char *p, size_t *n)
+{
+    FILE *f = fopen(p, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc(len > 0 ? (size_t)len : 1);
+    *n = fread(b, 1, (size_t)len, f);
+    fclose(f);
+    return b;
+}
+
+static void write_text(const char *p, const char *text)
+{
+    FILE *f = fopen(p, "w");
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Creates dst with value 7 everywhere through the writer. */
+static int make_raster(gk_context *ctx, const char *dst, int nx, int ny)
+{
+    gk_raster_spec s = base_spec(dst, nx, ny);
+    s.type = "Byte";
+    gk_raster_writer *w = gk_raster_writer_open(ctx, &s);
+    if (!w)
+        return GK_ERR_IO;
+    if (fill(w, nx, ny, 1, seven) != GK_OK) {
+        gk_raster_writer_abort(w);
+        return GK_ERR_IO;
+    }
+    return gk_raster_writer_commit(w);
+}
+
+/* ---- round trip ----------------------------------------------------------- */
+
+static void test_gtiff_roundtrip(gk_context *ctx, int set_nodata)
+{
+    const char *dst = path(set_nodata ? "rt_nodata.tif" : "rt_plain.tif");
+    const int nx = 37, ny = 23, bands = 2;
+    OGRSpatialReferenceH want = OSRNewSpatialReference(NULL);
+    OSRImportFromEPSG(want, 32631);
+    char *wkt = NULL;
+    OSRExportToWkt(want, &wkt);
+    const char *desc[] = {"first layer", "second layer"};
+    char *md[] = {"GRIDKIT_ALGORITHM=invdist:power=2.0", "SOURCE=points.csv", NULL};
+
+    gk_raster_spec s = base_spec(dst, nx, ny);
+    s.type = "Float32";
+    s.bands = bands;
+    s.srs_wkt = wkt;
+    s.set_nodata = set_nodata;
+    s.nodata = -9999.0;
+    s.band_descriptions = desc;
+    s.metadata = md;
+    gk_raster_writer *w = gk_raster_writer_open(ctx, &s);
+    CHECK(w, "open: %s", gk_errmsg(ctx));
+    if (!w)
+        goto done;
+    CHECK(fill(w, nx, ny, bands, ramp) == GK_OK, "write: %s", gk_errmsg(ctx));
+    CHECK(!exists(dst), "dst must not exist before commit");
+    CHECK(gk_raster_writer_commit(w) == GK_OK, "commit: %s", gk_errmsg(ctx));
+
+    GDALDatasetH ds = GDALOpen(dst, GA_ReadOnly);
+    CHECK(ds, "reopen %s", dst);
+    if (!ds)
+        goto done;
+    CHECK(GDALGetRasterXSize(ds) == nx && GDALGetRasterYSize(ds) == ny, "size");
+    CHECK(GDALGetRasterCount(ds) == bands, "bands %d", GDALGetRasterCount(ds));
+    double gt[6];
+    GDALGetGeoTransform(ds, gt);
+    for (int i = 0; i < 6; i++)
+        CHECK(gt[i] == s.geotransform[i], "gt[%d] %.17g != %.17g", i, gt[i], s.geotransform[i]);
+    OGRSpatialReferenceH got = GDALGetSpatialRef(ds);
+    CHECK(got && OSRIsSame(got, want), "SRS not kept");
+    float *row = malloc(sizeof(float) * nx * ny);
+    for (int b = 1; b <= bands; b++) {
+        GDALRasterBandH band = GDALGetRasterBand(ds, b);
+        CHECK(GDALGetRasterDataType(band) == GDT_Float32, "type");
+        int has = -1;
+        double nd = GDALGetRasterNoDataValue(band, &has);
+        if (set_nodata)
+            CHECK(has && nd == -9999.0, "band %d nodata %d %g", b, has, nd);
+        else
+            CHECK(!has, "band %d has a nodata flag", b);
+        CHECK(strcmp(GDALGetDescription(band), desc[b - 1]) == 0, "band %d description '%s'", b,
+              GDALGetDescription(band));
+        CHECK(GDALRasterIO(band, GF_Read, 0, 0, nx, ny, row, nx, ny, GDT_Float32, 0, 0) ==
+                  CE_None,
+              "read");
+        int bad = 0;
+        for (int y = 0; y < ny; y++)
+            for (int x = 0; x < nx; x++)
+                bad += row[y * nx + x] != (float)ramp(b, x, y);
+        CHECK(bad == 0, "band %d: %d wrong values", b, bad);
+    }
+    free(row);
+    const char *alg = GDALGetMetadataItem(ds, "GRIDKIT_ALGORITHM", NULL);
+    CHECK(alg && strcmp(alg, "invdist:power=2.0") == 0, "metadata '%s'", alg ? alg : "(null)");
+    const char *src = GDALGetMetadataItem(ds, "SOURCE", NULL);
+    CHECK(src && strcmp(src, "points.csv") == 0, "metadata SOURCE");
+    GDALClose(ds);
+done:
+    CPLFree(wkt);
+    OSRDestroySpatialReference(want);
+    check_no_temporaries("roundtrip");
+}
+
+/* ---- type conversion: GDALCopyWords rounds half up and clamps ------------- */
+
+static void test_integer_conversion(gk_context *ctx)
+{
+    /* measured with GDAL 3.6.2 (GDALCopyWords, double -> Byte / Int16) */
+    const double in[10] = {3.5, 2.5, -2, 300, -0.5, 254.5, 255.5, NAN, 0.49, 1.5};
+    const int want_byte[10] = {4, 3, 0, 255, 0, 255, 255, 0, 0, 2};
+    const int want_i16[10] = {4, 3, -2, 300, -1, 255, 256, 0, 0, 2};
+    const char *types[2] = {"Byte", "Int16"};
+    for (int t = 0; t < 2; t++) {
+        const char *dst = path(t ? "conv.i16.tif" : "conv.byte.tif");
+        gk_raster_spec s = base_spec(dst, 10, 1);
+        s.type = types[t];
+        gk_raster_writer *w = gk_raster_writer_open(ctx, &s);
+        CHECK(w, "open %s: %s", types[t], gk_errmsg(ctx));
+        if (!w)
+            continue;
+        CHECK(gk_raster_writer_write(w, 1, 0, 0, 10, 1, in) == GK_OK, "%s", gk_errmsg(ctx));
+        CHECK(gk_raster_writer_commit(w) == GK_OK, "%s", gk_errmsg(ctx));
+        GDALDatasetH ds = GDALOpen(dst, GA_ReadOnly);
+        CHECK(ds, "reopen");
+        if (!ds)
+            continue;
+        GDALRasterBandH band = GDALGetRasterBand(ds, 1);
+        CHECK(GDALGetRasterDataType(band) == GDALGetDataTypeByName(types[t]), "type");
+        int got[10];
+        CHECK(GDALRasterIO(band, GF_Read, 0, 0, 10, 1, got, 10, 1, GDT_Int32, 0, 0) == CE_None, "read");
+        for (int i = 0; i < 10; i++) {
+            int want = t ? want_i16[i] : want_byte[i];
+            CHECK(got[i] == want, "%s: %g -> %d, want %d", types[t], in[i], got[i], want);
+        }
+        GDALClose(ds);
+    }
+    check_no_temporaries("conversion");
+}
+
+/* ---- CreateCopy drivers --------------------------------------------------- */
+
+static double pattern(int band, int x, int y)
+{
+    (void)band;
+    return (x * 7 + y * 13) % 256;
+}
+
+static void test_png(gk_context *ctx)
+{
+    const char *dst = path("copy.png");
+    const int nx = 40, ny = 30;
+    gk_raster_spec s = base_spec(dst, nx, ny);
+    s.type = "Byte";
+    gk_raster_writer *w = gk_raster_writer_open(ctx, &s);
+    CHECK(w, "open png: %s", gk_errmsg(ctx));
+    if (w) {
+        CHECK(fill(w, nx, ny, 1, pattern) == GK_OK, "%s", gk_errmsg(ctx));
+        CHECK(!exists(dst), "png before commit");
+        CHECK(gk_raster_writer_commit(w) == GK_OK, "commit png: %s", gk_errmsg(ctx));
+    }
+    GDALDatasetH ds = GDALOpen(dst, GA_ReadOnly);
+    CHECK(ds, "reopen png");
+    if (ds) {
+        CHECK(strcmp(GDALGetDriverShortName(GDALGetDatasetDriver(ds)), "PNG") == 0, "driver %s",
+              GDALGetDriverShortName(GDALGetDatasetDriver(ds)));
+        unsigned char buf[40 * 30];
+        CHECK(GDALRasterIO(GDALGetRasterBand(ds, 1), GF_Read, 0, 0, nx, ny, buf, nx, ny, GDT_Byte, 0, 0) == CE_None, "read");
+        int bad = 0;
+        for (int y = 0; y < ny; y++)
+            for (int x = 0; x < nx; x++)
+                bad += buf[y * nx + x] != (unsigned char)pattern(1, x, y);
+        CHECK(bad == 0, "png: %d wrong values", bad);
+        double gt[6];
+        CHECK(GDALGetGeoTransform(ds, gt) == CE_None && gt[0] == s.geotransform[0] &&
+                  gt[5] == s.geotransform[5],
+              "png geotransform (PAM side-car) not kept");
+        GDALClose(ds);
+    }
+    /* PNG cannot hold Float64 (the default): refused before any work */
+    s.type = NULL;
+    s.dst = path("float.png");
+    w = gk_raster_writer_open(ctx, &s);
+    CHECK(!w && strstr(gk_errmsg(ctx), "PNG") && strstr(gk_errmsg(ctx), "Float64"),
+          "float png: '%s'", gk_errmsg(ctx));
+    gk_raster_writer_abort(w);
+    CHECK(!exists(path("float.png")), "float.png created");
+    check_no_temporaries("png");
+}
+
+/* ---- abort, replace ------------------------------------------------------- */
+
+static void test_abort(gk_context *ctx)
+{
+    /* new destination: nothing at all remains */
+    const char *dst = path("aborted.tif");
+    gk_raster_spec s = base_spec(dst, 300, 300);
+    gk_raster_writer *w = gk_raster_writer_open(ctx, &s);
+    CHECK(w, "open: %s", gk_errmsg(ctx));
+    if (w) {
+        double v[100];
+        for (int i = 0; i < 100; i++)
+            v[i] = i;
+        CHECK(gk_raster_writer_write(w, 1, 0, 0, 10, 10, v) == GK_OK, "%s", gk_errmsg(ctx));
+        gk_raster_writer_abort(w);
+    }
+    CHECK(!exists(dst), "aborted output exists");
+    check_no_temporaries("abort (new)");
+
+    /* existing destination: byte-for-byte untouched */
+    const char *old = path("keep.tif");
+    CHECK(make_raster(ctx, old, 5, 4) == GK_OK, "%s", gk_errmsg(ctx));
+    size_t n0 = 0, n1 = 0;
+    char *before = read_bytes(old, &n0);
+    s = base_spec(old, 50, 50);
+    s.type = "Float32";
+    w = gk_raster_writer_open(ctx, &s);
+    CHECK(w, "open over existing: %s", gk_errmsg(ctx));
+    if (w) {
+        CHECK(fill(w, 50, 50, 1, ramp) == GK_OK, "%s", gk_errmsg(ctx));
+        gk_raster_writer_abort(w);
+    }
+    char *after = read_bytes(old, &n1);
+    CHECK(before && after && n0 == n1 && memcmp(before, after, n0) == 0,
+          "existing dst changed by an aborted write (%zu -> %zu bytes)", n0, n1);
+    free(before);
+    free(after);
+    gk_raster_writer_abort(NULL); /* safe on NULL */
+    check_no_temporaries("abort (existing)");
+}
+
+static void test_replace(gk_context *ctx)
+{
+    const char *dst = path("replace.tif");
+    CHECK(make_raster(ctx, dst, 3, 3) == GK_OK, "%s", gk_errmsg(ctx));
+    gk_raster_spec s = base_spec(dst, 8, 6);
+    s.type = "Float32";
+    gk_raster_writer *w = gk_raster_writer_open(ctx, &s);
+    CHECK(w, "%s", gk_errmsg(ctx));
+    if (w) {
+        CHECK(fill(w, 8, 6, 1, ramp) == GK_OK, "%s", gk_errmsg(ctx));
+        CHECK(gk_raster_writer_commit(w) == GK_OK, "%s", gk_errmsg(ctx));
+    }
+    GDALDatasetH ds = GDALOpen(dst, GA_ReadOnly);
+    CHECK(ds && GDALGetRasterXSize(ds) == 8 && GDALGetRasterYSize(ds) == 6,
+          "dst not replaced by the new raster");
+    if (ds) {
+        float v = 0;
+        CHECK(GDALRasterIO(GDALGetRasterBand(ds, 1), GF_Read, 7, 5, 1, 1, &v, 1, 1, GDT_Float32, 0, 0) == CE_None, "read");
+        CHECK(v == (float)ramp(1, 7, 5), "replaced value %g", v);
+        GDALClose(ds);
+    }
+
+    /* a destination that is not a dataset is replaced too */
+    const char *junk = path("junk.tif");
+    write_text(junk, "not a raster\n");
+    CHECK(make_raster(ctx, junk, 4, 4) == GK_OK, "%s", gk_errmsg(ctx));
+    ds = GDALOpen(junk, GA_ReadOnly);
+    CHECK(ds && GDALGetRasterXSize(ds) == 4, "junk not replaced");
+    if (ds)
+        GDALClose(ds);
+    check_no_temporaries("replace");
+}
+
+/* ---- refusals ------------------------------------------------------------- */
+
+static void test_protect(gk_context *ctx)
+{
+    const char *input = path("points.csv");
+    write_text(input, "x,y,z\n1,2,3\n");
+    char other_spelling[1300];
+    snprintf(other_spelling, sizeof other_spelling, "%s/./../%s/points.csv", workdir,
+             strrchr(workdir, '/') + 1);
+    const char *protect[] = {path("none.shp"), input, NULL};
+    gk_raster_spec s = base_spec(other_spelling, 10, 10);
+    s.format = "GTiff";
+    s.protect = protect;
+    gk_raster_writer *w = gk_raster_writer_open(ctx, &s);
+    CHECK(!w && strstr(gk_errmsg(ctx), "refusing to overwrite input"), "protect: '%s'",
+          gk_errmsg(ctx));
+    gk_raster_writer_abort(w);
+    size_t n = 0;
+    char *b = read_bytes(input, &n);
+    CHECK(b && n == 12 && memcmp(b, "x,y,z\n1,2,3\n", 12) == 0, "input changed");
+    free(b);
+
+    /* a hard link is the same file under another name */
+    const char *link_name = path("points_link.tif");
+    unlink(link_name);
+    if (link(input, link_name) == 0) {
+        s.dst = link_name;
+        w = gk_raster_writer_open(ctx, &s);
+        CHECK(!w && strstr(gk_errmsg(ctx), "refusing"), "hard link: '%s'", gk_errmsg(ctx));
+        gk_raster_writer_abort(w);
+        unlink(link_name);
+    }
+    /* neither exists yet: compared by canonical path */
+    const char *protect2[] = {path("future.tif"), NULL};
+    snprintf(other_spelling, sizeof other_spelling, "%s/./future.tif", workdir);
+    s.dst = other_spelling;
+    s.protect = protect2;
+    w = gk_raster_writer_open(ctx, &s);
+    CHECK(!w && strstr(gk_errmsg(ctx), "refusing"), "non-existing: '%s'", gk_errmsg(ctx));
+    gk_raster_writer_abort(w);
+    check_no_temporaries("protect");
+}
+
+static void test_directories(gk_context *ctx)
+{
+    const char *ro = path("readonly");
+    mkdir(ro, 0755);
+    chmod(ro, 0555);
+    char dst[1300];
+    snprintf(dst, sizeof dst, "%s/out.tif", ro);
+    gk_raster_spec s = base_spec(dst, 10, 10);
+    /* root writes anywhere: test as nobody for the duration of the check */
+    int was_root = geteuid() == 0;
+    if (was_root && seteuid(65534) != 0)
+        perror("seteuid");
+    gk_raster_writer *w = gk_raster_writer_open(ctx, &s);
+    if (was_root && seteuid(0) != 0)
+        perror("seteuid back");
+    CHECK(!w && strstr(gk_errmsg(ctx), "not writable") && strstr(gk_errmsg(ctx), ro),
+          "unwritable dir: '%s'", gk_errmsg(ctx));
+    gk_raster_writer_abort(w);
+    CHECK(!exists(dst), "created in a read-only directory");
+    chmod(ro, 0755);
+
+    snprintf(dst, sizeof dst, "%s/no/such/dir/out.tif", workdir);
+    s.dst = dst;
+    w = gk_raster_writer_open(ctx, &s);
+    CHECK(!w && strstr(gk_errmsg(ctx), "does not exist") && strstr(gk_errmsg(ctx), "no/such/dir"),
+          "missing dir: '%s'", gk_errmsg(ctx));
+    gk_raster_writer_abort(w);
+
+    s.dst = workdir; /* a directory is not an output file */
+    w = gk_raster_writer_open(ctx, &s);
+    CHECK(!w && strstr(gk_errmsg(ctx), "directory"), "dst dir: '%s'", gk_errmsg(ctx));
+    gk_raster_writer_abort(w);
+}
+
+static void test_bad_names(gk_context *ctx)
+{
+    gk_raster_spec s = base_spec(path("bad.tif"), 10, 10);
+    s.format = "NoSuchFormat";
+    gk_raster_writer *w = gk_raster_writer_open(ctx, &s);
+    CHECK(!w && strstr(gk_errmsg(ctx), "NoSuchFormat"), "format: '%s'", gk_errmsg(ctx));
+
+    s.format = "ESRI Shapefile";
+    w = gk_raster_writer_open(ctx, &s);
+    CHECK(!w && strstr(gk_errmsg(ctx), "not a raster"), "vector format: '%s'", gk_errmsg(ctx));
+
+    if (GDALGetDriverByName("CEOS")) { /* a read-only raster driver */
+        s.format = "CEOS";
+        w = gk_raster_writer_open(ctx, &s);
+        CHECK(!w && strstr(gk_errmsg(ctx), "cannot write"), "read-only: '%s'", gk_errmsg(ctx));
+    }
+
+    s.format = NULL;
+    s.type = "Float65";
+    w = gk_raster_writer_open(ctx, &s);
+    CHECK(!w && strstr(gk_errmsg(ctx), "Float65") && strstr(gk_errmsg(ctx), "Float32") &&
+              strstr(gk_errmsg(ctx), "Byte"),
+          "type: '%s'", gk_errmsg(ctx));
+
+    s.type = NULL;
+    s.dst = path("out.xyzzy");
+    w = gk_raster_writer_open(ctx, &s);
+    CHECK(!w && strstr(gk_errmsg(ctx), "xyzzy"), "extension: '%s'", gk_errmsg(ctx));
+
+    /* no extension: GTiff */
+    s.dst = path("noext");
+    w = gk_raster_writer_open(ctx, &s);
+    CHECK(w, "no extension: %s", gk_errmsg(ctx));
+    if (w) {
+        CHECK(fill(w, 10, 10, 1, ramp) == GK_OK, "%s", gk_errmsg(ctx));
+        /* and a bad window is refused */
+        double v = 1;
+        CHECK(gk_raster_writer_write(w, 1, 10, 0, 1, 1, &v) == GK_ERR_ARG, "window outside");
+        CHECK(gk_raster_writer_write(w, 2, 0, 0, 1, 1, &v) == GK_ERR_ARG, "band 2 of 1");
+        CHECK(gk_raster_writer_commit(w) == GK_OK, "%s", gk_errmsg(ctx));
+        GDALDatasetH ds = GDALOpen(path("noext"), GA_ReadOnly);
+        CHECK(ds && strcmp(GDALGetDriverShortName(GDALGetDatasetDriver(ds)), "GTiff") == 0,
+              "noext is not a GTiff");
+        if (ds)
+            GDALClose(ds);
+    }
+
+    /* sizes: beyond the disk, beyond GDAL's int */
+    s.dst = path("huge.tif");
+    s.nx = 2000000000;
+    s.ny = 2000000000;
+    s.type = "Byte";
+    w = gk_raster_writer_open(ctx, &s);
+    CHECK(!w && strstr(gk_errmsg(ctx), "GiB free in"), "disk: '%s'", gk_errmsg(ctx));
+    s.type = "Float64";
+    w = gk_raster_writer_open(ctx, &s);
+    CHECK(!w && strstr(gk_errmsg(ctx), "too large"), "int limits: '%s'", gk_errmsg(ctx));
+    CHECK(!exists(path("huge.tif")), "huge.tif created");
+    check_no_temporaries("bad names");
+}
+
+static int warnings;
+static char last_warning[512];
+static void CPL_STDCALL record_warning(CPLErr cls, CPLErrorNum no, const char *msg)
+{
+    (void)no;
+    if (cls == CE_Warning) {
+        warnings++;
+        snprintf(last_warning, sizeof last_warning, "%s", msg);
+    }
+}
+
+static void test_guess_warning(gk_context *ctx)
+{
+    /* .grd is claimed by several Golden Software drivers */
+    gk_raster_spec s = base_spec(path("several.grd"), 10, 10);
+    s.type = "Float32";
+    warnings = 0;
+    CPLPushErrorHandler(record_warning);
+    gk_raster_writer *w = gk_raster_writer_open(ctx, &s);
+    CPLPopErrorHandler();
+    CHECK(w, "grd: %s", gk_errmsg(ctx));
+    CHECK(warnings == 1 && strstr(last_warning, "Several drivers"), "warning '%s'", last_warning);
+    gk_raster_writer_abort(w);
+
+    /* .tif (GTiff and COG) stays quiet and is GTiff */
+    s.dst = path("quiet.tif");
+    warnings = 0;
+    CPLPushErrorHandler(record_warning);
+    w = gk_raster_writer_open(ctx, &s);
+    CPLPopErrorHandler();
+    CHECK(w && warnings == 0, "tif warned: %s", last_warning);
+    gk_raster_writer_abort(w);
+    CHECK(!exists(path("several.grd")) && !exists(path("quiet.tif")), "aborted files remain");
+    check_no_temporaries("guess");
+}
+
+static void test_tile_size(gk_context *ctx)
+{
+    int tw, th;
+    /* striped GTiff: 256 wide, whole strips near 256 rows */
+    gk_raster_spec s = base_spec(path("tiles1.tif"), 1000, 700);
+    s.type = "Float32";
+    gk_raster_writer *w = gk_raster_writer_open(ctx, &s);
+    if (w) {
+        gk_raster_writer_tile_size(w, &tw, &th);
+        CHECK(tw == 256 && th >= 128 && th <= 512, "striped tile %dx%d", tw, th);
+        gk_raster_writer_abort(w);
+    }
+    /* a very wide strip: a row of tiles stays under ~64 MiB */
+    s.dst = path("tiles2.tif");
+    s.nx = 400000;
+    s.ny = 300;
+    w = gk_raster_writer_open(ctx, &s);
+    CHECK(w, "%s", gk_errmsg(ctx));
+    if (w) {
+        gk_raster_writer_tile_size(w, &tw, &th);
+        CHECK(tw == 256 && th >= 1 && (double)s.nx * th * 8 <= 64.0 * 1024 * 1024,
+              "wide tile %dx%d", tw, th);
+        gk_raster_writer_abort(w);
+    }
+    /* tiled output: the block */
+    char *co[] = {"TILED=YES", "BLOCKXSIZE=128", "BLOCKYSIZE=64", NULL};
+    s.dst = path("tiles3.tif");
+    s.nx = 1000;
+    s.ny = 1000;
+    s.creation_options = co;
+    w = gk_raster_writer_open(ctx, &s);
+    if (w) {
+        gk_raster_writer_tile_size(w, &tw, &th);
+        CHECK(tw == 128 && th == 64, "tiled %dx%d", tw, th);
+        gk_raster_writer_abort(w);
+    }
+    check_no_temporaries("tile size");
+}
+
+/* ---- memory: 20000 x 20000 Byte, row of tiles by row of tiles ----------- */
+
+static int test_memory(gk_context *ctx)
+{
+    const int n = 20000, t = 256;
+    const char *dst = path("big.tif");
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    gk_raster_spec s = base_spec(dst, n, n);
+    s.type = "Byte";
+    gk_raster_writer *w = gk_raster_writer_open(ctx, &s);
+    CHECK(w, "open big: %s", gk_errmsg(ctx));
+    if (!w)
+        return 1;
+    int tw, th;
+    gk_raster_writer_tile_size(w, &tw, &th);
+    printf("preferred tile %dx%d\n", tw, th);
+    double *buf = malloc(sizeof(double) * t * t);
+    int rc = GK_OK;
+    for (int y0 = 0; y0 < n && rc == GK_OK; y0 += t)
+        for (int x0 = 0; x0 < n && rc == GK_OK; x0 += t) {
+            int wd = n - x0 < t ? n - x0 : t, ht = n - y0 < t ? n - y0 : t;
+            for (int j = 0; j < ht; j++)
+                for (int i = 0; i < wd; i++)
+                    buf[j * wd + i] = (x0 + i + 3 * (y0 + j)) & 255;
+            rc = gk_raster_writer_write(w, 1, x0, y0, wd, ht, buf);
+        }
+    free(buf);
+    CHECK(rc == GK_OK, "write big: %s", gk_errmsg(ctx));
+    CHECK(gk_raster_writer_commit(w) == GK_OK, "commit big: %s", gk_errmsg(ctx));
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    double peak_mb = ru.ru_maxrss / 1024.0;
+    printf("20000x20000 Byte: %.1f s, peak RSS %.1f MB\n",
+           (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9, peak_mb);
+    CHECK(peak_mb < 300.0, "peak RSS %.1f MB", peak_mb);
+
+    GDALDatasetH ds = GDALOpen(dst, GA_ReadOnly);
+    CHECK(ds, "reopen big");
+    if (ds) {
+        const int xs[3] = {0, 12345, 19999}, ys[3] = {0, 7777, 19999};
+        for (int k = 0; k < 3; k++) {
+            unsigned char v = 0;
+            CHECK(GDALRasterIO(GDALGetRasterBand(ds, 1), GF_Read, xs[k], ys[k], 1, 1, &v, 1, 1,
+                               GDT_Byte, 0, 0) == CE_None,
+                  "read big");
+            CHECK(v == ((xs[k] + 3 * ys[k]) & 255), "big (%d,%d) = %d", xs[k], ys[k], v);
+        }
+        GDALClose(ds);
+    }
+    unlink(dst);
+    check_no_temporaries("memory");
+    return failures != 0;
+}
+
+int main(int argc, char **argv)
+{
+    int memory = argc > 2 && strcmp(argv[1], "--memory") == 0;
+    const char *dir = argc > 1 ? argv[argc - 1] : "write_raster_tmp";
+    mkdir(dir, 0755);
+    char *real = realpath(dir, NULL);
+    if (!real) {
+        fprintf(stderr, "cannot use work directory %s: %s\n", dir, strerror(errno));
+        return 2;
+    }
+    snprintf(workdir, sizeof workdir, "%s", real);
+    free(real);
+    GDALAllRegister();
+    gk_context *ctx = gk_context_new();
+    if (memory) {
+        test_memory(ctx);
+    } else {
+        test_gtiff_roundtrip(ctx, 1);
+        test_gtiff_roundtrip(ctx, 0);
+        test_integer_conversion(ctx);
+        test_png(ctx);
+        test_abort(ctx);
+        test_replace(ctx);
+        test_protect(ctx);
+        test_directories(ctx);
+        test_bad_names(ctx);
+        test_guess_warning(ctx);
+        test_tile_size(ctx);
+    }
+    gk_context_free(ctx);
+    GDALDestroyDriverManager();
+    if (failures)
+        fprintf(stderr, "%d failure(s)\n", failures);
+    else
+        printf("all write_raster tests passed\n");
+    return failures ? 1 : 0;
+}
