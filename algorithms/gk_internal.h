@@ -142,6 +142,8 @@ uint64_t gk_aidw_tile(const gk_job *job, const gk_tile *t, double *out, gk_scrat
 /* Linear: build/free the point-location structure (needs the context's triangulator). */
 int gk_tin_build(gk_job *job);
 void gk_tin_free(gk_tin *tin);
+/* Number of triangles (0 when the nearest-point fallback is in use). */
+int gk_tin_triangles(const gk_tin *tin);
 
 /* invdist over every point (no search window), invdist_kernels.c: SIMD
  * kernels in double, or in single precision on tile-local coordinates. */

@@ -174,15 +174,12 @@ size_t gk_kdtree_size(const gk_kdtree *t)
  * squared distance of any point inside it, in floating point too. */
 static inline double box_d2(const kd_node *nd, double cx, double cy)
 {
-    double dx = 0.0, dy = 0.0;
-    if (cx < nd->xmin)
-        dx = nd->xmin - cx;
-    else if (cx > nd->xmax)
-        dx = cx - nd->xmax;
-    if (cy < nd->ymin)
-        dy = nd->ymin - cy;
-    else if (cy > nd->ymax)
-        dy = cy - nd->ymax;
+    /* branch-free: at most one of the two differences is positive */
+    double ax = nd->xmin - cx, bx = cx - nd->xmax;
+    double ay = nd->ymin - cy, by = cy - nd->ymax;
+    double dx = ax > bx ? ax : bx, dy = ay > by ? ay : by;
+    dx = dx > 0.0 ? dx : 0.0;
+    dy = dy > 0.0 ? dy : 0.0;
     return dx * dx + dy * dy;
 }
 
@@ -293,21 +290,6 @@ static inline int before(double da, int ia, double db, int ib)
     return da < db || (da == db && ia < ib);
 }
 
-/* Small k: idx/d2 kept sorted ascending; the worst is the last. */
-static inline void knn_insert_sorted(knn_q *q, double d, int id)
-{
-    int j = q->n < q->k ? q->n++ : q->k - 1; /* when full, the last is dropped */
-    while (j > 0 && before(d, id, q->d2[j - 1], q->idx[j - 1])) {
-        q->d2[j] = q->d2[j - 1];
-        q->idx[j] = q->idx[j - 1];
-        j--;
-    }
-    q->d2[j] = d;
-    q->idx[j] = id;
-    if (q->n == q->k)
-        q->bound = q->d2[q->k - 1];
-}
-
 /* Large k: max-heap on (d2, idx). */
 static inline void heap_sift_down(double *d2, int *idx, int n, int i)
 {
@@ -352,7 +334,8 @@ static inline void knn_insert_heap(knn_q *q, double d, int id)
         q->bound = q->d2[0];
 }
 
-static void knn_rec(knn_q *q, int ni, int small)
+/* Large k, recursive; the heap keeps the worst at the root. */
+static void knn_rec(knn_q *q, int ni)
 {
     const kd_node *nd = &q->t->nodes[ni];
     if (nd->left < 0) {
@@ -364,16 +347,9 @@ static void knn_rec(knn_q *q, int ni, int small)
             if (d > q->bound)
                 continue;
             int id = oi[i];
-            if (q->n == q->k) {
-                /* full: the worst is the last (sorted) or the root (heap) */
-                int w = small ? q->k - 1 : 0;
-                if (!before(d, id, q->d2[w], q->idx[w]))
-                    continue;
-            }
-            if (small)
-                knn_insert_sorted(q, d, id);
-            else
-                knn_insert_heap(q, d, id);
+            if (q->n == q->k && !before(d, id, q->d2[0], q->idx[0]))
+                continue;
+            knn_insert_heap(q, d, id);
         }
         return;
     }
@@ -389,9 +365,108 @@ static void knn_rec(knn_q *q, int ni, int small)
         second = c;
     }
     if (b0 <= q->bound)
-        knn_rec(q, first, small);
+        knn_rec(q, first);
     if (b1 <= q->bound) /* bound may have shrunk meanwhile */
-        knn_rec(q, second, small);
+        knn_rec(q, second);
+}
+
+/* Inserts (d, id) into the sorted answer idx/d2[0..*n) of at most k. */
+static inline void knn_small_insert(double d, int id, int k, int *n, double *bound,
+                                    int *restrict idx, double *restrict d2)
+{
+    if (d > *bound)
+        return;
+    int j;
+    if (*n < k) {
+        j = (*n)++;
+    } else {
+        if (d == *bound && id > idx[k - 1])
+            return;
+        j = k - 1;
+    }
+    while (j > 0 && (d2[j - 1] > d || (d2[j - 1] == d && idx[j - 1] > id))) {
+        d2[j] = d2[j - 1];
+        idx[j] = idx[j - 1];
+        j--;
+    }
+    d2[j] = d;
+    idx[j] = id;
+    if (*n == k)
+        *bound = d2[k - 1];
+}
+
+/* Small k, the hot path: iterative, state in locals, the answer kept sorted
+ * in idx/d2 by insertion (the worst is the last). */
+static int knn_small(const gk_kdtree *t, double cx, double cy, int k, double r2max,
+                     int *restrict idx, double *restrict d2)
+{
+    const kd_node *nodes = t->nodes;
+    const double *restrict x = t->x, *restrict y = t->y;
+    const int *restrict oi = t->idx;
+    int stack[96];
+    double stackd[96];
+    int sp = 0, n = 0, ni = 0;
+    double bound = r2max;
+    if (box_d2(&nodes[0], cx, cy) > bound)
+        return 0;
+    for (;;) {
+        const kd_node *nd = &nodes[ni];
+        if (nd->left >= 0) {
+            int c = nd->left;
+            double b0 = box_d2(&nodes[c], cx, cy), b1 = box_d2(&nodes[c + 1], cx, cy);
+            int near = c, far = c + 1;
+            if (b1 < b0) {
+                double tb = b0;
+                b0 = b1;
+                b1 = tb;
+                near = c + 1;
+                far = c;
+            }
+            if (b1 <= bound) {
+                stack[sp] = far;
+                stackd[sp] = b1;
+                sp++;
+            }
+            if (b0 <= bound) {
+                ni = near;
+                continue;
+            }
+        } else {
+            /* distances of the whole bucket first (vectorisable), then only
+             * the few within the bound are looked at: fewer mispredictions */
+            int lo = nd->lo, cnt = nd->hi - nd->lo;
+            double dd[KD_LEAF];
+            if (cnt > KD_LEAF) { /* a bucket of coincident points */
+                for (int i = lo; i < nd->hi; i++) {
+                    double dx = x[i] - cx, dy = y[i] - cy;
+                    knn_small_insert(dx * dx + dy * dy, oi[i], k, &n, &bound, idx, d2);
+                }
+            } else {
+                unsigned mask = 0;
+                for (int i = 0; i < cnt; i++) {
+                    double dx = x[lo + i] - cx, dy = y[lo + i] - cy;
+                    dd[i] = dx * dx + dy * dy;
+                }
+                for (int i = 0; i < cnt; i++)
+                    mask |= (unsigned)(dd[i] <= bound) << i;
+                while (mask) {
+                    int i = __builtin_ctz(mask);
+                    mask &= mask - 1;
+                    knn_small_insert(dd[i], oi[lo + i], k, &n, &bound, idx, d2);
+                }
+            }
+        }
+        /* next pending subtree still within the bound */
+        for (;;) {
+            if (sp == 0)
+                return n;
+            sp--;
+            if (stackd[sp] <= bound) {
+                ni = stack[sp];
+                break;
+            }
+        }
+    }
 }
 
 int gk_kdtree_knn(const gk_kdtree *t, double cx, double cy, int k, double r2max, int *idx,
@@ -399,21 +474,20 @@ int gk_kdtree_knn(const gk_kdtree *t, double cx, double cy, int k, double r2max,
 {
     if (!t || t->n == 0 || k <= 0 || !(r2max >= 0.0))
         return 0;
-    int small = k <= KD_SMALL_K;
+    if (k <= KD_SMALL_K)
+        return knn_small(t, cx, cy, k, r2max, idx, d2);
     knn_q q = {t, cx, cy, k, 0, idx, d2, r2max, r2max};
     if (box_d2(&t->nodes[0], cx, cy) <= r2max)
-        knn_rec(&q, 0, small);
-    if (!small) {
-        /* heap sort: ascending by (d2, idx) */
-        for (int m = q.n - 1; m > 0; m--) {
-            double td = d2[0];
-            int ti = idx[0];
-            d2[0] = d2[m];
-            idx[0] = idx[m];
-            d2[m] = td;
-            idx[m] = ti;
-            heap_sift_down(d2, idx, m, 0);
-        }
+        knn_rec(&q, 0);
+    /* heap sort: ascending by (d2, idx) */
+    for (int m = q.n - 1; m > 0; m--) {
+        double td = d2[0];
+        int ti = idx[0];
+        d2[0] = d2[m];
+        idx[0] = idx[m];
+        d2[m] = td;
+        idx[m] = ti;
+        heap_sift_down(d2, idx, m, 0);
     }
     return q.n;
 }

@@ -106,7 +106,8 @@ static int parse_number(gk_context *ctx, const char *alg, const char *key, const
     double v = strtod(s, &end);
     while (*end && isspace((unsigned char)*end))
         end++;
-    if (end == s || *end || errno == ERANGE || isnan(v))
+    /* nodata=nan is legitimate (empty cells as NaN); NaN anywhere else is not. */
+    if (end == s || *end || errno == ERANGE || (isnan(v) && strcmp(key, "nodata") != 0))
         return gk_error(ctx, GK_ERR_ARG, "-a %s: %s=%s is not a number", alg, key, s);
     *out = v;
     return GK_OK;

@@ -21,8 +21,6 @@ static int failures;
 
 #define NODATA -9999.0
 
-/* alg_linear.c (not in gk_internal.h yet). */
-int gk_tin_triangles(const gk_tin *tin);
 
 static uint64_t rng = 88172645463325252ull;
 static double urand(void)

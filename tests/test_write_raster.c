@@ -295,6 +295,30 @@ static void test_png(gk_context *ctx)
               "png geotransform (PAM side-car) not kept");
         GDALClose(ds);
     }
+    /* CreateCopy failing at commit (bad ZLEVEL): an error naming the file,
+     * the existing destination untouched, no temporaries */
+    size_t n0 = 0, n1 = 0;
+    char *before = read_bytes(dst, &n0);
+    char *bad_co[] = {"ZLEVEL=42", NULL};
+    s.creation_options = bad_co;
+    w = gk_raster_writer_open(ctx, &s);
+    CHECK(w, "open png ZLEVEL: %s", gk_errmsg(ctx));
+    if (w) {
+        CHECK(fill(w, nx, ny, 1, seven) == GK_OK, "%s", gk_errmsg(ctx));
+        CPLPushErrorHandler(CPLQuietErrorHandler);
+        int rc = gk_raster_writer_commit(w);
+        CPLPopErrorHandler();
+        CHECK(rc == GK_ERR_IO && strstr(gk_errmsg(ctx), "copy.png") &&
+                  strstr(gk_errmsg(ctx), "ZLEVEL"),
+              "failed commit: %d '%s'", rc, gk_errmsg(ctx));
+    }
+    char *after = read_bytes(dst, &n1);
+    CHECK(before && after && n0 == n1 && memcmp(before, after, n0) == 0,
+          "png changed by a failed commit");
+    free(before);
+    free(after);
+    s.creation_options = NULL;
+
     /* PNG cannot hold Float64 (the default): refused before any work */
     s.type = NULL;
     s.dst = path("float.png");

@@ -1,0 +1,180 @@
+#!/bin/bash
+# bad_input.sh GRIDKIT DATA_DIR WORK_DIR
+#
+# `gridkit grid` given bad input must: exit non-zero (and not crash), say on
+# stderr what is wrong (a key word is grepped), and leave no output behind
+# (no DST, no *.gridkit-tmp-* file). An existing output must survive a failed
+# run, and the input must never be overwritten. Ends with "N passed, M failed".
+set -u
+GK=${1:?usage: bad_input.sh GRIDKIT DATA_DIR WORK_DIR}
+DATA=${2:?data dir}
+WORK=${3:?work dir}
+R=$DATA/random_500.gpkg
+M=$DATA/multi.gpkg
+U=$DATA/utm_2000.shp
+G=(-txe 0 1000 -tye 0 1000 -outsize 20 20)
+
+pass=0
+fail=0
+if [ ! -x "$GK" ]; then
+    echo "FAIL: gridkit binary not found or not executable: $GK"
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+rm -rf "$WORK"
+mkdir -p "$WORK"
+
+report() { # name, problems...
+    local name=$1
+    shift
+    if [ $# -eq 0 ]; then
+        pass=$((pass + 1))
+        printf 'PASS %-28s %s\n' "$name" "$(head -c 160 "$WORK/$name.err" | tr '\n' ' ')"
+    else
+        fail=$((fail + 1))
+        printf 'FAIL %-28s %s | stderr: %s\n' "$name" "$*" "$(head -c 300 "$WORK/$name.err" | tr '\n' ' ')"
+    fi
+}
+
+# check NAME REGEX DST -- gridkit grid arguments (DST included where needed)
+check() {
+    local name=$1 kw=$2 dst=$3
+    shift 4
+    local dir
+    dir=$(dirname "$dst")
+    timeout 60 "$GK" grid -q "$@" >"$WORK/$name.out" 2>"$WORK/$name.err"
+    local rc=$?
+    local p=()
+    [ $rc -ne 0 ] || p+=("exit status 0")
+    [ $rc -lt 124 ] || p+=("crashed or hung (rc $rc)")
+    grep -qiE -- "$kw" "$WORK/$name.err" || p+=("stderr does not match /$kw/")
+    [ ! -e "$dst" ] || p+=("output left behind: $dst")
+    if [ -d "$dir" ] && ls -a "$dir" | grep -q 'gridkit-tmp'; then
+        p+=("temporary file left in $dir")
+    fi
+    report "$name" "${p[@]}"
+}
+
+case_dir() { mkdir -p "$WORK/$1" && echo "$WORK/$1"; }
+
+d=$(case_dir missing_source)
+check missing_source 'nosuch' "$d/o.tif" -- "${G[@]}" "$DATA/nosuch.gpkg" "$d/o.tif"
+d=$(case_dir unknown_layer)
+check unknown_layer 'nolayer' "$d/o.tif" -- "${G[@]}" -l nolayer "$M" "$d/o.tif"
+d=$(case_dir unknown_layer_second)
+check unknown_layer_second 'nolayer' "$d/o.tif" -- "${G[@]}" -l pts_a -l nolayer "$M" "$d/o.tif"
+d=$(case_dir unknown_zfield)
+check unknown_zfield 'nofield' "$d/o.tif" -- "${G[@]}" -zfield nofield "$R" "$d/o.tif"
+d=$(case_dir bad_where)
+check bad_where '-where' "$d/o.tif" -- "${G[@]}" -where 'class ==== 3' "$R" "$d/o.tif"
+d=$(case_dir bad_where_field)
+check bad_where_field '-where|nosuchcol' "$d/o.tif" -- "${G[@]}" -where 'nosuchcol = 3' "$R" "$d/o.tif"
+d=$(case_dir bad_sql)
+check bad_sql 'sql|SELEC' "$d/o.tif" -- "${G[@]}" -sql 'SELEC * FRM nothing' "$R" "$d/o.tif"
+d=$(case_dir unknown_algorithm)
+check unknown_algorithm 'krigeit' "$d/o.tif" -- "${G[@]}" -a krigeit "$R" "$d/o.tif"
+d=$(case_dir unknown_parameter)
+check unknown_parameter 'bogus' "$d/o.tif" -- "${G[@]}" -a invdist:bogus=1 "$R" "$d/o.tif"
+d=$(case_dir bad_power)
+check bad_power 'power' "$d/o.tif" -- "${G[@]}" -a invdist:power=abc "$R" "$d/o.tif"
+d=$(case_dir bad_radius_invdistnn)
+check bad_radius_invdistnn 'radius' "$d/o.tif" -- "${G[@]}" -a invdistnn:radius=-1 "$R" "$d/o.tif"
+d=$(case_dir outsize_zero)
+check outsize_zero 'outsize|size' "$d/o.tif" -- -txe 0 1000 -tye 0 1000 -outsize 0 0 "$R" "$d/o.tif"
+d=$(case_dir outsize_negative)
+check outsize_negative 'outsize|size' "$d/o.tif" -- -txe 0 1000 -tye 0 1000 -outsize -5 10 "$R" "$d/o.tif"
+d=$(case_dir outsize_not_number)
+check outsize_not_number 'outsize|abc' "$d/o.tif" -- -txe 0 1000 -tye 0 1000 -outsize abc 10 "$R" "$d/o.tif"
+d=$(case_dir outsize_and_tr)
+check outsize_and_tr '-tr|outsize' "$d/o.tif" -- -txe 0 1000 -tye 0 1000 -outsize 10 10 -tr 1 1 "$R" "$d/o.tif"
+d=$(case_dir tr_without_extent)
+check tr_without_extent 'txe|tye|extent' "$d/o.tif" -- -tr 10 10 "$R" "$d/o.tif"
+d=$(case_dir tr_zero)
+check tr_zero '-tr|resolution' "$d/o.tif" -- -txe 0 1000 -tye 0 1000 -tr 0 10 "$R" "$d/o.tif"
+d=$(case_dir absurd_grid)
+check absurd_grid 'size|large|memory|big|too' "$d/o.tif" -- -txe 0 1000 -tye 0 1000 \
+    -outsize 2000000000 2000000000 "$R" "$d/o.tif"
+check missing_output_dir 'gk-no-such-dir|director|writ|creat|exist' "/gk-no-such-dir/o.tif" -- \
+    "${G[@]}" "$R" "/gk-no-such-dir/o.tif"
+d=$(case_dir output_dir_is_file)
+: >"$d/afile"
+check output_dir_is_file 'afile|director|writ|creat' "$d/afile/o.tif" -- "${G[@]}" "$R" "$d/afile/o.tif"
+d=$(case_dir readonly_dir)
+if [ "$(id -u)" != 0 ]; then
+    chmod 555 "$d"
+    check readonly_dir 'readonly_dir|permission|writ|creat|denied' "$d/o.tif" -- "${G[@]}" "$R" "$d/o.tif"
+    chmod 755 "$d"
+else
+    echo "SKIP readonly_dir                 (running as root: permissions do not apply)"
+fi
+d=$(case_dir unknown_format)
+check unknown_format 'NOPEDRV' "$d/o.tif" -- "${G[@]}" -of NOPEDRV "$R" "$d/o.tif"
+d=$(case_dir unknown_type)
+check unknown_type 'Float128' "$d/o.tif" -- "${G[@]}" -ot Float128 "$R" "$d/o.tif"
+d=$(case_dir empty_where)
+check empty_where 'point|empty|nothing|feature' "$d/o.tif" -- "${G[@]}" -where 'class = 999' "$R" "$d/o.tif"
+d=$(case_dir empty_layer)
+check empty_layer 'point|empty|nothing|feature' "$d/o.tif" -- "${G[@]}" -l empty "$M" "$d/o.tif"
+d=$(case_dir empty_spat)
+check empty_spat 'point|empty|nothing|feature' "$d/o.tif" -- "${G[@]}" -spat 2000 2000 3000 3000 "$R" "$d/o.tif"
+d=$(case_dir no_z_invdist)
+check no_z_invdist 'zfield|2-?d|z value|no z|z coord|z component' "$d/o.tif" -- "${G[@]}" \
+    -a invdist "$U" "$d/o.tif"
+d=$(case_dir no_z_2d_layer)
+check no_z_2d_layer 'zfield|2-?d|z value|no z|z coord|z component' "$d/o.tif" -- "${G[@]}" \
+    -l pts_2d -a nearest "$M" "$d/o.tif"
+d=$(case_dir multi_layer_no_l)
+check multi_layer_no_l 'layer' "$d/o.tif" -- "${G[@]}" "$M" "$d/o.tif"
+d=$(case_dir missing_dst)
+check missing_dst 'usage|destination|dst|missing|output' "$d/none" -- "${G[@]}" "$R"
+d=$(case_dir too_many_args)
+check too_many_args 'too many|extra|unexpected|argument' "$d/o.tif" -- "${G[@]}" "$R" "$d/o.tif" "$d/x.tif"
+
+# ---- the input must never be overwritten ------------------------------------
+same_input() { # name dst-spelling src
+    local name=$1 dst=$2 src=$3
+    # -of GTiff: so that refusing to overwrite the input is the only reason to fail
+    timeout 60 "$GK" grid -q "${G[@]}" -of GTiff "$src" "$dst" >"$WORK/$name.out" 2>"$WORK/$name.err"
+    local rc=$? p=()
+    [ $rc -ne 0 ] || p+=("exit status 0")
+    cmp -s "$src" "$WORK/pristine.gpkg" || p+=("INPUT MODIFIED")
+    grep -qiE 'input|same|overwrit|source' "$WORK/$name.err" || p+=("stderr does not match /input|same|overwrit|source/")
+    if ls -a "$(dirname "$src")" | grep -q 'gridkit-tmp'; then p+=("temporary file left"); fi
+    report "$name" "${p[@]}"
+}
+d=$(case_dir output_is_input)
+cp "$R" "$WORK/pristine.gpkg"
+cp "$R" "$d/in.gpkg"
+same_input output_is_input "$d/in.gpkg" "$d/in.gpkg"
+cp "$R" "$d/in.gpkg"
+same_input output_is_input_other_spelling "$d/../output_is_input/./in.gpkg" "$d/in.gpkg"
+cp "$R" "$d/in.gpkg"
+ln -sf "$d/in.gpkg" "$d/link.gpkg"
+same_input output_is_input_symlink "$d/link.gpkg" "$d/in.gpkg"
+
+# ---- an existing output survives a failed run --------------------------------
+d=$(case_dir keep_existing)
+if "$GK" grid -q "${G[@]}" -a nearest "$R" "$d/o.tif" 2>"$WORK/keep_setup.err" && [ -s "$d/o.tif" ]; then
+    cp "$d/o.tif" "$WORK/keep_ref.tif"
+    keep() { # name, then arguments before SRC
+        local name=$1
+        shift
+        timeout 60 "$GK" grid -q "$@" "$R" "$d/o.tif" >"$WORK/$name.out" 2>"$WORK/$name.err"
+        local rc=$? p=()
+        [ $rc -ne 0 ] || p+=("exit status 0")
+        cmp -s "$d/o.tif" "$WORK/keep_ref.tif" || p+=("EXISTING OUTPUT CHANGED OR DELETED")
+        if ls -a "$d" | grep -q 'gridkit-tmp'; then p+=("temporary file left"); fi
+        report "$name" "${p[@]}"
+    }
+    keep keep_existing_bad_where "${G[@]}" -where 'class ==== 3'
+    keep keep_existing_empty "${G[@]}" -where 'class = 999'
+    keep keep_existing_bad_alg "${G[@]}" -a krigeit
+    keep keep_existing_absurd -txe 0 1000 -tye 0 1000 -outsize 2000000000 2000000000
+    keep keep_existing_bad_type "${G[@]}" -ot Float128
+else
+    : >"$WORK/keep_existing.err"
+    report keep_existing "setup run failed: $(head -c 200 "$WORK/keep_setup.err")"
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

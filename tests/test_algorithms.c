@@ -1,0 +1,1061 @@
+/* test_algorithms.c - the k-d tree against brute force, the neighbourhood
+ * selection, and every search-based algorithm on hand-checked cases and
+ * against independent brute-force implementations written here.
+ *
+ *   test_algorithms          run the tests
+ *   test_algorithms bench    time k-NN / radius queries on 200k points */
+#include "alg_aidw.h"
+#include "gk_internal.h"
+#include "kdtree.h"
+#include "neighbours.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static int failures, checks;
+
+#define CHECK(cond)                                                                  \
+    do {                                                                             \
+        checks++;                                                                    \
+        if (!(cond)) {                                                               \
+            failures++;                                                              \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+        }                                                                            \
+    } while (0)
+
+#define CHECK_NEAR(a, b, tol)                                                               \
+    do {                                                                                    \
+        double a_ = (a), b_ = (b);                                                          \
+        checks++;                                                                           \
+        if (!(fabs(a_ - b_) <= (tol) * (1.0 + fabs(b_)))) {                                 \
+            failures++;                                                                     \
+            fprintf(stderr, "%s:%d: %s = %.17g, expected %.17g\n", __FILE__, __LINE__, #a, \
+                    a_, b_);                                                                \
+        }                                                                                   \
+    } while (0)
+
+/* ---- deterministic random numbers ------------------------------------------- */
+
+static unsigned long long rng_state = 88172645463325252ULL;
+static double urand(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (double)(rng_state >> 11) / 9007199254740992.0;
+}
+static double nrand(void)
+{
+    double u = urand() + 1e-300, v = urand();
+    return sqrt(-2.0 * log(u)) * cos(2.0 * M_PI * v);
+}
+
+/* ---- point sets ------------------------------------------------------------- */
+
+typedef struct {
+    size_t n;
+    double *x, *y, *z;
+} pset;
+
+static void pset_alloc(pset *p, size_t n)
+{
+    p->n = n;
+    p->x = malloc((n ? n : 1) * sizeof *p->x);
+    p->y = malloc((n ? n : 1) * sizeof *p->y);
+    p->z = malloc((n ? n : 1) * sizeof *p->z);
+}
+static void pset_free(pset *p)
+{
+    free(p->x);
+    free(p->y);
+    free(p->z);
+}
+
+/* uniform points on [0, 100)^2, snapped to a 0.5 lattice so that equal
+ * distances (ties) are common */
+static void make_uniform(pset *p, size_t n)
+{
+    pset_alloc(p, n);
+    for (size_t i = 0; i < n; i++) {
+        p->x[i] = floor(urand() * 200.0) * 0.5;
+        p->y[i] = floor(urand() * 200.0) * 0.5;
+        p->z[i] = urand() * 100.0;
+    }
+}
+
+/* Gaussian clusters, plus exact duplicates of earlier points */
+static void make_clustered(pset *p, size_t n)
+{
+    pset_alloc(p, n);
+    double cx[6], cy[6];
+    for (int c = 0; c < 6; c++) {
+        cx[c] = urand() * 100.0;
+        cy[c] = urand() * 100.0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (i > 10 && urand() < 0.2) {
+            size_t j = (size_t)(urand() * (double)i);
+            p->x[i] = p->x[j];
+            p->y[i] = p->y[j];
+        } else {
+            int c = (int)(urand() * 6.0);
+            p->x[i] = cx[c] + nrand() * 2.0;
+            p->y[i] = cy[c] + nrand() * 2.0;
+        }
+        p->z[i] = urand() * 100.0;
+    }
+}
+
+/* ---- brute-force references --------------------------------------------------- */
+
+typedef struct {
+    double d2;
+    int idx;
+} cand;
+
+static int cand_cmp(const void *a, const void *b)
+{
+    const cand *p = a, *q = b;
+    if (p->d2 != q->d2)
+        return p->d2 < q->d2 ? -1 : 1;
+    return (p->idx > q->idx) - (p->idx < q->idx);
+}
+
+static int int_cmp(const void *a, const void *b)
+{
+    int p = *(const int *)a, q = *(const int *)b;
+    return (p > q) - (p < q);
+}
+
+static double bf_d2(const pset *p, size_t i, double cx, double cy)
+{
+    double dx = p->x[i] - cx, dy = p->y[i] - cy;
+    return dx * dx + dy * dy;
+}
+
+/* ---- k-d tree tests ------------------------------------------------------------ */
+
+static void test_kdtree_set(const pset *p, const char *name)
+{
+    gk_kdtree *t = gk_kdtree_build(p->x, p->y, p->n);
+    CHECK(t != NULL);
+    CHECK(gk_kdtree_size(t) == p->n);
+    size_t n = p->n;
+    int *idx = malloc((n + 1) * sizeof *idx), *ref = malloc((n + 1) * sizeof *ref);
+    double *d2 = malloc((n + 1) * sizeof *d2);
+    cand *all = malloc((n + 1) * sizeof *all);
+    int bad_radius = 0, bad_box = 0, bad_knn = 0, bad_nn = 0;
+    for (int qi = 0; qi < 300; qi++) {
+        double cx, cy;
+        if (qi % 3 == 0 && n > 0) { /* on a data point */
+            size_t j = (size_t)(urand() * (double)n);
+            cx = p->x[j];
+            cy = p->y[j];
+        } else if (qi % 3 == 1) { /* on the lattice: many ties */
+            cx = floor(urand() * 220.0 - 10.0) * 0.5;
+            cy = floor(urand() * 220.0 - 10.0) * 0.5;
+        } else {
+            cx = urand() * 120.0 - 10.0;
+            cy = urand() * 120.0 - 10.0;
+        }
+        for (size_t i = 0; i < n; i++) {
+            all[i].d2 = bf_d2(p, i, cx, cy);
+            all[i].idx = (int)i;
+        }
+
+        /* radius, including a too-small buffer first */
+        double r = qi % 7 == 0 ? 0.0 : urand() * 8.0;
+        double r2 = r * r;
+        size_t cnt = 0;
+        for (size_t i = 0; i < n; i++)
+            if (all[i].d2 <= r2)
+                ref[cnt++] = (int)i;
+        size_t got = gk_kdtree_radius(t, cx, cy, r2, idx, d2, cnt ? cnt - 1 : 0);
+        if (got != cnt)
+            bad_radius++;
+        got = gk_kdtree_radius(t, cx, cy, r2, idx, d2, n);
+        if (got != cnt) {
+            bad_radius++;
+        } else {
+            for (size_t i = 0; i < got; i++)
+                if (d2[i] != all[idx[i]].d2)
+                    bad_radius++;
+            qsort(idx, got, sizeof *idx, int_cmp);
+            if (got && memcmp(idx, ref, got * sizeof *idx))
+                bad_radius++;
+        }
+
+        /* box */
+        double hx = urand() * 6.0, hy = qi % 5 == 0 ? 0.0 : urand() * 6.0;
+        cnt = 0;
+        for (size_t i = 0; i < n; i++)
+            if (fabs(p->x[i] - cx) <= hx && fabs(p->y[i] - cy) <= hy)
+                ref[cnt++] = (int)i;
+        got = gk_kdtree_box(t, cx, cy, hx, hy, idx, d2, n);
+        if (got != cnt) {
+            bad_box++;
+        } else {
+            for (size_t i = 0; i < got; i++)
+                if (d2[i] != all[idx[i]].d2)
+                    bad_box++;
+            qsort(idx, got, sizeof *idx, int_cmp);
+            if (got && memcmp(idx, ref, got * sizeof *idx))
+                bad_box++;
+        }
+
+        /* k nearest, sorted by (d2, index) */
+        qsort(all, n, sizeof *all, cand_cmp);
+        static const int ks[] = {1, 3, 12, 33, 100};
+        for (int ki = 0; ki < 5; ki++) {
+            int k = ks[ki];
+            double lim = (qi & 1) ? INFINITY : urand() * 25.0;
+            int want = 0;
+            while (want < k && (size_t)want < n && all[want].d2 <= lim)
+                want++;
+            int m = gk_kdtree_knn(t, cx, cy, k, lim, idx, d2);
+            if (m != want) {
+                bad_knn++;
+                continue;
+            }
+            for (int i = 0; i < m; i++)
+                if (idx[i] != all[i].idx || d2[i] != all[i].d2)
+                    bad_knn++;
+        }
+
+        /* nearest: ties to the last in input order */
+        double lim = (qi & 1) ? INFINITY : urand() * 9.0;
+        int want = -1;
+        double wd = 0;
+        for (size_t i = 0; i < n; i++) {
+            double d = bf_d2(p, i, cx, cy);
+            if (d <= lim && (want < 0 || d < wd || (d == wd && (int)i > want))) {
+                want = (int)i;
+                wd = d;
+            }
+        }
+        double gd = -1;
+        int gi = gk_kdtree_nearest(t, cx, cy, lim, &gd);
+        if (gi != want || (gi >= 0 && gd != wd))
+            bad_nn++;
+    }
+    if (bad_radius || bad_box || bad_knn || bad_nn)
+        fprintf(stderr, "kdtree %s (n=%zu): mismatches radius %d box %d knn %d nearest %d\n", name,
+                n, bad_radius, bad_box, bad_knn, bad_nn);
+    CHECK(bad_radius == 0);
+    CHECK(bad_box == 0);
+    CHECK(bad_knn == 0);
+    CHECK(bad_nn == 0);
+    free(idx);
+    free(ref);
+    free(d2);
+    free(all);
+    gk_kdtree_free(t);
+}
+
+static void test_kdtree(void)
+{
+    static const size_t sizes[] = {0, 1, 5, 17, 100, 3000};
+    for (int i = 0; i < 6; i++) {
+        pset p;
+        make_uniform(&p, sizes[i]);
+        test_kdtree_set(&p, "uniform");
+        pset_free(&p);
+        make_clustered(&p, sizes[i]);
+        test_kdtree_set(&p, "clustered");
+        pset_free(&p);
+    }
+    /* every point the same: one big leaf, ties everywhere */
+    pset p;
+    pset_alloc(&p, 200);
+    for (size_t i = 0; i < 200; i++) {
+        p.x[i] = 3.0;
+        p.y[i] = 4.0;
+        p.z[i] = (double)i;
+    }
+    test_kdtree_set(&p, "coincident");
+    gk_kdtree *t = gk_kdtree_build(p.x, p.y, p.n);
+    double d2;
+    CHECK(gk_kdtree_nearest(t, 0, 0, INFINITY, &d2) == 199); /* last in input order */
+    CHECK(d2 == 25.0);
+    int idx[5];
+    double dd[5];
+    CHECK(gk_kdtree_knn(t, 0, 0, 5, INFINITY, idx, dd) == 5);
+    CHECK(idx[0] == 0 && idx[4] == 4); /* first in input order */
+    CHECK(gk_kdtree_knn(t, 0, 0, 5, 24.9, idx, dd) == 0);
+    CHECK(gk_kdtree_nearest(t, 0, 0, 24.9, &d2) == -1);
+    gk_kdtree_free(t);
+    pset_free(&p);
+}
+
+/* ---- sorting and quadrant selection ---------------------------------------------- */
+
+static void test_sort(void)
+{
+    enum { N = 1000 };
+    int idx[N];
+    double d2[N];
+    for (int i = 0; i < N; i++) {
+        idx[i] = (i * 7919) % N;
+        d2[i] = floor(urand() * 30.0); /* many ties */
+    }
+    int idx2[N];
+    double d2b[N];
+    memcpy(idx2, idx, sizeof idx);
+    memcpy(d2b, d2, sizeof d2);
+    gk_nb_sort(idx, d2, N);
+    int ok = 1;
+    for (int i = 1; i < N; i++)
+        if (d2[i] < d2[i - 1] || (d2[i] == d2[i - 1] && idx[i] <= idx[i - 1]))
+            ok = 0;
+    CHECK(ok);
+    /* nearest 37 of the unsorted copy: the same as the first 37 sorted */
+    size_t m = gk_nb_nearest(idx2, d2b, N, 37);
+    CHECK(m == 37);
+    CHECK(memcmp(idx2, idx, 37 * sizeof *idx) == 0);
+    int first = gk_nb_first_hit(idx, d2, N, 0.0, 0.5);
+    /* smallest index among d2 == 0 */
+    int want = -1;
+    for (int i = 0; i < N; i++)
+        if (d2[i] == 0.0 && (want < 0 || idx[i] < want))
+            want = idx[i];
+    CHECK(first == want);
+}
+
+/* ---- hand-built jobs ---------------------------------------------------------- */
+
+static gk_context *ctx;
+
+typedef struct {
+    gk_points *pts;
+    gk_job job;
+} tjob;
+
+static gk_algorithm alg_of(gk_alg_kind kind)
+{
+    gk_algorithm a;
+    memset(&a, 0, sizeof a);
+    a.kind = kind;
+    a.power = 2.0;
+    a.nodata = -9999.0;
+    a.aidw_k = 10;
+    const double al[5] = {1.5, 2.0, 2.5, 3.0, 3.5};
+    memcpy(a.aidw_alpha, al, sizeof al);
+    a.aidw_rmin = 0.0;
+    a.aidw_rmax = 2.0;
+    return a;
+}
+
+static void tjob_init(tjob *tj, const double *x, const double *y, const double *z, size_t n,
+                      const gk_algorithm *a)
+{
+    tj->pts = gk_points_new(ctx);
+    for (size_t i = 0; i < n; i++)
+        gk_points_add(tj->pts, x[i], y[i], z ? z[i] : 0.0);
+    memset(&tj->job, 0, sizeof tj->job);
+    tj->job.ctx = ctx;
+    tj->job.pts = tj->pts;
+    tj->job.alg = *a;
+    gk_ellipse_init(&tj->job.ell, a->radius1, a->radius2, a->angle);
+    tj->job.tree = gk_kdtree_build(tj->pts->x, tj->pts->y, n);
+    if (a->kind == GK_ALG_AIDW)
+        CHECK(gk_aidw_prepare(&tj->job) == GK_OK);
+}
+
+static void tjob_free(tjob *tj)
+{
+    gk_kdtree_free(tj->job.tree);
+    gk_points_free(tj->pts);
+}
+
+static gk_tile_fn fn_of(gk_alg_kind k)
+{
+    switch (k) {
+    case GK_ALG_INVDIST:
+        return gk_invdist_tile;
+    case GK_ALG_INVDISTNN:
+        return gk_invdistnn_tile;
+    case GK_ALG_AVERAGE:
+        return gk_average_tile;
+    case GK_ALG_NEAREST:
+        return gk_nearest_tile;
+    case GK_ALG_AIDW:
+        return gk_aidw_tile;
+    default:
+        return gk_metrics_tile;
+    }
+}
+
+#define HIT2 1e-12
+
+/* Value of the single node (x, y); *nodata set when the node got no value. */
+static double node_value(tjob *tj, double x, double y, int *nodata)
+{
+    gk_grid g = {x - 0.5, x + 0.5, y - 0.5, y + 0.5, 1, 1};
+    gk_tile t = {&g, 0, 0, 1, 1, HIT2};
+    gk_scratch s = {0};
+    double v = NAN;
+    uint64_t nd = fn_of(tj->job.alg.kind)(&tj->job, &t, &v, &s);
+    gk_scratch_free(&s);
+    *nodata = nd == 1;
+    if (nd == 1)
+        CHECK(v == tj->job.alg.nodata);
+    return v;
+}
+
+/* One-shot: build, evaluate one node, free. */
+static double eval1(const gk_algorithm *a, const double *x, const double *y, const double *z,
+                    size_t n, double nx, double ny, int *nodata)
+{
+    tjob tj;
+    tjob_init(&tj, x, y, z, n, a);
+    double v = node_value(&tj, nx, ny, nodata);
+    tjob_free(&tj);
+    return v;
+}
+
+static void test_invdist(void)
+{
+    const double x[] = {0, 1, 3}, y[] = {0, 0, 0}, z[] = {1, 3, 10};
+    gk_algorithm a = alg_of(GK_ALG_INVDIST);
+    a.radius1 = a.radius2 = 2;
+    int nd;
+    /* (3,0) is 2.5 away: outside; the other two are equally near */
+    CHECK_NEAR(eval1(&a, x, y, z, 3, 0.5, 0, &nd), 2.0, 1e-14);
+    CHECK(!nd);
+    a.power = 3; /* node (0.25, 0): weights 64 and 64/27 -> 15/14 */
+    CHECK_NEAR(eval1(&a, x, y, z, 3, 0.25, 0, &nd), 15.0 / 14.0, 1e-14);
+    a.power = 2;
+    a.smoothing = 1; /* equal smoothed distances */
+    CHECK_NEAR(eval1(&a, x, y, z, 3, 0.25, 0, &nd), (1 / 1.0625 + 3 / 1.5625) / (1 / 1.0625 + 1 / 1.5625),
+               1e-14);
+    a.smoothing = 0;
+    a.min_points = 3;
+    eval1(&a, x, y, z, 3, 0.5, 0, &nd);
+    CHECK(nd);
+    a.min_points = 0;
+    /* exact hit */
+    CHECK(eval1(&a, x, y, z, 3, 1, 0, &nd) == 3.0);
+
+    /* max_points: the NEAREST inside the ellipse, not the first in file order */
+    const double x2[] = {1.5, 0.2, -0.3, 0.1}, y2[] = {0, 0, 0, 1.9}, z2[] = {10, 2, 4, 50};
+    a.max_points = 2;
+    double w1 = 1 / 0.04, w2 = 1 / 0.09;
+    CHECK_NEAR(eval1(&a, x2, y2, z2, 4, 0, 0, &nd), (2 * w1 + 4 * w2) / (w1 + w2), 1e-14);
+    /* ellipse (not circle) path of the same rule */
+    a.radius1 = 2;
+    a.radius2 = 2.5;
+    CHECK_NEAR(eval1(&a, x2, y2, z2, 4, 0, 0, &nd), (2 * w1 + 4 * w2) / (w1 + w2), 1e-14);
+    a.radius2 = 2;
+    /* ties at max_points: the lower index wins */
+    const double x3[] = {1, 0, -1}, y3[] = {0, 1, 0}, z3[] = {5, 7, 9};
+    a.max_points = 1;
+    CHECK(eval1(&a, x3, y3, z3, 3, 0, 0, &nd) == 5.0);
+    a.max_points = 0;
+
+    /* coincident points: the first in input order is the hit */
+    const double x4[] = {5, 1, 2, 1}, y4[] = {5, 0, 2, 0}, z4[] = {1, 3, 4, 7};
+    CHECK(eval1(&a, x4, y4, z4, 4, 1, 0, &nd) == 3.0);
+    a.max_points = 1; /* also through the k-NN path */
+    CHECK(eval1(&a, x4, y4, z4, 4, 1, 0, &nd) == 3.0);
+    const double x5[] = {1, 1, 1}, y5[] = {0, 0, 0}, z5[] = {8, 3, 4};
+    CHECK(eval1(&a, x5, y5, z5, 3, 1, 0, &nd) == 8.0);
+    const double x6[] = {1, 1, 1, 1}, y6[] = {0, 0, 0, 0}, z6[] = {8, 3, 4, 6};
+    a.max_points = 2; /* all k answers are hits: index 0 still wins */
+    CHECK(eval1(&a, x6, y6, z6, 4, 1, 0, &nd) == 8.0);
+
+    /* rotated ellipse: r1 = 3 along the x axis turned by 90 degrees */
+    const double x7[] = {2, 0}, y7[] = {0, 2}, z7[] = {5, 9};
+    a.max_points = 0;
+    a.radius1 = 3;
+    a.radius2 = 1;
+    CHECK(eval1(&a, x7, y7, z7, 2, 0, 0, &nd) == 5.0);
+    a.angle = 90;
+    CHECK(eval1(&a, x7, y7, z7, 2, 0, 0, &nd) == 9.0);
+    a.angle = 0;
+    eval1(&a, x7, y7, z7, 2, 10, 10, &nd);
+    CHECK(nd);
+}
+
+static void test_invdistnn(void)
+{
+    const double x[] = {1, 0, -1.2, 0, 2}, y[] = {0, 1, 0, -1.4, 2}, z[] = {1, 2, 3, 4, 100};
+    gk_algorithm a = alg_of(GK_ALG_INVDISTNN);
+    a.radius1 = a.radius2 = 1.5;
+    a.max_points = 2;
+    int nd;
+    CHECK_NEAR(eval1(&a, x, y, z, 5, 0, 0, &nd), 1.5, 1e-14);
+    a.max_points = 3;
+    CHECK_NEAR(eval1(&a, x, y, z, 5, 0, 0, &nd), 183.0 / 97.0, 1e-14);
+    a.max_points = 0;
+    CHECK_NEAR(eval1(&a, x, y, z, 5, 0, 0, &nd),
+               (1 + 2 + 3 / 1.44 + 4 / 1.96) / (2 + 1 / 1.44 + 1 / 1.96), 1e-14);
+    a.max_points = 12;
+    a.min_points = 5;
+    eval1(&a, x, y, z, 5, 0, 0, &nd);
+    CHECK(nd);
+    a.min_points = 0;
+    a.max_points = 1; /* tie between index 0 and 1 */
+    CHECK(eval1(&a, x, y, z, 5, 0, 0, &nd) == 1.0);
+    a.power = 1;
+    a.max_points = 12;
+    CHECK_NEAR(eval1(&a, x, y, z, 5, 0, 0, &nd),
+               (1 + 2 + 3 / 1.2 + 4 / 1.4) / (2 + 1 / 1.2 + 1 / 1.4), 1e-14);
+    CHECK(eval1(&a, x, y, z, 5, 2, 2, &nd) == 100.0); /* hit */
+}
+
+/* Quadrants around (0, 0): q0 SW {A, B}, q1 SE {C}, q2 NW {D}, q3 NE {E, G, F}. */
+static const double QX[] = {-1, -2, 1, -0.5, 0, 1, 0.5};
+static const double QY[] = {-1, -2, -0.5, 0, 0.5, 1, 0.5};
+static const double QZ[] = {1, 2, 3, 4, 5, 6, 7}; /* A B C D E F G */
+
+static void test_quadrants(void)
+{
+    int nd;
+    gk_algorithm a = alg_of(GK_ALG_AVERAGE);
+    a.radius1 = a.radius2 = 5;
+    a.min_points_per_quadrant = 1;
+    CHECK_NEAR(eval1(&a, QX, QY, QZ, 7, 0, 0, &nd), 4.0, 1e-14); /* all seven */
+    a.max_points = 5;                                             /* A C D E B */
+    CHECK_NEAR(eval1(&a, QX, QY, QZ, 7, 0, 0, &nd), 3.0, 1e-14);
+    a.max_points = 6; /* A C D E B G: G is nearer than F */
+    a.max_points_per_quadrant = 2;
+    CHECK_NEAR(eval1(&a, QX, QY, QZ, 7, 0, 0, &nd), 22.0 / 6.0, 1e-14);
+    a.max_points = 0;
+    a.max_points_per_quadrant = 1; /* A C D E */
+    CHECK_NEAR(eval1(&a, QX, QY, QZ, 7, 0, 0, &nd), 13.0 / 4.0, 1e-14);
+    a.max_points_per_quadrant = 0;
+    a.min_points_per_quadrant = 2; /* SE and NW have one each */
+    eval1(&a, QX, QY, QZ, 7, 0, 0, &nd);
+    CHECK(nd);
+    /* max_points reached before the quadrant minimum is met: nodata */
+    a.min_points_per_quadrant = 1;
+    a.max_points = 3;
+    eval1(&a, QX, QY, QZ, 7, 0, 0, &nd);
+    CHECK(nd);
+    a.max_points = 0;
+
+    /* the selection order itself */
+    tjob tj;
+    a.min_points_per_quadrant = 0;
+    a.max_points_per_quadrant = 5;
+    tjob_init(&tj, QX, QY, QZ, 7, &a);
+    gk_scratch s = {0};
+    long n = gk_nb_ellipse(&tj.job, 0, 0, &s);
+    CHECK(n == 7);
+    n = gk_nb_quadrants(&tj.job, 0, 0, s.idx, s.d2, (size_t)n, 0, 0, 5, &s);
+    const int order[] = {0, 2, 3, 4, 1, 6, 5}; /* A C D E B G F */
+    CHECK(n == 7);
+    for (int i = 0; i < 7 && n == 7; i++)
+        CHECK(s.idx[i] == order[i]);
+    gk_scratch_free(&s);
+    tjob_free(&tj);
+
+    /* metrics ignore max_points */
+    a = alg_of(GK_ALG_COUNT);
+    a.radius1 = a.radius2 = 5;
+    a.max_points = 5;
+    a.max_points_per_quadrant = 2; /* A B C D E G */
+    CHECK(eval1(&a, QX, QY, QZ, 7, 0, 0, &nd) == 6.0);
+    a.kind = GK_ALG_MAXIMUM;
+    a.max_points_per_quadrant = 1; /* A C D E */
+    CHECK(eval1(&a, QX, QY, QZ, 7, 0, 0, &nd) == 5.0);
+    a.kind = GK_ALG_AVERAGE_DISTANCE;
+    CHECK_NEAR(eval1(&a, QX, QY, QZ, 7, 0, 0, &nd),
+               (sqrt(2.0) + sqrt(1.25) + 0.5 + 0.5) / 4.0, 1e-14);
+    a.kind = GK_ALG_COUNT;
+    a.max_points_per_quadrant = 0;
+    a.min_points_per_quadrant = 2;
+    eval1(&a, QX, QY, QZ, 7, 0, 0, &nd);
+    CHECK(nd); /* count: the quadrant minimum still makes it nodata */
+
+    /* invdistnn with quadrants: A C D E */
+    a = alg_of(GK_ALG_INVDISTNN);
+    a.radius1 = a.radius2 = 5;
+    a.max_points = 4;
+    a.min_points_per_quadrant = 1;
+    CHECK_NEAR(eval1(&a, QX, QY, QZ, 7, 0, 0, &nd), 38.9 / 9.3, 1e-14);
+    /* invdist with per-quadrant keys behaves as invdistnn with the limits */
+    a.kind = GK_ALG_INVDIST;
+    CHECK_NEAR(eval1(&a, QX, QY, QZ, 7, 0, 0, &nd), 38.9 / 9.3, 1e-14);
+}
+
+static void test_average_nearest(void)
+{
+    int nd;
+    const double x[] = {2, 0}, y[] = {0, 2}, z[] = {5, 9};
+    gk_algorithm a = alg_of(GK_ALG_AVERAGE);
+    CHECK(eval1(&a, x, y, z, 2, 0, 0, &nd) == 7.0); /* no radius: all */
+    a.radius1 = 3;
+    a.radius2 = 1;
+    CHECK(eval1(&a, x, y, z, 2, 0, 0, &nd) == 5.0);
+    a.angle = 90;
+    CHECK(eval1(&a, x, y, z, 2, 0, 0, &nd) == 9.0);
+    a.min_points = 2;
+    eval1(&a, x, y, z, 2, 0, 0, &nd);
+    CHECK(nd);
+
+    /* nearest honours the radius (gdal_grid's quadtree path does not) */
+    a = alg_of(GK_ALG_NEAREST);
+    const double x1[] = {1.27}, y1[] = {0}, z1[] = {42};
+    a.radius1 = a.radius2 = 1;
+    eval1(&a, x1, y1, z1, 1, 0, 0, &nd);
+    CHECK(nd);
+    a.radius1 = a.radius2 = 0;
+    CHECK(eval1(&a, x1, y1, z1, 1, 0, 0, &nd) == 42.0);
+    /* ties: the last in input order */
+    const double x2[] = {1, -1, 3, 1}, y2[] = {0, 0, 3, 0}, z2[] = {1, 2, 3, 4};
+    CHECK(eval1(&a, x2, y2, z2, 3, 0, 0, &nd) == 2.0);
+    CHECK(eval1(&a, x2, y2, z2, 4, 0, 0, &nd) == 4.0);
+    a.radius1 = a.radius2 = 5;
+    CHECK(eval1(&a, x2, y2, z2, 4, 0, 0, &nd) == 4.0);
+    /* a narrow ellipse: the nearest point overall is outside it */
+    const double x3[] = {2, 0}, y3[] = {0, 1}, z3[] = {1, 2};
+    a.radius1 = 3;
+    a.radius2 = 0.5;
+    CHECK(eval1(&a, x3, y3, z3, 2, 0, 0, &nd) == 1.0);
+    a.radius1 = a.radius2 = 0;
+    CHECK(eval1(&a, x3, y3, z3, 2, 0, 0, &nd) == 2.0);
+}
+
+static void test_metrics(void)
+{
+    int nd;
+    const double x[] = {0, 3, 0, 10}, y[] = {0, 0, 4, 10}, z[] = {1, 4, 10, 0};
+    gk_algorithm a = alg_of(GK_ALG_MINIMUM);
+    a.radius1 = a.radius2 = 5;
+    CHECK(eval1(&a, x, y, z, 4, 0, 0, &nd) == 1.0);
+    eval1(&a, x, y, z, 4, 100, 100, &nd);
+    CHECK(nd);
+    a.kind = GK_ALG_MAXIMUM;
+    CHECK(eval1(&a, x, y, z, 4, 0, 0, &nd) == 10.0);
+    a.kind = GK_ALG_RANGE;
+    CHECK(eval1(&a, x, y, z, 4, 0, 0, &nd) == 9.0);
+    a.kind = GK_ALG_COUNT;
+    CHECK(eval1(&a, x, y, z, 4, 0, 0, &nd) == 3.0);
+    CHECK(eval1(&a, x, y, z, 4, 100, 100, &nd) == 0.0 && !nd); /* empty: 0 */
+    a.min_points = 4;
+    eval1(&a, x, y, z, 4, 0, 0, &nd);
+    CHECK(nd);
+    a.min_points = 0;
+    a.kind = GK_ALG_AVERAGE_DISTANCE;
+    CHECK_NEAR(eval1(&a, x, y, z, 4, 0, 0, &nd), 7.0 / 3.0, 1e-14);
+    a.kind = GK_ALG_AVERAGE_DISTANCE_PTS; /* pairs 3, 4, 5 */
+    CHECK_NEAR(eval1(&a, x, y, z, 4, 0, 0, &nd), 4.0, 1e-14);
+    const double xa[] = {0, 1}, ya[] = {0, 0};
+    CHECK_NEAR(eval1(&a, xa, ya, NULL, 2, 0.5, 0, &nd), 1.0, 1e-14); /* not 0.5 */
+    eval1(&a, xa, ya, NULL, 1, 0, 0, &nd);
+    CHECK(nd);
+    a.radius1 = a.radius2 = 0; /* all four */
+    a.kind = GK_ALG_COUNT;
+    CHECK(eval1(&a, x, y, z, 4, 0, 0, &nd) == 4.0);
+    a.kind = GK_ALG_RANGE;
+    CHECK(eval1(&a, x, y, z, 4, 0, 0, &nd) == 10.0);
+}
+
+/* ---- aidw --------------------------------------------------------------------- */
+
+static void test_aidw(void)
+{
+    gk_algorithm a = alg_of(GK_ALG_AIDW);
+    /* alpha: 1.5, 2, 2.5, 3, 3.5 through mu = 0.1 ... 0.9 */
+    CHECK_NEAR(gk_aidw_alpha(&a, 0.0), 1.5, 1e-14);
+    CHECK_NEAR(gk_aidw_alpha(&a, 0.1), 1.5, 1e-14);
+    CHECK_NEAR(gk_aidw_alpha(&a, 0.2), 1.75, 1e-14);
+    CHECK_NEAR(gk_aidw_alpha(&a, 0.3), 2.0, 1e-14);
+    CHECK_NEAR(gk_aidw_alpha(&a, 0.4), 2.25, 1e-14); /* alpha2/alpha3, not alpha1 */
+    CHECK_NEAR(gk_aidw_alpha(&a, 0.6), 2.75, 1e-14);
+    CHECK_NEAR(gk_aidw_alpha(&a, 0.8), 3.25, 1e-14);
+    CHECK_NEAR(gk_aidw_alpha(&a, 0.9), 3.5, 1e-14);
+    CHECK_NEAR(gk_aidw_alpha(&a, 1.0), 3.5, 1e-14);
+    a.aidw_alpha[1] = 7.0; /* only the 0.1-0.5 neighbourhood moves */
+    CHECK_NEAR(gk_aidw_alpha(&a, 0.4), 0.5 * 7.0 + 0.5 * 2.5, 1e-14);
+    CHECK_NEAR(gk_aidw_alpha(&a, 0.2), 0.5 * 1.5 + 0.5 * 7.0, 1e-14);
+    CHECK_NEAR(gk_aidw_alpha(&a, 0.6), 2.75, 1e-14);
+    a.aidw_alpha[1] = 2.0;
+    /* membership: cosine between r_min = 0 and r_max = 2 */
+    CHECK(gk_aidw_mu(&a, 0.0) == 0.0);
+    CHECK(gk_aidw_mu(&a, -1.0) == 0.0);
+    CHECK_NEAR(gk_aidw_mu(&a, 1.0), 0.5, 1e-14);
+    CHECK_NEAR(gk_aidw_mu(&a, 0.5), 0.5 - 0.5 * sqrt(0.5), 1e-14);
+    CHECK(gk_aidw_mu(&a, 2.0) == 1.0);
+    CHECK(gk_aidw_mu(&a, 5.0) == 1.0);
+    a.aidw_rmin = 1.0;
+    a.aidw_rmax = 3.0;
+    CHECK_NEAR(gk_aidw_mu(&a, 2.0), 0.5, 1e-14);
+    a.aidw_rmin = 0.0;
+    a.aidw_rmax = 2.0;
+
+    /* r_exp of the unit square's corners: 1 / (2 sqrt(4 / 1)) = 0.25 */
+    const double xs[] = {0, 1, 0, 1}, ys[] = {0, 0, 1, 1}, zs[] = {1, 2, 3, 4};
+    tjob tj;
+    a.aidw_k = 2;
+    tjob_init(&tj, xs, ys, zs, 4, &a);
+    CHECK_NEAR(tj.job.aidw_r_exp, 0.25, 1e-15);
+    int nd;
+    /* centre: r_obs = sqrt(0.5), R = 2.83 -> mu 1 -> alpha 3.5; all equidistant */
+    CHECK_NEAR(node_value(&tj, 0.5, 0.5, &nd), 2.5, 1e-14);
+    CHECK(node_value(&tj, 1, 1, &nd) == 4.0); /* exact hit */
+    tjob_free(&tj);
+
+    /* against an independent implementation: random points, all-points IDW */
+    pset p;
+    make_clustered(&p, 300);
+    for (int pass = 0; pass < 2; pass++) {
+        a = alg_of(GK_ALG_AIDW);
+        a.aidw_k = 7;
+        if (pass == 1) {
+            a.radius1 = a.radius2 = 15;
+            a.max_points = 20;
+        }
+        tjob_init(&tj, p.x, p.y, p.z, p.n, &a);
+        double bx0 = INFINITY, bx1 = -INFINITY, by0 = INFINITY, by1 = -INFINITY;
+        for (size_t i = 0; i < p.n; i++) {
+            bx0 = fmin(bx0, p.x[i]);
+            bx1 = fmax(bx1, p.x[i]);
+            by0 = fmin(by0, p.y[i]);
+            by1 = fmax(by1, p.y[i]);
+        }
+        double rexp = 1.0 / (2.0 * sqrt((double)p.n / ((bx1 - bx0) * (by1 - by0))));
+        CHECK_NEAR(tj.job.aidw_r_exp, rexp, 1e-13);
+        cand *c = malloc(p.n * sizeof *c);
+        int bad = 0, seen[5] = {0};
+        for (int q = 0; q < 200; q++) {
+            double nx = bx0 + urand() * (bx1 - bx0), ny = by0 + urand() * (by1 - by0);
+            for (size_t i = 0; i < p.n; i++) {
+                c[i].d2 = bf_d2(&p, i, nx, ny);
+                c[i].idx = (int)i;
+            }
+            qsort(c, p.n, sizeof *c, cand_cmp);
+            double robs = 0;
+            for (int i = 0; i < 7; i++)
+                robs += sqrt(c[i].d2);
+            robs /= 7;
+            double R = robs / rexp, mu;
+            if (R <= 0)
+                mu = 0;
+            else if (R >= 2)
+                mu = 1;
+            else
+                mu = 0.5 - 0.5 * cos(M_PI * R / 2);
+            /* alpha by explicit segments */
+            double alpha;
+            if (mu <= 0.1)
+                alpha = 1.5;
+            else if (mu <= 0.3)
+                alpha = 1.5 + (mu - 0.1) / 0.2 * 0.5;
+            else if (mu <= 0.5)
+                alpha = 2.0 * (1 - 5 * (mu - 0.3)) + 5 * 2.5 * (mu - 0.3);
+            else if (mu <= 0.7)
+                alpha = 2.5 + (mu - 0.5) / 0.2 * 0.5;
+            else if (mu < 0.9)
+                alpha = 3.0 + (mu - 0.7) / 0.2 * 0.5;
+            else
+                alpha = 3.5;
+            seen[mu <= 0.1 ? 0 : mu <= 0.3 ? 1 : mu <= 0.5 ? 2 : mu < 0.9 ? 3 : 4]++;
+            double num = 0, den = 0;
+            size_t used = pass == 0 ? p.n : 0;
+            if (pass == 1)
+                while (used < 20 && used < p.n && c[used].d2 <= 15.0 * 15.0)
+                    used++;
+            for (size_t i = 0; i < used; i++) {
+                double w = pow(sqrt(c[i].d2), -alpha);
+                num += w * p.z[c[i].idx];
+                den += w;
+            }
+            double want = num / den;
+            int ndf;
+            double got = node_value(&tj, nx, ny, &ndf);
+            if (used == 0 ? !ndf : (ndf || !(fabs(got - want) <= 1e-11 * (1 + fabs(want)))))
+                bad++;
+        }
+        free(c);
+        CHECK(bad == 0);
+        if (pass == 0) /* the random nodes cover several membership ranges */
+            CHECK(seen[0] + seen[1] + seen[2] > 0 && seen[3] + seen[4] > 0);
+        tjob_free(&tj);
+    }
+    pset_free(&p);
+}
+
+/* ---- whole tiles against brute force ----------------------------------------------- */
+
+static int bf_inside(const gk_ellipse *e, double dx, double dy)
+{
+    return gk_ellipse_contains(e, dx, dy);
+}
+
+/* Brute-force value of one node; returns 0 for nodata. */
+static int bf_node(const gk_algorithm *a, const gk_ellipse *e, const pset *p, double nx,
+                   double ny, double *v, cand *c)
+{
+    size_t n = 0;
+    double s2 = a->smoothing * a->smoothing;
+    for (size_t i = 0; i < p->n; i++) {
+        double dx = p->x[i] - nx, dy = p->y[i] - ny;
+        int in = a->kind == GK_ALG_INVDISTNN ? dx * dx + dy * dy <= a->radius1 * a->radius1
+                                             : bf_inside(e, dx, dy);
+        if (in) {
+            c[n].d2 = dx * dx + dy * dy;
+            c[n].idx = (int)i;
+            n++;
+        }
+    }
+    switch (a->kind) {
+    case GK_ALG_INVDIST:
+    case GK_ALG_INVDISTNN: {
+        for (size_t i = 0; i < n; i++) /* c is in input order here */
+            if (c[i].d2 + s2 < HIT2) {
+                *v = p->z[c[i].idx];
+                return 1;
+            }
+        qsort(c, n, sizeof *c, cand_cmp);
+        size_t m = a->max_points > 0 && (size_t)a->max_points < n ? (size_t)a->max_points : n;
+        if (m == 0 || m < (size_t)a->min_points)
+            return 0;
+        double num = 0, den = 0;
+        for (size_t i = 0; i < m; i++) {
+            double w = pow(c[i].d2 + s2, -a->power / 2);
+            num += w * p->z[c[i].idx];
+            den += w;
+        }
+        *v = num / den;
+        return 1;
+    }
+    case GK_ALG_AVERAGE: {
+        if (n == 0 || n < (size_t)a->min_points)
+            return 0;
+        double sum = 0;
+        for (size_t i = 0; i < n; i++)
+            sum += p->z[c[i].idx];
+        *v = sum / n;
+        return 1;
+    }
+    case GK_ALG_NEAREST: {
+        if (n == 0)
+            return 0;
+        size_t b = 0;
+        for (size_t i = 1; i < n; i++)
+            if (c[i].d2 <= c[b].d2)
+                b = i; /* input order: <= keeps the last */
+        *v = p->z[c[b].idx];
+        return 1;
+    }
+    case GK_ALG_COUNT:
+        *v = (double)n;
+        return 1;
+    case GK_ALG_AVERAGE_DISTANCE_PTS: {
+        if (n < 2)
+            return 0;
+        double sum = 0;
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = i + 1; j < n; j++)
+                sum += sqrt(bf_d2(p, c[j].idx, p->x[c[i].idx], p->y[c[i].idx]));
+        *v = sum / (n * (n - 1) / 2.0);
+        return 1;
+    }
+    default:
+        return 0;
+    }
+}
+
+static void test_tiles_vs_bruteforce(void)
+{
+    pset sets[2];
+    make_uniform(&sets[0], 1500);
+    make_clustered(&sets[1], 1500);
+    struct {
+        gk_alg_kind kind;
+        double r1, r2, angle, power, smoothing;
+        int max_points, min_points;
+    } cases[] = {
+        {GK_ALG_INVDIST, 4, 4, 0, 2, 0, 0, 0},
+        {GK_ALG_INVDIST, 4, 4, 0, 2, 0, 12, 3},
+        {GK_ALG_INVDIST, 6, 2.5, 30, 3, 0.5, 10, 0},
+        {GK_ALG_INVDIST, 5, 5, 45, 1.5, 0, 8, 0},
+        {GK_ALG_INVDISTNN, 3, 3, 0, 2, 0, 12, 0},
+        {GK_ALG_INVDISTNN, 3, 3, 0, 2.5, 0.2, 0, 2},
+        {GK_ALG_INVDISTNN, 5, 5, 0, 2, 0, 100, 0},
+        {GK_ALG_AVERAGE, 3, 5, 20, 2, 0, 0, 2},
+        {GK_ALG_NEAREST, 2, 2, 0, 2, 0, 0, 0},
+        {GK_ALG_NEAREST, 4, 1, 60, 2, 0, 0, 0},
+        {GK_ALG_NEAREST, 0, 0, 0, 2, 0, 0, 0},
+        {GK_ALG_COUNT, 3, 2, 10, 2, 0, 0, 0},
+        {GK_ALG_AVERAGE_DISTANCE_PTS, 2, 2, 0, 2, 0, 0, 0},
+    };
+    int ncases = (int)(sizeof cases / sizeof cases[0]);
+    gk_grid g = {-3.3, 103.3, -2.1, 102.7, 47, 41};
+    double *out = malloc((size_t)g.nx * g.ny * sizeof *out);
+    cand *c = malloc(1500 * sizeof *c);
+    for (int si = 0; si < 2; si++) {
+        for (int ci = 0; ci < ncases; ci++) {
+            gk_algorithm a = alg_of(cases[ci].kind);
+            a.radius1 = cases[ci].r1;
+            a.radius2 = cases[ci].r2;
+            a.angle = cases[ci].angle;
+            a.power = cases[ci].power;
+            a.smoothing = cases[ci].smoothing;
+            a.max_points = cases[ci].max_points;
+            a.min_points = cases[ci].min_points;
+            tjob tj;
+            tjob_init(&tj, sets[si].x, sets[si].y, sets[si].z, sets[si].n, &a);
+            /* two tiles over the grid to exercise offsets */
+            gk_scratch s = {0};
+            int hw = g.nx / 2;
+            double *left = malloc((size_t)hw * g.ny * sizeof *left);
+            double *right = malloc((size_t)(g.nx - hw) * g.ny * sizeof *right);
+            gk_tile t1 = {&g, 0, 0, hw, g.ny, HIT2}, t2 = {&g, hw, 0, g.nx - hw, g.ny, HIT2};
+            uint64_t nd = fn_of(a.kind)(&tj.job, &t1, left, &s);
+            nd += fn_of(a.kind)(&tj.job, &t2, right, &s);
+            gk_scratch_free(&s);
+            for (int j = 0; j < g.ny; j++) {
+                for (int i = 0; i < hw; i++)
+                    out[j * g.nx + i] = left[j * hw + i];
+                for (int i = hw; i < g.nx; i++)
+                    out[j * g.nx + i] = right[j * (g.nx - hw) + i - hw];
+            }
+            free(left);
+            free(right);
+            int bad = 0;
+            uint64_t bnd = 0;
+            for (int j = 0; j < g.ny; j++) {
+                for (int i = 0; i < g.nx; i++) {
+                    double v, nx = gk_grid_node_x(&g, i), ny = gk_grid_node_y(&g, j);
+                    int ok = bf_node(&a, &tj.job.ell, &sets[si], nx, ny, &v, c);
+                    double got = out[j * g.nx + i];
+                    if (!ok) {
+                        bnd++;
+                        if (got != a.nodata)
+                            bad++;
+                    } else if (!(fabs(got - v) <= 1e-12 * (1 + fabs(v)))) {
+                        if (bad < 3)
+                            fprintf(stderr, "  node %d,%d: got %.17g want %.17g\n", i, j, got, v);
+                        bad++;
+                    }
+                }
+            }
+            if (bad || nd != bnd)
+                fprintf(stderr, "tiles: set %d case %d (kind %d): %d bad nodes, nodata %llu vs %llu\n",
+                        si, ci, (int)a.kind, bad, (unsigned long long)nd,
+                        (unsigned long long)bnd);
+            CHECK(bad == 0);
+            CHECK(nd == bnd);
+            tjob_free(&tj);
+        }
+    }
+    free(out);
+    free(c);
+    pset_free(&sets[0]);
+    pset_free(&sets[1]);
+}
+
+/* ---- benchmark ------------------------------------------------------------------- */
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static int bench(void)
+{
+    size_t n = 200000;
+    pset p;
+    pset_alloc(&p, n);
+    for (size_t i = 0; i < n; i++) {
+        p.x[i] = urand() * 1000.0;
+        p.y[i] = urand() * 1000.0;
+        p.z[i] = urand();
+    }
+    double t0 = now();
+    gk_kdtree *t = gk_kdtree_build(p.x, p.y, n);
+    double t1 = now();
+    printf("build %zu points: %.1f ms\n", n, (t1 - t0) * 1e3);
+    int idx[64];
+    double d2[64];
+    int nq = 1000000;
+    double sink = 0;
+    /* grid-ordered queries, as the tiles issue them */
+    int side = 1000;
+    t0 = now();
+    for (int q = 0; q < nq; q++) {
+        double cx = (q % side + 0.5), cy = (q / side + 0.5);
+        int m = gk_kdtree_knn(t, cx, cy, 12, INFINITY, idx, d2);
+        sink += d2[m - 1];
+    }
+    t1 = now();
+    printf("12-NN (grid order): %.0f ns/query\n", (t1 - t0) / nq * 1e9);
+    t0 = now();
+    for (int q = 0; q < nq; q++) {
+        double cx = urand() * 1000.0, cy = urand() * 1000.0;
+        int m = gk_kdtree_knn(t, cx, cy, 12, INFINITY, idx, d2);
+        sink += d2[m - 1];
+    }
+    t1 = now();
+    printf("12-NN (random order): %.0f ns/query\n", (t1 - t0) / nq * 1e9);
+    t0 = now();
+    for (int q = 0; q < nq; q++) {
+        double cx = (q % side + 0.5), cy = (q / side + 0.5);
+        sink += gk_kdtree_nearest(t, cx, cy, INFINITY, d2);
+    }
+    t1 = now();
+    printf("nearest: %.0f ns/query\n", (t1 - t0) / nq * 1e9);
+    int *bi = malloc(4096 * sizeof *bi);
+    double *bd = malloc(4096 * sizeof *bd);
+    t0 = now();
+    for (int q = 0; q < nq; q++) {
+        double cx = (q % side + 0.5), cy = (q / side + 0.5);
+        sink += (double)gk_kdtree_radius(t, cx, cy, 100.0, bi, bd, 4096); /* ~63 points */
+    }
+    t1 = now();
+    printf("radius 10 (~63 pts): %.0f ns/query\n", (t1 - t0) / nq * 1e9);
+    free(bi);
+    free(bd);
+
+    /* invdistnn tile throughput */
+    gk_algorithm a = alg_of(GK_ALG_INVDISTNN);
+    a.radius1 = a.radius2 = 20;
+    a.max_points = 12;
+    tjob tj;
+    tjob_init(&tj, p.x, p.y, p.z, n, &a);
+    gk_grid g = {0, 1000, 0, 1000, 1000, 1000};
+    double *out = malloc(sizeof *out * 1000 * 1000);
+    gk_scratch s = {0};
+    gk_tile tile = {&g, 0, 0, 1000, 1000, HIT2};
+    t0 = now();
+    gk_invdistnn_tile(&tj.job, &tile, out, &s);
+    t1 = now();
+    printf("invdistnn max_points=12 1000x1000 tile: %.0f ns/node\n", (t1 - t0) / 1e6 * 1e9);
+    gk_scratch_free(&s);
+    free(out);
+    tjob_free(&tj);
+    printf("(%g)\n", sink);
+    gk_kdtree_free(t);
+    pset_free(&p);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    ctx = gk_context_new();
+    if (argc > 1 && !strcmp(argv[1], "bench")) {
+        int rc = bench();
+        gk_context_free(ctx);
+        return rc;
+    }
+    test_kdtree();
+    test_sort();
+    test_invdist();
+    test_invdistnn();
+    test_quadrants();
+    test_average_nearest();
+    test_metrics();
+    test_aidw();
+    test_tiles_vs_bruteforce();
+    gk_context_free(ctx);
+    printf("%d checks, %d failures\n", checks, failures);
+    return failures ? 1 : 0;
+}
