@@ -107,6 +107,7 @@ gk_job *gk_job_new(gk_context *ctx, const gk_points *pts, const gk_algorithm *al
     job->ctx = ctx;
     job->pts = pts;
     job->alg = *alg;
+    job->nbands = 1;
     gk_ellipse_init(&job->ell, alg->radius1, alg->radius2, alg->angle);
 
     /* Global invdist reads the points in input order and needs no index. */
@@ -129,6 +130,8 @@ gk_job *gk_job_new(gk_context *ctx, const gk_points *pts, const gk_algorithm *al
     }
     return job;
 }
+
+int gk_job_bands(const gk_job *job) { return job->nbands; }
 
 void gk_job_free(gk_job *job)
 {
@@ -210,7 +213,7 @@ int gk_job_run(gk_job *job, const gk_grid *g, int tile_w, int tile_h, gk_tile_si
 #pragma omp parallel num_threads(threads)
     {
         gk_scratch s = {0};
-        double *buf = malloc((size_t)tile_w * tile_h * sizeof *buf);
+        double *buf = malloc((size_t)tile_w * tile_h * job->nbands * sizeof *buf);
         if (!buf) {
 #pragma omp atomic write
             stop = GK_ERR_NOMEM;
@@ -239,7 +242,7 @@ int gk_job_run(gk_job *job, const gk_grid *g, int tile_w, int tile_h, gk_tile_si
                 } else if (!stop) {
                     job->nodes += (uint64_t)t.w * t.h;
                     job->nodata_nodes += nodata;
-                    if (sink && sink(sink_user, t.x0, t.y0, t.w, t.h, buf))
+                    if (sink && sink(sink_user, t.x0, t.y0, t.w, t.h, job->nbands, buf))
                         stop = GK_ERR_IO;
                     done += (double)t.w * t.h;
                     if (!stop && progress && !progress(done / total, NULL, progress_user))

@@ -113,6 +113,7 @@ struct gk_job {
     gk_kdtree *tree; /* NULL for algorithms that never search (global invdist) */
     gk_tin *tin;     /* linear only */
     double aidw_r_exp; /* expected mean NN distance 1 / (2 sqrt(n / A)) */
+    int nbands;        /* planes each tile function writes (1, or 2 with a variance) */
     /* stats of the last run, updated atomically */
     uint64_t nodes, nodata_nodes;
 };
@@ -128,7 +129,8 @@ typedef struct {
  * absolute 1e-13 CRS units^2, wrong for degrees and for large units). */
 double gk_hit_threshold2(const gk_grid *g);
 
-/* Per-algorithm tile functions: fill out[w*h]; return the number of nodata nodes.
+/* Per-algorithm tile functions: fill out[nbands*w*h] (plane after plane);
+ * return the number of nodata nodes, or UINT64_MAX when out of memory.
  * Each lives in algorithms/alg_<name>.c. */
 typedef uint64_t (*gk_tile_fn)(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s);
 uint64_t gk_invdist_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s);

@@ -138,15 +138,21 @@ void gk_algorithm_set_precision(gk_algorithm *alg, gk_precision p);
 gk_job *gk_job_new(gk_context *ctx, const gk_points *pts, const gk_algorithm *alg);
 void gk_job_free(gk_job *job);
 
-/* Computes the window [x0, x0+w) x [y0, y0+h) of grid g into out (row-major,
- * w*h doubles; "no result" nodes get the algorithm's nodata). Re-entrant:
- * may be called from many threads at once. Runs on the calling thread. */
+/* Values per node: 1, or 2 for kriging with its variance (estimate, variance). */
+int gk_job_bands(const gk_job *job);
+
+/* Computes the window [x0, x0+w) x [y0, y0+h) of grid g into out: gk_job_bands()
+ * planes of w*h doubles, row-major, one after the other ("no result" nodes get
+ * the algorithm's nodata). Re-entrant: may be called from many threads at
+ * once. Runs on the calling thread. */
 int gk_job_compute_window(gk_job *job, const gk_grid *g, int x0, int y0, int w, int h,
                           double *out);
 
 /* Receives finished tiles, one call at a time (never concurrently), in no
- * particular order. Return non-zero to abort (the engine returns GK_ERR_IO). */
-typedef int (*gk_tile_sink)(void *user, int x0, int y0, int w, int h, const double *values);
+ * particular order: nbands planes of w*h doubles. Return non-zero to abort
+ * (the engine returns GK_ERR_IO). */
+typedef int (*gk_tile_sink)(void *user, int x0, int y0, int w, int h, int nbands,
+                            const double *values);
 
 /* The tile engine: splits g into tiles of about tile_w x tile_h (0 = engine's
  * choice), computes them on the context's threads and hands each to sink as

@@ -384,7 +384,14 @@ static inline void knn_small_insert(double d, int id, int k, int *n, double *bou
             return;
         j = k - 1;
     }
-    while (j > 0 && (d2[j - 1] > d || (d2[j - 1] == d && idx[j - 1] > id))) {
+    /* shift on distance alone (one predictable condition), then settle the
+     * rare ties by index */
+    while (j > 0 && d2[j - 1] > d) {
+        d2[j] = d2[j - 1];
+        idx[j] = idx[j - 1];
+        j--;
+    }
+    while (j > 0 && d2[j - 1] == d && idx[j - 1] > id) {
         d2[j] = d2[j - 1];
         idx[j] = idx[j - 1];
         j--;

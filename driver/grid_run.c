@@ -80,13 +80,17 @@ static int grid_geometry(gk_context *ctx, const gk_grid_options *o, const gk_sou
 
 typedef struct {
     gk_raster_writer *w;
-    int band;
+    int band; /* first output band of this job's planes */
 } sink_state;
 
-static int sink(void *user, int x0, int y0, int w, int h, const double *values)
+static int sink(void *user, int x0, int y0, int w, int h, int nbands, const double *values)
 {
     sink_state *s = user;
-    return gk_raster_writer_write(s->w, s->band, x0, y0, w, h, values);
+    for (int b = 0; b < nbands; b++)
+        if (gk_raster_writer_write(s->w, s->band + b, x0, y0, w, h,
+                                   values + (size_t)b * w * h))
+            return 1;
+    return 0;
 }
 
 typedef struct {

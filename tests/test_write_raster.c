@@ -674,6 +674,23 @@ static int test_memory(gk_context *ctx)
     return failures != 0;
 }
 
+/* Every run starts from an empty work directory: files left by an earlier
+ * run would make the "not there before commit" checks fail. */
+static void empty_workdir(void)
+{
+    DIR *d = opendir(workdir);
+    struct dirent *e;
+    char p[2048];
+    while (d && (e = readdir(d)) != NULL) {
+        snprintf(p, sizeof p, "%s/%s", workdir, e->d_name);
+        struct stat st;
+        if (lstat(p, &st) == 0 && !S_ISDIR(st.st_mode))
+            unlink(p);
+    }
+    if (d)
+        closedir(d);
+}
+
 int main(int argc, char **argv)
 {
     int memory = argc > 2 && strcmp(argv[1], "--memory") == 0;
@@ -686,6 +703,7 @@ int main(int argc, char **argv)
     }
     snprintf(workdir, sizeof workdir, "%s", real);
     free(real);
+    empty_workdir();
     GDALAllRegister();
     gk_context *ctx = gk_context_new();
     if (memory) {
