@@ -3,6 +3,7 @@
 #define GK_GRID_OPTIONS_H
 
 #include "gridkit_lib.h"
+#include "read_points.h"
 
 struct gk_grid_options {
     char *src, *dst;
@@ -29,5 +30,9 @@ struct gk_grid_options {
     gk_progress_fn progress;
     void *progress_user;
 };
+
+/* Reads the points the source options select (shared by grid, variogram, cv). */
+int gk_grid_options_read_points(gk_context *ctx, const gk_grid_options *o, int needs_z,
+                                gk_source_points *sp);
 
 #endif

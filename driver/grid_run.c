@@ -121,6 +121,28 @@ static char *srs_to_wkt(gk_context *ctx, const char *def)
     return wkt;
 }
 
+int gk_grid_options_read_points(gk_context *ctx, const gk_grid_options *o, int needs_z,
+                                gk_source_points *sp)
+{
+    gk_read_options ro = {0};
+    ro.src = o->src;
+    ro.layers = o->layers;
+    ro.where = o->where;
+    ro.sql = o->sql;
+    ro.have_spat = o->have_spat;
+    memcpy(ro.spat, o->spat, sizeof ro.spat);
+    ro.clipsrc = o->clipsrc;
+    ro.clipsrcsql = o->clipsrcsql;
+    ro.clipsrclayer = o->clipsrclayer;
+    ro.clipsrcwhere = o->clipsrcwhere;
+    ro.zfield = o->zfield;
+    ro.z_increase = o->z_increase;
+    ro.z_multiply = o->z_multiply;
+    ro.open_options = o->open_options;
+    ro.needs_z = needs_z;
+    return gk_read_points(ctx, &ro, sp);
+}
+
 int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
 {
     if (!o->dst)
@@ -138,27 +160,10 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
         return gk_errno(ctx);
     }
 
-    gk_read_options ro = {0};
-    ro.src = o->src;
-    ro.layers = o->layers;
-    ro.where = o->where;
-    ro.sql = o->sql;
-    ro.have_spat = o->have_spat;
-    memcpy(ro.spat, o->spat, sizeof ro.spat);
-    ro.clipsrc = o->clipsrc;
-    ro.clipsrcsql = o->clipsrcsql;
-    ro.clipsrclayer = o->clipsrclayer;
-    ro.clipsrcwhere = o->clipsrcwhere;
-    ro.zfield = o->zfield;
-    ro.z_increase = o->z_increase;
-    ro.z_multiply = o->z_multiply;
-    ro.open_options = o->open_options;
-    ro.needs_z = gk_algorithm_needs_z(alg);
-
     gk_source_points sp = {0};
     gk_raster_writer *w = NULL;
     char **md = NULL, **desc = NULL;
-    int rc = gk_read_points(ctx, &ro, &sp);
+    int rc = gk_grid_options_read_points(ctx, o, gk_algorithm_needs_z(alg), &sp);
     if (rc)
         goto done;
 

@@ -4,6 +4,7 @@
  *   gridkit grid [gdal_grid's arguments] SRC DST
  *   gridkit --version | --help
  */
+#include "commands.h"
 #include "gridkit_lib.h"
 
 #include <cpl_string.h>
@@ -16,6 +17,8 @@ static void usage(FILE *f)
     fprintf(f, "gridkit %s - scattered points to rasters, a faster gdal_grid\n\n"
                "Commands:\n"
                "  gridkit grid [gdal_grid arguments] SRC DST   grid points into a raster\n"
+               "  gridkit variogram SRC [options]              experimental variogram, model fit\n"
+               "  gridkit cv SRC -a ALGORITHM [options]        leave-one-out cross-validation\n"
                "  gridkit --version | --help\n\n",
             GK_VERSION_STRING);
     fputs(gk_grid_usage(), f);
@@ -71,6 +74,10 @@ int main(int argc, char **argv)
         rc = 0;
     } else if (!strcmp(argv[1], "grid")) {
         rc = cmd_grid(argc - 2, argv + 2);
+    } else if (!strcmp(argv[1], "variogram")) {
+        rc = gk_cmd_variogram(argc - 2, argv + 2);
+    } else if (!strcmp(argv[1], "cv")) {
+        rc = gk_cmd_cv(argc - 2, argv + 2);
     } else {
         fprintf(stderr, "gridkit: unknown command '%s'\n\n", argv[1]);
         usage(stderr);
