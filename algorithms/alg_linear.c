@@ -2,8 +2,9 @@
  * alg_linear.c - gdal_grid's `linear`: barycentric interpolation in a
  * Delaunay triangulation (gdal_grid.md 4.2; section 8 items 5 and 17).
  *
- * The triangulation comes from the context's hook (the GDAL layer installs
- * qhull's); this file only prepares it for point location and evaluates it.
+ * The triangulation is the core's own (delaunay.c), or the context's hook
+ * when one is installed; this file only prepares it for point location and
+ * evaluates it.
  * Differences from gdal_grid 3.6, on purpose:
  *  - degenerate triangles are found by a RELATIVE test (|2A| small against
  *    the squared longest edge), not |2A| < 1e-5 absolute, which turns linear
@@ -14,6 +15,7 @@
  * node then gets the nearest-point rule, as if it were outside the hull
  * (so radius = 0 gives nodata everywhere).
  */
+#include "delaunay.h"
 #include "gk_internal.h"
 
 #include <limits.h>
@@ -116,9 +118,6 @@ int gk_tin_build(gk_job *job)
     size_t n = pts->n;
     gk_tin_free(job->tin);
     job->tin = NULL;
-    if (!ctx->triangulate)
-        return gk_error(ctx, GK_ERR_UNSUPPORTED,
-                        "linear needs a Delaunay triangulator (this build has no GDAL)");
     if (n == 0)
         return gk_error(ctx, GK_ERR_NO_POINTS, "linear: no points to triangulate");
     if (n > (size_t)INT_MAX)
@@ -151,12 +150,17 @@ int gk_tin_build(gk_job *job)
     }
 
     gk_triangulation tri = {0, NULL, NULL};
-    int rc = n >= 3 ? ctx->triangulate(ctx->triangulate_user, (int)n, pts->x, pts->y, &tri)
-                    : GK_ERR_ARG;
+    /* A hook the caller installed, else the core's own (delaunay.c). */
+    int rc = GK_ERR_ARG;
+    if (n >= 3 && ctx->triangulate)
+        rc = ctx->triangulate(ctx->triangulate_user, (int)n, pts->x, pts->y, &tri);
+    else if (n >= 3)
+        rc = gk_delaunay(ctx, (int)n, pts->x, pts->y, &tri);
     if (rc == GK_ERR_ARG || (rc == GK_OK && tri.n_tri <= 0)) {
-        /* Too few or collinear points: nearest-point rule everywhere. */
+        /* Too few or collinear points: nearest-point rule everywhere (not an error). */
         free(tri.vertex);
         free(tri.neighbor);
+        gk_error_clear(ctx);
         job->tin = tin;
         return GK_OK;
     }

@@ -7,6 +7,7 @@
  * index and one tile per thread, whatever the grid size. A tile is the unit a
  * GPU backend will take later: a window in, a buffer of doubles out.
  */
+#include "device.h"
 #include "gk_internal.h"
 
 #include <math.h>
@@ -77,6 +78,8 @@ static gk_tile_fn tile_fn(gk_alg_kind kind)
         return gk_linear_tile;
     case GK_ALG_AIDW:
         return gk_aidw_tile;
+    case GK_ALG_KRIGING:
+        return gk_kriging_tile;
     default:
         return gk_metrics_tile;
     }
@@ -110,8 +113,14 @@ gk_job *gk_job_new(gk_context *ctx, const gk_points *pts, const gk_algorithm *al
     job->nbands = 1;
     gk_ellipse_init(&job->ell, alg->radius1, alg->radius2, alg->angle);
 
+    /* The GPU (when the context's device says so and it can run this job)
+     * keeps its own copy of the points and its own index. */
+    if (gk_device_job_attach(job)) {
+        gk_job_free(job);
+        return NULL;
+    }
     /* Global invdist reads the points in input order and needs no index. */
-    if (!(alg->kind == GK_ALG_INVDIST && job->ell.all)) {
+    if (!job->gpu && !(alg->kind == GK_ALG_INVDIST && job->ell.all)) {
         job->tree = gk_kdtree_build(pts->x, pts->y, n);
         if (!job->tree) {
             gk_error(ctx, GK_ERR_NOMEM, "out of memory building the spatial index of %zu points",
@@ -128,6 +137,10 @@ gk_job *gk_job_new(gk_context *ctx, const gk_points *pts, const gk_algorithm *al
         gk_job_free(job);
         return NULL;
     }
+    if (alg->kind == GK_ALG_KRIGING && gk_kriging_prepare(job)) {
+        gk_job_free(job);
+        return NULL;
+    }
     return job;
 }
 
@@ -137,9 +150,19 @@ void gk_job_free(gk_job *job)
 {
     if (!job)
         return;
+    gk_device_job_free(job);
     gk_kdtree_free(job->tree);
     gk_tin_free(job->tin);
+    gk_kriging_free(job);
     free(job);
+}
+
+/* One tile, on the job's device. */
+static uint64_t compute_tile(gk_job *job, const gk_tile *t, double *out, gk_scratch *s)
+{
+    if (job->gpu)
+        return gk_device_tile(job, t, out);
+    return tile_fn(job->alg.kind)(job, t, out, s);
 }
 
 static int check_window(gk_job *job, const gk_grid *g, int x0, int y0, int w, int h)
@@ -161,8 +184,10 @@ int gk_job_compute_window(gk_job *job, const gk_grid *g, int x0, int y0, int w, 
         return rc;
     gk_scratch s = {0};
     gk_tile t = {g, x0, y0, w, h, gk_hit_threshold2(g)};
-    uint64_t nodata = tile_fn(job->alg.kind)(job, &t, out, &s);
+    uint64_t nodata = compute_tile(job, &t, out, &s);
     gk_scratch_free(&s);
+    if (nodata == GK_DEVICE_FAILED)
+        return gk_error(job->ctx, GK_ERR_INTERNAL, "GPU: %s", gk_device_error(job));
     if (nodata == UINT64_MAX)
         return gk_error(job->ctx, GK_ERR_NOMEM, "out of memory computing a tile");
 #pragma omp atomic
@@ -200,13 +225,28 @@ int gk_job_run(gk_job *job, const gk_grid *g, int tile_w, int tile_h, gk_tile_si
     if (rc)
         return rc;
     int threads = ctx->threads > 0 ? ctx->threads : omp_get_num_procs();
-    choose_tiles(g, threads, &tile_w, &tile_h);
+    if (job->gpu) {
+        /* The GPU takes large tiles one at a time; a second thread hands the
+         * finished one to the sink meanwhile. */
+        threads = threads > 2 ? 2 : threads;
+        int w = tile_w > 0 ? tile_w : 256, h = tile_h > 0 ? tile_h : 256;
+        while ((long long)w * h < (1LL << 20) && (w < g->nx || h < g->ny)) {
+            if (w < g->nx && (w <= h || h >= g->ny))
+                w *= 2;
+            else
+                h *= 2;
+        }
+        tile_w = w;
+        tile_h = h;
+    }
+    choose_tiles(g, job->gpu ? 1 : threads, &tile_w, &tile_h);
     int ntx = (g->nx + tile_w - 1) / tile_w, nty = (g->ny + tile_h - 1) / tile_h;
     long long ntiles = (long long)ntx * nty;
     double total = (double)g->nx * (double)g->ny, done = 0;
     double hit2 = gk_hit_threshold2(g);
     int stop = GK_OK;
     job->nodes = job->nodata_nodes = 0;
+    gk_kriging_reset_stats(job);
     if (progress && !progress(0.0, NULL, progress_user))
         return gk_error(ctx, GK_ERR_CANCELLED, "cancelled");
 
@@ -233,10 +273,13 @@ int gk_job_run(gk_job *job, const gk_grid *g, int tile_w, int tile_h, gk_tile_si
                 t.w = g->nx - t.x0;
             if (t.y0 + t.h > g->ny)
                 t.h = g->ny - t.y0;
-            uint64_t nodata = tile_fn(job->alg.kind)(job, &t, buf, &s);
+            uint64_t nodata = compute_tile(job, &t, buf, &s);
 #pragma omp critical(gk_sink)
             {
-                if (nodata == UINT64_MAX) {
+                if (nodata == GK_DEVICE_FAILED) {
+                    if (!stop)
+                        stop = GK_ERR_INTERNAL;
+                } else if (nodata == UINT64_MAX) {
                     if (!stop)
                         stop = GK_ERR_NOMEM;
                 } else if (!stop) {
@@ -253,6 +296,8 @@ int gk_job_run(gk_job *job, const gk_grid *g, int tile_w, int tile_h, gk_tile_si
         free(buf);
         gk_scratch_free(&s);
     }
+    if (stop == GK_ERR_INTERNAL)
+        return gk_error(ctx, GK_ERR_INTERNAL, "GPU: %s", gk_device_error(job));
     if (stop == GK_ERR_NOMEM)
         return gk_error(ctx, GK_ERR_NOMEM, "out of memory computing tiles");
     if (stop == GK_ERR_CANCELLED)
@@ -266,4 +311,5 @@ void gk_job_stats(const gk_job *job, gk_run_stats *st)
 {
     st->nodes = job->nodes;
     st->nodata_nodes = job->nodata_nodes;
+    st->singular_nodes = gk_kriging_singular(job);
 }

@@ -6,6 +6,7 @@
 
 #include "gridkit.h"
 #include "kdtree.h"
+#include "kriging_params.h"
 
 #include <stdint.h>
 
@@ -19,6 +20,8 @@ struct gk_context {
     int threads;
     gk_triangulate_fn triangulate;
     void *triangulate_user;
+    int device;            /* requested device (device.h: GK_DEV_*) */
+    char device_name[768]; /* where the last job runs, with any fallback reason */
 };
 
 struct gk_points {
@@ -40,6 +43,7 @@ typedef enum {
     GK_ALG_AVERAGE_DISTANCE,
     GK_ALG_AVERAGE_DISTANCE_PTS,
     GK_ALG_AIDW,
+    GK_ALG_KRIGING,
     GK_ALG_COUNT_OF_KINDS
 } gk_alg_kind;
 
@@ -63,7 +67,8 @@ struct gk_algorithm {
     double aidw_alpha[5];
     double aidw_rmin, aidw_rmax;
     gk_precision precision;
-    char canonical[512];
+    gk_kriging_params krige; /* GK_ALG_KRIGING only (kriging_params.c) */
+    char canonical[1024];
 };
 
 /* Search ellipse, precomputed from radius1/radius2/angle. */
@@ -114,6 +119,8 @@ struct gk_job {
     gk_tin *tin;     /* linear only */
     double aidw_r_exp; /* expected mean NN distance 1 / (2 sqrt(n / A)) */
     int nbands;        /* planes each tile function writes (1, or 2 with a variance) */
+    void *gpu;         /* device.c: the job's GPU side, NULL on the CPU */
+    struct gk_krige_state *krige; /* kriging only (alg_kriging.c) */
     /* stats of the last run, updated atomically */
     uint64_t nodes, nodata_nodes;
 };
@@ -153,4 +160,12 @@ uint64_t gk_invdist_all_tile(const gk_job *job, const gk_tile *t, double *out, g
 
 /* Adaptive IDW: the expected nearest-neighbour distance of the point set. */
 int gk_aidw_prepare(gk_job *job);
+
+/* Kriging (alg_kriging.c, kriging_global.c): model, drift and, for a global
+ * neighbourhood, the factorised system, prepared once; freed by gk_job_free. */
+int gk_kriging_prepare(gk_job *job);
+void gk_kriging_free(gk_job *job);
+uint64_t gk_kriging_singular(const gk_job *job);
+void gk_kriging_reset_stats(gk_job *job);
+uint64_t gk_kriging_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s);
 #endif

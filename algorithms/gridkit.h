@@ -68,8 +68,9 @@ int gk_error(gk_context *ctx, int code, const char *fmt, ...)
     ;
 void gk_error_clear(gk_context *ctx);
 
-/* Delaunay triangulation hook. The core does not triangulate itself: the
- * GDAL layer installs GDAL's (qhull) triangulator. On success *tri holds
+/* Delaunay triangulation hook. By default linear uses the core's own
+ * (algorithms/delaunay.c, exact predicates); a hook set here replaces it
+ * (the tests install GDAL's qhull one as a peer). On success *tri holds
  * n_tri triangles (3 vertex indices each) and, for each triangle edge k
  * (opposite vertex k), the index of the neighbouring triangle or -1.
  * The arrays are malloc'ed and are freed by the core with free(). */
@@ -81,6 +82,15 @@ typedef struct {
 typedef int (*gk_triangulate_fn)(void *user, int n, const double *x, const double *y,
                                  gk_triangulation *tri);
 void gk_context_set_triangulator(gk_context *ctx, gk_triangulate_fn fn, void *user);
+
+/* Device for tile computation: "auto" (a usable GPU, else the CPU), "cpu",
+ * "cuda" or "cuda:N". NULL: the GRIDKIT_DEVICE environment variable, else
+ * auto. GK_ERR_ARG for a bad spec; GK_ERR_UNSUPPORTED when a GPU is asked
+ * for explicitly and none is usable (the message says why). */
+int gk_context_set_device(gk_context *ctx, const char *spec);
+/* Where the last job ran: "cpu", "cuda:0 (NVIDIA H100 80GB HBM3)", or "cpu
+ * (reason)" when auto or an algorithm without a GPU kernel fell back. */
+const char *gk_context_device_name(gk_context *ctx);
 
 /* ---- points ----------------------------------------------------------- */
 gk_points *gk_points_new(gk_context *ctx);
@@ -129,6 +139,9 @@ int gk_algorithm_nodata_given(const gk_algorithm *alg);
 /* 1 when the algorithm reads Z (count and the distance metrics do not). */
 int gk_algorithm_needs_z(const gk_algorithm *alg);
 
+/* Planes per node: 2 for kriging with variance=yes (estimate, variance), else 1. */
+int gk_algorithm_bands(const gk_algorithm *alg);
+
 typedef enum { GK_PRECISION_DOUBLE = 0, GK_PRECISION_SINGLE = 1 } gk_precision;
 void gk_algorithm_set_precision(gk_algorithm *alg, gk_precision p);
 
@@ -137,6 +150,20 @@ void gk_algorithm_set_precision(gk_algorithm *alg, gk_precision p);
  * must outlive the job; the algorithm is copied. */
 gk_job *gk_job_new(gk_context *ctx, const gk_points *pts, const gk_algorithm *alg);
 void gk_job_free(gk_job *job);
+
+/* Kriging with external drift (drift_raster=): the covariates at the data
+ * points and a sampler for the nodes, supplied by the caller (the GDAL layer
+ * samples rasters). values_at_points holds n_drift blocks of one value per
+ * point, in input order (copied). The sampler fills out[k*n + i] with
+ * covariate k at (x[i], y[i]), NaN where it has no value (the node gets
+ * nodata); it is called from worker threads at once, one call per tile, and
+ * returns non-zero on failure (the tile's nodes get nodata). Call it after
+ * gk_job_new and before running the job; n_drift must be the number of
+ * drift_raster= keys. */
+typedef int (*gk_drift_sampler_fn)(void *user, size_t n, const double *x, const double *y,
+                                   double *out);
+int gk_job_set_drift(gk_job *job, int n_drift, const double *values_at_points,
+                     gk_drift_sampler_fn sampler, void *user);
 
 /* Values per node: 1, or 2 for kriging with its variance (estimate, variance). */
 int gk_job_bands(const gk_job *job);
@@ -164,6 +191,8 @@ int gk_job_run(gk_job *job, const gk_grid *g, int tile_w, int tile_h, gk_tile_si
 typedef struct {
     uint64_t nodes;        /* nodes computed */
     uint64_t nodata_nodes; /* nodes that got nodata */
+    uint64_t singular_nodes; /* kriging: nodes whose system was singular (nodata, counted in
+                              * nodata_nodes too) */
 } gk_run_stats;
 void gk_job_stats(const gk_job *job, gk_run_stats *st);
 

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 
 #define KD_LEAF 16 /* split nodes above this: leaves hold 8..16 points */
-#define KD_SMALL_K 32 /* sorted-array k-NN up to this k, a binary heap above */
+#define KD_SMALL_K 128 /* sorted-array k-NN up to this k (measured faster), a heap above */
 
 typedef struct {
     double xmin, ymin, xmax, ymax;

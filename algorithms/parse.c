@@ -52,6 +52,7 @@ static const struct {
     {"average_distance_pts", GK_ALG_AVERAGE_DISTANCE_PTS, P_ELLIPSE | P_MIN_POINTS | P_NODATA},
     {"aidw", GK_ALG_AIDW,
      P_AIDW | P_SMOOTHING | P_ELLIPSE | P_MAX_POINTS | P_MIN_POINTS | P_NODATA},
+    {"kriging", GK_ALG_KRIGING, 0},
 };
 #define N_ALGS (sizeof ALGS / sizeof ALGS[0])
 
@@ -189,12 +190,18 @@ gk_algorithm *gk_algorithm_parse(gk_context *ctx, const char *spec)
         gk_error(ctx, GK_ERR_ARG,
                  "-a %s: unknown algorithm '%s' (known: invdist, invdistnn, average, nearest, "
                  "linear, minimum, maximum, range, count, average_distance, "
-                 "average_distance_pts, aidw)",
+                 "average_distance_pts, aidw, kriging)",
                  spec, name ? name : "");
         goto fail;
     }
     const char *aname = ALGS[ai].name;
     set_defaults(a, ALGS[ai].kind);
+    if (a->kind == GK_ALG_KRIGING) { /* its own grammar: kriging_params.c */
+        if (gk_kriging_parse(ctx, spec, save, a))
+            goto fail;
+        free(buf);
+        return a;
+    }
 
     int have_radius = 0, have_r1 = 0, have_r2 = 0, have_quadrant = 0, have_max_points = 0;
     double radius = 0;

@@ -24,6 +24,7 @@ const char *gk_grid_usage(void)
            "    [-l layer]* [-where expr] [-sql statement] [-oo NAME=VALUE]*\n"
            "    [-txe xmin xmax] [-tye ymin ymax] [-tr xres yres] [-outsize nx ny]\n"
            "    [-a algorithm[:key=value]*] [-q] [--threads N] [--precision single|double]\n"
+           "    [--device auto|cpu|cuda|cuda:N]\n"
            "    src_datasource dst_filename\n"
            "\n"
            "Algorithms (gdal_grid's, same parameters): invdist, invdistnn, average, nearest,\n"
@@ -74,6 +75,7 @@ void gk_grid_options_free(gk_grid_options *o)
     CPLFree(o->type);
     CPLFree(o->format);
     CPLFree(o->algorithm);
+    CPLFree(o->device);
     CPLFree(o->src);
     CPLFree(o->dst);
     free(o);
@@ -234,6 +236,17 @@ gk_grid_options *gk_grid_options_new(gk_context *ctx, int argc, char **argv)
             else if (parse_int(ctx, a, argv[i + 1], &o->threads))
                 goto fail;
             i++;
+        } else if (!strcmp(a, "--device")) {
+            NEED(1);
+            ONCE(o->device);
+            o->device = CPLStrdup(argv[++i]);
+            /* syntax only here; whether the GPU works is checked when gridding */
+            if (strcmp(o->device, "auto") && strcmp(o->device, "cpu") &&
+                strcmp(o->device, "cuda") && strncmp(o->device, "cuda:", 5)) {
+                gk_error(ctx, GK_ERR_ARG, "--device: '%s' is not auto, cpu, cuda or cuda:N",
+                         o->device);
+                goto fail;
+            }
         } else if (!strcmp(a, "--precision")) {
             NEED(1);
             i++;

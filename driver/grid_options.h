@@ -27,6 +27,7 @@ struct gk_grid_options {
     int quiet;
     int threads;           /* --threads; 0 = all cores */
     gk_precision precision;
+    char *device;          /* --device auto|cpu|cuda|cuda:N; NULL = GRIDKIT_DEVICE, else auto */
     gk_progress_fn progress;
     void *progress_user;
 };

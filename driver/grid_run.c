@@ -2,8 +2,10 @@
  * grid_run.c - gk_grid_run(): points in, every band gridded on the tile engine,
  * raster out. The whole of `gridkit grid` below the argument parser.
  */
+#include "drift_raster.h"
 #include "grid_options.h"
 #include "read_points.h"
+#include "vmodel_json.h"
 #include "triangulate_gdal.h"
 #include "write_raster.h"
 
@@ -18,8 +20,10 @@
 
 void gk_gdal_init(gk_context *ctx)
 {
+    /* linear uses the core's own Delaunay (algorithms/delaunay.c); GDAL's
+     * qhull triangulator stays available as a peer for the tests. */
+    (void)ctx;
     GDALAllRegister();
-    gk_context_set_triangulator(ctx, gk_gdal_triangulate, NULL);
 }
 
 /* --threads, else GDAL_NUM_THREADS (as gdal_grid), else every core. */
@@ -148,11 +152,25 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
     if (!o->dst)
         return gk_error(ctx, GK_ERR_ARG, "no destination file given (try --help)");
     gk_context_set_threads(ctx, thread_count(o));
+    if (gk_context_set_device(ctx, o->device))
+        return gk_errno(ctx);
 
     gk_algorithm *alg = gk_algorithm_parse(ctx, o->algorithm);
     if (!alg)
         return gk_errno(ctx);
     gk_algorithm_set_precision(alg, o->precision);
+    /* kriging: variogram=FILE.json is read here; the bands per layer */
+    const gk_kriging_params *kp = gk_algorithm_kriging(alg);
+    if (kp && kp->variogram_file[0]) {
+        gk_vmodel vm;
+        if (gk_vmodel_read_json(ctx, kp->variogram_file, &vm) ||
+            gk_kriging_set_model(ctx, alg, &vm)) {
+            gk_algorithm_free(alg);
+            return gk_errno(ctx);
+        }
+    }
+    int nb = gk_algorithm_bands(alg);
+    gk_drift_rasters *drift = NULL;
 
     char *srs = NULL;
     if (o->a_srs && !(srs = srs_to_wkt(ctx, o->a_srs))) {
@@ -171,16 +189,37 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
     if ((rc = grid_geometry(ctx, o, &sp, &g)))
         goto done;
 
-    for (int b = 0; b < sp.n_layers; b++)
-        desc = CSLAddString(desc, sp.layers[b].name);
+    for (int b = 0; b < sp.n_layers; b++) {
+        if (nb == 2) { /* kriging: estimate and variance per layer */
+            char *e = CPLStrdup(CPLSPrintf("%s estimate", sp.layers[b].name));
+            desc = CSLAddString(desc, e);
+            CPLFree(e);
+            desc = CSLAddString(desc, CPLSPrintf("%s variance", sp.layers[b].name));
+        } else {
+            desc = CSLAddString(desc, sp.layers[b].name);
+        }
+    }
+    if (kp && kp->n_drift_rasters) {
+        const char *paths[GK_KRIGE_MAX_DRIFT_RASTERS];
+        for (int k = 0; k < kp->n_drift_rasters; k++)
+            paths[k] = kp->drift_raster[k];
+        if (!(drift = gk_drift_rasters_open(ctx, kp->n_drift_rasters, paths,
+                                            kp->drift_bilinear))) {
+            rc = gk_errno(ctx);
+            goto done;
+        }
+    }
     md = CSLSetNameValue(md, "GRIDKIT_VERSION", GK_VERSION_STRING);
     md = CSLSetNameValue(md, "GRIDKIT_ALGORITHM", gk_algorithm_string(alg));
     if (o->precision == GK_PRECISION_SINGLE)
         md = CSLSetNameValue(md, "GRIDKIT_PRECISION", "single");
 
-    const char *protect[3] = {o->src, NULL, NULL};
+    const char *protect[3 + GK_KRIGE_MAX_DRIFT_RASTERS] = {o->src, NULL, NULL};
+    int np = 1;
     if (o->clipsrc)
-        protect[1] = o->clipsrc;
+        protect[np++] = o->clipsrc;
+    for (int k = 0; kp && k < kp->n_drift_rasters; k++)
+        protect[np++] = kp->drift_raster[k];
     gk_raster_spec spec = {0};
     spec.dst = o->dst;
     spec.format = o->format;
@@ -188,7 +227,7 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
     spec.creation_options = o->creation_options;
     spec.nx = g.nx;
     spec.ny = g.ny;
-    spec.bands = sp.n_layers;
+    spec.bands = sp.n_layers * nb;
     gk_grid_geotransform(&g, spec.geotransform);
     spec.srs_wkt = srs ? srs : sp.srs_wkt;
     spec.set_nodata = gk_algorithm_nodata_given(alg);
@@ -227,10 +266,39 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
             rc = gk_errno(ctx);
             break;
         }
-        sink_state ss = {w, b + 1};
+        if (drift) { /* kriging with external drift: covariates at the points */
+            size_t n = gk_points_count(lp->pts);
+            double *gv = malloc((size_t)kp->n_drift_rasters * (n ? n : 1) * sizeof *gv);
+            rc = !gv ? gk_error(ctx, GK_ERR_NOMEM, "out of memory")
+                     : gk_drift_rasters_at_points(ctx, drift, lp->pts, gv);
+            if (!rc)
+                rc = gk_job_set_drift(job, kp->n_drift_rasters, gv, gk_drift_rasters_sample,
+                                      drift);
+            free(gv);
+            if (rc) {
+                gk_job_free(job);
+                break;
+            }
+        }
+        if (kp && !o->quiet) {
+            char mbuf[768];
+            if (gk_vmodel_format(gk_job_kriging_model(job), mbuf, sizeof mbuf) == GK_OK)
+                fprintf(stderr, "Variogram model: %s%s\n", mbuf,
+                        kp->model_auto ? " (fitted)" : "");
+        }
+        sink_state ss = {w, b * nb + 1};
         scaled_progress sc = {o->progress, o->progress_user, (double)b / sp.n_layers,
                               1.0 / sp.n_layers};
         rc = gk_job_run(job, &g, tw, th, sink, &ss, o->progress ? band_progress : NULL, &sc);
+        if (!o->quiet && !rc)
+            fprintf(stderr, "Device: %s\n", gk_context_device_name(ctx));
+        gk_run_stats st;
+        gk_job_stats(job, &st);
+        if (!rc && st.singular_nodes) /* printed even with -q: these nodes lost their value */
+            fprintf(stderr,
+                    "Warning: %llu nodes had a singular kriging system (coincident points, "
+                    "or a drift that cannot be estimated) and got nodata.\n",
+                    (unsigned long long)st.singular_nodes);
         gk_job_free(job);
     }
     if (!rc) {
@@ -243,6 +311,7 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
 done:
     gk_raster_writer_abort(w);
     gk_source_points_free(&sp);
+    gk_drift_rasters_close(drift);
     CSLDestroy(md);
     CSLDestroy(desc);
     CPLFree(srs);

@@ -20,7 +20,7 @@ extern "C" {
 
 typedef struct gk_grid_options gk_grid_options;
 
-/* Registers GDAL's drivers and gives the context GDAL's triangulator. */
+/* Registers GDAL's drivers; the hook for per-context GDAL set-up. */
 void gk_gdal_init(gk_context *ctx);
 
 /* Parses the arguments; NULL and a message naming the argument on error. */

@@ -55,11 +55,52 @@ static int cmd_grid(int argc, char **argv)
     return rc;
 }
 
+/* GDAL's generic options (--config K V, --debug, --help-general, --formats),
+ * except two that gridkit's commands use for themselves: --version, and
+ * --format (variogram and cv output), which GDAL would take as "describe a
+ * driver". Those are kept aside and put back after GDAL's pass. */
+static int general_options(int argc, char ***argv)
+{
+    char **mine = NULL, **rest = NULL;
+    for (int i = 0; i < argc; i++) {
+        const char *a = (*argv)[i];
+        if (i > 0 && !strcmp(a, "--format") && i + 1 < argc) {
+            mine = CSLAddString(mine, a);
+            mine = CSLAddString(mine, (*argv)[++i]);
+        } else if (i > 0 && !strcmp(a, "--version")) {
+            mine = CSLAddString(mine, a);
+        } else {
+            rest = CSLAddString(rest, a);
+        }
+    }
+    int n = GDALGeneralCmdLineProcessor(CSLCount(rest), &rest, 0);
+    if (n < 1) {
+        CSLDestroy(rest);
+        CSLDestroy(mine);
+        return n;
+    }
+    /* Put --version first (it is a top-level flag), --format after the command. */
+    char **out = NULL;
+    for (int i = 0; i < n; i++) {
+        out = CSLAddString(out, rest[i]);
+        if (i == 0)
+            for (char **m = mine; m && *m; m++)
+                if (!strcmp(*m, "--version"))
+                    out = CSLAddString(out, *m);
+    }
+    for (char **m = mine; m && *m; m++)
+        if (strcmp(*m, "--version"))
+            out = CSLAddString(out, *m);
+    CSLDestroy(rest);
+    CSLDestroy(mine);
+    *argv = out;
+    return CSLCount(out);
+}
+
 int main(int argc, char **argv)
 {
-    /* --config K V, --debug, --help-general, --formats: GDAL's generic options. */
     GDALAllRegister();
-    argc = GDALGeneralCmdLineProcessor(argc, &argv, 0);
+    argc = general_options(argc, &argv);
     if (argc < 1)
         return argc == 0 ? 0 : 1;
     int rc;

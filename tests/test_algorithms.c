@@ -208,10 +208,11 @@ static void test_kdtree_set(const pset *p, const char *name)
 
         /* k nearest, sorted by (d2, index) */
         qsort(all, n, sizeof *all, cand_cmp);
-        static const int ks[] = {1, 3, 12, 33, 100};
-        for (int ki = 0; ki < 5; ki++) {
+        /* up to 128 the sorted-array path, above it the heap */
+        static const int ks[] = {1, 3, 12, 33, 100, 150, 400};
+        for (int ki = 0; ki < 7; ki++) {
             int k = ks[ki];
-            double lim = (qi & 1) ? INFINITY : urand() * 25.0;
+            double lim = (qi & 1) ? INFINITY : urand() * (k > 100 ? 100.0 : 25.0);
             int want = 0;
             while (want < k && (size_t)want < n && all[want].d2 <= lim)
                 want++;

@@ -1,0 +1,702 @@
+/*
+ * alg_kriging.c - kriging: the job's preparation (model, drift, block
+ * discretisation) and local neighbourhoods, gstat's rules (geostatistics.md
+ * sections 5 and 6):
+ *
+ *  - the max_points (nmax) nearest within radius (maxdist, inclusive), ties by
+ *    input order; all points within radius when max_points = 0;
+ *  - fewer than min_points (nmin): an empty neighbourhood, which is nodata,
+ *    except for simple kriging, where gstat returns the mean and C(0);
+ *  - max_points_per_quadrant (omax): of that selection, the omax nearest per
+ *    quadrant, with gstat's pinwheel rule for points on the axes.
+ *
+ * Per node the system is assembled on the selected points in input order, so
+ * that neighbouring nodes with the same selection (the usual case when the
+ * grid is finer than the data) reuse the factorisation: then only the
+ * right-hand side costs anything. A singular system (coincident points and no
+ * nugget, collinear points under a linear drift, fewer points than drift
+ * terms) gives nodata and is counted, as gstat skips it with a warning.
+ * Nothing here allocates per node: everything lives in the thread's scratch.
+ */
+#include "kriging.h"
+#include "neighbours.h"
+#include "variogram.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* gstat's 4-point Gauss-Legendre rule on [-1/2, 1/2] (block.c). */
+static const double GAUSS_X[4] = {-0.4305681558, -0.1699905218, 0.1699905218, 0.4305681558};
+static const double GAUSS_W[4] = {0.1739274226, 0.3260725774, 0.3260725774, 0.1739274226};
+
+#define CHOL_TOL 1e-12 /* pivot / original diagonal below this: singular */
+#define SCHUR_TOL 1e-11
+
+/* ---- small dense kernels ----------------------------------------------- */
+
+/* Dot product with four partial sums (vectorises without -ffast-math). */
+static inline double dot(const double *x, const double *y, int n)
+{
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    int k = 0;
+    for (; k + 4 <= n; k += 4) {
+        s0 += x[k] * y[k];
+        s1 += x[k + 1] * y[k + 1];
+        s2 += x[k + 2] * y[k + 2];
+        s3 += x[k + 3] * y[k + 3];
+    }
+    for (; k < n; k++)
+        s0 += x[k] * y[k];
+    return (s0 + s2) + (s1 + s3);
+}
+
+int gk_krige_chol(double *a, int n, int ld, double *inv, double tol)
+{
+    for (int i = 0; i < n; i++) {
+        double *ri = a + (size_t)i * ld;
+        for (int j = 0; j < i; j++) {
+            const double *rj = a + (size_t)j * ld;
+            ri[j] = (ri[j] - dot(ri, rj, j)) * inv[j];
+        }
+        double d = ri[i], s = d - dot(ri, ri, i);
+        if (!(s > tol * fabs(d)))
+            return -1;
+        ri[i] = sqrt(s);
+        inv[i] = 1.0 / ri[i];
+    }
+    return 0;
+}
+
+void gk_krige_fwd(const double *l, int n, int ld, const double *inv, double *b)
+{
+    for (int i = 0; i < n; i++) {
+        b[i] = (b[i] - dot(l + (size_t)i * ld, b, i)) * inv[i];
+    }
+}
+
+void gk_krige_bwd(const double *l, int n, int ld, const double *inv, double *b)
+{
+    for (int i = n - 1; i >= 0; i--) {
+        b[i] *= inv[i];
+        double bi = b[i];
+        const double *ri = l + (size_t)i * ld;
+        for (int k = 0; k < i; k++)
+            b[k] -= ri[k] * bi;
+    }
+}
+
+void gk_krige_f0(const gk_krige_state *k, double u0, double v0, double scale, const double *g0,
+                 double *f0)
+{
+    int np = 1 + k->poly;
+    if (k->nb == 1 || k->poly == 0) {
+        gk_krige_poly(k->poly, u0, v0, f0);
+    } else {
+        double f[6];
+        for (int c = 0; c < np; c++)
+            f0[c] = 0.0;
+        for (int b = 0; b < k->nb; b++) {
+            gk_krige_poly(k->poly, u0 + k->bdx[b] / scale, v0 + k->bdy[b] / scale, f);
+            for (int c = 0; c < np; c++)
+                f0[c] += k->bw[b] * f[c];
+        }
+    }
+    for (int r = 0; r < k->nr; r++)
+        f0[np + r] = g0[r];
+}
+
+/* ---- preparation --------------------------------------------------------- */
+
+/* model=auto: gstat's sample variogram with its defaults, and a nugget plus
+ * a spherical or an exponential structure fitted by fit.variogram's default
+ * (method 7); the one with the smaller weighted SSErr is kept. */
+static int fit_auto(gk_context *ctx, const gk_points *pts, gk_vmodel *out)
+{
+    gk_vgm_options vo;
+    memset(&vo, 0, sizeof vo);
+    gk_vgm v;
+    memset(&v, 0, sizeof v);
+    if (gk_variogram(ctx, pts, &vo, &v))
+        return gk_error(ctx, gk_errno(ctx), "model=auto: %s", gk_errmsg(ctx));
+    static const gk_vm_type cand[] = {GK_VM_SPH, GK_VM_EXP};
+    double best = INFINITY;
+    char why[512] = "";
+    for (size_t c = 0; c < sizeof cand / sizeof cand[0]; c++) {
+        gk_vmodel m;
+        memset(&m, 0, sizeof m);
+        m.n = 2;
+        m.s[0] = (gk_vm_structure){GK_VM_NUG, NAN, 0, 0, 0, 1};
+        m.s[1] = (gk_vm_structure){cand[c], NAN, NAN, 0, 0, 1};
+        gk_fit_options fo = {7, 1, 1};
+        gk_fit_result fr;
+        memset(&fr, 0, sizeof fr);
+        if (gk_variogram_fit(ctx, &v, 0, &m, &fo, &fr)) {
+            snprintf(why, sizeof why, "%s", gk_errmsg(ctx));
+            gk_error_clear(ctx);
+            continue;
+        }
+        if (fr.sserr < best && m.n >= 1) {
+            best = fr.sserr;
+            *out = m;
+        }
+    }
+    gk_vgm_free(&v);
+    if (!isfinite(best))
+        return gk_error(ctx, GK_ERR_ARG,
+                        "model=auto: no variogram model could be fitted (%s): give model= or "
+                        "variogram=",
+                        why[0] ? why : "no lag class with pairs");
+    return GK_OK;
+}
+
+static double nugget_of(const gk_vmodel *m)
+{
+    double c = 0.0;
+    for (int i = 0; i < m->n; i++)
+        if (m->s[i].type == GK_VM_NUG)
+            c += m->s[i].psill;
+    return c;
+}
+
+int gk_kriging_prepare(gk_job *job)
+{
+    gk_context *ctx = job->ctx;
+    const gk_kriging_params *kp = &job->alg.krige;
+    const gk_algorithm *a = &job->alg;
+    const gk_points *pts = job->pts;
+    gk_krige_state *k = calloc(1, sizeof *k);
+    if (!k)
+        return gk_error(ctx, GK_ERR_NOMEM, "out of memory");
+    job->krige = k;
+    job->nbands = kp->variance ? 2 : 1;
+
+    if (kp->variogram_file[0] && kp->model.n == 0)
+        return gk_error(ctx, GK_ERR_ARG,
+                        "kriging: variogram=%s was not read (the caller must load it with "
+                        "gk_kriging_set_model)",
+                        kp->variogram_file);
+    k->model = kp->model;
+    if (kp->model_auto && fit_auto(ctx, pts, &k->model))
+        return gk_errno(ctx);
+    if (gk_vmodel_check(ctx, &k->model))
+        return gk_errno(ctx);
+    k->ns = k->model.n;
+    for (int i = 0; i < k->ns; i++) {
+        const gk_vm_structure *s = &k->model.s[i];
+        gk_krige_struct *st = &k->st[i];
+        st->s = s;
+        st->type = s->type;
+        st->psill = s->psill;
+        st->range = s->range;
+        st->aniso = !(s->anis_ratio == 1.0 || s->type == GK_VM_NUG);
+        if (st->aniso) { /* as gk_vm_distance (gstat's get_tm, 2-D) */
+            double p = s->anis_angle;
+            double alpha = (p < 270.0 ? 90.0 - p : 450.0 - p) * (M_PI / 180.0);
+            st->sa = sin(alpha);
+            st->ca = cos(alpha);
+            st->f = 1.0 / (s->anis_ratio > 1e-30 ? s->anis_ratio : 1e-30);
+        }
+    }
+    k->type = kp->type;
+    k->mean = kp->mean;
+
+    double x0, y0, x1, y1;
+    if (gk_points_bounds(pts, &x0, &y0, &x1, &y1))
+        return gk_errno(ctx);
+    double diag = hypot(x1 - x0, y1 - y0);
+    if (gk_vmodel_bounded(&k->model)) {
+        k->A = gk_vmodel_sill(&k->model);
+        if (!(k->A > 0))
+            return gk_error(ctx, GK_ERR_ARG, "kriging: the variogram model has a zero sill");
+    } else {
+        if (k->type == GK_KRIGE_SIMPLE)
+            return gk_error(ctx, GK_ERR_ARG,
+                            "kriging: simple kriging needs a bounded variogram model");
+        /* A pseudo-sill above any semivariance met between the points (and
+         * the targets near them): weights and variances do not depend on it. */
+        double minratio = 1.0;
+        for (int i = 0; i < k->model.n; i++)
+            if (k->model.s[i].anis_ratio < minratio)
+                minratio = k->model.s[i].anis_ratio;
+        double h = (diag > 0 ? diag : 1.0) * 2.0 / minratio;
+        k->A = 2.0 * gk_vmodel_gamma_h(&k->model, h);
+        if (!(k->A > 0) || !isfinite(k->A))
+            k->A = 1.0;
+    }
+
+    /* Block discretisation: gstat's 4 x 4 Gauss points and weights. */
+    k->nb = 1;
+    k->bw[0] = 1.0;
+    double nug = nugget_of(&k->model);
+    if (kp->block_w > 0) {
+        k->nb = 16;
+        for (int i = 0, b = 0; i < 4; i++)
+            for (int j = 0; j < 4; j++, b++) {
+                k->bdx[b] = kp->block_w * GAUSS_X[i];
+                k->bdy[b] = kp->block_h * GAUSS_X[j];
+                k->bw[b] = GAUSS_W[i] * GAUSS_W[j];
+            }
+        /* Block-to-block average; like gstat, the nugget does not enter it. */
+        double c = 0.0;
+        for (int b = 0; b < 16; b++)
+            for (int e = 0; e < 16; e++)
+                c += k->bw[b] * k->bw[e] *
+                     (b == e ? k->A - nug
+                             : gk_krige_cov(k, k->bdx[b] - k->bdx[e], k->bdy[b] - k->bdy[e]));
+        k->c00 = c;
+    } else {
+        k->c00 = k->A;
+    }
+
+    k->poly = kp->drift == GK_DRIFT_LINEAR ? 2 : kp->drift == GK_DRIFT_QUADRATIC ? 5 : 0;
+    k->nr = kp->n_drift_rasters;
+    k->p = k->type == GK_KRIGE_SIMPLE ? 0 : 1 + k->poly + k->nr;
+    k->ready = k->nr == 0;
+    k->global = a->max_points == 0 && kp->maxdist == 0 && a->max_points_per_quadrant == 0;
+    if (k->global && k->ready && gk_krige_global_build(job))
+        return gk_errno(ctx);
+    return GK_OK;
+}
+
+void gk_kriging_free(gk_job *job)
+{
+    gk_krige_state *k = job->krige;
+    if (!k)
+        return;
+    gk_krige_global_free(k->g);
+    free(k->gpts);
+    free(k);
+    job->krige = NULL;
+}
+
+const gk_vmodel *gk_job_kriging_model(const gk_job *job)
+{
+    return job->krige ? &job->krige->model : NULL;
+}
+
+uint64_t gk_kriging_singular(const gk_job *job)
+{
+    return job->krige ? job->krige->singular : 0;
+}
+
+void gk_kriging_reset_stats(gk_job *job)
+{
+    if (job->krige)
+        job->krige->singular = 0;
+}
+
+int gk_job_set_drift(gk_job *job, int n_drift, const double *values, gk_drift_sampler_fn sampler,
+                     void *user)
+{
+    gk_context *ctx = job->ctx;
+    gk_krige_state *k = job->krige;
+    if (job->alg.kind != GK_ALG_KRIGING || !k)
+        return gk_error(ctx, GK_ERR_ARG, "external drift is for kriging only");
+    if (n_drift != k->nr)
+        return gk_error(ctx, GK_ERR_ARG,
+                        "kriging: %d external drift variables given, the algorithm has %d "
+                        "drift_raster= keys",
+                        n_drift, k->nr);
+    if (n_drift == 0)
+        return GK_OK;
+    if (!values || !sampler)
+        return gk_error(ctx, GK_ERR_ARG, "kriging: external drift needs values and a sampler");
+    size_t n = job->pts->n;
+    free(k->gpts);
+    k->gpts = malloc((size_t)n_drift * n * sizeof *k->gpts);
+    if (!k->gpts)
+        return gk_error(ctx, GK_ERR_NOMEM, "out of memory for the external drift");
+    /* Standardised covariates: same predictions, a better conditioned S. */
+    for (int r = 0; r < n_drift; r++) {
+        const double *g = values + (size_t)r * n;
+        double s = 0.0, s2 = 0.0;
+        for (size_t i = 0; i < n; i++) {
+            if (!isfinite(g[i]))
+                return gk_error(ctx, GK_ERR_ARG,
+                                "kriging: drift variable %d has no value at point %zu (%.15g, "
+                                "%.15g)",
+                                r + 1, i + 1, job->pts->x[i], job->pts->y[i]);
+            s += g[i];
+        }
+        double mean = s / (double)n;
+        for (size_t i = 0; i < n; i++)
+            s2 += (g[i] - mean) * (g[i] - mean);
+        double sd = sqrt(s2 / (double)n);
+        if (!(sd > 1e-12 * (fabs(mean) + 1e-300)))
+            return gk_error(ctx, GK_ERR_ARG,
+                            "kriging: drift variable %d is constant at the data points: it "
+                            "cannot be told apart from the mean",
+                            r + 1);
+        k->gmean[r] = mean;
+        k->gscale[r] = sd;
+        for (size_t i = 0; i < n; i++)
+            k->gpts[(size_t)r * n + i] = (g[i] - mean) / sd;
+    }
+    k->sampler = sampler;
+    k->sampler_user = user;
+    k->ready = 1;
+    if (k->global) {
+        gk_krige_global_free(k->g);
+        k->g = NULL;
+        k->global_singular = 0;
+        if (gk_krige_global_build(job))
+            return gk_errno(ctx);
+    }
+    return GK_OK;
+}
+
+/* ---- local neighbourhoods -------------------------------------------------- */
+
+/* gstat's quadrant of (dx, dy) = point - target (select.c, "pinwheel"). */
+static inline int quadrant(double dx, double dy)
+{
+    int x = dy < 0 ? dx > 0 : dx >= 0;
+    int y = dx < 0 ? dy >= 0 : dy > 0;
+    return x | (y << 1);
+}
+
+/* The selection around (nx, ny) into s->idx[0..m), sorted by (d2, index).
+ * Returns m (0 when fewer than min_points), or -1 when out of memory. */
+static long select_points(const gk_job *job, double nx, double ny, gk_scratch *s)
+{
+    const gk_algorithm *a = &job->alg;
+    const gk_kriging_params *kp = &a->krige;
+    double r2 = kp->maxdist > 0 ? kp->maxdist * kp->maxdist : INFINITY;
+    long m;
+    if (a->max_points > 0 || kp->maxdist == 0) {
+        size_t kmax = a->max_points > 0 ? (size_t)a->max_points : job->pts->n;
+        if (kmax > job->pts->n)
+            kmax = job->pts->n;
+        if (gk_scratch_reserve(s, kmax))
+            return -1;
+        m = gk_kdtree_knn(job->tree, nx, ny, (int)kmax, r2, s->idx, s->d2);
+    } else {
+        m = gk_nb_circle(job, nx, ny, r2, s);
+        if (m == GK_NB_NOMEM)
+            return -1;
+        gk_nb_sort(s->idx, s->d2, (size_t)m);
+    }
+    if (m < a->min_points)
+        return 0;
+    int omax = a->max_points_per_quadrant;
+    if (omax > 0) {
+        int cnt[4] = {0, 0, 0, 0};
+        long o = 0;
+        for (long i = 0; i < m; i++) {
+            int q = quadrant(job->pts->x[s->idx[i]] - nx, job->pts->y[s->idx[i]] - ny);
+            if (cnt[q] < omax) {
+                cnt[q]++;
+                s->idx[o] = s->idx[i];
+                s->d2[o] = s->d2[i];
+                o++;
+            }
+        }
+        m = o;
+    }
+    return m;
+}
+
+static void sort_ints(int *v, long n)
+{
+    for (long i = 1; i < n; i++) {
+        int x = v[i];
+        long j = i - 1;
+        while (j >= 0 && v[j] > x) {
+            v[j + 1] = v[j];
+            j--;
+        }
+        v[j + 1] = x;
+    }
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* The per-thread workspace, carved out of the scratch's second buffers: the
+ * tile's node covariates first (stable when the rest is re-laid out), then
+ * the system for up to M points. */
+typedef struct {
+    int M;           /* capacity in points */
+    size_t head;     /* doubles before the system (node covariates, node x, y) */
+    double *L;       /* M x M, row-major lower triangle */
+    double *inv;     /* M: 1 / diag(L) */
+    double *w;       /* M: L^-1 z (or L^-1 (z - mean)) */
+    double *B;       /* P columns of M: L^-1 F */
+    double *a;       /* M: L^-1 c0 */
+    double *S, *Sinv, *Btw, *f0, *r, *t; /* P x P, P, P, P, P, P */
+    /* cache: the last factorised selection */
+    int *cidx;
+    long cm;
+    int valid, singular;
+    double ox, oy, sc; /* drift origin and scale of the cached selection */
+} kws;
+
+static int ws_layout(kws *ws, gk_scratch *s, int M)
+{
+    const int P = GK_KRIGE_MAX_P;
+    size_t need = ws->head + (size_t)M * M + (size_t)M * (3 + P) + (size_t)P * P + 5 * P;
+    if (need < (size_t)M)
+        need = (size_t)M;
+    if (gk_scratch_reserve2(s, need))
+        return -1;
+    double *p = s->d2b + ws->head;
+    ws->M = M;
+    ws->L = p, p += (size_t)M * M;
+    ws->inv = p, p += M;
+    ws->w = p, p += M;
+    ws->a = p, p += M;
+    ws->B = p, p += (size_t)M * P;
+    ws->S = p, p += (size_t)P * P;
+    ws->Sinv = p, p += P;
+    ws->Btw = p, p += P;
+    ws->f0 = p, p += P;
+    ws->r = p, p += P;
+    ws->t = p;
+    ws->cidx = s->idx2;
+    ws->valid = 0;
+    return 0;
+}
+
+/* Factorises the system of the selection idx[0..m) (sorted by index). */
+static void factorise(const gk_job *job, const gk_krige_state *k, kws *ws, const int *idx, long m)
+{
+    const double *X = job->pts->x, *Y = job->pts->y, *Z = job->pts->z;
+    int M = ws->M, p = k->p;
+    size_t n = job->pts->n;
+    memcpy(ws->cidx, idx, (size_t)m * sizeof *idx);
+    ws->cm = m;
+    ws->valid = 1;
+    ws->singular = 0;
+    for (long i = 0; i < m; i++) {
+        double *ri = ws->L + (size_t)i * M;
+        double xi = X[idx[i]], yi = Y[idx[i]];
+        for (long j = 0; j < i; j++)
+            ri[j] = gk_krige_cov(k, xi - X[idx[j]], yi - Y[idx[j]]);
+        ri[i] = k->A;
+    }
+    if (gk_krige_chol(ws->L, (int)m, M, ws->inv, CHOL_TOL) || (p > 0 && m < p)) {
+        ws->singular = 1;
+        return;
+    }
+    for (long i = 0; i < m; i++)
+        ws->w[i] = Z[idx[i]] - (k->type == GK_KRIGE_SIMPLE ? k->mean : 0.0);
+    gk_krige_fwd(ws->L, (int)m, M, ws->inv, ws->w);
+    if (p == 0)
+        return;
+    /* Drift origin and scale: the selection's centroid and extent. */
+    double ox = 0.0, oy = 0.0, sc = 0.0;
+    for (long i = 0; i < m; i++)
+        ox += X[idx[i]], oy += Y[idx[i]];
+    ox /= (double)m;
+    oy /= (double)m;
+    for (long i = 0; i < m; i++) {
+        double ex = X[idx[i]] - ox, ey = Y[idx[i]] - oy, d = sqrt(ex * ex + ey * ey);
+        if (d > sc)
+            sc = d;
+    }
+    if (!(sc > 0))
+        sc = 1.0;
+    ws->ox = ox, ws->oy = oy, ws->sc = sc;
+    int np = 1 + k->poly;
+    double f[6];
+    for (long i = 0; i < m; i++) {
+        gk_krige_poly(k->poly, (X[idx[i]] - ox) / sc, (Y[idx[i]] - oy) / sc, f);
+        for (int c = 0; c < np; c++)
+            ws->B[(size_t)c * M + i] = f[c];
+        for (int r = 0; r < k->nr; r++)
+            ws->B[(size_t)(np + r) * M + i] = k->gpts[(size_t)r * n + idx[i]];
+    }
+    for (int c = 0; c < p; c++)
+        gk_krige_fwd(ws->L, (int)m, M, ws->inv, ws->B + (size_t)c * M);
+    /* S = B'B (lower), its factor, and B'w. */
+    for (int c = 0; c < p; c++) {
+        const double *bc = ws->B + (size_t)c * M;
+        for (int d = 0; d <= c; d++) {
+            const double *bd = ws->B + (size_t)d * M;
+            double s = 0.0;
+            for (long i = 0; i < m; i++)
+                s += bc[i] * bd[i];
+            ws->S[c * p + d] = s;
+        }
+        double s = 0.0;
+        for (long i = 0; i < m; i++)
+            s += bc[i] * ws->w[i];
+        ws->Btw[c] = s;
+    }
+    if (gk_krige_chol(ws->S, p, p, ws->Sinv, SCHUR_TOL))
+        ws->singular = 1;
+}
+
+/* One node: 1 with est/var, 0 nodata, 2 singular (nodata, counted), -1 no memory. */
+static int local_node(const gk_job *job, const gk_krige_state *k, kws *ws, gk_scratch *s,
+                      double nx, double ny, const double *g0, double *est, double *var)
+{
+    long m = select_points(job, nx, ny, s);
+    if (m < 0)
+        return -1;
+    if (m == 0) {
+        if (k->type != GK_KRIGE_SIMPLE)
+            return 0;
+        *est = k->mean; /* gstat: an empty simple kriging neighbourhood gives the mean */
+        *var = k->c00;
+        return 1;
+    }
+    int *idx = s->idx;
+    if (m <= 48)
+        sort_ints(idx, m);
+    else
+        qsort(idx, (size_t)m, sizeof *idx, cmp_int);
+    if (m > ws->M) {
+        int M = ws->M ? ws->M : 16;
+        while (M < m)
+            M *= 2;
+        if (ws_layout(ws, s, M))
+            return -1;
+        idx = s->idx;
+    }
+    if (!(ws->valid && ws->cm == m && memcmp(ws->cidx, idx, (size_t)m * sizeof *idx) == 0))
+        factorise(job, k, ws, idx, m);
+    if (ws->singular)
+        return 2;
+
+    const double *X = job->pts->x, *Y = job->pts->y;
+    int M = ws->M, p = k->p;
+    double *av = ws->a;
+    for (long i = 0; i < m; i++)
+        av[i] = gk_krige_cov0(k, X[idx[i]] - nx, Y[idx[i]] - ny);
+    gk_krige_fwd(ws->L, (int)m, M, ws->inv, av);
+    double aw = 0.0, aa = 0.0;
+    for (long i = 0; i < m; i++) {
+        aw += av[i] * ws->w[i];
+        aa += av[i] * av[i];
+    }
+    if (p == 0) {
+        *est = k->mean + aw;
+        *var = k->c00 - aa;
+    } else {
+        gk_krige_f0(k, (nx - ws->ox) / ws->sc, (ny - ws->oy) / ws->sc, ws->sc, g0, ws->f0);
+        for (int c = 0; c < p; c++) {
+            const double *bc = ws->B + (size_t)c * M;
+            double sb = 0.0;
+            for (long i = 0; i < m; i++)
+                sb += bc[i] * av[i];
+            ws->r[c] = ws->f0[c] - sb;
+            ws->t[c] = ws->r[c];
+        }
+        gk_krige_fwd(ws->S, p, p, ws->Sinv, ws->t);
+        gk_krige_bwd(ws->S, p, p, ws->Sinv, ws->t);
+        double tb = 0.0, rt = 0.0;
+        for (int c = 0; c < p; c++) {
+            tb += ws->t[c] * ws->Btw[c];
+            rt += ws->r[c] * ws->t[c];
+        }
+        *est = aw + tb;
+        *var = k->c00 - aa + rt;
+    }
+    if (*var < 0.0) /* rounding at a datum: the variance is 0 there */
+        *var = 0.0;
+    if (!isfinite(*est) || !isfinite(*var))
+        return 2;
+    return 1;
+}
+
+uint64_t gk_kriging_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s)
+{
+    gk_krige_state *k = job->krige;
+    const gk_grid *g = t->g;
+    size_t T = (size_t)t->w * t->h;
+    double nodata = job->alg.nodata;
+    int want_var = job->nbands > 1;
+    uint64_t nod = 0, sing = 0;
+
+    kws ws;
+    memset(&ws, 0, sizeof ws);
+    ws.head = (size_t)k->nr * T + (k->nr ? 2 * T : 0);
+    int M0 = job->alg.max_points;
+    if (M0 <= 0 || (size_t)M0 > job->pts->n)
+        M0 = job->pts->n < 16 ? (int)job->pts->n : 16;
+    if (M0 < 1)
+        M0 = 1;
+    if (k->global) {
+        /* the global path needs n doubles per node */
+        size_t need = ws.head + job->pts->n;
+        if (gk_scratch_reserve2(s, need))
+            return UINT64_MAX;
+    } else if (ws_layout(&ws, s, M0)) {
+        return UINT64_MAX;
+    }
+
+    int tile_ok = k->ready && !k->global_singular;
+    if (tile_ok && k->nr > 0) {
+        double *gnode = s->d2b; /* nr blocks of T, at the head of the workspace */
+        double *xs = s->d2b + (size_t)k->nr * T, *ys = xs + T;
+        for (int j = 0; j < t->h; j++)
+            for (int i = 0; i < t->w; i++) {
+                xs[(size_t)j * t->w + i] = gk_grid_node_x(g, t->x0 + i);
+                ys[(size_t)j * t->w + i] = gk_grid_node_y(g, t->y0 + j);
+            }
+        if (k->sampler(k->sampler_user, T, xs, ys, gnode))
+            tile_ok = 0;
+        else
+            for (int r = 0; r < k->nr; r++)
+                for (size_t q = 0; q < T; q++)
+                    gnode[(size_t)r * T + q] = (gnode[(size_t)r * T + q] - k->gmean[r]) / k->gscale[r];
+    }
+    if (!tile_ok) {
+        for (size_t q = 0; q < T * job->nbands; q++)
+            out[q] = nodata;
+        if (k->global_singular) {
+#pragma omp atomic
+            k->singular += T;
+        }
+        return T;
+    }
+
+    double g0[GK_KRIGE_MAX_DRIFT_RASTERS];
+    for (int j = 0; j < t->h; j++) {
+        double ny = gk_grid_node_y(g, t->y0 + j);
+        for (int i = 0; i < t->w; i++) {
+            double nx = gk_grid_node_x(g, t->x0 + i);
+            size_t q = (size_t)j * t->w + i;
+            double est = nodata, var = nodata;
+            int ok = 1;
+            for (int r = 0; r < k->nr; r++) {
+                g0[r] = s->d2b[(size_t)r * T + q]; /* re-read: the scratch may move */
+                if (!isfinite(g0[r]))
+                    ok = 0;
+            }
+            int rc = 0;
+            if (ok) {
+                if (k->global)
+                    rc = gk_krige_global_node(job, nx, ny, g0, &est, want_var ? &var : NULL,
+                                              s->d2b + ws.head);
+                else
+                    rc = local_node(job, k, &ws, s, nx, ny, g0, &est, &var);
+            }
+            if (rc < 0)
+                return UINT64_MAX;
+            if (rc == 1) {
+                out[q] = est;
+                if (want_var)
+                    out[T + q] = var;
+            } else {
+                out[q] = nodata;
+                if (want_var)
+                    out[T + q] = nodata;
+                nod++;
+                if (rc == 2)
+                    sing++;
+            }
+        }
+    }
+    if (sing) {
+#pragma omp atomic
+        k->singular += sing;
+    }
+    return nod;
+}

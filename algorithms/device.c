@@ -1,0 +1,322 @@
+/*
+ * device.c - the core side of the GPU backend: which device a job runs on,
+ * loading the CUDA module (gridkit_cuda.so) with dlopen() on first use, and
+ * handing tiles to it. The core never links CUDA: a build or a machine
+ * without it simply computes on the CPU. The core prints nothing; the reason
+ * for a fallback is part of gk_context_device_name().
+ */
+#include "device.h"
+#include "../gpu/gk_gpu_abi.h"
+#include "neighbours.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef GK_GPU_MODULE_NAME
+#define GK_GPU_MODULE_NAME "gridkit_cuda.so"
+#endif
+
+typedef struct {
+    const gk_gpu_api *api;
+    void *handle;
+    int dev;
+    char err[512];
+} gk_gpu_job;
+
+/* ---- the request ------------------------------------------------------- */
+
+static int parse_spec(const char *spec, int *code)
+{
+    if (!strcmp(spec, "auto"))
+        *code = GK_DEV_AUTO;
+    else if (!strcmp(spec, "cpu"))
+        *code = GK_DEV_CPU;
+    else if (!strcmp(spec, "cuda") || !strcmp(spec, "gpu"))
+        *code = GK_DEV_CUDA;
+    else if (!strncmp(spec, "cuda:", 5) && spec[5]) {
+        char *end;
+        long n = strtol(spec + 5, &end, 10);
+        if (*end || n < 0 || n > 1000 || spec[5] == '-' || spec[5] == '+')
+            return -1;
+        *code = GK_DEV_CUDA + 1 + (int)n;
+    } else
+        return -1;
+    return 0;
+}
+
+/* ---- the module (loaded once per process) ------------------------------ */
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static const gk_gpu_api *mod_api;
+static char mod_reason[600];
+static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
+#define MAX_PROBED 64
+static int probed[MAX_PROBED]; /* 0 unknown, 1 usable, -1 not */
+static char probe_msg[MAX_PROBED][256];
+
+static void *try_open(const char *path, char *why, size_t cap)
+{
+    if (access(path, R_OK) != 0)
+        return NULL;
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        snprintf(why, cap, "%s", dlerror());
+    return h;
+}
+
+static void load_module(void)
+{
+    char path[4096], why[400] = "";
+    void *h = NULL;
+    /* 1. GRIDKIT_GPU_MODULE: an explicit override wins */
+    const char *env = getenv("GRIDKIT_GPU_MODULE");
+    if (env && *env)
+        h = try_open(env, why, sizeof why);
+    /* 2. next to the executable (build trees, relocated installs) */
+    if (!h) {
+        ssize_t len = readlink("/proc/self/exe", path, sizeof path - 64);
+        if (len > 0) {
+            path[len] = '\0';
+            char *slash = strrchr(path, '/');
+            if (slash) {
+                snprintf(slash + 1, sizeof path - (size_t)(slash + 1 - path), "%s",
+                         GK_GPU_MODULE_NAME);
+                h = try_open(path, why, sizeof why);
+            }
+        }
+    }
+    /* 3. the install lib dir */
+#ifdef GK_INSTALL_LIBDIR
+    if (!h)
+        h = try_open(GK_INSTALL_LIBDIR "/" GK_GPU_MODULE_NAME, why, sizeof why);
+#endif
+    if (!h) {
+        snprintf(mod_reason, sizeof mod_reason, "the CUDA module %s %s", GK_GPU_MODULE_NAME,
+                 why[0] ? why : "was not found");
+        return;
+    }
+    gk_gpu_entry_fn entry;
+    *(void **)&entry = dlsym(h, GK_GPU_ENTRY);
+    const gk_gpu_api *api = entry ? entry() : NULL;
+    if (!api || api->abi_version != GK_GPU_ABI_VERSION) {
+        snprintf(mod_reason, sizeof mod_reason,
+                 "the CUDA module does not match this gridkit (ABI %d, expected %d)",
+                 api ? api->abi_version : -1, GK_GPU_ABI_VERSION);
+        dlclose(h);
+        return;
+    }
+    mod_api = api; /* kept loaded for the life of the process */
+}
+
+/* Usable device dev? 0, or -1 with the reason in why. */
+static int probe(int dev, char *name, size_t name_cap, char *why, size_t why_cap)
+{
+    pthread_once(&load_once, load_module);
+    if (!mod_api) {
+        snprintf(why, why_cap, "%s", mod_reason);
+        return -1;
+    }
+    if (dev >= MAX_PROBED) {
+        snprintf(why, why_cap, "cuda:%d: no such device", dev);
+        return -1;
+    }
+    pthread_mutex_lock(&probe_lock);
+    if (!probed[dev]) {
+        char nm[200] = "", er[256] = "";
+        int rc = mod_api->probe(dev, nm, sizeof nm, er, sizeof er);
+        probed[dev] = rc ? -1 : 1;
+        snprintf(probe_msg[dev], sizeof probe_msg[dev], "%s", rc ? er : nm);
+    }
+    int ok = probed[dev] > 0;
+    if (ok)
+        snprintf(name, name_cap, "%s", probe_msg[dev]);
+    else
+        snprintf(why, why_cap, "%s", probe_msg[dev]);
+    pthread_mutex_unlock(&probe_lock);
+    return ok ? 0 : -1;
+}
+
+int gk_context_set_device(gk_context *ctx, const char *spec)
+{
+    int code = GK_DEV_UNSET;
+    if (spec && parse_spec(spec, &code))
+        return gk_error(ctx, GK_ERR_ARG, "--device: '%s' is not auto, cpu, cuda or cuda:N", spec);
+    ctx->device = code;
+    if (code >= GK_DEV_CUDA) {
+        int dev = code > GK_DEV_CUDA ? code - GK_DEV_CUDA - 1 : 0;
+        char name[200], why[600];
+        if (probe(dev, name, sizeof name, why, sizeof why))
+            return gk_error(ctx, GK_ERR_UNSUPPORTED, "--device %s: no usable GPU: %s", spec, why);
+    }
+    return GK_OK;
+}
+
+const char *gk_context_device_name(gk_context *ctx)
+{
+    return ctx->device_name[0] ? ctx->device_name : "cpu";
+}
+
+/* ---- jobs -------------------------------------------------------------- */
+
+/* The GPU form of the job, or a reason why it has none yet. */
+static const char *describe(const gk_job *job, gk_gpu_job_desc *d)
+{
+    const gk_algorithm *a = &job->alg;
+    const gk_ellipse *e = &job->ell;
+    memset(d, 0, sizeof *d);
+    d->n = job->pts->n;
+    d->x = job->pts->x;
+    d->y = job->pts->y;
+    d->z = job->pts->z;
+    d->power = a->power;
+    d->smoothing = a->smoothing;
+    d->max_points = a->max_points;
+    d->min_points = a->min_points;
+    d->nodata = a->nodata;
+    d->single = a->precision == GK_PRECISION_SINGLE;
+    if (gk_nb_has_quadrants(a))
+        return "per-quadrant search has no GPU kernel yet";
+    /* the gdal_grid ellipse, unless there is none */
+    d->window = e->all ? GK_GPU_WIN_ALL : GK_GPU_WIN_ELLIPSE;
+    if (!e->all) {
+        if (e->r1 == 0.0 || e->r2 == 0.0)
+            return "a degenerate search ellipse has no GPU kernel";
+        d->e_r1 = e->r1;
+        d->e_r2 = e->r2;
+        d->e_cos = e->cos_a;
+        d->e_sin = e->sin_a;
+        gk_nb_ellipse_box(e, &d->box_hx, &d->box_hy);
+    }
+    switch (a->kind) {
+    case GK_ALG_INVDIST:
+        if (e->all) {
+            d->op = GK_GPU_INVDIST_ALL;
+            return NULL;
+        }
+        d->op = GK_GPU_IDW_KNN;
+        break;
+    case GK_ALG_INVDISTNN:
+        d->op = GK_GPU_IDW_KNN;
+        d->window = GK_GPU_WIN_CIRCLE;
+        d->r2 = a->radius1 * a->radius1;
+        d->box_hx = d->box_hy = a->radius1 * (1.0 + 1e-9);
+        break;
+    case GK_ALG_NEAREST:
+        d->op = GK_GPU_NEAREST;
+        return NULL;
+    case GK_ALG_AVERAGE:
+        d->op = GK_GPU_AVERAGE;
+        return NULL;
+    case GK_ALG_COUNT:
+        d->op = GK_GPU_COUNT;
+        return NULL;
+    case GK_ALG_MINIMUM:
+        d->op = GK_GPU_MINIMUM;
+        return NULL;
+    case GK_ALG_MAXIMUM:
+        d->op = GK_GPU_MAXIMUM;
+        return NULL;
+    case GK_ALG_RANGE:
+        d->op = GK_GPU_RANGE;
+        return NULL;
+    case GK_ALG_AVERAGE_DISTANCE:
+        d->op = GK_GPU_AVERAGE_DISTANCE;
+        return NULL;
+    default:
+        return "this algorithm has no GPU kernel yet";
+    }
+    if (a->max_points > 64)
+        return "max_points above 64 has no GPU kernel yet";
+    return NULL;
+}
+
+int gk_device_job_attach(gk_job *job)
+{
+    gk_context *ctx = job->ctx;
+    int code = ctx->device;
+    if (code == GK_DEV_UNSET) {
+        const char *env = getenv("GRIDKIT_DEVICE");
+        code = GK_DEV_AUTO;
+        if (env && *env && parse_spec(env, &code))
+            return gk_error(ctx, GK_ERR_ARG,
+                            "GRIDKIT_DEVICE: '%s' is not auto, cpu, cuda or cuda:N", env);
+    }
+    snprintf(ctx->device_name, sizeof ctx->device_name, "cpu");
+    if (code == GK_DEV_CPU)
+        return GK_OK;
+    int explicit_gpu = code >= GK_DEV_CUDA;
+    int dev = code > GK_DEV_CUDA ? code - GK_DEV_CUDA - 1 : 0;
+
+    gk_gpu_job_desc d;
+    const char *no = describe(job, &d);
+    if (no) {
+        snprintf(ctx->device_name, sizeof ctx->device_name, "cpu (%s: %s)",
+                 gk_algorithm_name(&job->alg), no);
+        return GK_OK;
+    }
+    char name[200], why[600];
+    if (probe(dev, name, sizeof name, why, sizeof why)) {
+        if (explicit_gpu)
+            return gk_error(ctx, GK_ERR_UNSUPPORTED, "cuda:%d: no usable GPU: %s", dev, why);
+        snprintf(ctx->device_name, sizeof ctx->device_name, "cpu (no usable GPU: %s)", why);
+        return GK_OK;
+    }
+    gk_gpu_job *g = calloc(1, sizeof *g);
+    if (!g)
+        return gk_error(ctx, GK_ERR_NOMEM, "out of memory");
+    g->api = mod_api;
+    g->dev = dev;
+    g->handle = mod_api->job_new(dev, &d, g->err, sizeof g->err);
+    if (!g->handle) {
+        int rc = GK_OK;
+        if (explicit_gpu)
+            rc = gk_error(ctx, GK_ERR_UNSUPPORTED, "cuda:%d (%s): %s", dev, name, g->err);
+        else
+            snprintf(ctx->device_name, sizeof ctx->device_name, "cpu (GPU %s failed: %s)", name,
+                     g->err);
+        free(g);
+        return rc;
+    }
+    job->gpu = g;
+    snprintf(ctx->device_name, sizeof ctx->device_name, "cuda:%d (%s)", dev, name);
+    return GK_OK;
+}
+
+int gk_device_job_on_gpu(const gk_job *job) { return job->gpu != NULL; }
+
+uint64_t gk_device_tile(const gk_job *job, const gk_tile *t, double *out)
+{
+    gk_gpu_job *g = job->gpu;
+    gk_gpu_tile gt = {t->g->xmin, t->g->xmax, t->g->ymin, t->g->ymax, t->g->nx, t->g->ny,
+                      t->x0,      t->y0,      t->w,       t->h,       t->hit2};
+    uint64_t nodata = 0;
+    if (g->api->tile(g->handle, &gt, out, &nodata, g->err, sizeof g->err))
+        return GK_DEVICE_FAILED;
+    return nodata;
+}
+
+const char *gk_device_error(const gk_job *job)
+{
+    gk_gpu_job *g = job->gpu;
+    return g ? g->err : "";
+}
+
+void gk_device_job_free(gk_job *job)
+{
+    gk_gpu_job *g = job->gpu;
+    if (!g)
+        return;
+    g->api->job_free(g->handle);
+    free(g);
+    job->gpu = NULL;
+}
+
+double gk_device_last_kernel_ms(const gk_job *job)
+{
+    gk_gpu_job *g = job->gpu;
+    return g ? g->api->last_kernel_ms(g->handle) : -1.0;
+}

@@ -1,0 +1,33 @@
+/*
+ * device.h - where a job's tiles are computed: the CPU, or a CUDA GPU through
+ * the run-time loaded module (gpu/gk_gpu_abi.h). Internal to the core.
+ */
+#ifndef GK_DEVICE_H
+#define GK_DEVICE_H
+
+#include "gk_internal.h"
+
+/* gk_context.device: the request, encoded. */
+#define GK_DEV_UNSET 0 /* GRIDKIT_DEVICE, else auto */
+#define GK_DEV_AUTO 1
+#define GK_DEV_CPU 2
+#define GK_DEV_CUDA 3 /* "cuda": device 0; GK_DEV_CUDA + 1 + N: "cuda:N" */
+
+/* tile result when the GPU failed (the message: gk_device_error) */
+#define GK_DEVICE_FAILED (UINT64_MAX - 1)
+
+/* Decides where the job runs and, for the GPU, uploads the points and builds
+ * the GPU index. GK_OK also when it falls back to the CPU (the reason is in
+ * gk_context_device_name); an error only when a GPU was asked for explicitly
+ * and cannot be used. */
+int gk_device_job_attach(gk_job *job);
+/* Is the job on the GPU? */
+int gk_device_job_on_gpu(const gk_job *job);
+/* Computes a tile on the job's GPU: nodata count, or GK_DEVICE_FAILED. */
+uint64_t gk_device_tile(const gk_job *job, const gk_tile *t, double *out);
+const char *gk_device_error(const gk_job *job);
+void gk_device_job_free(gk_job *job);
+/* Kernel time (ms, CUDA events) of the job's last GPU tile; -1 on the CPU. */
+double gk_device_last_kernel_ms(const gk_job *job);
+
+#endif

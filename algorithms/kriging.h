@@ -1,0 +1,151 @@
+/*
+ * kriging.h - state shared by the kriging files (alg_kriging.c: preparation,
+ * local neighbourhoods, tiles; kriging_global.c: one system for all points).
+ *
+ * Every system is solved in the GLS form of geostatistics.md 5.3 with a
+ * Cholesky factor C = L L' and the Schur complement S = F'C^-1 F of the drift:
+ * simple kriging has no drift (p = 0), ordinary kriging F = 1, universal
+ * kriging F = [1, x, y (, x^2, y^2, xy)] in centred, scaled coordinates, plus
+ * one column per external drift (standardised). Unbounded models (Pow, Lin
+ * without range) use the pseudo-covariance A - gamma(h) (5.4).
+ */
+#ifndef GK_KRIGING_H
+#define GK_KRIGING_H
+
+#include "gk_internal.h"
+#include "vmodel.h"
+#include "vmodel_internal.h"
+#include <math.h>
+
+#define GK_KRIGE_MAX_P (1 + 5 + GK_KRIGE_MAX_DRIFT_RASTERS)
+#define GK_KRIGE_MAX_DISCR 16
+
+typedef struct gk_krige_global gk_krige_global;
+
+/* A structure ready for fast evaluation: anisotropy rotation precomputed. */
+typedef struct {
+    const gk_vm_structure *s;
+    gk_vm_type type;
+    double psill, range;
+    int aniso;
+    double ca, sa, f; /* gstat's transform: t0 = ca dx + sa dy, t1 = f (-sa dx + ca dy) */
+} gk_krige_struct;
+
+typedef struct gk_krige_state {
+    gk_vmodel model;   /* the model in use (fitted when model=auto) */
+    int ns;
+    gk_krige_struct st[GK_VM_MAX_STRUCTURES];
+    gk_krige_type type;
+    double mean;       /* simple kriging */
+    double A;          /* C(h) = A - gamma(h): the sill, or a pseudo-sill when unbounded */
+    double c00;        /* C(0), or gstat's block-to-block average */
+    int nb;            /* 1 (point) or 16 discretisation points */
+    double bdx[GK_KRIGE_MAX_DISCR], bdy[GK_KRIGE_MAX_DISCR], bw[GK_KRIGE_MAX_DISCR];
+    int poly;          /* polynomial drift columns after the constant: 0, 2 or 5 */
+    int nr;            /* external drift columns */
+    int p;             /* drift columns: 0 (simple) or 1 + poly + nr */
+    double *gpts;      /* nr blocks of n standardised covariates at the points */
+    double gmean[GK_KRIGE_MAX_DRIFT_RASTERS], gscale[GK_KRIGE_MAX_DRIFT_RASTERS];
+    gk_drift_sampler_fn sampler;
+    void *sampler_user;
+    int ready;         /* 0 while external drift is awaited (gk_job_set_drift) */
+    int global;        /* one system for all points */
+    gk_krige_global *g;
+    int global_singular; /* that system is singular: every node is nodata */
+    uint64_t singular; /* nodes with a singular local system (updated atomically) */
+} gk_krige_state;
+
+
+/* Covariance (or pseudo-covariance) at separation (dx, dy): A - gamma, with
+ * gamma evaluated as gk_vmodel_gamma does (same operations, so the same
+ * doubles), the common models inline and the anisotropy precomputed. */
+static inline double gk_krige_cov(const gk_krige_state *k, double dx, double dy)
+{
+    if (dx == 0.0 && dy == 0.0)
+        return k->A;
+    double hiso = sqrt(dx * dx + dy * dy), g = 0.0;
+    for (int i = 0; i < k->ns; i++) {
+        const gk_krige_struct *st = &k->st[i];
+        double h = hiso;
+        if (st->aniso) {
+            double t0 = st->ca * dx + st->sa * dy;
+            double t1 = st->f * (-st->sa * dx + st->ca * dy);
+            h = sqrt(t0 * t0 + t1 * t1);
+        }
+        double a = st->range, u;
+        switch (st->type) {
+        case GK_VM_NUG:
+            g += st->psill;
+            break;
+        case GK_VM_SPH:
+            if (h >= a) {
+                g += st->psill;
+            } else {
+                u = h / a;
+                g += st->psill * (u * (1.5 - 0.5 * u * u));
+            }
+            break;
+        case GK_VM_EXP:
+            g += st->psill * (1.0 - exp(-h / a));
+            break;
+        case GK_VM_GAU:
+            u = h / a;
+            g += st->psill * (1.0 - exp(-(u * u)));
+            break;
+        default:
+            g += st->psill * gk_vm_unit(st->s, h, a);
+        }
+    }
+    return k->A - g;
+}
+
+/* Point-to-target covariance: C(x - x0), or its average over the block
+ * discretisation around x0. */
+static inline double gk_krige_cov0(const gk_krige_state *k, double dx, double dy)
+{
+    if (k->nb == 1)
+        return gk_krige_cov(k, dx, dy);
+    double c = 0.0;
+    for (int b = 0; b < k->nb; b++)
+        c += k->bw[b] * gk_krige_cov(k, dx - k->bdx[b], dy - k->bdy[b]);
+    return c;
+}
+
+/* Drift row at offset (u, v) from the drift origin, already scaled:
+ * f = [1, u, v, u^2, v^2, uv, g...] (the g are written by the caller). */
+static inline void gk_krige_poly(int poly, double u, double v, double *f)
+{
+    f[0] = 1.0;
+    if (poly >= 2) {
+        f[1] = u;
+        f[2] = v;
+    }
+    if (poly == 5) {
+        f[3] = u * u;
+        f[4] = v * v;
+        f[5] = u * v;
+    }
+}
+
+/* Drift at the target: the polynomial at the node, or its block average;
+ * the covariates g0 (nr values) at the node. */
+void gk_krige_f0(const gk_krige_state *k, double u0, double v0, double scale, const double *g0,
+                 double *f0);
+
+/* Small dense kernels (row-major lower triangle, leading dimension ld).
+ * chol: in place, 1/diagonal to inv; returns 0, or -1 when a pivot is below
+ * tol times the original diagonal entry (singular for our purposes). */
+int gk_krige_chol(double *a, int n, int ld, double *inv, double tol);
+/* Solves L y = b in place. */
+void gk_krige_fwd(const double *l, int n, int ld, const double *inv, double *b);
+/* Solves L' y = b in place. */
+void gk_krige_bwd(const double *l, int n, int ld, const double *inv, double *b);
+
+/* Global neighbourhood (kriging_global.c). */
+int gk_krige_global_build(gk_job *job);
+void gk_krige_global_free(gk_krige_global *g);
+/* One node: 1 with est/var set, 0 when nodata. ws: n doubles. */
+int gk_krige_global_node(const gk_job *job, double x0, double y0, const double *g0, double *est,
+                         double *var, double *ws);
+
+#endif

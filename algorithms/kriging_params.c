@@ -1,0 +1,494 @@
+/*
+ * kriging_params.c - "-a kriging:key=value:..." into gk_algorithm.krige.
+ *
+ * Keys (gstat's names in brackets): type=simple|ordinary|universal, mean=
+ * (beta), drift=linear|quadratic, drift_raster=PATH (repeatable: external
+ * drift), drift_resample=nearest|bilinear, model=Sph|Exp|...|auto or a nested
+ * model "Nug(0.05)+Sph(0.59,897)", psill=, range=, nugget=, kappa=,
+ * anis_angle=, anis_ratio=, variogram=FILE.json, max_points= (nmax, 0 = all),
+ * min_points= (nmin), radius= (maxdist), max_points_per_quadrant= (omax),
+ * block=WxH, variance=yes|no, nodata=.
+ *
+ * As elsewhere in gridkit an unknown key or a bad value is an error.
+ */
+#include "gk_internal.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static int num(gk_context *ctx, const char *key, const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    while (*end && isspace((unsigned char)*end))
+        end++;
+    if (end == s || *end || errno == ERANGE || (isnan(v) && strcmp(key, "nodata") != 0))
+        return gk_error(ctx, GK_ERR_ARG, "-a kriging: %s=%s is not a number", key, s);
+    if (isinf(v))
+        return gk_error(ctx, GK_ERR_ARG, "-a kriging: %s=%s must be finite", key, s);
+    *out = v;
+    return GK_OK;
+}
+
+static int count(gk_context *ctx, const char *key, const char *s, int *out)
+{
+    double v;
+    if (num(ctx, key, s, &v))
+        return GK_ERR_ARG;
+    if (v < 0 || v != floor(v) || v > 1e9)
+        return gk_error(ctx, GK_ERR_ARG, "-a kriging: %s=%s must be a whole number >= 0", key, s);
+    *out = (int)v;
+    return GK_OK;
+}
+
+static int needs_kappa(gk_vm_type t)
+{
+    return t == GK_VM_MAT || t == GK_VM_STE || t == GK_VM_EXC;
+}
+
+/* "Name(psill[,range[,kappa]])[@angle/ratio]" joined by '+': the compact form
+ * the canonical string uses for nested models. */
+static int parse_compact(gk_context *ctx, const char *s, gk_vmodel *m)
+{
+    memset(m, 0, sizeof *m);
+    const char *p = s;
+    while (*p) {
+        if (m->n == GK_VM_MAX_STRUCTURES)
+            return gk_error(ctx, GK_ERR_ARG, "-a kriging: model=%s has more than %d structures",
+                            s, GK_VM_MAX_STRUCTURES);
+        char name[16];
+        size_t k = 0;
+        while (isalpha((unsigned char)*p) && k < sizeof name - 1)
+            name[k++] = *p++;
+        name[k] = '\0';
+        gk_vm_structure *st = &m->s[m->n];
+        st->anis_ratio = 1.0;
+        if (gk_vm_type_from_name(name, &st->type) || *p != '(')
+            return gk_error(ctx, GK_ERR_ARG,
+                            "-a kriging: model=%s: '%s' is not a model like Sph(psill,range)", s,
+                            name);
+        p++;
+        double v[3] = {0, 0, 0};
+        int nv = 0;
+        for (;;) {
+            char *end;
+            double x = strtod(p, &end);
+            if (end == p || nv == 3 || !isfinite(x))
+                return gk_error(ctx, GK_ERR_ARG, "-a kriging: model=%s: bad number in %s(...)",
+                                s, name);
+            v[nv++] = x;
+            p = end;
+            if (*p == ',') {
+                p++;
+                continue;
+            }
+            if (*p == ')') {
+                p++;
+                break;
+            }
+            return gk_error(ctx, GK_ERR_ARG, "-a kriging: model=%s: expected ',' or ')'", s);
+        }
+        st->psill = v[0];
+        st->range = nv > 1 ? v[1] : 0.0;
+        st->kappa = nv > 2 ? v[2] : (needs_kappa(st->type) ? 0.5 : 0.0);
+        if (*p == '@') {
+            char *end;
+            st->anis_angle = strtod(p + 1, &end);
+            if (*end != '/')
+                return gk_error(ctx, GK_ERR_ARG, "-a kriging: model=%s: anisotropy is @angle/ratio",
+                                s);
+            p = end + 1;
+            st->anis_ratio = strtod(p, &end);
+            if (end == p)
+                return gk_error(ctx, GK_ERR_ARG, "-a kriging: model=%s: anisotropy is @angle/ratio",
+                                s);
+            p = end;
+        }
+        m->n++;
+        if (*p == '+')
+            p++;
+        else if (*p)
+            return gk_error(ctx, GK_ERR_ARG, "-a kriging: model=%s: expected '+' after %s(...)", s,
+                            name);
+    }
+    if (m->n == 0)
+        return gk_error(ctx, GK_ERR_ARG, "-a kriging: model= is empty");
+    return GK_OK;
+}
+
+int gk_vmodel_format(const gk_vmodel *m, char *buf, size_t room)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < m->n; i++) {
+        const gk_vm_structure *st = &m->s[i];
+        int n;
+        if (needs_kappa(st->type))
+            n = snprintf(buf + used, room - used, "%s%s(%.17g,%.17g,%.17g)", i ? "+" : "",
+                         gk_vm_type_name(st->type), st->psill, st->range, st->kappa);
+        else if (st->type == GK_VM_NUG)
+            n = snprintf(buf + used, room - used, "%s%s(%.17g)", i ? "+" : "",
+                         gk_vm_type_name(st->type), st->psill);
+        else
+            n = snprintf(buf + used, room - used, "%s%s(%.17g,%.17g)", i ? "+" : "",
+                         gk_vm_type_name(st->type), st->psill, st->range);
+        if (n < 0 || (size_t)n >= room - used)
+            return GK_ERR_ARG;
+        used += (size_t)n;
+        if (st->type != GK_VM_NUG && st->anis_ratio != 1.0) {
+            n = snprintf(buf + used, room - used, "@%.17g/%.17g", st->anis_angle,
+                         st->anis_ratio);
+            if (n < 0 || (size_t)n >= room - used)
+                return GK_ERR_ARG;
+            used += (size_t)n;
+        }
+    }
+    return GK_OK;
+}
+
+/* Checks that need the model and the kriging type together. */
+static int check_model(gk_context *ctx, const gk_kriging_params *k)
+{
+    const gk_vmodel *m = &k->model;
+    if (m->n < 1)
+        return gk_error(ctx, GK_ERR_ARG, "-a kriging: the variogram model has no structure");
+    for (int i = 0; i < m->n; i++) {
+        const gk_vm_structure *st = &m->s[i];
+        const char *nm = gk_vm_type_name(st->type);
+        if (!isfinite(st->psill) || st->psill < 0)
+            return gk_error(ctx, GK_ERR_ARG,
+                            "-a kriging: structure %d (%s) has a negative or non-finite partial "
+                            "sill %g",
+                            i + 1, nm, st->psill);
+        if (!isfinite(st->range) || st->range < 0)
+            return gk_error(ctx, GK_ERR_ARG,
+                            "-a kriging: structure %d (%s) has a negative or non-finite range %g",
+                            i + 1, nm, st->range);
+        if (st->type != GK_VM_NUG && st->type != GK_VM_LIN && st->range == 0)
+            return gk_error(ctx, GK_ERR_ARG, "-a kriging: structure %d (%s) needs a range > 0",
+                            i + 1, nm);
+        if (st->type == GK_VM_POW && st->range > 2)
+            return gk_error(ctx, GK_ERR_ARG,
+                            "-a kriging: the power model's exponent (range=) must be in (0, 2], "
+                            "got %g",
+                            st->range);
+        if (!(st->anis_ratio > 0 && st->anis_ratio <= 1) || !isfinite(st->anis_angle))
+            return gk_error(ctx, GK_ERR_ARG,
+                            "-a kriging: structure %d (%s): anis_ratio must be in (0, 1] and "
+                            "anis_angle finite",
+                            i + 1, nm);
+    }
+    if (gk_vmodel_check(ctx, m))
+        return gk_errno(ctx);
+    if (!(gk_vmodel_sill(m) > 0) && gk_vmodel_bounded(m))
+        return gk_error(ctx, GK_ERR_ARG, "-a kriging: the variogram model has a zero sill");
+    if (k->type == GK_KRIGE_SIMPLE && !gk_vmodel_bounded(m))
+        return gk_error(ctx, GK_ERR_ARG,
+                        "-a kriging: simple kriging needs a bounded model (a covariance); "
+                        "Pow and Lin without range have none");
+    return GK_OK;
+}
+
+static void build_canonical(gk_algorithm *a)
+{
+    const gk_kriging_params *k = &a->krige;
+    char *p = a->canonical;
+    size_t room = sizeof a->canonical;
+    int n;
+#define ADD(...)                                                                                   \
+    do {                                                                                           \
+        n = snprintf(p, room, __VA_ARGS__);                                                        \
+        if (n < 0 || (size_t)n >= room)                                                            \
+            return;                                                                                \
+        p += n;                                                                                    \
+        room -= (size_t)n;                                                                         \
+    } while (0)
+    static const char *types[] = {"ordinary", "simple", "universal"};
+    ADD("kriging:type=%s", types[k->type]);
+    if (k->type == GK_KRIGE_SIMPLE)
+        ADD(":mean=%.17g", k->mean);
+    if (k->drift == GK_DRIFT_LINEAR)
+        ADD(":drift=linear");
+    else if (k->drift == GK_DRIFT_QUADRATIC)
+        ADD(":drift=quadratic");
+    for (int i = 0; i < k->n_drift_rasters; i++)
+        ADD(":drift_raster=%s", k->drift_raster[i]);
+    if (k->n_drift_rasters)
+        ADD(":drift_resample=%s", k->drift_bilinear ? "bilinear" : "nearest");
+    if (k->model_auto) {
+        ADD(":model=auto");
+    } else {
+        char buf[768];
+        if (gk_vmodel_format(&k->model, buf, sizeof buf) == GK_OK)
+            ADD(":model=%s", buf);
+    }
+    ADD(":max_points=%d:min_points=%d", a->max_points, a->min_points);
+    if (k->maxdist > 0)
+        ADD(":radius=%.17g", k->maxdist);
+    if (a->max_points_per_quadrant)
+        ADD(":max_points_per_quadrant=%d", a->max_points_per_quadrant);
+    if (k->block_w > 0)
+        ADD(":block=%.17gx%.17g", k->block_w, k->block_h);
+    ADD(":variance=%s:nodata=%.17g", k->variance ? "yes" : "no", a->nodata);
+#undef ADD
+}
+
+int gk_kriging_parse(gk_context *ctx, const char *spec, char *save, gk_algorithm *a)
+{
+    gk_kriging_params *k = &a->krige;
+    memset(k, 0, sizeof *k);
+    k->variance = 1;
+    a->max_points = a->min_points = a->max_points_per_quadrant = 0;
+    a->radius1 = a->radius2 = 0.0;
+
+    int have_type = 0, have_model = 0, have_psill = 0, have_range = 0, have_nugget = 0;
+    int have_kappa = 0, have_anis = 0;
+    gk_vm_type mtype = GK_VM_SPH;
+    double psill = 0, range = 0, nugget = 0, kappa = 0.5, anis_angle = 0, anis_ratio = 1;
+    gk_vmodel compact = {0};
+    int is_compact = 0;
+
+    for (char *tok = strtok_r(NULL, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
+        char *eq = strchr(tok, '=');
+        if (!eq)
+            return gk_error(ctx, GK_ERR_ARG, "-a %s: '%s' is not key=value", spec, tok);
+        *eq = '\0';
+        const char *key = tok, *val = eq + 1;
+        int rc = GK_OK;
+        if (!strcasecmp(key, "type")) {
+            if (!strcasecmp(val, "ordinary"))
+                k->type = GK_KRIGE_ORDINARY;
+            else if (!strcasecmp(val, "simple"))
+                k->type = GK_KRIGE_SIMPLE;
+            else if (!strcasecmp(val, "universal"))
+                k->type = GK_KRIGE_UNIVERSAL;
+            else
+                return gk_error(ctx, GK_ERR_ARG,
+                                "-a kriging: type=%s is unknown (simple, ordinary or universal)",
+                                val);
+            have_type = 1;
+        } else if (!strcasecmp(key, "mean")) {
+            rc = num(ctx, "mean", val, &k->mean);
+            k->have_mean = 1;
+        } else if (!strcasecmp(key, "drift")) {
+            if (!strcasecmp(val, "linear"))
+                k->drift = GK_DRIFT_LINEAR;
+            else if (!strcasecmp(val, "quadratic"))
+                k->drift = GK_DRIFT_QUADRATIC;
+            else
+                return gk_error(ctx, GK_ERR_ARG,
+                                "-a kriging: drift=%s is unknown (linear or quadratic)", val);
+        } else if (!strcasecmp(key, "drift_raster")) {
+            if (k->n_drift_rasters == GK_KRIGE_MAX_DRIFT_RASTERS)
+                return gk_error(ctx, GK_ERR_ARG, "-a kriging: at most %d drift_raster= keys",
+                                GK_KRIGE_MAX_DRIFT_RASTERS);
+            if (!*val || strlen(val) >= sizeof k->drift_raster[0])
+                return gk_error(ctx, GK_ERR_ARG,
+                                "-a kriging: drift_raster= needs a file name (under %zu bytes)",
+                                sizeof k->drift_raster[0]);
+            strcpy(k->drift_raster[k->n_drift_rasters++], val);
+        } else if (!strcasecmp(key, "drift_resample")) {
+            if (!strcasecmp(val, "nearest"))
+                k->drift_bilinear = 0;
+            else if (!strcasecmp(val, "bilinear"))
+                k->drift_bilinear = 1;
+            else
+                return gk_error(ctx, GK_ERR_ARG,
+                                "-a kriging: drift_resample=%s is unknown (nearest or bilinear)",
+                                val);
+        } else if (!strcasecmp(key, "model")) {
+            have_model = 1;
+            if (!strcasecmp(val, "auto"))
+                k->model_auto = 1;
+            else if (strchr(val, '(')) {
+                if ((rc = parse_compact(ctx, val, &compact)))
+                    return rc;
+                is_compact = 1;
+            } else if (gk_vm_type_from_name(val, &mtype))
+                return gk_error(ctx, GK_ERR_ARG,
+                                "-a kriging: model=%s is unknown (Nug, Sph, Exp, Gau, Mat, Ste, "
+                                "Exc, Cir, Pen, Lin, Pow, Hol or auto)",
+                                val);
+        } else if (!strcasecmp(key, "psill")) {
+            rc = num(ctx, "psill", val, &psill), have_psill = 1;
+        } else if (!strcasecmp(key, "range")) {
+            rc = num(ctx, "range", val, &range), have_range = 1;
+        } else if (!strcasecmp(key, "nugget")) {
+            rc = num(ctx, "nugget", val, &nugget), have_nugget = 1;
+        } else if (!strcasecmp(key, "kappa")) {
+            rc = num(ctx, "kappa", val, &kappa), have_kappa = 1;
+        } else if (!strcasecmp(key, "anis_angle")) {
+            rc = num(ctx, "anis_angle", val, &anis_angle), have_anis = 1;
+        } else if (!strcasecmp(key, "anis_ratio")) {
+            rc = num(ctx, "anis_ratio", val, &anis_ratio), have_anis = 1;
+        } else if (!strcasecmp(key, "variogram")) {
+            if (!*val || strlen(val) >= sizeof k->variogram_file)
+                return gk_error(ctx, GK_ERR_ARG,
+                                "-a kriging: variogram= needs a file name (under %zu bytes)",
+                                sizeof k->variogram_file);
+            strcpy(k->variogram_file, val);
+        } else if (!strcasecmp(key, "max_points")) {
+            rc = count(ctx, "max_points", val, &a->max_points);
+        } else if (!strcasecmp(key, "min_points")) {
+            rc = count(ctx, "min_points", val, &a->min_points);
+        } else if (!strcasecmp(key, "max_points_per_quadrant")) {
+            rc = count(ctx, "max_points_per_quadrant", val, &a->max_points_per_quadrant);
+        } else if (!strcasecmp(key, "radius")) {
+            rc = num(ctx, "radius", val, &k->maxdist);
+            if (!rc && !(k->maxdist > 0))
+                return gk_error(ctx, GK_ERR_ARG, "-a kriging: radius=%s must be > 0", val);
+        } else if (!strcasecmp(key, "block")) {
+            /* split at the x first: strtod would read "0x3" as hexadecimal */
+            char wbuf[64];
+            const char *sep = strpbrk(val, "xX");
+            size_t wl = sep ? (size_t)(sep - val) : strlen(val);
+            int bad = wl == 0 || wl >= sizeof wbuf;
+            if (!bad) {
+                memcpy(wbuf, val, wl);
+                wbuf[wl] = '\0';
+                char *end;
+                k->block_w = strtod(wbuf, &end);
+                bad |= *end != '\0';
+                k->block_h = k->block_w;
+                if (sep) {
+                    k->block_h = strtod(sep + 1, &end);
+                    bad |= end == sep + 1 || *end != '\0' || strpbrk(sep + 1, "xX") != NULL;
+                }
+            }
+            if (bad || !(k->block_w > 0) || !(k->block_h > 0) || !isfinite(k->block_w) ||
+                !isfinite(k->block_h))
+                return gk_error(ctx, GK_ERR_ARG,
+                                "-a kriging: block=%s must be WIDTHxHEIGHT (or one size) > 0",
+                                val);
+        } else if (!strcasecmp(key, "variance")) {
+            if (!strcasecmp(val, "yes") || !strcasecmp(val, "true") || !strcmp(val, "1"))
+                k->variance = 1;
+            else if (!strcasecmp(val, "no") || !strcasecmp(val, "false") || !strcmp(val, "0"))
+                k->variance = 0;
+            else
+                return gk_error(ctx, GK_ERR_ARG, "-a kriging: variance=%s must be yes or no",
+                                val);
+        } else if (!strcasecmp(key, "nodata")) {
+            rc = num(ctx, "nodata", val, &a->nodata);
+            a->nodata_given = 1;
+        } else {
+            return gk_error(ctx, GK_ERR_ARG,
+                            "-a %s: algorithm kriging has no parameter '%s' (type, mean, drift, "
+                            "drift_raster, drift_resample, model, psill, range, nugget, kappa, "
+                            "anis_angle, anis_ratio, variogram, max_points, min_points, radius, "
+                            "max_points_per_quadrant, block, variance, nodata)",
+                            spec, key);
+        }
+        if (rc)
+            return rc;
+    }
+
+    /* The kriging type, its mean and its drift. */
+    int has_drift = k->drift != GK_DRIFT_NONE || k->n_drift_rasters > 0;
+    if (!have_type && has_drift)
+        k->type = GK_KRIGE_UNIVERSAL;
+    if (k->type == GK_KRIGE_SIMPLE && !k->have_mean)
+        return gk_error(ctx, GK_ERR_ARG, "-a kriging: type=simple needs mean= (the known mean)");
+    if (k->type != GK_KRIGE_SIMPLE && k->have_mean)
+        return gk_error(ctx, GK_ERR_ARG,
+                        "-a kriging: mean= is for type=simple only (ordinary and universal "
+                        "kriging estimate the mean)");
+    if (k->type != GK_KRIGE_UNIVERSAL && has_drift)
+        return gk_error(ctx, GK_ERR_ARG,
+                        "-a kriging: drift= and drift_raster= need type=universal (or no type)");
+    if (k->type == GK_KRIGE_UNIVERSAL && !has_drift)
+        return gk_error(ctx, GK_ERR_ARG,
+                        "-a kriging: type=universal needs drift=linear|quadratic and/or "
+                        "drift_raster=PATH");
+
+    /* The model: from the keys, the compact form, a file (read later by the
+     * GDAL layer) or fitted on the points (model=auto, at job creation). */
+    int have_params = have_psill || have_range || have_nugget || have_kappa || have_anis;
+    if (k->variogram_file[0] && (have_model || have_params))
+        return gk_error(ctx, GK_ERR_ARG,
+                        "-a kriging: give either variogram=FILE.json or model= with its "
+                        "parameters, not both");
+    if (!k->variogram_file[0] && !have_model)
+        return gk_error(ctx, GK_ERR_ARG,
+                        "-a kriging: no variogram model: give model=Sph:psill=...:range=..."
+                        "[:nugget=...], model=auto, or variogram=FILE.json");
+    if ((is_compact || k->model_auto) && have_params)
+        return gk_error(ctx, GK_ERR_ARG,
+                        "-a kriging: psill/range/nugget/kappa/anis_* go with a single model name "
+                        "(model=Sph), not with model=auto or a nested model");
+    if (is_compact) {
+        k->model = compact;
+    } else if (have_model && !k->model_auto) {
+        if (!have_psill && mtype != GK_VM_NUG)
+            return gk_error(ctx, GK_ERR_ARG, "-a kriging: model=%s needs psill=",
+                            gk_vm_type_name(mtype));
+        if (!have_range && mtype != GK_VM_NUG)
+            return gk_error(ctx, GK_ERR_ARG, "-a kriging: model=%s needs range=%s",
+                            gk_vm_type_name(mtype),
+                            mtype == GK_VM_POW ? " (the exponent)" : "");
+        if (psill < 0 || nugget < 0 || range < 0)
+            return gk_error(ctx, GK_ERR_ARG,
+                            "-a kriging: psill, range and nugget must be >= 0 (got %g, %g, %g)",
+                            psill, range, nugget);
+        if (have_kappa && !needs_kappa(mtype))
+            return gk_error(ctx, GK_ERR_ARG, "-a kriging: kappa= is for Mat, Ste and Exc only");
+        if (!(anis_ratio > 0 && anis_ratio <= 1))
+            return gk_error(ctx, GK_ERR_ARG, "-a kriging: anis_ratio=%g must be in (0, 1]",
+                            anis_ratio);
+        gk_vmodel *m = &k->model;
+        m->n = 0;
+        if (mtype == GK_VM_NUG) {
+            /* model=Nug: a pure nugget of psill (or nugget=) */
+            m->s[m->n++] = (gk_vm_structure){GK_VM_NUG, (have_psill ? psill : 0) + nugget, 0, 0,
+                                             0, 1};
+        } else {
+            if (nugget > 0)
+                m->s[m->n++] = (gk_vm_structure){GK_VM_NUG, nugget, 0, 0, 0, 1};
+            m->s[m->n++] = (gk_vm_structure){mtype, psill, range,
+                                             needs_kappa(mtype) ? kappa : 0.0, anis_angle,
+                                             anis_ratio};
+        }
+    }
+    if (!k->model_auto && !k->variogram_file[0] && check_model(ctx, k))
+        return gk_errno(ctx);
+
+    /* The neighbourhood. */
+    if (a->max_points && a->min_points > a->max_points)
+        return gk_error(ctx, GK_ERR_ARG, "-a kriging: min_points=%d is larger than max_points=%d",
+                        a->min_points, a->max_points);
+    if (!isfinite(a->nodata) && !isnan(a->nodata))
+        return gk_error(ctx, GK_ERR_ARG, "-a kriging: nodata must be finite");
+    build_canonical(a);
+    return GK_OK;
+}
+
+const gk_kriging_params *gk_algorithm_kriging(const gk_algorithm *a)
+{
+    return a && a->kind == GK_ALG_KRIGING ? &a->krige : NULL;
+}
+
+int gk_kriging_set_model(gk_context *ctx, gk_algorithm *a, const gk_vmodel *m)
+{
+    if (a->kind != GK_ALG_KRIGING)
+        return gk_error(ctx, GK_ERR_ARG, "not a kriging algorithm");
+    gk_kriging_params save = a->krige;
+    a->krige.model = *m;
+    a->krige.model_auto = 0;
+    if (check_model(ctx, &a->krige)) {
+        a->krige = save;
+        return gk_errno(ctx);
+    }
+    build_canonical(a);
+    return GK_OK;
+}
+
+int gk_algorithm_bands(const gk_algorithm *alg)
+{
+    return alg->kind == GK_ALG_KRIGING && alg->krige.variance ? 2 : 1;
+}

@@ -1,0 +1,367 @@
+/*
+ * variogram.c - sample variograms as gstat's variogram() computes them
+ * (sem.c, direct.c): pairs (i, j), j < i, separation e = p_i - p_j, distance
+ * sqrt(ex^2 + ey^2) <= cutoff; class floor(d / w) except that an exact
+ * multiple d = m w (d > 0) goes to class m - 1; zero distances in class 0.
+ *
+ * Pairs are found by brute force or, when the cutoff circle covers a small
+ * part of the data extent, with the k-d tree. The i range is cut into fixed
+ * blocks (independent of the thread count), each block sums into its own
+ * histogram and the blocks are merged in order: the result is the same for
+ * any number of threads.
+ */
+#include "variogram.h"
+#include "gk_internal.h"
+#include "kdtree.h"
+
+#include <math.h>
+#include <omp.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* gstat's PI (utils.h), not pi: pairs exactly on a tolerance boundary
+ * (|dx| = |dy| on integer coordinates) fall on the same side as in gstat */
+#define GSTAT_PI 3.14159265359
+
+typedef struct {
+    uint64_t np;
+    double sd; /* sum of distances */
+    double sg; /* sum of (dz)^2, or of sqrt|dz| (Cressie) */
+} vgm_bin;
+
+typedef struct {
+    const double *x, *y, *z;
+    int ndir;
+    int all_dirs[GK_VGM_MAX_DIRECTIONS]; /* tolerance >= 90: every pair */
+    double ux[GK_VGM_MAX_DIRECTIONS], uy[GK_VGM_MAX_DIRECTIONS];
+    double cos_tol;
+    double bandwidth; /* <= 0: none */
+    double cutoff, width;
+    int ncls;
+    int cressie;
+} vgm_setup;
+
+/* gstat's get_index() */
+static inline int class_index(double d, double w)
+{
+    double frac = d / w;
+    double f = floor(frac);
+    if (d > 0.0 && frac == f)
+        return (int)f - 1;
+    return (int)f;
+}
+
+static inline void add_pair(const vgm_setup *s, vgm_bin *h, size_t i, size_t j)
+{
+    double px = s->x[i] - s->x[j], py = s->y[i] - s->y[j];
+    double d = sqrt(px * px + py * py);
+    if (d > s->cutoff)
+        return;
+    int k = class_index(d, s->width);
+    if (k >= s->ncls) /* cannot happen for d <= cutoff; belt and braces */
+        return;
+    double dz = s->z[i] - s->z[j];
+    double g = s->cressie ? sqrt(fabs(dz)) : dz * dz;
+    for (int a = 0; a < s->ndir; a++) {
+        if (!s->all_dirs[a] && (px != 0.0 || py != 0.0)) {
+            /* direct.c: |e.u| / |e| >= cos(tol), symmetric */
+            double inprod = (px * s->ux[a] + py * s->uy[a]) / d;
+            if (fabs(inprod) < s->cos_tol)
+                continue;
+        }
+        if (s->bandwidth > 0.0 && fabs(px * s->uy[a] - py * s->ux[a]) > s->bandwidth)
+            continue;
+        vgm_bin *b = &h[(size_t)a * s->ncls + k];
+        b->np++;
+        b->sd += d;
+        b->sg += g;
+    }
+}
+
+/* Omnidirectional row i against j < i in two passes: distances and values
+ * first (SSE2 where there is one: no errno branch around sqrt), then class
+ * and scatter. The class is taken from d * (1/w) and redone with gstat's
+ * exact d / w only where that lies within a hair of a class limit, so the
+ * classes are add_pair's. */
+static void row_values(size_t i, const double *x, const double *y, const double *z, int cressie,
+                       double *db, double *gb)
+{
+    const double xi = x[i], yi = y[i], zi = z[i];
+    size_t j = 0;
+#if defined(__SSE2__)
+    const __m128d vxi = _mm_set1_pd(xi), vyi = _mm_set1_pd(yi), vzi = _mm_set1_pd(zi);
+    const __m128d sign = _mm_set1_pd(-0.0);
+    for (; j + 2 <= i; j += 2) {
+        __m128d px = _mm_sub_pd(vxi, _mm_loadu_pd(x + j));
+        __m128d py = _mm_sub_pd(vyi, _mm_loadu_pd(y + j));
+        __m128d d = _mm_sqrt_pd(_mm_add_pd(_mm_mul_pd(px, px), _mm_mul_pd(py, py)));
+        __m128d dz = _mm_sub_pd(vzi, _mm_loadu_pd(z + j));
+        __m128d g = cressie ? _mm_sqrt_pd(_mm_andnot_pd(sign, dz)) : _mm_mul_pd(dz, dz);
+        _mm_storeu_pd(db + j, d);
+        _mm_storeu_pd(gb + j, g);
+    }
+#endif
+    for (; j < i; j++) {
+        double px = xi - x[j], py = yi - y[j], dz = zi - z[j];
+        db[j] = sqrt(px * px + py * py);
+        gb[j] = cressie ? sqrt(fabs(dz)) : dz * dz;
+    }
+}
+
+static void add_row_omni(const vgm_setup *s, vgm_bin *h, size_t i, double *db, double *gb)
+{
+    row_values(i, s->x, s->y, s->z, s->cressie, db, gb);
+    const double inv_w = 1.0 / s->width, c = s->cutoff;
+    const int trash = s->ncls;
+    for (size_t j = 0; j < i; j++) {
+        double d = db[j];
+        double t = d * inv_w;
+        int k = (int)(t < 2e9 ? t : 2e9); /* t >= 0: truncation = floor */
+        double fr = t - (double)k;
+        if (fr < 1e-9 || fr > 1.0 - 1e-9) /* rare: near a limit */
+            k = class_index(d, s->width);
+        k = d > c ? trash : k;
+        vgm_bin *b = &h[k];
+        b->np++;
+        b->sd += d;
+        b->sg += gb[j];
+    }
+}
+
+void gk_vgm_free(gk_vgm *v)
+{
+    if (!v)
+        return;
+    free(v->azimuth);
+    free(v->np);
+    free(v->dist);
+    free(v->gamma);
+    memset(v, 0, sizeof *v);
+}
+
+int gk_variogram(gk_context *ctx, const gk_points *pts, const gk_vgm_options *opt, gk_vgm *out)
+{
+    memset(out, 0, sizeof *out);
+    gk_vgm_options o;
+    if (opt)
+        o = *opt;
+    else
+        memset(&o, 0, sizeof o);
+    size_t n = pts ? gk_points_count(pts) : 0;
+    if (n == 0)
+        return gk_error(ctx, GK_ERR_NO_POINTS, "variogram: no points");
+    if (n < 2)
+        return gk_error(ctx, GK_ERR_NO_POINTS, "variogram: needs at least 2 points, got 1");
+    const double *x = gk_points_x(pts), *y = gk_points_y(pts), *z = gk_points_z(pts);
+    double xmin, ymin, xmax, ymax;
+    gk_points_bounds(pts, &xmin, &ymin, &xmax, &ymax);
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(z[i]))
+            return gk_error(ctx, GK_ERR_ARG, "variogram: point %zu has a non-finite value", i + 1);
+
+    if (o.ndir < 0 || o.ndir > GK_VGM_MAX_DIRECTIONS)
+        return gk_error(ctx, GK_ERR_ARG, "variogram: %d directions (at most %d)", o.ndir,
+                        GK_VGM_MAX_DIRECTIONS);
+    if (!isfinite(o.cutoff) || !isfinite(o.width) || !isfinite(o.tol_hor) ||
+        !isfinite(o.bandwidth))
+        return gk_error(ctx, GK_ERR_ARG, "variogram: cutoff, width, tolerance and bandwidth "
+                                         "must be finite numbers");
+    /* gstat: cutoff = 0.33333 x the bounding-box diagonal (DEF_fraction), width = cutoff/15 */
+    double cutoff = o.cutoff;
+    if (cutoff <= 0.0) {
+        double dx = xmax - xmin, dy = ymax - ymin;
+        double diag = sqrt(dx * dx + dy * dy);
+        cutoff = diag == 0.0 ? 1.0 : diag * 0.33333;
+    }
+    double width = o.width;
+    if (width <= 0.0)
+        width = cutoff / (o.nlags > 0 ? o.nlags : 15);
+    double nd = floor(cutoff / width) + 1.0;
+    if (nd > 1e7)
+        return gk_error(ctx, GK_ERR_ARG,
+                        "variogram: cutoff %g / width %g gives %.0f classes (choose a larger "
+                        "width or a smaller cutoff)",
+                        cutoff, width, nd);
+    int ncls = (int)nd;
+    /* gstat allocates floor(cutoff/w) + 1 classes; when cutoff/w is a whole
+     * number the last one can hold no pair (d = cutoff is an exact multiple),
+     * so it is not reported. */
+    int nreport = (cutoff / width == floor(cutoff / width)) ? ncls - 1 : ncls;
+    if (nreport < 1)
+        nreport = 1;
+
+    vgm_setup s;
+    memset(&s, 0, sizeof s);
+    s.x = x;
+    s.y = y;
+    s.z = z;
+    s.cutoff = cutoff;
+    s.width = width;
+    s.ncls = ncls;
+    s.cressie = o.estimator == GK_VGM_CRESSIE;
+    s.bandwidth = o.bandwidth;
+    s.ndir = o.ndir > 0 ? o.ndir : 1;
+    double tol = o.tol_hor > 0.0 ? o.tol_hor : (o.ndir > 0 ? 90.0 / o.ndir : 90.0);
+    if (tol > 180.0)
+        return gk_error(ctx, GK_ERR_ARG, "variogram: tolerance %g must be in (0, 180]", tol);
+    s.cos_tol = cos(tol * GSTAT_PI / 180.0);
+    for (int a = 0; a < s.ndir; a++) {
+        double az = o.ndir > 0 ? o.azimuth[a] : 0.0;
+        if (!isfinite(az))
+            return gk_error(ctx, GK_ERR_ARG, "variogram: direction %d is not a number", a + 1);
+        s.ux[a] = sin(az * GSTAT_PI / 180.0);
+        s.uy[a] = cos(az * GSTAT_PI / 180.0);
+        s.all_dirs[a] = o.ndir == 0 || tol >= 90.0;
+    }
+    if (o.ndir == 0)
+        s.bandwidth = 0.0; /* a bandwidth needs a direction */
+
+    /* one spare class per histogram collects the omni fast path's far pairs */
+    size_t hsize = (size_t)s.ndir * ncls + 1;
+    /* fixed blocks of the i range, as many as memory for their histograms allows */
+    size_t nblocks = 256;
+    while (nblocks > 1 && nblocks * hsize * sizeof(vgm_bin) > ((size_t)64 << 20))
+        nblocks /= 2;
+    if (nblocks > n)
+        nblocks = n;
+    vgm_bin *hist = calloc(nblocks * hsize, sizeof(vgm_bin));
+    size_t *bstart = malloc((nblocks + 1) * sizeof(size_t));
+    if (!hist || !bstart) {
+        free(hist);
+        free(bstart);
+        return gk_error(ctx, GK_ERR_NOMEM, "variogram: out of memory");
+    }
+    /* pairs j < i: block boundaries at n sqrt(b / B) even out the triangle */
+    for (size_t b = 0; b <= nblocks; b++)
+        bstart[b] = (size_t)((double)n * sqrt((double)b / (double)nblocks));
+    bstart[nblocks] = n;
+
+    /* the k-d tree pays when the cutoff circle covers little of the extent */
+    double area = (xmax - xmin) * (ymax - ymin);
+    int use_tree = n > 2000 && area > 0.0 && GSTAT_PI * cutoff * cutoff < 0.15 * area;
+    gk_kdtree *tree = NULL;
+    if (use_tree) {
+        tree = gk_kdtree_build(x, y, n);
+        if (!tree)
+            use_tree = 0;
+    }
+    int threads = gk_context_threads(ctx);
+    if (threads <= 0)
+        threads = omp_get_num_procs();
+    int failed = 0;
+    double r2 = cutoff * cutoff * (1.0 + 1e-9); /* the exact test follows in add_pair */
+
+#pragma omp parallel num_threads(threads)
+    {
+        size_t cap = use_tree ? 1024 : 0;
+        int *idx = use_tree ? malloc(cap * sizeof(int)) : NULL;
+        double *d2 = use_tree ? malloc(cap * sizeof(double)) : NULL;
+        int fast = !use_tree && o.ndir == 0;
+        double *db = fast ? malloc(n * sizeof(double)) : NULL;
+        double *gb = fast ? malloc(n * sizeof(double)) : NULL;
+        if ((use_tree && (!idx || !d2)) || (fast && (!db || !gb))) {
+#pragma omp atomic write
+            failed = 1;
+        }
+#pragma omp for schedule(dynamic, 1)
+        for (long b = 0; b < (long)nblocks; b++) {
+            int bad;
+#pragma omp atomic read
+            bad = failed;
+            if (bad)
+                continue;
+            vgm_bin *h = hist + (size_t)b * hsize;
+            for (size_t i = bstart[b]; i < bstart[b + 1]; i++) {
+                if (fast) {
+                    add_row_omni(&s, h, i, db, gb);
+                    continue;
+                }
+                if (!use_tree) {
+                    for (size_t j = 0; j < i; j++)
+                        add_pair(&s, h, i, j);
+                    continue;
+                }
+                size_t got = gk_kdtree_radius(tree, x[i], y[i], r2, idx, d2, cap);
+                if (got > cap) {
+                    size_t nc = got + got / 2;
+                    int *ni = realloc(idx, nc * sizeof(int));
+                    if (ni)
+                        idx = ni;
+                    double *nd2 = realloc(d2, nc * sizeof(double));
+                    if (nd2)
+                        d2 = nd2;
+                    if (!ni || !nd2) {
+#pragma omp atomic write
+                        failed = 1;
+                        break;
+                    }
+                    cap = nc;
+                    got = gk_kdtree_radius(tree, x[i], y[i], r2, idx, d2, cap);
+                }
+                /* the tree reports in a fixed order: sums stay deterministic */
+                for (size_t a = 0; a < got; a++)
+                    if ((size_t)idx[a] < i)
+                        add_pair(&s, h, i, (size_t)idx[a]);
+            }
+        }
+        free(idx);
+        free(d2);
+        free(db);
+        free(gb);
+    }
+    gk_kdtree_free(tree);
+    free(bstart);
+    if (failed) {
+        free(hist);
+        return gk_error(ctx, GK_ERR_NOMEM, "variogram: out of memory");
+    }
+    /* merge the blocks in order */
+    for (size_t b = 1; b < nblocks; b++) {
+        vgm_bin *src = hist + b * hsize;
+        for (size_t k = 0; k < hsize; k++) {
+            hist[k].np += src[k].np;
+            hist[k].sd += src[k].sd;
+            hist[k].sg += src[k].sg;
+        }
+    }
+
+    out->ndir = s.ndir;
+    out->nlags = nreport;
+    out->cutoff = cutoff;
+    out->width = width;
+    size_t nout = (size_t)s.ndir * nreport;
+    out->azimuth = malloc(s.ndir * sizeof(double));
+    out->np = malloc(nout * sizeof(double));
+    out->dist = malloc(nout * sizeof(double));
+    out->gamma = malloc(nout * sizeof(double));
+    if (!out->azimuth || !out->np || !out->dist || !out->gamma) {
+        free(hist);
+        gk_vgm_free(out);
+        return gk_error(ctx, GK_ERR_NOMEM, "variogram: out of memory");
+    }
+    for (int a = 0; a < s.ndir; a++) {
+        out->azimuth[a] = o.ndir > 0 ? o.azimuth[a] : NAN;
+        for (int k = 0; k < nreport; k++) {
+            const vgm_bin *b = &hist[(size_t)a * ncls + k];
+            size_t q = (size_t)a * nreport + k;
+            out->np[q] = (double)b->np;
+            if (b->np == 0) {
+                out->dist[q] = NAN;
+                out->gamma[q] = NAN;
+                continue;
+            }
+            double nn = (double)b->np;
+            out->dist[q] = b->sd / nn;
+            if (s.cressie) /* gstat's divide(): no 0.045/N^2 term */
+                out->gamma[q] = 0.5 * pow(b->sg / nn, 4.0) / (0.457 + 0.494 / nn);
+            else
+                out->gamma[q] = b->sg / (2.0 * nn);
+        }
+    }
+    free(hist);
+    return GK_OK;
+}

@@ -1,0 +1,316 @@
+/*
+ * plot_variogram.c - variogram chart with cairo: sample points labelled with
+ * their pair counts, the model curve, axes with "nice" ticks; one colour per
+ * direction. PNG through an image surface, SVG through cairo-svg.
+ */
+#include "plot_variogram.h"
+
+#include <cairo-svg.h>
+#include <cairo.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define W 880.0
+#define H 600.0
+#define ML 88.0  /* margins: left, right, top, bottom */
+#define MR 36.0
+#define MT 72.0
+#define MB 70.0
+#define GK_PI 3.14159265358979323846
+
+/* colour-blind-safe palette (Okabe & Ito) */
+static const double palette[8][3] = {
+    {0.000, 0.447, 0.698}, {0.835, 0.369, 0.000}, {0.000, 0.620, 0.451},
+    {0.800, 0.475, 0.655}, {0.337, 0.706, 0.914}, {0.902, 0.624, 0.000},
+    {0.941, 0.894, 0.259}, {0.000, 0.000, 0.000},
+};
+
+static void num_text(double v, double step, char *buf, size_t n)
+{
+    int dec = step >= 1.0 ? 0 : (int)ceil(-log10(step) - 1e-9);
+    if (dec > 8)
+        dec = 8;
+    if (fabs(v) < step * 1e-9)
+        v = 0.0;
+    snprintf(buf, n, "%.*f", dec, v);
+}
+
+void gk_vmodel_describe(const gk_vmodel *m, char *buf, size_t size)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 0; m && i < m->n && len < size; i++) {
+        const gk_vm_structure *s = &m->s[i];
+        int k;
+        if (s->type == GK_VM_NUG)
+            k = snprintf(buf + len, size - len, "%s%.4g Nug", i ? " + " : "", s->psill);
+        else if (s->type == GK_VM_MAT || s->type == GK_VM_STE || s->type == GK_VM_EXC)
+            k = snprintf(buf + len, size - len, "%s%.4g %s(%.4g, \xce\xba=%.3g)", i ? " + " : "",
+                         s->psill, gk_vm_type_name(s->type), s->range, s->kappa);
+        else
+            k = snprintf(buf + len, size - len, "%s%.4g %s(%.4g)", i ? " + " : "", s->psill,
+                         gk_vm_type_name(s->type), s->range);
+        if (k < 0)
+            break;
+        len += (size_t)k;
+        if (len < size && s->anis_ratio != 1.0) {
+            k = snprintf(buf + len, size - len, " anis(%.4g\xc2\xb0, %.3g)", s->anis_angle,
+                         s->anis_ratio);
+            if (k > 0)
+                len += (size_t)k;
+        }
+    }
+}
+
+/* a 1-2-5 step giving about `want` intervals over [0, hi] */
+static double nice_step(double hi, int want)
+{
+    double raw = hi / want;
+    double p = pow(10.0, floor(log10(raw)));
+    double f = raw / p;
+    return (f < 1.5 ? 1.0 : f < 3.5 ? 2.0 : f < 7.5 ? 5.0 : 10.0) * p;
+}
+
+static void text_at(cairo_t *cr, const char *s, double x, double y, double ax, double ay)
+{
+    cairo_text_extents_t e;
+    cairo_text_extents(cr, s, &e);
+    cairo_move_to(cr, x - ax * e.width - e.x_bearing, y - ay * e.height - e.y_bearing);
+    cairo_show_text(cr, s);
+}
+
+static void draw(cairo_t *cr, const gk_vgm *v, const gk_vmodel *m, const char *subtitle)
+{
+    /* data ranges */
+    double xmax = v->cutoff, ymax = 0.0;
+    for (size_t q = 0; q < (size_t)v->ndir * v->nlags; q++)
+        if (v->np[q] > 0) {
+            if (v->dist[q] > xmax)
+                xmax = v->dist[q];
+            if (v->gamma[q] > ymax)
+                ymax = v->gamma[q];
+        }
+    if (m)
+        for (int i = 0; i <= 200; i++) {
+            double g = gk_vmodel_gamma_h(m, xmax * i / 200.0);
+            if (isfinite(g) && g > ymax)
+                ymax = g;
+        }
+    if (!(xmax > 0.0))
+        xmax = 1.0;
+    if (!(ymax > 0.0))
+        ymax = 1.0;
+    double xs = nice_step(xmax, 6), ys = nice_step(ymax * 1.08, 6);
+    double xhi = ceil(xmax * 1.0001 / xs) * xs, yhi = ceil(ymax * 1.08 / ys) * ys;
+    double pw = W - ML - MR, ph = H - MT - MB;
+#define PX(d) (ML + (d) / xhi * pw)
+#define PY(g) (MT + ph - (g) / yhi * ph)
+
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+
+    /* grid and ticks */
+    char buf[64];
+    cairo_set_line_width(cr, 1.0);
+    cairo_set_font_size(cr, 13.0);
+    for (int i = 0; i * xs <= xhi * (1 + 1e-9); i++) {
+        double px = floor(PX(i * xs)) + 0.5;
+        cairo_set_source_rgb(cr, 0.91, 0.91, 0.91);
+        cairo_move_to(cr, px, MT);
+        cairo_line_to(cr, px, MT + ph);
+        cairo_stroke(cr);
+        cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+        cairo_move_to(cr, px, MT + ph);
+        cairo_line_to(cr, px, MT + ph + 5);
+        cairo_stroke(cr);
+        num_text(i * xs, xs, buf, sizeof buf);
+        text_at(cr, buf, px, MT + ph + 9, 0.5, 0.0);
+    }
+    for (int i = 0; i * ys <= yhi * (1 + 1e-9); i++) {
+        double py = floor(PY(i * ys)) + 0.5;
+        cairo_set_source_rgb(cr, 0.91, 0.91, 0.91);
+        cairo_move_to(cr, ML, py);
+        cairo_line_to(cr, ML + pw, py);
+        cairo_stroke(cr);
+        cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+        cairo_move_to(cr, ML - 5, py);
+        cairo_line_to(cr, ML, py);
+        cairo_stroke(cr);
+        num_text(i * ys, ys, buf, sizeof buf);
+        text_at(cr, buf, ML - 9, py, 1.0, 0.5);
+    }
+    /* frame */
+    cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
+    cairo_rectangle(cr, floor(ML) + 0.5, floor(MT) + 0.5, floor(pw), floor(ph));
+    cairo_stroke(cr);
+
+    /* axis labels */
+    cairo_set_font_size(cr, 15.0);
+    text_at(cr, "distance", ML + pw / 2, H - 22, 0.5, 1.0);
+    cairo_save(cr);
+    cairo_translate(cr, 24, MT + ph / 2);
+    cairo_rotate(cr, -GK_PI / 2);
+    text_at(cr, "semivariance", 0, 0, 0.5, 0.5);
+    cairo_restore(cr);
+
+    /* title */
+    cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
+    cairo_set_font_size(cr, 17.0);
+    cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+    text_at(cr, m ? "Sample variogram and model" : "Sample variogram", ML, 18, 0.0, 0.0);
+    cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+    cairo_set_font_size(cr, 13.0);
+    cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+    char desc[512];
+    if (m) {
+        gk_vmodel_describe(m, desc, sizeof desc);
+        char line[700];
+        snprintf(line, sizeof line, "%s%s%s", desc, subtitle ? "    " : "", subtitle ? subtitle : "");
+        text_at(cr, line, ML, 44, 0.0, 0.0);
+    } else if (subtitle) {
+        text_at(cr, subtitle, ML, 44, 0.0, 0.0);
+    }
+
+    cairo_rectangle(cr, ML, MT, pw, ph);
+    cairo_save(cr);
+    cairo_clip(cr);
+    int directional = v->azimuth && isfinite(v->azimuth[0]);
+    for (int a = 0; a < v->ndir; a++) {
+        const double *c = palette[a % 8];
+        if (!directional && v->ndir == 1)
+            c = palette[0];
+        /* model curve, along the direction when the model is anisotropic */
+        if (m && (a == 0 || directional)) {
+            double az = directional ? v->azimuth[a] : 0.0;
+            double ex = sin(az * GK_PI / 180.0), ey = cos(az * GK_PI / 180.0);
+            cairo_set_line_width(cr, 2.2);
+            if (directional)
+                cairo_set_source_rgba(cr, c[0], c[1], c[2], 0.85);
+            else
+                cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
+            int started = 0;
+            for (int i = 1; i <= 600; i++) {
+                double d = xhi * i / 600.0;
+                double g = gk_vmodel_gamma(m, ex * d, ey * d);
+                if (!isfinite(g))
+                    continue;
+                if (!started) {
+                    /* the nugget jump: start at the first h > 0 */
+                    cairo_move_to(cr, PX(d), PY(g));
+                    started = 1;
+                } else {
+                    cairo_line_to(cr, PX(d), PY(g));
+                }
+            }
+            cairo_stroke(cr);
+        }
+    }
+    cairo_restore(cr);
+    for (int a = 0; a < v->ndir; a++) {
+        const double *c = palette[a % 8];
+        for (int k = 0; k < v->nlags; k++) {
+            size_t q = (size_t)a * v->nlags + k;
+            if (!(v->np[q] > 0))
+                continue;
+            double px = PX(v->dist[q]), py = PY(v->gamma[q]);
+            cairo_arc(cr, px, py, 4.6, 0, 2 * GK_PI);
+            cairo_set_source_rgb(cr, c[0], c[1], c[2]);
+            cairo_fill_preserve(cr);
+            cairo_set_source_rgb(cr, 1, 1, 1);
+            cairo_set_line_width(cr, 1.0);
+            cairo_stroke(cr);
+            snprintf(buf, sizeof buf, "%.0f", v->np[q]);
+            cairo_set_font_size(cr, 10.5);
+            cairo_set_source_rgb(cr, c[0] * 0.75, c[1] * 0.75, c[2] * 0.75);
+            text_at(cr, buf, px + 6, py - 5, 0.0, 1.0);
+        }
+    }
+    /* legend for directions */
+    if (directional) {
+        cairo_set_font_size(cr, 12.5);
+        double lx = ML + pw - 150, ly = MT + ph - 14 - 20.0 * v->ndir;
+        cairo_set_source_rgba(cr, 1, 1, 1, 0.9);
+        cairo_rectangle(cr, lx - 10, ly - 8, 150, 20.0 * v->ndir + 10);
+        cairo_fill_preserve(cr);
+        cairo_set_source_rgb(cr, 0.75, 0.75, 0.75);
+        cairo_set_line_width(cr, 1.0);
+        cairo_stroke(cr);
+        for (int a = 0; a < v->ndir; a++) {
+            const double *c = palette[a % 8];
+            double yy = ly + 20.0 * a + 6;
+            cairo_set_source_rgb(cr, c[0], c[1], c[2]);
+            cairo_arc(cr, lx + 6, yy, 4.6, 0, 2 * GK_PI);
+            cairo_fill(cr);
+            cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
+            snprintf(buf, sizeof buf, "azimuth %g\xc2\xb0", v->azimuth[a]);
+            text_at(cr, buf, lx + 18, yy, 0.0, 0.5);
+        }
+    }
+#undef PX
+#undef PY
+}
+
+static int has_ext(const char *path, const char *ext)
+{
+    size_t n = strlen(path), e = strlen(ext);
+    if (n < e)
+        return 0;
+    for (size_t i = 0; i < e; i++) {
+        char c = path[n - e + i];
+        if (c >= 'A' && c <= 'Z')
+            c = (char)(c - 'A' + 'a');
+        if (c != ext[i])
+            return 0;
+    }
+    return 1;
+}
+
+int gk_plot_variogram(gk_context *ctx, const char *path, const gk_vgm *v, const gk_vmodel *m,
+                      const char *subtitle)
+{
+    int svg = has_ext(path, ".svg");
+    if (!svg && !has_ext(path, ".png"))
+        return gk_error(ctx, GK_ERR_ARG, "--plot %s: the file name must end in .png or .svg",
+                        path);
+    size_t n = strlen(path) + 32;
+    char *tmp = malloc(n);
+    if (!tmp)
+        return gk_error(ctx, GK_ERR_NOMEM, "out of memory");
+    snprintf(tmp, n, "%s.tmp%ld", path, (long)getpid());
+    cairo_surface_t *sf = svg ? cairo_svg_surface_create(tmp, W, H)
+                              : cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)W, (int)H);
+    int rc = GK_OK;
+    if (cairo_surface_status(sf) != CAIRO_STATUS_SUCCESS) {
+        rc = gk_error(ctx, GK_ERR_IO, "--plot %s: cannot create the image (%s)", path,
+                      cairo_status_to_string(cairo_surface_status(sf)));
+        cairo_surface_destroy(sf);
+        unlink(tmp);
+        free(tmp);
+        return rc;
+    }
+    cairo_t *cr = cairo_create(sf);
+    draw(cr, v, m, subtitle);
+    cairo_destroy(cr);
+    cairo_status_t st;
+    if (svg) {
+        cairo_surface_finish(sf);
+        st = cairo_surface_status(sf);
+    } else {
+        st = cairo_surface_write_to_png(sf, tmp);
+    }
+    cairo_surface_destroy(sf);
+    if (st != CAIRO_STATUS_SUCCESS) {
+        rc = gk_error(ctx, GK_ERR_IO, "--plot %s: cannot write (%s)", path,
+                      cairo_status_to_string(st));
+        unlink(tmp);
+    } else if (rename(tmp, path) != 0) {
+        rc = gk_error(ctx, GK_ERR_IO, "--plot %s: cannot rename the temporary file", path);
+        unlink(tmp);
+    }
+    free(tmp);
+    return rc;
+}

@@ -1,0 +1,86 @@
+/*
+ * gk_gpu_abi.h - the C ABI between gridkit's core and its CUDA module.
+ *
+ * The module (gridkit_cuda.so) is dlopen()ed by algorithms/device.c on first
+ * use, so nothing links CUDA into the core or the CLI. It exports one symbol,
+ * GK_GPU_ENTRY, returning a table of function pointers; the core refuses a
+ * table whose abi_version differs from its own. Plain C, no CUDA types.
+ */
+#ifndef GK_GPU_ABI_H
+#define GK_GPU_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GK_GPU_ABI_VERSION 1
+#define GK_GPU_ENTRY "gk_gpu_module_v1"
+
+/* What a job computes (the core maps gdal_grid's algorithms onto these). */
+typedef enum {
+    GK_GPU_INVDIST_ALL = 1, /* invdist over every point */
+    GK_GPU_IDW_KNN,         /* IDW over the max_points nearest in the window (0 = all) */
+    GK_GPU_NEAREST,         /* nearest in the window; ties: last in input order */
+    GK_GPU_AVERAGE,
+    GK_GPU_COUNT,
+    GK_GPU_MINIMUM,
+    GK_GPU_MAXIMUM,
+    GK_GPU_RANGE,
+    GK_GPU_AVERAGE_DISTANCE
+} gk_gpu_op;
+
+/* Search window around a node. */
+typedef enum {
+    GK_GPU_WIN_ALL = 0, /* every point */
+    GK_GPU_WIN_CIRCLE,  /* d2 <= r2 (invdistnn's rule) */
+    GK_GPU_WIN_ELLIPSE  /* gdal_grid's rotated ellipse test, boundary inclusive */
+} gk_gpu_window_kind;
+
+typedef struct {
+    int op;     /* gk_gpu_op */
+    int single; /* 1: single-precision kernels where the op has them */
+    size_t n;
+    const double *x, *y, *z; /* host arrays, read during job_new only */
+    double power, smoothing;
+    int max_points, min_points;
+    int window;                 /* gk_gpu_window_kind */
+    double r2;                  /* circle: squared radius */
+    double e_r1, e_r2, e_cos, e_sin; /* ellipse semi-axes and rotation */
+    double box_hx, box_hy;      /* half extents of the box holding the window */
+    double nodata;
+} gk_gpu_job_desc;
+
+/* A window [x0, x0+w) x [y0, y0+h) of the grid; node coordinates are computed
+ * exactly as gk_grid_node_x/y do. */
+typedef struct {
+    double xmin, xmax, ymin, ymax;
+    int nx, ny;
+    int x0, y0, w, h;
+    double hit2; /* exact-hit threshold (squared distance) */
+} gk_gpu_tile;
+
+typedef struct {
+    int abi_version;
+    /* Checks device dev (>= 0) can run this module's kernels; 0 and its name
+     * on success, else non-zero and a reason. */
+    int (*probe)(int dev, char *name, size_t name_cap, char *err, size_t err_cap);
+    /* Uploads the points and builds the GPU index; NULL and a reason on failure. */
+    void *(*job_new)(int dev, const gk_gpu_job_desc *d, char *err, size_t err_cap);
+    /* Computes a tile into out (w*h doubles, row-major, nodata where no value);
+     * *nodata gets the count of nodata nodes. Thread-safe (serialised per job). */
+    int (*tile)(void *job, const gk_gpu_tile *t, double *out, uint64_t *nodata, char *err,
+                size_t err_cap);
+    void (*job_free)(void *job);
+    /* Kernel time of the job's last tile (CUDA events around the kernels only). */
+    double (*last_kernel_ms)(void *job);
+} gk_gpu_api;
+
+typedef const gk_gpu_api *(*gk_gpu_entry_fn)(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

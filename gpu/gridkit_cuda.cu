@@ -1,0 +1,1224 @@
+/*
+ * gridkit_cuda.cu - gridkit's CUDA module: the gridding kernels behind the C
+ * ABI of gk_gpu_abi.h. Built as a shared object with the CUDA runtime linked
+ * statically, dlopen()ed by the core (algorithms/device.c) when a GPU is used.
+ *
+ * Points are uploaded once per job. invdist over every point needs no index:
+ * point tiles stream through shared memory (single precision on tile-local,
+ * cell-scaled coordinates, or double), split over slices of the points so
+ * that any tile size fills the GPU, with a fixed-order reduction. The local
+ * algorithms use a uniform bin grid built on the GPU (radix sort of bin ids,
+ * stable, so points of a bin stay in input order) and search it in double
+ * precision with gdal_grid's exact rules: window tests written without
+ * contraction (__dmul_rn/__dadd_rn) so they round as the CPU's do, ties by
+ * input order, exact hits, min_points and nodata as algorithms/alg_*.c.
+ */
+#include "gk_gpu_abi.h"
+
+#include <cuda_runtime.h>
+#include <cub/device/device_radix_sort.cuh>
+
+#include <algorithm>
+#include <cfloat>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#define GK_EXPORT extern "C" __attribute__((visibility("default")))
+
+/* ---- the job ------------------------------------------------------------ */
+
+namespace {
+
+struct Job {
+    int dev = 0;
+    gk_gpu_job_desc d{};
+    size_t n = 0;
+    std::mutex mu;
+    cudaStream_t st = nullptr;
+    cudaEvent_t e0 = nullptr, e1 = nullptr;
+    float last_ms = -1.0f;
+    /* input order */
+    double *x = nullptr, *y = nullptr, *z = nullptr;
+    double zc = 0.0; /* mid-range of Z (single precision sums) */
+    /* bin grid (local algorithms) */
+    double2 *sxy = nullptr; /* points in bin order */
+    double *sz = nullptr;
+    int *sidx = nullptr; /* their input indices */
+    int *bstart = nullptr; /* nbins + 1 */
+    int nbx = 1, nby = 1;
+    double gx0 = 0, gy0 = 0, bsx = 1, bsy = 1, ibsx = 1, ibsy = 1, margin = 0;
+    /* per-tile buffers, grown on demand */
+    double *out = nullptr;
+    size_t out_cap = 0;
+    double2 *part = nullptr;
+    size_t part_cap = 0;
+    int *flags = nullptr;
+    size_t flags_cap = 0;
+    float4 *pf = nullptr; /* tile-local single-precision points */
+    int *flag_list = nullptr;
+    size_t flag_list_cap = 0;
+    unsigned int *counters = nullptr; /* [0] flagged cells, [1] nodata (low), [2] nodata (high) */
+    int nsm = 132;
+};
+
+#define CK(call)                                                                               \
+    do {                                                                                       \
+        cudaError_t e_ = (call);                                                               \
+        if (e_ != cudaSuccess) {                                                               \
+            snprintf(err, err_cap, "%s (%s:%d)", cudaGetErrorString(e_), __FILE__, __LINE__);  \
+            goto fail;                                                                         \
+        }                                                                                      \
+    } while (0)
+
+template <class T> static cudaError_t grow(T **p, size_t *cap, size_t n)
+{
+    if (n <= *cap)
+        return cudaSuccess;
+    if (*p)
+        cudaFree(*p);
+    *p = nullptr;
+    *cap = 0;
+    cudaError_t e = cudaMalloc((void **)p, n * sizeof(T));
+    if (e == cudaSuccess)
+        *cap = n;
+    return e;
+}
+
+/* ---- exact double helpers (no contraction: round as the CPU does) ----------- */
+
+__device__ __forceinline__ double sq2(double dx, double dy)
+{
+    return __dadd_rn(__dmul_rn(dx, dx), __dmul_rn(dy, dy));
+}
+
+/* gk_grid_node_x / gk_grid_node_y */
+__device__ __forceinline__ double node_x(double xmin, double cw, int i)
+{
+    return __dadd_rn(xmin, __dmul_rn((double)i + 0.5, cw));
+}
+
+struct Win {
+    int kind;
+    double r2;                  /* circle */
+    double c, s, r1sq, r2sq, rhs; /* ellipse: r2^2 rx^2 + r1^2 ry^2 <= r1^2 r2^2 */
+    double rout;                /* no point of the window is farther (for stopping) */
+    double hx, hy;              /* box half extents */
+};
+
+__device__ __forceinline__ bool in_window(const Win &w, double dx, double dy, double d2)
+{
+    if (w.kind == GK_GPU_WIN_ALL)
+        return true;
+    if (w.kind == GK_GPU_WIN_CIRCLE)
+        return d2 <= w.r2;
+    double rx = __dadd_rn(__dmul_rn(dx, w.c), __dmul_rn(dy, w.s));
+    double ry = __dsub_rn(__dmul_rn(dy, w.c), __dmul_rn(dx, w.s));
+    double l = __dadd_rn(__dmul_rn(__dmul_rn(w.r2sq, rx), rx), __dmul_rn(__dmul_rn(w.r1sq, ry), ry));
+    return l <= w.rhs;
+}
+
+struct Grid {
+    double xmin, ymax, cw, ch; /* ch = (ymin - ymax) / ny, negative */
+    int x0, y0, w, h;
+    double hit2;
+};
+
+struct Bins {
+    const double2 *xy;
+    const double *z;
+    const int *idx;
+    const int *start;
+    int nbx, nby;
+    double gx0, gy0, bsx, bsy, ibsx, ibsy, margin;
+};
+
+__device__ __forceinline__ int bin_of(double v, double g0, double ib, int nb)
+{
+    double f = floor((v - g0) * ib);
+    if (!(f >= 0.0))
+        return 0;
+    if (f >= (double)(nb - 1))
+        return nb - 1;
+    return (int)f;
+}
+
+/* Lower bound on the distance from (nx, ny) to any point outside the bins
+ * [bx-r, bx+r] x [by-r, by+r]; INFINITY when that box holds every bin. */
+__device__ __forceinline__ double ring_bound(const Bins &B, double nx, double ny, int bx, int by,
+                                             int r)
+{
+    double b = INFINITY;
+    if (bx - r > 0)
+        b = fmin(b, nx - (B.gx0 + (double)(bx - r) * B.bsx));
+    if (bx + r < B.nbx - 1)
+        b = fmin(b, (B.gx0 + (double)(bx + r + 1) * B.bsx) - nx);
+    if (by - r > 0)
+        b = fmin(b, ny - (B.gy0 + (double)(by - r) * B.bsy));
+    if (by + r < B.nby - 1)
+        b = fmin(b, (B.gy0 + (double)(by + r + 1) * B.bsy) - ny);
+    if (b == INFINITY)
+        return b;
+    b -= B.margin;
+    return b > 0.0 ? b : 0.0;
+}
+
+/* Ring r of bins around (bx, by) as segments of consecutive points: the
+ * bottom and top rows whole (a row of bins is one run of points), then the
+ * side bins. nseg(r) segments; an empty range where a segment is off the grid. */
+__device__ __forceinline__ int ring_segments(int r) { return r == 0 ? 1 : 2 + 2 * (2 * r - 1); }
+
+__device__ __forceinline__ void seg_range(const Bins &B, int bx, int by, int r, int s, int &p0,
+                                          int &p1)
+{
+    int yy, xa, xb;
+    if (s < 2) {
+        yy = s == 0 ? by - r : by + r;
+        xa = max(bx - r, 0);
+        xb = min(bx + r, B.nbx - 1);
+    } else {
+        int t = s - 2;
+        yy = by - r + 1 + (t >> 1);
+        xa = xb = (t & 1) ? bx + r : bx - r;
+    }
+    if (yy < 0 || yy >= B.nby || xa < 0 || xb >= B.nbx || xa > xb) {
+        p0 = p1 = 0;
+        return;
+    }
+    p0 = B.start[yy * B.nbx + xa];
+    p1 = B.start[yy * B.nbx + xb + 1];
+}
+
+__device__ __forceinline__ bool before(double da, int ia, double db, int ib)
+{
+    return da < db || (da == db && ia < ib);
+}
+
+struct LocalParams {
+    Grid g;
+    Bins B;
+    Win w;
+    const double *zin; /* Z in input order */
+    double s2, power, nodata;
+    int k, min_points, op;
+    double *out;
+};
+
+__device__ __forceinline__ double idw_weight(double r2, double p)
+{
+    return p == 2.0 ? 1.0 / r2 : pow(r2, -0.5 * p);
+}
+
+/* ---- IDW over the k nearest in the window (invdistnn, invdist with an ellipse) --- */
+
+template <int K>
+__global__ void __launch_bounds__(128, (K <= 16 ? 4 : 1)) knn_idw_kernel(LocalParams P)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y;
+    if (i >= P.g.w || j >= P.g.h)
+        return;
+    const double nx = node_x(P.g.xmin, P.g.cw, P.g.x0 + i);
+    const double ny = node_x(P.g.ymax, P.g.ch, P.g.y0 + j);
+    const Bins &B = P.B;
+    double D[K];
+    int I[K];
+#pragma unroll
+    for (int q = 0; q < K; q++) {
+        D[q] = INFINITY;
+        I[q] = INT_MAX;
+    }
+    int count = 0, hit = INT_MAX;
+    const double hit2 = P.g.hit2, s2 = P.s2;
+    const int bx = bin_of(nx, B.gx0, B.ibsx, B.nbx), by = bin_of(ny, B.gy0, B.ibsy, B.nby);
+    const int k = P.k;
+    for (int r = 0;; r++) {
+        const int nseg = ring_segments(r);
+        for (int sg = 0; sg < nseg; sg++) {
+            int p0, p1;
+            seg_range(B, bx, by, r, sg, p0, p1);
+            for (int p = p0; p < p1; p++) {
+                double2 q = B.xy[p];
+                double dx = __dsub_rn(q.x, nx), dy = __dsub_rn(q.y, ny);
+                double d2 = sq2(dx, dy);
+                if (!in_window(P.w, dx, dy, d2))
+                    continue;
+                int id = B.idx[p];
+                count++;
+                if (__dadd_rn(d2, s2) < hit2 && id < hit)
+                    hit = id;
+                if (before(d2, id, D[K - 1], I[K - 1])) {
+#pragma unroll
+                    for (int t = K - 1; t > 0; --t) {
+                        if (before(d2, id, D[t - 1], I[t - 1])) {
+                            D[t] = D[t - 1];
+                            I[t] = I[t - 1];
+                        } else if (before(d2, id, D[t], I[t])) {
+                            D[t] = d2;
+                            I[t] = id;
+                        }
+                    }
+                    if (before(d2, id, D[0], I[0])) {
+                        D[0] = d2;
+                        I[0] = id;
+                    }
+                }
+            }
+        }
+        double b = ring_bound(B, nx, ny, bx, by, r);
+        if (b == INFINITY || b > P.w.rout)
+            break;
+        if (count >= k) {
+            double kd = D[0];
+#pragma unroll
+            for (int q = 1; q < K; q++)
+                if (q == k - 1)
+                    kd = D[q];
+            double b2 = b * b;
+            if (b2 > kd && b2 >= hit2)
+                break;
+        }
+    }
+    double v = P.nodata;
+    if (hit != INT_MAX) {
+        v = P.zin[hit];
+    } else {
+        int m = count < k ? count : k;
+        if (m > 0 && m >= P.min_points) {
+            double num = 0.0, den = 0.0;
+#pragma unroll
+            for (int q = 0; q < K; q++) {
+                if (q < m) {
+                    double wgt = idw_weight(D[q] + s2, P.power);
+                    num += wgt * P.zin[I[q]];
+                    den += wgt;
+                }
+            }
+            if (den != 0.0)
+                v = num / den;
+        }
+    }
+    P.out[(size_t)j * P.g.w + i] = v;
+}
+
+/* ---- nearest: smallest distance in the window, ties to the last in input order - */
+
+__global__ void __launch_bounds__(128) nearest_kernel(LocalParams P)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y;
+    if (i >= P.g.w || j >= P.g.h)
+        return;
+    const double nx = node_x(P.g.xmin, P.g.cw, P.g.x0 + i);
+    const double ny = node_x(P.g.ymax, P.g.ch, P.g.y0 + j);
+    const Bins &B = P.B;
+    double bd = INFINITY;
+    int bi = -1;
+    const int bx = bin_of(nx, B.gx0, B.ibsx, B.nbx), by = bin_of(ny, B.gy0, B.ibsy, B.nby);
+    for (int r = 0;; r++) {
+        const int nseg = ring_segments(r);
+        for (int sg = 0; sg < nseg; sg++) {
+            int p0, p1;
+            seg_range(B, bx, by, r, sg, p0, p1);
+            for (int p = p0; p < p1; p++) {
+                double2 q = B.xy[p];
+                double dx = __dsub_rn(q.x, nx), dy = __dsub_rn(q.y, ny);
+                double d2 = sq2(dx, dy);
+                if (!in_window(P.w, dx, dy, d2))
+                    continue;
+                int id = B.idx[p];
+                if (d2 < bd || (d2 == bd && id > bi)) {
+                    bd = d2;
+                    bi = id;
+                }
+            }
+        }
+        double b = ring_bound(B, nx, ny, bx, by, r);
+        if (b == INFINITY || b > P.w.rout)
+            break;
+        if (bi >= 0 && b * b > bd)
+            break;
+    }
+    P.out[(size_t)j * P.g.w + i] = bi >= 0 ? P.zin[bi] : P.nodata;
+}
+
+/* ---- every point of the window: average, count, min/max/range, average
+ * distance, and IDW over all of them (max_points = 0) ---------------------- */
+
+__global__ void __launch_bounds__(128) gather_kernel(LocalParams P)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y;
+    if (i >= P.g.w || j >= P.g.h)
+        return;
+    const double nx = node_x(P.g.xmin, P.g.cw, P.g.x0 + i);
+    const double ny = node_x(P.g.ymax, P.g.ch, P.g.y0 + j);
+    const Bins &B = P.B;
+    const int op = P.op;
+    const double s2 = P.s2, hit2 = P.g.hit2;
+    long long count = 0;
+    int hit = INT_MAX;
+    double a = 0.0, b = 0.0, lo = INFINITY, hi = -INFINITY;
+    int xa, xb, ya, yb;
+    if (P.w.kind == GK_GPU_WIN_ALL) {
+        xa = 0, xb = B.nbx - 1, ya = 0, yb = B.nby - 1;
+    } else {
+        /* the bins of the window's box, one more each side against rounding */
+        xa = bin_of(nx - P.w.hx, B.gx0, B.ibsx, B.nbx) - 1;
+        xb = bin_of(nx + P.w.hx, B.gx0, B.ibsx, B.nbx) + 1;
+        ya = bin_of(ny - P.w.hy, B.gy0, B.ibsy, B.nby) - 1;
+        yb = bin_of(ny + P.w.hy, B.gy0, B.ibsy, B.nby) + 1;
+        xa = max(xa, 0), ya = max(ya, 0), xb = min(xb, B.nbx - 1), yb = min(yb, B.nby - 1);
+    }
+    for (int yy = ya; yy <= yb; yy++) {
+        int p0 = B.start[yy * B.nbx + xa], p1 = B.start[yy * B.nbx + xb + 1];
+        for (int p = p0; p < p1; p++) {
+                double2 q = B.xy[p];
+                double dx = __dsub_rn(q.x, nx), dy = __dsub_rn(q.y, ny);
+                double d2 = sq2(dx, dy);
+                if (!in_window(P.w, dx, dy, d2))
+                    continue;
+                count++;
+                double zv = B.z[p];
+                switch (op) {
+                case GK_GPU_IDW_KNN: {
+                    int id = B.idx[p];
+                    if (__dadd_rn(d2, s2) < hit2 && id < hit)
+                        hit = id;
+                    double wgt = idw_weight(d2 + s2, P.power);
+                    a += wgt * zv;
+                    b += wgt;
+                    break;
+                }
+                case GK_GPU_AVERAGE:
+                    a += zv;
+                    break;
+                case GK_GPU_MINIMUM:
+                case GK_GPU_MAXIMUM:
+                case GK_GPU_RANGE:
+                    lo = fmin(lo, zv);
+                    hi = fmax(hi, zv);
+                    break;
+                case GK_GPU_AVERAGE_DISTANCE:
+                    a += sqrt(d2);
+                    break;
+                default:
+                    break;
+                }
+        }
+    }
+    double v = P.nodata;
+    bool enough = count >= P.min_points;
+    switch (op) {
+    case GK_GPU_IDW_KNN:
+        if (hit != INT_MAX)
+            v = P.zin[hit];
+        else if (count > 0 && enough && b != 0.0)
+            v = a / b;
+        break;
+    case GK_GPU_AVERAGE:
+        if (count > 0 && enough)
+            v = a / (double)count;
+        break;
+    case GK_GPU_COUNT:
+        if (enough)
+            v = (double)count;
+        break;
+    case GK_GPU_MINIMUM:
+        if (count > 0 && enough)
+            v = lo;
+        break;
+    case GK_GPU_MAXIMUM:
+        if (count > 0 && enough)
+            v = hi;
+        break;
+    case GK_GPU_RANGE:
+        if (count > 0 && enough)
+            v = hi - lo;
+        break;
+    case GK_GPU_AVERAGE_DISTANCE:
+        if (count > 0 && enough)
+            v = a / (double)count;
+        break;
+    }
+    P.out[(size_t)j * P.g.w + i] = v;
+}
+
+/* ---- invdist over every point ---------------------------------------------- */
+
+#define AP_CHUNK 256 /* points per shared-memory tile */
+#define SP_CX 4      /* single: cells per thread (one row) */
+#define SP_BX 16
+#define SP_BY 16
+#define DP_CX 2      /* double: cells per thread */
+#define DP_BX 16
+#define DP_BY 16
+
+struct AllParams {
+    Grid g;
+    int n, chunk; /* points per slice */
+    /* single */
+    const float4 *pf;
+    float s2f;
+    double ox, oy, sc; /* tile origin and 1 / cell size */
+    /* double */
+    const double *x, *y, *z;
+    double s2, half_p;
+    int p2;
+    double2 *part; /* [slice][cell] (sum w z, sum w) */
+    int *flags;    /* cell flags: a point within the hit distance (double) */
+};
+
+__device__ __forceinline__ float rcp_approx(float x)
+{
+    float r;
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+    return r;
+}
+
+/* Tile-local, cell-scaled float points: (x - ox) sc, (y - oy) sc, z - zc. */
+__global__ void to_local_f32(const double *x, const double *y, const double *z, int n, double ox,
+                             double oy, double sc, double zc, float4 *pf)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        pf[i] = make_float4((float)((x[i] - ox) * sc), (float)((y[i] - oy) * sc),
+                            (float)(z[i] - zc), 0.0f);
+}
+
+/* p = 2 in single precision: one reciprocal for two weights (1/a = b/(ab)),
+ * which halves the special-function unit's work, the binding limit. */
+template <int PAIRED>
+__global__ void __launch_bounds__(SP_BX *SP_BY, 4) invdist_all_f32(AllParams P)
+{
+    __shared__ float4 sp[AP_CHUNK];
+    const int tid = threadIdx.y * SP_BX + threadIdx.x;
+    const int ci = (blockIdx.x * SP_BX + threadIdx.x) * SP_CX;
+    const int cj = blockIdx.y * SP_BY + threadIdx.y;
+    const int cjj = cj < P.g.h ? cj : P.g.h - 1;
+    float cx[SP_CX];
+#pragma unroll
+    for (int c = 0; c < SP_CX; c++) {
+        int ii = min(ci + c, P.g.w - 1);
+        cx[c] = (float)((node_x(P.g.xmin, P.g.cw, P.g.x0 + ii) - P.ox) * P.sc);
+    }
+    const float cy = (float)((node_x(P.g.ymax, P.g.ch, P.g.y0 + cjj) - P.oy) * P.sc);
+    const float s2f = P.s2f;
+    double swz[SP_CX], sw[SP_CX];
+#pragma unroll
+    for (int c = 0; c < SP_CX; c++)
+        swz[c] = sw[c] = 0.0;
+    const int p_begin = blockIdx.z * P.chunk;
+    const int p_end = min(P.n, p_begin + P.chunk);
+    for (int base = p_begin; base < p_end; base += AP_CHUNK) {
+        __syncthreads();
+        if (base + tid < p_end)
+            sp[tid] = P.pf[base + tid];
+        __syncthreads();
+        const int cnt = min(AP_CHUNK, p_end - base);
+        float awz[SP_CX], aw[SP_CX];
+#pragma unroll
+        for (int c = 0; c < SP_CX; c++)
+            awz[c] = aw[c] = 0.0f;
+#pragma unroll 4
+        for (int q = 0; q < cnt; q++) {
+            const float4 p = sp[q];
+            const float dy = p.y - cy;
+            const float dy2 = fmaf(dy, dy, s2f);
+            float r[SP_CX], w[SP_CX];
+#pragma unroll
+            for (int c = 0; c < SP_CX; c++) {
+                const float dx = p.x - cx[c];
+                r[c] = fmaf(dx, dx, dy2);
+            }
+            if (PAIRED) {
+#pragma unroll
+                for (int c = 0; c < SP_CX; c += 2) {
+                    const float inv = rcp_approx(r[c] * r[c + 1]);
+                    w[c] = r[c + 1] * inv;
+                    w[c + 1] = r[c] * inv;
+                }
+            } else {
+#pragma unroll
+                for (int c = 0; c < SP_CX; c++)
+                    w[c] = rcp_approx(r[c]);
+            }
+#pragma unroll
+            for (int c = 0; c < SP_CX; c++) {
+                awz[c] = fmaf(w[c], p.z, awz[c]);
+                aw[c] += w[c];
+            }
+        }
+#pragma unroll
+        for (int c = 0; c < SP_CX; c++) {
+            swz[c] += (double)awz[c];
+            sw[c] += (double)aw[c];
+        }
+    }
+    if (cj >= P.g.h)
+        return;
+    const size_t ncell = (size_t)P.g.w * P.g.h;
+#pragma unroll
+    for (int c = 0; c < SP_CX; c++)
+        if (ci + c < P.g.w)
+            P.part[blockIdx.z * ncell + (size_t)cj * P.g.w + ci + c] = make_double2(swz[c], sw[c]);
+}
+
+/* Any power in single precision: w = 2^(-p/2 log2 r2). */
+__global__ void __launch_bounds__(SP_BX *SP_BY, 4) invdist_all_f32_pow(AllParams P)
+{
+    __shared__ float4 sp[AP_CHUNK];
+    const int tid = threadIdx.y * SP_BX + threadIdx.x;
+    const int ci = (blockIdx.x * SP_BX + threadIdx.x) * SP_CX;
+    const int cj = blockIdx.y * SP_BY + threadIdx.y;
+    const int cjj = cj < P.g.h ? cj : P.g.h - 1;
+    float cx[SP_CX];
+#pragma unroll
+    for (int c = 0; c < SP_CX; c++) {
+        int ii = min(ci + c, P.g.w - 1);
+        cx[c] = (float)((node_x(P.g.xmin, P.g.cw, P.g.x0 + ii) - P.ox) * P.sc);
+    }
+    const float cy = (float)((node_x(P.g.ymax, P.g.ch, P.g.y0 + cjj) - P.oy) * P.sc);
+    const float s2f = P.s2f, nhp = (float)(-P.half_p);
+    double swz[SP_CX], sw[SP_CX];
+    float mn = INFINITY;
+#pragma unroll
+    for (int c = 0; c < SP_CX; c++)
+        swz[c] = sw[c] = 0.0;
+    const int p_begin = blockIdx.z * P.chunk;
+    const int p_end = min(P.n, p_begin + P.chunk);
+    for (int base = p_begin; base < p_end; base += AP_CHUNK) {
+        __syncthreads();
+        if (base + tid < p_end)
+            sp[tid] = P.pf[base + tid];
+        __syncthreads();
+        const int cnt = min(AP_CHUNK, p_end - base);
+        float awz[SP_CX], aw[SP_CX];
+#pragma unroll
+        for (int c = 0; c < SP_CX; c++)
+            awz[c] = aw[c] = 0.0f;
+#pragma unroll 2
+        for (int q = 0; q < cnt; q++) {
+            const float4 p = sp[q];
+            const float dy = p.y - cy;
+            const float dy2 = fmaf(dy, dy, s2f);
+#pragma unroll
+            for (int c = 0; c < SP_CX; c++) {
+                const float dx = p.x - cx[c];
+                const float r2 = fmaf(dx, dx, dy2);
+                mn = fminf(mn, r2);
+                const float w = exp2f(nhp * __log2f(r2));
+                awz[c] = fmaf(w, p.z, awz[c]);
+                aw[c] += w;
+            }
+        }
+#pragma unroll
+        for (int c = 0; c < SP_CX; c++) {
+            swz[c] += (double)awz[c];
+            sw[c] += (double)aw[c];
+        }
+    }
+    if (cj >= P.g.h)
+        return;
+    const size_t ncell = (size_t)P.g.w * P.g.h;
+    /* mn is per thread (its SP_CX cells): flag them all, the fix-up is exact */
+    const bool near = !(mn >= 4.0f * (float)(P.g.hit2 * P.sc * P.sc));
+#pragma unroll
+    for (int c = 0; c < SP_CX; c++)
+        if (ci + c < P.g.w) {
+            size_t cell = (size_t)cj * P.g.w + ci + c;
+            P.part[blockIdx.z * ncell + cell] = make_double2(swz[c], sw[c]);
+            if (near)
+                atomicOr(&P.flags[cell], 1);
+        }
+}
+
+/* Double precision, any power; flags cells that some point hits exactly. */
+__global__ void __launch_bounds__(DP_BX *DP_BY, 2) invdist_all_f64(AllParams P)
+{
+    __shared__ double3 sp[AP_CHUNK];
+    const int tid = threadIdx.y * DP_BX + threadIdx.x;
+    const int ci = (blockIdx.x * DP_BX + threadIdx.x) * DP_CX;
+    const int cj = blockIdx.y * DP_BY + threadIdx.y;
+    const int cjj = cj < P.g.h ? cj : P.g.h - 1;
+    double cx[DP_CX];
+#pragma unroll
+    for (int c = 0; c < DP_CX; c++)
+        cx[c] = node_x(P.g.xmin, P.g.cw, P.g.x0 + min(ci + c, P.g.w - 1));
+    const double cy = node_x(P.g.ymax, P.g.ch, P.g.y0 + cjj);
+    const double s2 = P.s2, hit2 = P.g.hit2, nhp = -P.half_p;
+    double swz[DP_CX], sw[DP_CX];
+    bool hit = false;
+#pragma unroll
+    for (int c = 0; c < DP_CX; c++)
+        swz[c] = sw[c] = 0.0;
+    const int p_begin = blockIdx.z * P.chunk;
+    const int p_end = min(P.n, p_begin + P.chunk);
+    for (int base = p_begin; base < p_end; base += AP_CHUNK) {
+        __syncthreads();
+        if (base + tid < p_end)
+            sp[tid] = make_double3(P.x[base + tid], P.y[base + tid], P.z[base + tid]);
+        __syncthreads();
+        const int cnt = min(AP_CHUNK, p_end - base);
+        if (P.p2) {
+#pragma unroll 2
+            for (int q = 0; q < cnt; q++) {
+                const double3 p = sp[q];
+                const double dy = p.y - cy;
+                const double dy2 = __dadd_rn(__dmul_rn(dy, dy), s2);
+#pragma unroll
+                for (int c = 0; c < DP_CX; c++) {
+                    const double dx = p.x - cx[c];
+                    const double r2 = __dadd_rn(__dmul_rn(dx, dx), dy2);
+                    hit |= r2 < hit2;
+                    const double w = __drcp_rn(r2);
+                    swz[c] = fma(w, p.z, swz[c]);
+                    sw[c] += w;
+                }
+            }
+        } else {
+            for (int q = 0; q < cnt; q++) {
+                const double3 p = sp[q];
+                const double dy = p.y - cy;
+                const double dy2 = __dadd_rn(__dmul_rn(dy, dy), s2);
+#pragma unroll
+                for (int c = 0; c < DP_CX; c++) {
+                    const double dx = p.x - cx[c];
+                    const double r2 = __dadd_rn(__dmul_rn(dx, dx), dy2);
+                    hit |= r2 < hit2;
+                    const double w = pow(r2, nhp);
+                    swz[c] = fma(w, p.z, swz[c]);
+                    sw[c] += w;
+                }
+            }
+        }
+    }
+    if (cj >= P.g.h)
+        return;
+    const size_t ncell = (size_t)P.g.w * P.g.h;
+#pragma unroll
+    for (int c = 0; c < DP_CX; c++)
+        if (ci + c < P.g.w) {
+            size_t cell = (size_t)cj * P.g.w + ci + c;
+            P.part[blockIdx.z * ncell + cell] = make_double2(swz[c], sw[c]);
+            if (hit)
+                atomicOr(&P.flags[cell], 1);
+        }
+}
+
+/* Sums the slices in a fixed order; cells that need the exact rule (a hit or
+ * a near hit, or sums that are not finite) go to the fix-up list. */
+__global__ void invdist_all_finish(const double2 *part, int slices, size_t ncell, int *flags,
+                                   double zc, double hit2s, int single, double nodata,
+                                   double *out, int *flag_list, unsigned int *nflag)
+{
+    size_t c = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= ncell)
+        return;
+    double a = 0.0, b = 0.0;
+    for (int s = 0; s < slices; s++) {
+        double2 v = part[s * ncell + c];
+        a += v.x;
+        b += v.y;
+    }
+    bool fix = flags[c] != 0;
+    if (single)
+        fix = fix || !isfinite(b) || !isfinite(a) || b * hit2s >= 0.25;
+    if (fix) {
+        unsigned int k = atomicAdd(nflag, 1u);
+        flag_list[k] = (int)c;
+        return;
+    }
+    if (b > 0.0 && isfinite(b))
+        out[c] = single ? zc + a / b : a / b;
+    else
+        out[c] = nodata;
+}
+
+/* The exact rule at one flagged cell, in double, over every point: the first
+ * point in input order within the hit distance, else the full sums. */
+__global__ void __launch_bounds__(256) invdist_all_fixup(AllParams P, const int *flag_list,
+                                                         const unsigned int *nflag, double nodata,
+                                                         double *out)
+{
+    if (blockIdx.x >= *nflag)
+        return;
+    __shared__ double sa[256], sb[256];
+    __shared__ int sh[256];
+    const int c = flag_list[blockIdx.x];
+    const int i = c % P.g.w, j = c / P.g.w;
+    const double cx = node_x(P.g.xmin, P.g.cw, P.g.x0 + i);
+    const double cy = node_x(P.g.ymax, P.g.ch, P.g.y0 + j);
+    const double s2 = P.s2, hit2 = P.g.hit2;
+    double a = 0.0, b = 0.0;
+    int h = INT_MAX;
+    for (int p = threadIdx.x; p < P.n; p += blockDim.x) {
+        double dx = __dsub_rn(P.x[p], cx), dy = __dsub_rn(P.y[p], cy);
+        if (h == INT_MAX && __dadd_rn(sq2(dx, dy), s2) < hit2)
+            h = p;
+        double r2 = __dadd_rn(__dmul_rn(dx, dx), __dadd_rn(__dmul_rn(dy, dy), s2));
+        double w = P.p2 ? 1.0 / r2 : pow(r2, -P.half_p);
+        a += w * P.z[p];
+        b += w;
+    }
+    sa[threadIdx.x] = a;
+    sb[threadIdx.x] = b;
+    sh[threadIdx.x] = h;
+    __syncthreads();
+    for (int s = 128; s > 0; s >>= 1) {
+        if (threadIdx.x < s) {
+            sa[threadIdx.x] += sa[threadIdx.x + s];
+            sb[threadIdx.x] += sb[threadIdx.x + s];
+            sh[threadIdx.x] = min(sh[threadIdx.x], sh[threadIdx.x + s]);
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        double v;
+        if (sh[0] != INT_MAX)
+            v = P.z[sh[0]];
+        else if (sb[0] > 0.0 && isfinite(sb[0]))
+            v = sa[0] / sb[0];
+        else
+            v = nodata;
+        out[c] = v;
+    }
+}
+
+/* ---- common ---------------------------------------------------------------- */
+
+__global__ void count_nodata(const double *out, size_t n, double nodata, unsigned int *cnt)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    bool nd = false;
+    if (i < n) {
+        double v = out[i];
+        nd = v == nodata || (isnan(v) && isnan(nodata));
+    }
+    unsigned int m = __ballot_sync(0xffffffffu, nd);
+    if ((threadIdx.x & 31) == 0 && m)
+        atomicAdd(cnt, (unsigned int)__popc(m));
+}
+
+__global__ void bin_keys(const double *x, const double *y, int n, double gx0, double gy0,
+                         double ibsx, double ibsy, int nbx, int nby, int *keys, int *vals)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    keys[i] = bin_of(y[i], gy0, ibsy, nby) * nbx + bin_of(x[i], gx0, ibsx, nbx);
+    vals[i] = i;
+}
+
+__global__ void gather_sorted(const double *x, const double *y, const double *z, const int *order,
+                              int n, double2 *sxy, double *sz, int *sidx)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    int o = order[i];
+    sxy[i] = make_double2(x[o], y[o]);
+    sz[i] = z[o];
+    sidx[i] = o;
+}
+
+__global__ void bin_starts(const int *keys, int n, int nbins, int *start)
+{
+    int b = blockIdx.x * blockDim.x + threadIdx.x;
+    if (b > nbins)
+        return;
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        int mid = (lo + hi) >> 1;
+        if (keys[mid] < b)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    start[b] = lo;
+}
+
+void job_destroy(Job *J)
+{
+    if (!J)
+        return;
+    cudaSetDevice(J->dev);
+    if (J->st)
+        cudaStreamSynchronize(J->st);
+    void *ptrs[] = {J->x,     J->y,    J->z,   J->sxy,   J->sz,        J->sidx,    J->bstart,
+                    J->out,   J->part, J->flags, J->pf, J->flag_list, J->counters};
+    for (void *p : ptrs)
+        if (p)
+            cudaFree(p);
+    if (J->e0)
+        cudaEventDestroy(J->e0);
+    if (J->e1)
+        cudaEventDestroy(J->e1);
+    if (J->st)
+        cudaStreamDestroy(J->st);
+    delete J;
+}
+
+/* ---- ABI ------------------------------------------------------------------- */
+
+int api_probe(int dev, char *name, size_t name_cap, char *err, size_t err_cap)
+{
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) {
+        snprintf(err, err_cap, "%s", e == cudaErrorInsufficientDriver
+                                         ? "the CUDA driver is missing or too old"
+                                         : cudaGetErrorString(e));
+        return -1;
+    }
+    if (count == 0) {
+        snprintf(err, err_cap, "no CUDA GPU found");
+        return -1;
+    }
+    if (dev < 0 || dev >= count) {
+        snprintf(err, err_cap, "cuda:%d does not exist (%d GPU%s)", dev, count,
+                 count > 1 ? "s" : "");
+        return -1;
+    }
+    cudaDeviceProp prop;
+    if ((e = cudaGetDeviceProperties(&prop, dev)) != cudaSuccess ||
+        (e = cudaSetDevice(dev)) != cudaSuccess) {
+        snprintf(err, err_cap, "cuda:%d: %s", dev, cudaGetErrorString(e));
+        return -1;
+    }
+    cudaFuncAttributes fa;
+    if ((e = cudaFuncGetAttributes(&fa, gather_kernel)) != cudaSuccess) {
+        snprintf(err, err_cap, "%s (compute capability %d.%d) cannot run this build's kernels: %s",
+                 prop.name, prop.major, prop.minor, cudaGetErrorString(e));
+        cudaGetLastError();
+        return -1;
+    }
+    snprintf(name, name_cap, "%s", prop.name);
+    return 0;
+}
+
+void *api_job_new(int dev, const gk_gpu_job_desc *d, char *err, size_t err_cap)
+{
+    Job *J = new (std::nothrow) Job;
+    int *keys = nullptr, *vals = nullptr, *keys2 = nullptr, *vals2 = nullptr;
+    void *tmp = nullptr;
+    if (!J) {
+        snprintf(err, err_cap, "out of host memory");
+        return nullptr;
+    }
+    J->dev = dev;
+    J->d = *d;
+    J->d.x = J->d.y = J->d.z = nullptr;
+    J->n = d->n;
+    const int n = (int)d->n;
+    const size_t nb = d->n * sizeof(double);
+    CK(cudaSetDevice(dev));
+    CK(cudaDeviceGetAttribute(&J->nsm, cudaDevAttrMultiProcessorCount, dev));
+    CK(cudaStreamCreateWithFlags(&J->st, cudaStreamNonBlocking));
+    CK(cudaEventCreate(&J->e0));
+    CK(cudaEventCreate(&J->e1));
+    CK(cudaMalloc(&J->counters, 4 * sizeof(unsigned int)));
+    CK(cudaMalloc(&J->x, nb));
+    CK(cudaMalloc(&J->y, nb));
+    CK(cudaMalloc(&J->z, nb));
+    CK(cudaMemcpyAsync(J->x, d->x, nb, cudaMemcpyHostToDevice, J->st));
+    CK(cudaMemcpyAsync(J->y, d->y, nb, cudaMemcpyHostToDevice, J->st));
+    CK(cudaMemcpyAsync(J->z, d->z, nb, cudaMemcpyHostToDevice, J->st));
+    {
+        double zmin = INFINITY, zmax = -INFINITY, xmin = INFINITY, xmax = -INFINITY,
+               ymin = INFINITY, ymax = -INFINITY;
+        for (size_t i = 0; i < d->n; i++) {
+            zmin = std::min(zmin, d->z[i]);
+            zmax = std::max(zmax, d->z[i]);
+            xmin = std::min(xmin, d->x[i]);
+            xmax = std::max(xmax, d->x[i]);
+            ymin = std::min(ymin, d->y[i]);
+            ymax = std::max(ymax, d->y[i]);
+        }
+        J->zc = std::isfinite(zmin) && std::isfinite(zmax) ? 0.5 * (zmin + zmax) : 0.0;
+        if (d->op != GK_GPU_INVDIST_ALL) {
+            /* square-ish bins of ~4 points, or a fraction of the window */
+            double W = xmax - xmin, H = ymax - ymin;
+            double area = std::max(W, 1e-300) * std::max(H, 1e-300);
+            double ppb = 4.0;
+            if (d->op == GK_GPU_NEAREST)
+                ppb = 2.0;
+            double bs = std::sqrt(area * ppb / (double)d->n);
+            if (!(W > 0) || !(H > 0))
+                bs = std::max(W, H) * ppb / (double)d->n;
+            if (d->op != GK_GPU_NEAREST && d->op != GK_GPU_IDW_KNN && d->window != GK_GPU_WIN_ALL)
+                bs = std::max(bs, std::min(d->box_hx, d->box_hy) / 8.0);
+            if (d->op == GK_GPU_IDW_KNN && d->max_points == 0 && d->window != GK_GPU_WIN_ALL)
+                bs = std::max(bs, std::min(d->box_hx, d->box_hy) / 8.0);
+            int nbx = 1, nby = 1;
+            if (bs > 0 && std::isfinite(bs)) {
+                nbx = (int)std::min(4096.0, std::max(1.0, std::ceil(W / bs)));
+                nby = (int)std::min(4096.0, std::max(1.0, std::ceil(H / bs)));
+            }
+            J->nbx = nbx;
+            J->nby = nby;
+            J->gx0 = xmin;
+            J->gy0 = ymin;
+            J->bsx = W > 0 ? W / nbx : 1.0;
+            J->bsy = H > 0 ? H / nby : 1.0;
+            J->ibsx = 1.0 / J->bsx;
+            J->ibsy = 1.0 / J->bsy;
+            J->margin = 1e-9 * (W + H + J->bsx + J->bsy) +
+                        1e-14 * (std::fabs(xmin) + std::fabs(ymin) + std::fabs(xmax) +
+                                 std::fabs(ymax));
+            const int nbins = nbx * nby;
+            CK(cudaMalloc(&keys, d->n * sizeof(int)));
+            CK(cudaMalloc(&vals, d->n * sizeof(int)));
+            CK(cudaMalloc(&keys2, d->n * sizeof(int)));
+            CK(cudaMalloc(&vals2, d->n * sizeof(int)));
+            CK(cudaMalloc(&J->sxy, d->n * sizeof(double2)));
+            CK(cudaMalloc(&J->sz, nb));
+            CK(cudaMalloc(&J->sidx, d->n * sizeof(int)));
+            CK(cudaMalloc(&J->bstart, (nbins + 1) * sizeof(int)));
+            const int T = 256;
+            bin_keys<<<(n + T - 1) / T, T, 0, J->st>>>(J->x, J->y, n, J->gx0, J->gy0, J->ibsx,
+                                                       J->ibsy, nbx, nby, keys, vals);
+            CK(cudaGetLastError());
+            int bits = 1;
+            while ((1LL << bits) < nbins)
+                bits++;
+            size_t tb = 0;
+            CK(cub::DeviceRadixSort::SortPairs(nullptr, tb, keys, keys2, vals, vals2, n, 0, bits,
+                                               J->st));
+            CK(cudaMalloc(&tmp, tb));
+            CK(cub::DeviceRadixSort::SortPairs(tmp, tb, keys, keys2, vals, vals2, n, 0, bits,
+                                               J->st));
+            gather_sorted<<<(n + T - 1) / T, T, 0, J->st>>>(J->x, J->y, J->z, vals2, n, J->sxy,
+                                                            J->sz, J->sidx);
+            CK(cudaGetLastError());
+            bin_starts<<<(nbins + 1 + T - 1) / T, T, 0, J->st>>>(keys2, n, nbins, J->bstart);
+            CK(cudaGetLastError());
+        }
+    }
+    CK(cudaStreamSynchronize(J->st));
+    cudaFree(keys);
+    cudaFree(vals);
+    cudaFree(keys2);
+    cudaFree(vals2);
+    cudaFree(tmp);
+    return J;
+fail:
+    cudaGetLastError();
+    cudaFree(keys);
+    cudaFree(vals);
+    cudaFree(keys2);
+    cudaFree(vals2);
+    cudaFree(tmp);
+    job_destroy(J);
+    return nullptr;
+}
+
+template <int K> static void launch_knn(dim3 g, dim3 b, cudaStream_t st, const LocalParams &P)
+{
+    knn_idw_kernel<K><<<g, b, 0, st>>>(P);
+}
+
+static int run_local(Job *J, const LocalParams &P0, const gk_gpu_tile *t, char *err, size_t err_cap)
+{
+    LocalParams P = P0;
+    dim3 b(32, 4), g((t->w + 31) / 32, (t->h + 3) / 4);
+    const gk_gpu_job_desc &d = J->d;
+    if (d.op == GK_GPU_NEAREST) {
+        nearest_kernel<<<g, b, 0, J->st>>>(P);
+    } else if (d.op == GK_GPU_IDW_KNN && d.max_points > 0) {
+        int k = d.max_points;
+        if (k <= 2)
+            launch_knn<2>(g, b, J->st, P);
+        else if (k <= 4)
+            launch_knn<4>(g, b, J->st, P);
+        else if (k <= 8)
+            launch_knn<8>(g, b, J->st, P);
+        else if (k <= 12)
+            launch_knn<12>(g, b, J->st, P);
+        else if (k <= 16)
+            launch_knn<16>(g, b, J->st, P);
+        else if (k <= 24)
+            launch_knn<24>(g, b, J->st, P);
+        else if (k <= 32)
+            launch_knn<32>(g, b, J->st, P);
+        else if (k <= 48)
+            launch_knn<48>(g, b, J->st, P);
+        else
+            launch_knn<64>(g, b, J->st, P);
+    } else {
+        gather_kernel<<<g, b, 0, J->st>>>(P);
+    }
+    CK(cudaGetLastError());
+    return 0;
+fail:
+    return -1;
+}
+
+static int run_all(Job *J, const Grid &G, const gk_gpu_tile *t, char *err, size_t err_cap)
+{
+    const gk_gpu_job_desc &d = J->d;
+    const size_t ncell = (size_t)t->w * t->h;
+    const int n = (int)J->n;
+    AllParams P{};
+    P.g = G;
+    P.n = n;
+    P.x = J->x;
+    P.y = J->y;
+    P.z = J->z;
+    P.s2 = d.smoothing * d.smoothing;
+    P.half_p = 0.5 * d.power;
+    P.p2 = d.power == 2.0;
+    const bool single = d.single && d.power <= 4.0;
+    const char *pair_env = getenv("GRIDKIT_GPU_IDW_PAIRED");
+    const bool paired = !(pair_env && pair_env[0] == '0');
+    int cx = single ? SP_CX : DP_CX, bx = single ? SP_BX : DP_BX, by = single ? SP_BY : DP_BY;
+    dim3 blk(bx, by);
+    dim3 grd((t->w + cx * bx - 1) / (cx * bx), (t->h + by - 1) / by, 1);
+    /* slices of the points: enough blocks for several waves on every SM */
+    long long cellblocks = (long long)grd.x * grd.y;
+    long long want = (long long)J->nsm * 32;
+    int slices = (int)std::max(1LL, (want + cellblocks - 1) / cellblocks);
+    slices = std::min(slices, std::max(1, n / 4096));
+    slices = std::min(slices, 64);
+    while (slices > 1 && (size_t)slices * ncell > (64u << 20))
+        slices--;
+    int chunk = (n + slices - 1) / slices;
+    chunk = (chunk + AP_CHUNK - 1) / AP_CHUNK * AP_CHUNK;
+    slices = (n + chunk - 1) / chunk;
+    grd.z = slices;
+    P.chunk = chunk;
+    CK(grow(&J->part, &J->part_cap, (size_t)slices * ncell));
+    CK(grow(&J->flags, &J->flags_cap, ncell));
+    CK(grow(&J->flag_list, &J->flag_list_cap, ncell));
+    P.part = J->part;
+    P.flags = J->flags;
+    CK(cudaMemsetAsync(J->flags, 0, ncell * sizeof(int), J->st));
+    CK(cudaMemsetAsync(J->counters, 0, 4 * sizeof(unsigned int), J->st));
+    {
+        double cw = (t->xmax - t->xmin) / t->nx, chh = (t->ymax - t->ymin) / t->ny;
+        double sc = 1.0 / std::min(cw, chh);
+        P.sc = sc;
+        P.ox = t->xmin + (t->x0 + t->w / 2 + 0.5) * cw;
+        P.oy = t->ymax + (t->y0 + t->h / 2 + 0.5) * ((t->ymin - t->ymax) / t->ny);
+        P.s2f = (float)(P.s2 * sc * sc);
+        if (single) {
+            size_t cap = J->pf ? J->n : 0;
+            CK(grow(&J->pf, &cap, J->n));
+            to_local_f32<<<(n + 255) / 256, 256, 0, J->st>>>(J->x, J->y, J->z, n, P.ox, P.oy, sc,
+                                                             J->zc, J->pf);
+            CK(cudaGetLastError());
+            P.pf = J->pf;
+            if (P.p2) {
+                if (paired)
+                    invdist_all_f32<1><<<grd, blk, 0, J->st>>>(P);
+                else
+                    invdist_all_f32<0><<<grd, blk, 0, J->st>>>(P);
+            } else {
+                invdist_all_f32_pow<<<grd, blk, 0, J->st>>>(P);
+            }
+        } else {
+            invdist_all_f64<<<grd, blk, 0, J->st>>>(P);
+        }
+        CK(cudaGetLastError());
+        double hit2s = G.hit2 * sc * sc;
+        invdist_all_finish<<<(unsigned)((ncell + 255) / 256), 256, 0, J->st>>>(
+            J->part, slices, ncell, J->flags, J->zc, hit2s, single ? 1 : 0, d.nodata, J->out,
+            J->flag_list, J->counters);
+        CK(cudaGetLastError());
+        /* one block per flagged cell; the kernel reads the count on the GPU */
+        unsigned int nflag = 0;
+        CK(cudaMemcpyAsync(&nflag, J->counters, sizeof nflag, cudaMemcpyDeviceToHost, J->st));
+        CK(cudaStreamSynchronize(J->st));
+        if (nflag) {
+            invdist_all_fixup<<<nflag, 256, 0, J->st>>>(P, J->flag_list, J->counters, d.nodata,
+                                                        J->out);
+            CK(cudaGetLastError());
+        }
+    }
+    return 0;
+fail:
+    return -1;
+}
+
+int api_tile(void *job, const gk_gpu_tile *t, double *out, uint64_t *nodata, char *err,
+             size_t err_cap)
+{
+    Job *J = (Job *)job;
+    std::lock_guard<std::mutex> lock(J->mu);
+    const size_t ncell = (size_t)t->w * t->h;
+    const gk_gpu_job_desc &d = J->d;
+    Grid G;
+    G.xmin = t->xmin;
+    G.ymax = t->ymax;
+    G.cw = (t->xmax - t->xmin) / t->nx;
+    G.ch = (t->ymin - t->ymax) / t->ny;
+    G.x0 = t->x0;
+    G.y0 = t->y0;
+    G.w = t->w;
+    G.h = t->h;
+    G.hit2 = t->hit2;
+    unsigned int cnt = 0;
+    CK(cudaSetDevice(J->dev));
+    CK(grow(&J->out, &J->out_cap, ncell));
+    CK(cudaEventRecord(J->e0, J->st));
+    if (d.op == GK_GPU_INVDIST_ALL) {
+        if (run_all(J, G, t, err, err_cap))
+            goto fail;
+    } else {
+        LocalParams P{};
+        P.g = G;
+        P.B = Bins{J->sxy, J->sz, J->sidx, J->bstart, J->nbx, J->nby, J->gx0, J->gy0,
+                   J->bsx, J->bsy, J->ibsx, J->ibsy, J->margin};
+        Win &w = P.w;
+        w.kind = d.window;
+        w.r2 = d.r2;
+        w.c = d.e_cos;
+        w.s = d.e_sin;
+        w.r1sq = d.e_r1 * d.e_r1;
+        w.r2sq = d.e_r2 * d.e_r2;
+        w.rhs = d.e_r1 * d.e_r1 * d.e_r2 * d.e_r2;
+        w.hx = d.box_hx;
+        w.hy = d.box_hy;
+        if (d.window == GK_GPU_WIN_ALL)
+            w.rout = INFINITY;
+        else if (d.window == GK_GPU_WIN_CIRCLE)
+            w.rout = std::sqrt(d.r2) * (1.0 + 1e-9) + J->margin;
+        else
+            w.rout = std::max(d.e_r1, d.e_r2) * (1.0 + 1e-9) + J->margin;
+        P.zin = J->z;
+        P.s2 = d.smoothing * d.smoothing;
+        P.power = d.power;
+        P.nodata = d.nodata;
+        P.k = d.max_points;
+        P.min_points = d.min_points;
+        P.op = d.op;
+        P.out = J->out;
+        CK(cudaMemsetAsync(J->counters, 0, 4 * sizeof(unsigned int), J->st));
+        if (run_local(J, P, t, err, err_cap))
+            goto fail;
+    }
+    CK(cudaEventRecord(J->e1, J->st));
+    count_nodata<<<(unsigned)((ncell + 255) / 256), 256, 0, J->st>>>(J->out, ncell, d.nodata,
+                                                                      J->counters + 1);
+    CK(cudaGetLastError());
+    CK(cudaMemcpyAsync(out, J->out, ncell * sizeof(double), cudaMemcpyDeviceToHost, J->st));
+    CK(cudaMemcpyAsync(&cnt, J->counters + 1, sizeof cnt, cudaMemcpyDeviceToHost, J->st));
+    CK(cudaStreamSynchronize(J->st));
+    CK(cudaEventElapsedTime(&J->last_ms, J->e0, J->e1));
+    *nodata = cnt;
+    return 0;
+fail:
+    cudaGetLastError();
+    return -1;
+}
+
+void api_job_free(void *job) { job_destroy((Job *)job); }
+
+double api_last_kernel_ms(void *job) { return job ? ((Job *)job)->last_ms : -1.0; }
+
+const gk_gpu_api the_api = {GK_GPU_ABI_VERSION, api_probe,          api_job_new, api_tile,
+                            api_job_free,       api_last_kernel_ms};
+
+} // namespace
+
+GK_EXPORT const gk_gpu_api *gk_gpu_module_v1(void) { return &the_api; }

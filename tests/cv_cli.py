@@ -1,0 +1,223 @@
+#!/usr/bin/python3
+"""cv_cli.py GRIDKIT DATA_DIR WORK_DIR
+
+`gridkit cv` end to end: the JSON summary parses and has gstat-style keys,
+leave-one-out invdist matches a numpy brute force, -o writes one feature per
+point (GPKG, Shapefile) with the source SRS, k-fold reports its folds and
+seed, and bad input fails cleanly without touching the input or leaving
+temporary files. Ends with "N passed, M failed".
+"""
+import glob
+import hashlib
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+from osgeo import ogr, osr
+
+ogr.UseExceptions()
+
+GK, DATA, WORK = sys.argv[1:4]
+SRC = os.path.join(DATA, "random_500.gpkg")
+KEYS = ("n", "n_failed", "mean_error", "rmse", "mae", "mean_z", "var_z", "cor")
+passed = failed = 0
+
+
+def check(name, ok, detail=""):
+    global passed, failed
+    if ok:
+        passed += 1
+        print("PASS %-34s %s" % (name, detail))
+    else:
+        failed += 1
+        print("FAIL %-34s %s" % (name, detail))
+
+
+def run(args):
+    p = subprocess.run([GK, "cv"] + args, capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def cv_json(args):
+    rc, out, err = run(args + ["--format=json"])
+    if rc != 0:
+        raise RuntimeError("rc %d: %s" % (rc, err.strip()))
+    return json.loads(out)
+
+
+def read_layer(path):
+    ds = ogr.Open(path)
+    lyr = ds.GetLayer(0)
+    rows = []
+    for f in lyr:
+        g = f.GetGeometryRef()
+        rows.append((g.GetX(), g.GetY(), f.GetField("observed"), f.GetField("predicted"),
+                     f.GetField("variance"), f.GetField("residual"), f.GetField("zscore"),
+                     f.GetField("fold")))
+    srs = lyr.GetSpatialRef()
+    fields = [lyr.GetLayerDefn().GetFieldDefn(i).GetName()
+              for i in range(lyr.GetLayerDefn().GetFieldCount())]
+    return rows, srs, fields
+
+
+def source_points():
+    ds = ogr.Open(SRC)
+    lyr = ds.GetLayer(0)
+    pts = [(f.GetGeometryRef().GetX(), f.GetGeometryRef().GetY(), f.GetGeometryRef().GetZ())
+           for f in lyr]
+    return np.array(pts), lyr.GetSpatialRef()
+
+
+def md5(path):
+    with open(path, "rb") as f:
+        return hashlib.md5(f.read()).hexdigest()
+
+
+def no_temp_files(d):
+    return not glob.glob(os.path.join(d, "*gridkit-tmp*"))
+
+
+def main():
+    shutil.rmtree(WORK, ignore_errors=True)
+    os.makedirs(WORK)
+    pts, src_srs = source_points()
+    n = len(pts)
+
+    # ---- JSON summary, leave-one-out invdist vs numpy --------------------------------
+    try:
+        j = cv_json([SRC, "-a", "invdist:power=2"])
+    except (RuntimeError, ValueError) as e:
+        check("json_parses", False, str(e))
+        return
+    check("json_parses", True)
+    check("json_keys", all(k in j for k in KEYS), "keys %s" % sorted(j))
+    check("json_n", j["n"] == n and j["n_failed"] == 0 and j["nfold"] == n,
+          "n %s n_failed %s nfold %s" % (j.get("n"), j.get("n_failed"), j.get("nfold")))
+    check("json_no_z_without_variance", j["mean_z"] is None and j["var_z"] is None)
+    x, y, z = pts[:, 0], pts[:, 1], pts[:, 2]
+    d2 = (x[:, None] - x[None, :]) ** 2 + (y[:, None] - y[None, :]) ** 2
+    np.fill_diagonal(d2, np.inf)
+    w = 1.0 / d2
+    pred = (w @ z) / w.sum(axis=1)
+    e = z - pred
+    ref = {"mean_error": e.mean(), "rmse": math.sqrt((e ** 2).mean()), "mae": np.abs(e).mean(),
+           "cor": np.corrcoef(z, pred)[0, 1]}
+    worst = max(abs(j[k] - v) / max(abs(v), 1e-300) for k, v in ref.items())
+    check("loo_invdist_vs_numpy", worst < 1e-9, "worst relative difference %.2e" % worst)
+
+    # two-token "--format json" (GDAL's general option processor must leave it alone)
+    rc, out, err = run([SRC, "-a", "nearest", "--format", "json"])
+    try:
+        ok = rc == 0 and json.loads(out)["n"] == n
+    except ValueError:
+        ok = False
+    check("format_json_two_tokens", ok, "rc %d %s" % (rc, err.strip()[:120]))
+
+    rc, out, err = run([SRC, "-a", "nearest"])
+    check("text_summary", rc == 0 and all(
+        any(line.split()[:1] == [k] for line in out.splitlines()) for k in KEYS), out[:80])
+
+    # ---- -o GPKG: one feature per point, fields, SRS, residual = observed - predicted
+    gpkg = os.path.join(WORK, "loo.gpkg")
+    j = cv_json([SRC, "-a", "invdist:power=2", "-o", gpkg])
+    rows, srs, fields = read_layer(gpkg)
+    check("gpkg_features", len(rows) == n == j["n"], "%d features, %d points" % (len(rows), n))
+    check("gpkg_fields", fields == ["observed", "predicted", "variance", "residual", "zscore",
+                                    "fold"], str(fields))
+    check("gpkg_srs", srs is not None and src_srs is not None and srs.IsSame(src_srs))
+    r = np.array([(a[2], a[3], a[5]) for a in rows], dtype=float)
+    check("gpkg_residuals", np.allclose(r[:, 0] - r[:, 1], r[:, 2], rtol=0, atol=1e-9) and
+          np.allclose(np.sort(r[:, 1]), np.sort(pred), rtol=1e-12, atol=1e-9))
+    check("gpkg_null_variance", all(a[4] is None and a[6] is None for a in rows))
+    check("gpkg_folds", sorted(a[7] for a in rows) == list(range(1, n + 1)))
+    check("gpkg_no_temp", no_temp_files(WORK))
+
+    # overwrite an existing output
+    j2 = cv_json([SRC, "-a", "nearest", "-o", gpkg])
+    rows2, _, _ = read_layer(gpkg)
+    check("gpkg_overwrite", len(rows2) == n and rows2 != rows)
+
+    # ---- Shapefile: side-cars renamed with it ------------------------------------
+    shp = os.path.join(WORK, "loo.shp")
+    cv_json([SRC, "-a", "nearest", "-o", shp])
+    rows, srs, _ = read_layer(shp)
+    side = sorted(os.path.basename(p) for p in glob.glob(os.path.join(WORK, "loo.*")))
+    check("shp_features", len(rows) == n, "%d features" % len(rows))
+    check("shp_sidecars", {"loo.shp", "loo.shx", "loo.dbf", "loo.prj"} <= set(side) and
+          no_temp_files(WORK), str(side))
+
+    # ---- k-fold ----------------------------------------------------------------
+    kf = os.path.join(WORK, "k5.gpkg")
+    j = cv_json([SRC, "-a", "nearest", "--nfold", "5", "--seed", "3", "-o", kf])
+    rows, _, _ = read_layer(kf)
+    folds = [a[7] for a in rows]
+    sizes = [folds.count(k) for k in range(1, 6)]
+    check("kfold_summary", j["nfold"] == 5 and j["seed"] == 3 and j["n"] == n, str(j)[:120])
+    check("kfold_partition", sorted(set(folds)) == [1, 2, 3, 4, 5] and
+          max(sizes) - min(sizes) <= 1, "fold sizes %s" % sizes)
+    j3 = cv_json([SRC, "-a", "nearest", "--nfold", "5", "--seed", "3"])
+    j4 = cv_json([SRC, "-a", "nearest", "--nfold", "5", "--seed", "4"])
+    check("kfold_seed_reproducible", j3["rmse"] == j["rmse"] and j4["rmse"] != j["rmse"])
+
+    # ---- failed predictions are counted, not averaged ---------------------------
+    j = cv_json([SRC, "-a", "invdistnn:radius=40:max_points=12"])
+    check("failed_counted", j["n_failed"] > 0 and j["n"] + j["n_failed"] == n and
+          j["n_points"] == n and math.isfinite(j["rmse"]), "n %d n_failed %d" %
+          (j["n"], j["n_failed"]))
+
+    # ---- bad input ---------------------------------------------------------------
+    copy = os.path.join(WORK, "input.gpkg")
+    shutil.copy(SRC, copy)
+    before = md5(copy)
+    one = os.path.join(WORK, "one.csv")
+    with open(one, "w") as f:
+        f.write("x,y,z\n1,2,3\n")
+    bad = [
+        ("bad_algorithm", [copy, "-a", "krigingx"], "krigingx"),
+        ("bad_no_algorithm", [copy], "-a"),
+        ("bad_nfold_1", [copy, "-a", "nearest", "--nfold", "1"], "nfold"),
+        ("bad_nfold_gt_n", [copy, "-a", "nearest", "--nfold", str(n + 1)], "nfold"),
+        ("bad_nfold_text", [copy, "-a", "nearest", "--nfold", "five"], "nfold"),
+        ("bad_one_point", [one, "-a", "nearest", "-oo", "X_POSSIBLE_NAMES=x", "-oo",
+                           "Y_POSSIBLE_NAMES=y", "-zfield", "z"], "at least 2"),
+        ("bad_count", [copy, "-a", "count"], "predict"),
+        ("bad_grid_option", [copy, "-a", "nearest", "-outsize", "10", "10"], "outsize"),
+        ("bad_second_name", [copy, "out.tif", "-a", "nearest"], "one source"),
+        ("bad_format", [copy, "-a", "nearest", "--format=xml"], "format"),
+        ("bad_overwrite_input", [copy, "-a", "nearest", "-o", copy], "overwrite"),
+        ("bad_missing_source", [os.path.join(WORK, "nope.gpkg"), "-a", "nearest"], "nope"),
+        ("bad_extension", [copy, "-a", "nearest", "-o", os.path.join(WORK, "x.notaformat")],
+         "driver"),
+    ]
+    for name, args, kw in bad:
+        rc, out, err = run(args)
+        check(name, rc not in (0,) and rc < 124 and kw.lower() in err.lower(),
+              "rc %d: %s" % (rc, err.strip()[:140]))
+    check("input_untouched", md5(copy) == before and no_temp_files(WORK))
+
+    # a shapefile input: no output may replace any of its files (.dbf, .shx, .prj)
+    shp_in = os.path.join(WORK, "in_shp")
+    os.makedirs(shp_in)
+    for p in glob.glob(os.path.join(DATA, "utm_2000.*")):
+        shutil.copy(p, shp_in)
+    sums = {p: md5(p) for p in glob.glob(os.path.join(shp_in, "*"))}
+    src = os.path.join(shp_in, "utm_2000.shp")
+    for ext in ("dbf", "shx", "prj", "shp"):
+        rc, out, err = run([src, "-zfield", "elev", "-a", "nearest", "-o",
+                            os.path.join(shp_in, "utm_2000." + ext)])
+        check("bad_overwrite_shp_" + ext, rc == 1 and "overwrite" in err, err.strip()[:120])
+    check("shp_input_untouched", all(md5(p) == m for p, m in sums.items()) and
+          len(glob.glob(os.path.join(shp_in, "*"))) == len(sums))
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except Exception as e:  # a crash is a failure, with the reason
+        check("crashed", False, repr(e))
+    print("%d passed, %d failed" % (passed, failed))
+    sys.exit(1 if failed else 0)
