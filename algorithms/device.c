@@ -145,13 +145,13 @@ int gk_context_set_device(gk_context *ctx, const char *spec)
     int code = GK_DEV_UNSET;
     if (spec && parse_spec(spec, &code))
         return gk_error(ctx, GK_ERR_ARG, "--device: '%s' is not auto, cpu, cuda or cuda:N", spec);
-    ctx->device = code;
     if (code >= GK_DEV_CUDA) {
         int dev = code > GK_DEV_CUDA ? code - GK_DEV_CUDA - 1 : 0;
         char name[200], why[600];
         if (probe(dev, name, sizeof name, why, sizeof why))
             return gk_error(ctx, GK_ERR_UNSUPPORTED, "--device %s: no usable GPU: %s", spec, why);
     }
+    ctx->device = code; /* a refused request leaves the previous one */
     return GK_OK;
 }
 

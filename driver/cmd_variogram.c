@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 static const char *usage_text =
@@ -53,6 +54,8 @@ static const char *usage_text =
     "  --anis ANGLE,RATIO geometric anisotropy of the non-nugget structures\n"
     "                     (major axis azimuth, minor/major ratio; as gstat's anis)\n"
     "  --fit-method 1|2|6|7   weights N_j, N_j/gamma(h_j)^2, none, N_j/h_j^2 (default 7)\n"
+    "  --model FILE.json  start from the model of a JSON file (as --format json writes,\n"
+    "                     or a bare array of {\"model\",\"psill\",\"range\",...})\n"
     "  --no-fit           use the given parameters as they are (plot/print a model)\n"
     "  Start values not given are gstat's defaults (vgm_fill_na): range = max class\n"
     "  distance / 3, nugget = mean gamma of the first 3 classes, partial sill = mean\n"
@@ -68,6 +71,7 @@ static const char *usage_text =
 
 typedef struct {
     gk_vgm_options vo;
+    const char *model; /* --model FILE.json */
     const char *fit, *nugget, *psill, *range, *kappa, *anis, *format, *out, *plot;
     int method, no_fit;
 } vgm_args;
@@ -166,7 +170,7 @@ static int parse_args(gk_context *ctx, int argc, char **argv, vgm_args *va, char
                                           "--direction",  "--tolerance", "--bandwidth", "--fit",
                                           "--fit-method", "--nugget", "--psill",  "--range",
                                           "--kappa",      "--anis",   "--format", "-o",
-                                          "--plot", "-of", "--output-format"};
+                                          "--plot", "-of", "--output-format", "--model"};
         int k, is_own = -1;
         for (k = 0; k < (int)(sizeof own / sizeof own[0]); k++)
             if (!strcmp(a, own[k]))
@@ -240,11 +244,19 @@ static int parse_args(gk_context *ctx, int argc, char **argv, vgm_args *va, char
         case 17:
         case 18:
             if (strcmp(val, "table") && strcmp(val, "csv") && strcmp(val, "json"))
-                rc = gk_error(ctx, GK_ERR_ARG, "--format: '%s' is not table, csv or json", val);
+                rc = gk_error(ctx, GK_ERR_ARG, "%s: '%s' is not table, csv or json", a, val);
             va->format = val;
             break;
         case 15: va->out = val; break;
-        case 16: va->plot = val; break;
+        case 16: {
+            size_t L = strlen(val);
+            if (L < 5 || (strcasecmp(val + L - 4, ".png") && strcasecmp(val + L - 4, ".svg")))
+                rc = gk_error(ctx, GK_ERR_ARG, "--plot %s: the file name must end in .png or .svg",
+                              val);
+            va->plot = val;
+            break;
+        }
+        case 19: va->model = val; break;
         }
         if (rc) {
             free(r);
@@ -253,10 +265,13 @@ static int parse_args(gk_context *ctx, int argc, char **argv, vgm_args *va, char
     }
     if (!va->format)
         va->format = "table";
-    if (!va->fit && (va->nugget || va->psill || va->range || va->kappa || va->anis || va->no_fit))
+    if (va->model && va->fit)
+        return free(r), gk_error(ctx, GK_ERR_ARG, "give either --fit or --model, not both");
+    if (!va->fit && (va->nugget || va->psill || va->range || va->kappa || va->anis))
         return free(r), gk_error(ctx, GK_ERR_ARG,
-                                 "--nugget, --psill, --range, --kappa, --anis and --no-fit need "
-                                 "--fit MODEL");
+                                 "--nugget, --psill, --range, --kappa and --anis need --fit MODEL");
+    if (va->no_fit && !va->fit && !va->model)
+        return free(r), gk_error(ctx, GK_ERR_ARG, "--no-fit needs --fit MODEL or --model FILE");
     *rest = r;
     *nrest = nr;
     return GK_OK;
@@ -462,6 +477,8 @@ int gk_cmd_variogram(int argc, char **argv)
         goto done;
     if (va.fit && (rc = build_model(ctx, &va, &model)))
         goto done;
+    if (va.model && (rc = gk_vmodel_read_json(ctx, va.model, &model)))
+        goto done;
     o = gk_grid_options_new(ctx, nrest, rest);
     if (!o) {
         rc = 1;
@@ -483,7 +500,7 @@ int gk_cmd_variogram(int argc, char **argv)
     const gk_points *pts = sp.layers[0].pts;
     if ((rc = gk_variogram(ctx, pts, &va.vo, &v)))
         goto done;
-    if (va.fit) {
+    if (va.fit || va.model) {
         have_model = 1;
         if (!va.no_fit) {
             gk_fit_options fo = {va.method, 1, 1};

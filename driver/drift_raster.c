@@ -62,7 +62,7 @@ gk_drift_rasters *gk_drift_rasters_open(gk_context *ctx, int n, const char *cons
         drift_raster *r = &d->r[k];
         d->n = k + 1;
         r->path = strdup(paths[k]);
-        r->ds = GDALOpenEx(paths[k], GDAL_OF_RASTER | GDAL_OF_READONLY | GDAL_OF_VERBOSE_ERROR,
+        r->ds = GDALOpenEx(paths[k], GDAL_OF_RASTER | GDAL_OF_READONLY,
                            NULL, NULL, NULL);
         if (!r->path || !r->ds) {
             gk_error(ctx, GK_ERR_IO, "drift_raster=%s: cannot open it as a raster (%s)", paths[k],

@@ -3,7 +3,7 @@
  * raster out. The whole of `gridkit grid` below the argument parser.
  */
 #include "drift_raster.h"
-#include "grid_options.h"
+#include "grid_plan.h"
 #include "read_points.h"
 #include "vmodel_json.h"
 #include "triangulate_gdal.h"
@@ -24,62 +24,6 @@ void gk_gdal_init(gk_context *ctx)
      * qhull triangulator stays available as a peer for the tests. */
     (void)ctx;
     GDALAllRegister();
-}
-
-/* --threads, else GDAL_NUM_THREADS (as gdal_grid), else every core. */
-static int thread_count(const gk_grid_options *o)
-{
-    if (o->threads > 0)
-        return o->threads;
-    const char *s = CPLGetConfigOption("GDAL_NUM_THREADS", NULL);
-    if (s && !EQUAL(s, "ALL_CPUS") && atoi(s) > 0)
-        return atoi(s);
-    return 0;
-}
-
-/* gdal_grid's geometry: extent from -txe/-tye, else (gridkit's choice) the
- * bounding box of the points actually used by every band; size from -outsize,
- * else -tr with gdal_grid's rounding, else 256 x 256. */
-static int grid_geometry(gk_context *ctx, const gk_grid_options *o, const gk_source_points *sp,
-                         gk_grid *g)
-{
-    double bx0 = INFINITY, by0 = INFINITY, bx1 = -INFINITY, by1 = -INFINITY;
-    if (!o->have_txe || !o->have_tye)
-        for (int b = 0; b < sp->n_layers; b++) {
-            double x0, y0, x1, y1;
-            if (gk_points_bounds(sp->layers[b].pts, &x0, &y0, &x1, &y1) == GK_OK) {
-                bx0 = fmin(bx0, x0);
-                by0 = fmin(by0, y0);
-                bx1 = fmax(bx1, x1);
-                by1 = fmax(by1, y1);
-            }
-        }
-    gk_error_clear(ctx);
-    g->xmin = o->have_txe ? fmin(o->txe[0], o->txe[1]) : bx0;
-    g->xmax = o->have_txe ? fmax(o->txe[0], o->txe[1]) : bx1;
-    g->ymin = o->have_tye ? fmin(o->tye[0], o->tye[1]) : by0;
-    g->ymax = o->have_tye ? fmax(o->tye[0], o->tye[1]) : by1;
-    if (!(g->xmax > g->xmin) || !(g->ymax > g->ymin))
-        return gk_error(ctx, GK_ERR_ARG,
-                        "the points span no area (x %.15g..%.15g, y %.15g..%.15g): give the "
-                        "extent with -txe and -tye",
-                        g->xmin, g->xmax, g->ymin, g->ymax);
-    if (o->have_outsize) {
-        g->nx = o->nx;
-        g->ny = o->ny;
-    } else if (o->have_tr) {
-        double nx = floor((g->xmax - g->xmin + o->tr[0] / 2) / o->tr[0]);
-        double ny = floor((g->ymax - g->ymin + o->tr[1] / 2) / o->tr[1]);
-        if (nx < 1 || ny < 1 || nx > 2147483647.0 || ny > 2147483647.0)
-            return gk_error(ctx, GK_ERR_ARG,
-                            "-tr %.15g %.15g over this extent gives %.0f x %.0f pixels", o->tr[0],
-                            o->tr[1], nx, ny);
-        g->nx = (int)nx;
-        g->ny = (int)ny;
-    } else {
-        g->nx = g->ny = 256;
-    }
-    return gk_grid_check(ctx, g);
 }
 
 typedef struct {
@@ -109,22 +53,6 @@ static int band_progress(double complete, const char *msg, void *user)
     return p->fn(p->base + p->scale * complete, msg, p->user);
 }
 
-/* The -a_srs argument (any form OSRSetFromUserInput takes) as WKT. */
-static char *srs_to_wkt(gk_context *ctx, const char *def)
-{
-    OGRSpatialReferenceH srs = OSRNewSpatialReference(NULL);
-    char *wkt = NULL;
-    if (OSRSetFromUserInput(srs, def) != OGRERR_NONE) {
-        gk_error(ctx, GK_ERR_ARG, "-a_srs: cannot understand '%s'", def);
-    } else if (OSRExportToWkt(srs, &wkt) != OGRERR_NONE) {
-        gk_error(ctx, GK_ERR_ARG, "-a_srs: cannot export '%s' as WKT", def);
-        CPLFree(wkt);
-        wkt = NULL;
-    }
-    OSRDestroySpatialReference(srs);
-    return wkt;
-}
-
 int gk_grid_options_read_points(gk_context *ctx, const gk_grid_options *o, int needs_z,
                                 gk_source_points *sp)
 {
@@ -151,68 +79,16 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
 {
     if (!o->dst)
         return gk_error(ctx, GK_ERR_ARG, "no destination file given (try --help)");
-    gk_context_set_threads(ctx, thread_count(o));
-    if (gk_context_set_device(ctx, o->device))
+    gk_grid_plan plan;
+    if (gk_grid_plan_init(ctx, o, &plan))
         return gk_errno(ctx);
-
-    gk_algorithm *alg = gk_algorithm_parse(ctx, o->algorithm);
-    if (!alg)
-        return gk_errno(ctx);
-    gk_algorithm_set_precision(alg, o->precision);
-    /* kriging: variogram=FILE.json is read here; the bands per layer */
+    const gk_grid g = plan.g;
+    const gk_source_points sp = plan.sp;
+    const gk_algorithm *alg = plan.alg;
     const gk_kriging_params *kp = gk_algorithm_kriging(alg);
-    if (kp && kp->variogram_file[0]) {
-        gk_vmodel vm;
-        if (gk_vmodel_read_json(ctx, kp->variogram_file, &vm) ||
-            gk_kriging_set_model(ctx, alg, &vm)) {
-            gk_algorithm_free(alg);
-            return gk_errno(ctx);
-        }
-    }
-    int nb = gk_algorithm_bands(alg);
-    gk_drift_rasters *drift = NULL;
-
-    char *srs = NULL;
-    if (o->a_srs && !(srs = srs_to_wkt(ctx, o->a_srs))) {
-        gk_algorithm_free(alg);
-        return gk_errno(ctx);
-    }
-
-    gk_source_points sp = {0};
+    const int nb = plan.planes;
     gk_raster_writer *w = NULL;
-    char **md = NULL, **desc = NULL;
-    int rc = gk_grid_options_read_points(ctx, o, gk_algorithm_needs_z(alg), &sp);
-    if (rc)
-        goto done;
-
-    gk_grid g;
-    if ((rc = grid_geometry(ctx, o, &sp, &g)))
-        goto done;
-
-    for (int b = 0; b < sp.n_layers; b++) {
-        if (nb == 2) { /* kriging: estimate and variance per layer */
-            char *e = CPLStrdup(CPLSPrintf("%s estimate", sp.layers[b].name));
-            desc = CSLAddString(desc, e);
-            CPLFree(e);
-            desc = CSLAddString(desc, CPLSPrintf("%s variance", sp.layers[b].name));
-        } else {
-            desc = CSLAddString(desc, sp.layers[b].name);
-        }
-    }
-    if (kp && kp->n_drift_rasters) {
-        const char *paths[GK_KRIGE_MAX_DRIFT_RASTERS];
-        for (int k = 0; k < kp->n_drift_rasters; k++)
-            paths[k] = kp->drift_raster[k];
-        if (!(drift = gk_drift_rasters_open(ctx, kp->n_drift_rasters, paths,
-                                            kp->drift_bilinear))) {
-            rc = gk_errno(ctx);
-            goto done;
-        }
-    }
-    md = CSLSetNameValue(md, "GRIDKIT_VERSION", GK_VERSION_STRING);
-    md = CSLSetNameValue(md, "GRIDKIT_ALGORITHM", gk_algorithm_string(alg));
-    if (o->precision == GK_PRECISION_SINGLE)
-        md = CSLSetNameValue(md, "GRIDKIT_PRECISION", "single");
+    int rc = GK_OK;
 
     const char *protect[3 + GK_KRIGE_MAX_DRIFT_RASTERS] = {o->src, NULL, NULL};
     int np = 1;
@@ -227,13 +103,13 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
     spec.creation_options = o->creation_options;
     spec.nx = g.nx;
     spec.ny = g.ny;
-    spec.bands = sp.n_layers * nb;
+    spec.bands = plan.bands;
     gk_grid_geotransform(&g, spec.geotransform);
-    spec.srs_wkt = srs ? srs : sp.srs_wkt;
-    spec.set_nodata = gk_algorithm_nodata_given(alg);
-    spec.nodata = gk_algorithm_nodata(alg);
-    spec.band_descriptions = (const char *const *)desc;
-    spec.metadata = md;
+    spec.srs_wkt = gk_grid_plan_srs(&plan);
+    spec.set_nodata = plan.set_nodata;
+    spec.nodata = plan.nodata;
+    spec.band_descriptions = (const char *const *)plan.desc;
+    spec.metadata = plan.md;
     spec.protect = protect;
     if (!(w = gk_raster_writer_open(ctx, &spec))) {
         rc = gk_errno(ctx) ? gk_errno(ctx) : GK_ERR_IO;
@@ -245,7 +121,7 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
     double gt[6];
     gk_grid_geotransform(&g, gt);
     for (int b = 0; b < sp.n_layers && !rc; b++) {
-        gk_layer_points *lp = &sp.layers[b];
+        const gk_layer_points *lp = &sp.layers[b];
         if (!o->quiet) {
             fprintf(stderr, "Band %d: layer \"%s\"\n", b + 1, lp->name);
             fprintf(stderr, "Grid data type is \"%s\"\n", o->type ? o->type : "Float64");
@@ -261,24 +137,10 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
             fprintf(stderr, "Algorithm name: \"%s\".\n", gk_algorithm_name(alg));
             fprintf(stderr, "Options are \"%s\"\n", gk_algorithm_string(alg));
         }
-        gk_job *job = gk_job_new(ctx, lp->pts, alg);
+        gk_job *job = gk_grid_plan_job(ctx, &plan, b);
         if (!job) {
             rc = gk_errno(ctx);
             break;
-        }
-        if (drift) { /* kriging with external drift: covariates at the points */
-            size_t n = gk_points_count(lp->pts);
-            double *gv = malloc((size_t)kp->n_drift_rasters * (n ? n : 1) * sizeof *gv);
-            rc = !gv ? gk_error(ctx, GK_ERR_NOMEM, "out of memory")
-                     : gk_drift_rasters_at_points(ctx, drift, lp->pts, gv);
-            if (!rc)
-                rc = gk_job_set_drift(job, kp->n_drift_rasters, gv, gk_drift_rasters_sample,
-                                      drift);
-            free(gv);
-            if (rc) {
-                gk_job_free(job);
-                break;
-            }
         }
         if (kp && !o->quiet) {
             char mbuf[768];
@@ -310,11 +172,6 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
 
 done:
     gk_raster_writer_abort(w);
-    gk_source_points_free(&sp);
-    gk_drift_rasters_close(drift);
-    CSLDestroy(md);
-    CSLDestroy(desc);
-    CPLFree(srs);
-    gk_algorithm_free(alg);
+    gk_grid_plan_free(&plan);
     return rc;
 }

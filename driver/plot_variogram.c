@@ -217,6 +217,7 @@ static void draw(cairo_t *cr, const gk_vgm *v, const gk_vmodel *m, const char *s
             if (!(v->np[q] > 0))
                 continue;
             double px = PX(v->dist[q]), py = PY(v->gamma[q]);
+            cairo_new_path(cr); /* no segment from the last label */
             cairo_arc(cr, px, py, 4.6, 0, 2 * GK_PI);
             cairo_set_source_rgb(cr, c[0], c[1], c[2]);
             cairo_fill_preserve(cr);
@@ -229,25 +230,30 @@ static void draw(cairo_t *cr, const gk_vgm *v, const gk_vmodel *m, const char *s
             text_at(cr, buf, px + 6, py - 5, 0.0, 1.0);
         }
     }
-    /* legend for directions */
+    /* legend for directions: one row at the top right, outside the data */
     if (directional) {
         cairo_set_font_size(cr, 12.5);
-        double lx = ML + pw - 150, ly = MT + ph - 14 - 20.0 * v->ndir;
-        cairo_set_source_rgba(cr, 1, 1, 1, 0.9);
-        cairo_rectangle(cr, lx - 10, ly - 8, 150, 20.0 * v->ndir + 10);
-        cairo_fill_preserve(cr);
-        cairo_set_source_rgb(cr, 0.75, 0.75, 0.75);
-        cairo_set_line_width(cr, 1.0);
-        cairo_stroke(cr);
+        double wsum = 0.0, item[GK_VGM_MAX_DIRECTIONS];
+        for (int a = 0; a < v->ndir; a++) {
+            cairo_text_extents_t e;
+            snprintf(buf, sizeof buf, "%g\xc2\xb0", v->azimuth[a]);
+            cairo_text_extents(cr, buf, &e);
+            item[a] = 16 + e.x_advance + 14;
+            wsum += item[a];
+        }
+        double lx = ML + pw - wsum + 10, yy = 24;
+        cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
+        text_at(cr, "azimuth:", lx - 8, yy, 1.0, 0.5);
         for (int a = 0; a < v->ndir; a++) {
             const double *c = palette[a % 8];
-            double yy = ly + 20.0 * a + 6;
+            cairo_new_path(cr);
             cairo_set_source_rgb(cr, c[0], c[1], c[2]);
-            cairo_arc(cr, lx + 6, yy, 4.6, 0, 2 * GK_PI);
+            cairo_arc(cr, lx + 5, yy, 4.6, 0, 2 * GK_PI);
             cairo_fill(cr);
             cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
-            snprintf(buf, sizeof buf, "azimuth %g\xc2\xb0", v->azimuth[a]);
-            text_at(cr, buf, lx + 18, yy, 0.0, 0.5);
+            snprintf(buf, sizeof buf, "%g\xc2\xb0", v->azimuth[a]);
+            text_at(cr, buf, lx + 14, yy, 0.0, 0.5);
+            lx += item[a];
         }
     }
 #undef PX

@@ -161,8 +161,13 @@ int gk_vmodel_read_json(gk_context *ctx, const char *path, gk_vmodel *m)
         if (!f)
             return gk_error(ctx, GK_ERR_IO, "%s: cannot open the variogram file", path);
         fclose(f);
-        return gk_error(ctx, GK_ERR_ARG, "%s: not valid JSON (%s)", path,
-                        json_util_get_last_err() ? json_util_get_last_err() : "parse error");
+        char why[256];
+        snprintf(why, sizeof why, "%s",
+                 json_util_get_last_err() ? json_util_get_last_err() : "parse error");
+        size_t L = strlen(why);
+        while (L > 0 && (why[L - 1] == '\n' || why[L - 1] == ' '))
+            why[--L] = '\0';
+        return gk_error(ctx, GK_ERR_ARG, "%s: not valid JSON (%s)", path, why);
     }
     json_object *arr = root;
     if (json_object_is_type(root, json_type_object)) {

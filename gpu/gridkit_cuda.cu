@@ -363,12 +363,12 @@ __global__ void __launch_bounds__(128) gather_kernel(LocalParams P)
     if (P.w.kind == GK_GPU_WIN_ALL) {
         xa = 0, xb = B.nbx - 1, ya = 0, yb = B.nby - 1;
     } else {
-        /* the bins of the window's box, one more each side against rounding */
-        xa = bin_of(nx - P.w.hx, B.gx0, B.ibsx, B.nbx) - 1;
-        xb = bin_of(nx + P.w.hx, B.gx0, B.ibsx, B.nbx) + 1;
-        ya = bin_of(ny - P.w.hy, B.gy0, B.ibsy, B.nby) - 1;
-        yb = bin_of(ny + P.w.hy, B.gy0, B.ibsy, B.nby) + 1;
-        xa = max(xa, 0), ya = max(ya, 0), xb = min(xb, B.nbx - 1), yb = min(yb, B.nby - 1);
+        /* the bins of the window's box, widened by the rounding margin */
+        const double m = B.margin;
+        xa = bin_of(nx - P.w.hx - m, B.gx0, B.ibsx, B.nbx);
+        xb = bin_of(nx + P.w.hx + m, B.gx0, B.ibsx, B.nbx);
+        ya = bin_of(ny - P.w.hy - m, B.gy0, B.ibsy, B.nby);
+        yb = bin_of(ny + P.w.hy + m, B.gy0, B.ibsy, B.nby);
     }
     for (int yy = ya; yy <= yb; yy++) {
         int p0 = B.start[yy * B.nbx + xa], p1 = B.start[yy * B.nbx + xb + 1];
@@ -867,7 +867,7 @@ int api_probe(int dev, char *name, size_t name_cap, char *err, size_t err_cap)
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess) {
         snprintf(err, err_cap, "%s", e == cudaErrorInsufficientDriver
-                                         ? "the CUDA driver is missing or too old"
+                                         ? "no NVIDIA driver, or one too old for this CUDA module"
                                          : cudaGetErrorString(e));
         return -1;
     }

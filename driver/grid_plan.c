@@ -1,0 +1,191 @@
+/*
+ * grid_plan.c - gk_grid_plan: the part of `gridkit grid` between the argument
+ * parser and the tile engine, shared by the CLI and the GDAL plugin.
+ */
+#include "grid_plan.h"
+
+#include "drift_raster.h"
+#include "vmodel_json.h"
+
+#include <cpl_conv.h>
+#include <cpl_string.h>
+#include <math.h>
+#include <ogr_srs_api.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --threads, else GDAL_NUM_THREADS (as gdal_grid), else every core. */
+static int thread_count(const gk_grid_options *o)
+{
+    if (o->threads > 0)
+        return o->threads;
+    const char *s = CPLGetConfigOption("GDAL_NUM_THREADS", NULL);
+    if (s && !EQUAL(s, "ALL_CPUS") && atoi(s) > 0)
+        return atoi(s);
+    return 0;
+}
+
+/* gdal_grid's geometry: extent from -txe/-tye, else (gridkit's choice) the
+ * bounding box of the points actually used by every band; size from -outsize,
+ * else -tr with gdal_grid's rounding, else 256 x 256. */
+static int grid_geometry(gk_context *ctx, const gk_grid_options *o, const gk_source_points *sp,
+                         gk_grid *g)
+{
+    double bx0 = INFINITY, by0 = INFINITY, bx1 = -INFINITY, by1 = -INFINITY;
+    if (!o->have_txe || !o->have_tye)
+        for (int b = 0; b < sp->n_layers; b++) {
+            double x0, y0, x1, y1;
+            if (gk_points_bounds(sp->layers[b].pts, &x0, &y0, &x1, &y1) == GK_OK) {
+                bx0 = fmin(bx0, x0);
+                by0 = fmin(by0, y0);
+                bx1 = fmax(bx1, x1);
+                by1 = fmax(by1, y1);
+            }
+        }
+    gk_error_clear(ctx);
+    g->xmin = o->have_txe ? fmin(o->txe[0], o->txe[1]) : bx0;
+    g->xmax = o->have_txe ? fmax(o->txe[0], o->txe[1]) : bx1;
+    g->ymin = o->have_tye ? fmin(o->tye[0], o->tye[1]) : by0;
+    g->ymax = o->have_tye ? fmax(o->tye[0], o->tye[1]) : by1;
+    if (!(g->xmax > g->xmin) || !(g->ymax > g->ymin))
+        return gk_error(ctx, GK_ERR_ARG,
+                        "the points span no area (x %.15g..%.15g, y %.15g..%.15g): give the "
+                        "extent with -txe and -tye",
+                        g->xmin, g->xmax, g->ymin, g->ymax);
+    if (o->have_outsize) {
+        g->nx = o->nx;
+        g->ny = o->ny;
+    } else if (o->have_tr) {
+        double nx = floor((g->xmax - g->xmin + o->tr[0] / 2) / o->tr[0]);
+        double ny = floor((g->ymax - g->ymin + o->tr[1] / 2) / o->tr[1]);
+        if (nx < 1 || ny < 1 || nx > 2147483647.0 || ny > 2147483647.0)
+            return gk_error(ctx, GK_ERR_ARG,
+                            "-tr %.15g %.15g over this extent gives %.0f x %.0f pixels", o->tr[0],
+                            o->tr[1], nx, ny);
+        g->nx = (int)nx;
+        g->ny = (int)ny;
+    } else {
+        g->nx = g->ny = 256;
+    }
+    return gk_grid_check(ctx, g);
+}
+
+/* The -a_srs argument (any form OSRSetFromUserInput takes) as WKT. */
+static char *srs_to_wkt(gk_context *ctx, const char *def)
+{
+    OGRSpatialReferenceH srs = OSRNewSpatialReference(NULL);
+    char *wkt = NULL;
+    if (OSRSetFromUserInput(srs, def) != OGRERR_NONE) {
+        gk_error(ctx, GK_ERR_ARG, "-a_srs: cannot understand '%s'", def);
+    } else if (OSRExportToWkt(srs, &wkt) != OGRERR_NONE) {
+        gk_error(ctx, GK_ERR_ARG, "-a_srs: cannot export '%s' as WKT", def);
+        CPLFree(wkt);
+        wkt = NULL;
+    }
+    OSRDestroySpatialReference(srs);
+    return wkt;
+}
+
+void gk_grid_plan_free(gk_grid_plan *p)
+{
+    if (!p)
+        return;
+    gk_source_points_free(&p->sp);
+    gk_drift_rasters_close(p->drift);
+    CSLDestroy(p->md);
+    CSLDestroy(p->desc);
+    CPLFree(p->a_srs_wkt);
+    gk_algorithm_free(p->alg);
+    memset(p, 0, sizeof *p);
+}
+
+const char *gk_grid_plan_srs(const gk_grid_plan *p)
+{
+    return p->a_srs_wkt ? p->a_srs_wkt : p->sp.srs_wkt;
+}
+
+int gk_grid_plan_init(gk_context *ctx, const gk_grid_options *o, gk_grid_plan *p)
+{
+    memset(p, 0, sizeof *p);
+    gk_context_set_threads(ctx, thread_count(o));
+    if (gk_context_set_device(ctx, o->device))
+        return gk_errno(ctx);
+
+    int rc = GK_OK;
+    if (!(p->alg = gk_algorithm_parse(ctx, o->algorithm)))
+        goto fail;
+    gk_algorithm_set_precision(p->alg, o->precision);
+    /* kriging: variogram=FILE.json is read here */
+    const gk_kriging_params *kp = gk_algorithm_kriging(p->alg);
+    if (kp && kp->variogram_file[0]) {
+        gk_vmodel vm;
+        if (gk_vmodel_read_json(ctx, kp->variogram_file, &vm) ||
+            gk_kriging_set_model(ctx, p->alg, &vm))
+            goto fail;
+    }
+    p->planes = gk_algorithm_bands(p->alg);
+    if (o->a_srs && !(p->a_srs_wkt = srs_to_wkt(ctx, o->a_srs)))
+        goto fail;
+    if (gk_grid_options_read_points(ctx, o, gk_algorithm_needs_z(p->alg), &p->sp))
+        goto fail;
+    if (grid_geometry(ctx, o, &p->sp, &p->g))
+        goto fail;
+    p->bands = p->sp.n_layers * p->planes;
+
+    for (int b = 0; b < p->sp.n_layers; b++) {
+        if (p->planes == 2) { /* kriging: estimate and variance per layer */
+            char *e = CPLStrdup(CPLSPrintf("%s estimate", p->sp.layers[b].name));
+            p->desc = CSLAddString(p->desc, e);
+            CPLFree(e);
+            p->desc = CSLAddString(p->desc, CPLSPrintf("%s variance", p->sp.layers[b].name));
+        } else {
+            p->desc = CSLAddString(p->desc, p->sp.layers[b].name);
+        }
+    }
+    if (kp && kp->n_drift_rasters) {
+        const char *paths[GK_KRIGE_MAX_DRIFT_RASTERS];
+        for (int k = 0; k < kp->n_drift_rasters; k++)
+            paths[k] = kp->drift_raster[k];
+        if (!(p->drift = gk_drift_rasters_open(ctx, kp->n_drift_rasters, paths,
+                                               kp->drift_bilinear)))
+            goto fail;
+    }
+    p->md = CSLSetNameValue(p->md, "GRIDKIT_VERSION", GK_VERSION_STRING);
+    p->md = CSLSetNameValue(p->md, "GRIDKIT_ALGORITHM", gk_algorithm_string(p->alg));
+    if (o->precision == GK_PRECISION_SINGLE)
+        p->md = CSLSetNameValue(p->md, "GRIDKIT_PRECISION", "single");
+    p->set_nodata = gk_algorithm_nodata_given(p->alg);
+    p->nodata = gk_algorithm_nodata(p->alg);
+    return GK_OK;
+
+fail:
+    rc = gk_errno(ctx) ? gk_errno(ctx) : GK_ERR_INTERNAL;
+    gk_grid_plan_free(p);
+    return rc;
+}
+
+gk_job *gk_grid_plan_job(gk_context *ctx, const gk_grid_plan *p, int layer)
+{
+    if (layer < 0 || layer >= p->sp.n_layers) {
+        gk_error(ctx, GK_ERR_ARG, "no input layer %d", layer + 1);
+        return NULL;
+    }
+    const gk_points *pts = p->sp.layers[layer].pts;
+    gk_job *job = gk_job_new(ctx, pts, p->alg);
+    if (!job || !p->drift)
+        return job;
+    /* kriging with external drift: the covariates at the points */
+    const gk_kriging_params *kp = gk_algorithm_kriging(p->alg);
+    size_t n = gk_points_count(pts);
+    double *gv = malloc((size_t)kp->n_drift_rasters * (n ? n : 1) * sizeof *gv);
+    int rc = !gv ? gk_error(ctx, GK_ERR_NOMEM, "out of memory")
+                 : gk_drift_rasters_at_points(ctx, p->drift, pts, gv);
+    if (!rc)
+        rc = gk_job_set_drift(job, kp->n_drift_rasters, gv, gk_drift_rasters_sample, p->drift);
+    free(gv);
+    if (rc) {
+        gk_job_free(job);
+        return NULL;
+    }
+    return job;
+}

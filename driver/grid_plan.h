@@ -1,0 +1,47 @@
+/*
+ * grid_plan.h - everything `gridkit grid` decides before computing a node:
+ * the algorithm, the points, the grid geometry, the SRS, the bands, their
+ * descriptions, the metadata and the jobs. Shared by gk_grid_run() (the CLI)
+ * and the GDAL plugin (driver/gdal_plugin.cpp), so both produce the same
+ * raster from the same arguments.
+ */
+#ifndef GK_GRID_PLAN_H
+#define GK_GRID_PLAN_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#include "grid_options.h"
+
+struct gk_drift_rasters;
+
+typedef struct {
+    gk_algorithm *alg;
+    int planes;                 /* values per node: 2 for kriging with its variance, else 1 */
+    gk_source_points sp;        /* one layer per input layer */
+    gk_grid g;                  /* the output grid */
+    int bands;                  /* sp.n_layers * planes; band b = layer b / planes */
+    char *a_srs_wkt;            /* -a_srs as WKT (owned); NULL: the source's */
+    char **desc;                /* band descriptions, `bands` entries */
+    char **md;                  /* dataset metadata (GRIDKIT_ALGORITHM, ...) */
+    int set_nodata;             /* nodata= given: set the band nodata flag */
+    double nodata;
+    struct gk_drift_rasters *drift; /* kriging with external drift, else NULL */
+} gk_grid_plan;
+
+/* Applies --threads/--device to ctx, parses the algorithm (reading
+ * variogram=FILE.json), reads the points, resolves the geometry, SRS, bands,
+ * descriptions and metadata. On error: a message in ctx, *p freed. */
+int gk_grid_plan_init(gk_context *ctx, const gk_grid_options *o, gk_grid_plan *p);
+/* The output SRS as WKT (-a_srs, else the source layer's), NULL if none. */
+const char *gk_grid_plan_srs(const gk_grid_plan *p);
+/* The job of input layer `layer` (index, kriging drift); NULL and a message
+ * on error. The plan must outlive the job. */
+gk_job *gk_grid_plan_job(gk_context *ctx, const gk_grid_plan *p, int layer);
+void gk_grid_plan_free(gk_grid_plan *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,190 @@
+/*
+ * bench_gpu.c - GPU against CPU timings on generated points (no GDAL).
+ *
+ *   bench_gpu [points] [grid] [idw_grid]     defaults 1048576 4096 1024
+ *
+ * Uniform random points in a 10 km square (z = a smooth surface plus noise),
+ * gridded to grid x grid nodes by the local algorithms and to idw_grid^2
+ * nodes by invdist over all points (the CPU takes a smaller grid there and
+ * both report point-node pairs per second). GPU: job set-up (upload and
+ * index), kernel time from CUDA events (points already on the GPU; median of
+ * 3 after a warm-up) and the wall time of the tile call (kernels + copy of
+ * the doubles back). CPU: every core through the tile engine. The largest
+ * difference GPU - CPU is printed relative to the data range.
+ */
+#include "device.h"
+#include "gridkit.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+static unsigned long long rng = 0x9E3779B97F4A7C15ULL;
+static double urand(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+typedef struct {
+    double *v;
+    int nx;
+} raster;
+
+static int sink(void *user, int x0, int y0, int w, int h, int nbands, const double *values)
+{
+    (void)nbands;
+    raster *r = user;
+    for (int j = 0; j < h; j++)
+        memcpy(r->v + (size_t)(y0 + j) * r->nx + x0, values + (size_t)j * w, w * sizeof(double));
+    return 0;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+typedef struct {
+    const char *spec;
+    int single;
+    int gpu_n, cpu_n; /* grid sizes; 0 = the local grid */
+    const char *env;  /* GRIDKIT_GPU_IDW_PAIRED setting, or NULL */
+} bench_case;
+
+int main(int argc, char **argv)
+{
+    size_t np = argc > 1 ? strtoull(argv[1], NULL, 10) : 1048576;
+    int grid = argc > 2 ? atoi(argv[2]) : 4096;
+    int idw_grid = argc > 3 ? atoi(argv[3]) : 1024;
+    gk_context *ctx = gk_context_new();
+    gk_points *pts = gk_points_new(ctx);
+    gk_points_reserve(pts, np);
+    double zmin = INFINITY, zmax = -INFINITY;
+    for (size_t i = 0; i < np; i++) {
+        double x = 10000.0 * urand(), y = 10000.0 * urand();
+        double z = sin(6e-4 * x) + cos(5e-4 * y) + 0.1 * urand();
+        gk_points_add(pts, x, y, z);
+        zmin = fmin(zmin, z);
+        zmax = fmax(zmax, z);
+    }
+    double zrange = zmax - zmin;
+    if (gk_context_set_device(ctx, "cuda")) {
+        printf("no usable GPU: %s\n", gk_errmsg(ctx));
+        return 1;
+    }
+    int cpu_grid_idw = 64;
+    const bench_case cases[] = {
+        {"invdistnn:radius=200:max_points=16", 0, 0, 0, NULL},
+        {"invdistnn:radius=200:max_points=12", 0, 0, 0, NULL},
+        {"invdist", 1, idw_grid, cpu_grid_idw, NULL},
+        {"invdist", 1, idw_grid, 0, "0"},
+        {"invdist", 0, idw_grid / 2, cpu_grid_idw / 2, NULL},
+        {"invdist:power=3", 1, idw_grid / 2, cpu_grid_idw / 2, NULL},
+        {"average:radius1=25:radius2=25", 0, 0, 0, NULL},
+        {"nearest", 0, 0, 0, NULL},
+        {"count:radius1=50:radius2=50", 0, 0, 0, NULL},
+    };
+    printf("%zu points, local grid %d^2, invdist grid %d^2 (GPU) / %d^2 (CPU)\n", np, grid,
+           idw_grid, cpu_grid_idw);
+    printf("%-38s %-6s %6s | %9s %10s %10s | %9s %10s | %8s %9s %9s\n", "algorithm", "prec",
+           "grid", "gpu setup", "gpu kernel", "gpu tile", "cpu setup", "cpu run", "speedup",
+           "pairs/s g", "max diff");
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        const bench_case *bc = &cases[c];
+        int gn = bc->gpu_n ? bc->gpu_n : grid;
+        int cn = bc->cpu_n >= 0 ? (bc->cpu_n ? bc->cpu_n : grid) : 0;
+        if (bc->env)
+            setenv("GRIDKIT_GPU_IDW_PAIRED", bc->env, 1);
+        else
+            unsetenv("GRIDKIT_GPU_IDW_PAIRED");
+        gk_algorithm *alg = gk_algorithm_parse(ctx, bc->spec);
+        gk_algorithm_set_precision(alg, bc->single ? GK_PRECISION_SINGLE : GK_PRECISION_DOUBLE);
+        /* GPU */
+        gk_grid g = {0.0, 10000.0, 0.0, 10000.0, gn, gn};
+        gk_context_set_device(ctx, "cuda");
+        double t0 = now();
+        gk_job *job = gk_job_new(ctx, pts, alg);
+        double t_gsetup = now() - t0;
+        if (!job || !gk_device_job_on_gpu(job)) {
+            printf("%-38s GPU job failed: %s %s\n", bc->spec, gk_errmsg(ctx),
+                   gk_context_device_name(ctx));
+            return 1;
+        }
+        size_t ncell = (size_t)gn * gn;
+        double *gv = malloc(ncell * sizeof *gv);
+        double kt[3], wt[3];
+        gk_job_compute_window(job, &g, 0, 0, gn, gn, gv); /* warm-up */
+        for (int r = 0; r < 3; r++) {
+            t0 = now();
+            if (gk_job_compute_window(job, &g, 0, 0, gn, gn, gv)) {
+                printf("GPU failed: %s\n", gk_errmsg(ctx));
+                return 1;
+            }
+            wt[r] = (now() - t0) * 1e3;
+            kt[r] = gk_device_last_kernel_ms(job);
+        }
+        qsort(kt, 3, sizeof *kt, cmp_d);
+        qsort(wt, 3, sizeof *wt, cmp_d);
+        gk_job_free(job);
+        /* CPU (skipped for the variant rows) */
+        double t_csetup = 0, t_cpu = 0, maxdiff = 0;
+        if (!bc->env) {
+            gk_grid gc = {0.0, 10000.0, 0.0, 10000.0, cn, cn};
+            gk_context_set_device(ctx, "cpu");
+            t0 = now();
+            gk_job *cj = gk_job_new(ctx, pts, alg);
+            t_csetup = now() - t0;
+            double *cv = malloc((size_t)cn * cn * sizeof *cv);
+            raster r = {cv, cn};
+            t0 = now();
+            gk_job_run(cj, &gc, 0, 0, sink, &r, NULL, NULL);
+            t_cpu = now() - t0;
+            gk_job_free(cj);
+            /* the same nodes on the GPU (the CPU grid may be smaller) */
+            double *gv2 = gv;
+            if (cn != gn) {
+                gk_context_set_device(ctx, "cuda");
+                gk_job *j2 = gk_job_new(ctx, pts, alg);
+                gk_job_compute_window(j2, &gc, 0, 0, cn, cn, gv);
+                gk_job_free(j2);
+            }
+            for (size_t i = 0; i < (size_t)cn * cn; i++) {
+                double d = fabs(gv2[i] - cv[i]);
+                if (!(d <= maxdiff) && !(isnan(gv2[i]) && isnan(cv[i])))
+                    maxdiff = d;
+            }
+            free(cv);
+        }
+        double pairs = (double)ncell * (double)np;
+        int all_pairs = !strncmp(bc->spec, "invdist", 7) && strncmp(bc->spec, "invdistnn", 9);
+        double cpu_per_cell = cn ? t_cpu / ((double)cn * cn) : 0;
+        double speed = t_cpu > 0 ? cpu_per_cell * ncell / (kt[1] * 1e-3) : 0;
+        char label[64];
+        snprintf(label, sizeof label, "%s%s", bc->spec, bc->env ? " (one rcp/pair)" : "");
+        printf("%-38s %-6s %6d | %7.1fms %8.2fms %8.2fms | %7.1fms %8.1fms | %7.0fx %9.3g %9.2g\n",
+               label, bc->single ? "single" : "double", gn, t_gsetup * 1e3, kt[1], wt[1],
+               t_csetup * 1e3, t_cpu * 1e3, speed,
+               all_pairs ? pairs / (kt[1] * 1e-3) : 0.0, maxdiff / zrange);
+        if (all_pairs && cn && cn != gn)
+            printf("%-38s CPU %d^2: %.3g pairs/s\n", "", cn, (double)cn * cn * np / t_cpu);
+        free(gv);
+        gk_algorithm_free(alg);
+        fflush(stdout);
+    }
+    gk_points_free(pts);
+    gk_context_free(ctx);
+    return 0;
+}

@@ -1,0 +1,9 @@
+# variogram: model formulas and Bessel K against R/gstat numbers, gstat's lag
+# classes on a hand-made set, every pair-search path against a naive loop,
+# and fits against fit.variogram() on meuse (core only, no GDAL).
+add_executable(test_variogram ${CMAKE_CURRENT_LIST_DIR}/test_variogram.c)
+target_include_directories(test_variogram PRIVATE ${CMAKE_SOURCE_DIR}/algorithms)
+target_compile_definitions(test_variogram PRIVATE _POSIX_C_SOURCE=200809L)
+target_link_libraries(test_variogram PRIVATE gridkit_core)
+add_test(NAME variogram COMMAND test_variogram)
+set_tests_properties(variogram PROPERTIES TIMEOUT 120)
