@@ -31,67 +31,54 @@
 
 /* ---- portable kernels ------------------------------------------------- */
 
-/* p = 2: sums of w z and w over n points for NODES nodes; returns non-zero when
- * some point lies within the exact-hit distance of one of the nodes. */
+/* p = 2: sums of w z and w over n points for NODES nodes (exact hits are
+ * handled per tile by mark_hits, not per pair). */
 #if GK_HAVE_X86
 __attribute__((target_clones("avx2", "default")))
 #endif
-static int sum_p2_generic(const double *x, const double *dy2, const double *z, size_t n,
-                          const double *cx, int nodes, double hit2, double *swz, double *sw)
+static void sum_p2_generic(const double *x, const double *dy2, const double *z, size_t n,
+                           const double *cx, int nodes, double *swz, double *sw)
 {
-    int hit = 0;
     for (int k = 0; k < nodes; k++) {
         double a = 0, b = 0, c = cx[k];
-        int h = 0;
-#pragma omp simd reduction(+ : a, b) reduction(| : h)
+#pragma omp simd reduction(+ : a, b)
         for (size_t i = 0; i < n; i++) {
             double d = x[i] - c;
-            double r2 = d * d + dy2[i];
-            double w = 1.0 / r2;
-            h |= r2 < hit2;
+            double w = 1.0 / (d * d + dy2[i]);
             a += w * z[i];
             b += w;
         }
         swz[k] = a;
         sw[k] = b;
-        hit |= h;
     }
-    return hit;
 }
 
 /* Any power: w = (r^2)^(-p/2). Scalar pow, as gdal_grid. */
-static int sum_pow_generic(const double *x, const double *dy2, const double *z, size_t n,
-                           const double *cx, int nodes, double hit2, double half_p, double *swz,
-                           double *sw)
+static void sum_pow_generic(const double *x, const double *dy2, const double *z, size_t n,
+                            const double *cx, int nodes, double half_p, double *swz, double *sw)
 {
-    int hit = 0;
     for (int k = 0; k < nodes; k++) {
         double a = 0, b = 0, c = cx[k];
         for (size_t i = 0; i < n; i++) {
             double d = x[i] - c;
-            double r2 = d * d + dy2[i];
-            if (r2 < hit2)
-                hit = 1;
-            double w = pow(r2, -half_p);
+            double w = pow(d * d + dy2[i], -half_p);
             a += w * z[i];
             b += w;
         }
         swz[k] = a;
         sw[k] = b;
     }
-    return hit;
 }
 
 /* ---- AVX-512 kernels -------------------------------------------------- */
 #if GK_HAVE_X86
-__attribute__((target("avx512f"))) static int sum_p2_avx512(const double *x, const double *dy2,
-                                                            const double *z, size_t n,
-                                                            const double *cx, double hit2,
-                                                            double *swz, double *sw)
+__attribute__((target("avx512f"))) static void sum_p2_avx512(const double *x, const double *dy2,
+                                                             const double *z, size_t n,
+                                                             const double *cx, double *swz,
+                                                             double *sw)
 {
-    const __m512d one = _mm512_set1_pd(1.0), H = _mm512_set1_pd(hit2);
+    const __m512d one = _mm512_set1_pd(1.0);
     __m512d c[NODES], awz[NODES], aw[NODES];
-    __mmask8 hit = 0;
     for (int k = 0; k < NODES; k++) {
         c[k] = _mm512_set1_pd(cx[k]);
         awz[k] = aw[k] = _mm512_setzero_pd();
@@ -104,7 +91,6 @@ __attribute__((target("avx512f"))) static int sum_p2_avx512(const double *x, con
         for (int k = 0; k < NODES; k++) {
             __m512d d = _mm512_sub_pd(X, c[k]);
             __m512d r2 = _mm512_fmadd_pd(d, d, D);
-            hit |= _mm512_mask_cmp_pd_mask(m, r2, H, _CMP_LT_OQ);
             __m512d r = _mm512_rcp14_pd(r2);
             __m512d e = _mm512_fnmadd_pd(r2, r, one);
             r = _mm512_fmadd_pd(r, e, r);
@@ -118,19 +104,17 @@ __attribute__((target("avx512f"))) static int sum_p2_avx512(const double *x, con
         swz[k] = _mm512_reduce_add_pd(awz[k]);
         sw[k] = _mm512_reduce_add_pd(aw[k]);
     }
-    return hit != 0;
 }
 
 /* Single precision, p = 2, 16 lanes; sums folded into double every 1024 points. */
-__attribute__((target("avx512f"))) static int sum_p2_f32_avx512(const float *x, const float *dy2,
-                                                                const float *z, size_t n,
-                                                                const float *cx, float hit2,
-                                                                double *swz, double *sw)
+__attribute__((target("avx512f"))) static void sum_p2_f32_avx512(const float *x, const float *dy2,
+                                                                 const float *z, size_t n,
+                                                                 const float *cx, double *swz,
+                                                                 double *sw)
 {
-    const __m512 one = _mm512_set1_ps(1.0f), H = _mm512_set1_ps(hit2);
+    const __m512 one = _mm512_set1_ps(1.0f);
     __m512 c[NODES];
     double dwz[NODES] = {0}, dw[NODES] = {0};
-    __mmask16 hit = 0;
     for (int k = 0; k < NODES; k++)
         c[k] = _mm512_set1_ps(cx[k]);
     for (size_t b = 0; b < n; b += 1024) {
@@ -147,7 +131,6 @@ __attribute__((target("avx512f"))) static int sum_p2_f32_avx512(const float *x, 
             for (int k = 0; k < NODES; k++) {
                 __m512 d = _mm512_sub_ps(X, c[k]);
                 __m512 r2 = _mm512_fmadd_ps(d, d, D);
-                hit |= _mm512_mask_cmp_ps_mask(m, r2, H, _CMP_LT_OQ);
                 __m512 r = _mm512_rcp14_ps(r2);
                 __m512 e = _mm512_fnmadd_ps(r2, r, one);
                 r = _mm512_fmadd_ps(r, e, r);
@@ -168,7 +151,6 @@ __attribute__((target("avx512f"))) static int sum_p2_f32_avx512(const float *x, 
         swz[k] = dwz[k];
         sw[k] = dw[k];
     }
-    return hit != 0;
 }
 
 static int have_avx512(void)
@@ -185,48 +167,55 @@ static int have_avx512(void)
 #endif
 
 /* Portable single precision (no AVX-512): same algebra, compiler-vectorised. */
-static int sum_p2_f32_generic(const float *x, const float *dy2, const float *z, size_t n,
-                              const float *cx, int nodes, float hit2, double *swz, double *sw)
+static void sum_p2_f32_generic(const float *x, const float *dy2, const float *z, size_t n,
+                               const float *cx, int nodes, double *swz, double *sw)
 {
-    int hit = 0;
     for (int k = 0; k < nodes; k++) {
         double dwz = 0, dw = 0;
         for (size_t b = 0; b < n; b += 1024) {
             size_t e = n - b < 1024 ? n - b : 1024;
             float a = 0, c = 0, ck = cx[k];
-            int h = 0;
-#pragma omp simd reduction(+ : a, c) reduction(| : h)
+#pragma omp simd reduction(+ : a, c)
             for (size_t i = b; i < b + e; i++) {
                 float d = x[i] - ck;
-                float r2 = d * d + dy2[i];
-                float w = 1.0f / r2;
-                h |= r2 < hit2;
+                float w = 1.0f / (d * d + dy2[i]);
                 a += w * z[i];
                 c += w;
             }
             dwz += a;
             dw += c;
-            hit |= h;
         }
         swz[k] = dwz;
         sw[k] = dw;
     }
-    return hit;
 }
 
 /* ---- tile driver ------------------------------------------------------ */
 
-/* The exact answer at a node some point is within the hit distance of: the Z of
- * the first such point in input order (gdal_grid's rule), or -1. */
-static long first_hit(const double *x, const double *y, size_t n, double cx, double cy,
-                      double s2, double hit2)
+/* Exact hits, found once per tile instead of tested per pair: a point within
+ * the hit distance (a millionth of a cell) of a node rounds to that node, so
+ * one pass over the points marks, for each node of the tile, the first point
+ * in input order that hits it (gdal_grid's rule), or -1. */
+static void mark_hits(const gk_points *p, const gk_tile *t, double s2, int *hit)
 {
-    for (size_t i = 0; i < n; i++) {
-        double dx = x[i] - cx, dy = y[i] - cy;
-        if (dx * dx + dy * dy + s2 < hit2)
-            return (long)i;
+    const gk_grid *g = t->g;
+    const double cw = (g->xmax - g->xmin) / g->nx, ch = (g->ymax - g->ymin) / g->ny;
+    for (long k = 0; k < (long)t->w * t->h; k++)
+        hit[k] = -1;
+    if (s2 >= t->hit2)
+        return;
+    for (size_t i = 0; i < p->n; i++) {
+        double fx = (p->x[i] - g->xmin) / cw - 0.5, fy = (g->ymax - p->y[i]) / ch - 0.5;
+        double ix = floor(fx + 0.5) - t->x0, iy = floor(fy + 0.5) - t->y0;
+        if (!(ix >= 0 && ix < t->w && iy >= 0 && iy < t->h))
+            continue;
+        int c = (int)ix, r = (int)iy;
+        double dx = p->x[i] - gk_grid_node_x(g, t->x0 + c);
+        double dy = p->y[i] - gk_grid_node_y(g, t->y0 + r);
+        int *h = &hit[(size_t)r * t->w + c];
+        if (*h < 0 && dx * dx + dy * dy + s2 < t->hit2)
+            *h = (int)i;
     }
-    return -1;
 }
 
 static int reserve_f(gk_scratch *s, size_t n)
@@ -252,11 +241,13 @@ uint64_t gk_invdist_all_tile(const gk_job *job, const gk_tile *t, double *out, g
     const int single = is_p2 && job->alg.precision == GK_PRECISION_SINGLE;
     uint64_t n_nodata = 0;
 
-    if (gk_scratch_reserve(s, n))
+    if (gk_scratch_reserve(s, n) || gk_scratch_reserve2(s, (size_t)t->w * t->h))
         return UINT64_MAX;
     double *dy2 = s->d2;
+    int *hit = s->idx2;
+    mark_hits(p, t, s2, hit);
     float *xf = NULL, *zf = NULL, *dyf = NULL;
-    double ox = 0, oy = 0, zc = 0;
+    double ox = 0, zc = 0;
     if (single) {
         if (reserve_f(s, 3 * n))
             return UINT64_MAX;
@@ -264,7 +255,6 @@ uint64_t gk_invdist_all_tile(const gk_job *job, const gk_tile *t, double *out, g
         zf = s->f + n;
         dyf = s->f + 2 * n;
         ox = gk_grid_node_x(t->g, t->x0 + t->w / 2);
-        oy = gk_grid_node_y(t->g, t->y0 + t->h / 2);
         double zmin = INFINITY, zmax = -INFINITY;
         for (size_t i = 0; i < n; i++) {
             zmin = fmin(zmin, p->z[i]);
@@ -276,7 +266,6 @@ uint64_t gk_invdist_all_tile(const gk_job *job, const gk_tile *t, double *out, g
             zf[i] = (float)(p->z[i] - zc);
         }
     }
-    (void)oy;
 
     for (int j = 0; j < t->h; j++) {
         const double cy = gk_grid_node_y(t->g, t->y0 + j);
@@ -292,52 +281,42 @@ uint64_t gk_invdist_all_tile(const gk_job *job, const gk_tile *t, double *out, g
             double cx[NODES], swz[NODES], sw[NODES];
             for (int k = 0; k < NODES; k++)
                 cx[k] = gk_grid_node_x(t->g, t->x0 + i0 + (k < nodes ? k : nodes - 1));
-            int hit;
             if (single) {
                 float cxf[NODES];
                 for (int k = 0; k < NODES; k++)
                     cxf[k] = (float)(cx[k] - ox);
-                float h2 = (float)t->hit2;
 #if GK_HAVE_X86
                 if (have_avx512())
-                    hit = sum_p2_f32_avx512(xf, dyf, zf, n, cxf, h2, swz, sw);
+                    sum_p2_f32_avx512(xf, dyf, zf, n, cxf, swz, sw);
                 else
 #endif
-                    hit = sum_p2_f32_generic(xf, dyf, zf, n, cxf, nodes, h2, swz, sw);
+                    sum_p2_f32_generic(xf, dyf, zf, n, cxf, nodes, swz, sw);
                 for (int k = 0; k < nodes; k++)
                     swz[k] += zc * sw[k];
             } else if (is_p2) {
 #if GK_HAVE_X86
                 if (have_avx512())
-                    hit = sum_p2_avx512(p->x, dy2, p->z, n, cx, t->hit2, swz, sw);
+                    sum_p2_avx512(p->x, dy2, p->z, n, cx, swz, sw);
                 else
 #endif
-                    hit = sum_p2_generic(p->x, dy2, p->z, n, cx, nodes, t->hit2, swz, sw);
+                    sum_p2_generic(p->x, dy2, p->z, n, cx, nodes, swz, sw);
             } else {
-                hit = sum_pow_generic(p->x, dy2, p->z, n, cx, nodes, t->hit2, half_p, swz, sw);
+                sum_pow_generic(p->x, dy2, p->z, n, cx, nodes, half_p, swz, sw);
             }
             for (int k = 0; k < nodes; k++) {
-                double *o = &out[(size_t)j * t->w + i0 + k];
-                if (hit) {
-                    long h = first_hit(p->x, p->y, n, cx[k], cy, s2, t->hit2);
-                    if (h >= 0) {
-                        *o = p->z[h];
-                        continue;
-                    }
-                    if (single) { /* a float near-hit that is no hit in double: redo exactly */
-                        double a[NODES], b[NODES];
-                        if (half_p == 1.0)
-                            sum_p2_generic(p->x, dy2, p->z, n, &cx[k], 1, t->hit2, a, b);
-                        else
-                            sum_pow_generic(p->x, dy2, p->z, n, &cx[k], 1, t->hit2, half_p, a, b);
-                        swz[k] = a[0];
-                        sw[k] = b[0];
-                    }
+                size_t o = (size_t)j * t->w + i0 + k;
+                if (hit[o] >= 0) {
+                    out[o] = p->z[hit[o]];
+                    continue;
                 }
+                /* float can round a near point onto the node (infinite weight)
+                 * that is no hit in double: redo that node exactly. */
+                if (single && !(isfinite(sw[k]) && isfinite(swz[k])))
+                    sum_p2_generic(p->x, dy2, p->z, n, &cx[k], 1, &swz[k], &sw[k]);
                 if (sw[k] > 0 && isfinite(sw[k])) {
-                    *o = swz[k] / sw[k];
+                    out[o] = swz[k] / sw[k];
                 } else {
-                    *o = nodata;
+                    out[o] = nodata;
                     n_nodata++;
                 }
             }

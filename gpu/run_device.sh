@@ -15,3 +15,4 @@ grep -E "warning" "$OUT/build.log" | head
 (cd $B && ctest -R '^gpu$' 2>&1 | tail -3)
 timeout 300 $B/test_gpu 2>&1 | tee "$OUT/test_gpu.log"
 timeout 400 $B/bench_gpu "$@" 2>&1 | tee "$OUT/bench.log"
+timeout 120 $B/bench_gpu tune 16 2>&1 | tee "$OUT/tune.log"

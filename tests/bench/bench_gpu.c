@@ -2,6 +2,7 @@
  * bench_gpu.c - GPU against CPU timings on generated points (no GDAL).
  *
  *   bench_gpu [points] [grid] [idw_grid]     defaults 1048576 4096 1024
+ *   bench_gpu tune [k]                       kNN kernel variants (GPU only)
  *
  * Uniform random points in a 10 km square (z = a smooth surface plus noise),
  * gridded to grid x grid nodes by the local algorithms and to idw_grid^2
@@ -64,10 +65,58 @@ typedef struct {
     const char *env;  /* GRIDKIT_GPU_IDW_PAIRED setting, or NULL */
 } bench_case;
 
+/* GPU kernel time (median of 3 after a warm-up) of spec on an n x n grid. */
+static double gpu_kernel_ms(gk_context *ctx, const gk_points *pts, const char *spec, int n)
+{
+    gk_algorithm *alg = gk_algorithm_parse(ctx, spec);
+    gk_job *job = gk_job_new(ctx, pts, alg);
+    gk_grid g = {0.0, 10000.0, 0.0, 10000.0, n, n};
+    double *v = malloc((size_t)n * n * sizeof *v), kt[3] = {-1, -1, -1};
+    if (job && gk_device_job_on_gpu(job)) {
+        gk_job_compute_window(job, &g, 0, 0, n, n, v);
+        for (int r = 0; r < 3; r++) {
+            gk_job_compute_window(job, &g, 0, 0, n, n, v);
+            kt[r] = gk_device_last_kernel_ms(job);
+        }
+    }
+    qsort(kt, 3, sizeof *kt, cmp_d);
+    free(v);
+    gk_job_free(job);
+    gk_algorithm_free(alg);
+    return kt[1];
+}
+
+static void tune(gk_context *ctx, const gk_points *pts, int k)
+{
+    char spec[128];
+    snprintf(spec, sizeof spec, "invdistnn:radius=200:max_points=%d", k);
+    printf("tuning %s on 4096^2: kernel ms by block width, blocks/SM (K<=16), points/bin\n", spec);
+    static const char *bx[] = {"32", "8"}, *ppb[] = {"1", "1.5", "2", "3", "4"};
+    setenv("GRIDKIT_GPU_KNN_WARP", "0", 1);
+    for (int a = 0; a < 2; a++) {
+        setenv("GRIDKIT_GPU_KNN_BX", bx[a], 1);
+        setenv("GRIDKIT_GPU_PPB", "2", 1);
+        printf("  thread per node, block width %-2s, 2 points/bin: %7.2f ms\n", bx[a],
+               gpu_kernel_ms(ctx, pts, spec, 4096));
+    }
+    setenv("GRIDKIT_GPU_KNN_WARP", "1", 1);
+    for (int c = 0; c < 5; c++) {
+        setenv("GRIDKIT_GPU_PPB", ppb[c], 1);
+        printf("  warp lockstep, %-3s points/bin: %7.2f ms\n", ppb[c],
+               gpu_kernel_ms(ctx, pts, spec, 4096));
+        fflush(stdout);
+    }
+    unsetenv("GRIDKIT_GPU_KNN_WARP");
+    unsetenv("GRIDKIT_GPU_KNN_BX");
+    unsetenv("GRIDKIT_GPU_KNN_MINB");
+    unsetenv("GRIDKIT_GPU_PPB");
+}
+
 int main(int argc, char **argv)
 {
-    size_t np = argc > 1 ? strtoull(argv[1], NULL, 10) : 1048576;
-    int grid = argc > 2 ? atoi(argv[2]) : 4096;
+    int tuning = argc > 1 && !strcmp(argv[1], "tune");
+    size_t np = argc > 1 && !tuning ? strtoull(argv[1], NULL, 10) : 1048576;
+    int grid = argc > 2 && !tuning ? atoi(argv[2]) : 4096;
     int idw_grid = argc > 3 ? atoi(argv[3]) : 1024;
     gk_context *ctx = gk_context_new();
     gk_points *pts = gk_points_new(ctx);
@@ -84,6 +133,10 @@ int main(int argc, char **argv)
     if (gk_context_set_device(ctx, "cuda")) {
         printf("no usable GPU: %s\n", gk_errmsg(ctx));
         return 1;
+    }
+    if (tuning) {
+        tune(ctx, pts, argc > 2 ? atoi(argv[2]) : 16);
+        return 0;
     }
     int cpu_grid_idw = 64;
     const bench_case cases[] = {
@@ -178,7 +231,7 @@ int main(int argc, char **argv)
                label, bc->single ? "single" : "double", gn, t_gsetup * 1e3, kt[1], wt[1],
                t_csetup * 1e3, t_cpu * 1e3, speed,
                all_pairs ? pairs / (kt[1] * 1e-3) : 0.0, maxdiff / zrange);
-        if (all_pairs && cn && cn != gn)
+        if (all_pairs && !bc->env && cn != gn)
             printf("%-38s CPU %d^2: %.3g pairs/s\n", "", cn, (double)cn * cn * np / t_cpu);
         free(gv);
         gk_algorithm_free(alg);
