@@ -46,10 +46,10 @@ typedef struct {
     const double *x, *y, *z; /* host arrays, read during job_new only */
     double power, smoothing;
     int max_points, min_points;
-    int window;                 /* gk_gpu_window_kind */
-    double r2;                  /* circle: squared radius */
+    int window;                      /* gk_gpu_window_kind */
+    double r2;                       /* circle: squared radius */
     double e_r1, e_r2, e_cos, e_sin; /* ellipse semi-axes and rotation */
-    double box_hx, box_hy;      /* half extents of the box holding the window */
+    double box_hx, box_hy;           /* half extents of the box holding the window */
     double nodata;
 } gk_gpu_job_desc;
 

@@ -15,8 +15,8 @@
  */
 #include "gk_gpu_abi.h"
 
-#include <cuda_runtime.h>
 #include <cub/device/device_radix_sort.cuh>
+#include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cfloat>
@@ -31,7 +31,8 @@
 
 /* ---- the job ------------------------------------------------------------ */
 
-namespace {
+namespace
+{
 
 struct Job {
     int dev = 0;
@@ -47,7 +48,7 @@ struct Job {
     /* bin grid (local algorithms) */
     double2 *sxy = nullptr; /* points in bin order */
     double *sz = nullptr;
-    int *sidx = nullptr; /* their input indices */
+    int *sidx = nullptr;   /* their input indices */
     int *bstart = nullptr; /* nbins + 1 */
     int nbx = 1, nby = 1;
     double gx0 = 0, gy0 = 0, bsx = 1, bsy = 1, ibsx = 1, ibsy = 1, margin = 0;
@@ -65,13 +66,13 @@ struct Job {
     int nsm = 132;
 };
 
-#define CK(call)                                                                               \
-    do {                                                                                       \
-        cudaError_t e_ = (call);                                                               \
-        if (e_ != cudaSuccess) {                                                               \
-            snprintf(err, err_cap, "%s (%s:%d)", cudaGetErrorString(e_), __FILE__, __LINE__);  \
-            goto fail;                                                                         \
-        }                                                                                      \
+#define CK(call)                                                                                   \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
+            snprintf(err, err_cap, "%s (%s:%d)", cudaGetErrorString(e_), __FILE__, __LINE__);      \
+            goto fail;                                                                             \
+        }                                                                                          \
     } while (0)
 
 template <class T> static cudaError_t grow(T **p, size_t *cap, size_t n)
@@ -103,10 +104,10 @@ __device__ __forceinline__ double node_x(double xmin, double cw, int i)
 
 struct Win {
     int kind;
-    double r2;                  /* circle */
+    double r2;                    /* circle */
     double c, s, r1sq, r2sq, rhs; /* ellipse: r2^2 rx^2 + r1^2 ry^2 <= r1^2 r2^2 */
-    double rout;                /* no point of the window is farther (for stopping) */
-    double hx, hy;              /* box half extents */
+    double rout;                  /* no point of the window is farther (for stopping) */
+    double hx, hy;                /* box half extents */
 };
 
 __device__ __forceinline__ bool in_window(const Win &w, double dx, double dy, double d2)
@@ -117,7 +118,8 @@ __device__ __forceinline__ bool in_window(const Win &w, double dx, double dy, do
         return d2 <= w.r2;
     double rx = __dadd_rn(__dmul_rn(dx, w.c), __dmul_rn(dy, w.s));
     double ry = __dsub_rn(__dmul_rn(dy, w.c), __dmul_rn(dx, w.s));
-    double l = __dadd_rn(__dmul_rn(__dmul_rn(w.r2sq, rx), rx), __dmul_rn(__dmul_rn(w.r1sq, ry), ry));
+    double l =
+        __dadd_rn(__dmul_rn(__dmul_rn(w.r2sq, rx), rx), __dmul_rn(__dmul_rn(w.r1sq, ry), ry));
     return l <= w.rhs;
 }
 
@@ -496,38 +498,38 @@ __global__ void __launch_bounds__(128) gather_kernel(LocalParams P)
     for (int yy = ya; yy <= yb; yy++) {
         int p0 = B.start[yy * B.nbx + xa], p1 = B.start[yy * B.nbx + xb + 1];
         for (int p = p0; p < p1; p++) {
-                double2 q = B.xy[p];
-                double dx = __dsub_rn(q.x, nx), dy = __dsub_rn(q.y, ny);
-                double d2 = sq2(dx, dy);
-                if (!in_window(P.w, dx, dy, d2))
-                    continue;
-                count++;
-                double zv = B.z[p];
-                switch (op) {
-                case GK_GPU_IDW_KNN: {
-                    int id = B.idx[p];
-                    if (__dadd_rn(d2, s2) < hit2 && id < hit)
-                        hit = id;
-                    double wgt = idw_weight(d2 + s2, P.power);
-                    a += wgt * zv;
-                    b += wgt;
-                    break;
-                }
-                case GK_GPU_AVERAGE:
-                    a += zv;
-                    break;
-                case GK_GPU_MINIMUM:
-                case GK_GPU_MAXIMUM:
-                case GK_GPU_RANGE:
-                    lo = fmin(lo, zv);
-                    hi = fmax(hi, zv);
-                    break;
-                case GK_GPU_AVERAGE_DISTANCE:
-                    a += sqrt(d2);
-                    break;
-                default:
-                    break;
-                }
+            double2 q = B.xy[p];
+            double dx = __dsub_rn(q.x, nx), dy = __dsub_rn(q.y, ny);
+            double d2 = sq2(dx, dy);
+            if (!in_window(P.w, dx, dy, d2))
+                continue;
+            count++;
+            double zv = B.z[p];
+            switch (op) {
+            case GK_GPU_IDW_KNN: {
+                int id = B.idx[p];
+                if (__dadd_rn(d2, s2) < hit2 && id < hit)
+                    hit = id;
+                double wgt = idw_weight(d2 + s2, P.power);
+                a += wgt * zv;
+                b += wgt;
+                break;
+            }
+            case GK_GPU_AVERAGE:
+                a += zv;
+                break;
+            case GK_GPU_MINIMUM:
+            case GK_GPU_MAXIMUM:
+            case GK_GPU_RANGE:
+                lo = fmin(lo, zv);
+                hi = fmax(hi, zv);
+                break;
+            case GK_GPU_AVERAGE_DISTANCE:
+                a += sqrt(d2);
+                break;
+            default:
+                break;
+            }
         }
     }
     double v = P.nodata;
@@ -573,7 +575,7 @@ __global__ void __launch_bounds__(128) gather_kernel(LocalParams P)
 #define SP_CX 4      /* single: cells per thread (one row) */
 #define SP_BX 16
 #define SP_BY 16
-#define DP_CX 2      /* double: cells per thread */
+#define DP_CX 2 /* double: cells per thread */
 #define DP_BX 16
 #define DP_BY 16
 
@@ -832,8 +834,8 @@ __global__ void __launch_bounds__(DP_BX *DP_BY, 2) invdist_all_f64(AllParams P)
 /* Sums the slices in a fixed order; cells that need the exact rule (a hit or
  * a near hit, or sums that are not finite) go to the fix-up list. */
 __global__ void invdist_all_finish(const double2 *part, int slices, size_t ncell, int *flags,
-                                   double zc, double hit2s, int single, double nodata,
-                                   double *out, int *flag_list, unsigned int *nflag)
+                                   double zc, double hit2s, int single, double nodata, double *out,
+                                   int *flag_list, unsigned int *nflag)
 {
     size_t c = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= ncell)
@@ -860,9 +862,9 @@ __global__ void invdist_all_finish(const double2 *part, int slices, size_t ncell
 
 /* The exact rule at one flagged cell, in double, over every point: the first
  * point in input order within the hit distance, else the full sums. */
-__global__ void __launch_bounds__(256) invdist_all_fixup(AllParams P, const int *flag_list,
-                                                         const unsigned int *nflag, double nodata,
-                                                         double *out)
+__global__ void __launch_bounds__(256)
+    invdist_all_fixup(AllParams P, const int *flag_list, const unsigned int *nflag, double nodata,
+                      double *out)
 {
     if (blockIdx.x >= *nflag)
         return;
@@ -968,8 +970,8 @@ void job_destroy(Job *J)
     cudaSetDevice(J->dev);
     if (J->st)
         cudaStreamSynchronize(J->st);
-    void *ptrs[] = {J->x,     J->y,    J->z,   J->sxy,   J->sz,        J->sidx,    J->bstart,
-                    J->out,   J->part, J->flags, J->pf, J->flag_list, J->counters};
+    void *ptrs[] = {J->x,   J->y,    J->z,     J->sxy, J->sz,        J->sidx,    J->bstart,
+                    J->out, J->part, J->flags, J->pf,  J->flag_list, J->counters};
     for (void *p : ptrs)
         if (p)
             cudaFree(p);
@@ -989,9 +991,10 @@ int api_probe(int dev, char *name, size_t name_cap, char *err, size_t err_cap)
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess) {
-        snprintf(err, err_cap, "%s", e == cudaErrorInsufficientDriver
-                                         ? "no NVIDIA driver, or one too old for this CUDA module"
-                                         : cudaGetErrorString(e));
+        snprintf(err, err_cap, "%s",
+                 e == cudaErrorInsufficientDriver
+                     ? "no NVIDIA driver, or one too old for this CUDA module"
+                     : cudaGetErrorString(e));
         return -1;
     }
     if (count == 0) {
@@ -1088,9 +1091,9 @@ void *api_job_new(int dev, const gk_gpu_job_desc *d, char *err, size_t err_cap)
             J->bsy = H > 0 ? H / nby : 1.0;
             J->ibsx = 1.0 / J->bsx;
             J->ibsy = 1.0 / J->bsy;
-            J->margin = 1e-9 * (W + H + J->bsx + J->bsy) +
-                        1e-14 * (std::fabs(xmin) + std::fabs(ymin) + std::fabs(xmax) +
-                                 std::fabs(ymax));
+            J->margin =
+                1e-9 * (W + H + J->bsx + J->bsy) +
+                1e-14 * (std::fabs(xmin) + std::fabs(ymin) + std::fabs(xmax) + std::fabs(ymax));
             const int nbins = nbx * nby;
             CK(cudaMalloc(&keys, d->n * sizeof(int)));
             CK(cudaMalloc(&vals, d->n * sizeof(int)));
@@ -1316,8 +1319,8 @@ int api_tile(void *job, const gk_gpu_tile *t, double *out, uint64_t *nodata, cha
     } else {
         LocalParams P{};
         P.g = G;
-        P.B = Bins{J->sxy, J->sz, J->sidx, J->bstart, J->nbx, J->nby, J->gx0, J->gy0,
-                   J->bsx, J->bsy, J->ibsx, J->ibsy, J->margin};
+        P.B = Bins{J->sxy, J->sz,  J->sidx, J->bstart, J->nbx,  J->nby,   J->gx0,
+                   J->gy0, J->bsx, J->bsy,  J->ibsx,   J->ibsy, J->margin};
         Win &w = P.w;
         w.kind = d.window;
         w.r2 = d.r2;
@@ -1348,7 +1351,7 @@ int api_tile(void *job, const gk_gpu_tile *t, double *out, uint64_t *nodata, cha
     }
     CK(cudaEventRecord(J->e1, J->st));
     count_nodata<<<(unsigned)((ncell + 255) / 256), 256, 0, J->st>>>(J->out, ncell, d.nodata,
-                                                                      J->counters + 1);
+                                                                     J->counters + 1);
     CK(cudaGetLastError());
     CK(cudaMemcpyAsync(out, J->out, ncell * sizeof(double), cudaMemcpyDeviceToHost, J->st));
     CK(cudaMemcpyAsync(&cnt, J->counters + 1, sizeof cnt, cudaMemcpyDeviceToHost, J->st));
@@ -1365,8 +1368,8 @@ void api_job_free(void *job) { job_destroy((Job *)job); }
 
 double api_last_kernel_ms(void *job) { return job ? ((Job *)job)->last_ms : -1.0; }
 
-const gk_gpu_api the_api = {GK_GPU_ABI_VERSION, api_probe,          api_job_new, api_tile,
-                            api_job_free,       api_last_kernel_ms};
+const gk_gpu_api the_api = {GK_GPU_ABI_VERSION, api_probe,    api_job_new,
+                            api_tile,           api_job_free, api_last_kernel_ms};
 
 } // namespace
 

@@ -7,7 +7,7 @@
 #   cmake -DGRIDKIT_QGIS_TESTS=ON ... && ctest -R qgis
 set -u
 BUILD=$(cd "$1" && pwd) SRC=$(cd "$2" && pwd) WORK=$3
-rm -rf "$WORK" && mkdir -p "$WORK/home" && WORK=$(cd "$WORK" && pwd)
+rm -rf "$WORK" && mkdir -p "$WORK/home" && chmod 700 "$WORK/home" && WORK=$(cd "$WORK" && pwd)
 DATA=$SRC/data PY=/usr/bin/python3
 export QT_QPA_PLATFORM=offscreen HOME=$WORK/home XDG_RUNTIME_DIR=$WORK/home
 export QGIS_PLUGINPATH=$SRC/qgis GDAL_DRIVER_PATH=$BUILD/gdalplugins GRIDKIT_CLI=$BUILD/gridkit
@@ -86,26 +86,37 @@ $PY - "$WORK/stats.txt" "$WORK/cli_idw.tif" <<'EOF'
 import json, sys
 from osgeo import gdal
 r = json.load(open(sys.argv[1]))["results"]
-a = gdal.Open(sys.argv[2]).GetRasterBand(1).ReadAsArray()
+ds = gdal.Open(sys.argv[2])
+a = ds.GetRasterBand(1).ReadAsArray()
 ok = abs(r["MEAN"] - a.mean()) < 1e-9 * abs(a.mean()) and r["MAX"] == a.max()
 print("QGIS statistics of the .gridkit layer: mean %.12g max %.12g (CLI: %.12g %.12g)"
       % (r["MEAN"], r["MAX"], a.mean(), a.max()))
 sys.exit(0 if ok else 1)
 EOF
-[ $rc = 0 ] && [ $? = 0 ]
+prc=$?
+[ $rc = 0 ] && [ $prc = 0 ]
 check $? "QGIS (native:rasterlayerstatistics) reads the .gridkit layer == CLI"
-$PY - "$WORK/idw.gridkit" <<'EOF'
+$PY - "$WORK/idw.gridkit" "$WORK/cli_idw.tif" <<'EOF'
 import sys
+import numpy as np
+from osgeo import gdal
 from qgis.core import QgsApplication, QgsRasterLayer
 app = QgsApplication([], False)
 app.initQgis()
 lyr = QgsRasterLayer(sys.argv[1], "idw", "gdal")
 ok = lyr.isValid() and lyr.width() == 300 and lyr.height() == 257 and lyr.crs().authid() == "EPSG:28992"
 print("PyQGIS layer valid=%s %dx%d %s" % (lyr.isValid(), lyr.width(), lyr.height(), lyr.crs().authid()))
+if ok:  # a block through QGIS's GDAL provider == the CLI's pixels
+    blk = lyr.dataProvider().block(1, lyr.extent(), 300, 257)
+    got = np.array([[blk.value(r, c) for c in range(300)] for r in range(257)])
+    ds = gdal.Open(sys.argv[2])
+    ok = np.array_equal(got, ds.GetRasterBand(1).ReadAsArray())
+    print("QGIS block == CLI:", ok)
+del lyr  # before exitQgis (PyQGIS crashes at exit otherwise)
 app.exitQgis()
 sys.exit(0 if ok else 1)
 EOF
-check $? "PyQGIS opens the .gridkit layer (size, CRS)"
+check $? "PyQGIS opens the .gridkit layer (size, CRS, pixels == CLI)"
 
 echo "$FAILS failure(s)"
 [ $FAILS = 0 ]

@@ -152,9 +152,9 @@ int main(int argc, char **argv)
     };
     printf("%zu points, local grid %d^2, invdist grid %d^2 (GPU) / %d^2 (CPU)\n", np, grid,
            idw_grid, cpu_grid_idw);
-    printf("%-38s %-6s %6s | %9s %10s %10s | %9s %10s | %8s %9s %9s\n", "algorithm", "prec",
-           "grid", "gpu setup", "gpu kernel", "gpu tile", "cpu setup", "cpu run", "speedup",
-           "pairs/s g", "max diff");
+    printf("%-38s %-6s %6s | %9s %10s %10s | %9s %10s | %8s %9s %9s\n", "algorithm", "prec", "grid",
+           "gpu setup", "gpu kernel", "gpu tile", "cpu setup", "cpu run", "speedup", "pairs/s g",
+           "max diff");
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         const bench_case *bc = &cases[c];
         int gn = bc->gpu_n ? bc->gpu_n : grid;
@@ -229,8 +229,8 @@ int main(int argc, char **argv)
         snprintf(label, sizeof label, "%s%s", bc->spec, bc->env ? " (one rcp/pair)" : "");
         printf("%-38s %-6s %6d | %7.1fms %8.2fms %8.2fms | %7.1fms %8.1fms | %7.0fx %9.3g %9.2g\n",
                label, bc->single ? "single" : "double", gn, t_gsetup * 1e3, kt[1], wt[1],
-               t_csetup * 1e3, t_cpu * 1e3, speed,
-               all_pairs ? pairs / (kt[1] * 1e-3) : 0.0, maxdiff / zrange);
+               t_csetup * 1e3, t_cpu * 1e3, speed, all_pairs ? pairs / (kt[1] * 1e-3) : 0.0,
+               maxdiff / zrange);
         if (all_pairs && !bc->env && cn != gn)
             printf("%-38s CPU %d^2: %.3g pairs/s\n", "", cn, (double)cn * cn * np / t_cpu);
         free(gv);
