@@ -1,5 +1,8 @@
 /* alg_average.c - moving average of Z inside the search ellipse (gdal_grid's
- * average), with the per-quadrant selection (which honours max_points). */
+ * average), with the per-quadrant selection (which honours max_points).
+ * Without max_points or quadrant keys the job has a bucket grid and a node is
+ * a masked vector sum over a few spans (bucket_grid.c). */
+#include "bucket_grid.h"
 #include "neighbours.h"
 
 static int average_node(const gk_job *job, double nx, double ny, double hit2, gk_scratch *s,
@@ -28,7 +31,33 @@ static int average_node(const gk_job *job, double nx, double ny, double hit2, gk
     return 1;
 }
 
+static uint64_t average_bg_tile(const gk_job *job, const gk_tile *t, double *out)
+{
+    const gk_algorithm *a = &job->alg;
+    uint64_t nodata = 0;
+    gk_bg_rows rows;
+    for (int j = 0; j < t->h; j++) {
+        double ny = gk_grid_node_y(t->g, t->y0 + j);
+        double *row = out + (size_t)j * t->w;
+        gk_bg_rows_init(job->bg, &job->ell, ny, &rows);
+        for (int i = 0; i < t->w; i++) {
+            double nx = gk_grid_node_x(t->g, t->x0 + i);
+            gk_bg_acc acc;
+            gk_bg_node(job->bg, &job->ell, &rows, nx, ny, GK_BG_SUM_Z, &acc);
+            if (acc.n == 0 || acc.n < a->min_points) {
+                row[i] = a->nodata;
+                nodata++;
+            } else {
+                row[i] = acc.sum / (double)acc.n;
+            }
+        }
+    }
+    return nodata;
+}
+
 uint64_t gk_average_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s)
 {
+    if (job->bg)
+        return average_bg_tile(job, t, out);
     return gk_nb_run_tile(job, t, out, s, average_node);
 }

@@ -19,6 +19,7 @@
  * Nothing here allocates per node: everything lives in the thread's scratch.
  */
 #include "kriging.h"
+#include "kriging_kernels.h"
 #include "neighbours.h"
 #include "variogram.h"
 
@@ -201,6 +202,7 @@ int gk_kriging_prepare(gk_job *job)
     }
     k->type = kp->type;
     k->mean = kp->mean;
+    gk_kk_init();
 
     double x0, y0, x1, y1;
     if (gk_points_bounds(pts, &x0, &y0, &x1, &y1))
@@ -357,9 +359,16 @@ static inline int quadrant(double dx, double dy)
     return x | (y << 1);
 }
 
+/* The last k-nearest search of a thread: its node and the squared distance
+ * of its k-th point, so that the next search starts with a bound. */
+typedef struct {
+    int valid;
+    double x, y, d2k;
+} knn_prev;
+
 /* The selection around (nx, ny) into s->idx[0..m), sorted by (d2, index).
  * Returns m (0 when fewer than min_points), or -1 when out of memory. */
-static long select_points(const gk_job *job, double nx, double ny, gk_scratch *s)
+static long select_points(const gk_job *job, double nx, double ny, gk_scratch *s, knn_prev *pv)
 {
     const gk_algorithm *a = &job->alg;
     const gk_kriging_params *kp = &a->krige;
@@ -371,7 +380,25 @@ static long select_points(const gk_job *job, double nx, double ny, gk_scratch *s
             kmax = job->pts->n;
         if (gk_scratch_reserve(s, kmax))
             return -1;
-        m = gk_kdtree_knn(job->tree, nx, ny, (int)kmax, r2, s->idx, s->d2);
+        /* The previous node's k points lie within its k-th distance plus the
+         * step, so that bound (with slack for rounding) loses none of the k
+         * nearest and prunes the search; too few found: search again. */
+        double b2 = r2;
+        if (pv->valid) {
+            double r = sqrt(pv->d2k) + hypot(nx - pv->x, ny - pv->y);
+            b2 = r * r * (1.0 + 1e-9);
+            if (!(b2 < r2))
+                b2 = r2;
+        }
+        m = gk_kdtree_knn(job->tree, nx, ny, (int)kmax, b2, s->idx, s->d2);
+        if ((size_t)m < kmax && b2 < r2)
+            m = gk_kdtree_knn(job->tree, nx, ny, (int)kmax, r2, s->idx, s->d2);
+        pv->valid = (size_t)m == kmax;
+        if (pv->valid) {
+            pv->x = nx;
+            pv->y = ny;
+            pv->d2k = s->d2[m - 1];
+        }
     } else {
         m = gk_nb_circle(job, nx, ny, r2, s);
         if (m == GK_NB_NOMEM)
@@ -423,11 +450,13 @@ static int cmp_int(const void *a, const void *b)
 typedef struct {
     int M;           /* capacity in points */
     size_t head;     /* doubles before the system (node covariates, node x, y) */
-    double *L;       /* M x M, row-major lower triangle */
+    double *L;       /* M x M, column-major lower triangle (kriging_kernels.h) */
     double *inv;     /* M: 1 / diag(L) */
-    double *w;       /* M: L^-1 z (or L^-1 (z - mean)) */
+    double *w;       /* M: L^-1 z (or L^-1 (z - mean)); B follows it */
     double *B;       /* P columns of M: L^-1 F */
     double *a;       /* M: L^-1 c0 */
+    double *px, *py, *h; /* M each: the selection's coordinates, scratch */
+    knn_prev pv;
     double *S, *Sinv, *Btw, *f0, *r, *t; /* P x P, P, P, P, P, P */
     /* cache: the last factorised selection */
     int *cidx;
@@ -439,7 +468,7 @@ typedef struct {
 static int ws_layout(kws *ws, gk_scratch *s, int M)
 {
     const int P = GK_KRIGE_MAX_P;
-    size_t need = ws->head + (size_t)M * M + (size_t)M * (3 + P) + (size_t)P * P + 5 * P;
+    size_t need = ws->head + (size_t)M * M + (size_t)M * (6 + P) + (size_t)P * P + 5 * P;
     if (need < (size_t)M)
         need = (size_t)M;
     if (gk_scratch_reserve2(s, need))
@@ -448,8 +477,11 @@ static int ws_layout(kws *ws, gk_scratch *s, int M)
     ws->M = M;
     ws->L = p, p += (size_t)M * M;
     ws->inv = p, p += M;
-    ws->w = p, p += M;
     ws->a = p, p += M;
+    ws->px = p, p += M;
+    ws->py = p, p += M;
+    ws->h = p, p += M;
+    ws->w = p, p += M;
     ws->B = p, p += (size_t)M * P;
     ws->S = p, p += (size_t)P * P;
     ws->Sinv = p, p += P;
@@ -473,21 +505,20 @@ static void factorise(const gk_job *job, const gk_krige_state *k, kws *ws, const
     ws->valid = 1;
     ws->singular = 0;
     for (long i = 0; i < m; i++) {
-        double *ri = ws->L + (size_t)i * M;
-        double xi = X[idx[i]], yi = Y[idx[i]];
-        for (long j = 0; j < i; j++)
-            ri[j] = gk_krige_cov(k, xi - X[idx[j]], yi - Y[idx[j]]);
-        ri[i] = k->A;
+        ws->px[i] = X[idx[i]];
+        ws->py[i] = Y[idx[i]];
     }
-    if (gk_krige_chol(ws->L, (int)m, M, ws->inv, CHOL_TOL) || (p > 0 && m < p)) {
+    gk_kk_cov_lower(k, ws->px, ws->py, (int)m, ws->L, M, ws->h);
+    if (gk_kk_chol(ws->L, (int)m, M, ws->inv, CHOL_TOL) || (p > 0 && m < p)) {
         ws->singular = 1;
         return;
     }
     for (long i = 0; i < m; i++)
         ws->w[i] = Z[idx[i]] - (k->type == GK_KRIGE_SIMPLE ? k->mean : 0.0);
-    gk_krige_fwd(ws->L, (int)m, M, ws->inv, ws->w);
-    if (p == 0)
+    if (p == 0) {
+        gk_kk_fwd(ws->L, (int)m, M, ws->inv, ws->w, 1, M);
         return;
+    }
     /* Drift origin and scale: the selection's centroid and extent. */
     double ox = 0.0, oy = 0.0, sc = 0.0;
     for (long i = 0; i < m; i++)
@@ -511,8 +542,8 @@ static void factorise(const gk_job *job, const gk_krige_state *k, kws *ws, const
         for (int r = 0; r < k->nr; r++)
             ws->B[(size_t)(np + r) * M + i] = k->gpts[(size_t)r * n + idx[i]];
     }
-    for (int c = 0; c < p; c++)
-        gk_krige_fwd(ws->L, (int)m, M, ws->inv, ws->B + (size_t)c * M);
+    /* z and the drift columns in one pass (w and B are adjacent) */
+    gk_kk_fwd(ws->L, (int)m, M, ws->inv, ws->w, 1 + p, M);
     /* S = B'B (lower), its factor, and B'w. */
     for (int c = 0; c < p; c++) {
         const double *bc = ws->B + (size_t)c * M;
@@ -536,7 +567,7 @@ static void factorise(const gk_job *job, const gk_krige_state *k, kws *ws, const
 static int local_node(const gk_job *job, const gk_krige_state *k, kws *ws, gk_scratch *s,
                       double nx, double ny, const double *g0, double *est, double *var)
 {
-    long m = select_points(job, nx, ny, s);
+    long m = select_points(job, nx, ny, s, &ws->pv);
     if (m < 0)
         return -1;
     if (m == 0) {
@@ -564,12 +595,10 @@ static int local_node(const gk_job *job, const gk_krige_state *k, kws *ws, gk_sc
     if (ws->singular)
         return 2;
 
-    const double *X = job->pts->x, *Y = job->pts->y;
     int M = ws->M, p = k->p;
     double *av = ws->a;
-    for (long i = 0; i < m; i++)
-        av[i] = gk_krige_cov0(k, X[idx[i]] - nx, Y[idx[i]] - ny);
-    gk_krige_fwd(ws->L, (int)m, M, ws->inv, av);
+    gk_kk_cov0(k, ws->px, ws->py, (int)m, nx, ny, av, ws->h);
+    gk_kk_fwd(ws->L, (int)m, M, ws->inv, av, 1, M);
     double aw = 0.0, aa = 0.0;
     for (long i = 0; i < m; i++) {
         aw += av[i] * ws->w[i];

@@ -3,7 +3,10 @@
  * Per-quadrant keys select points as for average but never stop at max_points
  * (gdal_grid's metrics options have no max_points); average_distance_pts has no
  * per-quadrant variant and averages over distinct pairs i < j (gdal_grid.md
- * section 8, item 3). */
+ * section 8, item 3).
+ * Without quadrant keys the job has a bucket grid (bucket_grid.c): a node is a
+ * masked vector count / sum / min / max over a few spans. */
+#include "bucket_grid.h"
 #include "neighbours.h"
 
 #include <math.h>
@@ -75,7 +78,80 @@ static int metrics_node(const gk_job *job, double nx, double ny, double hit2, gk
     }
 }
 
+/* average_distance_pts on the bucket grid: 1 with *v, 0 nodata, -1 no memory. */
+static int pairs_bg_node(const gk_job *job, const gk_bg_rows *rows, double nx, double ny,
+                         gk_scratch *s, double *v)
+{
+    const gk_bucket_grid *g = job->bg;
+    size_t cand = gk_bg_candidates(g, rows, nx);
+    if (cand > s->cap && gk_scratch_reserve(s, cand) != GK_OK)
+        return -1;
+    long n = (long)gk_bg_gather(g, &job->ell, rows, nx, ny, s->idx);
+    if (n < job->alg.min_points || n < 2)
+        return 0;
+    const double *x = gk_bg_x(g), *y = gk_bg_y(g);
+    const int *pos = s->idx;
+    double sum = 0.0;
+    for (long i = 0; i < n; i++) {
+        double xi = x[pos[i]], yi = y[pos[i]];
+        for (long j = i + 1; j < n; j++) {
+            double dx = x[pos[j]] - xi, dy = y[pos[j]] - yi;
+            sum += sqrt(dx * dx + dy * dy);
+        }
+    }
+    *v = sum / ((double)n * (double)(n - 1) / 2.0);
+    return 1;
+}
+
+static uint64_t metrics_bg_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s)
+{
+    const gk_algorithm *a = &job->alg;
+    int what = a->kind == GK_ALG_COUNT                                             ? GK_BG_COUNT
+               : a->kind == GK_ALG_AVERAGE_DISTANCE                                ? GK_BG_SUM_DIST
+               : a->kind == GK_ALG_MINIMUM || a->kind == GK_ALG_MAXIMUM || a->kind == GK_ALG_RANGE
+                   ? GK_BG_MINMAX_Z
+                   : -1;
+    uint64_t nodata = 0;
+    gk_bg_rows rows;
+    for (int j = 0; j < t->h; j++) {
+        double ny = gk_grid_node_y(t->g, t->y0 + j);
+        double *row = out + (size_t)j * t->w;
+        gk_bg_rows_init(job->bg, &job->ell, ny, &rows);
+        for (int i = 0; i < t->w; i++) {
+            double nx = gk_grid_node_x(t->g, t->x0 + i), v = 0.0;
+            int r;
+            if (what < 0) {
+                r = pairs_bg_node(job, &rows, nx, ny, s, &v);
+                if (r < 0)
+                    return UINT64_MAX;
+            } else {
+                gk_bg_acc acc;
+                gk_bg_node(job->bg, &job->ell, &rows, nx, ny, what, &acc);
+                /* count: empty is a count of 0, not nodata; the others need a point */
+                r = acc.n >= a->min_points && (acc.n > 0 || what == GK_BG_COUNT);
+                if (what == GK_BG_COUNT)
+                    v = (double)acc.n;
+                else if (what == GK_BG_SUM_DIST)
+                    v = acc.sum / (double)acc.n;
+                else
+                    v = a->kind == GK_ALG_MINIMUM   ? acc.lo
+                        : a->kind == GK_ALG_MAXIMUM ? acc.hi
+                                                    : acc.hi - acc.lo;
+            }
+            if (r) {
+                row[i] = v;
+            } else {
+                row[i] = a->nodata;
+                nodata++;
+            }
+        }
+    }
+    return nodata;
+}
+
 uint64_t gk_metrics_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s)
 {
+    if (job->bg)
+        return metrics_bg_tile(job, t, out, s);
     return gk_nb_run_tile(job, t, out, s, metrics_node);
 }

@@ -7,6 +7,7 @@
  * index and one tile per thread, whatever the grid size. A tile is the unit a
  * GPU backend will take later: a window in, a buffer of doubles out.
  */
+#include "bucket_grid.h"
 #include "device.h"
 #include "gk_internal.h"
 
@@ -119,8 +120,13 @@ gk_job *gk_job_new(gk_context *ctx, const gk_points *pts, const gk_algorithm *al
         gk_job_free(job);
         return NULL;
     }
-    /* Global invdist reads the points in input order and needs no index. */
-    if (!job->gpu && !(alg->kind == GK_ALG_INVDIST && job->ell.all)) {
+    /* The window statistics without an ordered selection scan a bucket grid;
+     * global invdist reads the points in input order; neither needs the tree. */
+    if (gk_bg_wanted(job) && gk_bg_prepare(job)) {
+        gk_job_free(job);
+        return NULL;
+    }
+    if (!job->gpu && !job->bg && !(alg->kind == GK_ALG_INVDIST && job->ell.all)) {
         job->tree = gk_kdtree_build(pts->x, pts->y, n);
         if (!job->tree) {
             gk_error(ctx, GK_ERR_NOMEM, "out of memory building the spatial index of %zu points",
@@ -152,6 +158,7 @@ void gk_job_free(gk_job *job)
         return;
     gk_device_job_free(job);
     gk_kdtree_free(job->tree);
+    gk_bg_free(job->bg);
     gk_tin_free(job->tin);
     gk_kriging_free(job);
     free(job);

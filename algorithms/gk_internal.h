@@ -121,6 +121,7 @@ struct gk_job {
     int nbands;        /* planes each tile function writes (1, or 2 with a variance) */
     void *gpu;         /* device.c: the job's GPU side, NULL on the CPU */
     struct gk_krige_state *krige; /* kriging only (alg_kriging.c) */
+    struct gk_bucket_grid *bg;    /* window statistics fast path (bucket_grid.c), or NULL */
     /* stats of the last run, updated atomically */
     uint64_t nodes, nodata_nodes;
 };

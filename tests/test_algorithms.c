@@ -5,6 +5,7 @@
  *   test_algorithms          run the tests
  *   test_algorithms bench    time k-NN / radius queries on 200k points */
 #include "alg_aidw.h"
+#include "bucket_grid.h"
 #include "gk_internal.h"
 #include "kdtree.h"
 #include "neighbours.h"
@@ -952,6 +953,187 @@ static void test_tiles_vs_bruteforce(void)
     pset_free(&sets[1]);
 }
 
+/* ---- bucket-grid fast path of the window statistics ------------------------------- */
+
+/* Reference for the window statistics: every point through gk_ellipse_contains. */
+static int bg_ref(const gk_algorithm *a, const gk_ellipse *e, const pset *p, double nx,
+                  double ny, double *v, int *in)
+{
+    long n = 0;
+    double sum = 0, dsum = 0, lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < p->n; i++) {
+        double dx = p->x[i] - nx, dy = p->y[i] - ny;
+        if (!gk_ellipse_contains(e, dx, dy))
+            continue;
+        in[n++] = (int)i;
+        sum += p->z[i];
+        dsum += sqrt(dx * dx + dy * dy);
+        lo = p->z[i] < lo ? p->z[i] : lo;
+        hi = p->z[i] > hi ? p->z[i] : hi;
+    }
+    if (n < a->min_points)
+        return 0;
+    switch (a->kind) {
+    case GK_ALG_COUNT:
+        *v = (double)n;
+        return 1;
+    case GK_ALG_AVERAGE:
+        *v = sum / (double)n;
+        return n > 0;
+    case GK_ALG_MINIMUM:
+        *v = lo;
+        return n > 0;
+    case GK_ALG_MAXIMUM:
+        *v = hi;
+        return n > 0;
+    case GK_ALG_RANGE:
+        *v = hi - lo;
+        return n > 0;
+    case GK_ALG_AVERAGE_DISTANCE:
+        *v = dsum / (double)n;
+        return n > 0;
+    case GK_ALG_AVERAGE_DISTANCE_PTS: {
+        if (n < 2)
+            return 0;
+        double s = 0;
+        for (long i = 0; i < n; i++)
+            for (long j = i + 1; j < n; j++)
+                s += sqrt(bf_d2(p, (size_t)in[j], p->x[in[i]], p->y[in[i]]));
+        *v = s / ((double)n * (double)(n - 1) / 2.0);
+        return 1;
+    }
+    default:
+        return 0;
+    }
+}
+
+/* Integer lattice (many points exactly on the boundary of integer radii),
+ * with an offset (UTM-like coordinates) and duplicates. */
+static void make_lattice(pset *p, size_t n, double off)
+{
+    pset_alloc(p, n);
+    for (size_t i = 0; i < n; i++) {
+        if (i > 5 && urand() < 0.1) {
+            size_t j = (size_t)(urand() * (double)i);
+            p->x[i] = p->x[j];
+            p->y[i] = p->y[j];
+        } else {
+            p->x[i] = off + floor(urand() * 41.0);
+            p->y[i] = 10.0 * off + floor(urand() * 41.0);
+        }
+        p->z[i] = floor(urand() * 1000.0) - 500.0;
+    }
+}
+
+static void test_bucket_grid(void)
+{
+    enum { NSETS = 6 };
+    pset sets[NSETS];
+    double off[NSETS] = {0, 0, 0, 500000.0, 0, 0};
+    make_lattice(&sets[0], 900, 0.0);
+    make_uniform(&sets[1], 1200);
+    make_clustered(&sets[2], 1200);
+    make_lattice(&sets[3], 900, 500000.0);
+    /* points on a line (an empty bounding box area) and a single point */
+    pset_alloc(&sets[4], 200);
+    for (size_t i = 0; i < 200; i++) {
+        sets[4].x[i] = floor(urand() * 40.0);
+        sets[4].y[i] = 20.0;
+        sets[4].z[i] = urand();
+    }
+    pset_alloc(&sets[5], 1);
+    sets[5].x[0] = 20.0;
+    sets[5].y[0] = 17.0;
+    sets[5].z[0] = 3.5;
+    const gk_alg_kind kinds[] = {GK_ALG_AVERAGE, GK_ALG_COUNT, GK_ALG_MINIMUM,
+                                 GK_ALG_MAXIMUM, GK_ALG_RANGE, GK_ALG_AVERAGE_DISTANCE,
+                                 GK_ALG_AVERAGE_DISTANCE_PTS};
+    const struct {
+        double r1, r2, angle;
+        int min_points;
+    } ells[] = {
+        {5, 5, 0, 0},   {5, 3, 30, 0},    {7, 2, -65, 2},   {4, 4, 45, 0},
+        {6, 0.004, 10, 0}, {1000, 1000, 0, 0}, {0.3, 0.3, 0, 0}, {13, 5, 90, 4},
+        {3, 4, 36.869897645844021, 0},
+    };
+    int nk = (int)(sizeof kinds / sizeof kinds[0]), ne = (int)(sizeof ells / sizeof ells[0]);
+    gk_context_set_device(ctx, "cpu");
+    int *in = malloc(1200 * sizeof *in);
+    long tested = 0;
+    for (int si = 0; si < NSETS; si++) {
+        /* nodes on the integer lattice (so lattice points sit on the boundaries),
+         * reaching past the points */
+        gk_grid g = {off[si] - 5.5, off[si] + 45.5, 10 * off[si] - 5.5, 10 * off[si] + 45.5, 51,
+                     51};
+        if (si == 1 || si == 2)
+            g = (gk_grid){-3.3, 103.3, -2.1, 102.7, 37, 31};
+        double *out = malloc((size_t)g.nx * g.ny * sizeof *out);
+        gk_points *pts = gk_points_new(ctx);
+        for (size_t i = 0; i < sets[si].n; i++)
+            gk_points_add(pts, sets[si].x[i], sets[si].y[i], sets[si].z[i]);
+        for (int ki = 0; ki < nk; ki++) {
+            for (int ei = 0; ei < ne; ei++) {
+                if (kinds[ki] == GK_ALG_AVERAGE_DISTANCE_PTS && ells[ei].r1 > 100)
+                    continue; /* quadratic in the points */
+                gk_algorithm a = alg_of(kinds[ki]);
+                a.radius1 = ells[ei].r1;
+                a.radius2 = ells[ei].r2;
+                a.angle = ells[ei].angle;
+                a.min_points = ells[ei].min_points;
+                gk_job *job = gk_job_new(ctx, pts, &a);
+                CHECK(job && job->bg && !job->tree);
+                if (!job || !job->bg)
+                    continue;
+                for (int simd = 0; simd < 2; simd++) {
+                    gk_bg_use_simd(job->bg, simd);
+                    CHECK(gk_job_compute_window(job, &g, 0, 0, g.nx, g.ny, out) == GK_OK);
+                    int bad = 0;
+                    for (int j = 0; j < g.ny; j++)
+                        for (int i = 0; i < g.nx; i++) {
+                            double v = 0, got = out[j * g.nx + i];
+                            int ok = bg_ref(&a, &job->ell, &sets[si], gk_grid_node_x(&g, i),
+                                            gk_grid_node_y(&g, j), &v, in);
+                            int exact = kinds[ki] != GK_ALG_AVERAGE &&
+                                        kinds[ki] != GK_ALG_AVERAGE_DISTANCE &&
+                                        kinds[ki] != GK_ALG_AVERAGE_DISTANCE_PTS;
+                            int same = !ok ? got == a.nodata
+                                       : exact ? got == v
+                                               : fabs(got - v) <= 1e-12 * (1.0 + fabs(v));
+                            if (!same && bad++ < 3)
+                                fprintf(stderr,
+                                        "bucket grid: set %d kind %d ellipse %d simd %d node "
+                                        "%d,%d: got %.17g want %.17g (%s)\n",
+                                        si, (int)kinds[ki], ei, simd, i, j, got, v,
+                                        ok ? "value" : "nodata");
+                            tested++;
+                        }
+                    CHECK(bad == 0);
+                }
+                gk_job_free(job);
+            }
+        }
+        /* the ordered selections keep the k-d tree */
+        gk_algorithm a = alg_of(GK_ALG_AVERAGE);
+        a.radius1 = a.radius2 = 5;
+        a.max_points = 4;
+        gk_job *job = gk_job_new(ctx, pts, &a);
+        CHECK(job && !job->bg && job->tree);
+        gk_job_free(job);
+        a = alg_of(GK_ALG_COUNT);
+        a.radius1 = a.radius2 = 5;
+        a.min_points_per_quadrant = 1;
+        job = gk_job_new(ctx, pts, &a);
+        CHECK(job && !job->bg && job->tree);
+        gk_job_free(job);
+        gk_points_free(pts);
+        free(out);
+    }
+    CHECK(tested > 100000);
+    free(in);
+    for (int si = 0; si < NSETS; si++)
+        pset_free(&sets[si]);
+}
+
 /* ---- benchmark ------------------------------------------------------------------- */
 
 static double now(void)
@@ -1056,6 +1238,7 @@ int main(int argc, char **argv)
     test_metrics();
     test_aidw();
     test_tiles_vs_bruteforce();
+    test_bucket_grid();
     gk_context_free(ctx);
     printf("%d checks, %d failures\n", checks, failures);
     return failures ? 1 : 0;

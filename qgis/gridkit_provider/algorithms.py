@@ -83,16 +83,18 @@ class ProgressParser:
         self.messages = []
 
     def _update(self, text):
+        if "done" in text:
+            self.feedback.setProgress(100.0)
+            return
+        text = text.rstrip("0123456789")  # a number still being written
         last, dots = None, 0
-        for tok in re.findall(r"\d+|\.", text.split(" - ")[0]):
+        for tok in re.findall(r"\d+|\.", text):
             if tok == ".":
                 dots += 1
             else:
                 last, dots = int(tok), 0
         if last is not None:
             self.feedback.setProgress(min(100.0, last + 2.5 * dots))
-        if "done" in text:
-            self.feedback.setProgress(100.0)
 
     def feed(self, text):
         self.line += text

@@ -1,0 +1,464 @@
+/*
+ * bucket_grid.c - uniform bucket grid for the window statistics (see
+ * bucket_grid.h). Built once per job: a counting sort of the points by
+ * bucket (stable, so input order survives within a bucket) into SoA copies.
+ *
+ * Exactness: a point is tested with the very expression of
+ * gk_ellipse_contains (products in the same order, no FMA), so the fast path
+ * includes exactly the points the k-d tree path includes; the spans only
+ * decide which points get tested, and they are widened by a margin far
+ * above any rounding of the geometry below.
+ */
+#include "bucket_grid.h"
+#include "neighbours.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define GK_BG_X86 1
+#include <immintrin.h>
+#else
+#define GK_BG_X86 0
+#endif
+
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF /* the inclusion test must round as gk_ellipse_contains */
+#endif
+
+struct gk_bucket_grid {
+    double x0, y0;   /* lower left corner of bucket (0, 0) */
+    double b, inv;   /* bucket side and its inverse */
+    int nbx, nby;
+    int *start;      /* nbx * nby + 1 offsets into x, y, z */
+    double *x, *y, *z;
+    size_t n;
+    double margin;   /* absolute widening of the spans (coordinates' rounding) */
+    int simd;        /* AVX-512 kernels */
+};
+
+/* Ellipse test constants, in gk_ellipse_contains' order of operations. */
+typedef struct {
+    double c, s, A, B, C; /* A = r2*r2, B = r1*r1, C = r1*r1*r2*r2 */
+} ell_k;
+
+static void ell_consts(const gk_ellipse *e, ell_k *k)
+{
+    k->c = e->cos_a;
+    k->s = e->sin_a;
+    k->A = e->r2 * e->r2;
+    k->B = e->r1 * e->r1;
+    k->C = e->r1 * e->r1 * e->r2 * e->r2;
+}
+
+int gk_bg_wanted(const gk_job *job)
+{
+    const gk_algorithm *a = &job->alg;
+    const gk_ellipse *e = &job->ell;
+    if (job->gpu || e->all || !(e->r1 > 0.0) || !(e->r2 > 0.0) || !isfinite(e->rmax))
+        return 0;
+    if (a->min_points_per_quadrant > 0 || a->max_points_per_quadrant > 0)
+        return a->kind == GK_ALG_AVERAGE_DISTANCE_PTS; /* it ignores quadrant keys */
+    switch (a->kind) {
+    case GK_ALG_AVERAGE:
+        return a->max_points <= 0;
+    case GK_ALG_COUNT:
+    case GK_ALG_MINIMUM:
+    case GK_ALG_MAXIMUM:
+    case GK_ALG_RANGE:
+    case GK_ALG_AVERAGE_DISTANCE:
+    case GK_ALG_AVERAGE_DISTANCE_PTS:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+void gk_bg_free(gk_bucket_grid *g)
+{
+    if (!g)
+        return;
+    free(g->start);
+    free(g->x);
+    free(g->y);
+    free(g->z);
+    free(g);
+}
+
+/* Bucket column of x: -1 left of the grid, nbx right of it. Monotone in x, so
+ * a point never lies right of the column of any larger x. */
+static inline int bg_col(const gk_bucket_grid *g, double x)
+{
+    double u = (x - g->x0) * g->inv;
+    if (!(u >= 0.0))
+        return -1;
+    if (u >= (double)g->nbx)
+        return g->nbx;
+    return (int)u;
+}
+
+static inline int bg_row(const gk_bucket_grid *g, double y)
+{
+    double u = (y - g->y0) * g->inv;
+    if (!(u >= 0.0))
+        return -1;
+    if (u >= (double)g->nby)
+        return g->nby;
+    return (int)u;
+}
+
+static int have_avx512(void)
+{
+#if GK_BG_X86
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") ? 1 : 0;
+#else
+    return 0;
+#endif
+}
+
+/* Bucket side: about PER_BUCKET points a bucket (a span then fills a few
+ * vectors), but at least rmax / (GK_BG_MAXROWS / 2 - 2) so that an ellipse
+ * spans few enough rows, at most about the ellipse's diameter (larger buckets
+ * only add candidates), and never more buckets than about 2 per point. */
+#define PER_BUCKET 12.0
+
+static double bucket_side(double w, double h, size_t n, double rmax)
+{
+    double area = w * h;
+    double b;
+    if (area > 0.0)
+        b = sqrt(PER_BUCKET * area / (double)n);
+    else
+        b = PER_BUCKET * (w > h ? w : h) / (double)n; /* points on a line */
+    if (b > 2.0 * rmax)
+        b = 2.0 * rmax;
+    double bmin = rmax / (GK_BG_MAXROWS / 2 - 2);
+    if (b < bmin)
+        b = bmin;
+    /* bucket count bound: (w/b + 1)(h/b + 1) <= 2n + O(sqrt n) */
+    double cap = fmin(2.0 * (double)n + 16.0, 1e9);
+    while (b > 0.0 && (w / b + 1.0) * (h / b + 1.0) > cap)
+        b *= 1.25;
+    if (!(b > 0.0))
+        b = 1.0; /* every point at one place */
+    return b;
+}
+
+int gk_bg_prepare(gk_job *job)
+{
+    const gk_points *p = job->pts;
+    size_t n = p->n;
+    double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        xmin = p->x[i] < xmin ? p->x[i] : xmin;
+        xmax = p->x[i] > xmax ? p->x[i] : xmax;
+        ymin = p->y[i] < ymin ? p->y[i] : ymin;
+        ymax = p->y[i] > ymax ? p->y[i] : ymax;
+    }
+    gk_bucket_grid *g = calloc(1, sizeof *g);
+    if (!g)
+        return gk_error(job->ctx, GK_ERR_NOMEM, "out of memory building the bucket grid");
+    double w = xmax - xmin, h = ymax - ymin;
+    g->b = bucket_side(w, h, n, job->ell.rmax);
+    g->inv = 1.0 / g->b;
+    g->x0 = xmin;
+    g->y0 = ymin;
+    g->nbx = (int)(w * g->inv) + 1;
+    g->nby = (int)(h * g->inv) + 1;
+    g->n = n;
+    double amax = fmax(fmax(fabs(xmin), fabs(xmax)), fmax(fabs(ymin), fabs(ymax)));
+    g->margin = 1e-12 * amax;
+    g->simd = have_avx512();
+    size_t nb = (size_t)g->nbx * (size_t)g->nby;
+    g->start = calloc(nb + 1, sizeof *g->start);
+    int *key = malloc(n * sizeof *key);
+    g->x = malloc(n * sizeof *g->x);
+    g->y = malloc(n * sizeof *g->y);
+    g->z = malloc(n * sizeof *g->z);
+    if (!g->start || !key || !g->x || !g->y || !g->z) {
+        free(key);
+        gk_bg_free(g);
+        return gk_error(job->ctx, GK_ERR_NOMEM, "out of memory building the bucket grid");
+    }
+    for (size_t i = 0; i < n; i++) {
+        int c = bg_col(g, p->x[i]), r = bg_row(g, p->y[i]);
+        c = c < 0 ? 0 : c >= g->nbx ? g->nbx - 1 : c;
+        r = r < 0 ? 0 : r >= g->nby ? g->nby - 1 : r;
+        key[i] = r * g->nbx + c;
+        g->start[key[i] + 1]++;
+    }
+    for (size_t k = 0; k < nb; k++)
+        g->start[k + 1] += g->start[k];
+    /* stable scatter, using start[k] as the fill cursor and restoring it after */
+    for (size_t i = 0; i < n; i++) {
+        int d = g->start[key[i]]++;
+        g->x[d] = p->x[i];
+        g->y[d] = p->y[i];
+        g->z[d] = p->z[i];
+    }
+    for (size_t k = nb; k > 0; k--)
+        g->start[k] = g->start[k - 1];
+    g->start[0] = 0;
+    free(key);
+    job->bg = g;
+    return GK_OK;
+}
+
+const double *gk_bg_x(const gk_bucket_grid *g) { return g->x; }
+const double *gk_bg_y(const gk_bucket_grid *g) { return g->y; }
+void gk_bg_use_simd(gk_bucket_grid *g, int on) { g->simd = on && have_avx512(); }
+
+/* ---- spans ------------------------------------------------------------------ */
+
+void gk_bg_rows_init(const gk_bucket_grid *g, const gk_ellipse *e, double ny, gk_bg_rows *rows)
+{
+    double hx, hy;
+    gk_nb_ellipse_box(e, &hx, &hy);
+    double m = 1e-6 * e->rmax + g->margin + 1e-12 * fabs(ny);
+    int r0 = bg_row(g, ny - hy - m), r1 = bg_row(g, ny + hy + m);
+    r0 = r0 < 0 ? 0 : r0;
+    r1 = r1 >= g->nby ? g->nby - 1 : r1;
+    rows->r0 = r0;
+    rows->nrows = r1 >= r0 ? r1 - r0 + 1 : 0;
+    if (rows->nrows > GK_BG_MAXROWS) /* not expected: bucket_side bounds it */
+        rows->nrows = 0;
+
+    double r1s = e->r1 * e->r1, r2s = e->r2 * e->r2, c = e->cos_a, s = e->sin_a;
+    /* very eccentric ellipses: the box (the formulas below lose precision) */
+    int tight = fmin(e->r1, e->r2) >= 1e-3 * e->rmax;
+    /* a dx^2 + 2 h dx dy + b dy^2 <= 1; the x interval at dy is
+     * (-h dy +- sqrt(a - dy^2 / (r1^2 r2^2))) / a, its right end is largest
+     * at dy = t (concave), its left end smallest at dy = -t (convex) */
+    double a = c * c / r1s + s * s / r2s, h = c * s * (1.0 / r1s - 1.0 / r2s);
+    double det = 1.0 / (r1s * r2s);
+    double t = c * s * (r1s - r2s) / sqrt(r1s * c * c + r2s * s * s);
+    for (int k = 0; k < rows->nrows; k++) {
+        if (!tight) {
+            rows->lo[k] = -hx - m;
+            rows->hi[k] = hx + m;
+            continue;
+        }
+        /* the bucket row's dy range, widened, within the ellipse's */
+        double ylo = g->y0 + (double)(r0 + k) * g->b - ny - m;
+        double yhi = g->y0 + (double)(r0 + k + 1) * g->b - ny + m;
+        ylo = ylo < -hy ? -hy : ylo;
+        yhi = yhi > hy ? hy : yhi;
+        if (ylo > yhi) { /* only rounding can bring this: the whole box */
+            rows->lo[k] = -hx - m;
+            rows->hi[k] = hx + m;
+            continue;
+        }
+        double yr = t < ylo ? ylo : t > yhi ? yhi : t;
+        double yl = -t < ylo ? ylo : -t > yhi ? yhi : -t;
+        double dr = a - yr * yr * det, dl = a - yl * yl * det;
+        double xr = (-h * yr + sqrt(dr > 0.0 ? dr : 0.0)) / a;
+        double xl = (-h * yl - sqrt(dl > 0.0 ? dl : 0.0)) / a;
+        rows->lo[k] = (xl < -hx ? -hx : xl) - m;
+        rows->hi[k] = (xr > hx ? hx : xr) + m;
+    }
+}
+
+/* Span [*i0, *i1) of bucket row k of rows for the node at nx; 0 when empty. */
+static inline int span(const gk_bucket_grid *g, const gk_bg_rows *rows, int k, double nx, int *i0,
+                       int *i1)
+{
+    int c0 = bg_col(g, nx + rows->lo[k]), c1 = bg_col(g, nx + rows->hi[k]);
+    c0 = c0 < 0 ? 0 : c0;
+    c1 = c1 >= g->nbx ? g->nbx - 1 : c1;
+    if (c0 > c1)
+        return 0;
+    const int *st = g->start + (size_t)(rows->r0 + k) * (size_t)g->nbx;
+    *i0 = st[c0];
+    *i1 = st[c1 + 1];
+    return *i1 > *i0;
+}
+
+size_t gk_bg_candidates(const gk_bucket_grid *g, const gk_bg_rows *rows, double nx)
+{
+    size_t n = 0;
+    int i0, i1;
+    for (int k = 0; k < rows->nrows; k++)
+        if (span(g, rows, k, nx, &i0, &i1))
+            n += (size_t)(i1 - i0);
+    return n;
+}
+
+/* ---- portable kernels --------------------------------------------------------- */
+
+static void node_generic(const gk_bucket_grid *g, const ell_k *e, const gk_bg_rows *rows,
+                         double nx, double ny, int what, gk_bg_acc *acc)
+{
+    const double *x = g->x, *y = g->y, *z = g->z;
+    const double c = e->c, s = e->s, A = e->A, B = e->B, C = e->C;
+    long cnt = 0;
+    double sum = 0.0, lo = INFINITY, hi = -INFINITY;
+    int i0, i1;
+    for (int k = 0; k < rows->nrows; k++) {
+        if (!span(g, rows, k, nx, &i0, &i1))
+            continue;
+        switch (what) {
+        case GK_BG_COUNT:
+#pragma omp simd reduction(+ : cnt)
+            for (int i = i0; i < i1; i++) {
+                double dx = x[i] - nx, dy = y[i] - ny;
+                double rx = dx * c + dy * s, ry = dy * c - dx * s;
+                cnt += A * rx * rx + B * ry * ry <= C;
+            }
+            break;
+        case GK_BG_SUM_Z:
+#pragma omp simd reduction(+ : cnt, sum)
+            for (int i = i0; i < i1; i++) {
+                double dx = x[i] - nx, dy = y[i] - ny;
+                double rx = dx * c + dy * s, ry = dy * c - dx * s;
+                int in = A * rx * rx + B * ry * ry <= C;
+                cnt += in;
+                sum += in ? z[i] : 0.0;
+            }
+            break;
+        case GK_BG_MINMAX_Z:
+#pragma omp simd reduction(+ : cnt) reduction(min : lo) reduction(max : hi)
+            for (int i = i0; i < i1; i++) {
+                double dx = x[i] - nx, dy = y[i] - ny;
+                double rx = dx * c + dy * s, ry = dy * c - dx * s;
+                int in = A * rx * rx + B * ry * ry <= C;
+                cnt += in;
+                double q = z[i];
+                lo = in && q < lo ? q : lo;
+                hi = in && q > hi ? q : hi;
+            }
+            break;
+        default:
+#pragma omp simd reduction(+ : cnt, sum)
+            for (int i = i0; i < i1; i++) {
+                double dx = x[i] - nx, dy = y[i] - ny;
+                double rx = dx * c + dy * s, ry = dy * c - dx * s;
+                int in = A * rx * rx + B * ry * ry <= C;
+                cnt += in;
+                sum += in ? sqrt(dx * dx + dy * dy) : 0.0;
+            }
+            break;
+        }
+    }
+    acc->n = cnt;
+    acc->sum = sum;
+    acc->lo = lo;
+    acc->hi = hi;
+}
+
+/* ---- AVX-512 kernels ---------------------------------------------------------- */
+#if GK_BG_X86
+/* One node, `what` a constant in each caller so that the unused work folds away. */
+__attribute__((target("avx512f"), always_inline)) static inline void
+node512(const gk_bucket_grid *g, const ell_k *e, const gk_bg_rows *rows, double nx, double ny,
+        const int what, gk_bg_acc *acc)
+{
+    const double *x = g->x, *y = g->y, *z = g->z;
+    const __m512d NX = _mm512_set1_pd(nx), NY = _mm512_set1_pd(ny);
+    const __m512d Cc = _mm512_set1_pd(e->c), Ss = _mm512_set1_pd(e->s);
+    const __m512d A = _mm512_set1_pd(e->A), B = _mm512_set1_pd(e->B), C = _mm512_set1_pd(e->C);
+    const __m512i one = _mm512_set1_epi64(1);
+    __m512i cnt = _mm512_setzero_si512();
+    __m512d sum = _mm512_setzero_pd();
+    __m512d lo = _mm512_set1_pd(INFINITY), hi = _mm512_set1_pd(-INFINITY);
+    int i0, i1;
+    for (int k = 0; k < rows->nrows; k++) {
+        if (!span(g, rows, k, nx, &i0, &i1))
+            continue;
+        for (int i = i0; i < i1; i += 8) {
+            __mmask8 m = i1 - i >= 8 ? (__mmask8)0xff : (__mmask8)((1u << (i1 - i)) - 1);
+            __m512d dx = _mm512_sub_pd(_mm512_maskz_loadu_pd(m, x + i), NX);
+            __m512d dy = _mm512_sub_pd(_mm512_maskz_loadu_pd(m, y + i), NY);
+            /* rx = dx c + dy s, ry = dy c - dx s; q = A rx rx + B ry ry: no FMA */
+            __m512d rx = _mm512_add_pd(_mm512_mul_pd(dx, Cc), _mm512_mul_pd(dy, Ss));
+            __m512d ry = _mm512_sub_pd(_mm512_mul_pd(dy, Cc), _mm512_mul_pd(dx, Ss));
+            __m512d q = _mm512_add_pd(_mm512_mul_pd(_mm512_mul_pd(A, rx), rx),
+                                      _mm512_mul_pd(_mm512_mul_pd(B, ry), ry));
+            __mmask8 in = _mm512_mask_cmp_pd_mask(m, q, C, _CMP_LE_OQ);
+            cnt = _mm512_mask_add_epi64(cnt, in, cnt, one);
+            if (what == GK_BG_SUM_Z) {
+                sum = _mm512_mask_add_pd(sum, in, sum, _mm512_maskz_loadu_pd(in, z + i));
+            } else if (what == GK_BG_MINMAX_Z) {
+                __m512d Z = _mm512_maskz_loadu_pd(in, z + i);
+                lo = _mm512_mask_min_pd(lo, in, Z, lo);
+                hi = _mm512_mask_max_pd(hi, in, Z, hi);
+            } else if (what == GK_BG_SUM_DIST) {
+                __m512d d2 = _mm512_add_pd(_mm512_mul_pd(dx, dx), _mm512_mul_pd(dy, dy));
+                sum = _mm512_mask_add_pd(sum, in, sum, _mm512_sqrt_pd(d2));
+            }
+        }
+    }
+    acc->n = (long)_mm512_reduce_add_epi64(cnt);
+    acc->sum = _mm512_reduce_add_pd(sum);
+    acc->lo = _mm512_reduce_min_pd(lo);
+    acc->hi = _mm512_reduce_max_pd(hi);
+}
+
+__attribute__((target("avx512f"))) static void
+node512_count(const gk_bucket_grid *g, const ell_k *e, const gk_bg_rows *r, double nx, double ny,
+              gk_bg_acc *acc)
+{
+    node512(g, e, r, nx, ny, GK_BG_COUNT, acc);
+}
+__attribute__((target("avx512f"))) static void
+node512_sum(const gk_bucket_grid *g, const ell_k *e, const gk_bg_rows *r, double nx, double ny,
+            gk_bg_acc *acc)
+{
+    node512(g, e, r, nx, ny, GK_BG_SUM_Z, acc);
+}
+__attribute__((target("avx512f"))) static void
+node512_minmax(const gk_bucket_grid *g, const ell_k *e, const gk_bg_rows *r, double nx,
+               double ny, gk_bg_acc *acc)
+{
+    node512(g, e, r, nx, ny, GK_BG_MINMAX_Z, acc);
+}
+__attribute__((target("avx512f"))) static void
+node512_dist(const gk_bucket_grid *g, const ell_k *e, const gk_bg_rows *r, double nx, double ny,
+             gk_bg_acc *acc)
+{
+    node512(g, e, r, nx, ny, GK_BG_SUM_DIST, acc);
+}
+#endif
+
+void gk_bg_node(const gk_bucket_grid *g, const gk_ellipse *e, const gk_bg_rows *rows, double nx,
+                double ny, int what, gk_bg_acc *acc)
+{
+    ell_k k;
+    ell_consts(e, &k);
+#if GK_BG_X86
+    if (g->simd) {
+        switch (what) {
+        case GK_BG_COUNT:
+            node512_count(g, &k, rows, nx, ny, acc);
+            return;
+        case GK_BG_SUM_Z:
+            node512_sum(g, &k, rows, nx, ny, acc);
+            return;
+        case GK_BG_MINMAX_Z:
+            node512_minmax(g, &k, rows, nx, ny, acc);
+            return;
+        default:
+            node512_dist(g, &k, rows, nx, ny, acc);
+            return;
+        }
+    }
+#endif
+    node_generic(g, &k, rows, nx, ny, what, acc);
+}
+
+size_t gk_bg_gather(const gk_bucket_grid *g, const gk_ellipse *e, const gk_bg_rows *rows,
+                    double nx, double ny, int *pos)
+{
+    size_t m = 0;
+    int i0, i1;
+    for (int k = 0; k < rows->nrows; k++) {
+        if (!span(g, rows, k, nx, &i0, &i1))
+            continue;
+        for (int i = i0; i < i1; i++)
+            if (gk_ellipse_contains(e, g->x[i] - nx, g->y[i] - ny))
+                pos[m++] = i;
+    }
+    return m;
+}

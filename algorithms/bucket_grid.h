@@ -1,0 +1,61 @@
+/*
+ * bucket_grid.h - uniform bucket grid over the points, the fast path of the
+ * window statistics (average, count, minimum, maximum, range,
+ * average_distance, average_distance_pts) when no per-quadrant key or
+ * max_points asks for an ordered selection.
+ *
+ * The points are sorted by bucket, row-major, into structure-of-arrays
+ * copies, so that the buckets of one bucket row that overlap the search
+ * ellipse form one contiguous span; a node scans a handful of spans with a
+ * vector loop that applies gk_ellipse_contains' exact test (same expression,
+ * so boundary points decide the same way) and accumulates masked sums.
+ */
+#ifndef GK_BUCKET_GRID_H
+#define GK_BUCKET_GRID_H
+
+#include "gk_internal.h"
+
+#include <stddef.h>
+
+#define GK_BG_MAXROWS 64 /* bucket rows one ellipse may span (the size rule keeps it) */
+
+typedef struct gk_bucket_grid gk_bucket_grid;
+
+/* Does this job take the bucket-grid path? (CPU, finite non-degenerate
+ * ellipse, no per-quadrant key, average without max_points.) */
+int gk_bg_wanted(const gk_job *job);
+/* Builds job->bg (the prepare hook of gk_job_new); GK_ERR_NOMEM on failure. */
+int gk_bg_prepare(gk_job *job);
+void gk_bg_free(gk_bucket_grid *g);
+
+/* Per node row: the bucket rows the ellipse around (., ny) touches and, for
+ * each, the x offsets (relative to the node) of the ellipse over that row,
+ * widened so that rounding never loses a point the exact test accepts. */
+typedef struct {
+    int r0, nrows;
+    double lo[GK_BG_MAXROWS], hi[GK_BG_MAXROWS];
+} gk_bg_rows;
+void gk_bg_rows_init(const gk_bucket_grid *g, const gk_ellipse *e, double ny, gk_bg_rows *rows);
+
+/* What a node accumulates over the points inside its ellipse. */
+enum { GK_BG_COUNT = 0, GK_BG_SUM_Z = 1, GK_BG_MINMAX_Z = 2, GK_BG_SUM_DIST = 3 };
+typedef struct {
+    long n;     /* points inside */
+    double sum; /* GK_BG_SUM_Z: sum of z; GK_BG_SUM_DIST: sum of distances */
+    double lo, hi; /* GK_BG_MINMAX_Z: min and max z (+inf/-inf when n == 0) */
+} gk_bg_acc;
+void gk_bg_node(const gk_bucket_grid *g, const gk_ellipse *e, const gk_bg_rows *rows, double nx,
+                double ny, int what, gk_bg_acc *acc);
+
+/* Upper bound of the points gk_bg_gather may return for this node. */
+size_t gk_bg_candidates(const gk_bucket_grid *g, const gk_bg_rows *rows, double nx);
+/* Positions (into gk_bg_x/gk_bg_y) of the points inside the ellipse, written
+ * to pos (room for gk_bg_candidates); returns how many. */
+size_t gk_bg_gather(const gk_bucket_grid *g, const gk_ellipse *e, const gk_bg_rows *rows,
+                    double nx, double ny, int *pos);
+const double *gk_bg_x(const gk_bucket_grid *g);
+const double *gk_bg_y(const gk_bucket_grid *g);
+/* Tests: switch the AVX-512 kernels off (0) or back on where the CPU has them. */
+void gk_bg_use_simd(gk_bucket_grid *g, int on);
+
+#endif

@@ -1,0 +1,351 @@
+/*
+ * kriging_kernels.c - covariance columns, Cholesky and forward solves for
+ * local kriging (see kriging_kernels.h).
+ *
+ * The model is dispatched once per column, not per pair: each structure is a
+ * loop over the whole column, so Sph and the nugget vectorise (Exp and Gau
+ * call exp per element). The operations per pair are gk_krige_cov's, in the
+ * same order, so the covariances are bitwise the same. The square root comes
+ * from intrinsics: GCC does not vectorise sqrt() under -fmath-errno.
+ *
+ * The factor is left-looking by columns: column j takes the updates of the
+ * columns before it four at a time (one load and store of column j per four,
+ * the same rounding as one at a time), then is scaled by 1 / L_jj.
+ */
+#include "kriging_kernels.h"
+
+#include <math.h>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define GK_KK_X86 1
+#include <immintrin.h>
+#else
+#define GK_KK_X86 0
+#endif
+
+#define KK_INLINE static inline __attribute__((always_inline))
+
+static int kk_isa = -1; /* 0 portable, 1 AVX2, 2 AVX-512 */
+
+void gk_kk_init(void)
+{
+    if (kk_isa >= 0)
+        return;
+    int v = 0;
+#if GK_KK_X86
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f"))
+        v = 2;
+    else if (__builtin_cpu_supports("avx2"))
+        v = 1;
+#endif
+    kk_isa = v;
+}
+
+/* All structures isotropic and of a type the column loops know. */
+static int model_fast(const gk_krige_state *k)
+{
+    for (int s = 0; s < k->ns; s++) {
+        gk_vm_type t = k->st[s].type;
+        if (k->st[s].aniso || !(t == GK_VM_NUG || t == GK_VM_SPH || t == GK_VM_EXP || t == GK_VM_GAU))
+            return 0;
+    }
+    return 1;
+}
+
+/* ---- distances: h[i] = |p_i - c|, or -1 where p_i == c exactly ---------- */
+
+KK_INLINE void dist_scalar(const double *restrict px, const double *restrict py, double cx,
+                           double cy, double *restrict h, int n)
+{
+    for (int i = 0; i < n; i++) {
+        double dx = px[i] - cx, dy = py[i] - cy;
+        h[i] = (dx == 0.0 && dy == 0.0) ? -1.0 : sqrt(dx * dx + dy * dy);
+    }
+}
+
+#if GK_KK_X86
+__attribute__((target("avx2"))) static inline void dist_avx2(const double *restrict px,
+                                                          const double *restrict py, double cx,
+                                                          double cy, double *restrict h, int n)
+{
+    const __m256d vx = _mm256_set1_pd(cx), vy = _mm256_set1_pd(cy);
+    const __m256d zero = _mm256_setzero_pd(), mone = _mm256_set1_pd(-1.0);
+    int i = 0;
+    for (; i + 4 <= n; i += 4) {
+        __m256d dx = _mm256_sub_pd(_mm256_loadu_pd(px + i), vx);
+        __m256d dy = _mm256_sub_pd(_mm256_loadu_pd(py + i), vy);
+        __m256d r = _mm256_sqrt_pd(_mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy)));
+        __m256d same = _mm256_and_pd(_mm256_cmp_pd(dx, zero, _CMP_EQ_OQ),
+                                     _mm256_cmp_pd(dy, zero, _CMP_EQ_OQ));
+        _mm256_storeu_pd(h + i, _mm256_blendv_pd(r, mone, same));
+    }
+    dist_scalar(px + i, py + i, cx, cy, h + i, n - i);
+}
+
+__attribute__((target("avx512f"))) static inline void dist_avx512(const double *restrict px,
+                                                               const double *restrict py,
+                                                               double cx, double cy,
+                                                               double *restrict h, int n)
+{
+    const __m512d vx = _mm512_set1_pd(cx), vy = _mm512_set1_pd(cy);
+    const __m512d zero = _mm512_setzero_pd(), mone = _mm512_set1_pd(-1.0);
+    for (int i = 0; i < n; i += 8) {
+        __mmask8 lm = n - i >= 8 ? (__mmask8)0xff : (__mmask8)((1u << (n - i)) - 1u);
+        __m512d dx = _mm512_sub_pd(_mm512_maskz_loadu_pd(lm, px + i), vx);
+        __m512d dy = _mm512_sub_pd(_mm512_maskz_loadu_pd(lm, py + i), vy);
+        __m512d r = _mm512_sqrt_pd(_mm512_add_pd(_mm512_mul_pd(dx, dx), _mm512_mul_pd(dy, dy)));
+        __mmask8 same = _mm512_cmp_pd_mask(dx, zero, _CMP_EQ_OQ) &
+                        _mm512_cmp_pd_mask(dy, zero, _CMP_EQ_OQ);
+        _mm512_mask_storeu_pd(h + i, lm, _mm512_mask_mov_pd(r, same, mone));
+    }
+}
+#endif
+
+/* ---- the model over a column: out[i] = C(h[i]) ---------------------------- */
+
+KK_INLINE void model_col(const gk_krige_state *k, const double *restrict h, double *restrict out,
+                         int n)
+{
+    for (int i = 0; i < n; i++)
+        out[i] = 0.0;
+    for (int s = 0; s < k->ns; s++) {
+        const gk_krige_struct *st = &k->st[s];
+        const double ps = st->psill, a = st->range;
+        switch (st->type) {
+        case GK_VM_NUG:
+            for (int i = 0; i < n; i++)
+                out[i] += ps;
+            break;
+        case GK_VM_SPH:
+            for (int i = 0; i < n; i++) {
+                double u = h[i] / a;
+                double v = ps * (u * (1.5 - 0.5 * u * u));
+                out[i] += h[i] >= a ? ps : v;
+            }
+            break;
+        case GK_VM_EXP:
+            for (int i = 0; i < n; i++)
+                out[i] += ps * (1.0 - exp(-h[i] / a));
+            break;
+        default: /* GK_VM_GAU */
+            for (int i = 0; i < n; i++) {
+                double u = h[i] / a;
+                out[i] += ps * (1.0 - exp(-(u * u)));
+            }
+            break;
+        }
+    }
+    const double A = k->A;
+    for (int i = 0; i < n; i++)
+        out[i] = h[i] < 0.0 ? A : A - out[i];
+}
+
+/* ---- the kernels, one body per instruction set ---------------------------- */
+
+KK_INLINE void cov_lower_body(const gk_krige_state *k, const double *px, const double *py, int m,
+                              double *L, int ld, double *h, int isa)
+{
+    for (int j = 0; j < m; j++) {
+        double *c = L + (size_t)j * ld;
+        c[j] = k->A;
+        int n = m - j - 1;
+        if (n <= 0)
+            continue;
+#if GK_KK_X86
+        if (isa == 2)
+            dist_avx512(px + j + 1, py + j + 1, px[j], py[j], h, n);
+        else if (isa == 1)
+            dist_avx2(px + j + 1, py + j + 1, px[j], py[j], h, n);
+        else
+#endif
+            dist_scalar(px + j + 1, py + j + 1, px[j], py[j], h, n);
+        model_col(k, h, c + j + 1, n);
+    }
+    (void)isa;
+}
+
+KK_INLINE void cov0_body(const gk_krige_state *k, const double *px, const double *py, int m,
+                         double cx, double cy, double *c0, double *h, int isa)
+{
+#if GK_KK_X86
+    if (isa == 2)
+        dist_avx512(px, py, cx, cy, h, m);
+    else if (isa == 1)
+        dist_avx2(px, py, cx, cy, h, m);
+    else
+#endif
+        dist_scalar(px, py, cx, cy, h, m);
+    (void)isa;
+    model_col(k, h, c0, m);
+}
+
+/* c[i] -= a0 l0[i] + ... for i < n, subtracting in the order given. */
+KK_INLINE void axpy4(double *restrict c, const double *restrict l0, const double *restrict l1,
+                     const double *restrict l2, const double *restrict l3, double a0, double a1,
+                     double a2, double a3, int n)
+{
+    for (int i = 0; i < n; i++)
+        c[i] = c[i] - a0 * l0[i] - a1 * l1[i] - a2 * l2[i] - a3 * l3[i];
+}
+
+KK_INLINE void axpy1(double *restrict c, const double *restrict l0, double a0, int n)
+{
+    for (int i = 0; i < n; i++)
+        c[i] -= a0 * l0[i];
+}
+
+KK_INLINE void scale(double *restrict c, double s, int n)
+{
+    for (int i = 0; i < n; i++)
+        c[i] *= s;
+}
+
+KK_INLINE int chol_body(double *L, int m, int ld, double *inv, double tol)
+{
+    for (int j = 0; j < m; j++) {
+        double *c = L + (size_t)j * ld + j; /* rows j.. of column j */
+        int n = m - j;
+        double orig = c[0];
+        int q = 0;
+        for (; q + 4 <= j; q += 4) {
+            const double *l0 = L + (size_t)q * ld, *l1 = l0 + ld, *l2 = l1 + ld, *l3 = l2 + ld;
+            axpy4(c, l0 + j, l1 + j, l2 + j, l3 + j, l0[j], l1[j], l2[j], l3[j], n);
+        }
+        for (; q < j; q++) {
+            const double *l0 = L + (size_t)q * ld;
+            axpy1(c, l0 + j, l0[j], n);
+        }
+        double s = c[0];
+        if (!(s > tol * fabs(orig)))
+            return -1;
+        c[0] = sqrt(s);
+        inv[j] = 1.0 / c[0];
+        scale(c + 1, inv[j], n - 1);
+    }
+    return 0;
+}
+
+KK_INLINE void fwd_body(const double *L, int m, int ld, const double *inv, double *b)
+{
+    int j = 0;
+    for (; j + 4 <= m; j += 4) {
+        const double *l0 = L + (size_t)j * ld, *l1 = l0 + ld, *l2 = l1 + ld, *l3 = l2 + ld;
+        /* the 4 x 4 diagonal block, then the rows below with four columns */
+        double b0 = b[j] * inv[j];
+        double b1 = (b[j + 1] - l0[j + 1] * b0) * inv[j + 1];
+        double b2 = (b[j + 2] - l0[j + 2] * b0 - l1[j + 2] * b1) * inv[j + 2];
+        double b3 = (b[j + 3] - l0[j + 3] * b0 - l1[j + 3] * b1 - l2[j + 3] * b2) * inv[j + 3];
+        b[j] = b0, b[j + 1] = b1, b[j + 2] = b2, b[j + 3] = b3;
+        int r = j + 4;
+        axpy4(b + r, l0 + r, l1 + r, l2 + r, l3 + r, b0, b1, b2, b3, m - r);
+    }
+    for (; j < m; j++) {
+        const double *l0 = L + (size_t)j * ld;
+        double bj = b[j] * inv[j];
+        b[j] = bj;
+        axpy1(b + j + 1, l0 + j + 1, bj, m - j - 1);
+    }
+}
+
+#define KK_DEFINE(SUF, ATTR, ISA)                                                                 \
+    ATTR static void cov_lower_##SUF(const gk_krige_state *k, const double *px, const double *py, \
+                                     int m, double *L, int ld, double *h)                         \
+    {                                                                                             \
+        cov_lower_body(k, px, py, m, L, ld, h, ISA);                                              \
+    }                                                                                             \
+    ATTR static void cov0_##SUF(const gk_krige_state *k, const double *px, const double *py,      \
+                                int m, double cx, double cy, double *c0, double *h)               \
+    {                                                                                             \
+        cov0_body(k, px, py, m, cx, cy, c0, h, ISA);                                              \
+    }                                                                                             \
+    ATTR static int chol_##SUF(double *L, int m, int ld, double *inv, double tol)                 \
+    {                                                                                             \
+        return chol_body(L, m, ld, inv, tol);                                                     \
+    }                                                                                             \
+    ATTR static void fwd_##SUF(const double *L, int m, int ld, const double *inv, double *b,      \
+                               int nrhs, int ldb)                                                 \
+    {                                                                                             \
+        for (int r = 0; r < nrhs; r++)                                                            \
+            fwd_body(L, m, ld, inv, b + (size_t)r * ldb);                                         \
+    }
+
+KK_DEFINE(portable, , 0)
+#if GK_KK_X86
+KK_DEFINE(avx2, __attribute__((target("avx2"))), 1)
+KK_DEFINE(avx512, __attribute__((target("avx512f"))), 2)
+#endif
+
+/* ---- dispatch -------------------------------------------------------------- */
+
+void gk_kk_cov_lower(const gk_krige_state *k, const double *px, const double *py, int m,
+                     double *L, int ld, double *h)
+{
+    if (!model_fast(k)) {
+        for (int j = 0; j < m; j++) {
+            double *c = L + (size_t)j * ld;
+            c[j] = k->A;
+            for (int i = j + 1; i < m; i++)
+                c[i] = gk_krige_cov(k, px[i] - px[j], py[i] - py[j]);
+        }
+        return;
+    }
+#if GK_KK_X86
+    if (kk_isa == 2) {
+        cov_lower_avx512(k, px, py, m, L, ld, h);
+        return;
+    }
+    if (kk_isa == 1) {
+        cov_lower_avx2(k, px, py, m, L, ld, h);
+        return;
+    }
+#endif
+    cov_lower_portable(k, px, py, m, L, ld, h);
+}
+
+void gk_kk_cov0(const gk_krige_state *k, const double *px, const double *py, int m, double cx,
+                double cy, double *c0, double *h)
+{
+    if (k->nb != 1 || !model_fast(k)) {
+        for (int i = 0; i < m; i++)
+            c0[i] = gk_krige_cov0(k, px[i] - cx, py[i] - cy);
+        return;
+    }
+#if GK_KK_X86
+    if (kk_isa == 2) {
+        cov0_avx512(k, px, py, m, cx, cy, c0, h);
+        return;
+    }
+    if (kk_isa == 1) {
+        cov0_avx2(k, px, py, m, cx, cy, c0, h);
+        return;
+    }
+#endif
+    cov0_portable(k, px, py, m, cx, cy, c0, h);
+}
+
+int gk_kk_chol(double *L, int m, int ld, double *inv, double tol)
+{
+#if GK_KK_X86
+    if (kk_isa == 2)
+        return chol_avx512(L, m, ld, inv, tol);
+    if (kk_isa == 1)
+        return chol_avx2(L, m, ld, inv, tol);
+#endif
+    return chol_portable(L, m, ld, inv, tol);
+}
+
+void gk_kk_fwd(const double *L, int m, int ld, const double *inv, double *b, int nrhs, int ldb)
+{
+#if GK_KK_X86
+    if (kk_isa == 2) {
+        fwd_avx512(L, m, ld, inv, b, nrhs, ldb);
+        return;
+    }
+    if (kk_isa == 1) {
+        fwd_avx2(L, m, ld, inv, b, nrhs, ldb);
+        return;
+    }
+#endif
+    fwd_portable(L, m, ld, inv, b, nrhs, ldb);
+}

@@ -1,0 +1,36 @@
+/*
+ * kriging_kernels.h - the dense kernels of local kriging (kriging_kernels.c):
+ * covariances of a whole column of point pairs at once, and a Cholesky
+ * factor and forward solves stored by columns, so that every inner loop is
+ * a contiguous axpy the compiler vectorises. AVX-512 or AVX2 where the CPU
+ * has it (checked once at run time), a portable build of the same loops
+ * elsewhere. The covariances are the same doubles as gk_krige_cov's.
+ *
+ * Storage: L column-major lower triangle, L[j * ld + i] for i >= j.
+ */
+#ifndef GK_KRIGING_KERNELS_H
+#define GK_KRIGING_KERNELS_H
+
+#include "kriging.h"
+
+/* Picks the instruction set (idempotent, cheap after the first call). */
+void gk_kk_init(void);
+
+/* Lower triangle of the covariance matrix of the m points (px, py), column
+ * by column: L[j * ld + i] = C(p_i - p_j), i > j, and A on the diagonal.
+ * h: m doubles of scratch. */
+void gk_kk_cov_lower(const gk_krige_state *k, const double *px, const double *py, int m,
+                     double *L, int ld, double *h);
+
+/* c0[i] = gk_krige_cov0(k, px[i] - cx, py[i] - cy) for i < m (h: scratch). */
+void gk_kk_cov0(const gk_krige_state *k, const double *px, const double *py, int m, double cx,
+                double cy, double *c0, double *h);
+
+/* In-place Cholesky of the column-major lower triangle; 1/diagonal to inv.
+ * Returns 0, or -1 when a pivot falls below tol times its diagonal entry. */
+int gk_kk_chol(double *L, int m, int ld, double *inv, double tol);
+
+/* Solves L y = b in place for nrhs right-hand sides b + r * ldb. */
+void gk_kk_fwd(const double *L, int m, int ld, const double *inv, double *b, int nrhs, int ldb);
+
+#endif
