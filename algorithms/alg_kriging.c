@@ -255,6 +255,16 @@ int gk_kriging_prepare(gk_job *job)
     k->poly = kp->drift == GK_DRIFT_LINEAR ? 2 : kp->drift == GK_DRIFT_QUADRATIC ? 5 : 0;
     k->nr = kp->n_drift_rasters;
     k->p = k->type == GK_KRIGE_SIMPLE ? 0 : 1 + k->poly + k->nr;
+    /* The drift's coefficients must be estimable: at least as many points as terms. */
+    if (pts->n < (size_t)k->p)
+        return gk_error(ctx, GK_ERR_ARG,
+                        "kriging: %zu point%s for a drift of %d terms: give at least %d points "
+                        "or a simpler drift",
+                        pts->n, pts->n == 1 ? "" : "s", k->p, k->p);
+    if (a->max_points > 0 && a->max_points < k->p)
+        return gk_error(ctx, GK_ERR_ARG,
+                        "kriging: max_points=%d is fewer than the %d drift terms", a->max_points,
+                        k->p);
     k->ready = k->nr == 0;
     k->global = a->max_points == 0 && kp->maxdist == 0 && a->max_points_per_quadrant == 0;
     if (k->global && k->ready && gk_krige_global_build(job))

@@ -1,7 +1,7 @@
 #!/bin/bash
 # bad_input.sh GRIDKIT DATA_DIR WORK_DIR
 #
-# `gridkit grid` given bad input must: exit non-zero (and not crash), say on
+# `gridkit grid` (and variogram, cv) given bad input must: exit non-zero (and not crash), say on
 # stderr what is wrong (a key word is grepped), and leave no output behind
 # (no DST, no *.gridkit-tmp-* file). An existing output must survive a failed
 # run, and the input must never be overwritten. Ends with "N passed, M failed".
@@ -175,6 +175,42 @@ else
     : >"$WORK/keep_existing.err"
     report keep_existing "setup run failed: $(head -c 200 "$WORK/keep_setup.err")"
 fi
+
+# ---- geostatistics (issue 3): kriging, variogram, cv ------------------------
+MZ=(-zfield logzinc -txe 178440 181560 -tye 329600 333760 -outsize 20 20)
+ME=$DATA/meuse.gpkg
+d=$(case_dir kriging_unknown_model)
+check kriging_unknown_model 'model=Foo' "$d/o.tif" -- "${MZ[@]}" -a kriging:model=Foo:psill=1:range=100 "$ME" "$d/o.tif"
+d=$(case_dir kriging_negative_range)
+check kriging_negative_range 'range' "$d/o.tif" -- "${MZ[@]}" -a kriging:model=Sph:psill=1:range=-100 "$ME" "$d/o.tif"
+d=$(case_dir kriging_bad_variogram_file)
+printf '{"model": [' >"$d/bad.json"
+check kriging_bad_variogram_file 'bad.json' "$d/o.tif" -- "${MZ[@]}" -a "kriging:variogram=$d/bad.json" "$ME" "$d/o.tif"
+d=$(case_dir kriging_missing_variogram_file)
+check kriging_missing_variogram_file 'nosuch.json' "$d/o.tif" -- "${MZ[@]}" -a "kriging:variogram=$d/nosuch.json" "$ME" "$d/o.tif"
+d=$(case_dir kriging_too_few_for_drift)
+printf 'x y z\n0 0 1\n1 0 2\n0 1 3\n' >"$d/three.xyz"
+check kriging_too_few_for_drift 'drift' "$d/o.tif" -- -outsize 5 5 -a kriging:type=universal:drift=quadratic:model=Sph:psill=1:range=10 "$d/three.xyz" "$d/o.tif"
+d=$(case_dir kriging_simple_without_mean)
+check kriging_simple_without_mean 'mean' "$d/o.tif" -- "${MZ[@]}" -a kriging:type=simple:model=Sph:psill=1:range=100 "$ME" "$d/o.tif"
+
+# check_cmd NAME REGEX -- gridkit COMMAND arguments: non-zero exit and a message
+check_cmd() {
+    local name=$1 kw=$2
+    shift 3
+    timeout 60 "$GK" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err"
+    local rc=$?
+    local p=()
+    [ $rc -ne 0 ] || p+=("exit status 0")
+    [ $rc -lt 124 ] || p+=("crashed or hung (rc $rc)")
+    grep -qiE -- "$kw" "$WORK/$name.err" || p+=("stderr does not match /$kw/")
+    report "$name" "${p[@]}"
+}
+check_cmd variogram_unknown_model 'Xyz' -- variogram "$ME" -zfield logzinc --fit Xyz
+check_cmd variogram_missing_source 'nosuch' -- variogram "$DATA/nosuch.gpkg" -zfield logzinc
+check_cmd variogram_bad_cutoff 'cutoff' -- variogram "$ME" -zfield logzinc --cutoff abc
+check_cmd cv_unknown_algorithm 'krigeit' -- cv "$ME" -zfield logzinc -a krigeit
+check_cmd cv_bad_nfold 'nfold' -- cv "$ME" -zfield logzinc -a nearest --nfold 1
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
