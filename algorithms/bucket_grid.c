@@ -223,8 +223,12 @@ void gk_bg_rows_init(const gk_bucket_grid *g, const gk_ellipse *e, double ny, gk
     r1 = r1 >= g->nby ? g->nby - 1 : r1;
     rows->r0 = r0;
     rows->nrows = r1 >= r0 ? r1 - r0 + 1 : 0;
-    if (rows->nrows > GK_BG_MAXROWS) /* not expected: bucket_side bounds it */
-        rows->nrows = 0;
+    rows->box = rows->nrows > GK_BG_MAXROWS; /* only with a huge margin: the box */
+    if (rows->box) {
+        rows->lo[0] = -hx - m;
+        rows->hi[0] = hx + m;
+        return;
+    }
 
     double r1s = e->r1 * e->r1, r2s = e->r2 * e->r2, c = e->cos_a, s = e->sin_a;
     /* very eccentric ellipses: the box (the formulas below lose precision) */
@@ -265,7 +269,8 @@ void gk_bg_rows_init(const gk_bucket_grid *g, const gk_ellipse *e, double ny, gk
 static inline int span(const gk_bucket_grid *g, const gk_bg_rows *rows, int k, double nx, int *i0,
                        int *i1)
 {
-    int c0 = bg_col(g, nx + rows->lo[k]), c1 = bg_col(g, nx + rows->hi[k]);
+    int kk = rows->box ? 0 : k;
+    int c0 = bg_col(g, nx + rows->lo[kk]), c1 = bg_col(g, nx + rows->hi[kk]);
     c0 = c0 < 0 ? 0 : c0;
     c1 = c1 >= g->nbx ? g->nbx - 1 : c1;
     if (c0 > c1)
@@ -288,13 +293,18 @@ size_t gk_bg_candidates(const gk_bucket_grid *g, const gk_bg_rows *rows, double 
 
 /* ---- portable kernels --------------------------------------------------------- */
 
+/* Doubles only (the count too, exact far beyond any span) and one select per
+ * reduction, so that GCC vectorises the masked sums (sqrt's errno keeps the
+ * distance sum scalar). */
+#if GK_BG_X86
+__attribute__((target_clones("avx2", "default")))
+#endif
 static void node_generic(const gk_bucket_grid *g, const ell_k *e, const gk_bg_rows *rows,
                          double nx, double ny, int what, gk_bg_acc *acc)
 {
     const double *x = g->x, *y = g->y, *z = g->z;
     const double c = e->c, s = e->s, A = e->A, B = e->B, C = e->C;
-    long cnt = 0;
-    double sum = 0.0, lo = INFINITY, hi = -INFINITY;
+    double cnt = 0.0, sum = 0.0, lo = INFINITY, hi = -INFINITY;
     int i0, i1;
     for (int k = 0; k < rows->nrows; k++) {
         if (!span(g, rows, k, nx, &i0, &i1))
@@ -305,17 +315,18 @@ static void node_generic(const gk_bucket_grid *g, const ell_k *e, const gk_bg_ro
             for (int i = i0; i < i1; i++) {
                 double dx = x[i] - nx, dy = y[i] - ny;
                 double rx = dx * c + dy * s, ry = dy * c - dx * s;
-                cnt += A * rx * rx + B * ry * ry <= C;
+                cnt += A * rx * rx + B * ry * ry <= C ? 1.0 : 0.0;
             }
             break;
         case GK_BG_SUM_Z:
-#pragma omp simd reduction(+ : cnt, sum)
+#pragma omp simd reduction(+ : cnt) reduction(+ : sum)
             for (int i = i0; i < i1; i++) {
                 double dx = x[i] - nx, dy = y[i] - ny;
                 double rx = dx * c + dy * s, ry = dy * c - dx * s;
-                int in = A * rx * rx + B * ry * ry <= C;
-                cnt += in;
-                sum += in ? z[i] : 0.0;
+                double t = A * rx * rx + B * ry * ry, q = z[i];
+                double w = t <= C ? 1.0 : 0.0, v = t <= C ? q : 0.0;
+                cnt += w;
+                sum += v;
             }
             break;
         case GK_BG_MINMAX_Z:
@@ -323,26 +334,27 @@ static void node_generic(const gk_bucket_grid *g, const ell_k *e, const gk_bg_ro
             for (int i = i0; i < i1; i++) {
                 double dx = x[i] - nx, dy = y[i] - ny;
                 double rx = dx * c + dy * s, ry = dy * c - dx * s;
-                int in = A * rx * rx + B * ry * ry <= C;
-                cnt += in;
-                double q = z[i];
-                lo = in && q < lo ? q : lo;
-                hi = in && q > hi ? q : hi;
+                double t = A * rx * rx + B * ry * ry, q = z[i];
+                double w = t <= C ? 1.0 : 0.0;
+                double ql = t <= C ? q : INFINITY, qh = t <= C ? q : -INFINITY;
+                cnt += w;
+                lo = ql < lo ? ql : lo;
+                hi = qh > hi ? qh : hi;
             }
             break;
         default:
-#pragma omp simd reduction(+ : cnt, sum)
-            for (int i = i0; i < i1; i++) {
+            for (int i = i0; i < i1; i++) { /* scalar: sqrt's errno */
                 double dx = x[i] - nx, dy = y[i] - ny;
                 double rx = dx * c + dy * s, ry = dy * c - dx * s;
-                int in = A * rx * rx + B * ry * ry <= C;
-                cnt += in;
-                sum += in ? sqrt(dx * dx + dy * dy) : 0.0;
+                if (A * rx * rx + B * ry * ry <= C) {
+                    cnt += 1.0;
+                    sum += sqrt(dx * dx + dy * dy);
+                }
             }
             break;
         }
     }
-    acc->n = cnt;
+    acc->n = (long)cnt;
     acc->sum = sum;
     acc->lo = lo;
     acc->hi = hi;
@@ -350,10 +362,13 @@ static void node_generic(const gk_bucket_grid *g, const ell_k *e, const gk_bg_ro
 
 /* ---- AVX-512 kernels ---------------------------------------------------------- */
 #if GK_BG_X86
-/* One node, `what` a constant in each caller so that the unused work folds away. */
+/* One node; `what` and `rot` are constants in each caller so that the unused
+ * work folds away. rot == 0 is angle 0 (cos 1, sin 0 exactly): then
+ * dx*1 + dy*0 == dx and dy*1 - dx*0 == dy bit for bit (up to the sign of a
+ * zero, which squaring drops), so the test is unchanged without the rotation. */
 __attribute__((target("avx512f"), always_inline)) static inline void
 node512(const gk_bucket_grid *g, const ell_k *e, const gk_bg_rows *rows, double nx, double ny,
-        const int what, gk_bg_acc *acc)
+        const int what, const int rot, gk_bg_acc *acc)
 {
     const double *x = g->x, *y = g->y, *z = g->z;
     const __m512d NX = _mm512_set1_pd(nx), NY = _mm512_set1_pd(ny);
@@ -367,13 +382,16 @@ node512(const gk_bucket_grid *g, const ell_k *e, const gk_bg_rows *rows, double 
     for (int k = 0; k < rows->nrows; k++) {
         if (!span(g, rows, k, nx, &i0, &i1))
             continue;
-        for (int i = i0; i < i1; i += 8) {
+        for (long i = i0; i < i1; i += 8) {
             __mmask8 m = i1 - i >= 8 ? (__mmask8)0xff : (__mmask8)((1u << (i1 - i)) - 1);
             __m512d dx = _mm512_sub_pd(_mm512_maskz_loadu_pd(m, x + i), NX);
             __m512d dy = _mm512_sub_pd(_mm512_maskz_loadu_pd(m, y + i), NY);
             /* rx = dx c + dy s, ry = dy c - dx s; q = A rx rx + B ry ry: no FMA */
-            __m512d rx = _mm512_add_pd(_mm512_mul_pd(dx, Cc), _mm512_mul_pd(dy, Ss));
-            __m512d ry = _mm512_sub_pd(_mm512_mul_pd(dy, Cc), _mm512_mul_pd(dx, Ss));
+            __m512d rx = dx, ry = dy;
+            if (rot) {
+                rx = _mm512_add_pd(_mm512_mul_pd(dx, Cc), _mm512_mul_pd(dy, Ss));
+                ry = _mm512_sub_pd(_mm512_mul_pd(dy, Cc), _mm512_mul_pd(dx, Ss));
+            }
             __m512d q = _mm512_add_pd(_mm512_mul_pd(_mm512_mul_pd(A, rx), rx),
                                       _mm512_mul_pd(_mm512_mul_pd(B, ry), ry));
             __mmask8 in = _mm512_mask_cmp_pd_mask(m, q, C, _CMP_LE_OQ);
@@ -396,30 +414,28 @@ node512(const gk_bucket_grid *g, const ell_k *e, const gk_bg_rows *rows, double 
     acc->hi = _mm512_reduce_max_pd(hi);
 }
 
-__attribute__((target("avx512f"))) static void
-node512_count(const gk_bucket_grid *g, const ell_k *e, const gk_bg_rows *r, double nx, double ny,
-              gk_bg_acc *acc)
-{
-    node512(g, e, r, nx, ny, GK_BG_COUNT, acc);
-}
-__attribute__((target("avx512f"))) static void
-node512_sum(const gk_bucket_grid *g, const ell_k *e, const gk_bg_rows *r, double nx, double ny,
-            gk_bg_acc *acc)
-{
-    node512(g, e, r, nx, ny, GK_BG_SUM_Z, acc);
-}
-__attribute__((target("avx512f"))) static void
-node512_minmax(const gk_bucket_grid *g, const ell_k *e, const gk_bg_rows *r, double nx,
-               double ny, gk_bg_acc *acc)
-{
-    node512(g, e, r, nx, ny, GK_BG_MINMAX_Z, acc);
-}
-__attribute__((target("avx512f"))) static void
-node512_dist(const gk_bucket_grid *g, const ell_k *e, const gk_bg_rows *r, double nx, double ny,
-             gk_bg_acc *acc)
-{
-    node512(g, e, r, nx, ny, GK_BG_SUM_DIST, acc);
-}
+#define NODE512(name, what, rot)                                                           \
+    __attribute__((target("avx512f"))) static void name(const gk_bucket_grid *g,           \
+                                                        const ell_k *e, const gk_bg_rows *r, \
+                                                        double nx, double ny, gk_bg_acc *acc) \
+    {                                                                                       \
+        node512(g, e, r, nx, ny, what, rot, acc);                                           \
+    }
+NODE512(node512_count, GK_BG_COUNT, 1)
+NODE512(node512_sum, GK_BG_SUM_Z, 1)
+NODE512(node512_minmax, GK_BG_MINMAX_Z, 1)
+NODE512(node512_dist, GK_BG_SUM_DIST, 1)
+NODE512(node512_count0, GK_BG_COUNT, 0)
+NODE512(node512_sum0, GK_BG_SUM_Z, 0)
+NODE512(node512_minmax0, GK_BG_MINMAX_Z, 0)
+NODE512(node512_dist0, GK_BG_SUM_DIST, 0)
+
+typedef void (*node512_fn)(const gk_bucket_grid *, const ell_k *, const gk_bg_rows *, double,
+                           double, gk_bg_acc *);
+static const node512_fn node512_table[2][4] = {
+    {node512_count0, node512_sum0, node512_minmax0, node512_dist0},
+    {node512_count, node512_sum, node512_minmax, node512_dist},
+};
 #endif
 
 void gk_bg_node(const gk_bucket_grid *g, const gk_ellipse *e, const gk_bg_rows *rows, double nx,
@@ -429,20 +445,9 @@ void gk_bg_node(const gk_bucket_grid *g, const gk_ellipse *e, const gk_bg_rows *
     ell_consts(e, &k);
 #if GK_BG_X86
     if (g->simd) {
-        switch (what) {
-        case GK_BG_COUNT:
-            node512_count(g, &k, rows, nx, ny, acc);
-            return;
-        case GK_BG_SUM_Z:
-            node512_sum(g, &k, rows, nx, ny, acc);
-            return;
-        case GK_BG_MINMAX_Z:
-            node512_minmax(g, &k, rows, nx, ny, acc);
-            return;
-        default:
-            node512_dist(g, &k, rows, nx, ny, acc);
-            return;
-        }
+        int rot = !(k.c == 1.0 && k.s == 0.0);
+        node512_table[rot][what < 0 || what > 3 ? 3 : what](g, &k, rows, nx, ny, acc);
+        return;
     }
 #endif
     node_generic(g, &k, rows, nx, ny, what, acc);

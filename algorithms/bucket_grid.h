@@ -17,7 +17,7 @@
 
 #include <stddef.h>
 
-#define GK_BG_MAXROWS 64 /* bucket rows one ellipse may span (the size rule keeps it) */
+#define GK_BG_MAXROWS 64 /* rows with their own x extents (the size rule keeps an ellipse within) */
 
 typedef struct gk_bucket_grid gk_bucket_grid;
 
@@ -30,9 +30,10 @@ void gk_bg_free(gk_bucket_grid *g);
 
 /* Per node row: the bucket rows the ellipse around (., ny) touches and, for
  * each, the x offsets (relative to the node) of the ellipse over that row,
- * widened so that rounding never loses a point the exact test accepts. */
+ * widened so that rounding never loses a point the exact test accepts.
+ * Beyond GK_BG_MAXROWS rows (not expected) every row takes the box's extent. */
 typedef struct {
-    int r0, nrows;
+    int r0, nrows, box;
     double lo[GK_BG_MAXROWS], hi[GK_BG_MAXROWS];
 } gk_bg_rows;
 void gk_bg_rows_init(const gk_bucket_grid *g, const gk_ellipse *e, double ny, gk_bg_rows *rows);

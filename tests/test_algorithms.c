@@ -1025,6 +1025,60 @@ static void make_lattice(pset *p, size_t n, double off)
     }
 }
 
+/* One job on the bucket grid against bg_ref at every node of g, with the
+ * AVX-512 kernels and with the portable ones; returns the nodes compared. */
+static long bg_check(const pset *p, gk_points *pts, const gk_grid *g, gk_alg_kind kind,
+                     double r1, double r2, double angle, int min_points, double *out, int *in,
+                     const char *what)
+{
+    gk_algorithm a = alg_of(kind);
+    a.radius1 = r1;
+    a.radius2 = r2;
+    a.angle = angle;
+    a.min_points = min_points;
+    gk_job *job = gk_job_new(ctx, pts, &a);
+    CHECK(job && job->bg && !job->tree);
+    if (!job || !job->bg) {
+        gk_job_free(job);
+        return 0;
+    }
+    int exact = kind != GK_ALG_AVERAGE && kind != GK_ALG_AVERAGE_DISTANCE &&
+                kind != GK_ALG_AVERAGE_DISTANCE_PTS;
+    long tested = 0;
+    for (int simd = 0; simd < 2; simd++) {
+        gk_bg_use_simd(job->bg, simd);
+        CHECK(gk_job_compute_window(job, g, 0, 0, g->nx, g->ny, out) == GK_OK);
+        int bad = 0;
+        for (int j = 0; j < g->ny; j++)
+            for (int i = 0; i < g->nx; i++) {
+                double v = 0, got = out[j * g->nx + i];
+                int ok = bg_ref(&a, &job->ell, p, gk_grid_node_x(g, i), gk_grid_node_y(g, j), &v,
+                                in);
+                int same = !ok ? got == a.nodata
+                           : exact ? got == v
+                                   : fabs(got - v) <= 1e-12 * (1.0 + fabs(v));
+                if (!same && bad++ < 3)
+                    fprintf(stderr,
+                            "bucket grid: %s kind %d r1 %g r2 %g angle %g simd %d node %d,%d: "
+                            "got %.17g want %.17g (%s)\n",
+                            what, (int)kind, r1, r2, angle, simd, i, j, got, v,
+                            ok ? "value" : "nodata");
+                tested++;
+            }
+        CHECK(bad == 0);
+    }
+    gk_job_free(job);
+    return tested;
+}
+
+static gk_points *points_of(const pset *p)
+{
+    gk_points *pts = gk_points_new(ctx);
+    for (size_t i = 0; i < p->n; i++)
+        gk_points_add(pts, p->x[i], p->y[i], p->z[i]);
+    return pts;
+}
+
 static void test_bucket_grid(void)
 {
     enum { NSETS = 6 };
@@ -1054,11 +1108,12 @@ static void test_bucket_grid(void)
     } ells[] = {
         {5, 5, 0, 0},   {5, 3, 30, 0},    {7, 2, -65, 2},   {4, 4, 45, 0},
         {6, 0.004, 10, 0}, {1000, 1000, 0, 0}, {0.3, 0.3, 0, 0}, {13, 5, 90, 4},
-        {3, 4, 36.869897645844021, 0},
+        {3, 4, 36.869897645844021, 0}, {6, 0.015, 10, 0}, {2.5, 2.5, 180, 1},
     };
     int nk = (int)(sizeof kinds / sizeof kinds[0]), ne = (int)(sizeof ells / sizeof ells[0]);
     gk_context_set_device(ctx, "cpu");
-    int *in = malloc(1200 * sizeof *in);
+    int *in = malloc(4000 * sizeof *in);
+    double *out = malloc(4000 * 9 * sizeof *out);
     long tested = 0;
     for (int si = 0; si < NSETS; si++) {
         /* nodes on the integer lattice (so lattice points sit on the boundaries),
@@ -1067,51 +1122,16 @@ static void test_bucket_grid(void)
                      51};
         if (si == 1 || si == 2)
             g = (gk_grid){-3.3, 103.3, -2.1, 102.7, 37, 31};
-        double *out = malloc((size_t)g.nx * g.ny * sizeof *out);
-        gk_points *pts = gk_points_new(ctx);
-        for (size_t i = 0; i < sets[si].n; i++)
-            gk_points_add(pts, sets[si].x[i], sets[si].y[i], sets[si].z[i]);
-        for (int ki = 0; ki < nk; ki++) {
+        gk_points *pts = points_of(&sets[si]);
+        char what[32];
+        snprintf(what, sizeof what, "set %d", si);
+        for (int ki = 0; ki < nk; ki++)
             for (int ei = 0; ei < ne; ei++) {
                 if (kinds[ki] == GK_ALG_AVERAGE_DISTANCE_PTS && ells[ei].r1 > 100)
                     continue; /* quadratic in the points */
-                gk_algorithm a = alg_of(kinds[ki]);
-                a.radius1 = ells[ei].r1;
-                a.radius2 = ells[ei].r2;
-                a.angle = ells[ei].angle;
-                a.min_points = ells[ei].min_points;
-                gk_job *job = gk_job_new(ctx, pts, &a);
-                CHECK(job && job->bg && !job->tree);
-                if (!job || !job->bg)
-                    continue;
-                for (int simd = 0; simd < 2; simd++) {
-                    gk_bg_use_simd(job->bg, simd);
-                    CHECK(gk_job_compute_window(job, &g, 0, 0, g.nx, g.ny, out) == GK_OK);
-                    int bad = 0;
-                    for (int j = 0; j < g.ny; j++)
-                        for (int i = 0; i < g.nx; i++) {
-                            double v = 0, got = out[j * g.nx + i];
-                            int ok = bg_ref(&a, &job->ell, &sets[si], gk_grid_node_x(&g, i),
-                                            gk_grid_node_y(&g, j), &v, in);
-                            int exact = kinds[ki] != GK_ALG_AVERAGE &&
-                                        kinds[ki] != GK_ALG_AVERAGE_DISTANCE &&
-                                        kinds[ki] != GK_ALG_AVERAGE_DISTANCE_PTS;
-                            int same = !ok ? got == a.nodata
-                                       : exact ? got == v
-                                               : fabs(got - v) <= 1e-12 * (1.0 + fabs(v));
-                            if (!same && bad++ < 3)
-                                fprintf(stderr,
-                                        "bucket grid: set %d kind %d ellipse %d simd %d node "
-                                        "%d,%d: got %.17g want %.17g (%s)\n",
-                                        si, (int)kinds[ki], ei, simd, i, j, got, v,
-                                        ok ? "value" : "nodata");
-                            tested++;
-                        }
-                    CHECK(bad == 0);
-                }
-                gk_job_free(job);
+                tested += bg_check(&sets[si], pts, &g, kinds[ki], ells[ei].r1, ells[ei].r2,
+                                   ells[ei].angle, ells[ei].min_points, out, in, what);
             }
-        }
         /* the ordered selections keep the k-d tree */
         gk_algorithm a = alg_of(GK_ALG_AVERAGE);
         a.radius1 = a.radius2 = 5;
@@ -1126,10 +1146,29 @@ static void test_bucket_grid(void)
         CHECK(job && !job->bg && job->tree);
         gk_job_free(job);
         gk_points_free(pts);
-        free(out);
     }
+    /* a tiny radius on large coordinates: the rounding margin spans more bucket
+     * rows than get their own extents (the box path) */
+    pset line;
+    pset_alloc(&line, 1000);
+    const double q = ldexp(1.0, -20);
+    for (size_t i = 0; i < line.n; i++) {
+        line.x[i] = 1e9 + q * floor(urand() * 3.0);
+        line.y[i] = 1e9 + q * floor(urand() * 4000.0);
+        line.z[i] = floor(urand() * 100.0);
+    }
+    gk_points *pts = points_of(&line);
+    gk_grid g = {1e9 - 3 * q - q / 2, 1e9 + 6 * q - q / 2, 1e9 - q / 2, 1e9 + 4000 * q - q / 2, 9,
+                 4000};
+    tested += bg_check(&line, pts, &g, GK_ALG_COUNT, 8 * q, 8 * q, 0, 0, out, in, "tiny radius");
+    tested += bg_check(&line, pts, &g, GK_ALG_AVERAGE, 8 * q, 3 * q, 25, 0, out, in,
+                       "tiny radius");
+    gk_points_free(pts);
+    pset_free(&line);
+
     CHECK(tested > 100000);
     free(in);
+    free(out);
     for (int si = 0; si < NSETS; si++)
         pset_free(&sets[si]);
 }
@@ -1213,8 +1252,33 @@ static int bench(void)
     t1 = now();
     printf("invdistnn max_points=12 1000x1000 tile: %.0f ns/node\n", (t1 - t0) / 1e6 * 1e9);
     gk_scratch_free(&s);
-    free(out);
     tjob_free(&tj);
+
+    /* window statistics on the bucket grid, radius 10 (~63 points a node) */
+    gk_points *pts = gk_points_new(ctx);
+    for (size_t i = 0; i < n; i++)
+        gk_points_add(pts, p.x[i], p.y[i], p.z[i]);
+    gk_context_set_threads(ctx, 1);
+    const gk_alg_kind bk[] = {GK_ALG_AVERAGE, GK_ALG_COUNT, GK_ALG_RANGE, GK_ALG_AVERAGE_DISTANCE};
+    for (int k = 0; k < 4; k++) {
+        gk_algorithm ba = alg_of(bk[k]);
+        ba.radius1 = ba.radius2 = 10;
+        t0 = now();
+        gk_job *job = gk_job_new(ctx, pts, &ba);
+        t1 = now();
+        for (int simd = 1; simd >= 0; simd--) {
+            gk_bg_use_simd(job->bg, simd);
+            double t2 = now();
+            gk_job_compute_window(job, &g, 0, 0, 1000, 1000, out);
+            double t3 = now();
+            printf("%s radius 10 (bucket grid, %s): prepare %.1f ms, %.0f ns/node\n",
+                   gk_algorithm_name(&ba), simd ? "avx-512" : "generic", (t1 - t0) * 1e3,
+                   (t3 - t2) / 1e6 * 1e9);
+        }
+        gk_job_free(job);
+    }
+    gk_points_free(pts);
+    free(out);
     printf("(%g)\n", sink);
     gk_kdtree_free(t);
     pset_free(&p);
