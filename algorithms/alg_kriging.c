@@ -13,7 +13,10 @@
  * Per node the system is assembled on the selected points in input order, so
  * that neighbouring nodes with the same selection (the usual case when the
  * grid is finer than the data) reuse the factorisation: then only the
- * right-hand side costs anything. A singular system (coincident points and no
+ * right-hand side costs anything. The dense work (covariances, Cholesky,
+ * solves) is in kriging_kernels.c. The k nearest of a node are searched
+ * within a bound from the thread's previous node (its k-th distance plus the
+ * step), by a radius query and a ranking of the few candidates. A singular system (coincident points and no
  * nugget, collinear points under a linear drift, fewer points than drift
  * terms) gives nodata and is counted, as gstat skips it with a warning.
  * Nothing here allocates per node: everything lives in the thread's scratch.
@@ -388,7 +391,8 @@ static long select_points(const gk_job *job, double nx, double ny, gk_scratch *s
         size_t kmax = a->max_points > 0 ? (size_t)a->max_points : job->pts->n;
         if (kmax > job->pts->n)
             kmax = job->pts->n;
-        if (gk_scratch_reserve(s, kmax))
+        size_t capc = 4 * kmax + 16; /* candidates from a radius search */
+        if (gk_scratch_reserve(s, kmax + capc))
             return -1;
         /* The previous node's k points lie within its k-th distance plus the
          * step, so that bound (with slack for rounding) loses none of the k
@@ -400,7 +404,18 @@ static long select_points(const gk_job *job, double nx, double ny, gk_scratch *s
             if (!(b2 < r2))
                 b2 = r2;
         }
-        m = gk_kdtree_knn(job->tree, nx, ny, (int)kmax, b2, s->idx, s->d2);
+        m = -1;
+        if (pv->valid && kmax <= 128) {
+            /* Near the previous node the bound is tight: the points within
+             * it, ranked, are cheaper than the k-nearest search's insertions. */
+            size_t nc = gk_kdtree_radius(job->tree, nx, ny, b2, s->idx + kmax, s->d2 + kmax, capc);
+            if (nc >= kmax && nc <= capc) {
+                gk_kk_select(s->idx + kmax, s->d2 + kmax, (int)nc, (int)kmax, s->idx, s->d2);
+                m = (long)kmax;
+            }
+        }
+        if (m < 0)
+            m = gk_kdtree_knn(job->tree, nx, ny, (int)kmax, b2, s->idx, s->d2);
         if ((size_t)m < kmax && b2 < r2)
             m = gk_kdtree_knn(job->tree, nx, ny, (int)kmax, r2, s->idx, s->d2);
         pv->valid = (size_t)m == kmax;
@@ -435,19 +450,6 @@ static long select_points(const gk_job *job, double nx, double ny, gk_scratch *s
     return m;
 }
 
-static void sort_ints(int *v, long n)
-{
-    for (long i = 1; i < n; i++) {
-        int x = v[i];
-        long j = i - 1;
-        while (j >= 0 && v[j] > x) {
-            v[j + 1] = v[j];
-            j--;
-        }
-        v[j + 1] = x;
-    }
-}
-
 static int cmp_int(const void *a, const void *b)
 {
     int x = *(const int *)a, y = *(const int *)b;
@@ -466,7 +468,7 @@ typedef struct {
     double *B;       /* P columns of M: L^-1 F */
     double *a;       /* M: L^-1 c0 */
     double *px, *py, *h; /* M each: the selection's coordinates, scratch */
-    knn_prev pv;
+    knn_prev pv, pvrow; /* the last search, and the first of the row */
     double *S, *Sinv, *Btw, *f0, *r, *t; /* P x P, P, P, P, P, P */
     /* cache: the last factorised selection */
     int *cidx;
@@ -478,6 +480,7 @@ typedef struct {
 static int ws_layout(kws *ws, gk_scratch *s, int M)
 {
     const int P = GK_KRIGE_MAX_P;
+    M = (M + 7) & ~7; /* whole vectors of 8 (kriging_kernels.h) */
     size_t need = ws->head + (size_t)M * M + (size_t)M * (6 + P) + (size_t)P * P + 5 * P;
     if (need < (size_t)M)
         need = (size_t)M;
@@ -517,6 +520,10 @@ static void factorise(const gk_job *job, const gk_krige_state *k, kws *ws, const
     for (long i = 0; i < m; i++) {
         ws->px[i] = X[idx[i]];
         ws->py[i] = Y[idx[i]];
+    }
+    for (long i = m; i < ((m + 7) & ~7L); i++) { /* padding the kernels read */
+        ws->px[i] = ws->px[m - 1];
+        ws->py[i] = ws->py[m - 1];
     }
     gk_kk_cov_lower(k, ws->px, ws->py, (int)m, ws->L, M, ws->h);
     if (gk_kk_chol(ws->L, (int)m, M, ws->inv, CHOL_TOL) || (p > 0 && m < p)) {
@@ -588,9 +595,10 @@ static int local_node(const gk_job *job, const gk_krige_state *k, kws *ws, gk_sc
         return 1;
     }
     int *idx = s->idx;
-    if (m <= 48)
-        sort_ints(idx, m);
-    else
+    if (m <= 128) {
+        int tmp[128];
+        gk_kk_sort_idx(idx, (int)m, tmp);
+    } else
         qsort(idx, (size_t)m, sizeof *idx, cmp_int);
     if (m > ws->M) {
         int M = ws->M ? ws->M : 16;
@@ -711,11 +719,16 @@ uint64_t gk_kriging_tile(const gk_job *job, const gk_tile *t, double *out, gk_sc
             }
             int rc = 0;
             if (ok) {
-                if (k->global)
+                if (k->global) {
                     rc = gk_krige_global_node(job, nx, ny, g0, &est, want_var ? &var : NULL,
                                               s->d2b + ws.head);
-                else
+                } else {
+                    if (i == 0) /* the row's start is nearer the last row's */
+                        ws.pv = ws.pvrow;
                     rc = local_node(job, k, &ws, s, nx, ny, g0, &est, &var);
+                    if (i == 0)
+                        ws.pvrow = ws.pv;
+                }
             }
             if (rc < 0)
                 return UINT64_MAX;

@@ -7,6 +7,7 @@
  */
 #include "device.h"
 #include "../gpu/gk_gpu_abi.h"
+#include "kriging.h"
 #include "neighbours.h"
 
 #include <dlfcn.h>
@@ -24,6 +25,8 @@ typedef struct {
     const gk_gpu_api *api;
     void *handle;
     int dev;
+    int krige_set; /* kriging parameters handed over (before the first tile) */
+    pthread_mutex_t lock;
     char err[512];
 } gk_gpu_job;
 
@@ -162,6 +165,88 @@ const char *gk_context_device_name(gk_context *ctx)
 
 /* ---- jobs -------------------------------------------------------------- */
 
+/* Kriging: what the fused local kernel covers (the model may still be
+ * fitted later, by gk_kriging_prepare: model=auto fits Nug + Sph or Exp). */
+static const char *describe_kriging(const gk_job *job, gk_gpu_job_desc *d)
+{
+    const gk_algorithm *a = &job->alg;
+    const gk_kriging_params *kp = &a->krige;
+    if (a->max_points_per_quadrant > 0)
+        return "kriging with max_points_per_quadrant has no GPU kernel yet";
+    if (a->max_points == 0)
+        return kp->maxdist > 0 ? "kriging over every point within radius (max_points=0) has no "
+                                 "GPU kernel yet"
+                               : "global kriging (max_points=0) has no GPU kernel yet";
+    if (a->max_points > 64)
+        return "kriging with max_points above 64 has no GPU kernel yet";
+    if (kp->block_w > 0)
+        return "block kriging has no GPU kernel yet";
+    if (kp->n_drift_rasters > 0)
+        return "kriging with external drift has no GPU kernel yet";
+    if (kp->type != GK_KRIGE_SIMPLE && kp->drift == GK_DRIFT_QUADRATIC)
+        return "kriging with a quadratic drift has no GPU kernel yet";
+    if (!kp->model_auto)
+        for (int i = 0; i < kp->model.n; i++) {
+            gk_vm_type t = kp->model.s[i].type;
+            if (t != GK_VM_NUG && t != GK_VM_SPH && t != GK_VM_EXP && t != GK_VM_GAU)
+                return "kriging: only Nug, Sph, Exp and Gau models have a GPU kernel yet";
+        }
+    d->op = GK_GPU_KRIGE;
+    d->max_points = a->max_points;
+    d->min_points = a->min_points;
+    if (kp->maxdist > 0) {
+        d->window = GK_GPU_WIN_CIRCLE;
+        d->r2 = kp->maxdist * kp->maxdist;
+        d->box_hx = d->box_hy = kp->maxdist * (1.0 + 1e-9);
+    } else {
+        d->window = GK_GPU_WIN_ALL;
+    }
+    return NULL;
+}
+
+/* The kriging state (ready after gk_kriging_prepare) in the module's terms. */
+static int krige_params(const gk_job *job, gk_gpu_krige *g)
+{
+    const gk_krige_state *k = job->krige;
+    if (!k || k->global || k->nb != 1 || k->nr != 0 || k->poly > 2 || k->ns < 1 ||
+        k->ns > GK_GPU_KRIGE_MAX_STRUCT)
+        return -1;
+    memset(g, 0, sizeof *g);
+    g->p = k->p;
+    g->nbands = job->nbands;
+    g->ns = k->ns;
+    for (int i = 0; i < k->ns; i++) {
+        const gk_krige_struct *st = &k->st[i];
+        gk_gpu_vstruct *o = &g->st[i];
+        switch (st->type) {
+        case GK_VM_NUG:
+            o->type = GK_GPU_V_NUG;
+            break;
+        case GK_VM_SPH:
+            o->type = GK_GPU_V_SPH;
+            break;
+        case GK_VM_EXP:
+            o->type = GK_GPU_V_EXP;
+            break;
+        case GK_VM_GAU:
+            o->type = GK_GPU_V_GAU;
+            break;
+        default:
+            return -1;
+        }
+        o->aniso = st->aniso;
+        o->psill = st->psill;
+        o->range = st->range;
+        o->ca = st->ca;
+        o->sa = st->sa;
+        o->f = st->f;
+    }
+    g->A = k->A;
+    g->c00 = k->c00;
+    g->mean = k->mean;
+    return 0;
+}
+
 /* The GPU form of the job, or a reason why it has none yet. */
 static const char *describe(const gk_job *job, gk_gpu_job_desc *d)
 {
@@ -178,6 +263,8 @@ static const char *describe(const gk_job *job, gk_gpu_job_desc *d)
     d->min_points = a->min_points;
     d->nodata = a->nodata;
     d->single = a->precision == GK_PRECISION_SINGLE;
+    if (a->kind == GK_ALG_KRIGING)
+        return describe_kriging(job, d);
     if (gk_nb_has_quadrants(a))
         return "per-quadrant search has no GPU kernel yet";
     /* the gdal_grid ellipse, unless there is none */
@@ -270,6 +357,7 @@ int gk_device_job_attach(gk_job *job)
         return gk_error(ctx, GK_ERR_NOMEM, "out of memory");
     g->api = mod_api;
     g->dev = dev;
+    pthread_mutex_init(&g->lock, NULL);
     g->handle = mod_api->job_new(dev, &d, g->err, sizeof g->err);
     if (!g->handle) {
         int rc = GK_OK;
@@ -278,6 +366,7 @@ int gk_device_job_attach(gk_job *job)
         else
             snprintf(ctx->device_name, sizeof ctx->device_name, "cpu (GPU %s failed: %s)", name,
                      g->err);
+        pthread_mutex_destroy(&g->lock);
         free(g);
         return rc;
     }
@@ -293,9 +382,31 @@ uint64_t gk_device_tile(const gk_job *job, const gk_tile *t, double *out)
     gk_gpu_job *g = job->gpu;
     gk_gpu_tile gt = {t->g->xmin, t->g->xmax, t->g->ymin, t->g->ymax, t->g->nx, t->g->ny,
                       t->x0,      t->y0,      t->w,       t->h,       t->hit2};
-    uint64_t nodata = 0;
-    if (g->api->tile(g->handle, &gt, out, &nodata, g->err, sizeof g->err))
+    uint64_t nodata = 0, singular = 0;
+    if (job->alg.kind == GK_ALG_KRIGING) {
+        pthread_mutex_lock(&g->lock);
+        int rc = 0;
+        if (!g->krige_set) {
+            gk_gpu_krige kg;
+            if (krige_params(job, &kg)) {
+                snprintf(g->err, sizeof g->err, "kriging set-up the GPU kernel does not cover");
+                rc = -1;
+            } else if (g->api->krige_set(g->handle, &kg, g->err, sizeof g->err)) {
+                rc = -1;
+            } else {
+                g->krige_set = 1;
+            }
+        }
+        pthread_mutex_unlock(&g->lock);
+        if (rc)
+            return GK_DEVICE_FAILED;
+    }
+    if (g->api->tile(g->handle, &gt, out, &nodata, &singular, g->err, sizeof g->err))
         return GK_DEVICE_FAILED;
+    if (singular && job->krige) {
+#pragma omp atomic
+        job->krige->singular += singular;
+    }
     return nodata;
 }
 
@@ -311,6 +422,7 @@ void gk_device_job_free(gk_job *job)
     if (!g)
         return;
     g->api->job_free(g->handle);
+    pthread_mutex_destroy(&g->lock);
     free(g);
     job->gpu = NULL;
 }
@@ -320,3 +432,55 @@ double gk_device_last_kernel_ms(const gk_job *job)
     gk_gpu_job *g = job->gpu;
     return g ? g->api->last_kernel_ms(g->handle) : -1.0;
 }
+
+/* ---- the experimental variogram ------------------------------------------- */
+
+static double last_vgm_ms = -1.0; /* benchmarks only */
+/* Where the last variogram ran; kept apart from the context's device name,
+ * which describes its gridding job (model=auto runs a variogram inside it). */
+static _Thread_local char vgm_dev[700] = "cpu";
+
+int gk_device_variogram(gk_context *ctx, const gk_gpu_vgm *v, double *np, double *sd, double *sg)
+{
+    int code = ctx->device;
+    if (code == GK_DEV_UNSET) {
+        const char *env = getenv("GRIDKIT_DEVICE");
+        code = GK_DEV_AUTO;
+        if (env && *env && parse_spec(env, &code))
+            return gk_error(ctx, GK_ERR_ARG,
+                            "GRIDKIT_DEVICE: '%s' is not auto, cpu, cuda or cuda:N", env),
+                   -1;
+    }
+    snprintf(vgm_dev, sizeof vgm_dev, "cpu");
+    if (code == GK_DEV_CPU)
+        return 0;
+    int explicit_gpu = code >= GK_DEV_CUDA;
+    int dev = code > GK_DEV_CUDA ? code - GK_DEV_CUDA - 1 : 0;
+    /* auto: small jobs stay on the CPU (the GPU's set-up costs more) */
+    if (!explicit_gpu && v->n < 20000) {
+        snprintf(vgm_dev, sizeof vgm_dev,
+                 "cpu (variogram: %zu points, the CPU is quicker below 20000)", v->n);
+        return 0;
+    }
+    char name[200], why[600];
+    if (probe(dev, name, sizeof name, why, sizeof why)) {
+        if (explicit_gpu)
+            return gk_error(ctx, GK_ERR_UNSUPPORTED, "cuda:%d: no usable GPU: %s", dev, why), -1;
+        snprintf(vgm_dev, sizeof vgm_dev, "cpu (no usable GPU: %s)", why);
+        return 0;
+    }
+    char err[512] = "";
+    double ms = 0;
+    if (mod_api->variogram(dev, v, np, sd, sg, &ms, err, sizeof err)) {
+        snprintf(vgm_dev, sizeof vgm_dev, "cpu (variogram on GPU %s: %s)",
+                 name, err);
+        return 0;
+    }
+    snprintf(vgm_dev, sizeof vgm_dev, "cuda:%d (%s)", dev, name);
+    last_vgm_ms = ms;
+    return 1;
+}
+
+double gk_device_last_variogram_ms(void) { return last_vgm_ms; }
+
+const char *gk_device_last_variogram_device(void) { return vgm_dev; }

@@ -6,6 +6,7 @@
 #define GK_DEVICE_H
 
 #include "gk_internal.h"
+#include "../gpu/gk_gpu_abi.h"
 
 /* gk_context.device: the request, encoded. */
 #define GK_DEV_UNSET 0 /* GRIDKIT_DEVICE, else auto */
@@ -29,5 +30,15 @@ const char *gk_device_error(const gk_job *job);
 void gk_device_job_free(gk_job *job);
 /* Kernel time (ms, CUDA events) of the job's last GPU tile; -1 on the CPU. */
 double gk_device_last_kernel_ms(const gk_job *job);
+
+/* The experimental variogram's class sums (v's classes, direction-major) on
+ * the context's GPU: 1 when it ran there, 0 when the CPU should (the reason
+ * in gk_device_last_variogram_device), or -1 (the error in ctx) when a GPU was asked
+ * for explicitly and cannot be used. */
+int gk_device_variogram(gk_context *ctx, const gk_gpu_vgm *v, double *np, double *sd, double *sg);
+/* Kernel time (ms) of the last GPU variogram in this process; -1 if none. */
+double gk_device_last_variogram_ms(void);
+/* Where this thread's last variogram ran ("cuda:0 (name)", or "cpu (reason)"). */
+const char *gk_device_last_variogram_device(void);
 
 #endif

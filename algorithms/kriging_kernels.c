@@ -4,9 +4,11 @@
  *
  * The model is dispatched once per column, not per pair: each structure is a
  * loop over the whole column, so Sph and the nugget vectorise (Exp and Gau
- * call exp per element). The operations per pair are gk_krige_cov's, in the
- * same order, so the covariances are bitwise the same. The square root comes
- * from intrinsics: GCC does not vectorise sqrt() under -fmath-errno.
+ * call exp per element). The operations per pair are gk_krige_cov's, except
+ * h / range taken as h * (1 / range), and on AVX-512 the distance from a
+ * reciprocal square root refined by Newton steps: a few ulps, not bitwise.
+ * The square root comes from intrinsics: GCC does not vectorise sqrt() under
+ * -fmath-errno.
  *
  * The factor is left-looking by columns: column j takes the updates of the
  * columns before it four at a time (one load and store of column j per four,
@@ -15,6 +17,7 @@
 #include "kriging_kernels.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define GK_KK_X86 1
@@ -39,6 +42,10 @@ void gk_kk_init(void)
     else if (__builtin_cpu_supports("avx2"))
         v = 1;
 #endif
+    /* GK_KK_ISA=0|1 caps the level, so the tests can run the other paths */
+    const char *cap = getenv("GK_KK_ISA");
+    if (cap && cap[0] >= '0' && cap[0] < '0' + v)
+        v = cap[0] - '0';
     kk_isa = v;
 }
 
@@ -90,11 +97,20 @@ __attribute__((target("avx512f"))) static inline void dist_avx512(const double *
 {
     const __m512d vx = _mm512_set1_pd(cx), vy = _mm512_set1_pd(cy);
     const __m512d zero = _mm512_setzero_pd(), mone = _mm512_set1_pd(-1.0);
+    const __m512d half = _mm512_set1_pd(0.5), c15 = _mm512_set1_pd(1.5);
     for (int i = 0; i < n; i += 8) {
         __mmask8 lm = n - i >= 8 ? (__mmask8)0xff : (__mmask8)((1u << (n - i)) - 1u);
         __m512d dx = _mm512_sub_pd(_mm512_maskz_loadu_pd(lm, px + i), vx);
         __m512d dy = _mm512_sub_pd(_mm512_maskz_loadu_pd(lm, py + i), vy);
-        __m512d r = _mm512_sqrt_pd(_mm512_add_pd(_mm512_mul_pd(dx, dx), _mm512_mul_pd(dy, dy)));
+        __m512d x = _mm512_add_pd(_mm512_mul_pd(dx, dx), _mm512_mul_pd(dy, dy));
+        /* sqrt(x) = x / sqrt(x): the 14-bit reciprocal square root and two
+         * Newton steps (to ~2^-52), a fraction of a full sqrt's cost */
+        __m512d y = _mm512_rsqrt14_pd(x), hx = _mm512_mul_pd(half, x);
+        y = _mm512_mul_pd(y, _mm512_fnmadd_pd(hx, _mm512_mul_pd(y, y), c15));
+        y = _mm512_mul_pd(y, _mm512_fnmadd_pd(hx, _mm512_mul_pd(y, y), c15));
+        __m512d r = _mm512_mul_pd(x, y);
+        r = _mm512_fmadd_pd(_mm512_fnmadd_pd(r, r, x), _mm512_mul_pd(half, y), r);
+        r = _mm512_maskz_mov_pd(_mm512_cmp_pd_mask(x, zero, _CMP_NEQ_UQ), r);
         __mmask8 same = _mm512_cmp_pd_mask(dx, zero, _CMP_EQ_OQ) &
                         _mm512_cmp_pd_mask(dy, zero, _CMP_EQ_OQ);
         _mm512_mask_storeu_pd(h + i, lm, _mm512_mask_mov_pd(r, same, mone));
@@ -111,7 +127,8 @@ KK_INLINE void model_col(const gk_krige_state *k, const double *restrict h, doub
         out[i] = 0.0;
     for (int s = 0; s < k->ns; s++) {
         const gk_krige_struct *st = &k->st[s];
-        const double ps = st->psill, a = st->range;
+        /* u = h / a as a product: a division costs 4x more in vectors */
+        const double ps = st->psill, a = st->range, ia = 1.0 / a;
         switch (st->type) {
         case GK_VM_NUG:
             for (int i = 0; i < n; i++)
@@ -119,18 +136,18 @@ KK_INLINE void model_col(const gk_krige_state *k, const double *restrict h, doub
             break;
         case GK_VM_SPH:
             for (int i = 0; i < n; i++) {
-                double u = h[i] / a;
+                double u = h[i] * ia;
                 double v = ps * (u * (1.5 - 0.5 * u * u));
                 out[i] += h[i] >= a ? ps : v;
             }
             break;
         case GK_VM_EXP:
             for (int i = 0; i < n; i++)
-                out[i] += ps * (1.0 - exp(-h[i] / a));
+                out[i] += ps * (1.0 - exp(-h[i] * ia));
             break;
         default: /* GK_VM_GAU */
             for (int i = 0; i < n; i++) {
-                double u = h[i] / a;
+                double u = h[i] * ia;
                 out[i] += ps * (1.0 - exp(-(u * u)));
             }
             break;
@@ -248,6 +265,46 @@ KK_INLINE void fwd_body(const double *L, int m, int ld, const double *inv, doubl
     }
 }
 
+/* Distinct ints into increasing order by rank counting: m^2 compares, but
+ * branch-free and vectorised, far cheaper than insertion for m ~ 32. */
+KK_INLINE void sort_body(int *restrict v, int m, int *restrict tmp)
+{
+    for (int i = 0; i < m; i++) {
+        int vi = v[i], r = 0;
+        for (int j = 0; j < m; j++)
+            r += v[j] < vi;
+        tmp[r] = vi;
+    }
+    for (int i = 0; i < m; i++)
+        v[i] = tmp[i];
+}
+
+/* The k first of n candidates by (d2, index), in that order: a candidate's
+ * place is the number of candidates before it. */
+KK_INLINE void select_body(const int *restrict cid, const double *restrict cd2, int n, int k,
+                           int *restrict idx, double *restrict d2)
+{
+    for (int i = 0; i < n; i++) {
+        double di = cd2[i];
+        long lt = 0, eq = 0;
+        for (int j = 0; j < n; j++) {
+            lt += cd2[j] < di;
+            eq += cd2[j] == di;
+        }
+        if (lt >= k)
+            continue;
+        if (eq > 1) { /* ties in distance: by index */
+            int id = cid[i];
+            for (int j = 0; j < n; j++)
+                lt += cd2[j] == di && cid[j] < id;
+            if (lt >= k)
+                continue;
+        }
+        idx[lt] = cid[i];
+        d2[lt] = di;
+    }
+}
+
 #define KK_DEFINE(SUF, ATTR, ISA)                                                                 \
     ATTR static void cov_lower_##SUF(const gk_krige_state *k, const double *px, const double *py, \
                                      int m, double *L, int ld, double *h)                         \
@@ -263,6 +320,15 @@ KK_INLINE void fwd_body(const double *L, int m, int ld, const double *inv, doubl
     {                                                                                             \
         return chol_body(L, m, ld, inv, tol);                                                     \
     }                                                                                             \
+    ATTR static void sort_##SUF(int *v, int m, int *tmp)                                          \
+    {                                                                                             \
+        sort_body(v, m, tmp);                                                                     \
+    }                                                                                             \
+    ATTR static void select_##SUF(const int *cid, const double *cd2, int n, int k, int *idx,      \
+                                  double *d2)                                                     \
+    {                                                                                             \
+        select_body(cid, cd2, n, k, idx, d2);                                                     \
+    }                                                                                             \
     ATTR static void fwd_##SUF(const double *L, int m, int ld, const double *inv, double *b,      \
                                int nrhs, int ldb)                                                 \
     {                                                                                             \
@@ -273,7 +339,153 @@ KK_INLINE void fwd_body(const double *L, int m, int ld, const double *inv, doubl
 KK_DEFINE(portable, , 0)
 #if GK_KK_X86
 KK_DEFINE(avx2, __attribute__((target("avx2"))), 1)
-KK_DEFINE(avx512, __attribute__((target("avx512f"))), 2)
+__attribute__((target("avx512f"))) static void sort_avx512(int *v, int m, int *tmp)
+{
+    sort_body(v, m, tmp);
+}
+__attribute__((target("avx512f"))) static void select_avx512(const int *cid, const double *cd2,
+                                                             int n, int k, int *idx, double *d2)
+{
+    select_body(cid, cd2, n, k, idx, d2);
+}
+__attribute__((target("avx512f"))) static void cov0_avx512(const gk_krige_state *k,
+                                                           const double *px, const double *py,
+                                                           int m, double cx, double cy,
+                                                           double *c0, double *h)
+{
+    cov0_body(k, px, py, m, cx, cy, c0, h, 2);
+}
+#endif
+
+/* ---- AVX-512: whole vectors over padded columns ---------------------------- */
+/* Columns are processed in whole vectors of 8 rows from the block holding the
+ * diagonal to m rounded up to 8: rows above the diagonal and below m are
+ * padding that nothing reads back, so no loop has a scalar tail. The factor
+ * sums the updates of a column in four partial sums (by column index mod 4)
+ * with FMA: the chains of dependent additions are a quarter as long. */
+#if GK_KK_X86
+#define KK512 __attribute__((target("avx512f")))
+
+KK512 static void cov_lower_avx512p(const gk_krige_state *k, const double *px, const double *py,
+                                    int m, double *L, int ld, double *h)
+{
+    int mv = (m + 7) & ~7;
+    for (int j = 0; j < m; j++) {
+        int base = j & ~7;
+        dist_avx512(px + base, py + base, px[j], py[j], h, mv - base);
+        model_col(k, h, L + (size_t)j * ld + base, mv - base);
+    }
+}
+
+/* Rows r .. r + 8 nv of column j minus the sum over q < j of L_jq L_.q. */
+KK512 KK_INLINE void chol_chunk(double *L, int ld, int r, int j, int nv)
+{
+    __m512d s0[4], s1[4], s2[4], s3[4];
+    for (int b = 0; b < nv; b++)
+        s0[b] = s1[b] = s2[b] = s3[b] = _mm512_setzero_pd();
+    int q = 0;
+    for (; q + 4 <= j; q += 4) {
+        const double *l0 = L + (size_t)q * ld, *l1 = l0 + ld, *l2 = l1 + ld, *l3 = l2 + ld;
+        __m512d a0 = _mm512_set1_pd(l0[j]), a1 = _mm512_set1_pd(l1[j]);
+        __m512d a2 = _mm512_set1_pd(l2[j]), a3 = _mm512_set1_pd(l3[j]);
+        for (int b = 0; b < nv; b++) {
+            int o = r + 8 * b;
+            s0[b] = _mm512_fmadd_pd(a0, _mm512_loadu_pd(l0 + o), s0[b]);
+            s1[b] = _mm512_fmadd_pd(a1, _mm512_loadu_pd(l1 + o), s1[b]);
+            s2[b] = _mm512_fmadd_pd(a2, _mm512_loadu_pd(l2 + o), s2[b]);
+            s3[b] = _mm512_fmadd_pd(a3, _mm512_loadu_pd(l3 + o), s3[b]);
+        }
+    }
+    for (; q < j; q++) {
+        const double *l0 = L + (size_t)q * ld;
+        __m512d a0 = _mm512_set1_pd(l0[j]);
+        for (int b = 0; b < nv; b++)
+            s0[b] = _mm512_fmadd_pd(a0, _mm512_loadu_pd(l0 + r + 8 * b), s0[b]);
+    }
+    double *c = L + (size_t)j * ld + r;
+    for (int b = 0; b < nv; b++) {
+        __m512d t = _mm512_add_pd(_mm512_add_pd(s0[b], s1[b]), _mm512_add_pd(s2[b], s3[b]));
+        _mm512_storeu_pd(c + 8 * b, _mm512_sub_pd(_mm512_loadu_pd(c + 8 * b), t));
+    }
+}
+
+KK512 static int chol_avx512p(double *L, int m, int ld, double *inv, double tol)
+{
+    int mv = (m + 7) & ~7;
+    for (int j = 0; j < m; j++) {
+        double *c = L + (size_t)j * ld;
+        double orig = c[j];
+        for (int r = j & ~7; r < mv;) {
+            int nv = (mv - r) / 8;
+            switch (nv) {
+            case 1:
+                chol_chunk(L, ld, r, j, 1);
+                break;
+            case 2:
+                chol_chunk(L, ld, r, j, 2);
+                break;
+            case 3:
+                chol_chunk(L, ld, r, j, 3);
+                break;
+            default:
+                nv = 4;
+                chol_chunk(L, ld, r, j, 4);
+                break;
+            }
+            r += 8 * nv;
+        }
+        double s = c[j];
+        if (!(s > tol * fabs(orig)))
+            return -1;
+        double d = sqrt(s), iv = 1.0 / d;
+        c[j] = d;
+        inv[j] = iv;
+        const __m512d vi = _mm512_set1_pd(iv);
+        int r = j & ~7;
+        __mmask8 mk = (__mmask8)(0xffu << (j - r + 1));
+        __m512d v = _mm512_loadu_pd(c + r);
+        _mm512_storeu_pd(c + r, _mm512_mask_mul_pd(v, mk, v, vi));
+        for (r += 8; r < mv; r += 8)
+            _mm512_storeu_pd(c + r, _mm512_mul_pd(_mm512_loadu_pd(c + r), vi));
+    }
+    return 0;
+}
+
+KK512 static void fwd1_avx512p(const double *L, int m, int ld, const double *inv, double *b)
+{
+    int mv = (m + 7) & ~7, j = 0;
+    for (; j + 4 <= m; j += 4) {
+        const double *l0 = L + (size_t)j * ld, *l1 = l0 + ld, *l2 = l1 + ld, *l3 = l2 + ld;
+        double b0 = b[j] * inv[j];
+        double b1 = (b[j + 1] - l0[j + 1] * b0) * inv[j + 1];
+        double b2 = (b[j + 2] - l0[j + 2] * b0 - l1[j + 2] * b1) * inv[j + 2];
+        double b3 = (b[j + 3] - l0[j + 3] * b0 - l1[j + 3] * b1 - l2[j + 3] * b2) * inv[j + 3];
+        b[j] = b0, b[j + 1] = b1, b[j + 2] = b2, b[j + 3] = b3;
+        int r = j + 4;
+        if (r >= m)
+            continue;
+        const __m512d a0 = _mm512_set1_pd(b0), a1 = _mm512_set1_pd(b1);
+        const __m512d a2 = _mm512_set1_pd(b2), a3 = _mm512_set1_pd(b3);
+        /* lanes above row r (finished values) see zero columns: unchanged,
+         * and the store is a whole vector, which later loads forward from */
+        int o = r & ~7;
+        __mmask8 mk = (__mmask8)(0xffu << (r - o));
+        for (; o < mv; o += 8, mk = 0xff) {
+            __m512d t = _mm512_mul_pd(a0, _mm512_maskz_loadu_pd(mk, l0 + o));
+            t = _mm512_fmadd_pd(a1, _mm512_maskz_loadu_pd(mk, l1 + o), t);
+            t = _mm512_fmadd_pd(a2, _mm512_maskz_loadu_pd(mk, l2 + o), t);
+            t = _mm512_fmadd_pd(a3, _mm512_maskz_loadu_pd(mk, l3 + o), t);
+            _mm512_storeu_pd(b + o, _mm512_sub_pd(_mm512_loadu_pd(b + o), t));
+        }
+    }
+    for (; j < m; j++) {
+        const double *l0 = L + (size_t)j * ld;
+        double bj = b[j] * inv[j];
+        b[j] = bj;
+        for (int i = j + 1; i < m; i++)
+            b[i] -= l0[i] * bj;
+    }
+}
 #endif
 
 /* ---- dispatch -------------------------------------------------------------- */
@@ -292,7 +504,7 @@ void gk_kk_cov_lower(const gk_krige_state *k, const double *px, const double *py
     }
 #if GK_KK_X86
     if (kk_isa == 2) {
-        cov_lower_avx512(k, px, py, m, L, ld, h);
+        cov_lower_avx512p(k, px, py, m, L, ld, h);
         return;
     }
     if (kk_isa == 1) {
@@ -328,7 +540,7 @@ int gk_kk_chol(double *L, int m, int ld, double *inv, double tol)
 {
 #if GK_KK_X86
     if (kk_isa == 2)
-        return chol_avx512(L, m, ld, inv, tol);
+        return chol_avx512p(L, m, ld, inv, tol);
     if (kk_isa == 1)
         return chol_avx2(L, m, ld, inv, tol);
 #endif
@@ -339,7 +551,8 @@ void gk_kk_fwd(const double *L, int m, int ld, const double *inv, double *b, int
 {
 #if GK_KK_X86
     if (kk_isa == 2) {
-        fwd_avx512(L, m, ld, inv, b, nrhs, ldb);
+        for (int r = 0; r < nrhs; r++)
+            fwd1_avx512p(L, m, ld, inv, b + (size_t)r * ldb);
         return;
     }
     if (kk_isa == 1) {
@@ -348,4 +561,34 @@ void gk_kk_fwd(const double *L, int m, int ld, const double *inv, double *b, int
     }
 #endif
     fwd_portable(L, m, ld, inv, b, nrhs, ldb);
+}
+
+void gk_kk_sort_idx(int *v, int m, int *tmp)
+{
+#if GK_KK_X86
+    if (kk_isa == 2) {
+        sort_avx512(v, m, tmp);
+        return;
+    }
+    if (kk_isa == 1) {
+        sort_avx2(v, m, tmp);
+        return;
+    }
+#endif
+    sort_portable(v, m, tmp);
+}
+
+void gk_kk_select(const int *cid, const double *cd2, int n, int k, int *idx, double *d2)
+{
+#if GK_KK_X86
+    if (kk_isa == 2) {
+        select_avx512(cid, cd2, n, k, idx, d2);
+        return;
+    }
+    if (kk_isa == 1) {
+        select_avx2(cid, cd2, n, k, idx, d2);
+        return;
+    }
+#endif
+    select_portable(cid, cd2, n, k, idx, d2);
 }

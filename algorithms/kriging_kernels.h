@@ -4,9 +4,12 @@
  * factor and forward solves stored by columns, so that every inner loop is
  * a contiguous axpy the compiler vectorises. AVX-512 or AVX2 where the CPU
  * has it (checked once at run time), a portable build of the same loops
- * elsewhere. The covariances are the same doubles as gk_krige_cov's.
+ * elsewhere. The covariances agree with gk_krige_cov's to a few ulps.
  *
- * Storage: L column-major lower triangle, L[j * ld + i] for i >= j.
+ * Storage: L column-major lower triangle, L[j * ld + i] for i >= j. The
+ * AVX-512 kernels work in whole vectors of 8 rows: ld, and the room of px, py,
+ * h and every b, must be at least m rounded up to 8; the entries above the
+ * diagonal and past m are padding (overwritten, never read back).
  */
 #ifndef GK_KRIGING_KERNELS_H
 #define GK_KRIGING_KERNELS_H
@@ -32,5 +35,12 @@ int gk_kk_chol(double *L, int m, int ld, double *inv, double tol);
 
 /* Solves L y = b in place for nrhs right-hand sides b + r * ldb. */
 void gk_kk_fwd(const double *L, int m, int ld, const double *inv, double *b, int nrhs, int ldb);
+
+/* Sorts m distinct ints in place (tmp: m ints). O(m^2): for small m. */
+void gk_kk_sort_idx(int *v, int m, int *tmp);
+
+/* Of n candidates (cid, cd2), the k first by (d2, index), in that order, to
+ * idx/d2 (n >= k; the same answer as gk_kdtree_knn over the candidates). */
+void gk_kk_select(const int *cid, const double *cd2, int n, int k, int *idx, double *d2);
 
 #endif

@@ -11,6 +11,7 @@
  * any number of threads.
  */
 #include "variogram.h"
+#include "device.h"
 #include "gk_internal.h"
 #include "kdtree.h"
 
@@ -132,6 +133,43 @@ static void add_row_omni(const vgm_setup *s, vgm_bin *h, size_t i, double *db, d
     }
 }
 
+/* The class sums on the GPU into hist (block 0): 1, 0 (the CPU does it) or
+ * -1 (error in ctx). */
+static int gpu_sums(gk_context *ctx, const vgm_setup *s, size_t n, vgm_bin *hist)
+{
+    gk_gpu_vgm v;
+    memset(&v, 0, sizeof v);
+    v.n = n;
+    v.x = s->x;
+    v.y = s->y;
+    v.z = s->z;
+    v.cutoff = s->cutoff;
+    v.width = s->width;
+    v.ncls = s->ncls;
+    v.ndir = s->ndir;
+    v.cressie = s->cressie;
+    for (int a = 0; a < s->ndir; a++) {
+        v.all_dirs[a] = s->all_dirs[a];
+        v.ux[a] = s->ux[a];
+        v.uy[a] = s->uy[a];
+    }
+    v.cos_tol = s->cos_tol;
+    v.bandwidth = s->bandwidth;
+    size_t nb = (size_t)s->ndir * s->ncls;
+    double *buf = malloc(3 * nb * sizeof *buf);
+    if (!buf)
+        return gk_error(ctx, GK_ERR_NOMEM, "variogram: out of memory"), -1;
+    int rc = gk_device_variogram(ctx, &v, buf, buf + nb, buf + 2 * nb);
+    if (rc == 1)
+        for (size_t k = 0; k < nb; k++) {
+            hist[k].np = (uint64_t)buf[k];
+            hist[k].sd = buf[nb + k];
+            hist[k].sg = buf[2 * nb + k];
+        }
+    free(buf);
+    return rc;
+}
+
 void gk_vgm_free(gk_vgm *v)
 {
     if (!v)
@@ -240,9 +278,18 @@ int gk_variogram(gk_context *ctx, const gk_points *pts, const gk_vgm_options *op
         bstart[b] = (size_t)((double)n * sqrt((double)b / (double)nblocks));
     bstart[nblocks] = n;
 
+    /* the context's GPU, when it has one (device.c): the sums of every class */
+    int on_gpu = gpu_sums(ctx, &s, n, hist);
+    if (on_gpu < 0) {
+        free(hist);
+        free(bstart);
+        return gk_errno(ctx);
+    }
+    if (on_gpu)
+        nblocks = 0; /* nothing left for the CPU */
     /* the k-d tree pays when the cutoff circle covers little of the extent */
     double area = (xmax - xmin) * (ymax - ymin);
-    int use_tree = n > 2000 && area > 0.0 && GSTAT_PI * cutoff * cutoff < 0.15 * area;
+    int use_tree = !on_gpu && n > 2000 && area > 0.0 && GSTAT_PI * cutoff * cutoff < 0.15 * area;
     gk_kdtree *tree = NULL;
     if (use_tree) {
         tree = gk_kdtree_build(x, y, n);

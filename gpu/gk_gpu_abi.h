@@ -16,8 +16,8 @@
 extern "C" {
 #endif
 
-#define GK_GPU_ABI_VERSION 1
-#define GK_GPU_ENTRY "gk_gpu_module_v1"
+#define GK_GPU_ABI_VERSION 2
+#define GK_GPU_ENTRY "gk_gpu_module_v2"
 
 /* What a job computes (the core maps gdal_grid's algorithms onto these). */
 typedef enum {
@@ -29,7 +29,8 @@ typedef enum {
     GK_GPU_MINIMUM,
     GK_GPU_MAXIMUM,
     GK_GPU_RANGE,
-    GK_GPU_AVERAGE_DISTANCE
+    GK_GPU_AVERAGE_DISTANCE,
+    GK_GPU_KRIGE /* local kriging over the max_points nearest in the window */
 } gk_gpu_op;
 
 /* Search window around a node. */
@@ -62,6 +63,35 @@ typedef struct {
     double hit2; /* exact-hit threshold (squared distance) */
 } gk_gpu_tile;
 
+/* Local kriging (set once per job, before its first tile): the covariance
+ * C(h) = A - gamma(h) of the model, structures of gk_gpu_vtype with gstat's
+ * anisotropy transform precomputed (t0 = ca dx + sa dy, t1 = f (ca dy - sa dx)). */
+typedef enum { GK_GPU_V_NUG = 0, GK_GPU_V_SPH, GK_GPU_V_EXP, GK_GPU_V_GAU } gk_gpu_vtype;
+#define GK_GPU_KRIGE_MAX_STRUCT 8
+typedef struct {
+    int type, aniso;
+    double psill, range, ca, sa, f;
+} gk_gpu_vstruct;
+typedef struct {
+    int p;      /* drift columns: 0 simple, 1 ordinary, 3 linear drift [1, u, v] */
+    int nbands; /* 1 estimate, 2 estimate and variance */
+    int ns;
+    gk_gpu_vstruct st[GK_GPU_KRIGE_MAX_STRUCT];
+    double A, c00, mean; /* C(0); variance of the target; simple kriging's mean */
+} gk_gpu_krige;
+
+/* Experimental variogram over all pairs (algorithms/variogram.c's rules):
+ * sums per class, direction-major, ndir * ncls entries each. */
+typedef struct {
+    size_t n;
+    const double *x, *y, *z;
+    double cutoff, width;
+    int ncls, ndir, cressie;
+    int all_dirs[16];
+    double ux[16], uy[16];
+    double cos_tol, bandwidth;
+} gk_gpu_vgm;
+
 typedef struct {
     int abi_version;
     /* Checks device dev (>= 0) can run this module's kernels; 0 and its name
@@ -69,13 +99,21 @@ typedef struct {
     int (*probe)(int dev, char *name, size_t name_cap, char *err, size_t err_cap);
     /* Uploads the points and builds the GPU index; NULL and a reason on failure. */
     void *(*job_new)(int dev, const gk_gpu_job_desc *d, char *err, size_t err_cap);
-    /* Computes a tile into out (w*h doubles, row-major, nodata where no value);
-     * *nodata gets the count of nodata nodes. Thread-safe (serialised per job). */
-    int (*tile)(void *job, const gk_gpu_tile *t, double *out, uint64_t *nodata, char *err,
-                size_t err_cap);
+    /* Computes a tile into out (w*h doubles per band, row-major, nodata where no
+     * value); *nodata gets the count of nodata nodes (band 1), *singular the
+     * nodes whose kriging system was singular. Thread-safe (serialised per job). */
+    int (*tile)(void *job, const gk_gpu_tile *t, double *out, uint64_t *nodata,
+                uint64_t *singular, char *err, size_t err_cap);
     void (*job_free)(void *job);
     /* Kernel time of the job's last tile (CUDA events around the kernels only). */
     double (*last_kernel_ms)(void *job);
+    /* Kriging parameters of a GK_GPU_KRIGE job; 0, or non-zero and a reason. */
+    int (*krige_set)(void *job, const gk_gpu_krige *k, char *err, size_t err_cap);
+    /* All-pairs variogram on device dev: np, sd (sum of distances), sg (sum of
+     * the estimator's terms), each ndir * ncls; *kernel_ms the kernel time.
+     * 0, or non-zero and a reason. */
+    int (*variogram)(int dev, const gk_gpu_vgm *v, double *np, double *sd, double *sg,
+                     double *kernel_ms, char *err, size_t err_cap);
 } gk_gpu_api;
 
 typedef const gk_gpu_api *(*gk_gpu_entry_fn)(void);

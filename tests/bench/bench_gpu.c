@@ -4,6 +4,12 @@
  *   bench_gpu [points] [grid] [idw_grid]     defaults 1048576 4096 1024
  *   bench_gpu tune [k]                       kNN kernel variants (GPU only)
  *
+ * Kriging cases (estimate and variance, two bands) compare with the CPU on
+ * a 1024^2 grid of the same extent and scale its time per node; the
+ * variogram (all pairs, 20 lags, gstat's default cutoff) compares with the
+ * CPU on the first 65,536 points and scales its time per pair. Last, an end
+ * to end breakdown: points in host memory to a float raster in host memory.
+ *
  * Uniform random points in a 10 km square (z = a smooth surface plus noise),
  * gridded to grid x grid nodes by the local algorithms and to idw_grid^2
  * nodes by invdist over all points (the CPU takes a smaller grid there and
@@ -15,6 +21,7 @@
  */
 #include "device.h"
 #include "gridkit.h"
+#include "variogram.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -86,6 +93,91 @@ static double gpu_kernel_ms(gk_context *ctx, const gk_points *pts, const char *s
     return kt[1];
 }
 
+#define KRIGE16 "kriging:model=Exp:psill=1:range=1500:nugget=0.001:max_points=16"
+#define KRIGE32 "kriging:model=Exp:psill=1:range=1500:nugget=0.001:max_points=32"
+
+/* All-pairs variogram: the GPU on every point, the CPU (and the GPU again,
+ * for the comparison) on the first ncpu. */
+static void bench_variogram(const gk_points *pts, size_t ncpu)
+{
+    gk_context *gc = gk_context_new(), *cc = gk_context_new();
+    gk_context_set_device(gc, "cuda");
+    gk_context_set_device(cc, "cpu");
+    gk_vgm_options o;
+    memset(&o, 0, sizeof o);
+    o.nlags = 20;
+    size_t n = gk_points_count(pts);
+    gk_vgm v, a, b;
+    double t0 = now();
+    if (gk_variogram(gc, pts, &o, &v)) {
+        printf("variogram on the GPU failed: %s\n", gk_errmsg(gc));
+        return;
+    }
+    double wall = now() - t0, kms = gk_device_last_variogram_ms();
+    double pairs = 0.5 * (double)n * (double)(n - 1);
+    gk_points *sub = gk_points_new(cc);
+    for (size_t i = 0; i < ncpu && i < n; i++)
+        gk_points_add(sub, gk_points_x(pts)[i], gk_points_y(pts)[i], gk_points_z(pts)[i]);
+    t0 = now();
+    gk_variogram(cc, sub, &o, &a);
+    double tc = now() - t0;
+    gk_variogram(gc, sub, &o, &b);
+    int npeq = 1;
+    double eg = 0, ed = 0;
+    for (int k = 0; k < a.nlags; k++) {
+        npeq &= a.np[k] == b.np[k];
+        if (a.np[k] > 0) {
+            eg = fmax(eg, fabs(a.gamma[k] - b.gamma[k]) / fabs(a.gamma[k]));
+            ed = fmax(ed, fabs(a.dist[k] - b.dist[k]) / fabs(a.dist[k]));
+        }
+    }
+    double pc = 0.5 * (double)ncpu * (double)(ncpu - 1);
+    printf("variogram %zu points, 20 lags, cutoff %.0f: GPU kernel %.1f ms (%.3g pairs/s), "
+           "wall %.1f ms (upload included) on %s\n",
+           n, v.cutoff, kms, pairs / (kms * 1e-3), wall * 1e3, gk_device_last_variogram_device());
+    printf("  CPU on %zu points: %.1f ms (%.3g pairs/s; all pairs would take %.0f s); GPU on "
+           "them: np %s, gamma rel diff %.2e, dist rel diff %.2e\n",
+           ncpu, tc * 1e3, pc / tc, pairs / (pc / tc), npeq ? "equal" : "DIFFER", eg, ed);
+    gk_vgm_free(&v);
+    gk_vgm_free(&a);
+    gk_vgm_free(&b);
+    gk_points_free(sub);
+    gk_context_free(gc);
+    gk_context_free(cc);
+}
+
+/* Points in host memory to a float raster in host memory, one tile. */
+static void end_to_end(gk_context *ctx, const gk_points *pts, const char *spec, int single,
+                       int n)
+{
+    gk_algorithm *alg = gk_algorithm_parse(ctx, spec);
+    gk_algorithm_set_precision(alg, single ? GK_PRECISION_SINGLE : GK_PRECISION_DOUBLE);
+    gk_context_set_device(ctx, "cuda");
+    gk_grid g = {0.0, 10000.0, 0.0, 10000.0, n, n};
+    size_t ncell = (size_t)n * n;
+    double *v = malloc(2 * ncell * sizeof *v);
+    float *f = malloc(2 * ncell * sizeof *f);
+    memset(v, 0, 2 * ncell * sizeof *v); /* touch the pages outside the timing */
+    memset(f, 0, 2 * ncell * sizeof *f);
+    double t0 = now();
+    gk_job *job = gk_job_new(ctx, pts, alg);
+    double t1 = now();
+    gk_job_compute_window(job, &g, 0, 0, n, n, v);
+    double t2 = now(), kms = gk_device_last_kernel_ms(job);
+    int nb = gk_job_bands(job);
+    for (size_t i = 0; i < nb * ncell; i++)
+        f[i] = (float)v[i];
+    double t3 = now();
+    gk_job_free(job);
+    printf("  %-62s %-6s %6.1f ms = upload+index %6.1f | kernel %6.1f | copy back %d band%s "
+           "(doubles) %5.1f | to float %5.1f\n",
+           spec, single ? "single" : "double", (t3 - t0) * 1e3, (t1 - t0) * 1e3, kms, nb,
+           nb > 1 ? "s" : " ", (t2 - t1) * 1e3 - kms, (t3 - t2) * 1e3);
+    free(v);
+    free(f);
+    gk_algorithm_free(alg);
+}
+
 static void tune(gk_context *ctx, const gk_points *pts, int k)
 {
     char spec[128];
@@ -149,6 +241,11 @@ int main(int argc, char **argv)
         {"average:radius1=25:radius2=25", 0, 0, 0, NULL},
         {"nearest", 0, 0, 0, NULL},
         {"count:radius1=50:radius2=50", 0, 0, 0, NULL},
+        {KRIGE16, 0, 0, 1024, NULL},
+        {KRIGE16, 1, 0, 1024, NULL},
+        {KRIGE32, 1, 0, 1024, NULL},
+        {KRIGE32, 0, 0, 1024, NULL},
+        {KRIGE16 ":drift=linear", 0, 0, 1024, NULL},
     };
     printf("%zu points, local grid %d^2, invdist grid %d^2 (GPU) / %d^2 (CPU)\n", np, grid,
            idw_grid, cpu_grid_idw);
@@ -177,7 +274,7 @@ int main(int argc, char **argv)
             return 1;
         }
         size_t ncell = (size_t)gn * gn;
-        double *gv = malloc(ncell * sizeof *gv);
+        double *gv = malloc(ncell * gk_job_bands(job) * sizeof *gv);
         double kt[3], wt[3];
         gk_job_compute_window(job, &g, 0, 0, gn, gn, gv); /* warm-up */
         for (int r = 0; r < 3; r++) {
@@ -237,6 +334,12 @@ int main(int argc, char **argv)
         gk_algorithm_free(alg);
         fflush(stdout);
     }
+    bench_variogram(pts, 65536);
+    printf("end to end, %d^2 (first call of a fresh job: module loaded already):\n", grid);
+    end_to_end(ctx, pts, "invdistnn:radius=200:max_points=16", 0, grid);
+    end_to_end(ctx, pts, KRIGE16, 0, grid);
+    end_to_end(ctx, pts, KRIGE16, 1, grid);
+    end_to_end(ctx, pts, KRIGE16 ":variance=no", 1, grid);
     gk_points_free(pts);
     gk_context_free(ctx);
     return 0;

@@ -1,0 +1,648 @@
+/*
+ * krige_kernels.cuh - local kriging on the GPU, included by gridkit_cuda.cu
+ * (uses its Bins, Win, LocalParams and exact-double helpers).
+ *
+ * One fused kernel per node block: a warp finds the k nearest points of its
+ * 8 x 4 nodes in lockstep (the kNN search of the IDW kernels, gstat's rule:
+ * the k nearest within maxdist, inclusive, ties by input order), parks the
+ * selections in shared memory, then groups of G lanes (G = 8, 16 or 32 by k)
+ * solve one node each with the matrix in shared memory: the data rows
+ * [C | c0' | z' | F'] are assembled in parallel (one covariance per lane),
+ * a right-looking Cholesky eliminates the m data columns, which leaves
+ * L^-1 c0, L^-1 z and L^-1 F in the augmented rows; their dot products give
+ * the estimate, the variance and the drift's Schur complement, exactly the
+ * GLS form of alg_kriging.c (geostatistics.md 5.3). T = float works on
+ * node-local coordinates (point - node), Z less its mid-range.
+ */
+
+#define KR_MAXP 3 /* drift columns: 0, 1 or 3 */
+
+struct KStruct {
+    int type, aniso;
+    double psill, range, ca, sa, f;
+};
+
+struct KrigeParams {
+    int ns, p, nbands, single;
+    KStruct st[GK_GPU_KRIGE_MAX_STRUCT];
+    double A, c00, mean, zshift;
+    const double *x, *y; /* input order */
+    double *var;         /* second band, or nullptr */
+    unsigned int *singular;
+};
+
+/* C(dx, dy) = A - gamma, as gk_krige_cov (alg_kriging.c's kriging.h). */
+template <class T> __device__ __forceinline__ T kcov(const KrigeParams &K, T dx, T dy)
+{
+    if (dx == T(0) && dy == T(0))
+        return (T)K.A;
+    const T hiso = sqrt(dx * dx + dy * dy);
+    T g = 0;
+    for (int s = 0; s < K.ns; s++) {
+        const KStruct &st = K.st[s];
+        T h = hiso;
+        if (st.aniso) {
+            T t0 = (T)st.ca * dx + (T)st.sa * dy;
+            T t1 = (T)st.f * (-(T)st.sa * dx + (T)st.ca * dy);
+            h = sqrt(t0 * t0 + t1 * t1);
+        }
+        const T a = (T)st.range, ps = (T)st.psill;
+        switch (st.type) {
+        case GK_GPU_V_NUG:
+            g += ps;
+            break;
+        case GK_GPU_V_SPH:
+            if (h >= a) {
+                g += ps;
+            } else {
+                T u = h / a;
+                g += ps * (u * (T(1.5) - T(0.5) * u * u));
+            }
+            break;
+        case GK_GPU_V_EXP:
+            g += ps * (T(1) - exp(-h / a));
+            break;
+        default: {
+            T u = h / a;
+            g += ps * (T(1) - exp(-(u * u)));
+        }
+        }
+    }
+    return (T)K.A - g;
+}
+
+/* The k nearest in the window around each lane's node, all lanes in lockstep
+ * over the bins around the warp's patch (knn_idw_warp_kernel without hits). */
+template <int K>
+__device__ __forceinline__ void knn_warp_select(const LocalParams &P, double nx, double ny,
+                                                double (&D)[K], int (&I)[K], int &count)
+{
+    const Bins &B = P.B;
+#pragma unroll
+    for (int q = 0; q < K; q++) {
+        D[q] = INFINITY;
+        I[q] = INT_MAX;
+    }
+    count = 0;
+    const int bx = bin_of(nx, B.gx0, B.ibsx, B.nbx), by = bin_of(ny, B.gy0, B.ibsy, B.nby);
+    const unsigned FULL = 0xffffffffu;
+    const int bxl = __reduce_min_sync(FULL, bx), bxh = __reduce_max_sync(FULL, bx);
+    const int byl = __reduce_min_sync(FULL, by), byh = __reduce_max_sync(FULL, by);
+    const int k = P.k;
+    for (int r = 0;; r++) {
+        const int nseg = r == 0 ? byh - byl + 1 : 2 + 2 * (byh - byl + 2 * r - 1);
+        for (int sg = 0; sg < nseg; sg++) {
+            int yy, xa, xb;
+            if (r == 0) {
+                yy = byl + sg, xa = bxl, xb = bxh;
+            } else if (sg < 2) {
+                yy = sg == 0 ? byl - r : byh + r;
+                xa = max(bxl - r, 0), xb = min(bxh + r, B.nbx - 1);
+            } else {
+                int t = sg - 2;
+                yy = byl - r + 1 + (t >> 1);
+                xa = xb = (t & 1) ? bxh + r : bxl - r;
+            }
+            if (yy < 0 || yy >= B.nby || xa < 0 || xb >= B.nbx || xa > xb)
+                continue;
+            const int p0 = B.start[yy * B.nbx + xa], p1 = B.start[yy * B.nbx + xb + 1];
+            for (int p = p0; p < p1; p++) {
+                double2 q = B.xy[p];
+                double dx = __dsub_rn(q.x, nx), dy = __dsub_rn(q.y, ny);
+                double d2 = sq2(dx, dy);
+                if (!in_window(P.w, dx, dy, d2))
+                    continue;
+                int id = B.idx[p];
+                count++;
+                if (before(d2, id, D[K - 1], I[K - 1])) {
+#pragma unroll
+                    for (int t = K - 1; t > 0; --t) {
+                        if (before(d2, id, D[t - 1], I[t - 1])) {
+                            D[t] = D[t - 1];
+                            I[t] = I[t - 1];
+                        } else if (before(d2, id, D[t], I[t])) {
+                            D[t] = d2;
+                            I[t] = id;
+                        }
+                    }
+                    if (before(d2, id, D[0], I[0])) {
+                        D[0] = d2;
+                        I[0] = id;
+                    }
+                }
+            }
+        }
+        double b = INFINITY;
+        if (bxl - r > 0)
+            b = fmin(b, nx - (B.gx0 + (double)(bxl - r) * B.bsx));
+        if (bxh + r < B.nbx - 1)
+            b = fmin(b, (B.gx0 + (double)(bxh + r + 1) * B.bsx) - nx);
+        if (byl - r > 0)
+            b = fmin(b, ny - (B.gy0 + (double)(byl - r) * B.bsy));
+        if (byh + r < B.nby - 1)
+            b = fmin(b, (B.gy0 + (double)(byh + r + 1) * B.bsy) - ny);
+        bool done = b == INFINITY;
+        if (!done) {
+            b = fmax(b - B.margin, 0.0);
+            done = b > P.w.rout;
+            if (!done && count >= k) {
+                double kd = D[0];
+#pragma unroll
+                for (int q = 1; q < K; q++)
+                    if (q == k - 1)
+                        kd = D[q];
+                done = b * b > kd;
+            }
+        }
+        if (__all_sync(FULL, done))
+            break;
+    }
+}
+
+/* Shared memory per warp: the 32 selections, then per group the matrix
+ * (K + 2 + KR_MAXP rows of K + 1) and the node-local points (3 x K). */
+template <int K, class T> struct KrLayout {
+    static constexpr int G = K <= 8 ? 8 : K <= 16 ? 16 : 32;
+    static constexpr int NG = 32 / G;
+    static constexpr int LD = K + 1;
+    static constexpr int NR = K + 2 + KR_MAXP;
+    static constexpr size_t group_T = (size_t)NR * LD + 3 * K;
+    static constexpr size_t warp_bytes = NG * group_T * sizeof(T) + 32 * K * sizeof(int);
+};
+
+template <class T> __device__ __forceinline__ T group_sum(T v, unsigned mask, int G)
+{
+    for (int o = G >> 1; o > 0; o >>= 1)
+        v += __shfl_xor_sync(mask, v, o);
+    return v;
+}
+
+template <int K, class T>
+__global__ void __launch_bounds__(128) krige_kernel(LocalParams P, KrigeParams KP)
+{
+    using Lay = KrLayout<K, T>;
+    constexpr int G = Lay::G, NG = Lay::NG, LD = Lay::LD;
+    extern __shared__ __align__(16) unsigned char kr_smem[];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    unsigned char *wbase = kr_smem + (size_t)warp * Lay::warp_bytes;
+    const int i = blockIdx.x * 8 + (lane & 7), j = blockIdx.y * (4 * nwarps) + warp * 4 + (lane >> 3);
+    const bool valid = i < P.g.w && j < P.g.h;
+    const double nx = node_x(P.g.xmin, P.g.cw, P.g.x0 + min(i, P.g.w - 1));
+    const double ny = node_x(P.g.ymax, P.g.ch, P.g.y0 + min(j, P.g.h - 1));
+
+    int count;
+    {
+        double D[K];
+        int I[K];
+        knn_warp_select<K>(P, nx, ny, D, I, count);
+        int *sel = (int *)(wbase + NG * Lay::group_T * sizeof(T));
+#pragma unroll
+        for (int q = 0; q < K; q++)
+            sel[lane * K + q] = I[q];
+    }
+    __syncwarp();
+    const int *sel = (const int *)(wbase + NG * Lay::group_T * sizeof(T));
+    const int g = lane / G, gl = lane % G;
+    const unsigned gmask = (G == 32 ? 0xffffffffu : ((1u << G) - 1u) << (g * G));
+    T *M = (T *)wbase + (size_t)g * Lay::group_T;
+    T *px = M + (size_t)Lay::NR * LD, *py = px + K, *pz = py + K;
+    const int p = KP.p, q = 2 + p, kmax = P.k;
+    const T A = (T)KP.A;
+    const T tol = KP.single ? T(1e-6) : T(1e-12);
+    const size_t ncell = (size_t)P.g.w * P.g.h;
+
+    for (int it = 0; it < 32 / NG; it++) {
+        const int src = it * NG + g;
+        const int cnt = __shfl_sync(0xffffffffu, count, src);
+        const double mx = __shfl_sync(0xffffffffu, nx, src);
+        const double my = __shfl_sync(0xffffffffu, ny, src);
+        const int vsrc = __shfl_sync(0xffffffffu, (int)valid, src);
+        const int si = blockIdx.x * 8 + (src & 7), sj = blockIdx.y * (4 * nwarps) + warp * 4 + (src >> 3);
+        const int m = min(cnt, kmax);
+        double est = P.nodata, var = P.nodata;
+        bool sing = false;
+        if (m == 0 || m < P.min_points) {
+            if (p == 0) { /* gstat: an empty simple kriging neighbourhood gives the mean */
+                est = KP.mean;
+                var = KP.c00;
+            }
+        } else if (m < p) {
+            sing = true;
+        } else {
+            /* node-local points */
+            for (int r = gl; r < m; r += G) {
+                int id = sel[src * K + r];
+                px[r] = (T)(KP.x[id] - mx);
+                py[r] = (T)(KP.y[id] - my);
+                pz[r] = (T)(P.zin[id] - KP.zshift);
+            }
+            __syncwarp(gmask);
+            /* linear drift: origin and scale of the selection (alg_kriging.c) */
+            T ox = 0, oy = 0, sc = 1;
+            if (p == 3) {
+                T sx = 0, sy = 0;
+                for (int r = gl; r < m; r += G)
+                    sx += px[r], sy += py[r];
+                ox = group_sum(sx, gmask, G) / (T)m;
+                oy = group_sum(sy, gmask, G) / (T)m;
+                T mxd = 0;
+                for (int r = gl; r < m; r += G) {
+                    T ex = px[r] - ox, ey = py[r] - oy;
+                    mxd = max(mxd, sqrt(ex * ex + ey * ey));
+                }
+                for (int o = G >> 1; o > 0; o >>= 1)
+                    mxd = max(mxd, __shfl_xor_sync(gmask, mxd, o));
+                sc = mxd > T(0) ? mxd : T(1);
+            }
+            /* the lower triangle of C, one entry per lane */
+            const int ntri = m * (m + 1) / 2;
+            for (int e = gl; e < ntri; e += G) {
+                int r = (int)((sqrtf(8.0f * (float)e + 1.0f) - 1.0f) * 0.5f);
+                while ((r + 1) * (r + 2) / 2 <= e)
+                    r++;
+                while (r * (r + 1) / 2 > e)
+                    r--;
+                int c = e - r * (r + 1) / 2;
+                M[r * LD + c] = c == r ? A : kcov<T>(KP, px[r] - px[c], py[r] - py[c]);
+            }
+            /* augmented rows: c0, z (less the mean or shift), the drift */
+            for (int c = gl; c < m; c += G) {
+                M[m * LD + c] = kcov<T>(KP, px[c], py[c]);
+                M[(m + 1) * LD + c] = pz[c];
+                if (p >= 1)
+                    M[(m + 2) * LD + c] = T(1);
+                if (p == 3) {
+                    M[(m + 3) * LD + c] = (px[c] - ox) / sc;
+                    M[(m + 4) * LD + c] = (py[c] - oy) / sc;
+                }
+            }
+            __syncwarp(gmask);
+            /* right-looking Cholesky over the m data columns */
+            const int nr = m + q;
+            for (int jc = 0; jc < m; jc++) {
+                T d = M[jc * LD + jc];
+                if (!(d > tol * A))
+                    sing = true;
+                T ij = T(1) / sqrt(d);
+                __syncwarp(gmask);
+                for (int r = jc + 1 + gl; r < nr; r += G)
+                    M[r * LD + jc] *= ij;
+                __syncwarp(gmask);
+                for (int c = jc + 1 + gl; c < m; c += G) {
+                    const T lcj = M[c * LD + jc];
+                    int r = c;
+                    /* loads before stores: the compiler cannot move them past a
+                     * store to the same array */
+                    for (; r + 4 <= nr; r += 4) {
+                        T a0 = M[r * LD + jc], a1 = M[(r + 1) * LD + jc];
+                        T a2 = M[(r + 2) * LD + jc], a3 = M[(r + 3) * LD + jc];
+                        T b0 = M[r * LD + c], b1 = M[(r + 1) * LD + c];
+                        T b2 = M[(r + 2) * LD + c], b3 = M[(r + 3) * LD + c];
+                        M[r * LD + c] = b0 - a0 * lcj;
+                        M[(r + 1) * LD + c] = b1 - a1 * lcj;
+                        M[(r + 2) * LD + c] = b2 - a2 * lcj;
+                        M[(r + 3) * LD + c] = b3 - a3 * lcj;
+                    }
+                    for (; r < nr; r++)
+                        M[r * LD + c] -= M[r * LD + jc] * lcj;
+                }
+                __syncwarp(gmask);
+            }
+            if (!sing) {
+                /* dot products of the augmented rows */
+                const T *ra = M + m * LD, *rw = M + (m + 1) * LD, *rf = M + (m + 2) * LD;
+                T aa = 0, aw = 0, fa[KR_MAXP] = {0, 0, 0}, fw[KR_MAXP] = {0, 0, 0};
+                T ff[KR_MAXP][KR_MAXP] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+                for (int c = gl; c < m; c += G) {
+                    T a = ra[c], w = rw[c];
+                    aa += a * a;
+                    aw += a * w;
+#pragma unroll
+                    for (int u = 0; u < KR_MAXP; u++) {
+                        if (u < p) {
+                            T fu = rf[u * LD + c];
+                            fa[u] += fu * a;
+                            fw[u] += fu * w;
+#pragma unroll
+                            for (int v = 0; v <= u; v++)
+                                ff[u][v] += fu * rf[v * LD + c];
+                        }
+                    }
+                }
+                aa = group_sum(aa, gmask, G);
+                aw = group_sum(aw, gmask, G);
+#pragma unroll
+                for (int u = 0; u < KR_MAXP; u++) {
+                    if (u < p) {
+                        fa[u] = group_sum(fa[u], gmask, G);
+                        fw[u] = group_sum(fw[u], gmask, G);
+#pragma unroll
+                        for (int v = 0; v <= u; v++)
+                            ff[u][v] = group_sum(ff[u][v], gmask, G);
+                    }
+                }
+                if (p == 0) {
+                    est = KP.mean + (double)aw;
+                    var = KP.c00 - (double)aa;
+                } else {
+                    /* r = f0 - F'C^-1 c0, S t = r (Cholesky of the p x p Schur complement) */
+                    double f0[KR_MAXP] = {1.0, (double)(-ox / sc), (double)(-oy / sc)};
+                    double rr[KR_MAXP], t[KR_MAXP], S[KR_MAXP][KR_MAXP], Si[KR_MAXP];
+#pragma unroll
+                    for (int u = 0; u < KR_MAXP; u++) {
+                        rr[u] = f0[u] - (double)fa[u];
+                        t[u] = rr[u];
+                        Si[u] = 0.0;
+#pragma unroll
+                        for (int v = 0; v < KR_MAXP; v++)
+                            S[u][v] = 0.0;
+                    }
+                    const double stol = KP.single ? 1e-6 : 1e-11;
+#pragma unroll
+                    for (int u = 0; u < KR_MAXP; u++) {
+                        if (u < p) {
+#pragma unroll
+                            for (int v = 0; v < u; v++) {
+                                double s = ff[u][v];
+#pragma unroll
+                                for (int w2 = 0; w2 < v; w2++)
+                                    s -= S[u][w2] * S[v][w2];
+                                S[u][v] = s * Si[v];
+                            }
+                            double d0 = ff[u][u], s = d0;
+#pragma unroll
+                            for (int w2 = 0; w2 < u; w2++)
+                                s -= S[u][w2] * S[u][w2];
+                            if (!(s > stol * fabs(d0)))
+                                sing = true;
+                            S[u][u] = sqrt(s);
+                            Si[u] = 1.0 / S[u][u];
+                        }
+                    }
+                    if (!sing) {
+#pragma unroll
+                        for (int u = 0; u < KR_MAXP; u++) {
+                            if (u < p) {
+#pragma unroll
+                                for (int v = 0; v < u; v++)
+                                    t[u] -= S[u][v] * t[v];
+                                t[u] *= Si[u];
+                            }
+                        }
+#pragma unroll
+                        for (int u = KR_MAXP - 1; u >= 0; u--) {
+                            if (u < p) {
+                                t[u] *= Si[u];
+#pragma unroll
+                                for (int v = 0; v < u; v++)
+                                    t[v] -= S[u][v] * t[u];
+                            }
+                        }
+                        double tb = 0.0, rt = 0.0;
+#pragma unroll
+                        for (int u = 0; u < KR_MAXP; u++) {
+                            if (u < p) {
+                                tb += t[u] * (double)fw[u];
+                                rt += rr[u] * t[u];
+                            }
+                        }
+                        est = (double)aw + tb + KP.zshift;
+                        var = KP.c00 - (double)aa + rt;
+                    }
+                }
+                if (!sing) {
+                    if (var < 0.0)
+                        var = 0.0;
+                    if (!isfinite(est) || !isfinite(var))
+                        sing = true;
+                }
+            }
+            if (sing)
+                est = var = P.nodata;
+        }
+        if (gl == 0 && vsrc) {
+            size_t o = (size_t)sj * P.g.w + si;
+            P.out[o] = est;
+            if (KP.var)
+                KP.var[o] = var;
+            if (sing)
+                atomicAdd(KP.singular, 1u);
+        }
+        __syncwarp();
+    }
+    (void)ncell;
+}
+
+/* ---- one node per thread (k <= 16) --------------------------------------- */
+
+/* The estimate and variance from the dot products of L^-1 c0, L^-1 z and
+ * L^-1 F (alg_kriging.c's local_node): the p x p Schur complement. */
+template <class T>
+__device__ __forceinline__ void kr_finish(const KrigeParams &KP, int p, T aa, T aw,
+                                          const T (&fa)[KR_MAXP], const T (&fw)[KR_MAXP],
+                                          const T (&ff)[KR_MAXP][KR_MAXP], T ox, T oy, T sc,
+                                          bool &sing, double &est, double &var)
+{
+    if (p == 0) {
+        est = KP.mean + (double)aw;
+        var = KP.c00 - (double)aa;
+    } else {
+        double f0[KR_MAXP] = {1.0, (double)(-ox / sc), (double)(-oy / sc)};
+        double rr[KR_MAXP], t[KR_MAXP], S[KR_MAXP][KR_MAXP], Si[KR_MAXP];
+#pragma unroll
+        for (int u = 0; u < KR_MAXP; u++) {
+            rr[u] = f0[u] - (double)fa[u];
+            t[u] = rr[u];
+            Si[u] = 0.0;
+#pragma unroll
+            for (int v = 0; v < KR_MAXP; v++)
+                S[u][v] = 0.0;
+        }
+        const double stol = KP.single ? 1e-6 : 1e-11;
+#pragma unroll
+        for (int u = 0; u < KR_MAXP; u++) {
+            if (u < p) {
+#pragma unroll
+                for (int v = 0; v < u; v++) {
+                    double s = ff[u][v];
+#pragma unroll
+                    for (int w2 = 0; w2 < v; w2++)
+                        s -= S[u][w2] * S[v][w2];
+                    S[u][v] = s * Si[v];
+                }
+                double d0 = ff[u][u], s = d0;
+#pragma unroll
+                for (int w2 = 0; w2 < u; w2++)
+                    s -= S[u][w2] * S[u][w2];
+                if (!(s > stol * fabs(d0)))
+                    sing = true;
+                S[u][u] = sqrt(s);
+                Si[u] = 1.0 / S[u][u];
+            }
+        }
+        if (sing)
+            return;
+#pragma unroll
+        for (int u = 0; u < KR_MAXP; u++) {
+            if (u < p) {
+#pragma unroll
+                for (int v = 0; v < u; v++)
+                    t[u] -= S[u][v] * t[v];
+                t[u] *= Si[u];
+            }
+        }
+#pragma unroll
+        for (int u = KR_MAXP - 1; u >= 0; u--) {
+            if (u < p) {
+                t[u] *= Si[u];
+#pragma unroll
+                for (int v = 0; v < u; v++)
+                    t[v] -= S[u][v] * t[u];
+            }
+        }
+        double tb = 0.0, rt = 0.0;
+#pragma unroll
+        for (int u = 0; u < KR_MAXP; u++) {
+            if (u < p) {
+                tb += t[u] * (double)fw[u];
+                rt += rr[u] * t[u];
+            }
+        }
+        est = (double)aw + tb + KP.zshift;
+        var = KP.c00 - (double)aa + rt;
+    }
+    if (var < 0.0)
+        var = 0.0;
+    if (!isfinite(est) || !isfinite(var))
+        sing = true;
+}
+
+/* Every loop unrolled over K with the system padded to K rows (identity rows
+ * and zero right-hand sides beyond m, which change no sum), so the factor,
+ * the three solves and the points stay in registers. Left-looking, row by
+ * row, as gk_krige_chol: row i needs the rows above it only. */
+template <int K, int P, class T>
+__global__ void __launch_bounds__(128) krige_thread_kernel(LocalParams LP, KrigeParams KP)
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int i0 = blockIdx.x * 8 + (lane & 7), j0 = blockIdx.y * 16 + warp * 4 + (lane >> 3);
+    const bool valid = i0 < LP.g.w && j0 < LP.g.h;
+    const double nx = node_x(LP.g.xmin, LP.g.cw, LP.g.x0 + min(i0, LP.g.w - 1));
+    const double ny = node_x(LP.g.ymax, LP.g.ch, LP.g.y0 + min(j0, LP.g.h - 1));
+    int count;
+    int I[K];
+    {
+        double D[K];
+        knn_warp_select<K>(LP, nx, ny, D, I, count);
+    }
+    if (!valid)
+        return;
+    const int m = min(count, LP.k);
+    double est = LP.nodata, var = LP.nodata;
+    bool sing = false;
+    if (m == 0 || m < LP.min_points) {
+        if (P == 0) {
+            est = KP.mean;
+            var = KP.c00;
+        }
+    } else if (m < P) {
+        sing = true;
+    } else {
+        T px[K], py[K];
+#pragma unroll
+        for (int q = 0; q < K; q++) {
+            px[q] = py[q] = T(0);
+            if (q < m) {
+                px[q] = (T)(KP.x[I[q]] - nx);
+                py[q] = (T)(KP.y[I[q]] - ny);
+            }
+        }
+        T ox = 0, oy = 0, sc = 1;
+        if (P == 3) {
+#pragma unroll
+            for (int q = 0; q < K; q++)
+                ox += px[q], oy += py[q];
+            ox /= (T)m;
+            oy /= (T)m;
+            T mxd = 0;
+#pragma unroll
+            for (int q = 0; q < K; q++)
+                if (q < m) {
+                    T ex = px[q] - ox, ey = py[q] - oy;
+                    mxd = max(mxd, sqrt(ex * ex + ey * ey));
+                }
+            sc = mxd > T(0) ? mxd : T(1);
+        }
+        const T A = (T)KP.A, tol = (KP.single ? T(1e-6) : T(1e-12)) * A;
+        constexpr int NP = P > 0 ? P : 1;
+        T L[K * (K - 1) / 2 + 1], inv[K], w[K], a[K], b[NP][K];
+#define KR_TRI(r, c) ((r) * ((r)-1) / 2 + (c))
+#pragma unroll
+        for (int i = 0; i < K; i++) {
+            const bool vi = i < m;
+#pragma unroll
+            for (int j = 0; j < i; j++) {
+                T s = vi ? kcov<T>(KP, px[i] - px[j], py[i] - py[j]) : T(0);
+#pragma unroll
+                for (int q = 0; q < j; q++)
+                    s -= L[KR_TRI(i, q)] * L[KR_TRI(j, q)];
+                L[KR_TRI(i, j)] = s * inv[j];
+            }
+            T s = A;
+#pragma unroll
+            for (int q = 0; q < i; q++)
+                s -= L[KR_TRI(i, q)] * L[KR_TRI(i, q)];
+            if (!(s > tol))
+                sing = true;
+            inv[i] = T(1) / sqrt(s);
+            T zi = vi ? (T)(LP.zin[I[i]] - KP.zshift) : T(0);
+            T ci = vi ? kcov<T>(KP, px[i], py[i]) : T(0);
+            T fi[NP];
+#pragma unroll
+            for (int c = 0; c < NP; c++)
+                fi[c] = (!vi || P == 0) ? T(0) : c == 0 ? T(1) : c == 1 ? (px[i] - ox) / sc
+                                                                          : (py[i] - oy) / sc;
+#pragma unroll
+            for (int q = 0; q < i; q++) {
+                const T l = L[KR_TRI(i, q)];
+                zi -= l * w[q];
+                ci -= l * a[q];
+#pragma unroll
+                for (int c = 0; c < NP; c++)
+                    fi[c] -= l * b[c][q];
+            }
+            w[i] = zi * inv[i];
+            a[i] = ci * inv[i];
+#pragma unroll
+            for (int c = 0; c < NP; c++)
+                b[c][i] = fi[c] * inv[i];
+        }
+#undef KR_TRI
+        if (!sing) {
+            T aa = 0, aw = 0, fa[KR_MAXP] = {0, 0, 0}, fw[KR_MAXP] = {0, 0, 0};
+            T ff[KR_MAXP][KR_MAXP] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+#pragma unroll
+            for (int q = 0; q < K; q++) {
+                aa += a[q] * a[q];
+                aw += a[q] * w[q];
+#pragma unroll
+                for (int u = 0; u < P; u++) {
+                    fa[u] += b[u][q] * a[q];
+                    fw[u] += b[u][q] * w[q];
+#pragma unroll
+                    for (int v = 0; v <= u; v++)
+                        ff[u][v] += b[u][q] * b[v][q];
+                }
+            }
+            kr_finish<T>(KP, P, aa, aw, fa, fw, ff, ox, oy, sc, sing, est, var);
+        }
+        if (sing)
+            est = var = LP.nodata;
+    }
+    const size_t o = (size_t)j0 * LP.g.w + i0;
+    LP.out[o] = est;
+    if (KP.var)
+        KP.var[o] = var;
+    if (sing)
+        atomicAdd(KP.singular, 1u);
+}
