@@ -61,7 +61,8 @@ def best(cmd, repeat, env=None):
 
 
 def read(path):
-    return gdal.Open(path).GetRasterBand(1).ReadAsArray().astype(np.float64)
+    ds = gdal.Open(path)  # keep the dataset alive while its band is read
+    return ds.GetRasterBand(1).ReadAsArray().astype(np.float64)
 
 
 def main():
