@@ -117,6 +117,17 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
     }
     int tw, th;
     gk_raster_writer_tile_size(w, &tw, &th);
+    /* Tiles reach the writer a row of tiles at a time and finished blocks are
+     * never read again, so GDAL's default block cache (5% of RAM) would only
+     * fill up with them: unless the user chose a size, give it a few rows of
+     * tiles (of every band a job writes), at least 64 MB. Memory then stays
+     * flat whatever the grid size. */
+    if (!CPLGetConfigOption("GDAL_CACHEMAX", NULL)) {
+        GIntBig row = (GIntBig)g.nx * th * 8 * (plan.bands > 1 ? 2 : 1);
+        GIntBig want = 4 * row > ((GIntBig)64 << 20) ? 4 * row : ((GIntBig)64 << 20);
+        if (want < GDALGetCacheMax64())
+            GDALSetCacheMax64(want);
+    }
 
     double gt[6];
     gk_grid_geotransform(&g, gt);
