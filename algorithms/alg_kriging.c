@@ -669,9 +669,11 @@ uint64_t gk_kriging_tile(const gk_job *job, const gk_tile *t, double *out, gk_sc
         M0 = job->pts->n < 16 ? (int)job->pts->n : 16;
     if (M0 < 1)
         M0 = 1;
+    size_t gcols = 0; /* global: nodes per block */
     if (k->global) {
-        /* the global path needs n doubles per node */
-        size_t need = ws.head + job->pts->n;
+        /* the block's right-hand sides, node x, y, estimates and variances */
+        gcols = gk_krige_global_block_cols(job, T);
+        size_t need = ws.head + (job->pts->n + GK_KRIGE_MAX_P + 4) * gcols + job->pts->n;
         if (gk_scratch_reserve2(s, need))
             return UINT64_MAX;
     } else if (ws_layout(&ws, s, M0)) {
@@ -702,6 +704,43 @@ uint64_t gk_kriging_tile(const gk_job *job, const gk_tile *t, double *out, gk_sc
             k->singular += T;
         }
         return T;
+    }
+
+    if (k->global) {
+        double *bx = s->d2b + ws.head, *by = bx + gcols, *be = by + gcols, *bv = be + gcols;
+        double *bws = bv + gcols;
+        for (size_t q0 = 0; q0 < T; q0 += gcols) {
+            int m = (int)(T - q0 < gcols ? T - q0 : gcols);
+            for (int c = 0; c < m; c++) {
+                size_t q = q0 + (size_t)c;
+                bx[c] = gk_grid_node_x(g, t->x0 + (int)(q % (size_t)t->w));
+                by[c] = gk_grid_node_y(g, t->y0 + (int)(q / (size_t)t->w));
+            }
+            gk_krige_global_block(job, m, bx, by, s->d2b + q0, T, be, want_var ? bv : NULL, bws);
+            for (int c = 0; c < m; c++) {
+                size_t q = q0 + (size_t)c;
+                int ok = 1;
+                for (int r = 0; r < k->nr; r++)
+                    if (!isfinite(s->d2b[(size_t)r * T + q]))
+                        ok = 0;
+                if (ok && isfinite(be[c]) && (!want_var || isfinite(bv[c]))) {
+                    out[q] = be[c];
+                    if (want_var)
+                        out[T + q] = bv[c];
+                    continue;
+                }
+                out[q] = nodata;
+                if (want_var)
+                    out[T + q] = nodata;
+                nod++;
+                sing += ok;
+            }
+        }
+        if (sing) {
+#pragma omp atomic
+            k->singular += sing;
+        }
+        return nod;
     }
 
     double g0[GK_KRIGE_MAX_DRIFT_RASTERS];

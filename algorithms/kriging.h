@@ -147,5 +147,12 @@ void gk_krige_global_free(gk_krige_global *g);
 /* One node: 1 with est/var set, 0 when nodata. ws: n doubles. */
 int gk_krige_global_node(const gk_job *job, double x0, double y0, const double *g0, double *est,
                          double *var, double *ws);
+/* Nodes per block (at most `nodes`) for gk_krige_global_block. */
+size_t gk_krige_global_block_cols(const gk_job *job, size_t nodes);
+/* m nodes at once: est[c] and, when var is not NULL, var[c] (non-finite where
+ * the system fails); g0: nr blocks of covariates, block r at g0 + r * ldg.
+ * ws: (n + GK_KRIGE_MAX_P) m + n doubles. */
+void gk_krige_global_block(const gk_job *job, int m, const double *x0, const double *y0,
+                           const double *g0, size_t ldg, double *est, double *var, double *ws);
 
 #endif

@@ -119,12 +119,14 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
     gk_raster_writer_tile_size(w, &tw, &th);
     /* Tiles reach the writer a row of tiles at a time and finished blocks are
      * never read again, so GDAL's default block cache (5% of RAM) would only
-     * fill up with them: unless the user chose a size, give it a few rows of
-     * tiles (of every band a job writes), at least 64 MB. Memory then stays
-     * flat whatever the grid size. */
+     * fill up with them: unless the user chose a size, give it three rows of
+     * tiles of the planes a job writes, at least 16 MB. Memory then stays flat
+     * whatever the grid size (the writer bounds a row of tiles). */
     if (!CPLGetConfigOption("GDAL_CACHEMAX", NULL)) {
-        GIntBig row = (GIntBig)g.nx * th * 8 * (plan.bands > 1 ? 2 : 1);
-        GIntBig want = 4 * row > ((GIntBig)64 << 20) ? 4 * row : ((GIntBig)64 << 20);
+        GDALDataType dt = o->type ? GDALGetDataTypeByName(o->type) : GDT_Float64;
+        GIntBig row = (GIntBig)g.nx * th * GDALGetDataTypeSizeBytes(dt) *
+                      (plan.bands > sp.n_layers ? 2 : 1);
+        GIntBig want = 3 * row > ((GIntBig)16 << 20) ? 3 * row : ((GIntBig)16 << 20);
         if (want < GDALGetCacheMax64())
             GDALSetCacheMax64(want);
     }
