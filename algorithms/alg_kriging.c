@@ -758,16 +758,11 @@ uint64_t gk_kriging_tile(const gk_job *job, const gk_tile *t, double *out, gk_sc
             }
             int rc = 0;
             if (ok) {
-                if (k->global) {
-                    rc = gk_krige_global_node(job, nx, ny, g0, &est, want_var ? &var : NULL,
-                                              s->d2b + ws.head);
-                } else {
-                    if (i == 0) /* the row's start is nearer the last row's */
-                        ws.pv = ws.pvrow;
-                    rc = local_node(job, k, &ws, s, nx, ny, g0, &est, &var);
-                    if (i == 0)
-                        ws.pvrow = ws.pv;
-                }
+                if (i == 0) /* the row's start is nearer the last row's */
+                    ws.pv = ws.pvrow;
+                rc = local_node(job, k, &ws, s, nx, ny, g0, &est, &var);
+                if (i == 0)
+                    ws.pvrow = ws.pv;
             }
             if (rc < 0)
                 return UINT64_MAX;

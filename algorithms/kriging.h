@@ -144,9 +144,6 @@ void gk_krige_bwd(const double *l, int n, int ld, const double *inv, double *b);
 /* Global neighbourhood (kriging_global.c). */
 int gk_krige_global_build(gk_job *job);
 void gk_krige_global_free(gk_krige_global *g);
-/* One node: 1 with est/var set, 0 when nodata. ws: n doubles. */
-int gk_krige_global_node(const gk_job *job, double x0, double y0, const double *g0, double *est,
-                         double *var, double *ws);
 /* Nodes per block (at most `nodes`) for gk_krige_global_block. */
 size_t gk_krige_global_block_cols(const gk_job *job, size_t nodes);
 /* m nodes at once: est[c] and, when var is not NULL, var[c] (non-finite where

@@ -29,12 +29,23 @@ extern void openblas_set_num_threads(int) __attribute__((weak));
 #define CHOL_TOL 1e-12
 #define SCHUR_TOL 1e-11
 
+/* The points are ordered by y, and a second factor holds the reverse order:
+ * a block of nodes (rows of a tile) has zero covariance with the points
+ * beyond the model's range, and the rows of L^-1 c0 before its first non-zero
+ * entry stay zero, so the solve starts there, in whichever order puts more of
+ * those points first (a compact-support model only; others solve in full). */
+typedef struct {
+    double *L; /* n x n, column-major lower factor (LAPACK's layout) */
+    double *B; /* p columns of n: L^-1 F */
+} gfactor;
+
 struct gk_krige_global {
     size_t n;
     int p;
-    double *L;    /* n x n, column-major lower factor (LAPACK's layout) */
-    double *B;    /* p columns of n: L^-1 F */
-    double *wd;   /* n: dual weights C^-1 (z - F beta) */
+    int nf;        /* factors: 1, or 2 with the reverse order */
+    gfactor f[2];
+    double *px, *py; /* the points, ordered by y */
+    double *wd;    /* n: dual weights C^-1 (z - F beta), in that order */
     double S[GK_KRIGE_MAX_P * GK_KRIGE_MAX_P], Sinv[GK_KRIGE_MAX_P];
     double beta[GK_KRIGE_MAX_P];
     double ox, oy, sc; /* drift origin and scale */
@@ -44,8 +55,12 @@ void gk_krige_global_free(gk_krige_global *g)
 {
     if (!g)
         return;
-    free(g->L);
-    free(g->B);
+    for (int i = 0; i < 2; i++) {
+        free(g->f[i].L);
+        free(g->f[i].B);
+    }
+    free(g->px);
+    free(g->py);
     free(g->wd);
     free(g);
 }
@@ -56,13 +71,6 @@ int gk_krige_global_build(gk_job *job)
     return gk_error(job->ctx, GK_ERR_UNSUPPORTED,
                     "global kriging (max_points=0 and no radius) needs LAPACK, and this build "
                     "has none: give max_points= and/or radius= for a local neighbourhood");
-}
-
-int gk_krige_global_node(const gk_job *job, double x0, double y0, const double *g0, double *est,
-                         double *var, double *ws)
-{
-    (void)job, (void)x0, (void)y0, (void)g0, (void)est, (void)var, (void)ws;
-    return 0;
 }
 
 size_t gk_krige_global_block_cols(const gk_job *job, size_t nodes)
@@ -77,6 +85,47 @@ void gk_krige_global_block(const gk_job *job, int m, const double *x0, const dou
     (void)job, (void)m, (void)x0, (void)y0, (void)g0, (void)ldg, (void)est, (void)var, (void)ws;
 }
 #else
+
+static const double *sort_key;
+static int cmp_key(const void *a, const void *b)
+{
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    double u = sort_key[i], v = sort_key[j];
+    return u < v ? -1 : u > v ? 1 : (i > j) - (i < j);
+}
+
+/* Lower factor of the covariance of the points in order (rev: reversed);
+ * 0, or 1 when singular. */
+static lapack_int factor(const gk_krige_state *k, const gk_krige_global *g, double *L, int rev)
+{
+    size_t n = g->n;
+    for (size_t j = 0; j < n; j++) {
+        size_t a = rev ? n - 1 - j : j;
+        L[j + j * n] = k->A;
+        for (size_t i = j + 1; i < n; i++) {
+            size_t b = rev ? n - 1 - i : i;
+            L[i + j * n] = gk_krige_cov(k, g->px[b] - g->px[a], g->py[b] - g->py[a]);
+        }
+    }
+    lapack_int info = LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', (lapack_int)n, L, (lapack_int)n);
+    for (size_t i = 0; info == 0 && i < n; i++)
+        if (!(L[i + i * n] * L[i + i * n] > CHOL_TOL * k->A))
+            info = (lapack_int)i + 1;
+    return info;
+}
+
+/* Is the model's covariance zero beyond some distance (worth the reverse order)? */
+static int compact_support(const gk_krige_state *k)
+{
+    if (!gk_vmodel_bounded(&k->model))
+        return 0;
+    for (int s = 0; s < k->ns; s++) {
+        gk_vm_type t = k->st[s].type;
+        if (!(t == GK_VM_NUG || t == GK_VM_SPH))
+            return 0;
+    }
+    return 1;
+}
 
 int gk_krige_global_build(gk_job *job)
 {
@@ -96,38 +145,57 @@ int gk_krige_global_build(gk_job *job)
     k->g = g;
     g->n = n;
     g->p = p;
-    g->L = malloc(n * n * sizeof *g->L);
-    g->B = malloc((n * (p ? p : 1)) * sizeof *g->B);
+    g->nf = 1;
+    g->f[0].L = malloc(n * n * sizeof(double));
+    g->f[0].B = malloc((n * (p ? p : 1)) * sizeof(double));
     g->wd = malloc(n * sizeof *g->wd);
-    if (!g->L || !g->B || !g->wd)
+    g->px = malloc(n * sizeof *g->px);
+    g->py = malloc(n * sizeof *g->py);
+    size_t *perm = malloc(n * sizeof *perm);
+    if (!g->f[0].L || !g->f[0].B || !g->wd || !g->px || !g->py || !perm) {
+        free(perm);
         return gk_error(ctx, GK_ERR_NOMEM,
                         "out of memory: global kriging of %zu points needs %.2f GB (give "
                         "max_points= for a local neighbourhood)",
                         n, (double)n * n * 8 / 1e9);
-    double *L = g->L;
-    for (size_t j = 0; j < n; j++) {
-        L[j + j * n] = k->A;
-        for (size_t i = j + 1; i < n; i++)
-            L[i + j * n] = gk_krige_cov(k, X[i] - X[j], Y[i] - Y[j]);
     }
+    for (size_t i = 0; i < n; i++)
+        perm[i] = i;
+    sort_key = Y; /* prepare runs on one thread */
+    qsort(perm, n, sizeof *perm, cmp_key);
+    for (size_t i = 0; i < n; i++) {
+        g->px[i] = X[perm[i]];
+        g->py[i] = Y[perm[i]];
+    }
+    /* the reverse order's factor where it pays and memory allows (<= 512 MB) */
+    if (compact_support(k) && (double)n * n * 8 <= 512e6) {
+        g->f[1].L = malloc(n * n * sizeof(double));
+        g->f[1].B = malloc((n * (p ? p : 1)) * sizeof(double));
+        if (g->f[1].L && g->f[1].B)
+            g->nf = 2;
+    }
+
     /* the factorisation with the job's threads; one each inside the tiles */
     if (openblas_set_num_threads && ctx->threads > 0)
         openblas_set_num_threads(ctx->threads);
-    lapack_int info = LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', (lapack_int)n, L, (lapack_int)n);
-    if (info < 0)
+    lapack_int info = factor(k, g, g->f[0].L, 0);
+    if (info < 0) {
+        free(perm);
         return gk_error(ctx, GK_ERR_INTERNAL, "dpotrf: bad argument %d", (int)-info);
-    for (size_t i = 0; info == 0 && i < n; i++)
-        if (!(L[i + i * n] * L[i + i * n] > CHOL_TOL * k->A))
-            info = (lapack_int)i + 1;
+    }
     if (info > 0 || (p > 0 && n < (size_t)p)) {
+        free(perm);
         k->global_singular = 1; /* every node nodata, counted */
         return GK_OK;
     }
+    if (g->nf == 2 && factor(k, g, g->f[1].L, 1) != 0)
+        g->nf = 1;
+    const double *L = g->f[0].L;
 
     /* w = L^-1 z (or L^-1 (z - mean)) */
     double *w = g->wd;
     for (size_t i = 0; i < n; i++)
-        w[i] = Z[i] - (k->type == GK_KRIGE_SIMPLE ? k->mean : 0.0);
+        w[i] = Z[perm[i]] - (k->type == GK_KRIGE_SIMPLE ? k->mean : 0.0);
     LAPACKE_dtrtrs(LAPACK_COL_MAJOR, 'L', 'N', 'N', (lapack_int)n, 1, L, (lapack_int)n, w,
                    (lapack_int)n);
     if (p > 0) {
@@ -143,20 +211,25 @@ int gk_krige_global_build(gk_job *job)
         g->ox = ox, g->oy = oy, g->sc = sc;
         int np = 1 + k->poly;
         double f[6];
-        for (size_t i = 0; i < n; i++) {
-            gk_krige_poly(k->poly, (X[i] - ox) / sc, (Y[i] - oy) / sc, f);
-            for (int c = 0; c < np; c++)
-                g->B[i + (size_t)c * n] = f[c];
-            for (int r = 0; r < k->nr; r++)
-                g->B[i + (size_t)(np + r) * n] = k->gpts[(size_t)r * n + i];
+        for (int fi = 0; fi < g->nf; fi++) {
+            double *B = g->f[fi].B;
+            for (size_t i = 0; i < n; i++) {
+                size_t o = perm[fi ? n - 1 - i : i];
+                gk_krige_poly(k->poly, (X[o] - ox) / sc, (Y[o] - oy) / sc, f);
+                for (int c = 0; c < np; c++)
+                    B[i + (size_t)c * n] = f[c];
+                for (int r = 0; r < k->nr; r++)
+                    B[i + (size_t)(np + r) * n] = k->gpts[(size_t)r * n + o];
+            }
+            LAPACKE_dtrtrs(LAPACK_COL_MAJOR, 'L', 'N', 'N', (lapack_int)n, p, g->f[fi].L,
+                           (lapack_int)n, B, (lapack_int)n);
         }
-        LAPACKE_dtrtrs(LAPACK_COL_MAJOR, 'L', 'N', 'N', (lapack_int)n, p, L, (lapack_int)n,
-                       g->B, (lapack_int)n);
+        const double *B = g->f[0].B;
         double btw[GK_KRIGE_MAX_P];
         for (int c = 0; c < p; c++) {
-            const double *bc = g->B + (size_t)c * n;
+            const double *bc = B + (size_t)c * n;
             for (int d = 0; d <= c; d++) {
-                const double *bd = g->B + (size_t)d * n;
+                const double *bd = B + (size_t)d * n;
                 double s = 0;
                 for (size_t i = 0; i < n; i++)
                     s += bc[i] * bd[i];
@@ -168,6 +241,7 @@ int gk_krige_global_build(gk_job *job)
             btw[c] = s;
         }
         if (gk_krige_chol(g->S, p, p, g->Sinv, SCHUR_TOL)) {
+            free(perm);
             k->global_singular = 1;
             return GK_OK;
         }
@@ -176,11 +250,12 @@ int gk_krige_global_build(gk_job *job)
         gk_krige_bwd(g->S, p, p, g->Sinv, g->beta);
         /* w - B beta, then L^-T: the dual weights */
         for (int c = 0; c < p; c++) {
-            const double *bc = g->B + (size_t)c * n;
+            const double *bc = B + (size_t)c * n;
             for (size_t i = 0; i < n; i++)
                 w[i] -= bc[i] * g->beta[c];
         }
     }
+    free(perm);
     LAPACKE_dtrtrs(LAPACK_COL_MAJOR, 'L', 'T', 'N', (lapack_int)n, 1, L, (lapack_int)n, w,
                    (lapack_int)n);
     if (openblas_set_num_threads)
@@ -188,12 +263,15 @@ int gk_krige_global_build(gk_job *job)
     return GK_OK;
 }
 
-/* ~32 MB of right-hand sides per thread: big enough for BLAS-3 speed. */
+/* ~4 MB of right-hand sides per thread: enough columns for BLAS-3 speed, few
+ * enough rows of the tile that many points are out of range of them all. */
 size_t gk_krige_global_block_cols(const gk_job *job, size_t nodes)
 {
-    size_t n = job->pts->n, m = ((size_t)4 << 20) / (n ? n : 1);
-    if (m < 16)
-        m = 16;
+    size_t n = job->pts->n, m = ((size_t)512 << 10) / (n ? n : 1);
+    if (m < 64)
+        m = 64;
+    if (m > 1024)
+        m = 1024;
     if (m > nodes)
         m = nodes;
     return m ? m : 1;
@@ -204,15 +282,22 @@ void gk_krige_global_block(const gk_job *job, int m, const double *x0, const dou
 {
     const gk_krige_state *k = job->krige;
     const gk_krige_global *g = k->g;
-    const double *X = job->pts->x, *Y = job->pts->y;
     size_t n = g->n;
     int p = g->p;
     double *C = ws, *h = ws + n * (size_t)m, *F = h + n; /* n x m, n, p x m */
+    size_t lead = n, trail = n; /* rows of zeros at the start and end of every column */
     for (int c = 0; c < m; c++) {
         double *cc = C + (size_t)c * n, e = 0.0;
-        gk_kk_cov0(k, X, Y, (int)n, x0[c], y0[c], cc, h);
+        gk_kk_cov0(k, g->px, g->py, (int)n, x0[c], y0[c], cc, h);
         for (size_t i = 0; i < n; i++)
             e += cc[i] * g->wd[i];
+        size_t z = 0;
+        while (z < lead && cc[z] == 0.0)
+            z++;
+        lead = z;
+        for (z = 0; z < trail && cc[n - 1 - z] == 0.0;)
+            z++;
+        trail = z;
         if (p > 0) {
             double *f0 = F + (size_t)c * p, gc[GK_KRIGE_MAX_DRIFT_RASTERS];
             for (int r = 0; r < k->nr; r++)
@@ -227,29 +312,45 @@ void gk_krige_global_block(const gk_job *job, int m, const double *x0, const dou
     }
     if (!var)
         return;
-    /* A = L^-1 C0 for the whole block (the _work call skips the NaN scan of L) */
-    LAPACKE_dtrtrs_work(LAPACK_COL_MAJOR, 'L', 'N', 'N', (lapack_int)n, (lapack_int)m, g->L,
-                        (lapack_int)n, C, (lapack_int)n);
+    const gfactor *fa = &g->f[0];
+    if (g->nf == 2 && trail > lead) { /* the reverse order: reverse the columns */
+        fa = &g->f[1];
+        lead = trail;
+        for (int c = 0; c < m; c++) {
+            double *cc = C + (size_t)c * n;
+            for (size_t i = 0, j = n - 1; i < j; i++, j--) {
+                double t = cc[i];
+                cc[i] = cc[j];
+                cc[j] = t;
+            }
+        }
+    }
+    /* A = L^-1 C0 for the whole block, from the first non-zero row (the
+     * rows before it stay zero; the _work call skips the NaN scan of L) */
+    size_t nz = n - lead;
+    if (nz > 0)
+        LAPACKE_dtrtrs_work(LAPACK_COL_MAJOR, 'L', 'N', 'N', (lapack_int)nz, (lapack_int)m,
+                            fa->L + lead + lead * n, (lapack_int)n, C + lead, (lapack_int)n);
     for (int c = 0; c < m; c++) {
-        const double *a = C + (size_t)c * n;
+        const double *a = C + (size_t)c * n + lead;
         double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
         size_t i = 0;
-        for (; i + 4 <= n; i += 4) {
+        for (; i + 4 <= nz; i += 4) {
             s0 += a[i] * a[i];
             s1 += a[i + 1] * a[i + 1];
             s2 += a[i + 2] * a[i + 2];
             s3 += a[i + 3] * a[i + 3];
         }
-        for (; i < n; i++)
+        for (; i < nz; i++)
             s0 += a[i] * a[i];
         double v = k->c00 - ((s0 + s2) + (s1 + s3));
         if (p > 0) {
             const double *f0 = F + (size_t)c * p;
             double r[GK_KRIGE_MAX_P], t[GK_KRIGE_MAX_P];
             for (int q = 0; q < p; q++) {
-                const double *bq = g->B + (size_t)q * n;
+                const double *bq = fa->B + (size_t)q * n + lead;
                 double s = 0.0;
-                for (size_t j = 0; j < n; j++)
+                for (size_t j = 0; j < nz; j++)
                     s += bq[j] * a[j];
                 r[q] = t[q] = f0[q] - s;
             }
@@ -260,59 +361,5 @@ void gk_krige_global_block(const gk_job *job, int m, const double *x0, const dou
         }
         var[c] = v < 0.0 ? 0.0 : v;
     }
-}
-
-int gk_krige_global_node(const gk_job *job, double x0, double y0, const double *g0, double *est,
-                         double *var, double *ws)
-{
-    const gk_krige_state *k = job->krige;
-    const gk_krige_global *g = k->g;
-    const double *X = job->pts->x, *Y = job->pts->y;
-    size_t n = g->n;
-    int p = g->p;
-    double *c = ws, e = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        c[i] = gk_krige_cov0(k, X[i] - x0, Y[i] - y0);
-        e += c[i] * g->wd[i];
-    }
-    double f0[GK_KRIGE_MAX_P];
-    if (p > 0) {
-        gk_krige_f0(k, (x0 - g->ox) / g->sc, (y0 - g->oy) / g->sc, g->sc, g0, f0);
-        for (int q = 0; q < p; q++)
-            e += f0[q] * g->beta[q];
-    } else {
-        e += k->mean;
-    }
-    *est = e;
-    if (!var)
-        return isfinite(e) ? 1 : 2;
-    /* a = L^-1 c0, column by column of the factor */
-    const double *L = g->L;
-    double aa = 0.0;
-    for (size_t j = 0; j < n; j++) {
-        const double *col = L + j * n;
-        double aj = c[j] / col[j];
-        c[j] = aj;
-        aa += aj * aj;
-        for (size_t i = j + 1; i < n; i++)
-            c[i] -= col[i] * aj;
-    }
-    double v = k->c00 - aa;
-    if (p > 0) {
-        double r[GK_KRIGE_MAX_P], t[GK_KRIGE_MAX_P];
-        for (int q = 0; q < p; q++) {
-            const double *bq = g->B + (size_t)q * n;
-            double s = 0.0;
-            for (size_t i = 0; i < n; i++)
-                s += bq[i] * c[i];
-            r[q] = t[q] = f0[q] - s;
-        }
-        gk_krige_fwd(g->S, p, p, g->Sinv, t);
-        gk_krige_bwd(g->S, p, p, g->Sinv, t);
-        for (int q = 0; q < p; q++)
-            v += r[q] * t[q];
-    }
-    *var = v < 0.0 ? 0.0 : v;
-    return isfinite(e) && isfinite(v) ? 1 : 2;
 }
 #endif

@@ -66,6 +66,8 @@ struct Job {
     int nsm = 132;
     gk_gpu_krige kr{};
     int kr_set = 0;
+    int *knbr = nullptr; /* kriging: neighbours of a band of rows, then counts */
+    size_t knbr_cap = 0;
 };
 
 #define CK(call)                                                                                   \
@@ -976,7 +978,7 @@ void job_destroy(Job *J)
     if (J->st)
         cudaStreamSynchronize(J->st);
     void *ptrs[] = {J->x,   J->y,    J->z,     J->sxy, J->sz,        J->sidx,    J->bstart,
-                    J->out, J->part, J->flags, J->pf,  J->flag_list, J->counters};
+                    J->out, J->part, J->flags, J->pf,  J->flag_list, J->counters, J->knbr};
     for (void *p : ptrs)
         if (p)
             cudaFree(p);
@@ -1322,16 +1324,74 @@ static cudaError_t launch_krige_thread(cudaStream_t st, const LocalParams &LP,
     return cudaGetLastError();
 }
 
+/* Two phases per band of rows (the neighbour lists of a band stay under
+ * 64 M ints): the search, then one solve per thread. */
+template <int K, int PD, class TS, class TC>
+static cudaError_t launch_krige_2p(cudaStream_t st, const LocalParams &P, const KrigeParams &KP,
+                                   int *nbr)
+{
+    constexpr int BT = 32;
+    const int w = P.g.w, h = P.g.h;
+    int band = (int)std::min<size_t>((size_t)h, ((size_t)64 << 20) / ((size_t)w * (K + 1)));
+    band = std::max(16, band / 16 * 16);
+    const size_t sm = (size_t)BT * KrSolveLay<K>::SLOTS * sizeof(TS);
+    cudaError_t e = cudaFuncSetAttribute(kr_solve_kernel<K, PD, TS, TC, BT>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm);
+    if (e != cudaSuccess)
+        return e;
+    for (int j0 = 0; j0 < h; j0 += band) {
+        const int nr = std::min(band, h - j0);
+        const size_t N = (size_t)nr * w;
+        int *cnt = nbr + (size_t)K * N;
+        kr_search_kernel<K><<<dim3((w + 7) / 8, (nr + 15) / 16), 128, 0, st>>>(P, j0, nr, nbr, cnt);
+        kr_solve_kernel<K, PD, TS, TC, BT><<<(unsigned)((N + BT - 1) / BT), BT, sm, st>>>(
+            P, KP, j0, nr, nbr, cnt);
+        if ((e = cudaGetLastError()) != cudaSuccess)
+            return e;
+    }
+    return cudaSuccess;
+}
+
+template <int K, class TS, class TC>
+static cudaError_t launch_krige_2p_p(cudaStream_t st, const LocalParams &P, const KrigeParams &KP,
+                                     int *nbr)
+{
+    return KP.p == 0   ? launch_krige_2p<K, 0, TS, TC>(st, P, KP, nbr)
+           : KP.p == 1 ? launch_krige_2p<K, 1, TS, TC>(st, P, KP, nbr)
+                       : launch_krige_2p<K, 3, TS, TC>(st, P, KP, nbr);
+}
+
+/* Ints of neighbour scratch the two-phase kernels need (0: fused kernels). */
+static size_t krige_scratch(int k, int w, int h)
+{
+    if (k > 32 || env_int("GRIDKIT_GPU_KRIGE_MODE", 0) != 0)
+        return 0;
+    const int K = k <= 16 ? 16 : 32;
+    int band = (int)std::min<size_t>((size_t)h, ((size_t)64 << 20) / ((size_t)w * (K + 1)));
+    band = std::max(16, band / 16 * 16);
+    return (size_t)std::min(band, h) * w * (K + 1);
+}
+
 template <class T>
 static cudaError_t launch_krige_k(cudaStream_t st, int k, const LocalParams &P,
-                                  const KrigeParams &KP)
+                                  const KrigeParams &KP, int *nbr)
 {
-    /* single precision, up to 16 neighbours: one node per thread (registers;
-     * 127 ms against 153 for lane groups, k = 16, 4096^2, H100); double: lane
-     * groups with the matrix in shared memory (121 ms against 207: the
-     * per-thread double factor spills) */
-    const int coop = env_int("GRIDKIT_GPU_KRIGE_COOP", sizeof(T) == 8 ? 1 : 0);
-    if (k <= 16 && !coop)
+    /* default (GRIDKIT_GPU_KRIGE_MODE=0): search, then a thread per node;
+     * 1: the fused thread kernel (k <= 16); 2: the fused lane groups */
+    const int mode = env_int("GRIDKIT_GPU_KRIGE_MODE", 0);
+    if (mode == 0 && k <= 32 && nbr) {
+        if (sizeof(T) == 8)
+            return k <= 16 ? launch_krige_2p_p<16, double, double>(st, P, KP, nbr)
+                           : launch_krige_2p_p<32, double, double>(st, P, KP, nbr);
+        if (k <= 16)
+            return launch_krige_2p_p<16, float, float>(st, P, KP, nbr);
+        /* k = 32 single: float covariances, the factor in double unless
+         * GRIDKIT_GPU_KRIGE_S64=0 (no nugget: float alone loses 1e-5) */
+        return env_int("GRIDKIT_GPU_KRIGE_S64", 1)
+                   ? launch_krige_2p_p<32, double, float>(st, P, KP, nbr)
+                   : launch_krige_2p_p<32, float, float>(st, P, KP, nbr);
+    }
+    if (k <= 16 && mode == 1)
         return KP.p == 0   ? launch_krige_thread<0, T>(st, P, KP)
                : KP.p == 1 ? launch_krige_thread<1, T>(st, P, KP)
                            : launch_krige_thread<3, T>(st, P, KP);
@@ -1436,8 +1496,12 @@ int api_tile(void *job, const gk_gpu_tile *t, double *out, uint64_t *nodata, uin
             KP.y = J->y;
             KP.var = nbands > 1 ? J->out + ncell : nullptr;
             KP.singular = J->counters + 3;
-            CK(d.single ? launch_krige_k<float>(J->st, d.max_points, P, KP)
-                        : launch_krige_k<double>(J->st, d.max_points, P, KP));
+            const size_t kn = krige_scratch(d.max_points, G.w, G.h);
+            if (kn)
+                CK(grow(&J->knbr, &J->knbr_cap, kn));
+            int *nbr = kn ? J->knbr : nullptr;
+            CK(d.single ? launch_krige_k<float>(J->st, d.max_points, P, KP, nbr)
+                        : launch_krige_k<double>(J->st, d.max_points, P, KP, nbr));
         } else if (run_local(J, P, t, err, err_cap))
             goto fail;
     }

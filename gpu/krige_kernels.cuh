@@ -646,3 +646,181 @@ __global__ void __launch_bounds__(128) krige_thread_kernel(LocalParams LP, Krige
     if (sing)
         atomicAdd(KP.singular, 1u);
 }
+
+/* ---- two phases: the neighbour search, then one solve per thread -------- */
+
+/* Phase 1: the k nearest of each node of a band of rows [j0, j0 + nrows),
+ * written as nbr[q * N + n] (n = node within the band, N = nrows * w) and
+ * cnt[n]. The search alone keeps few registers, so many warps hide its
+ * load latency; the solve no longer shares a kernel with it. */
+template <int K>
+__global__ void __launch_bounds__(128, K <= 16 ? 4 : 1) kr_search_kernel(LocalParams P, int j0, int nrows,
+                                                       int *nbr, int *cnt)
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int i = blockIdx.x * 8 + (lane & 7), jr = blockIdx.y * 16 + warp * 4 + (lane >> 3);
+    const int w = P.g.w;
+    const bool valid = i < w && jr < nrows;
+    const double nx = node_x(P.g.xmin, P.g.cw, P.g.x0 + min(i, w - 1));
+    const double ny = node_x(P.g.ymax, P.g.ch, P.g.y0 + j0 + min(jr, nrows - 1));
+    double D[K];
+    int I[K], count;
+    knn_warp_select<K>(P, nx, ny, D, I, count);
+    if (!valid)
+        return;
+    const size_t N = (size_t)nrows * w, n = (size_t)jr * w + i;
+#pragma unroll
+    for (int q = 0; q < K; q++)
+        nbr[q * N + n] = I[q];
+    cnt[n] = count;
+}
+
+/* Phase 2: one node per thread. The covariances are assembled by a rolled
+ * loop (one copy of kcov, so the code stays small enough for the
+ * instruction cache) into this thread's column of shared memory
+ * ([entry][thread]: no bank conflicts); the unrolled row-by-row Cholesky
+ * keeps the current row in registers and overwrites the covariances with L
+ * in place. TS is the solve type, TC the covariance type. */
+template <int K> struct KrSolveLay {
+    static constexpr int TRI = K * (K - 1) / 2;
+    static constexpr int PX = TRI, PY = TRI + K, C0 = TRI + 2 * K, ZZ = TRI + 3 * K;
+    static constexpr int IV = TRI + 4 * K; /* 1 / L_jj */
+    static constexpr int SLOTS = TRI + 5 * K;
+};
+
+template <int K, int P, class TS, class TC, int BT>
+__global__ void __launch_bounds__(BT) kr_solve_kernel(LocalParams LP, KrigeParams KP, int j0,
+                                                      int nrows, const int *nbr, const int *cnt)
+{
+    using L = KrSolveLay<K>;
+    extern __shared__ __align__(16) unsigned char ks_smem[];
+    TS *S = (TS *)ks_smem + threadIdx.x;
+#define SM(e) S[(size_t)(e)*BT]
+    const int w = LP.g.w;
+    const size_t N = (size_t)nrows * w;
+    const size_t n = (size_t)blockIdx.x * BT + threadIdx.x;
+    if (n >= N)
+        return;
+    const int jr = (int)(n / w), i0 = (int)(n - (size_t)jr * w);
+    const double nx = node_x(LP.g.xmin, LP.g.cw, LP.g.x0 + i0);
+    const double ny = node_x(LP.g.ymax, LP.g.ch, LP.g.y0 + j0 + jr);
+    const int count = cnt[n];
+    const int m = min(count, LP.k);
+    double est = LP.nodata, var = LP.nodata;
+    bool sing = false;
+    if (m == 0 || m < LP.min_points) {
+        if (P == 0) {
+            est = KP.mean;
+            var = KP.c00;
+        }
+    } else if (m < P) {
+        sing = true;
+    } else {
+        TS ox = 0, oy = 0, sc = 1;
+        for (int q = 0; q < m; q++) {
+            const int id = nbr[q * N + n];
+            const TS x = (TS)(KP.x[id] - nx), y = (TS)(KP.y[id] - ny);
+            SM(L::PX + q) = x;
+            SM(L::PY + q) = y;
+            SM(L::ZZ + q) = (TS)(LP.zin[id] - KP.zshift);
+            SM(L::C0 + q) = (TS)kcov<TC>(KP, (TC)x, (TC)y);
+            ox += x;
+            oy += y;
+        }
+        for (int r = 1; r < m; r++) {
+            const TS xr = SM(L::PX + r), yr = SM(L::PY + r);
+            const int base = r * (r - 1) / 2;
+            for (int c = 0; c < r; c++)
+                SM(base + c) = (TS)kcov<TC>(KP, (TC)(xr - SM(L::PX + c)), (TC)(yr - SM(L::PY + c)));
+        }
+        if (P == 3) {
+            ox /= (TS)m;
+            oy /= (TS)m;
+            TS mxd = 0;
+            for (int q = 0; q < m; q++) {
+                TS ex = SM(L::PX + q) - ox, ey = SM(L::PY + q) - oy;
+                mxd = max(mxd, sqrt(ex * ex + ey * ey));
+            }
+            sc = mxd > TS(0) ? mxd : TS(1);
+        }
+        const TS A = (TS)KP.A, tol = (KP.single ? TS(1e-6) : TS(1e-12)) * A;
+        constexpr int NP = P > 0 ? P : 1;
+        TS wv[K], a[K], b[NP][K];
+#define KS_TRI(r, c) ((r) * ((r)-1) / 2 + (c))
+#pragma unroll
+        for (int ii = 0; ii < K; ii++) {
+            const bool vi = ii < m;
+            TS row[K > 1 ? K - 1 : 1];
+#pragma unroll
+            for (int jj = 0; jj < ii; jj++) {
+                TS s = vi ? SM(KS_TRI(ii, jj)) : TS(0);
+#pragma unroll
+                for (int q = 0; q < jj; q++)
+                    s -= row[q] * SM(KS_TRI(jj, q));
+                row[jj] = s * SM(L::IV + jj);
+            }
+            TS s = A;
+#pragma unroll
+            for (int q = 0; q < ii; q++)
+                s -= row[q] * row[q];
+            if (!(s > tol))
+                sing = true;
+            const TS invi = TS(1) / sqrt(s);
+            if (ii + 1 < K)
+                SM(L::IV + ii) = invi;
+            TS zi = vi ? SM(L::ZZ + ii) : TS(0);
+            TS ci = vi ? SM(L::C0 + ii) : TS(0);
+            TS fi[NP];
+#pragma unroll
+            for (int c = 0; c < NP; c++)
+                fi[c] = (!vi || P == 0) ? TS(0)
+                        : c == 0        ? TS(1)
+                        : c == 1        ? (SM(L::PX + ii) - ox) / sc
+                                        : (SM(L::PY + ii) - oy) / sc;
+#pragma unroll
+            for (int q = 0; q < ii; q++) {
+                const TS l = row[q];
+                zi -= l * wv[q];
+                ci -= l * a[q];
+#pragma unroll
+                for (int c = 0; c < NP; c++)
+                    fi[c] -= l * b[c][q];
+                if (ii + 1 < K)
+                    SM(KS_TRI(ii, q)) = l; /* L in place of C for the rows below */
+            }
+            wv[ii] = zi * invi;
+            a[ii] = ci * invi;
+#pragma unroll
+            for (int c = 0; c < NP; c++)
+                b[c][ii] = fi[c] * invi;
+        }
+#undef KS_TRI
+#undef SM
+        if (!sing) {
+            TS aa = 0, aw = 0, fa[KR_MAXP] = {0, 0, 0}, fw[KR_MAXP] = {0, 0, 0};
+            TS ff[KR_MAXP][KR_MAXP] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+#pragma unroll
+            for (int q = 0; q < K; q++) {
+                aa += a[q] * a[q];
+                aw += a[q] * wv[q];
+#pragma unroll
+                for (int u = 0; u < P; u++) {
+                    fa[u] += b[u][q] * a[q];
+                    fw[u] += b[u][q] * wv[q];
+#pragma unroll
+                    for (int v = 0; v <= u; v++)
+                        ff[u][v] += b[u][q] * b[v][q];
+                }
+            }
+            kr_finish<TS>(KP, P, aa, aw, fa, fw, ff, ox, oy, sc, sing, est, var);
+        }
+        if (sing)
+            est = var = LP.nodata;
+    }
+    const size_t o = (size_t)(j0 + jr) * w + i0;
+    LP.out[o] = est;
+    if (KP.var)
+        KP.var[o] = var;
+    if (sing)
+        atomicAdd(KP.singular, 1u);
+}

@@ -3,6 +3,8 @@
  *
  *   bench_gpu [points] [grid] [idw_grid]     defaults 1048576 4096 1024
  *   bench_gpu tune [k]                       kNN kernel variants (GPU only)
+ *   bench_gpu krige                          kriging kernel variants (GPU only)
+ *                                            and the variogram
  *
  * Kriging cases (estimate and variance, two bands) compare with the CPU on
  * a 1024^2 grid of the same extent and scale its time per node; the
@@ -178,6 +180,53 @@ static void end_to_end(gk_context *ctx, const gk_points *pts, const char *spec, 
     gk_algorithm_free(alg);
 }
 
+/* Kriging kernel variants, GPU kernel ms on 4096^2 (median of 3). */
+static double krige_ms(gk_context *ctx, const gk_points *pts, const char *spec, int single)
+{
+    gk_algorithm *alg = gk_algorithm_parse(ctx, spec);
+    gk_algorithm_set_precision(alg, single ? GK_PRECISION_SINGLE : GK_PRECISION_DOUBLE);
+    gk_job *job = gk_job_new(ctx, pts, alg);
+    const int n = 4096;
+    gk_grid g = {0.0, 10000.0, 0.0, 10000.0, n, n};
+    double *v = malloc((size_t)n * n * 2 * sizeof *v), kt[3] = {-1, -1, -1};
+    if (job && gk_device_job_on_gpu(job)) {
+        gk_job_compute_window(job, &g, 0, 0, n, n, v);
+        for (int r = 0; r < 3; r++) {
+            gk_job_compute_window(job, &g, 0, 0, n, n, v);
+            kt[r] = gk_device_last_kernel_ms(job);
+        }
+    }
+    qsort(kt, 3, sizeof *kt, cmp_d);
+    free(v);
+    gk_job_free(job);
+    gk_algorithm_free(alg);
+    return kt[1];
+}
+
+static void tune_krige(gk_context *ctx, const gk_points *pts)
+{
+    static const struct {
+        const char *spec, *mode, *s64;
+        int single;
+    } v[] = {
+        {KRIGE16, "0", "1", 1}, {KRIGE16, "0", "1", 0}, {KRIGE32, "0", "1", 1},
+        {KRIGE32, "0", "0", 1}, {KRIGE32, "0", "1", 0}, {KRIGE16 ":drift=linear", "0", "1", 0},
+        {KRIGE16, "1", "1", 1}, {KRIGE16, "2", "1", 0},
+    };
+    printf("kriging kernels, 4096^2, kernel ms (mode 0 = search + thread solve, 1 = fused "
+           "thread, 2 = fused lane groups; s64 = k=32 single factor in double)\n");
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+        setenv("GRIDKIT_GPU_KRIGE_MODE", v[i].mode, 1);
+        setenv("GRIDKIT_GPU_KRIGE_S64", v[i].s64, 1);
+        printf("  %-70s %-6s mode %s s64 %s: %8.2f ms\n", v[i].spec,
+               v[i].single ? "single" : "double", v[i].mode, v[i].s64,
+               krige_ms(ctx, pts, v[i].spec, v[i].single));
+        fflush(stdout);
+    }
+    unsetenv("GRIDKIT_GPU_KRIGE_MODE");
+    unsetenv("GRIDKIT_GPU_KRIGE_S64");
+}
+
 static void tune(gk_context *ctx, const gk_points *pts, int k)
 {
     char spec[128];
@@ -206,7 +255,8 @@ static void tune(gk_context *ctx, const gk_points *pts, int k)
 
 int main(int argc, char **argv)
 {
-    int tuning = argc > 1 && !strcmp(argv[1], "tune");
+    int kriging = argc > 1 && !strcmp(argv[1], "krige");
+    int tuning = kriging || (argc > 1 && !strcmp(argv[1], "tune"));
     size_t np = argc > 1 && !tuning ? strtoull(argv[1], NULL, 10) : 1048576;
     int grid = argc > 2 && !tuning ? atoi(argv[2]) : 4096;
     int idw_grid = argc > 3 ? atoi(argv[3]) : 1024;
@@ -225,6 +275,11 @@ int main(int argc, char **argv)
     if (gk_context_set_device(ctx, "cuda")) {
         printf("no usable GPU: %s\n", gk_errmsg(ctx));
         return 1;
+    }
+    if (kriging) {
+        tune_krige(ctx, pts);
+        bench_variogram(pts, 65536);
+        return 0;
     }
     if (tuning) {
         tune(ctx, pts, argc > 2 ? atoi(argv[2]) : 16);
