@@ -10,27 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures, checks;
-
-#define CHECK(cond)                                                                  \
-    do {                                                                             \
-        checks++;                                                                    \
-        if (!(cond)) {                                                               \
-            failures++;                                                              \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-        }                                                                            \
-    } while (0)
-
-#define CHECK_NEAR(a, b, tol)                                                               \
-    do {                                                                                    \
-        double a_ = (a), b_ = (b);                                                          \
-        checks++;                                                                           \
-        if (!(fabs(a_ - b_) <= (tol) * (1.0 + fabs(b_)))) {                                 \
-            failures++;                                                                     \
-            fprintf(stderr, "%s:%d: %s = %.17g, expected %.17g\n", __FILE__, __LINE__, #a, \
-                    a_, b_);                                                                \
-        }                                                                                   \
-    } while (0)
+#include "gk_check.h"
 
 static gk_points *make_points(gk_context *ctx, const double (*p)[3], size_t n)
 {

@@ -11,16 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures, checks;
-
-#define CHECK(cond)                                                                  \
-    do {                                                                             \
-        checks++;                                                                    \
-        if (!(cond)) {                                                               \
-            failures++;                                                              \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-        }                                                                            \
-    } while (0)
+#include "gk_check.h"
 
 /* relative tolerance, with an absolute floor for values near 0 */
 #define CHECK_REL(a, b, tol)                                                                  \
