@@ -71,6 +71,9 @@ struct gk_algorithm {
     char canonical[1024];
 };
 
+/* A whole-string number for an -a key=value (NaN only for nodata); 0 or -1. */
+int gk_param_number(const char *key, const char *s, double *out);
+
 /* Search ellipse, precomputed from radius1/radius2/angle. */
 typedef struct {
     int all;          /* no search window: every point */

@@ -23,16 +23,10 @@
 
 static int num(gk_context *ctx, const char *key, const char *s, double *out)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    while (*end && isspace((unsigned char)*end))
-        end++;
-    if (end == s || *end || errno == ERANGE || (isnan(v) && strcmp(key, "nodata") != 0))
+    if (gk_param_number(key, s, out))
         return gk_error(ctx, GK_ERR_ARG, "-a kriging: %s=%s is not a number", key, s);
-    if (isinf(v))
+    if (isinf(*out))
         return gk_error(ctx, GK_ERR_ARG, "-a kriging: %s=%s must be finite", key, s);
-    *out = v;
     return GK_OK;
 }
 

@@ -99,8 +99,7 @@ static void set_defaults(gk_algorithm *a, gk_alg_kind kind)
     a->aidw_rmax = 2.0;
 }
 
-static int parse_number(gk_context *ctx, const char *alg, const char *key, const char *s,
-                        double *out)
+int gk_param_number(const char *key, const char *s, double *out)
 {
     char *end;
     errno = 0;
@@ -109,8 +108,16 @@ static int parse_number(gk_context *ctx, const char *alg, const char *key, const
         end++;
     /* nodata=nan is legitimate (empty cells as NaN); NaN anywhere else is not. */
     if (end == s || *end || errno == ERANGE || (isnan(v) && strcmp(key, "nodata") != 0))
-        return gk_error(ctx, GK_ERR_ARG, "-a %s: %s=%s is not a number", alg, key, s);
+        return -1;
     *out = v;
+    return 0;
+}
+
+static int parse_number(gk_context *ctx, const char *alg, const char *key, const char *s,
+                        double *out)
+{
+    if (gk_param_number(key, s, out))
+        return gk_error(ctx, GK_ERR_ARG, "-a %s: %s=%s is not a number", alg, key, s);
     return GK_OK;
 }
 
