@@ -1364,7 +1364,8 @@ static cudaError_t launch_krige_2p_p(cudaStream_t st, const LocalParams &P, cons
 /* Ints of neighbour scratch the two-phase kernels need (0: fused kernels). */
 static size_t krige_scratch(int k, int w, int h)
 {
-    if (k > 32 || env_int("GRIDKIT_GPU_KRIGE_MODE", 0) != 0)
+    if (k > 32 || env_int("GRIDKIT_GPU_KRIGE_MODE", 0) != 0 ||
+        (k > 16 && !env_int("GRIDKIT_GPU_KRIGE_2P32", 0)))
         return 0;
     const int K = k <= 16 ? 16 : 32;
     int band = (int)std::min<size_t>((size_t)h, ((size_t)64 << 20) / ((size_t)w * (K + 1)));
@@ -1379,18 +1380,21 @@ static cudaError_t launch_krige_k(cudaStream_t st, int k, const LocalParams &P,
     /* default (GRIDKIT_GPU_KRIGE_MODE=0): search, then a thread per node;
      * 1: the fused thread kernel (k <= 16); 2: the fused lane groups */
     const int mode = env_int("GRIDKIT_GPU_KRIGE_MODE", 0);
-    if (mode == 0 && k <= 32 && nbr) {
-        if (sizeof(T) == 8)
-            return k <= 16 ? launch_krige_2p_p<16, double, double>(st, P, KP, nbr)
-                           : launch_krige_2p_p<32, double, double>(st, P, KP, nbr);
-        if (k <= 16)
-            return launch_krige_2p_p<16, float, float>(st, P, KP, nbr);
-        /* k = 32 single: float covariances, the factor in double unless
-         * GRIDKIT_GPU_KRIGE_S64=0 (no nugget: float alone loses 1e-5) */
-        return env_int("GRIDKIT_GPU_KRIGE_S64", 1)
+    if (mode == 0 && k <= 16 && nbr)
+        return sizeof(T) == 8 ? launch_krige_2p_p<16, double, double>(st, P, KP, nbr)
+                              : launch_krige_2p_p<16, float, float>(st, P, KP, nbr);
+    /* k = 32 (H100, 4096^2): the per-thread solve does not unroll there
+     * (586 ms single, 1111 with the factor in double); the lane groups take
+     * 542 ms single but lose 1.04e-5 of the range without a nugget, so
+     * single precision runs them in double (616 ms) unless
+     * GRIDKIT_GPU_KRIGE_S64=0 */
+    if (mode == 0 && k <= 32 && nbr && env_int("GRIDKIT_GPU_KRIGE_2P32", 0))
+        return sizeof(T) == 8 ? launch_krige_2p_p<32, double, double>(st, P, KP, nbr)
+               : env_int("GRIDKIT_GPU_KRIGE_S64", 1)
                    ? launch_krige_2p_p<32, double, float>(st, P, KP, nbr)
                    : launch_krige_2p_p<32, float, float>(st, P, KP, nbr);
-    }
+    if (k > 16 && k <= 32 && sizeof(T) == 4 && env_int("GRIDKIT_GPU_KRIGE_S64", 1))
+        return launch_krige<32, double>(st, P, KP);
     if (k <= 16 && mode == 1)
         return KP.p == 0   ? launch_krige_thread<0, T>(st, P, KP)
                : KP.p == 1 ? launch_krige_thread<1, T>(st, P, KP)
