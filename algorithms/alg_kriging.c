@@ -673,7 +673,7 @@ uint64_t gk_kriging_tile(const gk_job *job, const gk_tile *t, double *out, gk_sc
     if (k->global) {
         /* the block's right-hand sides, node x, y, estimates and variances */
         gcols = gk_krige_global_block_cols(job, T);
-        size_t need = ws.head + (job->pts->n + GK_KRIGE_MAX_P + 4) * gcols + job->pts->n;
+        size_t need = ws.head + (job->pts->n + GK_KRIGE_MAX_P + 5) * gcols + 2 * job->pts->n;
         if (gk_scratch_reserve2(s, need))
             return UINT64_MAX;
     } else if (ws_layout(&ws, s, M0)) {

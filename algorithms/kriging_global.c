@@ -8,7 +8,8 @@
  * needs L^-1 c0 per node, O(n^2): done for a block of nodes at once, one
  * triangular solve with many right-hand sides (BLAS-3, tens of GFLOP/s where
  * a solve per node is memory-bound), then column norms. OpenBLAS runs single
- * threaded inside the tiles: the engine's threads are the parallelism.
+ * threaded: the engine's threads are the parallelism, and the doubles do not
+ * depend on the thread count or the tiling (solve_panels).
  * A singular system (coincident points without nugget, a drift that cannot
  * be estimated) makes every node nodata, as gstat skips every location.
  */
@@ -25,6 +26,13 @@
 
 /* OpenBLAS's thread count, where the BLAS is OpenBLAS (weak: absent elsewhere) */
 extern void openblas_set_num_threads(int) __attribute__((weak));
+/* CBLAS's dgemm (OpenBLAS has it; weak: without it the solves start at row 0) */
+extern void cblas_dgemm(int order, int ta, int tb, int m, int n, int k, double alpha,
+                        const double *a, int lda, const double *b, int ldb, double beta,
+                        double *c, int ldc) __attribute__((weak));
+#define KG_COLMAJOR 102
+#define KG_NOTRANS 111
+#define KG_NB 128 /* rows per panel of the blocked solve */
 
 #define CHOL_TOL 1e-12
 #define SCHUR_TOL 1e-11
@@ -175,9 +183,10 @@ int gk_krige_global_build(gk_job *job)
             g->nf = 2;
     }
 
-    /* the factorisation with the job's threads; one each inside the tiles */
-    if (openblas_set_num_threads && ctx->threads > 0)
-        openblas_set_num_threads(ctx->threads);
+    /* one BLAS thread, here too: a threaded factor's rounding depends on the
+     * thread count, and the tiles' threads are the parallelism */
+    if (openblas_set_num_threads)
+        openblas_set_num_threads(1);
     lapack_int info = factor(k, g, g->f[0].L, 0);
     if (info < 0) {
         free(perm);
@@ -258,8 +267,6 @@ int gk_krige_global_build(gk_job *job)
     free(perm);
     LAPACKE_dtrtrs(LAPACK_COL_MAJOR, 'L', 'T', 'N', (lapack_int)n, 1, L, (lapack_int)n, w,
                    (lapack_int)n);
-    if (openblas_set_num_threads)
-        openblas_set_num_threads(1);
     return GK_OK;
 }
 
@@ -277,6 +284,24 @@ size_t gk_krige_global_block_cols(const gk_job *job, size_t nodes)
     return m ? m : 1;
 }
 
+/* A = L^-1 A in place for mg columns whose rows before `lead` are zero:
+ * right-looking by panels of KG_NB rows aligned to row 0, from the panel that
+ * holds `lead`. Skipped panels would only add exact zeros, so every column
+ * gets the same doubles wherever the solve starts and whatever the other
+ * columns: the result does not depend on the tiling. */
+static void solve_panels(const double *L, size_t n, double *A, int mg, size_t lead)
+{
+    size_t s = cblas_dgemm ? lead / KG_NB * KG_NB : 0;
+    for (size_t J = s; J < n; J += KG_NB) {
+        size_t nb = n - J < KG_NB ? n - J : KG_NB;
+        LAPACKE_dtrtrs_work(LAPACK_COL_MAJOR, 'L', 'N', 'N', (lapack_int)nb, mg, L + J + J * n,
+                            (lapack_int)n, A + J, (lapack_int)n);
+        if (J + nb < n)
+            cblas_dgemm(KG_COLMAJOR, KG_NOTRANS, KG_NOTRANS, (int)(n - J - nb), mg, (int)nb, -1.0,
+                        L + J + nb + J * n, (int)n, A + J, (int)n, 1.0, A + J + nb, (int)n);
+    }
+}
+
 void gk_krige_global_block(const gk_job *job, int m, const double *x0, const double *y0,
                            const double *g0, size_t ldg, double *est, double *var, double *ws)
 {
@@ -284,20 +309,17 @@ void gk_krige_global_block(const gk_job *job, int m, const double *x0, const dou
     const gk_krige_global *g = k->g;
     size_t n = g->n;
     int p = g->p;
-    double *C = ws, *h = ws + n * (size_t)m, *F = h + n; /* n x m, n, p x m */
-    size_t lead = n, trail = n; /* rows of zeros at the start and end of every column */
+    /* ws: C (n x m: the forward-order columns from the left, the reverse-order
+     * ones from the right), h and cv (n each), F (p x m), node of each column (m) */
+    double *C = ws, *h = ws + n * (size_t)m, *cv = h + n, *F = cv + n;
+    double *node = F + (size_t)GK_KRIGE_MAX_P * m;
+    size_t lead[2] = {n, n};
+    int nfw = 0, nrv = 0;
     for (int c = 0; c < m; c++) {
-        double *cc = C + (size_t)c * n, e = 0.0;
-        gk_kk_cov0(k, g->px, g->py, (int)n, x0[c], y0[c], cc, h);
+        gk_kk_cov0(k, g->px, g->py, (int)n, x0[c], y0[c], cv, h);
+        double e = 0.0;
         for (size_t i = 0; i < n; i++)
-            e += cc[i] * g->wd[i];
-        size_t z = 0;
-        while (z < lead && cc[z] == 0.0)
-            z++;
-        lead = z;
-        for (z = 0; z < trail && cc[n - 1 - z] == 0.0;)
-            z++;
-        trail = z;
+            e += cv[i] * g->wd[i];
         if (p > 0) {
             double *f0 = F + (size_t)c * p, gc[GK_KRIGE_MAX_DRIFT_RASTERS];
             for (int r = 0; r < k->nr; r++)
@@ -309,30 +331,38 @@ void gk_krige_global_block(const gk_job *job, int m, const double *x0, const dou
             e += k->mean;
         }
         est[c] = e;
+        if (!var)
+            continue;
+        /* this node's zeros at either end pick its order */
+        size_t zl = 0, zt = 0;
+        while (zl < n && cv[zl] == 0.0)
+            zl++;
+        while (zt < n && cv[n - 1 - zt] == 0.0)
+            zt++;
+        int rv = g->nf == 2 && zt > zl;
+        int col = rv ? m - 1 - nrv++ : nfw++;
+        double *cc = C + (size_t)col * n;
+        node[col] = c;
+        if (rv)
+            for (size_t i = 0; i < n; i++)
+                cc[i] = cv[n - 1 - i];
+        else
+            memcpy(cc, cv, n * sizeof *cv);
+        size_t z = rv ? zt : zl;
+        if (z < lead[rv])
+            lead[rv] = z;
     }
     if (!var)
         return;
-    const gfactor *fa = &g->f[0];
-    if (g->nf == 2 && trail > lead) { /* the reverse order: reverse the columns */
-        fa = &g->f[1];
-        lead = trail;
-        for (int c = 0; c < m; c++) {
-            double *cc = C + (size_t)c * n;
-            for (size_t i = 0, j = n - 1; i < j; i++, j--) {
-                double t = cc[i];
-                cc[i] = cc[j];
-                cc[j] = t;
-            }
-        }
-    }
-    /* A = L^-1 C0 for the whole block, from the first non-zero row (the
-     * rows before it stay zero; the _work call skips the NaN scan of L) */
-    size_t nz = n - lead;
-    if (nz > 0)
-        LAPACKE_dtrtrs_work(LAPACK_COL_MAJOR, 'L', 'N', 'N', (lapack_int)nz, (lapack_int)m,
-                            fa->L + lead + lead * n, (lapack_int)n, C + lead, (lapack_int)n);
-    for (int c = 0; c < m; c++) {
-        const double *a = C + (size_t)c * n + lead;
+    if (nfw)
+        solve_panels(g->f[0].L, n, C, nfw, lead[0]);
+    if (nrv)
+        solve_panels(g->f[1].L, n, C + (size_t)nfw * n, nrv, lead[1]);
+    for (int col = 0; col < m; col++) {
+        int rv = col >= nfw, c = (int)node[col];
+        const gfactor *fa = &g->f[rv];
+        size_t s0r = cblas_dgemm ? lead[rv] / KG_NB * KG_NB : 0, nz = n - s0r;
+        const double *a = C + (size_t)col * n + s0r;
         double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
         size_t i = 0;
         for (; i + 4 <= nz; i += 4) {
@@ -348,7 +378,7 @@ void gk_krige_global_block(const gk_job *job, int m, const double *x0, const dou
             const double *f0 = F + (size_t)c * p;
             double r[GK_KRIGE_MAX_P], t[GK_KRIGE_MAX_P];
             for (int q = 0; q < p; q++) {
-                const double *bq = fa->B + (size_t)q * n + lead;
+                const double *bq = fa->B + (size_t)q * n + s0r;
                 double s = 0.0;
                 for (size_t j = 0; j < nz; j++)
                     s += bq[j] * a[j];

@@ -113,9 +113,8 @@ __global__ void __launch_bounds__(VT) vgm_kernel(VgmParams P)
                 hnp[b] += 1u;
                 hsd[b] += dsum;
                 hsg[b] += g;
-                return;
-            }
-            for (int a = 0; a < P.ndir; a++) {
+            } else {
+                for (int a = 0; a < P.ndir; a++) {
                 if (!P.all_dirs[a] && (px != 0.0 || py != 0.0)) {
                     double inprod = __ddiv_rn(
                         __dadd_rn(__dmul_rn(px, P.ux[a]), __dmul_rn(py, P.uy[a])), dsum);
@@ -130,6 +129,7 @@ __global__ void __launch_bounds__(VT) vgm_kernel(VgmParams P)
                 hnp[b] += 1u;
                 hsd[b] += dsum;
                 hsg[b] += g;
+            }
             }
         };
         int jj = 0;
