@@ -723,12 +723,11 @@ int gk_delaunay(gk_context *ctx, int n, const double *x, const double *y, gk_tri
         h[2] = h0 >= 0 ? h0 / 3 : -1;
     }
     tri->n_tri = d.nt;
-    tri->vertex = realloc(vout, 3 * (size_t)d.nt * sizeof *vout);
-    if (!tri->vertex)
-        tri->vertex = vout;
-    tri->neighbor = realloc(vh, 3 * (size_t)d.nt * sizeof *vh);
-    if (!tri->neighbor)
-        tri->neighbor = vh;
+    /* Handed over as they are (vh keeps its spare half): shrinking them with
+     * realloc saves little and newer compilers flag the fallback as a
+     * use-after-free. */
+    tri->vertex = vout;
+    tri->neighbor = vh;
     xy = NULL;
     vh = NULL;
 

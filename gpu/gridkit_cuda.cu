@@ -1538,7 +1538,13 @@ int api_variogram(int dev, const gk_gpu_vgm *v, double *np, double *sd, double *
     const size_t n = v->n;
     double *x = nullptr, *y = nullptr, *z = nullptr, *onp = nullptr, *osd = nullptr,
            *osg = nullptr;
-    float2 *pf = nullptr;
+    float2 *pf = nullptr, *pfs = nullptr;
+    double *xs = nullptr;
+    float4 *tb = nullptr;
+    unsigned int *key = nullptr;
+    int *idx = nullptr;
+    void *tmp = nullptr;
+    size_t tmpb = 0;
     unsigned long long *pnp = nullptr;
     double *psd = nullptr, *psg = nullptr;
     cudaStream_t st = nullptr;
@@ -1579,6 +1585,7 @@ int api_variogram(int dev, const gk_gpu_vgm *v, double *np, double *sd, double *
         P.cut2_lo = v->cutoff > tol ? (float)((v->cutoff - tol) * (v->cutoff - tol) * (1.0 - 1e-6))
                                     : 0.0f;
         P.inv_w = (float)(1.0 / v->width);
+        P.cullr2 = (v->cutoff + tol) * (v->cutoff + tol) * (1.0 + 1e-12);
         double frtol = tol / v->width + 4.0 * eps * (v->ncls + 1.0);
         P.frtol = (float)std::min(frtol, 0.5);
         for (int a = 0; a < 16; a++) {
@@ -1595,7 +1602,15 @@ int api_variogram(int dev, const gk_gpu_vgm *v, double *np, double *sd, double *
         CK(cudaMalloc(&x, bytes));
         CK(cudaMalloc(&y, bytes));
         CK(cudaMalloc(&z, bytes));
-        CK(cudaMalloc(&pf, n * sizeof(float2)));
+        CK(cudaMalloc(&pf, 2 * n * sizeof(float2)));
+        pfs = pf + n;
+        CK(cudaMalloc(&xs, 3 * bytes));
+        CK(cudaMalloc(&tb, (size_t)ntiles * sizeof(float4)));
+        CK(cudaMalloc(&key, 2 * n * sizeof(unsigned int)));
+        CK(cudaMalloc(&idx, 2 * n * sizeof(int)));
+        CK(cub::DeviceRadixSort::SortPairs(nullptr, tmpb, key, key + n, idx, idx + n, (int)n, 0,
+                                           20, st));
+        CK(cudaMalloc(&tmp, tmpb));
         CK(cudaMalloc(&pnp, nblk * nb * sizeof(unsigned long long)));
         CK(cudaMalloc(&psd, nblk * nb * sizeof(double)));
         CK(cudaMalloc(&psg, nblk * nb * sizeof(double)));
@@ -1605,10 +1620,11 @@ int api_variogram(int dev, const gk_gpu_vgm *v, double *np, double *sd, double *
         CK(cudaMemcpyAsync(x, v->x, bytes, cudaMemcpyHostToDevice, st));
         CK(cudaMemcpyAsync(y, v->y, bytes, cudaMemcpyHostToDevice, st));
         CK(cudaMemcpyAsync(z, v->z, bytes, cudaMemcpyHostToDevice, st));
-        P.x = x;
-        P.y = y;
-        P.z = z;
-        P.pf = pf;
+        P.x = xs;
+        P.y = xs + n;
+        P.z = xs + 2 * n;
+        P.pf = pfs;
+        P.tb = tb;
         P.pnp = pnp;
         P.psd = psd;
         P.psg = psg;
@@ -1619,6 +1635,18 @@ int api_variogram(int dev, const gk_gpu_vgm *v, double *np, double *sd, double *
                                 (int)smem));
         CK(cudaEventRecord(e0, st));
         vgm_centre<<<(unsigned)((n + 255) / 256), 256, 0, st>>>(x, y, (int)n, cx, cy, pf);
+        CK(cudaGetLastError());
+        /* Morton order, then tile boxes */
+        vgm_key<<<(unsigned)((n + 255) / 256), 256, 0, st>>>(pf, (int)n, (float)(M * (1.0 + 1e-6)),
+                                                             M > 0.0 ? (float)(1024.0 / (2.0 * M * (1.0 + 1e-6))) : 0.0f,
+                                                             key, idx);
+        CK(cudaGetLastError());
+        CK(cub::DeviceRadixSort::SortPairs(tmp, tmpb, key, key + n, idx, idx + n, (int)n, 0, 20,
+                                           st));
+        vgm_gather<<<(unsigned)((n + 255) / 256), 256, 0, st>>>(idx + n, (int)n, x, y, z, pf, xs,
+                                                                xs + n, xs + 2 * n, pfs);
+        CK(cudaGetLastError());
+        vgm_bbox<<<(unsigned)((ntiles + 127) / 128), 128, 0, st>>>(pfs, (int)n, ntiles, tb);
         CK(cudaGetLastError());
         dim3 grid(ntiles, strips);
         if (dir)
@@ -1644,6 +1672,11 @@ fail:
     cudaFree(y);
     cudaFree(z);
     cudaFree(pf);
+    cudaFree(xs);
+    cudaFree(tb);
+    cudaFree(key);
+    cudaFree(idx);
+    cudaFree(tmp);
     cudaFree(pnp);
     cudaFree(psd);
     cudaFree(psg);

@@ -7,6 +7,8 @@
  * in shared memory laid out [class][thread] (no atomics, no bank conflicts),
  * the block sums it in a fixed order into its own partial, and one kernel
  * sums the partials in block order: the result does not depend on timing.
+ * The points are first sorted in Morton order so tiles are compact: tile
+ * pairs whose boxes lie beyond the cutoff are skipped whole.
  *
  * Classes follow algorithms/variogram.c exactly: the distance is first taken
  * in single precision on centred coordinates, and every pair whose float
@@ -28,6 +30,8 @@ struct VgmParams {
     int all_dirs[16];
     double ux[16], uy[16];
     double cos_tol, bandwidth;
+    const float4 *tb;  /* per tile: bounding box of pf (min x, min y, max x, max y) */
+    double cullr2;     /* tile pairs farther apart than this (squared) hold no pair */
     unsigned long long *pnp; /* partials: nblocks x nbins */
     double *psd, *psg;
 };
@@ -38,6 +42,64 @@ __global__ void vgm_centre(const double *x, const double *y, int n, double cx, d
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n)
         pf[i] = make_float2((float)(x[i] - cx), (float)(y[i] - cy));
+}
+
+/* Morton key of a point on a 1024 x 1024 grid over the centred square
+ * [-m, m]^2: sorting by it makes each tile of VT points spatially compact, so
+ * whole tile pairs beyond the cutoff can be skipped. */
+__device__ __forceinline__ unsigned int vgm_spread(unsigned int v)
+{
+    v &= 0x3ffu;
+    v = (v | (v << 8)) & 0x00ff00ffu;
+    v = (v | (v << 4)) & 0x0f0f0f0fu;
+    v = (v | (v << 2)) & 0x33333333u;
+    v = (v | (v << 1)) & 0x55555555u;
+    return v;
+}
+
+__global__ void vgm_key(const float2 *pf, int n, float m, float scale, unsigned int *key,
+                        int *idx)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    const float2 p = pf[i];
+    int cx = min(1023, max(0, (int)((p.x + m) * scale)));
+    int cy = min(1023, max(0, (int)((p.y + m) * scale)));
+    key[i] = vgm_spread((unsigned)cx) | (vgm_spread((unsigned)cy) << 1);
+    idx[i] = i;
+}
+
+__global__ void vgm_gather(const int *idx, int n, const double *x, const double *y,
+                           const double *z, const float2 *pf, double *xs, double *ys, double *zs,
+                           float2 *pfs)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    const int k = idx[i];
+    xs[i] = x[k];
+    ys[i] = y[k];
+    zs[i] = z[k];
+    pfs[i] = pf[k];
+}
+
+/* one thread per tile: the box of its float coordinates */
+__global__ void vgm_bbox(const float2 *pf, int n, int ntiles, float4 *tb)
+{
+    int b = blockIdx.x * blockDim.x + threadIdx.x;
+    if (b >= ntiles)
+        return;
+    float4 r = make_float4(INFINITY, INFINITY, -INFINITY, -INFINITY);
+    const int e = min(n, (b + 1) * VT);
+    for (int i = b * VT; i < e; i++) {
+        const float2 p = pf[i];
+        r.x = fminf(r.x, p.x);
+        r.y = fminf(r.y, p.y);
+        r.z = fmaxf(r.z, p.x);
+        r.w = fmaxf(r.w, p.y);
+    }
+    tb[b] = r;
 }
 
 /* gstat's get_index() with the CPU's rounding */
@@ -71,7 +133,23 @@ __global__ void __launch_bounds__(VT) vgm_kernel(VgmParams P)
     const float2 pi = vi ? P.pf[i] : make_float2(0.f, 0.f);
     const double xi = vi ? P.x[i] : 0.0, yi = vi ? P.y[i] : 0.0, zi = vi ? P.z[i] : 0.0;
     const int bj0 = s * VSTRIP, bj1 = min(bi, bj0 + VSTRIP - 1);
+    const float4 ib = P.tb[bi];
     for (int bj = bj0; bj <= bj1; bj++) {
+        /* the gap between the two boxes (exact float values, taken in
+         * double) bounds every pair's distance from below: skip the tile
+         * pair (uniformly over the block) when it lies beyond the cutoff */
+        const float4 jb = P.tb[bj];
+        const double gx = fmax(0.0, fmax((double)jb.x - (double)ib.z, (double)ib.x - (double)jb.z));
+        const double gy = fmax(0.0, fmax((double)jb.y - (double)ib.w, (double)ib.y - (double)jb.w));
+        const double gap2 = gx * gx + gy * gy;
+        if (gap2 > P.cullr2)
+            continue;
+        /* most of this tile pair's pairs fall in classes k0..k0+2: those
+         * are counted in registers, flushed to the thread's column after the
+         * tile; any other class goes to the shared histogram directly */
+        const int k0 = (int)(sqrt(gap2) / P.width);
+        unsigned int c0 = 0, c1 = 0, c2 = 0;
+        double s0 = 0.0, s1 = 0.0, s2 = 0.0, g0 = 0.0, g1 = 0.0, g2 = 0.0;
         const int jg = bj * VT + t;
         __syncthreads();
         if (jg < P.n) {
@@ -109,10 +187,24 @@ __global__ void __launch_bounds__(VT) vgm_kernel(VgmParams P)
             const double dz = __dsub_rn(zi, zj);
             const double g = P.cressie ? sqrt(fabs(dz)) : __dmul_rn(dz, dz);
             if (!DIR) {
-                const int b = k * VT + t;
-                hnp[b] += 1u;
-                hsd[b] += dsum;
-                hsg[b] += g;
+                if (k == k0) {
+                    c0++;
+                    s0 += dsum;
+                    g0 += g;
+                } else if (k == k0 + 1) {
+                    c1++;
+                    s1 += dsum;
+                    g1 += g;
+                } else if (k == k0 + 2) {
+                    c2++;
+                    s2 += dsum;
+                    g2 += g;
+                } else {
+                    const int b = k * VT + t;
+                    hnp[b] += 1u;
+                    hsd[b] += dsum;
+                    hsg[b] += g;
+                }
             } else {
                 for (int a = 0; a < P.ndir; a++) {
                 if (!P.all_dirs[a] && (px != 0.0 || py != 0.0)) {
@@ -145,6 +237,23 @@ __global__ void __launch_bounds__(VT) vgm_kernel(VgmParams P)
         }
         for (; jj < jn; jj++)
             pair(tf[jj], tz[jj], jj);
+        if (!DIR) {
+            if (c0) {
+                hnp[k0 * VT + t] += c0;
+                hsd[k0 * VT + t] += s0;
+                hsg[k0 * VT + t] += g0;
+            }
+            if (c1) {
+                hnp[(k0 + 1) * VT + t] += c1;
+                hsd[(k0 + 1) * VT + t] += s1;
+                hsg[(k0 + 1) * VT + t] += g1;
+            }
+            if (c2) {
+                hnp[(k0 + 2) * VT + t] += c2;
+                hsd[(k0 + 2) * VT + t] += s2;
+                hsg[(k0 + 2) * VT + t] += g2;
+            }
+        }
     }
     __syncthreads();
     /* this block's partial: each class summed over the threads in order */

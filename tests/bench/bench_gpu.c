@@ -257,7 +257,7 @@ static void tune(gk_context *ctx, const gk_points *pts, int k)
 int main(int argc, char **argv)
 {
     int kriging = argc > 1 && !strcmp(argv[1], "krige");
-    int tuning = kriging || (argc > 1 && !strcmp(argv[1], "tune"));
+    int tuning = kriging || (argc > 1 && (!strcmp(argv[1], "tune") || !strcmp(argv[1], "vgm")));
     size_t np = argc > 1 && !tuning ? strtoull(argv[1], NULL, 10) : 1048576;
     int grid = argc > 2 && !tuning ? atoi(argv[2]) : 4096;
     int idw_grid = argc > 3 ? atoi(argv[3]) : 1024;
@@ -276,6 +276,10 @@ int main(int argc, char **argv)
     if (gk_context_set_device(ctx, "cuda")) {
         printf("no usable GPU: %s\n", gk_errmsg(ctx));
         return 1;
+    }
+    if (argc > 1 && !strcmp(argv[1], "vgm")) { /* the variogram only */
+        bench_variogram(pts, 65536);
+        return 0;
     }
     if (kriging) {
         tune_krige(ctx, pts);
