@@ -30,8 +30,11 @@ const char *gk_grid_usage(void)
            "Algorithms (gdal_grid's, same parameters): invdist, invdistnn, average, nearest,\n"
            "linear, minimum, maximum, range, count, average_distance, average_distance_pts;\n"
            "and aidw (adaptive inverse distance: k, alpha1..alpha5, r_min, r_max, radius,\n"
-           "max_points, min_points, nodata). Sources: any OGR vector source, or XYZ text\n"
-           "(*.xyz or -oo FORMAT=XYZ).\n";
+           "max_points, min_points, nodata); and kriging (type=simple|ordinary|universal,\n"
+           "model=Sph|Exp|...|auto, psill, range, nugget, kappa, anis_angle, anis_ratio,\n"
+           "variogram=FILE.json, mean, drift, drift_raster, max_points, min_points, radius,\n"
+           "max_points_per_quadrant, block=WxH, variance=yes|no, nodata; docs/kriging.md).\n"
+           "Sources: any OGR vector source, or XYZ text (*.xyz or -oo FORMAT=XYZ).\n";
 }
 
 static int parse_double(gk_context *ctx, const char *opt, const char *s, double *v)
