@@ -1334,7 +1334,7 @@ static cudaError_t launch_krige_2p(cudaStream_t st, const LocalParams &P, const 
     const int w = P.g.w, h = P.g.h;
     int band = (int)std::min<size_t>((size_t)h, ((size_t)64 << 20) / ((size_t)w * (K + 1)));
     band = std::max(16, band / 16 * 16);
-    const size_t sm = (size_t)BT * KrSolveLay<K>::SLOTS * sizeof(TS);
+    const size_t sm = (size_t)BT * KrSolveLay<K, PD>::SLOTS * sizeof(TS);
     cudaError_t e = cudaFuncSetAttribute(kr_solve_kernel<K, PD, TS, TC, BT>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm);
     if (e != cudaSuccess)

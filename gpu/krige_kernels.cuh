@@ -681,18 +681,21 @@ __global__ void __launch_bounds__(128, K <= 16 ? 4 : 1) kr_search_kernel(LocalPa
  * ([entry][thread]: no bank conflicts); the unrolled row-by-row Cholesky
  * keeps the current row in registers and overwrites the covariances with L
  * in place. TS is the solve type, TC the covariance type. */
-template <int K> struct KrSolveLay {
+template <int K, int P> struct KrSolveLay {
     static constexpr int TRI = K * (K - 1) / 2;
-    static constexpr int PX = TRI, PY = TRI + K, C0 = TRI + 2 * K, ZZ = TRI + 3 * K;
-    static constexpr int IV = TRI + 4 * K; /* 1 / L_jj */
-    static constexpr int SLOTS = TRI + 5 * K;
+    static constexpr int PX = TRI, PY = TRI + K;
+    /* Without the linear drift the offsets are dead once the covariances
+     * are assembled, so C0 and Z take their slots: fewer bytes per thread,
+     * more warps per SM (shared memory bounds the occupancy). */
+    static constexpr int C0 = P == 3 ? TRI + 2 * K : PX, ZZ = P == 3 ? TRI + 3 * K : PY;
+    static constexpr int SLOTS = P == 3 ? TRI + 4 * K : TRI + 2 * K;
 };
 
 template <int K, int P, class TS, class TC, int BT>
 __global__ void __launch_bounds__(BT) kr_solve_kernel(LocalParams LP, KrigeParams KP, int j0,
                                                       int nrows, const int *nbr, const int *cnt)
 {
-    using L = KrSolveLay<K>;
+    using L = KrSolveLay<K, P>;
     extern __shared__ __align__(16) unsigned char ks_smem[];
     TS *S = (TS *)ks_smem + threadIdx.x;
 #define SM(e) S[(size_t)(e)*BT]
@@ -722,8 +725,10 @@ __global__ void __launch_bounds__(BT) kr_solve_kernel(LocalParams LP, KrigeParam
             const TS x = (TS)(KP.x[id] - nx), y = (TS)(KP.y[id] - ny);
             SM(L::PX + q) = x;
             SM(L::PY + q) = y;
-            SM(L::ZZ + q) = (TS)(LP.zin[id] - KP.zshift);
-            SM(L::C0 + q) = (TS)kcov<TC>(KP, (TC)x, (TC)y);
+            if (P == 3) {
+                SM(L::ZZ + q) = (TS)(LP.zin[id] - KP.zshift);
+                SM(L::C0 + q) = (TS)kcov<TC>(KP, (TC)x, (TC)y);
+            }
             ox += x;
             oy += y;
         }
@@ -733,6 +738,12 @@ __global__ void __launch_bounds__(BT) kr_solve_kernel(LocalParams LP, KrigeParam
             for (int c = 0; c < r; c++)
                 SM(base + c) = (TS)kcov<TC>(KP, (TC)(xr - SM(L::PX + c)), (TC)(yr - SM(L::PY + c)));
         }
+        if (P != 3) /* after the assembly: C0 and Z overwrite x and y */
+            for (int q = 0; q < m; q++) {
+                const TS x = SM(L::PX + q), y = SM(L::PY + q);
+                SM(L::C0 + q) = (TS)kcov<TC>(KP, (TC)x, (TC)y);
+                SM(L::ZZ + q) = (TS)(LP.zin[nbr[q * N + n]] - KP.zshift);
+            }
         if (P == 3) {
             ox /= (TS)m;
             oy /= (TS)m;
@@ -745,7 +756,7 @@ __global__ void __launch_bounds__(BT) kr_solve_kernel(LocalParams LP, KrigeParam
         }
         const TS A = (TS)KP.A, tol = (KP.single ? TS(1e-6) : TS(1e-12)) * A;
         constexpr int NP = P > 0 ? P : 1;
-        TS wv[K], a[K], b[NP][K];
+        TS wv[K], a[K], b[NP][K], iv[K]; /* iv: 1 / L_jj, in registers */
 #define KS_TRI(r, c) ((r) * ((r)-1) / 2 + (c))
 #pragma unroll
         for (int ii = 0; ii < K; ii++) {
@@ -757,7 +768,7 @@ __global__ void __launch_bounds__(BT) kr_solve_kernel(LocalParams LP, KrigeParam
 #pragma unroll
                 for (int q = 0; q < jj; q++)
                     s -= row[q] * SM(KS_TRI(jj, q));
-                row[jj] = s * SM(L::IV + jj);
+                row[jj] = s * iv[jj];
             }
             TS s = A;
 #pragma unroll
@@ -766,8 +777,7 @@ __global__ void __launch_bounds__(BT) kr_solve_kernel(LocalParams LP, KrigeParam
             if (!(s > tol))
                 sing = true;
             const TS invi = TS(1) / sqrt(s);
-            if (ii + 1 < K)
-                SM(L::IV + ii) = invi;
+            iv[ii] = invi;
             TS zi = vi ? SM(L::ZZ + ii) : TS(0);
             TS ci = vi ? SM(L::C0 + ii) : TS(0);
             TS fi[NP];
