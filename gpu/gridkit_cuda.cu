@@ -203,6 +203,29 @@ __device__ __forceinline__ bool before(double da, int ia, double db, int ib)
     return da < db || (da == db && ia < ib);
 }
 
+/* Offers the candidate (d2, id) to a k-best list kept sorted by (d2, id):
+ * an insertion with compile-time indices only, so D and I stay in registers. */
+template <int K>
+__device__ __forceinline__ void kbest_offer(double (&D)[K], int (&I)[K], double d2, int id)
+{
+    if (!before(d2, id, D[K - 1], I[K - 1]))
+        return;
+#pragma unroll
+    for (int t = K - 1; t > 0; --t) {
+        if (before(d2, id, D[t - 1], I[t - 1])) {
+            D[t] = D[t - 1];
+            I[t] = I[t - 1];
+        } else if (before(d2, id, D[t], I[t])) {
+            D[t] = d2;
+            I[t] = id;
+        }
+    }
+    if (before(d2, id, D[0], I[0])) {
+        D[0] = d2;
+        I[0] = id;
+    }
+}
+
 struct LocalParams {
     Grid g;
     Bins B;
@@ -258,22 +281,7 @@ __global__ void __launch_bounds__(128, MINB) knn_idw_kernel(LocalParams P)
                 count++;
                 if (__dadd_rn(d2, s2) < hit2 && id < hit)
                     hit = id;
-                if (before(d2, id, D[K - 1], I[K - 1])) {
-#pragma unroll
-                    for (int t = K - 1; t > 0; --t) {
-                        if (before(d2, id, D[t - 1], I[t - 1])) {
-                            D[t] = D[t - 1];
-                            I[t] = I[t - 1];
-                        } else if (before(d2, id, D[t], I[t])) {
-                            D[t] = d2;
-                            I[t] = id;
-                        }
-                    }
-                    if (before(d2, id, D[0], I[0])) {
-                        D[0] = d2;
-                        I[0] = id;
-                    }
-                }
+                kbest_offer(D, I, d2, id);
             }
         }
         double b = ring_bound(B, nx, ny, bx, by, r);
@@ -366,22 +374,7 @@ __global__ void __launch_bounds__(128, MINB) knn_idw_warp_kernel(LocalParams P)
                 count++;
                 if (__dadd_rn(d2, s2) < hit2 && id < hit)
                     hit = id;
-                if (before(d2, id, D[K - 1], I[K - 1])) {
-#pragma unroll
-                    for (int t = K - 1; t > 0; --t) {
-                        if (before(d2, id, D[t - 1], I[t - 1])) {
-                            D[t] = D[t - 1];
-                            I[t] = I[t - 1];
-                        } else if (before(d2, id, D[t], I[t])) {
-                            D[t] = d2;
-                            I[t] = id;
-                        }
-                    }
-                    if (before(d2, id, D[0], I[0])) {
-                        D[0] = d2;
-                        I[0] = id;
-                    }
-                }
+                kbest_offer(D, I, d2, id);
             }
         }
         /* this lane's bound: the distance to the outside of the searched box */

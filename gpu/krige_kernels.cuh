@@ -114,22 +114,7 @@ __device__ __forceinline__ void knn_warp_select(const LocalParams &P, double nx,
                     continue;
                 int id = B.idx[p];
                 count++;
-                if (before(d2, id, D[K - 1], I[K - 1])) {
-#pragma unroll
-                    for (int t = K - 1; t > 0; --t) {
-                        if (before(d2, id, D[t - 1], I[t - 1])) {
-                            D[t] = D[t - 1];
-                            I[t] = I[t - 1];
-                        } else if (before(d2, id, D[t], I[t])) {
-                            D[t] = d2;
-                            I[t] = id;
-                        }
-                    }
-                    if (before(d2, id, D[0], I[0])) {
-                        D[0] = d2;
-                        I[0] = id;
-                    }
-                }
+                kbest_offer(D, I, d2, id);
             }
         }
         double b = INFINITY;
