@@ -158,6 +158,20 @@ int gk_context_set_device(gk_context *ctx, const char *spec)
     return GK_OK;
 }
 
+void gk_device_warm_up(const char *spec)
+{
+    int code = GK_DEV_AUTO;
+    if (!spec || !*spec)
+        spec = getenv("GRIDKIT_DEVICE");
+    if (spec && *spec && parse_spec(spec, &code))
+        return; /* the job reports the bad spec */
+    if (code == GK_DEV_CPU)
+        return;
+    int dev = code > GK_DEV_CUDA ? code - GK_DEV_CUDA - 1 : 0;
+    char name[200], why[600];
+    (void)probe(dev, name, sizeof name, why, sizeof why);
+}
+
 const char *gk_context_device_name(gk_context *ctx)
 {
     return ctx->device_name[0] ? ctx->device_name : "cpu";

@@ -91,6 +91,12 @@ int gk_context_set_device(gk_context *ctx, const char *spec);
 /* Where the last job ran: "cpu", "cuda:0 (NVIDIA H100 80GB HBM3)", or "cpu
  * (reason)" when auto or an algorithm without a GPU kernel fell back. */
 const char *gk_context_device_name(gk_context *ctx);
+/* Starts the GPU that spec (as gk_context_set_device; NULL: GRIDKIT_DEVICE,
+ * else auto) would use: loads the CUDA module and creates the device's
+ * context, which takes a few hundred milliseconds. Callers run it on a
+ * thread of their own while they read points; later jobs then start at once.
+ * Thread-safe; does nothing for "cpu" or where no GPU is usable. */
+void gk_device_warm_up(const char *spec);
 
 /* ---- points ----------------------------------------------------------- */
 gk_points *gk_points_new(gk_context *ctx);
