@@ -1308,36 +1308,27 @@ static cudaError_t launch_krige(cudaStream_t st, const LocalParams &P, const Kri
     return cudaGetLastError();
 }
 
-template <int P, class T>
-static cudaError_t launch_krige_thread(cudaStream_t st, const LocalParams &LP,
-                                       const KrigeParams &KP)
-{
-    dim3 g((LP.g.w + 7) / 8, (LP.g.h + 15) / 16);
-    krige_thread_kernel<16, P, T><<<g, 128, 0, st>>>(LP, KP);
-    return cudaGetLastError();
-}
-
 /* Two phases per band of rows (the neighbour lists of a band stay under
- * 64 M ints): the search, then one solve per thread. */
+ * 64 M ints): the search, then a lane group per node. */
 template <int K, int PD, class TS, class TC>
 static cudaError_t launch_krige_2p(cudaStream_t st, const LocalParams &P, const KrigeParams &KP,
                                    int *nbr)
 {
-    constexpr int BT = 32;
+    using L = KrCoopLay<K, TS>;
     const int w = P.g.w, h = P.g.h;
     int band = (int)std::min<size_t>((size_t)h, ((size_t)64 << 20) / ((size_t)w * (K + 1)));
     band = std::max(16, band / 16 * 16);
-    const size_t sm = (size_t)BT * KrSolveLay<K, PD>::SLOTS * sizeof(TS);
-    cudaError_t e = cudaFuncSetAttribute(kr_solve_kernel<K, PD, TS, TC, BT>,
+    const size_t sm = 4 * L::warp_bytes;
+    cudaError_t e = cudaFuncSetAttribute(kr_coop_kernel<K, PD, TS, TC>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm);
     if (e != cudaSuccess)
         return e;
     for (int j0 = 0; j0 < h; j0 += band) {
         const int nr = std::min(band, h - j0);
-        const size_t N = (size_t)nr * w;
+        const size_t N = (size_t)nr * w, per_block = 4 * L::NGR;
         int *cnt = nbr + (size_t)K * N;
         kr_search_kernel<K><<<dim3((w + 7) / 8, (nr + 15) / 16), 128, 0, st>>>(P, j0, nr, nbr, cnt);
-        kr_solve_kernel<K, PD, TS, TC, BT><<<(unsigned)((N + BT - 1) / BT), BT, sm, st>>>(
+        kr_coop_kernel<K, PD, TS, TC><<<(unsigned)((N + per_block - 1) / per_block), 128, sm, st>>>(
             P, KP, j0, nr, nbr, cnt);
         if ((e = cudaGetLastError()) != cudaSuccess)
             return e;
@@ -1354,11 +1345,10 @@ static cudaError_t launch_krige_2p_p(cudaStream_t st, const LocalParams &P, cons
                        : launch_krige_2p<K, 3, TS, TC>(st, P, KP, nbr);
 }
 
-/* Ints of neighbour scratch the two-phase kernels need (0: fused kernels). */
+/* Ints of neighbour scratch the two-phase kernels need (0: the fused kernel). */
 static size_t krige_scratch(int k, int w, int h)
 {
-    if (k > 32 || env_int("GRIDKIT_GPU_KRIGE_MODE", 0) != 0 ||
-        (k > 16 && !env_int("GRIDKIT_GPU_KRIGE_2P32", 0)))
+    if (k > 32 || env_int("GRIDKIT_GPU_KRIGE_MODE", 0) != 0)
         return 0;
     const int K = k <= 16 ? 16 : 32;
     int band = (int)std::min<size_t>((size_t)h, ((size_t)64 << 20) / ((size_t)w * (K + 1)));
@@ -1370,28 +1360,19 @@ template <class T>
 static cudaError_t launch_krige_k(cudaStream_t st, int k, const LocalParams &P,
                                   const KrigeParams &KP, int *nbr)
 {
-    /* default (GRIDKIT_GPU_KRIGE_MODE=0): search, then a thread per node;
-     * 1: the fused thread kernel (k <= 16); 2: the fused lane groups */
-    const int mode = env_int("GRIDKIT_GPU_KRIGE_MODE", 0);
-    if (mode == 0 && k <= 16 && nbr)
+    /* k <= 32: the search, then a lane group per node (nbr != NULL);
+     * GRIDKIT_GPU_KRIGE_MODE=2 and k > 32: the fused lane-group kernel */
+    if (nbr && k <= 16)
         return sizeof(T) == 8 ? launch_krige_2p_p<16, double, double>(st, P, KP, nbr)
                               : launch_krige_2p_p<16, float, float>(st, P, KP, nbr);
-    /* k = 32 (H100, 4096^2): the per-thread solve does not unroll there
-     * (586 ms single, 1111 with the factor in double); the lane groups take
-     * 542 ms single but lose 1.04e-5 of the range without a nugget, so
-     * single precision runs them in double (616 ms) unless
-     * GRIDKIT_GPU_KRIGE_S64=0 */
-    if (mode == 0 && k <= 32 && nbr && env_int("GRIDKIT_GPU_KRIGE_2P32", 0))
-        return sizeof(T) == 8 ? launch_krige_2p_p<32, double, double>(st, P, KP, nbr)
-               : env_int("GRIDKIT_GPU_KRIGE_S64", 1)
+    if (nbr) {
+        if (sizeof(T) == 8)
+            return launch_krige_2p_p<32, double, double>(st, P, KP, nbr);
+        /* single at k = 32: GRIDKIT_GPU_KRIGE_S64=1 solves in double */
+        return env_int("GRIDKIT_GPU_KRIGE_S64", 0)
                    ? launch_krige_2p_p<32, double, float>(st, P, KP, nbr)
                    : launch_krige_2p_p<32, float, float>(st, P, KP, nbr);
-    if (k > 16 && k <= 32 && sizeof(T) == 4 && env_int("GRIDKIT_GPU_KRIGE_S64", 1))
-        return launch_krige<32, double>(st, P, KP);
-    if (k <= 16 && mode == 1)
-        return KP.p == 0   ? launch_krige_thread<0, T>(st, P, KP)
-               : KP.p == 1 ? launch_krige_thread<1, T>(st, P, KP)
-                           : launch_krige_thread<3, T>(st, P, KP);
+    }
     if (k <= 8)
         return launch_krige<8, T>(st, P, KP);
     if (k <= 16)
@@ -1483,8 +1464,9 @@ int api_tile(void *job, const gk_gpu_tile *t, double *out, uint64_t *nodata, uin
             KP.nbands = k.nbands;
             KP.single = d.single;
             for (int s = 0; s < k.ns; s++)
-                KP.st[s] = KStruct{k.st[s].type,  k.st[s].aniso, k.st[s].psill, k.st[s].range,
-                                   k.st[s].ca,    k.st[s].sa,    k.st[s].f};
+                KP.st[s] = KStruct{k.st[s].type, k.st[s].aniso, k.st[s].psill, k.st[s].range,
+                                   k.st[s].ca,   k.st[s].sa,    k.st[s].f,
+                                   k.st[s].range > 0.0 ? 1.0 / k.st[s].range : 0.0};
             KP.A = k.A;
             KP.c00 = k.c00;
             KP.mean = k.mean;

@@ -20,6 +20,7 @@
 struct KStruct {
     int type, aniso;
     double psill, range, ca, sa, f;
+    double ir; /* 1 / range: a multiply per entry instead of a division */
 };
 
 struct KrigeParams {
@@ -46,24 +47,24 @@ template <class T> __device__ __forceinline__ T kcov(const KrigeParams &K, T dx,
             T t1 = (T)st.f * (-(T)st.sa * dx + (T)st.ca * dy);
             h = sqrt(t0 * t0 + t1 * t1);
         }
-        const T a = (T)st.range, ps = (T)st.psill;
+        const T ir = (T)st.ir, ps = (T)st.psill;
         switch (st.type) {
         case GK_GPU_V_NUG:
             g += ps;
             break;
         case GK_GPU_V_SPH:
-            if (h >= a) {
+            if (h >= (T)st.range) {
                 g += ps;
             } else {
-                T u = h / a;
+                T u = h * ir;
                 g += ps * (u * (T(1.5) - T(0.5) * u * u));
             }
             break;
         case GK_GPU_V_EXP:
-            g += ps * (T(1) - exp(-h / a));
+            g += ps * (T(1) - exp(-h * ir));
             break;
         default: {
-            T u = h / a;
+            T u = h * ir;
             g += ps * (T(1) - exp(-(u * u)));
         }
         }
@@ -160,6 +161,88 @@ template <class T> __device__ __forceinline__ T group_sum(T v, unsigned mask, in
     for (int o = G >> 1; o > 0; o >>= 1)
         v += __shfl_xor_sync(mask, v, o);
     return v;
+}
+
+/* The estimate and variance from the dot products of L^-1 c0, L^-1 z and
+ * L^-1 F (alg_kriging.c's local_node): the p x p Schur complement. */
+template <class T>
+__device__ __forceinline__ void kr_finish(const KrigeParams &KP, int p, T aa, T aw,
+                                          const T (&fa)[KR_MAXP], const T (&fw)[KR_MAXP],
+                                          const T (&ff)[KR_MAXP][KR_MAXP], T ox, T oy, T sc,
+                                          bool &sing, double &est, double &var)
+{
+    if (p == 0) {
+        est = KP.mean + (double)aw;
+        var = KP.c00 - (double)aa;
+    } else {
+        double f0[KR_MAXP] = {1.0, (double)(-ox / sc), (double)(-oy / sc)};
+        double rr[KR_MAXP], t[KR_MAXP], S[KR_MAXP][KR_MAXP], Si[KR_MAXP];
+#pragma unroll
+        for (int u = 0; u < KR_MAXP; u++) {
+            rr[u] = f0[u] - (double)fa[u];
+            t[u] = rr[u];
+            Si[u] = 0.0;
+#pragma unroll
+            for (int v = 0; v < KR_MAXP; v++)
+                S[u][v] = 0.0;
+        }
+        const double stol = KP.single ? 1e-6 : 1e-11;
+#pragma unroll
+        for (int u = 0; u < KR_MAXP; u++) {
+            if (u < p) {
+#pragma unroll
+                for (int v = 0; v < u; v++) {
+                    double s = ff[u][v];
+#pragma unroll
+                    for (int w2 = 0; w2 < v; w2++)
+                        s -= S[u][w2] * S[v][w2];
+                    S[u][v] = s * Si[v];
+                }
+                double d0 = ff[u][u], s = d0;
+#pragma unroll
+                for (int w2 = 0; w2 < u; w2++)
+                    s -= S[u][w2] * S[u][w2];
+                if (!(s > stol * fabs(d0)))
+                    sing = true;
+                S[u][u] = sqrt(s);
+                Si[u] = 1.0 / S[u][u];
+            }
+        }
+        if (sing)
+            return;
+#pragma unroll
+        for (int u = 0; u < KR_MAXP; u++) {
+            if (u < p) {
+#pragma unroll
+                for (int v = 0; v < u; v++)
+                    t[u] -= S[u][v] * t[v];
+                t[u] *= Si[u];
+            }
+        }
+#pragma unroll
+        for (int u = KR_MAXP - 1; u >= 0; u--) {
+            if (u < p) {
+                t[u] *= Si[u];
+#pragma unroll
+                for (int v = 0; v < u; v++)
+                    t[v] -= S[u][v] * t[u];
+            }
+        }
+        double tb = 0.0, rt = 0.0;
+#pragma unroll
+        for (int u = 0; u < KR_MAXP; u++) {
+            if (u < p) {
+                tb += t[u] * (double)fw[u];
+                rt += rr[u] * t[u];
+            }
+        }
+        est = (double)aw + tb + KP.zshift;
+        var = KP.c00 - (double)aa + rt;
+    }
+    if (var < 0.0)
+        var = 0.0;
+    if (!isfinite(est) || !isfinite(var))
+        sing = true;
 }
 
 template <int K, class T>
@@ -326,81 +409,7 @@ __global__ void __launch_bounds__(128) krige_kernel(LocalParams P, KrigeParams K
                             ff[u][v] = group_sum(ff[u][v], gmask, G);
                     }
                 }
-                if (p == 0) {
-                    est = KP.mean + (double)aw;
-                    var = KP.c00 - (double)aa;
-                } else {
-                    /* r = f0 - F'C^-1 c0, S t = r (Cholesky of the p x p Schur complement) */
-                    double f0[KR_MAXP] = {1.0, (double)(-ox / sc), (double)(-oy / sc)};
-                    double rr[KR_MAXP], t[KR_MAXP], S[KR_MAXP][KR_MAXP], Si[KR_MAXP];
-#pragma unroll
-                    for (int u = 0; u < KR_MAXP; u++) {
-                        rr[u] = f0[u] - (double)fa[u];
-                        t[u] = rr[u];
-                        Si[u] = 0.0;
-#pragma unroll
-                        for (int v = 0; v < KR_MAXP; v++)
-                            S[u][v] = 0.0;
-                    }
-                    const double stol = KP.single ? 1e-6 : 1e-11;
-#pragma unroll
-                    for (int u = 0; u < KR_MAXP; u++) {
-                        if (u < p) {
-#pragma unroll
-                            for (int v = 0; v < u; v++) {
-                                double s = ff[u][v];
-#pragma unroll
-                                for (int w2 = 0; w2 < v; w2++)
-                                    s -= S[u][w2] * S[v][w2];
-                                S[u][v] = s * Si[v];
-                            }
-                            double d0 = ff[u][u], s = d0;
-#pragma unroll
-                            for (int w2 = 0; w2 < u; w2++)
-                                s -= S[u][w2] * S[u][w2];
-                            if (!(s > stol * fabs(d0)))
-                                sing = true;
-                            S[u][u] = sqrt(s);
-                            Si[u] = 1.0 / S[u][u];
-                        }
-                    }
-                    if (!sing) {
-#pragma unroll
-                        for (int u = 0; u < KR_MAXP; u++) {
-                            if (u < p) {
-#pragma unroll
-                                for (int v = 0; v < u; v++)
-                                    t[u] -= S[u][v] * t[v];
-                                t[u] *= Si[u];
-                            }
-                        }
-#pragma unroll
-                        for (int u = KR_MAXP - 1; u >= 0; u--) {
-                            if (u < p) {
-                                t[u] *= Si[u];
-#pragma unroll
-                                for (int v = 0; v < u; v++)
-                                    t[v] -= S[u][v] * t[u];
-                            }
-                        }
-                        double tb = 0.0, rt = 0.0;
-#pragma unroll
-                        for (int u = 0; u < KR_MAXP; u++) {
-                            if (u < p) {
-                                tb += t[u] * (double)fw[u];
-                                rt += rr[u] * t[u];
-                            }
-                        }
-                        est = (double)aw + tb + KP.zshift;
-                        var = KP.c00 - (double)aa + rt;
-                    }
-                }
-                if (!sing) {
-                    if (var < 0.0)
-                        var = 0.0;
-                    if (!isfinite(est) || !isfinite(var))
-                        sing = true;
-                }
+                kr_finish<T>(KP, p, aa, aw, fa, fw, ff, ox, oy, sc, sing, est, var);
             }
             if (sing)
                 est = var = P.nodata;
@@ -418,226 +427,12 @@ __global__ void __launch_bounds__(128) krige_kernel(LocalParams P, KrigeParams K
     (void)ncell;
 }
 
-/* ---- one node per thread (k <= 16) --------------------------------------- */
 
-/* The estimate and variance from the dot products of L^-1 c0, L^-1 z and
- * L^-1 F (alg_kriging.c's local_node): the p x p Schur complement. */
-template <class T>
-__device__ __forceinline__ void kr_finish(const KrigeParams &KP, int p, T aa, T aw,
-                                          const T (&fa)[KR_MAXP], const T (&fw)[KR_MAXP],
-                                          const T (&ff)[KR_MAXP][KR_MAXP], T ox, T oy, T sc,
-                                          bool &sing, double &est, double &var)
-{
-    if (p == 0) {
-        est = KP.mean + (double)aw;
-        var = KP.c00 - (double)aa;
-    } else {
-        double f0[KR_MAXP] = {1.0, (double)(-ox / sc), (double)(-oy / sc)};
-        double rr[KR_MAXP], t[KR_MAXP], S[KR_MAXP][KR_MAXP], Si[KR_MAXP];
-#pragma unroll
-        for (int u = 0; u < KR_MAXP; u++) {
-            rr[u] = f0[u] - (double)fa[u];
-            t[u] = rr[u];
-            Si[u] = 0.0;
-#pragma unroll
-            for (int v = 0; v < KR_MAXP; v++)
-                S[u][v] = 0.0;
-        }
-        const double stol = KP.single ? 1e-6 : 1e-11;
-#pragma unroll
-        for (int u = 0; u < KR_MAXP; u++) {
-            if (u < p) {
-#pragma unroll
-                for (int v = 0; v < u; v++) {
-                    double s = ff[u][v];
-#pragma unroll
-                    for (int w2 = 0; w2 < v; w2++)
-                        s -= S[u][w2] * S[v][w2];
-                    S[u][v] = s * Si[v];
-                }
-                double d0 = ff[u][u], s = d0;
-#pragma unroll
-                for (int w2 = 0; w2 < u; w2++)
-                    s -= S[u][w2] * S[u][w2];
-                if (!(s > stol * fabs(d0)))
-                    sing = true;
-                S[u][u] = sqrt(s);
-                Si[u] = 1.0 / S[u][u];
-            }
-        }
-        if (sing)
-            return;
-#pragma unroll
-        for (int u = 0; u < KR_MAXP; u++) {
-            if (u < p) {
-#pragma unroll
-                for (int v = 0; v < u; v++)
-                    t[u] -= S[u][v] * t[v];
-                t[u] *= Si[u];
-            }
-        }
-#pragma unroll
-        for (int u = KR_MAXP - 1; u >= 0; u--) {
-            if (u < p) {
-                t[u] *= Si[u];
-#pragma unroll
-                for (int v = 0; v < u; v++)
-                    t[v] -= S[u][v] * t[u];
-            }
-        }
-        double tb = 0.0, rt = 0.0;
-#pragma unroll
-        for (int u = 0; u < KR_MAXP; u++) {
-            if (u < p) {
-                tb += t[u] * (double)fw[u];
-                rt += rr[u] * t[u];
-            }
-        }
-        est = (double)aw + tb + KP.zshift;
-        var = KP.c00 - (double)aa + rt;
-    }
-    if (var < 0.0)
-        var = 0.0;
-    if (!isfinite(est) || !isfinite(var))
-        sing = true;
-}
-
-/* Every loop unrolled over K with the system padded to K rows (identity rows
- * and zero right-hand sides beyond m, which change no sum), so the factor,
- * the three solves and the points stay in registers. Left-looking, row by
- * row, as gk_krige_chol: row i needs the rows above it only. */
-template <int K, int P, class T>
-__global__ void __launch_bounds__(128) krige_thread_kernel(LocalParams LP, KrigeParams KP)
-{
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const int i0 = blockIdx.x * 8 + (lane & 7), j0 = blockIdx.y * 16 + warp * 4 + (lane >> 3);
-    const bool valid = i0 < LP.g.w && j0 < LP.g.h;
-    const double nx = node_x(LP.g.xmin, LP.g.cw, LP.g.x0 + min(i0, LP.g.w - 1));
-    const double ny = node_x(LP.g.ymax, LP.g.ch, LP.g.y0 + min(j0, LP.g.h - 1));
-    int count;
-    int I[K];
-    {
-        double D[K];
-        knn_warp_select<K>(LP, nx, ny, D, I, count);
-    }
-    if (!valid)
-        return;
-    const int m = min(count, LP.k);
-    double est = LP.nodata, var = LP.nodata;
-    bool sing = false;
-    if (m == 0 || m < LP.min_points) {
-        if (P == 0) {
-            est = KP.mean;
-            var = KP.c00;
-        }
-    } else if (m < P) {
-        sing = true;
-    } else {
-        T px[K], py[K];
-#pragma unroll
-        for (int q = 0; q < K; q++) {
-            px[q] = py[q] = T(0);
-            if (q < m) {
-                px[q] = (T)(KP.x[I[q]] - nx);
-                py[q] = (T)(KP.y[I[q]] - ny);
-            }
-        }
-        T ox = 0, oy = 0, sc = 1;
-        if (P == 3) {
-#pragma unroll
-            for (int q = 0; q < K; q++)
-                ox += px[q], oy += py[q];
-            ox /= (T)m;
-            oy /= (T)m;
-            T mxd = 0;
-#pragma unroll
-            for (int q = 0; q < K; q++)
-                if (q < m) {
-                    T ex = px[q] - ox, ey = py[q] - oy;
-                    mxd = max(mxd, sqrt(ex * ex + ey * ey));
-                }
-            sc = mxd > T(0) ? mxd : T(1);
-        }
-        const T A = (T)KP.A, tol = (KP.single ? T(1e-6) : T(1e-12)) * A;
-        constexpr int NP = P > 0 ? P : 1;
-        T L[K * (K - 1) / 2 + 1], inv[K], w[K], a[K], b[NP][K];
-#define KR_TRI(r, c) ((r) * ((r)-1) / 2 + (c))
-#pragma unroll
-        for (int i = 0; i < K; i++) {
-            const bool vi = i < m;
-#pragma unroll
-            for (int j = 0; j < i; j++) {
-                T s = vi ? kcov<T>(KP, px[i] - px[j], py[i] - py[j]) : T(0);
-#pragma unroll
-                for (int q = 0; q < j; q++)
-                    s -= L[KR_TRI(i, q)] * L[KR_TRI(j, q)];
-                L[KR_TRI(i, j)] = s * inv[j];
-            }
-            T s = A;
-#pragma unroll
-            for (int q = 0; q < i; q++)
-                s -= L[KR_TRI(i, q)] * L[KR_TRI(i, q)];
-            if (!(s > tol))
-                sing = true;
-            inv[i] = T(1) / sqrt(s);
-            T zi = vi ? (T)(LP.zin[I[i]] - KP.zshift) : T(0);
-            T ci = vi ? kcov<T>(KP, px[i], py[i]) : T(0);
-            T fi[NP];
-#pragma unroll
-            for (int c = 0; c < NP; c++)
-                fi[c] = (!vi || P == 0) ? T(0) : c == 0 ? T(1) : c == 1 ? (px[i] - ox) / sc
-                                                                          : (py[i] - oy) / sc;
-#pragma unroll
-            for (int q = 0; q < i; q++) {
-                const T l = L[KR_TRI(i, q)];
-                zi -= l * w[q];
-                ci -= l * a[q];
-#pragma unroll
-                for (int c = 0; c < NP; c++)
-                    fi[c] -= l * b[c][q];
-            }
-            w[i] = zi * inv[i];
-            a[i] = ci * inv[i];
-#pragma unroll
-            for (int c = 0; c < NP; c++)
-                b[c][i] = fi[c] * inv[i];
-        }
-#undef KR_TRI
-        if (!sing) {
-            T aa = 0, aw = 0, fa[KR_MAXP] = {0, 0, 0}, fw[KR_MAXP] = {0, 0, 0};
-            T ff[KR_MAXP][KR_MAXP] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
-#pragma unroll
-            for (int q = 0; q < K; q++) {
-                aa += a[q] * a[q];
-                aw += a[q] * w[q];
-#pragma unroll
-                for (int u = 0; u < P; u++) {
-                    fa[u] += b[u][q] * a[q];
-                    fw[u] += b[u][q] * w[q];
-#pragma unroll
-                    for (int v = 0; v <= u; v++)
-                        ff[u][v] += b[u][q] * b[v][q];
-                }
-            }
-            kr_finish<T>(KP, P, aa, aw, fa, fw, ff, ox, oy, sc, sing, est, var);
-        }
-        if (sing)
-            est = var = LP.nodata;
-    }
-    const size_t o = (size_t)j0 * LP.g.w + i0;
-    LP.out[o] = est;
-    if (KP.var)
-        KP.var[o] = var;
-    if (sing)
-        atomicAdd(KP.singular, 1u);
-}
-
-/* ---- two phases: the neighbour search, then one solve per thread -------- */
+/* ---- two phases: the neighbour search, then a lane group per node ------- */
 
 /* Phase 1: the k nearest of each node of a band of rows [j0, j0 + nrows),
- * written as nbr[q * N + n] (n = node within the band, N = nrows * w) and
- * cnt[n]. The search alone keeps few registers, so many warps hide its
- * load latency; the solve no longer shares a kernel with it. */
+ * node-major: nbr[n * K + q] (n = node within the band), cnt[n]. The search
+ * alone keeps few registers, so many warps hide its load latency. */
 template <int K>
 __global__ void __launch_bounds__(128, K <= 16 ? 4 : 1) kr_search_kernel(LocalParams P, int j0, int nrows,
                                                        int *nbr, int *cnt)
@@ -653,169 +448,173 @@ __global__ void __launch_bounds__(128, K <= 16 ? 4 : 1) kr_search_kernel(LocalPa
     knn_warp_select<K>(P, nx, ny, D, I, count);
     if (!valid)
         return;
-    const size_t N = (size_t)nrows * w, n = (size_t)jr * w + i;
+    const size_t n = (size_t)jr * w + i;
+    int4 *o = reinterpret_cast<int4 *>(nbr + n * K);
 #pragma unroll
-    for (int q = 0; q < K; q++)
-        nbr[q * N + n] = I[q];
+    for (int q = 0; q < K / 4; q++)
+        o[q] = make_int4(I[4 * q], I[4 * q + 1], I[4 * q + 2], I[4 * q + 3]);
     cnt[n] = count;
 }
 
-/* Phase 2: one node per thread. The covariances are assembled by a rolled
- * loop (one copy of kcov, so the code stays small enough for the
- * instruction cache) into this thread's column of shared memory
- * ([entry][thread]: no bank conflicts); the unrolled row-by-row Cholesky
- * keeps the current row in registers and overwrites the covariances with L
- * in place. TS is the solve type, TC the covariance type. */
-template <int K, int P> struct KrSolveLay {
-    static constexpr int TRI = K * (K - 1) / 2;
-    static constexpr int PX = TRI, PY = TRI + K;
-    /* Without the linear drift the offsets are dead once the covariances
-     * are assembled, so C0 and Z take their slots: fewer bytes per thread,
-     * more warps per SM (shared memory bounds the occupancy). */
-    static constexpr int C0 = P == 3 ? TRI + 2 * K : PX, ZZ = P == 3 ? TRI + 3 * K : PY;
-    static constexpr int SLOTS = P == 3 ? TRI + 4 * K : TRI + 2 * K;
+/* Phase 2: K lanes per node (K = 16: two nodes per warp; 32: one), lane r
+ * holding row r of [C | c0 z F] in registers. The strict lower triangle of
+ * C is assembled spread evenly over the lanes into shared memory (each
+ * covariance once) and read back as rows. A right-looking Cholesky then
+ * needs, at step j, only the pivot (a shuffle from lane j) and column j of L
+ * (one store per lane, broadcast loads): lane r subtracts L_rj L_cj from its
+ * row and L_rj y_j from its right-hand sides, where y_j = b_j / L_jj is lane
+ * j's final entry of L^-1 [c0 z F]. The estimate and the variance are then
+ * dot products over the lanes (alg_kriging.c's GLS form). Upper entries of a
+ * row are updated too (symmetry keeps them right) and entries left of the
+ * pivot become garbage nobody reads: no predicates in the unrolled loop.
+ * Rows beyond the m neighbours found are identity rows with zero right-hand
+ * sides and are never pivots. TS: the solve's type; TC: the covariances'. */
+template <int K, class TS> struct KrCoopLay {
+    static constexpr int NGR = 32 / K;      /* nodes per warp */
+    static constexpr int LD = K + 1;        /* odd: rows read without bank conflicts */
+    static constexpr int MAT = K * LD;      /* per node */
+    static constexpr int COL = 2 * K;       /* column j of L, double-buffered */
+    static constexpr int PTS = 2 * K;       /* node-local x and y */
+    static constexpr size_t node_T = (size_t)MAT + COL + PTS;
+    static constexpr size_t warp_bytes = NGR * node_T * sizeof(TS);
 };
 
-template <int K, int P, class TS, class TC, int BT>
-__global__ void __launch_bounds__(BT) kr_solve_kernel(LocalParams LP, KrigeParams KP, int j0,
-                                                      int nrows, const int *nbr, const int *cnt)
+template <int K, int P, class TS, class TC>
+__global__ void __launch_bounds__(128) kr_coop_kernel(LocalParams LP, KrigeParams KP, int j0,
+                                                      int nrows, const int *__restrict__ nbr,
+                                                      const int *__restrict__ cnt)
 {
-    using L = KrSolveLay<K, P>;
-    extern __shared__ __align__(16) unsigned char ks_smem[];
-    TS *S = (TS *)ks_smem + threadIdx.x;
-#define SM(e) S[(size_t)(e)*BT]
+    using L = KrCoopLay<K, TS>;
+    constexpr int G = K, NQ = 2 + P; /* right-hand sides: c0, z, drift */
+    extern __shared__ __align__(16) unsigned char kc_smem[];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int g = lane / G, r = lane % G;
+    const unsigned gmask = G == 32 ? 0xffffffffu : ((1u << G) - 1u) << (g * G);
+    TS *M = (TS *)(kc_smem + (size_t)warp * L::warp_bytes) + (size_t)g * L::node_T;
+    TS *col = M + L::MAT, *sx = col + L::COL, *sy = sx + K;
     const int w = LP.g.w;
     const size_t N = (size_t)nrows * w;
-    const size_t n = (size_t)blockIdx.x * BT + threadIdx.x;
-    if (n >= N)
+    const size_t n = ((size_t)blockIdx.x * (blockDim.x >> 5) + warp) * L::NGR + g;
+    if (n >= N) /* whole groups leave together */
         return;
     const int jr = (int)(n / w), i0 = (int)(n - (size_t)jr * w);
     const double nx = node_x(LP.g.xmin, LP.g.cw, LP.g.x0 + i0);
     const double ny = node_x(LP.g.ymax, LP.g.ch, LP.g.y0 + j0 + jr);
-    const int count = cnt[n];
-    const int m = min(count, LP.k);
+    const int m = min(cnt[n], LP.k);
     double est = LP.nodata, var = LP.nodata;
     bool sing = false;
     if (m == 0 || m < LP.min_points) {
-        if (P == 0) {
+        if (P == 0) { /* gstat: an empty simple kriging neighbourhood gives the mean */
             est = KP.mean;
             var = KP.c00;
         }
     } else if (m < P) {
         sing = true;
     } else {
+        const bool mine = r < m;
+        const int id = mine ? nbr[n * K + r] : 0;
+        const TS px = mine ? (TS)(KP.x[id] - nx) : TS(0), py = mine ? (TS)(KP.y[id] - ny) : TS(0);
+        const TS pz = mine ? (TS)(LP.zin[id] - KP.zshift) : TS(0);
+        sx[r] = px;
+        sy[r] = py;
+        /* the linear drift's origin and scale of the selection (alg_kriging.c) */
         TS ox = 0, oy = 0, sc = 1;
-        for (int q = 0; q < m; q++) {
-            const int id = nbr[q * N + n];
-            const TS x = (TS)(KP.x[id] - nx), y = (TS)(KP.y[id] - ny);
-            SM(L::PX + q) = x;
-            SM(L::PY + q) = y;
-            if (P == 3) {
-                SM(L::ZZ + q) = (TS)(LP.zin[id] - KP.zshift);
-                SM(L::C0 + q) = (TS)kcov<TC>(KP, (TC)x, (TC)y);
-            }
-            ox += x;
-            oy += y;
-        }
-        for (int r = 1; r < m; r++) {
-            const TS xr = SM(L::PX + r), yr = SM(L::PY + r);
-            const int base = r * (r - 1) / 2;
-            for (int c = 0; c < r; c++)
-                SM(base + c) = (TS)kcov<TC>(KP, (TC)(xr - SM(L::PX + c)), (TC)(yr - SM(L::PY + c)));
-        }
-        if (P != 3) /* after the assembly: C0 and Z overwrite x and y */
-            for (int q = 0; q < m; q++) {
-                const TS x = SM(L::PX + q), y = SM(L::PY + q);
-                SM(L::C0 + q) = (TS)kcov<TC>(KP, (TC)x, (TC)y);
-                SM(L::ZZ + q) = (TS)(LP.zin[nbr[q * N + n]] - KP.zshift);
-            }
         if (P == 3) {
-            ox /= (TS)m;
-            oy /= (TS)m;
-            TS mxd = 0;
-            for (int q = 0; q < m; q++) {
-                TS ex = SM(L::PX + q) - ox, ey = SM(L::PY + q) - oy;
-                mxd = max(mxd, sqrt(ex * ex + ey * ey));
-            }
-            sc = mxd > TS(0) ? mxd : TS(1);
+            ox = group_sum(px, gmask, G) / (TS)m;
+            oy = group_sum(py, gmask, G) / (TS)m;
+            TS ex = px - ox, ey = py - oy, d = mine ? sqrt(ex * ex + ey * ey) : TS(0);
+            for (int o = G >> 1; o > 0; o >>= 1)
+                d = max(d, __shfl_xor_sync(gmask, d, o));
+            sc = d > TS(0) ? d : TS(1);
         }
-        const TS A = (TS)KP.A, tol = (KP.single ? TS(1e-6) : TS(1e-12)) * A;
-        constexpr int NP = P > 0 ? P : 1;
-        TS wv[K], a[K], b[NP][K], iv[K]; /* iv: 1 / L_jj, in registers */
-#define KS_TRI(r, c) ((r) * ((r)-1) / 2 + (c))
-#pragma unroll
-        for (int ii = 0; ii < K; ii++) {
-            const bool vi = ii < m;
-            TS row[K > 1 ? K - 1 : 1];
-#pragma unroll
-            for (int jj = 0; jj < ii; jj++) {
-                TS s = vi ? SM(KS_TRI(ii, jj)) : TS(0);
-#pragma unroll
-                for (int q = 0; q < jj; q++)
-                    s -= row[q] * SM(KS_TRI(jj, q));
-                row[jj] = s * iv[jj];
-            }
-            TS s = A;
-#pragma unroll
-            for (int q = 0; q < ii; q++)
-                s -= row[q] * row[q];
-            if (!(s > tol))
-                sing = true;
-            const TS invi = TS(1) / sqrt(s);
-            iv[ii] = invi;
-            TS zi = vi ? SM(L::ZZ + ii) : TS(0);
-            TS ci = vi ? SM(L::C0 + ii) : TS(0);
-            TS fi[NP];
-#pragma unroll
-            for (int c = 0; c < NP; c++)
-                fi[c] = (!vi || P == 0) ? TS(0)
-                        : c == 0        ? TS(1)
-                        : c == 1        ? (SM(L::PX + ii) - ox) / sc
-                                        : (SM(L::PY + ii) - oy) / sc;
-#pragma unroll
-            for (int q = 0; q < ii; q++) {
-                const TS l = row[q];
-                zi -= l * wv[q];
-                ci -= l * a[q];
-#pragma unroll
-                for (int c = 0; c < NP; c++)
-                    fi[c] -= l * b[c][q];
-                if (ii + 1 < K)
-                    SM(KS_TRI(ii, q)) = l; /* L in place of C for the rows below */
-            }
-            wv[ii] = zi * invi;
-            a[ii] = ci * invi;
-#pragma unroll
-            for (int c = 0; c < NP; c++)
-                b[c][ii] = fi[c] * invi;
+        __syncwarp(gmask);
+        /* strict lower triangle, entry e = r + G t, mirrored */
+        constexpr int TRI = K * (K - 1) / 2;
+#pragma unroll 2
+        for (int e = r; e < TRI; e += G) {
+            int a = (int)((1.0f + sqrtf(8.0f * (float)e + 1.0f)) * 0.5f);
+            while (a * (a - 1) / 2 > e)
+                a--;
+            while ((a + 1) * a / 2 <= e)
+                a++;
+            const int c = e - a * (a - 1) / 2;
+            const TS v = a < m ? (TS)kcov<TC>(KP, (TC)(sx[a] - sx[c]), (TC)(sy[a] - sy[c])) : TS(0);
+            M[a * L::LD + c] = v;
+            M[c * L::LD + a] = v;
         }
-#undef KS_TRI
-#undef SM
+        __syncwarp(gmask);
+        TS A[K], b[NQ];
+#pragma unroll
+        for (int c = 0; c < K; c++)
+            A[c] = c == r ? (TS)KP.A : M[r * L::LD + c];
+        b[0] = mine ? (TS)kcov<TC>(KP, (TC)px, (TC)py) : TS(0);
+        b[1] = pz;
+        if constexpr (P >= 1)
+            b[2] = mine ? TS(1) : TS(0);
+        if constexpr (P == 3) {
+            b[3] = mine ? (px - ox) / sc : TS(0);
+            b[4] = mine ? (py - oy) / sc : TS(0);
+        }
+        const TS tol = (KP.single ? TS(1e-6) : TS(1e-12)) * (TS)KP.A;
+#pragma unroll
+        for (int j = 0; j < K; j++) {
+            if (j >= m)
+                break;
+            const TS d = __shfl_sync(gmask, A[j], j, G);
+            if (!(d > tol))
+                sing = true; /* the same on every lane of the group */
+            const TS inv = TS(1) / sqrt(d);
+            const TS l = A[j] * inv; /* L_rj (lane j: L_jj) */
+            TS *cj = col + (j & 1) * K;
+            cj[r] = l;
+#pragma unroll
+            for (int t = 0; t < NQ; t++) {
+                const TS yj = __shfl_sync(gmask, b[t], j, G) * inv;
+                b[t] = r > j ? b[t] - l * yj : r == j ? yj : b[t];
+            }
+            __syncwarp(gmask);
+            /* from the aligned start of the live columns: the few left of the
+             * pivot are garbage either way */
+            constexpr int VW = 16 / sizeof(TS);
+#pragma unroll
+            for (int c0 = (j + 1) / VW * VW; c0 < K; c0 += VW) {
+                if constexpr (VW == 4) {
+                    const float4 v = *reinterpret_cast<const float4 *>(cj + c0);
+                    A[c0] -= l * (TS)v.x;
+                    A[c0 + 1] -= l * (TS)v.y;
+                    A[c0 + 2] -= l * (TS)v.z;
+                    A[c0 + 3] -= l * (TS)v.w;
+                } else {
+                    const double2 v = *reinterpret_cast<const double2 *>(cj + c0);
+                    A[c0] -= l * (TS)v.x;
+                    A[c0 + 1] -= l * (TS)v.y;
+                }
+            }
+        }
         if (!sing) {
-            TS aa = 0, aw = 0, fa[KR_MAXP] = {0, 0, 0}, fw[KR_MAXP] = {0, 0, 0};
+            /* rows beyond m kept zero right-hand sides */
+            TS aa = group_sum(b[0] * b[0], gmask, G), aw = group_sum(b[0] * b[1], gmask, G);
+            TS fa[KR_MAXP] = {0, 0, 0}, fw[KR_MAXP] = {0, 0, 0};
             TS ff[KR_MAXP][KR_MAXP] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
 #pragma unroll
-            for (int q = 0; q < K; q++) {
-                aa += a[q] * a[q];
-                aw += a[q] * wv[q];
+            for (int u = 0; u < P; u++) {
+                fa[u] = group_sum(b[2 + u] * b[0], gmask, G);
+                fw[u] = group_sum(b[2 + u] * b[1], gmask, G);
 #pragma unroll
-                for (int u = 0; u < P; u++) {
-                    fa[u] += b[u][q] * a[q];
-                    fw[u] += b[u][q] * wv[q];
-#pragma unroll
-                    for (int v = 0; v <= u; v++)
-                        ff[u][v] += b[u][q] * b[v][q];
-                }
+                for (int v = 0; v <= u; v++)
+                    ff[u][v] = group_sum(b[2 + u] * b[2 + v], gmask, G);
             }
             kr_finish<TS>(KP, P, aa, aw, fa, fw, ff, ox, oy, sc, sing, est, var);
         }
         if (sing)
             est = var = LP.nodata;
     }
-    const size_t o = (size_t)(j0 + jr) * w + i0;
-    LP.out[o] = est;
-    if (KP.var)
-        KP.var[o] = var;
-    if (sing)
-        atomicAdd(KP.singular, 1u);
+    if (r == 0) {
+        const size_t o = (size_t)(j0 + jr) * w + i0;
+        LP.out[o] = est;
+        if (KP.var)
+            KP.var[o] = var;
+        if (sing)
+            atomicAdd(KP.singular, 1u);
+    }
 }

@@ -500,14 +500,19 @@ int main(void)
     };
     for (size_t i = 0; i < sizeof krige / sizeof *krige; i++)
         compare_krige(krige[i], 0, &u, 1);
-    /* the lane-group kernel (k > 16) also for k <= 16 */
-    setenv("GRIDKIT_GPU_KRIGE_COOP", "1", 1);
+    /* k = 24: the 32-lane solve with rows beyond the neighbours */
+    compare_krige("kriging:model=Exp:psill=60:range=500:nugget=5:max_points=24", 0, &u, 1);
+    compare_krige("kriging:model=Exp:psill=60:range=500:nugget=5:max_points=24", 1, &u, 1);
+    /* the fused lane-group kernel (k > 32), forced for smaller k */
+    setenv("GRIDKIT_GPU_KRIGE_MODE", "2", 1);
     compare_krige(krige[0], 0, &u, 1);
     compare_krige(krige[3], 0, &u, 1);
     compare_krige(krige[4], 1, &u, 1);
-    unsetenv("GRIDKIT_GPU_KRIGE_COOP");
+    unsetenv("GRIDKIT_GPU_KRIGE_MODE");
     compare_krige(krige[0], 1, &u, 1);
-    compare_krige(krige[1], 1, &u, 1);
+    compare_krige(krige[1], 1, &u, 1); /* Sph without nugget, k = 32: float's hardest case */
+    compare_krige(krige[2], 1, &u, 1);
+    compare_krige(krige[3], 1, &u, 1);
     compare_krige(krige[4], 1, &u, 1);
     compare_krige("kriging:model=Exp:psill=10:range=5:max_points=8", 0, &l, 1);
     compare_krige("kriging:model=Exp:psill=10:range=5:nugget=1:max_points=16", 0, &l, 1);

@@ -209,13 +209,13 @@ static void tune_krige(gk_context *ctx, const gk_points *pts)
         const char *spec, *mode, *s64;
         int single;
     } v[] = {
-        {KRIGE16, "0", "1", 1}, {KRIGE16, "0", "1", 0}, {KRIGE32, "0", "1", 1},
-        {KRIGE32, "0", "0", 1}, {KRIGE32, "0", "1", 0}, {KRIGE16 ":drift=linear", "0", "1", 0},
-        {KRIGE16, "1", "1", 1}, {KRIGE16, "2", "1", 0},
+        {KRIGE16, "0", "0", 1}, {KRIGE16, "0", "0", 0}, {KRIGE32, "0", "0", 1},
+        {KRIGE32, "0", "1", 1}, {KRIGE32, "0", "0", 0}, {KRIGE16 ":drift=linear", "0", "0", 0},
+        {KRIGE16 ":drift=linear", "0", "0", 1}, {KRIGE16, "2", "0", 1}, {KRIGE16, "2", "0", 0},
     };
-    printf("kriging kernels, 4096^2, kernel ms (mode 0 = the default: k <= 16 search + thread "
-           "solve, k = 32 lane groups; 1 = fused thread, 2 = fused lane groups; s64 = k = 32 "
-           "single solved in double)\n");
+    printf("kriging kernels, 4096^2, kernel ms (mode 0 = the default: the search, then a lane "
+           "group per node; 2 = the fused lane-group kernel; s64 = k = 32 single solved in "
+           "double)\n");
     for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
         setenv("GRIDKIT_GPU_KRIGE_MODE", v[i].mode, 1);
         setenv("GRIDKIT_GPU_KRIGE_S64", v[i].s64, 1);
