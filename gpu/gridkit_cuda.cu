@@ -1309,17 +1309,18 @@ static cudaError_t launch_krige(cudaStream_t st, const LocalParams &P, const Kri
 }
 
 /* Two phases per band of rows (the neighbour lists of a band stay under
- * 64 M ints): the search, then a lane group per node. */
-template <int K, int PD, class TS, class TC>
+ * 64 M ints): the search, then G lanes per node. */
+template <int K, int G, int PD, class TS, class TC>
 static cudaError_t launch_krige_2p(cudaStream_t st, const LocalParams &P, const KrigeParams &KP,
                                    int *nbr)
 {
-    using L = KrCoopLay<K, TS>;
+    using L = KrCoopLay<K, G, TS>;
     const int w = P.g.w, h = P.g.h;
     int band = (int)std::min<size_t>((size_t)h, ((size_t)64 << 20) / ((size_t)w * (K + 1)));
     band = std::max(16, band / 16 * 16);
     const size_t sm = 4 * L::warp_bytes;
-    cudaError_t e = cudaFuncSetAttribute(kr_coop_kernel<K, PD, TS, TC>,
+    const bool sb_alt = env_int("GRIDKIT_GPU_KRIGE_SB", 0) != 0;
+    cudaError_t e = cudaFuncSetAttribute(kr_coop_kernel<K, G, PD, TS, TC>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm);
     if (e != cudaSuccess)
         return e;
@@ -1327,22 +1328,27 @@ static cudaError_t launch_krige_2p(cudaStream_t st, const LocalParams &P, const 
         const int nr = std::min(band, h - j0);
         const size_t N = (size_t)nr * w, per_block = 4 * L::NGR;
         int *cnt = nbr + (size_t)K * N;
-        kr_search_kernel<K><<<dim3((w + 7) / 8, (nr + 15) / 16), 128, 0, st>>>(P, j0, nr, nbr, cnt);
-        kr_coop_kernel<K, PD, TS, TC><<<(unsigned)((N + per_block - 1) / per_block), 128, sm, st>>>(
-            P, KP, j0, nr, nbr, cnt);
+        /* registers against occupancy; GRIDKIT_GPU_KRIGE_SB=1 tries the other */
+        const dim3 sg((w + 7) / 8, (nr + 15) / 16);
+        if (K <= 16 ? !sb_alt : sb_alt)
+            kr_search_kernel<K, 4><<<sg, 128, 0, st>>>(P, j0, nr, nbr, cnt);
+        else
+            kr_search_kernel<K, (K <= 16 ? 3 : 1)><<<sg, 128, 0, st>>>(P, j0, nr, nbr, cnt);
+        kr_coop_kernel<K, G, PD, TS, TC>
+            <<<(unsigned)((N + per_block - 1) / per_block), 128, sm, st>>>(P, KP, j0, nr, nbr, cnt);
         if ((e = cudaGetLastError()) != cudaSuccess)
             return e;
     }
     return cudaSuccess;
 }
 
-template <int K, class TS, class TC>
+template <int K, int G, class TS, class TC>
 static cudaError_t launch_krige_2p_p(cudaStream_t st, const LocalParams &P, const KrigeParams &KP,
                                      int *nbr)
 {
-    return KP.p == 0   ? launch_krige_2p<K, 0, TS, TC>(st, P, KP, nbr)
-           : KP.p == 1 ? launch_krige_2p<K, 1, TS, TC>(st, P, KP, nbr)
-                       : launch_krige_2p<K, 3, TS, TC>(st, P, KP, nbr);
+    return KP.p == 0   ? launch_krige_2p<K, G, 0, TS, TC>(st, P, KP, nbr)
+           : KP.p == 1 ? launch_krige_2p<K, G, 1, TS, TC>(st, P, KP, nbr)
+                       : launch_krige_2p<K, G, 3, TS, TC>(st, P, KP, nbr);
 }
 
 /* Ints of neighbour scratch the two-phase kernels need (0: the fused kernel). */
@@ -1361,17 +1367,25 @@ static cudaError_t launch_krige_k(cudaStream_t st, int k, const LocalParams &P,
                                   const KrigeParams &KP, int *nbr)
 {
     /* k <= 32: the search, then a lane group per node (nbr != NULL);
-     * GRIDKIT_GPU_KRIGE_MODE=2 and k > 32: the fused lane-group kernel */
-    if (nbr && k <= 16)
-        return sizeof(T) == 8 ? launch_krige_2p_p<16, double, double>(st, P, KP, nbr)
-                              : launch_krige_2p_p<16, float, float>(st, P, KP, nbr);
+     * GRIDKIT_GPU_KRIGE_MODE=2 and k > 32: the fused lane-group kernel.
+     * GRIDKIT_GPU_KRIGE_G=1 picks the other group size (benchmarks). */
+    const bool alt = env_int("GRIDKIT_GPU_KRIGE_G", 0) != 0;
+    if (nbr && k <= 16) {
+        if (sizeof(T) == 8)
+            return alt ? launch_krige_2p_p<16, 16, double, double>(st, P, KP, nbr)
+                       : launch_krige_2p_p<16, 8, double, double>(st, P, KP, nbr);
+        return alt ? launch_krige_2p_p<16, 8, float, float>(st, P, KP, nbr)
+                   : launch_krige_2p_p<16, 4, float, float>(st, P, KP, nbr);
+    }
     if (nbr) {
         if (sizeof(T) == 8)
-            return launch_krige_2p_p<32, double, double>(st, P, KP, nbr);
+            return alt ? launch_krige_2p_p<32, 32, double, double>(st, P, KP, nbr)
+                       : launch_krige_2p_p<32, 16, double, double>(st, P, KP, nbr);
         /* single at k = 32: GRIDKIT_GPU_KRIGE_S64=1 solves in double */
-        return env_int("GRIDKIT_GPU_KRIGE_S64", 0)
-                   ? launch_krige_2p_p<32, double, float>(st, P, KP, nbr)
-                   : launch_krige_2p_p<32, float, float>(st, P, KP, nbr);
+        if (env_int("GRIDKIT_GPU_KRIGE_S64", 0))
+            return launch_krige_2p_p<32, 16, double, float>(st, P, KP, nbr);
+        return alt ? launch_krige_2p_p<32, 16, float, float>(st, P, KP, nbr)
+                   : launch_krige_2p_p<32, 8, float, float>(st, P, KP, nbr);
     }
     if (k <= 8)
         return launch_krige<8, T>(st, P, KP);
@@ -1463,6 +1477,7 @@ int api_tile(void *job, const gk_gpu_tile *t, double *out, uint64_t *nodata, uin
             KP.p = k.p;
             KP.nbands = k.nbands;
             KP.single = d.single;
+            KP.fastf = env_int("GRIDKIT_GPU_KRIGE_FASTF", 1);
             for (int s = 0; s < k.ns; s++)
                 KP.st[s] = KStruct{k.st[s].type, k.st[s].aniso, k.st[s].psill, k.st[s].range,
                                    k.st[s].ca,   k.st[s].sa,    k.st[s].f,

@@ -25,6 +25,7 @@ struct KStruct {
 
 struct KrigeParams {
     int ns, p, nbands, single;
+    int fastf; /* float covariances with the SFU's sqrt and exp (a few ulp) */
     KStruct st[GK_GPU_KRIGE_MAX_STRUCT];
     double A, c00, mean, zshift;
     const double *x, *y; /* input order */
@@ -32,12 +33,26 @@ struct KrigeParams {
     unsigned int *singular;
 };
 
+/* sqrt and exp of the covariances: in float, optionally the SFU's
+ * approximations (2-3 ulp; the systems' rounding dominates anyway). */
+template <class T> __device__ __forceinline__ T kr_sqrt(bool fast, T v) { return sqrt(v); }
+template <> __device__ __forceinline__ float kr_sqrt<float>(bool fast, float v)
+{
+    return fast ? (v > 0.0f ? v * rsqrtf(v) : 0.0f) : sqrtf(v);
+}
+template <class T> __device__ __forceinline__ T kr_exp(bool fast, T v) { return exp(v); }
+template <> __device__ __forceinline__ float kr_exp<float>(bool fast, float v)
+{
+    return fast ? __expf(v) : expf(v);
+}
+
 /* C(dx, dy) = A - gamma, as gk_krige_cov (alg_kriging.c's kriging.h). */
 template <class T> __device__ __forceinline__ T kcov(const KrigeParams &K, T dx, T dy)
 {
     if (dx == T(0) && dy == T(0))
         return (T)K.A;
-    const T hiso = sqrt(dx * dx + dy * dy);
+    const bool fast = K.fastf;
+    const T hiso = kr_sqrt<T>(fast, dx * dx + dy * dy);
     T g = 0;
     for (int s = 0; s < K.ns; s++) {
         const KStruct &st = K.st[s];
@@ -45,7 +60,7 @@ template <class T> __device__ __forceinline__ T kcov(const KrigeParams &K, T dx,
         if (st.aniso) {
             T t0 = (T)st.ca * dx + (T)st.sa * dy;
             T t1 = (T)st.f * (-(T)st.sa * dx + (T)st.ca * dy);
-            h = sqrt(t0 * t0 + t1 * t1);
+            h = kr_sqrt<T>(fast, t0 * t0 + t1 * t1);
         }
         const T ir = (T)st.ir, ps = (T)st.psill;
         switch (st.type) {
@@ -61,11 +76,11 @@ template <class T> __device__ __forceinline__ T kcov(const KrigeParams &K, T dx,
             }
             break;
         case GK_GPU_V_EXP:
-            g += ps * (T(1) - exp(-h * ir));
+            g += ps * (T(1) - kr_exp<T>(fast, -h * ir));
             break;
         default: {
             T u = h * ir;
-            g += ps * (T(1) - exp(-(u * u)));
+            g += ps * (T(1) - kr_exp<T>(fast, -(u * u)));
         }
         }
     }
@@ -433,9 +448,9 @@ __global__ void __launch_bounds__(128) krige_kernel(LocalParams P, KrigeParams K
 /* Phase 1: the k nearest of each node of a band of rows [j0, j0 + nrows),
  * node-major: nbr[n * K + q] (n = node within the band), cnt[n]. The search
  * alone keeps few registers, so many warps hide its load latency. */
-template <int K>
-__global__ void __launch_bounds__(128, K <= 16 ? 4 : 1) kr_search_kernel(LocalParams P, int j0, int nrows,
-                                                       int *nbr, int *cnt)
+template <int K, int MINB>
+__global__ void __launch_bounds__(128, MINB) kr_search_kernel(LocalParams P, int j0, int nrows,
+                                                              int *nbr, int *cnt)
 {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int i = blockIdx.x * 8 + (lane & 7), jr = blockIdx.y * 16 + warp * 4 + (lane >> 3);
@@ -456,36 +471,42 @@ __global__ void __launch_bounds__(128, K <= 16 ? 4 : 1) kr_search_kernel(LocalPa
     cnt[n] = count;
 }
 
-/* Phase 2: K lanes per node (K = 16: two nodes per warp; 32: one), lane r
- * holding row r of [C | c0 z F] in registers. The strict lower triangle of
- * C is assembled spread evenly over the lanes into shared memory (each
- * covariance once) and read back as rows. A right-looking Cholesky then
- * needs, at step j, only the pivot (a shuffle from lane j) and column j of L
- * (one store per lane, broadcast loads): lane r subtracts L_rj L_cj from its
- * row and L_rj y_j from its right-hand sides, where y_j = b_j / L_jj is lane
- * j's final entry of L^-1 [c0 z F]. The estimate and the variance are then
- * dot products over the lanes (alg_kriging.c's GLS form). Upper entries of a
- * row are updated too (symmetry keeps them right) and entries left of the
- * pivot become garbage nobody reads: no predicates in the unrolled loop.
- * Rows beyond the m neighbours found are identity rows with zero right-hand
- * sides and are never pivots. TS: the solve's type; TC: the covariances'. */
-template <int K, class TS> struct KrCoopLay {
-    static constexpr int NGR = 32 / K;      /* nodes per warp */
-    static constexpr int LD = K + 1;        /* odd: rows read without bank conflicts */
-    static constexpr int MAT = K * LD;      /* per node */
-    static constexpr int COL = 2 * K;       /* column j of L, double-buffered */
-    static constexpr int PTS = 2 * K;       /* node-local x and y */
+/* Phase 2: G lanes per node (32 / G nodes per warp), lane r holding rows
+ * r, r + G, ... of [C | c0 z F] in registers. The covariances are computed
+ * once each, spread evenly over the lanes (row v pairs with v + 1 .. v + K/2,
+ * mod K) into shared memory, and read back as rows. A right-looking
+ * Cholesky then needs, at step j, only the pivot (a shuffle from its owner)
+ * and column j of L with y_j = b_j / L_jj, lane j's final entry of
+ * L^-1 [c0 z F] (one store per row, broadcast loads): each row subtracts
+ * L_rj L_cj and L_rj y_j. The estimate and the variance are then dot products
+ * over the lanes (alg_kriging.c's GLS form). Upper entries of a row are
+ * updated too (symmetry keeps them right) and entries left of the pivot
+ * become garbage nobody reads: no predicates in the unrolled loop. Rows
+ * beyond the m neighbours found are identity rows with zero right-hand sides
+ * and are never pivots. Fewer lanes per node share the per-step overhead
+ * among more rows; more lanes keep fewer registers. TS: the solve's type;
+ * TC: the covariances'. */
+template <int K, int G, class TS> struct KrCoopLay {
+    static constexpr int NGR = 32 / G;  /* nodes per warp */
+    static constexpr int LD = K + 1;    /* odd: rows read without bank conflicts */
+    static constexpr int MAT = K * LD;  /* per node */
+    static constexpr int CB = K + 8;    /* column j of L, then y_j (aligned) */
+    static constexpr int COL = 2 * CB;  /* double-buffered */
+    static constexpr int PTS = 2 * K;   /* node-local x and y */
     static constexpr size_t node_T = (size_t)MAT + COL + PTS;
     static constexpr size_t warp_bytes = NGR * node_T * sizeof(TS);
 };
 
-template <int K, int P, class TS, class TC>
+template <class T> __device__ __forceinline__ T kr_rsqrt(T v) { return rsqrt(v); }
+template <> __device__ __forceinline__ float kr_rsqrt<float>(float v) { return rsqrtf(v); }
+
+template <int K, int G, int P, class TS, class TC>
 __global__ void __launch_bounds__(128) kr_coop_kernel(LocalParams LP, KrigeParams KP, int j0,
                                                       int nrows, const int *__restrict__ nbr,
                                                       const int *__restrict__ cnt)
 {
-    using L = KrCoopLay<K, TS>;
-    constexpr int G = K, NQ = 2 + P; /* right-hand sides: c0, z, drift */
+    using L = KrCoopLay<K, G, TS>;
+    constexpr int R = K / G, NQ = 2 + P; /* rows per lane; right-hand sides: c0, z, drift */
     extern __shared__ __align__(16) unsigned char kc_smem[];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int g = lane / G, r = lane % G;
@@ -511,98 +532,154 @@ __global__ void __launch_bounds__(128) kr_coop_kernel(LocalParams LP, KrigeParam
     } else if (m < P) {
         sing = true;
     } else {
-        const bool mine = r < m;
-        const int id = mine ? nbr[n * K + r] : 0;
-        const TS px = mine ? (TS)(KP.x[id] - nx) : TS(0), py = mine ? (TS)(KP.y[id] - ny) : TS(0);
-        const TS pz = mine ? (TS)(LP.zin[id] - KP.zshift) : TS(0);
-        sx[r] = px;
-        sy[r] = py;
-        /* the linear drift's origin and scale of the selection (alg_kriging.c) */
+        TS px[R], py[R], pz[R];
         TS ox = 0, oy = 0, sc = 1;
+#pragma unroll
+        for (int i = 0; i < R; i++) {
+            const int v = r + G * i;
+            const bool mine = v < m;
+            const int id = mine ? nbr[n * K + v] : 0;
+            px[i] = mine ? (TS)(KP.x[id] - nx) : TS(0);
+            py[i] = mine ? (TS)(KP.y[id] - ny) : TS(0);
+            pz[i] = mine ? (TS)(LP.zin[id] - KP.zshift) : TS(0);
+            sx[v] = px[i];
+            sy[v] = py[i];
+            M[v * L::LD + v] = (TS)KP.A;
+            ox += px[i];
+            oy += py[i];
+        }
+        /* the linear drift's origin and scale of the selection (alg_kriging.c) */
         if (P == 3) {
-            ox = group_sum(px, gmask, G) / (TS)m;
-            oy = group_sum(py, gmask, G) / (TS)m;
-            TS ex = px - ox, ey = py - oy, d = mine ? sqrt(ex * ex + ey * ey) : TS(0);
+            ox = group_sum(ox, gmask, G) / (TS)m;
+            oy = group_sum(oy, gmask, G) / (TS)m;
+            TS d = 0;
+#pragma unroll
+            for (int i = 0; i < R; i++) {
+                const TS ex = px[i] - ox, ey = py[i] - oy;
+                if (r + G * i < m)
+                    d = max(d, sqrt(ex * ex + ey * ey));
+            }
             for (int o = G >> 1; o > 0; o >>= 1)
                 d = max(d, __shfl_xor_sync(gmask, d, o));
             sc = d > TS(0) ? d : TS(1);
         }
         __syncwarp(gmask);
-        /* strict lower triangle, entry e = r + G t, mirrored */
-        constexpr int TRI = K * (K - 1) / 2;
-#pragma unroll 2
-        for (int e = r; e < TRI; e += G) {
-            int a = (int)((1.0f + sqrtf(8.0f * (float)e + 1.0f)) * 0.5f);
-            while (a * (a - 1) / 2 > e)
-                a--;
-            while ((a + 1) * a / 2 <= e)
-                a++;
-            const int c = e - a * (a - 1) / 2;
-            const TS v = a < m ? (TS)kcov<TC>(KP, (TC)(sx[a] - sx[c]), (TC)(sy[a] - sy[c])) : TS(0);
-            M[a * L::LD + c] = v;
-            M[c * L::LD + a] = v;
+        /* the strict lower triangle once: row v with v + t (mod K), t = 1 .. K/2
+         * (t = K/2 from the first half only), mirrored */
+#pragma unroll 1
+        for (int q = 0; q < R * (K / 2); q++) {
+            const int v = r + G * (q / (K / 2)), t = q % (K / 2) + 1;
+            if (t == K / 2 && v >= K / 2)
+                continue;
+            const int u = (v + t) & (K - 1);
+            const TS c = v < m && u < m
+                             ? (TS)kcov<TC>(KP, (TC)(sx[v] - sx[u]), (TC)(sy[v] - sy[u]))
+                             : TS(0);
+            M[v * L::LD + u] = c;
+            M[u * L::LD + v] = c;
         }
         __syncwarp(gmask);
-        TS A[K], b[NQ];
+        TS A[R][K], B[R][NQ];
 #pragma unroll
-        for (int c = 0; c < K; c++)
-            A[c] = c == r ? (TS)KP.A : M[r * L::LD + c];
-        b[0] = mine ? (TS)kcov<TC>(KP, (TC)px, (TC)py) : TS(0);
-        b[1] = pz;
-        if constexpr (P >= 1)
-            b[2] = mine ? TS(1) : TS(0);
-        if constexpr (P == 3) {
-            b[3] = mine ? (px - ox) / sc : TS(0);
-            b[4] = mine ? (py - oy) / sc : TS(0);
+        for (int i = 0; i < R; i++) {
+            const int v = r + G * i;
+            const bool mine = v < m;
+#pragma unroll
+            for (int c = 0; c < K; c++)
+                A[i][c] = M[v * L::LD + c];
+            B[i][0] = mine ? (TS)kcov<TC>(KP, (TC)px[i], (TC)py[i]) : TS(0);
+            B[i][1] = pz[i];
+            if constexpr (P >= 1)
+                B[i][2] = mine ? TS(1) : TS(0);
+            if constexpr (P == 3) {
+                B[i][3] = mine ? (px[i] - ox) / sc : TS(0);
+                B[i][4] = mine ? (py[i] - oy) / sc : TS(0);
+            }
         }
         const TS tol = (KP.single ? TS(1e-6) : TS(1e-12)) * (TS)KP.A;
 #pragma unroll
         for (int j = 0; j < K; j++) {
             if (j >= m)
                 break;
-            const TS d = __shfl_sync(gmask, A[j], j, G);
+            const int oj = j % G, ij = j / G;
+            const TS d = __shfl_sync(gmask, A[ij][j], oj, G);
             if (!(d > tol))
                 sing = true; /* the same on every lane of the group */
-            const TS inv = TS(1) / sqrt(d);
-            const TS l = A[j] * inv; /* L_rj (lane j: L_jj) */
-            TS *cj = col + (j & 1) * K;
-            cj[r] = l;
+            const TS inv = kr_rsqrt<TS>(d);
+            TS *cj = col + (j & 1) * L::CB;
+            TS l[R];
 #pragma unroll
-            for (int t = 0; t < NQ; t++) {
-                const TS yj = __shfl_sync(gmask, b[t], j, G) * inv;
-                b[t] = r > j ? b[t] - l * yj : r == j ? yj : b[t];
+            for (int i = 0; i < R; i++) {
+                l[i] = A[i][j] * inv; /* L_vj (row j itself: L_jj) */
+                cj[r + G * i] = l[i];
+            }
+            if (r == oj) {
+#pragma unroll
+                for (int t = 0; t < NQ; t++)
+                    cj[K + t] = B[ij][t] * inv;
             }
             __syncwarp(gmask);
+            TS y[NQ];
+#pragma unroll
+            for (int t = 0; t < NQ; t++)
+                y[t] = cj[K + t];
+#pragma unroll
+            for (int i = 0; i < R; i++) {
+                const int v = r + G * i;
+#pragma unroll
+                for (int t = 0; t < NQ; t++)
+                    B[i][t] = v > j ? B[i][t] - l[i] * y[t] : v == j ? y[t] : B[i][t];
+            }
             /* from the aligned start of the live columns: the few left of the
              * pivot are garbage either way */
             constexpr int VW = 16 / sizeof(TS);
 #pragma unroll
             for (int c0 = (j + 1) / VW * VW; c0 < K; c0 += VW) {
                 if constexpr (VW == 4) {
-                    const float4 v = *reinterpret_cast<const float4 *>(cj + c0);
-                    A[c0] -= l * (TS)v.x;
-                    A[c0 + 1] -= l * (TS)v.y;
-                    A[c0 + 2] -= l * (TS)v.z;
-                    A[c0 + 3] -= l * (TS)v.w;
+                    const float4 cv = *reinterpret_cast<const float4 *>(cj + c0);
+#pragma unroll
+                    for (int i = 0; i < R; i++) {
+                        A[i][c0] -= l[i] * (TS)cv.x;
+                        A[i][c0 + 1] -= l[i] * (TS)cv.y;
+                        A[i][c0 + 2] -= l[i] * (TS)cv.z;
+                        A[i][c0 + 3] -= l[i] * (TS)cv.w;
+                    }
                 } else {
-                    const double2 v = *reinterpret_cast<const double2 *>(cj + c0);
-                    A[c0] -= l * (TS)v.x;
-                    A[c0 + 1] -= l * (TS)v.y;
+                    const double2 cv = *reinterpret_cast<const double2 *>(cj + c0);
+#pragma unroll
+                    for (int i = 0; i < R; i++) {
+                        A[i][c0] -= l[i] * (TS)cv.x;
+                        A[i][c0 + 1] -= l[i] * (TS)cv.y;
+                    }
                 }
             }
         }
         if (!sing) {
             /* rows beyond m kept zero right-hand sides */
-            TS aa = group_sum(b[0] * b[0], gmask, G), aw = group_sum(b[0] * b[1], gmask, G);
-            TS fa[KR_MAXP] = {0, 0, 0}, fw[KR_MAXP] = {0, 0, 0};
+            TS aa = 0, aw = 0, fa[KR_MAXP] = {0, 0, 0}, fw[KR_MAXP] = {0, 0, 0};
             TS ff[KR_MAXP][KR_MAXP] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
 #pragma unroll
+            for (int i = 0; i < R; i++) {
+                aa += B[i][0] * B[i][0];
+                aw += B[i][0] * B[i][1];
+#pragma unroll
+                for (int u = 0; u < P; u++) {
+                    fa[u] += B[i][2 + u] * B[i][0];
+                    fw[u] += B[i][2 + u] * B[i][1];
+#pragma unroll
+                    for (int v = 0; v <= u; v++)
+                        ff[u][v] += B[i][2 + u] * B[i][2 + v];
+                }
+            }
+            aa = group_sum(aa, gmask, G);
+            aw = group_sum(aw, gmask, G);
+#pragma unroll
             for (int u = 0; u < P; u++) {
-                fa[u] = group_sum(b[2 + u] * b[0], gmask, G);
-                fw[u] = group_sum(b[2 + u] * b[1], gmask, G);
+                fa[u] = group_sum(fa[u], gmask, G);
+                fw[u] = group_sum(fw[u], gmask, G);
 #pragma unroll
                 for (int v = 0; v <= u; v++)
-                    ff[u][v] = group_sum(b[2 + u] * b[2 + v], gmask, G);
+                    ff[u][v] = group_sum(ff[u][v], gmask, G);
             }
             kr_finish<TS>(KP, P, aa, aw, fa, fw, ff, ox, oy, sc, sing, est, var);
         }

@@ -206,26 +206,46 @@ static double krige_ms(gk_context *ctx, const gk_points *pts, const char *spec, 
 static void tune_krige(gk_context *ctx, const gk_points *pts)
 {
     static const struct {
-        const char *spec, *mode, *s64;
+        const char *spec, *env;
         int single;
     } v[] = {
-        {KRIGE16, "0", "0", 1}, {KRIGE16, "0", "0", 0}, {KRIGE32, "0", "0", 1},
-        {KRIGE32, "0", "1", 1}, {KRIGE32, "0", "0", 0}, {KRIGE16 ":drift=linear", "0", "0", 0},
-        {KRIGE16 ":drift=linear", "0", "0", 1}, {KRIGE16, "2", "0", 1}, {KRIGE16, "2", "0", 0},
+        {KRIGE16, "", 1},
+        {KRIGE16, "GRIDKIT_GPU_KRIGE_G=1", 1},
+        {KRIGE16, "GRIDKIT_GPU_KRIGE_SB=1", 1},
+        {KRIGE16, "GRIDKIT_GPU_KRIGE_FASTF=0", 1},
+        {KRIGE16, "", 0},
+        {KRIGE16, "GRIDKIT_GPU_KRIGE_G=1", 0},
+        {KRIGE32, "", 1},
+        {KRIGE32, "GRIDKIT_GPU_KRIGE_G=1", 1},
+        {KRIGE32, "GRIDKIT_GPU_KRIGE_SB=1", 1},
+        {KRIGE32, "GRIDKIT_GPU_KRIGE_S64=1", 1},
+        {KRIGE32, "", 0},
+        {KRIGE32, "GRIDKIT_GPU_KRIGE_G=1", 0},
+        {KRIGE16 ":drift=linear", "", 0},
+        {KRIGE16 ":drift=linear", "", 1},
+        {KRIGE16, "GRIDKIT_GPU_KRIGE_MODE=2", 1},
     };
-    printf("kriging kernels, 4096^2, kernel ms (mode 0 = the default: the search, then a lane "
-           "group per node; 2 = the fused lane-group kernel; s64 = k = 32 single solved in "
-           "double)\n");
+    static const char *vars[] = {"GRIDKIT_GPU_KRIGE_G", "GRIDKIT_GPU_KRIGE_SB",
+                                 "GRIDKIT_GPU_KRIGE_FASTF", "GRIDKIT_GPU_KRIGE_S64",
+                                 "GRIDKIT_GPU_KRIGE_MODE"};
+    printf("kriging kernels, 4096^2, kernel ms (default: the search, then a lane group per "
+           "node; variants by environment)\n");
     for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
-        setenv("GRIDKIT_GPU_KRIGE_MODE", v[i].mode, 1);
-        setenv("GRIDKIT_GPU_KRIGE_S64", v[i].s64, 1);
-        printf("  %-70s %-6s mode %s s64 %s: %8.2f ms\n", v[i].spec,
-               v[i].single ? "single" : "double", v[i].mode, v[i].s64,
-               krige_ms(ctx, pts, v[i].spec, v[i].single));
+        for (size_t e = 0; e < sizeof vars / sizeof *vars; e++)
+            unsetenv(vars[e]);
+        char env[64];
+        snprintf(env, sizeof env, "%s", v[i].env);
+        char *eq = strchr(env, '=');
+        if (eq) {
+            *eq = '\0';
+            setenv(env, eq + 1, 1);
+        }
+        printf("  %-64s %-6s %-26s: %8.2f ms\n", v[i].spec, v[i].single ? "single" : "double",
+               v[i].env[0] ? v[i].env : "(default)", krige_ms(ctx, pts, v[i].spec, v[i].single));
         fflush(stdout);
     }
-    unsetenv("GRIDKIT_GPU_KRIGE_MODE");
-    unsetenv("GRIDKIT_GPU_KRIGE_S64");
+    for (size_t e = 0; e < sizeof vars / sizeof *vars; e++)
+        unsetenv(vars[e]);
 }
 
 static void tune(gk_context *ctx, const gk_points *pts, int k)
