@@ -1330,10 +1330,10 @@ static cudaError_t launch_krige_2p(cudaStream_t st, const LocalParams &P, const 
         int *cnt = nbr + (size_t)K * N;
         /* registers against occupancy; GRIDKIT_GPU_KRIGE_SB=1 tries the other */
         const dim3 sg((w + 7) / 8, (nr + 15) / 16);
-        if (K <= 16 ? !sb_alt : sb_alt)
+        if (!sb_alt)
             kr_search_kernel<K, 4><<<sg, 128, 0, st>>>(P, j0, nr, nbr, cnt);
         else
-            kr_search_kernel<K, (K <= 16 ? 3 : 1)><<<sg, 128, 0, st>>>(P, j0, nr, nbr, cnt);
+            kr_search_kernel<K, 3><<<sg, 128, 0, st>>>(P, j0, nr, nbr, cnt);
         kr_coop_kernel<K, G, PD, TS, TC>
             <<<(unsigned)((N + per_block - 1) / per_block), 128, sm, st>>>(P, KP, j0, nr, nbr, cnt);
         if ((e = cudaGetLastError()) != cudaSuccess)
@@ -1366,26 +1366,26 @@ template <class T>
 static cudaError_t launch_krige_k(cudaStream_t st, int k, const LocalParams &P,
                                   const KrigeParams &KP, int *nbr)
 {
-    /* k <= 32: the search, then a lane group per node (nbr != NULL);
-     * GRIDKIT_GPU_KRIGE_MODE=2 and k > 32: the fused lane-group kernel.
-     * GRIDKIT_GPU_KRIGE_G=1 picks the other group size (benchmarks). */
+    /* k <= 32: the search, then a lane group per node (nbr != NULL), the
+     * group sizes timed fastest on an H100 (GRIDKIT_GPU_KRIGE_G=1: the
+     * other); GRIDKIT_GPU_KRIGE_MODE=2 and k > 32: the fused kernel */
     const bool alt = env_int("GRIDKIT_GPU_KRIGE_G", 0) != 0;
     if (nbr && k <= 16) {
         if (sizeof(T) == 8)
-            return alt ? launch_krige_2p_p<16, 16, double, double>(st, P, KP, nbr)
-                       : launch_krige_2p_p<16, 8, double, double>(st, P, KP, nbr);
-        return alt ? launch_krige_2p_p<16, 8, float, float>(st, P, KP, nbr)
-                   : launch_krige_2p_p<16, 4, float, float>(st, P, KP, nbr);
+            return alt ? launch_krige_2p_p<16, 8, double, double>(st, P, KP, nbr)
+                       : launch_krige_2p_p<16, 16, double, double>(st, P, KP, nbr);
+        return alt ? launch_krige_2p_p<16, 4, float, float>(st, P, KP, nbr)
+                   : launch_krige_2p_p<16, 8, float, float>(st, P, KP, nbr);
     }
     if (nbr) {
         if (sizeof(T) == 8)
-            return alt ? launch_krige_2p_p<32, 32, double, double>(st, P, KP, nbr)
-                       : launch_krige_2p_p<32, 16, double, double>(st, P, KP, nbr);
+            return alt ? launch_krige_2p_p<32, 16, double, double>(st, P, KP, nbr)
+                       : launch_krige_2p_p<32, 32, double, double>(st, P, KP, nbr);
         /* single at k = 32: GRIDKIT_GPU_KRIGE_S64=1 solves in double */
         if (env_int("GRIDKIT_GPU_KRIGE_S64", 0))
             return launch_krige_2p_p<32, 16, double, float>(st, P, KP, nbr);
-        return alt ? launch_krige_2p_p<32, 16, float, float>(st, P, KP, nbr)
-                   : launch_krige_2p_p<32, 8, float, float>(st, P, KP, nbr);
+        return alt ? launch_krige_2p_p<32, 32, float, float>(st, P, KP, nbr)
+                   : launch_krige_2p_p<32, 16, float, float>(st, P, KP, nbr);
     }
     if (k <= 8)
         return launch_krige<8, T>(st, P, KP);
@@ -1494,8 +1494,15 @@ int api_tile(void *job, const gk_gpu_tile *t, double *out, uint64_t *nodata, uin
             if (kn)
                 CK(grow(&J->knbr, &J->knbr_cap, kn));
             int *nbr = kn ? J->knbr : nullptr;
-            CK(d.single ? launch_krige_k<float>(J->st, d.max_points, P, KP, nbr)
-                        : launch_krige_k<double>(J->st, d.max_points, P, KP, nbr));
+            /* Gaussian models give systems too ill-conditioned for float
+             * (1e-5 of the range is not kept): they are solved in double */
+            bool gau = false;
+            for (int q = 0; q < k.ns; q++)
+                gau |= k.st[q].type == GK_GPU_V_GAU;
+            if (d.single && gau)
+                KP.single = 0;
+            CK(KP.single ? launch_krige_k<float>(J->st, d.max_points, P, KP, nbr)
+                         : launch_krige_k<double>(J->st, d.max_points, P, KP, nbr));
         } else if (run_local(J, P, t, err, err_cap))
             goto fail;
     }

@@ -87,11 +87,15 @@ template <class T> __device__ __forceinline__ T kcov(const KrigeParams &K, T dx,
     return (T)K.A - g;
 }
 
-/* The k nearest in the window around each lane's node, all lanes in lockstep
- * over the bins around the warp's patch (knn_idw_warp_kernel without hits). */
+/* The k (<= K) nearest in the window around each lane's node, all lanes in
+ * lockstep over the bins around the warp's patch (knn_idw_warp_kernel
+ * without hits). Only candidates after the floor (fd, fi) in (distance, input
+ * order) count, so a second pass continues where a first one stopped;
+ * count gets how many of those the window holds. */
 template <int K>
 __device__ __forceinline__ void knn_warp_select(const LocalParams &P, double nx, double ny,
-                                                double (&D)[K], int (&I)[K], int &count)
+                                                double (&D)[K], int (&I)[K], int &count,
+                                                int k, double fd = -1.0, int fi = -1)
 {
     const Bins &B = P.B;
 #pragma unroll
@@ -104,7 +108,6 @@ __device__ __forceinline__ void knn_warp_select(const LocalParams &P, double nx,
     const unsigned FULL = 0xffffffffu;
     const int bxl = __reduce_min_sync(FULL, bx), bxh = __reduce_max_sync(FULL, bx);
     const int byl = __reduce_min_sync(FULL, by), byh = __reduce_max_sync(FULL, by);
-    const int k = P.k;
     for (int r = 0;; r++) {
         const int nseg = r == 0 ? byh - byl + 1 : 2 + 2 * (byh - byl + 2 * r - 1);
         for (int sg = 0; sg < nseg; sg++) {
@@ -129,6 +132,8 @@ __device__ __forceinline__ void knn_warp_select(const LocalParams &P, double nx,
                 if (!in_window(P.w, dx, dy, d2))
                     continue;
                 int id = B.idx[p];
+                if (!before(fd, fi, d2, id)) /* at or before the floor: an earlier pass's */
+                    continue;
                 count++;
                 kbest_offer(D, I, d2, id);
             }
@@ -277,7 +282,7 @@ __global__ void __launch_bounds__(128) krige_kernel(LocalParams P, KrigeParams K
     {
         double D[K];
         int I[K];
-        knn_warp_select<K>(P, nx, ny, D, I, count);
+        knn_warp_select<K>(P, nx, ny, D, I, count, P.k);
         int *sel = (int *)(wbase + NG * Lay::group_T * sizeof(T));
 #pragma unroll
         for (int q = 0; q < K; q++)
@@ -447,28 +452,44 @@ __global__ void __launch_bounds__(128) krige_kernel(LocalParams P, KrigeParams K
 
 /* Phase 1: the k nearest of each node of a band of rows [j0, j0 + nrows),
  * node-major: nbr[n * K + q] (n = node within the band), cnt[n]. The search
- * alone keeps few registers, so many warps hide its load latency. */
+ * alone keeps few registers, so many warps hide its load latency. K = 32 runs
+ * as two passes of 16 (the second after the first's 16th), which keeps the
+ * k-best lists in registers: one list of 32 doubles spills. */
 template <int K, int MINB>
 __global__ void __launch_bounds__(128, MINB) kr_search_kernel(LocalParams P, int j0, int nrows,
                                                               int *nbr, int *cnt)
 {
+    constexpr int KP = K < 16 ? K : 16, NPASS = K / KP;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int i = blockIdx.x * 8 + (lane & 7), jr = blockIdx.y * 16 + warp * 4 + (lane >> 3);
     const int w = P.g.w;
     const bool valid = i < w && jr < nrows;
     const double nx = node_x(P.g.xmin, P.g.cw, P.g.x0 + min(i, w - 1));
     const double ny = node_x(P.g.ymax, P.g.ch, P.g.y0 + j0 + min(jr, nrows - 1));
-    double D[K];
-    int I[K], count;
-    knn_warp_select<K>(P, nx, ny, D, I, count);
-    if (!valid)
-        return;
-    const size_t n = (size_t)jr * w + i;
-    int4 *o = reinterpret_cast<int4 *>(nbr + n * K);
+    const size_t n = (size_t)min(jr, nrows - 1) * w + min(i, w - 1);
+    double fd = -1.0;
+    int fi = -1, total = 0;
+#pragma unroll 1
+    for (int pass = 0; pass < NPASS; pass++) {
+        const int kk = min(P.k - pass * KP, KP);
+        if (__all_sync(0xffffffffu, kk <= 0 || (pass > 0 && total <= pass * KP)))
+            break; /* the first pass saw every point of each window */
+        double D[KP];
+        int I[KP], count;
+        knn_warp_select<KP>(P, nx, ny, D, I, count, max(kk, 1), fd, fi);
+        if (pass == 0)
+            total = count;
+        if (valid) {
+            int4 *o = reinterpret_cast<int4 *>(nbr + n * K + pass * KP);
 #pragma unroll
-    for (int q = 0; q < K / 4; q++)
-        o[q] = make_int4(I[4 * q], I[4 * q + 1], I[4 * q + 2], I[4 * q + 3]);
-    cnt[n] = count;
+            for (int q = 0; q < KP / 4; q++)
+                o[q] = make_int4(I[4 * q], I[4 * q + 1], I[4 * q + 2], I[4 * q + 3]);
+        }
+        fd = D[KP - 1];
+        fi = I[KP - 1];
+    }
+    if (valid)
+        cnt[n] = total;
 }
 
 /* Phase 2: G lanes per node (32 / G nodes per warp), lane r holding rows
