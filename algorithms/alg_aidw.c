@@ -44,12 +44,19 @@ int gk_aidw_prepare(gk_job *job)
     if (!(job->alg.aidw_rmax > job->alg.aidw_rmin))
         return gk_error(job->ctx, GK_ERR_ARG, "aidw: r_max (%g) must be larger than r_min (%g)",
                         job->alg.aidw_rmax, job->alg.aidw_rmin);
-    if (!job->tree) {
+    if (!job->tree && !job->gpu) { /* the GPU keeps its own index */
         job->tree = gk_kdtree_build(p->x, p->y, n);
         if (!job->tree)
             return gk_error(job->ctx, GK_ERR_NOMEM,
                             "aidw: out of memory building the index of %zu points", n);
     }
+    job->aidw_r_exp = gk_aidw_r_exp(p);
+    return GK_OK;
+}
+
+double gk_aidw_r_exp(const gk_points *p)
+{
+    size_t n = p->n;
     double x0 = p->x[0], x1 = x0, y0 = p->y[0], y1 = y0;
     for (size_t i = 1; i < n; i++) {
         x0 = p->x[i] < x0 ? p->x[i] : x0;
@@ -64,8 +71,7 @@ int gk_aidw_prepare(gk_job *job)
         area = l * l;
     }
     /* r_exp = 1 / (2 sqrt(n / A)); 0 when every point coincides */
-    job->aidw_r_exp = area > 0.0 ? 0.5 * sqrt(area / (double)n) : 0.0;
-    return GK_OK;
+    return area > 0.0 ? 0.5 * sqrt(area / (double)n) : 0.0;
 }
 
 /* The power at (nx, ny), from the k nearest points (uses s->idx / s->d2). */

@@ -12,4 +12,8 @@ double gk_aidw_mu(const gk_algorithm *a, double R);
  * (0.5, alpha3), (0.7, alpha4), (0.9, alpha5); constant outside [0.1, 0.9]. */
 double gk_aidw_alpha(const gk_algorithm *a, double mu);
 
+/* Expected mean nearest-neighbour distance of a random pattern of the points'
+ * density, 1 / (2 sqrt(n / A)) over their bounding box (n >= 1). */
+double gk_aidw_r_exp(const gk_points *p);
+
 #endif

@@ -7,6 +7,7 @@
  */
 #include "device.h"
 #include "../gpu/gk_gpu_abi.h"
+#include "alg_aidw.h"
 #include "kriging.h"
 #include "neighbours.h"
 
@@ -21,12 +22,22 @@
 #define GK_GPU_MODULE_NAME "gridkit_cuda.so"
 #endif
 
+/* A job on the GPUs: per device, GK_GPU_STREAMS module jobs (each with its
+ * own stream, buffers and copy of the points), so that one tile's copies and
+ * the sink's writing overlap another's kernels, and every visible GPU takes
+ * tiles. Tiles go to whichever handle is free. */
+#define GK_GPU_MAX_HANDLES 64
 typedef struct {
     const gk_gpu_api *api;
-    void *handle;
-    int dev;
+    int nh;
+    void *h[GK_GPU_MAX_HANDLES];
+    int hdev[GK_GPU_MAX_HANDLES];
+    int busy[GK_GPU_MAX_HANDLES];
+    int last;      /* handle of the last finished tile (its kernel time) */
     int krige_set; /* kriging parameters handed over (before the first tile) */
+    uint64_t splits; /* tiles split because the GPU ran out of memory */
     pthread_mutex_t lock;
+    pthread_cond_t freed;
     char err[512];
 } gk_gpu_job;
 
@@ -261,6 +272,23 @@ static int krige_params(const gk_job *job, gk_gpu_krige *g)
     return 0;
 }
 
+/* Per-quadrant selection (neighbours.c's round robin): the limits, and what
+ * one quadrant can contribute (0: every point of the window), which the
+ * kernels keep per quadrant. max_points bounds the round robin where the
+ * algorithm honours it (IDW, average; never the metrics). */
+static const char *describe_quadrants(const gk_algorithm *a, int honours_max, gk_gpu_job_desc *d)
+{
+    d->quad_min = a->min_points_per_quadrant;
+    d->quad_max = a->max_points_per_quadrant;
+    d->max_points = honours_max ? a->max_points : 0;
+    int keep = d->quad_max;
+    if (d->max_points > 0 && (keep == 0 || d->max_points < keep))
+        keep = d->max_points;
+    if (keep > 16)
+        return "per-quadrant search keeping more than 16 points per quadrant has no GPU kernel yet";
+    return NULL;
+}
+
 /* The GPU form of the job, or a reason why it has none yet. */
 static const char *describe(const gk_job *job, gk_gpu_job_desc *d)
 {
@@ -279,8 +307,18 @@ static const char *describe(const gk_job *job, gk_gpu_job_desc *d)
     d->single = a->precision == GK_PRECISION_SINGLE;
     if (a->kind == GK_ALG_KRIGING)
         return describe_kriging(job, d);
-    if (gk_nb_has_quadrants(a))
-        return "per-quadrant search has no GPU kernel yet";
+    /* nearest and average_distance_pts ignore the per-quadrant keys, as the
+     * CPU does; invdist with them is invdistnn in a circle (alg_invdist.c) */
+    const int quads = gk_nb_has_quadrants(a) && a->kind != GK_ALG_NEAREST &&
+                      a->kind != GK_ALG_AVERAGE_DISTANCE_PTS;
+    if (quads && a->kind == GK_ALG_INVDIST) {
+        double r = a->radius1 > 0.0 ? a->radius1 : 1.0;
+        d->op = GK_GPU_IDW_KNN;
+        d->window = GK_GPU_WIN_CIRCLE;
+        d->r2 = r * r;
+        d->box_hx = d->box_hy = r * (1.0 + 1e-9);
+        return describe_quadrants(a, 1, d);
+    }
     /* the gdal_grid ellipse, unless there is none */
     d->window = e->all ? GK_GPU_WIN_ALL : GK_GPU_WIN_ELLIPSE;
     if (!e->all) {
@@ -305,28 +343,49 @@ static const char *describe(const gk_job *job, gk_gpu_job_desc *d)
         d->window = GK_GPU_WIN_CIRCLE;
         d->r2 = a->radius1 * a->radius1;
         d->box_hx = d->box_hy = a->radius1 * (1.0 + 1e-9);
+        if (quads)
+            return describe_quadrants(a, 1, d);
         break;
     case GK_ALG_NEAREST:
         d->op = GK_GPU_NEAREST;
         return NULL;
     case GK_ALG_AVERAGE:
         d->op = GK_GPU_AVERAGE;
-        return NULL;
+        return quads ? describe_quadrants(a, 1, d) : NULL;
     case GK_ALG_COUNT:
         d->op = GK_GPU_COUNT;
-        return NULL;
+        return quads ? describe_quadrants(a, 0, d) : NULL;
     case GK_ALG_MINIMUM:
         d->op = GK_GPU_MINIMUM;
-        return NULL;
+        return quads ? describe_quadrants(a, 0, d) : NULL;
     case GK_ALG_MAXIMUM:
         d->op = GK_GPU_MAXIMUM;
-        return NULL;
+        return quads ? describe_quadrants(a, 0, d) : NULL;
     case GK_ALG_RANGE:
         d->op = GK_GPU_RANGE;
-        return NULL;
+        return quads ? describe_quadrants(a, 0, d) : NULL;
     case GK_ALG_AVERAGE_DISTANCE:
         d->op = GK_GPU_AVERAGE_DISTANCE;
+        return quads ? describe_quadrants(a, 0, d) : NULL;
+    case GK_ALG_AVERAGE_DISTANCE_PTS:
+        d->op = GK_GPU_AVERAGE_DISTANCE_PTS;
         return NULL;
+    case GK_ALG_AIDW:
+        if (a->aidw_k < 1 || a->aidw_k > 64)
+            return "aidw with k above 64 has no GPU kernel yet";
+        if (!(a->aidw_rmax > a->aidw_rmin))
+            return "aidw needs r_max > r_min";
+        d->op = GK_GPU_AIDW;
+        d->aidw_k = a->aidw_k;
+        memcpy(d->aidw_alpha, a->aidw_alpha, sizeof d->aidw_alpha);
+        d->aidw_rmin = a->aidw_rmin;
+        d->aidw_rmax = a->aidw_rmax;
+        d->aidw_r_exp = gk_aidw_r_exp(job->pts);
+        if (e->all)
+            return NULL; /* every point: max_points, min_points and quadrants unused */
+        if (quads)
+            return "aidw with per-quadrant keys has no GPU kernel yet";
+        break;
     default:
         return "this algorithm has no GPU kernel yet";
     }
@@ -366,37 +425,170 @@ int gk_device_job_attach(gk_job *job)
         snprintf(ctx->device_name, sizeof ctx->device_name, "cpu (no usable GPU: %s)", why);
         return GK_OK;
     }
+    /* "auto" and "cuda": every usable GPU; "cuda:N": that one */
+    int devs[GK_GPU_MAX_HANDLES], ndev = 1;
+    devs[0] = dev;
+    if (code <= GK_DEV_CUDA) {
+        int count = mod_api->device_count();
+        for (int k = 1; k < count && ndev < GK_GPU_MAX_HANDLES; k++) {
+            char nm[200], wy[600];
+            if (!probe(k, nm, sizeof nm, wy, sizeof wy))
+                devs[ndev++] = k;
+        }
+    }
+    int streams = 2;
+    const char *se = getenv("GRIDKIT_GPU_STREAMS");
+    if (se && atoi(se) >= 1 && atoi(se) <= 8)
+        streams = atoi(se);
+    while (ndev * streams > GK_GPU_MAX_HANDLES)
+        streams--;
     gk_gpu_job *g = calloc(1, sizeof *g);
     if (!g)
         return gk_error(ctx, GK_ERR_NOMEM, "out of memory");
     g->api = mod_api;
-    g->dev = dev;
     pthread_mutex_init(&g->lock, NULL);
-    g->handle = mod_api->job_new(dev, &d, g->err, sizeof g->err);
-    if (!g->handle) {
-        int rc = GK_OK;
-        if (explicit_gpu)
-            rc = gk_error(ctx, GK_ERR_UNSUPPORTED, "cuda:%d (%s): %s", dev, name, g->err);
-        else
-            snprintf(ctx->device_name, sizeof ctx->device_name, "cpu (GPU %s failed: %s)", name,
-                     g->err);
-        pthread_mutex_destroy(&g->lock);
-        free(g);
-        return rc;
-    }
+    pthread_cond_init(&g->freed, NULL);
+    for (int s = 0; s < streams; s++)
+        for (int k = 0; k < ndev; k++) {
+            void *h = mod_api->job_new(devs[k], &d, g->err, sizeof g->err);
+            if (!h) {
+                if (g->nh > 0) /* fewer streams than hoped: still a GPU job */
+                    goto done;
+                int rc = GK_OK;
+                if (explicit_gpu)
+                    rc = gk_error(ctx, GK_ERR_UNSUPPORTED, "cuda:%d (%s): %s", devs[k], name,
+                                  g->err);
+                else
+                    snprintf(ctx->device_name, sizeof ctx->device_name,
+                             "cpu (GPU %s failed: %s)", name, g->err);
+                pthread_cond_destroy(&g->freed);
+                pthread_mutex_destroy(&g->lock);
+                free(g);
+                return rc;
+            }
+            g->hdev[g->nh] = devs[k];
+            g->h[g->nh++] = h;
+        }
+done:
+    g->err[0] = '\0';
     job->gpu = g;
-    snprintf(ctx->device_name, sizeof ctx->device_name, "cuda:%d (%s)", dev, name);
+    if (ndev == 1)
+        snprintf(ctx->device_name, sizeof ctx->device_name, "cuda:%d (%s)", dev, name);
+    else
+        snprintf(ctx->device_name, sizeof ctx->device_name, "cuda:%d-%d (%d GPUs, the first %s)",
+                 devs[0], devs[ndev - 1], ndev, name);
     return GK_OK;
 }
 
 int gk_device_job_on_gpu(const gk_job *job) { return job->gpu != NULL; }
+
+int gk_device_streams(const gk_job *job)
+{
+    const gk_gpu_job *g = job->gpu;
+    return g ? g->nh : 0;
+}
+
+/* One tile on a free handle: the module's code (0, GK_GPU_TILE_NOMEM, other). */
+static int tile_on_handle(const gk_job *job, const gk_gpu_tile *gt, double *out,
+                          uint64_t *nodata, uint64_t *singular)
+{
+    gk_gpu_job *g = job->gpu;
+    pthread_mutex_lock(&g->lock);
+    int k;
+    for (;;) {
+        for (k = 0; k < g->nh && g->busy[k]; k++)
+            ;
+        if (k < g->nh)
+            break;
+        pthread_cond_wait(&g->freed, &g->lock);
+    }
+    g->busy[k] = 1;
+    pthread_mutex_unlock(&g->lock);
+    char err[512] = "";
+    int rc = g->api->tile(g->h[k], gt, out, nodata, singular, err, sizeof err);
+    pthread_mutex_lock(&g->lock);
+    g->busy[k] = 0;
+    if (!rc)
+        g->last = k;
+    else if (rc != GK_GPU_TILE_NOMEM)
+        snprintf(g->err, sizeof g->err, "cuda:%d: %s", g->hdev[k], err);
+    pthread_cond_signal(&g->freed);
+    pthread_mutex_unlock(&g->lock);
+    return rc;
+}
+
+/* A tile the GPU has no memory for is computed as two halves, recursively;
+ * every node's value depends on the node alone, so the result is the same. */
+static uint64_t tile_split(const gk_job *job, gk_gpu_tile gt, double *out, int nbands,
+                           uint64_t *singular)
+{
+    uint64_t nodata = 0, sing = 0;
+    int rc = tile_on_handle(job, &gt, out, &nodata, &sing);
+    if (!rc) {
+        *singular += sing;
+        return nodata;
+    }
+    if (rc != GK_GPU_TILE_NOMEM)
+        return GK_DEVICE_FAILED;
+    gk_gpu_job *g = job->gpu;
+    if ((size_t)gt.w * gt.h <= 256) {
+        pthread_mutex_lock(&g->lock);
+        snprintf(g->err, sizeof g->err, "out of GPU memory even for a %d x %d tile", gt.w,
+                 gt.h);
+        pthread_mutex_unlock(&g->lock);
+        return GK_DEVICE_FAILED;
+    }
+    pthread_mutex_lock(&g->lock);
+    g->splits++;
+    pthread_mutex_unlock(&g->lock);
+    gk_gpu_tile a = gt, b = gt;
+    if (gt.h >= gt.w) {
+        a.h = gt.h / 2;
+        b.y0 = gt.y0 + a.h;
+        b.h = gt.h - a.h;
+    } else {
+        a.w = gt.w / 2;
+        b.x0 = gt.x0 + a.w;
+        b.w = gt.w - a.w;
+    }
+    size_t na = (size_t)a.w * a.h, nb = (size_t)b.w * b.h;
+    double *ba = malloc((na + nb) * nbands * sizeof *ba);
+    if (!ba)
+        return UINT64_MAX;
+    double *bb = ba + na * nbands;
+    uint64_t ra = tile_split(job, a, ba, nbands, singular);
+    uint64_t rb = ra >= GK_DEVICE_FAILED ? ra : tile_split(job, b, bb, nbands, singular);
+    if (ra < GK_DEVICE_FAILED && rb < GK_DEVICE_FAILED) {
+        /* back into the tile's row-major bands */
+        for (int band = 0; band < nbands; band++)
+            for (int r = 0; r < gt.h; r++) {
+                double *dst = out + (size_t)band * gt.w * gt.h + (size_t)r * gt.w;
+                if (gt.h >= gt.w) {
+                    const gk_gpu_tile *sub = r < a.h ? &a : &b;
+                    const double *src = (r < a.h ? ba + (size_t)band * na + (size_t)r * a.w
+                                                 : bb + (size_t)band * nb + (size_t)(r - a.h) * b.w);
+                    memcpy(dst, src, (size_t)sub->w * sizeof *dst);
+                } else {
+                    memcpy(dst, ba + (size_t)band * na + (size_t)r * a.w, (size_t)a.w * sizeof *dst);
+                    memcpy(dst + a.w, bb + (size_t)band * nb + (size_t)r * b.w,
+                           (size_t)b.w * sizeof *dst);
+                }
+            }
+    }
+    free(ba);
+    if (ra >= GK_DEVICE_FAILED)
+        return ra;
+    if (rb >= GK_DEVICE_FAILED)
+        return rb;
+    return ra + rb;
+}
 
 uint64_t gk_device_tile(const gk_job *job, const gk_tile *t, double *out)
 {
     gk_gpu_job *g = job->gpu;
     gk_gpu_tile gt = {t->g->xmin, t->g->xmax, t->g->ymin, t->g->ymax, t->g->nx, t->g->ny,
                       t->x0,      t->y0,      t->w,       t->h,       t->hit2};
-    uint64_t nodata = 0, singular = 0;
+    uint64_t singular = 0;
     if (job->alg.kind == GK_ALG_KRIGING) {
         pthread_mutex_lock(&g->lock);
         int rc = 0;
@@ -405,23 +597,43 @@ uint64_t gk_device_tile(const gk_job *job, const gk_tile *t, double *out)
             if (krige_params(job, &kg)) {
                 snprintf(g->err, sizeof g->err, "kriging set-up the GPU kernel does not cover");
                 rc = -1;
-            } else if (g->api->krige_set(g->handle, &kg, g->err, sizeof g->err)) {
-                rc = -1;
             } else {
-                g->krige_set = 1;
+                for (int k = 0; k < g->nh && !rc; k++)
+                    rc = g->api->krige_set(g->h[k], &kg, g->err, sizeof g->err);
+                g->krige_set = !rc;
             }
         }
         pthread_mutex_unlock(&g->lock);
         if (rc)
             return GK_DEVICE_FAILED;
     }
-    if (g->api->tile(g->handle, &gt, out, &nodata, &singular, g->err, sizeof g->err))
-        return GK_DEVICE_FAILED;
+    uint64_t nodata = tile_split(job, gt, out, job->nbands, &singular);
+    if (nodata >= GK_DEVICE_FAILED)
+        return nodata;
     if (singular && job->krige) {
 #pragma omp atomic
         job->krige->singular += singular;
     }
     return nodata;
+}
+
+uint64_t gk_device_tile_splits(const gk_job *job)
+{
+    const gk_gpu_job *g = job->gpu;
+    return g ? g->splits : 0;
+}
+
+void *gk_device_host_alloc(const gk_job *job, size_t bytes)
+{
+    const gk_gpu_job *g = job->gpu;
+    return g ? g->api->host_alloc(bytes) : NULL;
+}
+
+void gk_device_host_free(const gk_job *job, void *p)
+{
+    const gk_gpu_job *g = job->gpu;
+    if (g && p)
+        g->api->host_free(p);
 }
 
 const char *gk_device_error(const gk_job *job)
@@ -435,7 +647,9 @@ void gk_device_job_free(gk_job *job)
     gk_gpu_job *g = job->gpu;
     if (!g)
         return;
-    g->api->job_free(g->handle);
+    for (int k = 0; k < g->nh; k++)
+        g->api->job_free(g->h[k]);
+    pthread_cond_destroy(&g->freed);
     pthread_mutex_destroy(&g->lock);
     free(g);
     job->gpu = NULL;
@@ -444,7 +658,7 @@ void gk_device_job_free(gk_job *job)
 double gk_device_last_kernel_ms(const gk_job *job)
 {
     gk_gpu_job *g = job->gpu;
-    return g ? g->api->last_kernel_ms(g->handle) : -1.0;
+    return g ? g->api->last_kernel_ms(g->h[g->last]) : -1.0;
 }
 
 /* ---- the experimental variogram ------------------------------------------- */

@@ -24,8 +24,17 @@
 int gk_device_job_attach(gk_job *job);
 /* Is the job on the GPU? */
 int gk_device_job_on_gpu(const gk_job *job);
-/* Computes a tile on the job's GPU: nodata count, or GK_DEVICE_FAILED. */
+/* Computes a tile on one of the job's GPUs (split where a GPU runs out of
+ * memory): nodata count, GK_DEVICE_FAILED, or UINT64_MAX (host memory).
+ * Thread-safe: up to gk_device_streams() tiles run at once. */
 uint64_t gk_device_tile(const gk_job *job, const gk_tile *t, double *out);
+/* Tiles the job's GPUs can work on at once (0 on the CPU). */
+int gk_device_streams(const gk_job *job);
+/* Tiles split because a GPU ran out of memory (tests). */
+uint64_t gk_device_tile_splits(const gk_job *job);
+/* Page-locked memory for tile buffers of a GPU job (NULL: use malloc). */
+void *gk_device_host_alloc(const gk_job *job, size_t bytes);
+void gk_device_host_free(const gk_job *job, void *p);
 const char *gk_device_error(const gk_job *job);
 void gk_device_job_free(gk_job *job);
 /* Kernel time (ms, CUDA events) of the job's last GPU tile; -1 on the CPU. */

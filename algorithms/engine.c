@@ -233,11 +233,15 @@ int gk_job_run(gk_job *job, const gk_grid *g, int tile_w, int tile_h, gk_tile_si
         return rc;
     int threads = ctx->threads > 0 ? ctx->threads : omp_get_num_procs();
     if (job->gpu) {
-        /* The GPU takes large tiles one at a time; a second thread hands the
-         * finished one to the sink meanwhile. */
-        threads = threads > 2 ? 2 : threads;
+        /* Each GPU stream takes large tiles, one at a time; one more thread
+         * hands a finished tile to the sink meanwhile. Tiles of up to 1 M
+         * nodes, smaller where that leaves every stream too few. */
+        int streams = gk_device_streams(job);
+        threads = streams + 1;
+        long long want = (long long)g->nx * g->ny / (4LL * streams);
+        want = want > (1LL << 20) ? (1LL << 20) : want < (1LL << 16) ? (1LL << 16) : want;
         int w = tile_w > 0 ? tile_w : 256, h = tile_h > 0 ? tile_h : 256;
-        while ((long long)w * h < (1LL << 20) && (w < g->nx || h < g->ny)) {
+        while ((long long)w * h < want && (w < g->nx || h < g->ny)) {
             if (w < g->nx && (w <= h || h >= g->ny))
                 w *= 2;
             else
@@ -246,7 +250,7 @@ int gk_job_run(gk_job *job, const gk_grid *g, int tile_w, int tile_h, gk_tile_si
         tile_w = w;
         tile_h = h;
     }
-    choose_tiles(g, job->gpu ? 1 : threads, &tile_w, &tile_h);
+    choose_tiles(g, job->gpu ? gk_device_streams(job) : threads, &tile_w, &tile_h);
     int ntx = (g->nx + tile_w - 1) / tile_w, nty = (g->ny + tile_h - 1) / tile_h;
     long long ntiles = (long long)ntx * nty;
     double total = (double)g->nx * (double)g->ny, done = 0;
@@ -260,7 +264,11 @@ int gk_job_run(gk_job *job, const gk_grid *g, int tile_w, int tile_h, gk_tile_si
 #pragma omp parallel num_threads(threads)
     {
         gk_scratch s = {0};
-        double *buf = malloc((size_t)tile_w * tile_h * job->nbands * sizeof *buf);
+        size_t bytes = (size_t)tile_w * tile_h * job->nbands * sizeof(double);
+        double *buf = gk_device_host_alloc(job, bytes); /* GPU: page-locked */
+        int pinned = buf != NULL;
+        if (!buf)
+            buf = malloc(bytes);
         if (!buf) {
 #pragma omp atomic write
             stop = GK_ERR_NOMEM;
@@ -300,7 +308,10 @@ int gk_job_run(gk_job *job, const gk_grid *g, int tile_w, int tile_h, gk_tile_si
                 }
             }
         }
-        free(buf);
+        if (pinned)
+            gk_device_host_free(job, buf);
+        else
+            free(buf);
         gk_scratch_free(&s);
     }
     if (stop == GK_ERR_INTERNAL)

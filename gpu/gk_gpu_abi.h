@@ -16,8 +16,8 @@
 extern "C" {
 #endif
 
-#define GK_GPU_ABI_VERSION 2
-#define GK_GPU_ENTRY "gk_gpu_module_v2"
+#define GK_GPU_ABI_VERSION 3
+#define GK_GPU_ENTRY "gk_gpu_module_v3"
 
 /* What a job computes (the core maps gdal_grid's algorithms onto these). */
 typedef enum {
@@ -30,7 +30,9 @@ typedef enum {
     GK_GPU_MAXIMUM,
     GK_GPU_RANGE,
     GK_GPU_AVERAGE_DISTANCE,
-    GK_GPU_KRIGE /* local kriging over the max_points nearest in the window */
+    GK_GPU_KRIGE, /* local kriging over the max_points nearest in the window */
+    GK_GPU_AVERAGE_DISTANCE_PTS, /* mean distance over the pairs i < j of the window */
+    GK_GPU_AIDW /* adaptive IDW: power from the aidw_k nearest (algorithms/alg_aidw.c) */
 } gk_gpu_op;
 
 /* Search window around a node. */
@@ -52,6 +54,14 @@ typedef struct {
     double e_r1, e_r2, e_cos, e_sin; /* ellipse semi-axes and rotation */
     double box_hx, box_hy;           /* half extents of the box holding the window */
     double nodata;
+    /* per-quadrant selection (IDW_KNN, AVERAGE and the metrics; gdal_grid >=
+     * 3.6, algorithms/neighbours.c): limits per quadrant, 0 = none; max_points
+     * then bounds the round robin (0 = none) */
+    int quad_min, quad_max;
+    /* aidw: neighbours of the statistic, powers at mu = 0.1 .. 0.9, the
+     * membership's R_min / R_max, the expected mean NN distance */
+    int aidw_k;
+    double aidw_alpha[5], aidw_rmin, aidw_rmax, aidw_r_exp;
 } gk_gpu_job_desc;
 
 /* A window [x0, x0+w) x [y0, y0+h) of the grid; node coordinates are computed
@@ -101,7 +111,10 @@ typedef struct {
     void *(*job_new)(int dev, const gk_gpu_job_desc *d, char *err, size_t err_cap);
     /* Computes a tile into out (w*h doubles per band, row-major, nodata where no
      * value); *nodata gets the count of nodata nodes (band 1), *singular the
-     * nodes whose kriging system was singular. Thread-safe (serialised per job). */
+     * nodes whose kriging system was singular. 0; GK_GPU_TILE_NOMEM when the
+     * GPU's memory was too small for the tile; else non-zero and a reason.
+     * Thread-safe (serialised per job: a caller wanting tiles in flight at
+     * once makes several jobs). */
     int (*tile)(void *job, const gk_gpu_tile *t, double *out, uint64_t *nodata,
                 uint64_t *singular, char *err, size_t err_cap);
     void (*job_free)(void *job);
@@ -114,7 +127,16 @@ typedef struct {
      * 0, or non-zero and a reason. */
     int (*variogram)(int dev, const gk_gpu_vgm *v, double *np, double *sd, double *sg,
                      double *kernel_ms, char *err, size_t err_cap);
+    /* CUDA devices visible to this process (0 when none). */
+    int (*device_count)(void);
+    /* Page-locked host memory for tile buffers (copies at full speed,
+     * asynchronous); NULL when none can be had. */
+    void *(*host_alloc)(size_t bytes);
+    void (*host_free)(void *p);
 } gk_gpu_api;
+
+/* tile()'s code when the GPU had no memory for the tile (the caller splits it) */
+#define GK_GPU_TILE_NOMEM 2
 
 typedef const gk_gpu_api *(*gk_gpu_entry_fn)(void);
 

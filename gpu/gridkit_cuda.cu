@@ -70,14 +70,25 @@ struct Job {
     size_t knbr_cap = 0;
 };
 
+static thread_local cudaError_t ck_last = cudaSuccess; /* the error CK last saw */
+
 #define CK(call)                                                                                   \
     do {                                                                                           \
         cudaError_t e_ = (call);                                                                   \
         if (e_ != cudaSuccess) {                                                                   \
+            ck_last = e_;                                                                          \
             snprintf(err, err_cap, "%s (%s:%d)", cudaGetErrorString(e_), __FILE__, __LINE__);      \
             goto fail;                                                                             \
         }                                                                                          \
     } while (0)
+
+/* GRIDKIT_GPU_TILE_MEM (bytes): refuse larger per-tile buffers, as a GPU with
+ * that little free memory would (tests of the split on out-of-memory). */
+static size_t tile_mem_limit()
+{
+    const char *e = getenv("GRIDKIT_GPU_TILE_MEM");
+    return e && *e ? (size_t)strtoull(e, nullptr, 10) : (size_t)0;
+}
 
 template <class T> static cudaError_t grow(T **p, size_t *cap, size_t n)
 {
@@ -87,6 +98,8 @@ template <class T> static cudaError_t grow(T **p, size_t *cap, size_t n)
         cudaFree(*p);
     *p = nullptr;
     *cap = 0;
+    if (tile_mem_limit() && n * sizeof(T) > tile_mem_limit())
+        return cudaErrorMemoryAllocation;
     cudaError_t e = cudaMalloc((void **)p, n * sizeof(T));
     if (e == cudaSuccess)
         *cap = n;
@@ -243,6 +256,7 @@ __device__ __forceinline__ double idw_weight(double r2, double p)
 
 #include "krige_kernels.cuh"
 #include "variogram_kernels.cuh"
+#include "window_kernels_extra.cuh"
 
 /* ---- IDW over the k nearest in the window (invdistnn, invdist with an ellipse) --- */
 
@@ -257,10 +271,11 @@ __global__ void __launch_bounds__(128, MINB) knn_idw_kernel(LocalParams P)
     const Bins &B = P.B;
     double D[K];
     int I[K];
+    const int koff = K - P.k; /* sentinels in front: the k-th is D[K-1] (in registers) */
 #pragma unroll
     for (int q = 0; q < K; q++) {
-        D[q] = INFINITY;
-        I[q] = INT_MAX;
+        D[q] = q < koff ? -INFINITY : INFINITY;
+        I[q] = q < koff ? -1 : INT_MAX;
     }
     int count = 0, hit = INT_MAX;
     const double hit2 = P.g.hit2, s2 = P.s2;
@@ -288,11 +303,7 @@ __global__ void __launch_bounds__(128, MINB) knn_idw_kernel(LocalParams P)
         if (b == INFINITY || b > P.w.rout)
             break;
         if (count >= k) {
-            double kd = D[0];
-#pragma unroll
-            for (int q = 1; q < K; q++)
-                if (q == k - 1)
-                    kd = D[q];
+            const double kd = D[K - 1];
             double b2 = b * b;
             if (b2 > kd && b2 >= hit2)
                 break;
@@ -307,7 +318,7 @@ __global__ void __launch_bounds__(128, MINB) knn_idw_kernel(LocalParams P)
             double num = 0.0, den = 0.0;
 #pragma unroll
             for (int q = 0; q < K; q++) {
-                if (q < m) {
+                if (q >= koff && q - koff < m) {
                     double wgt = idw_weight(D[q] + s2, P.power);
                     num += wgt * P.zin[I[q]];
                     den += wgt;
@@ -335,10 +346,11 @@ __global__ void __launch_bounds__(128, MINB) knn_idw_warp_kernel(LocalParams P)
     const Bins &B = P.B;
     double D[K];
     int I[K];
+    const int koff = K - P.k; /* sentinels in front: the k-th is D[K-1] (in registers) */
 #pragma unroll
     for (int q = 0; q < K; q++) {
-        D[q] = INFINITY;
-        I[q] = INT_MAX;
+        D[q] = q < koff ? -INFINITY : INFINITY;
+        I[q] = q < koff ? -1 : INT_MAX;
     }
     int count = 0, hit = INT_MAX;
     const double hit2 = P.g.hit2, s2 = P.s2;
@@ -392,11 +404,7 @@ __global__ void __launch_bounds__(128, MINB) knn_idw_warp_kernel(LocalParams P)
             b = fmax(b - B.margin, 0.0);
             done = b > P.w.rout;
             if (!done && count >= k) {
-                double kd = D[0];
-#pragma unroll
-                for (int q = 1; q < K; q++)
-                    if (q == k - 1)
-                        kd = D[q];
+                const double kd = D[K - 1];
                 double b2 = b * b;
                 done = b2 > kd && b2 >= hit2;
             }
@@ -415,7 +423,7 @@ __global__ void __launch_bounds__(128, MINB) knn_idw_warp_kernel(LocalParams P)
             double num = 0.0, den = 0.0;
 #pragma unroll
             for (int q = 0; q < K; q++) {
-                if (q < m) {
+                if (q >= koff && q - koff < m) {
                     double wgt = idw_weight(D[q] + s2, P.power);
                     num += wgt * P.zin[I[q]];
                     den += wgt;
@@ -1067,7 +1075,7 @@ void *api_job_new(int dev, const gk_gpu_job_desc *d, char *err, size_t err_cap)
             double W = xmax - xmin, H = ymax - ymin;
             double area = std::max(W, 1e-300) * std::max(H, 1e-300);
             double ppb = 4.0; /* measured: 2 is best for the kNN kernels */
-            if (d->op == GK_GPU_NEAREST || d->op == GK_GPU_KRIGE ||
+            if (d->op == GK_GPU_NEAREST || d->op == GK_GPU_KRIGE || d->op == GK_GPU_AIDW ||
                 (d->op == GK_GPU_IDW_KNN && d->max_points > 0))
                 ppb = 2.0;
             if (getenv("GRIDKIT_GPU_PPB"))
@@ -1076,9 +1084,10 @@ void *api_job_new(int dev, const gk_gpu_job_desc *d, char *err, size_t err_cap)
             if (!(W > 0) || !(H > 0))
                 bs = std::max(W, H) * ppb / (double)d->n;
             if (d->op != GK_GPU_NEAREST && d->op != GK_GPU_IDW_KNN && d->op != GK_GPU_KRIGE &&
-                d->window != GK_GPU_WIN_ALL)
+                d->op != GK_GPU_AIDW && d->window != GK_GPU_WIN_ALL)
                 bs = std::max(bs, std::min(d->box_hx, d->box_hy) / 8.0);
-            if (d->op == GK_GPU_IDW_KNN && d->max_points == 0 && d->window != GK_GPU_WIN_ALL)
+            if ((d->op == GK_GPU_IDW_KNN || d->op == GK_GPU_AIDW) && d->max_points == 0 &&
+                d->window != GK_GPU_WIN_ALL)
                 bs = std::max(bs, std::min(d->box_hx, d->box_hy) / 8.0);
             int nbx = 1, nby = 1;
             if (bs > 0 && std::isfinite(bs)) {
@@ -1177,6 +1186,8 @@ static int run_local(Job *J, const LocalParams &P0, const gk_gpu_tile *t, char *
     bxn = bxn == 8 || bxn == 16 ? bxn : 32;
     dim3 b(bxn, 128 / bxn), g((t->w + bxn - 1) / bxn, (t->h + 128 / bxn - 1) / (128 / bxn));
     const gk_gpu_job_desc &d = J->d;
+    if (extra_op(d))
+        return run_extra(J, P, g, b, t, err, err_cap);
     if (d.op == GK_GPU_NEAREST) {
         nearest_kernel<<<g, b, 0, J->st>>>(P);
     } else if (d.op == GK_GPU_IDW_KNN && d.max_points > 0) {
@@ -1434,6 +1445,7 @@ int api_tile(void *job, const gk_gpu_tile *t, double *out, uint64_t *nodata, uin
         snprintf(err, err_cap, "kriging job without its parameters");
         return -1;
     }
+    ck_last = cudaSuccess;
     CK(cudaSetDevice(J->dev));
     CK(grow(&J->out, &J->out_cap, ncell * nbands));
     CK(cudaEventRecord(J->e0, J->st));
@@ -1521,7 +1533,43 @@ int api_tile(void *job, const gk_gpu_tile *t, double *out, uint64_t *nodata, uin
     return 0;
 fail:
     cudaGetLastError();
+    if (ck_last == cudaErrorMemoryAllocation) {
+        /* give the buffers back: the halves the caller asks for next need less */
+        cudaStreamSynchronize(J->st);
+        void **bufs[] = {(void **)&J->out, (void **)&J->part, (void **)&J->flags,
+                         (void **)&J->flag_list, (void **)&J->knbr};
+        size_t *caps[] = {&J->out_cap, &J->part_cap, &J->flags_cap, &J->flag_list_cap,
+                          &J->knbr_cap};
+        for (int q = 0; q < 5; q++) {
+            cudaFree(*bufs[q]);
+            *bufs[q] = nullptr;
+            *caps[q] = 0;
+        }
+        return GK_GPU_TILE_NOMEM;
+    }
     return -1;
+}
+
+int api_device_count(void)
+{
+    int count = 0;
+    return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
+}
+
+void *api_host_alloc(size_t bytes)
+{
+    void *p = nullptr;
+    if (cudaMallocHost(&p, bytes) != cudaSuccess) {
+        cudaGetLastError();
+        return nullptr;
+    }
+    return p;
+}
+
+void api_host_free(void *p)
+{
+    if (p)
+        cudaFreeHost(p);
 }
 
 void api_job_free(void *job) { job_destroy((Job *)job); }
@@ -1689,8 +1737,9 @@ fail:
 
 const gk_gpu_api the_api = {GK_GPU_ABI_VERSION, api_probe,          api_job_new,
                             api_tile,           api_job_free,       api_last_kernel_ms,
-                            api_krige_set,      api_variogram};
+                            api_krige_set,      api_variogram,      api_device_count,
+                            api_host_alloc,     api_host_free};
 
 } // namespace
 
-GK_EXPORT const gk_gpu_api *gk_gpu_module_v2(void) { return &the_api; }
+GK_EXPORT const gk_gpu_api *gk_gpu_module_v3(void) { return &the_api; }

@@ -87,9 +87,9 @@ template <class T> __device__ __forceinline__ T kcov(const KrigeParams &K, T dx,
     return (T)K.A - g;
 }
 
-/* The k (<= K) nearest in the window around each lane's node, all lanes in
- * lockstep over the bins around the warp's patch (knn_idw_warp_kernel
- * without hits). Only candidates after the floor (fd, fi) in (distance, input
+/* The k (<= K) nearest in the window around each lane's node, in D and I
+ * from slot K - k on, all lanes in lockstep over the bins around the warp's
+ * patch (knn_idw_warp_kernel without hits). Only candidates after the floor (fd, fi) in (distance, input
  * order) count, so a second pass continues where a first one stopped;
  * count gets how many of those the window holds. */
 template <int K>
@@ -98,10 +98,13 @@ __device__ __forceinline__ void knn_warp_select(const LocalParams &P, double nx,
                                                 int k, double fd = -1.0, int fi = -1)
 {
     const Bins &B = P.B;
+    /* k < K: the first K - k slots hold sentinels that no candidate passes,
+     * so the k-th nearest is always D[K-1] (a run-time index would move the
+     * lists out of registers) */
 #pragma unroll
     for (int q = 0; q < K; q++) {
-        D[q] = INFINITY;
-        I[q] = INT_MAX;
+        D[q] = q < K - k ? -INFINITY : INFINITY;
+        I[q] = q < K - k ? -1 : INT_MAX;
     }
     count = 0;
     const int bx = bin_of(nx, B.gx0, B.ibsx, B.nbx), by = bin_of(ny, B.gy0, B.ibsy, B.nby);
@@ -151,14 +154,8 @@ __device__ __forceinline__ void knn_warp_select(const LocalParams &P, double nx,
         if (!done) {
             b = fmax(b - B.margin, 0.0);
             done = b > P.w.rout;
-            if (!done && count >= k) {
-                double kd = D[0];
-#pragma unroll
-                for (int q = 1; q < K; q++)
-                    if (q == k - 1)
-                        kd = D[q];
-                done = b * b > kd;
-            }
+            if (!done && count >= k)
+                done = b * b > D[K - 1];
         }
         if (__all_sync(FULL, done))
             break;
@@ -284,9 +281,11 @@ __global__ void __launch_bounds__(128) krige_kernel(LocalParams P, KrigeParams K
         int I[K];
         knn_warp_select<K>(P, nx, ny, D, I, count, P.k);
         int *sel = (int *)(wbase + NG * Lay::group_T * sizeof(T));
+        const int off = K - P.k;
 #pragma unroll
         for (int q = 0; q < K; q++)
-            sel[lane * K + q] = I[q];
+            if (q >= off)
+                sel[lane * K + q - off] = I[q];
     }
     __syncwarp();
     const int *sel = (const int *)(wbase + NG * Lay::group_T * sizeof(T));
@@ -479,11 +478,12 @@ __global__ void __launch_bounds__(128, MINB) kr_search_kernel(LocalParams P, int
         knn_warp_select<KP>(P, nx, ny, D, I, count, max(kk, 1), fd, fi);
         if (pass == 0)
             total = count;
-        if (valid) {
-            int4 *o = reinterpret_cast<int4 *>(nbr + n * K + pass * KP);
+        if (valid) { /* the kk found, without the sentinels in front */
+            int *o = nbr + n * K + pass * KP - (KP - max(kk, 1));
 #pragma unroll
-            for (int q = 0; q < KP / 4; q++)
-                o[q] = make_int4(I[4 * q], I[4 * q + 1], I[4 * q + 2], I[4 * q + 3]);
+            for (int q = 0; q < KP; q++)
+                if (q >= KP - max(kk, 1))
+                    o[q] = I[q];
         }
         fd = D[KP - 1];
         fi = I[KP - 1];

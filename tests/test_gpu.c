@@ -384,6 +384,121 @@ static dataset make_lattice(gk_context *ctx)
     return d;
 }
 
+/* Few points on a small grid: the windowless pair statistic is O(n^2) a node. */
+static dataset make_small(gk_context *ctx)
+{
+    dataset d = {.name = "small", .pts = gk_points_new(ctx)};
+    double zmin = INFINITY, zmax = -INFINITY;
+    for (int i = 0; i < 300; i++) {
+        double x = 1000.0 * urand(), y = 600.0 * urand(), z = 20.0 * urand() - 5.0;
+        gk_points_add(d.pts, x, y, z);
+        zmin = fmin(zmin, z);
+        zmax = fmax(zmax, z);
+    }
+    d.zrange = zmax - zmin;
+    gk_grid g = {-50.0, 1050.0, -30.0, 630.0, 41, 29};
+    d.g = g;
+    return d;
+}
+
+/* average_distance_pts, aidw and the per-quadrant selection (GPU kernels of
+ * gpu/window_kernels_extra.cuh). */
+static void test_extra(const dataset *u, const dataset *l, const dataset *s)
+{
+    static const char *utm[] = {
+        "average_distance_pts:radius1=300:radius2=300",
+        "average_distance_pts:radius1=400:radius2=200:angle=30:min_points=5",
+        "aidw:radius1=400:radius2=400:max_points=12",
+        "aidw:k=5:smoothing=2:radius1=500:radius2=250:angle=30:max_points=16:min_points=3",
+        "aidw:radius1=300:radius2=300",
+        "aidw:k=20:alpha1=1:alpha5=4:r_min=0.2:r_max=1.5:radius1=400:radius2=400:max_points=8",
+        "aidw:k=1:radius1=600:radius2=600:max_points=40:min_points=30",
+        "invdistnn:radius=400:max_points=12:min_points_per_quadrant=1",
+        "invdistnn:radius=500:max_points=16:max_points_per_quadrant=3",
+        "invdistnn:radius=300:max_points=0:min_points_per_quadrant=2",
+        "invdistnn:power=3:smoothing=2:radius=450:max_points=7:max_points_per_quadrant=16:"
+        "min_points=5",
+        "invdist:radius=400:min_points_per_quadrant=1:max_points_per_quadrant=2",
+        "average:radius1=300:radius2=300:min_points_per_quadrant=1",
+        "average:radius1=400:radius2=250:angle=30:max_points=10:max_points_per_quadrant=4:"
+        "min_points_per_quadrant=1",
+        "count:radius1=300:radius2=300:max_points_per_quadrant=5",
+        "minimum:radius1=300:radius2=300:max_points_per_quadrant=2:min_points_per_quadrant=1",
+        "maximum:radius1=350:radius2=200:angle=60:min_points_per_quadrant=2",
+        "range:radius1=300:radius2=300:max_points_per_quadrant=1:min_points=3",
+        "average_distance:radius1=300:radius2=300:max_points_per_quadrant=16",
+    };
+    static const char *lattice[] = {
+        "average_distance_pts:radius1=2:radius2=2",
+        "average_distance_pts:radius1=1:radius2=1:min_points=3",
+        "aidw",
+        "aidw:radius1=2.5:radius2=2.5:max_points=8",
+        "aidw:k=4:radius1=2:radius2=1:angle=45",
+        "aidw:smoothing=0.5:radius1=3:radius2=3:max_points=6",
+        "invdistnn:radius=2.5:max_points=12:min_points_per_quadrant=1",
+        "invdistnn:radius=2:max_points=0:max_points_per_quadrant=2",
+        "invdistnn:radius=1.5:max_points=5:min_points_per_quadrant=1:max_points_per_quadrant=1",
+        "average:radius1=2:radius2=2:max_points=6:max_points_per_quadrant=2",
+        "count:radius1=1.5:radius2=1.5:min_points_per_quadrant=1",
+        "range:radius1=2:radius2=2:max_points_per_quadrant=3:min_points_per_quadrant=1",
+        "average_distance:radius1=2:radius2=1:angle=90:max_points_per_quadrant=2",
+    };
+    for (size_t i = 0; i < sizeof utm / sizeof *utm; i++)
+        compare(utm[i], 0, u, 1);
+    compare("aidw:radius1=400:radius2=400:max_points=12", 1, u, 1);
+    for (size_t i = 0; i < sizeof lattice / sizeof *lattice; i++)
+        compare(lattice[i], 0, l, 1);
+    compare("average_distance_pts", 0, s, 1);
+    compare("average_distance_pts:min_points=301", 0, s, 1);
+    compare("aidw:k=7:smoothing=1", 0, s, 1);
+    /* no GPU kernel: more than 16 points a quadrant */
+    compare("count:radius1=300:radius2=300:max_points_per_quadrant=17", 0, u, 0);
+    compare_windows("aidw:radius1=400:radius2=400:max_points=12", 0, u);
+    compare_windows("aidw", 0, l);
+    compare_windows("invdistnn:radius=400:max_points=12:min_points_per_quadrant=1", 0, u);
+    compare_windows("average_distance_pts:radius1=300:radius2=300", 0, u);
+    compare_windows("average_distance_pts", 0, s);
+}
+
+/* A GPU with too little memory for a tile (simulated with
+ * GRIDKIT_GPU_TILE_MEM) computes it in halves, with the same result; one
+ * stream per GPU gives the same result as several. */
+static void test_split(const char *spec, const dataset *d)
+{
+    gk_context *cc = gk_context_new(), *gc = gk_context_new();
+    gk_algorithm *alg = gk_algorithm_parse(cc, spec);
+    gk_context_set_device(cc, "cpu");
+    gk_context_set_device(gc, "cuda");
+    setenv("GRIDKIT_GPU_TILE_MEM", "40000", 1);
+    gk_job *jc = gk_job_new(cc, d->pts, alg), *jg = gk_job_new(gc, d->pts, alg);
+    int w = d->g.nx, h = d->g.ny, nb = jc ? gk_job_bands(jc) : 1;
+    double *a = malloc((size_t)w * h * nb * sizeof *a), *b = malloc((size_t)w * h * nb * sizeof *b);
+    int ra = jc ? gk_job_compute_window(jc, &d->g, 0, 0, w, h, a) : -1;
+    int rb = jg ? gk_job_compute_window(jg, &d->g, 0, 0, w, h, b) : -1;
+    unsetenv("GRIDKIT_GPU_TILE_MEM");
+    CHECK(ra == GK_OK && rb == GK_OK, "%s: split run failed: %s", spec, gk_errmsg(gc));
+    if (ra == GK_OK && rb == GK_OK) {
+        uint64_t splits = gk_device_tile_splits(jg);
+        size_t bad = 0;
+        for (size_t i = 0; i < (size_t)w * h * nb; i++) {
+            double e = fabs(a[i] - b[i]) / fmax(fabs(a[i]), d->zrange);
+            bad += !(e <= 1e-9) && !(a[i] == b[i]);
+        }
+        CHECK(splits > 0, "%s: no tile was split under a 40000-byte limit", spec);
+        CHECK(bad == 0, "%s: %zu of %zu values differ after splitting", spec, bad,
+              (size_t)w * h * nb);
+        printf("%s %-60s split %llu times, %zu values differ\n", bad || !splits ? "FAIL" : "ok  ",
+               spec, (unsigned long long)splits, bad);
+    }
+    free(a);
+    free(b);
+    gk_job_free(jc);
+    gk_job_free(jg);
+    gk_algorithm_free(alg);
+    gk_context_free(cc);
+    gk_context_free(gc);
+}
+
 static void test_device_option(void)
 {
     gk_context *ctx = gk_context_new();
@@ -432,7 +547,7 @@ int main(void)
         gk_context_free(ctx);
         return failures ? 1 : 77;
     }
-    dataset u = make_utm(ctx), l = make_lattice(ctx);
+    dataset u = make_utm(ctx), l = make_lattice(ctx), sm = make_small(ctx);
 
     static const char *both[] = {
         "invdist",
@@ -482,8 +597,8 @@ int main(void)
         compare(lattice[i], 0, &l, 1);
     compare("invdist", 1, &l, 1);
     /* no GPU kernel yet: the CPU runs them, and says so */
-    compare("average:radius1=300:radius2=300:min_points_per_quadrant=1", 0, &u, 0);
     compare("invdistnn:radius=400:max_points=100", 0, &u, 0);
+    test_extra(&u, &l, &sm);
 
     /* kriging (estimate and variance) */
     static const char *krige[] = {
@@ -531,6 +646,13 @@ int main(void)
     compare_variogram(&l, 10, 0, 0, 0);
     compare_variogram(&l, 10, 4, 0, 0);
 
+    test_split("invdistnn:radius=400:max_points=16", &u);
+    test_split("invdist", &u);
+    test_split("kriging:model=Exp:psill=60:range=500:nugget=5:max_points=16", &u);
+    setenv("GRIDKIT_GPU_STREAMS", "1", 1);
+    compare("invdistnn:radius=400:max_points=16", 0, &u, 1);
+    compare_krige("kriging:model=Exp:psill=60:range=500:nugget=5:max_points=16", 0, &u, 1);
+    unsetenv("GRIDKIT_GPU_STREAMS");
     compare_windows("invdist", 0, &u);
     compare_windows("invdist", 1, &u);
     compare_windows("invdistnn:radius=400:max_points=16", 0, &u);
@@ -540,6 +662,7 @@ int main(void)
 
     gk_points_free(u.pts);
     gk_points_free(l.pts);
+    gk_points_free(sm.pts);
     gk_context_free(ctx);
     printf("%s\n", failures ? "FAILED" : "all GPU comparisons passed");
     return failures ? 1 : 0;
