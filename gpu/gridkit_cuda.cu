@@ -1485,18 +1485,9 @@ int api_tile(void *job, const gk_gpu_tile *t, double *out, uint64_t *nodata, uin
         if (d.op == GK_GPU_KRIGE) {
             KrigeParams KP{};
             const gk_gpu_krige &k = J->kr;
-            KP.ns = k.ns;
-            KP.p = k.p;
-            KP.nbands = k.nbands;
+            krige_params_fill(KP, k);
             KP.single = d.single;
             KP.fastf = env_int("GRIDKIT_GPU_KRIGE_FASTF", 1);
-            for (int s = 0; s < k.ns; s++)
-                KP.st[s] = KStruct{k.st[s].type, k.st[s].aniso, k.st[s].psill, k.st[s].range,
-                                   k.st[s].ca,   k.st[s].sa,    k.st[s].f,
-                                   k.st[s].range > 0.0 ? 1.0 / k.st[s].range : 0.0};
-            KP.A = k.A;
-            KP.c00 = k.c00;
-            KP.mean = k.mean;
             KP.zshift = k.p == 0 ? k.mean : (d.single ? J->zc : 0.0);
             KP.x = J->x;
             KP.y = J->y;

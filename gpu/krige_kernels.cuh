@@ -28,10 +28,31 @@ struct KrigeParams {
     int fastf; /* float covariances with the SFU's sqrt and exp (a few ulp) */
     KStruct st[GK_GPU_KRIGE_MAX_STRUCT];
     double A, c00, mean, zshift;
+    double Ah; /* C(h) for h > 0 before the structures in st: A less the nuggets */
     const double *x, *y; /* input order */
     double *var;         /* second band, or nullptr */
     unsigned int *singular;
 };
+
+/* The kernels' form of the model: nuggets folded into Ah, 1 / range kept. */
+static inline void krige_params_fill(KrigeParams &KP, const gk_gpu_krige &k)
+{
+    KP.p = k.p;
+    KP.nbands = k.nbands;
+    KP.A = KP.Ah = k.A;
+    KP.c00 = k.c00;
+    KP.mean = k.mean;
+    KP.ns = 0;
+    for (int s = 0; s < k.ns; s++) {
+        const gk_gpu_vstruct &v = k.st[s];
+        if (v.type == GK_GPU_V_NUG) {
+            KP.Ah -= v.psill;
+            continue;
+        }
+        KP.st[KP.ns++] = KStruct{v.type, v.aniso, v.psill, v.range, v.ca, v.sa, v.f,
+                                 v.range > 0.0 ? 1.0 / v.range : 0.0};
+    }
+}
 
 /* sqrt and exp of the covariances: in float, optionally the SFU's
  * approximations (2-3 ulp; the systems' rounding dominates anyway). */
@@ -46,7 +67,8 @@ template <> __device__ __forceinline__ float kr_exp<float>(bool fast, float v)
     return fast ? __expf(v) : expf(v);
 }
 
-/* C(dx, dy) = A - gamma, as gk_krige_cov (alg_kriging.c's kriging.h). */
+/* C(dx, dy) = A - gamma, as gk_krige_cov (alg_kriging.c's kriging.h); the
+ * nuggets are folded into Ah, so st holds the other structures only. */
 template <class T> __device__ __forceinline__ T kcov(const KrigeParams &K, T dx, T dy)
 {
     if (dx == T(0) && dy == T(0))
@@ -84,8 +106,10 @@ template <class T> __device__ __forceinline__ T kcov(const KrigeParams &K, T dx,
         }
         }
     }
-    return (T)K.A - g;
+    return (T)K.Ah - g;
 }
+
+#ifndef KR_COV_ONLY /* krige_global.cu includes the covariance above alone */
 
 /* The k (<= K) nearest in the window around each lane's node, in D and I
  * from slot K - k on, all lanes in lockstep over the bins around the warp's
@@ -496,25 +520,31 @@ __global__ void __launch_bounds__(128, MINB) kr_search_kernel(LocalParams P, int
  * r, r + G, ... of [C | c0 z F] in registers. The covariances are computed
  * once each, spread evenly over the lanes (row v pairs with v + 1 .. v + K/2,
  * mod K) into shared memory, and read back as rows. A right-looking
- * Cholesky then needs, at step j, only the pivot (a shuffle from its owner)
- * and column j of L with y_j = b_j / L_jj, lane j's final entry of
- * L^-1 [c0 z F] (one store per row, broadcast loads): each row subtracts
- * L_rj L_cj and L_rj y_j. The estimate and the variance are then dot products
- * over the lanes (alg_kriging.c's GLS form). Upper entries of a row are
- * updated too (symmetry keeps them right) and entries left of the pivot
- * become garbage nobody reads: no predicates in the unrolled loop. Rows
- * beyond the m neighbours found are identity rows with zero right-hand sides
- * and are never pivots. Fewer lanes per node share the per-step overhead
- * among more rows; more lanes keep fewer registers. TS: the solve's type;
- * TC: the covariances'. */
+ * Cholesky then needs, at step j, only the pivot (a shuffle from its owner),
+ * column j of L (one store per row, broadcast loads) and y_j = b_j / L_jj,
+ * row j of L^-1 [c0 z F], which the owner leaves in shared memory: every row
+ * subtracts L_rj L_cj and L_rj y_j, without predicates (rows and entries at
+ * or left of the pivot become garbage nobody reads; symmetry keeps the upper
+ * entries right). The estimate and the variance are then dot products of
+ * the y over the lanes (alg_kriging.c's GLS form). Rows beyond the m
+ * neighbours found are identity rows and never pivots. Fewer lanes per node
+ * share the per-step overhead among more rows; more lanes keep fewer
+ * registers. TS: the solve's type; TC: the covariances'. */
 template <int K, int G, class TS> struct KrCoopLay {
     static constexpr int NGR = 32 / G;  /* nodes per warp */
     static constexpr int LD = K + 1;    /* odd: rows read without bank conflicts */
     static constexpr int MAT = K * LD;  /* per node */
-    static constexpr int CB = K + 8;    /* column j of L, then y_j (aligned) */
+    static constexpr int CB = K;        /* column j of L */
     static constexpr int COL = 2 * CB;  /* double-buffered */
     static constexpr int PTS = 2 * K;   /* node-local x and y */
-    static constexpr size_t node_T = (size_t)MAT + COL + PTS;
+    static constexpr int YS = K * (2 + KR_MAXP); /* rows of L^-1 [c0 z F], as found */
+    /* The nodes of a warp start 32 / NGR banks apart, so that their rows,
+     * columns and broadcasts fall on different banks (a multiple of 32 words
+     * would put all NGR nodes' accesses on the same ones). */
+    static constexpr int WPT = (int)sizeof(TS) / 4, BASE = MAT + COL + PTS + YS;
+    static constexpr int SHIFT = NGR > 1 ? 32 / NGR / WPT : 0;
+    static constexpr int PAD = SHIFT ? ((SHIFT - BASE % 32 / WPT % SHIFT) % (32 / WPT) + 32 / WPT) % (32 / WPT) : 0;
+    static constexpr size_t node_T = (size_t)BASE + PAD;
     static constexpr size_t warp_bytes = NGR * node_T * sizeof(TS);
 };
 
@@ -533,7 +563,7 @@ __global__ void __launch_bounds__(128) kr_coop_kernel(LocalParams LP, KrigeParam
     const int g = lane / G, r = lane % G;
     const unsigned gmask = G == 32 ? 0xffffffffu : ((1u << G) - 1u) << (g * G);
     TS *M = (TS *)(kc_smem + (size_t)warp * L::warp_bytes) + (size_t)g * L::node_T;
-    TS *col = M + L::MAT, *sx = col + L::COL, *sy = sx + K;
+    TS *col = M + L::MAT, *sx = col + L::COL, *sy = sx + K, *Y = sy + K;
     const int w = LP.g.w;
     const size_t N = (size_t)nrows * w;
     const size_t n = ((size_t)blockIdx.x * (blockDim.x >> 5) + warp) * L::NGR + g;
@@ -587,17 +617,19 @@ __global__ void __launch_bounds__(128) kr_coop_kernel(LocalParams LP, KrigeParam
         __syncwarp(gmask);
         /* the strict lower triangle once: row v with v + t (mod K), t = 1 .. K/2
          * (t = K/2 from the first half only), mirrored */
-#pragma unroll 1
-        for (int q = 0; q < R * (K / 2); q++) {
-            const int v = r + G * (q / (K / 2)), t = q % (K / 2) + 1;
-            if (t == K / 2 && v >= K / 2)
-                continue;
-            const int u = (v + t) & (K - 1);
-            const TS c = v < m && u < m
-                             ? (TS)kcov<TC>(KP, (TC)(sx[v] - sx[u]), (TC)(sy[v] - sy[u]))
-                             : TS(0);
-            M[v * L::LD + u] = c;
-            M[u * L::LD + v] = c;
+#pragma unroll
+        for (int i = 0; i < R; i++) {
+            const int v = r + G * i;
+            const int tmax = v < K / 2 ? K / 2 : K / 2 - 1;
+#pragma unroll 2
+            for (int t = 1; t <= tmax; t++) {
+                const int u = (v + t) & (K - 1);
+                const TS c = v < m && u < m
+                                 ? (TS)kcov<TC>(KP, (TC)(px[i] - sx[u]), (TC)(py[i] - sy[u]))
+                                 : TS(0);
+                M[v * L::LD + u] = c;
+                M[u * L::LD + v] = c;
+            }
         }
         __syncwarp(gmask);
         TS A[R][K], B[R][NQ];
@@ -637,20 +669,19 @@ __global__ void __launch_bounds__(128) kr_coop_kernel(LocalParams LP, KrigeParam
             if (r == oj) {
 #pragma unroll
                 for (int t = 0; t < NQ; t++)
-                    cj[K + t] = B[ij][t] * inv;
+                    Y[j * NQ + t] = B[ij][t] * inv;
             }
             __syncwarp(gmask);
             TS y[NQ];
 #pragma unroll
             for (int t = 0; t < NQ; t++)
-                y[t] = cj[K + t];
+                y[t] = Y[j * NQ + t];
+            /* rows at or above the pivot turn to garbage: their y is in Y */
 #pragma unroll
-            for (int i = 0; i < R; i++) {
-                const int v = r + G * i;
+            for (int i = 0; i < R; i++)
 #pragma unroll
                 for (int t = 0; t < NQ; t++)
-                    B[i][t] = v > j ? B[i][t] - l[i] * y[t] : v == j ? y[t] : B[i][t];
-            }
+                    B[i][t] -= l[i] * y[t];
             /* from the aligned start of the live columns: the few left of the
              * pivot are garbage either way */
             constexpr int VW = 16 / sizeof(TS);
@@ -676,7 +707,14 @@ __global__ void __launch_bounds__(128) kr_coop_kernel(LocalParams LP, KrigeParam
             }
         }
         if (!sing) {
-            /* rows beyond m kept zero right-hand sides */
+            /* the y of this lane's rows (none beyond m) */
+#pragma unroll
+            for (int i = 0; i < R; i++) {
+                const int v = r + G * i;
+#pragma unroll
+                for (int t = 0; t < NQ; t++)
+                    B[i][t] = v < m ? Y[v * NQ + t] : TS(0);
+            }
             TS aa = 0, aw = 0, fa[KR_MAXP] = {0, 0, 0}, fw[KR_MAXP] = {0, 0, 0};
             TS ff[KR_MAXP][KR_MAXP] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
 #pragma unroll
@@ -716,3 +754,5 @@ __global__ void __launch_bounds__(128) kr_coop_kernel(LocalParams LP, KrigeParam
             atomicAdd(KP.singular, 1u);
     }
 }
+
+#endif /* KR_COV_ONLY */
