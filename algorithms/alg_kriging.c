@@ -274,7 +274,8 @@ int gk_kriging_prepare(gk_job *job)
                         k->p);
     k->ready = k->nr == 0;
     k->global = a->max_points == 0 && kp->maxdist == 0 && a->max_points_per_quadrant == 0;
-    if (k->global && k->ready && gk_krige_global_build(job))
+    /* on the GPU, the module factorises the system (krige_global.cu) */
+    if (k->global && k->ready && !job->gpu && gk_krige_global_build(job))
         return gk_errno(ctx);
     return GK_OK;
 }

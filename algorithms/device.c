@@ -190,19 +190,21 @@ const char *gk_context_device_name(gk_context *ctx)
 
 /* ---- jobs -------------------------------------------------------------- */
 
-/* Kriging: what the fused local kernel covers (the model may still be
- * fitted later, by gk_kriging_prepare: model=auto fits Nug + Sph or Exp). */
+/* Kriging: what the fused local kernel and the global one (every point in
+ * one system, cuSOLVER) cover (the model may still be fitted later, by
+ * gk_kriging_prepare: model=auto fits Nug + Sph or Exp). */
 static const char *describe_kriging(const gk_job *job, gk_gpu_job_desc *d)
 {
     const gk_algorithm *a = &job->alg;
     const gk_kriging_params *kp = &a->krige;
     if (a->max_points_per_quadrant > 0)
         return "kriging with max_points_per_quadrant has no GPU kernel yet";
-    if (a->max_points == 0)
-        return kp->maxdist > 0 ? "kriging over every point within radius (max_points=0) has no "
-                                 "GPU kernel yet"
-                               : "global kriging (max_points=0) has no GPU kernel yet";
-    if (a->max_points > 64)
+    if (a->max_points == 0 && kp->maxdist > 0)
+        return "kriging over every point within radius (max_points=0) has no GPU kernel yet";
+    const int global = a->max_points == 0; /* alg_kriging.c's k->global */
+    if (global && job->pts->n > 46340)
+        return "global kriging of more than 46340 points has no GPU kernel";
+    if (!global && a->max_points > 64)
         return "kriging with max_points above 64 has no GPU kernel yet";
     if (kp->block_w > 0)
         return "block kriging has no GPU kernel yet";
@@ -216,6 +218,12 @@ static const char *describe_kriging(const gk_job *job, gk_gpu_job_desc *d)
             if (t != GK_VM_NUG && t != GK_VM_SPH && t != GK_VM_EXP && t != GK_VM_GAU)
                 return "kriging: only Nug, Sph, Exp and Gau models have a GPU kernel yet";
         }
+    if (global) { /* double precision whatever --precision says */
+        d->op = GK_GPU_KRIGE_GLOBAL;
+        d->max_points = d->min_points = 0;
+        d->window = GK_GPU_WIN_ALL;
+        return NULL;
+    }
     d->op = GK_GPU_KRIGE;
     d->max_points = a->max_points;
     d->min_points = a->min_points;
@@ -233,7 +241,7 @@ static const char *describe_kriging(const gk_job *job, gk_gpu_job_desc *d)
 static int krige_params(const gk_job *job, gk_gpu_krige *g)
 {
     const gk_krige_state *k = job->krige;
-    if (!k || k->global || k->nb != 1 || k->nr != 0 || k->poly > 2 || k->ns < 1 ||
+    if (!k || k->nb != 1 || k->nr != 0 || k->poly > 2 || k->ns < 1 ||
         k->ns > GK_GPU_KRIGE_MAX_STRUCT)
         return -1;
     memset(g, 0, sizeof *g);
@@ -440,6 +448,8 @@ int gk_device_job_attach(gk_job *job)
     const char *se = getenv("GRIDKIT_GPU_STREAMS");
     if (se && atoi(se) >= 1 && atoi(se) <= 8)
         streams = atoi(se);
+    if (d.op == GK_GPU_KRIGE_GLOBAL)
+        streams = 1; /* each module job holds its own n x n factor */
     while (ndev * streams > GK_GPU_MAX_HANDLES)
         streams--;
     gk_gpu_job *g = calloc(1, sizeof *g);

@@ -32,7 +32,9 @@ typedef enum {
     GK_GPU_AVERAGE_DISTANCE,
     GK_GPU_KRIGE, /* local kriging over the max_points nearest in the window */
     GK_GPU_AVERAGE_DISTANCE_PTS, /* mean distance over the pairs i < j of the window */
-    GK_GPU_AIDW /* adaptive IDW: power from the aidw_k nearest (algorithms/alg_aidw.c) */
+    GK_GPU_AIDW, /* adaptive IDW: power from the aidw_k nearest (algorithms/alg_aidw.c) */
+    GK_GPU_KRIGE_GLOBAL /* kriging with every point in one system (max_points=0, no radius):
+                         * needs cuSOLVER and cuBLAS, loaded when the job is made */
 } gk_gpu_op;
 
 /* Search window around a node. */
@@ -73,7 +75,7 @@ typedef struct {
     double hit2; /* exact-hit threshold (squared distance) */
 } gk_gpu_tile;
 
-/* Local kriging (set once per job, before its first tile): the covariance
+/* Kriging (set once per job, before its first tile): the covariance
  * C(h) = A - gamma(h) of the model, structures of gk_gpu_vtype with gstat's
  * anisotropy transform precomputed (t0 = ca dx + sa dy, t1 = f (ca dy - sa dx)). */
 typedef enum { GK_GPU_V_NUG = 0, GK_GPU_V_SPH, GK_GPU_V_EXP, GK_GPU_V_GAU } gk_gpu_vtype;
@@ -120,7 +122,8 @@ typedef struct {
     void (*job_free)(void *job);
     /* Kernel time of the job's last tile (CUDA events around the kernels only). */
     double (*last_kernel_ms)(void *job);
-    /* Kriging parameters of a GK_GPU_KRIGE job; 0, or non-zero and a reason. */
+    /* Kriging parameters of a GK_GPU_KRIGE or GK_GPU_KRIGE_GLOBAL job (the latter
+     * factorises its system here); 0, or non-zero and a reason. */
     int (*krige_set)(void *job, const gk_gpu_krige *k, char *err, size_t err_cap);
     /* All-pairs variogram on device dev: np, sd (sum of distances), sg (sum of
      * the estimator's terms), each ndir * ncls; *kernel_ms the kernel time.

@@ -21,14 +21,21 @@ struct KStruct {
     int type, aniso;
     double psill, range, ca, sa, f;
     double ir; /* 1 / range: a multiply per entry instead of a division */
+    float fpsill, frange, fca, fsa, ff, fir; /* the same in float: no conversions per entry */
 };
+
+/* A structure's parameter in the covariance type */
+template <class T> __device__ __forceinline__ T kpar(double d, float f) { return (T)d; }
+template <> __device__ __forceinline__ float kpar<float>(double d, float f) { return f; }
 
 struct KrigeParams {
     int ns, p, nbands, single;
     int fastf; /* float covariances with the SFU's sqrt and exp (a few ulp) */
+    int iso1;  /* one isotropic structure besides the nuggets (the common model) */
     KStruct st[GK_GPU_KRIGE_MAX_STRUCT];
     double A, c00, mean, zshift;
     double Ah; /* C(h) for h > 0 before the structures in st: A less the nuggets */
+    float fA, fAh;
     const double *x, *y; /* input order */
     double *var;         /* second band, or nullptr */
     unsigned int *singular;
@@ -49,9 +56,15 @@ static inline void krige_params_fill(KrigeParams &KP, const gk_gpu_krige &k)
             KP.Ah -= v.psill;
             continue;
         }
-        KP.st[KP.ns++] = KStruct{v.type, v.aniso, v.psill, v.range, v.ca, v.sa, v.f,
-                                 v.range > 0.0 ? 1.0 / v.range : 0.0};
+        const double ir = v.range > 0.0 ? 1.0 / v.range : 0.0;
+        KP.st[KP.ns++] = KStruct{v.type,         v.aniso,        v.psill,       v.range,
+                                 v.ca,           v.sa,           v.f,           ir,
+                                 (float)v.psill, (float)v.range, (float)v.ca,   (float)v.sa,
+                                 (float)v.f,     (float)ir};
     }
+    KP.iso1 = KP.ns == 1 && !KP.st[0].aniso;
+    KP.fA = (float)KP.A;
+    KP.fAh = (float)KP.Ah;
 }
 
 /* sqrt and exp of the covariances: in float, optionally the SFU's
@@ -67,49 +80,53 @@ template <> __device__ __forceinline__ float kr_exp<float>(bool fast, float v)
     return fast ? __expf(v) : expf(v);
 }
 
+/* gamma of one structure at distance h */
+template <class T> __device__ __forceinline__ T kgam(const KStruct &st, bool fast, T h)
+{
+    const T ir = kpar<T>(st.ir, st.fir), ps = kpar<T>(st.psill, st.fpsill);
+    switch (st.type) {
+    case GK_GPU_V_SPH: {
+        if (h >= kpar<T>(st.range, st.frange))
+            return ps;
+        const T u = h * ir;
+        return ps * (u * (T(1.5) - T(0.5) * u * u));
+    }
+    case GK_GPU_V_EXP:
+        return ps * (T(1) - kr_exp<T>(fast, -h * ir));
+    default: { /* Gau (nuggets are folded into Ah) */
+        const T u = h * ir;
+        return ps * (T(1) - kr_exp<T>(fast, -(u * u)));
+    }
+    }
+}
+
 /* C(dx, dy) = A - gamma, as gk_krige_cov (alg_kriging.c's kriging.h); the
  * nuggets are folded into Ah, so st holds the other structures only. */
 template <class T> __device__ __forceinline__ T kcov(const KrigeParams &K, T dx, T dy)
 {
     if (dx == T(0) && dy == T(0))
-        return (T)K.A;
+        return kpar<T>(K.A, K.fA);
     const bool fast = K.fastf;
     const T hiso = kr_sqrt<T>(fast, dx * dx + dy * dy);
+    const T Ah = kpar<T>(K.Ah, K.fAh);
+    if (K.iso1) /* no loop: the parameters stay operands of the instructions */
+        return Ah - kgam<T>(K.st[0], fast, hiso);
     T g = 0;
     for (int s = 0; s < K.ns; s++) {
         const KStruct &st = K.st[s];
         T h = hiso;
         if (st.aniso) {
-            T t0 = (T)st.ca * dx + (T)st.sa * dy;
-            T t1 = (T)st.f * (-(T)st.sa * dx + (T)st.ca * dy);
+            const T ca = kpar<T>(st.ca, st.fca), sa = kpar<T>(st.sa, st.fsa);
+            const T t0 = ca * dx + sa * dy;
+            const T t1 = kpar<T>(st.f, st.ff) * (-sa * dx + ca * dy);
             h = kr_sqrt<T>(fast, t0 * t0 + t1 * t1);
         }
-        const T ir = (T)st.ir, ps = (T)st.psill;
-        switch (st.type) {
-        case GK_GPU_V_NUG:
-            g += ps;
-            break;
-        case GK_GPU_V_SPH:
-            if (h >= (T)st.range) {
-                g += ps;
-            } else {
-                T u = h * ir;
-                g += ps * (u * (T(1.5) - T(0.5) * u * u));
-            }
-            break;
-        case GK_GPU_V_EXP:
-            g += ps * (T(1) - kr_exp<T>(fast, -h * ir));
-            break;
-        default: {
-            T u = h * ir;
-            g += ps * (T(1) - kr_exp<T>(fast, -(u * u)));
-        }
-        }
+        g += kgam<T>(st, fast, h);
     }
-    return (T)K.Ah - g;
+    return Ah - g;
 }
 
-#ifndef KR_COV_ONLY /* krige_global.cu includes the covariance above alone */
+#ifndef KR_COV_ONLY /* krige_global.cu takes the covariance above only */
 
 /* The k (<= K) nearest in the window around each lane's node, in D and I
  * from slot K - k on, all lanes in lockstep over the bins around the warp's

@@ -1,0 +1,795 @@
+/*
+ * krige_global.cu - global kriging on the GPU (max_points=0, no radius):
+ * algorithms/kriging_global.c's method with cuSOLVER and cuBLAS.
+ *
+ * The n x n covariance of the points (ordered by y) is assembled on the GPU
+ * and factorised once (cusolverDnDpotrf); the drift's GLS coefficients beta
+ * and the dual weights w = C^-1 (z - F beta) follow from triangular solves
+ * (the p x p Schur complement on the host, as the CPU computes it). A tile
+ * then goes in blocks of nodes: one kernel computes the covariances c0 of a
+ * block's nodes (column-major, n x m) and the estimates c0'w + f0'beta; one
+ * triangular solve with m right-hand sides (cublasDtrsm) gives L^-1 c0, from
+ * the first row where any of the block's c0 is non-zero (the rows above stay
+ * exact zeros: compact-support models skip most of the solve); a last
+ * kernel takes the column norms and the drift terms of the variance. All
+ * sums are fixed-order block reductions: the doubles do not depend on the
+ * run. Everything is double, whatever --precision says.
+ *
+ * cuSOLVER and cuBLAS are dlopen()ed when the first global job is made (the
+ * module links neither); the CUDA runtime linked into the module and the
+ * libraries' own share the device's primary context, streams and pointers.
+ */
+#include "krige_global.h"
+
+#include <cublas_v2.h>
+#include <cusolverDn.h>
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <new>
+#include <numeric>
+#include <vector>
+
+namespace
+{
+/* the model's covariance (kcov) and its parameters, as the local kernels use them */
+#define KR_COV_ONLY
+#include "krige_kernels.cuh"
+#undef KR_COV_ONLY
+
+#define KG_CHOL_TOL 1e-12  /* kriging_global.c's CHOL_TOL */
+#define KG_SCHUR_TOL 1e-11 /* and SCHUR_TOL */
+#define KG_MAX_N 46340     /* its limit: n^2 within 32-bit integers */
+#define KG_NT 256          /* threads per node (one block per node) */
+#define KG_C0_BYTES ((size_t)1 << 30) /* right-hand sides of a block */
+
+/* ---- the libraries, loaded on first use ----------------------------------- */
+
+struct Libs {
+    bool ok = false;
+    decltype(&cusolverDnCreate) dn_create;
+    decltype(&cusolverDnDestroy) dn_destroy;
+    decltype(&cusolverDnSetStream) dn_set_stream;
+    decltype(&cusolverDnDpotrf_bufferSize) dn_potrf_bs;
+    decltype(&cusolverDnDpotrf) dn_potrf;
+    decltype(&cublasCreate_v2) bl_create;
+    decltype(&cublasDestroy_v2) bl_destroy;
+    decltype(&cublasSetStream_v2) bl_set_stream;
+    decltype(&cublasDtrsm_v2) bl_trsm;
+};
+static Libs libs;
+static std::mutex libs_mu;
+
+/* The first of names that dlopen() finds: its handle and name, or NULL and
+ * the last reason. GRIDKIT_GPU_<env> (a path or soname) replaces the list. */
+static void *open_first(const char *env, const char *const *names, const char **got, char *why,
+                        size_t why_cap)
+{
+    const char *over = getenv(env);
+    const char *one[] = {over, nullptr};
+    if (over && *over)
+        names = one;
+    for (int i = 0; names[i]; i++) {
+        void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+        if (h) {
+            *got = names[i];
+            return h;
+        }
+        const char *e = dlerror();
+        snprintf(why, why_cap, "%s", e ? e : names[i]);
+    }
+    return nullptr;
+}
+
+template <class F> static bool sym(void *h, const char *name, F &fn, const char *lib, char *why,
+                                   size_t why_cap)
+{
+    *(void **)&fn = dlsym(h, name);
+    if (!fn)
+        snprintf(why, why_cap, "%s has no %s", lib, name);
+    return fn != nullptr;
+}
+
+/* Loads cuSOLVER and cuBLAS once per process (a failure is tried again next
+ * time, so that the reason stays current). 0, or -1 and the reason. */
+static int load_libs(char *err, size_t err_cap)
+{
+    std::lock_guard<std::mutex> lock(libs_mu);
+    if (libs.ok)
+        return 0;
+    /* CUDA 13 ships libcusolver.so.12 and libcublas.so.13; older majors
+     * have the same functions (the library's own toolkit directory last,
+     * for installs that are not in the loader's path) */
+    static const char *const solver_names[] = {"libcusolver.so.12",
+                                               "libcusolver.so.11",
+                                               "libcusolver.so",
+                                               "/usr/local/cuda/lib64/libcusolver.so.12",
+                                               "/usr/local/cuda/lib64/libcusolver.so.11",
+                                               nullptr};
+    static const char *const blas_names[] = {"libcublas.so.13",
+                                             "libcublas.so.12",
+                                             "libcublas.so.11",
+                                             "libcublas.so",
+                                             "/usr/local/cuda/lib64/libcublas.so.13",
+                                             "/usr/local/cuda/lib64/libcublas.so.12",
+                                             nullptr};
+    char why[300] = "";
+    const char *sname = "", *bname = "";
+    void *hs = open_first("GRIDKIT_GPU_CUSOLVER", solver_names, &sname, why, sizeof why);
+    if (!hs) {
+        snprintf(err, err_cap,
+                 "global kriging on the GPU needs cuSOLVER (libcusolver.so.12 or .11, from the "
+                 "CUDA toolkit): not found (%s)",
+                 why);
+        return -1;
+    }
+    void *hb = open_first("GRIDKIT_GPU_CUBLAS", blas_names, &bname, why, sizeof why);
+    if (!hb) {
+        snprintf(err, err_cap,
+                 "global kriging on the GPU needs cuBLAS (libcublas.so.13, .12 or .11, from the "
+                 "CUDA toolkit): not found (%s)",
+                 why);
+        dlclose(hs);
+        return -1;
+    }
+    Libs L;
+    bool ok = sym(hs, "cusolverDnCreate", L.dn_create, sname, why, sizeof why) &&
+              sym(hs, "cusolverDnDestroy", L.dn_destroy, sname, why, sizeof why) &&
+              sym(hs, "cusolverDnSetStream", L.dn_set_stream, sname, why, sizeof why) &&
+              sym(hs, "cusolverDnDpotrf_bufferSize", L.dn_potrf_bs, sname, why, sizeof why) &&
+              sym(hs, "cusolverDnDpotrf", L.dn_potrf, sname, why, sizeof why) &&
+              sym(hb, "cublasCreate_v2", L.bl_create, bname, why, sizeof why) &&
+              sym(hb, "cublasDestroy_v2", L.bl_destroy, bname, why, sizeof why) &&
+              sym(hb, "cublasSetStream_v2", L.bl_set_stream, bname, why, sizeof why) &&
+              sym(hb, "cublasDtrsm_v2", L.bl_trsm, bname, why, sizeof why);
+    if (!ok) {
+        snprintf(err, err_cap, "global kriging on the GPU: %s", why);
+        dlclose(hb);
+        dlclose(hs);
+        return -1;
+    }
+    L.ok = true;
+    libs = L; /* the libraries stay loaded for the life of the process */
+    return 0;
+}
+
+/* ---- the state of a job ----------------------------------------------------- */
+
+} // namespace
+
+struct KgState {
+    int dev = 0;
+    cudaStream_t st = nullptr;
+    size_t n = 0;
+    cusolverDnHandle_t dn = nullptr;
+    cublasHandle_t bl = nullptr;
+    /* host: the points ordered by (y, input index), Z in that order, the
+     * drift origin and scale (kriging_global.c's, from the input order) */
+    std::vector<double> hx, hy, hz;
+    double ox = 0, oy = 0, sc = 1;
+    /* device */
+    double *px = nullptr, *py = nullptr;
+    double *L = nullptr;  /* n x n, column-major; its lower factor after kg_set */
+    double *W = nullptr;  /* n x (1 + p): the dual weights, then L^-1 F */
+    double *c0 = nullptr; /* a block's right-hand sides */
+    size_t c0_cap = 0;    /* doubles */
+    int *dint = nullptr;  /* [0] potrf's info, [1] a block's first non-zero row */
+    /* the model */
+    bool ready = false, singular = false;
+    KrigeParams KP{};
+    int p = 0, nbands = 1;
+    double c00 = 0, mean = 0;
+    double S[9] = {0}, Sinv[3] = {0}, beta[3] = {0};
+    double nodata = 0;
+};
+
+namespace
+{
+
+/* ---- kernels ------------------------------------------------------------------ */
+
+/* The lower triangle of the covariance matrix, one column per blockIdx.y. */
+__global__ void kg_cov_matrix(KrigeParams KP, const double *px, const double *py, int n, double *L)
+{
+    const int j = blockIdx.y;
+    const double xj = px[j], yj = py[j];
+    for (int i = j + blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        L[(size_t)j * n + i] = i == j ? KP.A : kcov<double>(KP, px[i] - xj, py[i] - yj);
+}
+
+__global__ void kg_set_int(int *p, int v) { *p = v; }
+
+/* Every node nodata (a singular system), all counted. */
+__global__ void kg_fill_nodata(double *out, size_t count, size_t ncell, double nodata,
+                               unsigned int *singular)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < count)
+        out[i] = nodata;
+    if (i == 0)
+        atomicAdd(singular, (unsigned int)ncell);
+}
+
+/* What the kernels of a block read. */
+struct KgBlock {
+    double xmin, ymax, cw, ch; /* the grid: first node's corner, signed cell sizes */
+    int x0, y0, w;             /* the tile */
+    size_t q0, ncell;          /* the block's first node (tile row-major), the tile's nodes */
+    int n, p, lead;
+    const double *px, *py, *W;
+    double ox, oy, sc, mean, c00, nodata;
+    double S[9], Sinv[3], beta[3];
+    double *c0;  /* n x m right-hand sides, or nullptr (estimates only) */
+    double *out; /* the tile's bands */
+    int *first;  /* the block's first non-zero row (atomicMin) */
+    unsigned int *singular;
+};
+
+/* gk_grid_node_x / _y, rounded as the CPU's (no contraction) */
+__device__ __forceinline__ double kg_node(double origin, double cell, int i)
+{
+    return __dadd_rn(origin, __dmul_rn((double)i + 0.5, cell));
+}
+
+__device__ __forceinline__ void kg_node_xy(const KgBlock &B, size_t q, double &x, double &y)
+{
+    x = kg_node(B.xmin, B.cw, B.x0 + (int)(q % (size_t)B.w));
+    y = kg_node(B.ymax, B.ch, B.y0 + (int)(q / (size_t)B.w));
+}
+
+/* Drift at the node: [1, u, v] in the centred, scaled coordinates. */
+__device__ __forceinline__ void kg_f0(const KgBlock &B, double x, double y, double *f0)
+{
+    f0[0] = 1.0;
+    f0[1] = (x - B.ox) / B.sc;
+    f0[2] = (y - B.oy) / B.sc;
+}
+
+/* Fixed-order tree sums of K values over the block's KG_NT threads; the
+ * totals in sh[k][0]. */
+template <int K>
+__device__ __forceinline__ void kg_block_sum(const double (&v)[K], double (*sh)[KG_NT])
+{
+    const int t = threadIdx.x;
+#pragma unroll
+    for (int k = 0; k < K; k++)
+        sh[k][t] = v[k];
+    __syncthreads();
+    for (int s = KG_NT / 2; s > 0; s >>= 1) {
+        if (t < s)
+#pragma unroll
+            for (int k = 0; k < K; k++)
+                sh[k][t] += sh[k][t + s];
+        __syncthreads();
+    }
+}
+
+/* One node per block: its covariances (into c0 when the variance follows),
+ * its estimate c0'w + f0'beta (or + mean), and its first non-zero row. */
+__global__ void __launch_bounds__(KG_NT) kg_estimate(KrigeParams KP, KgBlock B)
+{
+    __shared__ double sh[1][KG_NT];
+    __shared__ int sf[KG_NT];
+    const size_t q = B.q0 + blockIdx.x;
+    double x, y;
+    kg_node_xy(B, q, x, y);
+    double *col = B.c0 ? B.c0 + (size_t)blockIdx.x * B.n : nullptr;
+    double acc[1] = {0.0};
+    int first = B.n;
+    for (int i = threadIdx.x; i < B.n; i += KG_NT) {
+        const double c = kcov<double>(KP, B.px[i] - x, B.py[i] - y);
+        if (col)
+            col[i] = c;
+        acc[0] += c * B.W[i];
+        if (c != 0.0 && first == B.n)
+            first = i;
+    }
+    sf[threadIdx.x] = first;
+    kg_block_sum<1>(acc, sh); /* its barriers cover sf too */
+    for (int s = KG_NT / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s)
+            sf[threadIdx.x] = min(sf[threadIdx.x], sf[threadIdx.x + s]);
+        __syncthreads();
+    }
+    if (threadIdx.x)
+        return;
+    double e = sh[0][0];
+    if (B.p > 0) {
+        double f0[3];
+        kg_f0(B, x, y, f0);
+        for (int k = 0; k < B.p; k++)
+            e += f0[k] * B.beta[k];
+    } else {
+        e += B.mean;
+    }
+    if (col) {
+        B.out[q] = e; /* checked with the variance */
+        atomicMin(B.first, sf[0]);
+    } else if (isfinite(e)) {
+        B.out[q] = e;
+    } else {
+        B.out[q] = B.nodata;
+        atomicAdd(B.singular, 1u);
+    }
+}
+
+/* One node per block, after the solve (c0 holds L^-1 c0 from row lead):
+ * var = c00 - |L^-1 c0|^2 + r' S^-1 r, r = f0 - (L^-1 F)' (L^-1 c0). */
+__global__ void __launch_bounds__(KG_NT) kg_variance(KgBlock B)
+{
+    __shared__ double sh[4][KG_NT];
+    const size_t q = B.q0 + blockIdx.x;
+    const double *a = B.c0 + (size_t)blockIdx.x * B.n;
+    const double *F = B.W + B.n; /* L^-1 F, p columns */
+    double v[4] = {0.0, 0.0, 0.0, 0.0};
+    for (int i = B.lead + threadIdx.x; i < B.n; i += KG_NT) {
+        const double ai = a[i];
+        v[0] += ai * ai;
+        for (int k = 0; k < B.p; k++)
+            v[1 + k] += F[(size_t)k * B.n + i] * ai;
+    }
+    kg_block_sum<4>(v, sh);
+    if (threadIdx.x)
+        return;
+    double var = B.c00 - sh[0][0];
+    if (B.p > 0) {
+        double x, y, f0[3], r[3], t[3];
+        kg_node_xy(B, q, x, y);
+        kg_f0(B, x, y, f0);
+        for (int k = 0; k < B.p; k++)
+            r[k] = t[k] = f0[k] - sh[1 + k][0];
+        /* S^-1 r with S's factor (row-major lower, 1 / diagonal in Sinv) */
+        for (int i = 0; i < B.p; i++) {
+            double s = t[i];
+            for (int k = 0; k < i; k++)
+                s -= B.S[i * B.p + k] * t[k];
+            t[i] = s * B.Sinv[i];
+        }
+        for (int i = B.p - 1; i >= 0; i--) {
+            t[i] *= B.Sinv[i];
+            for (int k = 0; k < i; k++)
+                t[k] -= B.S[i * B.p + k] * t[i];
+        }
+        for (int k = 0; k < B.p; k++)
+            var += r[k] * t[k];
+    }
+    if (var < 0.0) /* rounding at a datum */
+        var = 0.0;
+    const double e = B.out[q];
+    if (isfinite(e) && isfinite(var)) {
+        B.out[B.ncell + q] = var;
+    } else {
+        B.out[q] = B.out[B.ncell + q] = B.nodata;
+        atomicAdd(B.singular, 1u);
+    }
+}
+
+/* ---- host helpers ------------------------------------------------------------- */
+
+/* GRIDKIT_GPU_TILE_MEM (bytes): as gridkit_cuda.cu, a simulated small GPU. */
+static size_t kg_mem_limit()
+{
+    const char *e = getenv("GRIDKIT_GPU_TILE_MEM");
+    return e && *e ? (size_t)strtoull(e, nullptr, 10) : (size_t)0;
+}
+
+#define KG_CK(call)                                                                                \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
+            snprintf(err, err_cap, "%s (%s:%d)", cudaGetErrorString(e_), __FILE__, __LINE__);      \
+            cudaGetLastError();                                                                    \
+            return e_ == cudaErrorMemoryAllocation ? GK_GPU_TILE_NOMEM : -1;                       \
+        }                                                                                          \
+    } while (0)
+
+#define KG_BL(call, what)                                                                          \
+    do {                                                                                           \
+        cublasStatus_t s_ = (call);                                                                \
+        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                         \
+            snprintf(err, err_cap, "%s failed (cuBLAS status %d)", what, (int)s_);                 \
+            return s_ == CUBLAS_STATUS_ALLOC_FAILED ? GK_GPU_TILE_NOMEM : -1;                      \
+        }                                                                                          \
+    } while (0)
+
+/* The p x p Cholesky of kriging_global.c (gk_krige_chol): row-major lower,
+ * 1 / diagonal in inv; -1 when a pivot is below tol times its diagonal. */
+static int small_chol(double *a, int n, double *inv, double tol)
+{
+    for (int i = 0; i < n; i++) {
+        double *ri = a + i * n;
+        for (int j = 0; j < i; j++) {
+            const double *rj = a + j * n;
+            double s = 0.0;
+            for (int k = 0; k < j; k++)
+                s += ri[k] * rj[k];
+            ri[j] = (ri[j] - s) * inv[j];
+        }
+        double d = ri[i], s = 0.0;
+        for (int k = 0; k < i; k++)
+            s += ri[k] * ri[k];
+        s = d - s;
+        if (!(s > tol * fabs(d)))
+            return -1;
+        ri[i] = sqrt(s);
+        inv[i] = 1.0 / ri[i];
+    }
+    return 0;
+}
+
+static void small_solve(const double *l, int n, const double *inv, double *b)
+{
+    for (int i = 0; i < n; i++) {
+        double s = 0.0;
+        for (int k = 0; k < i; k++)
+            s += l[i * n + k] * b[k];
+        b[i] = (b[i] - s) * inv[i];
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        b[i] *= inv[i];
+        for (int k = 0; k < i; k++)
+            b[k] -= l[i * n + k] * b[i];
+    }
+}
+
+} // namespace
+
+/* ---- the interface ------------------------------------------------------------ */
+
+void kg_free(KgState *g)
+{
+    if (!g)
+        return;
+    cudaSetDevice(g->dev);
+    if (g->st)
+        cudaStreamSynchronize(g->st);
+    if (g->dn)
+        libs.dn_destroy(g->dn);
+    if (g->bl)
+        libs.bl_destroy(g->bl);
+    void *ptrs[] = {g->px, g->py, g->L, g->W, g->c0, g->dint};
+    for (void *p : ptrs)
+        if (p)
+            cudaFree(p);
+    cudaGetLastError();
+    delete g;
+}
+
+KgState *kg_new(int dev, cudaStream_t st, const gk_gpu_job_desc *d, char *err, size_t err_cap)
+{
+    const size_t n = d->n;
+    if (n > KG_MAX_N) {
+        snprintf(err, err_cap, "global kriging of %zu points: at most %d (give max_points=)", n,
+                 KG_MAX_N);
+        return nullptr;
+    }
+    if (load_libs(err, err_cap))
+        return nullptr;
+    KgState *g = new (std::nothrow) KgState;
+    if (!g) {
+        snprintf(err, err_cap, "out of host memory");
+        return nullptr;
+    }
+    g->dev = dev;
+    g->st = st;
+    g->n = n;
+    g->nodata = d->nodata;
+    cudaError_t e = cudaSuccess;
+    try {
+        std::vector<size_t> perm(n);
+        std::iota(perm.begin(), perm.end(), (size_t)0);
+        const double *Y = d->y;
+        std::sort(perm.begin(), perm.end(), [Y](size_t a, size_t b) {
+            return Y[a] < Y[b] || (Y[a] == Y[b] && a < b);
+        });
+        g->hx.resize(n);
+        g->hy.resize(n);
+        g->hz.resize(n);
+        for (size_t i = 0; i < n; i++) {
+            g->hx[i] = d->x[perm[i]];
+            g->hy[i] = d->y[perm[i]];
+            g->hz[i] = d->z[perm[i]];
+        }
+    } catch (...) {
+        snprintf(err, err_cap, "out of host memory");
+        delete g;
+        return nullptr;
+    }
+    /* the drift's origin and scale as kriging_global.c takes them */
+    double ox = 0, oy = 0, sc = 0;
+    for (size_t i = 0; i < n; i++)
+        ox += d->x[i], oy += d->y[i];
+    ox /= (double)n;
+    oy /= (double)n;
+    for (size_t i = 0; i < n; i++)
+        sc = fmax(sc, hypot(d->x[i] - ox, d->y[i] - oy));
+    if (!(sc > 0))
+        sc = 1.0;
+    g->ox = ox, g->oy = oy, g->sc = sc;
+
+    const size_t nb = n * sizeof(double);
+    if ((e = cudaSetDevice(dev)) != cudaSuccess)
+        goto cuda_fail;
+    if (libs.dn_create(&g->dn) != CUSOLVER_STATUS_SUCCESS) {
+        g->dn = nullptr;
+        snprintf(err, err_cap, "global kriging: cusolverDnCreate failed");
+        goto fail;
+    }
+    if (libs.bl_create(&g->bl) != CUBLAS_STATUS_SUCCESS) {
+        g->bl = nullptr;
+        snprintf(err, err_cap, "global kriging: cublasCreate failed");
+        goto fail;
+    }
+    if (libs.dn_set_stream(g->dn, st) != CUSOLVER_STATUS_SUCCESS ||
+        libs.bl_set_stream(g->bl, st) != CUBLAS_STATUS_SUCCESS) {
+        snprintf(err, err_cap, "global kriging: setting the stream of cuSOLVER / cuBLAS failed");
+        goto fail;
+    }
+    /* the factor's memory now: a GPU too small for it leaves the job to the CPU */
+    if ((e = cudaMalloc(&g->L, n * nb)) != cudaSuccess) {
+        cudaGetLastError();
+        snprintf(err, err_cap,
+                 "out of GPU memory for the %zu x %zu covariance matrix of global kriging "
+                 "(%.2f GB)",
+                 n, n, (double)n * nb / 1e9);
+        goto fail;
+    }
+    if ((e = cudaMalloc(&g->W, 4 * nb)) != cudaSuccess ||
+        (e = cudaMalloc(&g->px, nb)) != cudaSuccess ||
+        (e = cudaMalloc(&g->py, nb)) != cudaSuccess ||
+        (e = cudaMalloc(&g->dint, 2 * sizeof(int))) != cudaSuccess ||
+        (e = cudaMemcpyAsync(g->px, g->hx.data(), nb, cudaMemcpyHostToDevice, st)) !=
+            cudaSuccess ||
+        (e = cudaMemcpyAsync(g->py, g->hy.data(), nb, cudaMemcpyHostToDevice, st)) !=
+            cudaSuccess ||
+        (e = cudaStreamSynchronize(st)) != cudaSuccess)
+        goto cuda_fail;
+    return g;
+cuda_fail:
+    snprintf(err, err_cap, "global kriging: %s", cudaGetErrorString(e));
+fail:
+    cudaGetLastError();
+    kg_free(g);
+    return nullptr;
+}
+
+int kg_set(KgState *g, const gk_gpu_krige *k, char *err, size_t err_cap)
+{
+    if (!(k->p == 0 || k->p == 1 || k->p == 3) || k->nbands < 1 || k->nbands > 2) {
+        snprintf(err, err_cap, "global kriging parameters the GPU module cannot use");
+        return -1;
+    }
+    const size_t n = g->n;
+    const int p = k->p, nr = 1 + p;
+    g->ready = g->singular = false;
+    g->p = p;
+    g->nbands = k->nbands;
+    g->c00 = k->c00;
+    g->mean = k->mean;
+    g->KP = KrigeParams{};
+    krige_params_fill(g->KP, *k);
+    g->KP.single = 0;
+    g->KP.fastf = 0;
+    const cudaStream_t st = g->st;
+    const int ni = (int)n;
+    int info = 0, lwork = 0;
+    double *work = nullptr;
+    std::vector<double> diag, R;
+    try {
+        diag.resize(n);
+        R.resize(n * nr);
+    } catch (...) {
+        snprintf(err, err_cap, "out of host memory");
+        return -1;
+    }
+    KG_CK(cudaSetDevice(g->dev));
+    {
+        dim3 grid((unsigned)std::min<size_t>((n + 255) / 256, 64), (unsigned)n);
+        kg_cov_matrix<<<grid, 256, 0, st>>>(g->KP, g->px, g->py, ni, g->L);
+        KG_CK(cudaGetLastError());
+    }
+    if (libs.dn_potrf_bs(g->dn, CUBLAS_FILL_MODE_LOWER, ni, g->L, ni, &lwork) !=
+        CUSOLVER_STATUS_SUCCESS) {
+        snprintf(err, err_cap, "cusolverDnDpotrf_bufferSize failed");
+        return -1;
+    }
+    KG_CK(cudaMalloc(&work, (size_t)std::max(lwork, 1) * sizeof(double)));
+    {
+        cusolverStatus_t s =
+            libs.dn_potrf(g->dn, CUBLAS_FILL_MODE_LOWER, ni, g->L, ni, work, lwork, g->dint);
+        cudaError_t e1 = cudaMemcpyAsync(&info, g->dint, sizeof info, cudaMemcpyDeviceToHost, st);
+        cudaError_t e2 = cudaMemcpy2DAsync(diag.data(), sizeof(double), g->L,
+                                           (n + 1) * sizeof(double), sizeof(double), n,
+                                           cudaMemcpyDeviceToHost, st);
+        cudaError_t e3 = cudaStreamSynchronize(st);
+        cudaFree(work);
+        if (s != CUSOLVER_STATUS_SUCCESS) {
+            snprintf(err, err_cap, "cusolverDnDpotrf failed (status %d)", (int)s);
+            return -1;
+        }
+        KG_CK(e1);
+        KG_CK(e2);
+        KG_CK(e3);
+    }
+    if (info < 0) {
+        snprintf(err, err_cap, "cusolverDnDpotrf: bad argument %d", -info);
+        return -1;
+    }
+    /* kriging_global.c's rule: a failed factor or a pivot below CHOL_TOL */
+    bool sing = info > 0 || (p > 0 && n < (size_t)p);
+    for (size_t i = 0; !sing && i < n; i++)
+        if (!(diag[i] * diag[i] > KG_CHOL_TOL * g->KP.A))
+            sing = true;
+    if (sing) {
+        g->singular = g->ready = true;
+        return 0;
+    }
+
+    /* [z | F] in the points' order, then L^-1 of it: w0 and B = L^-1 F */
+    for (size_t i = 0; i < n; i++) {
+        R[i] = g->hz[i] - (p == 0 ? k->mean : 0.0);
+        if (p > 0)
+            R[n + i] = 1.0;
+        if (p == 3) {
+            R[2 * n + i] = (g->hx[i] - g->ox) / g->sc;
+            R[3 * n + i] = (g->hy[i] - g->oy) / g->sc;
+        }
+    }
+    const double one = 1.0;
+    KG_CK(cudaMemcpyAsync(g->W, R.data(), n * nr * sizeof(double), cudaMemcpyHostToDevice, st));
+    KG_BL(libs.bl_trsm(g->bl, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+                       CUBLAS_DIAG_NON_UNIT, ni, nr, &one, g->L, ni, g->W, ni),
+          "cublasDtrsm");
+    if (p > 0) {
+        /* the Schur complement S = B'B and beta on the host, as the CPU */
+        KG_CK(cudaMemcpyAsync(R.data(), g->W, n * nr * sizeof(double), cudaMemcpyDeviceToHost,
+                              st));
+        KG_CK(cudaStreamSynchronize(st));
+        double *w = R.data();
+        const double *B = w + n;
+        double btw[3];
+        for (int c = 0; c < p; c++) {
+            const double *bc = B + (size_t)c * n;
+            for (int dd = 0; dd <= c; dd++) {
+                const double *bd = B + (size_t)dd * n;
+                double s = 0;
+                for (size_t i = 0; i < n; i++)
+                    s += bc[i] * bd[i];
+                g->S[c * p + dd] = s;
+            }
+            double s = 0;
+            for (size_t i = 0; i < n; i++)
+                s += bc[i] * w[i];
+            btw[c] = s;
+        }
+        if (small_chol(g->S, p, g->Sinv, KG_SCHUR_TOL)) {
+            g->singular = g->ready = true;
+            return 0;
+        }
+        memcpy(g->beta, btw, sizeof btw);
+        small_solve(g->S, p, g->Sinv, g->beta);
+        for (int c = 0; c < p; c++) {
+            const double *bc = B + (size_t)c * n;
+            for (size_t i = 0; i < n; i++)
+                w[i] -= bc[i] * g->beta[c];
+        }
+        KG_CK(cudaMemcpyAsync(g->W, w, n * sizeof(double), cudaMemcpyHostToDevice, st));
+    }
+    /* the dual weights: L^-T (w0 - B beta) */
+    KG_BL(libs.bl_trsm(g->bl, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T,
+                       CUBLAS_DIAG_NON_UNIT, ni, 1, &one, g->L, ni, g->W, ni),
+          "cublasDtrsm");
+    KG_CK(cudaStreamSynchronize(st));
+    g->ready = true;
+    return 0;
+}
+
+int kg_tile(KgState *g, const gk_gpu_tile *t, double *out, unsigned int *singular, char *err,
+            size_t err_cap)
+{
+    if (!g->ready) {
+        snprintf(err, err_cap, "global kriging job without its parameters");
+        return -1;
+    }
+    const size_t ncell = (size_t)t->w * t->h, n = g->n;
+    const cudaStream_t st = g->st;
+    KG_CK(cudaSetDevice(g->dev));
+    if (g->singular) {
+        const size_t count = ncell * g->nbands;
+        kg_fill_nodata<<<(unsigned)((count + 255) / 256), 256, 0, st>>>(out, count, ncell,
+                                                                        g->nodata, singular);
+        KG_CK(cudaGetLastError());
+        return 0;
+    }
+    KgBlock B{};
+    B.xmin = t->xmin;
+    B.ymax = t->ymax;
+    B.cw = (t->xmax - t->xmin) / t->nx;
+    B.ch = (t->ymin - t->ymax) / t->ny;
+    B.x0 = t->x0;
+    B.y0 = t->y0;
+    B.w = t->w;
+    B.ncell = ncell;
+    B.n = (int)n;
+    B.p = g->p;
+    B.px = g->px;
+    B.py = g->py;
+    B.W = g->W;
+    B.ox = g->ox;
+    B.oy = g->oy;
+    B.sc = g->sc;
+    B.mean = g->mean;
+    B.c00 = g->c00;
+    B.nodata = g->nodata;
+    memcpy(B.S, g->S, sizeof B.S);
+    memcpy(B.Sinv, g->Sinv, sizeof B.Sinv);
+    memcpy(B.beta, g->beta, sizeof B.beta);
+    B.out = out;
+    B.first = g->dint + 1;
+    B.singular = singular;
+    if (g->nbands < 2) { /* estimates only: no right-hand sides to keep */
+        B.q0 = 0;
+        B.c0 = nullptr;
+        kg_estimate<<<(unsigned)ncell, KG_NT, 0, st>>>(g->KP, B);
+        KG_CK(cudaGetLastError());
+        return 0;
+    }
+    /* nodes per block: KG_C0_BYTES of right-hand sides (GRIDKIT_GPU_KG_COLS
+     * sets it, for tests), fewer when the GPU has less */
+    size_t m = std::max<size_t>(1, KG_C0_BYTES / (n * sizeof(double)));
+    const char *ce = getenv("GRIDKIT_GPU_KG_COLS");
+    if (ce && atoi(ce) > 0)
+        m = (size_t)atoi(ce);
+    m = std::min(m, ncell);
+    const size_t lim = kg_mem_limit();
+    if (lim)
+        m = std::min(m, lim / (n * sizeof(double)));
+    if (m == 0) {
+        snprintf(err, err_cap, "no GPU memory for one node's right-hand side");
+        return GK_GPU_TILE_NOMEM;
+    }
+    while (g->c0_cap < n * m) {
+        if (g->c0)
+            cudaFree(g->c0);
+        g->c0 = nullptr;
+        g->c0_cap = 0;
+        if (cudaMalloc(&g->c0, n * m * sizeof(double)) == cudaSuccess) {
+            g->c0_cap = n * m;
+            break;
+        }
+        cudaGetLastError();
+        g->c0 = nullptr;
+        if (m < 64) {
+            snprintf(err, err_cap, "out of GPU memory for global kriging's right-hand sides");
+            return GK_GPU_TILE_NOMEM;
+        }
+        m /= 2;
+    }
+    B.c0 = g->c0;
+    const double one = 1.0;
+    for (size_t q0 = 0; q0 < ncell; q0 += m) {
+        const size_t mb = std::min(m, ncell - q0);
+        B.q0 = q0;
+        kg_set_int<<<1, 1, 0, st>>>(B.first, (int)n);
+        kg_estimate<<<(unsigned)mb, KG_NT, 0, st>>>(g->KP, B);
+        KG_CK(cudaGetLastError());
+        int lead = 0;
+        KG_CK(cudaMemcpyAsync(&lead, B.first, sizeof lead, cudaMemcpyDeviceToHost, st));
+        KG_CK(cudaStreamSynchronize(st));
+        /* rows before lead are zero in every column, and stay zero */
+        if (lead < (int)n)
+            KG_BL(libs.bl_trsm(g->bl, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
+                               CUBLAS_DIAG_NON_UNIT, (int)n - lead, (int)mb, &one,
+                               g->L + (size_t)lead * n + lead, (int)n, g->c0 + lead, (int)n),
+                  "cublasDtrsm");
+        B.lead = lead;
+        kg_variance<<<(unsigned)mb, KG_NT, 0, st>>>(B);
+        KG_CK(cudaGetLastError());
+    }
+    return 0;
+}
