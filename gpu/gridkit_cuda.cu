@@ -1388,8 +1388,8 @@ static cudaError_t launch_krige_k(cudaStream_t st, int k, const LocalParams &P,
     const bool alt = env_int("GRIDKIT_GPU_KRIGE_G", 0) != 0;
     if (nbr && k <= 16) {
         if (sizeof(T) == 8)
-            return alt ? launch_krige_2p_p<16, 8, double, double>(st, P, KP, nbr)
-                       : launch_krige_2p_p<16, 16, double, double>(st, P, KP, nbr);
+            return alt ? launch_krige_2p_p<16, 16, double, double>(st, P, KP, nbr)
+                       : launch_krige_2p_p<16, 8, double, double>(st, P, KP, nbr);
         return alt ? launch_krige_2p_p<16, 4, float, float>(st, P, KP, nbr)
                    : launch_krige_2p_p<16, 8, float, float>(st, P, KP, nbr);
     }
