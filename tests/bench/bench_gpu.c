@@ -5,6 +5,8 @@
  *   bench_gpu tune [k]                       kNN kernel variants (GPU only)
  *   bench_gpu krige                          kriging kernel variants (GPU only)
  *                                            and the variogram
+ *   bench_gpu engine                         whole grids through the tile engine
+ *                                            (every visible GPU)
  *
  * Kriging cases (estimate and variance, two bands) compare with the CPU on
  * a 1024^2 grid of the same extent and scale its time per node; the
@@ -248,6 +250,50 @@ static void tune_krige(gk_context *ctx, const gk_points *pts)
         unsetenv(vars[e]);
 }
 
+/* Whole grids through the tile engine (tiles, streams, every visible GPU),
+ * wall time of gk_job_run into a raster in host memory; median of 3. */
+static void bench_engine(gk_context *ctx, const gk_points *pts)
+{
+    static const struct {
+        const char *spec;
+        int single, n;
+    } v[] = {
+        {"invdistnn:radius=200:max_points=16", 0, 4096},
+        {"invdist", 1, 1024},
+        {KRIGE16, 1, 4096},
+        {KRIGE16, 0, 4096},
+        {KRIGE32, 1, 4096},
+    };
+    gk_context_set_device(ctx, "cuda");
+    printf("through the tile engine (all visible GPUs), wall ms, median of 3:\n");
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+        gk_algorithm *alg = gk_algorithm_parse(ctx, v[i].spec);
+        gk_algorithm_set_precision(alg, v[i].single ? GK_PRECISION_SINGLE : GK_PRECISION_DOUBLE);
+        gk_job *job = gk_job_new(ctx, pts, alg);
+        int n = v[i].n, nb = job ? gk_job_bands(job) : 1;
+        gk_grid g = {0.0, 10000.0, 0.0, 10000.0, n, n};
+        raster r = {malloc((size_t)n * n * nb * sizeof(double)), n};
+        memset(r.v, 0, (size_t)n * n * nb * sizeof(double));
+        double t[3] = {-1, -1, -1};
+        if (job && gk_device_job_on_gpu(job)) {
+            gk_job_run(job, &g, 0, 0, sink, &r, NULL, NULL); /* warm-up */
+            for (int k = 0; k < 3; k++) {
+                double t0 = now();
+                gk_job_run(job, &g, 0, 0, sink, &r, NULL, NULL);
+                t[k] = (now() - t0) * 1e3;
+            }
+        }
+        qsort(t, 3, sizeof *t, cmp_d);
+        printf("  %-64s %-6s %4d^2 on %s, %d streams: %8.1f ms\n", v[i].spec,
+               v[i].single ? "single" : "double", n, gk_context_device_name(ctx),
+               job ? gk_device_streams(job) : 0, t[1]);
+        fflush(stdout);
+        free(r.v);
+        gk_job_free(job);
+        gk_algorithm_free(alg);
+    }
+}
+
 static void tune(gk_context *ctx, const gk_points *pts, int k)
 {
     char spec[128];
@@ -277,7 +323,8 @@ static void tune(gk_context *ctx, const gk_points *pts, int k)
 int main(int argc, char **argv)
 {
     int kriging = argc > 1 && !strcmp(argv[1], "krige");
-    int tuning = kriging || (argc > 1 && (!strcmp(argv[1], "tune") || !strcmp(argv[1], "vgm")));
+    int tuning = kriging || (argc > 1 && (!strcmp(argv[1], "tune") || !strcmp(argv[1], "vgm") ||
+                                          !strcmp(argv[1], "engine")));
     size_t np = argc > 1 && !tuning ? strtoull(argv[1], NULL, 10) : 1048576;
     int grid = argc > 2 && !tuning ? atoi(argv[2]) : 4096;
     int idw_grid = argc > 3 ? atoi(argv[3]) : 1024;
@@ -296,6 +343,10 @@ int main(int argc, char **argv)
     if (gk_context_set_device(ctx, "cuda")) {
         printf("no usable GPU: %s\n", gk_errmsg(ctx));
         return 1;
+    }
+    if (argc > 1 && !strcmp(argv[1], "engine")) {
+        bench_engine(ctx, pts);
+        return 0;
     }
     if (argc > 1 && !strcmp(argv[1], "vgm")) { /* the variogram only */
         bench_variogram(pts, 65536);
