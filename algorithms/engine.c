@@ -126,7 +126,10 @@ gk_job *gk_job_new(gk_context *ctx, const gk_points *pts, const gk_algorithm *al
         gk_job_free(job);
         return NULL;
     }
-    if (!job->gpu && !job->bg && !(alg->kind == GK_ALG_INVDIST && job->ell.all)) {
+    /* linear finds what it needs on its triangulation (and builds a tree of
+     * its own in the degenerate cases) */
+    if (!job->gpu && !job->bg && !(alg->kind == GK_ALG_INVDIST && job->ell.all) &&
+        alg->kind != GK_ALG_LINEAR) {
         job->tree = gk_kdtree_build(pts->x, pts->y, n);
         if (!job->tree) {
             gk_error(ctx, GK_ERR_NOMEM, "out of memory building the spatial index of %zu points",

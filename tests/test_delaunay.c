@@ -506,6 +506,91 @@ static void test_refused(gk_context *ctx)
     CHECK(gk_delaunay(ctx, 3, nx, ny, &t) == GK_ERR_ARG, "NaN refused");
 }
 
+/* The parallel path (strips joined) against the sweep: the same triangles
+ * whenever it answers; it must answer on points in general position and
+ * hand back (0) on cocircular or coincident ones, whose ties the sweep decides. */
+static void strips_case(const char *name, int n, const double *x, const double *y, int must)
+{
+    gk_context *one = gk_context_new();
+    gk_context_set_threads(one, 1); /* the sweep alone */
+    gk_triangulation t, p;
+    int rc = gk_delaunay(one, n, x, y, &t);
+    CHECK(rc == GK_OK, "%s: sweep: %s", name, gk_errmsg(one));
+    static const int ks[] = {2, 3, 5, 16, 64};
+    int done = 0;
+    double tp = 0.0;
+    for (size_t i = 0; rc == GK_OK && i < sizeof ks / sizeof *ks; i++) {
+        double t0 = now();
+        int r = gk_delaunay_strips(n, x, y, ks[i], 2, &p);
+        tp = now() - t0;
+        char nm[160];
+        snprintf(nm, sizeof nm, "%s (%d strips)", name, ks[i]);
+        CHECK(r == 1 || r == 0, "%s: strips returned %d", nm, r);
+        if (must)
+            CHECK(r == 1, "%s: the strips gave up on points in general position", nm);
+        if (r == 1) {
+            done++;
+            validate(nm, n, x, y, &p, 1);
+            same_triangles(nm, &t, &p);
+            tri_free(&p);
+        } else {
+            CHECK(p.n_tri == 0 && !p.vertex && !p.neighbor, "%s: gave up but left triangles", nm);
+        }
+    }
+    printf("%-34s n=%-7d strips joined %d of 5 times (64 strips: %.2f ms)\n", name, n, done,
+           1e3 * tp);
+    if (rc == GK_OK)
+        tri_free(&t);
+    gk_context_free(one);
+}
+
+static void test_strips(void)
+{
+    int n = 150000;
+    double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+    for (int i = 0; i < n; i++)
+        x[i] = 1000.0 * urand(), y[i] = 1000.0 * urand();
+    strips_case("strips: random", n, x, y, 1);
+    for (int i = 0; i < n; i++)
+        x[i] = 500000.0 + 10000.0 * urand(), y[i] = 5000000.0 + 10000.0 * urand();
+    strips_case("strips: random UTM", n, x, y, 1);
+    for (int i = 0; i < n; i++)
+        x[i] = 10.25 + 0.02 * urand(), y[i] = 45.5 + 0.01 * urand();
+    strips_case("strips: random lat/lon", n, x, y, 1);
+    for (int i = 0; i < n; i++) /* wide and flat */
+        x[i] = 1e6 * urand(), y[i] = 10.0 * urand();
+    strips_case("strips: 1e6 x 10", n, x, y, 1);
+    for (int i = 0; i < n; i++) { /* clusters of very different density */
+        int c = i % 7;
+        double r = (c + 1) * (c + 1) * urand(), a = 6.283185307179586 * urand();
+        x[i] = 100.0 * c + r * cos(a) * (i % 3 ? 1.0 : 30.0);
+        y[i] = 50.0 * (c % 3) + r * sin(a);
+    }
+    strips_case("strips: clusters", n, x, y, 0);
+    for (int i = 0; i < n; i++) /* shared x: points on 300 columns */
+        x[i] = (double)(int)(300.0 * urand()), y[i] = 1000.0 * urand();
+    strips_case("strips: 300 columns", n, x, y, 0);
+    for (int i = 0; i < n; i++) /* integers: cocircular quadruples */
+        x[i] = (double)(int)(400.0 * urand()), y[i] = (double)(int)(400.0 * urand());
+    strips_case("strips: random integers", n, x, y, 0);
+    int nx = 380; /* nx * nx <= n */
+    for (int i = 0; i < nx * nx; i++)
+        x[i] = i % nx, y[i] = i / nx;
+    strips_case("strips: integer grid", nx * nx, x, y, 0);
+    for (int i = 0; i < n; i++) { /* every point twice */
+        x[i] = i % 2 ? x[i - 1] : 1000.0 * urand();
+        y[i] = i % 2 ? y[i - 1] : 1000.0 * urand();
+    }
+    strips_case("strips: duplicates", n, x, y, 0);
+    free(x);
+    free(y);
+    /* gk_delaunay takes the strips on several threads: against GDAL. */
+    gk_context *four = gk_context_new();
+    gk_context_set_threads(four, 4);
+    random_case(four, "random 100k on 4 threads", 100000, 500000.0, 5000000.0, 10000.0, 1);
+    gk_context_free(four);
+}
+
 static void bench(gk_context *ctx, int n)
 {
     double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
@@ -543,6 +628,7 @@ int main(void)
     grid_case(ctx, "UTM grid 100x100 step 0.5", 100, 100, 500000.0, 5000000.0, 0.5, 1);
     grid_case(ctx, "lat/lon grid 1e-4 apart", 120, 120, 10.0, 45.0, 1e-4, 1);
     test_near_collinear(ctx);
+    test_strips();
     {
         int n = 200000;
         double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);

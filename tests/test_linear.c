@@ -1,5 +1,6 @@
 /* test_linear.c - the linear algorithm: plane reproduction, hull rules,
  * lat/lon-scale data, degenerate and duplicate input. */
+#include "delaunay.h"
 #include "gk_internal.h"
 #include "triangulate_gdal.h"
 
@@ -31,8 +32,9 @@ static double urand(void)
     return (rng >> 11) * (1.0 / 9007199254740992.0);
 }
 
-/* A job built by hand, as gk_job_new does: index, then triangulation. */
-static gk_job *make_job(gk_context *ctx, const gk_points *pts, double radius)
+/* A job built by hand, as gk_job_new does: index (unless no_tree: linear
+ * needs none), then triangulation. */
+static gk_job *make_job_tree(gk_context *ctx, const gk_points *pts, double radius, int no_tree)
 {
     gk_job *job = calloc(1, sizeof *job);
     job->ctx = ctx;
@@ -40,7 +42,7 @@ static gk_job *make_job(gk_context *ctx, const gk_points *pts, double radius)
     job->alg.kind = GK_ALG_LINEAR;
     job->alg.radius = radius;
     job->alg.nodata = NODATA;
-    job->tree = gk_kdtree_build(pts->x, pts->y, pts->n);
+    job->tree = no_tree ? NULL : gk_kdtree_build(pts->x, pts->y, pts->n);
     if (gk_tin_build(job) != GK_OK) {
         fprintf(stderr, "gk_tin_build: %s\n", gk_errmsg(ctx));
         gk_kdtree_free(job->tree);
@@ -48,6 +50,11 @@ static gk_job *make_job(gk_context *ctx, const gk_points *pts, double radius)
         return NULL;
     }
     return job;
+}
+
+static gk_job *make_job(gk_context *ctx, const gk_points *pts, double radius)
+{
+    return make_job_tree(ctx, pts, radius, 0);
 }
 
 static void free_job(gk_job *job)
@@ -252,6 +259,126 @@ static void test_latlon(gk_context *ctx)
     gk_points_free(pts);
 }
 
+/* Every node against brute force: inside a triangle the plane of the (any)
+ * triangle that holds it, outside the hull the nearest point (ties to the
+ * last in input order) within the radius. The triangles are the core's own.
+ * Also: the same bits for any tiling, with and without the job's index. */
+static void check_against_brute(gk_context *ctx, const char *what, const gk_points *pts,
+                                const gk_grid *g, double radius, double tol)
+{
+    size_t nn = (size_t)g->nx * g->ny;
+    double *a = malloc(nn * sizeof *a), *b = malloc(nn * sizeof *b), *c = malloc(nn * sizeof *c);
+    gk_job *job = make_job(ctx, pts, radius), *job2 = make_job_tree(ctx, pts, radius, 1);
+    CHECK(job && job2, "%s: job", what);
+    if (!job || !job2) {
+        free_job(job);
+        free_job(job2);
+        free(a), free(b), free(c);
+        return;
+    }
+    uint64_t nd = compute(job, g, g->nx, g->ny, a);
+    uint64_t nd2 = compute(job, g, 7, 5, b);
+    compute(job2, g, 64, 3, c);
+    CHECK(nd == nd2 && !memcmp(a, b, nn * sizeof *a) && !memcmp(a, c, nn * sizeof *a),
+          "%s: the result depends on the tiling or on the index", what);
+    gk_triangulation tri;
+    CHECK(gk_delaunay(ctx, (int)pts->n, pts->x, pts->y, &tri) == GK_OK, "%s: delaunay", what);
+    int bad = 0, inside = 0, outside = 0;
+    double maxerr = 0.0;
+    for (int j = 0; j < g->ny; j++)
+        for (int i = 0; i < g->nx; i++) {
+            double x = gk_grid_node_x(g, i), y = gk_grid_node_y(g, j), v = a[(size_t)j * g->nx + i];
+            /* Exact containment in some triangle (closed). */
+            int in = -1;
+            for (int t = 0; t < tri.n_tri && in < 0; t++) {
+                const int *tv = tri.vertex + 3 * t;
+                int ok = 1;
+                for (int k = 0; k < 3 && ok; k++) {
+                    const double pa[2] = {pts->x[tv[(k + 1) % 3]], pts->y[tv[(k + 1) % 3]]};
+                    const double pb[2] = {pts->x[tv[(k + 2) % 3]], pts->y[tv[(k + 2) % 3]]};
+                    const double pc[2] = {x, y};
+                    ok = gk_orient(pa, pb, pc) >= 0;
+                }
+                if (ok)
+                    in = t;
+            }
+            if (in >= 0) {
+                inside++;
+                /* the plane through the triangle, from its vertices */
+                const int *tv = tri.vertex + 3 * in;
+                double ax = pts->x[tv[0]], ay = pts->y[tv[0]], bx = pts->x[tv[1]] - ax,
+                       by = pts->y[tv[1]] - ay, cx = pts->x[tv[2]] - ax, cy = pts->y[tv[2]] - ay;
+                double za = pts->z[tv[0]], zb = pts->z[tv[1]] - za, zc = pts->z[tv[2]] - za;
+                double det = bx * cy - by * cx;
+                double u = ((x - ax) * cy - (y - ay) * cx) / det;
+                double w = (bx * (y - ay) - by * (x - ax)) / det;
+                double e = fabs(v - (za + u * zb + w * zc));
+                maxerr = e > maxerr ? e : maxerr;
+            } else {
+                outside++;
+                double d2, want = NODATA;
+                int k = nearest_brute(pts, x, y, &d2);
+                if (radius < 0 || (radius > 0 && d2 <= radius * radius))
+                    want = pts->z[k];
+                bad += v != want;
+            }
+        }
+    CHECK(maxerr <= tol, "%s: plane error %g", what, maxerr);
+    CHECK(bad == 0, "%s: %d nodes outside the hull differ from the brute-force nearest", what, bad);
+    printf("%s radius=%g: %d inside (max error %.3g), %d outside, all as brute force\n", what,
+           radius, inside, maxerr, outside);
+    free(tri.vertex);
+    free(tri.neighbor);
+    free_job(job);
+    free_job(job2);
+    free(a), free(b), free(c);
+}
+
+/* The core triangulation on awkward inputs: lattices (nodes on vertices and
+ * edges, cocircular cells, equidistant nearest points), duplicates with
+ * different values, near-ties on an arc. */
+static void test_core(void)
+{
+    gk_context *ctx = gk_context_new(); /* no hook: the core's Delaunay */
+    gk_points *pts = gk_points_new(ctx);
+    for (int i = 0; i < 300; i++) /* random, z not a plane */
+        gk_points_add(pts, 100.0 * urand(), 100.0 * urand(), urand());
+    gk_grid g1 = {-20, 120, -10, 110, 71, 67};
+    check_against_brute(ctx, "core random", pts, &g1, -1.0, 1e-9);
+    check_against_brute(ctx, "core random", pts, &g1, 7.0, 1e-9);
+    gk_points_free(pts);
+
+    /* A 12 x 9 lattice of step 10, z in input order; nodes every 2.5 (on
+     * vertices, edges and diagonals) and beyond, equidistant from 2 or 4. */
+    pts = gk_points_new(ctx);
+    for (int j = 0; j < 9; j++)
+        for (int i = 0; i < 12; i++)
+            gk_points_add(pts, 10.0 * i, 10.0 * j, sin(0.7 * i) + cos(1.3 * j));
+    gk_grid g2 = {-21.25, 131.25, -21.25, 101.25, 61, 49};
+    check_against_brute(ctx, "core lattice", pts, &g2, -1.0, 1e-12);
+    check_against_brute(ctx, "core lattice", pts, &g2, 15.0, 1e-12);
+    /* Every point twice more, with other values: ties to the last copy. */
+    size_t n0 = pts->n;
+    for (int r = 0; r < 2; r++)
+        for (size_t i = 0; i < n0; i++)
+            gk_points_add(pts, pts->x[i], pts->y[i], 10.0 * (r + 1) + (double)i);
+    check_against_brute(ctx, "core lattice, copies", pts, &g2, -1.0, 1e-12);
+    gk_points_free(pts);
+
+    /* 200 points on an arc round the origin (rounded: near-ties), one inside
+     * it; nodes near the centre are outside the hull. */
+    pts = gk_points_new(ctx);
+    for (int i = 0; i < 200; i++) {
+        double a = -0.5 + i / 199.0;
+        gk_points_add(pts, 10.0 * cos(a), 10.0 * sin(a), (double)i);
+    }
+    gk_points_add(pts, 9.9, 0.01, -1.0);
+    gk_grid g3 = {-1.0, 1.0, -1.0, 1.0, 9, 9};
+    check_against_brute(ctx, "core arc", pts, &g3, -1.0, 1e-9);
+    gk_points_free(pts);
+    gk_context_free(ctx);
+}
+
 /* 1, 2 or collinear points: no triangles, nearest rule everywhere. */
 static void test_degenerate(gk_context *ctx)
 {
@@ -410,6 +537,7 @@ int main(void)
     test_degenerate(ctx);
     test_duplicates(ctx);
     gk_context_free(ctx);
+    test_core();
     if (failures)
         fprintf(stderr, "%d failure(s)\n", failures);
     else
