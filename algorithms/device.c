@@ -183,6 +183,15 @@ void gk_device_warm_up(const char *spec)
     (void)probe(dev, name, sizeof name, why, sizeof why);
 }
 
+int gk_algorithm_may_use_gpu(const gk_algorithm *a)
+{
+    if (a->kind == GK_ALG_LINEAR)
+        return 0;
+    if (a->kind == GK_ALG_KRIGING && (a->krige.block_w > 0 || a->krige.n_drift_rasters > 0))
+        return 0;
+    return 1;
+}
+
 const char *gk_context_device_name(gk_context *ctx)
 {
     return ctx->device_name[0] ? ctx->device_name : "cpu";

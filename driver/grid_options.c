@@ -24,7 +24,7 @@ const char *gk_grid_usage(void)
            "    [-l layer]* [-where expr] [-sql statement] [-oo NAME=VALUE]*\n"
            "    [-txe xmin xmax] [-tye ymin ymax] [-tr xres yres] [-outsize nx ny]\n"
            "    [-a algorithm[:key=value]*] [-q] [--threads N] [--precision single|double]\n"
-           "    [--device auto|cpu|cuda|cuda:N]\n"
+           "    [--device auto|cpu|cuda|cuda:N] [--timings]\n"
            "    src_datasource dst_filename\n"
            "\n"
            "Algorithms (gdal_grid's, same parameters): invdist, invdistnn, average, nearest,\n"
@@ -34,7 +34,9 @@ const char *gk_grid_usage(void)
            "model=Sph|Exp|...|auto, psill, range, nugget, kappa, anis_angle, anis_ratio,\n"
            "variogram=FILE.json, mean, drift, drift_raster, max_points, min_points, radius,\n"
            "max_points_per_quadrant, block=WxH, variance=yes|no, nodata; docs/kriging.md).\n"
-           "Sources: any OGR vector source, or XYZ text (*.xyz or -oo FORMAT=XYZ).\n";
+           "Sources: any OGR vector source, or XYZ text (*.xyz or -oo FORMAT=XYZ).\n"
+           "--timings prints the seconds spent reading points, preparing (index, GPU),\n"
+           "gridding (and writing tiles, within it) and finishing the file, on stderr.\n";
 }
 
 static int parse_double(gk_context *ctx, const char *opt, const char *s, double *v)
@@ -232,6 +234,8 @@ gk_grid_options *gk_grid_options_new(gk_context *ctx, int argc, char **argv)
             o->algorithm = CPLStrdup(argv[++i]);
         } else if (!strcmp(a, "-q") || !strcmp(a, "-quiet") || !strcmp(a, "--quiet")) {
             o->quiet = 1;
+        } else if (!strcmp(a, "--timings")) {
+            o->timings = 1;
         } else if (!strcmp(a, "--threads")) {
             NEED(1);
             if (!strcasecmp(argv[i + 1], "ALL_CPUS"))

@@ -28,6 +28,7 @@ struct gk_grid_options {
     int threads;           /* --threads; 0 = all cores */
     gk_precision precision;
     char *device;          /* --device auto|cpu|cuda|cuda:N; NULL = GRIDKIT_DEVICE, else auto */
+    int timings;           /* --timings: seconds per phase on stderr */
     gk_progress_fn progress;
     void *progress_user;
 };

@@ -11,8 +11,49 @@
 #include <cpl_string.h>
 #include <math.h>
 #include <ogr_srs_api.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+double gk_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The GPU's start-up (CUDA module, device context: a few hundred ms) on a
+ * thread of its own while the points are read. */
+typedef struct {
+    pthread_t th;
+    int started;
+} gpu_warm_up;
+
+static void *warm_up_main(void *spec)
+{
+    gk_device_warm_up(spec);
+    return NULL;
+}
+
+static void warm_up_start(gpu_warm_up *w, const char *device)
+{
+    w->started = 0;
+    if (device && !strcmp(device, "cpu"))
+        return;
+    w->started = pthread_create(&w->th, NULL, warm_up_main, (void *)device) == 0;
+}
+
+/* Seconds spent waiting for it. */
+static double warm_up_join(gpu_warm_up *w)
+{
+    if (!w->started)
+        return 0;
+    double t0 = gk_seconds();
+    pthread_join(w->th, NULL);
+    w->started = 0;
+    return gk_seconds() - t0;
+}
 
 /* --threads, else GDAL_NUM_THREADS (as gdal_grid), else every core. */
 static int thread_count(const gk_grid_options *o)
@@ -108,11 +149,16 @@ int gk_grid_plan_init(gk_context *ctx, const gk_grid_options *o, gk_grid_plan *p
 {
     memset(p, 0, sizeof *p);
     gk_context_set_threads(ctx, thread_count(o));
-    if (gk_context_set_device(ctx, o->device))
-        return gk_errno(ctx);
-
+    /* A GPU asked for by name is checked (started) by set_device: that waits
+     * until the points are read, while the warm-up thread starts it. */
+    gpu_warm_up warm = {0};
     int rc = GK_OK;
     if (!(p->alg = gk_algorithm_parse(ctx, o->algorithm)))
+        goto fail;
+    /* no start-up for an algorithm that never runs on a GPU */
+    if (gk_algorithm_may_use_gpu(p->alg))
+        warm_up_start(&warm, o->device);
+    if (!warm.started && gk_context_set_device(ctx, o->device))
         goto fail;
     gk_algorithm_set_precision(p->alg, o->precision);
     /* kriging: variogram=FILE.json is read here */
@@ -126,7 +172,15 @@ int gk_grid_plan_init(gk_context *ctx, const gk_grid_options *o, gk_grid_plan *p
     p->planes = gk_algorithm_bands(p->alg);
     if (o->a_srs && !(p->a_srs_wkt = srs_to_wkt(ctx, o->a_srs)))
         goto fail;
-    if (gk_grid_options_read_points(ctx, o, gk_algorithm_needs_z(p->alg), &p->sp))
+    double t0 = gk_seconds();
+    int read_rc = gk_grid_options_read_points(ctx, o, gk_algorithm_needs_z(p->alg), &p->sp);
+    p->read_s = gk_seconds() - t0;
+    if (warm.started) {
+        p->gpu_wait_s = warm_up_join(&warm);
+        if (gk_context_set_device(ctx, o->device))
+            goto fail;
+    }
+    if (read_rc)
         goto fail;
     if (grid_geometry(ctx, o, &p->sp, &p->g))
         goto fail;
@@ -159,6 +213,11 @@ int gk_grid_plan_init(gk_context *ctx, const gk_grid_options *o, gk_grid_plan *p
     return GK_OK;
 
 fail:
+    if (warm.started) {
+        /* an unusable GPU is still the error reported, as when it was checked first */
+        warm_up_join(&warm);
+        gk_context_set_device(ctx, o->device);
+    }
     rc = gk_errno(ctx) ? gk_errno(ctx) : GK_ERR_INTERNAL;
     gk_grid_plan_free(p);
     return rc;

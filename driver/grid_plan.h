@@ -28,10 +28,16 @@ typedef struct {
     int set_nodata;             /* nodata= given: set the band nodata flag */
     double nodata;
     struct gk_drift_rasters *drift; /* kriging with external drift, else NULL */
+    double read_s;              /* seconds reading the points (--timings) */
+    double gpu_wait_s;          /* seconds then waiting for the GPU's start-up */
 } gk_grid_plan;
 
+/* Wall-clock seconds, for --timings. */
+double gk_seconds(void);
+
 /* Applies --threads/--device to ctx, parses the algorithm (reading
- * variogram=FILE.json), reads the points, resolves the geometry, SRS, bands,
+ * variogram=FILE.json), reads the points (while another thread starts the
+ * GPU, unless the device is cpu), resolves the geometry, SRS, bands,
  * descriptions and metadata. On error: a message in ctx, *p freed. */
 int gk_grid_plan_init(gk_context *ctx, const gk_grid_options *o, gk_grid_plan *p);
 /* The output SRS as WKT (-a_srs, else the source layer's), NULL if none. */

@@ -26,19 +26,50 @@ void gk_gdal_init(gk_context *ctx)
     GDALAllRegister();
 }
 
+/* GDAL's block cache for the output. Tiles reach the writer a row of tiles
+ * at a time and finished blocks are never read again, so GDAL's default
+ * (5% of RAM) would only fill up with them; too small a cache is worse: it
+ * writes out blocks still half empty and reads them back for the next tile
+ * (1024-row GPU tiles in a 16 MB cache: 2-3x slower). Unless the user chose
+ * a size, the cache holds three rows of the tallest tiles seen so far (at
+ * least 16 MB, at most GDAL's default); memory then stays flat whatever the
+ * grid size. */
+typedef struct {
+    int automatic;        /* GDAL_CACHEMAX not set by the user */
+    GIntBig gdal_default; /* GDAL's own choice */
+    GIntBig row_bytes;    /* one row of pixels of one band */
+    int tile_h;           /* tallest tile the cache is sized for */
+} cache_plan;
+
+static void cache_fit(cache_plan *c, int tile_h, int planes)
+{
+    if (!c->automatic || tile_h <= c->tile_h)
+        return;
+    c->tile_h = tile_h;
+    GIntBig want = 3 * c->row_bytes * tile_h * planes;
+    if (want < ((GIntBig)16 << 20))
+        want = (GIntBig)16 << 20;
+    GDALSetCacheMax64(want < c->gdal_default ? want : c->gdal_default);
+}
+
 typedef struct {
     gk_raster_writer *w;
-    int band; /* first output band of this job's planes */
+    int band;       /* first output band of this job's planes */
+    cache_plan *cache;
+    double write_s; /* seconds in the sink (the engine runs it one tile at a time) */
 } sink_state;
 
 static int sink(void *user, int x0, int y0, int w, int h, int nbands, const double *values)
 {
     sink_state *s = user;
-    for (int b = 0; b < nbands; b++)
-        if (gk_raster_writer_write(s->w, s->band + b, x0, y0, w, h,
-                                   values + (size_t)b * w * h))
-            return 1;
-    return 0;
+    double t0 = gk_seconds();
+    cache_fit(s->cache, h, nbands); /* the engine may take larger tiles (GPU) */
+    int rc = 0;
+    for (int b = 0; b < nbands && !rc; b++)
+        rc = gk_raster_writer_write(s->w, s->band + b, x0, y0, w, h,
+                                    values + (size_t)b * w * h) != GK_OK;
+    s->write_s += gk_seconds() - t0;
+    return rc;
 }
 
 typedef struct {
@@ -79,9 +110,13 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
 {
     if (!o->dst)
         return gk_error(ctx, GK_ERR_ARG, "no destination file given (try --help)");
+    /* --timings: seconds per phase */
+    double t_start = gk_seconds(), t_open = 0, t_prepare = 0, t_grid = 0, t_write = 0,
+           t_finish = 0;
     gk_grid_plan plan;
     if (gk_grid_plan_init(ctx, o, &plan))
         return gk_errno(ctx);
+    double t_plan = gk_seconds() - t_start;
     const gk_grid g = plan.g;
     const gk_source_points sp = plan.sp;
     const gk_algorithm *alg = plan.alg;
@@ -111,25 +146,19 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
     spec.band_descriptions = (const char *const *)plan.desc;
     spec.metadata = plan.md;
     spec.protect = protect;
-    if (!(w = gk_raster_writer_open(ctx, &spec))) {
+    double t0 = gk_seconds();
+    w = gk_raster_writer_open(ctx, &spec);
+    t_open = gk_seconds() - t0;
+    if (!w) {
         rc = gk_errno(ctx) ? gk_errno(ctx) : GK_ERR_IO;
         goto done;
     }
     int tw, th;
     gk_raster_writer_tile_size(w, &tw, &th);
-    /* Tiles reach the writer a row of tiles at a time and finished blocks are
-     * never read again, so GDAL's default block cache (5% of RAM) would only
-     * fill up with them: unless the user chose a size, give it three rows of
-     * tiles of the planes a job writes, at least 16 MB. Memory then stays flat
-     * whatever the grid size (the writer bounds a row of tiles). */
-    if (!CPLGetConfigOption("GDAL_CACHEMAX", NULL)) {
-        GDALDataType dt = o->type ? GDALGetDataTypeByName(o->type) : GDT_Float64;
-        GIntBig row = (GIntBig)g.nx * th * GDALGetDataTypeSizeBytes(dt) *
-                      (plan.bands > sp.n_layers ? 2 : 1);
-        GIntBig want = 3 * row > ((GIntBig)16 << 20) ? 3 * row : ((GIntBig)16 << 20);
-        if (want < GDALGetCacheMax64())
-            GDALSetCacheMax64(want);
-    }
+    GDALDataType dt = o->type ? GDALGetDataTypeByName(o->type) : GDT_Float64;
+    cache_plan cache = {!CPLGetConfigOption("GDAL_CACHEMAX", NULL), GDALGetCacheMax64(),
+                        (GIntBig)g.nx * GDALGetDataTypeSizeBytes(dt), 0};
+    cache_fit(&cache, th, nb);
 
     double gt[6];
     gk_grid_geotransform(&g, gt);
@@ -150,7 +179,9 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
             fprintf(stderr, "Algorithm name: \"%s\".\n", gk_algorithm_name(alg));
             fprintf(stderr, "Options are \"%s\"\n", gk_algorithm_string(alg));
         }
+        t0 = gk_seconds();
         gk_job *job = gk_grid_plan_job(ctx, &plan, b);
+        t_prepare += gk_seconds() - t0;
         if (!job) {
             rc = gk_errno(ctx);
             break;
@@ -161,10 +192,13 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
                 fprintf(stderr, "Variogram model: %s%s\n", mbuf,
                         kp->model_auto ? " (fitted)" : "");
         }
-        sink_state ss = {w, b * nb + 1};
+        sink_state ss = {w, b * nb + 1, &cache, 0};
         scaled_progress sc = {o->progress, o->progress_user, (double)b / sp.n_layers,
                               1.0 / sp.n_layers};
+        t0 = gk_seconds();
         rc = gk_job_run(job, &g, tw, th, sink, &ss, o->progress ? band_progress : NULL, &sc);
+        t_grid += gk_seconds() - t0;
+        t_write += ss.write_s;
         if (!o->quiet && !rc)
             fprintf(stderr, "Device: %s\n", gk_context_device_name(ctx));
         gk_run_stats st;
@@ -177,10 +211,20 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
         gk_job_free(job);
     }
     if (!rc) {
+        t0 = gk_seconds();
         rc = gk_raster_writer_commit(w);
+        t_finish = gk_seconds() - t0;
         w = NULL;
         if (rc && !gk_errno(ctx))
             rc = gk_error(ctx, GK_ERR_IO, "could not finish %s", o->dst);
+    }
+    if (o->timings && !rc) {
+        fprintf(stderr,
+                "Timings (s): read points %.3f, waiting for the GPU %.3f, other set-up %.3f, "
+                "create output %.3f, prepare %.3f, grid %.3f (writing tiles %.3f of it), "
+                "finish output %.3f; total %.3f\n",
+                plan.read_s, plan.gpu_wait_s, t_plan - plan.read_s - plan.gpu_wait_s, t_open,
+                t_prepare, t_grid, t_write, t_finish, gk_seconds() - t_start);
     }
 
 done:

@@ -2,7 +2,7 @@
  * test_read_points.c - points in: the XYZ text reader and gk_read_points over
  * OGR sources (CSV, GeoPackage) with every gdal_grid selection option.
  *
- *   test_read_points xyz | ogr            (ctest)
+ *   test_read_points xyz | ogr | arrow    (ctest)
  *   test_read_points bench_xyz N          (writes and times an N-line .xyz)
  *   test_read_points bench_gpkg N         (writes and times an N-point GeoPackage)
  */
@@ -763,6 +763,185 @@ static void test_ogr(void)
     gk_context_free(ctx);
 }
 
+/* ---- the Arrow stream against feature by feature -------------------------- */
+
+/* Layers for every case the Arrow path decodes itself or hands to OGR: 3-D,
+ * 2-D, M and ZM points, empty points, every geometry kind, null geometries,
+ * null / integer / 64-bit Z fields, a layer without attributes and one of
+ * several batches. */
+static void make_arrow_fixture(const char *driver, const char *path)
+{
+    GDALDatasetH ds = GDALCreate(GDALGetDriverByName(driver), path, 0, 0, 0, GDT_Unknown, NULL);
+    if (!ds) {
+        fprintf(stderr, "cannot create %s\n", path);
+        exit(2);
+    }
+    OGRLayerH l = new_layer(ds, "mixed", NULL, wkbUnknown);
+    OGRFieldDefnH fd = OGR_Fld_Create("big", OFTInteger64);
+    OGR_L_CreateField(l, fd, 1);
+    OGR_Fld_Destroy(fd);
+    const char *wkt[] = {"POINT Z (1 2 3)",
+                         "POINT (4 5)",
+                         "POINT M (6 7 8)",
+                         "POINT ZM (9 10 11 12)",
+                         "POINT EMPTY",
+                         NULL,
+                         "MULTIPOINT Z ((1 1 1),(2 2 2))",
+                         "MULTIPOINT ((3 3),(4 4))",
+                         "LINESTRING Z (0 0 1,1 0 2)",
+                         "POLYGON Z ((0 0 5,4 0 5,4 4 5,0 4 5,0 0 5))",
+                         "GEOMETRYCOLLECTION Z (POINT Z (7 7 9),LINESTRING Z (8 8 1,9 9 2))",
+                         "POINT Z (-1.5 2.25 NaN)",
+                         "POINT Z (1e300 -1e-300 -0.0)"};
+    int n = (int)(sizeof wkt / sizeof *wkt);
+    for (int i = 0; i < 3 * n; i++) {
+        double v = i % 4 == 1 ? NAN : 0.5 * i;
+        OGRFeatureH f = OGR_F_Create(OGR_L_GetLayerDefn(l));
+        OGR_F_SetFieldInteger(f, 0, i);
+        if (i % 5 != 2)
+            OGR_F_SetFieldDouble(f, 1, v);
+        if (i % 7 != 3)
+            OGR_F_SetFieldInteger64(f, 2, ((GIntBig)1 << 40) + i);
+        const char *w = wkt[i % n];
+        if (w) {
+            OGRGeometryH g;
+            if (!strcmp(w, "POINT Z (-1.5 2.25 NaN)")) {
+                g = OGR_G_CreateGeometry(wkbPoint25D);
+                OGR_G_SetPoint(g, 0, -1.5, 2.25, NAN);
+            } else {
+                g = wkt_geom(w);
+            }
+            OGR_F_SetGeometryDirectly(f, g);
+        }
+        if (OGR_L_CreateFeature(l, f) != OGRERR_NONE)
+            fprintf(stderr, "%s: cannot write %s\n", driver, w ? w : "no geometry");
+        OGR_F_Destroy(f);
+    }
+    /* many 3-D points (several batches), some null values */
+    l = new_layer(ds, "many", NULL, wkbPoint25D);
+    int tr = OGR_L_TestCapability(l, OLCTransactions);
+    if (tr)
+        must(OGR_L_StartTransaction(l), "OGR_L_StartTransaction");
+    OGRFeatureH f = OGR_F_Create(OGR_L_GetLayerDefn(l));
+    OGRGeometryH g = OGR_G_CreateGeometry(wkbPoint25D);
+    srand(7);
+    for (int i = 0; i < 70000; i++) { /* > 65536, the default batch */
+        OGR_G_SetPoint(g, 0, rand() / (double)RAND_MAX * 1000, rand() / (double)RAND_MAX * 1000,
+                       rand() / (double)RAND_MAX);
+        OGR_F_SetGeometry(f, g);
+        OGR_F_SetFID(f, OGRNullFID);
+        OGR_F_SetFieldInteger(f, 0, i);
+        if (i % 1000 == 17)
+            OGR_F_SetFieldNull(f, 1);
+        else
+            OGR_F_SetFieldDouble(f, 1, i * 0.25);
+        must(OGR_L_CreateFeature(l, f), "OGR_L_CreateFeature");
+    }
+    if (tr)
+        must(OGR_L_CommitTransaction(l), "OGR_L_CommitTransaction");
+    OGR_G_DestroyGeometry(g);
+    OGR_F_Destroy(f);
+    /* 2-D points and no attribute at all */
+    l = GDALDatasetCreateLayer(ds, "bare", NULL, wkbPoint, NULL);
+    for (int i = 0; i < 10; i++) {
+        char w[64];
+        snprintf(w, sizeof w, "POINT (%d %d)", i, 2 * i);
+        add_feature(l, w, i, NULL);
+    }
+    GDALClose(ds);
+}
+
+/* Reads layer `layer` of src with and without the Arrow stream: the same
+ * return code and message, and the same points, bit for bit, in the same
+ * order, with the same counts. */
+static void same_both_ways(const char *src, const char *layer, const char *zfield,
+                           int needs_z, const char *where)
+{
+    gk_context *ctx = gk_context_new();
+    gk_read_options ro = opts(src);
+    char *ls[] = {(char *)layer, NULL};
+    ro.layers = ls;
+    ro.zfield = zfield;
+    ro.needs_z = needs_z;
+    ro.where = where;
+    ro.z_increase = 0.5;
+    ro.z_multiply = -2;
+    gk_source_points a, b;
+    CPLSetConfigOption("GRIDKIT_OGR_ARROW", "YES");
+    int ra = rd(ctx, &ro, &a);
+    char ma[1024];
+    snprintf(ma, sizeof ma, "%s", gk_errmsg(ctx));
+    CPLSetConfigOption("GRIDKIT_OGR_ARROW", "NO");
+    int rb = rd(ctx, &ro, &b);
+    CPLSetConfigOption("GRIDKIT_OGR_ARROW", NULL);
+    int bad = ra != rb || strcmp(ma, gk_errmsg(ctx)) != 0;
+    if (!ra && !rb) {
+        const gk_layer_points *la = &a.layers[0], *lb = &b.layers[0];
+        size_t n = gk_points_count(la->pts);
+        bad |= n != gk_points_count(lb->pts) || la->n_features != lb->n_features ||
+               la->n_skipped_z != lb->n_skipped_z || la->n_clipped != lb->n_clipped;
+        for (size_t i = 0; !bad && i < n; i++)
+            bad |= memcmp(&gk_points_x(la->pts)[i], &gk_points_x(lb->pts)[i], 8) ||
+                   memcmp(&gk_points_y(la->pts)[i], &gk_points_y(lb->pts)[i], 8) ||
+                   memcmp(&gk_points_z(la->pts)[i], &gk_points_z(lb->pts)[i], 8);
+        if (bad)
+            fprintf(stderr,
+                    "arrow: %zu points, %zu features, %zu skipped; features: %zu, %zu, %zu\n",
+                    n, la->n_features, la->n_skipped_z, gk_points_count(lb->pts),
+                    lb->n_features, lb->n_skipped_z);
+    }
+    if (bad)
+        fprintf(stderr, "%s layer %s zfield %s needs_z %d where %s: rc %d/%d \"%s\" / \"%s\"\n",
+                src, layer, zfield ? zfield : "-", needs_z, where ? where : "-", ra, rb, ma,
+                gk_errmsg(ctx));
+    CHECK(!bad);
+    if (!ra)
+        gk_source_points_free(&a);
+    if (!rb)
+        gk_source_points_free(&b);
+    gk_context_free(ctx);
+}
+
+static void test_arrow(void)
+{
+    /* what the reader says it did goes to a log file */
+    const char *log = tpath("gdal.log");
+    CPLSetConfigOption("CPL_LOG", log);
+    CPLSetConfigOption("CPL_DEBUG", "GRIDKIT");
+    /* FlatGeobuf: a directory, one .fgb per layer */
+    const char *gpkg = tpath("arrow.gpkg"), *fgb = tpath("arrow_fgb");
+    make_arrow_fixture("GPKG", gpkg);
+    make_arrow_fixture("FlatGeobuf", fgb);
+    const char *srcs[] = {gpkg, fgb};
+    const char *layers[] = {"mixed", "many", "bare"};
+    const char *zfields[] = {NULL, "val", "id", "big"};
+    for (int s = 0; s < 2; s++)
+        for (int l = 0; l < 3; l++)
+            for (int z = 0; z < 4; z++)
+                for (int nz = 0; nz < 2; nz++) {
+                    same_both_ways(srcs[s], layers[l], zfields[z], nz, NULL);
+                    if (l < 2)
+                        same_both_ways(srcs[s], layers[l], zfields[z], nz, "id % 3 <> 1");
+                }
+    /* the GeoPackage's point layers did go through the Arrow stream */
+    CPLSetConfigOption("CPL_DEBUG", NULL);
+    FILE *f = fopen(log, "rb");
+    char line[512];
+    int many = 0, bare = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        if (strstr(line, "\"many\": read through the Arrow stream"))
+            many++;
+        if (strstr(line, "\"bare\": read through the Arrow stream"))
+            bare++;
+        if (getenv("GK_TEST_VERBOSE") && strstr(line, "GRIDKIT"))
+            fputs(line, stdout);
+    }
+    if (f)
+        fclose(f);
+    CHECK(many > 0);
+    CHECK(bare > 0);
+}
+
 /* ---- benchmarks (not in ctest) -------------------------------------------- */
 
 static void bench_xyz(size_t n)
@@ -846,6 +1025,8 @@ int main(int argc, char **argv)
         test_xyz();
     if (!strcmp(what, "ogr") || !strcmp(what, "all"))
         test_ogr();
+    if (!strcmp(what, "arrow") || !strcmp(what, "all"))
+        test_arrow();
     if (!strcmp(what, "bench_xyz"))
         bench_xyz(argc > 2 ? (size_t)atol(argv[2]) : 10000000);
     if (!strcmp(what, "bench_gpkg"))

@@ -674,6 +674,58 @@ static int test_memory(gk_context *ctx)
     return failures != 0;
 }
 
+/* ---- bench (not in ctest): gridkit grid's 4096 x 4096 Float32 GTiff ----- */
+
+static double secs(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+/* test_write_raster --bench DIR [N [TILE]]: N x N Float32, TILE x TILE tiles
+ * (0: the writer's own), row by row as the engine hands them over. */
+static void bench(gk_context *ctx, int n, int tile)
+{
+    const char *dst = path("bench.tif");
+    gk_raster_spec s = base_spec(dst, n, n);
+    s.type = "Float32";
+    double t0 = secs();
+    gk_raster_writer *w = gk_raster_writer_open(ctx, &s);
+    if (!w) {
+        fprintf(stderr, "open: %s\n", gk_errmsg(ctx));
+        return;
+    }
+    int tw, th;
+    gk_raster_writer_tile_size(w, &tw, &th);
+    if (tile > 0)
+        tw = th = tile;
+    /* as grid_run.c: three rows of tiles of cache (GDAL_CACHEMAX=16 shows
+     * what too small a cache costs) */
+    GIntBig want = 3 * (GIntBig)n * th * 4;
+    if (want < ((GIntBig)16 << 20))
+        want = (GIntBig)16 << 20;
+    if (!CPLGetConfigOption("GDAL_CACHEMAX", NULL) && want < GDALGetCacheMax64())
+        GDALSetCacheMax64(want);
+    double *buf = malloc(sizeof(double) * tw * th);
+    for (size_t i = 0; i < (size_t)tw * th; i++)
+        buf[i] = (double)i * 1e-3;
+    double t1 = secs();
+    int rc = GK_OK;
+    for (int y0 = 0; y0 < n && rc == GK_OK; y0 += th)
+        for (int x0 = 0; x0 < n && rc == GK_OK; x0 += tw) {
+            int wd = n - x0 < tw ? n - x0 : tw, ht = n - y0 < th ? n - y0 : th;
+            rc = gk_raster_writer_write(w, 1, x0, y0, wd, ht, buf);
+        }
+    double t2 = secs();
+    rc = rc ? rc : gk_raster_writer_commit(w);
+    double t3 = secs();
+    free(buf);
+    printf("%dx%d Float32, tiles %dx%d: open %.3f s, write %.3f s, commit %.3f s (rc %d)\n", n,
+           n, tw, th, t1 - t0, t2 - t1, t3 - t2, rc);
+    unlink(dst);
+}
+
 /* Every run starts from an empty work directory: files left by an earlier
  * run would make the "not there before commit" checks fail. */
 static void empty_workdir(void)
@@ -694,6 +746,12 @@ static void empty_workdir(void)
 int main(int argc, char **argv)
 {
     int memory = argc > 2 && strcmp(argv[1], "--memory") == 0;
+    int bench_n = 0, bench_tile = 0;
+    if (argc > 2 && strcmp(argv[1], "--bench") == 0) {
+        bench_n = argc > 3 ? atoi(argv[3]) : 4096;
+        bench_tile = argc > 4 ? atoi(argv[4]) : 0;
+        argc = 3;
+    }
     const char *dir = argc > 1 ? argv[argc - 1] : "write_raster_tmp";
     mkdir(dir, 0755);
     char *real = realpath(dir, NULL);
@@ -706,7 +764,9 @@ int main(int argc, char **argv)
     empty_workdir();
     GDALAllRegister();
     gk_context *ctx = gk_context_new();
-    if (memory) {
+    if (bench_n > 0) {
+        bench(ctx, bench_n, bench_tile);
+    } else if (memory) {
         test_memory(ctx);
     } else {
         test_gtiff_roundtrip(ctx, 1);
