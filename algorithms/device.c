@@ -169,6 +169,15 @@ int gk_context_set_device(gk_context *ctx, const char *spec)
     return GK_OK;
 }
 
+int gk_context_request_device(gk_context *ctx, const char *spec)
+{
+    int code = GK_DEV_UNSET;
+    if (spec && parse_spec(spec, &code))
+        return gk_error(ctx, GK_ERR_ARG, "--device: '%s' is not auto, cpu, cuda or cuda:N", spec);
+    ctx->device = code;
+    return GK_OK;
+}
+
 void gk_device_warm_up(const char *spec)
 {
     int code = GK_DEV_AUTO;

@@ -88,6 +88,9 @@ void gk_context_set_triangulator(gk_context *ctx, gk_triangulate_fn fn, void *us
  * auto. GK_ERR_ARG for a bad spec; GK_ERR_UNSUPPORTED when a GPU is asked
  * for explicitly and none is usable (the message says why). */
 int gk_context_set_device(gk_context *ctx, const char *spec);
+/* The same request without starting the GPU now: a job that needs one checks
+ * it (and fails then when a GPU asked for by name is not usable). */
+int gk_context_request_device(gk_context *ctx, const char *spec);
 /* Where the last job ran: "cpu", "cuda:0 (NVIDIA H100 80GB HBM3)", or "cpu
  * (reason)" when auto or an algorithm without a GPU kernel fell back. */
 const char *gk_context_device_name(gk_context *ctx);

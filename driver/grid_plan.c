@@ -155,11 +155,16 @@ int gk_grid_plan_init(gk_context *ctx, const gk_grid_options *o, gk_grid_plan *p
     int rc = GK_OK;
     if (!(p->alg = gk_algorithm_parse(ctx, o->algorithm)))
         goto fail;
-    /* no start-up for an algorithm that never runs on a GPU */
-    if (gk_algorithm_may_use_gpu(p->alg))
+    /* no start-up for an algorithm that never runs on a GPU: it says so
+     * when it runs ("cpu (linear: ...)") */
+    if (!gk_algorithm_may_use_gpu(p->alg)) {
+        if (gk_context_request_device(ctx, o->device))
+            goto fail;
+    } else {
         warm_up_start(&warm, o->device);
-    if (!warm.started && gk_context_set_device(ctx, o->device))
-        goto fail;
+        if (!warm.started && gk_context_set_device(ctx, o->device))
+            goto fail;
+    }
     gk_algorithm_set_precision(p->alg, o->precision);
     /* kriging: variogram=FILE.json is read here */
     const gk_kriging_params *kp = gk_algorithm_kriging(p->alg);

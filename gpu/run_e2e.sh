@@ -13,7 +13,7 @@ mkdir -p $W
 if [ -f $E/gdal-runtime.tar.xz ]; then
   tar -C $W -xJf $E/gdal-runtime.tar.xz && source $W/gdal-runtime/env.sh || exit 1
 fi
-cp $E/gridkit $E/gridkit_cuda.so $W/ 2>/dev/null; cp $E/gridkit $W/ || exit 1
+cp $E/gridkit $E/gridkit_cuda.so $E/bench_linear $W/ 2>/dev/null; cp $E/gridkit $W/ || exit 1
 cd $W
 t() { local s=$(date +%s.%N) lim=$1; shift
   timeout $lim "$@" >out.txt 2>err.txt || { echo "FAILED($?): $*" >&2; tail -3 err.txt >&2; }
@@ -28,13 +28,15 @@ declare -A ALG=(
   [linear]="linear"
   [invdist]="invdist:power=2"
   [kriging]="kriging:model=Exp:psill=1:range=1500:nugget=0.001:max_points=16"
+  [kriging1]="kriging:model=Exp:psill=1:range=1500:nugget=0.001:max_points=16:variance=no"
 )
 size() { [ $1 = invdist ] && echo 1024 || echo 4096; }
 echo "gridkit grid --device $DEVICE (seconds, wall, reading the GeoPackage and writing the GeoTIFF included):"
 ./gridkit grid --device $DEVICE $COMMON -outsize 4096 4096 -a ${ALG[invdistnn]} pts.gpkg warm.tif 2>&1 | tail -2
-for c in invdistnn average linear invdist kriging; do
+for c in ${GK_CASES:-invdistnn average linear invdist kriging kriging1}; do
   n=$(size $c); prec=""; [ $c = invdist ] && prec="--precision single"
-  echo "  $c ${n}x$n: $(t 120 ./gridkit grid -q --device $DEVICE $prec $COMMON -outsize $n $n -a ${ALG[$c]} pts.gpkg gk_$c.tif)"
+  echo "  $c ${n}x$n: $(t 120 ./gridkit grid -q --timings --device $DEVICE $prec $COMMON -outsize $n $n -a ${ALG[$c]} pts.gpkg gk_$c.tif)"
+  grep -iE "read|total" err.txt | tail -2 | sed 's/^/      /'
 done
 echo "gdal_grid, GDAL_NUM_THREADS=$(nproc):"
 for c in "$@"; do
@@ -42,3 +44,4 @@ for c in "$@"; do
   echo "  $c ${n}x$n: $(GDAL_NUM_THREADS=$(nproc) t 150 gdal_grid -q $COMMON -outsize $n $n -a ${ALG[$c]} pts.gpkg gd_$c.tif)"
 done
 gdalinfo gk_kriging.tif | grep -E "^Band|Size is"
+[ -x bench_linear ] && ./bench_linear 1048576 4096 $(nproc) 3 | tail -4
