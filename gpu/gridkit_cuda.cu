@@ -251,116 +251,46 @@ struct LocalParams {
     double *out;
 };
 
-__device__ __forceinline__ double idw_weight(double r2, double p)
+/* Visits the points of window w around (nx, ny) ring by ring of bins, the
+ * nearest ring first: visit(p, d2) for each point p (bin order) inside the
+ * window; after each ring, stop(b), b a lower bound on the distance of every
+ * point not visited yet. Ends when stop says so or nothing is left. */
+template <class Visit, class Stop>
+__device__ __forceinline__ void ring_search(const Bins &B, const Win &w, double nx, double ny,
+                                            Visit &&visit, Stop &&stop)
 {
-    return p == 2.0 ? 1.0 / r2 : pow(r2, -0.5 * p);
-}
-
-#include "krige_kernels.cuh"
-#include "variogram_kernels.cuh"
-#include "window_kernels_extra.cuh"
-
-/* ---- IDW over the k nearest in the window (invdistnn, invdist with an ellipse) --- */
-
-template <int K, int MINB>
-__global__ void __launch_bounds__(128, MINB) knn_idw_kernel(LocalParams P)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y;
-    if (i >= P.g.w || j >= P.g.h)
-        return;
-    const double nx = node_x(P.g.xmin, P.g.cw, P.g.x0 + i);
-    const double ny = node_x(P.g.ymax, P.g.ch, P.g.y0 + j);
-    const Bins &B = P.B;
-    double D[K];
-    int I[K];
-    const int koff = K - P.k; /* sentinels in front: the k-th is D[K-1] (in registers) */
-#pragma unroll
-    for (int q = 0; q < K; q++) {
-        D[q] = q < koff ? -INFINITY : INFINITY;
-        I[q] = q < koff ? -1 : INT_MAX;
-    }
-    int count = 0, hit = INT_MAX;
-    const double hit2 = P.g.hit2, s2 = P.s2;
     const int bx = bin_of(nx, B.gx0, B.ibsx, B.nbx), by = bin_of(ny, B.gy0, B.ibsy, B.nby);
-    const int k = P.k;
     for (int r = 0;; r++) {
         const int nseg = ring_segments(r);
         for (int sg = 0; sg < nseg; sg++) {
             int p0, p1;
             seg_range(B, bx, by, r, sg, p0, p1);
             for (int p = p0; p < p1; p++) {
-                double2 q = B.xy[p];
-                double dx = __dsub_rn(q.x, nx), dy = __dsub_rn(q.y, ny);
-                double d2 = sq2(dx, dy);
-                if (!in_window(P.w, dx, dy, d2))
-                    continue;
-                int id = B.idx[p];
-                count++;
-                if (__dadd_rn(d2, s2) < hit2 && id < hit)
-                    hit = id;
-                kbest_offer(D, I, d2, id);
+                const double2 q = B.xy[p];
+                const double dx = __dsub_rn(q.x, nx), dy = __dsub_rn(q.y, ny);
+                const double d2 = sq2(dx, dy);
+                if (in_window(w, dx, dy, d2))
+                    visit(p, dx, dy, d2);
             }
         }
-        double b = ring_bound(B, nx, ny, bx, by, r);
-        if (b == INFINITY || b > P.w.rout)
-            break;
-        if (count >= k) {
-            const double kd = D[K - 1];
-            double b2 = b * b;
-            if (b2 > kd && b2 >= hit2)
-                break;
-        }
+        const double b = ring_bound(B, nx, ny, bx, by, r);
+        if (b == INFINITY || b > w.rout || stop(b))
+            return;
     }
-    double v = P.nodata;
-    if (hit != INT_MAX) {
-        v = P.zin[hit];
-    } else {
-        int m = count < k ? count : k;
-        if (m > 0 && m >= P.min_points) {
-            double num = 0.0, den = 0.0;
-#pragma unroll
-            for (int q = 0; q < K; q++) {
-                if (q >= koff && q - koff < m) {
-                    double wgt = idw_weight(D[q] + s2, P.power);
-                    num += wgt * P.zin[I[q]];
-                    den += wgt;
-                }
-            }
-            if (den != 0.0)
-                v = num / den;
-        }
-    }
-    P.out[(size_t)j * P.g.w + i] = v;
 }
 
-/* The same rule with a warp in lockstep over the candidates of its 8 x 4
- * nodes: one ring search around the bins of the patch, every lane reading the
- * same point (a broadcast) and keeping its own k-list, until every lane's stop
- * rule holds. No divergence in the loops; a few more candidates per node. */
-template <int K, int MINB>
-__global__ void __launch_bounds__(128, MINB) knn_idw_warp_kernel(LocalParams P)
+/* The same with a warp in lockstep over the rings around the bins of its
+ * lanes' nodes: every lane reads the same point (a broadcast), and the rings
+ * go on until every lane's stop holds. No divergence in the loops; a few more
+ * candidates per node. */
+template <class Visit, class Stop>
+__device__ __forceinline__ void ring_search_warp(const Bins &B, const Win &w, double nx,
+                                                 double ny, Visit &&visit, Stop &&stop)
 {
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const int i = blockIdx.x * 8 + (lane & 7), j = blockIdx.y * 16 + warp * 4 + (lane >> 3);
-    const bool valid = i < P.g.w && j < P.g.h;
-    const double nx = node_x(P.g.xmin, P.g.cw, P.g.x0 + min(i, P.g.w - 1));
-    const double ny = node_x(P.g.ymax, P.g.ch, P.g.y0 + min(j, P.g.h - 1));
-    const Bins &B = P.B;
-    double D[K];
-    int I[K];
-    const int koff = K - P.k; /* sentinels in front: the k-th is D[K-1] (in registers) */
-#pragma unroll
-    for (int q = 0; q < K; q++) {
-        D[q] = q < koff ? -INFINITY : INFINITY;
-        I[q] = q < koff ? -1 : INT_MAX;
-    }
-    int count = 0, hit = INT_MAX;
-    const double hit2 = P.g.hit2, s2 = P.s2;
     const int bx = bin_of(nx, B.gx0, B.ibsx, B.nbx), by = bin_of(ny, B.gy0, B.ibsy, B.nby);
     const unsigned FULL = 0xffffffffu;
     const int bxl = __reduce_min_sync(FULL, bx), bxh = __reduce_max_sync(FULL, bx);
     const int byl = __reduce_min_sync(FULL, by), byh = __reduce_max_sync(FULL, by);
-    const int k = P.k;
     for (int r = 0;; r++) {
         const int nseg = r == 0 ? byh - byl + 1 : 2 + 2 * (byh - byl + 2 * r - 1);
         for (int sg = 0; sg < nseg; sg++) {
@@ -371,7 +301,7 @@ __global__ void __launch_bounds__(128, MINB) knn_idw_warp_kernel(LocalParams P)
                 yy = sg == 0 ? byl - r : byh + r;
                 xa = max(bxl - r, 0), xb = min(bxh + r, B.nbx - 1);
             } else {
-                int t = sg - 2;
+                const int t = sg - 2;
                 yy = byl - r + 1 + (t >> 1);
                 xa = xb = (t & 1) ? bxh + r : bxl - r;
             }
@@ -379,16 +309,11 @@ __global__ void __launch_bounds__(128, MINB) knn_idw_warp_kernel(LocalParams P)
                 continue;
             const int p0 = B.start[yy * B.nbx + xa], p1 = B.start[yy * B.nbx + xb + 1];
             for (int p = p0; p < p1; p++) {
-                double2 q = B.xy[p];
-                double dx = __dsub_rn(q.x, nx), dy = __dsub_rn(q.y, ny);
-                double d2 = sq2(dx, dy);
-                if (!in_window(P.w, dx, dy, d2))
-                    continue;
-                int id = B.idx[p];
-                count++;
-                if (__dadd_rn(d2, s2) < hit2 && id < hit)
-                    hit = id;
-                kbest_offer(D, I, d2, id);
+                const double2 q = B.xy[p];
+                const double dx = __dsub_rn(q.x, nx), dy = __dsub_rn(q.y, ny);
+                const double d2 = sq2(dx, dy);
+                if (in_window(w, dx, dy, d2))
+                    visit(p, dx, dy, d2);
             }
         }
         /* this lane's bound: the distance to the outside of the searched box */
@@ -404,38 +329,121 @@ __global__ void __launch_bounds__(128, MINB) knn_idw_warp_kernel(LocalParams P)
         bool done = b == INFINITY;
         if (!done) {
             b = fmax(b - B.margin, 0.0);
-            done = b > P.w.rout;
-            if (!done && count >= k) {
-                const double kd = D[K - 1];
-                double b2 = b * b;
-                done = b2 > kd && b2 >= hit2;
-            }
+            done = b > w.rout || stop(b);
         }
         if (__all_sync(FULL, done))
-            break;
+            return;
     }
-    if (!valid)
-        return;
-    double v = P.nodata;
-    if (hit != INT_MAX) {
-        v = P.zin[hit];
-    } else {
-        int m = count < k ? count : k;
-        if (m > 0 && m >= P.min_points) {
-            double num = 0.0, den = 0.0;
+}
+
+/* Sentinels in front of a k-best list (k <= K): no candidate passes them, so
+ * the k-th nearest is always D[K-1] (a run-time index would move the lists
+ * out of registers) and the k found are D/I[K-k .. K). */
+template <int K> __device__ __forceinline__ void kbest_init(double (&D)[K], int (&I)[K], int k)
+{
 #pragma unroll
-            for (int q = 0; q < K; q++) {
-                if (q >= koff && q - koff < m) {
-                    double wgt = idw_weight(D[q] + s2, P.power);
-                    num += wgt * P.zin[I[q]];
-                    den += wgt;
-                }
-            }
-            if (den != 0.0)
-                v = num / den;
+    for (int q = 0; q < K; q++) {
+        D[q] = q < K - k ? -INFINITY : INFINITY;
+        I[q] = q < K - k ? -1 : INT_MAX;
+    }
+}
+
+/* The k nearest of window w around (nx, ny) in D/I (kbest_init's layout) and
+ * the first exact hit (smallest index with d2 + s2 < hit2; none when hit2 <=
+ * 0); returns the window's point count as far as searched. With WARP, the
+ * lanes of a warp search in lockstep (every lane must call it). */
+template <int K, bool WARP>
+__device__ __forceinline__ int knn_search(const Bins &B, const Win &w, double nx, double ny,
+                                          int k, double s2, double hit2, double (&D)[K],
+                                          int (&I)[K], int &hit)
+{
+    kbest_init(D, I, k);
+    int count = 0;
+    hit = INT_MAX;
+    auto visit = [&](int p, double, double, double d2) {
+        const int id = B.idx[p];
+        count++;
+        if (__dadd_rn(d2, s2) < hit2 && id < hit)
+            hit = id;
+        kbest_offer(D, I, d2, id);
+    };
+    auto stop = [&](double b) {
+        const double b2 = b * b;
+        return count >= k && b2 > D[K - 1] && b2 >= hit2;
+    };
+    if (WARP)
+        ring_search_warp(B, w, nx, ny, visit, stop);
+    else
+        ring_search(B, w, nx, ny, visit, stop);
+    return count;
+}
+
+__device__ __forceinline__ double idw_weight(double r2, double p)
+{
+    return p == 2.0 ? 1.0 / r2 : pow(r2, -0.5 * p);
+}
+
+#include "krige_kernels.cuh"
+#include "variogram_kernels.cuh"
+#include "window_kernels_extra.cuh"
+
+/* ---- IDW over the k nearest in the window (invdistnn, invdist with an ellipse) --- */
+
+/* IDW over the k nearest (knn_search's lists), or the exact hit's value;
+ * nodata below min_points. */
+template <int K>
+__device__ __forceinline__ double knn_idw_value(const LocalParams &P, const double (&D)[K],
+                                                const int (&I)[K], int count, int hit)
+{
+    if (hit != INT_MAX)
+        return P.zin[hit];
+    const int m = count < P.k ? count : P.k, koff = K - P.k;
+    if (m == 0 || m < P.min_points)
+        return P.nodata;
+    double num = 0.0, den = 0.0;
+#pragma unroll
+    for (int q = 0; q < K; q++) {
+        if (q >= koff && q - koff < m) {
+            const double wgt = idw_weight(D[q] + P.s2, P.power);
+            num += wgt * P.zin[I[q]];
+            den += wgt;
         }
     }
-    P.out[(size_t)j * P.g.w + i] = v;
+    return den != 0.0 ? num / den : P.nodata;
+}
+
+template <int K, int MINB>
+__global__ void __launch_bounds__(128, MINB) knn_idw_kernel(LocalParams P)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y;
+    if (i >= P.g.w || j >= P.g.h)
+        return;
+    const double nx = node_x(P.g.xmin, P.g.cw, P.g.x0 + i);
+    const double ny = node_x(P.g.ymax, P.g.ch, P.g.y0 + j);
+    double D[K];
+    int I[K], hit;
+    const int count = knn_search<K, false>(P.B, P.w, nx, ny, P.k, P.s2, P.g.hit2, D, I, hit);
+    P.out[(size_t)j * P.g.w + i] = knn_idw_value(P, D, I, count, hit);
+}
+
+/* The same rule with a warp in lockstep over the candidates of its 8 x 4
+ * nodes: one ring search around the bins of the patch, every lane reading the
+ * same point (a broadcast) and keeping its own k-list, until every lane's stop
+ * rule holds. No divergence in the loops; a few more candidates per node. */
+template <int K, int MINB>
+__global__ void __launch_bounds__(128, MINB) knn_idw_warp_kernel(LocalParams P)
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int i = blockIdx.x * 8 + (lane & 7), j = blockIdx.y * 16 + warp * 4 + (lane >> 3);
+    const bool valid = i < P.g.w && j < P.g.h;
+    const double nx = node_x(P.g.xmin, P.g.cw, P.g.x0 + min(i, P.g.w - 1));
+    const double ny = node_x(P.g.ymax, P.g.ch, P.g.y0 + min(j, P.g.h - 1));
+    double D[K];
+    int I[K], hit;
+    const int count = knn_search<K, true>(P.B, P.w, nx, ny, P.k, P.s2, P.g.hit2, D, I, hit);
+    if (!valid)
+        return;
+    P.out[(size_t)j * P.g.w + i] = knn_idw_value(P, D, I, count, hit);
 }
 
 /* ---- nearest: smallest distance in the window, ties to the last in input order - */
@@ -450,31 +458,16 @@ __global__ void __launch_bounds__(128) nearest_kernel(LocalParams P)
     const Bins &B = P.B;
     double bd = INFINITY;
     int bi = -1;
-    const int bx = bin_of(nx, B.gx0, B.ibsx, B.nbx), by = bin_of(ny, B.gy0, B.ibsy, B.nby);
-    for (int r = 0;; r++) {
-        const int nseg = ring_segments(r);
-        for (int sg = 0; sg < nseg; sg++) {
-            int p0, p1;
-            seg_range(B, bx, by, r, sg, p0, p1);
-            for (int p = p0; p < p1; p++) {
-                double2 q = B.xy[p];
-                double dx = __dsub_rn(q.x, nx), dy = __dsub_rn(q.y, ny);
-                double d2 = sq2(dx, dy);
-                if (!in_window(P.w, dx, dy, d2))
-                    continue;
-                int id = B.idx[p];
-                if (d2 < bd || (d2 == bd && id > bi)) {
-                    bd = d2;
-                    bi = id;
-                }
+    ring_search(
+        B, P.w, nx, ny,
+        [&](int p, double, double, double d2) {
+            const int id = B.idx[p];
+            if (d2 < bd || (d2 == bd && id > bi)) {
+                bd = d2;
+                bi = id;
             }
-        }
-        double b = ring_bound(B, nx, ny, bx, by, r);
-        if (b == INFINITY || b > P.w.rout)
-            break;
-        if (bi >= 0 && b * b > bd)
-            break;
-    }
+        },
+        [&](double b) { return bi >= 0 && b * b > bd; });
     P.out[(size_t)j * P.g.w + i] = bi >= 0 ? P.zin[bi] : P.nodata;
 }
 
@@ -1335,7 +1328,6 @@ static cudaError_t launch_krige_2p(cudaStream_t st, const LocalParams &P, const 
     int band = (int)std::min<size_t>((size_t)h, ((size_t)64 << 20) / ((size_t)w * (K + 1)));
     band = std::max(16, band / 16 * 16);
     const size_t sm = 4 * L::warp_bytes;
-    const bool sb_alt = env_int("GRIDKIT_GPU_KRIGE_SB", 0) != 0;
     cudaError_t e = cudaFuncSetAttribute(kr_coop_kernel<K, G, PD, TS, TC>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm);
     if (e != cudaSuccess)
@@ -1344,12 +1336,7 @@ static cudaError_t launch_krige_2p(cudaStream_t st, const LocalParams &P, const 
         const int nr = std::min(band, h - j0);
         const size_t N = (size_t)nr * w, per_block = 4 * L::NGR;
         int *cnt = nbr + (size_t)K * N;
-        /* registers against occupancy; GRIDKIT_GPU_KRIGE_SB=1 tries the other */
-        const dim3 sg((w + 7) / 8, (nr + 15) / 16);
-        if (!sb_alt)
-            kr_search_kernel<K, 4><<<sg, 128, 0, st>>>(P, j0, nr, nbr, cnt);
-        else
-            kr_search_kernel<K, 3><<<sg, 128, 0, st>>>(P, j0, nr, nbr, cnt);
+        kr_search_kernel<K><<<dim3((w + 7) / 8, (nr + 15) / 16), 128, 0, st>>>(P, j0, nr, nbr, cnt);
         kr_coop_kernel<K, G, PD, TS, TC>
             <<<(unsigned)((N + per_block - 1) / per_block), 128, sm, st>>>(P, KP, j0, nr, nbr, cnt);
         if ((e = cudaGetLastError()) != cudaSuccess)

@@ -139,68 +139,18 @@ __device__ __forceinline__ void knn_warp_select(const LocalParams &P, double nx,
                                                 int k, double fd = -1.0, int fi = -1)
 {
     const Bins &B = P.B;
-    /* k < K: the first K - k slots hold sentinels that no candidate passes,
-     * so the k-th nearest is always D[K-1] (a run-time index would move the
-     * lists out of registers) */
-#pragma unroll
-    for (int q = 0; q < K; q++) {
-        D[q] = q < K - k ? -INFINITY : INFINITY;
-        I[q] = q < K - k ? -1 : INT_MAX;
-    }
+    kbest_init(D, I, k);
     count = 0;
-    const int bx = bin_of(nx, B.gx0, B.ibsx, B.nbx), by = bin_of(ny, B.gy0, B.ibsy, B.nby);
-    const unsigned FULL = 0xffffffffu;
-    const int bxl = __reduce_min_sync(FULL, bx), bxh = __reduce_max_sync(FULL, bx);
-    const int byl = __reduce_min_sync(FULL, by), byh = __reduce_max_sync(FULL, by);
-    for (int r = 0;; r++) {
-        const int nseg = r == 0 ? byh - byl + 1 : 2 + 2 * (byh - byl + 2 * r - 1);
-        for (int sg = 0; sg < nseg; sg++) {
-            int yy, xa, xb;
-            if (r == 0) {
-                yy = byl + sg, xa = bxl, xb = bxh;
-            } else if (sg < 2) {
-                yy = sg == 0 ? byl - r : byh + r;
-                xa = max(bxl - r, 0), xb = min(bxh + r, B.nbx - 1);
-            } else {
-                int t = sg - 2;
-                yy = byl - r + 1 + (t >> 1);
-                xa = xb = (t & 1) ? bxh + r : bxl - r;
-            }
-            if (yy < 0 || yy >= B.nby || xa < 0 || xb >= B.nbx || xa > xb)
-                continue;
-            const int p0 = B.start[yy * B.nbx + xa], p1 = B.start[yy * B.nbx + xb + 1];
-            for (int p = p0; p < p1; p++) {
-                double2 q = B.xy[p];
-                double dx = __dsub_rn(q.x, nx), dy = __dsub_rn(q.y, ny);
-                double d2 = sq2(dx, dy);
-                if (!in_window(P.w, dx, dy, d2))
-                    continue;
-                int id = B.idx[p];
-                if (!before(fd, fi, d2, id)) /* at or before the floor: an earlier pass's */
-                    continue;
-                count++;
-                kbest_offer(D, I, d2, id);
-            }
-        }
-        double b = INFINITY;
-        if (bxl - r > 0)
-            b = fmin(b, nx - (B.gx0 + (double)(bxl - r) * B.bsx));
-        if (bxh + r < B.nbx - 1)
-            b = fmin(b, (B.gx0 + (double)(bxh + r + 1) * B.bsx) - nx);
-        if (byl - r > 0)
-            b = fmin(b, ny - (B.gy0 + (double)(byl - r) * B.bsy));
-        if (byh + r < B.nby - 1)
-            b = fmin(b, (B.gy0 + (double)(byh + r + 1) * B.bsy) - ny);
-        bool done = b == INFINITY;
-        if (!done) {
-            b = fmax(b - B.margin, 0.0);
-            done = b > P.w.rout;
-            if (!done && count >= k)
-                done = b * b > D[K - 1];
-        }
-        if (__all_sync(FULL, done))
-            break;
-    }
+    ring_search_warp(
+        B, P.w, nx, ny,
+        [&](int p, double, double, double d2) {
+            const int id = B.idx[p];
+            if (!before(fd, fi, d2, id)) /* at or before the floor: an earlier pass's */
+                return;
+            count++;
+            kbest_offer(D, I, d2, id);
+        },
+        [&](double b) { return count >= k && b * b > D[K - 1]; });
 }
 
 /* Shared memory per warp: the 32 selections, then per group the matrix
@@ -495,9 +445,9 @@ __global__ void __launch_bounds__(128) krige_kernel(LocalParams P, KrigeParams K
  * alone keeps few registers, so many warps hide its load latency. K = 32 runs
  * as two passes of 16 (the second after the first's 16th), which keeps the
  * k-best lists in registers: one list of 32 doubles spills. */
-template <int K, int MINB>
-__global__ void __launch_bounds__(128, MINB) kr_search_kernel(LocalParams P, int j0, int nrows,
-                                                              int *nbr, int *cnt)
+template <int K>
+__global__ void __launch_bounds__(128, 4) kr_search_kernel(LocalParams P, int j0, int nrows,
+                                                           int *nbr, int *cnt)
 {
     constexpr int KP = K < 16 ? K : 16, NPASS = K / KP;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;

@@ -20,55 +20,6 @@ struct ExtraParams {
     double alpha[5], rmin, rmax, r_exp;
 };
 
-/* The k nearest of window w around (nx, ny), sorted by (d2, input index) in
- * D/I[K-k .. K) (k <= K; the slots before hold sentinels ahead of any point,
- * so that the k-th is at the constant K-1: a runtime index would move the
- * lists to local memory), and the first exact hit (smallest index with
- * d2 + s2 < hit2; none when hit2 <= 0). Returns the window's point count as
- * far as searched. knn_idw_kernel's search and stop rule. */
-template <int K>
-__device__ __forceinline__ int knn_search(const Bins &B, const Win &w, double nx, double ny,
-                                          int k, double s2, double hit2, double (&D)[K],
-                                          int (&I)[K], int &hit)
-{
-#pragma unroll
-    for (int q = 0; q < K; q++) {
-        D[q] = q < K - k ? -INFINITY : INFINITY;
-        I[q] = q < K - k ? -1 : INT_MAX;
-    }
-    int count = 0;
-    hit = INT_MAX;
-    const int bx = bin_of(nx, B.gx0, B.ibsx, B.nbx), by = bin_of(ny, B.gy0, B.ibsy, B.nby);
-    for (int r = 0;; r++) {
-        const int nseg = ring_segments(r);
-        for (int sg = 0; sg < nseg; sg++) {
-            int p0, p1;
-            seg_range(B, bx, by, r, sg, p0, p1);
-            for (int p = p0; p < p1; p++) {
-                double2 q = B.xy[p];
-                double dx = __dsub_rn(q.x, nx), dy = __dsub_rn(q.y, ny);
-                double d2 = sq2(dx, dy);
-                if (!in_window(w, dx, dy, d2))
-                    continue;
-                int id = B.idx[p];
-                count++;
-                if (__dadd_rn(d2, s2) < hit2 && id < hit)
-                    hit = id;
-                kbest_offer(D, I, d2, id);
-            }
-        }
-        double b = ring_bound(B, nx, ny, bx, by, r);
-        if (b == INFINITY || b > w.rout)
-            break;
-        if (count >= k) {
-            double b2 = b * b;
-            if (b2 > D[K - 1] && b2 >= hit2)
-                break;
-        }
-    }
-    return count;
-}
-
 /* The bins of the window's box around (nx, ny), widened by the rounding
  * margin (every bin for no window): gather_kernel's range. */
 __device__ __forceinline__ void window_bins(const LocalParams &P, double nx, double ny, int &xa,
@@ -219,7 +170,7 @@ __global__ void __launch_bounds__(128, K <= 16 ? 4 : 1)
     double D[K];
     int I[K], hit;
     const int k = E.aidw_k;
-    const int got = min(knn_search<K>(P.B, all, nx, ny, k, 0.0, 0.0, D, I, hit), k);
+    const int got = min(knn_search<K, false>(P.B, all, nx, ny, k, 0.0, 0.0, D, I, hit), k);
     double sum = 0.0; /* ascending, as the CPU's sorted answer */
 #pragma unroll
     for (int q = 0; q < K; q++)
@@ -286,7 +237,7 @@ __global__ void __launch_bounds__(128, K <= 16 ? 4 : 1) aidw_knn_kernel(LocalPar
     double D[K];
     int I[K], hit;
     const int k = P.k;
-    const int count = knn_search<K>(P.B, P.w, nx, ny, k, s2, P.g.hit2, D, I, hit);
+    const int count = knn_search<K, false>(P.B, P.w, nx, ny, k, s2, P.g.hit2, D, I, hit);
     double v = P.nodata;
     if (!(alpha == alpha)) {
         /* no power: nodata, as the CPU */
@@ -422,30 +373,19 @@ __global__ void __launch_bounds__(128, KQ <= 4 ? 4 : 1) quad_kernel(LocalParams 
             }
         }
     } else {
-        const int bx = bin_of(nx, B.gx0, B.ibsx, B.nbx), by = bin_of(ny, B.gy0, B.ibsy, B.nby);
-        for (int r = 0;; r++) {
-            const int nseg = ring_segments(r);
-            for (int sg = 0; sg < nseg; sg++) {
-                int p0, p1;
-                seg_range(B, bx, by, r, sg, p0, p1);
-                for (int p = p0; p < p1; p++) {
-                    double2 c = B.xy[p];
-                    double dx = __dsub_rn(c.x, nx), dy = __dsub_rn(c.y, ny);
-                    double d2 = sq2(dx, dy);
-                    if (in_window(P.w, dx, dy, d2))
-                        quad_visit(S, op, idw, power, s2, hit2, 0.0, B.idx[p], dx, dy, d2);
-                }
-            }
-            double b = ring_bound(B, nx, ny, bx, by, r);
-            if (b == INFINITY || b > P.w.rout)
-                break;
+        constexpr int L = KQ > 0 ? KQ - 1 : 0;
+        ring_search(
+            B, P.w, nx, ny,
+            [&](int p, double dx, double dy, double d2) {
+                quad_visit(S, op, idw, power, s2, hit2, 0.0, B.idx[p], dx, dy, d2);
+            },
             /* done when every quadrant's keep nearest are known (and any hit) */
-            const double b2 = b * b;
-            constexpr int L = KQ > 0 ? KQ - 1 : 0;
-            if (b2 >= hit2 && S.n0 >= keep && S.n1 >= keep && S.n2 >= keep && S.n3 >= keep &&
-                b2 > S.D[0][L] && b2 > S.D[1][L] && b2 > S.D[2][L] && b2 > S.D[3][L])
-                break;
-        }
+            [&](double b) {
+                const double b2 = b * b;
+                return b2 >= hit2 && S.n0 >= keep && S.n1 >= keep && S.n2 >= keep &&
+                       S.n3 >= keep && b2 > S.D[0][L] && b2 > S.D[1][L] && b2 > S.D[2][L] &&
+                       b2 > S.D[3][L];
+            });
     }
     const int nq[4] = {S.n0, S.n1, S.n2, S.n3};
     int m = 0, taken[4];

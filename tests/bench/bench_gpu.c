@@ -213,13 +213,11 @@ static void tune_krige(gk_context *ctx, const gk_points *pts)
     } v[] = {
         {KRIGE16, "", 1},
         {KRIGE16, "GRIDKIT_GPU_KRIGE_G=1", 1},
-        {KRIGE16, "GRIDKIT_GPU_KRIGE_SB=1", 1},
         {KRIGE16, "GRIDKIT_GPU_KRIGE_FASTF=0", 1},
         {KRIGE16, "", 0},
         {KRIGE16, "GRIDKIT_GPU_KRIGE_G=1", 0},
         {KRIGE32, "", 1},
         {KRIGE32, "GRIDKIT_GPU_KRIGE_G=1", 1},
-        {KRIGE32, "GRIDKIT_GPU_KRIGE_SB=1", 1},
         {KRIGE32, "GRIDKIT_GPU_KRIGE_S64=1", 1},
         {KRIGE32, "", 0},
         {KRIGE32, "GRIDKIT_GPU_KRIGE_G=1", 0},
@@ -227,9 +225,8 @@ static void tune_krige(gk_context *ctx, const gk_points *pts)
         {KRIGE16 ":drift=linear", "", 1},
         {KRIGE16, "GRIDKIT_GPU_KRIGE_MODE=2", 1},
     };
-    static const char *vars[] = {"GRIDKIT_GPU_KRIGE_G", "GRIDKIT_GPU_KRIGE_SB",
-                                 "GRIDKIT_GPU_KRIGE_FASTF", "GRIDKIT_GPU_KRIGE_S64",
-                                 "GRIDKIT_GPU_KRIGE_MODE"};
+    static const char *vars[] = {"GRIDKIT_GPU_KRIGE_G", "GRIDKIT_GPU_KRIGE_FASTF",
+                                 "GRIDKIT_GPU_KRIGE_S64", "GRIDKIT_GPU_KRIGE_MODE"};
     printf("kriging kernels, 4096^2, kernel ms (default: the search, then a lane group per "
            "node; variants by environment)\n");
     for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
