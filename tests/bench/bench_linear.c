@@ -18,6 +18,7 @@
 #include "delaunay.h"
 #include "gridkit.h"
 #include "kdtree.h"
+#include "bench_util.h"
 
 #include <math.h>
 #include <omp.h>
@@ -27,13 +28,6 @@
 #include <string.h>
 #include <time.h>
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
 /* CPU time of the whole process (all threads): on a shared machine it
  * leaves out the time other processes took, unlike the wall clock. */
 static double cpu(void)
@@ -41,29 +35,6 @@ static double cpu(void)
     struct timespec ts;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
-static unsigned long long rng = 0x9E3779B97F4A7C15ULL;
-static double urand(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (double)(rng >> 11) / 9007199254740992.0;
-}
-
-typedef struct {
-    double *v;
-    int nx;
-} raster;
-
-static int sink(void *user, int x0, int y0, int w, int h, int nbands, const double *values)
-{
-    (void)nbands;
-    raster *r = user;
-    for (int j = 0; j < h; j++)
-        memcpy(r->v + (size_t)(y0 + j) * r->nx + x0, values + (size_t)j * w, w * sizeof(double));
-    return 0;
 }
 
 int main(int argc, char **argv)
