@@ -1387,8 +1387,8 @@ static cudaError_t launch_krige_k(cudaStream_t st, int k, const LocalParams &P,
         /* single at k = 32: GRIDKIT_GPU_KRIGE_S64=1 solves in double */
         if (env_int("GRIDKIT_GPU_KRIGE_S64", 0))
             return launch_krige_2p_p<32, 16, double, float>(st, P, KP, nbr);
-        return alt ? launch_krige_2p_p<32, 16, float, float>(st, P, KP, nbr)
-                   : launch_krige_2p_p<32, 32, float, float>(st, P, KP, nbr);
+        return alt ? launch_krige_2p_p<32, 32, float, float>(st, P, KP, nbr)
+                   : launch_krige_2p_p<32, 16, float, float>(st, P, KP, nbr);
     }
     if (k <= 8)
         return launch_krige<8, T>(st, P, KP);

@@ -604,9 +604,11 @@ __global__ void __launch_bounds__(128) kr_coop_kernel(LocalParams LP, KrigeParam
         for (int i = 0; i < R; i++) {
             const int v = r + G * i;
             const bool mine = v < m;
+            /* a row is only ever read left of and at its diagonal: row slot i
+             * holds rows below G (i + 1), so its columns beyond are dead */
 #pragma unroll
             for (int c = 0; c < K; c++)
-                A[i][c] = M[v * L::LD + c];
+                A[i][c] = c < G * (i + 1) ? M[v * L::LD + c] : TS(0);
             B[i][0] = mine ? (TS)kcov<TC>(KP, (TC)px[i], (TC)py[i]) : TS(0);
             B[i][1] = pz[i];
             if constexpr (P >= 1)
@@ -658,6 +660,8 @@ __global__ void __launch_bounds__(128) kr_coop_kernel(LocalParams LP, KrigeParam
                     const float4 cv = *reinterpret_cast<const float4 *>(cj + c0);
 #pragma unroll
                     for (int i = 0; i < R; i++) {
+                        if (c0 >= G * (i + 1)) /* dead columns of this slot */
+                            continue;
                         A[i][c0] -= l[i] * (TS)cv.x;
                         A[i][c0 + 1] -= l[i] * (TS)cv.y;
                         A[i][c0 + 2] -= l[i] * (TS)cv.z;
@@ -667,6 +671,8 @@ __global__ void __launch_bounds__(128) kr_coop_kernel(LocalParams LP, KrigeParam
                     const double2 cv = *reinterpret_cast<const double2 *>(cj + c0);
 #pragma unroll
                     for (int i = 0; i < R; i++) {
+                        if (c0 >= G * (i + 1))
+                            continue;
                         A[i][c0] -= l[i] * (TS)cv.x;
                         A[i][c0 + 1] -= l[i] * (TS)cv.y;
                     }
