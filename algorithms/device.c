@@ -478,7 +478,11 @@ int gk_device_job_attach(gk_job *job)
     pthread_cond_init(&g->freed, NULL);
     for (int s = 0; s < streams; s++)
         for (int k = 0; k < ndev; k++) {
-            void *h = mod_api->job_new(devs[k], &d, g->err, sizeof g->err);
+            /* the first job of a GPU uploads the points; the others share them */
+            void *h = s > 0 && g->nh > k ? mod_api->job_clone(g->h[k], g->err, sizeof g->err)
+                                        : NULL;
+            if (!h)
+                h = mod_api->job_new(devs[k], &d, g->err, sizeof g->err);
             if (!h) {
                 if (g->nh > 0) /* fewer streams than hoped: still a GPU job */
                     goto done;
@@ -675,7 +679,7 @@ void gk_device_job_free(gk_job *job)
     gk_gpu_job *g = job->gpu;
     if (!g)
         return;
-    for (int k = 0; k < g->nh; k++)
+    for (int k = g->nh - 1; k >= 0; k--) /* clones before the jobs they share */
         g->api->job_free(g->h[k]);
     pthread_cond_destroy(&g->freed);
     pthread_mutex_destroy(&g->lock);

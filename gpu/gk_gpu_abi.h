@@ -136,6 +136,10 @@ typedef struct {
      * asynchronous); NULL when none can be had. */
     void *(*host_alloc)(size_t bytes);
     void (*host_free)(void *p);
+    /* Another job on the same device sharing this one's uploaded points and
+     * index, with its own stream and buffers; freed before it. NULL and a
+     * reason where it cannot (global kriging). */
+    void *(*job_clone)(void *job, char *err, size_t err_cap);
 } gk_gpu_api;
 
 /* tile()'s code when the GPU had no memory for the tile (the caller splits it) */

@@ -70,6 +70,7 @@ struct Job {
     int *knbr = nullptr; /* kriging: neighbours of a band of rows, then counts */
     size_t knbr_cap = 0;
     KgState *kg = nullptr; /* global kriging (krige_global.cu) */
+    const Job *base = nullptr; /* a clone: the points and bins are base's */
 };
 
 static thread_local cudaError_t ck_last = cudaSuccess; /* the error CK last saw */
@@ -974,10 +975,13 @@ void job_destroy(Job *J)
     if (J->st)
         cudaStreamSynchronize(J->st);
     kg_free(J->kg);
-    void *ptrs[] = {J->x,   J->y,    J->z,     J->sxy, J->sz,        J->sidx,    J->bstart,
-                    J->out, J->part, J->flags, J->pf,  J->flag_list, J->counters, J->knbr};
-    for (void *p : ptrs)
+    void *own[] = {J->out, J->part, J->flags, J->pf, J->flag_list, J->counters, J->knbr};
+    for (void *p : own)
         if (p)
+            cudaFree(p);
+    void *shared[] = {J->x, J->y, J->z, J->sxy, J->sz, J->sidx, J->bstart};
+    for (void *p : shared)
+        if (p && !J->base)
             cudaFree(p);
     if (J->e0)
         cudaEventDestroy(J->e0);
@@ -1544,6 +1548,44 @@ fail:
     return -1;
 }
 
+/* A second job on the base's device that shares its points and bins (read
+ * only) and has its own stream and buffers: the points are uploaded once per
+ * GPU however many tiles are in flight there. Freed before its base. */
+void *api_job_clone(void *job, char *err, size_t err_cap)
+{
+    const Job *B = (const Job *)job;
+    if (!B || B->kg || B->base) {
+        snprintf(err, err_cap, "this job cannot be cloned");
+        return nullptr;
+    }
+    Job *J = new (std::nothrow) Job;
+    if (!J) {
+        snprintf(err, err_cap, "out of host memory");
+        return nullptr;
+    }
+    J->base = B;
+    J->dev = B->dev;
+    J->d = B->d;
+    J->n = B->n;
+    J->x = B->x, J->y = B->y, J->z = B->z;
+    J->zc = B->zc;
+    J->sxy = B->sxy, J->sz = B->sz, J->sidx = B->sidx, J->bstart = B->bstart;
+    J->nbx = B->nbx, J->nby = B->nby;
+    J->gx0 = B->gx0, J->gy0 = B->gy0, J->bsx = B->bsx, J->bsy = B->bsy;
+    J->ibsx = B->ibsx, J->ibsy = B->ibsy, J->margin = B->margin;
+    J->nsm = B->nsm;
+    CK(cudaSetDevice(J->dev));
+    CK(cudaStreamCreateWithFlags(&J->st, cudaStreamNonBlocking));
+    CK(cudaEventCreate(&J->e0));
+    CK(cudaEventCreate(&J->e1));
+    CK(cudaMalloc(&J->counters, 4 * sizeof(unsigned int)));
+    return J;
+fail:
+    cudaGetLastError();
+    job_destroy(J);
+    return nullptr;
+}
+
 int api_device_count(void)
 {
     int count = 0;
@@ -1815,7 +1857,7 @@ fail:
 const gk_gpu_api the_api = {GK_GPU_ABI_VERSION, api_probe,          api_job_new,
                             api_tile,           api_job_free,       api_last_kernel_ms,
                             api_krige_set,      api_variogram,      api_device_count,
-                            api_host_alloc,     api_host_free};
+                            api_host_alloc,     api_host_free,      api_job_clone};
 
 } // namespace
 
