@@ -1074,10 +1074,10 @@ void *api_job_new(int dev, const gk_gpu_job_desc *d, char *err, size_t err_cap)
             /* square-ish bins of ~4 points, or a fraction of the window */
             double W = xmax - xmin, H = ymax - ymin;
             double area = std::max(W, 1e-300) * std::max(H, 1e-300);
-            double ppb = 4.0; /* measured: 2 is best for the kNN kernels */
+            double ppb = 4.0;
             if (d->op == GK_GPU_NEAREST || d->op == GK_GPU_KRIGE || d->op == GK_GPU_AIDW ||
                 (d->op == GK_GPU_IDW_KNN && d->max_points > 0))
-                ppb = 2.0;
+                ppb = 1.5; /* k = 16, H100: 6.48 ms against 6.59 with 2 and 6.49 with 1 */
             if (getenv("GRIDKIT_GPU_PPB"))
                 ppb = std::max(0.25, atof(getenv("GRIDKIT_GPU_PPB")));
             double bs = std::sqrt(area * ppb / (double)d->n);
@@ -1163,18 +1163,20 @@ static int env_int(const char *name, int dflt)
 
 template <int K> static void launch_knn(dim3 g, dim3 b, cudaStream_t st, const LocalParams &P)
 {
+    /* K <= 16: registers capped for 6 (warp kernel; 80 registers, no spills)
+     * or 4 blocks of 128 per SM; GRIDKIT_GPU_KNN_MINB=2 tries 2 */
+    const bool two = env_int("GRIDKIT_GPU_KNN_MINB", 0) == 2;
     /* the warp-lockstep kernel by default (14 ms against 18.5 for a thread per
-     * node, k = 16, 4096^2, 1 M points, H100) */
+     * node, k = 16, 4096^2, 1 M points, H100, before the sentinel lists) */
     if (env_int("GRIDKIT_GPU_KNN_WARP", 1)) {
         dim3 wg((P.g.w + 7) / 8, (P.g.h + 15) / 16);
-        if (K <= 16 && env_int("GRIDKIT_GPU_KNN_MINB", 4) == 4)
-            knn_idw_warp_kernel<K, (K <= 16 ? 4 : 1)><<<wg, 128, 0, st>>>(P);
+        if (K <= 16 && !two)
+            knn_idw_warp_kernel<K, (K <= 16 ? 6 : 1)><<<wg, 128, 0, st>>>(P);
         else
             knn_idw_warp_kernel<K, (K <= 16 ? 2 : 1)><<<wg, 128, 0, st>>>(P);
         return;
     }
-    /* K <= 16: 4 blocks of 128 per SM (registers capped at 128) or 2 */
-    if (K <= 16 && env_int("GRIDKIT_GPU_KNN_MINB", 4) == 4)
+    if (K <= 16 && !two)
         knn_idw_kernel<K, (K <= 16 ? 4 : 1)><<<g, b, 0, st>>>(P);
     else
         knn_idw_kernel<K, (K <= 16 ? 2 : 1)><<<g, b, 0, st>>>(P);
