@@ -510,7 +510,8 @@ template <int K, int G, class TS> struct KrCoopLay {
      * would put all NGR nodes' accesses on the same ones). */
     static constexpr int WPT = (int)sizeof(TS) / 4, BASE = MAT + COL + PTS + YS;
     static constexpr int SHIFT = NGR > 1 ? 32 / NGR / WPT : 0;
-    static constexpr int PAD = SHIFT ? ((SHIFT - BASE % 32 / WPT % SHIFT) % (32 / WPT) + 32 / WPT) % (32 / WPT) : 0;
+    static constexpr int WB = 32 / WPT; /* elements per 32 banks */
+    static constexpr int PAD = SHIFT ? ((SHIFT - BASE % WB) % WB + WB) % WB : 0;
     static constexpr size_t node_T = (size_t)BASE + PAD;
     static constexpr size_t warp_bytes = NGR * node_T * sizeof(TS);
 };
