@@ -446,8 +446,8 @@ __global__ void __launch_bounds__(128) krige_kernel(LocalParams P, KrigeParams K
  * as two passes of 16 (the second after the first's 16th), which keeps the
  * k-best lists in registers: one list of 32 doubles spills. */
 template <int K>
-__global__ void __launch_bounds__(128, 6) kr_search_kernel(LocalParams P, int j0, int nrows,
-                                                           int *nbr, int *cnt)
+__global__ void __launch_bounds__(128, K <= 16 ? 7 : 6) /* the most without spills (sm_90) */
+    kr_search_kernel(LocalParams P, int j0, int nrows, int *nbr, int *cnt)
 {
     constexpr int KP = K < 16 ? K : 16, NPASS = K / KP;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
