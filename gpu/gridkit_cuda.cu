@@ -337,6 +337,23 @@ __device__ __forceinline__ void ring_search_warp(const Bins &B, const Win &w, do
     }
 }
 
+/* The bins of the window's box around (nx, ny), widened by the rounding
+ * margin (every bin for no window): the window statistics' range. */
+__device__ __forceinline__ void window_bins(const LocalParams &P, double nx, double ny, int &xa,
+                                            int &xb, int &ya, int &yb)
+{
+    const Bins &B = P.B;
+    if (P.w.kind == GK_GPU_WIN_ALL) {
+        xa = 0, xb = B.nbx - 1, ya = 0, yb = B.nby - 1;
+        return;
+    }
+    const double m = B.margin;
+    xa = bin_of(nx - P.w.hx - m, B.gx0, B.ibsx, B.nbx);
+    xb = bin_of(nx + P.w.hx + m, B.gx0, B.ibsx, B.nbx);
+    ya = bin_of(ny - P.w.hy - m, B.gy0, B.ibsy, B.nby);
+    yb = bin_of(ny + P.w.hy + m, B.gy0, B.ibsy, B.nby);
+}
+
 /* Sentinels in front of a k-best list (k <= K): no candidate passes them, so
  * the k-th nearest is always D[K-1] (a run-time index would move the lists
  * out of registers) and the k found are D/I[K-k .. K). */
@@ -489,16 +506,7 @@ __global__ void __launch_bounds__(128) gather_kernel(LocalParams P)
     int hit = INT_MAX;
     double a = 0.0, b = 0.0, lo = INFINITY, hi = -INFINITY;
     int xa, xb, ya, yb;
-    if (P.w.kind == GK_GPU_WIN_ALL) {
-        xa = 0, xb = B.nbx - 1, ya = 0, yb = B.nby - 1;
-    } else {
-        /* the bins of the window's box, widened by the rounding margin */
-        const double m = B.margin;
-        xa = bin_of(nx - P.w.hx - m, B.gx0, B.ibsx, B.nbx);
-        xb = bin_of(nx + P.w.hx + m, B.gx0, B.ibsx, B.nbx);
-        ya = bin_of(ny - P.w.hy - m, B.gy0, B.ibsy, B.nby);
-        yb = bin_of(ny + P.w.hy + m, B.gy0, B.ibsy, B.nby);
-    }
+    window_bins(P, nx, ny, xa, xb, ya, yb);
     for (int yy = ya; yy <= yb; yy++) {
         int p0 = B.start[yy * B.nbx + xa], p1 = B.start[yy * B.nbx + xb + 1];
         for (int p = p0; p < p1; p++) {

@@ -20,23 +20,6 @@ struct ExtraParams {
     double alpha[5], rmin, rmax, r_exp;
 };
 
-/* The bins of the window's box around (nx, ny), widened by the rounding
- * margin (every bin for no window): gather_kernel's range. */
-__device__ __forceinline__ void window_bins(const LocalParams &P, double nx, double ny, int &xa,
-                                            int &xb, int &ya, int &yb)
-{
-    const Bins &B = P.B;
-    if (P.w.kind == GK_GPU_WIN_ALL) {
-        xa = 0, xb = B.nbx - 1, ya = 0, yb = B.nby - 1;
-        return;
-    }
-    const double m = B.margin;
-    xa = bin_of(nx - P.w.hx - m, B.gx0, B.ibsx, B.nbx);
-    xb = bin_of(nx + P.w.hx + m, B.gx0, B.ibsx, B.nbx);
-    ya = bin_of(ny - P.w.hy - m, B.gy0, B.ibsy, B.nby);
-    yb = bin_of(ny + P.w.hy + m, B.gy0, B.ibsy, B.nby);
-}
-
 /* ---- average_distance_pts: mean distance over the pairs i < j of the window ---- */
 
 __global__ void __launch_bounds__(128) pairs_kernel(LocalParams P)

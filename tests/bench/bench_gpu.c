@@ -48,12 +48,15 @@ typedef struct {
 } bench_case;
 
 /* GPU kernel time (median of 3 after a warm-up) of spec on an n x n grid. */
-static double gpu_kernel_ms(gk_context *ctx, const gk_points *pts, const char *spec, int n)
+static double gpu_kernel_ms(gk_context *ctx, const gk_points *pts, const char *spec, int single,
+                            int n)
 {
     gk_algorithm *alg = gk_algorithm_parse(ctx, spec);
+    gk_algorithm_set_precision(alg, single ? GK_PRECISION_SINGLE : GK_PRECISION_DOUBLE);
     gk_job *job = gk_job_new(ctx, pts, alg);
     gk_grid g = {0.0, 10000.0, 0.0, 10000.0, n, n};
-    double *v = malloc((size_t)n * n * sizeof *v), kt[3] = {-1, -1, -1};
+    int nb = job ? gk_job_bands(job) : 1;
+    double *v = malloc((size_t)n * n * nb * sizeof *v), kt[3] = {-1, -1, -1};
     if (job && gk_device_job_on_gpu(job)) {
         gk_job_compute_window(job, &g, 0, 0, n, n, v);
         for (int r = 0; r < 3; r++) {
@@ -153,29 +156,6 @@ static void end_to_end(gk_context *ctx, const gk_points *pts, const char *spec, 
     gk_algorithm_free(alg);
 }
 
-/* Kriging kernel variants, GPU kernel ms on 4096^2 (median of 3). */
-static double krige_ms(gk_context *ctx, const gk_points *pts, const char *spec, int single)
-{
-    gk_algorithm *alg = gk_algorithm_parse(ctx, spec);
-    gk_algorithm_set_precision(alg, single ? GK_PRECISION_SINGLE : GK_PRECISION_DOUBLE);
-    gk_job *job = gk_job_new(ctx, pts, alg);
-    const int n = 4096;
-    gk_grid g = {0.0, 10000.0, 0.0, 10000.0, n, n};
-    double *v = malloc((size_t)n * n * 2 * sizeof *v), kt[3] = {-1, -1, -1};
-    if (job && gk_device_job_on_gpu(job)) {
-        gk_job_compute_window(job, &g, 0, 0, n, n, v);
-        for (int r = 0; r < 3; r++) {
-            gk_job_compute_window(job, &g, 0, 0, n, n, v);
-            kt[r] = gk_device_last_kernel_ms(job);
-        }
-    }
-    qsort(kt, 3, sizeof *kt, cmp_d);
-    free(v);
-    gk_job_free(job);
-    gk_algorithm_free(alg);
-    return kt[1];
-}
-
 static void tune_krige(gk_context *ctx, const gk_points *pts)
 {
     static const struct {
@@ -211,7 +191,8 @@ static void tune_krige(gk_context *ctx, const gk_points *pts)
             setenv(env, eq + 1, 1);
         }
         printf("  %-64s %-6s %-26s: %8.2f ms\n", v[i].spec, v[i].single ? "single" : "double",
-               v[i].env[0] ? v[i].env : "(default)", krige_ms(ctx, pts, v[i].spec, v[i].single));
+               v[i].env[0] ? v[i].env : "(default)",
+               gpu_kernel_ms(ctx, pts, v[i].spec, v[i].single, 4096));
         fflush(stdout);
     }
     for (size_t e = 0; e < sizeof vars / sizeof *vars; e++)
@@ -273,13 +254,13 @@ static void tune(gk_context *ctx, const gk_points *pts, int k)
         setenv("GRIDKIT_GPU_KNN_BX", bx[a], 1);
         setenv("GRIDKIT_GPU_PPB", "2", 1);
         printf("  thread per node, block width %-2s, 2 points/bin: %7.2f ms\n", bx[a],
-               gpu_kernel_ms(ctx, pts, spec, 4096));
+               gpu_kernel_ms(ctx, pts, spec, 0, 4096));
     }
     setenv("GRIDKIT_GPU_KNN_WARP", "1", 1);
     for (int c = 0; c < 5; c++) {
         setenv("GRIDKIT_GPU_PPB", ppb[c], 1);
         printf("  warp lockstep, %-3s points/bin: %7.2f ms\n", ppb[c],
-               gpu_kernel_ms(ctx, pts, spec, 4096));
+               gpu_kernel_ms(ctx, pts, spec, 0, 4096));
         fflush(stdout);
     }
     unsetenv("GRIDKIT_GPU_KNN_WARP");
