@@ -16,8 +16,8 @@
 extern "C" {
 #endif
 
-#define GK_GPU_ABI_VERSION 3
-#define GK_GPU_ENTRY "gk_gpu_module_v3"
+#define GK_GPU_ABI_VERSION 4
+#define GK_GPU_ENTRY "gk_gpu_module_v4"
 
 /* What a job computes (the core maps gdal_grid's algorithms onto these). */
 typedef enum {

@@ -1871,4 +1871,4 @@ const gk_gpu_api the_api = {GK_GPU_ABI_VERSION, api_probe,          api_job_new,
 
 } // namespace
 
-GK_EXPORT const gk_gpu_api *gk_gpu_module_v3(void) { return &the_api; }
+GK_EXPORT const gk_gpu_api *gk_gpu_module_v4(void) { return &the_api; }
