@@ -36,6 +36,10 @@ struct KrigeParams {
     double A, c00, mean, zshift;
     double Ah; /* C(h) for h > 0 before the structures in st: A less the nuggets */
     float fA, fAh;
+    /* iso1 without branches (kcov_iso): C = c0 + ce e^-q - cs s(u), u = h / range,
+     * q = u (qa u + qb), s the spherical polynomial of min(u, 1) */
+    double ic0, ice, ics, iqa, iqb;
+    float fic0, fice, fics, fiqa, fiqb;
     const double *x, *y; /* input order */
     double *var;         /* second band, or nullptr */
     unsigned int *singular;
@@ -63,6 +67,17 @@ static inline void krige_params_fill(KrigeParams &KP, const gk_gpu_krige &k)
                                  (float)v.f,     (float)ir};
     }
     KP.iso1 = KP.ns == 1 && !KP.st[0].aniso;
+    if (KP.iso1) {
+        const KStruct &st = KP.st[0];
+        const bool sph = st.type == GK_GPU_V_SPH, gau = st.type == GK_GPU_V_GAU;
+        KP.ic0 = sph ? KP.Ah : KP.Ah - st.psill;
+        KP.ice = sph ? 0.0 : st.psill;
+        KP.ics = sph ? st.psill : 0.0;
+        KP.iqa = gau ? 1.0 : 0.0;
+        KP.iqb = gau ? 0.0 : 1.0;
+        KP.fic0 = (float)KP.ic0, KP.fice = (float)KP.ice, KP.fics = (float)KP.ics;
+        KP.fiqa = (float)KP.iqa, KP.fiqb = (float)KP.iqb;
+    }
     KP.fA = (float)KP.A;
     KP.fAh = (float)KP.Ah;
 }
@@ -100,17 +115,33 @@ template <class T> __device__ __forceinline__ T kgam(const KStruct &st, bool fas
     }
 }
 
+/* C(dx, dy) of the common model (iso1) as straight-line code: the Exp/Gau and
+ * the Sph forms are both computed and weighted by 0/1 coefficients, cheaper
+ * than the branches per entry of kcov's general path (they were half of the
+ * solve's instructions at k = 16). */
+template <class T> __device__ __forceinline__ T kcov_iso(const KrigeParams &K, T dx, T dy)
+{
+    const KStruct &st = K.st[0];
+    const T u = kr_sqrt<T>(true, dx * dx + dy * dy) * kpar<T>(st.ir, st.fir);
+    const T q = u * (kpar<T>(K.iqa, K.fiqa) * u + kpar<T>(K.iqb, K.fiqb));
+    const T e = kr_exp<T>(true, -q);
+    const T um = u < T(1) ? u : T(1);
+    const T s = um * (T(1.5) - T(0.5) * um * um);
+    const T c = kpar<T>(K.ic0, K.fic0) + kpar<T>(K.ice, K.fice) * e - kpar<T>(K.ics, K.fics) * s;
+    return dx == T(0) && dy == T(0) ? kpar<T>(K.A, K.fA) : c;
+}
+
 /* C(dx, dy) = A - gamma, as gk_krige_cov (alg_kriging.c's kriging.h); the
  * nuggets are folded into Ah, so st holds the other structures only. */
 template <class T> __device__ __forceinline__ T kcov(const KrigeParams &K, T dx, T dy)
 {
+    if (K.iso1 && (sizeof(T) == 8 || K.fastf)) /* kcov_iso: float with the SFU only */
+        return kcov_iso<T>(K, dx, dy);
     if (dx == T(0) && dy == T(0))
         return kpar<T>(K.A, K.fA);
     const bool fast = K.fastf;
     const T hiso = kr_sqrt<T>(fast, dx * dx + dy * dy);
     const T Ah = kpar<T>(K.Ah, K.fAh);
-    if (K.iso1) /* no loop: the parameters stay operands of the instructions */
-        return Ah - kgam<T>(K.st[0], fast, hiso);
     T g = 0;
     for (int s = 0; s < K.ns; s++) {
         const KStruct &st = K.st[s];
