@@ -1519,7 +1519,7 @@ int api_tile(void *job, const gk_gpu_tile *t, double *out, uint64_t *nodata, uin
             bool gau = false;
             for (int q = 0; q < k.ns; q++)
                 gau |= k.st[q].type == GK_GPU_V_GAU;
-            if (d.single && gau)
+            if (d.single && (gau || !(k.A >= 1e-30))) /* or float pivots would be denormal */
                 KP.single = 0;
             CK(KP.single ? launch_krige_k<float>(J->st, d.max_points, P, KP, nbr)
                          : launch_krige_k<double>(J->st, d.max_points, P, KP, nbr));

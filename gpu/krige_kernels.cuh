@@ -76,7 +76,8 @@ static inline void krige_params_fill(KrigeParams &KP, const gk_gpu_krige &k)
         KP.iqa = gau ? 1.0 : 0.0;
         KP.iqb = gau ? 0.0 : 1.0;
         KP.fic0 = (float)KP.ic0, KP.fice = (float)KP.ice, KP.fics = (float)KP.ics;
-        KP.fiqa = (float)KP.iqa, KP.fiqb = (float)KP.iqb;
+        /* float: e = 2^-(q log2 e), the SFU's exponential */
+        KP.fiqa = (float)(KP.iqa * 1.4426950408889634), KP.fiqb = (float)(KP.iqb * 1.4426950408889634);
     }
     KP.fA = (float)KP.A;
     KP.fAh = (float)KP.Ah;
@@ -119,12 +120,30 @@ template <class T> __device__ __forceinline__ T kgam(const KStruct &st, bool fas
  * the Sph forms are both computed and weighted by 0/1 coefficients, cheaper
  * than the branches per entry of kcov's general path (they were half of the
  * solve's instructions at k = 16). */
+template <class T> __device__ __forceinline__ T kr_iso_h(T v) { return sqrt(v); }
+template <class T> __device__ __forceinline__ T kr_iso_exp(T q) { return exp(-q); }
+/* float: the SFU's rsqrt and 2^x without the denormal fix-ups of rsqrtf and
+ * __expf (a third of the instructions of an entry); a distance below 1e-19
+ * counts as 0, an exponential below 1e-38 as 0 */
+template <> __device__ __forceinline__ float kr_iso_h<float>(float v)
+{
+    float r;
+    asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(v));
+    return v >= 1.17549435e-38f ? v * r : 0.0f;
+}
+template <> __device__ __forceinline__ float kr_iso_exp<float>(float q)
+{
+    float r;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(-q));
+    return r;
+}
+
 template <class T> __device__ __forceinline__ T kcov_iso(const KrigeParams &K, T dx, T dy)
 {
     const KStruct &st = K.st[0];
-    const T u = kr_sqrt<T>(true, dx * dx + dy * dy) * kpar<T>(st.ir, st.fir);
+    const T u = kr_iso_h<T>(dx * dx + dy * dy) * kpar<T>(st.ir, st.fir);
     const T q = u * (kpar<T>(K.iqa, K.fiqa) * u + kpar<T>(K.iqb, K.fiqb));
-    const T e = kr_exp<T>(true, -q);
+    const T e = kr_iso_exp<T>(q);
     const T um = u < T(1) ? u : T(1);
     const T s = um * (T(1.5) - T(0.5) * um * um);
     const T c = kpar<T>(K.ic0, K.fic0) + kpar<T>(K.ice, K.fice) * e - kpar<T>(K.ics, K.fics) * s;
@@ -548,7 +567,14 @@ template <int K, int G, class TS> struct KrCoopLay {
 };
 
 template <class T> __device__ __forceinline__ T kr_rsqrt(T v) { return rsqrt(v); }
-template <> __device__ __forceinline__ float kr_rsqrt<float>(float v) { return rsqrtf(v); }
+/* float pivots: the SFU's rsqrt without rsqrtf's denormal fix-ups (a pivot is
+ * above 1e-6 A, and sills below 1e-30 are solved in double) */
+template <> __device__ __forceinline__ float kr_rsqrt<float>(float v)
+{
+    float r;
+    asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(v));
+    return r;
+}
 
 template <int K, int G, int P, class TS, class TC>
 __global__ void __launch_bounds__(128) kr_coop_kernel(LocalParams LP, KrigeParams KP, int j0,
