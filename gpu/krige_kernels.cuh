@@ -116,10 +116,6 @@ template <class T> __device__ __forceinline__ T kgam(const KStruct &st, bool fas
     }
 }
 
-/* C(dx, dy) of the common model (iso1) as straight-line code: the Exp/Gau and
- * the Sph forms are both computed and weighted by 0/1 coefficients, cheaper
- * than the branches per entry of kcov's general path (they were half of the
- * solve's instructions at k = 16). */
 template <class T> __device__ __forceinline__ T kr_iso_h(T v) { return sqrt(v); }
 template <class T> __device__ __forceinline__ T kr_iso_exp(T q) { return exp(-q); }
 /* float: the SFU's rsqrt and 2^x without the denormal fix-ups of rsqrtf and
@@ -138,6 +134,10 @@ template <> __device__ __forceinline__ float kr_iso_exp<float>(float q)
     return r;
 }
 
+/* C(dx, dy) of the common model (iso1) as straight-line code: the Exp/Gau and
+ * the Sph forms are both computed and weighted by 0/1 coefficients, cheaper
+ * than the branches per entry of kcov's general path (they were half of the
+ * solve's instructions at k = 16). */
 template <class T> __device__ __forceinline__ T kcov_iso(const KrigeParams &K, T dx, T dy)
 {
     const KStruct &st = K.st[0];
