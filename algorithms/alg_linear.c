@@ -22,10 +22,14 @@
  * by one with a walk, as before: a small tolerance keeps nodes on the hull
  * inside, and outside it the nearest point is found by a greedy walk on the
  * triangulation (the Delaunay graph leads to the nearest point), so no
- * spatial index is needed.
+ * spatial index is needed. The rasteriser's rules live in linear_raster.h,
+ * which the CUDA module shares: on a GPU the triangles are rasterised there
+ * and the nodes they leave are located here (gk_linear_finish).
  */
 #include "delaunay.h"
+#include "device.h"
 #include "gk_internal.h"
+#include "linear_raster.h"
 
 #include <limits.h>
 #include <math.h>
@@ -40,6 +44,7 @@
 /* Near-ties of the nearest-point walk: relative, far above the roundoff of d^2. */
 #define GK_NEAR_TIE 1e-12
 #define GK_MAX_LEVELS 24
+_Static_assert(GK_MAX_LEVELS <= GK_GPU_LIN_MAX_LEVELS, "the GPU job holds every level");
 
 /* Triangles are sorted into square buckets of a few levels (a loose
  * quadtree): a triangle sits at the finest level where its bounding box
@@ -112,9 +117,7 @@ static inline double LY(const gk_tin *tin, int v)
 
 static inline int bucket_of(double f, int n)
 {
-    if (!(f >= 0.0))
-        return 0;
-    return f >= (double)n ? n - 1 : (int)f;
+    return gk_lr_bucket_of(f, n);
 }
 
 /* ---- preparation ------------------------------------------------------- */
@@ -864,44 +867,13 @@ static int outside_value(const gk_job *job, const gk_tin *tin, int t, double x, 
 
 /* ---- rasterisation ------------------------------------------------------- */
 
-/* Marks the nodes no triangle took: a signalling NaN, which arithmetic never
- * produces (its results are quiet). */
-static const uint64_t UNSET = 0x7ff0deadbeef0001ull;
-
+/* The rasteriser's rules are in linear_raster.h, shared with the CUDA module. */
 typedef struct {
     const gk_tin *tin;
-    const double *xs, *ys;   /* node coordinates of the tile */
-    int w, h;
+    gk_lr_nodes N;
     double xlo, xhi, ylo, yhi; /* node extent */
-    double gx, cx;             /* global node i: x = gx + (i + 0.5) * cx */
-    double gy, cy;
-    double icx, icy;           /* 1 / cx, 1 / cy */
-    int x0, y0;
     double *out;
 } raster;
-
-/* floor(f) clamped to [0, n - 1] (NaN: 0). */
-static inline int node_index(double f, int n)
-{
-    if (!(f > 0.0))
-        return 0;
-    return f < n - 1 ? (int)f : n - 1;
-}
-
-/* Does edge a -> b take the nodes on it? Exactly one of a -> b and b -> a does. */
-static inline int owns(const double *a, const double *b)
-{
-    return b[1] < a[1] || (b[1] == a[1] && b[0] > a[0]);
-}
-
-/* Is node (xs[i], y) on the inner side of a -> b (or on it and owned)? */
-static inline int inner(const double *a, const double *b, int own, const double *xs, int i,
-                        double y)
-{
-    const double p[2] = {xs[i], y};
-    int o = gk_orient(a, b, p);
-    return o > 0 || (o == 0 && own);
-}
 
 static void raster_triangle(const raster *r, int t)
 {
@@ -910,137 +882,73 @@ static void raster_triangle(const raster *r, int t)
     if (isnan(pl[1]))
         return;
     const int *v = tin->vertex + 3 * (size_t)t;
-    const double *P[3] = {tin->xy + 2 * (size_t)v[0], tin->xy + 2 * (size_t)v[1],
-                          tin->xy + 2 * (size_t)v[2]};
-    double txl = fmin(fmin(P[0][0], P[1][0]), P[2][0]), txh = fmax(fmax(P[0][0], P[1][0]), P[2][0]);
-    double tyl = fmin(fmin(P[0][1], P[1][1]), P[2][1]), tyh = fmax(fmax(P[0][1], P[1][1]), P[2][1]);
-    if (txh < r->xlo || txl > r->xhi || tyh < r->ylo || tyl > r->yhi)
-        return;
-    /* Rows: y decreases with j; a margin of one against roundoff, then exact. */
-    int j0 = node_index((tyh - r->gy) * r->icy - 0.5 - r->y0, r->h) - 1;
-    int j1 = node_index((tyl - r->gy) * r->icy - 0.5 - r->y0, r->h) + 1;
-    j0 = j0 < 0 ? 0 : j0;
-    j1 = j1 > r->h - 1 ? r->h - 1 : j1;
-    int own[3];
-    double slope[3];
+    gk_lr_tri T;
     for (int k = 0; k < 3; k++) {
-        const double *a = P[k], *b = P[(k + 1) % 3];
-        own[k] = owns(a, b);
-        slope[k] = a[1] != b[1] ? (b[0] - a[0]) / (b[1] - a[1]) : 0.0;
+        T.P[k][0] = tin->xy[2 * (size_t)v[k]];
+        T.P[k][1] = tin->xy[2 * (size_t)v[k] + 1];
     }
+    double bb[4];
+    gk_lr_bbox(&T, bb);
+    if (bb[1] < r->xlo || bb[0] > r->xhi || bb[3] < r->ylo || bb[2] > r->yhi)
+        return;
+    int j0, j1;
+    gk_lr_rows(&r->N, bb[2], bb[3], &j0, &j1);
+    gk_lr_edges(&T);
     for (int j = j0; j <= j1; j++) {
-        double y = r->ys[j];
-        if (y < tyl || y > tyh)
+        double y = r->N.ys[j];
+        if (y < bb[2] || y > bb[3])
             continue;
-        int lo = 0, hi = r->w - 1;
-        for (int k = 0; k < 3 && lo <= hi; k++) {
-            const double *a = P[k], *b = P[(k + 1) % 3];
-            if (a[1] == b[1]) { /* horizontal: the whole row is in or out */
-                int s = ((a[1] > y) - (a[1] < y)) * ((a[0] > b[0]) - (a[0] < b[0]));
-                if (!(s > 0 || (s == 0 && own[k])))
-                    hi = -1;
-                continue;
-            }
-            /* Where the edge's line crosses the row: xc, within B of the exact
-             * crossing (a few ulps of its terms; B is far larger). Nodes
-             * farther than B from xc are on the side their x says; nearer
-             * ones (or a poor guess) take the exact tests. */
-            double dt = (y - a[1]) * slope[k], xc = a[0] + dt;
-            double B = 1e-14 * (fabs(a[0]) + fabs(dt));
-            int k0 = node_index((xc - r->gx) * r->icx - 0.5 - r->x0, r->w), right = b[1] < a[1];
-            const double *xs = r->xs;
-            int split = -2; /* nodes <= split are left of the crossing, the others right */
-            if (xs[k0] < xc - B) {
-                if (k0 + 1 == r->w || xs[k0 + 1] > xc + B)
-                    split = k0;
-            } else if (xs[k0] > xc + B && k0 == 0) {
-                split = -1;
-            }
-            if (split > -2) {
-                if (right)
-                    lo = split + 1 > lo ? split + 1 : lo;
-                else
-                    hi = split < hi ? split : hi;
-            } else if (right) { /* inner side to the right: a lower bound */
-                if (inner(a, b, own[k], xs, k0, y)) {
-                    while (k0 > 0 && inner(a, b, own[k], xs, k0 - 1, y))
-                        k0--;
-                } else {
-                    while (k0 < r->w && !inner(a, b, own[k], xs, k0, y))
-                        k0++;
-                }
-                lo = k0 > lo ? k0 : lo;
-            } else { /* an upper bound */
-                if (inner(a, b, own[k], xs, k0, y)) {
-                    while (k0 < r->w - 1 && inner(a, b, own[k], xs, k0 + 1, y))
-                        k0++;
-                } else {
-                    while (k0 >= 0 && !inner(a, b, own[k], xs, k0, y))
-                        k0--;
-                }
-                hi = k0 < hi ? k0 : hi;
-            }
-        }
-        double *row = r->out + (size_t)j * r->w, base = pl[0] + pl[2] * (y - P[0][1]);
+        int lo, hi;
+        gk_lr_span(&T, &r->N, y, &lo, &hi);
+        double *row = r->out + (size_t)j * r->N.w, base = gk_lr_row_base(pl, T.P[0], y);
         for (int i = lo; i <= hi; i++)
-            row[i] = base + pl[1] * (r->xs[i] - P[0][0]);
+            row[i] = gk_lr_value(base, pl, T.P[0], r->N.xs[i]);
     }
 }
 
-uint64_t gk_linear_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s)
+/* The tile's node coordinates (absolute, and about the tin's origin) in the
+ * scratch: xs, ys, lxs, lys. NULL when out of memory. */
+static double *tile_nodes(const gk_tin *tin, const gk_tile *t, gk_scratch *s)
 {
-    const gk_tin *tin = job->tin;
-    const gk_grid *g = t->g;
-    const double nodata = job->alg.nodata;
     int w = t->w, h = t->h;
-    size_t nn = (size_t)w * h;
-    uint64_t nodata_nodes = 0;
     if (gk_scratch_reserve(s, 2 * ((size_t)w + h)) != GK_OK)
-        return UINT64_MAX;
+        return NULL;
     double *xs = s->d2, *ys = xs + w, *lxs = ys + h, *lys = lxs + w;
     double ox = tin ? tin->ox : 0.0, oy = tin ? tin->oy : 0.0;
     for (int i = 0; i < w; i++) {
-        xs[i] = gk_grid_node_x(g, t->x0 + i);
+        xs[i] = gk_grid_node_x(t->g, t->x0 + i);
         lxs[i] = xs[i] - ox;
     }
     for (int j = 0; j < h; j++) {
-        ys[j] = gk_grid_node_y(g, t->y0 + j);
+        ys[j] = gk_grid_node_y(t->g, t->y0 + j);
         lys[j] = ys[j] - oy;
     }
-    for (size_t k = 0; k < nn; k++)
-        memcpy(out + k, &UNSET, sizeof UNSET);
+    return xs;
+}
 
-    if (tin && tin->n_tri > 0) {
-        raster r = {tin, xs, ys, w, h, xs[0], xs[w - 1], ys[h - 1], ys[0],
-                    g->xmin, (g->xmax - g->xmin) / g->nx, g->ymax, (g->ymin - g->ymax) / g->ny,
-                    g->nx / (g->xmax - g->xmin), g->ny / (g->ymin - g->ymax), t->x0, t->y0, out};
-        for (int l = 0; l < tin->nlev; l++) {
-            const tin_level *lv = &tin->lev[l];
-            /* A triangle's bucket is that of its lower-left corner, and it
-             * spans at most one more each way. */
-            int bx0 = bucket_of((r.xlo - lv->x0) * lv->inv, lv->nx) - 1;
-            int bx1 = bucket_of((r.xhi - lv->x0) * lv->inv, lv->nx);
-            int by0 = bucket_of((r.ylo - lv->y0) * lv->inv, lv->ny) - 1;
-            int by1 = bucket_of((r.yhi - lv->y0) * lv->inv, lv->ny);
-            bx0 = bx0 < 0 ? 0 : bx0;
-            by0 = by0 < 0 ? 0 : by0;
-            for (int by = by0; by <= by1; by++) {
-                size_t row = (size_t)by * lv->nx;
-                for (int u = lv->start[row + bx0]; u < lv->start[row + bx1 + 1]; u++)
-                    raster_triangle(&r, u);
-            }
-        }
-    }
-
-    /* The rest, one by one. */
+/* The nodes no proper triangle took (GK_LR_UNSET), one by one: a walk to
+ * the triangle within the hull tolerance, or the nearest-point rule; rows on
+ * nth threads. Returns the nodata count among them; *rest (if not NULL)
+ * gets their number. */
+static uint64_t fill_rest(const gk_job *job, const gk_tile *t, double *out, const double *xs,
+                          uint64_t *rest, int nth)
+{
+    const gk_tin *tin = job->tin;
+    const double nodata = job->alg.nodata;
+    int w = t->w, h = t->h;
+    const double *ys = xs + w, *lxs = ys + h, *lys = lxs + w;
+    uint64_t nodata_nodes = 0, n_rest = 0;
+#pragma omp parallel for num_threads(nth) schedule(dynamic, 16) if (nth > 1) \
+    reduction(+ : nodata_nodes, n_rest)
     for (int j = 0; j < h; j++) {
         double y = ys[j];
         double *row = out + (size_t)j * w;
         for (int i = 0; i < w; i++) {
             uint64_t bits;
             memcpy(&bits, row + i, sizeof bits);
-            if (bits != UNSET)
+            if (bits != GK_LR_UNSET)
                 continue;
+            n_rest++;
             double x = xs[i], v = nodata;
             int where = LOC_OUTSIDE, tri = -1;
             if (tin && tin->n_tri > 0) {
@@ -1064,5 +972,82 @@ uint64_t gk_linear_tile(const gk_job *job, const gk_tile *t, double *out, gk_scr
             row[i] = v;
         }
     }
+    if (rest)
+        *rest = n_rest;
     return nodata_nodes;
+}
+
+uint64_t gk_linear_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s)
+{
+    const gk_tin *tin = job->tin;
+    const gk_grid *g = t->g;
+    int w = t->w, h = t->h;
+    size_t nn = (size_t)w * h;
+    double *xs = tile_nodes(tin, t, s);
+    if (!xs)
+        return UINT64_MAX;
+    const double *ys = xs + w;
+    const uint64_t unset = GK_LR_UNSET;
+    for (size_t k = 0; k < nn; k++)
+        memcpy(out + k, &unset, sizeof unset);
+
+    if (tin && tin->n_tri > 0) {
+        raster r = {tin,
+                    {xs, ys, w, h, t->x0, t->y0, g->xmin, g->nx / (g->xmax - g->xmin), g->ymax,
+                     g->ny / (g->ymin - g->ymax)},
+                    xs[0], xs[w - 1], ys[h - 1], ys[0], out};
+        for (int l = 0; l < tin->nlev; l++) {
+            const tin_level *lv = &tin->lev[l];
+            /* A triangle's bucket is that of its lower-left corner, and it
+             * spans at most one more each way. */
+            int bx0 = bucket_of((r.xlo - lv->x0) * lv->inv, lv->nx) - 1;
+            int bx1 = bucket_of((r.xhi - lv->x0) * lv->inv, lv->nx);
+            int by0 = bucket_of((r.ylo - lv->y0) * lv->inv, lv->ny) - 1;
+            int by1 = bucket_of((r.yhi - lv->y0) * lv->inv, lv->ny);
+            bx0 = bx0 < 0 ? 0 : bx0;
+            by0 = by0 < 0 ? 0 : by0;
+            for (int by = by0; by <= by1; by++) {
+                size_t row = (size_t)by * lv->nx;
+                for (int u = lv->start[row + bx0]; u < lv->start[row + bx1 + 1]; u++)
+                    raster_triangle(&r, u);
+            }
+        }
+    }
+    return fill_rest(job, t, out, xs, NULL, 1);
+}
+
+uint64_t gk_linear_finish(const gk_job *job, const gk_tile *t, double *out, uint64_t *rest)
+{
+    gk_scratch s = {0};
+    double *xs = tile_nodes(job->tin, t, &s);
+    /* every core when called alone (a window); inside the engine's tile
+     * threads, this one */
+    int nth = job->ctx->threads > 0 ? job->ctx->threads : omp_get_num_procs();
+    if (omp_in_parallel() || (size_t)t->w * t->h < 65536)
+        nth = 1;
+    uint64_t nodata = xs ? fill_rest(job, t, out, xs, rest, nth) : UINT64_MAX;
+    gk_scratch_free(&s);
+    return nodata;
+}
+
+void gk_tin_gpu_desc(const gk_tin *tin, gk_gpu_job_desc *d)
+{
+    d->lin_nv = tin->n_tri > 0 ? tin->n : 0;
+    d->lin_nt = tin->n_tri > 0 ? (size_t)tin->n_tri : 0;
+    d->lin_xy = tin->xy;
+    d->lin_vertex = tin->vertex;
+    d->lin_plane = tin->plane;
+    d->lin_nlev = tin->n_tri > 0 ? tin->nlev : 0;
+    d->lin_nbuckets = 0;
+    for (int l = 0; l < d->lin_nlev; l++) {
+        const tin_level *lv = &tin->lev[l];
+        gk_gpu_lin_level *o = &d->lin_lev[l];
+        o->x0 = lv->x0;
+        o->y0 = lv->y0;
+        o->inv = lv->inv;
+        o->nx = lv->nx;
+        o->ny = lv->ny;
+        d->lin_nbuckets += (size_t)lv->nx * lv->ny;
+    }
+    d->lin_bstart = tin->bstart;
 }

@@ -6,6 +6,7 @@
 #ifndef GK_DELAUNAY_H
 #define GK_DELAUNAY_H
 
+#include "exact_predicates.h"
 #include "gridkit.h"
 
 #include <math.h>
@@ -33,17 +34,13 @@ int gk_delaunay_strips(int n, const double *x, const double *y, int strips, int 
 
 /* Exact orientation of (a, b, c), 2 doubles each: > 0 counter-clockwise, < 0
  * clockwise, 0 collinear. A floating-point filter with Shewchuk's error
- * bound decides almost always; gk_orient_exact (expansion arithmetic) the rest. */
+ * bound decides almost always; gk_orient_exact (expansion arithmetic) the
+ * rest. Both live in exact_predicates.h, shared with the CUDA module. */
 int gk_orient_exact(const double *a, const double *b, const double *c);
 static inline int gk_orient(const double *a, const double *b, const double *c)
 {
-    double l = (a[0] - c[0]) * (b[1] - c[1]), r = (a[1] - c[1]) * (b[0] - c[0]);
-    double det = l - r, bound = (3.0 + 16.0 * 0x1p-53) * 0x1p-53 * (fabs(l) + fabs(r));
-    if (det > bound)
-        return 1;
-    if (-det > bound)
-        return -1;
-    return gk_orient_exact(a, b, c);
+    int s = gk_orient_filter(a, b, c);
+    return s != GK_ORIENT_UNSURE ? s : gk_orient_exact(a, b, c);
 }
 
 #endif

@@ -36,6 +36,7 @@ typedef struct {
     int last;      /* handle of the last finished tile (its kernel time) */
     int krige_set; /* kriging parameters handed over (before the first tile) */
     uint64_t splits; /* tiles split because the GPU ran out of memory */
+    uint64_t lin_rest; /* linear: nodes the GPU left to the CPU */
     pthread_mutex_t lock;
     pthread_cond_t freed;
     char err[512];
@@ -194,9 +195,8 @@ void gk_device_warm_up(const char *spec)
 
 int gk_algorithm_may_use_gpu(const gk_algorithm *a)
 {
-    if (a->kind == GK_ALG_LINEAR)
-        return 0;
-    if (a->kind == GK_ALG_KRIGING && (a->krige.block_w > 0 || a->krige.n_drift_rasters > 0))
+    /* global kriging with external drift (describe_kriging) */
+    if (a->kind == GK_ALG_KRIGING && a->krige.n_drift_rasters > 0 && a->max_points == 0)
         return 0;
     return 1;
 }
@@ -209,34 +209,27 @@ const char *gk_context_device_name(gk_context *ctx)
 /* ---- jobs -------------------------------------------------------------- */
 
 /* Kriging: what the fused local kernel and the global one (every point in
- * one system, cuSOLVER) cover (the model may still be fitted later, by
- * gk_kriging_prepare: model=auto fits Nug + Sph or Exp). */
+ * one system, cuSOLVER) cover; every variogram model type is (the model may
+ * still be fitted later, by gk_kriging_prepare). */
 static const char *describe_kriging(const gk_job *job, gk_gpu_job_desc *d)
 {
     const gk_algorithm *a = &job->alg;
     const gk_kriging_params *kp = &a->krige;
-    if (a->max_points_per_quadrant > 0)
-        return "kriging with max_points_per_quadrant has no GPU kernel yet";
+    /* omax filters the max_points nearest: the two-phase kernels' lists */
+    if (a->max_points_per_quadrant > 0 && (a->max_points == 0 || a->max_points > 32))
+        return "kriging with max_points_per_quadrant has a GPU kernel for max_points 1..32 only";
     if (a->max_points == 0 && kp->maxdist > 0)
         return "kriging over every point within radius (max_points=0) has no GPU kernel yet";
     const int global = a->max_points == 0; /* alg_kriging.c's k->global */
-    if (global && job->pts->n > 46340)
-        return "global kriging of more than 46340 points has no GPU kernel";
     if (!global && a->max_points > 64)
         return "kriging with max_points above 64 has no GPU kernel yet";
-    if (kp->block_w > 0)
-        return "block kriging has no GPU kernel yet";
-    if (kp->n_drift_rasters > 0)
-        return "kriging with external drift has no GPU kernel yet";
-    if (kp->type != GK_KRIGE_SIMPLE && kp->drift == GK_DRIFT_QUADRATIC)
-        return "kriging with a quadratic drift has no GPU kernel yet";
-    if (!kp->model_auto)
-        for (int i = 0; i < kp->model.n; i++) {
-            gk_vm_type t = kp->model.s[i].type;
-            if (t != GK_VM_NUG && t != GK_VM_SPH && t != GK_VM_EXP && t != GK_VM_GAU)
-                return "kriging: only Nug, Sph, Exp and Gau models have a GPU kernel yet";
-        }
-    if (global) { /* double precision whatever --precision says */
+    /* the CPU would factorise it when the drift is set (gk_job_set_drift) */
+    if (global && kp->n_drift_rasters > 0)
+        return "global kriging with external drift has no GPU kernel yet";
+    /* global: double precision whatever --precision says; above 46340 points
+     * cuSOLVER's 64-bit API, where the GPU's memory holds the n x n matrix
+     * (krige_global.cu; job_new says why not) */
+    if (global) {
         d->op = GK_GPU_KRIGE_GLOBAL;
         d->max_points = d->min_points = 0;
         d->window = GK_GPU_WIN_ALL;
@@ -259,12 +252,21 @@ static const char *describe_kriging(const gk_job *job, gk_gpu_job_desc *d)
 static int krige_params(const gk_job *job, gk_gpu_krige *g)
 {
     const gk_krige_state *k = job->krige;
-    if (!k || k->nb != 1 || k->nr != 0 || k->poly > 2 || k->ns < 1 ||
-        k->ns > GK_GPU_KRIGE_MAX_STRUCT)
+    if (!k || k->nb < 1 || k->nb > GK_GPU_KRIGE_MAX_DISCR || k->nr > GK_GPU_KRIGE_MAX_P - 6 ||
+        (k->nr > 0 && !k->gpts) || k->ns < 1 || k->ns > GK_GPU_KRIGE_MAX_STRUCT)
         return -1;
     memset(g, 0, sizeof *g);
     g->p = k->p;
     g->nbands = job->nbands;
+    g->poly = k->poly;
+    g->nr = k->nr;
+    g->gpts = k->gpts;
+    g->nb = k->nb;
+    for (int b = 0; b < k->nb; b++) {
+        g->bdx[b] = k->bdx[b];
+        g->bdy[b] = k->bdy[b];
+        g->bw[b] = k->bw[b];
+    }
     g->ns = k->ns;
     for (int i = 0; i < k->ns; i++) {
         const gk_krige_struct *st = &k->st[i];
@@ -282,9 +284,34 @@ static int krige_params(const gk_job *job, gk_gpu_krige *g)
         case GK_VM_GAU:
             o->type = GK_GPU_V_GAU;
             break;
+        case GK_VM_MAT:
+            o->type = GK_GPU_V_MAT;
+            break;
+        case GK_VM_STE:
+            o->type = GK_GPU_V_STE;
+            break;
+        case GK_VM_EXC:
+            o->type = GK_GPU_V_EXC;
+            break;
+        case GK_VM_CIR:
+            o->type = GK_GPU_V_CIR;
+            break;
+        case GK_VM_PEN:
+            o->type = GK_GPU_V_PEN;
+            break;
+        case GK_VM_LIN:
+            o->type = GK_GPU_V_LIN;
+            break;
+        case GK_VM_POW:
+            o->type = GK_GPU_V_POW;
+            break;
+        case GK_VM_HOL:
+            o->type = GK_GPU_V_HOL;
+            break;
         default:
             return -1;
         }
+        o->kappa = st->s->kappa;
         o->aniso = st->aniso;
         o->psill = st->psill;
         o->range = st->range;
@@ -295,6 +322,7 @@ static int krige_params(const gk_job *job, gk_gpu_krige *g)
     g->A = k->A;
     g->c00 = k->c00;
     g->mean = k->mean;
+    g->omax = job->alg.max_points_per_quadrant;
     return 0;
 }
 
@@ -333,6 +361,15 @@ static const char *describe(const gk_job *job, gk_gpu_job_desc *d)
     d->single = a->precision == GK_PRECISION_SINGLE;
     if (a->kind == GK_ALG_KRIGING)
         return describe_kriging(job, d);
+    if (a->kind == GK_ALG_LINEAR) {
+        /* the GPU rasterises the tin's triangles; the nodes they leave are
+         * located on the CPU (gk_linear_finish) */
+        if (!job->tin)
+            return "linear without its triangulation";
+        d->op = GK_GPU_LINEAR;
+        gk_tin_gpu_desc(job->tin, d);
+        return NULL;
+    }
     /* nearest and average_distance_pts ignore the per-quadrant keys, as the
      * CPU does; invdist with them is invdistnn in a circle (alg_invdist.c) */
     const int quads = gk_nb_has_quadrants(a) && a->kind != GK_ALG_NEAREST &&
@@ -578,10 +615,14 @@ static uint64_t tile_split(const gk_job *job, gk_gpu_tile gt, double *out, int n
         a.h = gt.h / 2;
         b.y0 = gt.y0 + a.h;
         b.h = gt.h - a.h;
+        if (gt.g0) /* its covariates: the same blocks, from row a.h */
+            b.g0 = gt.g0 + (size_t)a.h * gt.g0_pitch;
     } else {
         a.w = gt.w / 2;
         b.x0 = gt.x0 + a.w;
         b.w = gt.w - a.w;
+        if (gt.g0)
+            b.g0 = gt.g0 + a.w;
     }
     size_t na = (size_t)a.w * a.h, nb = (size_t)b.w * b.h;
     double *ba = malloc((na + nb) * nbands * sizeof *ba);
@@ -615,12 +656,62 @@ static uint64_t tile_split(const gk_job *job, gk_gpu_tile gt, double *out, int n
     return ra + rb;
 }
 
+/* External drift: the standardised covariates at the tile's nodes (nr
+ * blocks of w h), as alg_kriging.c samples them. NULL with *nodata_tile set
+ * when the drift is missing or the sampler fails (the CPU's tile is then
+ * nodata), NULL alone when out of memory. */
+static double *tile_covariates(const gk_job *job, const gk_tile *t, int *nodata_tile)
+{
+    const gk_krige_state *k = job->krige;
+    size_t T = (size_t)t->w * t->h;
+    *nodata_tile = 0;
+    if (!k->ready) {
+        *nodata_tile = 1;
+        return NULL;
+    }
+    double *g0 = malloc((size_t)(k->nr + 2) * T * sizeof *g0);
+    if (!g0)
+        return NULL;
+    double *xs = g0 + (size_t)k->nr * T, *ys = xs + T;
+    for (int j = 0; j < t->h; j++)
+        for (int i = 0; i < t->w; i++) {
+            xs[(size_t)j * t->w + i] = gk_grid_node_x(t->g, t->x0 + i);
+            ys[(size_t)j * t->w + i] = gk_grid_node_y(t->g, t->y0 + j);
+        }
+    if (k->sampler(k->sampler_user, T, xs, ys, g0)) {
+        free(g0);
+        *nodata_tile = 1;
+        return NULL;
+    }
+    for (int r = 0; r < k->nr; r++)
+        for (size_t q = 0; q < T; q++)
+            g0[(size_t)r * T + q] = (g0[(size_t)r * T + q] - k->gmean[r]) / k->gscale[r];
+    return g0;
+}
+
 uint64_t gk_device_tile(const gk_job *job, const gk_tile *t, double *out)
 {
     gk_gpu_job *g = job->gpu;
     gk_gpu_tile gt = {t->g->xmin, t->g->xmax, t->g->ymin, t->g->ymax, t->g->nx, t->g->ny,
-                      t->x0,      t->y0,      t->w,       t->h,       t->hit2};
+                      t->x0,      t->y0,      t->w,       t->h,       t->hit2,  NULL,
+                      0,          0};
     uint64_t singular = 0;
+    double *g0 = NULL;
+    if (job->alg.kind == GK_ALG_KRIGING && job->krige && job->krige->nr > 0) {
+        int nodata_tile;
+        g0 = tile_covariates(job, t, &nodata_tile);
+        if (nodata_tile) {
+            size_t T = (size_t)t->w * t->h;
+            for (size_t q = 0; q < T * job->nbands; q++)
+                out[q] = job->alg.nodata;
+            return T;
+        }
+        if (!g0)
+            return UINT64_MAX;
+        gt.g0 = g0;
+        gt.g0_ld = (size_t)t->w * t->h;
+        gt.g0_pitch = t->w;
+    }
     if (job->alg.kind == GK_ALG_KRIGING) {
         pthread_mutex_lock(&g->lock);
         int rc = 0;
@@ -636,12 +727,21 @@ uint64_t gk_device_tile(const gk_job *job, const gk_tile *t, double *out)
             }
         }
         pthread_mutex_unlock(&g->lock);
-        if (rc)
+        if (rc) {
+            free(g0);
             return GK_DEVICE_FAILED;
+        }
     }
     uint64_t nodata = tile_split(job, gt, out, job->nbands, &singular);
+    free(g0);
     if (nodata >= GK_DEVICE_FAILED)
         return nodata;
+    if (job->alg.kind == GK_ALG_LINEAR) { /* the nodes no triangle took */
+        uint64_t rest = 0;
+        nodata = gk_linear_finish(job, t, out, &rest);
+#pragma omp atomic
+        g->lin_rest += rest;
+    }
     if (singular && job->krige) {
 #pragma omp atomic
         job->krige->singular += singular;
@@ -653,6 +753,12 @@ uint64_t gk_device_tile_splits(const gk_job *job)
 {
     const gk_gpu_job *g = job->gpu;
     return g ? g->splits : 0;
+}
+
+uint64_t gk_device_linear_rest(const gk_job *job)
+{
+    const gk_gpu_job *g = job->gpu;
+    return g ? g->lin_rest : 0;
 }
 
 void *gk_device_host_alloc(const gk_job *job, size_t bytes)

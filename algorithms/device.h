@@ -32,6 +32,8 @@ uint64_t gk_device_tile(const gk_job *job, const gk_tile *t, double *out);
 int gk_device_streams(const gk_job *job);
 /* Tiles split because a GPU ran out of memory (tests). */
 uint64_t gk_device_tile_splits(const gk_job *job);
+/* linear: nodes the GPU's triangles did not take, located on the CPU (tests). */
+uint64_t gk_device_linear_rest(const gk_job *job);
 /* Page-locked memory for tile buffers of a GPU job (NULL: use malloc). */
 void *gk_device_host_alloc(const gk_job *job, size_t bytes);
 void gk_device_host_free(const gk_job *job, void *p);
@@ -39,6 +41,9 @@ const char *gk_device_error(const gk_job *job);
 void gk_device_job_free(gk_job *job);
 /* Kernel time (ms, CUDA events) of the job's last GPU tile; -1 on the CPU. */
 double gk_device_last_kernel_ms(const gk_job *job);
+/* linear: the tin's triangles and buckets into the GPU job's description
+ * (alg_linear.c; the arrays stay the tin's). */
+void gk_tin_gpu_desc(const gk_tin *tin, gk_gpu_job_desc *d);
 
 /* The experimental variogram's class sums (v's classes, direction-major) on
  * the context's GPU: 1 when it ran there, 0 when the CPU should (the reason

@@ -114,6 +114,11 @@ gk_job *gk_job_new(gk_context *ctx, const gk_points *pts, const gk_algorithm *al
     job->nbands = 1;
     gk_ellipse_init(&job->ell, alg->radius1, alg->radius2, alg->angle);
 
+    /* linear's triangulation first: the GPU job rasterises its triangles */
+    if (alg->kind == GK_ALG_LINEAR && gk_tin_build(job)) {
+        gk_job_free(job);
+        return NULL;
+    }
     /* The GPU (when the context's device says so and it can run this job)
      * keeps its own copy of the points and its own index. */
     if (gk_device_job_attach(job)) {
@@ -137,10 +142,6 @@ gk_job *gk_job_new(gk_context *ctx, const gk_points *pts, const gk_algorithm *al
             gk_job_free(job);
             return NULL;
         }
-    }
-    if (alg->kind == GK_ALG_LINEAR && gk_tin_build(job)) {
-        gk_job_free(job);
-        return NULL;
     }
     if (alg->kind == GK_ALG_AIDW && gk_aidw_prepare(job)) {
         gk_job_free(job);
@@ -239,8 +240,12 @@ int gk_job_run(gk_job *job, const gk_grid *g, int tile_w, int tile_h, gk_tile_si
         /* Each GPU stream takes large tiles, one at a time; one more thread
          * hands a finished tile to the sink meanwhile. Tiles of up to 1 M
          * nodes, smaller where that leaves every stream too few. */
-        int streams = gk_device_streams(job);
+        int streams = gk_device_streams(job), cpu = threads;
         threads = streams + 1;
+        /* linear: the CPU locates the nodes a tile's triangles left after
+         * the tile (gk_linear_finish); more tiles in flight overlap that */
+        if (job->alg.kind == GK_ALG_LINEAR && threads < cpu)
+            threads = cpu;
         long long want = (long long)g->nx * g->ny / (4LL * streams);
         want = want > (1LL << 20) ? (1LL << 20) : want < (1LL << 16) ? (1LL << 16) : want;
         int w = tile_w > 0 ? tile_w : 256, h = tile_h > 0 ? tile_h : 256;

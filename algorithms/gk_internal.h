@@ -157,6 +157,11 @@ int gk_tin_build(gk_job *job);
 void gk_tin_free(gk_tin *tin);
 /* Number of triangles (0 when the nearest-point fallback is in use). */
 int gk_tin_triangles(const gk_tin *tin);
+/* A tile the GPU rasterised (algorithms/linear_raster.h): its nodes no
+ * proper triangle took (GK_LR_UNSET) located one by one as gk_linear_tile
+ * does; their nodata count, or UINT64_MAX when out of memory; *rest gets
+ * how many there were. */
+uint64_t gk_linear_finish(const gk_job *job, const gk_tile *t, double *out, uint64_t *rest);
 
 /* invdist over every point (no search window), invdist_kernels.c: SIMD
  * kernels in double, or in single precision on tile-local coordinates. */

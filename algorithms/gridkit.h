@@ -100,7 +100,7 @@ const char *gk_context_device_name(gk_context *ctx);
  * thread of their own while they read points; later jobs then start at once.
  * Thread-safe; does nothing for "cpu" or where no GPU is usable. */
 void gk_device_warm_up(const char *spec);
-/* 0 when the algorithm never runs on a GPU (linear; block kriging, external
+/* 0 when the algorithm never runs on a GPU (global kriging with external
  * drift), so that starting one is wasted; 1 when it may. */
 int gk_algorithm_may_use_gpu(const gk_algorithm *alg);
 

@@ -156,7 +156,7 @@ int gk_grid_plan_init(gk_context *ctx, const gk_grid_options *o, gk_grid_plan *p
     if (!(p->alg = gk_algorithm_parse(ctx, o->algorithm)))
         goto fail;
     /* no start-up for an algorithm that never runs on a GPU: it says so
-     * when it runs ("cpu (linear: ...)") */
+     * when it runs ("cpu (kriging: block kriging ...)") */
     if (!gk_algorithm_may_use_gpu(p->alg)) {
         if (gk_context_request_device(ctx, o->device))
             goto fail;

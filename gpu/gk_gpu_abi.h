@@ -33,8 +33,11 @@ typedef enum {
     GK_GPU_KRIGE, /* local kriging over the max_points nearest in the window */
     GK_GPU_AVERAGE_DISTANCE_PTS, /* mean distance over the pairs i < j of the window */
     GK_GPU_AIDW, /* adaptive IDW: power from the aidw_k nearest (algorithms/alg_aidw.c) */
-    GK_GPU_KRIGE_GLOBAL /* kriging with every point in one system (max_points=0, no radius):
-                         * needs cuSOLVER and cuBLAS, loaded when the job is made */
+    GK_GPU_KRIGE_GLOBAL, /* kriging with every point in one system (max_points=0, no radius):
+                          * needs cuSOLVER and cuBLAS, loaded when the job is made */
+    GK_GPU_LINEAR /* linear: the core's triangles rasterised (algorithms/linear_raster.h);
+                   * nodes no proper triangle takes come back as GK_LR_UNSET bits and
+                   * the core locates them itself */
 } gk_gpu_op;
 
 /* Search window around a node. */
@@ -43,6 +46,14 @@ typedef enum {
     GK_GPU_WIN_CIRCLE,  /* d2 <= r2 (invdistnn's rule) */
     GK_GPU_WIN_ELLIPSE  /* gdal_grid's rotated ellipse test, boundary inclusive */
 } gk_gpu_window_kind;
+
+/* linear: a level of the triangles' buckets; bucket of x: (x - x0) * inv,
+ * of nx x ny, row-major (algorithms/alg_linear.c) */
+#define GK_GPU_LIN_MAX_LEVELS 24
+typedef struct {
+    double x0, y0, inv;
+    int nx, ny;
+} gk_gpu_lin_level;
 
 typedef struct {
     int op;     /* gk_gpu_op */
@@ -64,6 +75,16 @@ typedef struct {
      * membership's R_min / R_max, the expected mean NN distance */
     int aidw_k;
     double aidw_alpha[5], aidw_rmin, aidw_rmax, aidw_r_exp;
+    /* linear (algorithms/alg_linear.c's tin; host arrays, read during job_new
+     * only): lin_nv vertices (2 doubles each), lin_nt triangles (3 vertex
+     * numbers, counter-clockwise; a plane z = p0 + p1 (x - xa) + p2 (y - ya)
+     * about the first vertex a, p1 NaN: degenerate), sorted into the buckets
+     * of lin_nlev levels, whose offsets (lin_nbuckets + 1) are lin_bstart */
+    size_t lin_nv, lin_nt, lin_nbuckets;
+    const double *lin_xy, *lin_plane;
+    const int *lin_vertex, *lin_bstart;
+    int lin_nlev;
+    gk_gpu_lin_level lin_lev[GK_GPU_LIN_MAX_LEVELS];
 } gk_gpu_job_desc;
 
 /* A window [x0, x0+w) x [y0, y0+h) of the grid; node coordinates are computed
@@ -73,23 +94,62 @@ typedef struct {
     int nx, ny;
     int x0, y0, w, h;
     double hit2; /* exact-hit threshold (squared distance) */
+    /* kriging with external drift: the standardised covariates at the
+     * tile's nodes, node (i, j) of covariate r at g0[r * g0_ld + j * g0_pitch
+     * + i] (host, read during tile only), NaN where the node has none; NULL
+     * without external drift */
+    const double *g0;
+    size_t g0_ld;
+    int g0_pitch;
 } gk_gpu_tile;
 
 /* Kriging (set once per job, before its first tile): the covariance
  * C(h) = A - gamma(h) of the model, structures of gk_gpu_vtype with gstat's
  * anisotropy transform precomputed (t0 = ca dx + sa dy, t1 = f (ca dy - sa dx)). */
-typedef enum { GK_GPU_V_NUG = 0, GK_GPU_V_SPH, GK_GPU_V_EXP, GK_GPU_V_GAU } gk_gpu_vtype;
+typedef enum {
+    GK_GPU_V_NUG = 0,
+    GK_GPU_V_SPH,
+    GK_GPU_V_EXP,
+    GK_GPU_V_GAU,
+    /* algorithms/vmodel_eval.h's other functions, evaluated in double */
+    GK_GPU_V_MAT, /* Matern (kappa) */
+    GK_GPU_V_STE, /* Matern, Stein's parameterisation (kappa) */
+    GK_GPU_V_EXC, /* exponential class (kappa) */
+    GK_GPU_V_CIR,
+    GK_GPU_V_PEN,
+    GK_GPU_V_LIN, /* range 0: unbounded, psill = slope */
+    GK_GPU_V_POW, /* range = exponent */
+    GK_GPU_V_HOL
+} gk_gpu_vtype;
 #define GK_GPU_KRIGE_MAX_STRUCT 8
+#define GK_GPU_KRIGE_MAX_P 10    /* drift columns: 1 + 5 + 4 external */
+#define GK_GPU_KRIGE_MAX_DISCR 16 /* block discretisation points */
 typedef struct {
     int type, aniso;
     double psill, range, ca, sa, f;
+    double kappa; /* Mat, Ste, Exc */
 } gk_gpu_vstruct;
 typedef struct {
-    int p;      /* drift columns: 0 simple, 1 ordinary, 3 linear drift [1, u, v] */
+    int p;      /* drift columns: 0 simple, else 1 + poly + nr */
     int nbands; /* 1 estimate, 2 estimate and variance */
     int ns;
     gk_gpu_vstruct st[GK_GPU_KRIGE_MAX_STRUCT];
     double A, c00, mean; /* C(0); variance of the target; simple kriging's mean */
+    /* The drift's columns [1, u, v, u^2, v^2, uv, g...] (algorithms/kriging.h):
+     * poly polynomial terms after the constant (0, 2 or 5) in the selection's
+     * centred, scaled coordinates, then nr external drift covariates, gpts
+     * (host, read during krige_set only) nr blocks of n standardised values
+     * at the points in input order. */
+    int poly, nr;
+    const double *gpts;
+    /* Block kriging: nb (1, or GK_GPU_KRIGE_MAX_DISCR) offsets of the block's
+     * discretisation from the node and their weights; c00 is then the
+     * block-to-block average. */
+    int nb;
+    double bdx[GK_GPU_KRIGE_MAX_DISCR], bdy[GK_GPU_KRIGE_MAX_DISCR], bw[GK_GPU_KRIGE_MAX_DISCR];
+    /* max_points_per_quadrant (gstat's omax, GK_GPU_KRIGE only): of the
+     * max_points nearest, the omax nearest of each quadrant; 0 = none */
+    int omax;
 } gk_gpu_krige;
 
 /* Experimental variogram over all pairs (algorithms/variogram.c's rules):

@@ -15,6 +15,7 @@
  */
 #include "gk_gpu_abi.h"
 #include "krige_global.h"
+#include "linear_gpu.h"
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cuda_runtime.h>
@@ -69,7 +70,11 @@ struct Job {
     int kr_set = 0;
     int *knbr = nullptr; /* kriging: neighbours of a band of rows, then counts */
     size_t knbr_cap = 0;
+    double *kgp = nullptr; /* external drift: the covariates at the points */
+    double *kg0 = nullptr; /* and at a tile's nodes */
+    size_t kg0_cap = 0;
     KgState *kg = nullptr; /* global kriging (krige_global.cu) */
+    LinState *lin = nullptr; /* linear (linear_kernels.cu) */
     const Job *base = nullptr; /* a clone: the points and bins are base's */
 };
 
@@ -983,7 +988,9 @@ void job_destroy(Job *J)
     if (J->st)
         cudaStreamSynchronize(J->st);
     kg_free(J->kg);
-    void *own[] = {J->out, J->part, J->flags, J->pf, J->flag_list, J->counters, J->knbr};
+    lin_free(J->lin);
+    void *own[] = {J->out,       J->part,     J->flags, J->pf,
+                   J->flag_list, J->counters, J->knbr,  J->kgp, J->kg0};
     for (void *p : own)
         if (p)
             cudaFree(p);
@@ -1060,12 +1067,14 @@ void *api_job_new(int dev, const gk_gpu_job_desc *d, char *err, size_t err_cap)
     CK(cudaEventCreate(&J->e0));
     CK(cudaEventCreate(&J->e1));
     CK(cudaMalloc(&J->counters, 4 * sizeof(unsigned int)));
-    CK(cudaMalloc(&J->x, nb));
-    CK(cudaMalloc(&J->y, nb));
-    CK(cudaMalloc(&J->z, nb));
-    CK(cudaMemcpyAsync(J->x, d->x, nb, cudaMemcpyHostToDevice, J->st));
-    CK(cudaMemcpyAsync(J->y, d->y, nb, cudaMemcpyHostToDevice, J->st));
-    CK(cudaMemcpyAsync(J->z, d->z, nb, cudaMemcpyHostToDevice, J->st));
+    if (d->op != GK_GPU_LINEAR) { /* linear reads its triangles only */
+        CK(cudaMalloc(&J->x, nb));
+        CK(cudaMalloc(&J->y, nb));
+        CK(cudaMalloc(&J->z, nb));
+        CK(cudaMemcpyAsync(J->x, d->x, nb, cudaMemcpyHostToDevice, J->st));
+        CK(cudaMemcpyAsync(J->y, d->y, nb, cudaMemcpyHostToDevice, J->st));
+        CK(cudaMemcpyAsync(J->z, d->z, nb, cudaMemcpyHostToDevice, J->st));
+    }
     {
         double zmin = INFINITY, zmax = -INFINITY, xmin = INFINITY, xmax = -INFINITY,
                ymin = INFINITY, ymax = -INFINITY;
@@ -1078,7 +1087,8 @@ void *api_job_new(int dev, const gk_gpu_job_desc *d, char *err, size_t err_cap)
             ymax = std::max(ymax, d->y[i]);
         }
         J->zc = std::isfinite(zmin) && std::isfinite(zmax) ? 0.5 * (zmin + zmax) : 0.0;
-        if (d->op != GK_GPU_INVDIST_ALL && d->op != GK_GPU_KRIGE_GLOBAL) {
+        if (d->op != GK_GPU_INVDIST_ALL && d->op != GK_GPU_KRIGE_GLOBAL &&
+            d->op != GK_GPU_LINEAR) {
             /* square-ish bins of ~4 points, or a fraction of the window */
             double W = xmax - xmin, H = ymax - ymin;
             double area = std::max(W, 1e-300) * std::max(H, 1e-300);
@@ -1143,6 +1153,8 @@ void *api_job_new(int dev, const gk_gpu_job_desc *d, char *err, size_t err_cap)
         }
     }
     if (d->op == GK_GPU_KRIGE_GLOBAL && !(J->kg = kg_new(dev, J->st, d, err, err_cap)))
+        goto fail;
+    if (d->op == GK_GPU_LINEAR && !(J->lin = lin_new(J->st, d, err, err_cap)))
         goto fail;
     CK(cudaStreamSynchronize(J->st));
     cudaFree(keys);
@@ -1317,42 +1329,48 @@ fail:
     return -1;
 }
 
-template <int K, class T>
+template <int K, class T, int PM = KR_MAXP, bool X = false, bool XM = X>
 static cudaError_t launch_krige(cudaStream_t st, const LocalParams &P, const KrigeParams &KP)
 {
     const int nw = K >= 64 ? 2 : 4;
-    const size_t sm = (size_t)nw * KrLayout<K, T>::warp_bytes;
-    cudaError_t e = cudaFuncSetAttribute(krige_kernel<K, T>,
+    const size_t sm = (size_t)nw * KrLayout<K, T, PM>::warp_bytes;
+    cudaError_t e = cudaFuncSetAttribute(krige_kernel<K, T, PM, X, XM>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm);
     if (e != cudaSuccess)
         return e;
     dim3 g((P.g.w + 7) / 8, (P.g.h + 4 * nw - 1) / (4 * nw));
-    krige_kernel<K, T><<<g, 32 * nw, sm, st>>>(P, KP);
+    krige_kernel<K, T, PM, X, XM><<<g, 32 * nw, sm, st>>>(P, KP);
     return cudaGetLastError();
 }
 
 /* Two phases per band of rows (the neighbour lists of a band stay under
  * 64 M ints): the search, then G lanes per node. */
-template <int K, int G, int PD, class TS, class TC>
+template <int K, int G, int PD, class TS, class TC, bool X = false, bool XM = X>
 static cudaError_t launch_krige_2p(cudaStream_t st, const LocalParams &P, const KrigeParams &KP,
                                    int *nbr)
 {
-    using L = KrCoopLay<K, G, TS>;
+    using L = KrCoopLay<K, G, TS, X ? PD : KR_MAXP>;
     const int w = P.g.w, h = P.g.h;
     int band = (int)std::min<size_t>((size_t)h, ((size_t)64 << 20) / ((size_t)w * (K + 1)));
     band = std::max(16, band / 16 * 16);
     const size_t sm = 4 * L::warp_bytes;
-    cudaError_t e = cudaFuncSetAttribute(kr_coop_kernel<K, G, PD, TS, TC>,
+    cudaError_t e = cudaFuncSetAttribute(kr_coop_kernel<K, G, PD, TS, TC, X, XM>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm);
     if (e != cudaSuccess)
         return e;
+    LocalParams Pc = P; /* per quadrant: min_points is the filter's */
+    if (KP.omax > 0)
+        Pc.min_points = 0;
     for (int j0 = 0; j0 < h; j0 += band) {
         const int nr = std::min(band, h - j0);
         const size_t N = (size_t)nr * w, per_block = 4 * L::NGR;
         int *cnt = nbr + (size_t)K * N;
         kr_search_kernel<K><<<dim3((w + 7) / 8, (nr + 15) / 16), 128, 0, st>>>(P, j0, nr, nbr, cnt);
-        kr_coop_kernel<K, G, PD, TS, TC>
-            <<<(unsigned)((N + per_block - 1) / per_block), 128, sm, st>>>(P, KP, j0, nr, nbr, cnt);
+        if (KP.omax > 0)
+            kr_quad_filter<K><<<(unsigned)((N + 127) / 128), 128, 0, st>>>(P, KP.x, KP.y, KP.omax, j0,
+                                                                          nr, nbr, cnt);
+        kr_coop_kernel<K, G, PD, TS, TC, X, XM>
+            <<<(unsigned)((N + per_block - 1) / per_block), 128, sm, st>>>(Pc, KP, j0, nr, nbr, cnt);
         if ((e = cudaGetLastError()) != cudaSuccess)
             return e;
     }
@@ -1368,10 +1386,38 @@ static cudaError_t launch_krige_2p_p(cudaStream_t st, const LocalParams &P, cons
                        : launch_krige_2p<K, G, 3, TS, TC>(st, P, KP, nbr);
 }
 
-/* Ints of neighbour scratch the two-phase kernels need (0: the fused kernel). */
-static size_t krige_scratch(int k, int w, int h)
+/* The extended kernels (quadratic and external drift, blocks; the other
+ * model types: XM): the drift columns rounded up to 0, 1, 3, 6 (not with
+ * XM: rare) or KR_XMAXP, so that the registers and shared memory follow p. */
+template <int K, int G, class T, bool XM>
+static cudaError_t launch_krige_2p_x(cudaStream_t st, const LocalParams &P, const KrigeParams &KP,
+                                     int *nbr)
 {
-    if (k > 32 || env_int("GRIDKIT_GPU_KRIGE_MODE", 0) != 0)
+    const int p = KP.p;
+    return p == 0            ? launch_krige_2p<K, G, 0, T, T, true, XM>(st, P, KP, nbr)
+           : p == 1          ? launch_krige_2p<K, G, 1, T, T, true, XM>(st, P, KP, nbr)
+           : p <= 3          ? launch_krige_2p<K, G, 3, T, T, true, XM>(st, P, KP, nbr)
+           : p <= 6 && !XM   ? launch_krige_2p<K, G, XM ? KR_XMAXP : 6, T, T, true, XM>(st, P, KP, nbr)
+                             : launch_krige_2p<K, G, KR_XMAXP, T, T, true, XM>(st, P, KP, nbr);
+}
+
+template <class T, bool XM>
+static cudaError_t launch_krige_x(cudaStream_t st, int k, const LocalParams &P,
+                                  const KrigeParams &KP, int *nbr)
+{
+    if (nbr && k <= 16)
+        return launch_krige_2p_x<16, 8, T, XM>(st, P, KP, nbr);
+    if (nbr)
+        return sizeof(T) == 8 ? launch_krige_2p_x<32, 32, T, XM>(st, P, KP, nbr)
+                              : launch_krige_2p_x<32, 16, T, XM>(st, P, KP, nbr);
+    return launch_krige<64, T, KR_XMAXP, true, XM>(st, P, KP);
+}
+
+/* Ints of neighbour scratch the two-phase kernels need (0: the fused kernel);
+ * two: those kernels whatever GRIDKIT_GPU_KRIGE_MODE says (per quadrant). */
+static size_t krige_scratch(int k, int w, int h, bool two = false)
+{
+    if (k > 32 || (!two && env_int("GRIDKIT_GPU_KRIGE_MODE", 0) != 0))
         return 0;
     const int K = k <= 16 ? 16 : 32;
     int band = (int)std::min<size_t>((size_t)h, ((size_t)64 << 20) / ((size_t)w * (K + 1)));
@@ -1387,6 +1433,9 @@ static cudaError_t launch_krige_k(cudaStream_t st, int k, const LocalParams &P,
      * group sizes timed fastest on an H100 (GRIDKIT_GPU_KRIGE_G=1: the
      * other); GRIDKIT_GPU_KRIGE_MODE=2 and k > 32: the fused kernel */
     const bool alt = env_int("GRIDKIT_GPU_KRIGE_G", 0) != 0;
+    if (krige_extended(KP)) /* the default group sizes; the fused kernel at K = 64 */
+        return KP.ext ? launch_krige_x<T, true>(st, k, P, KP, nbr)
+                      : launch_krige_x<T, false>(st, k, P, KP, nbr);
     if (nbr && k <= 16) {
         if (sizeof(T) == 8)
             return alt ? launch_krige_2p_p<16, 16, double, double>(st, P, KP, nbr)
@@ -1413,19 +1462,80 @@ static cudaError_t launch_krige_k(cudaStream_t st, int k, const LocalParams &P,
     return launch_krige<64, T>(st, P, KP);
 }
 
+/* Models smooth at the origin (gamma ~ h^a, a > 1: Gau, Hol, Mat and Ste
+ * above kappa 1/2, Exc above 1) give systems too ill-conditioned for float
+ * (1e-5 of the range is not kept for Gau), and so do unbounded ones (Lin
+ * without range, Pow: A - gamma, A far above the gammas of a neighbourhood):
+ * they are solved in double. */
+static bool krige_needs_double(const gk_gpu_krige &k)
+{
+    if (!(k.A >= 1e-30)) /* float pivots would be denormal (kr_rsqrt) */
+        return true;
+    for (int q = 0; q < k.ns; q++) {
+        const gk_gpu_vstruct &v = k.st[q];
+        switch (v.type) {
+        case GK_GPU_V_GAU:
+        case GK_GPU_V_HOL:
+        case GK_GPU_V_POW:
+            return true;
+        case GK_GPU_V_MAT:
+        case GK_GPU_V_STE:
+            if (v.kappa > 0.5)
+                return true;
+            break;
+        case GK_GPU_V_EXC:
+            if (v.kappa > 1.0)
+                return true;
+            break;
+        case GK_GPU_V_LIN:
+            if (v.range == 0.0)
+                return true;
+            break;
+        default:
+            break;
+        }
+    }
+    return false;
+}
+
 int api_krige_set(void *job, const gk_gpu_krige *k, char *err, size_t err_cap)
 {
     Job *J = (Job *)job;
     std::lock_guard<std::mutex> lock(J->mu);
+    /* drift: none (simple), or 1 + poly + nr columns; a point or a block */
+    const bool drift_ok =
+        k->p == 0 ? k->nr == 0
+                  : (k->poly == 0 || k->poly == 2 || k->poly == 5) && k->nr >= 0 &&
+                        k->nr <= GK_GPU_KRIGE_MAX_P - 6 && k->p == 1 + k->poly + k->nr &&
+                        (k->nr == 0 || k->gpts);
     if ((J->d.op != GK_GPU_KRIGE && J->d.op != GK_GPU_KRIGE_GLOBAL) || k->ns < 1 ||
-        k->ns > GK_GPU_KRIGE_MAX_STRUCT || !(k->p == 0 || k->p == 1 || k->p == 3) ||
-        k->nbands < 1 || k->nbands > 2) {
+        k->ns > GK_GPU_KRIGE_MAX_STRUCT || !drift_ok ||
+        !(k->nb <= 1 || k->nb == GK_GPU_KRIGE_MAX_DISCR) || k->nbands < 1 || k->nbands > 2 ||
+        (k->omax > 0 && (J->d.op != GK_GPU_KRIGE || J->d.max_points > 32))) {
         snprintf(err, err_cap, "kriging parameters the GPU module cannot use");
         return -1;
     }
     if (J->d.op == GK_GPU_KRIGE_GLOBAL && kg_set(J->kg, k, err, err_cap))
         return -1;
+    if (J->d.op == GK_GPU_KRIGE && k->nr > 0) { /* the covariates at the points */
+        const size_t bytes = (size_t)k->nr * J->n * sizeof(double);
+        cudaError_t e = cudaSetDevice(J->dev);
+        if (e == cudaSuccess && J->kgp) {
+            cudaFree(J->kgp);
+            J->kgp = nullptr;
+        }
+        if (e == cudaSuccess)
+            e = cudaMalloc(&J->kgp, bytes);
+        if (e == cudaSuccess)
+            e = cudaMemcpy(J->kgp, k->gpts, bytes, cudaMemcpyHostToDevice);
+        if (e != cudaSuccess) {
+            cudaGetLastError();
+            snprintf(err, err_cap, "external drift covariates: %s", cudaGetErrorString(e));
+            return -1;
+        }
+    }
     J->kr = *k;
+    J->kr.gpts = nullptr; /* the caller's, read here only */
     J->kr_set = 1;
     return 0;
 }
@@ -1458,6 +1568,17 @@ int api_tile(void *job, const gk_gpu_tile *t, double *out, uint64_t *nodata, uin
     ck_last = cudaSuccess;
     CK(cudaSetDevice(J->dev));
     CK(grow(&J->out, &J->out_cap, ncell * nbands));
+    if (d.op == GK_GPU_KRIGE && J->kr.nr > 0) { /* external drift: the tile's covariates */
+        if (!t->g0) {
+            snprintf(err, err_cap, "external drift: a tile without its covariates");
+            return -1;
+        }
+        CK(grow(&J->kg0, &J->kg0_cap, (size_t)J->kr.nr * ncell));
+        for (int r = 0; r < J->kr.nr; r++)
+            CK(cudaMemcpy2DAsync(J->kg0 + r * ncell, t->w * sizeof(double), t->g0 + r * t->g0_ld,
+                                 t->g0_pitch * sizeof(double), t->w * sizeof(double), t->h,
+                                 cudaMemcpyHostToDevice, J->st));
+    }
     CK(cudaEventRecord(J->e0, J->st));
     if (d.op == GK_GPU_INVDIST_ALL) {
         if (run_all(J, G, t, err, err_cap))
@@ -1465,6 +1586,14 @@ int api_tile(void *job, const gk_gpu_tile *t, double *out, uint64_t *nodata, uin
     } else if (d.op == GK_GPU_KRIGE_GLOBAL) {
         CK(cudaMemsetAsync(J->counters, 0, 4 * sizeof(unsigned int), J->st));
         const int rc = kg_tile(J->kg, t, J->out, J->counters + 3, err, err_cap);
+        if (rc == GK_GPU_TILE_NOMEM)
+            ck_last = cudaErrorMemoryAllocation;
+        if (rc)
+            goto fail;
+    } else if (d.op == GK_GPU_LINEAR) {
+        /* the core locates the nodes left GK_LR_UNSET and counts nodata */
+        CK(cudaMemsetAsync(J->counters, 0, 4 * sizeof(unsigned int), J->st));
+        const int rc = lin_tile(J->lin, J->st, t, J->out, err, err_cap);
         if (rc == GK_GPU_TILE_NOMEM)
             ck_last = cudaErrorMemoryAllocation;
         if (rc)
@@ -1510,16 +1639,15 @@ int api_tile(void *job, const gk_gpu_tile *t, double *out, uint64_t *nodata, uin
             KP.y = J->y;
             KP.var = nbands > 1 ? J->out + ncell : nullptr;
             KP.singular = J->counters + 3;
-            const size_t kn = krige_scratch(d.max_points, G.w, G.h);
+            KP.gp = J->kgp;
+            KP.gld = J->n;
+            KP.g0 = k.nr > 0 ? J->kg0 : nullptr; /* uploaded above */
+            KP.g0ld = ncell;
+            const size_t kn = krige_scratch(d.max_points, G.w, G.h, k.omax > 0);
             if (kn)
                 CK(grow(&J->knbr, &J->knbr_cap, kn));
             int *nbr = kn ? J->knbr : nullptr;
-            /* Gaussian models give systems too ill-conditioned for float
-             * (1e-5 of the range is not kept): they are solved in double */
-            bool gau = false;
-            for (int q = 0; q < k.ns; q++)
-                gau |= k.st[q].type == GK_GPU_V_GAU;
-            if (d.single && (gau || !(k.A >= 1e-30))) /* or float pivots would be denormal */
+            if (d.single && krige_needs_double(k))
                 KP.single = 0;
             CK(KP.single ? launch_krige_k<float>(J->st, d.max_points, P, KP, nbr)
                          : launch_krige_k<double>(J->st, d.max_points, P, KP, nbr));
@@ -1544,11 +1672,11 @@ fail:
     if (ck_last == cudaErrorMemoryAllocation) {
         /* give the buffers back: the halves the caller asks for next need less */
         cudaStreamSynchronize(J->st);
-        void **bufs[] = {(void **)&J->out, (void **)&J->part, (void **)&J->flags,
-                         (void **)&J->flag_list, (void **)&J->knbr};
-        size_t *caps[] = {&J->out_cap, &J->part_cap, &J->flags_cap, &J->flag_list_cap,
-                          &J->knbr_cap};
-        for (int q = 0; q < 5; q++) {
+        void **bufs[] = {(void **)&J->out,       (void **)&J->part, (void **)&J->flags,
+                         (void **)&J->flag_list, (void **)&J->knbr, (void **)&J->kg0};
+        size_t *caps[] = {&J->out_cap,       &J->part_cap, &J->flags_cap,
+                          &J->flag_list_cap, &J->knbr_cap, &J->kg0_cap};
+        for (int q = 0; q < 6; q++) {
             cudaFree(*bufs[q]);
             *bufs[q] = nullptr;
             *caps[q] = 0;
@@ -1584,6 +1712,8 @@ void *api_job_clone(void *job, char *err, size_t err_cap)
     J->gx0 = B->gx0, J->gy0 = B->gy0, J->bsx = B->bsx, J->bsy = B->bsy;
     J->ibsx = B->ibsx, J->ibsy = B->ibsy, J->margin = B->margin;
     J->nsm = B->nsm;
+    if (B->lin && !(J->lin = lin_clone(B->lin, err, err_cap)))
+        goto fail;
     CK(cudaSetDevice(J->dev));
     CK(cudaStreamCreateWithFlags(&J->st, cudaStreamNonBlocking));
     CK(cudaEventCreate(&J->e0));

@@ -13,19 +13,24 @@
  * exact zeros: compact-support models skip most of the solve); a last
  * kernel takes the column norms and the drift terms of the variance. All
  * sums are fixed-order block reductions: the doubles do not depend on the
- * run. Everything is double, whatever --precision says.
+ * run. Everything is double, whatever --precision says. Above 46,340 points
+ * (n^2 beyond 32-bit integers; the CPU's LAPACK stops there) the same calls
+ * go through the 64-bit API (cusolverDnXpotrf, cublasDtrsm_v2_64), as far as
+ * the GPU's memory holds the n x n matrix.
  *
  * cuSOLVER and cuBLAS are dlopen()ed when the first global job is made (the
  * module links neither); the CUDA runtime linked into the module and the
  * libraries' own share the device's primary context, streams and pointers.
  */
 #include "krige_global.h"
+#include "../algorithms/vmodel_eval.h" /* here, not in the namespace below */
 
 #include <cublas_v2.h>
 #include <cusolverDn.h>
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -44,7 +49,7 @@ namespace
 
 #define KG_CHOL_TOL 1e-12  /* kriging_global.c's CHOL_TOL */
 #define KG_SCHUR_TOL 1e-11 /* and SCHUR_TOL */
-#define KG_MAX_N 46340     /* its limit: n^2 within 32-bit integers */
+#define KG_MAX_N 46340     /* n^2 within 32-bit integers: above, the 64-bit API */
 #define KG_NT 256          /* threads per node (one block per node) */
 #define KG_C0_BYTES ((size_t)1 << 30) /* right-hand sides of a block */
 
@@ -61,6 +66,14 @@ struct Libs {
     decltype(&cublasDestroy_v2) bl_destroy;
     decltype(&cublasSetStream_v2) bl_set_stream;
     decltype(&cublasDtrsm_v2) bl_trsm;
+    /* the 64-bit API (cuSOLVER 11.1, cuBLAS 12 on), for more than KG_MAX_N
+     * points: x64 when all of it was found */
+    bool x64 = false;
+    decltype(&cusolverDnCreateParams) dn_create_params;
+    decltype(&cusolverDnDestroyParams) dn_destroy_params;
+    decltype(&cusolverDnXpotrf_bufferSize) dn_xpotrf_bs;
+    decltype(&cusolverDnXpotrf) dn_xpotrf;
+    decltype(&cublasDtrsm_v2_64) bl_trsm64;
 };
 static Libs libs;
 static std::mutex libs_mu;
@@ -153,6 +166,12 @@ static int load_libs(char *err, size_t err_cap)
         dlclose(hs);
         return -1;
     }
+    char why64[300];
+    L.x64 = sym(hs, "cusolverDnCreateParams", L.dn_create_params, sname, why64, sizeof why64) &&
+            sym(hs, "cusolverDnDestroyParams", L.dn_destroy_params, sname, why64, sizeof why64) &&
+            sym(hs, "cusolverDnXpotrf_bufferSize", L.dn_xpotrf_bs, sname, why64, sizeof why64) &&
+            sym(hs, "cusolverDnXpotrf", L.dn_xpotrf, sname, why64, sizeof why64) &&
+            sym(hb, "cublasDtrsm_v2_64", L.bl_trsm64, bname, why64, sizeof why64);
     L.ok = true;
     libs = L; /* the libraries stay loaded for the life of the process */
     return 0;
@@ -168,6 +187,7 @@ struct KgState {
     size_t n = 0;
     cusolverDnHandle_t dn = nullptr;
     cublasHandle_t bl = nullptr;
+    bool x64 = false; /* cuSOLVER's and cuBLAS's 64-bit API (Libs::x64) */
     /* host: the points ordered by (y, input index), Z in that order, the
      * drift origin and scale (kriging_global.c's, from the input order) */
     std::vector<double> hx, hy, hz;
@@ -175,7 +195,7 @@ struct KgState {
     /* device */
     double *px = nullptr, *py = nullptr;
     double *L = nullptr;  /* n x n, column-major; its lower factor after kg_set */
-    double *W = nullptr;  /* n x (1 + p): the dual weights, then L^-1 F */
+    double *W = nullptr;  /* n x (1 + KR_XMAXP): the dual weights, then L^-1 F */
     double *c0 = nullptr; /* a block's right-hand sides */
     size_t c0_cap = 0;    /* doubles */
     int *dint = nullptr;  /* [0] potrf's info, [1] a block's first non-zero row */
@@ -184,7 +204,7 @@ struct KgState {
     KrigeParams KP{};
     int p = 0, nbands = 1;
     double c00 = 0, mean = 0;
-    double S[9] = {0}, Sinv[3] = {0}, beta[3] = {0};
+    double S[KR_XMAXP * KR_XMAXP] = {0}, Sinv[KR_XMAXP] = {0}, beta[KR_XMAXP] = {0};
     double nodata = 0;
 };
 
@@ -193,13 +213,18 @@ namespace
 
 /* ---- kernels ------------------------------------------------------------------ */
 
-/* The lower triangle of the covariance matrix, one column per blockIdx.y. */
+/* The lower triangle of the covariance matrix, columns j = blockIdx.y,
+ * blockIdx.y + gridDim.y, ... (gridDim.y is at most 65535).
+ * EXT (KP.ext): every model; else Nug, Sph, Exp and Gau, without kcov's
+ * call (the same below). */
+template <bool EXT>
 __global__ void kg_cov_matrix(KrigeParams KP, const double *px, const double *py, int n, double *L)
 {
-    const int j = blockIdx.y;
-    const double xj = px[j], yj = py[j];
-    for (int i = j + blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-        L[(size_t)j * n + i] = i == j ? KP.A : kcov<double>(KP, px[i] - xj, py[i] - yj);
+    for (int j = blockIdx.y; j < n; j += gridDim.y) {
+        const double xj = px[j], yj = py[j];
+        for (int i = j + blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+            L[(size_t)j * n + i] = i == j ? KP.A : kcov<double, EXT>(KP, px[i] - xj, py[i] - yj);
+    }
 }
 
 __global__ void kg_set_int(int *p, int v) { *p = v; }
@@ -223,7 +248,7 @@ struct KgBlock {
     int n, p, lead;
     const double *px, *py, *W;
     double ox, oy, sc, mean, c00, nodata;
-    double S[9], Sinv[3], beta[3];
+    double S[KR_XMAXP * KR_XMAXP], Sinv[KR_XMAXP], beta[KR_XMAXP];
     double *c0;  /* n x m right-hand sides, or nullptr (estimates only) */
     double *out; /* the tile's bands */
     int *first;  /* the block's first non-zero row (atomicMin) */
@@ -242,12 +267,12 @@ __device__ __forceinline__ void kg_node_xy(const KgBlock &B, size_t q, double &x
     y = kg_node(B.ymax, B.ch, B.y0 + (int)(q / (size_t)B.w));
 }
 
-/* Drift at the node: [1, u, v] in the centred, scaled coordinates. */
-__device__ __forceinline__ void kg_f0(const KgBlock &B, double x, double y, double *f0)
+/* Drift at the node: [1, u, v (, u^2, v^2, uv)] in the centred, scaled
+ * coordinates, or its average over the block. */
+__device__ __forceinline__ void kg_f0(const KrigeParams &KP, const KgBlock &B, double x, double y,
+                                      double (&f0)[KR_XMAXP])
 {
-    f0[0] = 1.0;
-    f0[1] = (x - B.ox) / B.sc;
-    f0[2] = (y - B.oy) / B.sc;
+    kr_f0<KR_XMAXP>(KP, B.p, (x - B.ox) / B.sc, (y - B.oy) / B.sc, B.sc, nullptr, 0, f0);
 }
 
 /* Fixed-order tree sums of K values over the block's KG_NT threads; the
@@ -270,7 +295,9 @@ __device__ __forceinline__ void kg_block_sum(const double (&v)[K], double (*sh)[
 }
 
 /* One node per block: its covariances (into c0 when the variance follows),
- * its estimate c0'w + f0'beta (or + mean), and its first non-zero row. */
+ * its estimate c0'w + f0'beta (or + mean), and its first non-zero row.
+ * BLK: the covariances averaged over the block (block kriging). */
+template <bool EXT, bool BLK>
 __global__ void __launch_bounds__(KG_NT) kg_estimate(KrigeParams KP, KgBlock B)
 {
     __shared__ double sh[1][KG_NT];
@@ -282,7 +309,9 @@ __global__ void __launch_bounds__(KG_NT) kg_estimate(KrigeParams KP, KgBlock B)
     double acc[1] = {0.0};
     int first = B.n;
     for (int i = threadIdx.x; i < B.n; i += KG_NT) {
-        const double c = kcov<double>(KP, B.px[i] - x, B.py[i] - y);
+        const double dx = B.px[i] - x, dy = B.py[i] - y;
+        const double c =
+            BLK ? kr_cov0_block<double, EXT>(KP, dx, dy) : kcov<double, EXT>(KP, dx, dy);
         if (col)
             col[i] = c;
         acc[0] += c * B.W[i];
@@ -300,8 +329,8 @@ __global__ void __launch_bounds__(KG_NT) kg_estimate(KrigeParams KP, KgBlock B)
         return;
     double e = sh[0][0];
     if (B.p > 0) {
-        double f0[3];
-        kg_f0(B, x, y, f0);
+        double f0[KR_XMAXP];
+        kg_f0(KP, B, x, y, f0);
         for (int k = 0; k < B.p; k++)
             e += f0[k] * B.beta[k];
     } else {
@@ -319,28 +348,30 @@ __global__ void __launch_bounds__(KG_NT) kg_estimate(KrigeParams KP, KgBlock B)
 }
 
 /* One node per block, after the solve (c0 holds L^-1 c0 from row lead):
- * var = c00 - |L^-1 c0|^2 + r' S^-1 r, r = f0 - (L^-1 F)' (L^-1 c0). */
-__global__ void __launch_bounds__(KG_NT) kg_variance(KgBlock B)
+ * var = c00 - |L^-1 c0|^2 + r' S^-1 r, r = f0 - (L^-1 F)' (L^-1 c0).
+ * NV: 1 + the drift columns it can take. */
+template <int NV>
+__global__ void __launch_bounds__(KG_NT) kg_variance(KrigeParams KP, KgBlock B)
 {
-    __shared__ double sh[4][KG_NT];
+    __shared__ double sh[NV][KG_NT];
     const size_t q = B.q0 + blockIdx.x;
     const double *a = B.c0 + (size_t)blockIdx.x * B.n;
     const double *F = B.W + B.n; /* L^-1 F, p columns */
-    double v[4] = {0.0, 0.0, 0.0, 0.0};
+    double v[NV] = {};
     for (int i = B.lead + threadIdx.x; i < B.n; i += KG_NT) {
         const double ai = a[i];
         v[0] += ai * ai;
         for (int k = 0; k < B.p; k++)
             v[1 + k] += F[(size_t)k * B.n + i] * ai;
     }
-    kg_block_sum<4>(v, sh);
+    kg_block_sum<NV>(v, sh);
     if (threadIdx.x)
         return;
     double var = B.c00 - sh[0][0];
     if (B.p > 0) {
-        double x, y, f0[3], r[3], t[3];
+        double x, y, f0[KR_XMAXP], r[KR_XMAXP], t[KR_XMAXP];
         kg_node_xy(B, q, x, y);
-        kg_f0(B, x, y, f0);
+        kg_f0(KP, B, x, y, f0);
         for (int k = 0; k < B.p; k++)
             r[k] = t[k] = f0[k] - sh[1 + k][0];
         /* S^-1 r with S's factor (row-major lower, 1 / diagonal in Sinv) */
@@ -370,6 +401,31 @@ __global__ void __launch_bounds__(KG_NT) kg_variance(KgBlock B)
 }
 
 /* ---- host helpers ------------------------------------------------------------- */
+
+/* cublasDtrsm with L's lower triangle on the left, or its 64-bit form (x64) */
+static cublasStatus_t kg_trsm(const KgState *g, cublasOperation_t op, size_t m, size_t ncol,
+                              const double *one, const double *A, size_t lda, double *B,
+                              size_t ldb)
+{
+    if (g->x64)
+        return libs.bl_trsm64(g->bl, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, op,
+                              CUBLAS_DIAG_NON_UNIT, (int64_t)m, (int64_t)ncol, one, A,
+                              (int64_t)lda, B, (int64_t)ldb);
+    return libs.bl_trsm(g->bl, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, op, CUBLAS_DIAG_NON_UNIT,
+                        (int)m, (int)ncol, one, A, (int)lda, B, (int)ldb);
+}
+
+/* kg_estimate over nodes nodes, its EXT instantiation only where the model needs it */
+static void kg_estimate_launch(const KgState *g, const KgBlock &B, unsigned nodes)
+{
+    const bool blk = g->KP.nb > 1;
+    if (g->KP.ext)
+        (blk ? kg_estimate<true, true> : kg_estimate<true, false>)<<<nodes, KG_NT, 0, g->st>>>(
+            g->KP, B);
+    else
+        (blk ? kg_estimate<false, true> : kg_estimate<false, false>)<<<nodes, KG_NT, 0, g->st>>>(
+            g->KP, B);
+}
 
 /* GRIDKIT_GPU_TILE_MEM (bytes): as gridkit_cuda.cu, a simulated small GPU. */
 static size_t kg_mem_limit()
@@ -463,13 +519,23 @@ void kg_free(KgState *g)
 KgState *kg_new(int dev, cudaStream_t st, const gk_gpu_job_desc *d, char *err, size_t err_cap)
 {
     const size_t n = d->n;
-    if (n > KG_MAX_N) {
-        snprintf(err, err_cap, "global kriging of %zu points: at most %d (give max_points=)", n,
-                 KG_MAX_N);
+    if (n > (size_t)INT_MAX / 2) { /* the kernels count points in int */
+        snprintf(err, err_cap, "global kriging of %zu points: too many (give max_points=)", n);
         return nullptr;
     }
     if (load_libs(err, err_cap))
         return nullptr;
+    /* above KG_MAX_N points the 64-bit API (GRIDKIT_GPU_KG_X64=1: always, for tests) */
+    const char *xe = getenv("GRIDKIT_GPU_KG_X64");
+    const bool x64 = n > KG_MAX_N || (xe && atoi(xe) > 0);
+    if (x64 && !libs.x64) {
+        snprintf(err, err_cap,
+                 "global kriging of %zu points needs the 64-bit API of cuSOLVER and cuBLAS "
+                 "(cusolverDnXpotrf, cublasDtrsm_v2_64: CUDA 12 on), which the libraries "
+                 "found lack (give max_points=)",
+                 n);
+        return nullptr;
+    }
     KgState *g = new (std::nothrow) KgState;
     if (!g) {
         snprintf(err, err_cap, "out of host memory");
@@ -478,6 +544,7 @@ KgState *kg_new(int dev, cudaStream_t st, const gk_gpu_job_desc *d, char *err, s
     g->dev = dev;
     g->st = st;
     g->n = n;
+    g->x64 = x64;
     g->nodata = d->nodata;
     cudaError_t e = cudaSuccess;
     try {
@@ -533,13 +600,15 @@ KgState *kg_new(int dev, cudaStream_t st, const gk_gpu_job_desc *d, char *err, s
     /* the factor's memory now: a GPU too small for it leaves the job to the CPU */
     if ((e = cudaMalloc(&g->L, n * nb)) != cudaSuccess) {
         cudaGetLastError();
+        size_t mfree = 0, mtotal = 0;
+        cudaMemGetInfo(&mfree, &mtotal);
         snprintf(err, err_cap,
                  "out of GPU memory for the %zu x %zu covariance matrix of global kriging "
-                 "(%.2f GB)",
-                 n, n, (double)n * nb / 1e9);
+                 "(%.2f GB; the GPU has %.2f GB free of %.2f)",
+                 n, n, (double)n * nb / 1e9, (double)mfree / 1e9, (double)mtotal / 1e9);
         goto fail;
     }
-    if ((e = cudaMalloc(&g->W, 4 * nb)) != cudaSuccess ||
+    if ((e = cudaMalloc(&g->W, (1 + KR_XMAXP) * nb)) != cudaSuccess ||
         (e = cudaMalloc(&g->px, nb)) != cudaSuccess ||
         (e = cudaMalloc(&g->py, nb)) != cudaSuccess ||
         (e = cudaMalloc(&g->dint, 2 * sizeof(int))) != cudaSuccess ||
@@ -560,7 +629,9 @@ fail:
 
 int kg_set(KgState *g, const gk_gpu_krige *k, char *err, size_t err_cap)
 {
-    if (!(k->p == 0 || k->p == 1 || k->p == 3) || k->nbands < 1 || k->nbands > 2) {
+    /* polynomial drift only: external drift stays on the CPU (device.c) */
+    if (!(k->p == 0 || (k->nr == 0 && k->p == 1 + k->poly && k->p <= 6)) || k->nbands < 1 ||
+        k->nbands > 2) {
         snprintf(err, err_cap, "global kriging parameters the GPU module cannot use");
         return -1;
     }
@@ -589,27 +660,66 @@ int kg_set(KgState *g, const gk_gpu_krige *k, char *err, size_t err_cap)
     }
     KG_CK(cudaSetDevice(g->dev));
     {
-        dim3 grid((unsigned)std::min<size_t>((n + 255) / 256, 64), (unsigned)n);
-        kg_cov_matrix<<<grid, 256, 0, st>>>(g->KP, g->px, g->py, ni, g->L);
+        dim3 grid((unsigned)std::min<size_t>((n + 255) / 256, 64),
+                  (unsigned)std::min<size_t>(n, 65535));
+        if (g->KP.ext)
+            kg_cov_matrix<true><<<grid, 256, 0, st>>>(g->KP, g->px, g->py, ni, g->L);
+        else
+            kg_cov_matrix<false><<<grid, 256, 0, st>>>(g->KP, g->px, g->py, ni, g->L);
         KG_CK(cudaGetLastError());
     }
-    if (libs.dn_potrf_bs(g->dn, CUBLAS_FILL_MODE_LOWER, ni, g->L, ni, &lwork) !=
-        CUSOLVER_STATUS_SUCCESS) {
-        snprintf(err, err_cap, "cusolverDnDpotrf_bufferSize failed");
+    /* the factor: cusolverDnDpotrf, or its 64-bit form (x64) */
+    const char *fname = g->x64 ? "cusolverDnXpotrf" : "cusolverDnDpotrf";
+    cusolverDnParams_t prm = nullptr;
+    size_t wbytes = 0, hbytes = 0;
+    std::vector<char> hwork; /* the 64-bit form's host workspace */
+    bool bs_ok;
+    if (g->x64) {
+        bs_ok = libs.dn_create_params(&prm) == CUSOLVER_STATUS_SUCCESS &&
+                libs.dn_xpotrf_bs(g->dn, prm, CUBLAS_FILL_MODE_LOWER, (int64_t)n, CUDA_R_64F,
+                                  g->L, (int64_t)n, CUDA_R_64F, &wbytes,
+                                  &hbytes) == CUSOLVER_STATUS_SUCCESS;
+    } else {
+        bs_ok = libs.dn_potrf_bs(g->dn, CUBLAS_FILL_MODE_LOWER, ni, g->L, ni, &lwork) ==
+                CUSOLVER_STATUS_SUCCESS;
+        wbytes = (size_t)std::max(lwork, 0) * sizeof(double);
+    }
+    try {
+        hwork.resize(hbytes);
+    } catch (...) {
+        bs_ok = false;
+    }
+    if (!bs_ok) {
+        if (prm)
+            libs.dn_destroy_params(prm);
+        snprintf(err, err_cap, "%s_bufferSize failed", fname);
         return -1;
     }
-    KG_CK(cudaMalloc(&work, (size_t)std::max(lwork, 1) * sizeof(double)));
+    if (cudaMalloc(&work, std::max<size_t>(wbytes, sizeof(double))) != cudaSuccess) {
+        cudaGetLastError();
+        if (prm)
+            libs.dn_destroy_params(prm);
+        snprintf(err, err_cap, "out of GPU memory for %s's workspace (%.2f GB)", fname,
+                 (double)wbytes / 1e9);
+        return -1;
+    }
     {
         cusolverStatus_t s =
-            libs.dn_potrf(g->dn, CUBLAS_FILL_MODE_LOWER, ni, g->L, ni, work, lwork, g->dint);
+            g->x64 ? libs.dn_xpotrf(g->dn, prm, CUBLAS_FILL_MODE_LOWER, (int64_t)n, CUDA_R_64F,
+                                    g->L, (int64_t)n, CUDA_R_64F, work, wbytes,
+                                    hbytes ? hwork.data() : nullptr, hbytes, g->dint)
+                   : libs.dn_potrf(g->dn, CUBLAS_FILL_MODE_LOWER, ni, g->L, ni, work, lwork,
+                                   g->dint);
         cudaError_t e1 = cudaMemcpyAsync(&info, g->dint, sizeof info, cudaMemcpyDeviceToHost, st);
         cudaError_t e2 = cudaMemcpy2DAsync(diag.data(), sizeof(double), g->L,
                                            (n + 1) * sizeof(double), sizeof(double), n,
                                            cudaMemcpyDeviceToHost, st);
         cudaError_t e3 = cudaStreamSynchronize(st);
         cudaFree(work);
+        if (prm)
+            libs.dn_destroy_params(prm);
         if (s != CUSOLVER_STATUS_SUCCESS) {
-            snprintf(err, err_cap, "cusolverDnDpotrf failed (status %d)", (int)s);
+            snprintf(err, err_cap, "%s failed (status %d)", fname, (int)s);
             return -1;
         }
         KG_CK(e1);
@@ -617,7 +727,7 @@ int kg_set(KgState *g, const gk_gpu_krige *k, char *err, size_t err_cap)
         KG_CK(e3);
     }
     if (info < 0) {
-        snprintf(err, err_cap, "cusolverDnDpotrf: bad argument %d", -info);
+        snprintf(err, err_cap, "%s: bad argument %d", fname, -info);
         return -1;
     }
     /* kriging_global.c's rule: a failed factor or a pivot below CHOL_TOL */
@@ -633,18 +743,13 @@ int kg_set(KgState *g, const gk_gpu_krige *k, char *err, size_t err_cap)
     /* [z | F] in the points' order, then L^-1 of it: w0 and B = L^-1 F */
     for (size_t i = 0; i < n; i++) {
         R[i] = g->hz[i] - (p == 0 ? k->mean : 0.0);
-        if (p > 0)
-            R[n + i] = 1.0;
-        if (p == 3) {
-            R[2 * n + i] = (g->hx[i] - g->ox) / g->sc;
-            R[3 * n + i] = (g->hy[i] - g->oy) / g->sc;
-        }
+        const double u = (g->hx[i] - g->ox) / g->sc, v = (g->hy[i] - g->oy) / g->sc;
+        for (int c = 0; c < p; c++)
+            R[(1 + c) * n + i] = kr_poly<double>(c, u, v);
     }
     const double one = 1.0;
     KG_CK(cudaMemcpyAsync(g->W, R.data(), n * nr * sizeof(double), cudaMemcpyHostToDevice, st));
-    KG_BL(libs.bl_trsm(g->bl, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
-                       CUBLAS_DIAG_NON_UNIT, ni, nr, &one, g->L, ni, g->W, ni),
-          "cublasDtrsm");
+    KG_BL(kg_trsm(g, CUBLAS_OP_N, n, nr, &one, g->L, n, g->W, n), "cublasDtrsm");
     if (p > 0) {
         /* the Schur complement S = B'B and beta on the host, as the CPU */
         KG_CK(cudaMemcpyAsync(R.data(), g->W, n * nr * sizeof(double), cudaMemcpyDeviceToHost,
@@ -652,7 +757,7 @@ int kg_set(KgState *g, const gk_gpu_krige *k, char *err, size_t err_cap)
         KG_CK(cudaStreamSynchronize(st));
         double *w = R.data();
         const double *B = w + n;
-        double btw[3];
+        double btw[KR_XMAXP];
         for (int c = 0; c < p; c++) {
             const double *bc = B + (size_t)c * n;
             for (int dd = 0; dd <= c; dd++) {
@@ -671,7 +776,7 @@ int kg_set(KgState *g, const gk_gpu_krige *k, char *err, size_t err_cap)
             g->singular = g->ready = true;
             return 0;
         }
-        memcpy(g->beta, btw, sizeof btw);
+        memcpy(g->beta, btw, (size_t)p * sizeof *btw);
         small_solve(g->S, p, g->Sinv, g->beta);
         for (int c = 0; c < p; c++) {
             const double *bc = B + (size_t)c * n;
@@ -681,9 +786,7 @@ int kg_set(KgState *g, const gk_gpu_krige *k, char *err, size_t err_cap)
         KG_CK(cudaMemcpyAsync(g->W, w, n * sizeof(double), cudaMemcpyHostToDevice, st));
     }
     /* the dual weights: L^-T (w0 - B beta) */
-    KG_BL(libs.bl_trsm(g->bl, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T,
-                       CUBLAS_DIAG_NON_UNIT, ni, 1, &one, g->L, ni, g->W, ni),
-          "cublasDtrsm");
+    KG_BL(kg_trsm(g, CUBLAS_OP_T, n, 1, &one, g->L, n, g->W, n), "cublasDtrsm");
     KG_CK(cudaStreamSynchronize(st));
     g->ready = true;
     return 0;
@@ -735,7 +838,7 @@ int kg_tile(KgState *g, const gk_gpu_tile *t, double *out, unsigned int *singula
     if (g->nbands < 2) { /* estimates only: no right-hand sides to keep */
         B.q0 = 0;
         B.c0 = nullptr;
-        kg_estimate<<<(unsigned)ncell, KG_NT, 0, st>>>(g->KP, B);
+        kg_estimate_launch(g, B, (unsigned)ncell);
         KG_CK(cudaGetLastError());
         return 0;
     }
@@ -776,19 +879,21 @@ int kg_tile(KgState *g, const gk_gpu_tile *t, double *out, unsigned int *singula
         const size_t mb = std::min(m, ncell - q0);
         B.q0 = q0;
         kg_set_int<<<1, 1, 0, st>>>(B.first, (int)n);
-        kg_estimate<<<(unsigned)mb, KG_NT, 0, st>>>(g->KP, B);
+        kg_estimate_launch(g, B, (unsigned)mb);
         KG_CK(cudaGetLastError());
         int lead = 0;
         KG_CK(cudaMemcpyAsync(&lead, B.first, sizeof lead, cudaMemcpyDeviceToHost, st));
         KG_CK(cudaStreamSynchronize(st));
         /* rows before lead are zero in every column, and stay zero */
         if (lead < (int)n)
-            KG_BL(libs.bl_trsm(g->bl, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N,
-                               CUBLAS_DIAG_NON_UNIT, (int)n - lead, (int)mb, &one,
-                               g->L + (size_t)lead * n + lead, (int)n, g->c0 + lead, (int)n),
+            KG_BL(kg_trsm(g, CUBLAS_OP_N, n - lead, mb, &one, g->L + (size_t)lead * n + lead, n,
+                          g->c0 + lead, n),
                   "cublasDtrsm");
         B.lead = lead;
-        kg_variance<<<(unsigned)mb, KG_NT, 0, st>>>(B);
+        if (g->p <= 3) /* the sums a node takes: 1 + p */
+            kg_variance<4><<<(unsigned)mb, KG_NT, 0, st>>>(g->KP, B);
+        else
+            kg_variance<1 + KR_XMAXP><<<(unsigned)mb, KG_NT, 0, st>>>(g->KP, B);
         KG_CK(cudaGetLastError());
     }
     return 0;

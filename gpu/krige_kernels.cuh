@@ -13,15 +13,25 @@
  * the estimate, the variance and the drift's Schur complement, exactly the
  * GLS form of alg_kriging.c (geostatistics.md 5.3). T = float works on
  * node-local coordinates (point - node), Z less its mid-range.
+ *
+ * The kernels' extended forms (template flag X; the fast ones keep p = 0, 1
+ * or 3 and are unchanged) take a quadratic drift, external drift (the
+ * covariates at the points and the tile's nodes) and blocks (c0 and the
+ * drift at the target averaged over the block's discretisation), with the
+ * drift columns rounded up to 0, 1, 3, 6 or KR_XMAXP.
  */
 
-#define KR_MAXP 3 /* drift columns: 0, 1 or 3 */
+#include "../algorithms/vmodel_eval.h" /* the model functions the CPU uses */
+
+#define KR_MAXP 3 /* drift columns of the fast kernels: 0, 1 or 3 */
+#define KR_XMAXP GK_GPU_KRIGE_MAX_P /* of the extended ones (quadratic, external, block) */
 
 struct KStruct {
     int type, aniso;
     double psill, range, ca, sa, f;
     double ir; /* 1 / range: a multiply per entry instead of a division */
     float fpsill, frange, fca, fsa, ff, fir; /* the same in float: no conversions per entry */
+    double kappa; /* Mat, Ste, Exc */
 };
 
 /* A structure's parameter in the covariance type */
@@ -32,6 +42,7 @@ struct KrigeParams {
     int ns, p, nbands, single;
     int fastf; /* float covariances with the SFU's sqrt and exp (a few ulp) */
     int iso1;  /* one isotropic structure besides the nuggets (the common model) */
+    int ext;   /* a structure of the other models (kgam_ext): the extended kernels */
     KStruct st[GK_GPU_KRIGE_MAX_STRUCT];
     double A, c00, mean, zshift;
     double Ah; /* C(h) for h > 0 before the structures in st: A less the nuggets */
@@ -43,6 +54,15 @@ struct KrigeParams {
     const double *x, *y; /* input order */
     double *var;         /* second band, or nullptr */
     unsigned int *singular;
+    /* the extended kernels (X): drift columns [1, u, v, u^2, v^2, uv, g...]
+     * (poly terms after the constant, then nr covariates), the block's
+     * discretisation (nb = 1: a point) */
+    int poly, nr, nb;
+    double bdx[GK_GPU_KRIGE_MAX_DISCR], bdy[GK_GPU_KRIGE_MAX_DISCR], bw[GK_GPU_KRIGE_MAX_DISCR];
+    const double *gp; /* device: nr blocks of gld covariates at the points, input order */
+    const double *g0; /* device: nr blocks of g0ld covariates at the tile's nodes */
+    size_t gld, g0ld;
+    int omax; /* max_points_per_quadrant (kr_quad_filter), 0 = none */
 };
 
 /* The kernels' form of the model: nuggets folded into Ah, 1 / range kept. */
@@ -64,9 +84,9 @@ static inline void krige_params_fill(KrigeParams &KP, const gk_gpu_krige &k)
         KP.st[KP.ns++] = KStruct{v.type,         v.aniso,        v.psill,       v.range,
                                  v.ca,           v.sa,           v.f,           ir,
                                  (float)v.psill, (float)v.range, (float)v.ca,   (float)v.sa,
-                                 (float)v.f,     (float)ir};
+                                 (float)v.f,     (float)ir,      v.kappa};
     }
-    KP.iso1 = KP.ns == 1 && !KP.st[0].aniso;
+    KP.iso1 = KP.ns == 1 && !KP.st[0].aniso && KP.st[0].type <= GK_GPU_V_GAU;
     if (KP.iso1) {
         const KStruct &st = KP.st[0];
         const bool sph = st.type == GK_GPU_V_SPH, gau = st.type == GK_GPU_V_GAU;
@@ -79,8 +99,28 @@ static inline void krige_params_fill(KrigeParams &KP, const gk_gpu_krige &k)
         /* float: e = 2^-(q log2 e), the SFU's exponential */
         KP.fiqa = (float)(KP.iqa * 1.4426950408889634), KP.fiqb = (float)(KP.iqb * 1.4426950408889634);
     }
+    KP.ext = 0;
+    for (int s = 0; s < KP.ns; s++)
+        KP.ext |= KP.st[s].type > GK_GPU_V_GAU;
     KP.fA = (float)KP.A;
     KP.fAh = (float)KP.Ah;
+    KP.poly = k.p ? k.poly : 0; /* simple kriging has no drift */
+    KP.nr = k.p ? k.nr : 0;
+    KP.nb = k.nb > 1 ? k.nb : 1;
+    for (int b = 0; b < GK_GPU_KRIGE_MAX_DISCR; b++) {
+        KP.bdx[b] = k.bdx[b];
+        KP.bdy[b] = k.bdy[b];
+        KP.bw[b] = b < KP.nb ? k.bw[b] : 0.0;
+    }
+    if (KP.nb == 1)
+        KP.bw[0] = 1.0;
+    KP.omax = k.omax;
+}
+
+/* Does the job need the extended kernels (quadratic or external drift, a block)? */
+static inline bool krige_extended(const KrigeParams &KP)
+{
+    return KP.poly > 2 || KP.nr > 0 || KP.nb > 1 || KP.ext;
 }
 
 /* sqrt and exp of the covariances: in float, optionally the SFU's
@@ -114,6 +154,44 @@ template <class T> __device__ __forceinline__ T kgam(const KStruct &st, bool fas
         return ps * (T(1) - kr_exp<T>(fast, -(u * u)));
     }
     }
+}
+
+/* gamma of one of the other structures (vmodel_eval.h's functions, in
+ * double whatever the kernel's type): a call, not inlined. Even so its ABI
+ * changes the registers of a kernel that has it, so only the extended
+ * kernels (X) have it (kcov<T, true>). By value: the address of a kernel
+ * parameter would copy the parameters to local memory. */
+static __device__ __noinline__ double kgam_ext(int type, double psill, double a, double kappa, double h)
+{
+    if (h == 0.0) /* gk_vm_unit's gamma(0) = 0 */
+        return 0.0;
+    double u;
+    switch (type) {
+    case GK_GPU_V_MAT:
+        u = gk_ve_mat(h, a, kappa);
+        break;
+    case GK_GPU_V_STE:
+        u = gk_ve_ste(h, a, kappa);
+        break;
+    case GK_GPU_V_EXC:
+        u = gk_ve_exc(h, a, kappa);
+        break;
+    case GK_GPU_V_CIR:
+        u = gk_ve_cir(h, a);
+        break;
+    case GK_GPU_V_PEN:
+        u = gk_ve_pen(h, a);
+        break;
+    case GK_GPU_V_LIN:
+        u = gk_ve_lin(h, a);
+        break;
+    case GK_GPU_V_POW:
+        u = gk_ve_pow(h, a);
+        break;
+    default:
+        u = gk_ve_hol(h, a);
+    }
+    return psill * u;
 }
 
 template <class T> __device__ __forceinline__ T kr_iso_h(T v) { return sqrt(v); }
@@ -151,8 +229,10 @@ template <class T> __device__ __forceinline__ T kcov_iso(const KrigeParams &K, T
 }
 
 /* C(dx, dy) = A - gamma, as gk_krige_cov (alg_kriging.c's kriging.h); the
- * nuggets are folded into Ah, so st holds the other structures only. */
-template <class T> __device__ __forceinline__ T kcov(const KrigeParams &K, T dx, T dy)
+ * nuggets are folded into Ah, so st holds the other structures only.
+ * EXT = false: Nug, Sph, Exp and Gau only (KP.ext == 0), without the call. */
+template <class T, bool EXT = true>
+__device__ __forceinline__ T kcov(const KrigeParams &K, T dx, T dy)
 {
     if (K.iso1 && (sizeof(T) == 8 || K.fastf)) /* kcov_iso: float with the SFU only */
         return kcov_iso<T>(K, dx, dy);
@@ -171,12 +251,61 @@ template <class T> __device__ __forceinline__ T kcov(const KrigeParams &K, T dx,
             const T t1 = kpar<T>(st.f, st.ff) * (-sa * dx + ca * dy);
             h = kr_sqrt<T>(fast, t0 * t0 + t1 * t1);
         }
-        g += kgam<T>(st, fast, h);
+        if (EXT && st.type > GK_GPU_V_GAU)
+            g += (T)kgam_ext(st.type, st.psill, st.range, st.kappa, (double)h);
+        else
+            g += kgam<T>(st, fast, h);
     }
     return Ah - g;
 }
 
-#ifndef KR_COV_ONLY /* krige_global.cu takes the covariance above only */
+/* ---- quadratic and external drift, blocks (the extended kernels) ------- */
+
+/* Point-to-target covariance averaged over the block's discretisation
+ * around the node (gk_krige_cov0), (dx, dy) = point - node; EXT as kcov's. */
+template <class T, bool EXT = true>
+__device__ __forceinline__ T kr_cov0_block(const KrigeParams &KP, T dx, T dy)
+{
+    T c = 0;
+#pragma unroll 1
+    for (int b = 0; b < KP.nb; b++)
+        c += (T)KP.bw[b] * kcov<T, EXT>(KP, dx - (T)KP.bdx[b], dy - (T)KP.bdy[b]);
+    return c;
+}
+
+/* Term c of the polynomial drift [1, u, v, u^2, v^2, uv] (gk_krige_poly) */
+template <class T> __host__ __device__ __forceinline__ T kr_poly(int c, T u, T v)
+{
+    return c == 0 ? T(1) : c == 1 ? u : c == 2 ? v : c == 3 ? u * u : c == 4 ? v * v : u * v;
+}
+
+/* The drift at the target (gk_krige_f0): the polynomial at (u0, v0), the
+ * node in the drift's centred, scaled coordinates, or its average over the
+ * block; then the node's covariates g0[r * ld]; zero from column p on. */
+template <int PM>
+__device__ __forceinline__ void kr_f0(const KrigeParams &KP, int p, double u0, double v0,
+                                      double sc, const double *g0, size_t ld, double (&f0)[PM])
+{
+    const int np = 1 + KP.poly;
+    const bool avg = KP.nb > 1 && KP.poly > 0;
+#pragma unroll
+    for (int c = 0; c < PM; c++)
+        f0[c] = c < np && !avg ? kr_poly<double>(c, u0, v0) : 0.0;
+    if (avg)
+        for (int b = 0; b < KP.nb; b++) {
+            const double u = u0 + KP.bdx[b] / sc, v = v0 + KP.bdy[b] / sc;
+#pragma unroll
+            for (int c = 0; c < PM; c++)
+                if (c < np)
+                    f0[c] += KP.bw[b] * kr_poly<double>(c, u, v);
+        }
+#pragma unroll
+    for (int c = 0; c < PM; c++)
+        if (c >= np && c < p)
+            f0[c] = g0[(size_t)(c - np) * ld];
+}
+
+#ifndef KR_COV_ONLY /* krige_global.cu takes the covariance and drift above only */
 
 /* The k (<= K) nearest in the window around each lane's node, in D and I
  * from slot K - k on, all lanes in lockstep over the bins around the warp's
@@ -204,12 +333,12 @@ __device__ __forceinline__ void knn_warp_select(const LocalParams &P, double nx,
 }
 
 /* Shared memory per warp: the 32 selections, then per group the matrix
- * (K + 2 + KR_MAXP rows of K + 1) and the node-local points (3 x K). */
-template <int K, class T> struct KrLayout {
+ * (K + 2 + PM rows of K + 1) and the node-local points (3 x K). */
+template <int K, class T, int PM = KR_MAXP> struct KrLayout {
     static constexpr int G = K <= 8 ? 8 : K <= 16 ? 16 : 32;
     static constexpr int NG = 32 / G;
     static constexpr int LD = K + 1;
-    static constexpr int NR = K + 2 + KR_MAXP;
+    static constexpr int NR = K + 2 + PM;
     static constexpr size_t group_T = (size_t)NR * LD + 3 * K;
     static constexpr size_t warp_bytes = NG * group_T * sizeof(T) + 32 * K * sizeof(int);
 };
@@ -222,31 +351,31 @@ template <class T> __device__ __forceinline__ T group_sum(T v, unsigned mask, in
 }
 
 /* The estimate and variance from the dot products of L^-1 c0, L^-1 z and
- * L^-1 F (alg_kriging.c's local_node): the p x p Schur complement. */
-template <class T>
+ * L^-1 F (alg_kriging.c's local_node): the p x p Schur complement; f0 the
+ * drift at the target, p <= PM columns. */
+template <int PM, class T>
 __device__ __forceinline__ void kr_finish(const KrigeParams &KP, int p, T aa, T aw,
-                                          const T (&fa)[KR_MAXP], const T (&fw)[KR_MAXP],
-                                          const T (&ff)[KR_MAXP][KR_MAXP], T ox, T oy, T sc,
+                                          const T (&fa)[PM], const T (&fw)[PM],
+                                          const T (&ff)[PM][PM], const double (&f0)[PM],
                                           bool &sing, double &est, double &var)
 {
     if (p == 0) {
         est = KP.mean + (double)aw;
         var = KP.c00 - (double)aa;
     } else {
-        double f0[KR_MAXP] = {1.0, (double)(-ox / sc), (double)(-oy / sc)};
-        double rr[KR_MAXP], t[KR_MAXP], S[KR_MAXP][KR_MAXP], Si[KR_MAXP];
+        double rr[PM], t[PM], S[PM][PM], Si[PM];
 #pragma unroll
-        for (int u = 0; u < KR_MAXP; u++) {
+        for (int u = 0; u < PM; u++) {
             rr[u] = f0[u] - (double)fa[u];
             t[u] = rr[u];
             Si[u] = 0.0;
 #pragma unroll
-            for (int v = 0; v < KR_MAXP; v++)
+            for (int v = 0; v < PM; v++)
                 S[u][v] = 0.0;
         }
         const double stol = KP.single ? 1e-6 : 1e-11;
 #pragma unroll
-        for (int u = 0; u < KR_MAXP; u++) {
+        for (int u = 0; u < PM; u++) {
             if (u < p) {
 #pragma unroll
                 for (int v = 0; v < u; v++) {
@@ -269,7 +398,7 @@ __device__ __forceinline__ void kr_finish(const KrigeParams &KP, int p, T aa, T 
         if (sing)
             return;
 #pragma unroll
-        for (int u = 0; u < KR_MAXP; u++) {
+        for (int u = 0; u < PM; u++) {
             if (u < p) {
 #pragma unroll
                 for (int v = 0; v < u; v++)
@@ -278,7 +407,7 @@ __device__ __forceinline__ void kr_finish(const KrigeParams &KP, int p, T aa, T 
             }
         }
 #pragma unroll
-        for (int u = KR_MAXP - 1; u >= 0; u--) {
+        for (int u = PM - 1; u >= 0; u--) {
             if (u < p) {
                 t[u] *= Si[u];
 #pragma unroll
@@ -288,7 +417,7 @@ __device__ __forceinline__ void kr_finish(const KrigeParams &KP, int p, T aa, T 
         }
         double tb = 0.0, rt = 0.0;
 #pragma unroll
-        for (int u = 0; u < KR_MAXP; u++) {
+        for (int u = 0; u < PM; u++) {
             if (u < p) {
                 tb += t[u] * (double)fw[u];
                 rt += rr[u] * t[u];
@@ -303,10 +432,14 @@ __device__ __forceinline__ void kr_finish(const KrigeParams &KP, int p, T aa, T 
         sing = true;
 }
 
-template <int K, class T>
+/* PM: the drift columns kept; X: the extended form (quadratic and external
+ * drift, blocks; p <= PM = KR_XMAXP), else p is 0, 1 or 3 (PM = KR_MAXP);
+ * XM: every model type (kcov's EXT: its call costs registers, so the
+ * drift's and the blocks' kernels have their forms without it too). */
+template <int K, class T, int PM = KR_MAXP, bool X = false, bool XM = X>
 __global__ void __launch_bounds__(128) krige_kernel(LocalParams P, KrigeParams KP)
 {
-    using Lay = KrLayout<K, T>;
+    using Lay = KrLayout<K, T, PM>;
     constexpr int G = Lay::G, NG = Lay::NG, LD = Lay::LD;
     extern __shared__ __align__(16) unsigned char kr_smem[];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
@@ -349,7 +482,13 @@ __global__ void __launch_bounds__(128) krige_kernel(LocalParams P, KrigeParams K
         const int m = min(cnt, kmax);
         double est = P.nodata, var = P.nodata;
         bool sing = false;
-        if (m == 0 || m < P.min_points) {
+        bool node_ok = true; /* external drift: the node has its covariates */
+        if constexpr (X)
+            for (int r = 0; r < KP.nr; r++)
+                node_ok = node_ok && vsrc && isfinite(KP.g0[r * KP.g0ld + (size_t)sj * P.g.w + si]);
+        if (X && !node_ok) {
+            /* nodata, not singular (alg_kriging.c) */
+        } else if (m == 0 || m < P.min_points) {
             if (p == 0) { /* gstat: an empty simple kriging neighbourhood gives the mean */
                 est = KP.mean;
                 var = KP.c00;
@@ -365,9 +504,9 @@ __global__ void __launch_bounds__(128) krige_kernel(LocalParams P, KrigeParams K
                 pz[r] = (T)(P.zin[id] - KP.zshift);
             }
             __syncwarp(gmask);
-            /* linear drift: origin and scale of the selection (alg_kriging.c) */
+            /* polynomial drift: origin and scale of the selection (alg_kriging.c) */
             T ox = 0, oy = 0, sc = 1;
-            if (p == 3) {
+            if (X ? KP.poly > 0 : p == 3) {
                 T sx = 0, sy = 0;
                 for (int r = gl; r < m; r += G)
                     sx += px[r], sy += py[r];
@@ -391,17 +530,29 @@ __global__ void __launch_bounds__(128) krige_kernel(LocalParams P, KrigeParams K
                 while (r * (r + 1) / 2 > e)
                     r--;
                 int c = e - r * (r + 1) / 2;
-                M[r * LD + c] = c == r ? A : kcov<T>(KP, px[r] - px[c], py[r] - py[c]);
+                M[r * LD + c] = c == r ? A : kcov<T, XM>(KP, px[r] - px[c], py[r] - py[c]);
             }
             /* augmented rows: c0, z (less the mean or shift), the drift */
             for (int c = gl; c < m; c += G) {
-                M[m * LD + c] = kcov<T>(KP, px[c], py[c]);
-                M[(m + 1) * LD + c] = pz[c];
-                if (p >= 1)
-                    M[(m + 2) * LD + c] = T(1);
-                if (p == 3) {
-                    M[(m + 3) * LD + c] = (px[c] - ox) / sc;
-                    M[(m + 4) * LD + c] = (py[c] - oy) / sc;
+                if constexpr (X) {
+                    M[m * LD + c] = KP.nb > 1 ? kr_cov0_block<T, XM>(KP, px[c], py[c])
+                                              : kcov<T, XM>(KP, px[c], py[c]);
+                    M[(m + 1) * LD + c] = pz[c];
+                    const int id = sel[src * K + c], np = 1 + KP.poly;
+                    const T u = (px[c] - ox) / sc, v = (py[c] - oy) / sc;
+                    for (int cc = 0; cc < p; cc++)
+                        M[(m + 2 + cc) * LD + c] =
+                            cc < np ? kr_poly<T>(cc, u, v)
+                                    : (T)KP.gp[(size_t)(cc - np) * KP.gld + id];
+                } else {
+                    M[m * LD + c] = kcov<T, XM>(KP, px[c], py[c]);
+                    M[(m + 1) * LD + c] = pz[c];
+                    if (p >= 1)
+                        M[(m + 2) * LD + c] = T(1);
+                    if (p == 3) {
+                        M[(m + 3) * LD + c] = (px[c] - ox) / sc;
+                        M[(m + 4) * LD + c] = (py[c] - oy) / sc;
+                    }
                 }
             }
             __syncwarp(gmask);
@@ -439,14 +590,14 @@ __global__ void __launch_bounds__(128) krige_kernel(LocalParams P, KrigeParams K
             if (!sing) {
                 /* dot products of the augmented rows */
                 const T *ra = M + m * LD, *rw = M + (m + 1) * LD, *rf = M + (m + 2) * LD;
-                T aa = 0, aw = 0, fa[KR_MAXP] = {0, 0, 0}, fw[KR_MAXP] = {0, 0, 0};
-                T ff[KR_MAXP][KR_MAXP] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+                T aa = 0, aw = 0, fa[PM] = {}, fw[PM] = {};
+                T ff[PM][PM] = {};
                 for (int c = gl; c < m; c += G) {
                     T a = ra[c], w = rw[c];
                     aa += a * a;
                     aw += a * w;
 #pragma unroll
-                    for (int u = 0; u < KR_MAXP; u++) {
+                    for (int u = 0; u < PM; u++) {
                         if (u < p) {
                             T fu = rf[u * LD + c];
                             fa[u] += fu * a;
@@ -460,7 +611,7 @@ __global__ void __launch_bounds__(128) krige_kernel(LocalParams P, KrigeParams K
                 aa = group_sum(aa, gmask, G);
                 aw = group_sum(aw, gmask, G);
 #pragma unroll
-                for (int u = 0; u < KR_MAXP; u++) {
+                for (int u = 0; u < PM; u++) {
                     if (u < p) {
                         fa[u] = group_sum(fa[u], gmask, G);
                         fw[u] = group_sum(fw[u], gmask, G);
@@ -469,7 +620,16 @@ __global__ void __launch_bounds__(128) krige_kernel(LocalParams P, KrigeParams K
                             ff[u][v] = group_sum(ff[u][v], gmask, G);
                     }
                 }
-                kr_finish<T>(KP, p, aa, aw, fa, fw, ff, ox, oy, sc, sing, est, var);
+                double f0[PM];
+                if constexpr (X) {
+                    kr_f0<PM>(KP, p, (double)(-ox / sc), (double)(-oy / sc), (double)sc,
+                              KP.nr ? KP.g0 + (size_t)sj * P.g.w + si : nullptr, KP.g0ld, f0);
+                } else {
+                    f0[0] = 1.0;
+                    f0[1] = (double)(-ox / sc);
+                    f0[2] = (double)(-oy / sc);
+                }
+                kr_finish<PM, T>(KP, p, aa, aw, fa, fw, ff, f0, sing, est, var);
             }
             if (sing)
                 est = var = P.nodata;
@@ -533,6 +693,50 @@ __global__ void __launch_bounds__(128, K <= 16 ? 7 : 6) /* the most without spil
         cnt[n] = total;
 }
 
+/* gstat's quadrant of (dx, dy) = point - node, "pinwheel" (alg_kriging.c's quadrant) */
+__device__ __forceinline__ int kr_quadrant(double dx, double dy)
+{
+    const int x = dy < 0 ? dx > 0 : dx >= 0;
+    const int y = dx < 0 ? dy >= 0 : dy > 0;
+    return x | (y << 1);
+}
+
+/* Phase 1b, max_points_per_quadrant (gstat's omax, alg_kriging.c's
+ * select_points): of each node's list, in (distance, input order), the
+ * first omax of each quadrant, compacted in place. The count before the
+ * filter decides min_points, as on the CPU: a list under it is emptied, and
+ * phase 2 then runs with min_points 0. One thread per node. */
+template <int K>
+__global__ void kr_quad_filter(LocalParams P, const double *__restrict__ x,
+                               const double *__restrict__ y, int omax, int j0, int nrows,
+                               int *nbr, int *cnt)
+{
+    const int w = P.g.w;
+    const size_t n = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (n >= (size_t)nrows * w)
+        return;
+    const int jr = (int)(n / w), i0 = (int)(n - (size_t)jr * w);
+    const double nx = node_x(P.g.xmin, P.g.cw, P.g.x0 + i0);
+    const double ny = node_x(P.g.ymax, P.g.ch, P.g.y0 + j0 + jr);
+    const int m = min(cnt[n], P.k);
+    if (m < P.min_points) {
+        cnt[n] = 0;
+        return;
+    }
+    int *l = nbr + n * K;
+    unsigned taken = 0; /* a byte per quadrant: at most K each */
+    int o = 0;
+    for (int v = 0; v < m; v++) {
+        const int id = l[v];
+        const int sh = 8 * kr_quadrant(__dsub_rn(x[id], nx), __dsub_rn(y[id], ny));
+        if ((int)((taken >> sh) & 0xffu) < omax) {
+            taken += 1u << sh;
+            l[o++] = id;
+        }
+    }
+    cnt[n] = o;
+}
+
 /* Phase 2: G lanes per node (32 / G nodes per warp), lane r holding rows
  * r, r + G, ... of [C | c0 z F] in registers. The covariances are computed
  * once each, spread evenly over the lanes (row v pairs with v + 1 .. v + K/2,
@@ -547,14 +751,14 @@ __global__ void __launch_bounds__(128, K <= 16 ? 7 : 6) /* the most without spil
  * neighbours found are identity rows and never pivots. Fewer lanes per node
  * share the per-step overhead among more rows; more lanes keep fewer
  * registers. TS: the solve's type; TC: the covariances'. */
-template <int K, int G, class TS> struct KrCoopLay {
+template <int K, int G, class TS, int PY = KR_MAXP> struct KrCoopLay {
     static constexpr int NGR = 32 / G;  /* nodes per warp */
     static constexpr int LD = K + 1;    /* odd: rows read without bank conflicts */
     static constexpr int MAT = K * LD;  /* per node */
     static constexpr int CB = K;        /* column j of L */
     static constexpr int COL = 2 * CB;  /* double-buffered */
     static constexpr int PTS = 2 * K;   /* node-local x and y */
-    static constexpr int YS = K * (2 + KR_MAXP); /* rows of L^-1 [c0 z F], as found */
+    static constexpr int YS = K * (2 + PY); /* rows of L^-1 [c0 z F], as found */
     /* The nodes of a warp start 32 / NGR banks apart, so that their rows,
      * columns and broadcasts fall on different banks (a multiple of 32 words
      * would put all NGR nodes' accesses on the same ones). */
@@ -576,13 +780,17 @@ template <> __device__ __forceinline__ float kr_rsqrt<float>(float v)
     return r;
 }
 
-template <int K, int G, int P, class TS, class TC>
+/* X: the extended form (quadratic and external drift, blocks): P drift
+ * columns kept, the first p = KP.p of them used (the others stay zero);
+ * else p = P, 0, 1 or 3. XM: every model type (krige_kernel's). */
+template <int K, int G, int P, class TS, class TC, bool X = false, bool XM = X>
 __global__ void __launch_bounds__(128) kr_coop_kernel(LocalParams LP, KrigeParams KP, int j0,
                                                       int nrows, const int *__restrict__ nbr,
                                                       const int *__restrict__ cnt)
 {
-    using L = KrCoopLay<K, G, TS>;
+    using L = KrCoopLay<K, G, TS, X ? P : KR_MAXP>;
     constexpr int R = K / G, NQ = 2 + P; /* rows per lane; right-hand sides: c0, z, drift */
+    constexpr int PM = X ? (P > 0 ? P : 1) : KR_MAXP; /* the drift's sums */
     extern __shared__ __align__(16) unsigned char kc_smem[];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int g = lane / G, r = lane % G;
@@ -598,14 +806,21 @@ __global__ void __launch_bounds__(128) kr_coop_kernel(LocalParams LP, KrigeParam
     const double nx = node_x(LP.g.xmin, LP.g.cw, LP.g.x0 + i0);
     const double ny = node_x(LP.g.ymax, LP.g.ch, LP.g.y0 + j0 + jr);
     const int m = min(cnt[n], LP.k);
+    const int p = X ? KP.p : P;
     double est = LP.nodata, var = LP.nodata;
     bool sing = false;
-    if (m == 0 || m < LP.min_points) {
+    bool node_ok = true; /* external drift: the node has its covariates */
+    if constexpr (X)
+        for (int q = 0; q < KP.nr; q++)
+            node_ok = node_ok && isfinite(KP.g0[q * KP.g0ld + (size_t)(j0 + jr) * w + i0]);
+    if (X && !node_ok) {
+        /* nodata, not singular (alg_kriging.c) */
+    } else if (m == 0 || m < LP.min_points) {
         if (P == 0) { /* gstat: an empty simple kriging neighbourhood gives the mean */
             est = KP.mean;
             var = KP.c00;
         }
-    } else if (m < P) {
+    } else if (m < p) {
         sing = true;
     } else {
         TS px[R], py[R], pz[R];
@@ -624,8 +839,8 @@ __global__ void __launch_bounds__(128) kr_coop_kernel(LocalParams LP, KrigeParam
             ox += px[i];
             oy += py[i];
         }
-        /* the linear drift's origin and scale of the selection (alg_kriging.c) */
-        if (P == 3) {
+        /* the polynomial drift's origin and scale of the selection (alg_kriging.c) */
+        if (X ? KP.poly > 0 : P == 3) {
             ox = group_sum(ox, gmask, G) / (TS)m;
             oy = group_sum(oy, gmask, G) / (TS)m;
             TS d = 0;
@@ -650,7 +865,7 @@ __global__ void __launch_bounds__(128) kr_coop_kernel(LocalParams LP, KrigeParam
             for (int t = 1; t <= tmax; t++) {
                 const int u = (v + t) & (K - 1);
                 const TS c = v < m && u < m
-                                 ? (TS)kcov<TC>(KP, (TC)(px[i] - sx[u]), (TC)(py[i] - sy[u]))
+                                 ? (TS)kcov<TC, XM>(KP, (TC)(px[i] - sx[u]), (TC)(py[i] - sy[u]))
                                  : TS(0);
                 M[v * L::LD + u] = c;
                 M[u * L::LD + v] = c;
@@ -658,6 +873,27 @@ __global__ void __launch_bounds__(128) kr_coop_kernel(LocalParams LP, KrigeParam
         }
         __syncwarp(gmask);
         TS A[R][K], B[R][NQ];
+        if constexpr (X) {
+            /* c0 (a block's average), z, the drift's columns: before the rows
+             * of A are live, which the covariances' calls would spill */
+#pragma unroll
+            for (int i = 0; i < R; i++) {
+                const int v = r + G * i;
+                const bool mine = v < m;
+                if (KP.nb > 1)
+                    B[i][0] = mine ? (TS)kr_cov0_block<TC, XM>(KP, (TC)px[i], (TC)py[i]) : TS(0);
+                else
+                    B[i][0] = mine ? (TS)kcov<TC, XM>(KP, (TC)px[i], (TC)py[i]) : TS(0);
+                B[i][1] = pz[i];
+                const int id = mine ? nbr[n * K + v] : 0, np = 1 + KP.poly;
+                const TS u = (px[i] - ox) / sc, vv = (py[i] - oy) / sc;
+#pragma unroll
+                for (int c = 0; c < P; c++)
+                    B[i][2 + c] = !mine || c >= p ? TS(0)
+                                  : c < np        ? kr_poly<TS>(c, u, vv)
+                                                  : (TS)KP.gp[(size_t)(c - np) * KP.gld + id];
+            }
+        }
 #pragma unroll
         for (int i = 0; i < R; i++) {
             const int v = r + G * i;
@@ -667,13 +903,15 @@ __global__ void __launch_bounds__(128) kr_coop_kernel(LocalParams LP, KrigeParam
 #pragma unroll
             for (int c = 0; c < K; c++)
                 A[i][c] = c < G * (i + 1) ? M[v * L::LD + c] : TS(0);
-            B[i][0] = mine ? (TS)kcov<TC>(KP, (TC)px[i], (TC)py[i]) : TS(0);
-            B[i][1] = pz[i];
-            if constexpr (P >= 1)
-                B[i][2] = mine ? TS(1) : TS(0);
-            if constexpr (P == 3) {
-                B[i][3] = mine ? (px[i] - ox) / sc : TS(0);
-                B[i][4] = mine ? (py[i] - oy) / sc : TS(0);
+            if constexpr (!X) {
+                B[i][0] = mine ? (TS)kcov<TC, XM>(KP, (TC)px[i], (TC)py[i]) : TS(0);
+                B[i][1] = pz[i];
+                if constexpr (P >= 1)
+                    B[i][2] = mine ? TS(1) : TS(0);
+                if constexpr (P == 3) {
+                    B[i][3] = mine ? (px[i] - ox) / sc : TS(0);
+                    B[i][4] = mine ? (py[i] - oy) / sc : TS(0);
+                }
             }
         }
         const TS tol = (KP.single ? TS(1e-6) : TS(1e-12)) * (TS)KP.A;
@@ -746,8 +984,8 @@ __global__ void __launch_bounds__(128) kr_coop_kernel(LocalParams LP, KrigeParam
                 for (int t = 0; t < NQ; t++)
                     B[i][t] = v < m ? Y[v * NQ + t] : TS(0);
             }
-            TS aa = 0, aw = 0, fa[KR_MAXP] = {0, 0, 0}, fw[KR_MAXP] = {0, 0, 0};
-            TS ff[KR_MAXP][KR_MAXP] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+            TS aa = 0, aw = 0, fa[PM] = {}, fw[PM] = {};
+            TS ff[PM][PM] = {};
 #pragma unroll
             for (int i = 0; i < R; i++) {
                 aa += B[i][0] * B[i][0];
@@ -771,7 +1009,16 @@ __global__ void __launch_bounds__(128) kr_coop_kernel(LocalParams LP, KrigeParam
                 for (int v = 0; v <= u; v++)
                     ff[u][v] = group_sum(ff[u][v], gmask, G);
             }
-            kr_finish<TS>(KP, P, aa, aw, fa, fw, ff, ox, oy, sc, sing, est, var);
+            double f0[PM];
+            if constexpr (X) {
+                kr_f0<PM>(KP, p, (double)(-ox / sc), (double)(-oy / sc), (double)sc,
+                          KP.nr ? KP.g0 + (size_t)(j0 + jr) * w + i0 : nullptr, KP.g0ld, f0);
+            } else {
+                f0[0] = 1.0;
+                f0[1] = (double)(-ox / sc);
+                f0[2] = (double)(-oy / sc);
+            }
+            kr_finish<PM, TS>(KP, p, aa, aw, fa, fw, ff, f0, sing, est, var);
         }
         if (sing)
             est = var = LP.nodata;

@@ -7,9 +7,10 @@
  * algorithm with a GPU kernel, through the tile engine and through odd
  * windows, equal to the CPU within 1e-9 (relative to the larger of the value
  * and the data range) in double precision and 1e-5 of the data range in
- * single. Global kriging (cuSOLVER) is also held against a reference of
- * the test's own (long double), which is checked against the CPU first, so
- * that machines whose CPU build has no LAPACK still check it. Exits 77
+ * single; linear also bit for bit. Global kriging (cuSOLVER) is also held
+ * against a reference of the test's own (long double), which is checked
+ * against the CPU first, so that machines whose CPU build has no LAPACK
+ * still check it. Exits 77
  * (ctest: skipped) when there is no GPU.
  */
 #include "gridkit.h"
@@ -129,6 +130,59 @@ static void compare(const char *spec, int single, const dataset *d, int expect_g
     free(g);
 }
 
+/* External drift (drift_raster= keys; here analytic covariates, as a
+ * raster sampler would give them): short-scale functions of x and y, not
+ * collinear with the polynomial drift (scale s: 1 for metres, 0.01 for the
+ * lattice), NaN at the nodes left of xmin (nodata there, as off a raster). */
+typedef struct {
+    int nr;
+    double s, xmin;
+} ked_cov;
+
+static double ked_value(int r, double s, double x, double y)
+{
+    return r == 0   ? sin(x / (97.0 * s)) * cos(y / (113.0 * s))
+           : r == 1 ? cos((x + 2.0 * y) / (61.0 * s))
+           : r == 2 ? sin((x - y) / (41.0 * s)) + 0.5 * cos(y / (29.0 * s))
+                    : cos(x / (53.0 * s)) * sin((x + y) / (71.0 * s));
+}
+
+static int ked_sampler(void *user, size_t n, const double *x, const double *y, double *out)
+{
+    const ked_cov *c = user;
+    for (int r = 0; r < c->nr; r++)
+        for (size_t i = 0; i < n; i++)
+            out[(size_t)r * n + i] = x[i] < c->xmin ? NAN : ked_value(r, c->s, x[i], y[i]);
+    return 0;
+}
+
+/* The covariates at the points (no NaN there: points left of xmin keep theirs). */
+static int set_covariates(gk_job *job, const dataset *d, const ked_cov *c)
+{
+    size_t n = gk_points_count(d->pts);
+    const double *x = gk_points_x(d->pts), *y = gk_points_y(d->pts);
+    double *gv = malloc((size_t)c->nr * n * sizeof *gv);
+    for (int r = 0; r < c->nr; r++)
+        for (size_t i = 0; i < n; i++)
+            gv[(size_t)r * n + i] = ked_value(r, c->s, x[i], y[i]);
+    int rc = gk_job_set_drift(job, c->nr, gv, ked_sampler, (void *)c);
+    free(gv);
+    return rc;
+}
+
+/* The covariates of a data set: one per drift_raster= key of spec. */
+static ked_cov ked_of(const char *spec, const dataset *d)
+{
+    ked_cov c = {0, 1.0, 500000.0};
+    for (const char *q = spec; (q = strstr(q, "drift_raster=")) != NULL; q++)
+        c.nr++;
+    if (!strcmp(d->name, "lattice"))
+        c.s = 0.01, c.xmin = 0.75;
+    else if (!strcmp(d->name, "global"))
+        c.xmin = 0.0;
+    return c;
+}
+
 /* The same algorithm through gk_job_compute_window on odd windows. */
 static void compare_windows(const char *spec, int single, const dataset *d)
 {
@@ -138,6 +192,10 @@ static void compare_windows(const char *spec, int single, const dataset *d)
     gk_context_set_device(cc, "cpu");
     gk_context_set_device(gc, "cuda");
     gk_job *jc = gk_job_new(cc, d->pts, alg), *jg = gk_job_new(gc, d->pts, alg);
+    ked_cov kc = ked_of(spec, d);
+    if (kc.nr > 0) /* external drift: the same covariates on both */
+        CHECK(jc && jg && !set_covariates(jc, d, &kc) && !set_covariates(jg, d, &kc),
+              "%s: external drift: %s / %s", spec, gk_errmsg(cc), gk_errmsg(gc));
     const int win[][4] = {{0, 0, 1, 1}, {d->g.nx - 7, d->g.ny - 3, 7, 3}, {5, 11, 33, 17}};
     for (int k = 0; k < 3; k++) {
         int w = win[k][2], h = win[k][3];
@@ -192,6 +250,11 @@ static double *run2(const char *device, const char *spec, int single, const data
     gk_algorithm_set_precision(alg, single ? GK_PRECISION_SINGLE : GK_PRECISION_DOUBLE);
     gk_context_set_device(ctx, device);
     gk_job *job = gk_job_new(ctx, d->pts, alg);
+    ked_cov kc = ked_of(spec, d);
+    if (job && kc.nr > 0 && set_covariates(job, d, &kc)) {
+        gk_job_free(job);
+        job = NULL;
+    }
     if (job) {
         size_t n = (size_t)d->g.nx * d->g.ny;
         v = malloc(2 * n * sizeof *v);
@@ -446,6 +509,118 @@ static void test_extra(const dataset *u, const dataset *l, const dataset *s)
     compare_windows("average_distance_pts", 0, s);
 }
 
+/* Kriging with max_points_per_quadrant (gstat's omax): the max_points nearest
+ * filtered per quadrant, min_points counted before the filter. */
+static void test_quadrants(const dataset *u, const dataset *l)
+{
+    static const char *utm[] = {
+        "kriging:model=Exp:psill=60:range=500:nugget=5:max_points=16:max_points_per_quadrant=4",
+        "kriging:model=Exp:psill=60:range=500:nugget=5:max_points=24:max_points_per_quadrant=3:"
+        "radius=300:min_points=10",
+        "kriging:drift=linear:model=Exp:psill=60:range=700:nugget=5:max_points=32:"
+        "max_points_per_quadrant=5",
+        "kriging:type=simple:mean=100:model=Sph:psill=600:range=800:nugget=5:max_points=8:"
+        "max_points_per_quadrant=1",
+        "kriging:model=Mat:psill=60:range=300:kappa=1.5:nugget=5:max_points=20:"
+        "max_points_per_quadrant=4",
+        "kriging:model=Exp:psill=60:range=500:nugget=5:max_points=12:max_points_per_quadrant=40",
+    };
+    for (size_t i = 0; i < sizeof utm / sizeof *utm; i++)
+        compare_krige(utm[i], 0, u, 1);
+    compare_krige(utm[0], 1, u, 1);
+    compare_krige(utm[2], 1, u, 1);
+    /* the lattice: points on the axes through the node (gstat's pinwheel), ties */
+    compare_krige("kriging:model=Exp:psill=10:range=5:nugget=1:max_points=16:"
+                  "max_points_per_quadrant=2",
+                  0, l, 1);
+    compare_krige("kriging:type=simple:mean=0:model=Sph:psill=10:range=6:nugget=1:max_points=12:"
+                  "max_points_per_quadrant=3:radius=2.5:min_points=6",
+                  0, l, 1);
+    /* the two-phase kernels whatever GRIDKIT_GPU_KRIGE_MODE says */
+    setenv("GRIDKIT_GPU_KRIGE_MODE", "2", 1);
+    compare_krige(utm[0], 0, u, 1);
+    unsetenv("GRIDKIT_GPU_KRIGE_MODE");
+    /* no GPU kernel: beyond 32 points, or every point within radius */
+    compare_krige("kriging:model=Exp:psill=60:range=500:nugget=5:max_points=40:"
+                  "max_points_per_quadrant=4",
+                  0, u, 0);
+    compare_krige("kriging:model=Exp:psill=60:range=500:nugget=5:max_points=0:radius=150:"
+                  "max_points_per_quadrant=4",
+                  0, u, 0);
+}
+
+/* Every variogram model type (algorithms/vmodel_eval.h on both sides): alone,
+ * anisotropic, nested, with each drift, k > 32, in double and single. */
+static void test_models(const dataset *u, const dataset *l)
+{
+    static const char *dbl[] = {
+        "kriging:model=Mat:psill=60:range=300:kappa=1.5:nugget=5:max_points=16",
+        "kriging:model=Mat:psill=60:range=200:kappa=0.3:max_points=12",
+        "kriging:model=Mat:psill=60:range=150:kappa=7:nugget=1:max_points=16",
+        "kriging:model=Ste:psill=60:range=600:kappa=2.5:nugget=2:max_points=16",
+        "kriging:model=Ste:psill=60:range=400:kappa=0.5:max_points=24",
+        "kriging:model=Exc:psill=60:range=500:kappa=1.5:nugget=5:max_points=16",
+        "kriging:model=Exc:psill=60:range=500:kappa=0.6:max_points=16",
+        "kriging:model=Cir:psill=600:range=1200:max_points=32",
+        "kriging:model=Pen:psill=600:range=1500:nugget=1:max_points=24",
+        "kriging:model=Lin:psill=600:range=2000:nugget=5:max_points=16",
+        "kriging:model=Lin:psill=0.05:range=0:max_points=16",
+        "kriging:model=Lin:psill=0.05:range=0:nugget=2:max_points=32",
+        "kriging:model=Pow:psill=0.5:range=1.5:nugget=5:max_points=16",
+        "kriging:model=Pow:psill=2:range=0.7:max_points=8",
+        "kriging:model=Hol:psill=60:range=300:nugget=5:max_points=16",
+        /* anisotropy */
+        "kriging:model=Mat:psill=60:range=400:kappa=1.2:nugget=3:anis_angle=40:anis_ratio=0.4:"
+        "max_points=16",
+        "kriging:model=Cir:psill=600:range=1500:anis_angle=120:anis_ratio=0.3:max_points=20",
+        /* nested */
+        "kriging:model=Nug(5)+Sph(300,800)+Mat(200,400,2)@60/0.5:max_points=20",
+        "kriging:model=Nug(2)+Exp(30,300)+Pow(0.2,1.2):max_points=16",
+        "kriging:model=Pen(40,500)+Cir(20,2000)@30/0.6+Hol(5,150)+Exc(10,700,1.8):max_points=16",
+        "kriging:model=Ste(50,300,1)+Lin(0.01,0):max_points=12",
+        /* simple kriging, linear drift, k > 32 (the fused kernel) */
+        "kriging:type=simple:mean=100:model=Cir:psill=600:range=800:nugget=5:max_points=12",
+        "kriging:type=simple:mean=100:model=Mat:psill=600:range=300:kappa=0.8:max_points=16",
+        "kriging:drift=linear:model=Ste:psill=60:range=700:kappa=0.8:nugget=5:max_points=20:"
+        "radius=400:min_points=5",
+        "kriging:drift=linear:model=Lin:psill=0.05:range=0:max_points=16",
+        "kriging:model=Pen:psill=60:range=500:nugget=5:max_points=48",
+        "kriging:model=Mat:psill=60:range=250:kappa=1.5:nugget=5:max_points=40:radius=600",
+    };
+    /* single: float solves (Cir, Pen, bounded Lin, Exc <= 1, Mat and Ste at
+     * kappa 1/2) and those kept in double (smooth or unbounded) */
+    static const char *sgl[] = {
+        "kriging:model=Cir:psill=600:range=1200:max_points=32",
+        "kriging:model=Pen:psill=600:range=1500:nugget=1:anis_angle=70:anis_ratio=0.5:"
+        "max_points=16",
+        "kriging:model=Lin:psill=600:range=2000:nugget=5:max_points=16",
+        "kriging:model=Exc:psill=60:range=500:kappa=0.6:max_points=16",
+        "kriging:model=Mat:psill=60:range=500:kappa=0.5:nugget=5:max_points=24",
+        "kriging:type=simple:mean=100:model=Ste:psill=600:range=800:kappa=0.5:max_points=12",
+        "kriging:drift=linear:model=Cir:psill=60:range=900:nugget=5:max_points=20",
+        "kriging:model=Mat:psill=60:range=300:kappa=1.5:nugget=5:max_points=16",
+        "kriging:model=Lin:psill=0.05:range=0:max_points=16",
+        "kriging:model=Pow:psill=0.5:range=1.5:nugget=5:max_points=16",
+        "kriging:model=Hol:psill=60:range=300:nugget=5:max_points=16",
+        "kriging:model=Nug(5)+Sph(300,800)+Mat(200,400,2)@60/0.5:max_points=20",
+        "kriging:model=Pen:psill=60:range=500:nugget=5:max_points=48",
+    };
+    for (size_t i = 0; i < sizeof dbl / sizeof *dbl; i++)
+        compare_krige(dbl[i], 0, u, 1);
+    for (size_t i = 0; i < sizeof sgl / sizeof *sgl; i++)
+        compare_krige(sgl[i], 1, u, 1);
+    /* the fused kernel forced for k <= 32 */
+    setenv("GRIDKIT_GPU_KRIGE_MODE", "2", 1);
+    compare_krige(dbl[0], 0, u, 1);
+    compare_krige(dbl[19], 0, u, 1);
+    compare_krige(sgl[0], 1, u, 1);
+    unsetenv("GRIDKIT_GPU_KRIGE_MODE");
+    /* the lattice: exact hits, ties, duplicates */
+    compare_krige("kriging:model=Mat:psill=10:range=2:kappa=1.5:nugget=1:max_points=16", 0, l, 1);
+    compare_krige("kriging:model=Cir:psill=10:range=6:max_points=8", 0, l, 1);
+    compare_krige("kriging:model=Pow:psill=1:range=1:nugget=0.5:max_points=12", 0, l, 1);
+}
+
 /* A GPU with too little memory for a tile (simulated with
  * GRIDKIT_GPU_TILE_MEM) computes it in halves, with the same result; one
  * stream per GPU gives the same result as several. */
@@ -457,6 +632,10 @@ static void test_split(const char *spec, const dataset *d)
     gk_context_set_device(gc, "cuda");
     setenv("GRIDKIT_GPU_TILE_MEM", "40000", 1);
     gk_job *jc = gk_job_new(cc, d->pts, alg), *jg = gk_job_new(gc, d->pts, alg);
+    ked_cov kc = ked_of(spec, d);
+    if (kc.nr > 0) /* external drift: a split tile takes its part of the covariates */
+        CHECK(jc && jg && !set_covariates(jc, d, &kc) && !set_covariates(jg, d, &kc),
+              "%s: external drift: %s / %s", spec, gk_errmsg(cc), gk_errmsg(gc));
     int w = d->g.nx, h = d->g.ny, nb = jc ? gk_job_bands(jc) : 1;
     double *a = malloc((size_t)w * h * nb * sizeof *a), *b = malloc((size_t)w * h * nb * sizeof *b);
     int ra = jc ? gk_job_compute_window(jc, &d->g, 0, 0, w, h, a) : -1;
@@ -485,6 +664,158 @@ static void test_split(const char *spec, const dataset *d)
     gk_context_free(gc);
 }
 
+/* ---- linear: the triangles rasterised on the GPU ------------------------------ */
+
+/* linear against the CPU: within 1e-9 as every algorithm, and bit for bit
+ * (the GPU takes its nodes with the CPU's own code, uncontracted; the nodes
+ * it leaves are the CPU's anyway). */
+static void compare_linear(const char *spec, const dataset *d)
+{
+    char cn[800] = "", gn[800] = "";
+    compare(spec, 0, d, 1);
+    double *c = run("cpu", spec, 0, d, cn, sizeof cn);
+    double *g = run("cuda", spec, 0, d, gn, sizeof gn);
+    if (c && g) {
+        size_t n = (size_t)d->g.nx * d->g.ny, diff = 0, first = 0;
+        for (size_t i = 0; i < n; i++)
+            if (memcmp(c + i, g + i, sizeof *c) && !(isnan(c[i]) && isnan(g[i])))
+                if (!diff++)
+                    first = i;
+        printf("%-4s %-66s %s: %zu of %zu nodes not bit-identical\n", diff ? "FAIL" : "ok", spec,
+               d->name, diff, n);
+        if (diff) {
+            printf("     first at node (%zu, %zu): cpu %.17g gpu %.17g\n", first % d->g.nx,
+                   first / d->g.nx, c[first], g[first]);
+            failures++;
+        }
+    }
+    free(c);
+    free(g);
+}
+
+/* That the GPU's triangles took the nodes, not the CPU after them: the
+ * nodes left to the CPU are within lo..hi of the grid's (fractions). */
+static void linear_rest(const char *spec, const dataset *d, double lo, double hi)
+{
+    gk_context *gc = gk_context_new();
+    gk_algorithm *alg = gk_algorithm_parse(gc, spec);
+    gk_context_set_device(gc, "cuda");
+    gk_job *jg = gk_job_new(gc, d->pts, alg);
+    size_t n = (size_t)d->g.nx * d->g.ny;
+    double *v = malloc(n * sizeof *v);
+    int rc = jg ? gk_job_compute_window(jg, &d->g, 0, 0, d->g.nx, d->g.ny, v) : -1;
+    CHECK(rc == GK_OK, "%s: %s", spec, gk_errmsg(gc));
+    if (rc == GK_OK) {
+        double f = (double)gk_device_linear_rest(jg) / (double)n;
+        int ok = f >= lo && f <= hi;
+        printf("%-4s %-66s %s: %.4f of the nodes left to the CPU (%g .. %g)\n", ok ? "ok" : "FAIL",
+               spec, d->name, f, lo, hi);
+        failures += !ok;
+    }
+    free(v);
+    gk_job_free(jg);
+    gk_algorithm_free(alg);
+    gk_context_free(gc);
+}
+
+static double lin_rand(unsigned long long *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return (double)(*s >> 11) * 0x1p-53;
+}
+
+static dataset lin_dataset(gk_context *ctx, const char *name, gk_grid g)
+{
+    dataset d = {.name = name, .pts = gk_points_new(ctx), .g = g};
+    return d;
+}
+
+static void lin_zrange(dataset *d)
+{
+    double zmin = INFINITY, zmax = -INFINITY;
+    for (size_t i = 0; i < gk_points_count(d->pts); i++) {
+        zmin = fmin(zmin, gk_points_z(d->pts)[i]);
+        zmax = fmax(zmax, gk_points_z(d->pts)[i]);
+    }
+    d->zrange = zmax > zmin ? zmax - zmin : 1.0;
+}
+
+/* Random points (beyond the hull: radius -1, 0 and positive), the lattice
+ * (nodes on vertices and edges, duplicates, holes) on a grid reaching past
+ * it, duplicates of random points, few points on a fine grid (triangles of
+ * many rows), collinear and too few points (no triangles: the nearest-point
+ * rule everywhere), through the engine, odd windows, split tiles and one
+ * stream. */
+static void test_linear(gk_context *ctx, const dataset *u, const dataset *l, const dataset *s)
+{
+    static const char *specs[] = {"linear", "linear:radius=0", "linear:radius=150",
+                                  "linear:radius=-1:nodata=-9999"};
+    for (size_t i = 0; i < sizeof specs / sizeof *specs; i++)
+        compare_linear(specs[i], u);
+    compare_linear("linear", l);
+    compare_linear("linear:radius=0", l);
+    dataset lw = *l;
+    lw.name = "lattice wide";
+    lw.g = (gk_grid){-3.25, 43.25, -2.25, 42.75, 93, 90}; /* nodes at -3, -2.5, ... */
+    compare_linear("linear", &lw);
+    compare_linear("linear:radius=0", &lw);
+    compare_linear("linear:radius=1.5", &lw);
+    compare_linear("linear:radius=40", s);
+    dataset fine = *s;
+    fine.name = "fine";
+    fine.g = (gk_grid){-50.0, 1050.0, -30.0, 630.0, 401, 241};
+    compare_linear("linear", &fine);
+    compare_linear("linear:radius=0", &fine);
+
+    unsigned long long st = 0x2545F4914F6CDD1DULL;
+    dataset dup = lin_dataset(ctx, "duplicates", (gk_grid){-20.0, 1020.0, -20.0, 1020.0, 130, 130});
+    for (int i = 0; i < 3000; i++) {
+        double x = 1000.0 * lin_rand(&st), y = 1000.0 * lin_rand(&st), z = 50.0 * lin_rand(&st);
+        gk_points_add(dup.pts, x, y, z);
+        if (i % 4 == 0) /* the same place again, another value: ties by input order */
+            gk_points_add(dup.pts, x, y, z + 7.0);
+        if (i % 97 == 0) /* a point on a node */
+            gk_points_add(dup.pts, -16.0 + 8.0 * (i % 128), -16.0 + 8.0 * ((i / 7) % 128), z);
+    }
+    lin_zrange(&dup);
+    compare_linear("linear", &dup);
+    compare_linear("linear:radius=5", &dup);
+
+    dataset col = lin_dataset(ctx, "collinear", (gk_grid){-10.0, 110.0, -10.0, 210.0, 41, 53});
+    for (int i = 0; i < 60; i++) /* y = 2x + 1, some twice */
+        gk_points_add(col.pts, (i * 37) % 100, 2.0 * ((i * 37) % 100) + 1.0, 0.25 * i);
+    lin_zrange(&col);
+    compare_linear("linear", &col);
+    compare_linear("linear:radius=0", &col);
+    compare_linear("linear:radius=30", &col);
+    dataset two = lin_dataset(ctx, "two points", (gk_grid){0.0, 10.0, 0.0, 10.0, 11, 9});
+    gk_points_add(two.pts, 2.0, 3.0, 1.0);
+    gk_points_add(two.pts, 7.0, 6.0, 4.0);
+    lin_zrange(&two);
+    compare_linear("linear", &two);
+    compare_linear("linear:radius=3", &two);
+
+    /* the grid reaches 200 past the points' 10 km square: 7 % of the nodes
+     * are outside it, a little more outside the hull */
+    linear_rest("linear", u, 0.05, 0.10);
+    /* 17 % outside the points' box; 300 points leave gaps in the hull */
+    linear_rest("linear", &fine, 0.15, 0.30);
+    linear_rest("linear", &col, 1.0, 1.0); /* no triangles */
+    compare_windows("linear", 0, u);
+    compare_windows("linear:radius=0", 0, &lw);
+    compare_windows("linear", 0, &col);
+    test_split("linear", u);
+    test_split("linear:radius=1.5", &lw);
+    setenv("GRIDKIT_GPU_STREAMS", "1", 1);
+    compare_linear("linear", u);
+    unsetenv("GRIDKIT_GPU_STREAMS");
+    gk_points_free(dup.pts);
+    gk_points_free(col.pts);
+    gk_points_free(two.pts);
+}
+
 /* ---- global kriging (max_points=0, no radius: cuSOLVER on the GPU) ----------- */
 
 /* An independent reference: the textbook GLS system (dual form, Schur
@@ -495,15 +826,69 @@ typedef struct {
     const char *spec;
     int type;   /* 0 ordinary, 1 simple, 2 universal with a linear drift */
     double mean; /* simple */
-    char model; /* 'E'xp, 'S'ph, 'G'au */
+    /* 'E'xp, 'S'ph, 'G'au, 'M'at and S'T'e at kappa 3/2 (closed forms), e'X'c
+     * at kappa 1.3, 'C'ir, 'P'en, 'L'in (range 0: unbounded), 'W' Pow, 'H'ol */
+    char model;
     double psill, range, nugget;
     double angle, ratio; /* gstat's anisotropy; ratio 1: none */
 } gref;
 
+/* gamma at distance h > 0, the nugget included */
+static long double ref_gamma(const gref *r, long double h)
+{
+    const long double pi = 3.14159265358979323846264L;
+    long double u = h / r->range, t, g;
+    switch (r->model) {
+    case 'E':
+        g = 1.0L - expl(-u);
+        break;
+    case 'G':
+        g = 1.0L - expl(-u * u);
+        break;
+    case 'M': /* 1 - 2^(1-k) / Gamma(k) u^k K_k(u) at k = 3/2 */
+        g = 1.0L - (1.0L + u) * expl(-u);
+        break;
+    case 'T': /* the same in t = 2 sqrt(k) u */
+        t = 2.0L * sqrtl(1.5L) * u;
+        g = 1.0L - (1.0L + t) * expl(-t);
+        break;
+    case 'X':
+        g = 1.0L - expl(-powl(u, 1.3L));
+        break;
+    case 'C':
+        g = u >= 1.0L ? 1.0L : 2.0L / pi * (u * sqrtl(1.0L - u * u) + asinl(u));
+        break;
+    case 'P':
+        g = u >= 1.0L ? 1.0L : u * (1.875L - 1.25L * u * u + 0.375L * u * u * u * u);
+        break;
+    case 'L':
+        g = r->range == 0.0 ? h : u >= 1.0L ? 1.0L : u;
+        break;
+    case 'W':
+        g = powl(h, r->range);
+        break;
+    case 'H':
+        g = 1.0L - sinl(u) / u;
+        break;
+    default:
+        g = u >= 1.0L ? 1.0L : u * (1.5L - 0.5L * u * u);
+    }
+    return r->psill * g + r->nugget;
+}
+
+/* C(0): the sill, or for an unbounded model a pseudo-sill above every gamma
+ * of the test's extents (estimates and variances do not depend on it) */
+static long double ref_sill(const gref *r)
+{
+    if (r->model == 'W' || (r->model == 'L' && r->range == 0.0))
+        return 2.0L * ref_gamma(r, 3000.0L);
+    return (long double)r->psill + r->nugget;
+}
+
 static long double ref_cov(const gref *r, double dx, double dy)
 {
     if (dx == 0.0 && dy == 0.0)
-        return (long double)r->psill + r->nugget;
+        return ref_sill(r);
     long double h;
     if (r->ratio != 1.0) { /* gstat: angle clockwise from north, minor axis ratio */
         long double a = (r->angle < 270.0 ? 90.0L - r->angle : 450.0L - r->angle) *
@@ -514,14 +899,7 @@ static long double ref_cov(const gref *r, double dx, double dy)
     } else {
         h = sqrtl((long double)dx * dx + (long double)dy * dy);
     }
-    long double u = h / r->range, g;
-    if (r->model == 'E')
-        g = 1.0L - expl(-u);
-    else if (r->model == 'G')
-        g = 1.0L - expl(-u * u);
-    else
-        g = u >= 1.0L ? 1.0L : u * (1.5L - 0.5L * u * u);
-    return r->psill * (1.0L - g); /* the nugget's gamma is its sill beyond 0 */
+    return ref_sill(r) - ref_gamma(r, h);
 }
 
 /* In-place lower Cholesky (row-major, n x n); 0, or -1 when not positive definite. */
@@ -634,7 +1012,7 @@ static double *ref_global(const gref *r, const dataset *d, int want_var)
             e += r->mean;
         if (want_var) {
             ref_fwd(L, n, a);
-            v = (long double)r->psill + r->nugget;
+            v = ref_sill(r);
             for (int i = 0; i < n; i++)
                 v -= a[i] * a[i];
             long double rr[3], t[3];
@@ -873,8 +1251,66 @@ static const gref global_cases[] = {
     {"kriging:drift=linear:model=Exp:psill=20:range=300:nugget=2", 2, 0, 'E', 20, 300, 2, 0, 1},
     {"kriging:drift=linear:model=Sph:psill=20:range=400", 2, 0, 'S', 20, 400, 0, 0, 1},
     {"kriging:model=Exp:psill=20:range=200:nugget=2:variance=no", 0, 0, 'E', 20, 200, 2, 0, 1},
+    /* the other model types */
+    {"kriging:model=Mat:psill=20:range=60:kappa=1.5:nugget=1", 0, 0, 'M', 20, 60, 1, 0, 1},
+    {"kriging:model=Ste:psill=20:range=150:kappa=1.5:nugget=1:anis_angle=30:anis_ratio=0.5", 0, 0,
+     'T', 20, 150, 1, 30, 0.5},
+    {"kriging:drift=linear:model=Exc:psill=20:range=150:kappa=1.3:nugget=2", 2, 0, 'X', 20, 150,
+     2, 0, 1},
+    {"kriging:model=Cir:psill=20:range=300:nugget=1:anis_angle=120:anis_ratio=0.6", 0, 0, 'C', 20,
+     300, 1, 120, 0.6},
+    {"kriging:type=simple:mean=10:model=Pen:psill=20:range=350", 1, 10, 'P', 20, 350, 0, 0, 1},
+    /* (bounded Lin is no covariance in 2-D: definite here at a short range) */
+    {"kriging:model=Lin:psill=20:range=100:nugget=1", 0, 0, 'L', 20, 100, 1, 0, 1},
+    {"kriging:model=Lin:psill=0.02:range=0:nugget=1", 0, 0, 'L', 0.02, 0, 1, 0, 1},
+    {"kriging:drift=linear:model=Pow:psill=0.5:range=1.2:nugget=2", 2, 0, 'W', 0.5, 1.2, 2, 0, 1},
+    {"kriging:model=Hol:psill=20:range=60:nugget=2", 0, 0, 'H', 20, 60, 2, 0, 1},
 };
 #define N_GLOBAL_CASES (sizeof global_cases / sizeof *global_cases)
+
+/* Above 46,340 points (cuSOLVER's 64-bit API; the CPU's LAPACK stops there):
+ * two clusters of 25,000 points farther apart than the range of a
+ * compact-support model, so that the covariances across are exact zeros and
+ * simple kriging near one cluster is simple kriging with its points alone,
+ * which the GPU solves with the 32-bit API. 20 GB of GPU memory. */
+static void test_global_large(void)
+{
+    const char *spec = "kriging:type=simple:mean=10:model=Sph:psill=16:range=200:nugget=1";
+    gk_context *ctx = gk_context_new();
+    dataset one = {.name = "one cluster", .pts = gk_points_new(ctx)};
+    dataset two = {.name = "two clusters", .pts = gk_points_new(ctx)};
+    unsigned long long seed = 0x2545F4914F6CDD1DULL;
+    double zmin = INFINITY, zmax = -INFINITY;
+    for (int c = 0; c < 2; c++)
+        for (int i = 0; i < 25000; i++) {
+            double x = 1000.0 * grand(&seed), y = 1000.0 * grand(&seed) + 5000.0 * c;
+            double z = 10.0 + 3.0 * sin(x / 90.0) * cos(y / 70.0) + grand(&seed);
+            gk_points_add(two.pts, x, y, z);
+            if (c == 0) {
+                gk_points_add(one.pts, x, y, z);
+                zmin = fmin(zmin, z);
+                zmax = fmax(zmax, z);
+            }
+        }
+    one.zrange = two.zrange = zmax - zmin;
+    gk_grid g = {0.0, 1000.0, 0.0, 1000.0, 33, 33}; /* over the first cluster */
+    one.g = two.g = g;
+    char n1[800] = "", n2[800] = "";
+    uint64_t s1 = 0, s2 = 0;
+    double *r1 = run2("cuda", spec, 0, &one, n1, sizeof n1, &s1);
+    double *r2 = run2("cuda", spec, 0, &two, n2, sizeof n2, &s2);
+    if (r1 && r2) {
+        CHECK(!strncmp(n1, "cuda", 4) && !strncmp(n2, "cuda", 4), "%s: ran on '%s' and '%s'",
+              spec, n1, n2);
+        check_bands(spec, " 50000 vs 25000 points", 0, &two, r1, r2, s1, s2,
+                    !strncmp(n2, "cuda", 4));
+    }
+    free(r1);
+    free(r2);
+    gk_points_free(one.pts);
+    gk_points_free(two.pts);
+    gk_context_free(ctx);
+}
 
 /* The reference against the CPU (where it has LAPACK): runs without a GPU. */
 static void test_global_reference(void)
@@ -921,10 +1357,143 @@ static void test_global(const dataset *lattice)
                             have_cpu);
     compare_global_singular("kriging:drift=linear:model=Sph:psill=10:range=8:nodata=-9999",
                             lattice, have_cpu);
+    /* a nested model of the other types: against the CPU only */
+    if (have_cpu)
+        compare_krige("kriging:model=Nug(1)+Sph(10,300)+Mat(10,100,2.5)@45/0.5+Pow(0.01,1)", 0, &d,
+                      1);
+    /* cuSOLVER's and cuBLAS's 64-bit API (above 46,340 points), forced */
+    setenv("GRIDKIT_GPU_KG_X64", "1", 1);
+    for (size_t i = 0; i < N_GLOBAL_CASES; i++)
+        compare_global("cuda", &global_cases[i], 0, &d, have_cpu);
+    setenv("GRIDKIT_GPU_KG_COLS", "37", 1);
+    compare_global("cuda", &global_cases[3], 0, &d, have_cpu);
+    unsetenv("GRIDKIT_GPU_KG_COLS");
+    compare_global_split(&global_cases[6], &d);
+    unsetenv("GRIDKIT_GPU_KG_X64");
+    test_global_large();
+    /* quadratic drift and blocks: against the CPU only; external drift stays
+     * on the CPU (which factorises when the drift is set) */
+    if (have_cpu) {
+        compare_krige("kriging:drift=quadratic:model=Exp:psill=20:range=300:nugget=2", 0, &d, 1);
+        compare_krige("kriging:drift=quadratic:model=Sph:psill=20:range=400", 0, &d, 1);
+        compare_krige("kriging:model=Exp:psill=20:range=200:nugget=2:block=40x25", 0, &d, 1);
+        compare_krige("kriging:type=simple:mean=10:model=Sph:psill=20:range=250:nugget=1:"
+                      "block=30",
+                      0, &d, 1);
+        compare_krige("kriging:drift=quadratic:model=Exp:psill=20:range=300:nugget=2:block=30",
+                      0, &d, 1);
+        compare_krige("kriging:drift_raster=a:model=Exp:psill=20:range=200:nugget=2", 0, &d, 0);
+    }
     /* with a radius, max_points=0 stays on the CPU (a local neighbourhood) */
     compare_krige("kriging:model=Exp:psill=20:range=200:nugget=2:radius=150", 0, &d, 0);
     gk_points_free(d.pts);
     gk_context_free(ctx);
+}
+
+/* Quadratic drift, block kriging and external drift (the extended local
+ * kernels: the lane groups for k <= 32, the fused kernel above), with the
+ * singular systems a quadratic drift meets (fewer points than terms,
+ * collinear points, coincident points without nugget). */
+static void test_drift_block(const dataset *u, const dataset *l)
+{
+    static const char *quad = "kriging:drift=quadratic:model=Exp:psill=60:range=700:nugget=5:"
+                              "max_points=16";
+    /* radius 110: mostly 2 to 8 points, many fewer than the 6 terms */
+    static const char *quad_sing = "kriging:drift=quadratic:model=Exp:psill=60:range=700:"
+                                   "nugget=5:max_points=24:radius=110:min_points=2";
+    static const char *blk = "kriging:model=Exp:psill=60:range=500:nugget=5:max_points=8:"
+                             "block=50x50";
+    static const char *ked = "kriging:drift_raster=a:model=Exp:psill=60:range=500:nugget=5:"
+                             "max_points=16";
+    const char *dbl[] = {
+        quad,
+        "kriging:drift=quadratic:model=Sph:psill=600:range=1500:nugget=1:max_points=32",
+        quad_sing,
+        "kriging:drift=quadratic:model=Gau:psill=600:range=900:nugget=2:max_points=12",
+        "kriging:drift=quadratic:model=Sph:psill=600:range=1200:nugget=1:anis_angle=30:"
+        "anis_ratio=0.5:max_points=20",
+        "kriging:drift=quadratic:model=Exp:psill=60:range=500:nugget=5:max_points=40",
+        blk,
+        "kriging:type=simple:mean=100:model=Exp:psill=600:range=800:nugget=5:max_points=12:"
+        "block=100x60",
+        "kriging:drift=linear:model=Exp:psill=60:range=700:nugget=5:max_points=20:radius=400:"
+        "min_points=5:block=80",
+        "kriging:drift=quadratic:model=Sph:psill=600:range=1500:nugget=1:max_points=32:"
+        "block=40x40",
+        "kriging:model=Sph:psill=600:range=1200:nugget=1:anis_angle=30:anis_ratio=0.5:"
+        "max_points=16:block=120x40",
+        "kriging:model=Gau:psill=600:range=900:nugget=2:max_points=8:block=30",
+        "kriging:model=Exp:psill=60:range=500:nugget=5:max_points=48:block=60",
+        ked,
+        "kriging:drift_raster=a:drift_raster=b:model=Sph:psill=600:range=1500:nugget=1:"
+        "max_points=32",
+        "kriging:drift=linear:drift_raster=a:model=Exp:psill=60:range=700:nugget=5:"
+        "max_points=20",
+        "kriging:drift=quadratic:drift_raster=a:drift_raster=b:drift_raster=c:drift_raster=d:"
+        "model=Exp:psill=60:range=700:nugget=5:max_points=24",
+        "kriging:drift_raster=a:model=Exp:psill=60:range=500:nugget=5:max_points=12:"
+        "block=50x50",
+        "kriging:drift_raster=a:drift_raster=b:model=Exp:psill=60:range=500:nugget=5:"
+        "max_points=40",
+        /* radius 90: fewer points than the 4 terms at many nodes */
+        "kriging:drift=linear:drift_raster=a:model=Exp:psill=60:range=700:nugget=5:"
+        "max_points=16:radius=90:min_points=1",
+    };
+    const char *sgl[] = {
+        quad,
+        "kriging:drift=quadratic:model=Sph:psill=600:range=1500:nugget=1:max_points=32",
+        "kriging:drift=quadratic:model=Exp:psill=60:range=500:nugget=5:max_points=40",
+        blk,
+        "kriging:type=simple:mean=100:model=Exp:psill=600:range=800:nugget=5:max_points=12:"
+        "block=100x60",
+        "kriging:drift=linear:model=Exp:psill=60:range=700:nugget=5:max_points=20:radius=400:"
+        "min_points=5:block=80",
+        ked,
+        "kriging:drift_raster=a:drift_raster=b:model=Sph:psill=600:range=1500:nugget=1:"
+        "max_points=32",
+    };
+    static const char *lat[] = {
+        "kriging:drift=quadratic:model=Exp:psill=10:range=5:nugget=1:max_points=12",
+        /* within 1.2 of a node: 1 to 7 points, on two or three lines */
+        "kriging:drift=quadratic:model=Exp:psill=10:range=5:nugget=1:max_points=16:radius=1.2",
+        /* the duplicates without nugget: singular covariances */
+        "kriging:drift=quadratic:model=Exp:psill=10:range=5:max_points=16",
+        "kriging:model=Exp:psill=10:range=5:nugget=1:max_points=16:block=1x1",
+        /* empty neighbourhoods: the mean and the block's variance */
+        "kriging:type=simple:mean=0:model=Sph:psill=10:range=6:nugget=1:max_points=6:"
+        "radius=1.2:block=0.5",
+        "kriging:drift_raster=a:drift_raster=b:model=Exp:psill=10:range=5:nugget=1:"
+        "max_points=12",
+    };
+    for (size_t i = 0; i < sizeof dbl / sizeof *dbl; i++)
+        compare_krige(dbl[i], 0, u, 1);
+    for (size_t i = 0; i < sizeof sgl / sizeof *sgl; i++)
+        compare_krige(sgl[i], 1, u, 1);
+    for (size_t i = 0; i < sizeof lat / sizeof *lat; i++)
+        compare_krige(lat[i], 0, l, 1);
+    /* the fused kernel, forced for k <= 32 */
+    setenv("GRIDKIT_GPU_KRIGE_MODE", "2", 1);
+    compare_krige(quad, 0, u, 1);
+    compare_krige(quad_sing, 0, u, 1);
+    compare_krige(blk, 1, u, 1);
+    compare_krige(ked, 0, u, 1);
+    compare_krige(lat[1], 0, l, 1);
+    unsetenv("GRIDKIT_GPU_KRIGE_MODE");
+    /* odd windows (one band: compare_windows keeps one) and split tiles */
+    compare_windows("kriging:drift=quadratic:model=Exp:psill=60:range=700:nugget=5:"
+                    "max_points=16:variance=no",
+                    0, u);
+    compare_windows("kriging:model=Exp:psill=60:range=500:nugget=5:max_points=8:block=50x50:"
+                    "variance=no",
+                    0, u);
+    compare_windows("kriging:drift_raster=a:drift_raster=b:model=Exp:psill=60:range=500:"
+                    "nugget=5:max_points=16:variance=no",
+                    0, u);
+    compare_windows("kriging:drift_raster=a:model=Exp:psill=10:range=5:nugget=1:max_points=12:"
+                    "variance=no",
+                    0, l);
+    test_split(ked, u);
+    test_split(blk, u);
 }
 
 static void test_device_option(void)
@@ -1064,12 +1633,9 @@ int main(void)
     compare_krige("kriging:type=simple:mean=0:model=Sph:psill=10:range=6:nugget=1:max_points=6:"
                   "radius=1.2",
                   0, &l, 1);
-    /* no GPU kernel yet: the CPU runs them, and says so */
-    compare_krige("kriging:model=Exp:psill=60:range=500:nugget=5:max_points=16:"
-                  "max_points_per_quadrant=4",
-                  0, &u, 0);
-    compare_krige("kriging:model=Exp:psill=60:range=500:nugget=5:max_points=8:block=50x50", 0, &u,
-                  0);
+    test_quadrants(&u, &l);
+    test_models(&u, &l);
+    test_drift_block(&u, &l);
     test_global(&l);
     compare_variogram(&u, 20, 0, 0, 0);
     /* wide classes: tile pairs within 1-3 classes (the omnidirectional
@@ -1094,6 +1660,7 @@ int main(void)
     compare_windows("average:radius1=300:radius2=300", 0, &u);
     compare_windows("kriging:model=Exp:psill=60:range=500:nugget=5:max_points=16:variance=no", 0,
                     &u);
+    test_linear(ctx, &u, &l, &sm);
 
     gk_points_free(u.pts);
     gk_points_free(l.pts);

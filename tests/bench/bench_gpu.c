@@ -320,6 +320,10 @@ int main(int argc, char **argv)
         {"invdist:power=3", 1, idw_grid / 2, cpu_grid_idw / 2, NULL},
         {"average:radius1=25:radius2=25", 0, 0, 0, NULL},
         {"nearest", 0, 0, 0, NULL},
+        /* linear: setup includes the triangulation (the CPU's); the tile's
+         * wall time includes the CPU locating the nodes no triangle took */
+        {"linear", 0, 0, 0, NULL},
+        {"linear:radius=0", 0, 0, 0, NULL},
         {"count:radius1=50:radius2=50", 0, 0, 0, NULL},
         {KRIGE16, 0, 0, 1024, NULL},
         {KRIGE16, 1, 0, 1024, NULL},
