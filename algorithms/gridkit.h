@@ -100,8 +100,9 @@ const char *gk_context_device_name(gk_context *ctx);
  * thread of their own while they read points; later jobs then start at once.
  * Thread-safe; does nothing for "cpu" or where no GPU is usable. */
 void gk_device_warm_up(const char *spec);
-/* 0 when the algorithm never runs on a GPU (global kriging with external
- * drift), so that starting one is wasted; 1 when it may. */
+/* 0 when the algorithm does not run on a GPU under --device auto (global
+ * kriging with external drift never does; linear only with --device cuda),
+ * so that starting one is wasted; 1 when it may. */
 int gk_algorithm_may_use_gpu(const gk_algorithm *alg);
 
 /* ---- points ----------------------------------------------------------- */

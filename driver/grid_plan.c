@@ -157,7 +157,9 @@ int gk_grid_plan_init(gk_context *ctx, const gk_grid_options *o, gk_grid_plan *p
         goto fail;
     /* no start-up for an algorithm that never runs on a GPU: it says so
      * when it runs ("cpu (kriging: block kriging ...)") */
-    if (!gk_algorithm_may_use_gpu(p->alg)) {
+    const char *dev = o->device && *o->device ? o->device : getenv("GRIDKIT_DEVICE");
+    const int want_cuda = dev && !strncmp(dev, "cuda", 4);
+    if (!gk_algorithm_may_use_gpu(p->alg) && !want_cuda) {
         if (gk_context_request_device(ctx, o->device))
             goto fail;
     } else {
