@@ -436,6 +436,22 @@ __device__ __forceinline__ void kr_finish(const KrigeParams &KP, int p, T aa, T 
  * drift, blocks; p <= PM = KR_XMAXP), else p is 0, 1 or 3 (PM = KR_MAXP);
  * XM: every model type (kcov's EXT: its call costs registers, so the
  * drift's and the blocks' kernels have their forms without it too). */
+/* The drift at the node (f0) from the selection's origin and scale: [1, u, v]
+ * or, in the extended kernels, kr_f0's columns (node o's covariates). */
+template <bool X, int PM, class T>
+__device__ __forceinline__ void kr_target_drift(const KrigeParams &KP, int p, T ox, T oy, T sc,
+                                                size_t o, double (&f0)[PM])
+{
+    if constexpr (X) {
+        kr_f0<PM>(KP, p, (double)(-ox / sc), (double)(-oy / sc), (double)sc,
+                  KP.nr ? KP.g0 + o : nullptr, KP.g0ld, f0);
+    } else {
+        f0[0] = 1.0;
+        f0[1] = (double)(-ox / sc);
+        f0[2] = (double)(-oy / sc);
+    }
+}
+
 template <int K, class T, int PM = KR_MAXP, bool X = false, bool XM = X>
 __global__ void __launch_bounds__(128) krige_kernel(LocalParams P, KrigeParams KP)
 {
@@ -621,14 +637,7 @@ __global__ void __launch_bounds__(128) krige_kernel(LocalParams P, KrigeParams K
                     }
                 }
                 double f0[PM];
-                if constexpr (X) {
-                    kr_f0<PM>(KP, p, (double)(-ox / sc), (double)(-oy / sc), (double)sc,
-                              KP.nr ? KP.g0 + (size_t)sj * P.g.w + si : nullptr, KP.g0ld, f0);
-                } else {
-                    f0[0] = 1.0;
-                    f0[1] = (double)(-ox / sc);
-                    f0[2] = (double)(-oy / sc);
-                }
+                kr_target_drift<X, PM, T>(KP, p, ox, oy, sc, (size_t)sj * P.g.w + si, f0);
                 kr_finish<PM, T>(KP, p, aa, aw, fa, fw, ff, f0, sing, est, var);
             }
             if (sing)
@@ -1010,14 +1019,7 @@ __global__ void __launch_bounds__(128) kr_coop_kernel(LocalParams LP, KrigeParam
                     ff[u][v] = group_sum(ff[u][v], gmask, G);
             }
             double f0[PM];
-            if constexpr (X) {
-                kr_f0<PM>(KP, p, (double)(-ox / sc), (double)(-oy / sc), (double)sc,
-                          KP.nr ? KP.g0 + (size_t)(j0 + jr) * w + i0 : nullptr, KP.g0ld, f0);
-            } else {
-                f0[0] = 1.0;
-                f0[1] = (double)(-ox / sc);
-                f0[2] = (double)(-oy / sc);
-            }
+            kr_target_drift<X, PM, TS>(KP, p, ox, oy, sc, (size_t)(j0 + jr) * w + i0, f0);
             kr_finish<PM, TS>(KP, p, aa, aw, fa, fw, ff, f0, sing, est, var);
         }
         if (sing)
