@@ -1,7 +1,8 @@
 /*
  * bucket_grid.c - uniform bucket grid for the window statistics (see
  * bucket_grid.h). Built once per job: a counting sort of the points by
- * bucket (stable, so input order survives within a bucket) into SoA copies.
+ * bucket (stable, so input order survives within a bucket) into SoA copies,
+ * on the context's threads.
  *
  * Exactness: a point is tested with the very expression of
  * gk_ellipse_contains (products in the same order, no FMA), so the fast path
@@ -14,6 +15,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -147,11 +149,24 @@ static double bucket_side(double w, double h, size_t n, double rmax)
     return b;
 }
 
+/* Threads for the sort: each keeps a counter per bucket, so fewer where the
+ * buckets are many; one for small inputs. */
+static int sort_threads(const gk_job *job, size_t n, size_t nb)
+{
+    int t = job->ctx->threads > 0 ? job->ctx->threads : omp_get_num_procs();
+    if (n < 65536)
+        return 1;
+    while (t > 1 && (double)t * (double)nb > 2.0 * (double)n + 1048576.0)
+        t--;
+    return t < 1 ? 1 : t;
+}
+
 int gk_bg_prepare(gk_job *job)
 {
     const gk_points *p = job->pts;
-    size_t n = p->n;
+    const size_t n = p->n;
     double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
+#pragma omp parallel for reduction(min : xmin, ymin) reduction(max : xmax, ymax) if (n > 65536)
     for (size_t i = 0; i < n; i++) {
         xmin = p->x[i] < xmin ? p->x[i] : xmin;
         xmax = p->x[i] > xmax ? p->x[i] : xmax;
@@ -172,36 +187,62 @@ int gk_bg_prepare(gk_job *job)
     double amax = fmax(fmax(fabs(xmin), fabs(xmax)), fmax(fabs(ymin), fabs(ymax)));
     g->margin = 1e-12 * amax;
     g->simd = have_avx512();
-    size_t nb = (size_t)g->nbx * (size_t)g->nby;
+    const size_t nb = (size_t)g->nbx * (size_t)g->nby;
+    const int T = sort_threads(job, n, nb);
     g->start = calloc(nb + 1, sizeof *g->start);
     int *key = malloc(n * sizeof *key);
+    int *cur = calloc((size_t)T * nb, sizeof *cur); /* per thread, per bucket */
     g->x = malloc(n * sizeof *g->x);
     g->y = malloc(n * sizeof *g->y);
     g->z = malloc(n * sizeof *g->z);
-    if (!g->start || !key || !g->x || !g->y || !g->z) {
+    if (!g->start || !key || !cur || !g->x || !g->y || !g->z) {
         free(key);
+        free(cur);
         gk_bg_free(g);
         return gk_error(job->ctx, GK_ERR_NOMEM, "out of memory building the bucket grid");
     }
-    for (size_t i = 0; i < n; i++) {
-        int c = bg_col(g, p->x[i]), r = bg_row(g, p->y[i]);
-        c = c < 0 ? 0 : c >= g->nbx ? g->nbx - 1 : c;
-        r = r < 0 ? 0 : r >= g->nby ? g->nby - 1 : r;
-        key[i] = r * g->nbx + c;
-        g->start[key[i] + 1]++;
+    /* A counting sort by bucket, stable (input order within a bucket, as the
+     * window statistics' sums expect): thread t counts and later scatters its
+     * own contiguous share of the points, behind the shares before it. */
+#pragma omp parallel num_threads(T)
+    {
+        const int t = omp_get_thread_num();
+        const size_t lo = n * (size_t)t / (size_t)T, hi = n * (size_t)(t + 1) / (size_t)T;
+        int *c = cur + (size_t)t * nb;
+        for (size_t i = lo; i < hi; i++) {
+            int col = bg_col(g, p->x[i]), row = bg_row(g, p->y[i]);
+            col = col < 0 ? 0 : col >= g->nbx ? g->nbx - 1 : col;
+            row = row < 0 ? 0 : row >= g->nby ? g->nby - 1 : row;
+            key[i] = row * g->nbx + col;
+            c[key[i]]++;
+        }
+#pragma omp barrier
+        /* each thread's offset within a bucket; start[k + 1] = bucket size */
+#pragma omp for
+        for (size_t k = 0; k < nb; k++) {
+            int s = 0;
+            for (int u = 0; u < T; u++) {
+                int v = cur[(size_t)u * nb + k];
+                cur[(size_t)u * nb + k] = s;
+                s += v;
+            }
+            g->start[k + 1] = s;
+        }
+#pragma omp single
+        for (size_t k = 0; k < nb; k++)
+            g->start[k + 1] += g->start[k];
+#pragma omp for
+        for (size_t k = 0; k < nb; k++)
+            for (int u = 0; u < T; u++)
+                cur[(size_t)u * nb + k] += g->start[k];
+        for (size_t i = lo; i < hi; i++) {
+            int d = c[key[i]]++;
+            g->x[d] = p->x[i];
+            g->y[d] = p->y[i];
+            g->z[d] = p->z[i];
+        }
     }
-    for (size_t k = 0; k < nb; k++)
-        g->start[k + 1] += g->start[k];
-    /* stable scatter, using start[k] as the fill cursor and restoring it after */
-    for (size_t i = 0; i < n; i++) {
-        int d = g->start[key[i]]++;
-        g->x[d] = p->x[i];
-        g->y[d] = p->y[i];
-        g->z[d] = p->z[i];
-    }
-    for (size_t k = nb; k > 0; k--)
-        g->start[k] = g->start[k - 1];
-    g->start[0] = 0;
+    free(cur);
     free(key);
     job->bg = g;
     return GK_OK;

@@ -474,6 +474,10 @@ int gk_device_job_attach(gk_job *job)
         return GK_OK;
     int explicit_gpu = code >= GK_DEV_CUDA;
     int dev = code > GK_DEV_CUDA ? code - GK_DEV_CUDA - 1 : 0;
+    if (!explicit_gpu && ctx->auto_cpu[0]) {
+        snprintf(ctx->device_name, sizeof ctx->device_name, "cpu (%s)", ctx->auto_cpu);
+        return GK_OK;
+    }
 
     gk_gpu_job_desc d;
     const char *no = describe(job, &d);

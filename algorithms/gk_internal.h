@@ -22,6 +22,7 @@ struct gk_context {
     void *triangulate_user;
     int device;            /* requested device (device.h: GK_DEV_*) */
     char device_name[768]; /* where the last job runs, with any fallback reason */
+    char auto_cpu[256];    /* auto chose the CPU for this grid: why (device_choice.c) */
 };
 
 struct gk_points {

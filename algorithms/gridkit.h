@@ -104,6 +104,17 @@ void gk_device_warm_up(const char *spec);
  * kriging with external drift never does; linear only with --device cuda),
  * so that starting one is wasted; 1 when it may. */
 int gk_algorithm_may_use_gpu(const gk_algorithm *alg);
+/* Under --device auto, whether a GPU is worth starting for `nodes` grid nodes
+ * from n_points points spread over `area` (their bounding box): 0 when the
+ * CPU cores (the context's threads) are expected to finish before CUDA would
+ * have started and stopped again (about 0.3 s); later jobs of the context
+ * then run on the CPU, the reason in gk_context_device_name(). 1 otherwise,
+ * also when the estimate cannot be made. "cuda" and "cuda:N" are unaffected.
+ * gk_algorithm_cpu_seconds() is the estimate (INFINITY: none). */
+int gk_context_auto_device(gk_context *ctx, const gk_algorithm *alg, double n_points,
+                           double area, double nodes);
+double gk_algorithm_cpu_seconds(const gk_algorithm *alg, double n_points, double area,
+                                double nodes, int threads);
 
 /* ---- points ----------------------------------------------------------- */
 gk_points *gk_points_new(gk_context *ctx);

@@ -36,5 +36,8 @@ struct gk_grid_options {
 /* Reads the points the source options select (shared by grid, variogram, cv). */
 int gk_grid_options_read_points(gk_context *ctx, const gk_grid_options *o, int needs_z,
                                 gk_source_points *sp);
+/* gk_peek_points() for the options' source: 0 and the feature count and
+ * bounding box where the source keeps them, -1 otherwise. */
+int gk_grid_options_peek_points(const gk_grid_options *o, double *n_points, double bbox[4]);
 
 #endif

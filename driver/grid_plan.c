@@ -55,6 +55,24 @@ static double warm_up_join(gpu_warm_up *w)
     return gk_seconds() - t0;
 }
 
+/* --device auto: the GPU is not started for a grid that the CPU cores finish
+ * before CUDA could start (gk_context_auto_device); that needs the number
+ * and extent of the points before they are read, which most formats keep. */
+static int auto_gpu_worthwhile(gk_context *ctx, const gk_grid_options *o, const gk_algorithm *a)
+{
+    double n = 0, bb[4] = {0, 0, 0, 0};
+    if (gk_grid_options_peek_points(o, &n, bb))
+        n = 0; /* unknown: no estimate, the GPU as before */
+    double w = o->have_txe ? fabs(o->txe[1] - o->txe[0]) : bb[2] - bb[0];
+    double h = o->have_tye ? fabs(o->tye[1] - o->tye[0]) : bb[3] - bb[1];
+    double nodes = 256.0 * 256.0;
+    if (o->have_outsize)
+        nodes = (double)o->nx * o->ny;
+    else if (o->have_tr)
+        nodes = floor((w + o->tr[0] / 2) / o->tr[0]) * floor((h + o->tr[1] / 2) / o->tr[1]);
+    return gk_context_auto_device(ctx, a, n, (bb[2] - bb[0]) * (bb[3] - bb[1]), nodes);
+}
+
 /* --threads, else GDAL_NUM_THREADS (as gdal_grid), else every core. */
 static int thread_count(const gk_grid_options *o)
 {
@@ -155,11 +173,14 @@ int gk_grid_plan_init(gk_context *ctx, const gk_grid_options *o, gk_grid_plan *p
     int rc = GK_OK;
     if (!(p->alg = gk_algorithm_parse(ctx, o->algorithm)))
         goto fail;
+    gk_context_auto_device(ctx, p->alg, 0, 0, 0); /* no earlier run's choice */
     /* no start-up for an algorithm that never runs on a GPU: it says so
      * when it runs ("cpu (kriging: block kriging ...)") */
     const char *dev = o->device && *o->device ? o->device : getenv("GRIDKIT_DEVICE");
     const int want_cuda = dev && !strncmp(dev, "cuda", 4);
-    if (!gk_algorithm_may_use_gpu(p->alg) && !want_cuda) {
+    const int want_auto = !dev || !*dev || !strcmp(dev, "auto");
+    if (!want_cuda &&
+        (!gk_algorithm_may_use_gpu(p->alg) || (want_auto && !auto_gpu_worthwhile(ctx, o, p->alg)))) {
         if (gk_context_request_device(ctx, o->device))
             goto fail;
     } else {

@@ -84,8 +84,7 @@ static int band_progress(double complete, const char *msg, void *user)
     return p->fn(p->base + p->scale * complete, msg, p->user);
 }
 
-int gk_grid_options_read_points(gk_context *ctx, const gk_grid_options *o, int needs_z,
-                                gk_source_points *sp)
+static void read_spec(const gk_grid_options *o, int needs_z, gk_read_options *out)
 {
     gk_read_options ro = {0};
     ro.src = o->src;
@@ -103,7 +102,22 @@ int gk_grid_options_read_points(gk_context *ctx, const gk_grid_options *o, int n
     ro.z_multiply = o->z_multiply;
     ro.open_options = o->open_options;
     ro.needs_z = needs_z;
+    *out = ro;
+}
+
+int gk_grid_options_read_points(gk_context *ctx, const gk_grid_options *o, int needs_z,
+                                gk_source_points *sp)
+{
+    gk_read_options ro;
+    read_spec(o, needs_z, &ro);
     return gk_read_points(ctx, &ro, sp);
+}
+
+int gk_grid_options_peek_points(const gk_grid_options *o, double *n_points, double bbox[4])
+{
+    gk_read_options ro;
+    read_spec(o, 1, &ro);
+    return gk_peek_points(&ro, n_points, bbox);
 }
 
 int gk_grid_run(gk_context *ctx, const gk_grid_options *o)

@@ -919,6 +919,48 @@ static int read_ogr(gk_context *ctx, const gk_read_options *ro, clip_region *cli
     return rc;
 }
 
+int gk_peek_points(const gk_read_options *ro, double *n_features, double bbox[4])
+{
+    const char *fmt = CSLFetchNameValue(ro->open_options, "FORMAT");
+    if (!ro->src || ro->sql || (fmt && EQUAL(fmt, "XYZ")) || ends_with_ci(ro->src, ".xyz"))
+        return -1;
+    if (GDALGetDriverCount() == 0)
+        GDALAllRegister();
+    CPLPushErrorHandler(CPLQuietErrorHandler);
+    GDALDatasetH ds = GDALOpenEx(ro->src, GDAL_OF_VECTOR | GDAL_OF_READONLY, NULL,
+                                 (const char *const *)ro->open_options, NULL);
+    int n_l = CSLCount(ro->layers), rc = ds ? 0 : -1;
+    double n = 0, x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY;
+    if (ds && n_l == 0 && GDALDatasetGetLayerCount(ds) != 1)
+        rc = -1;
+    for (int i = 0; !rc && i < (n_l ? n_l : 1); i++) {
+        OGRLayerH lyr = n_l ? GDALDatasetGetLayerByName(ds, ro->layers[i])
+                            : GDALDatasetGetLayer(ds, 0);
+        OGREnvelope e;
+        GIntBig c = lyr ? OGR_L_GetFeatureCount(lyr, FALSE) : -1;
+        if (c < 0 || OGR_L_GetExtent(lyr, &e, FALSE) != OGRERR_NONE) {
+            rc = -1;
+            break;
+        }
+        n = fmax(n, (double)c);
+        x0 = fmin(x0, e.MinX);
+        y0 = fmin(y0, e.MinY);
+        x1 = fmax(x1, e.MaxX);
+        y1 = fmax(y1, e.MaxY);
+    }
+    if (ds)
+        GDALClose(ds);
+    CPLPopErrorHandler();
+    if (rc || !(x1 >= x0) || !(y1 >= y0))
+        return -1;
+    *n_features = n;
+    bbox[0] = x0;
+    bbox[1] = y0;
+    bbox[2] = x1;
+    bbox[3] = y1;
+    return 0;
+}
+
 int gk_read_points(gk_context *ctx, const gk_read_options *ro, gk_source_points *out)
 {
     memset(out, 0, sizeof *out);

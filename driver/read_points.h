@@ -48,4 +48,11 @@ typedef struct {
 int gk_read_points(gk_context *ctx, const gk_read_options *ro, gk_source_points *out);
 void gk_source_points_free(gk_source_points *sp);
 
+/* What is known of the points before reading them, without a scan: the
+ * feature count (the largest of the layers to read) and the bounding box of
+ * them all, where every layer keeps both (GeoPackage, Shapefile, FlatGeobuf,
+ * ...). 0 when known, -1 otherwise (-sql, XYZ text, CSV, an error: the read
+ * reports those). -where, -spat and -clipsrc are ignored: an upper bound. */
+int gk_peek_points(const gk_read_options *ro, double *n_features, double bbox[4]);
+
 #endif

@@ -1540,10 +1540,69 @@ static void test_device_option(void)
     gk_context_free(ctx);
 }
 
+/* --device auto leaves the GPU unstarted where the CPU cores finish sooner
+ * than CUDA starts and stops (~0.33 s on the H100 machine), by the model of
+ * algorithms/device_choice.c. The cases are the runs of docs/benchmarks.md:
+ * 1 M points over a 10 km square to 4096^2, 16 cores. */
+static void test_auto_choice(void)
+{
+    gk_context *ctx = gk_context_new();
+    gk_context_set_threads(ctx, 16);
+    const double n = 1048576, area = 1e8, nodes = 4096.0 * 4096.0;
+    struct {
+        const char *spec;
+        double n, nodes;
+        int threads, gpu;
+    } c[] = {
+        /* 0.1 s on 16 cores (measured): the CPU */
+        {"average:radius1=25:radius2=25", n, nodes, 16, 0},
+        /* on 2 cores it takes ~0.5 s: the GPU */
+        {"average:radius1=25:radius2=25", n, nodes, 2, 1},
+        /* invdistnn k = 16: 1.5 s on 16 cores against 7 ms on the GPU */
+        {"invdistnn:radius=200:max_points=16", n, nodes, 16, 1},
+        {"kriging:model=Exp:psill=1:range=1500:max_points=16", n, nodes, 16, 1},
+        /* every point for every node */
+        {"invdist:power=2", n, 1024.0 * 1024.0, 16, 1},
+        /* meuse-sized: 155 points to 256^2 */
+        {"invdistnn:radius=500:max_points=16", 155, 65536, 16, 0},
+        {"nearest", 155, 65536, 2, 0},
+        /* 1 M points need a k-d tree on the CPU (~0.7 s) */
+        {"nearest", n, 65536, 16, 1},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        gk_algorithm *a = gk_algorithm_parse(ctx, c[i].spec);
+        gk_context_set_threads(ctx, c[i].threads);
+        int gpu = gk_context_auto_device(ctx, a, c[i].n, area, c[i].nodes);
+        CHECK(gpu == c[i].gpu, "auto for %s, %.0f points, %.0f nodes, %d threads: %s (%.3f s)",
+              c[i].spec, c[i].n, c[i].nodes, c[i].threads, gpu ? "GPU" : "CPU",
+              gk_algorithm_cpu_seconds(a, c[i].n, area, c[i].nodes, c[i].threads));
+        gk_algorithm_free(a);
+    }
+    /* the choice reaches the job, with its reason; no estimate, no choice */
+    gk_points *p = gk_points_new(ctx);
+    gk_points_add(p, 0, 0, 1);
+    gk_points_add(p, 1, 1, 2);
+    gk_algorithm *a = gk_algorithm_parse(ctx, "nearest");
+    CHECK(gk_context_auto_device(ctx, a, 2, 1, 100) == 0, "2 points: GPU");
+    gk_job *job = gk_job_new(ctx, p, a);
+    CHECK(job && !strncmp(gk_context_device_name(ctx), "cpu (nearest: about", 19),
+          "device: %s", gk_context_device_name(ctx));
+    gk_job_free(job);
+    CHECK(gk_context_auto_device(ctx, a, 0, 0, 0) == 1, "no estimate, yet the CPU chosen");
+    job = gk_job_new(ctx, p, a);
+    CHECK(job && !strstr(gk_context_device_name(ctx), "nearest: about"), "stale choice: %s",
+          gk_context_device_name(ctx));
+    gk_job_free(job);
+    gk_algorithm_free(a);
+    gk_points_free(p);
+    gk_context_free(ctx);
+}
+
 int main(void)
 {
     urand_seed(88172645463325252ULL); /* the data sets these tests were written with */
     test_device_option();
+    test_auto_choice();
     test_global_reference();
 
     gk_context *ctx = gk_context_new();

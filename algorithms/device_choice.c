@@ -1,0 +1,92 @@
+/*
+ * device_choice.c - --device auto: is the GPU worth starting for this grid?
+ *
+ * Starting CUDA costs about 0.23 s (driver, then the device context) and
+ * shutting it down at exit another 0.1 s (H100, CUDA 13, docs/benchmarks.md);
+ * the reading of the points hides only part of the start. A grid the CPU
+ * cores finish in less than that is quicker without the GPU: average over a
+ * 25 m window, 1 M points to 4096^2, takes 0.1 s on 16 cores against 0.33 s
+ * of CUDA's start and end alone. The model below is a rough upper bound of
+ * the CPU time from per-node costs measured on that machine's cores (bench_gpu,
+ * CPU columns); it only needs to be right about which side of 0.3 s a job is.
+ */
+#include "device.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+
+/* What the GPU costs a run before its first tile, in seconds. */
+#define GK_GPU_FIXED_S 0.3
+
+/* Nanoseconds of one core: setting up the CPU's index per point, and a node. */
+#define NS_BUCKET_PER_POINT 40.0 /* bucket grid (window statistics) */
+#define NS_TREE_PER_POINT 700.0  /* k-d tree */
+
+double gk_algorithm_cpu_seconds(const gk_algorithm *a, double n, double area, double nodes,
+                                int threads)
+{
+    if (!(n > 0) || !(nodes > 0) || !(area > 0) || !isfinite(area) || threads < 1)
+        return INFINITY;
+    gk_ellipse e;
+    gk_ellipse_init(&e, a->radius1, a->radius2, a->angle);
+    /* points in a node's window, for uniform points over their bounding box */
+    double win = e.all ? n : fmin(n, n * M_PI * e.r1 * e.r2 / area);
+    double k = a->max_points > 0 ? fmin(win, (double)a->max_points) : win;
+    int quads = a->min_points_per_quadrant > 0 || a->max_points_per_quadrant > 0;
+    double setup = n * NS_TREE_PER_POINT, node;
+    switch (a->kind) {
+    case GK_ALG_AVERAGE:
+    case GK_ALG_COUNT:
+    case GK_ALG_MINIMUM:
+    case GK_ALG_MAXIMUM:
+    case GK_ALG_RANGE:
+    case GK_ALG_AVERAGE_DISTANCE:
+    case GK_ALG_AVERAGE_DISTANCE_PTS:
+        if (!e.all && !quads && (a->max_points <= 0 || a->kind != GK_ALG_AVERAGE)) {
+            setup = n * NS_BUCKET_PER_POINT; /* gk_bg_wanted's scan */
+            node = 120.0 + 1.0 * win;
+        } else {
+            node = 300.0 + 80.0 * k + 3.0 * win;
+        }
+        break;
+    case GK_ALG_NEAREST:
+        node = 400.0;
+        break;
+    case GK_ALG_INVDIST:
+        if (e.all) {
+            setup = 0;
+            node = 1.0 * n;
+        } else {
+            node = 300.0 + 80.0 * k + 3.0 * win;
+        }
+        break;
+    case GK_ALG_INVDISTNN:
+    case GK_ALG_AIDW:
+        node = 300.0 + 80.0 * (a->kind == GK_ALG_AIDW && a->aidw_k > k ? a->aidw_k : k);
+        break;
+    case GK_ALG_KRIGING:
+        if (a->max_points <= 0)
+            return INFINITY; /* one system of every point (or every point in range) */
+        node = 500.0 + 28.0 * k * k;
+        break;
+    default:
+        return INFINITY; /* linear: gk_algorithm_may_use_gpu */
+    }
+    return 1e-9 * (setup + nodes * node / threads);
+}
+
+int gk_context_auto_device(gk_context *ctx, const gk_algorithm *a, double n_points, double area,
+                           double nodes)
+{
+    ctx->auto_cpu[0] = '\0';
+    int threads = ctx->threads > 0 ? ctx->threads : omp_get_num_procs();
+    double s = gk_algorithm_cpu_seconds(a, n_points, area, nodes, threads);
+    if (!(s < GK_GPU_FIXED_S))
+        return 1;
+    snprintf(ctx->auto_cpu, sizeof ctx->auto_cpu,
+             "%s: about %.2f s on %d CPU thread%s, less than starting the GPU takes; "
+             "--device cuda to use it",
+             gk_algorithm_name(a), s < 0.01 ? 0.01 : s, threads, threads > 1 ? "s" : "");
+    return 0;
+}
