@@ -683,9 +683,10 @@ static double secs(void)
     return t.tv_sec + 1e-9 * t.tv_nsec;
 }
 
-/* test_write_raster --bench DIR [N [TILE]]: N x N Float32, TILE x TILE tiles
- * (0: the writer's own), row by row as the engine hands them over. */
-static void bench(gk_context *ctx, int n, int tile)
+/* test_write_raster --bench DIR [N [TILE [TILE_H]]]: N x N Float32, TILE x
+ * TILE (or TILE x TILE_H) tiles (0: the writer's own), row by row as the
+ * engine hands them over. */
+static void bench(gk_context *ctx, int n, int tile, int tile_h)
 {
     const char *dst = path("bench.tif");
     gk_raster_spec s = base_spec(dst, n, n);
@@ -700,6 +701,8 @@ static void bench(gk_context *ctx, int n, int tile)
     gk_raster_writer_tile_size(w, &tw, &th);
     if (tile > 0)
         tw = th = tile;
+    if (tile_h > 0)
+        th = tile_h;
     /* as grid_run.c: three rows of tiles of cache (GDAL_CACHEMAX=16 shows
      * what too small a cache costs) */
     GIntBig want = 3 * (GIntBig)n * th * 4;
@@ -746,10 +749,11 @@ static void empty_workdir(void)
 int main(int argc, char **argv)
 {
     int memory = argc > 2 && strcmp(argv[1], "--memory") == 0;
-    int bench_n = 0, bench_tile = 0;
+    int bench_n = 0, bench_tile = 0, bench_tile_h = 0;
     if (argc > 2 && strcmp(argv[1], "--bench") == 0) {
         bench_n = argc > 3 ? atoi(argv[3]) : 4096;
         bench_tile = argc > 4 ? atoi(argv[4]) : 0;
+        bench_tile_h = argc > 5 ? atoi(argv[5]) : 0;
         argc = 3;
     }
     const char *dir = argc > 1 ? argv[argc - 1] : "write_raster_tmp";
@@ -765,7 +769,7 @@ int main(int argc, char **argv)
     GDALAllRegister();
     gk_context *ctx = gk_context_new();
     if (bench_n > 0) {
-        bench(ctx, bench_n, bench_tile);
+        bench(ctx, bench_n, bench_tile, bench_tile_h);
     } else if (memory) {
         test_memory(ctx);
     } else {
