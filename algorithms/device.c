@@ -12,6 +12,7 @@
 #include "neighbours.h"
 
 #include <dlfcn.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,11 +37,22 @@ typedef struct {
     int last;      /* handle of the last finished tile (its kernel time) */
     int krige_set; /* kriging parameters handed over (before the first tile) */
     uint64_t splits; /* tiles split because the GPU ran out of memory */
+    /* kriging over every point within radius: count jobs beside h[] (the
+     * window's points per node), the nodes with more than dense_k left to
+     * the CPU, which builds its k-d tree for them on first need */
+    void *ch[GK_GPU_MAX_HANDLES];
+    int dense_k;
+    uint64_t dense_nodes;
+    pthread_mutex_t tree_lock;
     uint64_t lin_rest; /* linear: nodes the GPU left to the CPU */
     pthread_mutex_t lock;
     pthread_cond_t freed;
     char err[512];
 } gk_gpu_job;
+
+/* Kriging over every point within radius runs as the GPU's local kriging of
+ * this many nearest; nodes whose window holds more go to the CPU. */
+#define GK_KRIGE_RADIUS_K 64
 
 /* ---- the request ------------------------------------------------------- */
 
@@ -219,9 +231,7 @@ static const char *describe_kriging(const gk_job *job, gk_gpu_job_desc *d)
     /* omax filters the max_points nearest: the two-phase kernels' lists */
     if (a->max_points_per_quadrant > 0 && (a->max_points == 0 || a->max_points > 32))
         return "kriging with max_points_per_quadrant has a GPU kernel for max_points 1..32 only";
-    if (a->max_points == 0 && kp->maxdist > 0)
-        return "kriging over every point within radius (max_points=0) has no GPU kernel yet";
-    const int global = a->max_points == 0; /* alg_kriging.c's k->global */
+    const int global = a->max_points == 0 && kp->maxdist == 0; /* alg_kriging.c's k->global */
     if (!global && a->max_points > 64)
         return "kriging with max_points above 64 has no GPU kernel yet";
     /* the CPU would factorise it when the drift is set (gk_job_set_drift) */
@@ -237,7 +247,9 @@ static const char *describe_kriging(const gk_job *job, gk_gpu_job_desc *d)
         return NULL;
     }
     d->op = GK_GPU_KRIGE;
-    d->max_points = a->max_points;
+    /* every point within radius: the GK_KRIGE_RADIUS_K nearest are all of
+     * them where the window holds no more (counted first, gk_device_tile) */
+    d->max_points = a->max_points > 0 ? a->max_points : GK_KRIGE_RADIUS_K;
     d->min_points = a->min_points;
     if (kp->maxdist > 0) {
         d->window = GK_GPU_WIN_CIRCLE;
@@ -458,6 +470,37 @@ static const char *describe(const gk_job *job, gk_gpu_job_desc *d)
     return NULL;
 }
 
+/* Kriging within radius: beside each handle a job counting the points of
+ * the window (a hair wider than the kriging's, so that a count within
+ * dense_k means the kriging's window holds no more). Clones share the
+ * points of their device's first count job. */
+static int count_jobs(gk_gpu_job *g, const gk_gpu_job_desc *kd)
+{
+    gk_gpu_job_desc c = *kd;
+    c.op = GK_GPU_COUNT;
+    c.single = 0;
+    c.max_points = c.min_points = 0;
+    c.quad_min = c.quad_max = 0;
+    c.r2 = kd->r2 * (1.0 + 1e-9);
+    c.box_hx = kd->box_hx * (1.0 + 1e-9);
+    c.box_hy = kd->box_hy * (1.0 + 1e-9);
+    c.nodata = 0;
+    g->dense_k = GK_KRIGE_RADIUS_K;
+    for (int k = 0; k < g->nh; k++) {
+        int j = 0;
+        while (j < k && g->hdev[j] != g->hdev[k])
+            j++;
+        g->ch[k] = j < k ? mod_api->job_clone(g->ch[j], g->err, sizeof g->err)
+                         : mod_api->job_new(g->hdev[k], &c, g->err, sizeof g->err);
+        if (!g->ch[k]) {
+            while (k-- > 0)
+                mod_api->job_free(g->ch[k]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int gk_device_job_attach(gk_job *job)
 {
     gk_context *ctx = job->ctx;
@@ -552,6 +595,21 @@ int gk_device_job_attach(gk_job *job)
             g->h[g->nh++] = h;
         }
 done:
+    if (d.op == GK_GPU_KRIGE && job->alg.max_points == 0 && count_jobs(g, &d)) {
+        for (int k = g->nh - 1; k >= 0; k--)
+            mod_api->job_free(g->h[k]);
+        int rc = GK_OK;
+        if (explicit_gpu)
+            rc = gk_error(ctx, GK_ERR_UNSUPPORTED, "cuda:%d (%s): %s", dev, name, g->err);
+        else
+            snprintf(ctx->device_name, sizeof ctx->device_name, "cpu (GPU %s failed: %s)", name,
+                     g->err);
+        pthread_cond_destroy(&g->freed);
+        pthread_mutex_destroy(&g->lock);
+        free(g);
+        return rc;
+    }
+    pthread_mutex_init(&g->tree_lock, NULL);
     g->err[0] = '\0';
     job->gpu = g;
     if (ndev == 1)
@@ -572,7 +630,7 @@ int gk_device_streams(const gk_job *job)
 
 /* One tile on a free handle: the module's code (0, GK_GPU_TILE_NOMEM, other). */
 static int tile_on_handle(const gk_job *job, const gk_gpu_tile *gt, double *out,
-                          uint64_t *nodata, uint64_t *singular)
+                          uint64_t *nodata, uint64_t *singular, int counting)
 {
     gk_gpu_job *g = job->gpu;
     pthread_mutex_lock(&g->lock);
@@ -587,7 +645,8 @@ static int tile_on_handle(const gk_job *job, const gk_gpu_tile *gt, double *out,
     g->busy[k] = 1;
     pthread_mutex_unlock(&g->lock);
     char err[512] = "";
-    int rc = g->api->tile(g->h[k], gt, out, nodata, singular, err, sizeof err);
+    int rc = g->api->tile(counting ? g->ch[k] : g->h[k], gt, out, nodata, singular, err,
+                          sizeof err);
     pthread_mutex_lock(&g->lock);
     g->busy[k] = 0;
     if (!rc)
@@ -602,10 +661,10 @@ static int tile_on_handle(const gk_job *job, const gk_gpu_tile *gt, double *out,
 /* A tile the GPU has no memory for is computed as two halves, recursively;
  * every node's value depends on the node alone, so the result is the same. */
 static uint64_t tile_split(const gk_job *job, gk_gpu_tile gt, double *out, int nbands,
-                           uint64_t *singular)
+                           uint64_t *singular, int counting)
 {
     uint64_t nodata = 0, sing = 0;
-    int rc = tile_on_handle(job, &gt, out, &nodata, &sing);
+    int rc = tile_on_handle(job, &gt, out, &nodata, &sing, counting);
     if (!rc) {
         *singular += sing;
         return nodata;
@@ -642,8 +701,9 @@ static uint64_t tile_split(const gk_job *job, gk_gpu_tile gt, double *out, int n
     if (!ba)
         return UINT64_MAX;
     double *bb = ba + na * nbands;
-    uint64_t ra = tile_split(job, a, ba, nbands, singular);
-    uint64_t rb = ra >= GK_DEVICE_FAILED ? ra : tile_split(job, b, bb, nbands, singular);
+    uint64_t ra = tile_split(job, a, ba, nbands, singular, counting);
+    uint64_t rb =
+        ra >= GK_DEVICE_FAILED ? ra : tile_split(job, b, bb, nbands, singular, counting);
     if (ra < GK_DEVICE_FAILED && rb < GK_DEVICE_FAILED) {
         /* back into the tile's row-major bands */
         for (int band = 0; band < nbands; band++)
@@ -702,6 +762,56 @@ static double *tile_covariates(const gk_job *job, const gk_tile *t, int *nodata_
     return g0;
 }
 
+static int is_nodata(double v, double nodata)
+{
+    return v == nodata || (isnan(v) && isnan(nodata));
+}
+
+/* Kriging within radius: the nodes whose window holds more points than the
+ * GPU's kernel takes are computed again on the CPU, one node at a time; the
+ * tile's nodata count follows. */
+static uint64_t dense_nodes_on_cpu(const gk_job *job, const gk_tile *t, const double *cnt,
+                                   double *out, uint64_t nodata)
+{
+    gk_gpu_job *g = job->gpu;
+    const size_t T = (size_t)t->w * t->h;
+    const double nd = job->alg.nodata;
+    size_t dense = 0;
+    for (size_t q = 0; q < T; q++)
+        dense += cnt[q] > g->dense_k;
+    if (!dense)
+        return nodata;
+    /* the CPU's index, once (the GPU job never needed it) */
+    gk_job *jw = (gk_job *)job;
+    pthread_mutex_lock(&g->tree_lock);
+    if (!jw->tree)
+        jw->tree = gk_kdtree_build(job->pts->x, job->pts->y, job->pts->n);
+    pthread_mutex_unlock(&g->tree_lock);
+    if (!jw->tree)
+        return UINT64_MAX;
+    gk_scratch s = {0};
+    double v[2];
+    for (size_t q = 0; q < T && nodata < GK_DEVICE_FAILED; q++) {
+        if (!(cnt[q] > g->dense_k))
+            continue;
+        gk_tile one = {t->g, t->x0 + (int)(q % (size_t)t->w), t->y0 + (int)(q / (size_t)t->w),
+                       1, 1, t->hit2};
+        uint64_t r = gk_kriging_tile(jw, &one, v, &s);
+        if (r == UINT64_MAX) {
+            nodata = UINT64_MAX;
+            break;
+        }
+        nodata -= is_nodata(out[q], nd);
+        nodata += r;
+        for (int b = 0; b < job->nbands; b++)
+            out[(size_t)b * T + q] = v[b];
+    }
+    gk_scratch_free(&s);
+#pragma omp atomic
+    g->dense_nodes += dense;
+    return nodata;
+}
+
 uint64_t gk_device_tile(const gk_job *job, const gk_tile *t, double *out)
 {
     gk_gpu_job *g = job->gpu;
@@ -745,8 +855,22 @@ uint64_t gk_device_tile(const gk_job *job, const gk_tile *t, double *out)
             return GK_DEVICE_FAILED;
         }
     }
-    uint64_t nodata = tile_split(job, gt, out, job->nbands, &singular);
+    double *cnt = NULL;
+    if (g->dense_k) { /* within radius: the points of each node's window first */
+        uint64_t unused = 0;
+        cnt = malloc((size_t)t->w * t->h * sizeof *cnt);
+        uint64_t rc = cnt ? tile_split(job, gt, cnt, 1, &unused, 1) : UINT64_MAX;
+        if (rc >= GK_DEVICE_FAILED) {
+            free(cnt);
+            free(g0);
+            return rc;
+        }
+    }
+    uint64_t nodata = tile_split(job, gt, out, job->nbands, &singular, 0);
     free(g0);
+    if (cnt && nodata < GK_DEVICE_FAILED)
+        nodata = dense_nodes_on_cpu(job, t, cnt, out, nodata);
+    free(cnt);
     if (nodata >= GK_DEVICE_FAILED)
         return nodata;
     if (job->alg.kind == GK_ALG_LINEAR) { /* the nodes no triangle took */
@@ -766,6 +890,12 @@ uint64_t gk_device_tile_splits(const gk_job *job)
 {
     const gk_gpu_job *g = job->gpu;
     return g ? g->splits : 0;
+}
+
+uint64_t gk_device_dense_nodes(const gk_job *job)
+{
+    const gk_gpu_job *g = job->gpu;
+    return g ? g->dense_nodes : 0;
 }
 
 uint64_t gk_device_linear_rest(const gk_job *job)
@@ -798,8 +928,12 @@ void gk_device_job_free(gk_job *job)
     gk_gpu_job *g = job->gpu;
     if (!g)
         return;
-    for (int k = g->nh - 1; k >= 0; k--) /* clones before the jobs they share */
+    for (int k = g->nh - 1; k >= 0; k--) { /* clones before the jobs they share */
         g->api->job_free(g->h[k]);
+        if (g->ch[k])
+            g->api->job_free(g->ch[k]);
+    }
+    pthread_mutex_destroy(&g->tree_lock);
     pthread_cond_destroy(&g->freed);
     pthread_mutex_destroy(&g->lock);
     free(g);

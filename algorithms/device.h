@@ -30,6 +30,9 @@ int gk_device_job_on_gpu(const gk_job *job);
 uint64_t gk_device_tile(const gk_job *job, const gk_tile *t, double *out);
 /* Tiles the job's GPUs can work on at once (0 on the CPU). */
 int gk_device_streams(const gk_job *job);
+/* Kriging within radius: nodes whose window held more points than the GPU's
+ * kernel takes, computed on the CPU (tests). */
+uint64_t gk_device_dense_nodes(const gk_job *job);
 /* Tiles split because a GPU ran out of memory (tests). */
 uint64_t gk_device_tile_splits(const gk_job *job);
 /* linear: nodes the GPU's triangles did not take, located on the CPU (tests). */

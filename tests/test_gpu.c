@@ -235,6 +235,8 @@ static int sink2(void *user, int x0, int y0, int w, int h, int nbands, const dou
     return 0;
 }
 
+static uint64_t last_dense; /* run2's job: nodes the GPU left to the CPU */
+
 static double *run2(const char *device, const char *spec, int single, const dataset *d,
                     char *devname, size_t cap, uint64_t *singular)
 {
@@ -271,6 +273,7 @@ static double *run2(const char *device, const char *spec, int single, const data
         }
         gk_job_stats(job, &st);
         *singular = st.singular_nodes;
+        last_dense = gk_device_dense_nodes(job);
         if (gk_job_bands(job) < 2)
             for (size_t i = 0; i < n; i++)
                 v[n + i] = 0.0;
@@ -547,6 +550,36 @@ static void test_quadrants(const dataset *u, const dataset *l)
     compare_krige("kriging:model=Exp:psill=60:range=500:nugget=5:max_points=0:radius=150:"
                   "max_points_per_quadrant=4",
                   0, u, 0);
+}
+
+/* Kriging over every point within radius (max_points=0, gstat's maxdist
+ * without nmax): the GPU's 64 nearest where the window holds no more, the
+ * CPU for the nodes whose window holds more. utm has ~14 points within 150,
+ * ~56 within 300 (nodes on both sides of 64), ~100 within 400. */
+static void test_radius_kriging(const dataset *u, const dataset *l)
+{
+    const uint64_t nodes = (uint64_t)u->g.nx * u->g.ny;
+    compare_krige("kriging:model=Exp:psill=60:range=500:nugget=5:radius=150", 0, u, 1);
+    CHECK(last_dense == 0, "radius 150: %llu nodes on the CPU", (unsigned long long)last_dense);
+    compare_krige("kriging:model=Exp:psill=60:range=500:nugget=5:radius=300:min_points=20", 0, u,
+                  1);
+    printf("radius 300: %llu of %llu nodes on the CPU\n", (unsigned long long)last_dense,
+           (unsigned long long)nodes);
+    CHECK(last_dense > 0 && last_dense < nodes / 2, "radius 300: %llu of %llu nodes on the CPU",
+          (unsigned long long)last_dense, (unsigned long long)nodes);
+    compare_krige("kriging:model=Exp:psill=60:range=500:nugget=5:radius=300", 1, u, 1);
+    compare_krige("kriging:drift=linear:model=Sph:psill=60:range=800:nugget=5:radius=320", 0, u,
+                  1);
+    compare_krige("kriging:model=Exp:psill=60:range=500:nugget=5:radius=400:min_points=70", 0, u,
+                  1);
+    /* ~73 points a window on average: most nodes on the CPU */
+    compare_krige("kriging:type=simple:mean=100:model=Sph:psill=600:range=800:nugget=5:radius=340",
+                  0, u, 1);
+    CHECK(last_dense > nodes / 4 && last_dense < nodes, "radius 340: %llu of %llu nodes on the CPU",
+          (unsigned long long)last_dense, (unsigned long long)nodes);
+    /* the lattice: exact distances on the circle; coincident points make
+     * ~64-point systems singular, so a small radius */
+    compare_krige("kriging:model=Exp:psill=10:range=5:nugget=1:radius=2", 0, l, 1);
 }
 
 /* Every variogram model type (algorithms/vmodel_eval.h on both sides): alone,
@@ -1387,8 +1420,8 @@ static void test_global(const dataset *lattice)
                       0, &d, 1);
         compare_krige("kriging:drift_raster=a:model=Exp:psill=20:range=200:nugget=2", 0, &d, 0);
     }
-    /* with a radius, max_points=0 stays on the CPU (a local neighbourhood) */
-    compare_krige("kriging:model=Exp:psill=20:range=200:nugget=2:radius=150", 0, &d, 0);
+    /* with a radius, max_points=0 is local: every point within the radius */
+    compare_krige("kriging:model=Exp:psill=20:range=200:nugget=2:radius=150", 0, &d, 1);
     gk_points_free(d.pts);
     gk_context_free(ctx);
 }
@@ -1700,6 +1733,7 @@ int main(void)
                   "radius=1.2",
                   0, &l, 1);
     test_quadrants(&u, &l);
+    test_radius_kriging(&u, &l);
     test_models(&u, &l);
     test_drift_block(&u, &l);
     test_global(&l);
