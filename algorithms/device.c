@@ -13,6 +13,7 @@
 
 #include <dlfcn.h>
 #include <math.h>
+#include <omp.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -789,24 +790,50 @@ static uint64_t dense_nodes_on_cpu(const gk_job *job, const gk_tile *t, const do
     pthread_mutex_unlock(&g->tree_lock);
     if (!jw->tree)
         return UINT64_MAX;
-    gk_scratch s = {0};
-    double v[2];
-    for (size_t q = 0; q < T && nodata < GK_DEVICE_FAILED; q++) {
-        if (!(cnt[q] > g->dense_k))
-            continue;
-        gk_tile one = {t->g, t->x0 + (int)(q % (size_t)t->w), t->y0 + (int)(q / (size_t)t->w),
-                       1, 1, t->hit2};
-        uint64_t r = gk_kriging_tile(jw, &one, v, &s);
-        if (r == UINT64_MAX) {
-            nodata = UINT64_MAX;
-            break;
-        }
-        nodata -= is_nodata(out[q], nd);
-        nodata += r;
-        for (int b = 0; b < job->nbands; b++)
-            out[(size_t)b * T + q] = v[b];
+    /* on every core (the engine's GPU threads are few): nested parallelism is
+     * on for GPU jobs (gk_job_run) */
+    size_t *list = malloc(dense * sizeof *list);
+    double *val = malloc(dense * 2 * sizeof *val);
+    if (!list || !val) {
+        free(list);
+        free(val);
+        return UINT64_MAX;
     }
-    gk_scratch_free(&s);
+    for (size_t q = 0, m = 0; q < T; q++)
+        if (cnt[q] > g->dense_k)
+            list[m++] = q;
+    uint64_t cpu_nodata = 0;
+    int failed = 0;
+    const int threads = job->ctx->threads > 0 ? job->ctx->threads : omp_get_num_procs();
+#pragma omp parallel num_threads(threads) reduction(+ : cpu_nodata) reduction(| : failed)
+    {
+        gk_scratch s = {0};
+#pragma omp for schedule(dynamic, 8)
+        for (size_t m = 0; m < dense; m++) {
+            size_t q = list[m];
+            gk_tile one = {t->g, t->x0 + (int)(q % (size_t)t->w),
+                           t->y0 + (int)(q / (size_t)t->w), 1, 1, t->hit2};
+            uint64_t r = failed ? 0 : gk_kriging_tile(jw, &one, val + 2 * m, &s);
+            if (r == UINT64_MAX)
+                failed = 1;
+            else
+                cpu_nodata += r;
+        }
+        gk_scratch_free(&s);
+    }
+    if (failed)
+        nodata = UINT64_MAX;
+    else {
+        for (size_t m = 0; m < dense; m++) {
+            size_t q = list[m];
+            nodata -= is_nodata(out[q], nd);
+            for (int b = 0; b < job->nbands; b++)
+                out[(size_t)b * T + q] = val[2 * m + b];
+        }
+        nodata += cpu_nodata;
+    }
+    free(list);
+    free(val);
 #pragma omp atomic
     g->dense_nodes += dense;
     return nodata;
@@ -817,7 +844,7 @@ uint64_t gk_device_tile(const gk_job *job, const gk_tile *t, double *out)
     gk_gpu_job *g = job->gpu;
     gk_gpu_tile gt = {t->g->xmin, t->g->xmax, t->g->ymin, t->g->ymax, t->g->nx, t->g->ny,
                       t->x0,      t->y0,      t->w,       t->h,       t->hit2,  NULL,
-                      0,          0};
+                      0,          0,        0};
     uint64_t singular = 0;
     double *g0 = NULL;
     if (job->alg.kind == GK_ALG_KRIGING && job->krige && job->krige->nr > 0) {
@@ -865,6 +892,10 @@ uint64_t gk_device_tile(const gk_job *job, const gk_tile *t, double *out)
             free(g0);
             return rc;
         }
+        double most = 1;
+        for (size_t q = 0; q < (size_t)t->w * t->h; q++)
+            most = fmax(most, cnt[q]);
+        gt.max_points = most < g->dense_k ? (int)most : g->dense_k;
     }
     uint64_t nodata = tile_split(job, gt, out, job->nbands, &singular, 0);
     free(g0);

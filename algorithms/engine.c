@@ -237,6 +237,10 @@ int gk_job_run(gk_job *job, const gk_grid *g, int tile_w, int tile_h, gk_tile_si
         return rc;
     int threads = ctx->threads > 0 ? ctx->threads : omp_get_num_procs();
     if (job->gpu) {
+        /* the CPU's share of a GPU tile (kriging's dense windows) runs on
+         * every core from inside the engine's few GPU threads */
+        if (omp_get_max_active_levels() < 2)
+            omp_set_max_active_levels(2);
         /* Each GPU stream takes large tiles, one at a time; one more thread
          * hands a finished tile to the sink meanwhile. Tiles of up to 1 M
          * nodes, smaller where that leaves every stream too few. */

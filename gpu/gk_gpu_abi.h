@@ -17,7 +17,7 @@ extern "C" {
 #endif
 
 #define GK_GPU_ABI_VERSION 4
-#define GK_GPU_ENTRY "gk_gpu_module_v4"
+#define GK_GPU_ENTRY "gk_gpu_module_v5"
 
 /* What a job computes (the core maps gdal_grid's algorithms onto these). */
 typedef enum {
@@ -101,6 +101,9 @@ typedef struct {
     const double *g0;
     size_t g0_ld;
     int g0_pitch;
+    /* local kriging: the nearest points taken in this tile, where the core
+     * knows no node's window holds more (0: the job's max_points; never more) */
+    int max_points;
 } gk_gpu_tile;
 
 /* Kriging (set once per job, before its first tile): the covariance

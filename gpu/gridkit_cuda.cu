@@ -1643,14 +1643,19 @@ int api_tile(void *job, const gk_gpu_tile *t, double *out, uint64_t *nodata, uin
             KP.gld = J->n;
             KP.g0 = k.nr > 0 ? J->kg0 : nullptr; /* uploaded above */
             KP.g0ld = ncell;
-            const size_t kn = krige_scratch(d.max_points, G.w, G.h, k.omax > 0);
+            /* fewer where the core counted no more in any window (every point
+             * within radius): the same points, a smaller kernel */
+            const int K = t->max_points > 0 && t->max_points < d.max_points ? t->max_points
+                                                                             : d.max_points;
+            P.k = K;
+            const size_t kn = krige_scratch(K, G.w, G.h, k.omax > 0);
             if (kn)
                 CK(grow(&J->knbr, &J->knbr_cap, kn));
             int *nbr = kn ? J->knbr : nullptr;
             if (d.single && krige_needs_double(k))
                 KP.single = 0;
-            CK(KP.single ? launch_krige_k<float>(J->st, d.max_points, P, KP, nbr)
-                         : launch_krige_k<double>(J->st, d.max_points, P, KP, nbr));
+            CK(KP.single ? launch_krige_k<float>(J->st, K, P, KP, nbr)
+                         : launch_krige_k<double>(J->st, K, P, KP, nbr));
         } else if (run_local(J, P, t, err, err_cap))
             goto fail;
     }
@@ -2001,4 +2006,4 @@ const gk_gpu_api the_api = {GK_GPU_ABI_VERSION, api_probe,          api_job_new,
 
 } // namespace
 
-GK_EXPORT const gk_gpu_api *gk_gpu_module_v4(void) { return &the_api; }
+GK_EXPORT const gk_gpu_api *gk_gpu_module_v5(void) { return &the_api; }
