@@ -502,6 +502,23 @@ static int count_jobs(gk_gpu_job *g, const gk_gpu_job_desc *kd)
     return 0;
 }
 
+/* The GPU job could not be made (g holds no module job any more): an error
+ * when the GPU was asked for by name, else the CPU with the reason. */
+static int attach_failed(gk_context *ctx, gk_gpu_job *g, int explicit_gpu, int dev,
+                         const char *name)
+{
+    int rc = GK_OK;
+    if (explicit_gpu)
+        rc = gk_error(ctx, GK_ERR_UNSUPPORTED, "cuda:%d (%s): %s", dev, name, g->err);
+    else
+        snprintf(ctx->device_name, sizeof ctx->device_name, "cpu (GPU %s failed: %s)", name,
+                 g->err);
+    pthread_cond_destroy(&g->freed);
+    pthread_mutex_destroy(&g->lock);
+    free(g);
+    return rc;
+}
+
 int gk_device_job_attach(gk_job *job)
 {
     gk_context *ctx = job->ctx;
@@ -580,17 +597,7 @@ int gk_device_job_attach(gk_job *job)
             if (!h) {
                 if (g->nh > 0) /* fewer streams than hoped: still a GPU job */
                     goto done;
-                int rc = GK_OK;
-                if (explicit_gpu)
-                    rc = gk_error(ctx, GK_ERR_UNSUPPORTED, "cuda:%d (%s): %s", devs[k], name,
-                                  g->err);
-                else
-                    snprintf(ctx->device_name, sizeof ctx->device_name,
-                             "cpu (GPU %s failed: %s)", name, g->err);
-                pthread_cond_destroy(&g->freed);
-                pthread_mutex_destroy(&g->lock);
-                free(g);
-                return rc;
+                return attach_failed(ctx, g, explicit_gpu, devs[k], name);
             }
             g->hdev[g->nh] = devs[k];
             g->h[g->nh++] = h;
@@ -599,16 +606,7 @@ done:
     if (d.op == GK_GPU_KRIGE && job->alg.max_points == 0 && count_jobs(g, &d)) {
         for (int k = g->nh - 1; k >= 0; k--)
             mod_api->job_free(g->h[k]);
-        int rc = GK_OK;
-        if (explicit_gpu)
-            rc = gk_error(ctx, GK_ERR_UNSUPPORTED, "cuda:%d (%s): %s", dev, name, g->err);
-        else
-            snprintf(ctx->device_name, sizeof ctx->device_name, "cpu (GPU %s failed: %s)", name,
-                     g->err);
-        pthread_cond_destroy(&g->freed);
-        pthread_mutex_destroy(&g->lock);
-        free(g);
-        return rc;
+        return attach_failed(ctx, g, explicit_gpu, dev, name);
     }
     pthread_mutex_init(&g->tree_lock, NULL);
     g->err[0] = '\0';
@@ -790,8 +788,8 @@ static uint64_t dense_nodes_on_cpu(const gk_job *job, const gk_tile *t, const do
     pthread_mutex_unlock(&g->tree_lock);
     if (!jw->tree)
         return UINT64_MAX;
-    /* on every core (the engine's GPU threads are few): nested parallelism is
-     * on for GPU jobs (gk_job_run) */
+    /* on every core (the engine's GPU threads are few): gk_job_run allows a
+     * nested level for GPU jobs */
     size_t *list = malloc(dense * sizeof *list);
     double *val = malloc(dense * 2 * sizeof *val);
     if (!list || !val) {

@@ -5,8 +5,8 @@
  * shutting it down at exit another 0.1 s (H100, CUDA 13, docs/benchmarks.md);
  * the reading of the points hides only part of the start. A grid the CPU
  * cores finish in less than that is quicker without the GPU: average over a
- * 25 m window, 1 M points to 4096^2, takes 0.1 s on 16 cores against 0.33 s
- * of CUDA's start and end alone. The model below is a rough upper bound of
+ * 25 m window, 1 M points to 4096^2, computes in about 0.05 s on 16 cores
+ * against 0.33 s of CUDA's start and end alone. The model below is a rough upper bound of
  * the CPU time from per-node costs measured on that machine's cores (bench_gpu,
  * CPU columns); it only needs to be right about which side of 0.3 s a job is.
  */

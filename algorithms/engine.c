@@ -237,10 +237,6 @@ int gk_job_run(gk_job *job, const gk_grid *g, int tile_w, int tile_h, gk_tile_si
         return rc;
     int threads = ctx->threads > 0 ? ctx->threads : omp_get_num_procs();
     if (job->gpu) {
-        /* the CPU's share of a GPU tile (kriging's dense windows) runs on
-         * every core from inside the engine's few GPU threads */
-        if (omp_get_max_active_levels() < 2)
-            omp_set_max_active_levels(2);
         /* Each GPU stream takes large tiles, one at a time; one more thread
          * hands a finished tile to the sink meanwhile. Tiles of up to 1 M
          * nodes, smaller where that leaves every stream too few. */
@@ -273,6 +269,12 @@ int gk_job_run(gk_job *job, const gk_grid *g, int tile_w, int tile_h, gk_tile_si
     if (progress && !progress(0.0, NULL, progress_user))
         return gk_error(ctx, GK_ERR_CANCELLED, "cancelled");
 
+    /* the CPU's share of a GPU tile (kriging's dense windows) runs on every
+     * core from inside the engine's few GPU threads: one nested level, for
+     * this run only */
+    const int levels = omp_get_max_active_levels();
+    if (job->gpu && levels < 2)
+        omp_set_max_active_levels(2);
 #pragma omp parallel num_threads(threads)
     {
         gk_scratch s = {0};
@@ -326,6 +328,7 @@ int gk_job_run(gk_job *job, const gk_grid *g, int tile_w, int tile_h, gk_tile_si
             free(buf);
         gk_scratch_free(&s);
     }
+    omp_set_max_active_levels(levels);
     if (stop == GK_ERR_INTERNAL)
         return gk_error(ctx, GK_ERR_INTERNAL, "GPU: %s", gk_device_error(job));
     if (stop == GK_ERR_NOMEM)
