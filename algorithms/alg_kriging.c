@@ -357,7 +357,7 @@ int gk_job_set_drift(gk_job *job, int n_drift, const double *values, gk_drift_sa
     k->sampler = sampler;
     k->sampler_user = user;
     k->ready = 1;
-    if (k->global) {
+    if (k->global && !job->gpu) { /* on the GPU: krige_global.cu, at the first tile */
         gk_krige_global_free(k->g);
         k->g = NULL;
         k->global_singular = 0;

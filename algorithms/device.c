@@ -235,9 +235,6 @@ static const char *describe_kriging(const gk_job *job, gk_gpu_job_desc *d)
     const int global = a->max_points == 0 && kp->maxdist == 0; /* alg_kriging.c's k->global */
     if (!global && a->max_points > 64)
         return "kriging with max_points above 64 has no GPU kernel yet";
-    /* the CPU would factorise it when the drift is set (gk_job_set_drift) */
-    if (global && kp->n_drift_rasters > 0)
-        return "global kriging with external drift has no GPU kernel yet";
     /* global: double precision whatever --precision says; above 46340 points
      * cuSOLVER's 64-bit API, where the GPU's memory holds the n x n matrix
      * (krige_global.cu; job_new says why not) */
@@ -766,6 +763,24 @@ static int is_nodata(double v, double nodata)
     return v == nodata || (isnan(v) && isnan(nodata));
 }
 
+int gk_device_job_uses_cpu(const gk_job *job)
+{
+    const gk_gpu_job *g = job->gpu;
+    return g && g->dense_k > 0;
+}
+
+int gk_device_cpu_index(gk_job *job)
+{
+    gk_gpu_job *g = job->gpu;
+    if (!g || (job->alg.kind == GK_ALG_INVDIST && job->ell.all))
+        return GK_OK; /* a CPU job has its index; global invdist needs none */
+    pthread_mutex_lock(&g->tree_lock);
+    if (!job->tree)
+        job->tree = gk_kdtree_build(job->pts->x, job->pts->y, job->pts->n);
+    pthread_mutex_unlock(&g->tree_lock);
+    return job->tree ? GK_OK : GK_ERR_NOMEM;
+}
+
 /* Kriging within radius: the nodes whose window holds more points than the
  * GPU's kernel takes are computed again on the CPU, one node at a time; the
  * tile's nodata count follows. */
@@ -780,13 +795,8 @@ static uint64_t dense_nodes_on_cpu(const gk_job *job, const gk_tile *t, const do
         dense += cnt[q] > g->dense_k;
     if (!dense)
         return nodata;
-    /* the CPU's index, once (the GPU job never needed it) */
     gk_job *jw = (gk_job *)job;
-    pthread_mutex_lock(&g->tree_lock);
-    if (!jw->tree)
-        jw->tree = gk_kdtree_build(job->pts->x, job->pts->y, job->pts->n);
-    pthread_mutex_unlock(&g->tree_lock);
-    if (!jw->tree)
+    if (gk_device_cpu_index(jw))
         return UINT64_MAX;
     /* on every core (the engine's GPU threads are few): gk_job_run allows a
      * nested level for GPU jobs */

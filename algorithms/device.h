@@ -37,6 +37,17 @@ uint64_t gk_device_dense_nodes(const gk_job *job);
 uint64_t gk_device_tile_splits(const gk_job *job);
 /* linear: nodes the GPU's triangles did not take, located on the CPU (tests). */
 uint64_t gk_device_linear_rest(const gk_job *job);
+/* Does the GPU job keep the CPU cores busy itself (kriging within radius:
+ * the nodes whose window holds more than the kernel takes)? */
+int gk_device_job_uses_cpu(const gk_job *job);
+/* The CPU's index of a GPU job (its k-d tree), built once on first need by
+ * whichever thread asks first: the CPU's share of the job's nodes. GK_OK or
+ * GK_ERR_NOMEM. */
+int gk_device_cpu_index(gk_job *job);
+/* One core's seconds per node of alg, and in *setup_s for its index, from the
+ * model of device_choice.c (INFINITY: no figure). */
+double gk_algorithm_cpu_node_seconds(const gk_algorithm *alg, double n_points, double area,
+                                     double *setup_s);
 /* Page-locked memory for tile buffers of a GPU job (NULL: use malloc). */
 void *gk_device_host_alloc(const gk_job *job, size_t bytes);
 void gk_device_host_free(const gk_job *job, void *p);

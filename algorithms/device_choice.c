@@ -23,10 +23,12 @@
 #define NS_BUCKET_PER_POINT 40.0 /* bucket grid (window statistics) */
 #define NS_TREE_PER_POINT 700.0  /* k-d tree */
 
-double gk_algorithm_cpu_seconds(const gk_algorithm *a, double n, double area, double nodes,
-                                int threads)
+/* One core's nanoseconds: *setup for the CPU's index, and per node (the
+ * return value; INFINITY when the model has no figure). */
+static double cost_ns(const gk_algorithm *a, double n, double area, double *setup_ns)
 {
-    if (!(n > 0) || !(nodes > 0) || !(area > 0) || !isfinite(area) || threads < 1)
+    *setup_ns = 0;
+    if (!(n > 0) || !(area > 0) || !isfinite(area))
         return INFINITY;
     gk_ellipse e;
     gk_ellipse_init(&e, a->radius1, a->radius2, a->angle);
@@ -66,14 +68,34 @@ double gk_algorithm_cpu_seconds(const gk_algorithm *a, double n, double area, do
         node = 300.0 + 80.0 * (a->kind == GK_ALG_AIDW && a->aidw_k > k ? a->aidw_k : k);
         break;
     case GK_ALG_KRIGING:
-        if (a->max_points <= 0)
-            return INFINITY; /* one system of every point (or every point in range) */
+        if (a->max_points <= 0 && !(a->krige.maxdist > 0))
+            return INFINITY; /* one system of every point */
+        if (a->max_points <= 0) /* every point within maxdist */
+            k = fmin(n, n * M_PI * a->krige.maxdist * a->krige.maxdist / area);
         node = 500.0 + 28.0 * k * k;
         break;
     default:
         return INFINITY; /* linear: gk_algorithm_may_use_gpu */
     }
+    *setup_ns = setup;
+    return node;
+}
+
+double gk_algorithm_cpu_seconds(const gk_algorithm *a, double n, double area, double nodes,
+                                int threads)
+{
+    if (!(nodes > 0) || threads < 1)
+        return INFINITY;
+    double setup, node = cost_ns(a, n, area, &setup);
     return 1e-9 * (setup + nodes * node / threads);
+}
+
+double gk_algorithm_cpu_node_seconds(const gk_algorithm *a, double n, double area,
+                                     double *setup_s)
+{
+    double setup, node = cost_ns(a, n, area, &setup);
+    *setup_s = 1e-9 * setup;
+    return 1e-9 * node;
 }
 
 int gk_context_auto_device(gk_context *ctx, const gk_algorithm *a, double n_points, double area,

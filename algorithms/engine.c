@@ -8,6 +8,7 @@
  * GPU backend will take later: a window in, a buffer of doubles out.
  */
 #include "bucket_grid.h"
+#include "cpu_share.h"
 #include "device.h"
 #include "gk_internal.h"
 
@@ -64,7 +65,7 @@ void gk_scratch_free(gk_scratch *s)
     memset(s, 0, sizeof *s);
 }
 
-static gk_tile_fn tile_fn(gk_alg_kind kind)
+gk_tile_fn gk_cpu_tile_fn(gk_alg_kind kind)
 {
     switch (kind) {
     case GK_ALG_INVDIST:
@@ -173,7 +174,7 @@ static uint64_t compute_tile(gk_job *job, const gk_tile *t, double *out, gk_scra
 {
     if (job->gpu)
         return gk_device_tile(job, t, out);
-    return tile_fn(job->alg.kind)(job, t, out, s);
+    return gk_cpu_tile_fn(job->alg.kind)(job, t, out, s);
 }
 
 static int check_window(gk_job *job, const gk_grid *g, int x0, int y0, int w, int h)
@@ -228,6 +229,46 @@ static void choose_tiles(const gk_grid *g, int threads, int *tw, int *th)
     *th = h;
 }
 
+/* What the threads of a run share. */
+typedef struct {
+    gk_job *job;
+    gk_tile_sink sink;
+    void *sink_user;
+    gk_progress_fn progress;
+    void *progress_user;
+    double total, done;
+    int stop;
+} run_state;
+
+/* A finished tile (or a GPU failure) to the sink, one at a time: nonzero
+ * when the run stops. */
+static int deliver(void *user, const gk_tile *t, uint64_t nodata, const double *buf)
+{
+    run_state *r = user;
+    gk_job *job = r->job;
+    int stop;
+#pragma omp critical(gk_sink)
+    {
+        if (nodata == GK_DEVICE_FAILED) {
+            if (!r->stop)
+                r->stop = GK_ERR_INTERNAL;
+        } else if (nodata == UINT64_MAX) {
+            if (!r->stop)
+                r->stop = GK_ERR_NOMEM;
+        } else if (!r->stop) {
+            job->nodes += (uint64_t)t->w * t->h;
+            job->nodata_nodes += nodata;
+            if (r->sink && r->sink(r->sink_user, t->x0, t->y0, t->w, t->h, job->nbands, buf))
+                r->stop = GK_ERR_IO;
+            r->done += (double)t->w * t->h;
+            if (!r->stop && r->progress && !r->progress(r->done / r->total, NULL, r->progress_user))
+                r->stop = GK_ERR_CANCELLED;
+        }
+        stop = r->stop;
+    }
+    return stop;
+}
+
 int gk_job_run(gk_job *job, const gk_grid *g, int tile_w, int tile_h, gk_tile_sink sink,
                void *sink_user, gk_progress_fn progress, void *progress_user)
 {
@@ -235,12 +276,13 @@ int gk_job_run(gk_job *job, const gk_grid *g, int tile_w, int tile_h, gk_tile_si
     int rc = gk_grid_check(ctx, g);
     if (rc)
         return rc;
-    int threads = ctx->threads > 0 ? ctx->threads : omp_get_num_procs();
+    const int cpu = ctx->threads > 0 ? ctx->threads : omp_get_num_procs();
+    int threads = cpu;
     if (job->gpu) {
         /* Each GPU stream takes large tiles, one at a time; one more thread
          * hands a finished tile to the sink meanwhile. Tiles of up to 1 M
          * nodes, smaller where that leaves every stream too few. */
-        int streams = gk_device_streams(job), cpu = threads;
+        int streams = gk_device_streams(job);
         threads = streams + 1;
         /* linear: the CPU locates the nodes a tile's triangles left after
          * the tile (gk_linear_finish); more tiles in flight overlap that */
@@ -261,74 +303,90 @@ int gk_job_run(gk_job *job, const gk_grid *g, int tile_w, int tile_h, gk_tile_si
     choose_tiles(g, job->gpu ? gk_device_streams(job) : threads, &tile_w, &tile_h);
     int ntx = (g->nx + tile_w - 1) / tile_w, nty = (g->ny + tile_h - 1) / tile_h;
     long long ntiles = (long long)ntx * nty;
-    double total = (double)g->nx * (double)g->ny, done = 0;
+    run_state r = {job, sink, sink_user, progress, progress_user,
+                   (double)g->nx * (double)g->ny, 0, GK_OK};
     double hit2 = gk_hit_threshold2(g);
-    int stop = GK_OK;
-    job->nodes = job->nodata_nodes = 0;
+    job->nodes = job->nodata_nodes = job->shared_nodes = 0;
     gk_kriging_reset_stats(job);
     if (progress && !progress(0.0, NULL, progress_user))
         return gk_error(ctx, GK_ERR_CANCELLED, "cancelled");
 
-    /* the CPU's share of a GPU tile (kriging's dense windows) runs on every
-     * core from inside the engine's few GPU threads: one nested level, for
-     * this run only */
+    /* A GPU run: its threads take tiles from a queue, and one more thread
+     * may take a share for the cores they leave free (cpu_share.c). */
+    gk_share *queue = NULL;
+    if (job->gpu) {
+        queue = gk_share_new(job, g, tile_w, tile_h, threads, cpu);
+        if (!queue)
+            return gk_error(ctx, GK_ERR_NOMEM, "out of memory");
+    }
+    const int helper = queue && gk_share_has_helper(queue);
+    /* the CPU's share of a GPU run (kriging's dense windows, the helper's
+     * slices) runs on the cores from inside the engine's few GPU threads:
+     * one nested level, for this run only */
     const int levels = omp_get_max_active_levels();
     if (job->gpu && levels < 2)
         omp_set_max_active_levels(2);
-#pragma omp parallel num_threads(threads)
+#pragma omp parallel num_threads(threads + helper)
     {
-        gk_scratch s = {0};
-        size_t bytes = (size_t)tile_w * tile_h * job->nbands * sizeof(double);
-        double *buf = gk_device_host_alloc(job, bytes); /* GPU: page-locked */
-        int pinned = buf != NULL;
-        if (!buf)
-            buf = malloc(bytes);
-        if (!buf) {
+        if (helper && omp_get_thread_num() == threads) {
+            gk_share_help(queue, &r.stop, deliver, &r);
+        } else {
+            gk_scratch s = {0};
+            size_t bytes = (size_t)tile_w * tile_h * job->nbands * sizeof(double);
+            double *buf = gk_device_host_alloc(job, bytes); /* GPU: page-locked */
+            int pinned = buf != NULL;
+            if (!buf)
+                buf = malloc(bytes);
+            if (!buf) {
 #pragma omp atomic write
-            stop = GK_ERR_NOMEM;
-        }
-        /* Dynamic, in row-major order: tiles in flight stay within a row or
-         * two of tiles, which keeps the writer's partly written strips few. */
-#pragma omp for schedule(dynamic, 1)
-        for (long long k = 0; k < ntiles; k++) {
-            int st;
+                r.stop = GK_ERR_NOMEM;
+            }
+            if (queue) {
+                gk_tile t;
+                while (buf && gk_share_next(queue, &t)) {
+                    int st;
 #pragma omp atomic read
-            st = stop;
-            if (st)
-                continue;
-            int tx = (int)(k % ntx), ty = (int)(k / ntx);
-            gk_tile t = {g, tx * tile_w, ty * tile_h, tile_w, tile_h, hit2};
-            if (t.x0 + t.w > g->nx)
-                t.w = g->nx - t.x0;
-            if (t.y0 + t.h > g->ny)
-                t.h = g->ny - t.y0;
-            uint64_t nodata = compute_tile(job, &t, buf, &s);
-#pragma omp critical(gk_sink)
-            {
-                if (nodata == GK_DEVICE_FAILED) {
-                    if (!stop)
-                        stop = GK_ERR_INTERNAL;
-                } else if (nodata == UINT64_MAX) {
-                    if (!stop)
-                        stop = GK_ERR_NOMEM;
-                } else if (!stop) {
-                    job->nodes += (uint64_t)t.w * t.h;
-                    job->nodata_nodes += nodata;
-                    if (sink && sink(sink_user, t.x0, t.y0, t.w, t.h, job->nbands, buf))
-                        stop = GK_ERR_IO;
-                    done += (double)t.w * t.h;
-                    if (!stop && progress && !progress(done / total, NULL, progress_user))
-                        stop = GK_ERR_CANCELLED;
+                    st = r.stop;
+                    if (st)
+                        break;
+                    t.hit2 = hit2;
+                    double t0 = omp_get_wtime();
+                    uint64_t nodata = compute_tile(job, &t, buf, &s);
+                    gk_share_gpu_done(queue, &t, omp_get_wtime() - t0);
+                    deliver(&r, &t, nodata, buf);
+                }
+            } else {
+                /* Dynamic, in row-major order: tiles in flight stay within
+                 * a row or two of tiles, which keeps the writer's partly
+                 * written strips few. */
+#pragma omp for schedule(dynamic, 1)
+                for (long long k = 0; k < ntiles; k++) {
+                    int st;
+#pragma omp atomic read
+                    st = r.stop;
+                    if (st || !buf)
+                        continue;
+                    int tx = (int)(k % ntx), ty = (int)(k / ntx);
+                    gk_tile t = {g, tx * tile_w, ty * tile_h, tile_w, tile_h, hit2};
+                    if (t.x0 + t.w > g->nx)
+                        t.w = g->nx - t.x0;
+                    if (t.y0 + t.h > g->ny)
+                        t.h = g->ny - t.y0;
+                    deliver(&r, &t, compute_tile(job, &t, buf, &s), buf);
                 }
             }
+            if (pinned)
+                gk_device_host_free(job, buf);
+            else
+                free(buf);
+            gk_scratch_free(&s);
         }
-        if (pinned)
-            gk_device_host_free(job, buf);
-        else
-            free(buf);
-        gk_scratch_free(&s);
     }
     omp_set_max_active_levels(levels);
+    if (queue)
+        job->shared_nodes = gk_share_cpu_nodes(queue);
+    gk_share_free(queue);
+    const int stop = r.stop;
     if (stop == GK_ERR_INTERNAL)
         return gk_error(ctx, GK_ERR_INTERNAL, "GPU: %s", gk_device_error(job));
     if (stop == GK_ERR_NOMEM)

@@ -128,6 +128,7 @@ struct gk_job {
     struct gk_bucket_grid *bg;    /* window statistics fast path (bucket_grid.c), or NULL */
     /* stats of the last run, updated atomically */
     uint64_t nodes, nodata_nodes;
+    uint64_t shared_nodes; /* of a GPU run, computed on the CPU (cpu_share.c) */
 };
 
 /* A window of the output grid, with the exact-hit threshold of that grid. */
@@ -145,6 +146,8 @@ double gk_hit_threshold2(const gk_grid *g);
  * return the number of nodata nodes, or UINT64_MAX when out of memory.
  * Each lives in algorithms/alg_<name>.c. */
 typedef uint64_t (*gk_tile_fn)(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s);
+/* The CPU's tile function of an algorithm (engine.c). */
+gk_tile_fn gk_cpu_tile_fn(gk_alg_kind kind);
 uint64_t gk_invdist_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s);
 uint64_t gk_invdistnn_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s);
 uint64_t gk_average_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s);

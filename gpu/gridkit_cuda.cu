@@ -1568,7 +1568,7 @@ int api_tile(void *job, const gk_gpu_tile *t, double *out, uint64_t *nodata, uin
     ck_last = cudaSuccess;
     CK(cudaSetDevice(J->dev));
     CK(grow(&J->out, &J->out_cap, ncell * nbands));
-    if (d.op == GK_GPU_KRIGE && J->kr.nr > 0) { /* external drift: the tile's covariates */
+    if (krige && J->kr.nr > 0) { /* external drift: the tile's covariates */
         if (!t->g0) {
             snprintf(err, err_cap, "external drift: a tile without its covariates");
             return -1;
@@ -1585,7 +1585,8 @@ int api_tile(void *job, const gk_gpu_tile *t, double *out, uint64_t *nodata, uin
             goto fail;
     } else if (d.op == GK_GPU_KRIGE_GLOBAL) {
         CK(cudaMemsetAsync(J->counters, 0, 4 * sizeof(unsigned int), J->st));
-        const int rc = kg_tile(J->kg, t, J->out, J->counters + 3, err, err_cap);
+        const int rc = kg_tile(J->kg, t, J->kr.nr > 0 ? J->kg0 : nullptr, J->out,
+                               J->counters + 3, err, err_cap);
         if (rc == GK_GPU_TILE_NOMEM)
             ck_last = cudaErrorMemoryAllocation;
         if (rc)

@@ -191,6 +191,7 @@ struct KgState {
     /* host: the points ordered by (y, input index), Z in that order, the
      * drift origin and scale (kriging_global.c's, from the input order) */
     std::vector<double> hx, hy, hz;
+    std::vector<size_t> perm; /* input index of each of them (external drift) */
     double ox = 0, oy = 0, sc = 1;
     /* device */
     double *px = nullptr, *py = nullptr;
@@ -247,6 +248,7 @@ struct KgBlock {
     size_t q0, ncell;          /* the block's first node (tile row-major), the tile's nodes */
     int n, p, lead;
     const double *px, *py, *W;
+    const double *g0; /* external drift: the covariates at the tile's nodes, nr blocks of ncell */
     double ox, oy, sc, mean, c00, nodata;
     double S[KR_XMAXP * KR_XMAXP], Sinv[KR_XMAXP], beta[KR_XMAXP];
     double *c0;  /* n x m right-hand sides, or nullptr (estimates only) */
@@ -269,10 +271,23 @@ __device__ __forceinline__ void kg_node_xy(const KgBlock &B, size_t q, double &x
 
 /* Drift at the node: [1, u, v (, u^2, v^2, uv)] in the centred, scaled
  * coordinates, or its average over the block. */
-__device__ __forceinline__ void kg_f0(const KrigeParams &KP, const KgBlock &B, double x, double y,
-                                      double (&f0)[KR_XMAXP])
+__device__ __forceinline__ void kg_f0(const KrigeParams &KP, const KgBlock &B, size_t q, double x,
+                                      double y, double (&f0)[KR_XMAXP])
 {
-    kr_f0<KR_XMAXP>(KP, B.p, (x - B.ox) / B.sc, (y - B.oy) / B.sc, B.sc, nullptr, 0, f0);
+    kr_f0<KR_XMAXP>(KP, B.p, (x - B.ox) / B.sc, (y - B.oy) / B.sc, B.sc, B.g0 ? B.g0 + q : nullptr,
+                    B.ncell, f0);
+}
+
+/* A node where a drift raster has no value is nodata, not a singular system
+ * (alg_kriging.c's rule). */
+__device__ __forceinline__ bool kg_covariates_ok(const KrigeParams &KP, const KgBlock &B, size_t q)
+{
+    if (!B.g0)
+        return true;
+    for (int r = 0; r < KP.nr; r++)
+        if (!isfinite(B.g0[(size_t)r * B.ncell + q]))
+            return false;
+    return true;
 }
 
 /* Fixed-order tree sums of K values over the block's KG_NT threads; the
@@ -328,9 +343,15 @@ __global__ void __launch_bounds__(KG_NT) kg_estimate(KrigeParams KP, KgBlock B)
     if (threadIdx.x)
         return;
     double e = sh[0][0];
+    if (!kg_covariates_ok(KP, B, q)) {
+        B.out[q] = B.nodata;
+        if (col)
+            atomicMin(B.first, sf[0]);
+        return;
+    }
     if (B.p > 0) {
         double f0[KR_XMAXP];
-        kg_f0(KP, B, x, y, f0);
+        kg_f0(KP, B, q, x, y, f0);
         for (int k = 0; k < B.p; k++)
             e += f0[k] * B.beta[k];
     } else {
@@ -367,11 +388,15 @@ __global__ void __launch_bounds__(KG_NT) kg_variance(KrigeParams KP, KgBlock B)
     kg_block_sum<NV>(v, sh);
     if (threadIdx.x)
         return;
+    if (!kg_covariates_ok(KP, B, q)) {
+        B.out[B.ncell + q] = B.nodata;
+        return;
+    }
     double var = B.c00 - sh[0][0];
     if (B.p > 0) {
         double x, y, f0[KR_XMAXP], r[KR_XMAXP], t[KR_XMAXP];
         kg_node_xy(B, q, x, y);
-        kg_f0(KP, B, x, y, f0);
+        kg_f0(KP, B, q, x, y, f0);
         for (int k = 0; k < B.p; k++)
             r[k] = t[k] = f0[k] - sh[1 + k][0];
         /* S^-1 r with S's factor (row-major lower, 1 / diagonal in Sinv) */
@@ -562,6 +587,7 @@ KgState *kg_new(int dev, cudaStream_t st, const gk_gpu_job_desc *d, char *err, s
             g->hy[i] = d->y[perm[i]];
             g->hz[i] = d->z[perm[i]];
         }
+        g->perm = std::move(perm);
     } catch (...) {
         snprintf(err, err_cap, "out of host memory");
         delete g;
@@ -629,9 +655,9 @@ fail:
 
 int kg_set(KgState *g, const gk_gpu_krige *k, char *err, size_t err_cap)
 {
-    /* polynomial drift only: external drift stays on the CPU (device.c) */
-    if (!(k->p == 0 || (k->nr == 0 && k->p == 1 + k->poly && k->p <= 6)) || k->nbands < 1 ||
-        k->nbands > 2) {
+    /* drift: 1 + poly polynomial columns, then nr covariates */
+    if (!(k->p == 0 || (k->p == 1 + k->poly + k->nr && k->p <= KR_XMAXP)) ||
+        (k->nr > 0 && !k->gpts) || k->nbands < 1 || k->nbands > 2) {
         snprintf(err, err_cap, "global kriging parameters the GPU module cannot use");
         return -1;
     }
@@ -744,8 +770,11 @@ int kg_set(KgState *g, const gk_gpu_krige *k, char *err, size_t err_cap)
     for (size_t i = 0; i < n; i++) {
         R[i] = g->hz[i] - (p == 0 ? k->mean : 0.0);
         const double u = (g->hx[i] - g->ox) / g->sc, v = (g->hy[i] - g->oy) / g->sc;
-        for (int c = 0; c < p; c++)
+        const int np = p - k->nr;
+        for (int c = 0; c < np; c++)
             R[(1 + c) * n + i] = kr_poly<double>(c, u, v);
+        for (int r = 0; r < k->nr && p > 0; r++)
+            R[(1 + np + r) * n + i] = k->gpts[(size_t)r * n + g->perm[i]];
     }
     const double one = 1.0;
     KG_CK(cudaMemcpyAsync(g->W, R.data(), n * nr * sizeof(double), cudaMemcpyHostToDevice, st));
@@ -792,8 +821,8 @@ int kg_set(KgState *g, const gk_gpu_krige *k, char *err, size_t err_cap)
     return 0;
 }
 
-int kg_tile(KgState *g, const gk_gpu_tile *t, double *out, unsigned int *singular, char *err,
-            size_t err_cap)
+int kg_tile(KgState *g, const gk_gpu_tile *t, const double *g0, double *out,
+            unsigned int *singular, char *err, size_t err_cap)
 {
     if (!g->ready) {
         snprintf(err, err_cap, "global kriging job without its parameters");
@@ -823,6 +852,7 @@ int kg_tile(KgState *g, const gk_gpu_tile *t, double *out, unsigned int *singula
     B.px = g->px;
     B.py = g->py;
     B.W = g->W;
+    B.g0 = g0;
     B.ox = g->ox;
     B.oy = g->oy;
     B.sc = g->sc;

@@ -23,12 +23,13 @@ KgState *kg_new(int dev, cudaStream_t st, const gk_gpu_job_desc *d, char *err, s
 /* The model: assembles and factorises the covariance matrix, then the drift
  * and the dual weights. A singular system is no error: its tiles are nodata. */
 int kg_set(KgState *g, const gk_gpu_krige *k, char *err, size_t err_cap);
-/* A tile into the device buffer out (ncell estimates, then ncell variances
+/* A tile into the device buffer out (g0: external drift's covariates at the
+ * tile's nodes on the device, nr blocks of w * h, or NULL) (ncell estimates, then ncell variances
  * when the model asks for them); nodes whose system fails get nodata and
  * count in *singular (a device counter). 0, GK_GPU_TILE_NOMEM, or -1 and a
  * reason. */
-int kg_tile(KgState *g, const gk_gpu_tile *t, double *out, unsigned int *singular, char *err,
-            size_t err_cap);
+int kg_tile(KgState *g, const gk_gpu_tile *t, const double *g0, double *out,
+            unsigned int *singular, char *err, size_t err_cap);
 void kg_free(KgState *g);
 
 #endif

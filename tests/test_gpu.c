@@ -235,7 +235,8 @@ static int sink2(void *user, int x0, int y0, int w, int h, int nbands, const dou
     return 0;
 }
 
-static uint64_t last_dense; /* run2's job: nodes the GPU left to the CPU */
+static uint64_t last_dense;  /* run2's job: nodes the GPU left to the CPU */
+static uint64_t last_shared; /* and the nodes the CPU cores took beside the GPU */
 
 static double *run2(const char *device, const char *spec, int single, const dataset *d,
                     char *devname, size_t cap, uint64_t *singular)
@@ -274,6 +275,7 @@ static double *run2(const char *device, const char *spec, int single, const data
         gk_job_stats(job, &st);
         *singular = st.singular_nodes;
         last_dense = gk_device_dense_nodes(job);
+        last_shared = job->shared_nodes;
         if (gk_job_bands(job) < 2)
             for (size_t i = 0; i < n; i++)
                 v[n + i] = 0.0;
@@ -1407,8 +1409,8 @@ static void test_global(const dataset *lattice)
     compare_global_split(&global_cases[6], &d);
     unsetenv("GRIDKIT_GPU_KG_X64");
     test_global_large();
-    /* quadratic drift and blocks: against the CPU only; external drift stays
-     * on the CPU (which factorises when the drift is set) */
+    /* quadratic drift, blocks and external drift: against the CPU only
+     * (covariates NaN left of x = 0: nodata there, not singular) */
     if (have_cpu) {
         compare_krige("kriging:drift=quadratic:model=Exp:psill=20:range=300:nugget=2", 0, &d, 1);
         compare_krige("kriging:drift=quadratic:model=Sph:psill=20:range=400", 0, &d, 1);
@@ -1418,12 +1420,67 @@ static void test_global(const dataset *lattice)
                       0, &d, 1);
         compare_krige("kriging:drift=quadratic:model=Exp:psill=20:range=300:nugget=2:block=30",
                       0, &d, 1);
-        compare_krige("kriging:drift_raster=a:model=Exp:psill=20:range=200:nugget=2", 0, &d, 0);
+        compare_krige("kriging:drift_raster=a:model=Exp:psill=20:range=200:nugget=2", 0, &d, 1);
+        compare_krige("kriging:drift=linear:drift_raster=a:drift_raster=b:model=Sph:psill=20:"
+                      "range=400:nugget=1",
+                      0, &d, 1);
+        compare_krige("kriging:drift_raster=a:model=Exp:psill=20:range=200:nugget=2:variance=no",
+                      1, &d, 1);
+        compare_krige("kriging:drift=quadratic:drift_raster=a:drift_raster=b:drift_raster=c:"
+                      "drift_raster=d:model=Exp:psill=20:range=300:nugget=2:block=30",
+                      0, &d, 1);
+        setenv("GRIDKIT_GPU_KG_COLS", "37", 1);
+        compare_krige("kriging:drift_raster=a:drift_raster=b:model=Sph:psill=20:range=250", 0,
+                      &d, 1);
+        unsetenv("GRIDKIT_GPU_KG_COLS");
     }
     /* with a radius, max_points=0 is local: every point within the radius */
     compare_krige("kriging:model=Exp:psill=20:range=200:nugget=2:radius=150", 0, &d, 1);
     gk_points_free(d.pts);
     gk_context_free(ctx);
+}
+
+/* The CPU cores' share of a GPU run (GRIDKIT_CPU_SHARE=force: slices of a
+ * few rows off the last tiles, the first claimed before the GPU starts, the
+ * rest raced for): the CPU's values within the tolerances, whoever computed
+ * which node, and some nodes computed by the CPU in every run. */
+static void test_cpu_share(const dataset *u, const dataset *l)
+{
+    static const char *specs[] = {
+        "invdistnn:radius=400:max_points=16",
+        "invdist:power=3:smoothing=5",
+        "invdist:radius1=600:radius2=300:angle=30:max_points=10",
+        "nearest",
+        "average:radius1=300:radius2=300",
+        "count:radius1=250:radius2=250",
+        "average_distance_pts:radius1=300:radius2=300",
+        "aidw:radius1=400:radius2=400:max_points=12",
+        "kriging:model=Exp:psill=60:range=500:nugget=5:max_points=16",
+        "kriging:model=Sph:psill=60:range=800:nugget=5:max_points=40:min_points=3",
+        "kriging:model=Exp:psill=60:range=700:nugget=5:radius=320", /* with dense nodes */
+        "kriging:drift_raster=a:model=Exp:psill=60:range=500:nugget=5:max_points=12",
+    };
+    setenv("GRIDKIT_CPU_SHARE", "force", 1);
+    for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
+        for (int single = 0; single < 2; single++) {
+            last_shared = 0;
+            compare_krige(specs[i], single, u, 1);
+            CHECK(last_shared > 0, "%s: the CPU took no share", specs[i]);
+        }
+    }
+    setenv("GRIDKIT_CPU_SHARE_ROWS", "1", 1);
+    compare_krige("invdistnn:radius=2.5:max_points=12", 0, l, 1);
+    CHECK(last_shared > 0, "lattice: the CPU took no share");
+    setenv("GRIDKIT_CPU_SHARE_ROWS", "50", 1); /* whole tiles and more */
+    compare_krige("kriging:model=Exp:psill=10:range=5:nugget=1:max_points=12", 0, l, 1);
+    CHECK(last_shared > 0, "lattice: the CPU took no share");
+    unsetenv("GRIDKIT_CPU_SHARE_ROWS");
+    /* off: nothing shared */
+    setenv("GRIDKIT_CPU_SHARE", "0", 1);
+    compare_krige("invdistnn:radius=400:max_points=16", 0, u, 1);
+    CHECK(last_shared == 0, "GRIDKIT_CPU_SHARE=0, yet %llu nodes on the CPU",
+          (unsigned long long)last_shared);
+    unsetenv("GRIDKIT_CPU_SHARE");
 }
 
 /* Quadratic drift, block kriging and external drift (the extended local
@@ -1736,6 +1793,7 @@ int main(void)
     test_radius_kriging(&u, &l);
     test_models(&u, &l);
     test_drift_block(&u, &l);
+    test_cpu_share(&u, &l);
     test_global(&l);
     compare_variogram(&u, 20, 0, 0, 0);
     /* wide classes: tile pairs within 1-3 classes (the omnidirectional
