@@ -114,7 +114,7 @@ gk_share *gk_share_new(gk_job *job, const gk_grid *g, int tile_w, int tile_h, in
     pthread_mutex_init(&q->mu, NULL);
     const char *e = getenv("GRIDKIT_CPU_SHARE");
     q->force = getenv_force();
-    int off = e && !strcmp(e, "0");
+    const int off = e && !strcmp(e, "0");
     q->helpers = cpu_threads - gpu_threads;
     if (off || !helper_allowed(job) || q->helpers < (q->force ? 1 : 2))
         q->helpers = 0;
@@ -258,16 +258,6 @@ static uint64_t compute_slice(gk_share *q, const gk_tile *t, double *out, gk_scr
     return failed ? UINT64_MAX : nodata;
 }
 
-static double points_area(const gk_points *p)
-{
-    double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
-    for (size_t i = 0; i < p->n; i++) {
-        x0 = fmin(x0, p->x[i]), x1 = fmax(x1, p->x[i]);
-        y0 = fmin(y0, p->y[i]), y1 = fmax(y1, p->y[i]);
-    }
-    return (x1 - x0) * (y1 - y0);
-}
-
 static void sleep_ms(double ms)
 {
     struct timespec ts = {0, (long)(ms * 1e6)};
@@ -290,8 +280,10 @@ void gk_share_help(gk_share *q, int *stop, gk_share_deliver_fn deliver, void *us
     /* the model's rate until the first slice is measured */
     double setup_s = 0, node_s = 1.0;
     if (!q->force) {
+        double x0, y0, x1, y1;
+        gk_points_bounds(job->pts, &x0, &y0, &x1, &y1); /* a job has points */
         node_s = gk_algorithm_cpu_node_seconds(&job->alg, (double)job->pts->n,
-                                               points_area(job->pts), &setup_s);
+                                               (x1 - x0) * (y1 - y0), &setup_s);
         if (!isfinite(node_s) || !(node_s > 0))
             return;
         if (job->tree || (job->alg.kind == GK_ALG_INVDIST && job->ell.all))
