@@ -238,15 +238,22 @@ typedef struct {
     void *progress_user;
     double total, done;
     int stop;
+    int concurrent; /* GK_SINK_CONCURRENT: the sink outside the critical section */
 } run_state;
 
-/* A finished tile (or a GPU failure) to the sink, one at a time: nonzero
- * when the run stops. */
+/* A finished tile (or a GPU failure) to the sink, one at a time unless the
+ * sink takes them at once: nonzero when the run stops. */
 static int deliver(void *user, const gk_tile *t, uint64_t nodata, const double *buf)
 {
     run_state *r = user;
     gk_job *job = r->job;
-    int stop;
+    int stop, sink_failed = 0;
+    if (r->concurrent && r->sink && nodata < GK_DEVICE_FAILED) {
+#pragma omp atomic read
+        stop = r->stop;
+        if (!stop)
+            sink_failed = r->sink(r->sink_user, t->x0, t->y0, t->w, t->h, job->nbands, buf) != 0;
+    }
 #pragma omp critical(gk_sink)
     {
         if (nodata == GK_DEVICE_FAILED) {
@@ -258,7 +265,8 @@ static int deliver(void *user, const gk_tile *t, uint64_t nodata, const double *
         } else if (!r->stop) {
             job->nodes += (uint64_t)t->w * t->h;
             job->nodata_nodes += nodata;
-            if (r->sink && r->sink(r->sink_user, t->x0, t->y0, t->w, t->h, job->nbands, buf))
+            if (sink_failed || (!r->concurrent && r->sink &&
+                                r->sink(r->sink_user, t->x0, t->y0, t->w, t->h, job->nbands, buf)))
                 r->stop = GK_ERR_IO;
             r->done += (double)t->w * t->h;
             if (!r->stop && r->progress && !r->progress(r->done / r->total, NULL, r->progress_user))
@@ -271,6 +279,13 @@ static int deliver(void *user, const gk_tile *t, uint64_t nodata, const double *
 
 int gk_job_run(gk_job *job, const gk_grid *g, int tile_w, int tile_h, gk_tile_sink sink,
                void *sink_user, gk_progress_fn progress, void *progress_user)
+{
+    return gk_job_run_ex(job, g, tile_w, tile_h, 0, sink, sink_user, progress, progress_user);
+}
+
+int gk_job_run_ex(gk_job *job, const gk_grid *g, int tile_w, int tile_h, unsigned flags,
+                  gk_tile_sink sink, void *sink_user, gk_progress_fn progress,
+                  void *progress_user)
 {
     gk_context *ctx = job->ctx;
     int rc = gk_grid_check(ctx, g);
@@ -304,7 +319,7 @@ int gk_job_run(gk_job *job, const gk_grid *g, int tile_w, int tile_h, gk_tile_si
     int ntx = (g->nx + tile_w - 1) / tile_w, nty = (g->ny + tile_h - 1) / tile_h;
     long long ntiles = (long long)ntx * nty;
     run_state r = {job, sink, sink_user, progress, progress_user,
-                   (double)g->nx * (double)g->ny, 0, GK_OK};
+                   (double)g->nx * (double)g->ny, 0, GK_OK, (flags & GK_SINK_CONCURRENT) != 0};
     double hit2 = gk_hit_threshold2(g);
     job->nodes = job->nodata_nodes = job->shared_nodes = 0;
     gk_kriging_reset_stats(job);

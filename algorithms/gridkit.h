@@ -121,6 +121,12 @@ gk_points *gk_points_new(gk_context *ctx);
 void gk_points_free(gk_points *pts);
 int gk_points_reserve(gk_points *pts, size_t n);
 int gk_points_add(gk_points *pts, double x, double y, double z);
+/* Bulk loading (readers that fill points on several threads): extend adds n
+ * points left for the caller to write through *x, *y, *z (the first new
+ * slot of each array, valid until the next call on pts); truncate keeps the
+ * first n. */
+int gk_points_extend(gk_points *pts, size_t n, double **x, double **y, double **z);
+void gk_points_truncate(gk_points *pts, size_t n);
 size_t gk_points_count(const gk_points *pts);
 const double *gk_points_x(const gk_points *pts);
 const double *gk_points_y(const gk_points *pts);
@@ -210,6 +216,14 @@ typedef int (*gk_tile_sink)(void *user, int x0, int y0, int w, int h, int nbands
  * soon as it is done. Memory: the points, the index and one tile per thread. */
 int gk_job_run(gk_job *job, const gk_grid *g, int tile_w, int tile_h, gk_tile_sink sink,
                void *sink_user, gk_progress_fn progress, void *progress_user);
+/* gk_job_run with flags. GK_SINK_CONCURRENT: the sink is called from the
+ * computing threads at once (each tile once), and does its own locking: a
+ * writer can then convert and place tiles in parallel and take turns only
+ * for the file itself. */
+#define GK_SINK_CONCURRENT 1u
+int gk_job_run_ex(gk_job *job, const gk_grid *g, int tile_w, int tile_h, unsigned flags,
+                  gk_tile_sink sink, void *sink_user, gk_progress_fn progress,
+                  void *progress_user);
 
 /* Counters of the last run, for the user's report. */
 typedef struct {

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <stdint.h>
 
 gk_points *gk_points_new(gk_context *ctx)
 {
@@ -56,6 +57,26 @@ int gk_points_add(gk_points *p, double x, double y, double z)
     p->z[p->n] = z;
     p->n++;
     return GK_OK;
+}
+
+int gk_points_extend(gk_points *p, size_t n, double **x, double **y, double **z)
+{
+    if (n > SIZE_MAX / (3 * sizeof(double)) - p->n)
+        return gk_error(p->ctx, GK_ERR_NOMEM, "out of memory holding %zu more points", n);
+    int rc = gk_points_reserve(p, p->n + n);
+    if (rc)
+        return rc;
+    *x = p->x + p->n;
+    *y = p->y + p->n;
+    *z = p->z + p->n;
+    p->n += n;
+    return GK_OK;
+}
+
+void gk_points_truncate(gk_points *p, size_t n)
+{
+    if (n < p->n)
+        p->n = n;
 }
 
 size_t gk_points_count(const gk_points *p) { return p->n; }

@@ -23,42 +23,13 @@ double gk_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* The GPU's start-up (CUDA module, device context: a few hundred ms) on a
- * thread of its own while the points are read. */
+/* What --device auto weighs: the number and extent of the points before
+ * they are read (most formats keep them) and the nodes of the grid. */
 typedef struct {
-    pthread_t th;
-    int started;
-} gpu_warm_up;
+    double n, area, nodes;
+} auto_inputs;
 
-static void *warm_up_main(void *spec)
-{
-    gk_device_warm_up(spec);
-    return NULL;
-}
-
-static void warm_up_start(gpu_warm_up *w, const char *device)
-{
-    w->started = 0;
-    if (device && !strcmp(device, "cpu"))
-        return;
-    w->started = pthread_create(&w->th, NULL, warm_up_main, (void *)device) == 0;
-}
-
-/* Seconds spent waiting for it. */
-static double warm_up_join(gpu_warm_up *w)
-{
-    if (!w->started)
-        return 0;
-    double t0 = gk_seconds();
-    pthread_join(w->th, NULL);
-    w->started = 0;
-    return gk_seconds() - t0;
-}
-
-/* --device auto: the GPU is not started for a grid that the CPU cores finish
- * before CUDA could start (gk_context_auto_device); that needs the number
- * and extent of the points before they are read, which most formats keep. */
-static int auto_gpu_worthwhile(gk_context *ctx, const gk_grid_options *o, const gk_algorithm *a)
+static void auto_look(const gk_grid_options *o, auto_inputs *in)
 {
     double n = 0, bb[4] = {0, 0, 0, 0};
     if (gk_grid_options_peek_points(o, &n, bb))
@@ -70,7 +41,63 @@ static int auto_gpu_worthwhile(gk_context *ctx, const gk_grid_options *o, const 
         nodes = (double)o->nx * o->ny;
     else if (o->have_tr)
         nodes = floor((w + o->tr[0] / 2) / o->tr[0]) * floor((h + o->tr[1] / 2) / o->tr[1]);
-    return gk_context_auto_device(ctx, a, n, (bb[2] - bb[0]) * (bb[3] - bb[1]), nodes);
+    in->n = n;
+    in->area = (bb[2] - bb[0]) * (bb[3] - bb[1]);
+    in->nodes = nodes;
+}
+
+/* The GPU's start-up (CUDA module, device context: a few hundred ms) on a
+ * thread of its own while the points are read. With --device auto the
+ * thread first looks at the source (auto_look: opening it again, 0.01 s)
+ * and starts the GPU only where the CPU cores would not finish before CUDA
+ * could start (gk_context_auto_device); the main thread reads meanwhile. */
+typedef struct {
+    pthread_t th;
+    int started;
+    const char *device;
+    int decide;                  /* auto: look, then start the GPU or not */
+    const gk_grid_options *o;
+    const gk_algorithm *alg;     /* not changed while the thread runs */
+    int threads;
+    auto_inputs in;              /* what the look found */
+    int use_gpu;
+} gpu_warm_up;
+
+static void *warm_up_main(void *arg)
+{
+    gpu_warm_up *w = arg;
+    w->use_gpu = 1;
+    if (w->decide) {
+        auto_look(w->o, &w->in);
+        gk_context *tmp = gk_context_new(); /* the caller's is in use */
+        if (tmp) {
+            gk_context_set_threads(tmp, w->threads);
+            w->use_gpu = gk_context_auto_device(tmp, w->alg, w->in.n, w->in.area, w->in.nodes);
+            gk_context_free(tmp);
+        }
+    }
+    if (w->use_gpu)
+        gk_device_warm_up(w->device);
+    return NULL;
+}
+
+static void warm_up_start(gpu_warm_up *w)
+{
+    w->started = 0;
+    if (w->device && !strcmp(w->device, "cpu"))
+        return;
+    w->started = pthread_create(&w->th, NULL, warm_up_main, w) == 0;
+}
+
+/* Seconds spent waiting for it. */
+static double warm_up_join(gpu_warm_up *w)
+{
+    if (!w->started)
+        return 0;
+    double t0 = gk_seconds();
+    pthread_join(w->th, NULL);
+    w->started = 0;
+    return gk_seconds() - t0;
 }
 
 /* --threads, else GDAL_NUM_THREADS (as gdal_grid), else every core. */
@@ -174,20 +201,6 @@ int gk_grid_plan_init(gk_context *ctx, const gk_grid_options *o, gk_grid_plan *p
     if (!(p->alg = gk_algorithm_parse(ctx, o->algorithm)))
         goto fail;
     gk_context_auto_device(ctx, p->alg, 0, 0, 0); /* no earlier run's choice */
-    /* no start-up for an algorithm that never runs on a GPU: it says so
-     * when it runs ("cpu (kriging: block kriging ...)") */
-    const char *dev = o->device && *o->device ? o->device : getenv("GRIDKIT_DEVICE");
-    const int want_cuda = dev && !strncmp(dev, "cuda", 4);
-    const int want_auto = !dev || !*dev || !strcmp(dev, "auto");
-    if (!want_cuda &&
-        (!gk_algorithm_may_use_gpu(p->alg) || (want_auto && !auto_gpu_worthwhile(ctx, o, p->alg)))) {
-        if (gk_context_request_device(ctx, o->device))
-            goto fail;
-    } else {
-        warm_up_start(&warm, o->device);
-        if (!warm.started && gk_context_set_device(ctx, o->device))
-            goto fail;
-    }
     gk_algorithm_set_precision(p->alg, o->precision);
     /* kriging: variogram=FILE.json is read here */
     const gk_kriging_params *kp = gk_algorithm_kriging(p->alg);
@@ -197,6 +210,34 @@ int gk_grid_plan_init(gk_context *ctx, const gk_grid_options *o, gk_grid_plan *p
             gk_kriging_set_model(ctx, p->alg, &vm))
             goto fail;
     }
+    /* no start-up for an algorithm that never runs on a GPU: it says so
+     * when it runs ("cpu (kriging: block kriging ...)") */
+    const char *dev = o->device && *o->device ? o->device : getenv("GRIDKIT_DEVICE");
+    const int want_cuda = dev && !strncmp(dev, "cuda", 4);
+    const int want_auto = !dev || !*dev || !strcmp(dev, "auto");
+    if (!want_cuda && (!want_auto || !gk_algorithm_may_use_gpu(p->alg))) {
+        if (gk_context_request_device(ctx, o->device))
+            goto fail;
+    } else {
+        /* the algorithm is only read from here until the join */
+        warm.device = o->device;
+        warm.decide = want_auto;
+        warm.o = o;
+        warm.alg = p->alg;
+        warm.threads = gk_context_threads(ctx);
+        warm_up_start(&warm);
+        if (!warm.started && want_auto) { /* no thread: look here, and start nothing */
+            auto_look(o, &warm.in);
+            if (!gk_context_auto_device(ctx, p->alg, warm.in.n, warm.in.area, warm.in.nodes)) {
+                if (gk_context_request_device(ctx, o->device))
+                    goto fail;
+            } else if (gk_context_set_device(ctx, o->device)) {
+                goto fail;
+            }
+        } else if (!warm.started && gk_context_set_device(ctx, o->device)) {
+            goto fail;
+        }
+    }
     p->planes = gk_algorithm_bands(p->alg);
     if (o->a_srs && !(p->a_srs_wkt = srs_to_wkt(ctx, o->a_srs)))
         goto fail;
@@ -205,7 +246,12 @@ int gk_grid_plan_init(gk_context *ctx, const gk_grid_options *o, gk_grid_plan *p
     p->read_s = gk_seconds() - t0;
     if (warm.started) {
         p->gpu_wait_s = warm_up_join(&warm);
-        if (gk_context_set_device(ctx, o->device))
+        /* auto: the thread's choice, made again on ctx (same inputs, same
+         * answer) so that ctx says why the CPU ran */
+        int use_gpu = !warm.decide ||
+                      gk_context_auto_device(ctx, p->alg, warm.in.n, warm.in.area, warm.in.nodes);
+        if (use_gpu ? gk_context_set_device(ctx, o->device)
+                    : gk_context_request_device(ctx, o->device))
             goto fail;
     }
     if (read_rc)
@@ -244,7 +290,8 @@ fail:
     if (warm.started) {
         /* an unusable GPU is still the error reported, as when it was checked first */
         warm_up_join(&warm);
-        gk_context_set_device(ctx, o->device);
+        if (warm.use_gpu)
+            gk_context_set_device(ctx, o->device);
     }
     rc = gk_errno(ctx) ? gk_errno(ctx) : GK_ERR_INTERNAL;
     gk_grid_plan_free(p);

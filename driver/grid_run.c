@@ -13,6 +13,7 @@
 #include <cpl_string.h>
 #include <gdal.h>
 #include <math.h>
+#include <pthread.h>
 #include <ogr_srs_api.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,19 +57,21 @@ typedef struct {
     gk_raster_writer *w;
     int band;       /* first output band of this job's planes */
     cache_plan *cache;
-    double write_s; /* seconds in the sink (the engine runs it one tile at a time) */
+    pthread_mutex_t cache_lock;
 } sink_state;
 
+/* Called by the computing threads at once (GK_SINK_CONCURRENT): the writer
+ * converts their tiles in parallel and takes the file in turn. */
 static int sink(void *user, int x0, int y0, int w, int h, int nbands, const double *values)
 {
     sink_state *s = user;
-    double t0 = gk_seconds();
+    pthread_mutex_lock(&s->cache_lock);
     cache_fit(s->cache, h, nbands); /* the engine may take larger tiles (GPU) */
+    pthread_mutex_unlock(&s->cache_lock);
     int rc = 0;
     for (int b = 0; b < nbands && !rc; b++)
         rc = gk_raster_writer_write(s->w, s->band + b, x0, y0, w, h,
                                     values + (size_t)b * w * h) != GK_OK;
-    s->write_s += gk_seconds() - t0;
     return rc;
 }
 
@@ -206,13 +209,13 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
                 fprintf(stderr, "Variogram model: %s%s\n", mbuf,
                         kp->model_auto ? " (fitted)" : "");
         }
-        sink_state ss = {w, b * nb + 1, &cache, 0};
+        sink_state ss = {w, b * nb + 1, &cache, PTHREAD_MUTEX_INITIALIZER};
         scaled_progress sc = {o->progress, o->progress_user, (double)b / sp.n_layers,
                               1.0 / sp.n_layers};
         t0 = gk_seconds();
-        rc = gk_job_run(job, &g, tw, th, sink, &ss, o->progress ? band_progress : NULL, &sc);
+        rc = gk_job_run_ex(job, &g, tw, th, GK_SINK_CONCURRENT, sink, &ss,
+                           o->progress ? band_progress : NULL, &sc);
         t_grid += gk_seconds() - t0;
-        t_write += ss.write_s;
         if (!o->quiet && !rc)
             fprintf(stderr, "Device: %s\n", gk_context_device_name(ctx));
         gk_run_stats st;
@@ -224,6 +227,7 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
                     (unsigned long long)st.singular_nodes);
         gk_job_free(job);
     }
+    t_write = gk_raster_writer_io_seconds(w);
     if (!rc) {
         t0 = gk_seconds();
         rc = gk_raster_writer_commit(w);

@@ -16,8 +16,11 @@
  */
 #include "read_points.h"
 #include "points_xyz.h"
+#include "read_gpkg.h"
+#include "wkb_point.h"
 
 #include "cpl_conv.h"
+#include "cpl_multiproc.h"
 #include "cpl_error.h"
 #include "cpl_string.h"
 #include "cpl_vsi.h"
@@ -482,45 +485,6 @@ static int arrow_bit(const struct ArrowArray *a, int64_t i)
     return !valid || (valid[i >> 3] >> (i & 7)) & 1;
 }
 
-static double wkb_double(const unsigned char *p, int swap)
-{
-    double d;
-    memcpy(&d, p, sizeof d);
-    if (swap)
-        CPL_SWAPDOUBLE(&d);
-    return d;
-}
-
-/* A WKB Point (2-D, Z, M or ZM; ISO or 99-402 type codes): 1 with its
- * coordinates, 0 for any other geometry (OGR decodes it). */
-static int wkb_point(const unsigned char *w, size_t len, double *x, double *y, double *z,
-                     int *is3d)
-{
-    if (len < 21 || w[0] > 1)
-        return 0;
-    int swap = w[0] != (CPL_IS_LSB ? 1 : 0);
-    uint32_t t;
-    memcpy(&t, w + 1, 4);
-    if (swap)
-        t = CPL_SWAP32(t);
-    int hz = (t & 0x80000000u) != 0, hm = (t & 0x40000000u) != 0;
-    t &= 0x3fffffffu;
-    if (t >= 1000 && t < 4000) {
-        hz |= t / 1000 == 1 || t / 1000 == 3;
-        hm |= t / 1000 == 2 || t / 1000 == 3;
-        t %= 1000;
-    }
-    if (t != 1 || len < (size_t)(5 + 8 * (2 + hz + hm)))
-        return 0;
-    *x = wkb_double(w + 5, swap);
-    *y = wkb_double(w + 13, swap);
-    if (isnan(*x) && isnan(*y))
-        return 0; /* POINT EMPTY: as OGR reads it */
-    *z = hz ? wkb_double(w + 21, swap) : 0.0;
-    *is3d = hz;
-    return 1;
-}
-
 static int child_index(const struct ArrowSchema *sc, const char *name, const char *formats)
 {
     for (int64_t i = 0; i < sc->n_children; i++) {
@@ -571,7 +535,7 @@ static int arrow_batch(visitor *v, const layer_ctx *lc, const struct ArrowArray 
         }
         double x, y, z;
         int is3d;
-        if (wkb_point(data + off, end - off, &x, &y, &z, &is3d)) {
+        if (gk_wkb_point(data + off, end - off, &x, &y, &z, &is3d) == 1) {
             if (lc->check_2d && !is3d)
                 error_2d(v, lc);
             else
@@ -650,9 +614,69 @@ static int arrow_wanted(int is_sql, const clip_region *clip, OGRLayerH lyr, OGRF
            OGR_L_TestCapability(lyr, OLCFastGetArrowStream);
 }
 
+/* ---- the same straight from SQLite (GeoPackage) --------------------------- */
+
+/* A GeoPackage layer read whole, with no -where, -sql, -spat, -clipsrc or
+ * open option (one could change what OGR reads): read_gpkg.c, several
+ * connections at once. GRIDKIT_GPKG_SQLITE=NO turns it off (the tests
+ * compare it with OGR's paths). */
+static int gpkg_wanted(const gk_read_options *ro, GDALDatasetH ds, int is_sql,
+                       const clip_region *clip, OGRFeatureDefnH defn)
+{
+    GDALDriverH drv = GDALGetDatasetDriver(ds);
+    return !is_sql && !clip->active && !ro->where && CSLCount(ro->open_options) == 0 &&
+           drv && EQUAL(GDALGetDriverShortName(drv), "GPKG") &&
+           OGR_FD_GetGeomFieldCount(defn) == 1 &&
+           CPLTestBool(CPLGetConfigOption("GRIDKIT_GPKG_SQLITE", "YES"));
+}
+
+static int read_gpkg(gk_context *ctx, const gk_read_options *ro, GDALDatasetH ds,
+                     OGRLayerH lyr, const layer_ctx *lc, gk_layer_points *lp)
+{
+    gk_gpkg_layer g = {0};
+    g.path = GDALGetDescription(ds);
+    g.table = OGR_L_GetName(lyr);
+    g.fid = OGR_L_GetFIDColumn(lyr);
+    g.geom = OGR_L_GetGeometryColumn(lyr);
+    if (lc->zidx >= 0) {
+        OGRFieldDefnH fd = OGR_FD_GetFieldDefn(lc->defn, lc->zidx);
+        g.zfield = OGR_Fld_GetNameRef(fd);
+        g.zfield_type = OGR_Fld_GetType(fd);
+        if (g.zfield_type != OFTInteger && g.zfield_type != OFTInteger64 &&
+            g.zfield_type != OFTReal)
+            return GK_GPKG_DECLINED;
+    }
+    g.need_3d = lc->check_2d;
+    g.z_increase = ro->z_increase;
+    g.z_multiply = ro->z_multiply;
+    /* a connection per core, up to 16 (16-core machine, a million points:
+     * 0.20-0.25 s on one, 0.10 on 4, 0.053-0.062 on 8, 0.044 on 16) */
+    int t = gk_context_threads(ctx) > 0 ? gk_context_threads(ctx) : CPLGetNumCPUs();
+    g.threads = t < 1 ? 1 : t > 16 ? 16 : t;
+    gk_points *pts = gk_points_new(ctx);
+    if (!pts)
+        return GK_ERR_NOMEM;
+    size_t nf = 0, ns = 0;
+    int rc = gk_read_gpkg_points(ctx, &g, pts, &nf, &ns);
+    if (rc != GK_OK) {
+        gk_points_free(pts);
+        if (rc == GK_GPKG_DECLINED)
+            CPLDebug("GRIDKIT", "layer \"%s\": not read straight from SQLite", lp->name);
+        return rc;
+    }
+    CPLDebug("GRIDKIT", "layer \"%s\": read straight from SQLite, up to %d connections", lp->name,
+             g.threads);
+    gk_points_free(lp->pts);
+    lp->pts = pts;
+    lp->n_features = nf;
+    lp->n_skipped_z = ns;
+    lp->n_clipped = 0;
+    return GK_OK;
+}
+
 static int read_layer(gk_context *ctx, const gk_read_options *ro, const char *src,
-                      OGRLayerH lyr, int is_sql, clip_region *clip, err_capture *ec,
-                      gk_layer_points *lp)
+                      GDALDatasetH ds, OGRLayerH lyr, int is_sql, clip_region *clip,
+                      err_capture *ec, gk_layer_points *lp)
 {
     char why[1100], names[1024];
     const char *lname = lp->name;
@@ -687,8 +711,15 @@ static int read_layer(gk_context *ctx, const gk_read_options *ro, const char *sr
     layer_ctx lc = {defn, zidx, !ro->zfield && ro->needs_z};
     visitor v = {ctx, lp, clip, Z_GEOM, 0, ro->z_increase, ro->z_multiply, NULL, NULL, NULL, 0, 0};
     int nfail = ec->n_fail;
+    int done = 0;
+    if (gpkg_wanted(ro, ds, is_sql, clip, defn)) {
+        int rc = read_gpkg(ctx, ro, ds, lyr, &lc, lp);
+        if (rc != GK_GPKG_DECLINED && rc != GK_OK)
+            return rc;
+        done = rc == GK_OK;
+    }
     int arrow = arrow_wanted(is_sql, clip, lyr, defn);
-    for (int pass = arrow ? 0 : 1; pass < 2; pass++) {
+    for (int pass = arrow ? 0 : 1; !done && pass < 2; pass++) {
         /* pass 0: the Arrow stream; pass 1: feature by feature (from scratch) */
         gk_points_free(lp->pts);
         lp->n_features = lp->n_skipped_z = lp->n_clipped = 0;
@@ -891,7 +922,7 @@ static int read_ogr(gk_context *ctx, const gk_read_options *ro, clip_region *cli
                                      : ": the statement gives no result layer");
         } else {
             take_srs(out, lyr);
-            rc = read_layer(ctx, ro, src, lyr, 1, clip, ec, lp);
+            rc = read_layer(ctx, ro, src, ds, lyr, 1, clip, ec, lp);
             GDALDatasetReleaseResultSet(ds, lyr);
         }
     }
@@ -911,7 +942,7 @@ static int read_ogr(gk_context *ctx, const gk_read_options *ro, clip_region *cli
         else
             OGR_L_SetSpatialFilter(lyr, NULL);
         take_srs(out, lyr);
-        rc = read_layer(ctx, ro, src, lyr, 0, clip, ec, lp);
+        rc = read_layer(ctx, ro, src, ds, lyr, 0, clip, ec, lp);
     }
     if (filt)
         OGR_G_DestroyGeometry(filt);

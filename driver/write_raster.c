@@ -16,6 +16,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <omp.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +48,22 @@ struct gk_raster_writer {
     int block_w, block_h, block_rows;
     int64_t *written;    /* bands x block_rows: pixels written per block row */
     int *partial;        /* per band: block rows started but not finished */
+    /* Direct writing (a GTiff whose blocks each hold one band): tiles are
+     * converted into a row of whole blocks, written with GDALWriteBlock when
+     * its last pixel arrives. Half the time of GDALRasterIO through the block
+     * cache (64 MB: 0.03 against 0.055 s), whose blocks are allocated, copied
+     * and flushed again for every row. */
+    int direct;
+    GDALDataType type;
+    int tsize;               /* bytes per pixel of type */
+    int nbx;                 /* blocks across */
+    size_t row_bytes;        /* one staged block row: nbx blocks, one after another */
+    unsigned char **stage;   /* bands x block_rows: staged rows, NULL when none */
+    unsigned char **spare;   /* written rows' buffers, for the next rows */
+    int n_spare, cap_spare;
+    pthread_mutex_t lock;    /* stage, written, spare (direct) */
+    pthread_mutex_t io;      /* the dataset and ctx's message, for writers at once */
+    double io_s;             /* seconds in GDAL's writing calls */
 };
 
 static const char *gdal_msg(void)
@@ -305,6 +323,15 @@ static void writer_free(gk_raster_writer *w)
     CSLDestroy(w->copy_options);
     free(w->written);
     free(w->partial);
+    if (w->stage)
+        for (size_t i = 0; i < (size_t)w->bands * w->block_rows; i++)
+            free(w->stage[i]);
+    free(w->stage);
+    for (int i = 0; i < w->n_spare; i++)
+        free(w->spare[i]);
+    free(w->spare);
+    pthread_mutex_destroy(&w->lock);
+    pthread_mutex_destroy(&w->io);
     free(w);
 }
 
@@ -403,6 +430,8 @@ gk_raster_writer *gk_raster_writer_open(gk_context *ctx, const gk_raster_spec *s
         gk_error(ctx, GK_ERR_NOMEM, "out of memory opening %s", spec->dst);
         return NULL;
     }
+    pthread_mutex_init(&w->lock, NULL);
+    pthread_mutex_init(&w->io, NULL);
     w->ctx = ctx;
     w->driver = drv;
     w->nx = spec->nx;
@@ -459,7 +488,21 @@ gk_raster_writer *gk_raster_writer_open(gk_context *ctx, const gk_raster_spec *s
     w->block_rows = (w->ny + w->block_h - 1) / w->block_h;
     w->written = calloc((size_t)w->bands * w->block_rows, sizeof *w->written);
     w->partial = calloc((size_t)w->bands, sizeof *w->partial);
-    if (!w->written || !w->partial) {
+    /* direct: each block of a GTiff holds one band's pixels (one band, or
+     * INTERLEAVE=BAND); a pixel-interleaved block would be read back and
+     * merged for every band, which GDAL's cache does better */
+    const char *il = GDALGetMetadataItem(w->ds, "INTERLEAVE", "IMAGE_STRUCTURE");
+    w->type = type;
+    w->tsize = tsize;
+    w->nbx = (w->nx + w->block_w - 1) / w->block_w;
+    w->row_bytes = (size_t)w->nbx * w->block_w * w->block_h * tsize;
+    w->direct = EQUAL(GDALGetDriverShortName(create_drv), "GTiff") &&
+                (w->bands == 1 || (il && EQUAL(il, "BAND"))) &&
+                w->row_bytes <= (size_t)GK_ROW_OF_TILES_MAX &&
+                CPLTestBool(CPLGetConfigOption("GRIDKIT_DIRECT_BLOCKS", "YES"));
+    if (w->direct)
+        w->stage = calloc((size_t)w->bands * w->block_rows, sizeof *w->stage);
+    if (!w->written || !w->partial || (w->direct && !w->stage)) {
         gk_error(ctx, GK_ERR_NOMEM, "out of memory opening %s", spec->dst);
         gk_raster_writer_abort(w);
         return NULL;
@@ -526,22 +569,201 @@ static int account(gk_raster_writer *w, int band, int y0, int wd, int ht)
     return GK_OK;
 }
 
+/* ---- direct block writing ----------------------------------------------- */
+
+/* Threads write disjoint windows at once: w->lock guards the staged rows'
+ * table, their counts and the spare buffers; w->io the dataset (GDAL's
+ * calls), and w->ctx's message. Converting a tile, the bulk of the work,
+ * takes neither. */
+
+static void give_row(gk_raster_writer *w, unsigned char *b)
+{
+    if (w->n_spare == w->cap_spare) {
+        int cap = w->cap_spare ? 2 * w->cap_spare : 64;
+        unsigned char **s = realloc(w->spare, (size_t)cap * sizeof *s);
+        if (!s) {
+            free(b);
+            return;
+        }
+        w->spare = s;
+        w->cap_spare = cap;
+    }
+    w->spare[w->n_spare++] = b;
+}
+
+/* Buffers for the block rows r0..r1 of a band that have none yet: zeroed,
+ * so that pixels outside the raster (edge blocks) and any never written
+ * read 0, as in GDAL's own new blocks. Zeroed outside the lock, installed
+ * under it (another thread may have installed one meanwhile). */
+static int stage_rows(gk_raster_writer *w, unsigned char **stage, int r0, int r1)
+{
+    enum { BATCH = 64 };
+    unsigned char *got[BATCH];
+    for (int r = r0; r <= r1;) {
+        int want = 0, k = 0;
+        pthread_mutex_lock(&w->lock);
+        for (int q = r; q <= r1 && want < BATCH; q++)
+            want += stage[q] == NULL;
+        while (k < want && w->n_spare > 0)
+            got[k++] = w->spare[--w->n_spare];
+        pthread_mutex_unlock(&w->lock);
+        for (int i = 0; i < want; i++) {
+            if (i < k)
+                memset(got[i], 0, w->row_bytes);
+            else if (!(got[i] = calloc(1, w->row_bytes))) {
+                pthread_mutex_lock(&w->lock);
+                for (int j = 0; j < i; j++)
+                    give_row(w, got[j]);
+                pthread_mutex_unlock(&w->lock);
+                return GK_ERR_NOMEM;
+            }
+        }
+        int used = 0, q = r;
+        pthread_mutex_lock(&w->lock);
+        for (; q <= r1 && used < want; q++)
+            if (!stage[q])
+                stage[q] = got[used++];
+        for (int i = used; i < want; i++)
+            give_row(w, got[i]);
+        pthread_mutex_unlock(&w->lock);
+        r = want ? q : r1 + 1;
+    }
+    return GK_OK;
+}
+
+/* Finished block rows of band: each of their blocks to the file, in turn
+ * with the other threads; their buffers back to the spares. */
+static int write_rows(gk_raster_writer *w, int band, int n, const int *rows,
+                      unsigned char **bufs)
+{
+    size_t block_bytes = (size_t)w->block_w * w->block_h * w->tsize;
+    int rc = GK_OK;
+    pthread_mutex_lock(&w->io);
+    double t0 = omp_get_wtime();
+    GDALRasterBandH h = GDALGetRasterBand(w->ds, band);
+    CPLErrorReset();
+    for (int i = 0; i < n && rc == GK_OK; i++)
+        for (int bx = 0; bx < w->nbx && rc == GK_OK; bx++)
+            if (GDALWriteBlock(h, bx, rows[i], bufs[i] + bx * block_bytes) != CE_None ||
+                gdal_failed())
+                rc = gk_error(w->ctx, GK_ERR_IO, "cannot write %s: %s", w->dst, gdal_msg());
+    w->io_s += omp_get_wtime() - t0;
+    pthread_mutex_unlock(&w->io);
+    pthread_mutex_lock(&w->lock);
+    for (int i = 0; i < n; i++)
+        give_row(w, bufs[i]);
+    pthread_mutex_unlock(&w->lock);
+    return rc;
+}
+
+static int write_direct(gk_raster_writer *w, int band, int x0, int y0, int wd, int ht,
+                        const double *values)
+{
+    const int bw = w->block_w, bh = w->block_h, ts = w->tsize;
+    unsigned char **stage = w->stage + (size_t)(band - 1) * w->block_rows;
+    int64_t *cnt = w->written + (size_t)(band - 1) * w->block_rows;
+    const int r0 = y0 / bh, r1 = (y0 + ht - 1) / bh;
+    if (stage_rows(w, stage, r0, r1) != GK_OK) {
+        pthread_mutex_lock(&w->io);
+        int rc = gk_error(w->ctx, GK_ERR_NOMEM, "out of memory writing %s", w->dst);
+        pthread_mutex_unlock(&w->io);
+        return rc;
+    }
+    /* rows r0..r1 stay staged until this window is counted in them */
+    for (int y = y0; y < y0 + ht; y++) {
+        int r = y / bh, ry = y - r * bh;
+        const double *src = values + (size_t)(y - y0) * wd;
+        for (int x = x0; x < x0 + wd;) {
+            int bx = x / bw, xe = (bx + 1) * bw < x0 + wd ? (bx + 1) * bw : x0 + wd;
+            unsigned char *dst =
+                stage[r] + ((size_t)bx * bw * bh + (size_t)ry * bw + (x - bx * bw)) * ts;
+            /* GDALRasterIO's own conversion: rounding, clamping */
+            GDALCopyWords(src + (x - x0), GDT_Float64, sizeof(double), dst, w->type, ts,
+                          xe - x);
+            x = xe;
+        }
+    }
+    /* count the window in, take the rows it finished, write them: a batch
+     * at a time, each lock taken once per batch */
+    enum { BATCH = 256 };
+    int rows[BATCH];
+    unsigned char *bufs[BATCH];
+    int rc = GK_OK;
+    for (int r = r0; r <= r1;) {
+        int n = 0;
+        pthread_mutex_lock(&w->lock);
+        for (; r <= r1 && n < BATCH; r++) {
+            int a = r * bh > y0 ? r * bh : y0;
+            int e = (r + 1) * bh < y0 + ht ? (r + 1) * bh : y0 + ht;
+            int full_h = (r + 1) * bh < w->ny ? bh : w->ny - r * bh;
+            cnt[r] += (int64_t)wd * (e - a);
+            if (cnt[r] == (int64_t)w->nx * full_h) {
+                rows[n] = r;
+                bufs[n++] = stage[r];
+                stage[r] = NULL;
+            }
+        }
+        pthread_mutex_unlock(&w->lock);
+        if (n && rc == GK_OK)
+            rc = write_rows(w, band, n, rows, bufs);
+        else if (n) {
+            pthread_mutex_lock(&w->lock);
+            for (int i = 0; i < n; i++)
+                give_row(w, bufs[i]);
+            pthread_mutex_unlock(&w->lock);
+        }
+    }
+    return rc;
+}
+
+/* Rows left half written (a caller that skipped pixels): out as they are. */
+static int write_staged(gk_raster_writer *w)
+{
+    int rc = GK_OK;
+    for (int band = 1; w->direct && band <= w->bands && rc == GK_OK; band++)
+        for (int r = 0; r < w->block_rows && rc == GK_OK; r++) {
+            unsigned char **slot = w->stage + (size_t)(band - 1) * w->block_rows + r;
+            if (*slot) {
+                unsigned char *b = *slot;
+                *slot = NULL;
+                rc = write_rows(w, band, 1, &r, &b);
+            }
+        }
+    return rc;
+}
+
 int gk_raster_writer_write(gk_raster_writer *w, int band, int x0, int y0, int wd, int ht,
                            const double *values)
 {
     if (!w)
         return GK_ERR_ARG;
     if (band < 1 || band > w->bands || x0 < 0 || y0 < 0 || wd <= 0 || ht <= 0 ||
-        wd > w->nx - x0 || ht > w->ny - y0 || !values)
-        return gk_error(w->ctx, GK_ERR_ARG,
-                        "invalid window %d,%d %dx%d (band %d) for %s of %dx%d, %d bands", x0, y0,
-                        wd, ht, band, w->dst, w->nx, w->ny, w->bands);
+        wd > w->nx - x0 || ht > w->ny - y0 || !values) {
+        pthread_mutex_lock(&w->io);
+        int rc = gk_error(w->ctx, GK_ERR_ARG,
+                          "invalid window %d,%d %dx%d (band %d) for %s of %dx%d, %d bands", x0,
+                          y0, wd, ht, band, w->dst, w->nx, w->ny, w->bands);
+        pthread_mutex_unlock(&w->io);
+        return rc;
+    }
+    if (w->direct)
+        return write_direct(w, band, x0, y0, wd, ht, values);
+    pthread_mutex_lock(&w->io);
+    double t0 = omp_get_wtime();
     CPLErrorReset();
     CPLErr e = GDALRasterIO(GDALGetRasterBand(w->ds, band), GF_Write, x0, y0, wd, ht,
                             (void *)values, wd, ht, GDT_Float64, 0, 0);
-    if (e != CE_None || gdal_failed())
-        return gk_error(w->ctx, GK_ERR_IO, "cannot write %s: %s", w->dst, gdal_msg());
-    return account(w, band, y0, wd, ht);
+    int rc = e != CE_None || gdal_failed()
+                 ? gk_error(w->ctx, GK_ERR_IO, "cannot write %s: %s", w->dst, gdal_msg())
+                 : account(w, band, y0, wd, ht);
+    w->io_s += omp_get_wtime() - t0;
+    pthread_mutex_unlock(&w->io);
+    return rc;
+}
+
+double gk_raster_writer_io_seconds(const gk_raster_writer *w)
+{
+    return w ? w->io_s : 0.0;
 }
 
 /* ---- commit / abort ----------------------------------------------------- */
@@ -551,7 +773,11 @@ int gk_raster_writer_commit(gk_raster_writer *w)
     if (!w)
         return GK_ERR_ARG;
     gk_context *ctx = w->ctx;
-    int rc = GK_OK;
+    int rc = write_staged(w);
+    if (rc != GK_OK) {
+        gk_raster_writer_abort(w);
+        return rc;
+    }
 
     CPLErrorReset();
     if (w->copy) {

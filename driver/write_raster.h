@@ -36,9 +36,14 @@ typedef struct {
 gk_raster_writer *gk_raster_writer_open(gk_context *ctx, const gk_raster_spec *spec);
 /* Preferred tile size: the output's block size, bounded to sane tiles. */
 void gk_raster_writer_tile_size(const gk_raster_writer *w, int *tile_w, int *tile_h);
-/* Writes a window of doubles (converted as GDALCopyWords does: round, clamp). */
+/* Writes a window of doubles (converted as GDALCopyWords does: round, clamp).
+ * Threads may write at once, each its own windows (no pixel twice); where
+ * the output allows (a GTiff, one band per block) they convert in parallel
+ * and take turns only for the file. */
 int gk_raster_writer_write(gk_raster_writer *w, int band, int x0, int y0, int wd, int ht,
                            const double *values);
+/* Seconds spent so far in GDAL's writing calls (taken in turn). */
+double gk_raster_writer_io_seconds(const gk_raster_writer *w);
 /* Flushes, closes and renames into place. Frees w. */
 int gk_raster_writer_commit(gk_raster_writer *w);
 /* Deletes the temporary output. Frees w. Safe on NULL. */

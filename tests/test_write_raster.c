@@ -674,6 +674,121 @@ static int test_memory(gk_context *ctx)
     return failures != 0;
 }
 
+/* ---- threads writing at once --------------------------------------------- */
+
+static double wave(int band, int x, int y)
+{
+    /* fractions, negatives and values beyond Int16, for the conversions */
+    return 40000.0 * sin(0.013 * x + 0.7 * band) * cos(0.021 * y) + 0.5 * (x % 3) - 0.25;
+}
+
+/* Tiles of 96 x 80 (across blocks and strips), band by band; with threads
+ * > 1 written by them all at once in a scrambled order. The tile numbered
+ * skip (if >= 0) is left out. */
+static int fill_tiles(gk_raster_writer *w, int nx, int ny, int bands, int skip, int threads)
+{
+    const int tw = 96, th = 80, ntx = (nx + tw - 1) / tw, nty = (ny + th - 1) / th;
+    const int n = ntx * nty * bands;
+    int rc = GK_OK;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (int k = 0; k < n; k++) {
+        /* 7919 is prime: k -> t is a permutation */
+        int t = threads > 1 ? (int)(((long long)k * 7919) % n) : k;
+        int b = t / (ntx * nty) + 1, ty = t % (ntx * nty) / ntx, tx = t % ntx;
+        int x0 = tx * tw, y0 = ty * th;
+        int wd = nx - x0 < tw ? nx - x0 : tw, ht = ny - y0 < th ? ny - y0 : th;
+        double buf[96 * 80];
+        for (int j = 0; j < ht; j++)
+            for (int i = 0; i < wd; i++)
+                buf[j * wd + i] = wave(b, x0 + i, y0 + j);
+        if (t != skip && gk_raster_writer_write(w, b, x0, y0, wd, ht, buf) != GK_OK) {
+#pragma omp atomic write
+            rc = GK_ERR_IO;
+        }
+    }
+    return rc;
+}
+
+static double *read_all(const char *p, int nx, int ny, int bands)
+{
+    GDALDatasetH ds = GDALOpen(p, GA_ReadOnly);
+    if (!ds)
+        return NULL;
+    double *v = malloc(sizeof(double) * nx * ny * bands);
+    CPLErr e = GDALDatasetRasterIO(ds, GF_Read, 0, 0, nx, ny, v, nx, ny, GDT_Float64, bands,
+                                   NULL, 0, 0, 0);
+    GDALClose(ds);
+    if (e != CE_None) {
+        free(v);
+        return NULL;
+    }
+    return v;
+}
+
+/* Every layout the writer meets, written by 4 threads at once, must read
+ * back exactly as GDALRasterIO through GDAL's block cache writes it from one
+ * thread (GRIDKIT_DIRECT_BLOCKS=NO), edge blocks and conversions included,
+ * and a tile never written reads 0 both ways. */
+static void test_parallel_writes(gk_context *ctx)
+{
+    static const struct {
+        const char *type;
+        int bands;
+        const char *co[5];
+    } cases[] = {
+        {"Float32", 1, {NULL}},
+        {"Float32", 2, {"TILED=YES", "BLOCKXSIZE=256", "BLOCKYSIZE=128", NULL}},
+        {"Int16", 1, {"TILED=YES", "COMPRESS=DEFLATE", NULL}},
+        {"Byte", 3, {"INTERLEAVE=PIXEL", NULL}}, /* not direct: GDAL's cache, in turn */
+        {"Float64", 2, {"BLOCKYSIZE=3", NULL}},
+    };
+    const int nx = 1000, ny = 700;
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
+        /* skipped: the first tile of band 1's last row of tiles, where the
+         * writer reuses the buffers of finished rows */
+        for (int skip = -1; skip <= 88; skip += 89) {
+            double *got[2] = {NULL, NULL};
+            for (int direct = 1; direct >= 0; direct--) {
+                CPLSetConfigOption("GRIDKIT_DIRECT_BLOCKS", direct ? NULL : "NO");
+                const char *dst = path(direct ? "par_direct.tif" : "par_cache.tif");
+                gk_raster_spec s = base_spec(dst, nx, ny);
+                s.type = cases[c].type;
+                s.bands = cases[c].bands;
+                s.creation_options = (char **)cases[c].co;
+                gk_raster_writer *w = gk_raster_writer_open(ctx, &s);
+                CHECK(w, "open case %zu: %s", c, gk_errmsg(ctx));
+                if (!w)
+                    continue;
+                /* the reference: one thread, in order, through GDAL's cache */
+                int rc = fill_tiles(w, nx, ny, s.bands, skip, direct ? 4 : 1);
+                CHECK(rc == GK_OK, "write case %zu direct %d: %s", c, direct, gk_errmsg(ctx));
+                CHECK(gk_raster_writer_commit(w) == GK_OK, "commit case %zu: %s", c,
+                      gk_errmsg(ctx));
+                got[direct] = read_all(dst, nx, ny, s.bands);
+                CHECK(got[direct], "read back case %zu direct %d", c, direct);
+            }
+            CPLSetConfigOption("GRIDKIT_DIRECT_BLOCKS", NULL);
+            if (got[0] && got[1]) {
+                size_t bad = 0, first = 0, n = (size_t)nx * ny * cases[c].bands;
+                for (size_t i = 0; i < n; i++)
+                    if (memcmp(&got[0][i], &got[1][i], sizeof(double)) != 0 && !bad++)
+                        first = i;
+                CHECK(bad == 0, "case %zu (%s, %d bands) skip %d: %zu pixels differ, first %zu: "
+                      "%.17g (direct, 4 threads) vs %.17g (GDAL's cache)", c, cases[c].type,
+                      cases[c].bands, skip, bad, first, got[1][first], got[0][first]);
+                /* the values are really there: the untouched tile 0,0 of band 1 */
+                if (skip < 0 && !strcmp(cases[c].type, "Float32"))
+                    CHECK(got[1][5 * nx + 7] == (double)(float)wave(1, 7, 5), "value at 7,5");
+                if (skip == 88) /* 11 x 9 tiles: tile 88 is x 0..95, y 640..699 */
+                    CHECK(got[1][(size_t)(ny - 5) * nx + 3] == 0.0, "unwritten pixel reads %g",
+                          got[1][(size_t)(ny - 5) * nx + 3]);
+            }
+            free(got[0]);
+            free(got[1]);
+        }
+    check_no_temporaries("parallel writes");
+}
+
 /* ---- bench (not in ctest): gridkit grid's 4096 x 4096 Float32 GTiff ----- */
 
 static double secs(void)
@@ -784,6 +899,7 @@ int main(int argc, char **argv)
         test_bad_names(ctx);
         test_guess_warning(ctx);
         test_tile_size(ctx);
+        test_parallel_writes(ctx);
     }
     gk_context_free(ctx);
     GDALDestroyDriverManager();
