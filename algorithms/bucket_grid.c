@@ -57,9 +57,12 @@ static void ell_consts(const gk_ellipse *e, ell_k *k)
 
 int gk_bg_wanted(const gk_job *job)
 {
-    const gk_algorithm *a = &job->alg;
-    const gk_ellipse *e = &job->ell;
-    if (job->gpu || e->all || !(e->r1 > 0.0) || !(e->r2 > 0.0) || !isfinite(e->rmax))
+    return !job->gpu && gk_bg_suits(&job->alg, &job->ell);
+}
+
+int gk_bg_suits(const gk_algorithm *a, const gk_ellipse *e)
+{
+    if (e->all || !(e->r1 > 0.0) || !(e->r2 > 0.0) || !isfinite(e->rmax))
         return 0;
     if (a->min_points_per_quadrant > 0 || a->max_points_per_quadrant > 0)
         return a->kind == GK_ALG_AVERAGE_DISTANCE_PTS; /* it ignores quadrant keys */

@@ -21,8 +21,11 @@
 
 typedef struct gk_bucket_grid gk_bucket_grid;
 
-/* Does this job take the bucket-grid path? (CPU, finite non-degenerate
- * ellipse, no per-quadrant key, average without max_points.) */
+/* Does an algorithm with this ellipse take the bucket-grid path on the CPU?
+ * (A window statistic, finite non-degenerate ellipse, no per-quadrant key,
+ * average without max_points.) device_choice.c prices it the same way. */
+int gk_bg_suits(const gk_algorithm *a, const gk_ellipse *e);
+/* Does this job take it? (gk_bg_suits, on the CPU) */
 int gk_bg_wanted(const gk_job *job);
 /* Builds job->bg (the prepare hook of gk_job_new); GK_ERR_NOMEM on failure. */
 int gk_bg_prepare(gk_job *job);

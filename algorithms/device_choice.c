@@ -10,6 +10,7 @@
  * the CPU time from per-node costs measured on that machine's cores (bench_gpu,
  * CPU columns); it only needs to be right about which side of 0.3 s a job is.
  */
+#include "bucket_grid.h"
 #include "device.h"
 
 #include <math.h>
@@ -35,7 +36,6 @@ static double cost_ns(const gk_algorithm *a, double n, double area, double *setu
     /* points in a node's window, for uniform points over their bounding box */
     double win = e.all ? n : fmin(n, n * M_PI * e.r1 * e.r2 / area);
     double k = a->max_points > 0 ? fmin(win, (double)a->max_points) : win;
-    int quads = a->min_points_per_quadrant > 0 || a->max_points_per_quadrant > 0;
     double setup = n * NS_TREE_PER_POINT, node;
     switch (a->kind) {
     case GK_ALG_AVERAGE:
@@ -45,8 +45,8 @@ static double cost_ns(const gk_algorithm *a, double n, double area, double *setu
     case GK_ALG_RANGE:
     case GK_ALG_AVERAGE_DISTANCE:
     case GK_ALG_AVERAGE_DISTANCE_PTS:
-        if (!e.all && !quads && (a->max_points <= 0 || a->kind != GK_ALG_AVERAGE)) {
-            setup = n * NS_BUCKET_PER_POINT; /* gk_bg_wanted's scan */
+        if (gk_bg_suits(a, &e)) {
+            setup = n * NS_BUCKET_PER_POINT; /* the bucket grid's sort */
             node = 120.0 + 1.0 * win;
         } else {
             node = 300.0 + 80.0 * k + 3.0 * win;
