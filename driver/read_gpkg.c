@@ -184,10 +184,12 @@ int gk_read_gpkg_points(gk_context *ctx, const gk_gpkg_layer *l, gk_points *pts,
         return GK_OK;
 
     /* One slot per FID, written in place by the range's connection, then
-     * closed up: no copy where FIDs are dense (the usual case). Sparse FIDs
-     * beyond 2^28 slots are left to OGR. */
+     * closed up: no copy where FIDs are dense (the usual case). FIDs so
+     * sparse that the slots would far outnumber the features, or more than
+     * 2^28 slots, or slots that memory cannot hold: left to OGR. */
     uint64_t span = (uint64_t)hi - (uint64_t)lo + 1;
-    if (span == 0 || span > ((uint64_t)1 << 28))
+    if (span == 0 || span > ((uint64_t)1 << 28) ||
+        (l->n_hint >= 0 && span > 2 * (uint64_t)l->n_hint + (1u << 20)))
         return GK_GPKG_DECLINED;
     int nc = l->threads > 1 ? l->threads : 1;
     if ((uint64_t)nc > span / 16384) /* ranges of at least 16384 FIDs */
@@ -204,7 +206,8 @@ int gk_read_gpkg_points(gk_context *ctx, const gk_gpkg_layer *l, gk_points *pts,
     if (!c || !sql || gk_points_extend(pts, (size_t)span, &x, &y, &z) != GK_OK) {
         free(c);
         sqlite3_free(sql);
-        return gk_error(ctx, GK_ERR_NOMEM, "out of memory reading %s", l->path);
+        gk_error_clear(ctx);
+        return GK_GPKG_DECLINED;
     }
     uint64_t step = span / (uint64_t)nc, rem = span % (uint64_t)nc;
     for (int k = 0; k < nc; k++) {

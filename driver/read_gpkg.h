@@ -32,11 +32,12 @@ typedef struct {
     int need_3d;        /* Z from the geometry and the algorithm reads it */
     double z_increase, z_multiply;
     int threads;        /* connections read at once (>= 1) */
+    long long n_hint;   /* the layer's feature count if known (OGR's fast count), else -1 */
 } gk_gpkg_layer;
 
 /* Appends the layer's points to pts: GK_OK with the features read and the
- * points skipped for a null or NaN Z counted; GK_GPKG_DECLINED with pts
- * untouched; or an error (out of memory). */
+ * points skipped for a null or NaN Z counted, or GK_GPKG_DECLINED with pts
+ * as it was (also when the memory for it is lacking: OGR's path needs less). */
 int gk_read_gpkg_points(gk_context *ctx, const gk_gpkg_layer *l, gk_points *pts,
                         size_t *n_features, size_t *n_skipped_z);
 

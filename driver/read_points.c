@@ -631,9 +631,10 @@ static int gpkg_wanted(const gk_read_options *ro, GDALDatasetH ds, int is_sql,
 }
 
 static int read_gpkg(gk_context *ctx, const gk_read_options *ro, GDALDatasetH ds,
-                     OGRLayerH lyr, const layer_ctx *lc, gk_layer_points *lp)
+                     OGRLayerH lyr, const layer_ctx *lc, GIntBig n_hint, gk_layer_points *lp)
 {
     gk_gpkg_layer g = {0};
+    g.n_hint = n_hint;
     g.path = GDALGetDescription(ds);
     g.table = OGR_L_GetName(lyr);
     g.fid = OGR_L_GetFIDColumn(lyr);
@@ -713,7 +714,7 @@ static int read_layer(gk_context *ctx, const gk_read_options *ro, const char *sr
     int nfail = ec->n_fail;
     int done = 0;
     if (gpkg_wanted(ro, ds, is_sql, clip, defn)) {
-        int rc = read_gpkg(ctx, ro, ds, lyr, &lc, lp);
+        int rc = read_gpkg(ctx, ro, ds, lyr, &lc, fc, lp);
         if (rc != GK_GPKG_DECLINED && rc != GK_OK)
             return rc;
         done = rc == GK_OK;

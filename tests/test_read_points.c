@@ -846,6 +846,18 @@ static void make_arrow_fixture(const char *driver, const char *path)
                 must(OGR_L_DeleteFeature(l, fid), "OGR_L_DeleteFeature");
     OGR_G_DestroyGeometry(g);
     OGR_F_Destroy(f);
+    /* FIDs too sparse for one slot each (GeoPackage): read through OGR */
+    if (!strcmp(driver, "GPKG")) {
+        l = new_layer(ds, "sparse", NULL, wkbPoint25D);
+        for (int i = 0; i < 3; i++) {
+            OGRFeatureH sf = OGR_F_Create(OGR_L_GetLayerDefn(l));
+            OGR_F_SetFID(sf, (GIntBig)1 + (GIntBig)i * 3000000);
+            OGR_F_SetFieldDouble(sf, 1, 0.5 * i);
+            OGR_F_SetGeometryDirectly(sf, wkt_geom(i == 1 ? "POINT Z (1 2 3)" : "POINT Z (4 5 6)"));
+            must(OGR_L_CreateFeature(l, sf), "OGR_L_CreateFeature");
+            OGR_F_Destroy(sf);
+        }
+    }
     /* 2-D points and no attribute at all */
     l = GDALDatasetCreateLayer(ds, "bare", NULL, wkbPoint, NULL);
     for (int i = 0; i < 10; i++) {
@@ -944,6 +956,8 @@ static void test_arrow(void)
                     if (l < 2)
                         same_both_ways(srcs[s], layers[l], zfields[z], nz, "id % 3 <> 1");
                 }
+    same_both_ways(gpkg, "sparse", "val", 1, NULL);
+    same_both_ways(gpkg, "sparse", NULL, 1, NULL);
     /* the GeoPackage's point layers did go straight to SQLite, or (with
      * that off, or with -where) through the Arrow stream; its mixed layer
      * was declined (not only points) and went through the Arrow stream */
@@ -951,6 +965,7 @@ static void test_arrow(void)
     FILE *f = fopen(log, "rb");
     char line[512];
     int many = 0, bare = 0, sq_many = 0, sq_bare = 0, sq_mixed = 0, no_mixed = 0;
+    int sq_sparse = 0, no_sparse = 0;
     while (f && fgets(line, sizeof line, f)) {
         if (strstr(line, "\"many\": read through the Arrow stream"))
             many++;
@@ -960,6 +975,8 @@ static void test_arrow(void)
         sq_bare += strstr(line, "\"bare\": read straight from SQLite") != NULL;
         sq_mixed += strstr(line, "\"mixed\": read straight from SQLite") != NULL;
         no_mixed += strstr(line, "\"mixed\": not read straight from SQLite") != NULL;
+        sq_sparse += strstr(line, "\"sparse\": read straight from SQLite") != NULL;
+        no_sparse += strstr(line, "\"sparse\": not read straight from SQLite") != NULL;
         if (getenv("GK_TEST_VERBOSE") && strstr(line, "GRIDKIT"))
             fputs(line, stdout);
     }
@@ -971,6 +988,8 @@ static void test_arrow(void)
     CHECK(sq_bare > 0);
     CHECK(sq_mixed == 0);
     CHECK(no_mixed > 0);
+    CHECK(sq_sparse == 0);
+    CHECK(no_sparse > 0);
 }
 
 /* ---- benchmarks (not in ctest) -------------------------------------------- */
