@@ -1,7 +1,8 @@
 /* alg_average.c - moving average of Z inside the search ellipse (gdal_grid's
  * average), with the per-quadrant selection (which honours max_points).
- * Without max_points or quadrant keys the job has a bucket grid and a node is
- * a masked vector sum over a few spans (bucket_grid.c). */
+ * Without max_points or quadrant keys the job has a bucket grid: a row of
+ * nodes is one sweep of the points near it, or (chords under two cells) a
+ * node is a masked vector sum over a few spans (bucket_grid.c). */
 #include "bucket_grid.h"
 #include "neighbours.h"
 
@@ -31,10 +32,29 @@ static int average_node(const gk_job *job, double nx, double ny, double hit2, gk
     return 1;
 }
 
-static uint64_t average_bg_tile(const gk_job *job, const gk_tile *t, double *out)
+static uint64_t average_bg_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s)
 {
     const gk_algorithm *a = &job->alg;
     uint64_t nodata = 0;
+    if (gk_bg_sweep_wanted(job->bg, &job->ell, t->g, GK_BG_SUM_Z)) {
+        if (gk_scratch_reserve(s, gk_bg_sweep_scratch(t->w)) != GK_OK)
+            return UINT64_MAX;
+        for (int j = 0; j < t->h; j++) {
+            double *row = out + (size_t)j * t->w;
+            gk_bg_sweep_out r;
+            gk_bg_sweep(job->bg, &job->ell, t->g, t->x0, t->w, gk_grid_node_y(t->g, t->y0 + j),
+                        GK_BG_SUM_Z, s->d2, &r);
+            for (int i = 0; i < t->w; i++) {
+                if (r.n[i] == 0.0 || r.n[i] < (double)a->min_points) {
+                    row[i] = a->nodata;
+                    nodata++;
+                } else {
+                    row[i] = r.sum[i] / r.n[i];
+                }
+            }
+        }
+        return nodata;
+    }
     gk_bg_rows rows;
     for (int j = 0; j < t->h; j++) {
         double ny = gk_grid_node_y(t->g, t->y0 + j);
@@ -58,6 +78,6 @@ static uint64_t average_bg_tile(const gk_job *job, const gk_tile *t, double *out
 uint64_t gk_average_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s)
 {
     if (job->bg)
-        return average_bg_tile(job, t, out);
+        return average_bg_tile(job, t, out, s);
     return gk_nb_run_tile(job, t, out, s, average_node);
 }

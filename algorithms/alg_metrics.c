@@ -113,10 +113,21 @@ static uint64_t metrics_bg_tile(const gk_job *job, const gk_tile *t, double *out
                    : -1;
     uint64_t nodata = 0;
     gk_bg_rows rows;
+    const int sweep = what >= 0 && gk_bg_sweep_wanted(job->bg, &job->ell, t->g, what);
+    double *sb = NULL;
+    if (sweep) {
+        if (gk_scratch_reserve2(s, gk_bg_sweep_scratch(t->w)) != GK_OK)
+            return UINT64_MAX;
+        sb = s->d2b;
+    }
     for (int j = 0; j < t->h; j++) {
         double ny = gk_grid_node_y(t->g, t->y0 + j);
         double *row = out + (size_t)j * t->w;
-        gk_bg_rows_init(job->bg, &job->ell, ny, &rows);
+        gk_bg_sweep_out sw;
+        if (sweep)
+            gk_bg_sweep(job->bg, &job->ell, t->g, t->x0, t->w, ny, what, sb, &sw);
+        else
+            gk_bg_rows_init(job->bg, &job->ell, ny, &rows);
         for (int i = 0; i < t->w; i++) {
             double nx = gk_grid_node_x(t->g, t->x0 + i), v = 0.0;
             int r;
@@ -126,7 +137,10 @@ static uint64_t metrics_bg_tile(const gk_job *job, const gk_tile *t, double *out
                     return UINT64_MAX;
             } else {
                 gk_bg_acc acc;
-                gk_bg_node(job->bg, &job->ell, &rows, nx, ny, what, &acc);
+                if (sweep) /* count only */
+                    acc = (gk_bg_acc){(long)sw.n[i], 0.0, INFINITY, -INFINITY};
+                else
+                    gk_bg_node(job->bg, &job->ell, &rows, nx, ny, what, &acc);
                 /* count: empty is a count of 0, not nodata; the others need a point */
                 r = acc.n >= a->min_points && (acc.n > 0 || what == GK_BG_COUNT);
                 if (what == GK_BG_COUNT)

@@ -62,4 +62,23 @@ const double *gk_bg_y(const gk_bucket_grid *g);
 /* Tests: switch the AVX-512 kernels off (0) or back on where the CPU has them. */
 void gk_bg_use_simd(gk_bucket_grid *g, int on);
 
+/* Row sweep, the other way round: for one row of nodes, each point near the
+ * row finds the interval of nodes whose ellipse holds it, by the exact test
+ * at the interval's ends, so a node costs about the points inside it, not
+ * every candidate of its spans. The same points count. COUNT and SUM_Z, on
+ * CPUs with AVX-512, where a chord spans a few nodes (gk_bg_sweep_wanted). */
+int gk_bg_sweep_wanted(const gk_bucket_grid *g, const gk_ellipse *e, const gk_grid *grid,
+                       int what);
+/* Doubles of scratch gk_bg_sweep needs for w nodes. */
+size_t gk_bg_sweep_scratch(int w);
+/* Nodes x0..x0+w-1 of the grid row at ny: n (as a double) and sum per node,
+ * in arrays inside buf. */
+typedef struct {
+    const double *n, *sum;
+} gk_bg_sweep_out;
+void gk_bg_sweep(const gk_bucket_grid *g, const gk_ellipse *e, const gk_grid *grid, int x0, int w,
+                 double ny, int what, double *buf, gk_bg_sweep_out *out);
+/* Tests: 1 takes the sweep wherever it can run, -1 never, 0 the rule. */
+void gk_bg_force_sweep(gk_bucket_grid *g, int mode);
+
 #endif

@@ -1006,7 +1006,8 @@ static void make_lattice(pset *p, size_t n, double off)
 }
 
 /* One job on the bucket grid against bg_ref at every node of g, with the
- * AVX-512 kernels and with the portable ones; returns the nodes compared. */
+ * AVX-512 kernels, the portable ones and the row sweep; returns the nodes
+ * compared. */
 static long bg_check(const pset *p, gk_points *pts, const gk_grid *g, gk_alg_kind kind,
                      double r1, double r2, double angle, int min_points, double *out, int *in,
                      const char *what)
@@ -1025,8 +1026,11 @@ static long bg_check(const pset *p, gk_points *pts, const gk_grid *g, gk_alg_kin
     int exact = kind != GK_ALG_AVERAGE && kind != GK_ALG_AVERAGE_DISTANCE &&
                 kind != GK_ALG_AVERAGE_DISTANCE_PTS;
     long tested = 0;
-    for (int simd = 0; simd < 2; simd++) {
+    /* per-node scans, then the row sweep, each portable and AVX-512 */
+    for (int mode = 0; mode < 4; mode++) {
+        int simd = mode & 1, sweep = mode >= 2;
         gk_bg_use_simd(job->bg, simd);
+        gk_bg_force_sweep(job->bg, sweep ? 1 : -1);
         CHECK(gk_job_compute_window(job, g, 0, 0, g->nx, g->ny, out) == GK_OK);
         int bad = 0;
         for (int j = 0; j < g->ny; j++)
@@ -1039,9 +1043,9 @@ static long bg_check(const pset *p, gk_points *pts, const gk_grid *g, gk_alg_kin
                                    : fabs(got - v) <= 1e-12 * (1.0 + fabs(v));
                 if (!same && bad++ < 3)
                     fprintf(stderr,
-                            "bucket grid: %s kind %d r1 %g r2 %g angle %g simd %d node %d,%d: "
-                            "got %.17g want %.17g (%s)\n",
-                            what, (int)kind, r1, r2, angle, simd, i, j, got, v,
+                            "bucket grid: %s kind %d r1 %g r2 %g angle %g simd %d sweep %d "
+                            "node %d,%d: got %.17g want %.17g (%s)\n",
+                            what, (int)kind, r1, r2, angle, simd, sweep, i, j, got, v,
                             ok ? "value" : "nodata");
                 tested++;
             }
@@ -1234,27 +1238,91 @@ static int bench(void)
     gk_scratch_free(&s);
     tjob_free(&tj);
 
-    /* window statistics on the bucket grid, radius 10 (~63 points a node) */
+    /* window statistics on the bucket grid: radius 10 (~63 points a node),
+     * then the sweep against the per-node scan as the chord shrinks to a cell */
     gk_points *pts = gk_points_new(ctx);
     for (size_t i = 0; i < n; i++)
         gk_points_add(pts, p.x[i], p.y[i], p.z[i]);
     gk_context_set_threads(ctx, 1);
-    const gk_alg_kind bk[] = {GK_ALG_AVERAGE, GK_ALG_COUNT, GK_ALG_RANGE, GK_ALG_AVERAGE_DISTANCE};
-    for (int k = 0; k < 4; k++) {
+    const gk_alg_kind bk[] = {GK_ALG_AVERAGE, GK_ALG_COUNT,   GK_ALG_RANGE,   GK_ALG_AVERAGE_DISTANCE,
+                              GK_ALG_AVERAGE, GK_ALG_AVERAGE, GK_ALG_AVERAGE, GK_ALG_AVERAGE,
+                              GK_ALG_AVERAGE, GK_ALG_AVERAGE, GK_ALG_COUNT};
+    const double br[] = {10, 10, 10, 10, 40, 20, 4, 2, 1, 0.5, 0.25};
+    for (int k = 0; k < (int)(sizeof br / sizeof br[0]); k++) {
         gk_algorithm ba = alg_of(bk[k]);
-        ba.radius1 = ba.radius2 = 10;
+        ba.radius1 = ba.radius2 = br[k];
         t0 = now();
         gk_job *job = gk_job_new(ctx, pts, &ba);
         t1 = now();
-        for (int simd = 1; simd >= 0; simd--) {
-            gk_bg_use_simd(job->bg, simd);
+        for (int mode = 0; mode < 3; mode++) {
+            if (mode == 2 && bk[k] != GK_ALG_AVERAGE && bk[k] != GK_ALG_COUNT)
+                break; /* no sweep */
+            gk_bg_use_simd(job->bg, mode != 1);
+            gk_bg_force_sweep(job->bg, mode == 2 ? 1 : -1);
             double t2 = now();
-            gk_job_compute_window(job, &g, 0, 0, 1000, 1000, out);
+            for (int y0 = 0; y0 < 1000; y0 += 256) /* the engine's 256 x 256 tiles */
+                for (int x0 = 0; x0 < 1000; x0 += 256)
+                    gk_job_compute_window(job, &g, x0, y0, x0 + 256 > 1000 ? 1000 - x0 : 256,
+                                          y0 + 256 > 1000 ? 1000 - y0 : 256, out);
             double t3 = now();
-            printf("%s radius 10 (bucket grid, %s): prepare %.1f ms, %.0f ns/node\n",
-                   gk_algorithm_name(&ba), simd ? "avx-512" : "generic", (t1 - t0) * 1e3,
+            printf("%s radius %g, cell 1 (bucket grid, %s): prepare %.1f ms, %.0f ns/node\n",
+                   gk_algorithm_name(&ba), br[k],
+                   mode == 0 ? "avx-512" : mode == 1 ? "generic" : "row sweep", (t1 - t0) * 1e3,
                    (t3 - t2) / 1e6 * 1e9);
         }
+        gk_bg_force_sweep(job->bg, 0);
+        printf("  (the rule picks the %s)\n",
+               gk_bg_sweep_wanted(job->bg, &job->ell, &g, GK_BG_SUM_Z) ? "row sweep" : "per-node scan");
+        gk_job_free(job);
+    }
+    {
+        /* nodes sparser than the points: 4 units a cell, radius 1 */
+        gk_grid g4 = {0, 1000, 0, 1000, 250, 250};
+        gk_algorithm ba = alg_of(GK_ALG_AVERAGE);
+        ba.radius1 = ba.radius2 = 1;
+        gk_job *job = gk_job_new(ctx, pts, &ba);
+        for (int mode = 0; mode < 3; mode += 2) {
+            gk_bg_force_sweep(job->bg, mode == 2 ? 1 : -1);
+            double t2 = now();
+            gk_job_compute_window(job, &g4, 0, 0, 250, 250, out);
+            double t3 = now();
+            printf("average radius 1, cell 4 (%s): %.0f ns/node\n",
+                   mode ? "row sweep" : "avx-512", (t3 - t2) / 62500 * 1e9);
+        }
+        gk_bg_force_sweep(job->bg, 0);
+        printf("  (the rule picks the %s)\n",
+               gk_bg_sweep_wanted(job->bg, &job->ell, &g4, GK_BG_SUM_Z) ? "row sweep"
+                                                                       : "per-node scan");
+        gk_job_free(job);
+    }
+    gk_points_free(pts);
+    /* issue 4's end-to-end case in cells: 1,048,576 points on 4096^2 nodes
+     * (0.0625 a cell), radius 25 m over 2.44 m cells (10.24 cells) */
+    pts = gk_points_new(ctx);
+    for (size_t i = 0; i < 62500; i++)
+        gk_points_add(pts, urand() * 1000.0, urand() * 1000.0, urand());
+    {
+        gk_algorithm ba = alg_of(GK_ALG_AVERAGE);
+        ba.radius1 = ba.radius2 = 10.24;
+        gk_job *job = gk_job_new(ctx, pts, &ba);
+        for (int mode = 0; mode < 3; mode++) {
+            gk_bg_use_simd(job->bg, mode != 1);
+            gk_bg_force_sweep(job->bg, mode == 2 ? 1 : -1);
+            double t2 = now();
+            for (int y0 = 0; y0 < 1000; y0 += 256)
+                for (int x0 = 0; x0 < 1000; x0 += 256)
+                    gk_job_compute_window(job, &g, x0, y0, x0 + 256 > 1000 ? 1000 - x0 : 256,
+                                          y0 + 256 > 1000 ? 1000 - y0 : 256, out);
+            double t3 = now();
+            printf("average radius 10.24, 0.0625 points a cell (issue 4's case; %s): %.0f "
+                   "ns/node\n",
+                   mode == 0 ? "avx-512" : mode == 1 ? "generic" : "row sweep",
+                   (t3 - t2) / 1e6 * 1e9);
+        }
+        gk_bg_force_sweep(job->bg, 0);
+        printf("  (the rule picks the %s)\n",
+               gk_bg_sweep_wanted(job->bg, &job->ell, &g, GK_BG_SUM_Z) ? "row sweep"
+                                                                      : "per-node scan");
         gk_job_free(job);
     }
     gk_points_free(pts);
