@@ -4,18 +4,7 @@
 # interleaved, pixels compared, gdal_grid average on every core. Needs .e2e/
 # (carried): gridkit built with GDAL, gridkit_cuda.so and pack-gdal-runtime's
 # tarball. docs/benchmarks.md, "Sixth session".
-E=$PWD/.e2e; W=/tmp/e2e; mkdir -p $W
-tar -C $W -xJf $E/gdal-runtime.tar.xz && source $W/gdal-runtime/env.sh || exit 1
-cp $E/gridkit $E/gridkit_cuda.so $W/ && cd $W || exit 1
-awk -v n=1048576 'BEGIN{srand(42); print "x,y,z"; for(i=0;i<n;i++){x=10000*rand(); y=10000*rand();
-  printf "%.4f,%.4f,%.6f\n", x, y, sin(6e-4*x)+cos(5e-4*y)+0.1*rand()}}' > pts.csv
-ogr2ogr -f GPKG pts.gpkg pts.csv -oo X_POSSIBLE_NAMES=x -oo Y_POSSIBLE_NAMES=y -oo AUTODETECT_TYPE=YES -nln pts
-w() { local s=$(date +%s.%N); "$@" 2>err.txt; local rc=$?
-  awk -v a=$(date +%s.%N) -v b=$s -v rc=$rc 'BEGIN{printf "wall %.3f s (rc %d)\n", a - b, rc}'
-  grep -E "Timings|^Device|Warning|rror" err.txt | sed 's/^/    /'; }
-same() { gdal_translate -q -of ENVI $1 a.bil && gdal_translate -q -of ENVI $2 b.bil && cmp -s a.bil b.bil &&
-  echo "    pixels identical: $1 $2" || echo "    PIXELS DIFFER: $1 $2"; }
-C="-q --timings -zfield z -txe 0 10000 -tye 0 10000 -ot Float32 -of GTiff -outsize 4096 4096"
+source "$(dirname "$0")/e2e_setup.sh"
 OLD="env GRIDKIT_GPKG_SQLITE=NO GRIDKIT_DIRECT_BLOCKS=NO"
 A=average:radius1=25:radius2=25
 N=invdistnn:power=2:radius=200:max_points=16

@@ -1166,6 +1166,45 @@ static double now(void)
     return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
+/* One window statistic on the bucket grid over g in the engine's 256 x 256
+ * tiles: ns per node of the per-node scan (AVX-512, portable) and of the row
+ * sweep where it runs, and which one the rule picks. */
+static void bench_window(gk_points *pts, gk_alg_kind kind, double r, const gk_grid *g,
+                         const char *what, double *out)
+{
+    gk_algorithm a = alg_of(kind);
+    a.radius1 = a.radius2 = r;
+    double t0 = now();
+    gk_job *job = gk_job_new(ctx, pts, &a);
+    double t1 = now();
+    if (!job || !job->bg) {
+        gk_job_free(job);
+        return;
+    }
+    const char *name[] = {"avx-512", "generic", "row sweep"};
+    int sweeps = kind == GK_ALG_AVERAGE || kind == GK_ALG_COUNT;
+    for (int mode = 0; mode < 2 + sweeps; mode++) {
+        gk_bg_use_simd(job->bg, mode != 1);
+        gk_bg_force_sweep(job->bg, mode == 2 ? 1 : -1);
+        double t2 = now();
+        for (int y0 = 0; y0 < g->ny; y0 += 256)
+            for (int x0 = 0; x0 < g->nx; x0 += 256)
+                gk_job_compute_window(job, g, x0, y0, x0 + 256 > g->nx ? g->nx - x0 : 256,
+                                      y0 + 256 > g->ny ? g->ny - y0 : 256, out);
+        double t3 = now();
+        printf("%s radius %g, %s (bucket grid, %s): prepare %.1f ms, %.0f ns/node\n",
+               gk_algorithm_name(&a), r, what, name[mode], (t1 - t0) * 1e3,
+               (t3 - t2) / ((double)g->nx * g->ny) * 1e9);
+    }
+    gk_bg_force_sweep(job->bg, 0);
+    printf("  (the rule picks the %s)\n",
+           sweeps && gk_bg_sweep_wanted(job->bg, &job->ell, g,
+                                        kind == GK_ALG_COUNT ? GK_BG_COUNT : GK_BG_SUM_Z)
+               ? "row sweep"
+               : "per-node scan");
+    gk_job_free(job);
+}
+
 static int bench(void)
 {
     size_t n = 200000;
@@ -1248,83 +1287,18 @@ static int bench(void)
                               GK_ALG_AVERAGE, GK_ALG_AVERAGE, GK_ALG_AVERAGE, GK_ALG_AVERAGE,
                               GK_ALG_AVERAGE, GK_ALG_AVERAGE, GK_ALG_COUNT};
     const double br[] = {10, 10, 10, 10, 40, 20, 4, 2, 1, 0.5, 0.25};
-    for (int k = 0; k < (int)(sizeof br / sizeof br[0]); k++) {
-        gk_algorithm ba = alg_of(bk[k]);
-        ba.radius1 = ba.radius2 = br[k];
-        t0 = now();
-        gk_job *job = gk_job_new(ctx, pts, &ba);
-        t1 = now();
-        for (int mode = 0; mode < 3; mode++) {
-            if (mode == 2 && bk[k] != GK_ALG_AVERAGE && bk[k] != GK_ALG_COUNT)
-                break; /* no sweep */
-            gk_bg_use_simd(job->bg, mode != 1);
-            gk_bg_force_sweep(job->bg, mode == 2 ? 1 : -1);
-            double t2 = now();
-            for (int y0 = 0; y0 < 1000; y0 += 256) /* the engine's 256 x 256 tiles */
-                for (int x0 = 0; x0 < 1000; x0 += 256)
-                    gk_job_compute_window(job, &g, x0, y0, x0 + 256 > 1000 ? 1000 - x0 : 256,
-                                          y0 + 256 > 1000 ? 1000 - y0 : 256, out);
-            double t3 = now();
-            printf("%s radius %g, cell 1 (bucket grid, %s): prepare %.1f ms, %.0f ns/node\n",
-                   gk_algorithm_name(&ba), br[k],
-                   mode == 0 ? "avx-512" : mode == 1 ? "generic" : "row sweep", (t1 - t0) * 1e3,
-                   (t3 - t2) / 1e6 * 1e9);
-        }
-        gk_bg_force_sweep(job->bg, 0);
-        printf("  (the rule picks the %s)\n",
-               gk_bg_sweep_wanted(job->bg, &job->ell, &g, GK_BG_SUM_Z) ? "row sweep" : "per-node scan");
-        gk_job_free(job);
-    }
-    {
-        /* nodes sparser than the points: 4 units a cell, radius 1 */
-        gk_grid g4 = {0, 1000, 0, 1000, 250, 250};
-        gk_algorithm ba = alg_of(GK_ALG_AVERAGE);
-        ba.radius1 = ba.radius2 = 1;
-        gk_job *job = gk_job_new(ctx, pts, &ba);
-        for (int mode = 0; mode < 3; mode += 2) {
-            gk_bg_force_sweep(job->bg, mode == 2 ? 1 : -1);
-            double t2 = now();
-            gk_job_compute_window(job, &g4, 0, 0, 250, 250, out);
-            double t3 = now();
-            printf("average radius 1, cell 4 (%s): %.0f ns/node\n",
-                   mode ? "row sweep" : "avx-512", (t3 - t2) / 62500 * 1e9);
-        }
-        gk_bg_force_sweep(job->bg, 0);
-        printf("  (the rule picks the %s)\n",
-               gk_bg_sweep_wanted(job->bg, &job->ell, &g4, GK_BG_SUM_Z) ? "row sweep"
-                                                                       : "per-node scan");
-        gk_job_free(job);
-    }
+    for (int k = 0; k < (int)(sizeof br / sizeof br[0]); k++)
+        bench_window(pts, bk[k], br[k], &g, "cell 1", out);
+    /* nodes sparser than the points: 4 units a cell */
+    gk_grid g4 = {0, 1000, 0, 1000, 250, 250};
+    bench_window(pts, GK_ALG_AVERAGE, 1, &g4, "cell 4", out);
     gk_points_free(pts);
     /* issue 4's end-to-end case in cells: 1,048,576 points on 4096^2 nodes
      * (0.0625 a cell), radius 25 m over 2.44 m cells (10.24 cells) */
     pts = gk_points_new(ctx);
     for (size_t i = 0; i < 62500; i++)
         gk_points_add(pts, urand() * 1000.0, urand() * 1000.0, urand());
-    {
-        gk_algorithm ba = alg_of(GK_ALG_AVERAGE);
-        ba.radius1 = ba.radius2 = 10.24;
-        gk_job *job = gk_job_new(ctx, pts, &ba);
-        for (int mode = 0; mode < 3; mode++) {
-            gk_bg_use_simd(job->bg, mode != 1);
-            gk_bg_force_sweep(job->bg, mode == 2 ? 1 : -1);
-            double t2 = now();
-            for (int y0 = 0; y0 < 1000; y0 += 256)
-                for (int x0 = 0; x0 < 1000; x0 += 256)
-                    gk_job_compute_window(job, &g, x0, y0, x0 + 256 > 1000 ? 1000 - x0 : 256,
-                                          y0 + 256 > 1000 ? 1000 - y0 : 256, out);
-            double t3 = now();
-            printf("average radius 10.24, 0.0625 points a cell (issue 4's case; %s): %.0f "
-                   "ns/node\n",
-                   mode == 0 ? "avx-512" : mode == 1 ? "generic" : "row sweep",
-                   (t3 - t2) / 1e6 * 1e9);
-        }
-        gk_bg_force_sweep(job->bg, 0);
-        printf("  (the rule picks the %s)\n",
-               gk_bg_sweep_wanted(job->bg, &job->ell, &g, GK_BG_SUM_Z) ? "row sweep"
-                                                                      : "per-node scan");
-        gk_job_free(job);
-    }
+    bench_window(pts, GK_ALG_AVERAGE, 10.24, &g, "0.0625 points a cell, issue 4's case", out);
     gk_points_free(pts);
     free(out);
     printf("(%g)\n", sink);
