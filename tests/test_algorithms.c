@@ -1026,9 +1026,10 @@ static long bg_check(const pset *p, gk_points *pts, const gk_grid *g, gk_alg_kin
     int exact = kind != GK_ALG_AVERAGE && kind != GK_ALG_AVERAGE_DISTANCE &&
                 kind != GK_ALG_AVERAGE_DISTANCE_PTS;
     long tested = 0;
-    /* per-node scans, then the row sweep, each portable and AVX-512 */
-    for (int mode = 0; mode < 4; mode++) {
-        int simd = mode & 1, sweep = mode >= 2;
+    /* per-node scans (portable, AVX-512), then the row sweep (AVX-512 only:
+     * on a CPU without it, modes 1 and 2 are the portable scan again) */
+    for (int mode = 0; mode < 3; mode++) {
+        int simd = mode >= 1, sweep = mode == 2;
         gk_bg_use_simd(job->bg, simd);
         gk_bg_force_sweep(job->bg, sweep ? 1 : -1);
         CHECK(gk_job_compute_window(job, g, 0, 0, g->nx, g->ny, out) == GK_OK);
