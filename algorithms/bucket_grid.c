@@ -66,21 +66,11 @@ int gk_bg_suits(const gk_algorithm *a, const gk_ellipse *e)
 {
     if (e->all || !(e->r1 > 0.0) || !(e->r2 > 0.0) || !isfinite(e->rmax))
         return 0;
+    if (!gk_alg_is_window_statistic(a->kind))
+        return 0;
     if (a->min_points_per_quadrant > 0 || a->max_points_per_quadrant > 0)
         return a->kind == GK_ALG_AVERAGE_DISTANCE_PTS; /* it ignores quadrant keys */
-    switch (a->kind) {
-    case GK_ALG_AVERAGE:
-        return a->max_points <= 0;
-    case GK_ALG_COUNT:
-    case GK_ALG_MINIMUM:
-    case GK_ALG_MAXIMUM:
-    case GK_ALG_RANGE:
-    case GK_ALG_AVERAGE_DISTANCE:
-    case GK_ALG_AVERAGE_DISTANCE_PTS:
-        return 1;
-    default:
-        return 0;
-    }
+    return a->kind != GK_ALG_AVERAGE || a->max_points <= 0; /* only average takes max_points */
 }
 
 void gk_bg_free(gk_bucket_grid *g)
@@ -621,11 +611,12 @@ __attribute__((target("avx512f"))) static inline void sweep_add(double *sum, int
     }
 }
 
-/* Geometry of one row's sweep. */
+/* What sweep_point needs of its row. */
 typedef struct {
     ell_k k;
-    double hx, hy, m, t, a, h, det, ia, icw, off, xmin;
-    int tight, fast, w, K;
+    int fast; /* ends by windows, interior untested */
+    int w;    /* nodes in the row */
+    int K;    /* blocks of 8 that sweep_add covers */
 } sweep_geo;
 
 /* One point whose widened chord reaches nodes flo..fhi (local, unrounded):
@@ -692,9 +683,9 @@ sweep_row(const gk_bucket_grid *g, const gk_ellipse *e, const gk_grid *grid, int
         xs[i] = gk_grid_node_x(grid, x0 + i); /* the node's own x, bit for bit */
     sweep_geo G;
     G.w = w;
-    gk_nb_ellipse_box(e, &G.hx, &G.hy);
-    G.m = 1e-6 * e->rmax + g->margin + 1e-12 * fabs(ny); /* as gk_bg_rows_init */
-    const double hx = G.hx, hy = G.hy, m = G.m;
+    double hx, hy;
+    gk_nb_ellipse_box(e, &hx, &hy);
+    const double m = 1e-6 * e->rmax + g->margin + 1e-12 * fabs(ny); /* as gk_bg_rows_init */
     int r0 = bg_row(g, ny - hy - m), r1 = bg_row(g, ny + hy + m);
     int c0 = bg_col(g, xs[0] - hx - m), c1 = bg_col(g, xs[w - 1] + hx + m);
     r0 = r0 < 0 ? 0 : r0;
@@ -707,31 +698,26 @@ sweep_row(const gk_bucket_grid *g, const gk_ellipse *e, const gk_grid *grid, int
      * gives dx in (-h dy -+ sqrt(a - dy^2 det)) / a. Taken over dy +- m (the
      * rounding of dy and of the test) at the extreme ends, then widened by m. */
     const double c = G.k.c, s = G.k.s, r1s = e->r1 * e->r1, r2s = e->r2 * e->r2;
-    G.tight = fmin(e->r1, e->r2) >= 1e-3 * e->rmax;
-    G.a = c * c / r1s + s * s / r2s;
-    G.h = c * s * (1.0 / r1s - 1.0 / r2s);
-    G.det = 1.0 / (r1s * r2s);
-    G.ia = 1.0 / G.a;
-    G.t = c * s * (r1s - r2s) / sqrt(r1s * c * c + r2s * s * s);
+    const int tight = fmin(e->r1, e->r2) >= 1e-3 * e->rmax;
+    const double a = c * c / r1s + s * s / r2s, h = c * s * (1.0 / r1s - 1.0 / r2s);
+    const double t = c * s * (r1s - r2s) / sqrt(r1s * c * c + r2s * s * s);
     const double cw = (grid->xmax - grid->xmin) / grid->nx;
-    G.icw = 1.0 / cw;
-    G.off = 0.5 + (double)x0;
-    G.xmin = grid->xmin;
     /* Ends by windows of 4 nodes: the first node inside lies within 3 of
      * the widened chord's left end while the widening is under a quarter
      * cell; interior nodes untested where sweep_flat holds. */
-    G.fast = G.tight && sweep_flat(e, cw) && m < 0.25 * cw;
+    G.fast = tight && sweep_flat(e, cw) && m < 0.25 * cw;
     /* blocks of 8 that a chord of up to 2 hx / cw + 3 nodes meets (more: a loop) */
-    double kk = (2.0 * hx * G.icw + 3.0 + 7.0) / 8.0 + 1.0;
+    double kk = (2.0 * hx / cw + 3.0 + 7.0) / 8.0 + 1.0;
     G.K = kk > 8.0 ? 8 : (int)kk;
 
     const __m512d NY = _mm512_set1_pd(ny), M = _mm512_set1_pd(m), HY = _mm512_set1_pd(hy);
     const __m512d HX = _mm512_set1_pd(hx), NHY = _mm512_set1_pd(-hy), NHX = _mm512_set1_pd(-hx);
-    const __m512d T = _mm512_set1_pd(G.t), NT = _mm512_set1_pd(-G.t), Av = _mm512_set1_pd(G.a);
-    const __m512d H = _mm512_set1_pd(G.h), DET = _mm512_set1_pd(G.det), IA = _mm512_set1_pd(G.ia);
-    const __m512d ICW = _mm512_set1_pd(G.icw), OFF = _mm512_set1_pd(G.off);
-    const __m512d XMIN = _mm512_set1_pd(G.xmin), ONE = _mm512_set1_pd(1.0);
-    const __m512d ZERO = _mm512_setzero_pd(), W = _mm512_set1_pd((double)w);
+    const __m512d T = _mm512_set1_pd(t), NT = _mm512_set1_pd(-t), Av = _mm512_set1_pd(a);
+    const __m512d H = _mm512_set1_pd(h), DET = _mm512_set1_pd(1.0 / (r1s * r2s));
+    const __m512d IA = _mm512_set1_pd(1.0 / a), ICW = _mm512_set1_pd(1.0 / cw);
+    const __m512d OFF = _mm512_set1_pd(0.5 + (double)x0), XMIN = _mm512_set1_pd(grid->xmin);
+    const __m512d ONE = _mm512_set1_pd(1.0), ZERO = _mm512_setzero_pd();
+    const __m512d W = _mm512_set1_pd((double)w);
     const double *PX = g->x, *PY = g->y, *PZ = g->z;
     double flo[8], fhi[8], dyv[8];
     for (int r = r0; r <= r1 && c0 <= c1; r++) {
@@ -745,7 +731,7 @@ sweep_row(const gk_bucket_grid *g, const gk_ellipse *e, const gk_grid *grid, int
             if (!band)
                 continue;
             __m512d xl = _mm512_sub_pd(NHX, M), xr = _mm512_add_pd(HX, M);
-            if (G.tight) {
+            if (tight) {
                 __m512d ylo = _mm512_max_pd(_mm512_sub_pd(DY, M), NHY);
                 __m512d yhi = _mm512_min_pd(_mm512_add_pd(DY, M), HY);
                 __mmask8 ok = _mm512_cmp_pd_mask(ylo, yhi, _CMP_LE_OQ);

@@ -37,21 +37,17 @@ static double cost_ns(const gk_algorithm *a, double n, double area, double *setu
     double win = e.all ? n : fmin(n, n * M_PI * e.r1 * e.r2 / area);
     double k = a->max_points > 0 ? fmin(win, (double)a->max_points) : win;
     double setup = n * NS_TREE_PER_POINT, node;
-    switch (a->kind) {
-    case GK_ALG_AVERAGE:
-    case GK_ALG_COUNT:
-    case GK_ALG_MINIMUM:
-    case GK_ALG_MAXIMUM:
-    case GK_ALG_RANGE:
-    case GK_ALG_AVERAGE_DISTANCE:
-    case GK_ALG_AVERAGE_DISTANCE_PTS:
+    if (gk_alg_is_window_statistic(a->kind)) {
         if (gk_bg_suits(a, &e)) {
             setup = n * NS_BUCKET_PER_POINT; /* the bucket grid's sort */
             node = 120.0 + 1.0 * win;
         } else {
             node = 300.0 + 80.0 * k + 3.0 * win;
         }
-        break;
+        *setup_ns = setup;
+        return node;
+    }
+    switch (a->kind) {
     case GK_ALG_NEAREST:
         node = 400.0;
         break;

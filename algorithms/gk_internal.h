@@ -48,6 +48,15 @@ typedef enum {
     GK_ALG_COUNT_OF_KINDS
 } gk_alg_kind;
 
+/* The window statistics: a function of the points inside the search ellipse
+ * (gdal_grid's data metrics and average). */
+static inline int gk_alg_is_window_statistic(gk_alg_kind k)
+{
+    return k == GK_ALG_AVERAGE || k == GK_ALG_COUNT || k == GK_ALG_MINIMUM ||
+           k == GK_ALG_MAXIMUM || k == GK_ALG_RANGE || k == GK_ALG_AVERAGE_DISTANCE ||
+           k == GK_ALG_AVERAGE_DISTANCE_PTS;
+}
+
 /* Parsed -a string. Field meanings and defaults follow gdal_grid 3.6
  * (../shared/reference/gdal_grid.md section 4); parse.c sets the defaults. */
 struct gk_algorithm {
