@@ -51,9 +51,19 @@ typedef struct {
     char err[512];
 } gk_gpu_job;
 
+#define GK_XSTR(x) #x
+#define GK_STR(x) GK_XSTR(x) /* a number in a message */
+
 /* Kriging over every point within radius runs as the GPU's local kriging of
- * this many nearest; nodes whose window holds more go to the CPU. */
-#define GK_KRIGE_RADIUS_K 64
+ * this many nearest; nodes whose window holds more go to the CPU (systems
+ * of 512 still solve in a GPU block's workspace, gpu/krige_big_kernels.cuh).
+ * GRIDKIT_GPU_KRIGE_DENSE_K sets it (tests of the split). */
+static int krige_radius_k(void)
+{
+    const char *e = getenv("GRIDKIT_GPU_KRIGE_DENSE_K");
+    int k = e && *e ? atoi(e) : 512;
+    return k < 1 ? 1 : k > GK_GPU_MAX_K ? GK_GPU_MAX_K : k;
+}
 
 /* ---- the request ------------------------------------------------------- */
 
@@ -229,12 +239,15 @@ static const char *describe_kriging(const gk_job *job, gk_gpu_job_desc *d)
 {
     const gk_algorithm *a = &job->alg;
     const gk_kriging_params *kp = &a->krige;
-    /* omax filters the max_points nearest: the two-phase kernels' lists */
-    if (a->max_points_per_quadrant > 0 && (a->max_points == 0 || a->max_points > 32))
-        return "kriging with max_points_per_quadrant has a GPU kernel for max_points 1..32 only";
-    const int global = a->max_points == 0 && kp->maxdist == 0; /* alg_kriging.c's k->global */
-    if (!global && a->max_points > 64)
-        return "kriging with max_points above 64 has no GPU kernel yet";
+    const int omax = a->max_points_per_quadrant;
+    /* alg_kriging.c's k->global */
+    const int global = a->max_points == 0 && kp->maxdist == 0 && omax == 0;
+    if (!global && a->max_points > GK_GPU_MAX_K)
+        return "kriging with max_points above " GK_STR(GK_GPU_MAX_K) " has no GPU kernel";
+    /* omax filters the max_points nearest, which are every point here */
+    if (omax > 0 && a->max_points == 0 && kp->maxdist == 0 && job->pts->n > GK_GPU_MAX_K)
+        return "kriging with max_points_per_quadrant over more than " GK_STR(
+            GK_GPU_MAX_K) " points and no max_points or radius has no GPU kernel";
     /* global: double precision whatever --precision says; above 46340 points
      * cuSOLVER's 64-bit API, where the GPU's memory holds the n x n matrix
      * (krige_global.cu; job_new says why not) */
@@ -245,9 +258,11 @@ static const char *describe_kriging(const gk_job *job, gk_gpu_job_desc *d)
         return NULL;
     }
     d->op = GK_GPU_KRIGE;
-    /* every point within radius: the GK_KRIGE_RADIUS_K nearest are all of
+    /* every point within radius: the krige_radius_k() nearest are all of
      * them where the window holds no more (counted first, gk_device_tile) */
-    d->max_points = a->max_points > 0 ? a->max_points : GK_KRIGE_RADIUS_K;
+    d->max_points = a->max_points > 0 ? a->max_points
+                    : kp->maxdist > 0 ? krige_radius_k()
+                                      : (int)job->pts->n; /* omax over every point */
     d->min_points = a->min_points;
     if (kp->maxdist > 0) {
         d->window = GK_GPU_WIN_CIRCLE;
@@ -445,8 +460,8 @@ static const char *describe(const gk_job *job, gk_gpu_job_desc *d)
         d->op = GK_GPU_AVERAGE_DISTANCE_PTS;
         return NULL;
     case GK_ALG_AIDW:
-        if (a->aidw_k < 1 || a->aidw_k > 64)
-            return "aidw with k above 64 has no GPU kernel yet";
+        if (a->aidw_k < 1 || a->aidw_k > GK_GPU_MAX_K)
+            return "aidw with k above " GK_STR(GK_GPU_MAX_K) " has no GPU kernel";
         if (!(a->aidw_rmax > a->aidw_rmin))
             return "aidw needs r_max > r_min";
         d->op = GK_GPU_AIDW;
@@ -463,8 +478,8 @@ static const char *describe(const gk_job *job, gk_gpu_job_desc *d)
     default:
         return "this algorithm has no GPU kernel yet";
     }
-    if (a->max_points > 64)
-        return "max_points above 64 has no GPU kernel yet";
+    if (a->max_points > GK_GPU_MAX_K)
+        return "max_points above " GK_STR(GK_GPU_MAX_K) " has no GPU kernel";
     return NULL;
 }
 
@@ -483,7 +498,7 @@ static int count_jobs(gk_gpu_job *g, const gk_gpu_job_desc *kd)
     c.box_hx = kd->box_hx * (1.0 + 1e-9);
     c.box_hy = kd->box_hy * (1.0 + 1e-9);
     c.nodata = 0;
-    g->dense_k = GK_KRIGE_RADIUS_K;
+    g->dense_k = kd->max_points; /* describe_kriging's krige_radius_k() */
     for (int k = 0; k < g->nh; k++) {
         int j = 0;
         while (j < k && g->hdev[j] != g->hdev[k])
@@ -600,7 +615,8 @@ int gk_device_job_attach(gk_job *job)
             g->h[g->nh++] = h;
         }
 done:
-    if (d.op == GK_GPU_KRIGE && job->alg.max_points == 0 && count_jobs(g, &d)) {
+    if (d.op == GK_GPU_KRIGE && job->alg.max_points == 0 && job->alg.krige.maxdist > 0 &&
+        count_jobs(g, &d)) {
         for (int k = g->nh - 1; k >= 0; k--)
             mod_api->job_free(g->h[k]);
         return attach_failed(ctx, g, explicit_gpu, dev, name);

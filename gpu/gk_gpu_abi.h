@@ -124,6 +124,9 @@ typedef enum {
     GK_GPU_V_POW, /* range = exponent */
     GK_GPU_V_HOL
 } gk_gpu_vtype;
+/* The most neighbours a GPU kernel takes (max_points, aidw's k): the lists
+ * of knn_list_kernels.cuh, a warp's in shared memory. */
+#define GK_GPU_MAX_K 2048
 #define GK_GPU_KRIGE_MAX_STRUCT 8
 #define GK_GPU_KRIGE_MAX_P 10    /* drift columns: 1 + 5 + 4 external */
 #define GK_GPU_KRIGE_MAX_DISCR 16 /* block discretisation points */

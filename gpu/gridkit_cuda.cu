@@ -66,10 +66,13 @@ struct Job {
     size_t flag_list_cap = 0;
     unsigned int *counters = nullptr; /* [0] flagged cells, [1] nodata, [3] singular systems */
     int nsm = 132;
+    int smem_optin = 48 << 10; /* dynamic shared memory a block may opt in to */
     gk_gpu_krige kr{};
     int kr_set = 0;
     int *knbr = nullptr; /* kriging: neighbours of a band of rows, then counts */
     size_t knbr_cap = 0;
+    unsigned char *kbig = nullptr; /* kriging beyond shared memory: a system per block */
+    size_t kbig_cap = 0;  /* bytes */
     double *kgp = nullptr; /* external drift: the covariates at the points */
     double *kg0 = nullptr; /* and at a tile's nodes */
     size_t kg0_cap = 0;
@@ -408,7 +411,9 @@ __device__ __forceinline__ double idw_weight(double r2, double p)
 
 #include "krige_kernels.cuh"
 #include "variogram_kernels.cuh"
+#include "knn_list_kernels.cuh"
 #include "window_kernels_extra.cuh"
+#include "krige_big_kernels.cuh"
 
 /* ---- IDW over the k nearest in the window (invdistnn, invdist with an ellipse) --- */
 
@@ -990,7 +995,7 @@ void job_destroy(Job *J)
     kg_free(J->kg);
     lin_free(J->lin);
     void *own[] = {J->out,       J->part,     J->flags, J->pf,
-                   J->flag_list, J->counters, J->knbr,  J->kgp, J->kg0};
+                   J->flag_list, J->counters, J->knbr,  J->kgp, J->kg0, J->kbig};
     for (void *p : own)
         if (p)
             cudaFree(p);
@@ -1063,6 +1068,7 @@ void *api_job_new(int dev, const gk_gpu_job_desc *d, char *err, size_t err_cap)
     const size_t nb = d->n * sizeof(double);
     CK(cudaSetDevice(dev));
     CK(cudaDeviceGetAttribute(&J->nsm, cudaDevAttrMultiProcessorCount, dev));
+    CK(cudaDeviceGetAttribute(&J->smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
     CK(cudaStreamCreateWithFlags(&J->st, cudaStreamNonBlocking));
     CK(cudaEventCreate(&J->e0));
     CK(cudaEventCreate(&J->e1));
@@ -1216,7 +1222,9 @@ static int run_local(Job *J, const LocalParams &P0, const gk_gpu_tile *t, char *
         nearest_kernel<<<g, b, 0, J->st>>>(P);
     } else if (d.op == GK_GPU_IDW_KNN && d.max_points > 0) {
         int k = d.max_points;
-        if (k <= 2)
+        if (k > 64)
+            CK(kl_launch(kl_idw_kernel, J, k, (size_t)t->w * t->h, P, 0));
+        else if (k <= 2)
             launch_knn<2>(g, b, J->st, P);
         else if (k <= 4)
             launch_knn<4>(g, b, J->st, P);
@@ -1367,8 +1375,8 @@ static cudaError_t launch_krige_2p(cudaStream_t st, const LocalParams &P, const 
         int *cnt = nbr + (size_t)K * N;
         kr_search_kernel<K><<<dim3((w + 7) / 8, (nr + 15) / 16), 128, 0, st>>>(P, j0, nr, nbr, cnt);
         if (KP.omax > 0)
-            kr_quad_filter<K><<<(unsigned)((N + 127) / 128), 128, 0, st>>>(P, KP.x, KP.y, KP.omax, j0,
-                                                                          nr, nbr, cnt);
+            kr_quad_filter<<<(unsigned)((N + 127) / 128), 128, 0, st>>>(P, KP.x, KP.y, KP.omax, j0,
+                                                                       nr, K, nbr, cnt);
         kr_coop_kernel<K, G, PD, TS, TC, X, XM>
             <<<(unsigned)((N + per_block - 1) / per_block), 128, sm, st>>>(Pc, KP, j0, nr, nbr, cnt);
         if ((e = cudaGetLastError()) != cudaSuccess)
@@ -1462,6 +1470,80 @@ static cudaError_t launch_krige_k(cudaStream_t st, int k, const LocalParams &P,
     return launch_krige<64, T>(st, P, KP);
 }
 
+/* More neighbours than the warp kernels take: krige_big_kernels.cuh. */
+static bool krige_big(int k, int omax) { return k > 64 || (omax > 0 && k > 32); }
+
+/* Phase 2 of the big kernels on a band: the workspace in shared memory where
+ * it fits, else a global-memory slot per block (at most 1 GiB of them). */
+template <class T, int PM, bool X, bool XM>
+static cudaError_t kb_solve(Job *J, const LocalParams &P, const KrigeParams &KP, int j0, int nr,
+                            const int *nbr, const int *cnt)
+{
+    const size_t N = (size_t)nr * P.g.w, bytes = kb_node_elems(P.k, PM) * sizeof(T);
+    const size_t red = 4 * sizeof(T) * (2 + 2 * PM + PM * (PM + 1) / 2);
+    T *gmat = nullptr;
+    size_t sm = 0, blocks;
+    cudaError_t e;
+    if (bytes + red <= (size_t)J->smem_optin) {
+        sm = bytes;
+        /* the most the device allows, the same value from every host thread:
+         * a smaller k's setting cannot undercut a launch in flight */
+        if ((e = cudaFuncSetAttribute(kr_block_kernel<T, PM, X, XM>,
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      J->smem_optin - (int)red)))
+            return e;
+        blocks = std::min(N, (size_t)J->nsm * 16);
+    } else {
+        blocks = std::min(N, std::max<size_t>(1, std::min((size_t)J->nsm * 16, ((size_t)1 << 30) / bytes)));
+        if ((e = grow(&J->kbig, &J->kbig_cap, blocks * bytes)))
+            return e;
+        gmat = (T *)J->kbig;
+    }
+    kr_block_kernel<T, PM, X, XM><<<(unsigned)blocks, 128, sm, J->st>>>(P, KP, j0, nr, nbr, cnt,
+                                                                        gmat);
+    return cudaGetLastError();
+}
+
+template <class T>
+static cudaError_t kb_solve_t(Job *J, const LocalParams &P, const KrigeParams &KP, int j0, int nr,
+                              const int *nbr, const int *cnt)
+{
+    if (!krige_extended(KP))
+        return kb_solve<T, KR_MAXP, false, false>(J, P, KP, j0, nr, nbr, cnt);
+    return KP.ext ? kb_solve<T, KR_XMAXP, true, true>(J, P, KP, j0, nr, nbr, cnt)
+                  : kb_solve<T, KR_XMAXP, true, false>(J, P, KP, j0, nr, nbr, cnt);
+}
+
+/* Kriging with k = P.k above the warp kernels': per band of rows (lists
+ * under 64 M ints), the lists, the quadrant filter, then a block per node. */
+static cudaError_t launch_krige_big(Job *J, const LocalParams &P, const KrigeParams &KP)
+{
+    const int K = P.k, w = P.g.w, h = P.g.h;
+    int band = (int)std::min<size_t>((size_t)h, ((size_t)64 << 20) / ((size_t)w * (K + 1)));
+    band = std::max(band, 1);
+    cudaError_t e = grow(&J->knbr, &J->knbr_cap, (size_t)band * w * (K + 1));
+    if (e != cudaSuccess)
+        return e;
+    LocalParams Pc = P; /* per quadrant: min_points is the filter's */
+    if (KP.omax > 0)
+        Pc.min_points = 0;
+    for (int j0 = 0; j0 < h; j0 += band) {
+        const int nr = std::min(band, h - j0);
+        const size_t N = (size_t)nr * w;
+        int *nbr = J->knbr, *cnt = nbr + (size_t)K * N;
+        if ((e = kl_launch(kl_search_kernel, J, K, N, P, j0, nr, nbr, cnt)))
+            return e;
+        if (KP.omax > 0)
+            kr_quad_filter<<<(unsigned)((N + 127) / 128), 128, 0, J->st>>>(P, KP.x, KP.y, KP.omax,
+                                                                            j0, nr, K, nbr, cnt);
+        e = KP.single ? kb_solve_t<float>(J, Pc, KP, j0, nr, nbr, cnt)
+                      : kb_solve_t<double>(J, Pc, KP, j0, nr, nbr, cnt);
+        if (e != cudaSuccess)
+            return e;
+    }
+    return cudaSuccess;
+}
+
 /* Models smooth at the origin (gamma ~ h^a, a > 1: Gau, Hol, Mat and Ste
  * above kappa 1/2, Exc above 1) give systems too ill-conditioned for float
  * (1e-5 of the range is not kept for Gau), and so do unbounded ones (Lin
@@ -1511,7 +1593,7 @@ int api_krige_set(void *job, const gk_gpu_krige *k, char *err, size_t err_cap)
     if ((J->d.op != GK_GPU_KRIGE && J->d.op != GK_GPU_KRIGE_GLOBAL) || k->ns < 1 ||
         k->ns > GK_GPU_KRIGE_MAX_STRUCT || !drift_ok ||
         !(k->nb <= 1 || k->nb == GK_GPU_KRIGE_MAX_DISCR) || k->nbands < 1 || k->nbands > 2 ||
-        (k->omax > 0 && (J->d.op != GK_GPU_KRIGE || J->d.max_points > 32))) {
+        (k->omax > 0 && (J->d.op != GK_GPU_KRIGE || J->d.max_points > GK_GPU_MAX_K))) {
         snprintf(err, err_cap, "kriging parameters the GPU module cannot use");
         return -1;
     }
@@ -1649,14 +1731,18 @@ int api_tile(void *job, const gk_gpu_tile *t, double *out, uint64_t *nodata, uin
             const int K = t->max_points > 0 && t->max_points < d.max_points ? t->max_points
                                                                              : d.max_points;
             P.k = K;
-            const size_t kn = krige_scratch(K, G.w, G.h, k.omax > 0);
-            if (kn)
-                CK(grow(&J->knbr, &J->knbr_cap, kn));
-            int *nbr = kn ? J->knbr : nullptr;
             if (d.single && krige_needs_double(k))
                 KP.single = 0;
-            CK(KP.single ? launch_krige_k<float>(J->st, K, P, KP, nbr)
-                         : launch_krige_k<double>(J->st, K, P, KP, nbr));
+            if (krige_big(K, k.omax)) {
+                CK(launch_krige_big(J, P, KP));
+            } else {
+                const size_t kn = krige_scratch(K, G.w, G.h, k.omax > 0);
+                if (kn)
+                    CK(grow(&J->knbr, &J->knbr_cap, kn));
+                int *nbr = kn ? J->knbr : nullptr;
+                CK(KP.single ? launch_krige_k<float>(J->st, K, P, KP, nbr)
+                             : launch_krige_k<double>(J->st, K, P, KP, nbr));
+            }
         } else if (run_local(J, P, t, err, err_cap))
             goto fail;
     }
@@ -1679,10 +1765,11 @@ fail:
         /* give the buffers back: the halves the caller asks for next need less */
         cudaStreamSynchronize(J->st);
         void **bufs[] = {(void **)&J->out,       (void **)&J->part, (void **)&J->flags,
-                         (void **)&J->flag_list, (void **)&J->knbr, (void **)&J->kg0};
-        size_t *caps[] = {&J->out_cap,       &J->part_cap, &J->flags_cap,
-                          &J->flag_list_cap, &J->knbr_cap, &J->kg0_cap};
-        for (int q = 0; q < 6; q++) {
+                         (void **)&J->flag_list, (void **)&J->knbr, (void **)&J->kg0,
+                         (void **)&J->kbig};
+        size_t *caps[] = {&J->out_cap,       &J->part_cap, &J->flags_cap, &J->flag_list_cap,
+                          &J->knbr_cap,      &J->kg0_cap,  &J->kbig_cap};
+        for (int q = 0; q < 7; q++) {
             cudaFree(*bufs[q]);
             *bufs[q] = nullptr;
             *caps[q] = 0;
@@ -1718,6 +1805,7 @@ void *api_job_clone(void *job, char *err, size_t err_cap)
     J->gx0 = B->gx0, J->gy0 = B->gy0, J->bsx = B->bsx, J->bsy = B->bsy;
     J->ibsx = B->ibsx, J->ibsy = B->ibsy, J->margin = B->margin;
     J->nsm = B->nsm;
+    J->smem_optin = B->smem_optin;
     if (B->lin && !(J->lin = lin_clone(B->lin, err, err_cap)))
         goto fail;
     CK(cudaSetDevice(J->dev));

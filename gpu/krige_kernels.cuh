@@ -715,9 +715,8 @@ __device__ __forceinline__ int kr_quadrant(double dx, double dy)
  * first omax of each quadrant, compacted in place. The count before the
  * filter decides min_points, as on the CPU: a list under it is emptied, and
  * phase 2 then runs with min_points 0. One thread per node. */
-template <int K>
 __global__ void kr_quad_filter(LocalParams P, const double *__restrict__ x,
-                               const double *__restrict__ y, int omax, int j0, int nrows,
+                               const double *__restrict__ y, int omax, int j0, int nrows, int K,
                                int *nbr, int *cnt)
 {
     const int w = P.g.w;
@@ -733,13 +732,19 @@ __global__ void kr_quad_filter(LocalParams P, const double *__restrict__ x,
         return;
     }
     int *l = nbr + n * K;
-    unsigned taken = 0; /* a byte per quadrant: at most K each */
+    int taken[4] = {0, 0, 0, 0};
     int o = 0;
     for (int v = 0; v < m; v++) {
         const int id = l[v];
-        const int sh = 8 * kr_quadrant(__dsub_rn(x[id], nx), __dsub_rn(y[id], ny));
-        if ((int)((taken >> sh) & 0xffu) < omax) {
-            taken += 1u << sh;
+        const int q = kr_quadrant(__dsub_rn(x[id], nx), __dsub_rn(y[id], ny));
+        int t = taken[0];
+#pragma unroll
+        for (int u = 1; u < 4; u++) /* compile-time indices: taken stays in registers */
+            t = q == u ? taken[u] : t;
+        if (t < omax) {
+#pragma unroll
+            for (int u = 0; u < 4; u++)
+                taken[u] += q == u;
             l[o++] = id;
         }
     }

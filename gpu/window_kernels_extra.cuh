@@ -172,6 +172,43 @@ __global__ void __launch_bounds__(128, K <= 16 ? 4 : 1)
     P.out[(size_t)j * P.g.w + i] = alpha;
 }
 
+/* Phase 1 for k above 64: aidw_alpha_kernel's rule over a warp's list
+ * (knn_list_kernels.cuh), the mean distance summed in ascending order. */
+__global__ void __launch_bounds__(128) kl_aidw_alpha_kernel(LocalParams P, ExtraParams E)
+{
+    extern __shared__ __align__(16) unsigned char kl_smem[];
+    const int lane = threadIdx.x & 31;
+    KList L = kl_bind(kl_smem + (threadIdx.x >> 5) * kl_warp_bytes(E.aidw_k), E.aidw_k);
+    Win all{};
+    all.kind = GK_GPU_WIN_ALL;
+    all.rout = INFINITY;
+    KL_FOR_NODES(P, n)
+    {
+        const int i = (int)(n % P.g.w), j = (int)(n / P.g.w);
+        const double nx = node_x(P.g.xmin, P.g.cw, P.g.x0 + i);
+        const double ny = node_x(P.g.ymax, P.g.ch, P.g.y0 + j);
+        int hit;
+        kl_search(P.B, all, nx, ny, L, 0.0, 0.0, hit);
+        if (lane == 0) {
+            const int got = L.m;
+            double sum = 0.0, alpha = NAN;
+            for (int q = 0; q < got; q++)
+                sum = __dadd_rn(sum, sqrt(L.D[q]));
+            if (got > 0) {
+                const double r_obs = sum / got;
+                double R;
+                if (E.r_exp > 0.0)
+                    R = r_obs / E.r_exp;
+                else
+                    R = r_obs > 0.0 ? INFINITY : 0.0;
+                alpha = aidw_alpha(E, R);
+            }
+            P.out[n] = alpha;
+        }
+        __syncwarp();
+    }
+}
+
 /* Phase 2, no window: every point in input order, the first exact hit wins;
  * summed in the CPU's order and rounding (no contraction). */
 __global__ void __launch_bounds__(128) aidw_all_kernel(LocalParams P, ExtraParams E)
@@ -519,12 +556,14 @@ static int run_extra(Job *J, const LocalParams &P, dim3 g, dim3 b, const gk_gpu_
             fill_kernel<<<(unsigned)((ncell + 255) / 256), 256, 0, st>>>(P.out, ncell, part + h);
         }
     } else if (d.op == GK_GPU_AIDW) {
-        const int ka = d.aidw_k;
-        if (ka < 1 || ka > 64 || (d.window != GK_GPU_WIN_ALL && d.max_points > 64)) {
-            snprintf(err, err_cap, "aidw: k %d, max_points %d: no GPU kernel", ka, d.max_points);
+        const int ka = d.aidw_k, k = d.max_points;
+        if (ka < 1 || ka > GK_GPU_MAX_K || (d.window != GK_GPU_WIN_ALL && k > GK_GPU_MAX_K)) {
+            snprintf(err, err_cap, "aidw: k %d, max_points %d: no GPU kernel", ka, k);
             return -1;
         }
-        if (ka <= 2)
+        if (ka > 64)
+            CK(kl_launch(kl_aidw_alpha_kernel, J, ka, (size_t)t->w * t->h, P, E));
+        else if (ka <= 2)
             launch_aidw_alpha<2>(g, b, st, P, E);
         else if (ka <= 4)
             launch_aidw_alpha<4>(g, b, st, P, E);
@@ -537,11 +576,12 @@ static int run_extra(Job *J, const LocalParams &P, dim3 g, dim3 b, const gk_gpu_
         else
             launch_aidw_alpha<64>(g, b, st, P, E);
         CK(cudaGetLastError());
-        const int k = d.max_points;
         if (d.window == GK_GPU_WIN_ALL)
             aidw_all_kernel<<<g, b, 0, st>>>(P, E);
         else if (k == 0)
             quad_kernel<0><<<g, b, 0, st>>>(P, E); /* every point of the window */
+        else if (k > 64)
+            CK(kl_launch(kl_idw_kernel, J, k, (size_t)t->w * t->h, P, 1));
         else if (k <= 4)
             aidw_knn_kernel<4><<<g, b, 0, st>>>(P);
         else if (k <= 8)

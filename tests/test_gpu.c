@@ -514,6 +514,55 @@ static void test_extra(const dataset *u, const dataset *l, const dataset *s)
     compare_windows("average_distance_pts", 0, s);
 }
 
+/* More neighbours than the register lists hold (k above 64): a warp's
+ * list in shared memory (gpu/knn_list_kernels.cuh), and kriging's block per
+ * node (gpu/krige_big_kernels.cuh), its system in shared memory or, when too
+ * big for it, in global memory. utm holds ~100 points within 400. */
+static void test_big_k(const dataset *u, const dataset *l, const dataset *s)
+{
+    static const char *utm[] = {
+        "invdistnn:radius=400:max_points=100",
+        "invdistnn:radius=700:max_points=200:min_points=150",
+        "invdistnn:power=3:smoothing=2:radius=900:max_points=500",
+        "invdist:radius1=600:radius2=300:angle=30:max_points=80",
+        "aidw:k=100:radius1=500:radius2=500:max_points=120",
+        "aidw:k=65:smoothing=1:radius1=400:radius2=300:angle=10:max_points=70:min_points=20",
+    };
+    for (size_t i = 0; i < sizeof utm / sizeof *utm; i++)
+        compare(utm[i], 0, u, 1);
+    compare(utm[0], 1, u, 1);
+    compare(utm[4], 1, u, 1);
+    /* ties by input order and exact hits */
+    compare("invdistnn:radius=6:max_points=90", 0, l, 1);
+    compare("invdist:radius1=5:radius2=4:angle=30:max_points=70:min_points=40", 0, l, 1);
+    compare("aidw:k=70:radius1=5:radius2=5:max_points=66", 0, l, 1);
+    /* every point (300) of the small set, aidw's k without a window; the
+     * limit, and one beyond it on the CPU */
+    compare("invdistnn:radius=2000:max_points=2048", 0, s, 1);
+    compare("aidw:k=80:smoothing=1", 0, s, 1);
+    compare("invdistnn:radius=2000:max_points=2049", 0, s, 0);
+    static const char *krige[] = {
+        "kriging:model=Exp:psill=60:range=500:nugget=5:max_points=100",
+        "kriging:drift=linear:model=Sph:psill=60:range=800:nugget=5:max_points=80:radius=600:"
+        "min_points=40",
+        "kriging:type=simple:mean=100:model=Exp:psill=600:range=800:nugget=5:max_points=70",
+        "kriging:drift=quadratic:model=Exp:psill=60:range=500:nugget=5:max_points=72",
+        "kriging:model=Mat:psill=60:range=300:kappa=1.5:nugget=5:max_points=90",
+    };
+    for (size_t i = 0; i < sizeof krige / sizeof *krige; i++)
+        compare_krige(krige[i], 0, u, 1);
+    compare_krige(krige[0], 1, u, 1);
+    compare_krige(krige[1], 1, u, 1);
+    compare_krige("kriging:model=Exp:psill=10:range=5:nugget=1:max_points=70", 0, l, 1);
+    /* systems too big for shared memory: global memory */
+    compare_krige("kriging:model=Exp:psill=6:range=300:nugget=1:max_points=250", 0, s, 1);
+    compare_krige("kriging:drift=linear:model=Sph:psill=6:range=500:nugget=1:max_points=220", 1, s,
+                  1);
+    /* omax over every point (no max_points, no radius): lists of all 300 */
+    compare_krige("kriging:model=Exp:psill=6:range=300:nugget=1:max_points_per_quadrant=5", 0, s,
+                  1);
+}
+
 /* Kriging with max_points_per_quadrant (gstat's omax): the max_points nearest
  * filtered per quadrant, min_points counted before the filter. */
 static void test_quadrants(const dataset *u, const dataset *l)
@@ -545,22 +594,37 @@ static void test_quadrants(const dataset *u, const dataset *l)
     setenv("GRIDKIT_GPU_KRIGE_MODE", "2", 1);
     compare_krige(utm[0], 0, u, 1);
     unsetenv("GRIDKIT_GPU_KRIGE_MODE");
-    /* no GPU kernel: beyond 32 points, or every point within radius */
+    /* beyond 32 points and every point within radius: the big kernels'
+     * lists (gpu/krige_big_kernels.cuh), filtered */
     compare_krige("kriging:model=Exp:psill=60:range=500:nugget=5:max_points=40:"
                   "max_points_per_quadrant=4",
-                  0, u, 0);
+                  0, u, 1);
     compare_krige("kriging:model=Exp:psill=60:range=500:nugget=5:max_points=0:radius=150:"
                   "max_points_per_quadrant=4",
-                  0, u, 0);
+                  0, u, 1);
+    compare_krige("kriging:model=Exp:psill=60:range=500:nugget=5:max_points=0:radius=300:"
+                  "max_points_per_quadrant=6:min_points=20",
+                  1, u, 1);
+    compare_krige("kriging:model=Exp:psill=10:range=5:nugget=1:max_points=60:"
+                  "max_points_per_quadrant=9",
+                  0, l, 1);
 }
 
 /* Kriging over every point within radius (max_points=0, gstat's maxdist
- * without nmax): the GPU's 64 nearest where the window holds no more, the
- * CPU for the nodes whose window holds more. utm has ~14 points within 150,
- * ~56 within 300 (nodes on both sides of 64), ~100 within 400. */
+ * without nmax): the GPU's dense_k nearest where the window holds no more,
+ * the CPU for the nodes whose window holds more. dense_k is 512; at 64 here
+ * (GRIDKIT_GPU_KRIGE_DENSE_K) so that both sides run: utm has ~14 points
+ * within 150, ~56 within 300 (nodes on both sides of 64), ~100 within 400. */
 static void test_radius_kriging(const dataset *u, const dataset *l)
 {
     const uint64_t nodes = (uint64_t)u->g.nx * u->g.ny;
+    /* the default: every node of these on the GPU */
+    compare_krige("kriging:model=Exp:psill=60:range=500:nugget=5:radius=300", 0, u, 1);
+    CHECK(last_dense == 0, "radius 300: %llu nodes on the CPU", (unsigned long long)last_dense);
+    compare_krige("kriging:type=simple:mean=100:model=Sph:psill=600:range=800:nugget=5:radius=420",
+                  0, u, 1);
+    CHECK(last_dense == 0, "radius 420: %llu nodes on the CPU", (unsigned long long)last_dense);
+    setenv("GRIDKIT_GPU_KRIGE_DENSE_K", "64", 1);
     compare_krige("kriging:model=Exp:psill=60:range=500:nugget=5:radius=150", 0, u, 1);
     CHECK(last_dense == 0, "radius 150: %llu nodes on the CPU", (unsigned long long)last_dense);
     compare_krige("kriging:model=Exp:psill=60:range=500:nugget=5:radius=300:min_points=20", 0, u,
@@ -582,6 +646,7 @@ static void test_radius_kriging(const dataset *u, const dataset *l)
     /* the lattice: exact distances on the circle; coincident points make
      * ~64-point systems singular, so a small radius */
     compare_krige("kriging:model=Exp:psill=10:range=5:nugget=1:radius=2", 0, l, 1);
+    unsetenv("GRIDKIT_GPU_KRIGE_DENSE_K");
 }
 
 /* Every variogram model type (algorithms/vmodel_eval.h on both sides): alone,
@@ -1457,7 +1522,7 @@ static void test_cpu_share(const dataset *u, const dataset *l)
         "aidw:radius1=400:radius2=400:max_points=12",
         "kriging:model=Exp:psill=60:range=500:nugget=5:max_points=16",
         "kriging:model=Sph:psill=60:range=800:nugget=5:max_points=40:min_points=3",
-        "kriging:model=Exp:psill=60:range=700:nugget=5:radius=320", /* with dense nodes */
+        "kriging:model=Exp:psill=60:range=700:nugget=5:radius=320", /* every point within radius */
         "kriging:drift_raster=a:model=Exp:psill=60:range=500:nugget=5:max_points=12",
     };
     setenv("GRIDKIT_CPU_SHARE", "force", 1);
@@ -1751,9 +1816,8 @@ int main(void)
     for (size_t i = 0; i < sizeof lattice / sizeof *lattice; i++)
         compare(lattice[i], 0, &l, 1);
     compare("invdist", 1, &l, 1);
-    /* no GPU kernel yet: the CPU runs them, and says so */
-    compare("invdistnn:radius=400:max_points=100", 0, &u, 0);
     test_extra(&u, &l, &sm);
+    test_big_k(&u, &l, &sm);
 
     /* kriging (estimate and variance) */
     static const char *krige[] = {

@@ -7,6 +7,8 @@
  *                                            and the variogram
  *   bench_gpu engine                         whole grids through the tile engine
  *                                            (every visible GPU)
+ *   bench_gpu big                            more than 64 neighbours (a warp's
+ *                                            list, kriging's block per node)
  *
  * Kriging cases (estimate and variance, two bands) compare with the CPU on
  * a 1024^2 grid of the same extent and scale its time per node; the
@@ -76,6 +78,7 @@ static double gpu_kernel_ms(gk_context *ctx, const gk_points *pts, const char *s
 #define KRIGE_R25 "kriging:model=Exp:psill=1:range=1500:nugget=0.001:radius=25"
 #define KRIGE_R40 "kriging:model=Exp:psill=1:range=1500:nugget=0.001:radius=40"
 #define KRIGE32 "kriging:model=Exp:psill=1:range=1500:nugget=0.001:max_points=32"
+#define KRIGE_BIG(k) "kriging:model=Exp:psill=1:range=1500:nugget=0.001:max_points=" #k
 
 /* All-pairs variogram: the GPU on every point, the CPU (and the GPU again,
  * for the comparison) on the first ncpu. */
@@ -312,10 +315,11 @@ static void tune(gk_context *ctx, const gk_points *pts, int k)
 int main(int argc, char **argv)
 {
     int kriging = argc > 1 && !strcmp(argv[1], "krige");
+    int big = argc > 1 && !strcmp(argv[1], "big");
     int tuning = kriging || (argc > 1 && (!strcmp(argv[1], "tune") || !strcmp(argv[1], "vgm") ||
                                           !strcmp(argv[1], "engine")));
-    size_t np = argc > 1 && !tuning ? strtoull(argv[1], NULL, 10) : 1048576;
-    int grid = argc > 2 && !tuning ? atoi(argv[2]) : 4096;
+    size_t np = argc > 1 && !tuning && !big ? strtoull(argv[1], NULL, 10) : 1048576;
+    int grid = argc > 2 && !tuning && !big ? atoi(argv[2]) : 4096;
     int idw_grid = argc > 3 ? atoi(argv[3]) : 1024;
     gk_context *ctx = gk_context_new();
     gk_points *pts = gk_points_new(ctx);
@@ -371,13 +375,26 @@ int main(int argc, char **argv)
         {KRIGE32, 0, 0, 1024, NULL},
         {KRIGE16 ":drift=linear", 0, 0, 1024, NULL},
     };
+    /* k above 64: the CPU on a smaller grid of the same extent, per node */
+    const bench_case big_cases[] = {
+        {"invdistnn:radius=200:max_points=128", 0, 0, 1024, NULL},
+        {"invdistnn:radius=200:max_points=128", 1, 0, 1024, NULL},
+        {"invdistnn:radius=300:max_points=512", 0, 0, 512, NULL},
+        {"aidw:k=128:radius1=200:radius2=200:max_points=128", 0, 0, 1024, NULL},
+        {KRIGE_BIG(100), 0, 2048, 512, NULL},
+        {KRIGE_BIG(100), 1, 2048, 512, NULL},
+        {KRIGE_BIG(40) ":max_points_per_quadrant=10", 0, 0, 1024, NULL},
+        {KRIGE_BIG(256), 0, 512, 128, NULL},
+    };
+    const bench_case *cs = big ? big_cases : cases;
+    const size_t ncs = big ? sizeof big_cases / sizeof *big_cases : sizeof cases / sizeof *cases;
     printf("%zu points, local grid %d^2, invdist grid %d^2 (GPU) / %d^2 (CPU)\n", np, grid,
            idw_grid, cpu_grid_idw);
     printf("%-38s %-6s %6s | %9s %10s %10s | %9s %10s | %8s %9s %9s\n", "algorithm", "prec", "grid",
            "gpu setup", "gpu kernel", "gpu tile", "cpu setup", "cpu run", "speedup", "pairs/s g",
            "max diff");
-    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
-        const bench_case *bc = &cases[c];
+    for (size_t c = 0; c < ncs; c++) {
+        const bench_case *bc = &cs[c];
         int gn = bc->gpu_n ? bc->gpu_n : grid;
         int cn = bc->cpu_n >= 0 ? (bc->cpu_n ? bc->cpu_n : grid) : 0;
         if (bc->env)
@@ -446,7 +463,7 @@ int main(int argc, char **argv)
         int all_pairs = !strncmp(bc->spec, "invdist", 7) && strncmp(bc->spec, "invdistnn", 9);
         double cpu_per_cell = cn ? t_cpu / ((double)cn * cn) : 0;
         double speed = t_cpu > 0 ? cpu_per_cell * ncell / (kt[1] * 1e-3) : 0;
-        char label[64];
+        char label[160];
         snprintf(label, sizeof label, "%s%s", bc->spec, bc->env ? " (one rcp/pair)" : "");
         printf("%-38s %-6s %6d | %7.1fms %8.2fms %8.2fms | %7.1fms %8.1fms | %7.0fx %9.3g %9.2g\n",
                label, bc->single ? "single" : "double", gn, t_gsetup * 1e3, kt[1], wt[1],
@@ -458,6 +475,8 @@ int main(int argc, char **argv)
         gk_algorithm_free(alg);
         fflush(stdout);
     }
+    if (big)
+        return 0;
     bench_variogram(pts, 65536);
     printf("end to end, %d^2 (first call of a fresh job: module loaded already):\n", grid);
     end_to_end(ctx, pts, "invdistnn:radius=200:max_points=16", 0, grid);

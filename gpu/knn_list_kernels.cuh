@@ -1,0 +1,319 @@
+/*
+ * knn_list_kernels.cuh - the k nearest for any k up to GK_GPU_MAX_K, beyond
+ * the register lists of knn_search (k <= 64). Included by gridkit_cuda.cu
+ * inside its namespace, after window_kernels_extra.cuh (aidw's power).
+ *
+ * One warp per node. Its k-best list lives in shared memory, sorted by
+ * (d2, input index), the CPU's order. The warp reads the bins ring by ring,
+ * 32 points at a time whatever the bins' sizes (a ring's segments laid end to
+ * end); candidates that beat the list's k-th go to a 32-entry buffer, which,
+ * when full, is sorted (bitonic, in registers) and merged into the list
+ * (each entry's new place by a binary search in the other sequence). The
+ * stop rule is knn_search's: k found and the next ring beyond both the k-th
+ * distance and the exact-hit distance.
+ *
+ * Used for IDW and aidw with max_points (or aidw's k) above 64
+ * (window_kernels_extra.cuh holds aidw's power from them) and, writing the
+ * lists out, by kriging with more neighbours than its warp kernels take
+ * (krige_big_kernels.cuh).
+ */
+
+/* Shared memory of one warp's list for k: the list and its merge target
+ * (doubles, then ints), and the buffer. */
+__host__ __device__ inline size_t kl_warp_bytes(int k)
+{
+    const size_t kc = (size_t)(k + 1) / 2 * 2; /* even: the ints start 8-aligned */
+    return (2 * kc + 32) * (sizeof(double) + sizeof(int));
+}
+
+struct KList {
+    double *D, *T, *bd;
+    int *I, *U, *bi;
+    int k, m, nb; /* capacity, length, buffered (warp-uniform) */
+};
+
+__device__ __forceinline__ KList kl_bind(unsigned char *base, int k)
+{
+    const size_t kc = (size_t)(k + 1) / 2 * 2;
+    KList L;
+    L.D = (double *)base;
+    L.T = L.D + kc;
+    L.bd = L.T + kc;
+    L.I = (int *)(L.bd + 32);
+    L.U = L.I + kc;
+    L.bi = L.U + kc;
+    L.k = k;
+    L.m = L.nb = 0;
+    return L;
+}
+
+/* Ascending (d, id) across the warp's lanes, one entry each. */
+__device__ __forceinline__ void kl_sort32(double &d, int &id)
+{
+    const int lane = threadIdx.x & 31;
+#pragma unroll
+    for (int size = 2; size <= 32; size <<= 1)
+#pragma unroll
+        for (int stride = size >> 1; stride > 0; stride >>= 1) {
+            const double od = __shfl_xor_sync(0xffffffffu, d, stride);
+            const int oi = __shfl_xor_sync(0xffffffffu, id, stride);
+            const bool keep_min = ((lane & stride) == 0) == ((lane & size) == 0);
+            if (keep_min ? before(od, oi, d, id) : before(d, id, od, oi)) {
+                d = od;
+                id = oi;
+            }
+        }
+}
+
+/* The buffer into the list, the first k of the merge kept. */
+__device__ void kl_flush(KList &L)
+{
+    const int lane = threadIdx.x & 31, m = L.m, nb = L.nb, k = L.k;
+    double d = lane < nb ? L.bd[lane] : INFINITY;
+    int id = lane < nb ? L.bi[lane] : INT_MAX;
+    kl_sort32(d, id);
+    __syncwarp();
+    L.bd[lane] = d;
+    L.bi[lane] = id;
+    __syncwarp();
+    if (lane < nb) { /* after the list's entries before it */
+        int lo = 0, hi = m;
+        while (lo < hi) {
+            const int mid = (lo + hi) >> 1;
+            if (before(L.D[mid], L.I[mid], d, id))
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lane + lo < k) {
+            L.T[lane + lo] = d;
+            L.U[lane + lo] = id;
+        }
+    }
+    for (int a = lane; a < m; a += 32) { /* after the buffer's entries before it */
+        const double da = L.D[a];
+        const int ia = L.I[a];
+        int lo = 0, hi = nb;
+        while (lo < hi) {
+            const int mid = (lo + hi) >> 1;
+            if (before(L.bd[mid], L.bi[mid], da, ia))
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (a + lo < k) {
+            L.T[a + lo] = da;
+            L.U[a + lo] = ia;
+        }
+    }
+    __syncwarp();
+    double *td = L.D;
+    L.D = L.T;
+    L.T = td;
+    int *ti = L.I;
+    L.I = L.U;
+    L.U = ti;
+    L.m = min(k, m + nb);
+    L.nb = 0;
+}
+
+/* Ring r of bins around (bx, by), its segments end to end, 32 points a step:
+ * visit(p) on every lane, p < 0 for none. Segments 32 at a time, each lane
+ * finding its point's segment by a search over the lanes' running totals. */
+template <class Visit>
+__device__ __forceinline__ void kl_ring(const Bins &B, int bx, int by, int r, Visit &&visit)
+{
+    const unsigned FULL = 0xffffffffu;
+    const int lane = threadIdx.x & 31, nseg = ring_segments(r);
+    for (int s0 = 0; s0 < nseg; s0 += 32) {
+        int p0 = 0, p1 = 0;
+        if (s0 + lane < nseg)
+            seg_range(B, bx, by, r, s0 + lane, p0, p1);
+        const int len = p1 - p0;
+        int inc = len;
+#pragma unroll
+        for (int o = 1; o < 32; o <<= 1) {
+            const int v = __shfl_up_sync(FULL, inc, o);
+            if (lane >= o)
+                inc += v;
+        }
+        const int total = __shfl_sync(FULL, inc, 31), exc = inc - len;
+        for (int base = 0; base < total; base += 32) {
+            const int o = base + lane;
+            int s = 0; /* segments ending at or before o */
+#pragma unroll
+            for (int step = 16; step > 0; step >>= 1) {
+                const int v = __shfl_sync(FULL, inc, s + step - 1);
+                if (v <= o)
+                    s += step;
+            }
+            s = min(s, 31);
+            const int se = __shfl_sync(FULL, exc, s), sp = __shfl_sync(FULL, p0, s);
+            visit(o < total ? sp + (o - se) : -1);
+        }
+    }
+}
+
+/* The k nearest of window w around (nx, ny) into L (sorted, L.m of them),
+ * with the first exact hit (smallest index with d2 + s2 < hit2, INT_MAX for
+ * none); returns the window's point count as far as searched. Every lane of
+ * the warp calls it; the results are the same on every lane. */
+__device__ int kl_search(const Bins &B, const Win &w, double nx, double ny, KList &L, double s2,
+                         double hit2, int &hit)
+{
+    const unsigned FULL = 0xffffffffu;
+    const int lane = threadIdx.x & 31;
+    const int bx = bin_of(nx, B.gx0, B.ibsx, B.nbx), by = bin_of(ny, B.gy0, B.ibsy, B.nby);
+    int count = 0, h = INT_MAX;
+    L.m = L.nb = 0;
+    for (int r = 0;; r++) {
+        kl_ring(B, bx, by, r, [&](int p) {
+            bool in = false;
+            double d2 = 0.0;
+            int id = INT_MAX;
+            if (p >= 0) {
+                const double2 q = B.xy[p];
+                const double dx = __dsub_rn(q.x, nx), dy = __dsub_rn(q.y, ny);
+                d2 = sq2(dx, dy);
+                in = in_window(w, dx, dy, d2);
+                id = B.idx[p];
+            }
+            count += __popc(__ballot_sync(FULL, in));
+            if (in && __dadd_rn(d2, s2) < hit2 && id < h)
+                h = id;
+            const bool full = L.m == L.k;
+            const bool pass = in && (!full || before(d2, id, L.D[L.k - 1], L.I[L.k - 1]));
+            const unsigned bal = __ballot_sync(FULL, pass);
+            if (!bal)
+                return;
+            const int c = __popc(bal);
+            if (L.nb + c > 32)
+                kl_flush(L);
+            if (pass) {
+                const int at = L.nb + __popc(bal & ((1u << lane) - 1u));
+                L.bd[at] = d2;
+                L.bi[at] = id;
+            }
+            L.nb += c;
+            __syncwarp();
+        });
+        if (L.nb)
+            kl_flush(L);
+        const double b = ring_bound(B, nx, ny, bx, by, r);
+        if (b == INFINITY || b > w.rout)
+            break;
+        const double b2 = b * b;
+        if (count >= L.k && b2 > L.D[L.k - 1] && b2 >= hit2)
+            break;
+    }
+    hit = __reduce_min_sync(FULL, h);
+    return count;
+}
+
+__device__ __forceinline__ double warp_sum(double v)
+{
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+/* The warps over the nodes of a tile, row-major; the grid strides. */
+#define KL_FOR_NODES(P, n)                                                                         \
+    for (size_t n = (size_t)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);                  \
+         n < (size_t)(P).g.w * (P).g.h; n += (size_t)gridDim.x * (blockDim.x >> 5))
+
+/* IDW over the k = P.k nearest of the window (knn_idw_value's rule); with
+ * aidw, each node's power is in P.out (NaN: none, nodata). */
+__global__ void __launch_bounds__(128) kl_idw_kernel(LocalParams P, int aidw)
+{
+    extern __shared__ __align__(16) unsigned char kl_smem[];
+    const int lane = threadIdx.x & 31;
+    KList L = kl_bind(kl_smem + (threadIdx.x >> 5) * kl_warp_bytes(P.k), P.k);
+    KL_FOR_NODES(P, n)
+    {
+        const int i = (int)(n % P.g.w), j = (int)(n / P.g.w);
+        const double nx = node_x(P.g.xmin, P.g.cw, P.g.x0 + i);
+        const double ny = node_x(P.g.ymax, P.g.ch, P.g.y0 + j);
+        const double power = aidw ? P.out[n] : P.power;
+        int hit;
+        const int count = kl_search(P.B, P.w, nx, ny, L, P.s2, P.g.hit2, hit);
+        double v = P.nodata;
+        const int m = min(count, P.k);
+        if (aidw && !(power == power)) {
+            /* no power: nodata, as the CPU */
+        } else if (hit != INT_MAX) {
+            v = P.zin[hit];
+        } else if (m > 0 && m >= P.min_points) {
+            double num = 0.0, den = 0.0;
+            for (int q = lane; q < L.m; q += 32) {
+                const double wgt = idw_weight(__dadd_rn(L.D[q], P.s2), power);
+                num += wgt * P.zin[L.I[q]];
+                den += wgt;
+            }
+            num = warp_sum(num);
+            den = warp_sum(den);
+            if (den != 0.0)
+                v = num / den;
+        }
+        __syncwarp();
+        if (lane == 0)
+            P.out[n] = v;
+    }
+}
+
+/* Kriging's lists (kr_search_kernel's layout, any k): the k nearest of each
+ * node of rows [j0, j0 + nrows), nbr[n * K + q] in (distance, input order),
+ * cnt[n] the window's count as far as searched. No exact hits (gstat). */
+__global__ void __launch_bounds__(128) kl_search_kernel(LocalParams P, int j0, int nrows,
+                                                        int *nbr, int *cnt)
+{
+    extern __shared__ __align__(16) unsigned char kl_smem[];
+    const int lane = threadIdx.x & 31, K = P.k;
+    KList L = kl_bind(kl_smem + (threadIdx.x >> 5) * kl_warp_bytes(K), K);
+    const size_t N = (size_t)nrows * P.g.w;
+    for (size_t n = (size_t)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); n < N;
+         n += (size_t)gridDim.x * (blockDim.x >> 5)) {
+        const int i = (int)(n % P.g.w), jr = (int)(n / P.g.w);
+        const double nx = node_x(P.g.xmin, P.g.cw, P.g.x0 + i);
+        const double ny = node_x(P.g.ymax, P.g.ch, P.g.y0 + j0 + jr);
+        int hit;
+        const int count = kl_search(P.B, P.w, nx, ny, L, 0.0, 0.0, hit);
+        for (int q = lane; q < L.m; q += 32)
+            nbr[n * K + q] = L.I[q];
+        if (lane == 0)
+            cnt[n] = count;
+        __syncwarp();
+    }
+}
+
+/* Warps per block as shared memory allows (0: one list does not fit). */
+static int kl_warps_per_block(int k, int smem_optin)
+{
+    const size_t per = kl_warp_bytes(k);
+    for (int nw = 4; nw >= 1; nw--)
+        if ((size_t)nw * per <= (size_t)smem_optin)
+            return nw;
+    return 0;
+}
+
+/* A list kernel over `nodes` nodes with lists of k, on the job's stream:
+ * a few waves of blocks (the kernels stride over the nodes). */
+template <class... A, class... B>
+static cudaError_t kl_launch(void (*kernel)(A...), const Job *J, int k, size_t nodes,
+                             B... args)
+{
+    const int nw = kl_warps_per_block(k, J->smem_optin);
+    if (nw < 1 || k > GK_GPU_MAX_K)
+        return cudaErrorInvalidValue;
+    const size_t sm = (size_t)nw * kl_warp_bytes(k);
+    /* the device's most, the same from every host thread: a smaller k's
+     * setting cannot undercut another thread's launch */
+    cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         J->smem_optin);
+    if (e != cudaSuccess)
+        return e;
+    const size_t blocks = std::min((nodes + nw - 1) / nw, (size_t)J->nsm * 32);
+    kernel<<<(unsigned)std::max<size_t>(blocks, 1), 32 * nw, sm, J->st>>>(args...);
+    return cudaGetLastError();
+}
