@@ -1337,6 +1337,14 @@ fail:
     return -1;
 }
 
+/* Rows of a band whose neighbour lists (K + 1 ints a node) stay under 64 M
+ * ints, a multiple of `align` (at least one such). */
+static int kr_band(int K, int w, int h, int align)
+{
+    const int band = (int)std::min<size_t>((size_t)h, ((size_t)64 << 20) / ((size_t)w * (K + 1)));
+    return std::max(align, band / align * align);
+}
+
 template <int K, class T, int PM = KR_MAXP, bool X = false, bool XM = X>
 static cudaError_t launch_krige(cudaStream_t st, const LocalParams &P, const KrigeParams &KP)
 {
@@ -1359,8 +1367,7 @@ static cudaError_t launch_krige_2p(cudaStream_t st, const LocalParams &P, const 
 {
     using L = KrCoopLay<K, G, TS, X ? PD : KR_MAXP>;
     const int w = P.g.w, h = P.g.h;
-    int band = (int)std::min<size_t>((size_t)h, ((size_t)64 << 20) / ((size_t)w * (K + 1)));
-    band = std::max(16, band / 16 * 16);
+    const int band = kr_band(K, w, h, 16);
     const size_t sm = 4 * L::warp_bytes;
     cudaError_t e = cudaFuncSetAttribute(kr_coop_kernel<K, G, PD, TS, TC, X, XM>,
                                          cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm);
@@ -1428,8 +1435,7 @@ static size_t krige_scratch(int k, int w, int h, bool two = false)
     if (k > 32 || (!two && env_int("GRIDKIT_GPU_KRIGE_MODE", 0) != 0))
         return 0;
     const int K = k <= 16 ? 16 : 32;
-    int band = (int)std::min<size_t>((size_t)h, ((size_t)64 << 20) / ((size_t)w * (K + 1)));
-    band = std::max(16, band / 16 * 16);
+    const int band = kr_band(K, w, h, 16);
     return (size_t)std::min(band, h) * w * (K + 1);
 }
 
@@ -1519,8 +1525,7 @@ static cudaError_t kb_solve_t(Job *J, const LocalParams &P, const KrigeParams &K
 static cudaError_t launch_krige_big(Job *J, const LocalParams &P, const KrigeParams &KP)
 {
     const int K = P.k, w = P.g.w, h = P.g.h;
-    int band = (int)std::min<size_t>((size_t)h, ((size_t)64 << 20) / ((size_t)w * (K + 1)));
-    band = std::max(band, 1);
+    const int band = kr_band(K, w, h, 1);
     cudaError_t e = grow(&J->knbr, &J->knbr_cap, (size_t)band * w * (K + 1));
     if (e != cudaSuccess)
         return e;

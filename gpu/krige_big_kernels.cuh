@@ -118,40 +118,7 @@ __global__ void __launch_bounds__(128) kr_block_kernel(LocalParams LP, KrigePara
                 d = kb_block_max<T>(d, &red[0][0]);
                 sc = d > T(0) ? d : T(1);
             }
-            /* the lower triangle of C, one entry per thread (krige_kernel's) */
-            const int ntri = m * (m + 1) / 2;
-            for (int e = tid; e < ntri; e += G) {
-                int r = (int)((sqrtf(8.0f * (float)e + 1.0f) - 1.0f) * 0.5f);
-                while ((r + 1) * (r + 2) / 2 <= e)
-                    r++;
-                while (r * (r + 1) / 2 > e)
-                    r--;
-                const int c = e - r * (r + 1) / 2;
-                M[r * LD + c] = c == r ? A : kcov<T, XM>(KP, px[r] - px[c], py[r] - py[c]);
-            }
-            /* augmented rows: c0, z, the drift */
-            for (int c = tid; c < m; c += G) {
-                if constexpr (X) {
-                    M[m * LD + c] = KP.nb > 1 ? kr_cov0_block<T, XM>(KP, px[c], py[c])
-                                              : kcov<T, XM>(KP, px[c], py[c]);
-                    M[(m + 1) * LD + c] = pz[c];
-                    const int id = sel[c], np = 1 + KP.poly;
-                    const T u = (px[c] - ox) / sc, v = (py[c] - oy) / sc;
-                    for (int cc = 0; cc < p; cc++)
-                        M[(m + 2 + cc) * LD + c] =
-                            cc < np ? kr_poly<T>(cc, u, v)
-                                    : (T)KP.gp[(size_t)(cc - np) * KP.gld + id];
-                } else {
-                    M[m * LD + c] = kcov<T, XM>(KP, px[c], py[c]);
-                    M[(m + 1) * LD + c] = pz[c];
-                    if (p >= 1)
-                        M[(m + 2) * LD + c] = T(1);
-                    if (p == 3) {
-                        M[(m + 3) * LD + c] = (px[c] - ox) / sc;
-                        M[(m + 4) * LD + c] = (py[c] - oy) / sc;
-                    }
-                }
-            }
+            kr_assemble<T, X, XM>(KP, M, LD, m, p, px, py, pz, sel, ox, oy, sc, tid, G);
             __syncthreads();
             /* right-looking Cholesky over the m data columns. A thread per
              * column, a warp's 32 columns walking the rows together: row r's

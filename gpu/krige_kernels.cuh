@@ -452,6 +452,51 @@ __device__ __forceinline__ void kr_target_drift(const KrigeParams &KP, int p, T 
     }
 }
 
+/* The system of one node in M (row stride LD), entries from `first` in
+ * steps of `step` (a lane group's or a block's threads): the lower triangle
+ * of C, then the augmented rows c0, z (less the mean or shift) and the drift
+ * ([1, u, v] or, extended, kr_poly's terms and the covariates). sel: the
+ * node's neighbours (input indices); ox, oy, sc the drift's origin and scale. */
+template <class T, bool X, bool XM>
+__device__ __forceinline__ void kr_assemble(const KrigeParams &KP, T *M, int LD, int m, int p,
+                                            const T *px, const T *py, const T *pz,
+                                            const int *sel, T ox, T oy, T sc, int first,
+                                            int step)
+{
+    const T A = (T)KP.A;
+    const int ntri = m * (m + 1) / 2;
+    for (int e = first; e < ntri; e += step) {
+        int r = (int)((sqrtf(8.0f * (float)e + 1.0f) - 1.0f) * 0.5f);
+        while ((r + 1) * (r + 2) / 2 <= e)
+            r++;
+        while (r * (r + 1) / 2 > e)
+            r--;
+        const int c = e - r * (r + 1) / 2;
+        M[r * LD + c] = c == r ? A : kcov<T, XM>(KP, px[r] - px[c], py[r] - py[c]);
+    }
+    for (int c = first; c < m; c += step) {
+        if constexpr (X) {
+            M[m * LD + c] = KP.nb > 1 ? kr_cov0_block<T, XM>(KP, px[c], py[c])
+                                      : kcov<T, XM>(KP, px[c], py[c]);
+            M[(m + 1) * LD + c] = pz[c];
+            const int id = sel[c], np = 1 + KP.poly;
+            const T u = (px[c] - ox) / sc, v = (py[c] - oy) / sc;
+            for (int cc = 0; cc < p; cc++)
+                M[(m + 2 + cc) * LD + c] = cc < np ? kr_poly<T>(cc, u, v)
+                                                   : (T)KP.gp[(size_t)(cc - np) * KP.gld + id];
+        } else {
+            M[m * LD + c] = kcov<T, XM>(KP, px[c], py[c]);
+            M[(m + 1) * LD + c] = pz[c];
+            if (p >= 1)
+                M[(m + 2) * LD + c] = T(1);
+            if (p == 3) {
+                M[(m + 3) * LD + c] = (px[c] - ox) / sc;
+                M[(m + 4) * LD + c] = (py[c] - oy) / sc;
+            }
+        }
+    }
+}
+
 template <int K, class T, int PM = KR_MAXP, bool X = false, bool XM = X>
 __global__ void __launch_bounds__(128) krige_kernel(LocalParams P, KrigeParams KP)
 {
@@ -537,40 +582,7 @@ __global__ void __launch_bounds__(128) krige_kernel(LocalParams P, KrigeParams K
                     mxd = max(mxd, __shfl_xor_sync(gmask, mxd, o));
                 sc = mxd > T(0) ? mxd : T(1);
             }
-            /* the lower triangle of C, one entry per lane */
-            const int ntri = m * (m + 1) / 2;
-            for (int e = gl; e < ntri; e += G) {
-                int r = (int)((sqrtf(8.0f * (float)e + 1.0f) - 1.0f) * 0.5f);
-                while ((r + 1) * (r + 2) / 2 <= e)
-                    r++;
-                while (r * (r + 1) / 2 > e)
-                    r--;
-                int c = e - r * (r + 1) / 2;
-                M[r * LD + c] = c == r ? A : kcov<T, XM>(KP, px[r] - px[c], py[r] - py[c]);
-            }
-            /* augmented rows: c0, z (less the mean or shift), the drift */
-            for (int c = gl; c < m; c += G) {
-                if constexpr (X) {
-                    M[m * LD + c] = KP.nb > 1 ? kr_cov0_block<T, XM>(KP, px[c], py[c])
-                                              : kcov<T, XM>(KP, px[c], py[c]);
-                    M[(m + 1) * LD + c] = pz[c];
-                    const int id = sel[src * K + c], np = 1 + KP.poly;
-                    const T u = (px[c] - ox) / sc, v = (py[c] - oy) / sc;
-                    for (int cc = 0; cc < p; cc++)
-                        M[(m + 2 + cc) * LD + c] =
-                            cc < np ? kr_poly<T>(cc, u, v)
-                                    : (T)KP.gp[(size_t)(cc - np) * KP.gld + id];
-                } else {
-                    M[m * LD + c] = kcov<T, XM>(KP, px[c], py[c]);
-                    M[(m + 1) * LD + c] = pz[c];
-                    if (p >= 1)
-                        M[(m + 2) * LD + c] = T(1);
-                    if (p == 3) {
-                        M[(m + 3) * LD + c] = (px[c] - ox) / sc;
-                        M[(m + 4) * LD + c] = (py[c] - oy) / sc;
-                    }
-                }
-            }
+            kr_assemble<T, X, XM>(KP, M, LD, m, p, px, py, pz, sel + src * K, ox, oy, sc, gl, G);
             __syncwarp(gmask);
             /* right-looking Cholesky over the m data columns */
             const int nr = m + q;

@@ -136,6 +136,20 @@ __device__ __forceinline__ double aidw_alpha(const ExtraParams &E, double R)
     return __dadd_rn(__dmul_rn(lo, __dsub_rn(1.0, f)), __dmul_rn(hi, f));
 }
 
+/* The power from the sum of the got nearest distances (NaN when none). */
+__device__ __forceinline__ double aidw_power(const ExtraParams &E, double sum, int got)
+{
+    if (got <= 0)
+        return NAN;
+    const double r_obs = sum / got;
+    double R;
+    if (E.r_exp > 0.0)
+        R = r_obs / E.r_exp;
+    else
+        R = r_obs > 0.0 ? INFINITY : 0.0;
+    return aidw_alpha(E, R);
+}
+
 /* Phase 1: the power at each node from its aidw_k nearest points (no window),
  * written to P.out for phase 2 to read (and overwrite); NaN when none. */
 template <int K>
@@ -159,17 +173,7 @@ __global__ void __launch_bounds__(128, K <= 16 ? 4 : 1)
     for (int q = 0; q < K; q++)
         if (q >= K - k && q < K - k + got)
             sum = __dadd_rn(sum, sqrt(D[q]));
-    double alpha = NAN;
-    if (got > 0) {
-        const double r_obs = sum / got;
-        double R;
-        if (E.r_exp > 0.0)
-            R = r_obs / E.r_exp;
-        else
-            R = r_obs > 0.0 ? INFINITY : 0.0;
-        alpha = aidw_alpha(E, R);
-    }
-    P.out[(size_t)j * P.g.w + i] = alpha;
+    P.out[(size_t)j * P.g.w + i] = aidw_power(E, sum, got);
 }
 
 /* Phase 1 for k above 64: aidw_alpha_kernel's rule over a warp's list
@@ -191,19 +195,10 @@ __global__ void __launch_bounds__(128) kl_aidw_alpha_kernel(LocalParams P, Extra
         kl_search(P.B, all, nx, ny, L, 0.0, 0.0, hit);
         if (lane == 0) {
             const int got = L.m;
-            double sum = 0.0, alpha = NAN;
+            double sum = 0.0;
             for (int q = 0; q < got; q++)
                 sum = __dadd_rn(sum, sqrt(L.D[q]));
-            if (got > 0) {
-                const double r_obs = sum / got;
-                double R;
-                if (E.r_exp > 0.0)
-                    R = r_obs / E.r_exp;
-                else
-                    R = r_obs > 0.0 ? INFINITY : 0.0;
-                alpha = aidw_alpha(E, R);
-            }
-            P.out[n] = alpha;
+            P.out[n] = aidw_power(E, sum, got);
         }
         __syncwarp();
     }
