@@ -5,15 +5,18 @@
 #include "read_gpkg.h"
 #include "wkb_point.h"
 
+#include "cpl_error.h"
 #include "ogr_core.h"
 
 #include <math.h>
+#include <omp.h>
 #include <sqlite3.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-/* One range of FIDs and what a connection read from it. */
+/* One range of FIDs and what was read from it. */
 typedef struct {
     sqlite3_int64 lo, hi; /* inclusive */
     double *x, *y, *z;    /* its slots in the point set: hi - lo + 1 of them */
@@ -21,6 +24,19 @@ typedef struct {
     size_t n_features, n_skipped_z;
     int declined;
 } chunk;
+
+/* What one thread's connection did (for the debug line). */
+typedef struct {
+    double t_open, t_done; /* seconds from the start of the reading */
+    int ranges;
+} reader;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 static sqlite3 *open_db(const char *path)
 {
@@ -51,17 +67,11 @@ static int blob_point(const unsigned char *b, int len, double *x, double *y, dou
     return gk_wkb_point(b + 8 + env, (size_t)(len - 8 - env), x, y, z, is3d);
 }
 
-/* One range: every row of it, as read_points.c's visitor takes a feature. */
-static void read_chunk(const gk_gpkg_layer *l, const char *sql, chunk *c)
+/* One range, on the thread's prepared statement: every row of it, as
+ * read_points.c's visitor takes a feature. */
+static void read_chunk(const gk_gpkg_layer *l, sqlite3_stmt *st, chunk *c)
 {
-    sqlite3 *db = open_db(l->path);
-    sqlite3_stmt *st = NULL;
-    if (!db || sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-        c->declined = 1;
-        sqlite3_finalize(st);
-        sqlite3_close(db);
-        return;
-    }
+    sqlite3_reset(st);
     sqlite3_bind_int64(st, 1, c->lo);
     sqlite3_bind_int64(st, 2, c->hi);
     int rc;
@@ -110,8 +120,6 @@ static void read_chunk(const gk_gpkg_layer *l, const char *sql, chunk *c)
     }
     if (!c->declined && rc != SQLITE_DONE)
         c->declined = 1;
-    sqlite3_finalize(st);
-    sqlite3_close(db);
 }
 
 /* The table is a plain table whose FID column is its INTEGER PRIMARY KEY
@@ -172,6 +180,7 @@ int gk_read_gpkg_points(gk_context *ctx, const gk_gpkg_layer *l, gk_points *pts,
     if (!l->path || !l->table || !l->fid || !*l->fid || !l->geom || !*l->geom ||
         strncmp(l->path, "/vsi", 4) == 0 || !sqlite3_threadsafe())
         return GK_GPKG_DECLINED;
+    double t0 = now();
     sqlite3 *db = open_db(l->path);
     sqlite3_int64 lo = 0, hi = -1;
     int empty = 0;
@@ -191,26 +200,35 @@ int gk_read_gpkg_points(gk_context *ctx, const gk_gpkg_layer *l, gk_points *pts,
     if (span == 0 || span > ((uint64_t)1 << 28) ||
         (l->n_hint >= 0 && span > 2 * (uint64_t)l->n_hint + (1u << 20)))
         return GK_GPKG_DECLINED;
-    int nc = l->threads > 1 ? l->threads : 1;
-    if ((uint64_t)nc > span / 16384) /* ranges of at least 16384 FIDs */
-        nc = span / 16384 > 1 ? (int)(span / 16384) : 1;
+    /* A connection per thread; the ranges, several per thread, go to
+     * whichever is free: a thread that starts late (this one, running
+     * `beside`) or shares its core (the GPU's start-up) reads fewer. */
+    int nt = l->threads > 1 ? l->threads : 1;
+    uint64_t nr64 = span / 16384; /* ranges of at least 16384 FIDs */
+    if (nr64 > (uint64_t)nt * 8)
+        nr64 = (uint64_t)nt * 8;
+    int nr = nr64 > 1 ? (int)nr64 : 1;
+    if (nt > nr)
+        nt = nr;
     size_t n0 = gk_points_count(pts);
     double *x, *y, *z;
-    chunk *c = calloc((size_t)nc, sizeof *c);
+    chunk *c = calloc((size_t)nr, sizeof *c);
+    reader *rd = calloc((size_t)nt, sizeof *rd);
     char *sql = l->zfield ? sqlite3_mprintf("SELECT \"%w\", \"%w\" FROM \"%w\" WHERE \"%w\" "
                                             "BETWEEN ?1 AND ?2",
                                             l->geom, l->zfield, l->table, l->fid)
                           : sqlite3_mprintf("SELECT \"%w\" FROM \"%w\" WHERE \"%w\" BETWEEN "
                                             "?1 AND ?2",
                                             l->geom, l->table, l->fid);
-    if (!c || !sql || gk_points_extend(pts, (size_t)span, &x, &y, &z) != GK_OK) {
+    if (!c || !rd || !sql || gk_points_extend(pts, (size_t)span, &x, &y, &z) != GK_OK) {
         free(c);
+        free(rd);
         sqlite3_free(sql);
         gk_error_clear(ctx);
         return GK_GPKG_DECLINED;
     }
-    uint64_t step = span / (uint64_t)nc, rem = span % (uint64_t)nc;
-    for (int k = 0; k < nc; k++) {
+    uint64_t step = span / (uint64_t)nr, rem = span % (uint64_t)nr;
+    for (int k = 0; k < nr; k++) {
         uint64_t a = (uint64_t)k * step + ((uint64_t)k < rem ? (uint64_t)k : rem);
         uint64_t len = step + ((uint64_t)k < rem ? 1 : 0);
         c[k].lo = (sqlite3_int64)((uint64_t)lo + a);
@@ -219,14 +237,47 @@ int gk_read_gpkg_points(gk_context *ctx, const gk_gpkg_layer *l, gk_points *pts,
         c[k].y = y + a;
         c[k].z = z + a;
     }
-#pragma omp parallel for num_threads(nc) schedule(static, 1)
-    for (int k = 0; k < nc; k++)
-        read_chunk(l, sql, &c[k]);
+    double t1 = now();
+#pragma omp parallel num_threads(nt)
+    {
+        int me = omp_get_thread_num();
+        if (me == 0 && l->beside)
+            l->beside(l->beside_arg); /* the others start on the ranges */
+        sqlite3 *db = open_db(l->path);
+        sqlite3_stmt *st = NULL;
+        int ok = db && sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK;
+        rd[me].t_open = now() - t1;
+#pragma omp for schedule(dynamic, 1) nowait
+        for (int k = 0; k < nr; k++) {
+            if (ok)
+                read_chunk(l, st, &c[k]);
+            else
+                c[k].declined = 1;
+            rd[me].ranges++;
+        }
+        sqlite3_finalize(st);
+        sqlite3_close(db);
+        rd[me].t_done = now() - t1;
+    }
     sqlite3_free(sql);
+    double t_open = 0, t_first = INFINITY, t_last = 0;
+    int r_min = nr, r_max = 0;
+    for (int k = 0; k < nt; k++) {
+        t_open = fmax(t_open, rd[k].t_open);
+        t_first = fmin(t_first, rd[k].t_done);
+        t_last = fmax(t_last, rd[k].t_done);
+        r_min = rd[k].ranges < r_min ? rd[k].ranges : r_min;
+        r_max = rd[k].ranges > r_max ? rd[k].ranges : r_max;
+    }
+    free(rd);
+    CPLDebug("GRIDKIT",
+             "GeoPackage table \"%s\": table check %.3f s, then %d connections on %d ranges "
+             "(%d-%d each): opened in %.3f s at most, done after %.3f-%.3f s",
+             l->table, t1 - t0, nt, nr, r_min, r_max, t_open, t_first, t_last);
 
     int declined = 0;
     size_t n = 0;
-    for (int k = 0; k < nc; k++) {
+    for (int k = 0; k < nr; k++) {
         declined |= c[k].declined;
         if (c[k].x != x + n) {
             memmove(x + n, c[k].x, c[k].n * sizeof *x);

@@ -1,8 +1,9 @@
 /*
  * read_gpkg.h - the points of a GeoPackage layer straight from SQLite, on
  * several threads at once (GDAL 3.6's reader, even through its Arrow stream,
- * takes one core: 0.11-0.17 s for a million points, against 0.044 s here on
- * 16 cores).
+ * takes one core: 0.11-0.17 s for a million points, against 0.02 s here on
+ * 16 cores, once the process has turned SQLite's memory statistics off, as
+ * the gridkit command does: they take a process-wide lock per allocation).
  *
  * Only what it reads exactly as OGR does: a plain table with an integer
  * primary key, Point geometries in standard GeoPackage blobs, Z from the
@@ -33,6 +34,10 @@ typedef struct {
     double z_increase, z_multiply;
     int threads;        /* connections read at once (>= 1) */
     long long n_hint;   /* the layer's feature count if known (OGR's fast count), else -1 */
+    /* if not NULL, run once on the calling thread while the connections
+     * read (before it takes ranges itself), if the reading gets that far */
+    void (*beside)(void *arg);
+    void *beside_arg;
 } gk_gpkg_layer;
 
 /* Appends the layer's points to pts: GK_OK with the features read and the

@@ -614,6 +614,35 @@ static int arrow_wanted(int is_sql, const clip_region *clip, OGRLayerH lyr, OGRF
            OGR_L_TestCapability(lyr, OLCFastGetArrowStream);
 }
 
+/* The first SRS among the layers, as WKT. */
+static void take_srs(gk_source_points *out, OGRLayerH lyr)
+{
+    if (out->srs_wkt)
+        return;
+    OGRSpatialReferenceH srs = OGR_L_GetSpatialRef(lyr);
+    char *wkt = NULL;
+    if (srs && OSRExportToWkt(srs, &wkt) == OGRERR_NONE && wkt && *wkt)
+        out->srs_wkt = strdup(wkt);
+    CPLFree(wkt);
+}
+
+/* take_srs, left to read_layer: exporting the SRS can take PROJ's database
+ * several milliseconds (8 ms for an "unknown" CRS), which the GeoPackage
+ * reader runs on this thread while its connections read. */
+typedef struct {
+    gk_source_points *out;
+    OGRLayerH lyr;
+    int done;
+} srs_task;
+
+static void srs_task_run(void *arg)
+{
+    srs_task *t = arg;
+    if (!t->done)
+        take_srs(t->out, t->lyr);
+    t->done = 1;
+}
+
 /* ---- the same straight from SQLite (GeoPackage) --------------------------- */
 
 /* A GeoPackage layer read whole, with no -where, -sql, -spat, -clipsrc or
@@ -631,9 +660,12 @@ static int gpkg_wanted(const gk_read_options *ro, GDALDatasetH ds, int is_sql,
 }
 
 static int read_gpkg(gk_context *ctx, const gk_read_options *ro, GDALDatasetH ds,
-                     OGRLayerH lyr, const layer_ctx *lc, GIntBig n_hint, gk_layer_points *lp)
+                     OGRLayerH lyr, const layer_ctx *lc, GIntBig n_hint, gk_layer_points *lp,
+                     srs_task *srs)
 {
     gk_gpkg_layer g = {0};
+    g.beside = srs_task_run;
+    g.beside_arg = srs;
     g.n_hint = n_hint;
     g.path = GDALGetDescription(ds);
     g.table = OGR_L_GetName(lyr);
@@ -650,8 +682,9 @@ static int read_gpkg(gk_context *ctx, const gk_read_options *ro, GDALDatasetH ds
     g.need_3d = lc->check_2d;
     g.z_increase = ro->z_increase;
     g.z_multiply = ro->z_multiply;
-    /* a connection per core, up to 16 (16-core machine, a million points:
-     * 0.20-0.25 s on one, 0.10 on 4, 0.053-0.062 on 8, 0.044 on 16) */
+    /* a connection per core, up to 16 (16-core machine, a million points,
+     * the CLI having turned SQLite's memory statistics off: 0.21 s on one,
+     * 0.019-0.027 on 8, 0.010-0.014 on 16) */
     int t = gk_context_threads(ctx) > 0 ? gk_context_threads(ctx) : CPLGetNumCPUs();
     g.threads = t < 1 ? 1 : t > 16 ? 16 : t;
     gk_points *pts = gk_points_new(ctx);
@@ -677,7 +710,7 @@ static int read_gpkg(gk_context *ctx, const gk_read_options *ro, GDALDatasetH ds
 
 static int read_layer(gk_context *ctx, const gk_read_options *ro, const char *src,
                       GDALDatasetH ds, OGRLayerH lyr, int is_sql, clip_region *clip,
-                      err_capture *ec, gk_layer_points *lp)
+                      err_capture *ec, gk_layer_points *lp, srs_task *srs)
 {
     char why[1100], names[1024];
     const char *lname = lp->name;
@@ -714,11 +747,12 @@ static int read_layer(gk_context *ctx, const gk_read_options *ro, const char *sr
     int nfail = ec->n_fail;
     int done = 0;
     if (gpkg_wanted(ro, ds, is_sql, clip, defn)) {
-        int rc = read_gpkg(ctx, ro, ds, lyr, &lc, fc, lp);
+        int rc = read_gpkg(ctx, ro, ds, lyr, &lc, fc, lp, srs);
         if (rc != GK_GPKG_DECLINED && rc != GK_OK)
             return rc;
         done = rc == GK_OK;
     }
+    srs_task_run(srs);
     int arrow = arrow_wanted(is_sql, clip, lyr, defn);
     for (int pass = arrow ? 0 : 1; !done && pass < 2; pass++) {
         /* pass 0: the Arrow stream; pass 1: feature by feature (from scratch) */
@@ -860,17 +894,6 @@ void gk_source_points_free(gk_source_points *sp)
     memset(sp, 0, sizeof *sp);
 }
 
-static void take_srs(gk_source_points *out, OGRLayerH lyr)
-{
-    if (out->srs_wkt)
-        return;
-    OGRSpatialReferenceH srs = OGR_L_GetSpatialRef(lyr);
-    char *wkt = NULL;
-    if (srs && OSRExportToWkt(srs, &wkt) == OGRERR_NONE && wkt && *wkt)
-        out->srs_wkt = strdup(wkt);
-    CPLFree(wkt);
-}
-
 static int read_ogr(gk_context *ctx, const gk_read_options *ro, clip_region *clip,
                     err_capture *ec, gk_source_points *out)
 {
@@ -922,8 +945,8 @@ static int read_ogr(gk_context *ctx, const gk_read_options *ro, clip_region *cli
                           ec->msg[0] ? gdal_reason(ec, why, sizeof why)
                                      : ": the statement gives no result layer");
         } else {
-            take_srs(out, lyr);
-            rc = read_layer(ctx, ro, src, ds, lyr, 1, clip, ec, lp);
+            srs_task srs = {out, lyr, 0};
+            rc = read_layer(ctx, ro, src, ds, lyr, 1, clip, ec, lp, &srs);
             GDALDatasetReleaseResultSet(ds, lyr);
         }
     }
@@ -942,8 +965,8 @@ static int read_ogr(gk_context *ctx, const gk_read_options *ro, clip_region *cli
             OGR_L_SetSpatialFilterRect(lyr, clip->xmin, clip->ymin, clip->xmax, clip->ymax);
         else
             OGR_L_SetSpatialFilter(lyr, NULL);
-        take_srs(out, lyr);
-        rc = read_layer(ctx, ro, src, ds, lyr, 0, clip, ec, lp);
+        srs_task srs = {out, lyr, 0};
+        rc = read_layer(ctx, ro, src, ds, lyr, 0, clip, ec, lp, &srs);
     }
     if (filt)
         OGR_G_DestroyGeometry(filt);
