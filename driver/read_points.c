@@ -705,6 +705,7 @@ static int read_gpkg(gk_context *ctx, const gk_read_options *ro, GDALDatasetH ds
     lp->n_features = nf;
     lp->n_skipped_z = ns;
     lp->n_clipped = 0;
+    lp->read_by = "sqlite";
     return GK_OK;
 }
 
@@ -767,12 +768,14 @@ static int read_layer(gk_context *ctx, const gk_read_options *ro, const char *sr
             gk_error_clear(ctx); /* only a hint */
         if (pass == 1) {
             read_features(&v, &lc, lyr);
+            lp->read_by = "features";
             break;
         }
         char msg[sizeof ec->msg];
         memcpy(msg, ec->msg, sizeof msg);
         if (read_arrow(&v, &lc, lyr) != ARROW_NO && ec->n_fail == nfail) {
             CPLDebug("GRIDKIT", "layer \"%s\": read through the Arrow stream", lname);
+            lp->read_by = "arrow";
             break;
         }
         CPLDebug("GRIDKIT", "layer \"%s\": Arrow stream not usable, reading features", lname);
@@ -839,6 +842,7 @@ static int read_xyz(gk_context *ctx, const gk_read_options *ro, clip_region *cli
     }
     size_t n = gk_points_count(raw);
     lp->n_features = n + lp->n_skipped_z;
+    lp->read_by = "xyz";
     if (!clip->active && ro->z_increase == 0.0 && ro->z_multiply == 1.0) {
         lp->pts = raw;
     } else {

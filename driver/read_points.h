@@ -33,6 +33,7 @@ typedef struct {
     size_t n_features;        /* features read */
     size_t n_skipped_z;       /* vertices skipped: null/unset -zfield or NaN Z */
     size_t n_clipped;         /* vertices outside -spat / -clipsrc */
+    const char *read_by;      /* how: "sqlite" (read_gpkg.c), "arrow", "features" or "xyz" */
 } gk_layer_points;
 
 typedef struct {
