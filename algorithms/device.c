@@ -364,8 +364,9 @@ static const char *describe_quadrants(const gk_algorithm *a, int honours_max, gk
     int keep = d->quad_max;
     if (d->max_points > 0 && (keep == 0 || d->max_points < keep))
         keep = d->max_points;
-    if (keep > 16)
-        return "per-quadrant search keeping more than 16 points per quadrant has no GPU kernel yet";
+    if (keep > GK_GPU_MAX_QUAD_KEEP)
+        return "per-quadrant search keeping more than " GK_STR(
+            GK_GPU_MAX_QUAD_KEEP) " points per quadrant has no GPU kernel";
     return NULL;
 }
 

@@ -127,6 +127,10 @@ typedef enum {
 /* The most neighbours a GPU kernel takes (max_points, aidw's k): the lists
  * of knn_list_kernels.cuh, a warp's in shared memory. */
 #define GK_GPU_MAX_K 2048
+/* The most points one quadrant keeps (max_points_per_quadrant, or max_points
+ * with quadrant keys): a warp holds four lists, which at 512 fit the 96 KB of
+ * shared memory of every supported GPU. */
+#define GK_GPU_MAX_QUAD_KEEP 512
 #define GK_GPU_KRIGE_MAX_STRUCT 8
 #define GK_GPU_KRIGE_MAX_P 10    /* drift columns: 1 + 5 + 4 external */
 #define GK_GPU_KRIGE_MAX_DISCR 16 /* block discretisation points */

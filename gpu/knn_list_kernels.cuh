@@ -154,60 +154,94 @@ __device__ __forceinline__ void kl_ring(const Bins &B, int bx, int by, int r, Vi
     }
 }
 
-/* The k nearest of window w around (nx, ny) into L (sorted, L.m of them),
- * with the first exact hit (smallest index with d2 + s2 < hit2, INT_MAX for
- * none); returns the window's point count as far as searched. Every lane of
- * the warp calls it; the results are the same on every lane. */
-__device__ int kl_search(const Bins &B, const Win &w, double nx, double ny, KList &L, double s2,
-                         double hit2, int &hit)
+/* Candidates of a ring step that pass L's k-th into its buffer (flushed
+ * when it would overflow). */
+__device__ __forceinline__ void kl_offer(KList &L, bool in, double d2, int id)
 {
     const unsigned FULL = 0xffffffffu;
     const int lane = threadIdx.x & 31;
+    const bool full = L.m == L.k;
+    const bool pass = in && (!full || before(d2, id, L.D[L.k - 1], L.I[L.k - 1]));
+    const unsigned bal = __ballot_sync(FULL, pass);
+    if (!bal)
+        return;
+    const int c = __popc(bal);
+    if (L.nb + c > 32)
+        kl_flush(L);
+    if (pass) {
+        const int at = L.nb + __popc(bal & ((1u << lane) - 1u));
+        L.bd[at] = d2;
+        L.bi[at] = id;
+    }
+    L.nb += c;
+    __syncwarp();
+}
+
+/* The k nearest of window w around (nx, ny) into L[0] (sorted, L[0].m of
+ * them), or with NQ = 4 those of each quadrant q = (dx >= 0) | (dy >= 0) << 1
+ * of point - node into L[q], in one pass over the rings; and the first exact
+ * hit over the window (smallest index with d2 + s2 < hit2, INT_MAX for none).
+ * Done when every list's stop rule holds (knn_search's: k found and the next
+ * ring beyond the k-th distance and the hit distance). Returns the window's
+ * point count (NQ = 1) as far as searched. Every lane of the warp calls it;
+ * the results are the same on every lane. */
+template <int NQ>
+__device__ __forceinline__ int kl_search_lists(const Bins &B, const Win &w, double nx, double ny,
+                                               KList *L, double s2, double hit2, int &hit)
+{
+    const unsigned FULL = 0xffffffffu;
     const int bx = bin_of(nx, B.gx0, B.ibsx, B.nbx), by = bin_of(ny, B.gy0, B.ibsy, B.nby);
-    int count = 0, h = INT_MAX;
-    L.m = L.nb = 0;
+    int count[NQ], h = INT_MAX;
+#pragma unroll
+    for (int q = 0; q < NQ; q++) {
+        count[q] = 0;
+        L[q].m = L[q].nb = 0;
+    }
     for (int r = 0;; r++) {
         kl_ring(B, bx, by, r, [&](int p) {
             bool in = false;
             double d2 = 0.0;
-            int id = INT_MAX;
+            int id = INT_MAX, qp = 0;
             if (p >= 0) {
-                const double2 q = B.xy[p];
-                const double dx = __dsub_rn(q.x, nx), dy = __dsub_rn(q.y, ny);
+                const double2 c = B.xy[p];
+                const double dx = __dsub_rn(c.x, nx), dy = __dsub_rn(c.y, ny);
                 d2 = sq2(dx, dy);
                 in = in_window(w, dx, dy, d2);
                 id = B.idx[p];
+                if (NQ == 4)
+                    qp = (dx >= 0.0 ? 1 : 0) | (dy >= 0.0 ? 2 : 0);
             }
-            count += __popc(__ballot_sync(FULL, in));
             if (in && __dadd_rn(d2, s2) < hit2 && id < h)
                 h = id;
-            const bool full = L.m == L.k;
-            const bool pass = in && (!full || before(d2, id, L.D[L.k - 1], L.I[L.k - 1]));
-            const unsigned bal = __ballot_sync(FULL, pass);
-            if (!bal)
-                return;
-            const int c = __popc(bal);
-            if (L.nb + c > 32)
-                kl_flush(L);
-            if (pass) {
-                const int at = L.nb + __popc(bal & ((1u << lane) - 1u));
-                L.bd[at] = d2;
-                L.bi[at] = id;
+#pragma unroll
+            for (int q = 0; q < NQ; q++) {
+                count[q] += __popc(__ballot_sync(FULL, in && qp == q));
+                kl_offer(L[q], in && qp == q, d2, id);
             }
-            L.nb += c;
-            __syncwarp();
         });
-        if (L.nb)
-            kl_flush(L);
+#pragma unroll
+        for (int q = 0; q < NQ; q++)
+            if (L[q].nb)
+                kl_flush(L[q]);
         const double b = ring_bound(B, nx, ny, bx, by, r);
         if (b == INFINITY || b > w.rout)
             break;
         const double b2 = b * b;
-        if (count >= L.k && b2 > L.D[L.k - 1] && b2 >= hit2)
+        bool done = b2 >= hit2;
+#pragma unroll
+        for (int q = 0; q < NQ; q++)
+            done = done && count[q] >= L[q].k && b2 > L[q].D[L[q].k - 1];
+        if (done)
             break;
     }
     hit = __reduce_min_sync(FULL, h);
-    return count;
+    return count[0];
+}
+
+__device__ __forceinline__ int kl_search(const Bins &B, const Win &w, double nx, double ny,
+                                         KList &L, double s2, double hit2, int &hit)
+{
+    return kl_search_lists<1>(B, w, nx, ny, &L, s2, hit2, hit);
 }
 
 __device__ __forceinline__ double warp_sum(double v)
@@ -287,26 +321,27 @@ __global__ void __launch_bounds__(128) kl_search_kernel(LocalParams P, int j0, i
     }
 }
 
-/* Warps per block as shared memory allows (0: one list does not fit). */
-static int kl_warps_per_block(int k, int smem_optin)
+/* Warps per block as shared memory allows, for `lists` lists of k a warp
+ * (0: they do not fit). */
+static int kl_warps_per_block(int k, int smem_optin, int lists = 1)
 {
-    const size_t per = kl_warp_bytes(k);
+    const size_t per = (size_t)lists * kl_warp_bytes(k);
     for (int nw = 4; nw >= 1; nw--)
         if ((size_t)nw * per <= (size_t)smem_optin)
             return nw;
     return 0;
 }
 
-/* A list kernel over `nodes` nodes with lists of k, on the job's stream:
- * a few waves of blocks (the kernels stride over the nodes). */
+/* A list kernel over `nodes` nodes with `lists` lists of k a warp, on the
+ * job's stream: a few waves of blocks (the kernels stride over the nodes). */
 template <class... A, class... B>
-static cudaError_t kl_launch(void (*kernel)(A...), const Job *J, int k, size_t nodes,
-                             B... args)
+static cudaError_t kl_launch_lists(void (*kernel)(A...), const Job *J, int k, int lists,
+                                   size_t nodes, B... args)
 {
-    const int nw = kl_warps_per_block(k, J->smem_optin);
+    const int nw = kl_warps_per_block(k, J->smem_optin, lists);
     if (nw < 1 || k > GK_GPU_MAX_K)
         return cudaErrorInvalidValue;
-    const size_t sm = (size_t)nw * kl_warp_bytes(k);
+    const size_t sm = (size_t)nw * lists * kl_warp_bytes(k);
     /* the device's most, the same from every host thread: a smaller k's
      * setting cannot undercut another thread's launch */
     cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -316,4 +351,11 @@ static cudaError_t kl_launch(void (*kernel)(A...), const Job *J, int k, size_t n
     const size_t blocks = std::min((nodes + nw - 1) / nw, (size_t)J->nsm * 32);
     kernel<<<(unsigned)std::max<size_t>(blocks, 1), 32 * nw, sm, J->st>>>(args...);
     return cudaGetLastError();
+}
+
+template <class... A, class... B>
+static cudaError_t kl_launch(void (*kernel)(A...), const Job *J, int k, size_t nodes,
+                             B... args)
+{
+    return kl_launch_lists(kernel, J, k, 1, nodes, args...);
 }

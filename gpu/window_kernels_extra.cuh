@@ -499,6 +499,111 @@ __global__ void __launch_bounds__(128, KQ <= 4 ? 4 : 1) quad_kernel(LocalParams 
     P.out[cell] = v;
 }
 
+/* The same selection keeping more than 16 a quadrant (up to GK_GPU_MAX_QUAD_KEEP):
+ * a warp per node, each quadrant's quad_keep nearest in a list of its own in
+ * shared memory (kl_search_lists<4>: one pass over the rings, kl_search's
+ * stop rule and exact hits), then quad_kernel's round robin and statistic, the
+ * taken points summed across the warp's lanes. */
+__global__ void __launch_bounds__(128) kl_quad_kernel(LocalParams P, ExtraParams E)
+{
+    extern __shared__ __align__(16) unsigned char kl_smem[];
+    const unsigned FULL = 0xffffffffu;
+    const int lane = threadIdx.x & 31, keep = E.quad_keep, op = P.op;
+    const size_t wb = kl_warp_bytes(keep);
+    unsigned char *base = kl_smem + (threadIdx.x >> 5) * 4 * wb;
+    KList L[4];
+#pragma unroll
+    for (int q = 0; q < 4; q++)
+        L[q] = kl_bind(base + q * wb, keep);
+    const bool idw = op == GK_GPU_IDW_KNN;
+    const double s2 = P.s2, hit2 = idw ? P.g.hit2 : 0.0, power = P.power;
+    const int mmax = P.k > 0 ? P.k : INT_MAX;
+    KL_FOR_NODES(P, n)
+    {
+        const int i = (int)(n % P.g.w), j = (int)(n / P.g.w);
+        const double nx = node_x(P.g.xmin, P.g.cw, P.g.x0 + i);
+        const double ny = node_x(P.g.ymax, P.g.ch, P.g.y0 + j);
+        int hit, avail[4], taken[4], m = 0;
+        kl_search_lists<4>(P.B, P.w, nx, ny, L, s2, hit2, hit);
+#pragma unroll
+        for (int q = 0; q < 4; q++) {
+            avail[q] = L[q].m; /* min(the quadrant's window points, keep) */
+            taken[q] = 0;
+        }
+        /* the round robin: pass t takes the t-th nearest of q0..q3 where
+         * there is one, until max_points */
+        for (int t = 0; t < keep && m < mmax; t++)
+#pragma unroll
+            for (int q = 0; q < 4; q++)
+                if (t < avail[q] && m < mmax) {
+                    m++;
+                    taken[q]++;
+                }
+        double a = 0.0, b = 0.0, lo = INFINITY, hi = -INFINITY;
+#pragma unroll
+        for (int q = 0; q < 4; q++)
+            for (int t = lane; t < taken[q]; t += 32) {
+                const double d2 = L[q].D[t];
+                if (idw) {
+                    const double wgt = idw_weight(__dadd_rn(d2, s2), power);
+                    a += wgt * P.zin[L[q].I[t]];
+                    b += wgt;
+                } else if (op == GK_GPU_AVERAGE) {
+                    a += P.zin[L[q].I[t]];
+                } else if (op == GK_GPU_AVERAGE_DISTANCE) {
+                    a += sqrt(d2);
+                } else if (op != GK_GPU_COUNT) {
+                    const double zv = P.zin[L[q].I[t]];
+                    lo = fmin(lo, zv);
+                    hi = fmax(hi, zv);
+                }
+            }
+        a = warp_sum(a);
+        b = warp_sum(b);
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) {
+            lo = fmin(lo, __shfl_xor_sync(FULL, lo, o));
+            hi = fmax(hi, __shfl_xor_sync(FULL, hi, o));
+        }
+        double v = P.nodata;
+        bool ok = m >= P.min_points;
+#pragma unroll
+        for (int q = 0; q < 4; q++)
+            ok = ok && taken[q] >= E.quad_min;
+        if (idw && hit != INT_MAX) {
+            v = P.zin[hit];
+        } else if (ok && m > 0) {
+            switch (op) {
+            case GK_GPU_COUNT:
+                v = (double)m;
+                break;
+            case GK_GPU_MINIMUM:
+                v = lo;
+                break;
+            case GK_GPU_MAXIMUM:
+                v = hi;
+                break;
+            case GK_GPU_RANGE:
+                v = hi - lo;
+                break;
+            case GK_GPU_AVERAGE:
+            case GK_GPU_AVERAGE_DISTANCE:
+                v = a / (double)m;
+                break;
+            default: /* IDW */
+                if (b != 0.0)
+                    v = a / b;
+                break;
+            }
+        } else if (ok && op == GK_GPU_COUNT) {
+            v = 0.0;
+        }
+        __syncwarp();
+        if (lane == 0)
+            P.out[n] = v;
+    }
+}
+
 /* ---- launches (from run_local) ----------------------------------------------------- */
 
 /* Jobs whose kernels are in this file. */
@@ -603,6 +708,8 @@ static int run_extra(Job *J, const LocalParams &P, dim3 g, dim3 b, const gk_gpu_
             quad_kernel<12><<<g, b, 0, st>>>(P, E);
         else if (keep <= 16)
             quad_kernel<16><<<g, b, 0, st>>>(P, E);
+        else if (keep <= GK_GPU_MAX_QUAD_KEEP)
+            CK(kl_launch_lists(kl_quad_kernel, J, keep, 4, (size_t)t->w * t->h, P, E));
         else {
             snprintf(err, err_cap, "per-quadrant search keeping %d points: no GPU kernel", keep);
             return -1;

@@ -505,8 +505,34 @@ static void test_extra(const dataset *u, const dataset *l, const dataset *s)
     compare("average_distance_pts", 0, s, 1);
     compare("average_distance_pts:min_points=301", 0, s, 1);
     compare("aidw:k=7:smoothing=1", 0, s, 1);
-    /* no GPU kernel: more than 16 points a quadrant */
-    compare("count:radius1=300:radius2=300:max_points_per_quadrant=17", 0, u, 0);
+    /* more than 16 points a quadrant: a list per quadrant (kl_quad_kernel),
+     * up to 512; utm holds ~100 points within 400, ~155 within 500 */
+    static const char *many[] = {
+        "count:radius1=300:radius2=300:max_points_per_quadrant=17",
+        "invdistnn:radius=500:max_points=80:max_points_per_quadrant=25",
+        "invdistnn:power=3:smoothing=2:radius=450:max_points=0:max_points_per_quadrant=30:"
+        "min_points_per_quadrant=3",
+        "invdist:radius=500:max_points_per_quadrant=20:min_points_per_quadrant=1",
+        "average:radius1=400:radius2=250:angle=30:max_points=60:max_points_per_quadrant=20:"
+        "min_points_per_quadrant=1",
+        "minimum:radius1=400:radius2=400:max_points_per_quadrant=30",
+        "range:radius1=500:radius2=500:max_points_per_quadrant=100:min_points_per_quadrant=2",
+        "average:radius1=500:radius2=500:max_points=100:min_points_per_quadrant=2",
+        "average_distance:radius1=400:radius2=400:max_points_per_quadrant=40:min_points=30",
+        "maximum:radius1=600:radius2=600:max_points_per_quadrant=512",
+    };
+    for (size_t i = 0; i < sizeof many / sizeof *many; i++)
+        compare(many[i], 0, u, 1);
+    compare(many[1], 1, u, 1);
+    compare(many[4], 1, u, 1);
+    /* the lattice: ties in every quadrant, nodes on points (exact hits) */
+    compare("invdistnn:radius=5:max_points=0:max_points_per_quadrant=20", 0, l, 1);
+    compare("average:radius1=5:radius2=4:angle=30:max_points=70:max_points_per_quadrant=18", 0, l,
+            1);
+    compare("count:radius1=6:radius2=6:max_points_per_quadrant=25:min_points_per_quadrant=5", 0, l,
+            1);
+    /* no GPU kernel: more than 512 points a quadrant */
+    compare("count:radius1=300:radius2=300:max_points_per_quadrant=513", 0, u, 0);
     compare_windows("aidw:radius1=400:radius2=400:max_points=12", 0, u);
     compare_windows("aidw", 0, l);
     compare_windows("invdistnn:radius=400:max_points=12:min_points_per_quadrant=1", 0, u);

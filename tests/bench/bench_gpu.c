@@ -8,7 +8,8 @@
  *   bench_gpu engine                         whole grids through the tile engine
  *                                            (every visible GPU)
  *   bench_gpu big                            more than 64 neighbours (a warp's
- *                                            list, kriging's block per node)
+ *                                            list, kriging's block per node) and
+ *                                            more than 16 a quadrant
  *
  * Kriging cases (estimate and variance, two bands) compare with the CPU on
  * a 1024^2 grid of the same extent and scale its time per node; the
@@ -385,6 +386,10 @@ int main(int argc, char **argv)
         {KRIGE_BIG(100), 1, 2048, 512, NULL},
         {KRIGE_BIG(40) ":max_points_per_quadrant=10", 0, 0, 1024, NULL},
         {KRIGE_BIG(256), 0, 512, 128, NULL},
+        /* per quadrant: 16 kept (quad_kernel's registers), 32 (a list each) */
+        {"invdistnn:radius=200:max_points=64:max_points_per_quadrant=16", 0, 0, 1024, NULL},
+        {"invdistnn:radius=200:max_points=128:max_points_per_quadrant=32", 0, 0, 1024, NULL},
+        {"average:radius1=200:radius2=200:max_points_per_quadrant=32", 0, 0, 1024, NULL},
     };
     const bench_case *cs = big ? big_cases : cases;
     const size_t ncs = big ? sizeof big_cases / sizeof *big_cases : sizeof cases / sizeof *cases;
