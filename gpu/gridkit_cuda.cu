@@ -1494,19 +1494,21 @@ static cudaError_t kb_solve(Job *J, const LocalParams &P, const KrigeParams &KP,
         sm = bytes;
         /* the most the device allows, the same value from every host thread:
          * a smaller k's setting cannot undercut a launch in flight */
-        if ((e = cudaFuncSetAttribute(kr_block_kernel<T, PM, X, XM>,
+        if ((e = cudaFuncSetAttribute(kr_block_kernel<T, PM, X, XM, false>,
                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       J->smem_optin - (int)red)))
             return e;
         blocks = std::min(N, (size_t)J->nsm * 16);
+        kr_block_kernel<T, PM, X, XM, false>
+            <<<(unsigned)blocks, 128, sm, J->st>>>(P, KP, j0, nr, nbr, cnt, gmat);
     } else {
         blocks = std::min(N, std::max<size_t>(1, std::min((size_t)J->nsm * 16, ((size_t)1 << 30) / bytes)));
         if ((e = grow(&J->kbig, &J->kbig_cap, blocks * bytes)))
             return e;
         gmat = (T *)J->kbig;
+        kr_block_kernel<T, PM, X, XM, true><<<(unsigned)blocks, 128, kb_panel_scratch<T>(),
+                                              J->st>>>(P, KP, j0, nr, nbr, cnt, gmat);
     }
-    kr_block_kernel<T, PM, X, XM><<<(unsigned)blocks, 128, sm, J->st>>>(P, KP, j0, nr, nbr, cnt,
-                                                                        gmat);
     return cudaGetLastError();
 }
 

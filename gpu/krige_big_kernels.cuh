@@ -9,7 +9,8 @@
  * system and the same right-looking Cholesky as krige_kernel (rows [C | c0'
  * | z' | F'], the GLS form of alg_kriging.c), with the matrix in shared
  * memory where it fits and else in a global-memory slot per block (the grid
- * then strides over the nodes, so the slots are bounded).
+ * then strides over the nodes, so the slots are bounded), factored there in
+ * panels (kb_chol_panels).
  */
 
 /* T elements of one node's workspace: K + 2 + PM rows of K + 1, and the
@@ -51,10 +52,116 @@ template <class T> __device__ __forceinline__ T kb_block_max(T v, T *red)
     return max(max(red[0], red[1]), max(red[2], red[3]));
 }
 
-/* One node per block of 128 threads, K = LP.k neighbours at most; gmat
- * nullptr: the workspace in dynamic shared memory, else gmat + blockIdx.x *
- * kb_node_elems. X, XM and PM as krige_kernel's. */
-template <class T, int PM, bool X, bool XM>
+/* Shared memory of kb_chol_panels: a 32 x 32 tile of the panel's rows (a
+ * column of padding against bank conflicts), the diagonal block, its
+ * inverse pivots. */
+template <class T> __host__ __device__ constexpr size_t kb_panel_scratch()
+{
+    return (size_t)(32 * 33 + 32 * 33 + 32) * sizeof(T);
+}
+
+/* The right-looking loop's factorisation (below) for a matrix in global
+ * memory, left-looking in panels of 32 columns: the right-looking loop reads
+ * and writes the whole trailing matrix once a column, from DRAM once the
+ * blocks' matrices outgrow the L2; here each row's earlier entries are read
+ * once a panel. For each panel, a thread per row: the row's update by the
+ * earlier columns (the panel's rows staged 32 columns at a time in shared
+ * memory), then the diagonal block factored in shared memory and each row
+ * below it solved against the block. The same pivots, tested the same way;
+ * true when one is not above tolA. */
+template <class T>
+__device__ bool kb_chol_panels(T *M, int LD, int m, int nr, T tolA, T *scr)
+{
+    constexpr int NB = 32;
+    T(*P)[NB + 1] = (T(*)[NB + 1])scr; /* P[kk][cc]: row j0 + cc, column kt + kk */
+    T(*D)[NB + 1] = (T(*)[NB + 1])(scr + NB * (NB + 1));
+    T *ij = scr + 2 * NB * (NB + 1);
+    const int tid = threadIdx.x, G = blockDim.x;
+    for (int j0 = 0; j0 < m; j0 += NB) {
+        const int nb = min(NB, m - j0);
+        for (int rb = j0; rb < nr; rb += G) {
+            const int r = rb + tid;
+            const bool live = r < nr;
+            T *row = M + (size_t)(live ? r : j0) * LD;
+            T acc[NB];
+#pragma unroll
+            for (int cc = 0; cc < NB; cc++)
+                acc[cc] = T(0);
+            for (int kt = 0; kt < j0; kt += NB) {
+                const int kn = min(NB, j0 - kt);
+                __syncthreads();
+                for (int e = tid; e < NB * NB; e += G) {
+                    const int cc = e / NB, kk = e - cc * NB;
+                    P[kk][cc] = kk < kn && cc < nb ? M[(size_t)(j0 + cc) * LD + kt + kk] : T(0);
+                }
+                __syncthreads();
+                if (live)
+                    for (int kk = 0; kk < kn; kk++) {
+                        const T lr = row[kt + kk];
+#pragma unroll
+                        for (int cc = 0; cc < NB; cc++)
+                            acc[cc] += lr * P[kk][cc];
+                    }
+            }
+            /* the panel's entries of the row, updated (above the diagonal
+             * of the block's rows: unused) */
+#pragma unroll
+            for (int cc = 0; cc < NB; cc++)
+                acc[cc] = live && cc < nb ? row[j0 + cc] - acc[cc] : T(0);
+            if (rb == j0) { /* the first rows: the diagonal block */
+                const bool in_block = r < j0 + nb;
+                if (in_block)
+#pragma unroll
+                    for (int cc = 0; cc < NB; cc++)
+                        D[tid][cc] = acc[cc];
+                __syncthreads();
+                for (int jc = 0; jc < nb; jc++) {
+                    const T d = D[jc][jc];
+                    if (!(d > tolA)) /* the same on every thread */
+                        return true;
+                    const T inv = T(1) / sqrt(d);
+                    if (tid == 0)
+                        ij[jc] = inv;
+                    for (int rr = jc + 1 + tid; rr < nb; rr += G)
+                        D[rr][jc] *= inv;
+                    __syncthreads();
+                    for (int e = tid; e < NB * NB; e += G) {
+                        const int rr = e / NB, c = e - rr * NB;
+                        if (c > jc && c <= rr && rr < nb)
+                            D[rr][c] -= D[rr][jc] * D[c][jc];
+                    }
+                    __syncthreads();
+                }
+                if (in_block)
+                    for (int cc = 0; cc <= tid; cc++)
+                        row[j0 + cc] = D[tid][cc];
+            }
+            if (live && r >= j0 + nb) { /* forward substitution against the block */
+#pragma unroll
+                for (int cc = 0; cc < NB; cc++)
+                    if (cc < nb) {
+                        T v = acc[cc];
+#pragma unroll
+                        for (int k = 0; k < cc; k++)
+                            v -= acc[k] * D[cc][k];
+                        acc[cc] = v * ij[cc];
+                    }
+#pragma unroll
+                for (int cc = 0; cc < NB; cc++)
+                    if (cc < nb)
+                        row[j0 + cc] = acc[cc];
+            }
+        }
+        __syncthreads(); /* this panel's entries: the next panels' tiles */
+    }
+    return false;
+}
+
+/* One node per block of 128 threads, K = LP.k neighbours at most; !GM: the
+ * workspace in dynamic shared memory, GM: at gmat + blockIdx.x *
+ * kb_node_elems, factored by kb_chol_panels (its scratch the dynamic shared
+ * memory). X, XM and PM as krige_kernel's. */
+template <class T, int PM, bool X, bool XM, bool GM>
 __global__ void __launch_bounds__(128) kr_block_kernel(LocalParams LP, KrigeParams KP, int j0,
                                                        int nrows, const int *__restrict__ nbr,
                                                        const int *__restrict__ cnt, T *gmat)
@@ -63,7 +170,7 @@ __global__ void __launch_bounds__(128) kr_block_kernel(LocalParams LP, KrigePara
     constexpr int NV = 2 + 2 * PM + PM * (PM + 1) / 2;
     __shared__ T red[4][NV];
     const int K = LP.k, LD = K + 1, tid = threadIdx.x, G = blockDim.x;
-    T *M = gmat ? gmat + (size_t)blockIdx.x * kb_node_elems(K, PM) : (T *)kb_smem;
+    T *M = GM ? gmat + (size_t)blockIdx.x * kb_node_elems(K, PM) : (T *)kb_smem;
     T *px = M + (size_t)(K + 2 + PM) * LD, *py = px + K, *pz = py + K;
     const int w = LP.g.w, p = KP.p, q = 2 + p;
     const T A = (T)KP.A;
@@ -125,7 +232,9 @@ __global__ void __launch_bounds__(128) kr_block_kernel(LocalParams LP, KrigePara
              * L_rj is one broadcast, its entries are consecutive (no bank
              * conflicts in shared memory, coalesced in global memory). */
             const int nr = m + q, lane = tid & 31;
-            for (int jc = 0; jc < m; jc++) {
+            if constexpr (GM)
+                sing = kb_chol_panels<T>(M, LD, m, nr, tol * A, (T *)kb_smem);
+            for (int jc = 0; !GM && jc < m; jc++) {
                 const T d = M[jc * LD + jc];
                 if (!(d > tol * A)) { /* the same on every thread */
                     sing = true;
