@@ -1479,8 +1479,8 @@ static cudaError_t launch_krige_k(cudaStream_t st, int k, const LocalParams &P,
 /* More neighbours than the warp kernels take: krige_big_kernels.cuh. */
 static bool krige_big(int k, int omax) { return k > 64 || (omax > 0 && k > 32); }
 
-/* Phase 2 of the big kernels on a band: the workspace in shared memory where
- * it fits, else a global-memory slot per block (at most 1 GiB of them). */
+/* Phase 2 of the big kernels on a band: the workspace in shared memory, or
+ * in a global-memory slot per block (at most 1 GiB of them). */
 template <class T, int PM, bool X, bool XM>
 static cudaError_t kb_solve(Job *J, const LocalParams &P, const KrigeParams &KP, int j0, int nr,
                             const int *nbr, const int *cnt)
@@ -1490,7 +1490,12 @@ static cudaError_t kb_solve(Job *J, const LocalParams &P, const KrigeParams &KP,
     T *gmat = nullptr;
     size_t sm = 0, blocks;
     cudaError_t e;
-    if (bytes + red <= (size_t)J->smem_optin) {
+    /* in panels (kb_chol_panels) where the system outgrows shared memory,
+     * and in double from 96 neighbours (k = 100: 1.53 s against 2.03 s on
+     * 2048^2 on an H100; k = 40: 1.66 s against 0.85 s; in single, 1.27 s
+     * against 1.15 s at k = 100) */
+    const bool panels = bytes + red > (size_t)J->smem_optin || (sizeof(T) == 8 && P.k >= 96);
+    if (!panels) {
         sm = bytes;
         /* the most the device allows, the same value from every host thread:
          * a smaller k's setting cannot undercut a launch in flight */

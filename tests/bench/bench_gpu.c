@@ -11,6 +11,8 @@
  *                                            list, kriging's block per node) and
  *                                            more than 16 a quadrant
  *
+ * GK_BENCH_ONLY=TEXT runs only the cases whose spec holds TEXT.
+ *
  * Kriging cases (estimate and variance, two bands) compare with the CPU on
  * a 1024^2 grid of the same extent and scale its time per node; the
  * variogram (all pairs, 20 lags, gstat's default cutoff) compares with the
@@ -398,8 +400,11 @@ int main(int argc, char **argv)
     printf("%-38s %-6s %6s | %9s %10s %10s | %9s %10s | %8s %9s %9s\n", "algorithm", "prec", "grid",
            "gpu setup", "gpu kernel", "gpu tile", "cpu setup", "cpu run", "speedup", "pairs/s g",
            "max diff");
+    const char *only = getenv("GK_BENCH_ONLY"); /* cases whose spec holds this */
     for (size_t c = 0; c < ncs; c++) {
         const bench_case *bc = &cs[c];
+        if (only && !strstr(bc->spec, only))
+            continue;
         int gn = bc->gpu_n ? bc->gpu_n : grid;
         int cn = bc->cpu_n >= 0 ? (bc->cpu_n ? bc->cpu_n : grid) : 0;
         if (bc->env)
