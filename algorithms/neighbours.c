@@ -253,13 +253,16 @@ long gk_nb_quadrants(const gk_job *job, double nx, double ny, int *idx, double *
         s->d2b[pos[q]] = d2[i];
         pos[q]++;
     }
-    for (int q = 0; q < 4; q++)
-        gk_nb_sort(s->idx2 + start[q], s->d2b + start[q], cnt[q]);
-
     size_t taken[4] = {0, 0, 0, 0};
     size_t m = 0;
     size_t limit = max_points > 0 ? (size_t)max_points : (size_t)-1;
     size_t perq = max_per_q > 0 ? (size_t)max_per_q : (size_t)-1;
+    /* a quadrant gives at most `keep`: only its keep nearest need their
+     * order (selected, then sorted: the same prefix as a full sort, the
+     * order being total), which with a wide window is most of the work */
+    size_t keep = perq < limit ? perq : limit;
+    for (int q = 0; q < 4; q++)
+        gk_nb_nearest(s->idx2 + start[q], s->d2b + start[q], cnt[q], keep < cnt[q] ? keep : 0);
     while (m < limit) {
         int progressed = 0;
         for (int q = 0; q < 4 && m < limit; q++) {
