@@ -26,6 +26,22 @@ int gk_idwnn_node(const gk_job *job, double nx, double ny, double radius, double
             return 1;
         }
         m = (size_t)got;
+    } else if (gk_nb_has_quadrants(a) && (k > 0 || a->max_points_per_quadrant > 0)) {
+        /* per quadrant, each bounded: four k-NN queries, nothing gathered */
+        int hit = gk_nb_circle_hit(job, nx, ny, r2, s2, hit2, s);
+        if (hit == (int)GK_NB_NOMEM)
+            return -1;
+        if (hit >= 0) {
+            *v = z[hit];
+            return 1;
+        }
+        long q = gk_nb_quadrants_knn(job, nx, ny, r2, k, a->min_points_per_quadrant,
+                                     a->max_points_per_quadrant, s);
+        if (q == GK_NB_NOMEM)
+            return -1;
+        if (q < 0)
+            return 0;
+        m = (size_t)q;
     } else {
         long n = gk_nb_circle(job, nx, ny, r2, s);
         if (n < 0)

@@ -282,7 +282,18 @@ typedef struct {
     double *d2;
     double bound; /* prune boxes farther than this */
     double r2max;
+    int quad;     /* -1, or only the points of quadrant (dx >= 0) | (dy >= 0) << 1 */
 } knn_q;
+
+/* Can the node's box hold points of q's quadrant? (dx >= 0 is x >= cx.) */
+static inline int box_in_quad(const kd_node *nd, const knn_q *q)
+{
+    if (q->quad < 0)
+        return 1;
+    int xs = (q->quad & 1) ? nd->xmax >= q->cx : nd->xmin < q->cx;
+    int ys = (q->quad & 2) ? nd->ymax >= q->cy : nd->ymin < q->cy;
+    return xs && ys;
+}
 
 /* (da, ia) before (db, ib)? */
 static inline int before(double da, int ia, double db, int ib)
@@ -346,6 +357,8 @@ static void knn_rec(knn_q *q, int ni)
             double d = dx * dx + dy * dy;
             if (d > q->bound)
                 continue;
+            if (q->quad >= 0 && ((dx >= 0.0) | ((dy >= 0.0) << 1)) != q->quad)
+                continue;
             int id = oi[i];
             if (q->n == q->k && !before(d, id, q->d2[0], q->idx[0]))
                 continue;
@@ -356,17 +369,21 @@ static void knn_rec(knn_q *q, int ni)
     int c = nd->left;
     double b0 = box_d2(&q->t->nodes[c], q->cx, q->cy);
     double b1 = box_d2(&q->t->nodes[c + 1], q->cx, q->cy);
+    int ok0 = box_in_quad(&q->t->nodes[c], q), ok1 = box_in_quad(&q->t->nodes[c + 1], q);
     int first = c, second = c + 1;
     if (b1 < b0) { /* nearer child first: the bound shrinks sooner */
         double tb = b0;
         b0 = b1;
         b1 = tb;
+        int to = ok0;
+        ok0 = ok1;
+        ok1 = to;
         first = c + 1;
         second = c;
     }
-    if (b0 <= q->bound)
+    if (ok0 && b0 <= q->bound)
         knn_rec(q, first);
-    if (b1 <= q->bound) /* bound may have shrunk meanwhile */
+    if (ok1 && b1 <= q->bound) /* bound may have shrunk meanwhile */
         knn_rec(q, second);
 }
 
@@ -483,8 +500,16 @@ int gk_kdtree_knn(const gk_kdtree *t, double cx, double cy, int k, double r2max,
         return 0;
     if (k <= KD_SMALL_K)
         return knn_small(t, cx, cy, k, r2max, idx, d2);
-    knn_q q = {t, cx, cy, k, 0, idx, d2, r2max, r2max};
-    if (box_d2(&t->nodes[0], cx, cy) <= r2max)
+    return gk_kdtree_knn_quadrant(t, cx, cy, -1, k, r2max, idx, d2);
+}
+
+int gk_kdtree_knn_quadrant(const gk_kdtree *t, double cx, double cy, int quad, int k,
+                           double r2max, int *idx, double *d2)
+{
+    if (!t || t->n == 0 || k <= 0 || !(r2max >= 0.0))
+        return 0;
+    knn_q q = {t, cx, cy, k, 0, idx, d2, r2max, r2max, quad};
+    if (box_in_quad(&t->nodes[0], &q) && box_d2(&t->nodes[0], cx, cy) <= r2max)
         knn_rec(&q, 0);
     /* heap sort: ascending by (d2, idx) */
     for (int m = q.n - 1; m > 0; m--) {

@@ -35,6 +35,12 @@ size_t gk_kdtree_box(const gk_kdtree *t, double cx, double cy, double hx, double
 int gk_kdtree_knn(const gk_kdtree *t, double cx, double cy, int k, double r2max, int *idx,
                   double *d2);
 
+/* gk_kdtree_knn over the points of one quadrant around (cx, cy): quad =
+ * (dx >= 0) | ((dy >= 0) << 1) with (dx, dy) = point - (cx, cy); -1 for every
+ * point. */
+int gk_kdtree_knn_quadrant(const gk_kdtree *t, double cx, double cy, int quad, int k,
+                           double r2max, int *idx, double *d2);
+
 /* The nearest point with d^2 <= r2max; among equally near points the one LAST in
  * input order (gdal_grid's nearest uses <=). Returns its original index or -1. */
 int gk_kdtree_nearest(const gk_kdtree *t, double cx, double cy, double r2max, double *d2);

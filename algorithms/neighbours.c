@@ -222,6 +222,38 @@ int gk_nb_hit_sorted(const gk_job *job, const gk_ellipse *ell, double nx, double
 
 /* ---- per-quadrant round robin ------------------------------------------------ */
 
+/* The round robin over the quadrants' sorted lists qi/qd[start[q] ..
+ * start[q] + cnt[q]): q0, q1, q2, q3, q0, ..., a quadrant skipped when
+ * exhausted or at perq, until limit; written to idx/d2 in the order taken.
+ * -1 when a quadrant gave fewer than min_per_q. */
+static long round_robin(const int *qi, const double *qd, const size_t start[4],
+                        const size_t cnt[4], size_t limit, size_t perq, int min_per_q, int *idx,
+                        double *d2)
+{
+    size_t taken[4] = {0, 0, 0, 0};
+    size_t m = 0;
+    while (m < limit) {
+        int progressed = 0;
+        for (int q = 0; q < 4 && m < limit; q++) {
+            if (taken[q] >= cnt[q] || taken[q] >= perq)
+                continue;
+            size_t j = start[q] + taken[q];
+            idx[m] = qi[j];
+            d2[m] = qd[j];
+            m++;
+            taken[q]++;
+            progressed = 1;
+        }
+        if (!progressed)
+            break;
+    }
+    if (min_per_q > 0)
+        for (int q = 0; q < 4; q++)
+            if (taken[q] < (size_t)min_per_q)
+                return -1;
+    return (long)m;
+}
+
 long gk_nb_quadrants(const gk_job *job, double nx, double ny, int *idx, double *d2, size_t n,
                      int max_points, int min_per_q, int max_per_q, gk_scratch *s)
 {
@@ -253,8 +285,6 @@ long gk_nb_quadrants(const gk_job *job, double nx, double ny, int *idx, double *
         s->d2b[pos[q]] = d2[i];
         pos[q]++;
     }
-    size_t taken[4] = {0, 0, 0, 0};
-    size_t m = 0;
     size_t limit = max_points > 0 ? (size_t)max_points : (size_t)-1;
     size_t perq = max_per_q > 0 ? (size_t)max_per_q : (size_t)-1;
     /* a quadrant gives at most `keep`: only its keep nearest need their
@@ -263,26 +293,48 @@ long gk_nb_quadrants(const gk_job *job, double nx, double ny, int *idx, double *
     size_t keep = perq < limit ? perq : limit;
     for (int q = 0; q < 4; q++)
         gk_nb_nearest(s->idx2 + start[q], s->d2b + start[q], cnt[q], keep < cnt[q] ? keep : 0);
-    while (m < limit) {
-        int progressed = 0;
-        for (int q = 0; q < 4 && m < limit; q++) {
-            if (taken[q] >= cnt[q] || taken[q] >= perq)
-                continue;
-            size_t j = start[q] + taken[q];
-            idx[m] = s->idx2[j];
-            d2[m] = s->d2b[j];
-            m++;
-            taken[q]++;
-            progressed = 1;
-        }
-        if (!progressed)
-            break;
+    return round_robin(s->idx2, s->d2b, start, cnt, limit, perq, min_per_q, idx, d2);
+}
+
+long gk_nb_quadrants_knn(const gk_job *job, double nx, double ny, double r2, int max_points,
+                         int min_per_q, int max_per_q, gk_scratch *s)
+{
+    size_t limit = max_points > 0 ? (size_t)max_points : (size_t)-1;
+    size_t perq = max_per_q > 0 ? (size_t)max_per_q : (size_t)-1;
+    size_t keep = perq < limit ? perq : limit;
+    if (keep > (size_t)1 << 24)
+        return GK_NB_NOMEM; /* no bound: gk_nb_quadrants' case */
+    size_t out = 4 * keep < limit ? 4 * keep : limit;
+    if ((4 * keep > s->cap2 && gk_scratch_reserve2(s, 4 * keep) != GK_OK) ||
+        (out > s->cap && gk_scratch_reserve(s, out) != GK_OK))
+        return GK_NB_NOMEM;
+    size_t start[4], cnt[4];
+    for (int q = 0; q < 4; q++) {
+        start[q] = (size_t)q * keep;
+        cnt[q] = (size_t)gk_kdtree_knn_quadrant(job->tree, nx, ny, q, (int)keep, r2,
+                                                s->idx2 + start[q], s->d2b + start[q]);
     }
-    if (min_per_q > 0)
-        for (int q = 0; q < 4; q++)
-            if (taken[q] < (size_t)min_per_q)
-                return -1;
-    return (long)m;
+    return round_robin(s->idx2, s->d2b, start, cnt, limit, perq, min_per_q, s->idx, s->d2);
+}
+
+int gk_nb_circle_hit(const gk_job *job, double nx, double ny, double r2, double s2,
+                     double hit2, gk_scratch *s)
+{
+    if (!(s2 < hit2))
+        return -1; /* d2 + s2 >= s2: no point is a hit */
+    for (;;) { /* d2 + s2 < hit2 implies d2 < hit2 */
+        size_t got = gk_kdtree_radius(job->tree, nx, ny, hit2, s->idx2, s->d2b, s->cap2);
+        if (got > s->cap2) {
+            if (gk_scratch_reserve2(s, got) != GK_OK)
+                return (int)GK_NB_NOMEM;
+            continue;
+        }
+        int best = -1;
+        for (size_t i = 0; i < got; i++)
+            if (s->d2b[i] <= r2 && s->d2b[i] + s2 < hit2 && (best < 0 || s->idx2[i] < best))
+                best = s->idx2[i];
+        return best;
+    }
 }
 
 uint64_t gk_nb_run_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s,

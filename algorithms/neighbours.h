@@ -60,6 +60,18 @@ static inline int gk_nb_has_quadrants(const gk_algorithm *a)
 long gk_nb_quadrants(const gk_job *job, double nx, double ny, int *idx, double *d2, size_t n,
                      int max_points, int min_per_q, int max_per_q, gk_scratch *s);
 
+/* The same selection over the points within r2 of (nx, ny), written to
+ * s->idx/s->d2, without gathering them: each quadrant's nearest up to the
+ * most it can give (max_per_q or max_points, one of them set) straight from
+ * the k-d tree. Same returns. */
+long gk_nb_quadrants_knn(const gk_job *job, double nx, double ny, double r2, int max_points,
+                         int min_per_q, int max_per_q, gk_scratch *s);
+
+/* gk_nb_first_hit over the points within r2 of (nx, ny), looked up by
+ * itself (in s->idx2): -1, the point, or GK_NB_NOMEM. */
+int gk_nb_circle_hit(const gk_job *job, double nx, double ny, double r2, double s2,
+                     double hit2, gk_scratch *s);
+
 /* IDW weight for a squared (smoothed) distance r2: r2^(-p/2). */
 static inline double gk_idw_weight(double r2, double p)
 {
