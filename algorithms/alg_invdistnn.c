@@ -26,7 +26,7 @@ int gk_idwnn_node(const gk_job *job, double nx, double ny, double radius, double
             return 1;
         }
         m = (size_t)got;
-    } else if (gk_nb_has_quadrants(a) && (k > 0 || a->max_points_per_quadrant > 0)) {
+    } else if (gk_nb_quadrants_bounded(a, 1)) {
         /* per quadrant, each bounded: four k-NN queries, nothing gathered */
         int hit = gk_nb_circle_hit(job, nx, ny, r2, s2, hit2, s);
         if (hit == (int)GK_NB_NOMEM)
@@ -35,7 +35,7 @@ int gk_idwnn_node(const gk_job *job, double nx, double ny, double radius, double
             *v = z[hit];
             return 1;
         }
-        long q = gk_nb_quadrants_knn(job, nx, ny, r2, k, a->min_points_per_quadrant,
+        long q = gk_nb_quadrants_knn(job, nx, ny, r2, NULL, k, a->min_points_per_quadrant,
                                      a->max_points_per_quadrant, s);
         if (q == GK_NB_NOMEM)
             return -1;

@@ -16,17 +16,12 @@ static int metrics_node(const gk_job *job, double nx, double ny, double hit2, gk
 {
     (void)hit2;
     const gk_algorithm *a = &job->alg;
-    long n = gk_nb_ellipse(job, nx, ny, s);
-    if (n < 0)
+    const int quads = a->kind != GK_ALG_AVERAGE_DISTANCE_PTS && gk_nb_has_quadrants(a);
+    long n = quads ? gk_nb_ellipse_quadrants(job, nx, ny, 0, s) : gk_nb_ellipse(job, nx, ny, s);
+    if (n == GK_NB_NOMEM)
         return -1;
-    if (a->kind != GK_ALG_AVERAGE_DISTANCE_PTS && gk_nb_has_quadrants(a)) {
-        n = gk_nb_quadrants(job, nx, ny, s->idx, s->d2, (size_t)n, 0, a->min_points_per_quadrant,
-                            a->max_points_per_quadrant, s);
-        if (n == GK_NB_NOMEM)
-            return -1;
-        if (n < 0)
-            return 0;
-    }
+    if (n < 0)
+        return 0; /* a quadrant under its minimum */
     if (n < a->min_points)
         return 0;
     const int *idx = s->idx;

@@ -283,6 +283,8 @@ typedef struct {
     double bound; /* prune boxes farther than this */
     double r2max;
     int quad;     /* -1, or only the points of quadrant (dx >= 0) | (dy >= 0) << 1 */
+    int (*keep)(const void *arg, double dx, double dy); /* NULL, or only where true */
+    const void *keep_arg;
 } knn_q;
 
 /* Can the node's box hold points of q's quadrant? (dx >= 0 is x >= cx.) */
@@ -358,6 +360,8 @@ static void knn_rec(knn_q *q, int ni)
             if (d > q->bound)
                 continue;
             if (q->quad >= 0 && ((dx >= 0.0) | ((dy >= 0.0) << 1)) != q->quad)
+                continue;
+            if (q->keep && !q->keep(q->keep_arg, dx, dy))
                 continue;
             int id = oi[i];
             if (q->n == q->k && !before(d, id, q->d2[0], q->idx[0]))
@@ -500,15 +504,16 @@ int gk_kdtree_knn(const gk_kdtree *t, double cx, double cy, int k, double r2max,
         return 0;
     if (k <= KD_SMALL_K)
         return knn_small(t, cx, cy, k, r2max, idx, d2);
-    return gk_kdtree_knn_quadrant(t, cx, cy, -1, k, r2max, idx, d2);
+    return gk_kdtree_knn_quadrant(t, cx, cy, -1, NULL, NULL, k, r2max, idx, d2);
 }
 
-int gk_kdtree_knn_quadrant(const gk_kdtree *t, double cx, double cy, int quad, int k,
-                           double r2max, int *idx, double *d2)
+int gk_kdtree_knn_quadrant(const gk_kdtree *t, double cx, double cy, int quad,
+                           int (*keep)(const void *arg, double dx, double dy),
+                           const void *keep_arg, int k, double r2max, int *idx, double *d2)
 {
     if (!t || t->n == 0 || k <= 0 || !(r2max >= 0.0))
         return 0;
-    knn_q q = {t, cx, cy, k, 0, idx, d2, r2max, r2max, quad};
+    knn_q q = {t, cx, cy, k, 0, idx, d2, r2max, r2max, quad, keep, keep_arg};
     if (box_in_quad(&t->nodes[0], &q) && box_d2(&t->nodes[0], cx, cy) <= r2max)
         knn_rec(&q, 0);
     /* heap sort: ascending by (d2, idx) */

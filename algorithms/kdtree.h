@@ -36,10 +36,12 @@ int gk_kdtree_knn(const gk_kdtree *t, double cx, double cy, int k, double r2max,
                   double *d2);
 
 /* gk_kdtree_knn over the points of one quadrant around (cx, cy): quad =
- * (dx >= 0) | ((dy >= 0) << 1) with (dx, dy) = point - (cx, cy); -1 for every
- * point. */
-int gk_kdtree_knn_quadrant(const gk_kdtree *t, double cx, double cy, int quad, int k,
-                           double r2max, int *idx, double *d2);
+ * (dx >= 0) | ((dy >= 0) << 1) with (dx, dy) = point - (cx, cy), -1 for every
+ * point; and, if keep is not NULL, only those for which keep(keep_arg, dx, dy)
+ * is true (a window inside the r2max disc). */
+int gk_kdtree_knn_quadrant(const gk_kdtree *t, double cx, double cy, int quad,
+                           int (*keep)(const void *arg, double dx, double dy),
+                           const void *keep_arg, int k, double r2max, int *idx, double *d2);
 
 /* The nearest point with d^2 <= r2max; among equally near points the one LAST in
  * input order (gdal_grid's nearest uses <=). Returns its original index or -1. */

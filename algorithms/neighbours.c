@@ -296,8 +296,14 @@ long gk_nb_quadrants(const gk_job *job, double nx, double ny, int *idx, double *
     return round_robin(s->idx2, s->d2b, start, cnt, limit, perq, min_per_q, idx, d2);
 }
 
-long gk_nb_quadrants_knn(const gk_job *job, double nx, double ny, double r2, int max_points,
-                         int min_per_q, int max_per_q, gk_scratch *s)
+static int in_ellipse(const void *e, double dx, double dy)
+{
+    return gk_ellipse_contains(e, dx, dy);
+}
+
+long gk_nb_quadrants_knn(const gk_job *job, double nx, double ny, double r2,
+                         const gk_ellipse *ell, int max_points, int min_per_q, int max_per_q,
+                         gk_scratch *s)
 {
     size_t limit = max_points > 0 ? (size_t)max_points : (size_t)-1;
     size_t perq = max_per_q > 0 ? (size_t)max_per_q : (size_t)-1;
@@ -311,10 +317,36 @@ long gk_nb_quadrants_knn(const gk_job *job, double nx, double ny, double r2, int
     size_t start[4], cnt[4];
     for (int q = 0; q < 4; q++) {
         start[q] = (size_t)q * keep;
-        cnt[q] = (size_t)gk_kdtree_knn_quadrant(job->tree, nx, ny, q, (int)keep, r2,
-                                                s->idx2 + start[q], s->d2b + start[q]);
+        cnt[q] = (size_t)gk_kdtree_knn_quadrant(job->tree, nx, ny, q, ell ? in_ellipse : NULL,
+                                                ell, (int)keep, r2, s->idx2 + start[q],
+                                                s->d2b + start[q]);
     }
     return round_robin(s->idx2, s->d2b, start, cnt, limit, perq, min_per_q, s->idx, s->d2);
+}
+
+int gk_nb_quadrants_bounded(const gk_algorithm *a, int honours_max)
+{
+    return gk_nb_has_quadrants(a) &&
+           ((honours_max && a->max_points > 0) || a->max_points_per_quadrant > 0);
+}
+
+long gk_nb_ellipse_quadrants(const gk_job *job, double nx, double ny, int honours_max,
+                             gk_scratch *s)
+{
+    const gk_algorithm *a = &job->alg;
+    const gk_ellipse *e = &job->ell;
+    const int maxp = honours_max ? a->max_points : 0;
+    if (e->all || !(e->r1 > 0.0) || !(e->r2 > 0.0) || !gk_nb_quadrants_bounded(a, honours_max)) {
+        long n = gk_nb_ellipse(job, nx, ny, s);
+        if (n < 0)
+            return n;
+        return gk_nb_quadrants(job, nx, ny, s->idx, s->d2, (size_t)n, maxp,
+                               a->min_points_per_quadrant, a->max_points_per_quadrant, s);
+    }
+    /* the disc around the ellipse, a little larger: the exact test decides */
+    double r = e->r1 > e->r2 ? e->r1 : e->r2;
+    return gk_nb_quadrants_knn(job, nx, ny, r * r * (1.0 + 1e-9), e, maxp,
+                               a->min_points_per_quadrant, a->max_points_per_quadrant, s);
 }
 
 int gk_nb_circle_hit(const gk_job *job, double nx, double ny, double r2, double s2,

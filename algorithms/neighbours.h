@@ -60,12 +60,23 @@ static inline int gk_nb_has_quadrants(const gk_algorithm *a)
 long gk_nb_quadrants(const gk_job *job, double nx, double ny, int *idx, double *d2, size_t n,
                      int max_points, int min_per_q, int max_per_q, gk_scratch *s);
 
-/* The same selection over the points within r2 of (nx, ny), written to
- * s->idx/s->d2, without gathering them: each quadrant's nearest up to the
- * most it can give (max_per_q or max_points, one of them set) straight from
- * the k-d tree. Same returns. */
-long gk_nb_quadrants_knn(const gk_job *job, double nx, double ny, double r2, int max_points,
-                         int min_per_q, int max_per_q, gk_scratch *s);
+/* The same selection over the points within r2 of (nx, ny) (and inside ell
+ * if not NULL), written to s->idx/s->d2, without gathering them: each
+ * quadrant's nearest up to the most it can give (max_per_q or max_points,
+ * one of them set) straight from the k-d tree. Same returns. */
+long gk_nb_quadrants_knn(const gk_job *job, double nx, double ny, double r2,
+                         const gk_ellipse *ell, int max_points, int min_per_q, int max_per_q,
+                         gk_scratch *s);
+
+/* Per-quadrant keys with a bound on what a quadrant gives (max_per_q, or
+ * max_points where the algorithm honours it)? */
+int gk_nb_quadrants_bounded(const gk_algorithm *a, int honours_max);
+
+/* gk_nb_quadrants over the job's ellipse, into s->idx/s->d2: through
+ * gk_nb_quadrants_knn where bounded and the ellipse is proper, else the
+ * window gathered (gk_nb_ellipse) and sorted per quadrant. */
+long gk_nb_ellipse_quadrants(const gk_job *job, double nx, double ny, int honours_max,
+                             gk_scratch *s);
 
 /* gk_nb_first_hit over the points within r2 of (nx, ny), looked up by
  * itself (in s->idx2): -1, the point, or GK_NB_NOMEM. */
