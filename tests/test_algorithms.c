@@ -564,6 +564,91 @@ static void test_quadrants(void)
     CHECK_NEAR(eval1(&a, QX, QY, QZ, 7, 0, 0, &nd), 38.9 / 9.3, 1e-14);
 }
 
+/* The bounded per-quadrant selection straight from the k-d tree
+ * (gk_nb_ellipse_quadrants, gk_nb_quadrants_knn) equals the gathered one
+ * (gk_nb_ellipse, then gk_nb_quadrants: the path the gdal_grid conformance
+ * cases check), point for point and in order: points on a lattice (ties in
+ * distance, points on the axes through nodes on lattice points) plus random
+ * ones and duplicates, circles and rotated ellipses, every limit. */
+static void test_quadrants_knn(void)
+{
+    enum { NL = 21 * 21, NR = 300, N = NL + NR + 20 };
+    static double x[N], y[N], z[N];
+    unsigned r = 12345;
+    for (int i = 0; i < NL; i++) {
+        x[i] = i % 21;
+        y[i] = i / 21;
+    }
+    for (int i = NL; i < NL + NR; i++) {
+        r = r * 1103515245u + 12345u;
+        x[i] = (r >> 8) % 200000 / 10000.0;
+        r = r * 1103515245u + 12345u;
+        y[i] = (r >> 8) % 200000 / 10000.0;
+    }
+    for (int i = NL + NR; i < N; i++) { /* duplicates of lattice points */
+        x[i] = x[(i * 37) % NL];
+        y[i] = y[(i * 37) % NL];
+    }
+    for (int i = 0; i < N; i++)
+        z[i] = i;
+    static const double radii[][3] = {{3, 3, 0}, {4, 2, 30}, {2.5, 5, 90}, {6, 6, 0}};
+    static const int limits[][3] = {/* max_points, min per quadrant, max per quadrant */
+                                    {0, 0, 2}, {5, 0, 0}, {7, 1, 3}, {12, 0, 1},
+                                    {0, 2, 5}, {40, 0, 16}, {3, 1, 0}};
+    int bad = 0, cases = 0;
+    for (size_t e = 0; e < sizeof radii / sizeof *radii; e++)
+        for (size_t l = 0; l < sizeof limits / sizeof *limits; l++) {
+            gk_algorithm a = alg_of(GK_ALG_AVERAGE);
+            a.radius1 = radii[e][0];
+            a.radius2 = radii[e][1];
+            a.angle = radii[e][2];
+            a.max_points = limits[l][0];
+            a.min_points_per_quadrant = limits[l][1];
+            a.max_points_per_quadrant = limits[l][2];
+            tjob tj;
+            tjob_init(&tj, x, y, z, N, &a);
+            gk_scratch s1 = {0}, s2 = {0};
+            for (int k = 0; k < 60; k++) {
+                /* nodes on lattice points, half-way between them, anywhere */
+                double nx = k < 20 ? k % 7 * 3 : k < 40 ? 0.5 + k % 9 * 2 : 20.0 * k / 61.0;
+                double ny = k < 20 ? k % 5 * 4 : k < 40 ? 0.5 + k % 6 * 3 : 20.0 * (k % 13) / 13.0;
+                long n1 = gk_nb_ellipse(&tj.job, nx, ny, &s1);
+                if (n1 >= 0)
+                    n1 = gk_nb_quadrants(&tj.job, nx, ny, s1.idx, s1.d2, (size_t)n1, a.max_points,
+                                         a.min_points_per_quadrant, a.max_points_per_quadrant,
+                                         &s1);
+                long n2 = gk_nb_ellipse_quadrants(&tj.job, nx, ny, 1, &s2);
+                int same = n1 == n2;
+                for (long i = 0; same && i < n1; i++)
+                    same = s1.idx[i] == s2.idx[i] && s1.d2[i] == s2.d2[i];
+                /* the circle's form (invdistnn), where the ellipse is one */
+                if (radii[e][0] == radii[e][1] && gk_nb_quadrants_bounded(&a, 1)) {
+                    double r2 = a.radius1 * a.radius1;
+                    long n4 = gk_nb_circle(&tj.job, nx, ny, r2, &s1);
+                    if (n4 >= 0)
+                        n4 = gk_nb_quadrants(&tj.job, nx, ny, s1.idx, s1.d2, (size_t)n4,
+                                             a.max_points, a.min_points_per_quadrant,
+                                             a.max_points_per_quadrant, &s1);
+                    long n3 = gk_nb_quadrants_knn(&tj.job, nx, ny, r2, NULL, a.max_points,
+                                                  a.min_points_per_quadrant,
+                                                  a.max_points_per_quadrant, &s2);
+                    same = same && n3 == n4;
+                    for (long i = 0; same && i < n4; i++)
+                        same = s1.idx[i] == s2.idx[i] && s1.d2[i] == s2.d2[i];
+                }
+                bad += !same;
+                cases++;
+            }
+            gk_scratch_free(&s1);
+            gk_scratch_free(&s2);
+            tjob_free(&tj);
+        }
+    CHECK(cases == 4 * 7 * 60);
+    if (bad)
+        fprintf(stderr, "quadrants from the k-d tree: %d of %d nodes differ\n", bad, cases);
+    CHECK(bad == 0);
+}
+
 static void test_average_nearest(void)
 {
     int nd;
@@ -1321,6 +1406,7 @@ int main(int argc, char **argv)
     test_invdist();
     test_invdistnn();
     test_quadrants();
+    test_quadrants_knn();
     test_average_nearest();
     test_metrics();
     test_aidw();
