@@ -69,7 +69,8 @@ long gk_nb_quadrants_knn(const gk_job *job, double nx, double ny, double r2,
                          gk_scratch *s);
 
 /* Per-quadrant keys with a bound on what a quadrant gives (max_per_q, or
- * max_points where the algorithm honours it)? */
+ * max_points where the algorithm honours it), and that bound 128 or less
+ * (gk_nb_quadrants_knn's lists; above, the window is gathered)? */
 int gk_nb_quadrants_bounded(const gk_algorithm *a, int honours_max);
 
 /* gk_nb_quadrants over the job's ellipse, into s->idx/s->d2: through
