@@ -28,7 +28,7 @@ int gk_idwnn_node(const gk_job *job, double nx, double ny, double radius, double
         m = (size_t)got;
     } else if (gk_nb_quadrants_bounded(a, 1)) {
         /* per quadrant, each bounded: four k-NN queries, nothing gathered */
-        int hit = gk_nb_circle_hit(job, nx, ny, r2, s2, hit2, s);
+        int hit = gk_nb_window_hit(job, NULL, nx, ny, r2, s2, hit2, s);
         if (hit == (int)GK_NB_NOMEM)
             return -1;
         if (hit >= 0) {

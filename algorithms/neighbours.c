@@ -201,23 +201,9 @@ int gk_nb_hit_sorted(const gk_job *job, const gk_ellipse *ell, double nx, double
     }
     if (h < k)
         return best; /* every hit is in the answer */
-    /* k hits: there may be more, with smaller indices */
-    for (;;) {
-        size_t got = gk_kdtree_radius(job->tree, nx, ny, hit2, s->idx2, s->d2b, s->cap2);
-        if (got > s->cap2) {
-            if (gk_scratch_reserve2(s, got) != GK_OK)
-                return (int)GK_NB_NOMEM;
-            continue;
-        }
-        const double *x = job->pts->x, *y = job->pts->y;
-        for (size_t i = 0; i < got; i++) {
-            int id = s->idx2[i];
-            if (s->d2b[i] + s2 < hit2 && id < best &&
-                (!ell || gk_ellipse_contains(ell, x[id] - nx, y[id] - ny)))
-                best = id;
-        }
-        return best;
-    }
+    /* k hits: there may be more, with smaller indices (the lookup sees
+     * those k as well) */
+    return gk_nb_window_hit(job, ell, nx, ny, INFINITY, s2, hit2, s);
 }
 
 /* ---- per-quadrant round robin ------------------------------------------------ */
@@ -353,8 +339,8 @@ long gk_nb_ellipse_quadrants(const gk_job *job, double nx, double ny, int honour
                                a->min_points_per_quadrant, a->max_points_per_quadrant, s);
 }
 
-int gk_nb_circle_hit(const gk_job *job, double nx, double ny, double r2, double s2,
-                     double hit2, gk_scratch *s)
+int gk_nb_window_hit(const gk_job *job, const gk_ellipse *ell, double nx, double ny, double r2,
+                     double s2, double hit2, gk_scratch *s)
 {
     if (!(s2 < hit2))
         return -1; /* d2 + s2 >= s2: no point is a hit */
@@ -365,10 +351,14 @@ int gk_nb_circle_hit(const gk_job *job, double nx, double ny, double r2, double 
                 return (int)GK_NB_NOMEM;
             continue;
         }
+        const double *x = job->pts->x, *y = job->pts->y;
         int best = -1;
-        for (size_t i = 0; i < got; i++)
-            if (s->d2b[i] <= r2 && s->d2b[i] + s2 < hit2 && (best < 0 || s->idx2[i] < best))
-                best = s->idx2[i];
+        for (size_t i = 0; i < got; i++) {
+            int id = s->idx2[i];
+            if (s->d2b[i] <= r2 && s->d2b[i] + s2 < hit2 && (best < 0 || id < best) &&
+                (!ell || gk_ellipse_contains(ell, x[id] - nx, y[id] - ny)))
+                best = id;
+        }
         return best;
     }
 }

@@ -79,10 +79,11 @@ int gk_nb_quadrants_bounded(const gk_algorithm *a, int honours_max);
 long gk_nb_ellipse_quadrants(const gk_job *job, double nx, double ny, int honours_max,
                              gk_scratch *s);
 
-/* gk_nb_first_hit over the points within r2 of (nx, ny), looked up by
- * itself (in s->idx2): -1, the point, or GK_NB_NOMEM. */
-int gk_nb_circle_hit(const gk_job *job, double nx, double ny, double r2, double s2,
-                     double hit2, gk_scratch *s);
+/* gk_nb_first_hit over the points within r2 of (nx, ny) (and inside ell if
+ * not NULL), looked up by itself (in s->idx2): -1, the point, or
+ * GK_NB_NOMEM. */
+int gk_nb_window_hit(const gk_job *job, const gk_ellipse *ell, double nx, double ny, double r2,
+                     double s2, double hit2, gk_scratch *s);
 
 /* IDW weight for a squared (smoothed) distance r2: r2^(-p/2). */
 static inline double gk_idw_weight(double r2, double p)
