@@ -384,6 +384,54 @@ typedef struct {
     double x, y, d2k;
 } knn_prev;
 
+static int in_quadrant(const void *q, double dx, double dy)
+{
+    return quadrant(dx, dy) == *(const int *)q;
+}
+
+/* max_points_per_quadrant over every point (no max_points, no radius): each
+ * quadrant's omax nearest straight from the k-d tree, merged by (d2, index),
+ * which is the filter's answer over the whole set sorted (select_points's
+ * general path sorts all n points a node: seconds at a million). The count
+ * before the filter, for min_points, is every point. */
+static long select_every_quadrant(const gk_job *job, double nx, double ny, gk_scratch *s)
+{
+    const size_t n = job->pts->n;
+    if (n < (size_t)job->alg.min_points)
+        return 0;
+    size_t k = (size_t)job->alg.max_points_per_quadrant;
+    if (k > n)
+        k = n;
+    if (gk_scratch_reserve(s, 8 * k))
+        return -1;
+    int *qi = s->idx + 4 * k, got[4], at[4] = {0, 0, 0, 0};
+    double *qd = s->d2 + 4 * k;
+    for (int q = 0; q < 4; q++)
+        got[q] = gk_kdtree_knn_quadrant(job->tree, nx, ny, -1, in_quadrant, &q, (int)k, INFINITY,
+                                        qi + q * k, qd + q * k);
+    long m = 0;
+    for (;;) {
+        int b = -1;
+        for (int q = 0; q < 4; q++) {
+            if (at[q] == got[q])
+                continue;
+            if (b < 0) {
+                b = q;
+                continue;
+            }
+            size_t c = q * k + at[q], o = b * k + at[b];
+            if (qd[c] < qd[o] || (qd[c] == qd[o] && qi[c] < qi[o]))
+                b = q;
+        }
+        if (b < 0)
+            return m;
+        s->idx[m] = qi[b * k + at[b]];
+        s->d2[m] = qd[b * k + at[b]];
+        at[b]++;
+        m++;
+    }
+}
+
 /* The selection around (nx, ny) into s->idx[0..m), sorted by (d2, index).
  * Returns m (0 when fewer than min_points), or -1 when out of memory. */
 static long select_points(const gk_job *job, double nx, double ny, gk_scratch *s, knn_prev *pv)
@@ -392,6 +440,8 @@ static long select_points(const gk_job *job, double nx, double ny, gk_scratch *s
     const gk_kriging_params *kp = &a->krige;
     double r2 = kp->maxdist > 0 ? kp->maxdist * kp->maxdist : INFINITY;
     long m;
+    if (a->max_points_per_quadrant > 0 && a->max_points == 0 && kp->maxdist == 0)
+        return select_every_quadrant(job, nx, ny, s);
     if (a->max_points > 0 || kp->maxdist == 0) {
         size_t kmax = a->max_points > 0 ? (size_t)a->max_points : job->pts->n;
         if (kmax > job->pts->n)

@@ -274,8 +274,72 @@ static void test_quadrants(void)
     CHECK(fabs(a[0] - b[0]) < 1e-12 && fabs(a[1] - b[1]) < 1e-12,
           "omax=1: %.15g %.15g, want %.15g %.15g", a[0], a[1], b[0], b[1]);
     CHECK(fabs(a[0] - 2.5) < 1e-12, "four symmetric points: %.15g, want 2.5", a[0]);
+    /* no max_points: every point, filtered (the k-d tree per quadrant) */
+    run("kriging:model=Exp:psill=1:range=3:max_points_per_quadrant=1", p, &g, a, NULL);
+    CHECK(fabs(a[0] - b[0]) < 1e-12 && fabs(a[1] - b[1]) < 1e-12,
+          "omax=1, every point: %.15g %.15g, want %.15g %.15g", a[0], a[1], b[0], b[1]);
     gk_points_free(p);
     gk_points_free(q);
+}
+
+/* omax over every point (no max_points, no radius) selects each quadrant's
+ * omax nearest from the k-d tree; max_points = n asks for the same points
+ * through the general path (all n sorted, then filtered). Equal bit for bit,
+ * over a lattice (points on the axes through nodes; ties within a quadrant,
+ * as (1, 2) and (2, 1) from a node at (0.5, 0.5) - coincident points would
+ * make most systems singular) and random points, nodes inside and outside
+ * the points' hull. */
+static void test_quadrants_every_point(void)
+{
+    enum { NL = 21 * 21, NR = 150 };
+    double x[NL + NR], y[NL + NR], z[NL + NR];
+    int n = 0;
+    for (int j = 0; j <= 20; j++)
+        for (int i = 0; i <= 20; i++)
+            if ((i * 5 + j * 3) % 7 != 0) /* holes */
+                x[n] = i, y[n] = j, z[n] = sin(i * 0.5) + cos(j * 0.4), n++;
+    for (int r = 0; r < NR; r++)
+        x[n] = 20 * urand(), y[n] = 20 * urand(), z[n] = urand(), n++;
+    gk_points *p = make_points(n, x, y, z);
+    gk_grid g = {-2.25, 22.25, -2.25, 22.25, 49, 49}; /* nodes at -2, -1.5, .. 22 */
+    const size_t nodes = (size_t)g.nx * g.ny;
+    double *a = malloc(2 * nodes * sizeof *a), *b = malloc(2 * nodes * sizeof *b);
+    static const char *models[] = {
+        "kriging:model=Exp:psill=1:range=4:nugget=0.1",
+        "kriging:type=simple:mean=0.5:model=Sph:psill=1:range=6:nugget=0.1",
+        "kriging:drift=linear:model=Exp:psill=1:range=5:nugget=0.1",
+    };
+    static const char *limits[] = {":max_points_per_quadrant=1", ":max_points_per_quadrant=3",
+                                   ":max_points_per_quadrant=7:min_points=20"};
+    for (size_t mi = 0; mi < sizeof models / sizeof *models; mi++) {
+        for (size_t li = 0; li < sizeof limits / sizeof *limits; li++) {
+            char every[256], all[256];
+            snprintf(every, sizeof every, "%s%s", models[mi], limits[li]);
+            snprintf(all, sizeof all, "%s%s:max_points=%d", models[mi], limits[li], n);
+            int na = run(every, p, &g, a, NULL), nb = run(all, p, &g, b, NULL);
+            size_t differ = 0, valid = 0;
+            for (size_t i = 0; na == 2 && nb == 2 && i < 2 * nodes; i++) {
+                differ += memcmp(&a[i], &b[i], sizeof *a) != 0;
+                valid += i < nodes && a[i] != 0.0; /* 0: nodata */
+            }
+            CHECK(na == 2 && nb == 2 && differ == 0, "%s: %zu of %zu values differ from max_points=%d",
+                  every, differ, 2 * nodes, n);
+            CHECK(valid > nodes / 2, "%s: only %zu estimates", every, valid);
+        }
+        /* min_points above the set's size: nothing selected anywhere (simple
+         * kriging: gstat's mean and C(0)) */
+        char few[256];
+        snprintf(few, sizeof few, "%s:max_points_per_quadrant=2:min_points=%d", models[mi], n + 1);
+        const int sk = strstr(few, "simple") != NULL;
+        size_t off = 0;
+        int nf = run(few, p, &g, a, NULL);
+        for (size_t i = 0; nf == 2 && i < nodes; i++)
+            off += a[i] != (sk ? 0.5 : 0.0) || a[nodes + i] != (sk ? 1.1 : 0.0);
+        CHECK(nf == 2 && off == 0, "%s: %zu nodes not empty", few, off);
+    }
+    free(a);
+    free(b);
+    gk_points_free(p);
 }
 
 /* External drift: covariates x and y sampled analytically equal UK linear. */
@@ -383,6 +447,7 @@ int main(void)
     test_block_and_global();
     test_singular();
     test_quadrants();
+    test_quadrants_every_point();
     test_external_drift();
     gk_context_free(ctx);
     if (failures) {
