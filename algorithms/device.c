@@ -53,15 +53,19 @@ typedef struct {
 
 #define GK_XSTR(x) #x
 #define GK_STR(x) GK_XSTR(x) /* a number in a message */
+#define GK_GPU_MAX_QUAD_K 512 /* four quadrants' lists in one system */
+_Static_assert(4 * GK_GPU_MAX_QUAD_K == GK_GPU_MAX_K, "a system of four quadrants' lists");
 
 /* Kriging over every point within radius runs as the GPU's local kriging of
- * this many nearest; nodes whose window holds more go to the CPU (systems
- * of 512 still solve in a GPU block's workspace, gpu/krige_big_kernels.cuh).
+ * this many nearest; nodes whose window holds more go to the CPU. The GPU
+ * factors systems of any size up to GK_GPU_MAX_K in panels
+ * (gpu/krige_big_kernels.cuh): ~620 points a node, 129 ms for 64^2 nodes
+ * on an H100 against 3.06 s with the nodes above 512 on the 16 cores.
  * GRIDKIT_GPU_KRIGE_DENSE_K sets it (tests of the split). */
 static int krige_radius_k(void)
 {
     const char *e = getenv("GRIDKIT_GPU_KRIGE_DENSE_K");
-    int k = e && *e ? atoi(e) : 512;
+    int k = e && *e ? atoi(e) : GK_GPU_MAX_K;
     return k < 1 ? 1 : k > GK_GPU_MAX_K ? GK_GPU_MAX_K : k;
 }
 
@@ -244,10 +248,12 @@ static const char *describe_kriging(const gk_job *job, gk_gpu_job_desc *d)
     const int global = a->max_points == 0 && kp->maxdist == 0 && omax == 0;
     if (!global && a->max_points > GK_GPU_MAX_K)
         return "kriging with max_points above " GK_STR(GK_GPU_MAX_K) " has no GPU kernel";
-    /* omax filters the max_points nearest, which are every point here */
-    if (omax > 0 && a->max_points == 0 && kp->maxdist == 0 && job->pts->n > GK_GPU_MAX_K)
-        return "kriging with max_points_per_quadrant over more than " GK_STR(
-            GK_GPU_MAX_K) " points and no max_points or radius has no GPU kernel";
+    /* omax filters the max_points nearest, which are every point here: the
+     * GPU searches each quadrant's omax nearest instead */
+    const int every = omax > 0 && a->max_points == 0 && kp->maxdist == 0;
+    if (every && omax > GK_GPU_MAX_QUAD_K)
+        return "kriging with max_points_per_quadrant above " GK_STR(
+            GK_GPU_MAX_QUAD_K) " and no max_points or radius has no GPU kernel";
     /* global: double precision whatever --precision says; above 46340 points
      * cuSOLVER's 64-bit API, where the GPU's memory holds the n x n matrix
      * (krige_global.cu; job_new says why not) */
@@ -262,7 +268,8 @@ static const char *describe_kriging(const gk_job *job, gk_gpu_job_desc *d)
      * them where the window holds no more (counted first, gk_device_tile) */
     d->max_points = a->max_points > 0 ? a->max_points
                     : kp->maxdist > 0 ? krige_radius_k()
-                                      : (int)job->pts->n; /* omax over every point */
+                                      : 4 * omax; /* omax over every point */
+    d->quad_max = every ? omax : 0;
     d->min_points = a->min_points;
     if (kp->maxdist > 0) {
         d->window = GK_GPU_WIN_CIRCLE;
@@ -364,9 +371,9 @@ static const char *describe_quadrants(const gk_algorithm *a, int honours_max, gk
     int keep = d->quad_max;
     if (d->max_points > 0 && (keep == 0 || d->max_points < keep))
         keep = d->max_points;
-    if (keep > GK_GPU_MAX_QUAD_KEEP)
+    if (keep > GK_GPU_MAX_LIST_K)
         return "per-quadrant search keeping more than " GK_STR(
-            GK_GPU_MAX_QUAD_KEEP) " points per quadrant has no GPU kernel";
+            GK_GPU_MAX_LIST_K) " points per quadrant has no GPU kernel";
     return NULL;
 }
 
@@ -461,8 +468,8 @@ static const char *describe(const gk_job *job, gk_gpu_job_desc *d)
         d->op = GK_GPU_AVERAGE_DISTANCE_PTS;
         return NULL;
     case GK_ALG_AIDW:
-        if (a->aidw_k < 1 || a->aidw_k > GK_GPU_MAX_K)
-            return "aidw with k above " GK_STR(GK_GPU_MAX_K) " has no GPU kernel";
+        if (a->aidw_k < 1 || a->aidw_k > GK_GPU_MAX_LIST_K)
+            return "aidw with k above " GK_STR(GK_GPU_MAX_LIST_K) " has no GPU kernel";
         if (!(a->aidw_rmax > a->aidw_rmin))
             return "aidw needs r_max > r_min";
         d->op = GK_GPU_AIDW;
@@ -479,8 +486,8 @@ static const char *describe(const gk_job *job, gk_gpu_job_desc *d)
     default:
         return "this algorithm has no GPU kernel yet";
     }
-    if (a->max_points > GK_GPU_MAX_K)
-        return "max_points above " GK_STR(GK_GPU_MAX_K) " has no GPU kernel";
+    if (a->max_points > GK_GPU_MAX_LIST_K)
+        return "max_points above " GK_STR(GK_GPU_MAX_LIST_K) " has no GPU kernel";
     return NULL;
 }
 

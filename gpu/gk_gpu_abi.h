@@ -69,7 +69,9 @@ typedef struct {
     double nodata;
     /* per-quadrant selection (IDW_KNN, AVERAGE and the metrics; gdal_grid >=
      * 3.6, algorithms/neighbours.c): limits per quadrant, 0 = none; max_points
-     * then bounds the round robin (0 = none) */
+     * then bounds the round robin (0 = none). KRIGE: quad_max > 0 selects
+     * each quadrant's quad_max nearest of every point (max_points_per_quadrant
+     * with no max_points or radius), max_points = 4 quad_max */
     int quad_min, quad_max;
     /* aidw: neighbours of the statistic, powers at mu = 0.1 .. 0.9, the
      * membership's R_min / R_max, the expected mean NN distance */
@@ -124,13 +126,14 @@ typedef enum {
     GK_GPU_V_POW, /* range = exponent */
     GK_GPU_V_HOL
 } gk_gpu_vtype;
-/* The most neighbours a GPU kernel takes (max_points, aidw's k): the lists
- * of knn_list_kernels.cuh, a warp's in shared memory. */
+/* The most neighbours kriging's GPU kernels take (max_points): systems of
+ * that many points a node, factored in panels (krige_big_kernels.cuh). */
 #define GK_GPU_MAX_K 2048
-/* The most points one quadrant keeps (max_points_per_quadrant, or max_points
- * with quadrant keys): a warp holds four lists, which at 512 fit the 96 KB of
- * shared memory of every supported GPU. */
-#define GK_GPU_MAX_QUAD_KEEP 512
+/* The most neighbours the other GPU kernels take (max_points, aidw's k, and
+ * the points one quadrant keeps): the lists of knn_list_kernels.cuh, a
+ * warp's in shared memory where they fit, else in global memory. At this
+ * many, one warp's list takes 100 MB; the CPU takes what is above. */
+#define GK_GPU_MAX_LIST_K 4194304
 #define GK_GPU_KRIGE_MAX_STRUCT 8
 #define GK_GPU_KRIGE_MAX_P 10    /* drift columns: 1 + 5 + 4 external */
 #define GK_GPU_KRIGE_MAX_DISCR 16 /* block discretisation points */

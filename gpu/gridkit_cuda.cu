@@ -73,6 +73,8 @@ struct Job {
     size_t knbr_cap = 0;
     unsigned char *kbig = nullptr; /* kriging beyond shared memory: a system per block */
     size_t kbig_cap = 0;  /* bytes */
+    unsigned char *klg = nullptr; /* k-lists beyond shared memory: a warp's each */
+    size_t klg_cap = 0;   /* bytes */
     double *kgp = nullptr; /* external drift: the covariates at the points */
     double *kg0 = nullptr; /* and at a tile's nodes */
     size_t kg0_cap = 0;
@@ -92,6 +94,13 @@ static thread_local cudaError_t ck_last = cudaSuccess; /* the error CK last saw 
             goto fail;                                                                             \
         }                                                                                          \
     } while (0)
+
+/* Tuning knobs read from the environment (benchmarks and tests). */
+static int env_int(const char *name, int dflt)
+{
+    const char *v = getenv(name);
+    return v && *v ? atoi(v) : dflt;
+}
 
 /* GRIDKIT_GPU_TILE_MEM (bytes): refuse larger per-tile buffers, as a GPU with
  * that little free memory would (tests of the split on out-of-memory). */
@@ -258,6 +267,7 @@ struct LocalParams {
     double s2, power, nodata;
     int k, min_points, op;
     double *out;
+    unsigned char *klg; /* the k-lists' global scratch, null: shared memory (kl_launch_lists) */
 };
 
 /* Visits the points of window w around (nx, ny) ring by ring of bins, the
@@ -995,7 +1005,7 @@ void job_destroy(Job *J)
     kg_free(J->kg);
     lin_free(J->lin);
     void *own[] = {J->out,       J->part,     J->flags, J->pf,
-                   J->flag_list, J->counters, J->knbr,  J->kgp, J->kg0, J->kbig};
+                   J->flag_list, J->counters, J->knbr,  J->kgp, J->kg0, J->kbig, J->klg};
     for (void *p : own)
         if (p)
             cudaFree(p);
@@ -1178,13 +1188,6 @@ fail:
     cudaFree(tmp);
     job_destroy(J);
     return nullptr;
-}
-
-/* Tuning knobs read from the environment (benchmarks only). */
-static int env_int(const char *name, int dflt)
-{
-    const char *v = getenv(name);
-    return v && *v ? atoi(v) : dflt;
 }
 
 template <int K> static void launch_knn(dim3 g, dim3 b, cudaStream_t st, const LocalParams &P)
@@ -1539,13 +1542,21 @@ static cudaError_t launch_krige_big(Job *J, const LocalParams &P, const KrigePar
     LocalParams Pc = P; /* per quadrant: min_points is the filter's */
     if (KP.omax > 0)
         Pc.min_points = 0;
+    /* omax over every point: each quadrant's omax nearest, searched as such */
+    const int qsel = J->d.quad_max;
+    const int enough = J->n >= (size_t)std::max(P.min_points, 0);
     for (int j0 = 0; j0 < h; j0 += band) {
         const int nr = std::min(band, h - j0);
         const size_t N = (size_t)nr * w;
         int *nbr = J->knbr, *cnt = nbr + (size_t)K * N;
-        if ((e = kl_launch(kl_search_kernel, J, K, N, P, j0, nr, nbr, cnt)))
+        if (qsel > 0)
+            e = kl_launch_lists(kl_quad_search_kernel, J, qsel, 4, N, P, j0, nr, qsel, enough,
+                                nbr, cnt);
+        else
+            e = kl_launch(kl_search_kernel, J, K, N, P, j0, nr, nbr, cnt);
+        if (e)
             return e;
-        if (KP.omax > 0)
+        if (KP.omax > 0 && qsel == 0)
             kr_quad_filter<<<(unsigned)((N + 127) / 128), 128, 0, J->st>>>(P, KP.x, KP.y, KP.omax,
                                                                             j0, nr, K, nbr, cnt);
         e = KP.single ? kb_solve_t<float>(J, Pc, KP, j0, nr, nbr, cnt)
@@ -1745,7 +1756,7 @@ int api_tile(void *job, const gk_gpu_tile *t, double *out, uint64_t *nodata, uin
             P.k = K;
             if (d.single && krige_needs_double(k))
                 KP.single = 0;
-            if (krige_big(K, k.omax)) {
+            if (krige_big(K, k.omax) || d.quad_max > 0) {
                 CK(launch_krige_big(J, P, KP));
             } else {
                 const size_t kn = krige_scratch(K, G.w, G.h, k.omax > 0);
@@ -1778,10 +1789,10 @@ fail:
         cudaStreamSynchronize(J->st);
         void **bufs[] = {(void **)&J->out,       (void **)&J->part, (void **)&J->flags,
                          (void **)&J->flag_list, (void **)&J->knbr, (void **)&J->kg0,
-                         (void **)&J->kbig};
+                         (void **)&J->kbig,      (void **)&J->klg};
         size_t *caps[] = {&J->out_cap,       &J->part_cap, &J->flags_cap, &J->flag_list_cap,
-                          &J->knbr_cap,      &J->kg0_cap,  &J->kbig_cap};
-        for (int q = 0; q < 7; q++) {
+                          &J->knbr_cap,      &J->kg0_cap,  &J->kbig_cap,  &J->klg_cap};
+        for (int q = 0; q < 8; q++) {
             cudaFree(*bufs[q]);
             *bufs[q] = nullptr;
             *caps[q] = 0;

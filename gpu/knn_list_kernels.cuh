@@ -1,5 +1,5 @@
 /*
- * knn_list_kernels.cuh - the k nearest for any k up to GK_GPU_MAX_K, beyond
+ * knn_list_kernels.cuh - the k nearest for any k up to GK_GPU_MAX_LIST_K, beyond
  * the register lists of knn_search (k <= 64). Included by gridkit_cuda.cu
  * inside its namespace, after window_kernels_extra.cuh (aidw's power).
  *
@@ -11,6 +11,10 @@
  * (each entry's new place by a binary search in the other sequence). The
  * stop rule is knn_search's: k found and the next ring beyond both the k-th
  * distance and the exact-hit distance.
+ *
+ * Lists that do not fit a block's shared memory (k above about 2300 on an
+ * H100, 4 x 512 per quadrant on older GPUs) live in a global scratch of the
+ * job's, a warp's own slice (kl_warp_base): the same code, slower memory.
  *
  * Used for IDW and aidw with max_points (or aidw's k) above 64
  * (window_kernels_extra.cuh holds aidw's power from them) and, writing the
@@ -24,6 +28,15 @@ __host__ __device__ inline size_t kl_warp_bytes(int k)
 {
     const size_t kc = (size_t)(k + 1) / 2 * 2; /* even: the ints start 8-aligned */
     return (2 * kc + 32) * (sizeof(double) + sizeof(int));
+}
+
+/* A warp's lists, `per` bytes: in shared memory, or in P.klg where the
+ * launch put them there (kl_launch_lists). */
+__device__ __forceinline__ unsigned char *kl_warp_base(const LocalParams &P, unsigned char *smem,
+                                                       size_t per)
+{
+    const size_t wi = threadIdx.x >> 5;
+    return P.klg ? P.klg + ((size_t)blockIdx.x * (blockDim.x >> 5) + wi) * per : smem + wi * per;
 }
 
 struct KList {
@@ -179,13 +192,14 @@ __device__ __forceinline__ void kl_offer(KList &L, bool in, double d2, int id)
 
 /* The k nearest of window w around (nx, ny) into L[0] (sorted, L[0].m of
  * them), or with NQ = 4 those of each quadrant q = (dx >= 0) | (dy >= 0) << 1
- * of point - node into L[q], in one pass over the rings; and the first exact
+ * of point - node (gdal_grid's; PINWHEEL: gstat's, kr_quadrant) into L[q],
+ * in one pass over the rings; and the first exact
  * hit over the window (smallest index with d2 + s2 < hit2, INT_MAX for none).
  * Done when every list's stop rule holds (knn_search's: k found and the next
  * ring beyond the k-th distance and the hit distance). Returns the window's
  * point count (NQ = 1) as far as searched. Every lane of the warp calls it;
  * the results are the same on every lane. */
-template <int NQ>
+template <int NQ, bool PINWHEEL = false>
 __device__ __forceinline__ int kl_search_lists(const Bins &B, const Win &w, double nx, double ny,
                                                KList *L, double s2, double hit2, int &hit)
 {
@@ -209,7 +223,7 @@ __device__ __forceinline__ int kl_search_lists(const Bins &B, const Win &w, doub
                 in = in_window(w, dx, dy, d2);
                 id = B.idx[p];
                 if (NQ == 4)
-                    qp = (dx >= 0.0 ? 1 : 0) | (dy >= 0.0 ? 2 : 0);
+                    qp = PINWHEEL ? kr_quadrant(dx, dy) : (dx >= 0.0 ? 1 : 0) | (dy >= 0.0 ? 2 : 0);
             }
             if (in && __dadd_rn(d2, s2) < hit2 && id < h)
                 h = id;
@@ -252,10 +266,32 @@ __device__ __forceinline__ double warp_sum(double v)
     return v;
 }
 
-/* The warps over the nodes of a tile, row-major; the grid strides. */
-#define KL_FOR_NODES(P, n)                                                                         \
-    for (size_t n = (size_t)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);                  \
-         n < (size_t)(P).g.w * (P).g.h; n += (size_t)gridDim.x * (blockDim.x >> 5))
+/* The warps over N nodes (a tile's, or a band's of rows), row-major; the
+ * grid strides. */
+#define KL_FOR_NODES_N(N, n)                                                                       \
+    for (size_t n = (size_t)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); n < (N);       \
+         n += (size_t)gridDim.x * (blockDim.x >> 5))
+#define KL_FOR_NODES(P, n) KL_FOR_NODES_N((size_t)(P).g.w * (P).g.h, n)
+
+/* Node n of the band of rows from j0 of P's tile. */
+__device__ __forceinline__ void kl_node_xy(const LocalParams &P, size_t n, int j0, double &nx,
+                                           double &ny)
+{
+    const int i = (int)(n % P.g.w), jr = (int)(n / P.g.w);
+    nx = node_x(P.g.xmin, P.g.cw, P.g.x0 + i);
+    ny = node_x(P.g.ymax, P.g.ch, P.g.y0 + j0 + jr);
+}
+
+/* A warp's four lists of k (one a quadrant), end to end. */
+__device__ __forceinline__ void kl_bind_quadrants(const LocalParams &P, unsigned char *smem, int k,
+                                                  KList (&L)[4])
+{
+    const size_t wb = kl_warp_bytes(k);
+    unsigned char *base = kl_warp_base(P, smem, 4 * wb);
+#pragma unroll
+    for (int q = 0; q < 4; q++)
+        L[q] = kl_bind(base + q * wb, k);
+}
 
 /* IDW over the k = P.k nearest of the window (knn_idw_value's rule); with
  * aidw, each node's power is in P.out (NaN: none, nodata). */
@@ -263,12 +299,11 @@ __global__ void __launch_bounds__(128) kl_idw_kernel(LocalParams P, int aidw)
 {
     extern __shared__ __align__(16) unsigned char kl_smem[];
     const int lane = threadIdx.x & 31;
-    KList L = kl_bind(kl_smem + (threadIdx.x >> 5) * kl_warp_bytes(P.k), P.k);
+    KList L = kl_bind(kl_warp_base(P, kl_smem, kl_warp_bytes(P.k)), P.k);
     KL_FOR_NODES(P, n)
     {
-        const int i = (int)(n % P.g.w), j = (int)(n / P.g.w);
-        const double nx = node_x(P.g.xmin, P.g.cw, P.g.x0 + i);
-        const double ny = node_x(P.g.ymax, P.g.ch, P.g.y0 + j);
+        double nx, ny;
+        kl_node_xy(P, n, 0, nx, ny);
         const double power = aidw ? P.out[n] : P.power;
         int hit;
         const int count = kl_search(P.B, P.w, nx, ny, L, P.s2, P.g.hit2, hit);
@@ -304,13 +339,11 @@ __global__ void __launch_bounds__(128) kl_search_kernel(LocalParams P, int j0, i
 {
     extern __shared__ __align__(16) unsigned char kl_smem[];
     const int lane = threadIdx.x & 31, K = P.k;
-    KList L = kl_bind(kl_smem + (threadIdx.x >> 5) * kl_warp_bytes(K), K);
-    const size_t N = (size_t)nrows * P.g.w;
-    for (size_t n = (size_t)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); n < N;
-         n += (size_t)gridDim.x * (blockDim.x >> 5)) {
-        const int i = (int)(n % P.g.w), jr = (int)(n / P.g.w);
-        const double nx = node_x(P.g.xmin, P.g.cw, P.g.x0 + i);
-        const double ny = node_x(P.g.ymax, P.g.ch, P.g.y0 + j0 + jr);
+    KList L = kl_bind(kl_warp_base(P, kl_smem, kl_warp_bytes(K)), K);
+    KL_FOR_NODES_N((size_t)nrows * P.g.w, n)
+    {
+        double nx, ny;
+        kl_node_xy(P, n, j0, nx, ny);
         int hit;
         const int count = kl_search(P.B, P.w, nx, ny, L, 0.0, 0.0, hit);
         for (int q = lane; q < L.m; q += 32)
@@ -321,10 +354,45 @@ __global__ void __launch_bounds__(128) kl_search_kernel(LocalParams P, int j0, i
     }
 }
 
+/* Kriging's lists for max_points_per_quadrant over every point (no
+ * max_points, no radius; alg_kriging.c sorts the whole set, then filters):
+ * each quadrant's omax nearest (gstat's pinwheel) end to end in
+ * nbr[n * P.k ...], P.k = 4 omax, and cnt[n] their number; 0 where the set
+ * holds fewer than min_points (`enough` 0), as the CPU counts before the
+ * filter. */
+__global__ void __launch_bounds__(128) kl_quad_search_kernel(LocalParams P, int j0, int nrows,
+                                                             int omax, int enough, int *nbr,
+                                                             int *cnt)
+{
+    extern __shared__ __align__(16) unsigned char kl_smem[];
+    const int lane = threadIdx.x & 31, K = P.k;
+    KList L[4];
+    kl_bind_quadrants(P, kl_smem, omax, L);
+    KL_FOR_NODES_N((size_t)nrows * P.g.w, n)
+    {
+        double nx, ny;
+        kl_node_xy(P, n, j0, nx, ny);
+        int hit, o = 0;
+        kl_search_lists<4, true>(P.B, P.w, nx, ny, L, 0.0, 0.0, hit);
+#pragma unroll
+        for (int q = 0; q < 4; q++) {
+            for (int v = lane; v < L[q].m; v += 32)
+                nbr[n * K + o + v] = L[q].I[v];
+            o += L[q].m;
+        }
+        if (lane == 0)
+            cnt[n] = enough ? o : 0;
+        __syncwarp();
+    }
+}
+
 /* Warps per block as shared memory allows, for `lists` lists of k a warp
- * (0: they do not fit). */
+ * (0: they do not fit). GRIDKIT_GPU_KLIST_GLOBAL=1 says 0 always (tests of
+ * the global scratch). */
 static int kl_warps_per_block(int k, int smem_optin, int lists = 1)
 {
+    if (env_int("GRIDKIT_GPU_KLIST_GLOBAL", 0))
+        return 0;
     const size_t per = (size_t)lists * kl_warp_bytes(k);
     for (int nw = 4; nw >= 1; nw--)
         if ((size_t)nw * per <= (size_t)smem_optin)
@@ -332,30 +400,47 @@ static int kl_warps_per_block(int k, int smem_optin, int lists = 1)
     return 0;
 }
 
-/* A list kernel over `nodes` nodes with `lists` lists of k a warp, on the
- * job's stream: a few waves of blocks (the kernels stride over the nodes). */
+/* A list kernel (its first parameter the LocalParams) over `nodes` nodes
+ * with `lists` lists of k a warp, on the job's stream: a few waves of blocks
+ * (the kernels stride over the nodes). Lists beyond shared memory go to the
+ * job's global scratch, as many warps as KL_GLOBAL_BYTES hold (one at least). */
+#define KL_GLOBAL_BYTES ((size_t)1 << 30)
 template <class... A, class... B>
-static cudaError_t kl_launch_lists(void (*kernel)(A...), const Job *J, int k, int lists,
-                                   size_t nodes, B... args)
+static cudaError_t kl_launch_lists(void (*kernel)(LocalParams, A...), Job *J, int k, int lists,
+                                   size_t nodes, LocalParams P, B... args)
 {
-    const int nw = kl_warps_per_block(k, J->smem_optin, lists);
-    if (nw < 1 || k > GK_GPU_MAX_K)
+    if (k < 1 || k > GK_GPU_MAX_LIST_K)
         return cudaErrorInvalidValue;
-    const size_t sm = (size_t)nw * lists * kl_warp_bytes(k);
-    /* the device's most, the same from every host thread: a smaller k's
-     * setting cannot undercut another thread's launch */
-    cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         J->smem_optin);
-    if (e != cudaSuccess)
-        return e;
-    const size_t blocks = std::min((nodes + nw - 1) / nw, (size_t)J->nsm * 32);
-    kernel<<<(unsigned)std::max<size_t>(blocks, 1), 32 * nw, sm, J->st>>>(args...);
+    const size_t per = (size_t)lists * kl_warp_bytes(k);
+    int nw = kl_warps_per_block(k, J->smem_optin, lists);
+    size_t blocks, sm = 0;
+    P.klg = nullptr;
+    if (nw >= 1) {
+        sm = (size_t)nw * per;
+        blocks = std::min((nodes + nw - 1) / nw, (size_t)J->nsm * 32);
+        /* the device's most, the same from every host thread: a smaller k's
+         * setting cannot undercut another thread's launch */
+        cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             J->smem_optin);
+        if (e != cudaSuccess)
+            return e;
+    } else {
+        nw = 4;
+        const size_t warps = std::max<size_t>(
+            1, std::min({nodes, (size_t)J->nsm * 32 * nw, KL_GLOBAL_BYTES / per}));
+        blocks = (warps + nw - 1) / nw;
+        cudaError_t e = grow(&J->klg, &J->klg_cap, blocks * nw * per);
+        if (e != cudaSuccess)
+            return e;
+        P.klg = J->klg;
+    }
+    kernel<<<(unsigned)std::max<size_t>(blocks, 1), 32 * nw, sm, J->st>>>(P, args...);
     return cudaGetLastError();
 }
 
 template <class... A, class... B>
-static cudaError_t kl_launch(void (*kernel)(A...), const Job *J, int k, size_t nodes,
-                             B... args)
+static cudaError_t kl_launch(void (*kernel)(LocalParams, A...), Job *J, int k, size_t nodes,
+                             LocalParams P, B... args)
 {
-    return kl_launch_lists(kernel, J, k, 1, nodes, args...);
+    return kl_launch_lists(kernel, J, k, 1, nodes, P, args...);
 }

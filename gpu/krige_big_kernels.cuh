@@ -183,20 +183,10 @@ __global__ void __launch_bounds__(128) kr_block_kernel(LocalParams LP, KrigePara
         const size_t o = (size_t)(j0 + jr) * w + i0;
         const int m = min(cnt[n], K);
         double est = LP.nodata, var = LP.nodata;
-        bool sing = false, node_ok = true;
-        if constexpr (X)
-            for (int r = 0; r < KP.nr; r++)
-                node_ok = node_ok && isfinite(KP.g0[r * KP.g0ld + o]);
-        if (X && !node_ok) {
-            /* nodata, not singular (alg_kriging.c) */
-        } else if (m == 0 || m < LP.min_points) {
-            if (p == 0) { /* gstat: an empty simple kriging neighbourhood gives the mean */
-                est = KP.mean;
-                var = KP.c00;
-            }
-        } else if (m < p) {
-            sing = true;
-        } else {
+        const int pre =
+            kr_before_system<X>(KP, o, true, m, LP.min_points, p == 0, p, est, var);
+        bool sing = pre == KR_SINGULAR;
+        if (pre == KR_SOLVE) {
             const int *sel = nbr + n * K;
             T sx = 0, sy = 0;
             for (int r = tid; r < m; r += G) {

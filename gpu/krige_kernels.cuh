@@ -497,6 +497,34 @@ __device__ __forceinline__ void kr_assemble(const KrigeParams &KP, T *M, int LD,
     }
 }
 
+/* What a node's m neighbours give before any system (alg_kriging.c):
+ * KR_SOLVE, or KR_DONE with est and var set (nodata; for simple kriging,
+ * gstat's mean and C(0) of an empty neighbourhood), or KR_SINGULAR (fewer
+ * points than drift terms). X: the node's covariates at g0[r * g0ld + o]
+ * must be finite, and `valid` the node itself, else nodata, not singular. */
+enum { KR_SOLVE, KR_DONE, KR_SINGULAR };
+template <bool X>
+__device__ __forceinline__ int kr_before_system(const KrigeParams &KP, size_t o, bool valid, int m,
+                                                int min_points, bool simple, int p, double &est,
+                                                double &var)
+{
+    if constexpr (X) {
+        bool ok = valid;
+        for (int r = 0; r < KP.nr; r++)
+            ok = ok && isfinite(KP.g0[r * KP.g0ld + o]);
+        if (!ok)
+            return KR_DONE;
+    }
+    if (m == 0 || m < min_points) {
+        if (simple) {
+            est = KP.mean;
+            var = KP.c00;
+        }
+        return KR_DONE;
+    }
+    return m < p ? KR_SINGULAR : KR_SOLVE;
+}
+
 template <int K, class T, int PM = KR_MAXP, bool X = false, bool XM = X>
 __global__ void __launch_bounds__(128) krige_kernel(LocalParams P, KrigeParams KP)
 {
@@ -542,21 +570,10 @@ __global__ void __launch_bounds__(128) krige_kernel(LocalParams P, KrigeParams K
         const int si = blockIdx.x * 8 + (src & 7), sj = blockIdx.y * (4 * nwarps) + warp * 4 + (src >> 3);
         const int m = min(cnt, kmax);
         double est = P.nodata, var = P.nodata;
-        bool sing = false;
-        bool node_ok = true; /* external drift: the node has its covariates */
-        if constexpr (X)
-            for (int r = 0; r < KP.nr; r++)
-                node_ok = node_ok && vsrc && isfinite(KP.g0[r * KP.g0ld + (size_t)sj * P.g.w + si]);
-        if (X && !node_ok) {
-            /* nodata, not singular (alg_kriging.c) */
-        } else if (m == 0 || m < P.min_points) {
-            if (p == 0) { /* gstat: an empty simple kriging neighbourhood gives the mean */
-                est = KP.mean;
-                var = KP.c00;
-            }
-        } else if (m < p) {
-            sing = true;
-        } else {
+        const int pre = kr_before_system<X>(KP, (size_t)sj * P.g.w + si, vsrc, m, P.min_points,
+                                            p == 0, p, est, var);
+        bool sing = pre == KR_SINGULAR;
+        if (pre == KR_SOLVE) {
             /* node-local points */
             for (int r = gl; r < m; r += G) {
                 int id = sel[src * K + r];
@@ -834,21 +851,10 @@ __global__ void __launch_bounds__(128) kr_coop_kernel(LocalParams LP, KrigeParam
     const int m = min(cnt[n], LP.k);
     const int p = X ? KP.p : P;
     double est = LP.nodata, var = LP.nodata;
-    bool sing = false;
-    bool node_ok = true; /* external drift: the node has its covariates */
-    if constexpr (X)
-        for (int q = 0; q < KP.nr; q++)
-            node_ok = node_ok && isfinite(KP.g0[q * KP.g0ld + (size_t)(j0 + jr) * w + i0]);
-    if (X && !node_ok) {
-        /* nodata, not singular (alg_kriging.c) */
-    } else if (m == 0 || m < LP.min_points) {
-        if (P == 0) { /* gstat: an empty simple kriging neighbourhood gives the mean */
-            est = KP.mean;
-            var = KP.c00;
-        }
-    } else if (m < p) {
-        sing = true;
-    } else {
+    const int pre = kr_before_system<X>(KP, (size_t)(j0 + jr) * w + i0, true, m, LP.min_points,
+                                        P == 0, p, est, var);
+    bool sing = pre == KR_SINGULAR;
+    if (pre == KR_SOLVE) {
         TS px[R], py[R], pz[R];
         TS ox = 0, oy = 0, sc = 1;
 #pragma unroll

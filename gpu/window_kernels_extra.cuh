@@ -182,15 +182,14 @@ __global__ void __launch_bounds__(128) kl_aidw_alpha_kernel(LocalParams P, Extra
 {
     extern __shared__ __align__(16) unsigned char kl_smem[];
     const int lane = threadIdx.x & 31;
-    KList L = kl_bind(kl_smem + (threadIdx.x >> 5) * kl_warp_bytes(E.aidw_k), E.aidw_k);
+    KList L = kl_bind(kl_warp_base(P, kl_smem, kl_warp_bytes(E.aidw_k)), E.aidw_k);
     Win all{};
     all.kind = GK_GPU_WIN_ALL;
     all.rout = INFINITY;
     KL_FOR_NODES(P, n)
     {
-        const int i = (int)(n % P.g.w), j = (int)(n / P.g.w);
-        const double nx = node_x(P.g.xmin, P.g.cw, P.g.x0 + i);
-        const double ny = node_x(P.g.ymax, P.g.ch, P.g.y0 + j);
+        double nx, ny;
+        kl_node_xy(P, n, 0, nx, ny);
         int hit;
         kl_search(P.B, all, nx, ny, L, 0.0, 0.0, hit);
         if (lane == 0) {
@@ -499,7 +498,7 @@ __global__ void __launch_bounds__(128, KQ <= 4 ? 4 : 1) quad_kernel(LocalParams 
     P.out[cell] = v;
 }
 
-/* The same selection keeping more than 16 a quadrant (up to GK_GPU_MAX_QUAD_KEEP):
+/* The same selection keeping more than 16 a quadrant (up to GK_GPU_MAX_LIST_K):
  * a warp per node, each quadrant's quad_keep nearest in a list of its own in
  * shared memory (kl_search_lists<4>: one pass over the rings, kl_search's
  * stop rule and exact hits), then quad_kernel's round robin and statistic, the
@@ -509,20 +508,15 @@ __global__ void __launch_bounds__(128) kl_quad_kernel(LocalParams P, ExtraParams
     extern __shared__ __align__(16) unsigned char kl_smem[];
     const unsigned FULL = 0xffffffffu;
     const int lane = threadIdx.x & 31, keep = E.quad_keep, op = P.op;
-    const size_t wb = kl_warp_bytes(keep);
-    unsigned char *base = kl_smem + (threadIdx.x >> 5) * 4 * wb;
     KList L[4];
-#pragma unroll
-    for (int q = 0; q < 4; q++)
-        L[q] = kl_bind(base + q * wb, keep);
+    kl_bind_quadrants(P, kl_smem, keep, L);
     const bool idw = op == GK_GPU_IDW_KNN;
     const double s2 = P.s2, hit2 = idw ? P.g.hit2 : 0.0, power = P.power;
     const int mmax = P.k > 0 ? P.k : INT_MAX;
     KL_FOR_NODES(P, n)
     {
-        const int i = (int)(n % P.g.w), j = (int)(n / P.g.w);
-        const double nx = node_x(P.g.xmin, P.g.cw, P.g.x0 + i);
-        const double ny = node_x(P.g.ymax, P.g.ch, P.g.y0 + j);
+        double nx, ny;
+        kl_node_xy(P, n, 0, nx, ny);
         int hit, avail[4], taken[4], m = 0;
         kl_search_lists<4>(P.B, P.w, nx, ny, L, s2, hit2, hit);
 #pragma unroll
@@ -620,6 +614,32 @@ static void launch_aidw_alpha(dim3 g, dim3 b, cudaStream_t st, const LocalParams
     aidw_alpha_kernel<K><<<g, b, 0, st>>>(P, E);
 }
 
+/* The per-quadrant selection, by what one quadrant keeps: registers up to
+ * 16, then a warp's lists (kl_quad_kernel). */
+static cudaError_t launch_quad(Job *J, const LocalParams &P, const ExtraParams &E, dim3 g, dim3 b,
+                               size_t nodes)
+{
+    const int keep = E.quad_keep;
+    const cudaStream_t st = J->st;
+    if (keep > 16)
+        return kl_launch_lists(kl_quad_kernel, J, keep, 4, nodes, P, E);
+    if (keep == 0)
+        quad_kernel<0><<<g, b, 0, st>>>(P, E);
+    else if (keep == 1)
+        quad_kernel<1><<<g, b, 0, st>>>(P, E);
+    else if (keep == 2)
+        quad_kernel<2><<<g, b, 0, st>>>(P, E);
+    else if (keep <= 4)
+        quad_kernel<4><<<g, b, 0, st>>>(P, E);
+    else if (keep <= 8)
+        quad_kernel<8><<<g, b, 0, st>>>(P, E);
+    else if (keep <= 12)
+        quad_kernel<12><<<g, b, 0, st>>>(P, E);
+    else
+        quad_kernel<16><<<g, b, 0, st>>>(P, E);
+    return cudaGetLastError();
+}
+
 static int run_extra(Job *J, const LocalParams &P, dim3 g, dim3 b, const gk_gpu_tile *t,
                      char *err, size_t err_cap)
 {
@@ -657,7 +677,8 @@ static int run_extra(Job *J, const LocalParams &P, dim3 g, dim3 b, const gk_gpu_
         }
     } else if (d.op == GK_GPU_AIDW) {
         const int ka = d.aidw_k, k = d.max_points;
-        if (ka < 1 || ka > GK_GPU_MAX_K || (d.window != GK_GPU_WIN_ALL && k > GK_GPU_MAX_K)) {
+        if (ka < 1 || ka > GK_GPU_MAX_LIST_K ||
+            (d.window != GK_GPU_WIN_ALL && k > GK_GPU_MAX_LIST_K)) {
             snprintf(err, err_cap, "aidw: k %d, max_points %d: no GPU kernel", ka, k);
             return -1;
         }
@@ -693,27 +714,7 @@ static int run_extra(Job *J, const LocalParams &P, dim3 g, dim3 b, const gk_gpu_
         else
             aidw_knn_kernel<64><<<g, b, 0, st>>>(P);
     } else {
-        const int keep = E.quad_keep;
-        if (keep == 0)
-            quad_kernel<0><<<g, b, 0, st>>>(P, E);
-        else if (keep == 1)
-            quad_kernel<1><<<g, b, 0, st>>>(P, E);
-        else if (keep == 2)
-            quad_kernel<2><<<g, b, 0, st>>>(P, E);
-        else if (keep <= 4)
-            quad_kernel<4><<<g, b, 0, st>>>(P, E);
-        else if (keep <= 8)
-            quad_kernel<8><<<g, b, 0, st>>>(P, E);
-        else if (keep <= 12)
-            quad_kernel<12><<<g, b, 0, st>>>(P, E);
-        else if (keep <= 16)
-            quad_kernel<16><<<g, b, 0, st>>>(P, E);
-        else if (keep <= GK_GPU_MAX_QUAD_KEEP)
-            CK(kl_launch_lists(kl_quad_kernel, J, keep, 4, (size_t)t->w * t->h, P, E));
-        else {
-            snprintf(err, err_cap, "per-quadrant search keeping %d points: no GPU kernel", keep);
-            return -1;
-        }
+        CK(launch_quad(J, P, E, g, b, (size_t)t->w * t->h));
     }
     CK(cudaGetLastError());
     return 0;

@@ -505,8 +505,8 @@ static void test_extra(const dataset *u, const dataset *l, const dataset *s)
     compare("average_distance_pts", 0, s, 1);
     compare("average_distance_pts:min_points=301", 0, s, 1);
     compare("aidw:k=7:smoothing=1", 0, s, 1);
-    /* more than 16 points a quadrant: a list per quadrant (kl_quad_kernel),
-     * up to 512; utm holds ~100 points within 400, ~155 within 500 */
+    /* more than 16 points a quadrant: a list per quadrant (kl_quad_kernel);
+     * utm holds ~100 points within 400, ~155 within 500 */
     static const char *many[] = {
         "count:radius1=300:radius2=300:max_points_per_quadrant=17",
         "invdistnn:radius=500:max_points=80:max_points_per_quadrant=25",
@@ -531,8 +531,12 @@ static void test_extra(const dataset *u, const dataset *l, const dataset *s)
             1);
     compare("count:radius1=6:radius2=6:max_points_per_quadrant=25:min_points_per_quadrant=5", 0, l,
             1);
-    /* no GPU kernel: more than 512 points a quadrant */
-    compare("count:radius1=300:radius2=300:max_points_per_quadrant=513", 0, u, 0);
+    /* above 512 a quadrant (the CPU's before), and lists too big for shared
+     * memory (4 x 3000: global memory); ~2800 points within 3000 */
+    compare("count:radius1=300:radius2=300:max_points_per_quadrant=513", 0, u, 1);
+    compare("average:radius1=3000:radius2=2000:angle=20:max_points_per_quadrant=3000:"
+            "min_points_per_quadrant=100",
+            0, u, 1);
     compare_windows("aidw:radius1=400:radius2=400:max_points=12", 0, u);
     compare_windows("aidw", 0, l);
     compare_windows("invdistnn:radius=400:max_points=12:min_points_per_quadrant=1", 0, u);
@@ -562,11 +566,15 @@ static void test_big_k(const dataset *u, const dataset *l, const dataset *s)
     compare("invdistnn:radius=6:max_points=90", 0, l, 1);
     compare("invdist:radius1=5:radius2=4:angle=30:max_points=70:min_points=40", 0, l, 1);
     compare("aidw:k=70:radius1=5:radius2=5:max_points=66", 0, l, 1);
-    /* every point (300) of the small set, aidw's k without a window; the
-     * limit, and one beyond it on the CPU */
+    /* every point (300) of the small set, aidw's k without a window */
     compare("invdistnn:radius=2000:max_points=2048", 0, s, 1);
     compare("aidw:k=80:smoothing=1", 0, s, 1);
-    compare("invdistnn:radius=2000:max_points=2049", 0, s, 0);
+    compare("invdistnn:radius=2000:max_points=2049", 0, s, 1);
+    /* lists beyond shared memory (12000 a warp: global memory); ~5600
+     * points within 3000, ~2500 within 2000 */
+    compare("invdistnn:radius=3000:max_points=12000", 0, u, 1);
+    compare("invdistnn:radius=2000:max_points=2500:min_points=2400", 0, u, 1);
+    compare("aidw:k=3000:radius1=1500:radius2=1500:max_points=3000", 0, u, 1);
     static const char *krige[] = {
         "kriging:model=Exp:psill=60:range=500:nugget=5:max_points=100",
         "kriging:drift=linear:model=Sph:psill=60:range=800:nugget=5:max_points=80:radius=600:"
@@ -584,9 +592,35 @@ static void test_big_k(const dataset *u, const dataset *l, const dataset *s)
     compare_krige("kriging:model=Exp:psill=6:range=300:nugget=1:max_points=250", 0, s, 1);
     compare_krige("kriging:drift=linear:model=Sph:psill=6:range=500:nugget=1:max_points=220", 1, s,
                   1);
-    /* omax over every point (no max_points, no radius): lists of all 300 */
+    /* omax over every point (no max_points, no radius): each quadrant's omax
+     * nearest (kl_quad_search_kernel), any number of points; min_points
+     * counts every point, as the CPU */
     compare_krige("kriging:model=Exp:psill=6:range=300:nugget=1:max_points_per_quadrant=5", 0, s,
                   1);
+    compare_krige("kriging:model=Exp:psill=60:range=500:nugget=5:max_points_per_quadrant=3", 0, u,
+                  1);
+    compare_krige("kriging:drift=linear:model=Sph:psill=60:range=800:nugget=5:"
+                  "max_points_per_quadrant=20",
+                  1, u, 1);
+    compare_krige("kriging:model=Exp:psill=10:range=5:nugget=1:max_points_per_quadrant=3", 0, l, 1);
+    compare_krige("kriging:model=Exp:psill=6:range=300:nugget=1:max_points_per_quadrant=4:"
+                  "min_points=301",
+                  0, s, 1);
+    compare_krige("kriging:type=simple:mean=5:model=Exp:psill=6:range=300:nugget=1:"
+                  "max_points_per_quadrant=4:min_points=301",
+                  0, s, 1);
+    compare_krige("kriging:model=Exp:psill=6:range=300:nugget=1:max_points_per_quadrant=513", 0, s,
+                  0);
+    /* every list kernel with its lists in global memory */
+    setenv("GRIDKIT_GPU_KLIST_GLOBAL", "1", 1);
+    compare(utm[0], 0, u, 1);
+    compare(utm[4], 0, u, 1);
+    compare("invdistnn:radius=6:max_points=90", 0, l, 1);
+    compare("average:radius1=5:radius2=4:angle=30:max_points=70:max_points_per_quadrant=18", 0, l,
+            1);
+    compare_krige(krige[0], 0, u, 1);
+    compare_krige("kriging:model=Exp:psill=10:range=5:nugget=1:max_points_per_quadrant=3", 0, l, 1);
+    unsetenv("GRIDKIT_GPU_KLIST_GLOBAL");
 }
 
 /* Kriging with max_points_per_quadrant (gstat's omax): the max_points nearest
@@ -638,7 +672,7 @@ static void test_quadrants(const dataset *u, const dataset *l)
 
 /* Kriging over every point within radius (max_points=0, gstat's maxdist
  * without nmax): the GPU's dense_k nearest where the window holds no more,
- * the CPU for the nodes whose window holds more. dense_k is 512; at 64 here
+ * the CPU for the nodes whose window holds more. dense_k is 2048; at 64 here
  * (GRIDKIT_GPU_KRIGE_DENSE_K) so that both sides run: utm has ~14 points
  * within 150, ~56 within 300 (nodes on both sides of 64), ~100 within 400. */
 static void test_radius_kriging(const dataset *u, const dataset *l)
@@ -650,6 +684,12 @@ static void test_radius_kriging(const dataset *u, const dataset *l)
     compare_krige("kriging:type=simple:mean=100:model=Sph:psill=600:range=800:nugget=5:radius=420",
                   0, u, 1);
     CHECK(last_dense == 0, "radius 420: %llu nodes on the CPU", (unsigned long long)last_dense);
+    /* ~630 points a window (systems in panels), on a coarser grid */
+    dataset uc = *u;
+    uc.g.nx = 24;
+    uc.g.ny = 20;
+    compare_krige("kriging:model=Exp:psill=60:range=500:nugget=5:radius=1000", 0, &uc, 1);
+    CHECK(last_dense == 0, "radius 1000: %llu nodes on the CPU", (unsigned long long)last_dense);
     setenv("GRIDKIT_GPU_KRIGE_DENSE_K", "64", 1);
     compare_krige("kriging:model=Exp:psill=60:range=500:nugget=5:radius=150", 0, u, 1);
     CHECK(last_dense == 0, "radius 150: %llu nodes on the CPU", (unsigned long long)last_dense);

@@ -392,6 +392,19 @@ int main(int argc, char **argv)
         {"invdistnn:radius=200:max_points=64:max_points_per_quadrant=16", 0, 0, 1024, NULL},
         {"invdistnn:radius=200:max_points=128:max_points_per_quadrant=32", 0, 0, 1024, NULL},
         {"average:radius1=200:radius2=200:max_points_per_quadrant=32", 0, 0, 1024, NULL},
+        /* beyond the shared-memory lists' old limits (~2800 points within
+         * 300, ~11300 within 600): 4096 a warp in shared memory, 10000 in
+         * global memory; 1000 a quadrant (4 lists of 1000) */
+        {"invdistnn:radius=300:max_points=4096", 0, 256, 128, NULL},
+        {"invdistnn:radius=600:max_points=10000", 0, 128, 64, NULL},
+        {"average:radius1=300:radius2=300:max_points_per_quadrant=1000", 0, 256, 128, NULL},
+        /* omax over every point: each quadrant's 8 nearest of the million
+         * (the CPU sorts the million per node) */
+        {"kriging:model=Exp:psill=1:range=1500:nugget=0.001:max_points_per_quadrant=8", 0, 512, 16,
+         NULL},
+        /* every point within 140 (~620 a node): GRIDKIT_GPU_KRIGE_DENSE_K
+         * decides which nodes the GPU solves */
+        {"kriging:model=Exp:psill=1:range=1500:nugget=0.001:radius=140", 0, 64, 32, NULL},
     };
     const bench_case *cs = big ? big_cases : cases;
     const size_t ncs = big ? sizeof big_cases / sizeof *big_cases : sizeof cases / sizeof *cases;
