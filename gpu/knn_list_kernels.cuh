@@ -78,6 +78,20 @@ __device__ __forceinline__ void kl_sort32(double &d, int &id)
         }
 }
 
+/* How many of the n sorted entries (D, I) come before (d, id). */
+__device__ __forceinline__ int kl_rank(const double *D, const int *I, int n, double d, int id)
+{
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        const int mid = (lo + hi) >> 1;
+        if (before(D[mid], I[mid], d, id))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* The buffer into the list, the first k of the merge kept. */
 __device__ void kl_flush(KList &L)
 {
@@ -90,14 +104,7 @@ __device__ void kl_flush(KList &L)
     L.bi[lane] = id;
     __syncwarp();
     if (lane < nb) { /* after the list's entries before it */
-        int lo = 0, hi = m;
-        while (lo < hi) {
-            const int mid = (lo + hi) >> 1;
-            if (before(L.D[mid], L.I[mid], d, id))
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        const int lo = kl_rank(L.D, L.I, m, d, id);
         if (lane + lo < k) {
             L.T[lane + lo] = d;
             L.U[lane + lo] = id;
@@ -106,14 +113,7 @@ __device__ void kl_flush(KList &L)
     for (int a = lane; a < m; a += 32) { /* after the buffer's entries before it */
         const double da = L.D[a];
         const int ia = L.I[a];
-        int lo = 0, hi = nb;
-        while (lo < hi) {
-            const int mid = (lo + hi) >> 1;
-            if (before(L.bd[mid], L.bi[mid], da, ia))
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
+        const int lo = kl_rank(L.bd, L.bi, nb, da, ia);
         if (a + lo < k) {
             L.T[a + lo] = da;
             L.U[a + lo] = ia;
@@ -425,10 +425,10 @@ static cudaError_t kl_launch_lists(void (*kernel)(LocalParams, A...), Job *J, in
         if (e != cudaSuccess)
             return e;
     } else {
-        nw = 4;
         const size_t warps = std::max<size_t>(
-            1, std::min({nodes, (size_t)J->nsm * 32 * nw, KL_GLOBAL_BYTES / per}));
-        blocks = (warps + nw - 1) / nw;
+            1, std::min({nodes, (size_t)J->nsm * 128, KL_GLOBAL_BYTES / per}));
+        nw = (int)std::min<size_t>(4, warps);
+        blocks = warps / nw; /* whole blocks: never more warps than the bytes hold */
         cudaError_t e = grow(&J->klg, &J->klg_cap, blocks * nw * per);
         if (e != cudaSuccess)
             return e;
