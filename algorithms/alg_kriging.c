@@ -393,7 +393,9 @@ static int in_quadrant(const void *q, double dx, double dy)
  * quadrant's omax nearest straight from the k-d tree, merged by (d2, index),
  * which is the filter's answer over the whole set sorted (select_points's
  * general path sorts all n points a node: seconds at a million). The count
- * before the filter, for min_points, is every point. */
+ * before the filter, for min_points, is every point. Pinwheel quadrant q lies
+ * in the closed quadrant q, whose boxes alone the tree visits: a node beyond
+ * the points' hull finds its empty quadrants at once. */
 static long select_every_quadrant(const gk_job *job, double nx, double ny, gk_scratch *s)
 {
     const size_t n = job->pts->n;
@@ -407,8 +409,8 @@ static long select_every_quadrant(const gk_job *job, double nx, double ny, gk_sc
     int *qi = s->idx + 4 * k, got[4], at[4] = {0, 0, 0, 0};
     double *qd = s->d2 + 4 * k;
     for (int q = 0; q < 4; q++)
-        got[q] = gk_kdtree_knn_quadrant(job->tree, nx, ny, -1, in_quadrant, &q, (int)k, INFINITY,
-                                        qi + q * k, qd + q * k);
+        got[q] = gk_kdtree_knn_quadrant(job->tree, nx, ny, q | GK_KD_CLOSED, in_quadrant, &q,
+                                        (int)k, INFINITY, qi + q * k, qd + q * k);
     long m = 0;
     for (;;) {
         int b = -1;

@@ -282,7 +282,7 @@ typedef struct {
     double *d2;
     double bound; /* prune boxes farther than this */
     double r2max;
-    int quad;     /* -1, or only the points of quadrant (dx >= 0) | (dy >= 0) << 1 */
+    int quad;     /* -1, or the quadrant (dx >= 0) | (dy >= 0) << 1 [| GK_KD_CLOSED] */
     int (*keep)(const void *arg, double dx, double dy); /* NULL, or only where true */
     const void *keep_arg;
 } knn_q;
@@ -292,6 +292,11 @@ static inline int box_in_quad(const kd_node *nd, const knn_q *q)
 {
     if (q->quad < 0)
         return 1;
+    if (q->quad & GK_KD_CLOSED) {
+        int xs = (q->quad & 1) ? nd->xmax >= q->cx : nd->xmin <= q->cx;
+        int ys = (q->quad & 2) ? nd->ymax >= q->cy : nd->ymin <= q->cy;
+        return xs && ys;
+    }
     int xs = (q->quad & 1) ? nd->xmax >= q->cx : nd->xmin < q->cx;
     int ys = (q->quad & 2) ? nd->ymax >= q->cy : nd->ymin < q->cy;
     return xs && ys;
@@ -359,7 +364,8 @@ static void knn_rec(knn_q *q, int ni)
             double d = dx * dx + dy * dy;
             if (d > q->bound)
                 continue;
-            if (q->quad >= 0 && ((dx >= 0.0) | ((dy >= 0.0) << 1)) != q->quad)
+            if (q->quad >= 0 && !(q->quad & GK_KD_CLOSED) &&
+                ((dx >= 0.0) | ((dy >= 0.0) << 1)) != q->quad)
                 continue;
             if (q->keep && !q->keep(q->keep_arg, dx, dy))
                 continue;

@@ -38,7 +38,11 @@ int gk_kdtree_knn(const gk_kdtree *t, double cx, double cy, int k, double r2max,
 /* gk_kdtree_knn over the points of one quadrant around (cx, cy): quad =
  * (dx >= 0) | ((dy >= 0) << 1) with (dx, dy) = point - (cx, cy), -1 for every
  * point; and, if keep is not NULL, only those for which keep(keep_arg, dx, dy)
- * is true (a window inside the r2max disc). */
+ * is true (a window inside the r2max disc). quad | GK_KD_CLOSED: keep alone
+ * decides, and accepts only points of the closed quadrant (dx or dy may be 0,
+ * as in gstat's pinwheel); quad then only skips boxes outside it, so that a
+ * quadrant empty around (cx, cy) costs a few boxes, not every point. */
+#define GK_KD_CLOSED 4
 int gk_kdtree_knn_quadrant(const gk_kdtree *t, double cx, double cy, int quad,
                            int (*keep)(const void *arg, double dx, double dy),
                            const void *keep_arg, int k, double r2max, int *idx, double *d2);

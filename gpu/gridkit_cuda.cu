@@ -54,6 +54,7 @@ struct Job {
     int *bstart = nullptr; /* nbins + 1 */
     int nbx = 1, nby = 1;
     double gx0 = 0, gy0 = 0, bsx = 1, bsy = 1, ibsx = 1, ibsy = 1, margin = 0;
+    double pxmax = 0, pymax = 0;
     /* per-tile buffers, grown on demand */
     double *out = nullptr;
     size_t out_cap = 0;
@@ -173,6 +174,7 @@ struct Bins {
     const int *start;
     int nbx, nby;
     double gx0, gy0, bsx, bsy, ibsx, ibsy, margin;
+    double xmax, ymax; /* the points' largest x and y (gx0, gy0: their smallest) */
 };
 
 __device__ __forceinline__ int bin_of(double v, double g0, double ib, int nb)
@@ -1132,6 +1134,8 @@ void *api_job_new(int dev, const gk_gpu_job_desc *d, char *err, size_t err_cap)
             J->nby = nby;
             J->gx0 = xmin;
             J->gy0 = ymin;
+            J->pxmax = xmax;
+            J->pymax = ymax;
             J->bsx = W > 0 ? W / nbx : 1.0;
             J->bsy = H > 0 ? H / nby : 1.0;
             J->ibsx = 1.0 / J->bsx;
@@ -1708,7 +1712,7 @@ int api_tile(void *job, const gk_gpu_tile *t, double *out, uint64_t *nodata, uin
         LocalParams P{};
         P.g = G;
         P.B = Bins{J->sxy, J->sz,  J->sidx, J->bstart, J->nbx,  J->nby,   J->gx0,
-                   J->gy0, J->bsx, J->bsy,  J->ibsx,   J->ibsy, J->margin};
+                   J->gy0, J->bsx, J->bsy,  J->ibsx,   J->ibsy, J->margin, J->pxmax, J->pymax};
         Win &w = P.w;
         w.kind = d.window;
         w.r2 = d.r2;
@@ -1827,6 +1831,7 @@ void *api_job_clone(void *job, char *err, size_t err_cap)
     J->nbx = B->nbx, J->nby = B->nby;
     J->gx0 = B->gx0, J->gy0 = B->gy0, J->bsx = B->bsx, J->bsy = B->bsy;
     J->ibsx = B->ibsx, J->ibsy = B->ibsy, J->margin = B->margin;
+    J->pxmax = B->pxmax, J->pymax = B->pymax;
     J->nsm = B->nsm;
     J->smem_optin = B->smem_optin;
     if (B->lin && !(J->lin = lin_clone(B->lin, err, err_cap)))

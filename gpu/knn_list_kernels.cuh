@@ -196,7 +196,10 @@ __device__ __forceinline__ void kl_offer(KList &L, bool in, double d2, int id)
  * in one pass over the rings; and the first exact
  * hit over the window (smallest index with d2 + s2 < hit2, INT_MAX for none).
  * Done when every list's stop rule holds (knn_search's: k found and the next
- * ring beyond the k-th distance and the hit distance). Returns the window's
+ * ring beyond the k-th distance and the hit distance), a quadrant's also when
+ * no later ring holds a bin of its closed quadrant (dx or dy may be 0: both
+ * rules' quadrants lie in it): a node beyond the points' extent would
+ * otherwise visit every point for its empty quadrants. Returns the window's
  * point count (NQ = 1) as far as searched. Every lane of the warp calls it;
  * the results are the same on every lane. */
 template <int NQ, bool PINWHEEL = false>
@@ -205,11 +208,19 @@ __device__ __forceinline__ int kl_search_lists(const Bins &B, const Win &w, doub
 {
     const unsigned FULL = 0xffffffffu;
     const int bx = bin_of(nx, B.gx0, B.ibsx, B.nbx), by = bin_of(ny, B.gy0, B.ibsy, B.nby);
-    int count[NQ], h = INT_MAX;
+    int count[NQ], lim[NQ], h = INT_MAX;
 #pragma unroll
     for (int q = 0; q < NQ; q++) {
         count[q] = 0;
         L[q].m = L[q].nb = 0;
+        /* a point with x >= nx has its bin at or right of bx (bin_of is
+         * monotone), and none has when nx > xmax; likewise the other sides */
+        const bool xr = NQ == 4 && (q & 1), yu = NQ == 4 && (q & 2);
+        const bool none = NQ == 4 && ((xr ? nx > B.xmax : nx < B.gx0) ||
+                                      (yu ? ny > B.ymax : ny < B.gy0));
+        lim[q] = NQ == 1 ? INT_MAX
+                 : none  ? -1
+                         : max(xr ? B.nbx - 1 - bx : bx, yu ? B.nby - 1 - by : by);
     }
     for (int r = 0;; r++) {
         kl_ring(B, bx, by, r, [&](int p) {
@@ -244,7 +255,7 @@ __device__ __forceinline__ int kl_search_lists(const Bins &B, const Win &w, doub
         bool done = b2 >= hit2;
 #pragma unroll
         for (int q = 0; q < NQ; q++)
-            done = done && count[q] >= L[q].k && b2 > L[q].D[L[q].k - 1];
+            done = done && ((count[q] >= L[q].k && b2 > L[q].D[L[q].k - 1]) || r >= lim[q]);
         if (done)
             break;
     }

@@ -51,6 +51,7 @@ typedef struct {
     int single;
     int gpu_n, cpu_n; /* grid sizes; 0 = the local grid */
     const char *env;  /* GRIDKIT_GPU_IDW_PAIRED setting, or NULL */
+    double pad;       /* the grid reaches this far beyond the points' square */
 } bench_case;
 
 /* GPU kernel time (median of 3 after a warm-up) of spec on an n x n grid. */
@@ -359,52 +360,56 @@ int main(int argc, char **argv)
     }
     int cpu_grid_idw = 64;
     const bench_case cases[] = {
-        {"invdistnn:radius=200:max_points=16", 0, 0, 0, NULL},
-        {"invdistnn:radius=200:max_points=12", 0, 0, 0, NULL},
-        {"invdist", 1, idw_grid, cpu_grid_idw, NULL},
-        {"invdist", 1, idw_grid, 0, "0"},
-        {"invdist", 0, idw_grid / 2, cpu_grid_idw / 2, NULL},
-        {"invdist:power=3", 1, idw_grid / 2, cpu_grid_idw / 2, NULL},
-        {"average:radius1=25:radius2=25", 0, 0, 0, NULL},
-        {"nearest", 0, 0, 0, NULL},
+        {"invdistnn:radius=200:max_points=16", 0, 0, 0, NULL, 0},
+        {"invdistnn:radius=200:max_points=12", 0, 0, 0, NULL, 0},
+        {"invdist", 1, idw_grid, cpu_grid_idw, NULL, 0},
+        {"invdist", 1, idw_grid, 0, "0", 0},
+        {"invdist", 0, idw_grid / 2, cpu_grid_idw / 2, NULL, 0},
+        {"invdist:power=3", 1, idw_grid / 2, cpu_grid_idw / 2, NULL, 0},
+        {"average:radius1=25:radius2=25", 0, 0, 0, NULL, 0},
+        {"nearest", 0, 0, 0, NULL, 0},
         /* linear: setup includes the triangulation (the CPU's); the tile's
          * wall time includes the CPU locating the nodes no triangle took */
-        {"linear", 0, 0, 0, NULL},
-        {"linear:radius=0", 0, 0, 0, NULL},
-        {"count:radius1=50:radius2=50", 0, 0, 0, NULL},
-        {KRIGE16, 0, 0, 1024, NULL},
-        {KRIGE16, 1, 0, 1024, NULL},
-        {KRIGE32, 1, 0, 1024, NULL},
-        {KRIGE32, 0, 0, 1024, NULL},
-        {KRIGE16 ":drift=linear", 0, 0, 1024, NULL},
+        {"linear", 0, 0, 0, NULL, 0},
+        {"linear:radius=0", 0, 0, 0, NULL, 0},
+        {"count:radius1=50:radius2=50", 0, 0, 0, NULL, 0},
+        {KRIGE16, 0, 0, 1024, NULL, 0},
+        {KRIGE16, 1, 0, 1024, NULL, 0},
+        {KRIGE32, 1, 0, 1024, NULL, 0},
+        {KRIGE32, 0, 0, 1024, NULL, 0},
+        {KRIGE16 ":drift=linear", 0, 0, 1024, NULL, 0},
     };
     /* k above 64: the CPU on a smaller grid of the same extent, per node */
     const bench_case big_cases[] = {
-        {"invdistnn:radius=200:max_points=128", 0, 0, 1024, NULL},
-        {"invdistnn:radius=200:max_points=128", 1, 0, 1024, NULL},
-        {"invdistnn:radius=300:max_points=512", 0, 0, 512, NULL},
-        {"aidw:k=128:radius1=200:radius2=200:max_points=128", 0, 0, 1024, NULL},
-        {KRIGE_BIG(100), 0, 2048, 512, NULL},
-        {KRIGE_BIG(100), 1, 2048, 512, NULL},
-        {KRIGE_BIG(40) ":max_points_per_quadrant=10", 0, 0, 1024, NULL},
-        {KRIGE_BIG(256), 0, 512, 128, NULL},
+        {"invdistnn:radius=200:max_points=128", 0, 0, 1024, NULL, 0},
+        {"invdistnn:radius=200:max_points=128", 1, 0, 1024, NULL, 0},
+        {"invdistnn:radius=300:max_points=512", 0, 0, 512, NULL, 0},
+        {"aidw:k=128:radius1=200:radius2=200:max_points=128", 0, 0, 1024, NULL, 0},
+        {KRIGE_BIG(100), 0, 2048, 512, NULL, 0},
+        {KRIGE_BIG(100), 1, 2048, 512, NULL, 0},
+        {KRIGE_BIG(40) ":max_points_per_quadrant=10", 0, 0, 1024, NULL, 0},
+        {KRIGE_BIG(256), 0, 512, 128, NULL, 0},
         /* per quadrant: 16 kept (quad_kernel's registers), 32 (a list each) */
-        {"invdistnn:radius=200:max_points=64:max_points_per_quadrant=16", 0, 0, 1024, NULL},
-        {"invdistnn:radius=200:max_points=128:max_points_per_quadrant=32", 0, 0, 1024, NULL},
-        {"average:radius1=200:radius2=200:max_points_per_quadrant=32", 0, 0, 1024, NULL},
+        {"invdistnn:radius=200:max_points=64:max_points_per_quadrant=16", 0, 0, 1024, NULL, 0},
+        {"invdistnn:radius=200:max_points=128:max_points_per_quadrant=32", 0, 0, 1024, NULL, 0},
+        {"average:radius1=200:radius2=200:max_points_per_quadrant=32", 0, 0, 1024, NULL, 0},
         /* beyond the shared-memory lists' old limits (~2800 points within
          * 300, ~11300 within 600): 4096 a warp in shared memory, 10000 in
          * global memory; 1000 a quadrant (4 lists of 1000) */
-        {"invdistnn:radius=300:max_points=4096", 0, 256, 128, NULL},
-        {"invdistnn:radius=600:max_points=10000", 0, 128, 64, NULL},
-        {"average:radius1=300:radius2=300:max_points_per_quadrant=1000", 0, 256, 128, NULL},
+        {"invdistnn:radius=300:max_points=4096", 0, 256, 128, NULL, 0},
+        {"invdistnn:radius=600:max_points=10000", 0, 128, 64, NULL, 0},
+        {"average:radius1=300:radius2=300:max_points_per_quadrant=1000", 0, 256, 128, NULL, 0},
         /* omax over every point: each quadrant's 8 nearest of the million
          * (the CPU sorts the million per node) */
         {"kriging:model=Exp:psill=1:range=1500:nugget=0.001:max_points_per_quadrant=8", 0, 512, 16,
-         NULL},
+         NULL, 0},
+        /* the same on a grid 2 km wider each side: half its nodes see
+         * empty quadrants, which are skipped, not searched to the last point */
+        {"kriging:model=Exp:psill=1:range=1500:nugget=0.001:max_points_per_quadrant=8", 0, 512, 64,
+         NULL, 2000.0},
         /* every point within 140 (~620 a node): GRIDKIT_GPU_KRIGE_DENSE_K
          * decides which nodes the GPU solves */
-        {"kriging:model=Exp:psill=1:range=1500:nugget=0.001:radius=140", 0, 64, 32, NULL},
+        {"kriging:model=Exp:psill=1:range=1500:nugget=0.001:radius=140", 0, 64, 32, NULL, 0},
     };
     const bench_case *cs = big ? big_cases : cases;
     const size_t ncs = big ? sizeof big_cases / sizeof *big_cases : sizeof cases / sizeof *cases;
@@ -427,7 +432,8 @@ int main(int argc, char **argv)
         gk_algorithm *alg = gk_algorithm_parse(ctx, bc->spec);
         gk_algorithm_set_precision(alg, bc->single ? GK_PRECISION_SINGLE : GK_PRECISION_DOUBLE);
         /* GPU */
-        gk_grid g = {0.0, 10000.0, 0.0, 10000.0, gn, gn};
+        const double lo = -bc->pad, hi = 10000.0 + bc->pad;
+        gk_grid g = {lo, hi, lo, hi, gn, gn};
         gk_context_set_device(ctx, "cuda");
         double t0 = now();
         gk_job *job = gk_job_new(ctx, pts, alg);
@@ -456,7 +462,7 @@ int main(int argc, char **argv)
         /* CPU (skipped for the variant rows) */
         double t_csetup = 0, t_cpu = 0, maxdiff = 0;
         if (!bc->env) {
-            gk_grid gc = {0.0, 10000.0, 0.0, 10000.0, cn, cn};
+            gk_grid gc = {lo, hi, lo, hi, cn, cn};
             gk_context_set_device(ctx, "cpu");
             t0 = now();
             gk_job *cj = gk_job_new(ctx, pts, alg);
@@ -487,7 +493,8 @@ int main(int argc, char **argv)
         double cpu_per_cell = cn ? t_cpu / ((double)cn * cn) : 0;
         double speed = t_cpu > 0 ? cpu_per_cell * ncell / (kt[1] * 1e-3) : 0;
         char label[160];
-        snprintf(label, sizeof label, "%s%s", bc->spec, bc->env ? " (one rcp/pair)" : "");
+        snprintf(label, sizeof label, "%s%s%s", bc->spec, bc->env ? " (one rcp/pair)" : "",
+                 bc->pad > 0 ? " (wider grid)" : "");
         printf("%-38s %-6s %6d | %7.1fms %8.2fms %8.2fms | %7.1fms %8.1fms | %7.0fx %9.3g %9.2g\n",
                label, bc->single ? "single" : "double", gn, t_gsetup * 1e3, kt[1], wt[1],
                t_csetup * 1e3, t_cpu * 1e3, speed, all_pairs ? pairs / (kt[1] * 1e-3) : 0.0,
