@@ -645,86 +645,14 @@ __global__ void to_local_f32(const double *x, const double *y, const double *z, 
                             (float)(z[i] - zc), 0.0f);
 }
 
-/* p = 2 in single precision: one reciprocal for two weights (1/a = b/(ab)),
- * which halves the special-function unit's work, the binding limit. */
-template <int PAIRED>
+/* Single precision over every point, by how a weight is formed: p = 2, one
+ * reciprocal a weight (IDW_P2) or one for two weights, 1/a = b/(ab), which
+ * halves the special-function unit's work, the binding limit
+ * (IDW_P2_PAIRED); any power, w = 2^(-p/2 log2 r2) (IDW_POW), which also
+ * flags the cells some point may hit exactly. */
+enum { IDW_P2 = 0, IDW_P2_PAIRED = 1, IDW_POW = 2 };
+template <int W>
 __global__ void __launch_bounds__(SP_BX *SP_BY, 4) invdist_all_f32(AllParams P)
-{
-    __shared__ float4 sp[AP_CHUNK];
-    const int tid = threadIdx.y * SP_BX + threadIdx.x;
-    const int ci = (blockIdx.x * SP_BX + threadIdx.x) * SP_CX;
-    const int cj = blockIdx.y * SP_BY + threadIdx.y;
-    const int cjj = cj < P.g.h ? cj : P.g.h - 1;
-    float cx[SP_CX];
-#pragma unroll
-    for (int c = 0; c < SP_CX; c++) {
-        int ii = min(ci + c, P.g.w - 1);
-        cx[c] = (float)((node_x(P.g.xmin, P.g.cw, P.g.x0 + ii) - P.ox) * P.sc);
-    }
-    const float cy = (float)((node_x(P.g.ymax, P.g.ch, P.g.y0 + cjj) - P.oy) * P.sc);
-    const float s2f = P.s2f;
-    double swz[SP_CX], sw[SP_CX];
-#pragma unroll
-    for (int c = 0; c < SP_CX; c++)
-        swz[c] = sw[c] = 0.0;
-    const int p_begin = blockIdx.z * P.chunk;
-    const int p_end = min(P.n, p_begin + P.chunk);
-    for (int base = p_begin; base < p_end; base += AP_CHUNK) {
-        __syncthreads();
-        if (base + tid < p_end)
-            sp[tid] = P.pf[base + tid];
-        __syncthreads();
-        const int cnt = min(AP_CHUNK, p_end - base);
-        float awz[SP_CX], aw[SP_CX];
-#pragma unroll
-        for (int c = 0; c < SP_CX; c++)
-            awz[c] = aw[c] = 0.0f;
-#pragma unroll 4
-        for (int q = 0; q < cnt; q++) {
-            const float4 p = sp[q];
-            const float dy = p.y - cy;
-            const float dy2 = fmaf(dy, dy, s2f);
-            float r[SP_CX], w[SP_CX];
-#pragma unroll
-            for (int c = 0; c < SP_CX; c++) {
-                const float dx = p.x - cx[c];
-                r[c] = fmaf(dx, dx, dy2);
-            }
-            if (PAIRED) {
-#pragma unroll
-                for (int c = 0; c < SP_CX; c += 2) {
-                    const float inv = rcp_approx(r[c] * r[c + 1]);
-                    w[c] = r[c + 1] * inv;
-                    w[c + 1] = r[c] * inv;
-                }
-            } else {
-#pragma unroll
-                for (int c = 0; c < SP_CX; c++)
-                    w[c] = rcp_approx(r[c]);
-            }
-#pragma unroll
-            for (int c = 0; c < SP_CX; c++) {
-                awz[c] = fmaf(w[c], p.z, awz[c]);
-                aw[c] += w[c];
-            }
-        }
-#pragma unroll
-        for (int c = 0; c < SP_CX; c++) {
-            swz[c] += (double)awz[c];
-            sw[c] += (double)aw[c];
-        }
-    }
-    if (cj >= P.g.h)
-        return;
-    const size_t ncell = (size_t)P.g.w * P.g.h;
-#pragma unroll
-    for (int c = 0; c < SP_CX; c++)
-        if (ci + c < P.g.w)
-            P.part[blockIdx.z * ncell + (size_t)cj * P.g.w + ci + c] = make_double2(swz[c], sw[c]);
-}
-
-/* Any power in single precision: w = 2^(-p/2 log2 r2). */
-__global__ void __launch_bounds__(SP_BX *SP_BY, 4) invdist_all_f32_pow(AllParams P)
 {
     __shared__ float4 sp[AP_CHUNK];
     const int tid = threadIdx.y * SP_BX + threadIdx.x;
@@ -756,19 +684,39 @@ __global__ void __launch_bounds__(SP_BX *SP_BY, 4) invdist_all_f32_pow(AllParams
 #pragma unroll
         for (int c = 0; c < SP_CX; c++)
             awz[c] = aw[c] = 0.0f;
-#pragma unroll 2
+#pragma unroll(W == IDW_POW ? 2 : 4)
         for (int q = 0; q < cnt; q++) {
             const float4 p = sp[q];
             const float dy = p.y - cy;
             const float dy2 = fmaf(dy, dy, s2f);
+            float r[SP_CX], w[SP_CX];
 #pragma unroll
             for (int c = 0; c < SP_CX; c++) {
                 const float dx = p.x - cx[c];
-                const float r2 = fmaf(dx, dx, dy2);
-                mn = fminf(mn, r2);
-                const float w = exp2f(nhp * __log2f(r2));
-                awz[c] = fmaf(w, p.z, awz[c]);
-                aw[c] += w;
+                r[c] = fmaf(dx, dx, dy2);
+            }
+            if (W == IDW_P2_PAIRED) {
+#pragma unroll
+                for (int c = 0; c < SP_CX; c += 2) {
+                    const float inv = rcp_approx(r[c] * r[c + 1]);
+                    w[c] = r[c + 1] * inv;
+                    w[c + 1] = r[c] * inv;
+                }
+            } else if (W == IDW_P2) {
+#pragma unroll
+                for (int c = 0; c < SP_CX; c++)
+                    w[c] = rcp_approx(r[c]);
+            } else {
+#pragma unroll
+                for (int c = 0; c < SP_CX; c++) {
+                    mn = fminf(mn, r[c]);
+                    w[c] = exp2f(nhp * __log2f(r[c]));
+                }
+            }
+#pragma unroll
+            for (int c = 0; c < SP_CX; c++) {
+                awz[c] = fmaf(w[c], p.z, awz[c]);
+                aw[c] += w[c];
             }
         }
 #pragma unroll
@@ -781,7 +729,7 @@ __global__ void __launch_bounds__(SP_BX *SP_BY, 4) invdist_all_f32_pow(AllParams
         return;
     const size_t ncell = (size_t)P.g.w * P.g.h;
     /* mn is per thread (its SP_CX cells): flag them all, the fix-up is exact */
-    const bool near = !(mn >= 4.0f * (float)(P.g.hit2 * P.sc * P.sc));
+    const bool near = W == IDW_POW && !(mn >= 4.0f * (float)(P.g.hit2 * P.sc * P.sc));
 #pragma unroll
     for (int c = 0; c < SP_CX; c++)
         if (ci + c < P.g.w) {
@@ -1312,14 +1260,12 @@ static int run_all(Job *J, const Grid &G, const gk_gpu_tile *t, char *err, size_
                                                              J->zc, J->pf);
             CK(cudaGetLastError());
             P.pf = J->pf;
-            if (P.p2) {
-                if (paired)
-                    invdist_all_f32<1><<<grd, blk, 0, J->st>>>(P);
-                else
-                    invdist_all_f32<0><<<grd, blk, 0, J->st>>>(P);
-            } else {
-                invdist_all_f32_pow<<<grd, blk, 0, J->st>>>(P);
-            }
+            if (P.p2 && paired)
+                invdist_all_f32<IDW_P2_PAIRED><<<grd, blk, 0, J->st>>>(P);
+            else if (P.p2)
+                invdist_all_f32<IDW_P2><<<grd, blk, 0, J->st>>>(P);
+            else
+                invdist_all_f32<IDW_POW><<<grd, blk, 0, J->st>>>(P);
         } else {
             invdist_all_f64<<<grd, blk, 0, J->st>>>(P);
         }
