@@ -119,6 +119,20 @@ static double bf_d2(const pset *p, size_t i, double cx, double cy)
 
 /* ---- k-d tree tests ------------------------------------------------------------ */
 
+/* gstat's pinwheel quadrant of (dx, dy) (select.c): points on an axis go to
+ * one quadrant each way round */
+static int pinwheel(double dx, double dy)
+{
+    int x = dy < 0 ? dx > 0 : dx >= 0;
+    int y = dx < 0 ? dy >= 0 : dy > 0;
+    return x | (y << 1);
+}
+
+static int keep_pinwheel(const void *q, double dx, double dy)
+{
+    return pinwheel(dx, dy) == *(const int *)q;
+}
+
 static void test_kdtree_set(const pset *p, const char *name)
 {
     gk_kdtree *t = gk_kdtree_build(p->x, p->y, p->n);
@@ -128,7 +142,7 @@ static void test_kdtree_set(const pset *p, const char *name)
     int *idx = malloc((n + 1) * sizeof *idx), *ref = malloc((n + 1) * sizeof *ref);
     double *d2 = malloc((n + 1) * sizeof *d2);
     cand *all = malloc((n + 1) * sizeof *all);
-    int bad_radius = 0, bad_box = 0, bad_knn = 0, bad_nn = 0;
+    int bad_radius = 0, bad_box = 0, bad_knn = 0, bad_quad = 0, bad_nn = 0;
     for (int qi = 0; qi < 300; qi++) {
         double cx, cy;
         if (qi % 3 == 0 && n > 0) { /* on a data point */
@@ -207,6 +221,30 @@ static void test_kdtree_set(const pset *p, const char *name)
                     bad_knn++;
         }
 
+        /* one quadrant's k nearest: gdal_grid's quadrants (dx >= 0, dy >= 0),
+         * and gstat's pinwheel ones through keep, the tree visiting only the
+         * closed quadrant's boxes (GK_KD_CLOSED) */
+        for (int q = 0; q < 4; q++)
+            for (int pin = 0; pin < 2; pin++) {
+                int k = ks[(qi + q) % 7], want = 0;
+                for (size_t i = 0; i < n && want < k; i++) {
+                    double dx = p->x[all[i].idx] - cx, dy = p->y[all[i].idx] - cy;
+                    int in = pin ? pinwheel(dx, dy) : (dx >= 0.0) | ((dy >= 0.0) << 1);
+                    if (in == q)
+                        ref[want++] = all[i].idx;
+                }
+                int m = gk_kdtree_knn_quadrant(t, cx, cy, pin ? q | GK_KD_CLOSED : q,
+                                               pin ? keep_pinwheel : NULL, &q, k, INFINITY, idx,
+                                               d2);
+                if (m != want) {
+                    bad_quad++;
+                    continue;
+                }
+                for (int i = 0; i < m; i++)
+                    if (idx[i] != ref[i] || d2[i] != bf_d2(p, (size_t)ref[i], cx, cy))
+                        bad_quad++;
+            }
+
         /* nearest: ties to the last in input order */
         double lim = (qi & 1) ? INFINITY : urand() * 9.0;
         int want = -1;
@@ -223,12 +261,14 @@ static void test_kdtree_set(const pset *p, const char *name)
         if (gi != want || (gi >= 0 && gd != wd))
             bad_nn++;
     }
-    if (bad_radius || bad_box || bad_knn || bad_nn)
-        fprintf(stderr, "kdtree %s (n=%zu): mismatches radius %d box %d knn %d nearest %d\n", name,
-                n, bad_radius, bad_box, bad_knn, bad_nn);
+    if (bad_radius || bad_box || bad_knn || bad_quad || bad_nn)
+        fprintf(stderr,
+                "kdtree %s (n=%zu): mismatches radius %d box %d knn %d quadrant %d nearest %d\n",
+                name, n, bad_radius, bad_box, bad_knn, bad_quad, bad_nn);
     CHECK(bad_radius == 0);
     CHECK(bad_box == 0);
     CHECK(bad_knn == 0);
+    CHECK(bad_quad == 0);
     CHECK(bad_nn == 0);
     free(idx);
     free(ref);
