@@ -292,13 +292,9 @@ static inline int box_in_quad(const kd_node *nd, const knn_q *q)
 {
     if (q->quad < 0)
         return 1;
-    if (q->quad & GK_KD_CLOSED) {
-        int xs = (q->quad & 1) ? nd->xmax >= q->cx : nd->xmin <= q->cx;
-        int ys = (q->quad & 2) ? nd->ymax >= q->cy : nd->ymin <= q->cy;
-        return xs && ys;
-    }
-    int xs = (q->quad & 1) ? nd->xmax >= q->cx : nd->xmin < q->cx;
-    int ys = (q->quad & 2) ? nd->ymax >= q->cy : nd->ymin < q->cy;
+    const int closed = q->quad & GK_KD_CLOSED; /* dx < 0 side: x <= cx, else x < cx */
+    int xs = (q->quad & 1) ? nd->xmax >= q->cx : closed ? nd->xmin <= q->cx : nd->xmin < q->cx;
+    int ys = (q->quad & 2) ? nd->ymax >= q->cy : closed ? nd->ymin <= q->cy : nd->ymin < q->cy;
     return xs && ys;
 }
 
