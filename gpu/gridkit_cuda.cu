@@ -187,24 +187,49 @@ __device__ __forceinline__ int bin_of(double v, double g0, double ib, int nb)
     return (int)f;
 }
 
+/* sqrt(a^2 + b^2) rounded down at every step, so never above it, in single
+ * precision: a double sqrt in ring_box_bound costs the searches registers
+ * (spills) at every node, not only at the few it serves. */
+__device__ __forceinline__ double hypot_down(double a, double b)
+{
+    return __fsqrt_rd(__double2float_rd(__fma_rd(a, a, __dmul_rd(b, b))));
+}
+
 /* Lower bound on the distance from (nx, ny) to any point outside the bins
- * [bx-r, bx+r] x [by-r, by+r]; INFINITY when that box holds every bin. */
+ * [bxl-r, bxh+r] x [byl-r, byh+r]; INFINITY when that box holds every bin.
+ * The points beyond a side of the box lie past that side along one axis and
+ * within the points' extent along the other: a node outside the extent
+ * (its bin clamped) counts its distance to the extent too, else its rings
+ * would have to grow by that distance along the edge before they stop. */
+__device__ __forceinline__ double ring_box_bound(const Bins &B, double nx, double ny, int bxl,
+                                                 int bxh, int byl, int byh, int r)
+{
+    double sx = INFINITY, sy = INFINITY;
+    if (bxl - r > 0)
+        sx = fmin(sx, nx - (B.gx0 + (double)(bxl - r) * B.bsx));
+    if (bxh + r < B.nbx - 1)
+        sx = fmin(sx, (B.gx0 + (double)(bxh + r + 1) * B.bsx) - nx);
+    if (byl - r > 0)
+        sy = fmin(sy, ny - (B.gy0 + (double)(byl - r) * B.bsy));
+    if (byh + r < B.nby - 1)
+        sy = fmin(sy, (B.gy0 + (double)(byh + r + 1) * B.bsy) - ny);
+    if (nx < B.gx0 || nx > B.xmax || ny < B.gy0 || ny > B.ymax) {
+        const double gx = fmax(fmax(B.gx0 - nx, nx - B.xmax), 0.0);
+        const double gy = fmax(fmax(B.gy0 - ny, ny - B.ymax), 0.0);
+        if (sx != INFINITY)
+            sx = hypot_down(fmax(sx, 0.0), gy);
+        if (sy != INFINITY)
+            sy = hypot_down(fmax(sy, 0.0), gx);
+    }
+    const double b = fmin(sx, sy);
+    return b == INFINITY ? b : fmax(b - B.margin, 0.0);
+}
+
+/* The same around one bin (bx, by). */
 __device__ __forceinline__ double ring_bound(const Bins &B, double nx, double ny, int bx, int by,
                                              int r)
 {
-    double b = INFINITY;
-    if (bx - r > 0)
-        b = fmin(b, nx - (B.gx0 + (double)(bx - r) * B.bsx));
-    if (bx + r < B.nbx - 1)
-        b = fmin(b, (B.gx0 + (double)(bx + r + 1) * B.bsx) - nx);
-    if (by - r > 0)
-        b = fmin(b, ny - (B.gy0 + (double)(by - r) * B.bsy));
-    if (by + r < B.nby - 1)
-        b = fmin(b, (B.gy0 + (double)(by + r + 1) * B.bsy) - ny);
-    if (b == INFINITY)
-        return b;
-    b -= B.margin;
-    return b > 0.0 ? b : 0.0;
+    return ring_box_bound(B, nx, ny, bx, bx, by, by, r);
 }
 
 /* Ring r of bins around (bx, by) as segments of consecutive points: the
@@ -337,21 +362,9 @@ __device__ __forceinline__ void ring_search_warp(const Bins &B, const Win &w, do
                     visit(p, dx, dy, d2);
             }
         }
-        /* this lane's bound: the distance to the outside of the searched box */
-        double b = INFINITY;
-        if (bxl - r > 0)
-            b = fmin(b, nx - (B.gx0 + (double)(bxl - r) * B.bsx));
-        if (bxh + r < B.nbx - 1)
-            b = fmin(b, (B.gx0 + (double)(bxh + r + 1) * B.bsx) - nx);
-        if (byl - r > 0)
-            b = fmin(b, ny - (B.gy0 + (double)(byl - r) * B.bsy));
-        if (byh + r < B.nby - 1)
-            b = fmin(b, (B.gy0 + (double)(byh + r + 1) * B.bsy) - ny);
-        bool done = b == INFINITY;
-        if (!done) {
-            b = fmax(b - B.margin, 0.0);
-            done = b > w.rout || stop(b);
-        }
+        /* this lane's bound: its distance to the outside of the searched box */
+        const double b = ring_box_bound(B, nx, ny, bxl, bxh, byl, byh, r);
+        const bool done = b == INFINITY || b > w.rout || stop(b);
         if (__all_sync(FULL, done))
             return;
     }

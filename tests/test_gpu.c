@@ -670,6 +670,28 @@ static void test_quadrants(const dataset *u, const dataset *l)
                   0, l, 1);
 }
 
+/* utm's points on a grid four times their square, its nodes up to 15 km
+ * beyond them: the GPU's ring searches stop by a node's distance to the
+ * points' extent as well (ring_box_bound), so an overestimate there would
+ * drop a nearer point at these nodes. Per-thread, per-warp and list
+ * searches; nearest, IDW and kriging. */
+static void test_far_nodes(const dataset *u)
+{
+    dataset f = *u;
+    f.name = "utm, nodes far beyond";
+    f.g = (gk_grid){485000.0, 525000.0, 4985000.0, 5025000.0, 41, 41};
+    compare("nearest", 0, &f, 1);
+    compare("invdistnn:radius=30000:max_points=12", 0, &f, 1);
+    compare("invdistnn:radius=30000:max_points=12", 1, &f, 1);
+    compare("invdistnn:radius=30000:max_points=100", 0, &f, 1);
+    compare("invdistnn:radius=30000:max_points=16:max_points_per_quadrant=4", 0, &f, 1);
+    compare_krige("kriging:model=Exp:psill=60:range=5000:nugget=5:max_points=16", 0, &f, 1);
+    compare_krige("kriging:model=Exp:psill=60:range=5000:nugget=5:max_points=16", 1, &f, 1);
+    compare_krige("kriging:model=Exp:psill=60:range=5000:nugget=5:max_points=40", 0, &f, 1);
+    compare_krige("kriging:model=Exp:psill=60:range=5000:nugget=5:max_points_per_quadrant=4", 0,
+                  &f, 1);
+}
+
 /* Kriging over every point within radius (max_points=0, gstat's maxdist
  * without nmax): the GPU's dense_k nearest where the window holds no more,
  * the CPU for the nodes whose window holds more. dense_k is 2048; at 64 here
@@ -1920,6 +1942,7 @@ int main(void)
                   "radius=1.2",
                   0, &l, 1);
     test_quadrants(&u, &l);
+    test_far_nodes(&u);
     test_radius_kriging(&u, &l);
     test_models(&u, &l);
     test_drift_block(&u, &l);

@@ -407,6 +407,13 @@ int main(int argc, char **argv)
          * empty quadrants, which are skipped, not searched to the last point */
         {"kriging:model=Exp:psill=1:range=1500:nugget=0.001:max_points_per_quadrant=8", 0, 512, 64,
          NULL, 2000.0},
+        /* the nearest points with no radius, on the points' square and on
+         * that wider grid: the rings of a node beyond the points stop by
+         * its distance to them, not by their growth along the edge */
+        {"nearest", 0, 1024, 128, NULL, 0},
+        {"nearest", 0, 1024, 128, NULL, 2000.0},
+        {KRIGE16, 0, 1024, 128, NULL, 0},
+        {KRIGE16, 0, 1024, 128, NULL, 2000.0},
         /* every point within 140 (~620 a node): GRIDKIT_GPU_KRIGE_DENSE_K
          * decides which nodes the GPU solves */
         {"kriging:model=Exp:psill=1:range=1500:nugget=0.001:radius=140", 0, 64, 32, NULL, 0},
