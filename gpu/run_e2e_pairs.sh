@@ -1,23 +1,33 @@
 #!/bin/bash
-# average radius 25 end to end, gridkit grid against gdal_grid in pairs run
+# Issue 4's end-to-end cases, gridkit grid against gdal_grid in pairs run
 # back to back (gdal_grid, then gridkit twice), so that each ratio compares
 # runs of the same minute of a machine whose speed drifts. Needs .e2e/
-# (carried): gridkit built with GDAL and pack-gdal-runtime's tarball.
-# docs/benchmarks.md, "Ninth session". PAIRS=n sets the number of pairs (6).
+# (carried): gridkit built with GDAL, gridkit_cuda.so and pack-gdal-runtime's
+# tarball. docs/benchmarks.md, "Ninth session" and after.
+#   PAIRS=n      pairs per case (6)
+#   CASES="..."  which of: average linear invdistnn invdist (average)
 source "$(dirname "$0")/e2e_setup.sh"
 nproc
-A=average:radius1=25:radius2=25
-./gridkit grid $C -a $A pts.gpkg warm.tif 2>/dev/null # page cache
+declare -A ALG=([average]=average:radius1=25:radius2=25 [linear]=linear
+  [invdistnn]=invdistnn:power=2:radius=200:max_points=16 [invdist]=invdist:power=2)
+declare -A SIZE=([average]=4096 [linear]=4096 [invdistnn]=4096 [invdist]=1024)
+declare -A OWN=([invdist]="--precision single") # gridkit's own options
 t() { local s=$(date +%s.%N); "$@" 2>>err.txt || echo "rc $? from $1" >&2
   awk -v a=$(date +%s.%N) -v b=$s 'BEGIN{printf "%.3f", a - b}'; }
 : > err.txt
-printf "%-5s %10s %10s %10s %8s %8s\n" pair gdal_grid gridkit gridkit ratio ratio
-for p in $(seq 1 ${PAIRS:-6}); do
-  g=$(GDAL_NUM_THREADS=16 t gdal_grid -q ${C/-q --timings/} -a $A pts.gpkg a_gd.tif)
-  k1=$(t ./gridkit grid $C -a $A pts.gpkg a_new.tif)
-  k2=$(t ./gridkit grid $C -a $A pts.gpkg a_new.tif)
-  awk -v p=$p -v g=$g -v a=$k1 -v b=$k2 \
-    'BEGIN{printf "%-5d %9.3fs %9.3fs %9.3fs %7.1fx %7.1fx\n", p, g, a, b, g / a, g / b}'
+for c in ${CASES:-average}; do
+  A=${ALG[$c]}; G=${C/4096 4096/${SIZE[$c]} ${SIZE[$c]}}
+  ./gridkit grid $G -a $A pts.gpkg warm.tif 2>/dev/null # page cache, CUDA's caches
+  echo "== $c: $A, ${SIZE[$c]}^2 ${OWN[$c]}"
+  printf "%-5s %10s %10s %10s %8s %8s\n" pair gdal_grid gridkit gridkit ratio ratio
+  for p in $(seq 1 ${PAIRS:-6}); do
+    g=$(GDAL_NUM_THREADS=16 t gdal_grid -q ${G/-q --timings/} -a $A pts.gpkg ${c}_gd.tif)
+    k1=$(t ./gridkit grid ${OWN[$c]} $G -a $A pts.gpkg ${c}_gk.tif)
+    k2=$(t ./gridkit grid ${OWN[$c]} $G -a $A pts.gpkg ${c}_gk.tif)
+    awk -v p=$p -v g=$g -v a=$k1 -v b=$k2 \
+      'BEGIN{printf "%-5d %9.3fs %9.3fs %9.3fs %7.1fx %7.1fx\n", p, g, a, b, g / a, g / b}'
+  done
+  gdal_translate -q -of ENVI ${c}_gd.tif a.bil && gdal_translate -q -of ENVI ${c}_gk.tif b.bil &&
+    echo "    gdal_grid against gridkit: $(python3 $E/cmpf.py a.bil b.bil)"
 done
-same a_gd.tif a_new.tif
-echo "gridkit's --timings, in run order:"; grep Timings err.txt
+echo "gridkit's --timings, in run order:"; grep -E "Timings|^Device" err.txt
