@@ -377,6 +377,21 @@ static const char *describe_quadrants(const gk_algorithm *a, int honours_max, gk
     return NULL;
 }
 
+/* The window statistics' kernels; whether max_points bounds their
+ * per-quadrant round robin (average's, as IDW's; never the metrics'). */
+static const struct {
+    gk_alg_kind kind;
+    gk_gpu_op op;
+    int honours_max;
+} window_ops[] = {
+    {GK_ALG_AVERAGE, GK_GPU_AVERAGE, 1},
+    {GK_ALG_COUNT, GK_GPU_COUNT, 0},
+    {GK_ALG_MINIMUM, GK_GPU_MINIMUM, 0},
+    {GK_ALG_MAXIMUM, GK_GPU_MAXIMUM, 0},
+    {GK_ALG_RANGE, GK_GPU_RANGE, 0},
+    {GK_ALG_AVERAGE_DISTANCE, GK_GPU_AVERAGE_DISTANCE, 0},
+};
+
 /* The GPU form of the job, or a reason why it has none yet. */
 static const char *describe(const gk_job *job, gk_gpu_job_desc *d)
 {
@@ -427,6 +442,11 @@ static const char *describe(const gk_job *job, gk_gpu_job_desc *d)
         d->e_sin = e->sin_a;
         gk_nb_ellipse_box(e, &d->box_hx, &d->box_hy);
     }
+    for (size_t i = 0; i < sizeof window_ops / sizeof *window_ops; i++)
+        if (a->kind == window_ops[i].kind) {
+            d->op = window_ops[i].op;
+            return quads ? describe_quadrants(a, window_ops[i].honours_max, d) : NULL;
+        }
     switch (a->kind) {
     case GK_ALG_INVDIST:
         if (e->all) {
@@ -446,24 +466,6 @@ static const char *describe(const gk_job *job, gk_gpu_job_desc *d)
     case GK_ALG_NEAREST:
         d->op = GK_GPU_NEAREST;
         return NULL;
-    case GK_ALG_AVERAGE:
-        d->op = GK_GPU_AVERAGE;
-        return quads ? describe_quadrants(a, 1, d) : NULL;
-    case GK_ALG_COUNT:
-        d->op = GK_GPU_COUNT;
-        return quads ? describe_quadrants(a, 0, d) : NULL;
-    case GK_ALG_MINIMUM:
-        d->op = GK_GPU_MINIMUM;
-        return quads ? describe_quadrants(a, 0, d) : NULL;
-    case GK_ALG_MAXIMUM:
-        d->op = GK_GPU_MAXIMUM;
-        return quads ? describe_quadrants(a, 0, d) : NULL;
-    case GK_ALG_RANGE:
-        d->op = GK_GPU_RANGE;
-        return quads ? describe_quadrants(a, 0, d) : NULL;
-    case GK_ALG_AVERAGE_DISTANCE:
-        d->op = GK_GPU_AVERAGE_DISTANCE;
-        return quads ? describe_quadrants(a, 0, d) : NULL;
     case GK_ALG_AVERAGE_DISTANCE_PTS:
         d->op = GK_GPU_AVERAGE_DISTANCE_PTS;
         return NULL;
