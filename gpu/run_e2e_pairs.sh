@@ -6,13 +6,14 @@
 # tarball. docs/benchmarks.md, "Ninth session" and after.
 #   PAIRS=n      pairs per case (6)
 #   CASES="..."  which of: average linear invdistnn invdist (average)
+#   SYNC=1       sync (the page cache's dirty pages to disk) before each timed run
 source "$(dirname "$0")/e2e_setup.sh"
 nproc
 declare -A ALG=([average]=average:radius1=25:radius2=25 [linear]=linear
   [invdistnn]=invdistnn:power=2:radius=200:max_points=16 [invdist]=invdist:power=2)
 declare -A SIZE=([average]=4096 [linear]=4096 [invdistnn]=4096 [invdist]=1024)
 declare -A OWN=([invdist]="--precision single") # gridkit's own options
-t() { local s=$(date +%s.%N); "$@" 2>>err.txt || echo "rc $? from $1" >&2
+t() { [ -n "$SYNC" ] && sync; local s=$(date +%s.%N); "$@" 2>>err.txt || echo "rc $? from $1" >&2
   awk -v a=$(date +%s.%N) -v b=$s 'BEGIN{printf "%.3f", a - b}'; }
 : > err.txt
 for c in ${CASES:-average}; do
