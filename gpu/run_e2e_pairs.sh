@@ -7,7 +7,8 @@
 #   PAIRS=n      pairs per case (6)
 #   CASES="..."  which of: average linear invdistnn invdist (average)
 #   SYNC=1       sync (the page cache's dirty pages to disk) before each timed run
-source "$(dirname "$0")/e2e_setup.sh"
+HERE=$(cd "$(dirname "$0")" && pwd)
+source "$HERE/e2e_setup.sh"
 nproc
 declare -A ALG=([average]=average:radius1=25:radius2=25 [linear]=linear
   [invdistnn]=invdistnn:power=2:radius=200:max_points=16 [invdist]=invdist:power=2)
@@ -29,6 +30,6 @@ for c in ${CASES:-average}; do
       'BEGIN{printf "%-5d %9.3fs %9.3fs %9.3fs %7.1fx %7.1fx\n", p, g, a, b, g / a, g / b}'
   done
   gdal_translate -q -of ENVI ${c}_gd.tif a.bil && gdal_translate -q -of ENVI ${c}_gk.tif b.bil &&
-    echo "    gdal_grid against gridkit: $(python3 $E/cmpf.py a.bil b.bil)"
+    echo "    gdal_grid against gridkit: $(python3 "$HERE/cmp_float_rasters.py" a.bil b.bil)"
 done
 echo "gridkit's --timings, in run order:"; grep -E "Timings|^Device" err.txt
