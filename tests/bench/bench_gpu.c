@@ -366,6 +366,7 @@ int main(int argc, char **argv)
         {"invdist", 1, idw_grid, 0, "0", 0},
         {"invdist", 0, idw_grid / 2, cpu_grid_idw / 2, NULL, 0},
         {"invdist:power=3", 1, idw_grid / 2, cpu_grid_idw / 2, NULL, 0},
+        {"invdist:power=3", 0, idw_grid / 4, cpu_grid_idw / 4, NULL, 0},
         {"average:radius1=25:radius2=25", 0, 0, 0, NULL, 0},
         {"nearest", 0, 0, 0, NULL, 0},
         /* linear: setup includes the triangulation (the CPU's); the tile's
