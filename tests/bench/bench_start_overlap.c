@@ -32,13 +32,15 @@ static double since_start(void)
 typedef struct {
     const char *lib;
     double t0, t1;
+    int failed;
 } load_task;
 
 static void *load(void *arg)
 {
     load_task *t = arg;
     t->t0 = since_start();
-    if (!dlopen(t->lib, RTLD_LAZY | RTLD_GLOBAL))
+    t->failed = !dlopen(t->lib, RTLD_LAZY | RTLD_GLOBAL);
+    if (t->failed)
         fprintf(stderr, "bench_start_overlap: %s\n", dlerror());
     t->t1 = since_start();
     return NULL;
@@ -67,18 +69,20 @@ static int read_points(const char *path, const char *table, double *t0, double *
     /* each alone in its SELECT, or SQLite scans the table for them */
     char *q = sqlite3_mprintf("SELECT (SELECT min(fid) FROM \"%w\"), (SELECT max(fid) FROM \"%w\")",
                               table, table);
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-        sqlite3_prepare_v2(db, q, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
+    int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
+    if (rc == SQLITE_OK && (rc = sqlite3_prepare_v2(db, q, -1, &st, NULL)) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW) {
         lo = sqlite3_column_int64(st, 0);
         hi = sqlite3_column_int64(st, 1);
     }
+    if (rc != SQLITE_OK || hi < lo)
+        fprintf(stderr, "bench_start_overlap: %s, table %s: %s\n", path, table,
+                rc != SQLITE_OK ? sqlite3_errmsg(db) : "no rows");
     sqlite3_finalize(st);
     sqlite3_close(db);
     sqlite3_free(q);
-    if (hi < lo) {
-        fprintf(stderr, "bench_start_overlap: no rows in table %s of %s\n", table, path);
+    if (rc != SQLITE_OK || hi < lo)
         return 1;
-    }
     long long span = hi - lo + 1;
     double *x = malloc((size_t)span * sizeof *x), *y = malloc((size_t)span * sizeof *y);
     if (!x || !y) {
@@ -140,7 +144,7 @@ int main(int argc, char **argv)
               stderr);
         return 2;
     }
-    load_task lt = {do_read ? (do_load ? argv[4] : NULL) : argv[2], 0, 0};
+    load_task lt = {do_read ? (do_load ? argv[4] : NULL) : argv[2], 0, 0, 0};
     pthread_t th;
     if (do_load && pthread_create(&th, NULL, load, &lt) != 0)
         return 1;
@@ -148,7 +152,9 @@ int main(int argc, char **argv)
     int rc = do_read ? read_points(argv[2], argv[3], &r0, &r1) : 0;
     if (do_load)
         pthread_join(th, NULL);
+    if (rc || lt.failed)
+        return 1;
     printf("%s: load %.3f-%.3f s, read %.3f-%.3f s, all done %.3f s\n", mode, lt.t0, lt.t1, r0,
            r1, since_start());
-    return rc;
+    return 0;
 }
