@@ -8,12 +8,16 @@
 #   CASES="..."  which of: average linear invdistnn invdist (average)
 #   SYNC=1       sync (the page cache's dirty pages to disk) before each timed run
 HERE=$(cd "$(dirname "$0")" && pwd)
-source "$HERE/e2e_setup.sh"
-nproc
 declare -A ALG=([average]=average:radius1=25:radius2=25 [linear]=linear
   [invdistnn]=invdistnn:power=2:radius=200:max_points=16 [invdist]=invdist:power=2)
 declare -A SIZE=([average]=4096 [linear]=4096 [invdistnn]=4096 [invdist]=1024)
 declare -A OWN=([invdist]="--precision single") # gridkit's own options
+for c in ${CASES:-average}; do # before the set-up's minute
+  [ -n "${ALG[$c]}" ] || { echo "run_e2e_pairs.sh: unknown case '$c' in CASES (${!ALG[*]})" >&2; exit 1; }
+done
+[[ "${PAIRS:-6}" =~ ^[1-9][0-9]*$ ]] || { echo "run_e2e_pairs.sh: PAIRS='$PAIRS' is not a count" >&2; exit 1; }
+source "$HERE/e2e_setup.sh"
+nproc
 t() { [ -n "$SYNC" ] && sync; local s=$(date +%s.%N); "$@" 2>>err.txt || echo "rc $? from $1" >&2
   awk -v a=$(date +%s.%N) -v b=$s 'BEGIN{printf "%.3f", a - b}'; }
 : > err.txt
