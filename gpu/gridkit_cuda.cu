@@ -1750,15 +1750,22 @@ fail:
     if (ck_last == cudaErrorMemoryAllocation) {
         /* give the buffers back: the halves the caller asks for next need less */
         cudaStreamSynchronize(J->st);
-        void **bufs[] = {(void **)&J->out,       (void **)&J->part, (void **)&J->flags,
-                         (void **)&J->flag_list, (void **)&J->knbr, (void **)&J->kg0,
-                         (void **)&J->kbig,      (void **)&J->klg};
-        size_t *caps[] = {&J->out_cap,       &J->part_cap, &J->flags_cap, &J->flag_list_cap,
-                          &J->knbr_cap,      &J->kg0_cap,  &J->kbig_cap,  &J->klg_cap};
-        for (int q = 0; q < 8; q++) {
-            cudaFree(*bufs[q]);
-            *bufs[q] = nullptr;
-            *caps[q] = 0;
+        /* each buffer beside its capacity: the two cannot fall out of step */
+        const struct {
+            void **buf;
+            size_t *cap;
+        } grown[] = {{(void **)&J->out, &J->out_cap},
+                     {(void **)&J->part, &J->part_cap},
+                     {(void **)&J->flags, &J->flags_cap},
+                     {(void **)&J->flag_list, &J->flag_list_cap},
+                     {(void **)&J->knbr, &J->knbr_cap},
+                     {(void **)&J->kg0, &J->kg0_cap},
+                     {(void **)&J->kbig, &J->kbig_cap},
+                     {(void **)&J->klg, &J->klg_cap}};
+        for (const auto &g : grown) {
+            cudaFree(*g.buf);
+            *g.buf = nullptr;
+            *g.cap = 0;
         }
         return GK_GPU_TILE_NOMEM;
     }
