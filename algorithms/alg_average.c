@@ -1,8 +1,9 @@
 /* alg_average.c - moving average of Z inside the search ellipse (gdal_grid's
  * average), with the per-quadrant selection (which honours max_points).
- * Without max_points or quadrant keys the job has a bucket grid: a row of
- * nodes is one sweep of the points near it, or (chords under two cells) a
- * node is a masked vector sum over a few spans (bucket_grid.c). */
+ * Without max_points or quadrant keys the job has a bucket grid: a tile is
+ * stamped point by point, or a row of nodes is one sweep of the points near
+ * it, or a node is a masked vector sum over a few spans, whichever its cost
+ * model says is fastest (bucket_grid.c). */
 #include "bucket_grid.h"
 #include "neighbours.h"
 
@@ -31,7 +32,25 @@ static uint64_t average_bg_tile(const gk_job *job, const gk_tile *t, double *out
 {
     const gk_algorithm *a = &job->alg;
     uint64_t nodata = 0;
-    if (gk_bg_sweep_wanted(job->bg, &job->ell, t->g, GK_BG_SUM_Z)) {
+    const int method = gk_bg_method(job->bg, &job->ell, t->g, GK_BG_SUM_Z);
+    if (method == GK_BG_STAMP) {
+        const size_t sb = gk_bg_stamp_scratch(t->w), nn = (size_t)t->w * (size_t)t->h;
+        if (gk_scratch_reserve(s, sb + nn) != GK_OK)
+            return UINT64_MAX;
+        double *cnt = s->d2 + sb;
+        gk_bg_stamp(job->bg, &job->ell, t->g, t->x0, t->y0, t->w, t->h, GK_BG_SUM_Z, s->d2, cnt,
+                    out);
+        for (size_t i = 0; i < nn; i++) {
+            if (cnt[i] == 0.0 || cnt[i] < (double)a->min_points) {
+                out[i] = a->nodata;
+                nodata++;
+            } else {
+                out[i] /= cnt[i];
+            }
+        }
+        return nodata;
+    }
+    if (method == GK_BG_SWEEP) {
         if (gk_scratch_reserve(s, gk_bg_sweep_scratch(t->w)) != GK_OK)
             return UINT64_MAX;
         for (int j = 0; j < t->h; j++) {

@@ -108,7 +108,20 @@ static uint64_t metrics_bg_tile(const gk_job *job, const gk_tile *t, double *out
                    : -1;
     uint64_t nodata = 0;
     gk_bg_rows rows;
-    const int sweep = what >= 0 && gk_bg_sweep_wanted(job->bg, &job->ell, t->g, what);
+    const int method = what >= 0 ? gk_bg_method(job->bg, &job->ell, t->g, what) : GK_BG_SCAN;
+    if (method == GK_BG_STAMP) { /* count only */
+        const size_t sbn = gk_bg_stamp_scratch(t->w);
+        if (gk_scratch_reserve2(s, sbn) != GK_OK)
+            return UINT64_MAX;
+        gk_bg_stamp(job->bg, &job->ell, t->g, t->x0, t->y0, t->w, t->h, what, s->d2b, out, NULL);
+        for (size_t i = 0; i < (size_t)t->w * (size_t)t->h; i++)
+            if (!(out[i] >= (double)a->min_points)) {
+                out[i] = a->nodata;
+                nodata++;
+            }
+        return nodata;
+    }
+    const int sweep = method == GK_BG_SWEEP;
     double *sb = NULL;
     if (sweep) {
         if (gk_scratch_reserve2(s, gk_bg_sweep_scratch(t->w)) != GK_OK)

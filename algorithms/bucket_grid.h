@@ -62,13 +62,18 @@ const double *gk_bg_y(const gk_bucket_grid *g);
 /* Tests: switch the AVX-512 kernels off (0) or back on where the CPU has them. */
 void gk_bg_use_simd(gk_bucket_grid *g, int on);
 
-/* Row sweep, the other way round: for one row of nodes, each point near the
- * row finds the interval of nodes whose ellipse holds it, by the exact test
- * at the interval's ends, so a node costs about the points inside it, not
- * every candidate of its spans. The same points count. COUNT and SUM_Z, on
- * CPUs with AVX-512, where a chord spans a few nodes (gk_bg_sweep_wanted). */
-int gk_bg_sweep_wanted(const gk_bucket_grid *g, const gk_ellipse *e, const gk_grid *grid,
-                       int what);
+/* COUNT and SUM_Z, on CPUs with AVX-512, can also go the other way round:
+ * each point near the nodes finds the interval of nodes on a row whose
+ * ellipse holds it, by the exact test at the interval's ends, so a node
+ * costs about the points inside it, not every candidate of its spans. The
+ * same points count. The row sweep does that a row at a time; the tile
+ * stamp a tile at a time, 8 rows of a point in one vector, which pays where
+ * a point's chords cover several rows. gk_bg_method picks by a cost model. */
+enum { GK_BG_SCAN = 0, GK_BG_SWEEP = 1, GK_BG_STAMP = 2 };
+int gk_bg_method(const gk_bucket_grid *g, const gk_ellipse *e, const gk_grid *grid, int what);
+/* Tests: take a method wherever it can run (what is COUNT or SUM_Z and the
+ * CPU has AVX-512), or -1: the rule. */
+void gk_bg_force_method(gk_bucket_grid *g, int method);
 /* Doubles of scratch gk_bg_sweep needs for w nodes. */
 size_t gk_bg_sweep_scratch(int w);
 /* Nodes x0..x0+w-1 of the grid row at ny: n (as a double) and sum per node,
@@ -78,7 +83,11 @@ typedef struct {
 } gk_bg_sweep_out;
 void gk_bg_sweep(const gk_bucket_grid *g, const gk_ellipse *e, const gk_grid *grid, int x0, int w,
                  double ny, int what, double *buf, gk_bg_sweep_out *out);
-/* Tests: 1 takes the sweep wherever it can run, -1 never, 0 the rule. */
-void gk_bg_force_sweep(gk_bucket_grid *g, int mode);
+/* Doubles of scratch gk_bg_stamp needs for a tile w wide. */
+size_t gk_bg_stamp_scratch(int w);
+/* Nodes x0..x0+w-1, y0..y0+h-1: count and (SUM_Z) sum per node, row-major,
+ * into n and sum (w * h each). */
+void gk_bg_stamp(const gk_bucket_grid *g, const gk_ellipse *e, const gk_grid *grid, int x0, int y0,
+                 int w, int h, int what, double *buf, double *n, double *sum);
 
 #endif

@@ -1131,8 +1131,8 @@ static void make_lattice(pset *p, size_t n, double off)
 }
 
 /* One job on the bucket grid against bg_ref at every node of g, with the
- * AVX-512 kernels, the portable ones and the row sweep; returns the nodes
- * compared. */
+ * AVX-512 kernels, the portable ones, the row sweep and the tile stamp;
+ * returns the nodes compared. */
 static long bg_check(const pset *p, gk_points *pts, const gk_grid *g, gk_alg_kind kind,
                      double r1, double r2, double angle, int min_points, double *out, int *in,
                      const char *what)
@@ -1151,12 +1151,13 @@ static long bg_check(const pset *p, gk_points *pts, const gk_grid *g, gk_alg_kin
     int exact = kind != GK_ALG_AVERAGE && kind != GK_ALG_AVERAGE_DISTANCE &&
                 kind != GK_ALG_AVERAGE_DISTANCE_PTS;
     long tested = 0;
-    /* per-node scans (portable, AVX-512), then the row sweep (AVX-512 only:
-     * on a CPU without it, modes 1 and 2 are the portable scan again) */
-    for (int mode = 0; mode < 3; mode++) {
-        int simd = mode >= 1, sweep = mode == 2;
+    /* per-node scans (portable, AVX-512), then the row sweep and the tile
+     * stamp (AVX-512 only: on a CPU without it, modes 1 to 3 are the
+     * portable scan again) */
+    for (int mode = 0; mode < 4; mode++) {
+        int simd = mode >= 1, sweep = mode >= 2 ? mode - 1 : 0;
         gk_bg_use_simd(job->bg, simd);
-        gk_bg_force_sweep(job->bg, sweep ? 1 : -1);
+        gk_bg_force_method(job->bg, mode <= 1 ? GK_BG_SCAN : mode == 2 ? GK_BG_SWEEP : GK_BG_STAMP);
         CHECK(gk_job_compute_window(job, g, 0, 0, g->nx, g->ny, out) == GK_OK);
         int bad = 0;
         for (int j = 0; j < g->ny; j++)
@@ -1169,7 +1170,7 @@ static long bg_check(const pset *p, gk_points *pts, const gk_grid *g, gk_alg_kin
                                    : fabs(got - v) <= 1e-12 * (1.0 + fabs(v));
                 if (!same && bad++ < 3)
                     fprintf(stderr,
-                            "bucket grid: %s kind %d r1 %g r2 %g angle %g simd %d sweep %d "
+                            "bucket grid: %s kind %d r1 %g r2 %g angle %g simd %d method %d "
                             "node %d,%d: got %.17g want %.17g (%s)\n",
                             what, (int)kind, r1, r2, angle, simd, sweep, i, j, got, v,
                             ok ? "value" : "nodata");
@@ -1307,11 +1308,11 @@ static void bench_window(gk_points *pts, gk_alg_kind kind, double r, const gk_gr
         gk_job_free(job);
         return;
     }
-    const char *name[] = {"avx-512", "generic", "row sweep"};
+    const char *name[] = {"avx-512", "generic", "row sweep", "tile stamp"};
     int sweeps = kind == GK_ALG_AVERAGE || kind == GK_ALG_COUNT;
-    for (int mode = 0; mode < 2 + sweeps; mode++) {
+    for (int mode = 0; mode < 2 + 2 * sweeps; mode++) {
         gk_bg_use_simd(job->bg, mode != 1);
-        gk_bg_force_sweep(job->bg, mode == 2 ? 1 : -1);
+        gk_bg_force_method(job->bg, mode <= 1 ? GK_BG_SCAN : mode == 2 ? GK_BG_SWEEP : GK_BG_STAMP);
         double t2 = now();
         for (int y0 = 0; y0 < g->ny; y0 += 256)
             for (int x0 = 0; x0 < g->nx; x0 += 256)
@@ -1322,12 +1323,11 @@ static void bench_window(gk_points *pts, gk_alg_kind kind, double r, const gk_gr
                gk_algorithm_name(&a), r, what, name[mode], (t1 - t0) * 1e3,
                (t3 - t2) / ((double)g->nx * g->ny) * 1e9);
     }
-    gk_bg_force_sweep(job->bg, 0);
+    gk_bg_force_method(job->bg, -1);
+    int m = gk_bg_method(job->bg, &job->ell, g,
+                         kind == GK_ALG_COUNT ? GK_BG_COUNT : kind == GK_ALG_AVERAGE ? GK_BG_SUM_Z : -1);
     printf("  (the rule picks the %s)\n",
-           sweeps && gk_bg_sweep_wanted(job->bg, &job->ell, g,
-                                        kind == GK_ALG_COUNT ? GK_BG_COUNT : GK_BG_SUM_Z)
-               ? "row sweep"
-               : "per-node scan");
+           m == GK_BG_STAMP ? "tile stamp" : m == GK_BG_SWEEP ? "row sweep" : "per-node scan");
     gk_job_free(job);
 }
 
