@@ -8,6 +8,7 @@
 #define GK_BUCKET_GRID_IMPL_H
 
 #include "bucket_grid.h"
+#include "neighbours.h"
 
 #include <math.h>
 
@@ -80,5 +81,71 @@ static inline int sweep_flat(const gk_ellipse *e, double cw)
     double q = e->rmax / fmin(e->r1, e->r2);
     return a * cw * cw >= 1e-9 * q * q;
 }
+
+
+/* The ellipse's chord over a row of nodes, for the sweep and the stamp. As
+ * in gk_bg_rows_init, a dx^2 + 2 h dx dy + b dy^2 <= 1 gives dx in
+ * (-h dy -+ sqrt(a - dy^2 det)) / a; it is taken over dy +- m (the rounding
+ * of dy and of the test) at its extreme ends, then widened by m, so that it
+ * never ends inside the exact test's chord. An ellipse thinner than 1e-3 of
+ * its size (not tight) takes its box's width instead. */
+typedef struct {
+    double hx, hy; /* the box's half sides (gk_nb_ellipse_box) */
+    double a, h, t, det;
+    int tight, sym; /* the formula holds; t == 0 (yl == yr: one square root) */
+} bg_chord;
+
+static inline void bg_chord_init(const gk_ellipse *e, bg_chord *k)
+{
+    const double c = e->cos_a, s = e->sin_a, r1s = e->r1 * e->r1, r2s = e->r2 * e->r2;
+    gk_nb_ellipse_box(e, &k->hx, &k->hy);
+    k->tight = fmin(e->r1, e->r2) >= 1e-3 * e->rmax;
+    k->a = c * c / r1s + s * s / r2s;
+    k->h = c * s * (1.0 / r1s - 1.0 / r2s);
+    k->t = c * s * (r1s - r2s) / sqrt(r1s * c * c + r2s * s * s);
+    k->det = 1.0 / (r1s * r2s);
+    k->sym = k->t == 0.0;
+}
+
+#if GK_BG_X86
+/* For 8 lanes (a point at X, dy = DY from the row, margin M): the local node
+ * indices (unrounded) one node beyond each end of the widened chord, lo and
+ * hi, on the row of nodes x0.. of the grid (xmin, step cw). */
+__attribute__((target("avx512f"))) static inline void
+bg_chord8(const bg_chord *k, __m512d X, __m512d DY, __m512d M, double xmin, double cw, int x0,
+          __m512d *lo, __m512d *hi)
+{
+    const __m512d HX = _mm512_set1_pd(k->hx), HY = _mm512_set1_pd(k->hy);
+    const __m512d NHX = _mm512_set1_pd(-k->hx), NHY = _mm512_set1_pd(-k->hy);
+    const __m512d ZERO = _mm512_setzero_pd(), ONE = _mm512_set1_pd(1.0);
+    __m512d xl = _mm512_sub_pd(NHX, M), xr = _mm512_add_pd(HX, M);
+    if (k->tight) {
+        const __m512d Av = _mm512_set1_pd(k->a), H = _mm512_set1_pd(k->h);
+        const __m512d DET = _mm512_set1_pd(k->det), IA = _mm512_set1_pd(1.0 / k->a);
+        __m512d ylo = _mm512_max_pd(_mm512_sub_pd(DY, M), NHY);
+        __m512d yhi = _mm512_min_pd(_mm512_add_pd(DY, M), HY);
+        __mmask8 ok = _mm512_cmp_pd_mask(ylo, yhi, _CMP_LE_OQ);
+        __m512d yr = _mm512_min_pd(_mm512_max_pd(_mm512_set1_pd(k->t), ylo), yhi);
+        __m512d yl = _mm512_min_pd(_mm512_max_pd(_mm512_set1_pd(-k->t), ylo), yhi);
+        __m512d dr = _mm512_sub_pd(Av, _mm512_mul_pd(_mm512_mul_pd(yr, yr), DET));
+        __m512d qr = _mm512_sqrt_pd(_mm512_max_pd(dr, ZERO)), ql = qr;
+        if (!k->sym) {
+            __m512d dl = _mm512_sub_pd(Av, _mm512_mul_pd(_mm512_mul_pd(yl, yl), DET));
+            ql = _mm512_sqrt_pd(_mm512_max_pd(dl, ZERO));
+        }
+        __m512d xrr = _mm512_mul_pd(_mm512_sub_pd(qr, _mm512_mul_pd(H, yr)), IA);
+        __m512d xll =
+            _mm512_mul_pd(_mm512_sub_pd(_mm512_sub_pd(ZERO, _mm512_mul_pd(H, yl)), ql), IA);
+        xl = _mm512_mask_sub_pd(xl, ok, _mm512_max_pd(xll, NHX), M);
+        xr = _mm512_mask_add_pd(xr, ok, _mm512_min_pd(xrr, HX), M);
+    }
+    const __m512d XMIN = _mm512_set1_pd(xmin), ICW = _mm512_set1_pd(1.0 / cw);
+    const __m512d OFF = _mm512_set1_pd(0.5 + (double)x0);
+    *lo = _mm512_sub_pd(
+        _mm512_sub_pd(_mm512_mul_pd(_mm512_sub_pd(_mm512_sub_pd(X, xr), XMIN), ICW), OFF), ONE);
+    *hi = _mm512_add_pd(
+        _mm512_sub_pd(_mm512_mul_pd(_mm512_sub_pd(_mm512_sub_pd(X, xl), XMIN), ICW), OFF), ONE);
+}
+#endif
 
 #endif

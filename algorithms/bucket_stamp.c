@@ -33,8 +33,9 @@ size_t gk_bg_stamp_scratch(int w) { return 3 * (size_t)(w + 1) * STAMP_H + 2 * (
 #if GK_BG_X86
 typedef struct {
     ell_k k;
-    double hx, hy, a, h, t, det, cw, xmin;
-    int tight, fast, sym, w, x0;
+    bg_chord ch;
+    double cw, xmin;
+    int fast, w, x0;
 } stamp_geo;
 
 /* (hi[i], lo[i]) += q, double-double: exact but for lo's own rounding */
@@ -83,8 +84,7 @@ stamp_point(const stamp_geo *G, const double *nyt, const double *mt, int jlo, in
 {
     const int w = G->w;
     const __m512d PX = _mm512_set1_pd(px), ZERO = _mm512_setzero_pd(), ONE = _mm512_set1_pd(1.0);
-    const __m512d HX = _mm512_set1_pd(G->hx), HY = _mm512_set1_pd(G->hy);
-    const __m512d NHX = _mm512_set1_pd(-G->hx), NHY = _mm512_set1_pd(-G->hy);
+    const __m512d HY = _mm512_set1_pd(G->ch.hy);
     const __m256i LANE = _mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0);
     for (int j = jlo; j <= jhi; j += 8) {
         __m512d M = _mm512_loadu_pd(mt + j);
@@ -92,38 +92,8 @@ stamp_point(const stamp_geo *G, const double *nyt, const double *mt, int jlo, in
         __mmask8 band = _mm512_cmp_pd_mask(_mm512_abs_pd(DY), _mm512_add_pd(HY, M), _CMP_LE_OQ);
         if (!band)
             continue;
-        __m512d xl = _mm512_sub_pd(NHX, M), xr = _mm512_add_pd(HX, M);
-        if (G->tight) {
-            const __m512d T = _mm512_set1_pd(G->t), NT = _mm512_set1_pd(-G->t);
-            const __m512d Av = _mm512_set1_pd(G->a), H = _mm512_set1_pd(G->h);
-            const __m512d DET = _mm512_set1_pd(G->det), IA = _mm512_set1_pd(1.0 / G->a);
-            __m512d ylo = _mm512_max_pd(_mm512_sub_pd(DY, M), NHY);
-            __m512d yhi = _mm512_min_pd(_mm512_add_pd(DY, M), HY);
-            __mmask8 ok = _mm512_cmp_pd_mask(ylo, yhi, _CMP_LE_OQ);
-            __m512d yr = _mm512_min_pd(_mm512_max_pd(T, ylo), yhi);
-            __m512d yl = _mm512_min_pd(_mm512_max_pd(NT, ylo), yhi);
-            __m512d dr =
-                _mm512_max_pd(_mm512_sub_pd(Av, _mm512_mul_pd(_mm512_mul_pd(yr, yr), DET)), ZERO);
-            __m512d qr = _mm512_sqrt_pd(dr), ql = qr;
-            if (!G->sym) { /* a rotated ellipse's ends sit at different dy */
-                __m512d dl = _mm512_max_pd(
-                    _mm512_sub_pd(Av, _mm512_mul_pd(_mm512_mul_pd(yl, yl), DET)), ZERO);
-                ql = _mm512_sqrt_pd(dl);
-            }
-            __m512d xrr = _mm512_mul_pd(_mm512_sub_pd(qr, _mm512_mul_pd(H, yr)), IA);
-            __m512d xll =
-                _mm512_mul_pd(_mm512_sub_pd(_mm512_sub_pd(ZERO, _mm512_mul_pd(H, yl)), ql), IA);
-            xl = _mm512_mask_sub_pd(xl, ok, _mm512_max_pd(xll, NHX), M);
-            xr = _mm512_mask_add_pd(xr, ok, _mm512_min_pd(xrr, HX), M);
-        }
-        const __m512d XMIN = _mm512_set1_pd(G->xmin), ICW = _mm512_set1_pd(1.0 / G->cw);
-        const __m512d OFF = _mm512_set1_pd(0.5 + (double)G->x0);
-        __m512d lo = _mm512_sub_pd(
-            _mm512_sub_pd(_mm512_mul_pd(_mm512_sub_pd(_mm512_sub_pd(PX, xr), XMIN), ICW), OFF),
-            ONE);
-        __m512d hi = _mm512_add_pd(
-            _mm512_sub_pd(_mm512_mul_pd(_mm512_sub_pd(_mm512_sub_pd(PX, xl), XMIN), ICW), OFF),
-            ONE);
+        __m512d lo, hi;
+        bg_chord8(&G->ch, PX, DY, M, G->xmin, G->cw, G->x0, &lo, &hi);
         __mmask8 hit = band & _mm512_cmp_pd_mask(hi, ZERO, _CMP_GE_OQ) &
                        _mm512_cmp_pd_mask(lo, _mm512_set1_pd((double)w), _CMP_LT_OQ);
         if (!hit)
@@ -218,14 +188,7 @@ stamp_tile(const gk_bucket_grid *g, const gk_ellipse *e, const gk_grid *grid, in
     double *hd = cd + cs, *ld = hd + cs, *nyt = ld + cs, *mt = nyt + STAMP_H + 8;
     stamp_geo G;
     ell_consts(e, &G.k);
-    gk_nb_ellipse_box(e, &G.hx, &G.hy);
-    const double c = G.k.c, s = G.k.s, r1s = e->r1 * e->r1, r2s = e->r2 * e->r2;
-    G.tight = fmin(e->r1, e->r2) >= 1e-3 * e->rmax;
-    G.a = c * c / r1s + s * s / r2s;
-    G.h = c * s * (1.0 / r1s - 1.0 / r2s);
-    G.t = c * s * (r1s - r2s) / sqrt(r1s * c * c + r2s * s * s);
-    G.det = 1.0 / (r1s * r2s);
-    G.sym = G.t == 0.0;                          /* then yl == yr: one square root */
+    bg_chord_init(e, &G.ch);
     G.cw = (grid->xmax - grid->xmin) / grid->nx; /* gk_grid_node_x's own step */
     G.xmin = grid->xmin;
     G.w = w;
@@ -245,20 +208,20 @@ stamp_tile(const gk_bucket_grid *g, const gk_ellipse *e, const gk_grid *grid, in
                 mt[j] = 0.0;
             }
         }
-        G.fast = G.tight && sweep_flat(e, G.cw) && mmax < 0.25 * G.cw;
+        G.fast = G.ch.tight && sweep_flat(e, G.cw) && mmax < 0.25 * G.cw;
         memset(cd, 0, cs * sizeof *cd);
         if (what == GK_BG_SUM_Z) {
             memset(hd, 0, cs * sizeof *hd);
             memset(ld, 0, cs * sizeof *ld);
         }
-        const double ylo = nyt[hs - 1] - G.hy - mmax, yhi = nyt[0] + G.hy + mmax;
-        const double xlo = xa - G.hx - mmax, xhi = xb + G.hx + mmax;
+        const double ylo = nyt[hs - 1] - G.ch.hy - mmax, yhi = nyt[0] + G.ch.hy + mmax;
+        const double xlo = xa - G.ch.hx - mmax, xhi = xb + G.ch.hx + mmax;
         int r0 = bg_row(g, ylo), r1 = bg_row(g, yhi), c0 = bg_col(g, xlo), c1 = bg_col(g, xhi);
         r0 = r0 < 0 ? 0 : r0;
         r1 = r1 >= g->nby ? g->nby - 1 : r1;
         c0 = c0 < 0 ? 0 : c0;
         c1 = c1 >= g->nbx ? g->nbx - 1 : c1;
-        const double span = (G.hy + mmax) / fabs(dyn) + 1e-3;
+        const double span = (G.ch.hy + mmax) / fabs(dyn) + 1e-3;
         const __m512d YLO = _mm512_set1_pd(ylo), YHI = _mm512_set1_pd(yhi);
         const __m512d XLO = _mm512_set1_pd(xlo), XHI = _mm512_set1_pd(xhi);
         for (int r = r0; r <= r1 && c0 <= c1; r++) {

@@ -185,8 +185,9 @@ sweep_row(const gk_bucket_grid *g, const gk_ellipse *e, const gk_grid *grid, int
         xs[i] = gk_grid_node_x(grid, x0 + i); /* the node's own x, bit for bit */
     sweep_geo G;
     G.w = w;
-    double hx, hy;
-    gk_nb_ellipse_box(e, &hx, &hy);
+    bg_chord ch;
+    bg_chord_init(e, &ch);
+    const double hx = ch.hx, hy = ch.hy;
     const double m = 1e-6 * e->rmax + g->margin + 1e-12 * fabs(ny); /* as gk_bg_rows_init */
     int r0 = bg_row(g, ny - hy - m), r1 = bg_row(g, ny + hy + m);
     int c0 = bg_col(g, xs[0] - hx - m), c1 = bg_col(g, xs[w - 1] + hx + m);
@@ -196,30 +197,17 @@ sweep_row(const gk_bucket_grid *g, const gk_ellipse *e, const gk_grid *grid, int
     c1 = c1 >= g->nbx ? g->nbx - 1 : c1;
 
     ell_consts(e, &G.k);
-    /* The chord at dy, as in gk_bg_rows_init: a dx^2 + 2 h dx dy + b dy^2 <= 1
-     * gives dx in (-h dy -+ sqrt(a - dy^2 det)) / a. Taken over dy +- m (the
-     * rounding of dy and of the test) at the extreme ends, then widened by m. */
-    const double c = G.k.c, s = G.k.s, r1s = e->r1 * e->r1, r2s = e->r2 * e->r2;
-    const int tight = fmin(e->r1, e->r2) >= 1e-3 * e->rmax;
-    const double a = c * c / r1s + s * s / r2s, h = c * s * (1.0 / r1s - 1.0 / r2s);
-    const double t = c * s * (r1s - r2s) / sqrt(r1s * c * c + r2s * s * s);
     const double cw = (grid->xmax - grid->xmin) / grid->nx;
     /* Ends by windows of 4 nodes: the first node inside lies within 3 of
      * the widened chord's left end while the widening is under a quarter
      * cell; interior nodes untested where sweep_flat holds. */
-    G.fast = tight && sweep_flat(e, cw) && m < 0.25 * cw;
+    G.fast = ch.tight && sweep_flat(e, cw) && m < 0.25 * cw;
     /* blocks of 8 that a chord of up to 2 hx / cw + 3 nodes meets (more: a loop) */
     double kk = (2.0 * hx / cw + 3.0 + 7.0) / 8.0 + 1.0;
     G.K = kk > 8.0 ? 8 : (int)kk;
 
     const __m512d NY = _mm512_set1_pd(ny), M = _mm512_set1_pd(m), HY = _mm512_set1_pd(hy);
-    const __m512d HX = _mm512_set1_pd(hx), NHY = _mm512_set1_pd(-hy), NHX = _mm512_set1_pd(-hx);
-    const __m512d T = _mm512_set1_pd(t), NT = _mm512_set1_pd(-t), Av = _mm512_set1_pd(a);
-    const __m512d H = _mm512_set1_pd(h), DET = _mm512_set1_pd(1.0 / (r1s * r2s));
-    const __m512d IA = _mm512_set1_pd(1.0 / a), ICW = _mm512_set1_pd(1.0 / cw);
-    const __m512d OFF = _mm512_set1_pd(0.5 + (double)x0), XMIN = _mm512_set1_pd(grid->xmin);
-    const __m512d ONE = _mm512_set1_pd(1.0), ZERO = _mm512_setzero_pd();
-    const __m512d W = _mm512_set1_pd((double)w);
+    const __m512d ZERO = _mm512_setzero_pd(), W = _mm512_set1_pd((double)w);
     const double *PX = g->x, *PY = g->y, *PZ = g->z;
     double flo[8], fhi[8], dyv[8];
     for (int r = r0; r <= r1 && c0 <= c1; r++) {
@@ -232,26 +220,9 @@ sweep_row(const gk_bucket_grid *g, const gk_ellipse *e, const gk_grid *grid, int
             __mmask8 band = _mm512_mask_cmp_pd_mask(valid, ady, _mm512_add_pd(HY, M), _CMP_LE_OQ);
             if (!band)
                 continue;
-            __m512d xl = _mm512_sub_pd(NHX, M), xr = _mm512_add_pd(HX, M);
-            if (tight) {
-                __m512d ylo = _mm512_max_pd(_mm512_sub_pd(DY, M), NHY);
-                __m512d yhi = _mm512_min_pd(_mm512_add_pd(DY, M), HY);
-                __mmask8 ok = _mm512_cmp_pd_mask(ylo, yhi, _CMP_LE_OQ);
-                __m512d yr = _mm512_min_pd(_mm512_max_pd(T, ylo), yhi);
-                __m512d yl = _mm512_min_pd(_mm512_max_pd(NT, ylo), yhi);
-                __m512d dr = _mm512_max_pd(_mm512_sub_pd(Av, _mm512_mul_pd(_mm512_mul_pd(yr, yr), DET)), ZERO);
-                __m512d dl = _mm512_max_pd(_mm512_sub_pd(Av, _mm512_mul_pd(_mm512_mul_pd(yl, yl), DET)), ZERO);
-                __m512d xrr = _mm512_mul_pd(_mm512_sub_pd(_mm512_sqrt_pd(dr), _mm512_mul_pd(H, yr)), IA);
-                __m512d xll = _mm512_mul_pd(
-                    _mm512_sub_pd(_mm512_sub_pd(ZERO, _mm512_mul_pd(H, yl)), _mm512_sqrt_pd(dl)), IA);
-                xl = _mm512_mask_sub_pd(xl, ok, _mm512_max_pd(xll, NHX), M);
-                xr = _mm512_mask_add_pd(xr, ok, _mm512_min_pd(xrr, HX), M);
-            }
-            __m512d X = _mm512_maskz_loadu_pd(valid, PX + i);
-            __m512d lo = _mm512_sub_pd(
-                _mm512_sub_pd(_mm512_mul_pd(_mm512_sub_pd(_mm512_sub_pd(X, xr), XMIN), ICW), OFF), ONE);
-            __m512d hi = _mm512_add_pd(
-                _mm512_sub_pd(_mm512_mul_pd(_mm512_sub_pd(_mm512_sub_pd(X, xl), XMIN), ICW), OFF), ONE);
+            __m512d lo, hi;
+            bg_chord8(&ch, _mm512_maskz_loadu_pd(valid, PX + i), DY, M, grid->xmin, cw, x0, &lo,
+                      &hi);
             __mmask8 hit = band & _mm512_cmp_pd_mask(hi, ZERO, _CMP_GE_OQ) &
                            _mm512_cmp_pd_mask(lo, W, _CMP_LT_OQ);
             if (!hit)
