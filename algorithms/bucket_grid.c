@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 int gk_bg_wanted(const gk_job *job)
 {
     return !job->gpu && gk_bg_suits(&job->alg, &job->ell);

@@ -238,27 +238,29 @@ stamp_tile(const gk_bucket_grid *g, const gk_ellipse *e, const gk_grid *grid, in
                 for (unsigned bits = v; bits; bits &= bits - 1) {
                     const int l = __builtin_ctz(bits);
                     const double py = g->y[i + l], tj = (py - nyt[0]) / dyn;
-                    int jlo = (int)floor(tj - span), jhi = (int)ceil(tj + span);
-                    jlo = jlo < 0 ? 0 : jlo;
-                    jhi = jhi > hs - 1 ? hs - 1 : jhi;
+                    /* clamped as doubles: a NaN (a step that underflowed) takes
+                     * every row, and the band test decides */
+                    const double fa = floor(tj - span), fb = ceil(tj + span);
+                    const int jlo = fa > 0.0 ? (fa < (double)hs ? (int)fa : hs) : 0;
+                    const int jhi = fb < (double)(hs - 1) ? (fb > -1.0 ? (int)fb : -1) : hs - 1;
                     if (jlo <= jhi)
                         stamp_point(&G, nyt, mt, jlo, jhi, g->x[i + l], py, g->z[i + l], what, cd,
                                     hd, ld);
                 }
             }
         }
-        /* the running sums, 8 rows at a time, into the tile's row-major arrays */
+        /* the running sums, 8 rows at a time, into the tile's row-major arrays
+         * (indices from the block's first row, so that they fit 32 bits) */
         for (int rb = 0; rb < hs; rb += 8) {
             __mmask8 m = hs - rb >= 8 ? (__mmask8)0xff : (__mmask8)((1u << (hs - rb)) - 1);
+            const size_t row0 = (size_t)(ys + rb) * (size_t)w;
             __m256i oi =
-                _mm256_mullo_epi32(_mm256_add_epi32(_mm256_set1_epi32(ys + rb),
-                                                    _mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0)),
-                                   _mm256_set1_epi32(w));
+                _mm256_mullo_epi32(_mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0), _mm256_set1_epi32(w));
             __m512d C = _mm512_setzero_pd(), SH = _mm512_setzero_pd(), SL = _mm512_setzero_pd();
             for (int n = 0; n < w; n++) {
                 const size_t o = (size_t)n * STAMP_H + rb;
                 C = _mm512_add_pd(C, _mm512_load_pd(cd + o));
-                _mm512_mask_i32scatter_pd(n_out, m, oi, C, 8);
+                _mm512_mask_i32scatter_pd(n_out + row0, m, oi, C, 8);
                 if (what == GK_BG_SUM_Z) {
                     __m512d dh = _mm512_load_pd(hd + o), dl = _mm512_load_pd(ld + o);
                     __m512d s1 = _mm512_add_pd(SH, dh), bb = _mm512_sub_pd(s1, SH);
@@ -267,7 +269,7 @@ stamp_tile(const gk_bucket_grid *g, const gk_ellipse *e, const gk_grid *grid, in
                     err = _mm512_add_pd(err, _mm512_add_pd(SL, dl));
                     SH = _mm512_add_pd(s1, err);
                     SL = _mm512_sub_pd(err, _mm512_sub_pd(SH, s1));
-                    _mm512_mask_i32scatter_pd(sum_out, m, oi, SH, 8);
+                    _mm512_mask_i32scatter_pd(sum_out + row0, m, oi, SH, 8);
                 }
                 oi = _mm256_add_epi32(oi, _mm256_set1_epi32(1));
             }

@@ -1151,14 +1151,27 @@ static long bg_check(const pset *p, gk_points *pts, const gk_grid *g, gk_alg_kin
     int exact = kind != GK_ALG_AVERAGE && kind != GK_ALG_AVERAGE_DISTANCE &&
                 kind != GK_ALG_AVERAGE_DISTANCE_PTS;
     long tested = 0;
+    double win[23 * 70];
     /* per-node scans (portable, AVX-512), then the row sweep and the tile
-     * stamp (AVX-512 only: on a CPU without it, modes 1 to 3 are the
-     * portable scan again) */
-    for (int mode = 0; mode < 4; mode++) {
+     * stamp (AVX-512 only: on a CPU without it, modes 1 to 4 are the
+     * portable scan again); mode 4 stamps windows 23 x 70 of the grid, so
+     * that tiles start at other nodes than 0 and hold two strips of rows */
+    for (int mode = 0; mode < 5; mode++) {
         int simd = mode >= 1, sweep = mode >= 2 ? mode - 1 : 0;
         gk_bg_use_simd(job->bg, simd);
         gk_bg_force_method(job->bg, mode <= 1 ? GK_BG_SCAN : mode == 2 ? GK_BG_SWEEP : GK_BG_STAMP);
-        CHECK(gk_job_compute_window(job, g, 0, 0, g->nx, g->ny, out) == GK_OK);
+        if (mode < 4) {
+            CHECK(gk_job_compute_window(job, g, 0, 0, g->nx, g->ny, out) == GK_OK);
+        } else {
+            for (int y0 = 0; y0 < g->ny; y0 += 70)
+                for (int x0 = 0; x0 < g->nx; x0 += 23) {
+                    int w = g->nx - x0 < 23 ? g->nx - x0 : 23, h = g->ny - y0 < 70 ? g->ny - y0 : 70;
+                    CHECK(gk_job_compute_window(job, g, x0, y0, w, h, win) == GK_OK);
+                    for (int j = 0; j < h; j++)
+                        memcpy(out + (size_t)(y0 + j) * g->nx + x0, win + (size_t)j * w,
+                               (size_t)w * sizeof *win);
+                }
+        }
         int bad = 0;
         for (int j = 0; j < g->ny; j++)
             for (int i = 0; i < g->nx; i++) {
