@@ -49,6 +49,15 @@ static inline void ell_consts(const gk_ellipse *e, ell_k *k)
     k->C = e->r1 * e->r1 * e->r2 * e->r2;
 }
 
+/* The exact test for a point dx, dy from a node, with dys = dy * s and
+ * dyc = dy * c formed once per point and row (gk_ellipse_contains' own
+ * products, in its order). */
+static inline int ell_in(const ell_k *e, double dx, double dys, double dyc)
+{
+    double rx = dx * e->c + dys, ry = dyc - dx * e->s;
+    return e->A * rx * rx + e->B * ry * ry <= e->C;
+}
+
 /* Bucket column of x: -1 left of the grid, nbx right of it. Monotone in x, so
  * a point never lies right of the column of any larger x. */
 static inline int bg_col(const gk_bucket_grid *g, double x)

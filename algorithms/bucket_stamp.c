@@ -58,7 +58,7 @@ dd_add8(double *hi, double *lo, __mmask8 m, __m256i idx, __m512d q)
     _mm512_mask_i32scatter_pd(lo, m, idx, _mm512_add_pd(L, err), 8);
 }
 
-/* The exact test (sweep_in's expression) at local node n (a whole number in
+/* The exact test (ell_in's expression) at local node n (a whole number in
  * a double: x0 + n is then exact, and the node's x rounds as
  * gk_grid_node_x's) of each lane. */
 __attribute__((target("avx512f,avx512vl"))) static inline __mmask8
@@ -163,9 +163,8 @@ stamp_point(const stamp_geo *G, const double *nyt, const double *mt, int jlo, in
                 int nb = fhi[l] >= (double)(w - 1) ? w - 1 : (int)fhi[l] + 1;
                 nb = nb > w - 1 ? w - 1 : nb;
                 for (int n = na; n <= nb; n++) {
-                    double dx = px - (G->xmin + ((G->x0 + n) + 0.5) * G->cw);
-                    double rx = dx * G->k.c + ys[l], ry = yc[l] - dx * G->k.s;
-                    if (!(G->k.A * rx * rx + G->k.B * ry * ry <= G->k.C))
+                    if (!ell_in(&G->k, px - (G->xmin + ((G->x0 + n) + 0.5) * G->cw), ys[l],
+                                yc[l]))
                         continue;
                     cd[(size_t)n * STAMP_H + jj] += 1.0;
                     cd[(size_t)(n + 1) * STAMP_H + jj] -= 1.0;

@@ -70,16 +70,6 @@ size_t gk_bg_sweep_scratch(int w)
 
 
 #if GK_BG_X86
-/* The exact test at node n (gk_ellipse_contains' expression; dys = dy * s and
- * dyc = dy * c are its own products, formed once per point). */
-static inline int sweep_in(const ell_k *e, const double *xs, int n, double px, double dys,
-                           double dyc)
-{
-    double dx = px - xs[n];
-    double rx = dx * e->c + dys, ry = dyc - dx * e->s;
-    return e->A * rx * rx + e->B * ry * ry <= e->C;
-}
-
 /* The test at nodes L..L+3 (bits 0-3) and R-3..R (bits 4-7). */
 __attribute__((target("avx512f"))) static inline unsigned
 sweep_ends(const ell_k *e, const double *xs, int L, int R, double px, double dys, double dyc)
@@ -162,7 +152,7 @@ sweep_point(const sweep_geo *G, const double *xs, double px, double dy, double q
     int nb = fhi >= (double)(w - 1) ? w - 1 : (int)fhi + 1;
     nb = nb > w - 1 ? w - 1 : nb;
     for (int n = na; n <= nb; n++) {
-        if (!sweep_in(&G->k, xs, n, px, dys, dyc))
+        if (!ell_in(&G->k, px - xs[n], dys, dyc))
             continue;
         cnt[n] += 1.0;
         cnt[n + 1] -= 1.0;
