@@ -4,9 +4,9 @@
  * Life of an output: checks (driver, type, inputs, directory, disk) -> create
  * "<dst minus ext>.gridkit-tmp-<pid><.ext>" (or an intermediate GTiff for
  * CreateCopy-only drivers) -> tiles via GDALRasterIO -> close, check errors,
- * replace dst, rename. Completed block rows are flushed out of GDAL's block
- * cache as soon as no partially written block row remains, so memory stays
- * about one row of tiles whatever the grid size.
+ * old dst aside, rename in, delete the old files. Completed block rows are
+ * flushed out of GDAL's block cache as soon as no partially written block
+ * row remains, so memory stays about one row of tiles whatever the grid size.
  */
 /* realpath() is XSI; GDAL's VSIStatBufL is a struct stat64 */
 #define _XOPEN_SOURCE 700
@@ -768,6 +768,82 @@ double gk_raster_writer_io_seconds(const gk_raster_writer *w)
 
 /* ---- commit / abort ----------------------------------------------------- */
 
+/* The files of the dataset at name (a dataset GDAL knows lists its
+ * side-cars: overviews, masks, .aux.xml), or name alone. */
+static char **dataset_files(const char *name)
+{
+    char **files = NULL;
+    CPLPushErrorHandler(CPLQuietErrorHandler);
+    if (GDALIdentifyDriver(name, NULL)) {
+        GDALDatasetH h = GDALOpenEx(name, GDAL_OF_RASTER | GDAL_OF_VECTOR, NULL, NULL, NULL);
+        if (h) {
+            files = GDALGetFileList(h);
+            GDALClose(h);
+        }
+    }
+    CPLPopErrorHandler();
+    if (CSLFindString(files, name) < 0)
+        files = CSLAddString(files, name);
+    return files;
+}
+
+/* The finished dataset at w->tmp takes w->dst's place. The old file is
+ * first renamed aside, not deleted, so that a failed rename puts it back
+ * and a crash leaves it under the aside name; the old dataset's files that
+ * the new one lacks (its overviews, say, which would otherwise describe the
+ * new pixels) go last. Renaming over the old file instead would make ext4
+ * write the new file out at once (its auto_da_alloc rule for replace-by-
+ * rename): 0.05 s for 64 MB. */
+static int replace_dst(gk_raster_writer *w)
+{
+    VSIStatBufL st;
+    char **old = VSIStatL(w->dst, &st) == 0 ? dataset_files(w->dst) : NULL;
+    char **made = old ? dataset_files(w->tmp) : NULL;
+    /* the new files' names once renamed (listed now: afterwards the old
+     * side-cars would be listed as the new dataset's) */
+    char **now = made ? CPLCorrespondingPaths(w->tmp, w->dst, made) : NULL;
+    CSLDestroy(made);
+    char *aside = old ? temp_name(w->dst, "-old", NULL) : NULL;
+    int rc = GK_OK;
+    if (old && S_ISDIR(st.st_mode)) /* made since the checks at open */
+        rc = gk_error(w->ctx, GK_ERR_IO, "cannot replace %s: it is a directory", w->dst);
+    else if (old && (!aside || rename(w->dst, aside) != 0))
+        rc = gk_error(w->ctx, GK_ERR_IO, "cannot replace %s: %s", w->dst,
+                      aside ? strerror(errno) : "out of memory");
+    CPLErrorReset();
+    CPLPushErrorHandler(CPLQuietErrorHandler);
+    CPLErr e = rc == GK_OK ? GDALRenameDataset(w->driver, w->dst, w->tmp) : CE_None;
+    CPLPopErrorHandler();
+    if (rc == GK_OK && e != CE_None) {
+        if (rename(w->tmp, w->dst) != 0) {
+            rc = gk_error(w->ctx, GK_ERR_IO, "cannot rename %s to %s: %s", w->tmp, w->dst,
+                          strerror(errno));
+            if (old && rename(aside, w->dst) != 0)
+                gk_error(w->ctx, GK_ERR_IO,
+                         "cannot rename %s to %s, and the old %s is now %s: %s", w->tmp,
+                         w->dst, w->dst, aside, strerror(errno));
+        } else {
+            /* the PAM side-car, if any, follows by hand */
+            char *from = CPLStrdup(CPLSPrintf("%s.aux.xml", w->tmp));
+            char *to = CPLStrdup(CPLSPrintf("%s.aux.xml", w->dst));
+            if (VSIStatL(from, &st) == 0 && rename(from, to) != 0)
+                VSIUnlink(from);
+            CPLFree(from);
+            CPLFree(to);
+        }
+    }
+    if (rc == GK_OK && old) {
+        VSIUnlink(aside);
+        for (char **f = old; *f; f++)
+            if (strcmp(*f, w->dst) && CSLFindString(now, *f) < 0 && VSIStatL(*f, &st) == 0)
+                VSIUnlink(*f);
+    }
+    free(aside);
+    CSLDestroy(old);
+    CSLDestroy(now);
+    return rc;
+}
+
 int gk_raster_writer_commit(gk_raster_writer *w)
 {
     if (!w)
@@ -817,39 +893,9 @@ int gk_raster_writer_commit(gk_raster_writer *w)
         return rc;
     }
 
-    /* Replace dst: a dataset GDAL knows goes with its side-cars. */
-    VSIStatBufL st;
-    if (VSIStatL(w->dst, &st) == 0) {
-        CPLPushErrorHandler(CPLQuietErrorHandler);
-        GDALDriverH old = GDALIdentifyDriver(w->dst, NULL);
-        int deleted = old && GDALDeleteDataset(old, w->dst) == CE_None;
-        CPLPopErrorHandler();
-        if (!deleted && VSIStatL(w->dst, &st) == 0 && VSIUnlink(w->dst) != 0) {
-            rc = gk_error(ctx, GK_ERR_IO, "cannot replace %s: %s", w->dst, strerror(errno));
-            delete_quietly(w->driver, w->tmp);
-            writer_free(w);
-            return rc;
-        }
-    }
-    CPLErrorReset();
-    CPLPushErrorHandler(CPLQuietErrorHandler);
-    CPLErr e = GDALRenameDataset(w->driver, w->dst, w->tmp);
-    CPLPopErrorHandler();
-    if (e != CE_None) {
-        if (rename(w->tmp, w->dst) != 0) {
-            rc = gk_error(ctx, GK_ERR_IO, "cannot rename %s to %s: %s", w->tmp, w->dst,
-                          strerror(errno));
-            delete_quietly(w->driver, w->tmp);
-        } else {
-            /* the PAM side-car, if any, follows by hand */
-            char *from = CPLStrdup(CPLSPrintf("%s.aux.xml", w->tmp));
-            char *to = CPLStrdup(CPLSPrintf("%s.aux.xml", w->dst));
-            if (VSIStatL(from, &st) == 0 && rename(from, to) != 0)
-                VSIUnlink(from);
-            CPLFree(from);
-            CPLFree(to);
-        }
-    }
+    rc = replace_dst(w);
+    if (rc != GK_OK)
+        delete_quietly(w->driver, w->tmp);
     writer_free(w);
     return rc;
 }

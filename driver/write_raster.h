@@ -5,7 +5,10 @@
  * renamed (GDALRenameDataset, so side-car files move too) only when every
  * band is complete; on failure or cancel the temporary dataset is deleted, so
  * a half-written file that looks valid is never left behind, and an existing
- * destination is untouched until the new one is whole. Drivers without
+ * destination is untouched until the new one is whole. Then the old file is
+ * renamed aside (put back if the new one cannot take its name), the new one
+ * renamed in, and only then are the old file and the old dataset's side-cars
+ * that the new one lacks (overviews, .aux.xml) deleted. Drivers without
  * Create() (PNG, JPEG, ...) get a temporary GTiff and CreateCopy() at close.
  */
 #ifndef GK_WRITE_RASTER_H

@@ -401,6 +401,49 @@ static void test_replace(gk_context *ctx)
     CHECK(ds && GDALGetRasterXSize(ds) == 4, "junk not replaced");
     if (ds)
         GDALClose(ds);
+
+    /* the old dataset's own side-cars (overviews, PAM) go with it; the
+     * new dataset's files replace the old ones in place */
+    const char *ovr = path("sides.tif.ovr"), *aux = path("sides.tif.aux.xml");
+    const char *sides = path("sides.tif");
+    CHECK(make_raster(ctx, sides, 16, 16) == GK_OK, "%s", gk_errmsg(ctx));
+    ds = GDALOpen(sides, GA_ReadOnly);
+    if (ds) {
+        int level = 2;
+        CHECK(GDALBuildOverviews(ds, "NEAREST", 1, &level, 0, NULL, NULL, NULL) == CE_None,
+              "overviews of %s", sides);
+        GDALSetMetadataItem(ds, "OLD", "yes", NULL);
+        GDALClose(ds);
+    }
+    CHECK(exists(ovr) && exists(aux), "the old dataset has no .ovr and .aux.xml to replace");
+    CHECK(make_raster(ctx, sides, 5, 5) == GK_OK, "%s", gk_errmsg(ctx));
+    CHECK(!exists(ovr), "the old dataset's overviews survived its replacement");
+    CHECK(!exists(aux), "the old dataset's .aux.xml survived its replacement");
+    ds = GDALOpen(sides, GA_ReadOnly);
+    CHECK(ds && GDALGetRasterXSize(ds) == 5 && GDALGetOverviewCount(GDALGetRasterBand(ds, 1)) == 0,
+          "%s not replaced by the new raster alone", sides);
+    if (ds)
+        GDALClose(ds);
+
+    /* a destination that became something that cannot be replaced while
+     * the raster was written (a directory with a file in it): an error,
+     * and that destination untouched */
+    const char *dir = path("dir.tif"), *inside = path("dir.tif/keep.txt");
+    unlink(inside); /* an earlier run's */
+    rmdir(dir);
+    gk_raster_spec d = base_spec(dir, 4, 4);
+    d.type = "Byte";
+    w = gk_raster_writer_open(ctx, &d);
+    CHECK(w, "%s", gk_errmsg(ctx));
+    if (w) {
+        CHECK(fill(w, 4, 4, 1, seven) == GK_OK, "%s", gk_errmsg(ctx));
+        mkdir(dir, 0755);
+        write_text(inside, "kept\n");
+        CHECK(gk_raster_writer_commit(w) == GK_ERR_IO, "a directory replaced by a raster");
+    }
+    CHECK(exists(inside), "the directory that could not be replaced lost its file");
+    unlink(inside);
+    rmdir(dir);
     check_no_temporaries("replace");
 }
 
