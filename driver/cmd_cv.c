@@ -262,13 +262,14 @@ static GDALDriverH vector_driver(gk_context *ctx, const char *dst)
     return NULL;
 }
 
-/* "<dst without extension>.gridkit-tmp-<pid><.ext>", as the raster writer. */
-static char *temp_name(const char *dst)
+/* "<dst without extension>.gridkit-tmp-<pid><tag><.ext>", as the raster
+ * writer. */
+static char *temp_name(const char *dst, const char *tag)
 {
     const char *ext = CPLGetExtension(dst);
     size_t base = strlen(dst) - (*ext ? strlen(ext) + 1 : 0);
-    return CPLStrdup(CPLSPrintf("%.*s.gridkit-tmp-%ld%s%s", (int)base, dst, (long)getpid(),
-                                *ext ? "." : "", ext));
+    return CPLStrdup(CPLSPrintf("%.*s.gridkit-tmp-%ld%s%s%s", (int)base, dst, (long)getpid(),
+                                tag, *ext ? "." : "", ext));
 }
 
 static void delete_quietly(GDALDriverH drv, const char *name)
@@ -350,7 +351,8 @@ static int fill_layer(gk_context *ctx, GDALDatasetH ds, GDALDriverH drv, const c
 /* Moves every file of the temporary dataset, side-cars included (GDAL 3.6
  * cannot rename vector datasets, and a shapefile's .prj is not always in its
  * file list): "<stem>.gridkit-tmp-<pid>.<rest>" -> "<stem>.<rest>". */
-static int rename_files(gk_context *ctx, const char *tmp, const char *dst, char **inputs)
+static int rename_files(gk_context *ctx, const char *tmp, const char *dst, char **inputs,
+                        char ***moved)
 {
     const char *te = CPLGetExtension(tmp), *de = CPLGetExtension(dst);
     size_t tl = strlen(tmp) - (*te ? strlen(te) + 1 : 0);
@@ -374,6 +376,8 @@ static int rename_files(gk_context *ctx, const char *tmp, const char *dst, char 
             else if (pass == 1 && rename(from, to) != 0)
                 rc = gk_error(ctx, GK_ERR_IO, "-o %s: cannot rename %s to %s: %s", dst, from, to,
                               strerror(errno));
+            else if (pass == 1)
+                *moved = CSLAddString(*moved, to);
             moved_main |= pass == 1 && !strcmp(*e, tstem);
             CPLFree(from);
             CPLFree(to);
@@ -384,6 +388,49 @@ static int rename_files(gk_context *ctx, const char *tmp, const char *dst, char 
     if (!rc && !moved_main && rename(tmp, dst) != 0)
         rc = gk_error(ctx, GK_ERR_IO, "-o %s: cannot rename %s to it: %s", dst, tmp,
                       strerror(errno));
+    else if (!rc && !moved_main)
+        *moved = CSLAddString(*moved, dst);
+    return rc;
+}
+
+/* The finished dataset at tmp takes dst's place, as in the raster writer
+ * (write_raster.c): the old main file renamed aside (put back if the new
+ * files cannot be renamed in), the new files renamed in, then the old
+ * file and the old dataset's files that no new file replaced deleted
+ * (old_files: the old dataset's files, dst included). */
+static int replace_dst(gk_context *ctx, const char *tmp, const char *dst, char **inputs,
+                       char **old_files)
+{
+    VSIStatBufL st;
+    char *aside = NULL, **moved = NULL;
+    int rc = GK_OK;
+    if (VSIStatL(dst, &st) == 0) {
+        aside = temp_name(dst, "-old");
+        if (S_ISDIR(st.st_mode))
+            rc = gk_error(ctx, GK_ERR_IO, "-o %s: cannot replace it: it is a directory", dst);
+        else if (rename(dst, aside) != 0)
+            rc = gk_error(ctx, GK_ERR_IO, "-o %s: cannot replace it: %s", dst, strerror(errno));
+        if (rc) {
+            CPLFree(aside);
+            return rc;
+        }
+    }
+    rc = rename_files(ctx, tmp, dst, inputs, &moved);
+    if (rc && aside && rename(aside, dst) != 0)
+        gk_error(ctx, GK_ERR_IO, "-o %s: the new output could not be renamed in, and the old %s "
+                 "is now %s: %s", dst, dst, aside, strerror(errno));
+    if (!rc && aside) {
+        VSIUnlink(aside);
+        for (char **f = old_files; *f; f++) {
+            int kept = strcmp(*f, dst) == 0 || CSLFindString(moved, *f) >= 0;
+            for (char **m = moved; !kept && m && *m; m++)
+                kept = same_file(*f, *m);
+            if (!kept && VSIStatL(*f, &st) == 0)
+                VSIUnlink(*f);
+        }
+    }
+    CSLDestroy(moved);
+    CPLFree(aside);
     return rc;
 }
 
@@ -414,11 +461,12 @@ static int write_residuals(gk_context *ctx, const char *dst, char **inputs, cons
             return GK_ERR_ARG;
         }
     }
-    CSLDestroy(old_files);
     GDALDriverH drv = vector_driver(ctx, dst);
-    if (!drv)
+    if (!drv) {
+        CSLDestroy(old_files);
         return gk_errno(ctx);
-    char *tmp = temp_name(dst);
+    }
+    char *tmp = temp_name(dst, "");
     delete_quietly(drv, tmp);
     CPLErrorReset();
     GDALDatasetH ds = GDALCreate(drv, tmp, 0, 0, 0, GDT_Unknown, NULL);
@@ -426,6 +474,7 @@ static int write_residuals(gk_context *ctx, const char *dst, char **inputs, cons
         int rc = gk_error(ctx, GK_ERR_IO, "-o %s: cannot create it (%s): %s", dst,
                           GDALGetDriverShortName(drv), CPLGetLastErrorMsg());
         CPLFree(tmp);
+        CSLDestroy(old_files);
         return rc;
     }
     int rc = fill_layer(ctx, ds, drv, dst, srs_wkt, r);
@@ -433,21 +482,11 @@ static int write_residuals(gk_context *ctx, const char *dst, char **inputs, cons
     GDALClose(ds);
     if (!rc && CPLGetLastErrorType() >= CE_Failure)
         rc = gk_error(ctx, GK_ERR_IO, "-o %s: closing failed: %s", dst, CPLGetLastErrorMsg());
-    if (!rc) {
-        if (VSIStatL(dst, &st) == 0) {
-            CPLPushErrorHandler(CPLQuietErrorHandler);
-            GDALDriverH old = GDALIdentifyDriver(dst, NULL);
-            int deleted = old && GDALDeleteDataset(old, dst) == CE_None;
-            CPLPopErrorHandler();
-            if (!deleted && VSIStatL(dst, &st) == 0 && VSIUnlink(dst) != 0)
-                rc = gk_error(ctx, GK_ERR_IO, "-o %s: cannot replace it: %s", dst,
-                              strerror(errno));
-        }
-    }
     if (!rc)
-        rc = rename_files(ctx, tmp, dst, inputs);
+        rc = replace_dst(ctx, tmp, dst, inputs, old_files);
     if (rc)
         delete_quietly(drv, tmp);
+    CSLDestroy(old_files);
     CPLFree(tmp);
     return rc;
 }

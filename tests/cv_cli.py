@@ -150,6 +150,19 @@ def main():
     check("shp_sidecars", {"loo.shp", "loo.shx", "loo.dbf", "loo.prj"} <= set(side) and
           no_temp_files(WORK), str(side))
 
+    # replacing it: the old shapefile's spatial index (.qix), which the new one lacks and
+    # which would index the old points, goes; the new files take the old names
+    ds = ogr.Open(shp, 1)
+    ds.ExecuteSQL("CREATE SPATIAL INDEX ON loo")
+    ds = None
+    qix = os.path.join(WORK, "loo.qix")
+    had_qix = os.path.exists(qix)
+    cv_json([SRC, "-a", "invdist:power=2", "-o", shp])
+    rows2, _, _ = read_layer(shp)
+    check("shp_replaced", had_qix and not os.path.exists(qix) and len(rows2) == n and
+          rows2 != rows and no_temp_files(WORK),
+          "qix before %s, after %s" % (had_qix, os.path.exists(qix)))
+
     # ---- k-fold ----------------------------------------------------------------
     kf = os.path.join(WORK, "k5.gpkg")
     j = cv_json([SRC, "-a", "nearest", "--nfold", "5", "--seed", "3", "-o", kf])
