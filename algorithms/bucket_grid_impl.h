@@ -58,31 +58,31 @@ static inline int ell_in(const ell_k *e, double dx, double dys, double dyc)
     return e->A * rx * rx + e->B * ry * ry <= e->C;
 }
 
-/* Bucket column of x: -1 left of the grid, nbx right of it. Monotone in x, so
- * a point never lies right of the column of any larger x. */
-static inline int bg_col(const gk_bucket_grid *g, double x)
+/* Bucket index of u (a coordinate's offset in buckets) among nb: -1 before
+ * the grid, nb past it. Monotone in u, so a point never lies in a column or
+ * row past that of any larger coordinate. */
+static inline int bg_cell(double u, int nb)
 {
-    double u = (x - g->x0) * g->inv;
     if (!(u >= 0.0))
         return -1;
-    if (u >= (double)g->nbx)
-        return g->nbx;
+    if (u >= (double)nb)
+        return nb;
     return (int)u;
+}
+
+static inline int bg_col(const gk_bucket_grid *g, double x)
+{
+    return bg_cell((x - g->x0) * g->inv, g->nbx);
 }
 
 static inline int bg_row(const gk_bucket_grid *g, double y)
 {
-    double u = (y - g->y0) * g->inv;
-    if (!(u >= 0.0))
-        return -1;
-    if (u >= (double)g->nby)
-        return g->nby;
-    return (int)u;
+    return bg_cell((y - g->y0) * g->inv, g->nby);
 }
 
-/* Interior nodes of a chord need no test (see above): the ellipse's dx^2
- * coefficient times the cell squared against the test's rounding, with a
- * wide safety factor. */
+/* Interior nodes of a chord need no test (the convexity argument at the
+ * top of bucket_sweep.c): the ellipse's dx^2 coefficient times the cell
+ * squared against the test's rounding, with a wide safety factor. */
 static inline int sweep_flat(const gk_ellipse *e, double cw)
 {
     double r1s = e->r1 * e->r1, r2s = e->r2 * e->r2;
@@ -90,7 +90,6 @@ static inline int sweep_flat(const gk_ellipse *e, double cw)
     double q = e->rmax / fmin(e->r1, e->r2);
     return a * cw * cw >= 1e-9 * q * q;
 }
-
 
 /* The ellipse's chord over a row of nodes, for the sweep and the stamp. As
  * in gk_bg_rows_init, a dx^2 + 2 h dx dy + b dy^2 <= 1 gives dx in

@@ -68,7 +68,6 @@ size_t gk_bg_sweep_scratch(int w)
     return sweep_pad(w) + sweep_stride(w) + sweep_pad(w + 16) + 8;
 }
 
-
 #if GK_BG_X86
 /* The test at nodes L..L+3 (bits 0-3) and R-3..R (bits 4-7). */
 __attribute__((target("avx512f"))) static inline unsigned
