@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "crossval.h"
 #include "grid_options.h"
+#include "replace_output.h"
 
 #include <cpl_conv.h>
 #include <cpl_string.h>
@@ -19,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *cv_usage(void)
@@ -197,14 +197,6 @@ static void print_summary(FILE *f, const gk_cv_result *r, const char *alg, int j
 
 /* ---- residuals out -------------------------------------------------------- */
 
-static int same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
-        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-    return 0; /* the output does not exist yet: it cannot be the input */
-}
-
 /* Every file of the inputs (a shapefile's .dbf, .shx, .prj; a CSV's .csvt...),
  * for the overwrite check. */
 static char **input_files(const char *const *protect, char **open_options)
@@ -231,7 +223,7 @@ static char **input_files(const char *const *protect, char **open_options)
 static const char *is_input(char **inputs, const char *name)
 {
     for (char **f = inputs; f && *f; f++)
-        if (same_file(name, *f))
+        if (gk_output_same_file(name, *f)) /* a missing output is no input */
             return *f;
     return NULL;
 }
@@ -260,16 +252,6 @@ static GDALDriverH vector_driver(gk_context *ctx, const char *dst)
              "-o %s: no vector driver writes '.%s' files (try .gpkg, .shp, .geojson, .csv)", dst,
              ext);
     return NULL;
-}
-
-/* "<dst without extension>.gridkit-tmp-<pid><tag><.ext>", as the raster
- * writer. */
-static char *temp_name(const char *dst, const char *tag)
-{
-    const char *ext = CPLGetExtension(dst);
-    size_t base = strlen(dst) - (*ext ? strlen(ext) + 1 : 0);
-    return CPLStrdup(CPLSPrintf("%.*s.gridkit-tmp-%ld%s%s%s", (int)base, dst, (long)getpid(),
-                                tag, *ext ? "." : "", ext));
 }
 
 static void delete_quietly(GDALDriverH drv, const char *name)
@@ -393,44 +375,22 @@ static int rename_files(gk_context *ctx, const char *tmp, const char *dst, char 
     return rc;
 }
 
-/* The finished dataset at tmp takes dst's place, as in the raster writer
- * (write_raster.c): the old main file renamed aside (put back if the new
- * files cannot be renamed in), the new files renamed in, then the old
- * file and the old dataset's files that no new file replaced deleted
- * (old_files: the old dataset's files, dst included). */
+/* The finished dataset at tmp takes dst's place (replace_output.h);
+ * old_files: the old dataset's files, dst included. */
 static int replace_dst(gk_context *ctx, const char *tmp, const char *dst, char **inputs,
                        char **old_files)
 {
-    VSIStatBufL st;
     char *aside = NULL, **moved = NULL;
-    int rc = GK_OK;
-    if (VSIStatL(dst, &st) == 0) {
-        aside = temp_name(dst, "-old");
-        if (S_ISDIR(st.st_mode))
-            rc = gk_error(ctx, GK_ERR_IO, "-o %s: cannot replace it: it is a directory", dst);
-        else if (rename(dst, aside) != 0)
-            rc = gk_error(ctx, GK_ERR_IO, "-o %s: cannot replace it: %s", dst, strerror(errno));
-        if (rc) {
-            CPLFree(aside);
-            return rc;
-        }
-    }
-    rc = rename_files(ctx, tmp, dst, inputs, &moved);
-    if (rc && aside && rename(aside, dst) != 0)
-        gk_error(ctx, GK_ERR_IO, "-o %s: the new output could not be renamed in, and the old %s "
-                 "is now %s: %s", dst, dst, aside, strerror(errno));
-    if (!rc && aside) {
-        VSIUnlink(aside);
-        for (char **f = old_files; *f; f++) {
-            int kept = strcmp(*f, dst) == 0 || CSLFindString(moved, *f) >= 0;
-            for (char **m = moved; !kept && m && *m; m++)
-                kept = same_file(*f, *m);
-            if (!kept && VSIStatL(*f, &st) == 0)
-                VSIUnlink(*f);
-        }
+    int rc = gk_output_aside(ctx, dst, &aside);
+    if (rc == GK_OK) {
+        rc = rename_files(ctx, tmp, dst, inputs, &moved);
+        if (rc == GK_OK)
+            gk_output_drop_old(dst, aside, old_files, moved);
+        else
+            gk_output_restore(ctx, dst, aside);
     }
     CSLDestroy(moved);
-    CPLFree(aside);
+    free(aside);
     return rc;
 }
 
@@ -466,14 +426,18 @@ static int write_residuals(gk_context *ctx, const char *dst, char **inputs, cons
         CSLDestroy(old_files);
         return gk_errno(ctx);
     }
-    char *tmp = temp_name(dst, "");
+    char *tmp = gk_output_temp_name(dst, "", NULL);
+    if (!tmp) {
+        CSLDestroy(old_files);
+        return gk_error(ctx, GK_ERR_NOMEM, "-o %s: out of memory", dst);
+    }
     delete_quietly(drv, tmp);
     CPLErrorReset();
     GDALDatasetH ds = GDALCreate(drv, tmp, 0, 0, 0, GDT_Unknown, NULL);
     if (!ds) {
         int rc = gk_error(ctx, GK_ERR_IO, "-o %s: cannot create it (%s): %s", dst,
                           GDALGetDriverShortName(drv), CPLGetLastErrorMsg());
-        CPLFree(tmp);
+        free(tmp);
         CSLDestroy(old_files);
         return rc;
     }
@@ -487,7 +451,7 @@ static int write_residuals(gk_context *ctx, const char *dst, char **inputs, cons
     if (rc)
         delete_quietly(drv, tmp);
     CSLDestroy(old_files);
-    CPLFree(tmp);
+    free(tmp);
     return rc;
 }
 

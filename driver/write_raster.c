@@ -12,6 +12,7 @@
 #define _XOPEN_SOURCE 700
 #define _LARGEFILE64_SOURCE 1
 #include "write_raster.h"
+#include "replace_output.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -296,21 +297,6 @@ static int check_destination(gk_context *ctx, const gk_raster_spec *spec, double
     return rc;
 }
 
-/* "<dst without extension>.gridkit-tmp-<pid><tag><.ext>" */
-static char *temp_name(const char *dst, const char *tag, const char *ext_override)
-{
-    const char *ext = CPLGetExtension(dst);
-    size_t base_len = strlen(dst) - (*ext ? strlen(ext) + 1 : 0);
-    const char *e = ext_override ? ext_override : ext;
-    size_t len = base_len + strlen(tag) + strlen(e) + 64;
-    char *out = malloc(len);
-    if (!out)
-        return NULL;
-    snprintf(out, len, "%.*s.gridkit-tmp-%ld%s%s%s", (int)base_len, dst, (long)getpid(), tag,
-             *e ? "." : "", e);
-    return out;
-}
-
 /* ---- open --------------------------------------------------------------- */
 
 static void writer_free(gk_raster_writer *w)
@@ -439,9 +425,9 @@ gk_raster_writer *gk_raster_writer_open(gk_context *ctx, const gk_raster_spec *s
     w->bands = spec->bands;
     w->copy = GDALGetMetadataItem(drv, GDAL_DCAP_CREATE, NULL) == NULL;
     w->dst = strdup(spec->dst);
-    w->tmp = temp_name(spec->dst, "", NULL);
+    w->tmp = gk_output_temp_name(spec->dst, "", NULL);
     if (w->copy)
-        w->mid = temp_name(spec->dst, "-src", "tif");
+        w->mid = gk_output_temp_name(spec->dst, "-src", "tif");
     if (!w->dst || !w->tmp || (w->copy && !w->mid)) {
         writer_free(w);
         gk_error(ctx, GK_ERR_NOMEM, "out of memory opening %s", spec->dst);
@@ -787,13 +773,7 @@ static char **dataset_files(const char *name)
     return files;
 }
 
-/* The finished dataset at w->tmp takes w->dst's place. The old file is
- * first renamed aside, not deleted, so that a failed rename puts it back
- * and a crash leaves it under the aside name; the old dataset's files that
- * the new one lacks (its overviews, say, which would otherwise describe the
- * new pixels) go last. Renaming over the old file instead would make ext4
- * write the new file out at once (its auto_da_alloc rule for replace-by-
- * rename): 0.05 s for 64 MB. */
+/* The finished dataset at w->tmp takes w->dst's place (replace_output.h). */
 static int replace_dst(gk_raster_writer *w)
 {
     VSIStatBufL st;
@@ -803,13 +783,8 @@ static int replace_dst(gk_raster_writer *w)
      * side-cars would be listed as the new dataset's) */
     char **now = made ? CPLCorrespondingPaths(w->tmp, w->dst, made) : NULL;
     CSLDestroy(made);
-    char *aside = old ? temp_name(w->dst, "-old", NULL) : NULL;
-    int rc = GK_OK;
-    if (old && S_ISDIR(st.st_mode)) /* made since the checks at open */
-        rc = gk_error(w->ctx, GK_ERR_IO, "cannot replace %s: it is a directory", w->dst);
-    else if (old && (!aside || rename(w->dst, aside) != 0))
-        rc = gk_error(w->ctx, GK_ERR_IO, "cannot replace %s: %s", w->dst,
-                      aside ? strerror(errno) : "out of memory");
+    char *aside = NULL;
+    int rc = gk_output_aside(w->ctx, w->dst, &aside);
     CPLErrorReset();
     CPLPushErrorHandler(CPLQuietErrorHandler);
     CPLErr e = rc == GK_OK ? GDALRenameDataset(w->driver, w->dst, w->tmp) : CE_None;
@@ -818,10 +793,7 @@ static int replace_dst(gk_raster_writer *w)
         if (rename(w->tmp, w->dst) != 0) {
             rc = gk_error(w->ctx, GK_ERR_IO, "cannot rename %s to %s: %s", w->tmp, w->dst,
                           strerror(errno));
-            if (old && rename(aside, w->dst) != 0)
-                gk_error(w->ctx, GK_ERR_IO,
-                         "cannot rename %s to %s, and the old %s is now %s: %s", w->tmp,
-                         w->dst, w->dst, aside, strerror(errno));
+            gk_output_restore(w->ctx, w->dst, aside);
         } else {
             /* the PAM side-car, if any, follows by hand */
             char *from = CPLStrdup(CPLSPrintf("%s.aux.xml", w->tmp));
@@ -832,12 +804,8 @@ static int replace_dst(gk_raster_writer *w)
             CPLFree(to);
         }
     }
-    if (rc == GK_OK && old) {
-        VSIUnlink(aside);
-        for (char **f = old; *f; f++)
-            if (strcmp(*f, w->dst) && CSLFindString(now, *f) < 0 && VSIStatL(*f, &st) == 0)
-                VSIUnlink(*f);
-    }
+    if (rc == GK_OK)
+        gk_output_drop_old(w->dst, aside, old, now);
     free(aside);
     CSLDestroy(old);
     CSLDestroy(now);

@@ -1,0 +1,79 @@
+/*
+ * replace_output.c - replacing an existing output without losing it (see
+ * replace_output.h).
+ */
+#include "replace_output.h"
+
+#include <cpl_conv.h>
+#include <cpl_string.h>
+#include <cpl_vsi.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+char *gk_output_temp_name(const char *dst, const char *tag, const char *ext_override)
+{
+    const char *ext = CPLGetExtension(dst);
+    size_t base_len = strlen(dst) - (*ext ? strlen(ext) + 1 : 0);
+    const char *e = ext_override ? ext_override : ext;
+    size_t len = base_len + strlen(tag) + strlen(e) + 64;
+    char *out = malloc(len);
+    if (!out)
+        return NULL;
+    snprintf(out, len, "%.*s.gridkit-tmp-%ld%s%s%s", (int)base_len, dst, (long)getpid(), tag,
+             *e ? "." : "", e);
+    return out;
+}
+
+int gk_output_aside(gk_context *ctx, const char *dst, char **aside)
+{
+    VSIStatBufL st;
+    *aside = NULL;
+    if (VSIStatL(dst, &st) != 0)
+        return GK_OK;
+    if (S_ISDIR(st.st_mode)) /* made since the caller's checks */
+        return gk_error(ctx, GK_ERR_IO, "cannot replace %s: it is a directory", dst);
+    char *a = gk_output_temp_name(dst, "-old", NULL);
+    if (!a)
+        return gk_error(ctx, GK_ERR_NOMEM, "cannot replace %s: out of memory", dst);
+    if (rename(dst, a) != 0) {
+        int rc = gk_error(ctx, GK_ERR_IO, "cannot replace %s: %s", dst, strerror(errno));
+        free(a);
+        return rc;
+    }
+    *aside = a;
+    return GK_OK;
+}
+
+void gk_output_restore(gk_context *ctx, const char *dst, const char *aside)
+{
+    if (aside && rename(aside, dst) != 0)
+        gk_error(ctx, GK_ERR_IO,
+                 "the new %s could not take its name, and the old one is now %s: %s", dst, aside,
+                 strerror(errno));
+}
+
+int gk_output_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+void gk_output_drop_old(const char *dst, const char *aside, char **old, char **now)
+{
+    if (!aside)
+        return;
+    VSIUnlink(aside);
+    VSIStatBufL st;
+    for (char **f = old; f && *f; f++) {
+        int kept = strcmp(*f, dst) == 0 || CSLFindString(now, *f) >= 0;
+        for (char **m = now; !kept && m && *m; m++)
+            kept = gk_output_same_file(*f, *m);
+        if (!kept && VSIStatL(*f, &st) == 0)
+            VSIUnlink(*f);
+    }
+}

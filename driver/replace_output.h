@@ -1,0 +1,39 @@
+/*
+ * replace_output.h - an output that replaces an existing one without losing
+ * it, for the raster writer (write_raster.c) and cv's residuals (cmd_cv.c).
+ *
+ * The new dataset is written under a temporary name next to dst. When it is
+ * whole, the old file is renamed aside (not deleted), the new files are
+ * renamed in, and only then are the aside file and the old dataset's files
+ * that no new file replaced (its overviews, .aux.xml, spatial index) deleted.
+ * If the new files cannot be renamed in, the old file is put back. Renaming
+ * straight over the old file would be simpler, but ext4 then writes the new
+ * file out at once (auto_da_alloc): 0.05 s for a 64 MB GeoTIFF.
+ */
+#ifndef GK_REPLACE_OUTPUT_H
+#define GK_REPLACE_OUTPUT_H
+
+#include "gridkit.h"
+
+/* "<dst without extension>.gridkit-tmp-<pid><tag><.ext>", ext being dst's
+ * own unless ext_override; malloc'd, NULL when out of memory. */
+char *gk_output_temp_name(const char *dst, const char *tag, const char *ext_override);
+
+/* Renames an existing dst aside; *aside is its new name (free it), NULL when
+ * dst did not exist. An error naming dst where dst is a directory or cannot
+ * be renamed. */
+int gk_output_aside(gk_context *ctx, const char *dst, char **aside);
+
+/* The new files could not take dst's name: the old file back from aside.
+ * Says so in ctx's message when that fails too. */
+void gk_output_restore(gk_context *ctx, const char *dst, const char *aside);
+
+/* The new files took dst's name: deletes aside, and every file of old (the
+ * old dataset's files) that is neither dst nor one of now (the new files'
+ * names, the same file under another spelling included). */
+void gk_output_drop_old(const char *dst, const char *aside, char **old, char **now);
+
+/* a and b both exist and are the same file (device and inode). */
+int gk_output_same_file(const char *a, const char *b);
+
+#endif
