@@ -8,9 +8,9 @@
  *   file.gridkit   a text file holding the same arguments ('#' starts a
  *                  comment line; relative paths are taken from its folder)
  * The arguments are split like a POSIX shell splits words, without any
- * expansion: blanks separate words, '...' keeps everything literally,
- * "..." keeps everything but \" and \\, and a backslash outside quotes
- * keeps the next character.
+ * expansion (gk_job_args_split in job_args.c): blanks separate words, '...'
+ * keeps everything literally, "..." keeps everything but \" and \\, and a
+ * backslash outside quotes keeps the next character.
  *
  * The arguments go through the CLI's own parser (gk_grid_options_new) and
  * gk_grid_plan, so the dataset is the raster `gridkit grid` would write,
@@ -32,6 +32,7 @@
 #include "ogr_spatialref.h"
 
 #include "grid_plan.h"
+#include "job_args.h"
 
 #include <algorithm>
 #include <atomic>
@@ -47,60 +48,6 @@ namespace
 
 const int kBlock = 256;       /* block size, and the overview floor */
 const char *const kPrefix = "GRIDKIT:";
-
-/* ---- argument splitting --------------------------------------------- */
-
-/* Shell-like word splitting (see the header). Returns false and a message
- * on an unterminated quote. In files, '#' at the start of a word begins a
- * comment running to the end of the line. */
-bool SplitArgs(const std::string &s, bool comments, std::vector<std::string> &out,
-               std::string &err)
-{
-    size_t i = 0, n = s.size();
-    while (i < n) {
-        while (i < n && isspace((unsigned char)s[i]))
-            i++;
-        if (i >= n)
-            break;
-        if (comments && s[i] == '#') {
-            while (i < n && s[i] != '\n')
-                i++;
-            continue;
-        }
-        std::string w;
-        while (i < n && !isspace((unsigned char)s[i])) {
-            char c = s[i++];
-            if (c == '\'') {
-                size_t e = s.find('\'', i);
-                if (e == std::string::npos) {
-                    err = "unterminated ' quote";
-                    return false;
-                }
-                w.append(s, i, e - i);
-                i = e + 1;
-            } else if (c == '"') {
-                for (;;) {
-                    if (i >= n) {
-                        err = "unterminated \" quote";
-                        return false;
-                    }
-                    c = s[i++];
-                    if (c == '"')
-                        break;
-                    if (c == '\\' && i < n && (s[i] == '"' || s[i] == '\\'))
-                        c = s[i++];
-                    w += c;
-                }
-            } else if (c == '\\' && i < n) {
-                w += s[i++];
-            } else {
-                w += c;
-            }
-        }
-        out.push_back(w);
-    }
-    return true;
-}
 
 /* A relative path that exists relative to dir, made absolute; else as is. */
 std::string Resolve(const std::string &dir, const char *path)
@@ -561,7 +508,7 @@ GDALDataset *GKDataset::Open(GDALOpenInfo *oi)
         CPLError(CE_Failure, CPLE_NotSupported, "GRIDKIT: %s: the dataset is read-only", name);
         return nullptr;
     }
-    std::string text, dir, err;
+    std::string text, dir;
     bool file = !STARTS_WITH_CI(name, kPrefix);
     if (file) {
         if (!ReadJobFile(name, text)) {
@@ -574,9 +521,16 @@ GDALDataset *GKDataset::Open(GDALOpenInfo *oi)
         text = name + strlen(kPrefix);
     }
     std::vector<std::string> args;
-    if (!SplitArgs(text, file, args, err)) {
-        CPLError(CE_Failure, CPLE_IllegalArg, "GRIDKIT: %s in '%s'", err.c_str(), name);
-        return nullptr;
+    {
+        char **words = nullptr;
+        const char *why = nullptr;
+        if (gk_job_args_split(text.data(), text.size(), file, &words, &why)) {
+            CPLError(CE_Failure, CPLE_IllegalArg, "GRIDKIT: %s in '%s'", why, name);
+            return nullptr;
+        }
+        for (int i = 0; words && words[i]; i++)
+            args.emplace_back(words[i]);
+        CSLDestroy(words);
     }
 
     auto sh = std::make_shared<Shared>();
