@@ -1,0 +1,28 @@
+/* fuzz_job_string.c - libFuzzer target: GRIDKIT: open strings and .gridkit
+ * files as the plugin parses them: gk_job_args_split, then the argv parser.
+ * The first byte picks the mode (odd: a .gridkit file, with '#' comments). */
+#include "fuzz_common.h"
+#include "grid_options.h"
+#include "job_args.h"
+
+#include "cpl_string.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size == 0)
+        return 0;
+    int file = data[0] & 1;
+    char **words = NULL;
+    const char *why = NULL;
+    if (gk_job_args_split((const char *)data + 1, size - 1, file, &words, &why)) {
+        if (words || !why)
+            abort(); /* a failure returns a message and no list */
+        return 0;
+    }
+    gk_context *ctx = gk_context_new();
+    gk_grid_options *o = gk_grid_options_new(ctx, CSLCount(words), words);
+    gk_grid_options_free(o);
+    gk_context_free(ctx);
+    CSLDestroy(words);
+    return 0;
+}
