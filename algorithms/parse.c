@@ -163,8 +163,15 @@ static void build_canonical(gk_algorithm *a, const char *name)
         ADD(":radius=%.17g", a->radius1);
     else
         ADD(":radius1=%.17g:radius2=%.17g:angle=%.17g", a->radius1, a->radius2, a->angle);
-    if (a->kind != GK_ALG_LINEAR && a->kind != GK_ALG_NEAREST)
-        ADD(":max_points=%d:min_points=%d", a->max_points, a->min_points);
+    /* Only the keys the kind takes: the string must parse again. */
+    unsigned keys = 0;
+    for (size_t i = 0; i < sizeof ALGS / sizeof ALGS[0]; i++)
+        if (ALGS[i].kind == a->kind)
+            keys = ALGS[i].keys;
+    if (keys & P_MAX_POINTS)
+        ADD(":max_points=%d", a->max_points);
+    if (keys & P_MIN_POINTS)
+        ADD(":min_points=%d", a->min_points);
     if (a->min_points_per_quadrant || a->max_points_per_quadrant)
         ADD(":min_points_per_quadrant=%d:max_points_per_quadrant=%d", a->min_points_per_quadrant,
             a->max_points_per_quadrant);
