@@ -340,14 +340,17 @@ int gk_points_read_xyz(gk_context *ctx, const char *path, const char *zcolumn,
         return gk_error(ctx, GK_ERR_IO, "cannot open %s: %s", path, strerror(errno));
 
     /* A first guess of the point count (about 20 bytes a line) saves regrowth. */
+    size_t cap = XYZ_CHUNK, have = 0;
     if (fseek(f, 0, SEEK_END) == 0) {
         long sz = ftell(f);
         if (sz > 0 && gk_points_reserve(out, gk_points_count(out) + (size_t)sz / 20 + 16))
             gk_error_clear(ctx); /* only a hint */
+        /* A small file needs no 4 MB buffer (the loop grows it if the file grew). */
+        if (sz >= 0 && (size_t)sz < cap / 2)
+            cap = (size_t)sz + 4096;
         rewind(f);
     }
 
-    size_t cap = XYZ_CHUNK, have = 0;
     char *buf = malloc(cap);
     if (!buf) {
         fclose(f);
