@@ -21,16 +21,17 @@ elif [ "${1:-}" = -time ]; then mode=-max_total_time=$2; shift 2; fi
 targets=${*:-algorithm_string grid_args job_string xyz vmodel_json}
 
 san="-fsanitize=address,undefined -fno-sanitize-recover=all"
+mkdir -p "$build"
 cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Debug -DGRIDKIT_WITH_CUDA=OFF -DGRIDKIT_FUZZ=ON \
     -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
     -DCMAKE_C_FLAGS_DEBUG="-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link $san" \
     -DCMAKE_CXX_FLAGS_DEBUG="-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link $san" \
-    -DCMAKE_EXE_LINKER_FLAGS="$san" >"$build.cmake.log" 2>&1 ||
-    { cat "$build.cmake.log"; echo "FAIL: configuring $build"; exit 1; }
+    -DCMAKE_EXE_LINKER_FLAGS="$san" >"$build/gk-cmake.log" 2>&1 ||
+    { cat "$build/gk-cmake.log"; echo "FAIL: configuring $build"; exit 1; }
 tl=""
 for t in $targets; do tl="$tl --target fuzz_$t"; done
-cmake --build "$build" -j"${FUZZ_JOBS:-$(nproc)}" $tl >"$build.build.log" 2>&1 ||
-    { tail -50 "$build.build.log"; echo "FAIL: building the fuzz targets"; exit 1; }
+cmake --build "$build" -j"${FUZZ_JOBS:-$(nproc)}" $tl >"$build/gk-build.log" 2>&1 ||
+    { tail -50 "$build/gk-build.log"; echo "FAIL: building the fuzz targets"; exit 1; }
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}

@@ -1,0 +1,93 @@
+#!/bin/sh
+# CI after the README's test command: the C test suites and the CLI's bad-input
+# test under AddressSanitizer + UndefinedBehaviorSanitizer, the threaded ones
+# under ThreadSanitizer, then every fuzz target for a short fixed time over its
+# corpus. Each in its own build folder (clang-14, libomp: libgomp is not
+# instrumented, so TSan sees OpenMP's synchronisation only through libomp's
+# archer tool). Ends with PASS (exit 0) or FAIL and what failed (exit 1).
+#
+#   scripts/ci-sanitizers.sh [asan] [tsan] [fuzz]     (default: all three)
+# Environment: FUZZ_SECONDS (per fuzz target, default 20), JOBS (default nproc).
+set -u
+cd "$(dirname "$0")/.."
+src=$(pwd)
+jobs=${JOBS:-$(nproc)}
+parts=${*:-asan tsan fuzz}
+failed=""
+t_start=$(date +%s)
+
+# configure_build DIR FLAGS TARGETS...: a Debug clang build of TARGETS.
+configure_build() {
+    dir=$1 flags=$2
+    shift 2
+    mkdir -p "$dir"
+    cmake -S "$src" -B "$dir" -DCMAKE_BUILD_TYPE=Debug -DGRIDKIT_WITH_CUDA=OFF \
+        -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
+        -DCMAKE_C_FLAGS_DEBUG="-g -O1 -fno-omit-frame-pointer $flags" \
+        -DCMAKE_CXX_FLAGS_DEBUG="-g -O1 -fno-omit-frame-pointer $flags" \
+        -DCMAKE_EXE_LINKER_FLAGS="$flags" >"$dir/gk-build.log" 2>&1 || { cat "$dir/gk-build.log"; return 1; }
+    tl=""
+    for t in "$@"; do tl="$tl --target $t"; done
+    cmake --build "$dir" -j"$jobs" $tl >>"$dir/gk-build.log" 2>&1 || { tail -40 "$dir/gk-build.log"; return 1; }
+}
+
+# run_tests DIR REGEX: ctest, plus any sanitizer report a child process wrote
+# (scripts such as bad_input.sh judge exit codes themselves, so reports go to
+# files too and any file is a failure).
+run_tests() {
+    dir=$1 re=$2
+    rm -rf "$dir/san-logs"
+    mkdir -p "$dir/san-logs"
+    ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:log_path=$src/$dir/san-logs/asan" \
+    UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$src/$dir/san-logs/ubsan" \
+    TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:log_path=$src/$dir/san-logs/tsan" \
+        ctest --test-dir "$dir" --output-on-failure -R "$re"
+    rc=$?
+    if [ -n "$(ls "$dir/san-logs")" ]; then
+        for f in "$dir"/san-logs/*; do echo "== $f"; head -80 "$f"; done
+        rc=1
+    fi
+    return $rc
+}
+
+san_ub="-fsanitize=address,undefined -fno-sanitize-recover=all"
+for part in $parts; do
+    t0=$(date +%s)
+    case $part in
+    asan)
+        # Every C suite and the CLI's bad-input script. Left out: conformance,
+        # gstat, plugin, cv_cli, memory_flat, qgis (Python/R drive the plugin
+        # or measure memory: an instrumented build is too slow or meaningless
+        # there) and gpu (needs CUDA).
+        if configure_build build-asan "$san_ub" test_algorithms test_kriging test_variogram \
+            test_crossval test_delaunay test_linear test_read_points test_write_raster \
+            test_parse test_plugin_threads gridkit &&
+            run_tests build-asan \
+                '^(algorithms|kriging|variogram|crossval|delaunay|linear|parse_canonical|read_points_.*|write_raster|bad_input|plugin_threads)$'
+        then :; else failed="$failed asan"; fi ;;
+    tsan)
+        # The tile engine on several threads (algorithms), the readers on
+        # several threads (read_points_ogr), the plugin's concurrent readers
+        # (plugin_threads) and the CLI with its GPU warm-up thread (cli_threads).
+        export OMP_TOOL_LIBRARIES=/usr/lib/llvm-14/lib/libarcher.so
+        if configure_build build-tsan "-fsanitize=thread" test_algorithms test_read_points \
+            test_plugin_threads gridkit &&
+            run_tests build-tsan '^(algorithms|read_points_ogr|plugin_threads|cli_threads)$'
+        then :; else failed="$failed tsan"; fi
+        unset OMP_TOOL_LIBRARIES ;;
+    fuzz)
+        if FUZZ_BUILD=build-fuzz FUZZ_JOBS=$jobs tests/fuzz/run_fuzzers.sh -time "${FUZZ_SECONDS:-20}"
+        then :; else failed="$failed fuzz"; fi ;;
+    *)
+        echo "unknown part '$part' (asan, tsan or fuzz)"
+        failed="$failed $part" ;;
+    esac
+    echo "== $part: $(($(date +%s) - t0)) s"
+done
+echo "== sanitizers and fuzzing: $(($(date +%s) - t_start)) s in all"
+if [ -z "$failed" ]; then
+    echo "PASS: sanitizers and fuzzing ($parts)"
+    exit 0
+fi
+echo "FAIL: sanitizers and fuzzing:$failed"
+exit 1

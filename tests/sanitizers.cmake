@@ -1,0 +1,19 @@
+# Threads under test, cheap enough for every build and the point of the
+# sanitizer builds (scripts/ci-sanitizers.sh): the plugin's concurrent
+# readers (the plugin linked in) and the CLI with the tile engine on several
+# threads and the GPU warm-up thread (--device auto).
+if(TARGET gridkit_gdal)
+  add_executable(test_plugin_threads ${CMAKE_CURRENT_LIST_DIR}/test_plugin_threads.c
+                                     ${CMAKE_SOURCE_DIR}/driver/gdal_plugin.cpp)
+  target_link_libraries(test_plugin_threads PRIVATE gridkit_gdal Threads::Threads)
+  add_test(NAME plugin_threads COMMAND test_plugin_threads ${CMAKE_SOURCE_DIR}/data)
+  set_tests_properties(plugin_threads PROPERTIES TIMEOUT 300)
+
+  set(_gk_tc ${CMAKE_CURRENT_BINARY_DIR}/cli_threads)
+  add_test(NAME cli_threads
+           COMMAND ${CMAKE_COMMAND} -E env GRIDKIT_DEVICE=auto
+                   $<TARGET_FILE:gridkit> grid ${CMAKE_SOURCE_DIR}/data/meuse.gpkg -zfield zinc
+                   -a invdist:power=2:max_points=30:radius=600 -outsize 400 380 --threads 4
+                   -co TILED=YES -q ${_gk_tc}.tif)
+  set_tests_properties(cli_threads PROPERTIES TIMEOUT 300)
+endif()
