@@ -217,6 +217,9 @@ static void build_canonical(gk_algorithm *a)
         ADD(":drift_resample=%s", k->drift_bilinear ? "bilinear" : "nearest");
     if (k->model_auto) {
         ADD(":model=auto");
+    } else if (k->model.n == 0 && k->variogram_file[0]) {
+        /* the file is read later (gk_kriging_set_model then names the model) */
+        ADD(":variogram=%s", k->variogram_file);
     } else {
         char buf[768];
         if (gk_vmodel_format(&k->model, buf, sizeof buf) == GK_OK)

@@ -50,6 +50,20 @@ run_tests() {
     return $rc
 }
 
+# What these builds need beyond scripts/setup-debian12.sh (the README's
+# install stays without them): clang, its sanitizer runtimes, libFuzzer, libomp.
+if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    need=""
+    for p in clang-14 libclang-rt-14-dev libfuzzer-14-dev libomp-14-dev; do
+        dpkg -s "$p" >/dev/null 2>&1 || need="$need $p"
+    done
+    if [ -n "$need" ]; then
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq && apt-get install -y -qq --no-install-recommends $need ||
+            { echo "FAIL: cannot install$need"; exit 1; }
+    fi
+fi
+
 san_ub="-fsanitize=address,undefined -fno-sanitize-recover=all"
 for part in $parts; do
     t0=$(date +%s)

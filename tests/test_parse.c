@@ -1,7 +1,7 @@
 /* test_parse.c - the -a string parser: every algorithm's canonical string
  * (what the CLI prints and GRIDKIT_ALGORITHM stores) parses again to itself.
  * Found by fuzz_algorithm_string: the data metrics printed max_points, a key
- * they reject. */
+ * they reject, and kriging with variogram=FILE printed an empty model=. */
 #include "gk_check.h"
 #include "gridkit.h"
 
@@ -23,6 +23,8 @@ int main(void)
         "average_distance_pts:radius=150:nodata=-9999",
         "aidw:k=7:smoothing=1:radius1=400:radius2=300:angle=10:max_points=70:min_points=20",
         "kriging:model=Sph:psill=0.59:range=897:nugget=0.05:max_points=20",
+        /* the model comes from the file later: the string names the file */
+        "kriging:variogram=vgm.json:max_points=20",
     };
     gk_context *ctx = gk_context_new();
     for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
