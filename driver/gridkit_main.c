@@ -106,7 +106,11 @@ static int general_options(int argc, char ***argv)
             rest = CSLAddString(rest, a);
         }
     }
+    /* GDAL returns a new list and leaves the one it was given to the caller. */
+    char **given = rest;
     int n = GDALGeneralCmdLineProcessor(CSLCount(rest), &rest, 0);
+    if (rest != given)
+        CSLDestroy(given);
     if (n < 1) {
         CSLDestroy(rest);
         CSLDestroy(mine);

@@ -77,7 +77,7 @@ for part in $parts; do
             test_crossval test_delaunay test_linear test_read_points test_write_raster \
             test_parse test_plugin_threads gridkit &&
             run_tests build-asan \
-                '^(algorithms|kriging|variogram|crossval|delaunay|linear|parse_canonical|read_points_.*|write_raster|bad_input|plugin_threads)$'
+                '^(algorithms|kriging|variogram|crossval|delaunay|linear|parse_canonical|read_points_.*|write_raster|bad_input|plugin_threads|cli_threads)$'
         then :; else failed="$failed asan"; fi ;;
     tsan)
         # The tile engine on several threads (algorithms), the readers on
