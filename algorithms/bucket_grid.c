@@ -276,7 +276,7 @@ size_t gk_bg_candidates(const gk_bucket_grid *g, const gk_bg_rows *rows, double 
 /* Doubles only (the count too, exact far beyond any span) and one select per
  * reduction, so that GCC vectorises the masked sums (sqrt's errno keeps the
  * distance sum scalar). */
-#if GK_BG_X86
+#if GK_BG_X86 && !GK_TSAN
 __attribute__((target_clones("avx2", "default")))
 #endif
 static void node_generic(const gk_bucket_grid *g, const ell_k *e, const gk_bg_rows *rows,

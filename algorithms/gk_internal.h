@@ -14,6 +14,20 @@
 #define M_PI 3.14159265358979323846
 #endif
 
+/* target_clones makes an ifunc resolver; ThreadSanitizer instruments it and
+ * it runs at load time, before TSan's runtime exists (a crash before main).
+ * TSan builds (scripts/ci-sanitizers.sh) take the default clone only. */
+#if defined(__SANITIZE_THREAD__)
+#define GK_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define GK_TSAN 1
+#endif
+#endif
+#ifndef GK_TSAN
+#define GK_TSAN 0
+#endif
+
 struct gk_context {
     int err;
     char msg[2048];

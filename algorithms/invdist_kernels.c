@@ -33,7 +33,7 @@
 
 /* p = 2: sums of w z and w over n points for NODES nodes (exact hits are
  * handled per tile by mark_hits, not per pair). */
-#if GK_HAVE_X86
+#if GK_HAVE_X86 && !GK_TSAN
 __attribute__((target_clones("avx2", "default")))
 #endif
 static void sum_p2_generic(const double *x, const double *dy2, const double *z, size_t n,

@@ -40,7 +40,7 @@ run_tests() {
     mkdir -p "$dir/san-logs"
     ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:log_path=$src/$dir/san-logs/asan" \
     UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$src/$dir/san-logs/ubsan" \
-    TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:log_path=$src/$dir/san-logs/tsan" \
+    TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:ignore_noninstrumented_modules=1:log_path=$src/$dir/san-logs/tsan" \
         ctest --test-dir "$dir" --output-on-failure -R "$re"
     rc=$?
     if [ -n "$(ls "$dir/san-logs")" ]; then
