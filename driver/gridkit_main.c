@@ -14,12 +14,12 @@
 #include <stdio.h>
 #include <string.h>
 
-/* OpenBLAS, loaded with libgdal (through Armadillo) and for gridkit's
- * LAPACK, starts a thread per core as it loads, and they spin for about
- * 0.1 s waiting for work: a third of a short run, taken from the threads
- * reading points (16 cores: 0.03-0.05 s more to read a million). gridkit
- * calls LAPACK from its own threads, one small system each, so the pool
- * is never used: this process stops it. Nothing happens with another BLAS. */
+/* OpenBLAS, loaded with libgdal (through Armadillo), starts a thread per
+ * core as it loads, and they spin for about 0.1 s waiting for work: a third
+ * of a short run, taken from the threads reading points (16 cores:
+ * 0.03-0.05 s more to read a million). gridkit calls no BLAS (its dense
+ * kernels keep one order of operations on every CPU), so the pool is never
+ * used: this process stops it. Nothing happens with another BLAS. */
 static void stop_blas_threads(void)
 {
     void (*set_threads)(int);
