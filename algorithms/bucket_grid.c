@@ -11,6 +11,7 @@
  * above any rounding of the geometry below.
  */
 #include "bucket_grid_impl.h"
+#include "cpu_level.h"
 #include "neighbours.h"
 
 #include <float.h>
@@ -48,16 +49,8 @@ void gk_bg_free(gk_bucket_grid *g)
 }
 
 
-static int have_avx512(void)
-{
-#if GK_BG_X86
-    __builtin_cpu_init();
-    /* VL for the tile stamp's 8-lane integer indices; every AVX-512 CPU but Xeon Phi */
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") ? 1 : 0;
-#else
-    return 0;
-#endif
-}
+/* VL for the tile stamp's 8-lane integer indices; every AVX-512 CPU but Xeon Phi */
+static int have_avx512(void) { return gk_cpu_level() == GK_ISA_AVX512; }
 
 /* Bucket side: about PER_BUCKET points a bucket (a span then fills a few
  * vectors), but at least rmax / (GK_BG_MAXROWS / 2 - 2) so that an ellipse
