@@ -176,16 +176,6 @@ static void compare(const dataset *d, const char *spec, const char *how, const d
     }
 }
 
-/* Known to differ between the kernels of different CPUs, so left out of
- * --compare (docs/reliability.md): average's tile stamp (AVX-512, double-
- * double sums) against its row sweep and per-node scan (vector-width partial
- * sums), and average_distance's vector scan. Still compared across threads,
- * tiles and windows on each CPU. */
-static int cpu_dependent(const char *spec)
-{
-    return !strncmp(spec, "average:", 8) || !strncmp(spec, "average_distance:", 17);
-}
-
 /* FNV-1a over the bytes */
 static uint64_t digest(const double *v, size_t n)
 {
@@ -268,7 +258,7 @@ int main(int argc, char **argv)
                 snprintf(want, sizeof want, "%016llx %s %s\n", (unsigned long long)h, d->name,
                          spec);
                 checks++;
-                if (strcmp(line, want) && !cpu_dependent(spec)) {
+                if (strcmp(line, want)) {
                     failures++;
                     fprintf(stderr, "FAIL %s %s: digest %s, native run: %s", d->name, spec, want,
                             line);
