@@ -291,6 +291,11 @@ size_t gk_bg_candidates(const gk_bucket_grid *g, const gk_bg_rows *rows, double 
 
 /* ---- portable kernels --------------------------------------------------------- */
 
+/* Four lanes in GCC's vector extension (SSE2 pairs, or AVX), lane-wise IEEE
+ * operations as node512's: the same doubles at any vector width. */
+typedef double bg_v4 __attribute__((vector_size(32)));
+typedef long long bg_m4 __attribute__((vector_size(32)));
+
 /* Doubles only (the count too, exact far beyond any span) and one select per
  * reduction, so that GCC vectorises the masked sums (sqrt's errno keeps the
  * distance sum scalar). */
@@ -303,7 +308,8 @@ static void node_generic(const gk_bucket_grid *g, const ell_k *e, const gk_bg_ro
     const double *x = g->x, *y = g->y, *z = g->z;
     const double c = e->c, s = e->s, A = e->A, B = e->B, C = e->C;
     double cnt = 0.0, sum = 0.0, lo = INFINITY, hi = -INFINITY;
-    double lh[8] = {0}, ll[8] = {0}; /* per lane: a sum (of z: double-double) */
+    double lh[8] = {0}, ll[8] = {0}; /* per lane: a sum (of distances) */
+    bg_v4 vh[2] = {{0}}, vl[2] = {{0}}, cntv[2] = {{0}}; /* lanes 0-3, 4-7: sum of z, count */
     int i0, i1;
     for (int k = 0; k < rows->nrows; k++) {
         if (!span(g, rows, k, nx, &i0, &i1))
@@ -318,15 +324,37 @@ static void node_generic(const gk_bucket_grid *g, const ell_k *e, const gk_bg_ro
             }
             break;
         case GK_BG_SUM_Z: /* node512's lanes: point i0 + 8 v + l in lane l */
-            for (int i = i0; i < i1; i += 8)
-                for (int l = 0; l < 8 && i + l < i1; l++) {
-                    double dx = x[i + l] - nx, dy = y[i + l] - ny;
-                    double rx = dx * c + dy * s, ry = dy * c - dx * s;
-                    if (A * rx * rx + B * ry * ry <= C) {
-                        cnt += 1.0;
-                        bg_dd_add(&lh[l], &ll[l], z[i + l]);
+            for (int i = i0; i < i1; i += 8) {
+                double xt[8], yt[8], zt[8];
+                const double *X = x + i, *Y = y + i, *Z = z + i;
+                if (i1 - i < 8) { /* the tail: lanes past i1 far away, never inside */
+                    for (int l = 0; l < 8; l++) {
+                        xt[l] = i + l < i1 ? x[i + l] : INFINITY;
+                        yt[l] = i + l < i1 ? y[i + l] : INFINITY;
+                        zt[l] = i + l < i1 ? z[i + l] : 0.0;
                     }
+                    X = xt, Y = yt, Z = zt;
                 }
+                for (int hh = 0; hh < 2; hh++) { /* lanes 0-3, then 4-7 */
+                    bg_v4 px, py, pz;
+                    memcpy(&px, X + 4 * hh, sizeof px);
+                    memcpy(&py, Y + 4 * hh, sizeof py);
+                    memcpy(&pz, Z + 4 * hh, sizeof pz);
+                    bg_v4 dx = px - nx, dy = py - ny;
+                    bg_v4 rx = dx * c + dy * s, ry = dy * c - dx * s;
+                    bg_m4 in = A * rx * rx + B * ry * ry <= C;
+                    bg_v4 one = {1.0, 1.0, 1.0, 1.0};
+                    cntv[hh] += (bg_v4)((bg_m4)one & in);
+                    /* bg_dd_add, lane by lane, kept where the point is inside */
+                    bg_v4 h = vh[hh], t = h + pz, bb = t - h;
+                    bg_v4 e = (h - (t - bb)) + (pz - bb);
+                    e += vl[hh];
+                    bg_v4 h2 = t + e, b2 = h2 - t;
+                    bg_v4 l2 = (t - (h2 - b2)) + (e - b2);
+                    vh[hh] = (bg_v4)((in & (bg_m4)h2) | (~in & (bg_m4)h));
+                    vl[hh] = (bg_v4)((in & (bg_m4)l2) | (~in & (bg_m4)vl[hh]));
+                }
+            }
             break;
         case GK_BG_MINMAX_Z:
 #pragma omp simd reduction(+ : cnt) reduction(min : lo) reduction(max : hi)
@@ -354,8 +382,13 @@ static void node_generic(const gk_bucket_grid *g, const ell_k *e, const gk_bg_ro
             break;
         }
     }
-    if (what == GK_BG_SUM_Z)
+    if (what == GK_BG_SUM_Z) {
+        for (int l = 0; l < 8; l++) {
+            lh[l] = vh[l / 4][l % 4], ll[l] = vl[l / 4][l % 4];
+            cnt += cntv[l / 4][l % 4]; /* whole numbers: exact in any order */
+        }
         sum = bg_dd_fold8(lh, ll);
+    }
     else if (what == GK_BG_SUM_DIST)
         sum = ((lh[0] + lh[4]) + (lh[2] + lh[6])) + ((lh[1] + lh[5]) + (lh[3] + lh[7]));
     acc->n = (long)cnt;
