@@ -140,6 +140,41 @@ for i, args in enumerate(CASES):
         b.GetMetadataItem(k) == v for k, v in a.GetMetadata().items() if k.startswith("GRIDKIT"))
     check(ok and meta, "gdal_translate == gridkit grid (%d band(s)): %s" % (a.RasterCount, name))
 
+# ---- same bytes: every algorithm, 1, 2 and 7 threads, CLI tiles and plugin blocks
+# (issue 22: a result depends on its inputs only)
+UTM = os.path.join(DATA, "utm_2000.shp")
+SAME = [(MEUSE, "logzinc", a) for a in [
+    "invdist", "invdist:power=3:radius1=600:radius2=400:angle=30:max_points=10:min_points=2",
+    "invdistnn:radius=700:max_points=12:min_points=3", "average:radius1=500:radius2=300:angle=20",
+    "nearest:radius1=400:radius2=400", "minimum:radius1=500:radius2=500",
+    "maximum:radius1=500:radius2=500", "range:radius1=500:radius2=500",
+    "count:radius1=500:radius2=500", "average_distance:radius1=500:radius2=500",
+    "average_distance_pts:radius1=500:radius2=500", "linear", "aidw",
+    "kriging:model=Sph:psill=0.59:range=897:nugget=0.05:max_points=20",
+    "kriging:model=Exp:psill=0.6:range=500:nugget=0.05",
+    "kriging:type=universal:drift=linear:model=Sph:psill=0.5:range=900:nugget=0.05"]] + [
+    (UTM, "elev", a) for a in [
+        "invdist:power=2:radius1=300:radius2=300", "average:radius1=250:radius2=250",
+        "kriging:model=Sph:psill=1000:range=3000:nugget=10:max_points=16"]]
+for src, zf, alg in SAME:
+    base = ["-zfield", zf, "-a", alg, "-outsize", "301", "263", src]
+    outs = []
+    try:
+        for t in ("1", "2", "7"):
+            outs.append(arrays(cli(["--threads", t] + base, "same_t%s.tif" % t)))
+    except RuntimeError as e:
+        check(False, str(e))
+        continue
+    r = run(["gdal_translate", "-q", conn(base), "same_plug.tif"])
+    if r.returncode:
+        check(False, "gdal_translate %s: %s" % (alg, r.stderr))
+        continue
+    outs.append(arrays("same_plug.tif"))
+    ok = all(len(o) == len(outs[0]) and all(same(x, y) for x, y in zip(o, outs[0]))
+             for o in outs[1:])
+    check(ok, "same bytes with 1, 2, 7 threads and plugin blocks: %s %s" %
+          (os.path.basename(src), alg))
+
 # ---- a .gridkit file, relative source path, opened from another folder --
 os.makedirs("job", exist_ok=True)
 shutil.copy(MEUSE, "job/meuse.gpkg")
