@@ -532,13 +532,21 @@ typedef struct {
     long cm;
     int valid, singular;
     double ox, oy, sc; /* drift origin and scale of the cached selection */
+    /* what the next selection reuses (a pair's covariance is the same double
+     * in any system; the factor's leading block depends on the matrix's
+     * leading block alone): the same doubles as computing everything */
+    double *Ac, *Acn;   /* M x M: the covariances of cidx's set, and the next */
+    int ac_valid;       /* Ac holds cidx[0..cm)'s */
+    int l_valid;        /* L holds cidx[0..cm)'s whole factor */
+    int *pos;           /* M: a selected point's place in the previous set, or -1 */
+    double *nxs, *nys, *tmpv; /* M each: the points not in the previous set */
 } kws;
 
 static int ws_layout(kws *ws, gk_scratch *s, int M)
 {
     const int P = GK_KRIGE_MAX_P;
     M = (M + 7) & ~7; /* whole vectors of 8 (kriging_kernels.h) */
-    size_t need = ws->head + (size_t)M * M + (size_t)M * (6 + P) + (size_t)P * P + 5 * P;
+    size_t need = ws->head + 3 * (size_t)M * M + (size_t)M * (9 + P) + (size_t)P * P + 5 * P;
     if (need < (size_t)M)
         need = (size_t)M;
     if (gk_scratch_reserve2(s, need))
@@ -558,21 +566,85 @@ static int ws_layout(kws *ws, gk_scratch *s, int M)
     ws->Btw = p, p += P;
     ws->f0 = p, p += P;
     ws->r = p, p += P;
-    ws->t = p;
+    ws->t = p, p += P;
+    ws->Ac = p, p += (size_t)M * M;
+    ws->Acn = p, p += (size_t)M * M;
+    ws->nxs = p, p += M;
+    ws->nys = p, p += M;
+    ws->tmpv = p;
     ws->cidx = s->idx2;
     ws->sidx = s->idx2 + M; /* idx2 holds as many ints as d2b doubles (>= M^2) */
-    ws->valid = 0;
+    ws->pos = s->idx2 + 2 * M;
+    ws->valid = ws->ac_valid = ws->l_valid = 0;
     return 0;
 }
 
 static void finish(const gk_job *job, const gk_krige_state *k, kws *ws, long m);
 static void schur(const gk_krige_state *k, kws *ws, long m);
 
-/* Factorises the system of the selection idx[0..m) (sorted by index). */
+/* The covariances of the selection idx[0..m) into ws->Acn: copied from ws->Ac
+ * for the pairs of the previous selection (pos[]), in runs; for each new
+ * point one column over every point (a distance is the same double either
+ * way round: (-d)^2 = d^2), written to its row and its column. */
+static void covariances(const gk_krige_state *k, kws *ws, long m, int reuse)
+{
+    int M = ws->M;
+    double *An = ws->Acn;
+    if (!reuse) {
+        gk_kk_cov_lower(k, ws->px, ws->py, (int)m, An, M, ws->h);
+        return;
+    }
+    const int *pos = ws->pos;
+    for (long j = 0; j < m; j++) {
+        double *c = An + (size_t)j * M;
+        c[j] = k->A;
+        if (pos[j] < 0)
+            continue;
+        const double *o = ws->Ac + (size_t)pos[j] * M;
+        for (long i = j + 1; i < m;) { /* runs of old points, consecutive in both */
+            if (pos[i] < 0) {
+                i++;
+                continue;
+            }
+            long e = i + 1;
+            while (e < m && pos[e] == pos[e - 1] + 1)
+                e++;
+            memcpy(c + i, o + pos[i], (size_t)(e - i) * sizeof *c);
+            i = e;
+        }
+    }
+    for (long r = 0; r < m; r++) {
+        if (pos[r] >= 0)
+            continue;
+        double *col = ws->tmpv;
+        gk_kk_cov0(k, ws->px, ws->py, (int)m, ws->px[r], ws->py[r], col, ws->h);
+        for (long j = 0; j < r; j++) /* row r of the columns before it */
+            An[(size_t)j * M + r] = col[j];
+        memcpy(An + (size_t)r * M + r + 1, col + r + 1, (size_t)(m - r - 1) * sizeof *col);
+    }
+}
+
+/* Factorises the system of the selection idx[0..m) (sorted by index). What
+ * the previous selection shares with it (its pairs' covariances, the
+ * leading block of its factor) is taken over, not computed again: the
+ * doubles are those of a factorisation from scratch. */
 static void factorise(const gk_job *job, const gk_krige_state *k, kws *ws, const int *idx, long m)
 {
     const double *X = job->pts->x, *Y = job->pts->y;
     int M = ws->M, p = k->p;
+    int reuse = ws->ac_valid && gk_kk_cov_reusable(k);
+    long p0 = 0;
+    if (reuse) {
+        long a = 0, cm = ws->cm;
+        for (long i = 0; i < m; i++) {
+            while (a < cm && ws->cidx[a] < idx[i])
+                a++;
+            ws->pos[i] = a < cm && ws->cidx[a] == idx[i] ? (int)a : -1;
+        }
+        if (ws->l_valid)
+            while (p0 < m && ws->pos[p0] == p0)
+                p0++;
+    }
     memcpy(ws->cidx, idx, (size_t)m * sizeof *idx);
     memcpy(ws->sidx, idx, (size_t)m * sizeof *idx);
     ws->cm = m;
@@ -586,8 +658,18 @@ static void factorise(const gk_job *job, const gk_krige_state *k, kws *ws, const
         ws->px[i] = ws->px[m - 1];
         ws->py[i] = ws->py[m - 1];
     }
-    gk_kk_cov_lower(k, ws->px, ws->py, (int)m, ws->L, M, ws->h);
-    if (gk_kk_chol(ws->L, (int)m, M, ws->inv, CHOL_TOL) || (p > 0 && m < p)) {
+    covariances(k, ws, m, reuse);
+    for (long j = 0; j < m; j++) { /* the factor's rows from p0 (and j) on */
+        long r0 = j > p0 ? j : p0;
+        memcpy(ws->L + (size_t)j * M + r0, ws->Acn + (size_t)j * M + r0,
+               (size_t)(m - r0) * sizeof(double));
+    }
+    double *t = ws->Ac;
+    ws->Ac = ws->Acn, ws->Acn = t;
+    ws->ac_valid = 1;
+    int bad = gk_kk_chol_from(ws->L, (int)m, M, ws->inv, CHOL_TOL, (int)p0);
+    ws->l_valid = !bad;
+    if (bad || (p > 0 && m < p)) {
         ws->singular = 1;
         return;
     }

@@ -203,9 +203,26 @@ KK_INLINE void scale(double *restrict c, double s, int n)
         c[i] *= s;
 }
 
-KK_INLINE int chol_body(double *L, int m, int ld, double *inv, double tol)
+/* Rows and columns before p0 are the factor already (the leading block of a
+ * Cholesky factor depends on the leading block of the matrix alone): the
+ * columns before p0 get their rows from p0 on, element by element in the
+ * operations a whole factorisation does, so the doubles are the same. */
+KK_INLINE int chol_body(double *L, int m, int ld, double *inv, double tol, int p0)
 {
-    for (int j = 0; j < m; j++) {
+    for (int j = 0; j < p0 && p0 < m; j++) {
+        double *c = L + (size_t)j * ld + p0; /* rows p0.. of column j */
+        int n = m - p0, q = 0;
+        for (; q + 4 <= j; q += 4) {
+            const double *l0 = L + (size_t)q * ld, *l1 = l0 + ld, *l2 = l1 + ld, *l3 = l2 + ld;
+            axpy4(c, l0 + p0, l1 + p0, l2 + p0, l3 + p0, l0[j], l1[j], l2[j], l3[j], n);
+        }
+        for (; q < j; q++) {
+            const double *l0 = L + (size_t)q * ld;
+            axpy1(c, l0 + p0, l0[j], n);
+        }
+        scale(c, inv[j], n);
+    }
+    for (int j = p0 < m ? p0 : m; j < m; j++) {
         double *c = L + (size_t)j * ld + j; /* rows j.. of column j */
         int n = m - j;
         double orig = c[0];
@@ -301,9 +318,9 @@ KK_INLINE void select_body(const int *restrict cid, const double *restrict cd2, 
     {                                                                                             \
         cov0_body(k, px, py, m, cx, cy, c0, h, ISA);                                              \
     }                                                                                             \
-    ATTR static int chol_##SUF(double *L, int m, int ld, double *inv, double tol)                 \
+    ATTR static int chol_##SUF(double *L, int m, int ld, double *inv, double tol, int p0)         \
     {                                                                                             \
-        return chol_body(L, m, ld, inv, tol);                                                     \
+        return chol_body(L, m, ld, inv, tol, p0);                                                 \
     }                                                                                             \
     ATTR static void sort_##SUF(int *v, int m, int *tmp)                                          \
     {                                                                                             \
@@ -416,11 +433,21 @@ void gk_kk_cov0(const gk_krige_state *k, const double *px, const double *py, int
  * and a result must be the same on every CPU (issue 22). */
 int gk_kk_chol(double *L, int m, int ld, double *inv, double tol)
 {
+    return gk_kk_chol_from(L, m, ld, inv, tol, 0);
+}
+
+int gk_kk_chol_from(double *L, int m, int ld, double *inv, double tol, int p0)
+{
 #if GK_KK_X86
     if (kk_isa >= 1)
-        return chol_avx2(L, m, ld, inv, tol);
+        return chol_avx2(L, m, ld, inv, tol, p0);
 #endif
-    return chol_portable(L, m, ld, inv, tol);
+    return chol_portable(L, m, ld, inv, tol, p0);
+}
+
+int gk_kk_cov_reusable(const gk_krige_state *k)
+{
+    return k->nb == 1 && model_fast(k);
 }
 
 void gk_kk_fwd(const double *L, int m, int ld, const double *inv, double *b, int nrhs, int ldb)
