@@ -100,7 +100,7 @@ gk_job *gk_job_new(gk_context *ctx, const gk_points *pts, const gk_algorithm *al
     }
     for (size_t i = 0; i < n; i++)
         if (!isfinite(pts->x[i]) || !isfinite(pts->y[i])) {
-            gk_error(ctx, GK_ERR_ARG, "point %zu has a non-finite coordinate (%g, %g)", i + 1,
+            gk_error(ctx, GK_ERR_ARG, "point %zu has a non-finite coordinate (%.15g, %.15g)", i + 1,
                      pts->x[i], pts->y[i]);
             return NULL;
         }
