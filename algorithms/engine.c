@@ -413,6 +413,11 @@ int gk_job_run_ex(gk_job *job, const gk_grid *g, int tile_w, int tile_h, unsigne
     return GK_OK;
 }
 
+const char *gk_job_warning(const gk_job *job)
+{
+    return job && job->warning[0] ? job->warning : NULL;
+}
+
 void gk_job_stats(const gk_job *job, gk_run_stats *st)
 {
     st->nodes = job->nodes;

@@ -236,6 +236,9 @@ typedef struct {
                               * nodata_nodes too) */
 } gk_run_stats;
 void gk_job_stats(const gk_job *job, gk_run_stats *st);
+/* A warning from preparing the job (linear on points that have no triangle
+ * grids as nearest), or NULL: the caller shows it (stderr, CPLError). */
+const char *gk_job_warning(const gk_job *job);
 
 #ifdef __cplusplus
 }

@@ -216,6 +216,8 @@ struct Shared {
                 err = gk_errmsg(ctx);
                 return nullptr;
             }
+            if (const char *w = gk_job_warning(jobs[layer]))
+                CPLError(CE_Warning, CPLE_AppDefined, "GRIDKIT: layer %d: %s", layer + 1, w);
             on_gpu[layer] = strncmp(gk_context_device_name(ctx), "cuda", 4) == 0;
             CPLDebug("GRIDKIT", "layer %d: job ready on %s", layer + 1,
                      gk_context_device_name(ctx));

@@ -203,6 +203,9 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
             rc = gk_errno(ctx);
             break;
         }
+        if (gk_job_warning(job)) /* even with -q, as the kriging one: the method changed */
+            fprintf(stderr, "Warning: band %d (%s): %s\n", b * nb + 1, lp->name,
+                    gk_job_warning(job));
         if (kp && !o->quiet) {
             char mbuf[768];
             if (gk_vmodel_format(gk_job_kriging_model(job), mbuf, sizeof mbuf) == GK_OK)

@@ -172,6 +172,14 @@ for name in ("binary.gridkit", "escape.gridkit", "GRIDKIT:-a \x1b[31mred x.gpkg"
           (b"?[31m" in err if name.startswith("GRIDKIT:") else b"not a text file" in err),
           "%r refused with a sanitised message: %r" % (name, err[:300]))
 
+# issue 22 item 9: linear on collinear points warns through CPLError
+with open("line.xyz", "w") as f:
+    f.write("x y z\n0 0 1\n1 1 2\n2 2 3\n")
+r = run(["gdal_translate", "-q", "GRIDKIT:-a linear -outsize 4 4 " + os.path.abspath("line.xyz"),
+         "line.tif"])
+check(r.returncode == 0 and "Warning" in r.stderr and "nearest" in r.stderr,
+      "GRIDKIT: linear on collinear points warns: %r" % r.stderr.strip()[:300])
+
 # ---- Python bindings: a window, and only its blocks are computed --------
 big = ["-zfield", "logzinc", "-a", "invdistnn:radius=1000:max_points=12", "-outsize", "1000",
        "1000", MEUSE]
