@@ -200,7 +200,8 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
         gk_job *job = gk_grid_plan_job(ctx, &plan, b);
         t_prepare += gk_seconds() - t0;
         if (!job) {
-            rc = gk_errno(ctx);
+            rc = gk_errno(ctx) ? gk_errno(ctx) : GK_ERR_INTERNAL;
+            gk_error(ctx, rc, "%s, layer \"%s\": %s", o->src, lp->name, gk_errmsg(ctx));
             break;
         }
         if (gk_job_warning(job)) /* even with -q, as the kriging one: the method changed */
