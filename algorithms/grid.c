@@ -23,17 +23,17 @@ int gk_grid_check(gk_context *ctx, const gk_grid *g)
                         "at most %.0e a side (squared distances must stay finite); give a "
                         "smaller -txe/-tye or check the coordinates",
                         g->xmin, g->xmax, g->ymin, g->ymax, w, h, GK_GRID_MAX_SPAN);
-    /* A cell narrower than a few ulps of the coordinates gives nodes that
-     * coincide or are unevenly spaced. */
+    /* Below 2 ulps of the coordinates, pixel centres (half a cell in) would
+     * coincide: nodes that cannot be told apart. */
     double cx = w / g->nx, cy = h / g->ny;
     double mx = fmax(fabs(g->xmin), fabs(g->xmax)), my = fmax(fabs(g->ymin), fabs(g->ymax));
     double ux = nextafter(mx, INFINITY) - mx, uy = nextafter(my, INFINITY) - my;
-    if (!(cx >= 16 * ux) || !(cy >= 16 * uy))
+    if (!(cx >= 2 * ux) || !(cy >= 2 * uy))
         return gk_error(ctx, GK_ERR_ARG,
                         "grid cell %.17g x %.17g (%d x %d cells over x %.17g..%.17g, y "
                         "%.17g..%.17g) is below what double coordinates of this size resolve "
-                        "(at least 16 ulps: %.3g x %.3g): use fewer cells or a larger extent",
-                        cx, cy, g->nx, g->ny, g->xmin, g->xmax, g->ymin, g->ymax, 16 * ux, 16 * uy);
+                        "(at least 2 ulps: %.3g x %.3g): use fewer cells or a larger extent",
+                        cx, cy, g->nx, g->ny, g->xmin, g->xmax, g->ymin, g->ymax, 2 * ux, 2 * uy);
     return GK_OK;
 }
 
