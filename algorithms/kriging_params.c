@@ -36,8 +36,8 @@ static int count(gk_context *ctx, const char *key, const char *s, int *out)
     if (num(ctx, key, s, &v))
         return GK_ERR_ARG;
     if (v < 0 || v != floor(v) || v > 1e9)
-        return gk_error(ctx, GK_ERR_ARG, "-a kriging: %s=%s must be a whole number from 0 to 1000000000", key,
-                        s);
+        return gk_error(ctx, GK_ERR_ARG,
+                        "-a kriging: %s=%s must be a whole number from 0 to 1000000000", key, s);
     *out = (int)v;
     return GK_OK;
 }
@@ -163,7 +163,8 @@ static int check_model(gk_context *ctx, const gk_kriging_params *k)
                             i + 1, nm, st->psill);
         if (!isfinite(st->range) || st->range < 0)
             return gk_error(ctx, GK_ERR_ARG,
-                            "-a kriging: structure %d (%s) has a negative or non-finite range %.15g",
+                            "-a kriging: structure %d (%s) has a negative or non-finite range "
+                            "%.15g",
                             i + 1, nm, st->range);
         if (st->type != GK_VM_NUG && st->type != GK_VM_LIN && st->range == 0)
             return gk_error(ctx, GK_ERR_ARG, "-a kriging: structure %d (%s) needs a range > 0",
@@ -429,7 +430,8 @@ int gk_kriging_parse(gk_context *ctx, const char *spec, char *save, gk_algorithm
                             mtype == GK_VM_POW ? " (the exponent)" : "");
         if (psill < 0 || nugget < 0 || range < 0)
             return gk_error(ctx, GK_ERR_ARG,
-                            "-a kriging: psill, range and nugget must be >= 0 (got %.15g, %.15g, %.15g)",
+                            "-a kriging: psill, range and nugget must be >= 0 (got %.15g, %.15g, "
+                            "%.15g)",
                             psill, range, nugget);
         if (have_kappa && !needs_kappa(mtype))
             return gk_error(ctx, GK_ERR_ARG, "-a kriging: kappa= is for Mat, Ste and Exc only");

@@ -179,7 +179,8 @@ int gk_vmodel_check(gk_context *ctx, const gk_vmodel *m)
         }
         if (s->type == GK_VM_POW && s->range > 2.0)
             return gk_error(ctx, GK_ERR_ARG,
-                            "variogram structure %d (Pow): exponent (range) %.15g must be in (0, 2]",
+                            "variogram structure %d (Pow): exponent (range) %.15g must be in "
+                            "(0, 2]",
                             i + 1, s->range);
         if (s->type == GK_VM_MAT || s->type == GK_VM_STE) {
             if (!(s->kappa > 0.0) || !(s->kappa <= 100.0))
@@ -189,8 +190,8 @@ int gk_vmodel_check(gk_context *ctx, const gk_vmodel *m)
         } else if (s->type == GK_VM_EXC) {
             if (!(s->kappa > 0.0) || !(s->kappa <= 2.0))
                 return gk_error(ctx, GK_ERR_ARG,
-                                "variogram structure %d (Exc): kappa %.15g must be in (0, 2]", i + 1,
-                                s->kappa);
+                                "variogram structure %d (Exc): kappa %.15g must be in (0, 2]",
+                                i + 1, s->kappa);
         }
         if (!(s->anis_ratio > 0.0) || !(s->anis_ratio <= 1.0))
             return gk_error(ctx, GK_ERR_ARG,
@@ -198,7 +199,8 @@ int gk_vmodel_check(gk_context *ctx, const gk_vmodel *m)
                             i + 1, nm, s->anis_ratio);
         if (!(s->anis_angle >= 0.0) || !(s->anis_angle < 360.0))
             return gk_error(ctx, GK_ERR_ARG,
-                            "variogram structure %d (%s): anisotropy angle %.15g must be in [0, 360)",
+                            "variogram structure %d (%s): anisotropy angle %.15g must be in "
+                            "[0, 360)",
                             i + 1, nm, s->anis_angle);
         if (s->type == GK_VM_NUG && s->anis_ratio != 1.0)
             return gk_error(ctx, GK_ERR_ARG,

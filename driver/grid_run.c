@@ -190,7 +190,10 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
             fprintf(stderr, "Grid cell size = (%f %f).\n", gt[1], -gt[5]);
             fprintf(stderr, "Source point count = %zu.\n", gk_points_count(lp->pts));
             if (lp->n_skipped_z)
-                fprintf(stderr, "Skipped %zu points with a null, NaN or infinite Z, or a NaN or infinite X/Y.\n", lp->n_skipped_z);
+                fprintf(stderr,
+                        "Skipped %zu points with a null, NaN or infinite Z, or a NaN or "
+                        "infinite X/Y.\n",
+                        lp->n_skipped_z);
             if (lp->n_clipped)
                 fprintf(stderr, "Skipped %zu points outside -spat/-clipsrc.\n", lp->n_clipped);
             fprintf(stderr, "Algorithm name: \"%s\".\n", gk_algorithm_name(alg));

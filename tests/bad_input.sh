@@ -187,7 +187,7 @@ d=$(case_dir kriging_bad_variogram_file)
 printf '{"model": [' >"$d/bad.json"
 check kriging_bad_variogram_file 'bad.json' "$d/o.tif" -- "${MZ[@]}" -a "kriging:variogram=$d/bad.json" "$ME" "$d/o.tif"
 d=$(case_dir kriging_missing_variogram_file)
-check kriging_missing_variogram_file 'nosuch.json' "$d/o.tif" -- "${MZ[@]}" -a "kriging:variogram=$d/nosuch.json" "$ME" "$d/o.tif"
+check kriging_missing_variogram_file 'nosuch.json: cannot open the variogram file: No such file' "$d/o.tif" -- "${MZ[@]}" -a "kriging:variogram=$d/nosuch.json" "$ME" "$d/o.tif"
 d=$(case_dir kriging_too_few_for_drift)
 printf 'x y z\n0 0 1\n1 0 2\n0 1 3\n' >"$d/three.xyz"
 check kriging_too_few_for_drift 'drift' "$d/o.tif" -- -outsize 5 5 -a kriging:type=universal:drift=quadratic:model=Sph:psill=1:range=10 "$d/three.xyz" "$d/o.tif"
