@@ -144,6 +144,31 @@ check(r3.returncode == 0 and np.array_equal(band("good.tif")[0], band("infcsv.ti
       "Skipped 2 points" in r3.stderr,
       "OGR: infinite Z skipped and counted (rc %d: %s)" % (r3.returncode, r3.stderr.strip()[-200:]))
 
+# the same from a GeoPackage (gridkit reads it straight from SQLite): Z in
+# the geometry and in a field
+drv = ogr.GetDriverByName("GPKG")
+ds = drv.CreateDataSource("inf.gpkg")
+lyr = ds.CreateLayer("pts", geom_type=ogr.wkbPoint25D)
+lyr.CreateField(ogr.FieldDefn("v", ogr.OFTReal))
+for x, y, z in [(0, 0, 1), (10, 0, 2), (0, 10, 3), (10, 10, 4), (5, 5, float("inf")),
+                (5, 6, float("-inf"))]:
+    f = ogr.Feature(lyr.GetLayerDefn())
+    g = ogr.Geometry(ogr.wkbPoint25D)
+    g.AddPoint(x, y, z)
+    f.SetGeometry(g)
+    f.SetField("v", z)
+    lyr.CreateFeature(f)
+ds = None
+for path in ("YES", "NO"):  # SQLite straight, or through OGR
+    for extra in ([], ["-zfield", "v"]):
+        r4 = run([GK, "grid", "--config", "GRIDKIT_GPKG_SQLITE", path] + args + extra +
+                 ["inf.gpkg", "infgpkg.tif"])
+        check(r4.returncode == 0 and
+              np.array_equal(band("good.tif")[0], band("infgpkg.tif")[0]) and
+              "Skipped 2 points" in r4.stderr,
+              "GeoPackage (GRIDKIT_GPKG_SQLITE=%s) %s: infinite Z skipped and counted (rc %d: %s)"
+              % (path, extra or "geometry Z", r4.returncode, r4.stderr.strip()[-200:]))
+
 # ---- kriging with every point duplicated: nodata tagged ------------------------
 with open("dup.xyz", "w") as f:
     f.write("x y z\n0 0 1\n0 0 1\n5 5 2\n5 5 2\n0 5 3\n0 5 3\n")
