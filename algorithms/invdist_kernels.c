@@ -115,15 +115,25 @@ static void sum_p2_generic(const double *x, const double *dy2, const double *z, 
     sum_p2_portable(x, dy2, z, n, cx, nodes, swz, sw);
 }
 
-/* Any power: w = (r^2)^(-p/2). Scalar pow, as gdal_grid. */
+/* Any power: w = (r^2 / rmin^2)^(-p/2), rmin the node's nearest distance.
+ * The scale cancels in the quotient; unscaled, r^-200 underflows to 0 for
+ * every point beyond ~35 units (nodata where gdal_grid has a value) and
+ * overflows to inf below ~0.03 (NaN). Scaled, the nearest weighs 1 and only
+ * weights negligible against it can underflow. */
 static void sum_pow_generic(const double *x, const double *dy2, const double *z, size_t n,
                             const double *cx, int nodes, double half_p, double *swz, double *sw)
 {
     for (int k = 0; k < nodes; k++) {
-        double a = 0, b = 0, c = cx[k];
+        double a = 0, b = 0, c = cx[k], rmin = INFINITY;
         for (size_t i = 0; i < n; i++) {
             double d = x[i] - c;
-            double w = pow(d * d + dy2[i], -half_p);
+            rmin = fmin(rmin, d * d + dy2[i]);
+        }
+        if (!(rmin > 0) || !isfinite(rmin))
+            rmin = 1.0; /* 0: an exact hit, handled by the caller */
+        for (size_t i = 0; i < n; i++) {
+            double d = x[i] - c;
+            double w = pow((d * d + dy2[i]) / rmin, -half_p);
             a += w * z[i];
             b += w;
         }

@@ -146,6 +146,16 @@ static void json_number(FILE *f, const char *key, double v, int last)
         fprintf(f, "\"%s\":null%s", key, last ? "" : ",");
 }
 
+/* A statistic that cannot be computed (no variance, one prediction) reads
+ * n/a, as JSON gives null, rather than nan. */
+static void text_number(FILE *f, const char *key, double v)
+{
+    if (isfinite(v))
+        fprintf(f, "%-11s %.10g\n", key, v);
+    else
+        fprintf(f, "%-11s n/a\n", key);
+}
+
 static void json_string(FILE *f, const char *key, const char *s)
 {
     fprintf(f, "\"%s\":\"", key);
@@ -186,13 +196,13 @@ static void print_summary(FILE *f, const gk_cv_result *r, const char *alg, int j
         fprintf(f, "nfold       %d (leave-one-out)\n", r->nfold);
     else
         fprintf(f, "nfold       %d (seed %u)\n", r->nfold, r->seed);
-    fprintf(f, "mean_error  %.10g\n", r->mean_error);
-    fprintf(f, "rmse        %.10g\n", r->rmse);
-    fprintf(f, "mae         %.10g\n", r->mae);
-    fprintf(f, "mean_z      %.10g\n", r->mean_z);
-    fprintf(f, "var_z       %.10g\n", r->var_z);
-    fprintf(f, "msdr        %.10g\n", r->msdr);
-    fprintf(f, "cor         %.10g\n", r->cor);
+    text_number(f, "mean_error", r->mean_error);
+    text_number(f, "rmse", r->rmse);
+    text_number(f, "mae", r->mae);
+    text_number(f, "mean_z", r->mean_z);
+    text_number(f, "var_z", r->var_z);
+    text_number(f, "msdr", r->msdr);
+    text_number(f, "cor", r->cor);
 }
 
 /* ---- residuals out -------------------------------------------------------- */
@@ -522,8 +532,22 @@ static int run(gk_context *ctx, int argc, char **argv)
         rc = gk_error(ctx, GK_ERR_ARG, "--nfold %d: more folds than points (%zu)", co.nfold, n);
         goto done;
     }
-    if ((rc = gk_crossval(ctx, pts, alg, co.nfold, co.seed, &res)))
+    if ((rc = gk_crossval(ctx, pts, alg, co.nfold, co.seed, &res))) {
+        gk_error(ctx, rc, "%s: %s", o->src, gk_errmsg(ctx)); /* name the input */
         goto done;
+    }
+    if (res.n_failed == res.n) {
+        /* statistics of nothing (nan) are no result */
+        rc = gk_error(ctx, GK_ERR_NO_POINTS,
+                      "%s: none of the %zu points got a prediction from %s (singular systems: "
+                      "coincident points? or fewer neighbours than min_points)",
+                      o->src, res.n, gk_algorithm_string(alg));
+        goto done;
+    }
+    if (res.n_failed && !o->quiet)
+        fprintf(stderr, "gridkit cv: warning: %zu of %zu points got no prediction (nodata); the "
+                        "statistics use the other %zu\n",
+                res.n_failed, res.n, res.n - res.n_failed);
     if (co.out) {
         const char *protect[3] = {o->src, o->clipsrc, NULL};
         char **inputs = input_files(protect, o->open_options);

@@ -350,11 +350,11 @@ static int build_model(gk_context *ctx, const vgm_args *va, gk_vmodel *m)
             gk_vm_structure *s = &m->s[idx[k]];
             if (lists[l].what == 0) {
                 if (x < 0)
-                    return gk_error(ctx, GK_ERR_ARG, "--psill must be >= 0, not %g", x);
+                    return gk_error(ctx, GK_ERR_ARG, "--psill must be >= 0, not %.15g", x);
                 s->psill = x;
             } else if (lists[l].what == 1) {
                 if (x < 0 || (x == 0 && s->type != GK_VM_LIN))
-                    return gk_error(ctx, GK_ERR_ARG, "--range must be positive, not %g", x);
+                    return gk_error(ctx, GK_ERR_ARG, "--range must be positive, not %.15g", x);
                 s->range = x;
             } else {
                 s->kappa = x;

@@ -16,7 +16,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <float.h>
 #include <limits.h>
+#include <math.h>
 #include <omp.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -216,7 +218,53 @@ static int check_type_for_driver(gk_context *ctx, GDALDriverH drv, GDALDataType 
                     GDALGetDriverShortName(drv), GDALGetDataTypeName(type), list);
 }
 
+/* The nodata value is written into nodes that got none and tagged on the
+ * bands: it must be a value of the output type, or the pixels (converted as
+ * GDALCopyWords does: 0.5 -> 1) would differ from the tag (0.5) and GDAL would
+ * not mask them. Refused rather than rounded: the user chose the value. */
+static int check_nodata_for_type(gk_context *ctx, const gk_raster_spec *spec, GDALDataType type)
+{
+    if (!spec->set_nodata)
+        return GK_OK;
+    double v = spec->nodata;
+    if (GDALDataTypeIsInteger(type) && !GDALDataTypeIsComplex(type)) {
+        int bits = GDALGetDataTypeSizeBits(type), sgn = GDALDataTypeIsSigned(type);
+        double lo = sgn ? -ldexp(1.0, bits - 1) : 0.0;
+        double hi = sgn ? ldexp(1.0, bits - 1) - 1 : ldexp(1.0, bits) - 1;
+        /* 64-bit bounds are not doubles: compare with the power of two above */
+        int above = bits == 64 ? v >= ldexp(1.0, sgn ? 63 : 64) : v > hi;
+        if (!isfinite(v) || v != floor(v) || v < lo || above)
+            return gk_error(ctx, GK_ERR_ARG,
+                            "nodata=%.17g cannot be written as %s (-ot) in %s: give an integer "
+                            "from %.0f to %.0f",
+                            v, GDALGetDataTypeName(type), spec->dst, lo, hi);
+    } else if (type == GDT_Float32 && isfinite(v) && fabs(v) > FLT_MAX) {
+        return gk_error(ctx, GK_ERR_ARG,
+                        "nodata=%.17g is beyond the range of Float32 (-ot) in %s: at most "
+                        "%.9g in magnitude",
+                        v, spec->dst, (double)FLT_MAX);
+    }
+    return GK_OK;
+}
+
 /* ---- file-system checks ------------------------------------------------- */
+
+void gk_format_bytes(double bytes, char *buf, size_t cap)
+{
+    /* the unit that keeps 1 to 1023 of it: "0.00 GiB" told nothing */
+    static const char *unit[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};
+    if (bytes < 1024) {
+        snprintf(buf, cap, "%.0f bytes", bytes);
+        return;
+    }
+    int u = 0;
+    double v = bytes / 1024;
+    while (v >= 1024 && u < 4) {
+        v /= 1024;
+        u++;
+    }
+    snprintf(buf, cap, "%.*f %s", v < 10 ? 2 : 1, v, unit[u]);
+}
 
 static int is_vsi(const char *name)
 {
@@ -288,9 +336,15 @@ static int check_destination(gk_context *ctx, const gk_raster_spec *spec, double
         struct statvfs vfs;
         if (statvfs(dir, &vfs) == 0) {
             double avail = (double)vfs.f_bavail * (double)vfs.f_frsize;
-            if (bytes > avail)
-                rc = gk_error(ctx, GK_ERR_IO, "output %s needs %.2f GiB, only %.2f GiB free in %s",
-                              spec->dst, bytes / GK_GIB, avail / GK_GIB, dir);
+            if (bytes > avail) {
+                char need[32], have[32];
+                gk_format_bytes(bytes, need, sizeof need);
+                gk_format_bytes(avail, have, sizeof have);
+                rc = gk_error(ctx, GK_ERR_IO,
+                              "output %s needs %s uncompressed, only %s free in %s (use "
+                              "-co COMPRESS=... or another directory)",
+                              spec->dst, need, have, dir);
+            }
         }
     }
     CPLFree(dir);
@@ -363,7 +417,7 @@ static int describe(gk_raster_writer *w, const gk_raster_spec *spec)
     for (int b = 1; b <= spec->bands; b++) {
         GDALRasterBandH band = GDALGetRasterBand(w->ds, b);
         if (spec->set_nodata && GDALSetRasterNoDataValue(band, spec->nodata) != CE_None)
-            return gk_error(ctx, GK_ERR_IO, "cannot set nodata %g on band %d of %s: %s",
+            return gk_error(ctx, GK_ERR_IO, "cannot set nodata %.15g on band %d of %s: %s",
                             spec->nodata, b, spec->dst, gdal_msg());
         if (spec->band_descriptions && spec->band_descriptions[b - 1])
             GDALSetDescription(band, spec->band_descriptions[b - 1]);
@@ -396,7 +450,8 @@ gk_raster_writer *gk_raster_writer_open(gk_context *ctx, const gk_raster_spec *s
     GDALDriverH drv = choose_driver(ctx, spec);
     GDALDataType type;
     if (!drv || choose_type(ctx, spec->type, &type) != GK_OK ||
-        check_type_for_driver(ctx, drv, type) != GK_OK)
+        check_type_for_driver(ctx, drv, type) != GK_OK ||
+        check_nodata_for_type(ctx, spec, type) != GK_OK)
         return NULL;
 
     int tsize = GDALGetDataTypeSizeBytes(type);
@@ -750,6 +805,19 @@ int gk_raster_writer_write(gk_raster_writer *w, int band, int x0, int y0, int wd
 double gk_raster_writer_io_seconds(const gk_raster_writer *w)
 {
     return w ? w->io_s : 0.0;
+}
+
+int gk_raster_writer_set_nodata(gk_raster_writer *w, int band, double nodata)
+{
+    pthread_mutex_lock(&w->io);
+    CPLErrorReset();
+    GDALRasterBandH b = GDALGetRasterBand(w->ds, band);
+    int rc = GK_OK;
+    if (!b || GDALSetRasterNoDataValue(b, nodata) != CE_None)
+        rc = gk_error(w->ctx, GK_ERR_IO, "cannot set nodata %.17g on band %d of %s: %s", nodata,
+                      band, w->dst, gdal_msg());
+    pthread_mutex_unlock(&w->io);
+    return rc;
 }
 
 /* ---- commit / abort ----------------------------------------------------- */

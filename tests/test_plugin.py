@@ -192,6 +192,29 @@ with open("other.txt", "w") as f:
 r = run(["gdalinfo", "other.txt"])
 check("GRIDKIT" not in r.stdout + r.stderr, "a non-.gridkit text file is not claimed")
 
+# issue 22 item 8: a binary .gridkit file, or a GRIDKIT: string with escape
+# sequences, is refused without echoing its bytes (GDAL's "ERROR" lines only:
+# gdalinfo repeats the name itself)
+with open("binary.gridkit", "wb") as f:
+    f.write(b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 8 + b" -a nearest x.gpkg\n")
+with open("escape.gridkit", "wb") as f:
+    f.write(b"-a nearest \x1b[2J\x1b]0;title\x07 x.gpkg\n")
+for name in ("binary.gridkit", "escape.gridkit", "GRIDKIT:-a \x1b[31mred x.gpkg"):
+    r = subprocess.run(["gdalinfo", name], capture_output=True)
+    err = b"\n".join(l for l in r.stderr.splitlines() if l.startswith(b"ERROR"))
+    raw = [c for c in err if c < 32 or c == 127]
+    check(r.returncode != 0 and err and not raw and len(err) < 1500 and
+          (b"?[31m" in err if name.startswith("GRIDKIT:") else b"not a text file" in err),
+          "%r refused with a sanitised message: %r" % (name, err[:300]))
+
+# issue 22 item 9: linear on collinear points warns through CPLError
+with open("line.xyz", "w") as f:
+    f.write("x y z\n0 0 1\n1 1 2\n2 2 3\n")
+r = run(["gdal_translate", "-q", "GRIDKIT:-a linear -outsize 4 4 " + os.path.abspath("line.xyz"),
+         "line.tif"])
+check(r.returncode == 0 and "Warning" in r.stderr and "nearest" in r.stderr,
+      "GRIDKIT: linear on collinear points warns: %r" % r.stderr.strip()[:300])
+
 # ---- Python bindings: a window, and only its blocks are computed --------
 big = ["-zfield", "logzinc", "-a", "invdistnn:radius=1000:max_points=12", "-outsize", "1000",
        "1000", MEUSE]
