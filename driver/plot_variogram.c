@@ -4,6 +4,8 @@
  * direction. PNG through an image surface, SVG through cairo-svg.
  */
 #include "plot_variogram.h"
+#include "cancel_cleanup.h"
+#include "replace_output.h"
 
 #include <cairo-svg.h>
 #include <cairo.h>
@@ -282,11 +284,11 @@ int gk_plot_variogram(gk_context *ctx, const char *path, const gk_vgm *v, const 
     if (!svg && !has_ext(path, ".png"))
         return gk_error(ctx, GK_ERR_ARG, "--plot %s: the file name must end in .png or .svg",
                         path);
-    size_t n = strlen(path) + 32;
-    char *tmp = malloc(n);
+    /* the temporary naming that cancel and stale sweeps know (replace_output.h) */
+    char *tmp = gk_output_temp_name(path, "", NULL);
     if (!tmp)
         return gk_error(ctx, GK_ERR_NOMEM, "out of memory");
-    snprintf(tmp, n, "%s.tmp%ld", path, (long)getpid());
+    gk_cancel_watch(tmp);
     cairo_surface_t *sf = svg ? cairo_svg_surface_create(tmp, W, H)
                               : cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)W, (int)H);
     int rc = GK_OK;
@@ -295,6 +297,7 @@ int gk_plot_variogram(gk_context *ctx, const char *path, const gk_vgm *v, const 
                       cairo_status_to_string(cairo_surface_status(sf)));
         cairo_surface_destroy(sf);
         unlink(tmp);
+        gk_cancel_forget(tmp);
         free(tmp);
         return rc;
     }
@@ -313,9 +316,9 @@ int gk_plot_variogram(gk_context *ctx, const char *path, const gk_vgm *v, const 
         rc = gk_error(ctx, GK_ERR_IO, "--plot %s: cannot write (%s)", path,
                       cairo_status_to_string(st));
         unlink(tmp);
-    } else if (rename(tmp, path) != 0) {
-        rc = gk_error(ctx, GK_ERR_IO, "--plot %s: cannot rename the temporary file", path);
-        unlink(tmp);
+        gk_cancel_forget(tmp);
+    } else {
+        rc = gk_output_commit_file(ctx, "--plot", tmp, path);
     }
     free(tmp);
     return rc;

@@ -2,7 +2,10 @@
  * replace_output.c - replacing an existing output without losing it (see
  * replace_output.h).
  */
+/* lstat() is POSIX, not C11 */
+#define _XOPEN_SOURCE 700
 #include "replace_output.h"
+#include "cancel_cleanup.h"
 
 #include <cpl_conv.h>
 #include <cpl_string.h>
@@ -30,12 +33,14 @@ char *gk_output_temp_name(const char *dst, const char *tag, const char *ext_over
 
 int gk_output_aside(gk_context *ctx, const char *dst, char **aside)
 {
-    VSIStatBufL st;
+    struct stat st;
     *aside = NULL;
-    if (VSIStatL(dst, &st) != 0)
+    if (lstat(dst, &st) != 0)
         return GK_OK;
-    if (S_ISDIR(st.st_mode)) /* made since the caller's checks */
-        return gk_error(ctx, GK_ERR_IO, "cannot replace %s: it is a directory", dst);
+    /* only a regular file is renamed aside: something else may have taken
+     * the name since the caller's checks (output_check.h) */
+    if (!S_ISREG(st.st_mode))
+        return gk_error(ctx, GK_ERR_IO, "cannot replace %s: it is no longer a regular file", dst);
     char *a = gk_output_temp_name(dst, "-old", NULL);
     if (!a)
         return gk_error(ctx, GK_ERR_NOMEM, "cannot replace %s: out of memory", dst);
@@ -68,12 +73,31 @@ void gk_output_drop_old(const char *dst, const char *aside, char **old, char **n
     if (!aside)
         return;
     VSIUnlink(aside);
-    VSIStatBufL st;
+    struct stat st;
     for (char **f = old; f && *f; f++) {
         int kept = strcmp(*f, dst) == 0 || CSLFindString(now, *f) >= 0;
         for (char **m = now; !kept && m && *m; m++)
             kept = gk_output_same_file(*f, *m);
-        if (!kept && VSIStatL(*f, &st) == 0)
+        /* a side-car that is a link or a device is not ours to delete */
+        if (!kept && lstat(*f, &st) == 0 && S_ISREG(st.st_mode))
             VSIUnlink(*f);
     }
+}
+
+int gk_output_commit_file(gk_context *ctx, const char *what, const char *tmp, const char *dst)
+{
+    struct stat st;
+    int rc = GK_OK;
+    gk_cancel_hold();
+    if (lstat(dst, &st) == 0 && !S_ISREG(st.st_mode))
+        rc = gk_error(ctx, GK_ERR_IO, "%s %s: cannot replace it, it is no longer a regular file",
+                      what, dst);
+    else if (rename(tmp, dst) != 0)
+        rc = gk_error(ctx, GK_ERR_IO, "%s %s: cannot rename %s to it: %s", what, dst, tmp,
+                      strerror(errno));
+    if (rc != GK_OK)
+        unlink(tmp);
+    gk_cancel_forget(tmp);
+    gk_cancel_release();
+    return rc;
 }
