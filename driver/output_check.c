@@ -54,6 +54,9 @@ int gk_output_same_name(const char *a, const char *b)
  * the usual case free of another open of the input. */
 static int in_dataset(const char *dst, const char *in)
 {
+    struct stat st;
+    if (stat(dst, &st) != 0) /* a file yet to be made is no input's */
+        return 0;
     char *a = CPLStrdup(CPLResetExtension(dst, ""));
     char *b = CPLStrdup(CPLResetExtension(in, ""));
     int related = strcmp(a, b) == 0 || !strncmp(dst, in, strlen(in)); /* x.tif.aux.xml */
