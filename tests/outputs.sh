@@ -128,7 +128,9 @@ expect gdal_num_threads_100000 1 'GDAL_NUM_THREADS=100000.*at most [0-9]+' -- \
     env GDAL_NUM_THREADS=100000 "$GK" grid "${G[@]}" "$W/m.gpkg" "$W/thr.tif"
 expect cv_threads_70000 1 'threads 70000.*at most' -- "$GK" cv -zfield zinc -a invdist --threads 70000 "$W/m.gpkg"
 expect vgm_threads_70000 1 'threads 70000.*at most' -- "$GK" variogram "$W/m.gpkg" -zfield zinc --threads 70000
+# the limit itself is accepted and runs (at most 256 threads here: CI's process limits)
 lim=$(grep -oE 'at most [0-9]+' "$W/threads_70000.err" | grep -oE '[0-9]+')
+[ "${lim:-1}" -le 256 ] || lim=256
 expect threads_at_limit 0 '' -- "$GK" grid "${G[@]}" --threads "${lim:-1}" "$W/m.gpkg" "$W/thr.tif"
 
 # ---- 5. cancelled and killed runs ------------------------------------------
