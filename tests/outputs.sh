@@ -87,6 +87,10 @@ if [ "$(id -u)" = 0 ] && mknod "$W/null" c 1 3 2>/dev/null && mknod "$W/null.png
     expect vgm_o_device 1 'null.*character device' -- "$GK" variogram "$W/m.gpkg" -zfield zinc -o "$W/null"
     expect vgm_plot_device 1 'null\.png.*character device' -- "$GK" variogram "$W/m.gpkg" -zfield zinc --plot "$W/null.png"
     expect cv_o_device 1 'null.*character device' -- "$GK" cv -zfield zinc -a invdist "$W/m.gpkg" -o "$W/null"
+    ln -s null "$W/devlink.tif"
+    expect grid_dst_link_to_device 1 'devlink\.tif links to .*null.*character device' -- \
+        "$GK" grid "${G[@]}" "$W/m.gpkg" "$W/devlink.tif"
+    if [ -L "$W/devlink.tif" ] && [ "$(readlink "$W/devlink.tif")" = null ]; then ok devlink_untouched; else ko devlink_untouched "link changed"; fi
     check_node all_device_untouched "$W/null" "character special file 1:3"
     check_node plot_device_untouched "$W/null.png" "character special file 1:3"
 else
