@@ -44,8 +44,9 @@ static double process_start(long pid)
     char *p = strrchr(buf, ')');
     if (!p)
         return -1;
-    /* field 3 (state) is first after ')'; start time is field 22 */
-    for (int field = 3; field < 22 && p; field++)
+    /* field 3 (state) is first after ')'; p ends on the space before field 22,
+     * the start time */
+    for (int field = 3; field <= 22 && p; field++)
         p = strchr(p + 1, ' ');
     if (!p)
         return -1;

@@ -181,6 +181,29 @@ expect_after_kill() {
 }
 expect_after_kill
 rm -f "$W"/big*.gridkit-tmp-*
+# a pid reused since: a live process under the temporary's pid that started after
+# the file last changed is no writer of it. The pid is picked through
+# /proc/sys/kernel/ns_last_pid (root); skipped where that is not possible.
+if [ -w /proc/sys/kernel/ns_last_pid ]; then
+    want=$(( ($(cat /proc/sys/kernel/ns_last_pid) + 300) % $(cat /proc/sys/kernel/pid_max) ))
+    [ $want -ge 300 ] || want=300
+    : >"$W/big.gridkit-tmp-$want.tif"
+    sleep 2.2 # the process below starts well after the file's ctime
+    echo $((want - 1)) >/proc/sys/kernel/ns_last_pid 2>/dev/null
+    sleep 30 &
+    reuser=$!
+    if [ "$reuser" = "$want" ]; then
+        "$GK" grid "${G[@]}" "$W/m.gpkg" "$W/big.tif" 2>/dev/null
+        if [ ! -e "$W/big.gridkit-tmp-$want.tif" ]; then ok stale_with_reused_pid_removed; else ko stale_with_reused_pid_removed "big.gridkit-tmp-$want.tif kept although pid $want started after it"; fi
+    else
+        echo "SKIP stale_with_reused_pid_removed: got pid $reuser, not $want (another process took it)"
+    fi
+    kill $reuser 2>/dev/null
+    wait $reuser 2>/dev/null
+    rm -f "$W/big.gridkit-tmp-$want.tif"
+else
+    echo "SKIP stale_with_reused_pid_removed: /proc/sys/kernel/ns_last_pid not writable"
+fi
 # killed between its two renames: the old output aside, none in place -> put back
 cp "$W/big.orig" "$W/big.gridkit-tmp-999999-old.tif"
 rm -f "$W/big.tif"
