@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *cv_usage(void)
@@ -435,6 +436,18 @@ static int write_residuals(gk_context *ctx, const char *dst, char **inputs, cons
     if (!tmp) {
         CSLDestroy(old_files);
         return gk_error(ctx, GK_ERR_NOMEM, "-o %s: out of memory", dst);
+    }
+    /* our temporary name taken by something else (a link planted in /tmp):
+     * neither written through nor deleted */
+    struct stat tst;
+    if (lstat(tmp, &tst) == 0 && !S_ISREG(tst.st_mode)) {
+        int rc = gk_error(ctx, GK_ERR_IO,
+                          "-o %s: cannot create %s: something that is not a file of gridkit's "
+                          "has that name; it is left as it is",
+                          dst, tmp);
+        free(tmp);
+        CSLDestroy(old_files);
+        return rc;
     }
     delete_quietly(drv, tmp);
     gk_cancel_watch(tmp);

@@ -542,15 +542,13 @@ int gk_cmd_variogram(int argc, char **argv)
             rc = gk_error(ctx, GK_ERR_NOMEM, "-o %s: out of memory", va.out);
             goto done;
         }
-        gk_cancel_watch(tmp);
-        f = fopen(tmp, "w");
+        f = gk_output_open_temp(ctx, "-o", va.out, tmp);
         if (!f) {
-            rc = gk_error(ctx, GK_ERR_IO, "-o %s: cannot create %s: %s", va.out, tmp,
-                          strerror(errno));
-            gk_cancel_forget(tmp);
+            rc = gk_errno(ctx);
             free(tmp);
             goto done;
         }
+        gk_cancel_watch(tmp);
     }
     int wr = write_output(f, &va, &v, gk_points_count(pts), have_model ? &model : NULL,
                           fitted ? &fr : NULL);

@@ -302,16 +302,14 @@ int gk_plot_variogram(gk_context *ctx, const char *path, const gk_vgm *v, const 
     char *tmp = gk_output_temp_name(path, "", NULL);
     if (!tmp)
         return gk_error(ctx, GK_ERR_NOMEM, "out of memory");
-    gk_cancel_watch(tmp);
     /* our own FILE: cairo's file errors do not say why (read-only, disk full) */
-    plot_sink out = {fopen(tmp, "wb"), 0};
+    plot_sink out = {gk_output_open_temp(ctx, "--plot", path, tmp), 0};
     if (!out.f) {
-        int rc = gk_error(ctx, GK_ERR_IO, "--plot %s: cannot create %s: %s", path, tmp,
-                          strerror(errno));
-        gk_cancel_forget(tmp);
+        int rc = gk_errno(ctx);
         free(tmp);
         return rc;
     }
+    gk_cancel_watch(tmp);
     cairo_surface_t *sf = svg ? cairo_svg_surface_create_for_stream(sink_write, &out, W, H)
                               : cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)W, (int)H);
     int rc = GK_OK;

@@ -11,6 +11,7 @@
 #include <cpl_string.h>
 #include <cpl_vsi.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,4 +101,52 @@ int gk_output_commit_file(gk_context *ctx, const char *what, const char *tmp, co
     gk_cancel_forget(tmp);
     gk_cancel_release();
     return rc;
+}
+
+/* A file at our own temporary name is a dead process's with our pid (the
+ * stale sweep skips our pid) when it is a regular file of ours; anything
+ * else there (a link planted in /tmp) is left alone and refused. */
+static int open_new(const char *tmp)
+{
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    struct stat st;
+    if (fd < 0 && errno == EEXIST && lstat(tmp, &st) == 0 && S_ISREG(st.st_mode) &&
+        st.st_uid == geteuid() && unlink(tmp) == 0)
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    return fd;
+}
+
+static int claim_error(gk_context *ctx, const char *what, const char *dst, const char *tmp)
+{
+    int e = errno;
+    return gk_error(ctx, GK_ERR_IO, "%s %s: cannot create %s: %s%s", what, dst, tmp, strerror(e),
+                    e == EEXIST || e == ELOOP
+                        ? " (something that is not a file of gridkit's has that name; "
+                          "it is left as it is)"
+                        : "");
+}
+
+int gk_output_claim(gk_context *ctx, const char *what, const char *dst, const char *tmp)
+{
+    int fd = open_new(tmp);
+    if (fd < 0)
+        return claim_error(ctx, what, dst, tmp);
+    close(fd);
+    return GK_OK;
+}
+
+FILE *gk_output_open_temp(gk_context *ctx, const char *what, const char *dst, const char *tmp)
+{
+    int fd = open_new(tmp);
+    if (fd < 0) {
+        claim_error(ctx, what, dst, tmp);
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "wb");
+    if (!f) {
+        gk_error(ctx, GK_ERR_NOMEM, "%s %s: cannot open %s: %s", what, dst, tmp, strerror(errno));
+        close(fd);
+        unlink(tmp);
+    }
+    return f;
 }

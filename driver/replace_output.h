@@ -15,6 +15,8 @@
 
 #include "gridkit.h"
 
+#include <stdio.h>
+
 /* "<dst without extension>.gridkit-tmp-<pid><tag><.ext>", ext being dst's
  * own unless ext_override; malloc'd, NULL when out of memory. */
 char *gk_output_temp_name(const char *dst, const char *tag, const char *ext_override);
@@ -39,6 +41,14 @@ void gk_output_drop_old(const char *dst, const char *aside, char **old, char **n
  * off meanwhile; tmp is deleted when that fails. Forgets tmp in
  * cancel_cleanup.h. An error names what (the option) and dst. */
 int gk_output_commit_file(gk_context *ctx, const char *what, const char *tmp, const char *dst);
+
+/* Creates the temporary tmp as a new empty regular file (O_EXCL, no link
+ * followed), before a driver writes it: a symbolic link planted under
+ * that predictable name (in /tmp, say) is never written through. An error
+ * names what, dst and tmp. */
+int gk_output_claim(gk_context *ctx, const char *what, const char *dst, const char *tmp);
+/* The same, opened for writing (a table, a plot); NULL and an error. */
+FILE *gk_output_open_temp(gk_context *ctx, const char *what, const char *dst, const char *tmp);
 
 /* a and b both exist and are the same file (device and inode). */
 int gk_output_same_file(const char *a, const char *b);

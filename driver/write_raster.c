@@ -413,9 +413,6 @@ gk_raster_writer *gk_raster_writer_open(gk_context *ctx, const gk_raster_spec *s
         writer_free(w);
         return NULL;
     }
-    /* a cancelled run leaves no temporary that looks like a whole raster */
-    gk_cancel_watch(w->tmp);
-    gk_cancel_watch(w->mid);
 
     /* The dataset the tiles go into: the output itself, or a plain GTiff
      * that CreateCopy reads at commit. */
@@ -432,6 +429,23 @@ gk_raster_writer *gk_raster_writer_open(gk_context *ctx, const gk_raster_spec *s
             co = CSLSetNameValue(co, "INTERLEAVE", "BAND");
     }
     const char *create_name = w->copy ? w->mid : w->tmp;
+    /* claimed as new regular files first (replace_output.h); drivers other
+     * than GTiff may refuse to create over an existing file, so theirs is
+     * given back just before they create it (here, or at commit for
+     * CreateCopy) */
+    int claimed = gk_output_claim(ctx, "output", spec->dst, w->tmp) == GK_OK;
+    if (!claimed || (w->mid && gk_output_claim(ctx, "output", spec->dst, w->mid) != GK_OK)) {
+        if (claimed)
+            unlink(w->tmp);
+        CSLDestroy(co);
+        writer_free(w); /* an unclaimed name is not ours: nothing deleted */
+        return NULL;
+    }
+    /* a cancelled run leaves no temporary that looks like a whole raster */
+    gk_cancel_watch(w->tmp);
+    gk_cancel_watch(w->mid);
+    if (!w->copy && !EQUAL(GDALGetDriverShortName(w->driver), "GTiff"))
+        unlink(w->tmp);
     CPLErrorReset();
     w->ds = create_drv ? GDALCreate(create_drv, create_name, spec->nx, spec->ny, spec->bands, type,
                                     co)
@@ -813,8 +827,10 @@ int gk_raster_writer_commit(gk_raster_writer *w)
     if (w->copy) {
         GDALFlushCache(w->ds);
         GDALDatasetH out = NULL;
-        if (!gdal_failed())
+        if (!gdal_failed()) {
+            unlink(w->tmp); /* claimed at open; the driver makes it anew */
             out = GDALCreateCopy(w->driver, w->tmp, w->ds, FALSE, w->copy_options, NULL, NULL);
+        }
         if (!out || gdal_failed()) {
             rc = gk_error(ctx, GK_ERR_IO, "cannot write %s: %s", w->dst, gdal_msg());
             if (out)

@@ -124,6 +124,45 @@ ln -s nowhere/x.tif "$W/dangling.tif"
 expect grid_dst_dangling_symlink 1 'dangling\.tif.*symbolic link' -- "$GK" grid "${G[@]}" "$W/m.gpkg" "$W/dangling.tif"
 if [ -L "$W/dangling.tif" ] && [ "$(readlink "$W/dangling.tif")" = nowhere/x.tif ]; then ok dangling_untouched; else ko dangling_untouched "link changed"; fi
 
+# a link planted under the temporary name a run will use (its pid chosen
+# through ns_last_pid, root): never written through, never deleted
+planted() { # NAME DST TMP_EXT -- command (run as the pid planted for)
+    local name=$1 dst=$2 ext=$3
+    shift 4
+    if [ ! -w /proc/sys/kernel/ns_last_pid ]; then
+        echo "SKIP $name: /proc/sys/kernel/ns_last_pid not writable"
+        return
+    fi
+    local want stem
+    want=$(( ($(cat /proc/sys/kernel/ns_last_pid) + 300) % $(cat /proc/sys/kernel/pid_max) ))
+    [ $want -ge 300 ] || want=300
+    stem=${dst%.*}
+    echo secret >"$W/victim"
+    ln -s victim "$stem.gridkit-tmp-$want.$ext"
+    echo $((want - 1)) >/proc/sys/kernel/ns_last_pid 2>/dev/null
+    "$@" >"$W/$name.out" 2>"$W/$name.err" & # gridkit itself takes the pid (no timeout in between)
+    local pid=$!
+    (sleep 60 && kill -KILL $pid 2>/dev/null) &
+    local watchdog=$!
+    wait $pid
+    local rc=$?
+    kill $watchdog 2>/dev/null
+    wait $watchdog 2>/dev/null
+    if [ "$pid" != "$want" ]; then
+        echo "SKIP $name: the run got pid $pid, not $want"
+    elif [ $rc -ne 0 ] && [ $rc -lt 124 ] && grep -q 'not a file of gridkit' "$W/$name.err" &&
+        [ "$(cat "$W/victim")" = secret ] && [ -L "$stem.gridkit-tmp-$want.$ext" ]; then
+        ok "$name"
+    else
+        ko "$name" "rc $rc, victim '$(head -c 40 "$W/victim" | tr -cd '[:print:]')', link $(ls -l "$stem.gridkit-tmp-$want.$ext" 2>&1) | $(head -c 300 "$W/$name.err")"
+    fi
+    rm -f "$stem.gridkit-tmp-$want.$ext"
+}
+planted planted_link_grid "$W/p.tif" tif -- "$GK" grid "${G[@]}" "$W/m.gpkg" "$W/p.tif"
+planted planted_link_vgm_o "$W/p.txt" txt -- "$GK" variogram "$W/m.gpkg" -zfield zinc -o "$W/p.txt"
+planted planted_link_vgm_plot "$W/p.png" png -- "$GK" variogram "$W/m.gpkg" -zfield zinc --plot "$W/p.png"
+planted planted_link_cv_o "$W/p.gpkg" gpkg -- "$GK" cv -zfield zinc -a invdist "$W/m.gpkg" -o "$W/p.gpkg"
+
 # ---- 6. thread counts ------------------------------------------------------
 for n in 100000 70000; do
     expect "threads_$n" 1 "threads $n.*at most [0-9]+" -- "$GK" grid "${G[@]}" --threads $n "$W/m.gpkg" "$W/thr.tif"
