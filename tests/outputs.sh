@@ -142,7 +142,7 @@ planted() { # NAME DST TMP_EXT -- command (run as the pid planted for)
     echo $((want - 1)) >/proc/sys/kernel/ns_last_pid 2>/dev/null
     "$@" >"$W/$name.out" 2>"$W/$name.err" & # gridkit itself takes the pid (no timeout in between)
     local pid=$!
-    (sleep 60 && kill -KILL $pid 2>/dev/null) &
+    (sleep 60 && kill -KILL $pid) >/dev/null 2>&1 & # no pipe of ctest held open
     local watchdog=$!
     wait $pid
     local rc=$?
