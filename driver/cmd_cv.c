@@ -5,7 +5,10 @@
  */
 #include "commands.h"
 #include "crossval.h"
+#include "cancel_cleanup.h"
 #include "grid_options.h"
+#include "kriging_params.h"
+#include "output_check.h"
 #include "replace_output.h"
 
 #include <cpl_conv.h>
@@ -20,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *cv_usage(void)
@@ -391,6 +395,7 @@ static int replace_dst(gk_context *ctx, const char *tmp, const char *dst, char *
                        char **old_files)
 {
     char *aside = NULL, **moved = NULL;
+    gk_cancel_hold(); /* not with the old file aside and the new one unnamed */
     int rc = gk_output_aside(ctx, dst, &aside);
     if (rc == GK_OK) {
         rc = rename_files(ctx, tmp, dst, inputs, &moved);
@@ -399,6 +404,7 @@ static int replace_dst(gk_context *ctx, const char *tmp, const char *dst, char *
         else
             gk_output_restore(ctx, dst, aside);
     }
+    gk_cancel_release();
     CSLDestroy(moved);
     free(aside);
     return rc;
@@ -441,12 +447,27 @@ static int write_residuals(gk_context *ctx, const char *dst, char **inputs, cons
         CSLDestroy(old_files);
         return gk_error(ctx, GK_ERR_NOMEM, "-o %s: out of memory", dst);
     }
+    /* our temporary name taken by something else (a link planted in /tmp):
+     * neither written through nor deleted */
+    struct stat tst;
+    if (lstat(tmp, &tst) == 0 && !S_ISREG(tst.st_mode)) {
+        int rc = gk_error(ctx, GK_ERR_IO,
+                          "-o %s: cannot create %s: something that is not a file of gridkit's "
+                          "has that name; it is left as it is",
+                          dst, tmp);
+        free(tmp);
+        CSLDestroy(old_files);
+        return rc;
+    }
     delete_quietly(drv, tmp);
+    gk_cancel_watch(tmp);
     CPLErrorReset();
     GDALDatasetH ds = GDALCreate(drv, tmp, 0, 0, 0, GDT_Unknown, NULL);
     if (!ds) {
         int rc = gk_error(ctx, GK_ERR_IO, "-o %s: cannot create it (%s): %s", dst,
                           GDALGetDriverShortName(drv), CPLGetLastErrorMsg());
+        delete_quietly(drv, tmp);
+        gk_cancel_forget(tmp);
         free(tmp);
         CSLDestroy(old_files);
         return rc;
@@ -460,6 +481,7 @@ static int write_residuals(gk_context *ctx, const char *dst, char **inputs, cons
         rc = replace_dst(ctx, tmp, dst, inputs, old_files);
     if (rc)
         delete_quietly(drv, tmp);
+    gk_cancel_forget(tmp);
     CSLDestroy(old_files);
     free(tmp);
     return rc;
@@ -491,7 +513,7 @@ static int run(gk_context *ctx, int argc, char **argv)
     gk_algorithm *alg = NULL;
     gk_source_points sp = {0};
     gk_cv_result res = {0};
-    char *srs = NULL;
+    char *srs = NULL, *out = NULL;
     int rc = split_args(ctx, argc, argv, &co, &nr, rest);
     if (rc)
         goto done;
@@ -506,10 +528,23 @@ static int run(gk_context *ctx, int argc, char **argv)
         goto done;
     }
     gk_algorithm_set_precision(alg, o->precision);
-    int threads = o->threads;
-    const char *env = CPLGetConfigOption("GDAL_NUM_THREADS", NULL);
-    if (!threads && env && !EQUAL(env, "ALL_CPUS") && atoi(env) > 0)
-        threads = atoi(env);
+    /* every input, so that -o is none of them (checked before the work) */
+    const char *protect[4 + GK_KRIGE_MAX_DRIFT_RASTERS] = {o->src, o->clipsrc, NULL};
+    int np = 2;
+    const gk_kriging_params *kp = gk_algorithm_kriging(alg);
+    if (kp && kp->variogram_file[0])
+        protect[np++] = kp->variogram_file;
+    for (int k = 0; kp && k < kp->n_drift_rasters; k++)
+        protect[np++] = kp->drift_raster[k];
+    if (co.out && !(out = gk_output_prepare(ctx, "-o", co.out, protect, np))) {
+        rc = gk_errno(ctx);
+        goto done;
+    }
+    int threads = gk_grid_options_threads(ctx, o);
+    if (threads < 0) {
+        rc = gk_errno(ctx);
+        goto done;
+    }
     gk_context_set_threads(ctx, threads);
     if (o->a_srs && !(srs = srs_to_wkt(ctx, o->a_srs))) {
         rc = gk_errno(ctx);
@@ -548,10 +583,10 @@ static int run(gk_context *ctx, int argc, char **argv)
         fprintf(stderr, "gridkit cv: warning: %zu of %zu points got no prediction (nodata); the "
                         "statistics use the other %zu\n",
                 res.n_failed, res.n, res.n - res.n_failed);
-    if (co.out) {
-        const char *protect[3] = {o->src, o->clipsrc, NULL};
-        char **inputs = input_files(protect, o->open_options);
-        rc = write_residuals(ctx, co.out, inputs, srs ? srs : sp.srs_wkt, &res);
+    if (out) {
+        const char *inputs_of[3] = {o->src, o->clipsrc, NULL};
+        char **inputs = input_files(inputs_of, o->open_options);
+        rc = write_residuals(ctx, out, inputs, srs ? srs : sp.srs_wkt, &res);
         CSLDestroy(inputs);
         if (rc)
             goto done;
@@ -565,6 +600,7 @@ done:
     gk_algorithm_free(alg);
     gk_grid_options_free(o);
     CPLFree(srs);
+    free(out);
     free(rest);
     return rc;
 }

@@ -100,17 +100,6 @@ static double warm_up_join(gpu_warm_up *w)
     return gk_seconds() - t0;
 }
 
-/* --threads, else GDAL_NUM_THREADS (as gdal_grid), else every core. */
-static int thread_count(const gk_grid_options *o)
-{
-    if (o->threads > 0)
-        return o->threads;
-    const char *s = CPLGetConfigOption("GDAL_NUM_THREADS", NULL);
-    if (s && !EQUAL(s, "ALL_CPUS") && atoi(s) > 0)
-        return atoi(s);
-    return 0;
-}
-
 /* gdal_grid's geometry: extent from -txe/-tye, else (gridkit's choice) the
  * bounding box of the points actually used by every band; size from -outsize,
  * else -tr with gdal_grid's rounding, else 256 x 256. */
@@ -194,7 +183,10 @@ const char *gk_grid_plan_srs(const gk_grid_plan *p)
 int gk_grid_plan_init(gk_context *ctx, const gk_grid_options *o, gk_grid_plan *p)
 {
     memset(p, 0, sizeof *p);
-    gk_context_set_threads(ctx, thread_count(o));
+    int threads = gk_grid_options_threads(ctx, o);
+    if (threads < 0)
+        return gk_errno(ctx);
+    gk_context_set_threads(ctx, threads);
     /* A GPU asked for by name is checked (started) by set_device: that waits
      * until the points are read, while the warm-up thread starts it. */
     gpu_warm_up warm = {0};

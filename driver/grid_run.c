@@ -142,10 +142,13 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
     gk_raster_writer *w = NULL;
     int rc = GK_OK;
 
-    const char *protect[3 + GK_KRIGE_MAX_DRIFT_RASTERS] = {o->src, NULL, NULL};
+    /* every input: the output may be none of them (output_check.h) */
+    const char *protect[4 + GK_KRIGE_MAX_DRIFT_RASTERS] = {o->src, NULL, NULL};
     int np = 1;
     if (o->clipsrc)
         protect[np++] = o->clipsrc;
+    if (kp && kp->variogram_file[0])
+        protect[np++] = kp->variogram_file;
     for (int k = 0; kp && k < kp->n_drift_rasters; k++)
         protect[np++] = kp->drift_raster[k];
     gk_raster_spec spec = {0};

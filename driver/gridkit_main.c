@@ -4,6 +4,7 @@
  *   gridkit grid [gdal_grid's arguments] SRC DST
  *   gridkit --version | --help
  */
+#include "cancel_cleanup.h"
 #include "commands.h"
 #include "gridkit_lib.h"
 
@@ -134,6 +135,7 @@ int main(int argc, char **argv)
 {
     stop_blas_threads();
     sqlite_without_statistics();
+    gk_cancel_install(); /* Ctrl-C, kill, a closed terminal: no temporary stays */
     GDALAllRegister();
     argc = general_options(argc, &argv);
     if (argc < 1)

@@ -8,10 +8,12 @@
  * flushed out of GDAL's block cache as soon as no partially written block
  * row remains, so memory stays about one row of tiles whatever the grid size.
  */
-/* realpath() is XSI; GDAL's VSIStatBufL is a struct stat64 */
+/* faccessat() and statvfs() are POSIX; GDAL's VSIStatBufL is a struct stat64 */
 #define _XOPEN_SOURCE 700
 #define _LARGEFILE64_SOURCE 1
 #include "write_raster.h"
+#include "cancel_cleanup.h"
+#include "output_check.h"
 #include "replace_output.h"
 
 #include <errno.h>
@@ -277,54 +279,21 @@ static char *dir_of(const char *name)
     return CPLStrdup(*path ? path : ".");
 }
 
-/* Canonical spelling of a name that may not exist yet: realpath of the file,
- * else realpath of its directory + base name, else the name itself. */
-static char *canonical(const char *name)
-{
-    char *r = realpath(name, NULL);
-    if (r)
-        return r;
-    char *dir = dir_of(name);
-    char *rd = realpath(dir, NULL);
-    CPLFree(dir);
-    if (!rd)
-        return strdup(name);
-    const char *base = CPLGetFilename(name);
-    size_t len = strlen(rd) + strlen(base) + 2;
-    char *out = malloc(len);
-    if (out)
-        snprintf(out, len, "%s/%s", rd, base);
-    free(rd);
-    return out;
-}
-
-static int same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
-        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-    char *ca = canonical(a), *cb = canonical(b);
-    int same = ca && cb && strcmp(ca, cb) == 0;
-    free(ca);
-    free(cb);
-    return same;
-}
-
+/* *path: the file to write (output_check.h: dst, or a link's target). */
 static int check_destination(gk_context *ctx, const gk_raster_spec *spec, double bytes,
-                             int compressed)
+                             int compressed, char **path)
 {
-    for (const char *const *p = spec->protect; p && *p; p++)
-        if (same_file(spec->dst, *p))
-            return gk_error(ctx, GK_ERR_ARG, "refusing to overwrite input %s (output %s)", *p,
-                            spec->dst);
-    if (is_vsi(spec->dst))
+    int n = 0;
+    while (spec->protect && spec->protect[n])
+        n++;
+    *path = gk_output_prepare(ctx, "output", spec->dst, spec->protect, n);
+    if (!*path)
+        return gk_errno(ctx) ? gk_errno(ctx) : GK_ERR_ARG;
+    if (is_vsi(*path))
         return GK_OK; /* virtual file systems: GDAL will tell */
 
     struct stat st;
-    if (stat(spec->dst, &st) == 0 && S_ISDIR(st.st_mode))
-        return gk_error(ctx, GK_ERR_ARG, "output %s is a directory", spec->dst);
-
-    char *dir = dir_of(spec->dst);
+    char *dir = dir_of(*path);
     int rc = GK_OK;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
         rc = gk_error(ctx, GK_ERR_IO, "output directory %s does not exist (for %s)", dir,
@@ -348,6 +317,10 @@ static int check_destination(gk_context *ctx, const gk_raster_spec *spec, double
         }
     }
     CPLFree(dir);
+    if (rc != GK_OK) {
+        free(*path);
+        *path = NULL;
+    }
     return rc;
 }
 
@@ -357,6 +330,8 @@ static void writer_free(gk_raster_writer *w)
 {
     if (!w)
         return;
+    gk_cancel_forget(w->tmp);
+    gk_cancel_forget(w->mid);
     free(w->dst);
     free(w->tmp);
     free(w->mid);
@@ -463,12 +438,17 @@ gk_raster_writer *gk_raster_writer_open(gk_context *ctx, const gk_raster_spec *s
     }
     double bytes = (double)spec->nx * spec->ny * spec->bands * tsize;
     int compressed = CSLFetchNameValue(spec->creation_options, "COMPRESS") != NULL;
-    if (check_destination(ctx, spec, bytes, compressed) != GK_OK)
+    char *path;
+    if (check_destination(ctx, spec, bytes, compressed, &path) != GK_OK)
         return NULL;
+    gk_raster_spec resolved = *spec;
+    resolved.dst = path;
+    spec = &resolved;
 
     gk_raster_writer *w = calloc(1, sizeof *w);
     if (!w) {
         gk_error(ctx, GK_ERR_NOMEM, "out of memory opening %s", spec->dst);
+        free(path);
         return NULL;
     }
     pthread_mutex_init(&w->lock, NULL);
@@ -479,13 +459,13 @@ gk_raster_writer *gk_raster_writer_open(gk_context *ctx, const gk_raster_spec *s
     w->ny = spec->ny;
     w->bands = spec->bands;
     w->copy = GDALGetMetadataItem(drv, GDAL_DCAP_CREATE, NULL) == NULL;
-    w->dst = strdup(spec->dst);
+    w->dst = path;
     w->tmp = gk_output_temp_name(spec->dst, "", NULL);
     if (w->copy)
         w->mid = gk_output_temp_name(spec->dst, "-src", "tif");
-    if (!w->dst || !w->tmp || (w->copy && !w->mid)) {
-        writer_free(w);
+    if (!w->tmp || (w->copy && !w->mid)) {
         gk_error(ctx, GK_ERR_NOMEM, "out of memory opening %s", spec->dst);
+        writer_free(w);
         return NULL;
     }
 
@@ -504,6 +484,23 @@ gk_raster_writer *gk_raster_writer_open(gk_context *ctx, const gk_raster_spec *s
             co = CSLSetNameValue(co, "INTERLEAVE", "BAND");
     }
     const char *create_name = w->copy ? w->mid : w->tmp;
+    /* claimed as new regular files first (replace_output.h); drivers other
+     * than GTiff may refuse to create over an existing file, so theirs is
+     * given back just before they create it (here, or at commit for
+     * CreateCopy) */
+    int claimed = gk_output_claim(ctx, "output", spec->dst, w->tmp) == GK_OK;
+    if (!claimed || (w->mid && gk_output_claim(ctx, "output", spec->dst, w->mid) != GK_OK)) {
+        if (claimed)
+            unlink(w->tmp);
+        CSLDestroy(co);
+        writer_free(w); /* an unclaimed name is not ours: nothing deleted */
+        return NULL;
+    }
+    /* a cancelled run leaves no temporary that looks like a whole raster */
+    gk_cancel_watch(w->tmp);
+    gk_cancel_watch(w->mid);
+    if (!w->copy && !EQUAL(GDALGetDriverShortName(w->driver), "GTiff"))
+        unlink(w->tmp);
     CPLErrorReset();
     w->ds = create_drv ? GDALCreate(create_drv, create_name, spec->nx, spec->ny, spec->bands, type,
                                     co)
@@ -852,6 +849,8 @@ static int replace_dst(gk_raster_writer *w)
     char **now = made ? CPLCorrespondingPaths(w->tmp, w->dst, made) : NULL;
     CSLDestroy(made);
     char *aside = NULL;
+    /* a cancel now would leave the old file aside and the new one unnamed */
+    gk_cancel_hold();
     int rc = gk_output_aside(w->ctx, w->dst, &aside);
     CPLErrorReset();
     CPLPushErrorHandler(CPLQuietErrorHandler);
@@ -874,6 +873,7 @@ static int replace_dst(gk_raster_writer *w)
     }
     if (rc == GK_OK)
         gk_output_drop_old(w->dst, aside, old, now);
+    gk_cancel_release();
     free(aside);
     CSLDestroy(old);
     CSLDestroy(now);
@@ -895,8 +895,10 @@ int gk_raster_writer_commit(gk_raster_writer *w)
     if (w->copy) {
         GDALFlushCache(w->ds);
         GDALDatasetH out = NULL;
-        if (!gdal_failed())
+        if (!gdal_failed()) {
+            unlink(w->tmp); /* claimed at open; the driver makes it anew */
             out = GDALCreateCopy(w->driver, w->tmp, w->ds, FALSE, w->copy_options, NULL, NULL);
+        }
         if (!out || gdal_failed()) {
             rc = gk_error(ctx, GK_ERR_IO, "cannot write %s: %s", w->dst, gdal_msg());
             if (out)

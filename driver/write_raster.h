@@ -36,7 +36,8 @@ typedef struct {
 /* A byte count in the unit that fits: "512 bytes", "1.50 KiB", "3.2 MiB". */
 void gk_format_bytes(double bytes, char *buf, size_t cap);
 /* Validates everything it can before any work (driver exists and can write,
- * type name, destination is not an input, directory writable, enough disk for
+ * type name, destination is not an input and is a regular file or none
+ * (output_check.h), directory writable, enough disk for
  * uncompressed output) and creates the temporary dataset. */
 gk_raster_writer *gk_raster_writer_open(gk_context *ctx, const gk_raster_spec *spec);
 /* Preferred tile size: the output's block size, bounded to sane tiles. */
