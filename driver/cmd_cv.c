@@ -10,6 +10,7 @@
 #include "kriging_params.h"
 #include "output_check.h"
 #include "replace_output.h"
+#include "vmodel_json.h"
 
 #include <cpl_conv.h>
 #include <cpl_string.h>
@@ -536,6 +537,14 @@ static int run(gk_context *ctx, int argc, char **argv)
         protect[np++] = kp->variogram_file;
     for (int k = 0; kp && k < kp->n_drift_rasters; k++)
         protect[np++] = kp->drift_raster[k];
+    /* kriging: variogram=FILE.json is read here, as gridkit grid reads it */
+    if (kp && kp->variogram_file[0]) {
+        gk_vmodel vm;
+        if ((rc = gk_vmodel_read_json(ctx, kp->variogram_file, &vm)) ||
+            (rc = gk_kriging_set_model(ctx, alg, &vm)))
+            goto done;
+        kp = gk_algorithm_kriging(alg);
+    }
     if (co.out && !(out = gk_output_prepare(ctx, "-o", co.out, protect, np))) {
         rc = gk_errno(ctx);
         goto done;
