@@ -80,13 +80,14 @@ typedef double kg_v4 __attribute__((vector_size(32)));
 
 #define KG_LOAD(v, p) memcpy(&(v), (p), sizeof(kg_v4))
 
-/* dot(a, b[r], len) for r < NB (4 or 8), each in the one order every entry
- * uses: four partial sums by index mod 4 (the vector's lanes), the tail into
- * the first, then (s0 + s2) + (s1 + s3). */
-static inline __attribute__((always_inline)) void dotn(const double *a, const double *const *b,
-                                                       int nb, size_t len, double *out)
+/* dot(a, b[r], len) for r < nb (at most 8), each in the one order every
+ * entry uses: four partial sums, lane l taking the indices k = l (mod 4) in
+ * ascending order (the last, partial vector too), then (s0 + s2) + (s1 + s3).
+ * Lanes past len add +0 to sums that are never -0: nothing. */
+static inline __attribute__((always_inline)) void dot_lanes(const double *a,
+                                                            const double *const *b, int nb,
+                                                            size_t len, kg_v4 *s)
 {
-    kg_v4 s[8];
     for (int r = 0; r < nb; r++)
         s[r] = (kg_v4){0, 0, 0, 0};
     size_t k = 0;
@@ -98,11 +99,31 @@ static inline __attribute__((always_inline)) void dotn(const double *a, const do
             s[r] += x * y;
         }
     }
-    for (; k < len; k++)
-        for (int r = 0; r < nb; r++)
-            s[r][0] += a[k] * b[r][k];
+    if (k < len) {
+        kg_v4 x = {0, 0, 0, 0};
+        for (size_t l = 0; l < len - k; l++)
+            x[l] = a[k + l];
+        for (int r = 0; r < nb; r++) {
+            kg_v4 y = {0, 0, 0, 0};
+            for (size_t l = 0; l < len - k; l++)
+                y[l] = b[r][k + l];
+            s[r] += x * y;
+        }
+    }
+}
+
+static inline __attribute__((always_inline)) double kg_fold(kg_v4 s)
+{
+    return (s[0] + s[2]) + (s[1] + s[3]);
+}
+
+static inline __attribute__((always_inline)) void dotn(const double *a, const double *const *b,
+                                                       int nb, size_t len, double *out)
+{
+    kg_v4 s[8];
+    dot_lanes(a, b, nb, len, s);
     for (int r = 0; r < nb; r++)
-        out[r] = (s[r][0] + s[r][2]) + (s[r][1] + s[r][3]);
+        out[r] = kg_fold(s[r]);
 }
 
 static inline __attribute__((always_inline)) void dot4(const double *a, const double *const b[4],
@@ -151,9 +172,11 @@ static size_t chol_rows(double *L, size_t n, double *inv, double tol)
 
 /* Rows [i0, i1) of b = L^-1 b for KG_NC columns (pointers may repeat) whose
  * entries before k0 (a multiple of 4) are zero; rows before i0 are done.
+ * Two rows at a time share the loads of b: row i + 1's lanes take the same
+ * indices as row i's, then index i (the last of its lane) once b_i is known.
  * Compiled for AVX2 too: each lane is its own sum, so the doubles are the
  * same at any vector width (and no contraction into FMA: -ffp-contract=off). */
-#define KG_NC 8
+#define KG_NC 4
 #if defined(__x86_64__) && defined(__GNUC__)
 __attribute__((target_clones("avx2", "default")))
 #endif
@@ -163,7 +186,46 @@ static void fwd_rows(const gfactor *f, size_t n, double *const b[KG_NC], size_t 
     const double *bk[KG_NC];
     for (int r = 0; r < KG_NC; r++)
         bk[r] = b[r] + k0;
-    for (size_t i = i0 > k0 ? i0 : k0; i < i1; i++) {
+    size_t i = i0 > k0 ? i0 : k0;
+    for (; i + 1 < i1; i += 2) {
+        const double *a0 = f->L + i * n + k0, *a1 = f->L + (i + 1) * n + k0;
+        const size_t len = i - k0;
+        kg_v4 s0[KG_NC], s1[KG_NC];
+        for (int r = 0; r < KG_NC; r++)
+            s0[r] = s1[r] = (kg_v4){0, 0, 0, 0};
+        size_t k = 0;
+        for (; k + 4 <= len; k += 4) {
+            kg_v4 x0, x1, y;
+            KG_LOAD(x0, a0 + k);
+            KG_LOAD(x1, a1 + k);
+            for (int r = 0; r < KG_NC; r++) {
+                KG_LOAD(y, bk[r] + k);
+                s0[r] += x0 * y;
+                s1[r] += x1 * y;
+            }
+        }
+        if (k < len) {
+            kg_v4 x0 = {0, 0, 0, 0}, x1 = x0;
+            for (size_t l = 0; l < len - k; l++)
+                x0[l] = a0[k + l], x1[l] = a1[k + l];
+            for (int r = 0; r < KG_NC; r++) {
+                kg_v4 y = {0, 0, 0, 0};
+                for (size_t l = 0; l < len - k; l++)
+                    y[l] = bk[r][k + l];
+                s0[r] += x0 * y;
+                s1[r] += x1 * y;
+            }
+        }
+        const double li = a1[len]; /* L_{i+1, i} */
+        for (int r = 0; r < KG_NC; r++) {
+            double bi = (b[r][i] - kg_fold(s0[r])) * f->inv[i];
+            s1[r][len % 4] += li * bi;
+            double bi1 = (b[r][i + 1] - kg_fold(s1[r])) * f->inv[i + 1];
+            if (r == 0 || b[r] != b[r - 1])
+                b[r][i] = bi, b[r][i + 1] = bi1;
+        }
+    }
+    for (; i < i1; i++) {
         double d[KG_NC];
         dotn(f->L + i * n + k0, bk, KG_NC, i - k0, d);
         for (int r = 0; r < KG_NC; r++)
