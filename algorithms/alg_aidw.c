@@ -42,7 +42,8 @@ int gk_aidw_prepare(gk_job *job)
     if (job->alg.aidw_k < 1)
         return gk_error(job->ctx, GK_ERR_ARG, "aidw: k must be >= 1 (got %d)", job->alg.aidw_k);
     if (!(job->alg.aidw_rmax > job->alg.aidw_rmin))
-        return gk_error(job->ctx, GK_ERR_ARG, "aidw: r_max (%g) must be larger than r_min (%g)",
+        return gk_error(job->ctx, GK_ERR_ARG,
+                        "aidw: r_max (%.15g) must be larger than r_min (%.15g)",
                         job->alg.aidw_rmax, job->alg.aidw_rmin);
     if (!job->tree && !job->gpu) { /* the GPU keeps its own index */
         job->tree = gk_kdtree_build(p->x, p->y, n);

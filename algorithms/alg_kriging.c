@@ -13,11 +13,10 @@
  * Per node the system is assembled on the selected points in input order, so
  * that neighbouring nodes with the same selection (the usual case when the
  * grid is finer than the data) reuse the factorisation: then only the
- * right-hand side costs anything. A selection that differs by a few points
- * (ordinary or simple kriging) updates the factor instead, O(m^2): the
- * points out are deleted, the points in appended. Each tile row starts from
- * a fresh factorisation, and so does every UPD_MAX_RUN-th change, which
- * bounds the rounding drift and keeps tiles independent. The dense work (covariances, Cholesky,
+ * right-hand side costs anything. Any other selection is factorised from
+ * scratch, so that a node's doubles depend on its selection alone, not on
+ * the path through the tile (an O(m^2) update of the previous factor would
+ * round differently from one tiling to the next). The dense work (covariances, Cholesky,
  * solves) is in kriging_kernels.c. The k nearest of a node are searched
  * within a bound from the thread's previous node (its k-th distance plus the
  * step), by a radius query and a ranking of the few candidates. A singular system (coincident points and no
@@ -528,19 +527,26 @@ typedef struct {
     knn_prev pv, pvrow; /* the last search, and the first of the row */
     double *S, *Sinv, *Btw, *f0, *r, *t; /* P x P, P, P, P, P, P */
     /* cache: the last factorised selection */
-    int *cidx;       /* in factor order: appended points go last */
+    int *cidx;       /* in factor order (sorted by index) */
     int *sidx;       /* the same set sorted by index, to diff against */
     long cm;
     int valid, singular;
-    int nupd;        /* updates since the last factorisation from scratch */
     double ox, oy, sc; /* drift origin and scale of the cached selection */
+    /* what the next selection reuses (a pair's covariance is the same double
+     * in any system; the factor's leading block depends on the matrix's
+     * leading block alone): the same doubles as computing everything */
+    double *Ac, *Acn;   /* M x M: the covariances of cidx's set, and the next */
+    int ac_valid;       /* Ac holds cidx[0..cm)'s */
+    int l_valid;        /* L holds cidx[0..cm)'s whole factor */
+    int *pos;           /* M: a selected point's place in the previous set, or -1 */
+    double *nxs, *nys, *tmpv; /* M each: the points not in the previous set */
 } kws;
 
 static int ws_layout(kws *ws, gk_scratch *s, int M)
 {
     const int P = GK_KRIGE_MAX_P;
     M = (M + 7) & ~7; /* whole vectors of 8 (kriging_kernels.h) */
-    size_t need = ws->head + (size_t)M * M + (size_t)M * (6 + P) + (size_t)P * P + 5 * P;
+    size_t need = ws->head + 3 * (size_t)M * M + (size_t)M * (9 + P) + (size_t)P * P + 5 * P;
     if (need < (size_t)M)
         need = (size_t)M;
     if (gk_scratch_reserve2(s, need))
@@ -560,27 +566,90 @@ static int ws_layout(kws *ws, gk_scratch *s, int M)
     ws->Btw = p, p += P;
     ws->f0 = p, p += P;
     ws->r = p, p += P;
-    ws->t = p;
+    ws->t = p, p += P;
+    ws->Ac = p, p += (size_t)M * M;
+    ws->Acn = p, p += (size_t)M * M;
+    ws->nxs = p, p += M;
+    ws->nys = p, p += M;
+    ws->tmpv = p;
     ws->cidx = s->idx2;
     ws->sidx = s->idx2 + M; /* idx2 holds as many ints as d2b doubles (>= M^2) */
-    ws->valid = 0;
+    ws->pos = s->idx2 + 2 * M;
+    ws->valid = ws->ac_valid = ws->l_valid = 0;
     return 0;
 }
 
 static void finish(const gk_job *job, const gk_krige_state *k, kws *ws, long m);
 static void schur(const gk_krige_state *k, kws *ws, long m);
 
-/* Factorises the system of the selection idx[0..m) (sorted by index). */
+/* The covariances of the selection idx[0..m) into ws->Acn: copied from ws->Ac
+ * for the pairs of the previous selection (pos[]), in runs; for each new
+ * point one column over every point (a distance is the same double either
+ * way round: (-d)^2 = d^2), written to its row and its column. */
+static void covariances(const gk_krige_state *k, kws *ws, long m, int reuse)
+{
+    int M = ws->M;
+    double *An = ws->Acn;
+    if (!reuse) {
+        gk_kk_cov_lower(k, ws->px, ws->py, (int)m, An, M, ws->h);
+        return;
+    }
+    const int *pos = ws->pos;
+    for (long j = 0; j < m; j++) {
+        double *c = An + (size_t)j * M;
+        c[j] = k->A;
+        if (pos[j] < 0)
+            continue;
+        const double *o = ws->Ac + (size_t)pos[j] * M;
+        for (long i = j + 1; i < m;) { /* runs of old points, consecutive in both */
+            if (pos[i] < 0) {
+                i++;
+                continue;
+            }
+            long e = i + 1;
+            while (e < m && pos[e] == pos[e - 1] + 1)
+                e++;
+            memcpy(c + i, o + pos[i], (size_t)(e - i) * sizeof *c);
+            i = e;
+        }
+    }
+    for (long r = 0; r < m; r++) {
+        if (pos[r] >= 0)
+            continue;
+        double *col = ws->tmpv;
+        gk_kk_cov0(k, ws->px, ws->py, (int)m, ws->px[r], ws->py[r], col, ws->h);
+        for (long j = 0; j < r; j++) /* row r of the columns before it */
+            An[(size_t)j * M + r] = col[j];
+        memcpy(An + (size_t)r * M + r + 1, col + r + 1, (size_t)(m - r - 1) * sizeof *col);
+    }
+}
+
+/* Factorises the system of the selection idx[0..m) (sorted by index). What
+ * the previous selection shares with it (its pairs' covariances, the
+ * leading block of its factor) is taken over, not computed again: the
+ * doubles are those of a factorisation from scratch. */
 static void factorise(const gk_job *job, const gk_krige_state *k, kws *ws, const int *idx, long m)
 {
     const double *X = job->pts->x, *Y = job->pts->y;
     int M = ws->M, p = k->p;
+    int reuse = ws->ac_valid && gk_kk_cov_reusable(k);
+    long p0 = 0;
+    if (reuse) {
+        long a = 0, cm = ws->cm;
+        for (long i = 0; i < m; i++) {
+            while (a < cm && ws->cidx[a] < idx[i])
+                a++;
+            ws->pos[i] = a < cm && ws->cidx[a] == idx[i] ? (int)a : -1;
+        }
+        if (ws->l_valid)
+            while (p0 < m && ws->pos[p0] == p0)
+                p0++;
+    }
     memcpy(ws->cidx, idx, (size_t)m * sizeof *idx);
     memcpy(ws->sidx, idx, (size_t)m * sizeof *idx);
     ws->cm = m;
     ws->valid = 1;
     ws->singular = 0;
-    ws->nupd = 0;
     for (long i = 0; i < m; i++) {
         ws->px[i] = X[idx[i]];
         ws->py[i] = Y[idx[i]];
@@ -589,8 +658,18 @@ static void factorise(const gk_job *job, const gk_krige_state *k, kws *ws, const
         ws->px[i] = ws->px[m - 1];
         ws->py[i] = ws->py[m - 1];
     }
-    gk_kk_cov_lower(k, ws->px, ws->py, (int)m, ws->L, M, ws->h);
-    if (gk_kk_chol(ws->L, (int)m, M, ws->inv, CHOL_TOL) || (p > 0 && m < p)) {
+    covariances(k, ws, m, reuse);
+    for (long j = 0; j < m; j++) { /* the factor's rows from p0 (and j) on */
+        long r0 = j > p0 ? j : p0;
+        memcpy(ws->L + (size_t)j * M + r0, ws->Acn + (size_t)j * M + r0,
+               (size_t)(m - r0) * sizeof(double));
+    }
+    double *t = ws->Ac;
+    ws->Ac = ws->Acn, ws->Acn = t;
+    ws->ac_valid = 1;
+    int bad = gk_kk_chol_from(ws->L, (int)m, M, ws->inv, CHOL_TOL, (int)p0);
+    ws->l_valid = !bad;
+    if (bad || (p > 0 && m < p)) {
         ws->singular = 1;
         return;
     }
@@ -660,174 +739,9 @@ static void schur(const gk_krige_state *k, kws *ws, long m)
         ws->singular = 1;
 }
 
-/* ---- updating the factor when the selection changes by a few points ------ */
-
-#define UPD_MAX_DIFF 4  /* points in and out, each, for an update */
-#define UPD_MAX_RUN 16  /* updates before a factorisation from scratch (drift) */
-#define UPD_TOL 1e-3 /* an appended pivot below this times A (ill-conditioned): from scratch */
-
-/* Removes point q of the factor order: the trailing block takes the rank-1
- * update with the removed column (plane rotations, stable), then rows and
- * columns past q move up by one. */
-static void chol_delete(kws *ws, int nv, long m, long q)
-{
-    int M = ws->M;
-    double *L = ws->L, *x = ws->h, xv[1 + GK_KRIGE_MAX_P];
-    for (long i = q + 1; i < m; i++)
-        x[i] = L[(size_t)q * M + i];
-    /* w and B (L^-1 z, L^-1 F) are extra rows of the factor of the system
-     * bordered by z and F: the same rotations update them */
-    for (int r = 0; r < nv; r++)
-        xv[r] = ws->w[(size_t)r * M + q];
-    for (long c = q + 1; c < m; c++) {
-        double *lc = L + (size_t)c * M;
-        double d = lc[c], xc = x[c], r = sqrt(d * d + xc * xc);
-        double cs = r / d, sn = xc / d, ics = d / r;
-        lc[c] = r;
-        ws->inv[c] = 1.0 / r;
-        for (long i = c + 1; i < m; i++) {
-            double l = (lc[i] + sn * x[i]) * ics;
-            lc[i] = l;
-            x[i] = cs * x[i] - sn * l;
-        }
-        for (int v = 0; v < nv; v++) {
-            double *wv = ws->w + (size_t)v * M;
-            double l = (wv[c] + sn * xv[v]) * ics;
-            wv[c] = l;
-            xv[v] = cs * xv[v] - sn * l;
-        }
-    }
-    for (int v = 0; v < nv; v++) {
-        double *wv = ws->w + (size_t)v * M;
-        memmove(wv + q, wv + q + 1, (size_t)(m - 1 - q) * sizeof *wv);
-    }
-    for (long c = 0; c < q; c++) {
-        double *lc = L + (size_t)c * M;
-        memmove(lc + q, lc + q + 1, (size_t)(m - 1 - q) * sizeof *lc);
-    }
-    for (long c = q + 1; c < m; c++)
-        memmove(L + (size_t)(c - 1) * M + (c - 1), L + (size_t)c * M + c,
-                (size_t)(m - c) * sizeof *L);
-    size_t t = (size_t)(m - 1 - q);
-    memmove(ws->inv + q, ws->inv + q + 1, t * sizeof *ws->inv);
-    memmove(ws->px + q, ws->px + q + 1, t * sizeof *ws->px);
-    memmove(ws->py + q, ws->py + q + 1, t * sizeof *ws->py);
-    memmove(ws->cidx + q, ws->cidx + q + 1, t * sizeof *ws->cidx);
-}
-
-/* Appends point id after the m in the factor: 0, or -1 when its pivot is
- * not safely positive (then the caller factorises from scratch). */
-static int chol_append(const gk_job *job, const gk_krige_state *k, kws *ws, long m, int id)
-{
-    int M = ws->M;
-    double *L = ws->L, *y = ws->a;
-    double x = job->pts->x[id], yy = job->pts->y[id];
-    for (long i = m; i < ((m + 7) & ~7L); i++) { /* padding the kernels read */
-        ws->px[i] = ws->px[m - 1];
-        ws->py[i] = ws->py[m - 1];
-    }
-    gk_kk_cov0(k, ws->px, ws->py, (int)m, x, yy, y, ws->h);
-    gk_kk_fwd(L, (int)m, M, ws->inv, y, 1, M);
-    double s = 0.0;
-    for (long i = 0; i < m; i++)
-        s += y[i] * y[i];
-    double d = k->A - s;
-    if (!(d > UPD_TOL * k->A))
-        return -1;
-    for (long c = 0; c < m; c++)
-        L[(size_t)c * M + m] = y[c];
-    L[(size_t)m * M + m] = sqrt(d);
-    ws->inv[m] = 1.0 / L[(size_t)m * M + m];
-    /* the new rows of w = L^-1 (z - mean) and, ordinary kriging, B = L^-1 1 */
-    for (int v = 0; v <= k->p; v++) {
-        double *wv = ws->w + (size_t)v * M, t = 0.0;
-        for (long i = 0; i < m; i++)
-            t += y[i] * wv[i];
-        double b = v ? 1.0 : job->pts->z[id] - (k->type == GK_KRIGE_SIMPLE ? k->mean : 0.0);
-        wv[m] = (b - t) * ws->inv[m];
-    }
-    ws->px[m] = x;
-    ws->py[m] = yy;
-    ws->cidx[m] = id;
-    return 0;
-}
-
-/* The cached factor turned into that of the sorted selection idx[0..m),
- * which differs from the cached one by the points rem out and add in.
- * Returns 0, or -1 when the caller must factorise from scratch. */
-static int chol_update(const gk_job *job, const gk_krige_state *k, kws *ws, const int *idx,
-                       long m, const int *rem, int nrem, const int *add, int nadd)
-{
-    long pos[UPD_MAX_DIFF], cm = ws->cm;
-    for (int r = 0; r < nrem; r++) {
-        long q = 0;
-        while (ws->cidx[q] != rem[r])
-            q++;
-        pos[r] = q;
-    }
-    for (int r = 1; r < nrem; r++) /* descending: a removal moves only later rows */
-        for (int u = r; u > 0 && pos[u] > pos[u - 1]; u--) {
-            long t = pos[u];
-            pos[u] = pos[u - 1];
-            pos[u - 1] = t;
-        }
-    ws->valid = 0;
-    for (int r = 0; r < nrem; r++)
-        chol_delete(ws, 1 + k->p, cm--, pos[r]);
-    for (int a = 0; a < nadd; a++)
-        if (chol_append(job, k, ws, cm++, add[a]))
-            return -1;
-    for (long i = m; i < ((m + 7) & ~7L); i++) {
-        ws->px[i] = ws->px[m - 1];
-        ws->py[i] = ws->py[m - 1];
-    }
-    memcpy(ws->sidx, idx, (size_t)m * sizeof *idx);
-    ws->cm = m;
-    ws->valid = 1;
-    ws->singular = 0;
-    ws->nupd++;
-    if (k->p > 0)
-        schur(k, ws, m);
-    return 0;
-}
-
-/* The points of the sorted old[0..m) not in the sorted new[0..m) to rem,
- * and the other way round to add: their count (the same both ways), or
- * UPD_MAX_DIFF + 1 when more. */
-static int sorted_diff(const int *old, const int *nw, long m, int *rem, int *add)
-{
-    int nr = 0, na = 0;
-    long i = 0, j = 0;
-    while (i < m && j < m) {
-        int a = old[i], b = nw[j];
-        if (a == b) {
-            i++, j++;
-        } else if (a < b) {
-            if (nr == UPD_MAX_DIFF)
-                return UPD_MAX_DIFF + 1;
-            rem[nr++] = a, i++;
-        } else {
-            if (na == UPD_MAX_DIFF)
-                return UPD_MAX_DIFF + 1;
-            add[na++] = b, j++;
-        }
-    }
-    for (; i < m; i++) {
-        if (nr == UPD_MAX_DIFF)
-            return UPD_MAX_DIFF + 1;
-        rem[nr++] = old[i];
-    }
-    for (; j < m; j++) {
-        if (na == UPD_MAX_DIFF)
-            return UPD_MAX_DIFF + 1;
-        add[na++] = nw[j];
-    }
-    return nr;
-}
-
 /* One node: 1 with est/var, 0 nodata, 2 singular (nodata, counted), -1 no memory. */
 static int local_node(const gk_job *job, const gk_krige_state *k, kws *ws, gk_scratch *s,
-                      double nx, double ny, const double *g0, int fresh, double *est,
+                      double nx, double ny, const double *g0, double *est,
                       double *var)
 {
     long m = select_points(job, nx, ny, s, &ws->pv);
@@ -854,16 +768,11 @@ static int local_node(const gk_job *job, const gk_krige_state *k, kws *ws, gk_sc
             return -1;
         idx = s->idx;
     }
-    if (!(ws->valid && ws->cm == m && memcmp(ws->sidx, idx, (size_t)m * sizeof *idx) == 0)) {
-        /* Ordinary or simple kriging of points: a few points in and out
-         * update the factor, O(m^2) against the O(m^3) of a new one. */
-        int rem[UPD_MAX_DIFF], add[UPD_MAX_DIFF], nd = 0;
-        int upd = ws->valid && !ws->singular && !fresh && ws->cm == m && m > 2 * UPD_MAX_DIFF &&
-                  ws->nupd < UPD_MAX_RUN && k->poly == 0 && k->nr == 0 && k->nb == 1 &&
-                  (nd = sorted_diff(ws->sidx, idx, m, rem, add)) <= UPD_MAX_DIFF;
-        if (!upd || chol_update(job, k, ws, idx, m, rem, nd, add, nd))
-            factorise(job, k, ws, idx, m);
-    }
+    /* A new selection is factorised from scratch: updating the previous
+     * factor (O(m^2)) would round differently along each path through the
+     * grid, and the result must not depend on the tiling (issue 22). */
+    if (!(ws->valid && ws->cm == m && memcmp(ws->sidx, idx, (size_t)m * sizeof *idx) == 0))
+        factorise(job, k, ws, idx, m);
     if (ws->singular)
         return 2;
 
@@ -927,7 +836,7 @@ uint64_t gk_kriging_tile(const gk_job *job, const gk_tile *t, double *out, gk_sc
     if (k->global) {
         /* the block's right-hand sides, node x, y, estimates and variances */
         gcols = gk_krige_global_block_cols(job, T);
-        size_t need = ws.head + (job->pts->n + GK_KRIGE_MAX_P + 5) * gcols + 2 * job->pts->n;
+        size_t need = ws.head + (job->pts->n + GK_KRIGE_MAX_P + 6) * gcols + 2 * job->pts->n;
         if (gk_scratch_reserve2(s, need))
             return UINT64_MAX;
     } else if (ws_layout(&ws, s, M0)) {
@@ -1014,7 +923,7 @@ uint64_t gk_kriging_tile(const gk_job *job, const gk_tile *t, double *out, gk_sc
             if (ok) {
                 if (i == 0) /* the row's start is nearer the last row's */
                     ws.pv = ws.pvrow;
-                rc = local_node(job, k, &ws, s, nx, ny, g0, i == 0, &est, &var);
+                rc = local_node(job, k, &ws, s, nx, ny, g0, &est, &var);
                 if (i == 0)
                     ws.pvrow = ws.pv;
             }

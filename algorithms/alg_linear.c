@@ -34,6 +34,7 @@
 #include <limits.h>
 #include <math.h>
 #include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -571,7 +572,13 @@ int gk_tin_build(gk_job *job)
     else if (n >= 3)
         rc = gk_delaunay(ctx, (int)n, pts->x, pts->y, &tri);
     if (rc == GK_ERR_ARG || (rc == GK_OK && tri.n_tri <= 0)) {
-        /* Too few or collinear points: nearest-point rule everywhere (not an error). */
+        /* Too few or collinear points: nearest-point rule everywhere (not an
+         * error, as gdal_grid; but said, as gdal_grid does not). */
+        snprintf(job->warning, sizeof job->warning,
+                 "linear: the %zu point(s) have no triangle (fewer than 3 distinct points, or "
+                 "all on one line): every node gets the nearest point's value, as outside the "
+                 "hull (radius=%.15g)",
+                 n, job->alg.radius);
         free(tri.vertex);
         free(tri.neighbor);
         gk_error_clear(ctx);

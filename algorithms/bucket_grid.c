@@ -11,9 +11,11 @@
  * above any rounding of the geometry below.
  */
 #include "bucket_grid_impl.h"
+#include "cpu_level.h"
 #include "neighbours.h"
 
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <omp.h>
 #include <stdint.h>
@@ -48,15 +50,30 @@ void gk_bg_free(gk_bucket_grid *g)
 }
 
 
-static int have_avx512(void)
+/* VL for the tile stamp's 8-lane integer indices; every AVX-512 CPU but Xeon Phi */
+static int have_avx512(void) { return gk_cpu_level() == GK_ISA_AVX512; }
+
+/* bucket_grid_impl.h's condition: E - q + log2(n) <= 102, with every z a
+ * multiple of 2^q and below 2^E (no z, or only zeros: trivially). */
+static int exact_sums(const double *z, size_t n)
 {
-#if GK_BG_X86
-    __builtin_cpu_init();
-    /* VL for the tile stamp's 8-lane integer indices; every AVX-512 CPU but Xeon Phi */
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") ? 1 : 0;
-#else
-    return 0;
-#endif
+    int E = INT_MIN, q = INT_MAX;
+    for (size_t i = 0; i < n; i++) {
+        if (z[i] == 0.0 || !isfinite(z[i]))
+            continue;
+        int e;
+        double m = frexp(fabs(z[i]), &e); /* |z| = m 2^e, m in [0.5, 1) */
+        uint64_t M = (uint64_t)ldexp(m, 53); /* exact: 53 bits */
+        int lo = e - 53 + __builtin_ctzll(M);
+        E = e > E ? e : E;
+        q = lo < q ? lo : q;
+    }
+    if (E == INT_MIN)
+        return 1;
+    int lg = 0;
+    while (lg < 64 && ((size_t)1 << lg) < n + 1)
+        lg++;
+    return (long)E - q + lg <= 102;
 }
 
 /* Bucket side: about PER_BUCKET points a bucket (a span then fills a few
@@ -125,6 +142,7 @@ int gk_bg_prepare(gk_job *job)
     double amax = fmax(fmax(fabs(xmin), fabs(xmax)), fmax(fabs(ymin), fabs(ymax)));
     g->margin = 1e-12 * amax;
     g->simd = have_avx512();
+    g->exact = exact_sums(p->z, n);
     g->method = -1;
     const size_t nb = (size_t)g->nbx * (size_t)g->nby;
     const int T = sort_threads(job, n, nb);
@@ -273,6 +291,11 @@ size_t gk_bg_candidates(const gk_bucket_grid *g, const gk_bg_rows *rows, double 
 
 /* ---- portable kernels --------------------------------------------------------- */
 
+/* Four lanes in GCC's vector extension (SSE2 pairs, or AVX), lane-wise IEEE
+ * operations as node512's: the same doubles at any vector width. */
+typedef double bg_v4 __attribute__((vector_size(32)));
+typedef long long bg_m4 __attribute__((vector_size(32)));
+
 /* Doubles only (the count too, exact far beyond any span) and one select per
  * reduction, so that GCC vectorises the masked sums (sqrt's errno keeps the
  * distance sum scalar). */
@@ -285,6 +308,8 @@ static void node_generic(const gk_bucket_grid *g, const ell_k *e, const gk_bg_ro
     const double *x = g->x, *y = g->y, *z = g->z;
     const double c = e->c, s = e->s, A = e->A, B = e->B, C = e->C;
     double cnt = 0.0, sum = 0.0, lo = INFINITY, hi = -INFINITY;
+    double lh[8] = {0}, ll[8] = {0}; /* per lane: a sum (of distances) */
+    bg_v4 vh[2] = {{0}}, vl[2] = {{0}}, cntv[2] = {{0}}; /* lanes 0-3, 4-7: sum of z, count */
     int i0, i1;
     for (int k = 0; k < rows->nrows; k++) {
         if (!span(g, rows, k, nx, &i0, &i1))
@@ -298,15 +323,37 @@ static void node_generic(const gk_bucket_grid *g, const ell_k *e, const gk_bg_ro
                 cnt += A * rx * rx + B * ry * ry <= C ? 1.0 : 0.0;
             }
             break;
-        case GK_BG_SUM_Z:
-#pragma omp simd reduction(+ : cnt) reduction(+ : sum)
-            for (int i = i0; i < i1; i++) {
-                double dx = x[i] - nx, dy = y[i] - ny;
-                double rx = dx * c + dy * s, ry = dy * c - dx * s;
-                double t = A * rx * rx + B * ry * ry, q = z[i];
-                double w = t <= C ? 1.0 : 0.0, v = t <= C ? q : 0.0;
-                cnt += w;
-                sum += v;
+        case GK_BG_SUM_Z: /* node512's lanes: point i0 + 8 v + l in lane l */
+            for (int i = i0; i < i1; i += 8) {
+                double xt[8], yt[8], zt[8];
+                const double *X = x + i, *Y = y + i, *Z = z + i;
+                if (i1 - i < 8) { /* the tail: lanes past i1 far away, never inside */
+                    for (int l = 0; l < 8; l++) {
+                        xt[l] = i + l < i1 ? x[i + l] : INFINITY;
+                        yt[l] = i + l < i1 ? y[i + l] : INFINITY;
+                        zt[l] = i + l < i1 ? z[i + l] : 0.0;
+                    }
+                    X = xt, Y = yt, Z = zt;
+                }
+                for (int hh = 0; hh < 2; hh++) { /* lanes 0-3, then 4-7 */
+                    bg_v4 px, py, pz;
+                    memcpy(&px, X + 4 * hh, sizeof px);
+                    memcpy(&py, Y + 4 * hh, sizeof py);
+                    memcpy(&pz, Z + 4 * hh, sizeof pz);
+                    bg_v4 dx = px - nx, dy = py - ny;
+                    bg_v4 rx = dx * c + dy * s, ry = dy * c - dx * s;
+                    bg_m4 in = A * rx * rx + B * ry * ry <= C;
+                    bg_v4 one = {1.0, 1.0, 1.0, 1.0};
+                    cntv[hh] += (bg_v4)((bg_m4)one & in);
+                    /* bg_dd_add, lane by lane, kept where the point is inside */
+                    bg_v4 h = vh[hh], t = h + pz, bb = t - h;
+                    bg_v4 e = (h - (t - bb)) + (pz - bb);
+                    e += vl[hh];
+                    bg_v4 h2 = t + e, b2 = h2 - t;
+                    bg_v4 l2 = (t - (h2 - b2)) + (e - b2);
+                    vh[hh] = (bg_v4)((in & (bg_m4)h2) | (~in & (bg_m4)h));
+                    vl[hh] = (bg_v4)((in & (bg_m4)l2) | (~in & (bg_m4)vl[hh]));
+                }
             }
             break;
         case GK_BG_MINMAX_Z:
@@ -322,18 +369,28 @@ static void node_generic(const gk_bucket_grid *g, const ell_k *e, const gk_bg_ro
                 hi = qh > hi ? qh : hi;
             }
             break;
-        default:
-            for (int i = i0; i < i1; i++) { /* scalar: sqrt's errno */
-                double dx = x[i] - nx, dy = y[i] - ny;
-                double rx = dx * c + dy * s, ry = dy * c - dx * s;
-                if (A * rx * rx + B * ry * ry <= C) {
-                    cnt += 1.0;
-                    sum += sqrt(dx * dx + dy * dy);
+        default: /* node512's lanes and its fold, so that every CPU adds alike */
+            for (int i = i0; i < i1; i += 8)
+                for (int l = 0; l < 8 && i + l < i1; l++) {
+                    double dx = x[i + l] - nx, dy = y[i + l] - ny;
+                    double rx = dx * c + dy * s, ry = dy * c - dx * s;
+                    if (A * rx * rx + B * ry * ry <= C) {
+                        cnt += 1.0;
+                        lh[l] += sqrt(dx * dx + dy * dy);
+                    }
                 }
-            }
             break;
         }
     }
+    if (what == GK_BG_SUM_Z) {
+        for (int l = 0; l < 8; l++) {
+            lh[l] = vh[l / 4][l % 4], ll[l] = vl[l / 4][l % 4];
+            cnt += cntv[l / 4][l % 4]; /* whole numbers: exact in any order */
+        }
+        sum = bg_dd_fold8(lh, ll);
+    }
+    else if (what == GK_BG_SUM_DIST)
+        sum = ((lh[0] + lh[4]) + (lh[2] + lh[6])) + ((lh[1] + lh[5]) + (lh[3] + lh[7]));
     acc->n = (long)cnt;
     acc->sum = sum;
     acc->lo = lo;
@@ -356,7 +413,7 @@ node512(const gk_bucket_grid *g, const ell_k *e, const gk_bg_rows *rows, double 
     const __m512d A = _mm512_set1_pd(e->A), B = _mm512_set1_pd(e->B), C = _mm512_set1_pd(e->C);
     const __m512i one = _mm512_set1_epi64(1);
     __m512i cnt = _mm512_setzero_si512();
-    __m512d sum = _mm512_setzero_pd();
+    __m512d sum = _mm512_setzero_pd(), sl = _mm512_setzero_pd();
     __m512d lo = _mm512_set1_pd(INFINITY), hi = _mm512_set1_pd(-INFINITY);
     int i0, i1;
     for (int k = 0; k < rows->nrows; k++) {
@@ -376,8 +433,17 @@ node512(const gk_bucket_grid *g, const ell_k *e, const gk_bg_rows *rows, double 
                                       _mm512_mul_pd(_mm512_mul_pd(B, ry), ry));
             __mmask8 in = _mm512_mask_cmp_pd_mask(m, q, C, _CMP_LE_OQ);
             cnt = _mm512_mask_add_epi64(cnt, in, cnt, one);
-            if (what == GK_BG_SUM_Z) {
-                sum = _mm512_mask_add_pd(sum, in, sum, _mm512_maskz_loadu_pd(in, z + i));
+            if (what == GK_BG_SUM_Z) { /* bg_dd_add, lane by lane */
+                __m512d q = _mm512_maskz_loadu_pd(in, z + i);
+                __m512d t = _mm512_add_pd(sum, q), bb = _mm512_sub_pd(t, sum);
+                __m512d e = _mm512_add_pd(_mm512_sub_pd(sum, _mm512_sub_pd(t, bb)),
+                                          _mm512_sub_pd(q, bb));
+                e = _mm512_add_pd(e, sl);
+                __m512d h2 = _mm512_add_pd(t, e), b2 = _mm512_sub_pd(h2, t);
+                __m512d l2 = _mm512_add_pd(_mm512_sub_pd(t, _mm512_sub_pd(h2, b2)),
+                                           _mm512_sub_pd(e, b2));
+                sum = _mm512_mask_mov_pd(sum, in, h2);
+                sl = _mm512_mask_mov_pd(sl, in, l2);
             } else if (what == GK_BG_MINMAX_Z) {
                 __m512d Z = _mm512_maskz_loadu_pd(in, z + i);
                 lo = _mm512_mask_min_pd(lo, in, Z, lo);
@@ -389,7 +455,14 @@ node512(const gk_bucket_grid *g, const ell_k *e, const gk_bg_rows *rows, double 
         }
     }
     acc->n = (long)_mm512_reduce_add_epi64(cnt);
-    acc->sum = _mm512_reduce_add_pd(sum);
+    if (what == GK_BG_SUM_Z) {
+        double h8[8], l8[8];
+        _mm512_storeu_pd(h8, sum);
+        _mm512_storeu_pd(l8, sl);
+        acc->sum = bg_dd_fold8(h8, l8);
+    } else {
+        acc->sum = _mm512_reduce_add_pd(sum); /* ((0 4)(2 6))((1 5)(3 7)), as the scan's */
+    }
     acc->lo = _mm512_reduce_min_pd(lo);
     acc->hi = _mm512_reduce_max_pd(hi);
 }

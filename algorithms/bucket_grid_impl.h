@@ -32,8 +32,58 @@ struct gk_bucket_grid {
     size_t n;
     double margin;   /* absolute widening of the spans (coordinates' rounding) */
     int simd;        /* AVX-512 kernels */
+    int exact;       /* every sum of z is exact in double-double (bg_exact_sums) */
     int method;      /* gk_bg_force_method: a GK_BG_* method, or -1 for the rule */
 };
+
+/* ---- sums of z that do not depend on their order ----------------------------
+ * Every z is a multiple of 2^q and below 2^E in magnitude; where
+ * E - q + log2(n) <= 102, every partial sum of any subset, and every error
+ * term below, is a multiple of 2^q under 2^(q + 104): a double-double kept
+ * renormalised by TwoSum then holds each partial sum exactly, and its high
+ * part is the exact sum correctly rounded. So the scan, the sweep and the
+ * stamp, in any order, on any tiling and any CPU, give the same double
+ * (issue 22). Elsewhere (z of a huge dynamic range) only the scan runs, in
+ * one fixed order on every CPU. */
+static inline void bg_two_sum(double a, double b, double *s, double *e)
+{
+    double x = a + b, bb = x - a;
+    *e = (a - (x - bb)) + (b - bb);
+    *s = x;
+}
+
+/* (h, l) += q, renormalised */
+static inline void bg_dd_add(double *h, double *l, double q)
+{
+    double s, e;
+    bg_two_sum(*h, q, &s, &e);
+    e += *l;
+    bg_two_sum(s, e, h, l);
+}
+
+/* (h, l) += (qh, ql), renormalised */
+static inline void bg_dd_add_dd(double *h, double *l, double qh, double ql)
+{
+    double s, e;
+    bg_two_sum(*h, qh, &s, &e);
+    e += *l + ql;
+    bg_two_sum(s, e, h, l);
+}
+
+/* The scan's eight lanes in one fixed order: ((0 4)(2 6))((1 5)(3 7)). */
+static inline double bg_dd_fold8(const double *h, const double *l)
+{
+    static const int ord[4][2] = {{0, 4}, {2, 6}, {1, 5}, {3, 7}};
+    double ph[4], pl[4];
+    for (int k = 0; k < 4; k++) {
+        ph[k] = h[ord[k][0]], pl[k] = l[ord[k][0]];
+        bg_dd_add_dd(&ph[k], &pl[k], h[ord[k][1]], l[ord[k][1]]);
+    }
+    bg_dd_add_dd(&ph[0], &pl[0], ph[1], pl[1]);
+    bg_dd_add_dd(&ph[2], &pl[2], ph[3], pl[3]);
+    bg_dd_add_dd(&ph[0], &pl[0], ph[2], pl[2]);
+    return ph[0];
+}
 
 /* Ellipse test constants, in gk_ellipse_contains' order of operations. */
 typedef struct {

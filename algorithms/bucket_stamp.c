@@ -17,9 +17,10 @@
  * ends tests every node of its chord. The two ends go into difference
  * arrays laid out node-major, so that a point's 8 rows are 8 distinct
  * addresses (gather, add, scatter: no conflict). Counts are whole numbers
- * in doubles (exact); sums are double-double, so the running sums that undo
- * them are exact to about 2^-104 of the points' |z| and a node's sum comes
- * out correctly rounded, never from a cancelling subtraction. Same points
+ * in doubles (exact); sums are renormalised double-doubles, exact where the
+ * grid's z allow (bucket_grid_impl.h), so that a node's sum is the exact sum
+ * correctly rounded, whatever the tiling, never from a cancelling
+ * subtraction; elsewhere the scan runs instead. Same points
  * as the scan and the sweep (test_algorithms checks all three against a
  * brute force); issue 4's case in cells 21 ns a node on one core against
  * the sweep's 34, and radius 20 cells 109 against 195 (scan). */
@@ -38,24 +39,32 @@ typedef struct {
     int fast, w, x0;
 } stamp_geo;
 
-/* (hi[i], lo[i]) += q, double-double: exact but for lo's own rounding */
+/* (hi[i], lo[i]) += q: bg_dd_add */
 static inline void dd_add1(double *hi, double *lo, size_t i, double q)
 {
-    double s = hi[i] + q, bb = s - hi[i];
-    lo[i] += (hi[i] - (s - bb)) + (q - bb);
-    hi[i] = s;
+    bg_dd_add(&hi[i], &lo[i], q);
 }
 
 /* The same at 8 distinct indices. */
+__attribute__((target("avx512f,avx512vl"))) static inline __m512d two_sum8(__m512d a, __m512d b,
+                                                                           __m512d *e)
+{
+    __m512d s = _mm512_add_pd(a, b), bb = _mm512_sub_pd(s, a);
+    *e = _mm512_add_pd(_mm512_sub_pd(a, _mm512_sub_pd(s, bb)), _mm512_sub_pd(b, bb));
+    return s;
+}
+
 __attribute__((target("avx512f,avx512vl"))) static inline void
 dd_add8(double *hi, double *lo, __mmask8 m, __m256i idx, __m512d q)
 {
     __m512d H = _mm512_mask_i32gather_pd(_mm512_setzero_pd(), m, idx, hi, 8);
     __m512d L = _mm512_mask_i32gather_pd(_mm512_setzero_pd(), m, idx, lo, 8);
-    __m512d s = _mm512_add_pd(H, q), bb = _mm512_sub_pd(s, H);
-    __m512d err = _mm512_add_pd(_mm512_sub_pd(H, _mm512_sub_pd(s, bb)), _mm512_sub_pd(q, bb));
-    _mm512_mask_i32scatter_pd(hi, m, idx, s, 8);
-    _mm512_mask_i32scatter_pd(lo, m, idx, _mm512_add_pd(L, err), 8);
+    __m512d e, l2;
+    __m512d s = two_sum8(H, q, &e);
+    e = _mm512_add_pd(e, L);
+    __m512d h2 = two_sum8(s, e, &l2);
+    _mm512_mask_i32scatter_pd(hi, m, idx, h2, 8);
+    _mm512_mask_i32scatter_pd(lo, m, idx, l2, 8);
 }
 
 /* The exact test (ell_in's expression) at local node n (a whole number in
@@ -261,13 +270,11 @@ stamp_tile(const gk_bucket_grid *g, const gk_ellipse *e, const gk_grid *grid, in
                 C = _mm512_add_pd(C, _mm512_load_pd(cd + o));
                 _mm512_mask_i32scatter_pd(n_out + row0, m, oi, C, 8);
                 if (what == GK_BG_SUM_Z) {
-                    __m512d dh = _mm512_load_pd(hd + o), dl = _mm512_load_pd(ld + o);
-                    __m512d s1 = _mm512_add_pd(SH, dh), bb = _mm512_sub_pd(s1, SH);
-                    __m512d err = _mm512_add_pd(_mm512_sub_pd(SH, _mm512_sub_pd(s1, bb)),
-                                                _mm512_sub_pd(dh, bb));
+                    /* bg_dd_add_dd */
+                    __m512d dh = _mm512_load_pd(hd + o), dl = _mm512_load_pd(ld + o), err;
+                    __m512d s1 = two_sum8(SH, dh, &err);
                     err = _mm512_add_pd(err, _mm512_add_pd(SL, dl));
-                    SH = _mm512_add_pd(s1, err);
-                    SL = _mm512_sub_pd(err, _mm512_sub_pd(SH, s1));
+                    SH = two_sum8(s1, err, &SL);
                     _mm512_mask_i32scatter_pd(sum_out + row0, m, oi, SH, 8);
                 }
                 oi = _mm256_add_epi32(oi, _mm256_set1_epi32(1));

@@ -40,8 +40,12 @@ int gk_bg_method(const gk_bucket_grid *g, const gk_ellipse *e, const gk_grid *gr
 {
     if (!g->simd || (what != GK_BG_COUNT && what != GK_BG_SUM_Z))
         return GK_BG_SCAN;
+    /* sums: the stamp only where they are exact, and never the sweep (its
+     * sums are plain, in the points' order): same bytes as the scan */
+    if (what == GK_BG_SUM_Z && !g->exact)
+        return GK_BG_SCAN;
     if (g->method >= 0)
-        return g->method;
+        return what == GK_BG_SUM_Z && g->method == GK_BG_SWEEP ? GK_BG_SCAN : g->method;
     double hx, hy;
     gk_nb_ellipse_box(e, &hx, &hy);
     double rho = (double)g->n / ((double)g->nbx * (double)g->nby * g->b * g->b);
@@ -53,6 +57,8 @@ int gk_bg_method(const gk_bucket_grid *g, const gk_ellipse *e, const gk_grid *gr
     double stamp = 2.5 + 58.0 * near + 13.0 * band;
     if (stamp < sweep && stamp < scan)
         return GK_BG_STAMP;
+    if (what == GK_BG_SUM_Z)
+        return stamp < scan ? GK_BG_STAMP : GK_BG_SCAN;
     return sweep < scan ? GK_BG_SWEEP : GK_BG_SCAN;
 }
 

@@ -43,10 +43,14 @@ int gk_error(gk_context *ctx, int code, const char *fmt, ...)
     if (!ctx)
         return code;
     ctx->err = code;
+    /* through a copy: callers pass gk_errmsg(ctx) to prefix the message,
+     * and vsnprintf must not read the buffer it writes */
+    char tmp[sizeof ctx->msg];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(ctx->msg, sizeof ctx->msg, fmt, ap);
+    vsnprintf(tmp, sizeof tmp, fmt, ap);
     va_end(ap);
+    memcpy(ctx->msg, tmp, sizeof tmp);
     return code;
 }
 

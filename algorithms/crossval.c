@@ -159,14 +159,18 @@ static double cell_size(double extent, double x, double y)
     return h > 0 ? h : 1.0;
 }
 
-/* First error of any thread, copied into the caller's context once. */
-static void report_error(gk_context *ctx, gk_context *tctx, int *stop)
+/* First error of any thread, copied into the caller's context once, with
+ * the fold and the points it was fitted on (2 points left one out leave 1). */
+static void report_error(gk_context *ctx, gk_context *tctx, int *stop, int fold, int nfold,
+                         size_t ntrain)
 {
 #pragma omp critical(gk_cv_error)
     {
         if (!*stop) {
             *stop = tctx->err ? tctx->err : GK_ERR_INTERNAL;
-            gk_error(ctx, *stop, "%s", tctx->err ? tctx->msg : "cross-validation failed");
+            gk_error(ctx, *stop, "cross-validation fold %d of %d (fitted on the other %zu "
+                     "point(s)): %s", fold, nfold, ntrain,
+                     tctx->err ? tctx->msg : "failed");
         }
     }
 }
@@ -290,14 +294,14 @@ int gk_crossval(gk_context *ctx, const gk_points *pts, const gk_algorithm *alg, 
                 }
             gk_job *job = gk_job_new(tctx, train, &a);
             if (!job) {
-                report_error(ctx, tctx, &stop);
+                report_error(ctx, tctx, &stop, f + 1, nfold, train->n);
                 continue;
             }
             int nb = gk_job_bands(job);
             if (nb < 1 || nb > 2) {
                 gk_error(tctx, GK_ERR_INTERNAL, "cross-validation: %s writes %d planes",
                          a.canonical, nb);
-                report_error(ctx, tctx, &stop);
+                report_error(ctx, tctx, &stop, f + 1, nfold, train->n);
                 gk_job_free(job);
                 continue;
             }
@@ -307,7 +311,7 @@ int gk_crossval(gk_context *ctx, const gk_points *pts, const gk_algorithm *alg, 
                 gk_grid g = {x - 0.5 * h, x + 0.5 * h, y - 0.5 * h, y + 0.5 * h, 1, 1};
                 double out[2] = {NAN, NAN};
                 if (gk_job_compute_window(job, &g, 0, 0, 1, 1, out)) {
-                    report_error(ctx, tctx, &stop);
+                    report_error(ctx, tctx, &stop, f + 1, nfold, train->n);
                     break;
                 }
                 double p = out[0], v = nb == 2 ? out[1] : NAN;

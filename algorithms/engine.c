@@ -100,7 +100,7 @@ gk_job *gk_job_new(gk_context *ctx, const gk_points *pts, const gk_algorithm *al
     }
     for (size_t i = 0; i < n; i++)
         if (!isfinite(pts->x[i]) || !isfinite(pts->y[i])) {
-            gk_error(ctx, GK_ERR_ARG, "point %zu has a non-finite coordinate (%g, %g)", i + 1,
+            gk_error(ctx, GK_ERR_ARG, "point %zu has a non-finite coordinate (%.15g, %.15g)", i + 1,
                      pts->x[i], pts->y[i]);
             return NULL;
         }
@@ -411,6 +411,11 @@ int gk_job_run_ex(gk_job *job, const gk_grid *g, int tile_w, int tile_h, unsigne
     if (stop == GK_ERR_IO)
         return ctx->err ? ctx->err : gk_error(ctx, GK_ERR_IO, "writing a tile failed");
     return GK_OK;
+}
+
+const char *gk_job_warning(const gk_job *job)
+{
+    return job && job->warning[0] ? job->warning : NULL;
 }
 
 void gk_job_stats(const gk_job *job, gk_run_stats *st)

@@ -152,6 +152,7 @@ struct gk_job {
     /* stats of the last run, updated atomically */
     uint64_t nodes, nodata_nodes;
     uint64_t shared_nodes; /* of a GPU run, computed on the CPU (cpu_share.c) */
+    char warning[512];     /* what preparation changed silently, for the user ("" if none) */
 };
 
 /* A window of the output grid, with the exact-hit threshold of that grid. */

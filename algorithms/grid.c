@@ -14,6 +14,26 @@ int gk_grid_check(gk_context *ctx, const gk_grid *g)
                         "grid extent x %.17g..%.17g, y %.17g..%.17g is empty: give -txe/-tye "
                         "with distinct values (all points may share one coordinate)",
                         g->xmin, g->xmax, g->ymin, g->ymax);
+    /* Width or height near DBL_MAX makes the geotransform inf/NaN, and any
+     * span above 1e150 overflows squared distances: refused, not rasterised. */
+    double w = g->xmax - g->xmin, h = g->ymax - g->ymin;
+    if (!(w <= GK_GRID_MAX_SPAN) || !(h <= GK_GRID_MAX_SPAN))
+        return gk_error(ctx, GK_ERR_ARG,
+                        "grid extent x %.17g..%.17g, y %.17g..%.17g is %.3g x %.3g units wide: "
+                        "at most %.0e a side (squared distances must stay finite); give a "
+                        "smaller -txe/-tye or check the coordinates",
+                        g->xmin, g->xmax, g->ymin, g->ymax, w, h, GK_GRID_MAX_SPAN);
+    /* Below 2 ulps of the coordinates, pixel centres (half a cell in) would
+     * coincide: nodes that cannot be told apart. */
+    double cx = w / g->nx, cy = h / g->ny;
+    double mx = fmax(fabs(g->xmin), fabs(g->xmax)), my = fmax(fabs(g->ymin), fabs(g->ymax));
+    double ux = nextafter(mx, INFINITY) - mx, uy = nextafter(my, INFINITY) - my;
+    if (!(cx >= 2 * ux) || !(cy >= 2 * uy))
+        return gk_error(ctx, GK_ERR_ARG,
+                        "grid cell %.17g x %.17g (%d x %d cells over x %.17g..%.17g, y "
+                        "%.17g..%.17g) is below what double coordinates of this size resolve "
+                        "(at least 2 ulps: %.3g x %.3g): use fewer cells or a larger extent",
+                        cx, cy, g->nx, g->ny, g->xmin, g->xmax, g->ymin, g->ymax, 2 * ux, 2 * uy);
     return GK_OK;
 }
 

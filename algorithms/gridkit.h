@@ -141,7 +141,10 @@ typedef struct {
     int nx, ny;        /* columns, rows (> 0) */
 } gk_grid;
 
-/* Checks sizes and extent; a clear message for zero, negative or absurd grids. */
+/* Largest width or height of a grid: squared distances across it stay finite. */
+#define GK_GRID_MAX_SPAN 1e150
+/* Checks sizes and extent; a clear message for zero, negative or absurd grids,
+ * spans above GK_GRID_MAX_SPAN and cells below the coordinates' precision. */
 int gk_grid_check(gk_context *ctx, const gk_grid *g);
 /* GDAL geotransform of the grid. */
 void gk_grid_geotransform(const gk_grid *g, double gt[6]);
@@ -233,6 +236,9 @@ typedef struct {
                               * nodata_nodes too) */
 } gk_run_stats;
 void gk_job_stats(const gk_job *job, gk_run_stats *st);
+/* A warning from preparing the job (linear on points that have no triangle
+ * grids as nearest), or NULL: the caller shows it (stderr, CPLError). */
+const char *gk_job_warning(const gk_job *job);
 
 #ifdef __cplusplus
 }

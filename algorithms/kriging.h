@@ -148,7 +148,7 @@ void gk_krige_global_free(gk_krige_global *g);
 size_t gk_krige_global_block_cols(const gk_job *job, size_t nodes);
 /* m nodes at once: est[c] and, when var is not NULL, var[c] (non-finite where
  * the system fails); g0: nr blocks of covariates, block r at g0 + r * ldg.
- * ws: (n + GK_KRIGE_MAX_P + 1) m + 2 n doubles. */
+ * ws: (n + GK_KRIGE_MAX_P + 2) m + 2 n doubles. */
 void gk_krige_global_block(const gk_job *job, int m, const double *x0, const double *y0,
                            const double *g0, size_t ldg, double *est, double *var, double *ws);
 

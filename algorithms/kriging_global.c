@@ -2,14 +2,21 @@
  * kriging_global.c - kriging with every point in one system (max_points=0
  * and no radius: gstat's default global neighbourhood).
  *
- * The n x n covariance matrix is factorised once with LAPACK (dpotrf); the
- * estimate then uses the dual form, O(n) per node: z0 = c0'w + f0'beta with
+ * The n x n covariance matrix is factorised once (Cholesky); the estimate
+ * then uses the dual form, O(n) per node: z0 = c0'w + f0'beta with
  * w = C^-1 (z - F beta) and beta the GLS drift coefficients. The variance
- * needs L^-1 c0 per node, O(n^2): done for a block of nodes at once, one
- * triangular solve with many right-hand sides (BLAS-3, tens of GFLOP/s where
- * a solve per node is memory-bound), then column norms. OpenBLAS runs single
- * threaded: the engine's threads are the parallelism, and the doubles do not
- * depend on the thread count or the tiling (solve_panels).
+ * needs L^-1 c0 per node, O(n^2): done for four nodes at a time, each row of
+ * L read once for the four.
+ *
+ * Every double here comes from one fixed order of operations: each entry of
+ * the factor and of a solve is its row's dot product (four partial sums by
+ * index mod 4, then (s0 + s2) + (s1 + s3)), the same whatever the tiling, the
+ * thread count, the CPU or its vector width. LAPACK's dpotrf and BLAS's GEMM
+ * were used before, and their rounding changed with the block's shape and
+ * with the CPU's kernels (issue 22): one ulp of variance between the plugin's
+ * blocks and the CLI's tiles on one machine. The factor costs n^3/6
+ * multiply-adds once (n = 2000: about a second); the per-node solves are
+ * the same work as before.
  * A singular system (coincident points without nugget, a drift that cannot
  * be estimated) makes every node nodata, as gstat skips every location.
  */
@@ -20,31 +27,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef GK_HAVE_LAPACK
-#include <lapacke.h>
-#endif
-
-/* OpenBLAS's thread count, where the BLAS is OpenBLAS (weak: absent elsewhere) */
-extern void openblas_set_num_threads(int) __attribute__((weak));
-/* CBLAS's dgemm (OpenBLAS has it; weak: without it the solves start at row 0) */
-extern void cblas_dgemm(int order, int ta, int tb, int m, int n, int k, double alpha,
-                        const double *a, int lda, const double *b, int ldb, double beta,
-                        double *c, int ldc) __attribute__((weak));
-#define KG_COLMAJOR 102
-#define KG_NOTRANS 111
-#define KG_NB 128 /* rows per panel of the blocked solve */
-
-#define CHOL_TOL 1e-12
-#define SCHUR_TOL 1e-11
-
 /* The points are ordered by y, and a second factor holds the reverse order:
  * a block of nodes (rows of a tile) has zero covariance with the points
  * beyond the model's range, and the rows of L^-1 c0 before its first non-zero
  * entry stay zero, so the solve starts there, in whichever order puts more of
  * those points first (a compact-support model only; others solve in full). */
 typedef struct {
-    double *L; /* n x n, column-major lower factor (LAPACK's layout) */
-    double *B; /* p columns of n: L^-1 F */
+    double *L;   /* n x n, lower factor by rows: L[i * n + k], k <= i */
+    double *inv; /* n: 1 / L_ii */
+    double *B;   /* p columns of n: L^-1 F */
 } gfactor;
 
 struct gk_krige_global {
@@ -65,6 +56,7 @@ void gk_krige_global_free(gk_krige_global *g)
         return;
     for (int i = 0; i < 2; i++) {
         free(g->f[i].L);
+        free(g->f[i].inv);
         free(g->f[i].B);
     }
     free(g->px);
@@ -73,26 +65,196 @@ void gk_krige_global_free(gk_krige_global *g)
     free(g);
 }
 
-#ifndef GK_HAVE_LAPACK
-int gk_krige_global_build(gk_job *job)
+#define CHOL_TOL 1e-12
+#define SCHUR_TOL 1e-11
+
+/* ---- the fixed-order kernels ---------------------------------------------- */
+
+/* dot(a, b[r], len) for r < 4, each with the one order every entry uses:
+ * partial sums by index mod 4, the tail into the first, (s0 + s2) + (s1 + s3).
+ * Leading exact zeros in b may be skipped from an index that is a multiple
+ * of 4: they add +0 to sums that are still +0. */
+/* four doubles, one per lane (GCC's and clang's vector extension: SSE2 pairs
+ * or one AVX register, the same lane-wise IEEE operations either way) */
+typedef double kg_v4 __attribute__((vector_size(32)));
+
+#define KG_LOAD(v, p) memcpy(&(v), (p), sizeof(kg_v4))
+
+/* dot(a, b[r], len) for r < nb (at most 8), each in the one order every
+ * entry uses: four partial sums, lane l taking the indices k = l (mod 4) in
+ * ascending order (the last, partial vector too), then (s0 + s2) + (s1 + s3).
+ * Lanes past len add +0 to sums that are never -0: nothing. */
+static inline __attribute__((always_inline)) void dot_lanes(const double *a,
+                                                            const double *const *b, int nb,
+                                                            size_t len, kg_v4 *s)
 {
-    return gk_error(job->ctx, GK_ERR_UNSUPPORTED,
-                    "global kriging (max_points=0 and no radius) needs LAPACK, and this build "
-                    "has none: give max_points= and/or radius= for a local neighbourhood");
+    for (int r = 0; r < nb; r++)
+        s[r] = (kg_v4){0, 0, 0, 0};
+    size_t k = 0;
+    for (; k + 4 <= len; k += 4) {
+        kg_v4 x, y;
+        KG_LOAD(x, a + k);
+        for (int r = 0; r < nb; r++) {
+            KG_LOAD(y, b[r] + k);
+            s[r] += x * y;
+        }
+    }
+    if (k < len) {
+        kg_v4 x = {0, 0, 0, 0};
+        for (size_t l = 0; l < len - k; l++)
+            x[l] = a[k + l];
+        for (int r = 0; r < nb; r++) {
+            kg_v4 y = {0, 0, 0, 0};
+            for (size_t l = 0; l < len - k; l++)
+                y[l] = b[r][k + l];
+            s[r] += x * y;
+        }
+    }
 }
 
-size_t gk_krige_global_block_cols(const gk_job *job, size_t nodes)
+static inline __attribute__((always_inline)) double kg_fold(kg_v4 s)
 {
-    (void)job;
-    return nodes ? nodes : 1;
+    return (s[0] + s[2]) + (s[1] + s[3]);
 }
 
-void gk_krige_global_block(const gk_job *job, int m, const double *x0, const double *y0,
-                           const double *g0, size_t ldg, double *est, double *var, double *ws)
+static inline __attribute__((always_inline)) void dotn(const double *a, const double *const *b,
+                                                       int nb, size_t len, double *out)
 {
-    (void)job, (void)m, (void)x0, (void)y0, (void)g0, (void)ldg, (void)est, (void)var, (void)ws;
+    kg_v4 s[8];
+    dot_lanes(a, b, nb, len, s);
+    for (int r = 0; r < nb; r++)
+        out[r] = kg_fold(s[r]);
 }
-#else
+
+static inline __attribute__((always_inline)) void dot4(const double *a, const double *const b[4],
+                                                       size_t len, double out[4])
+{
+    dotn(a, b, 4, len, out);
+}
+
+static double dot1(const double *a, const double *b, size_t len)
+{
+    const double *bb[4] = {b, b, b, b};
+    double out[4];
+    dot4(a, bb, len, out);
+    return out[0];
+}
+
+/* Cholesky by rows, four rows at a time (each row j read once for the four):
+ * L_ij = (A_ij - dot(L_i, L_j, j)) / L_jj. 0, or i + 1 when pivot i is too
+ * small (singular). */
+static size_t chol_rows(double *L, size_t n, double *inv, double tol)
+{
+    for (size_t i0 = 0; i0 < n; i0 += 4) {
+        size_t nr = n - i0 < 4 ? n - i0 : 4;
+        double *ri[4];
+        for (size_t r = 0; r < 4; r++)
+            ri[r] = L + (i0 + (r < nr ? r : 0)) * n;
+        for (size_t j = 0; j < i0; j++) {
+            double d[4];
+            dot4(L + j * n, (const double *const *)ri, j, d);
+            for (size_t r = 0; r < nr; r++)
+                ri[r][j] = (ri[r][j] - d[r]) * inv[j];
+        }
+        for (size_t r = 0; r < nr; r++) { /* the block's own triangle */
+            size_t i = i0 + r;
+            for (size_t j = i0; j < i; j++)
+                ri[r][j] = (ri[r][j] - dot1(L + j * n, ri[r], j)) * inv[j];
+            double a = ri[r][i], t = a - dot1(ri[r], ri[r], i);
+            if (!(t > tol * fabs(a)))
+                return i + 1;
+            ri[r][i] = sqrt(t);
+            inv[i] = 1.0 / ri[r][i];
+        }
+    }
+    return 0;
+}
+
+/* Rows [i0, i1) of b = L^-1 b for KG_NC columns (pointers may repeat) whose
+ * entries before k0 (a multiple of 4) are zero; rows before i0 are done.
+ * Two rows at a time share the loads of b: row i + 1's lanes take the same
+ * indices as row i's, then index i (the last of its lane) once b_i is known.
+ * Compiled for AVX2 too: each lane is its own sum, so the doubles are the
+ * same at any vector width (and no contraction into FMA: -ffp-contract=off). */
+#define KG_NC 4
+#if defined(__x86_64__) && defined(__GNUC__) && !GK_TSAN
+__attribute__((target_clones("avx2", "default")))
+#endif
+static void fwd_rows(const gfactor *f, size_t n, double *const b[KG_NC], size_t k0, size_t i0,
+                     size_t i1)
+{
+    const double *bk[KG_NC];
+    for (int r = 0; r < KG_NC; r++)
+        bk[r] = b[r] + k0;
+    size_t i = i0 > k0 ? i0 : k0;
+    for (; i + 1 < i1; i += 2) {
+        const double *a0 = f->L + i * n + k0, *a1 = f->L + (i + 1) * n + k0;
+        const size_t len = i - k0;
+        kg_v4 s0[KG_NC], s1[KG_NC];
+        for (int r = 0; r < KG_NC; r++)
+            s0[r] = s1[r] = (kg_v4){0, 0, 0, 0};
+        size_t k = 0;
+        for (; k + 4 <= len; k += 4) {
+            kg_v4 x0, x1, y;
+            KG_LOAD(x0, a0 + k);
+            KG_LOAD(x1, a1 + k);
+            for (int r = 0; r < KG_NC; r++) {
+                KG_LOAD(y, bk[r] + k);
+                s0[r] += x0 * y;
+                s1[r] += x1 * y;
+            }
+        }
+        if (k < len) {
+            kg_v4 x0 = {0, 0, 0, 0}, x1 = x0;
+            for (size_t l = 0; l < len - k; l++)
+                x0[l] = a0[k + l], x1[l] = a1[k + l];
+            for (int r = 0; r < KG_NC; r++) {
+                kg_v4 y = {0, 0, 0, 0};
+                for (size_t l = 0; l < len - k; l++)
+                    y[l] = bk[r][k + l];
+                s0[r] += x0 * y;
+                s1[r] += x1 * y;
+            }
+        }
+        const double li = a1[len]; /* L_{i+1, i} */
+        for (int r = 0; r < KG_NC; r++) {
+            double bi = (b[r][i] - kg_fold(s0[r])) * f->inv[i];
+            s1[r][len % 4] += li * bi;
+            double bi1 = (b[r][i + 1] - kg_fold(s1[r])) * f->inv[i + 1];
+            if (r == 0 || b[r] != b[r - 1])
+                b[r][i] = bi, b[r][i + 1] = bi1;
+        }
+    }
+    for (; i < i1; i++) {
+        double d[KG_NC];
+        dotn(f->L + i * n + k0, bk, KG_NC, i - k0, d);
+        for (int r = 0; r < KG_NC; r++)
+            if (r == 0 || b[r] != b[r - 1])
+                b[r][i] = (b[r][i] - d[r]) * f->inv[i];
+    }
+}
+
+static void fwd1(const gfactor *f, size_t n, double *b)
+{
+    double *bb[KG_NC];
+    for (int r = 0; r < KG_NC; r++)
+        bb[r] = b;
+    fwd_rows(f, n, bb, 0, 0, n);
+}
+
+/* b = L^-T b: each entry takes the later ones in descending order. */
+static void bwd1(const gfactor *f, size_t n, double *b)
+{
+    for (size_t i = n; i-- > 0;) {
+        double bi = b[i] * f->inv[i];
+        b[i] = bi;
+        const double *ri = f->L + i * n;
+        for (size_t k = 0; k < i; k++)
+            b[k] -= ri[k] * bi;
+    }
+}
+
+/* ---- build ------------------------------------------------------------------ */
 
 static const double *sort_key;
 static int cmp_key(const void *a, const void *b)
@@ -102,24 +264,21 @@ static int cmp_key(const void *a, const void *b)
     return u < v ? -1 : u > v ? 1 : (i > j) - (i < j);
 }
 
-/* Lower factor of the covariance of the points in order (rev: reversed);
+/* Factor of the covariance of the points in order (rev: reversed);
  * 0, or 1 when singular. */
-static lapack_int factor(const gk_krige_state *k, const gk_krige_global *g, double *L, int rev)
+static int factor(const gk_krige_state *k, const gk_krige_global *g, gfactor *f, int rev)
 {
     size_t n = g->n;
-    for (size_t j = 0; j < n; j++) {
-        size_t a = rev ? n - 1 - j : j;
-        L[j + j * n] = k->A;
-        for (size_t i = j + 1; i < n; i++) {
-            size_t b = rev ? n - 1 - i : i;
-            L[i + j * n] = gk_krige_cov(k, g->px[b] - g->px[a], g->py[b] - g->py[a]);
+    for (size_t i = 0; i < n; i++) {
+        size_t a = rev ? n - 1 - i : i;
+        double *ri = f->L + i * n;
+        for (size_t j = 0; j < i; j++) {
+            size_t b = rev ? n - 1 - j : j;
+            ri[j] = gk_krige_cov(k, g->px[a] - g->px[b], g->py[a] - g->py[b]);
         }
+        ri[i] = k->A;
     }
-    lapack_int info = LAPACKE_dpotrf(LAPACK_COL_MAJOR, 'L', (lapack_int)n, L, (lapack_int)n);
-    for (size_t i = 0; info == 0 && i < n; i++)
-        if (!(L[i + i * n] * L[i + i * n] > CHOL_TOL * k->A))
-            info = (lapack_int)i + 1;
-    return info;
+    return chol_rows(f->L, n, f->inv, CHOL_TOL) != 0;
 }
 
 /* Is the model's covariance zero beyond some distance (worth the reverse order)? */
@@ -135,6 +294,14 @@ static int compact_support(const gk_krige_state *k)
     return 1;
 }
 
+static int alloc_factor(gfactor *f, size_t n, int p)
+{
+    f->L = malloc(n * n * sizeof(double));
+    f->inv = malloc(n * sizeof(double));
+    f->B = malloc((n * (p ? p : 1)) * sizeof(double));
+    return f->L && f->inv && f->B;
+}
+
 int gk_krige_global_build(gk_job *job)
 {
     gk_context *ctx = job->ctx;
@@ -142,10 +309,10 @@ int gk_krige_global_build(gk_job *job)
     const double *X = job->pts->x, *Y = job->pts->y, *Z = job->pts->z;
     size_t n = job->pts->n;
     int p = k->p;
-    if (n > 46340) /* n^2 must fit LAPACK's 32-bit integers */
+    if (n > 46340) /* n^2 doubles: 17 GB; beyond, a local neighbourhood */
         return gk_error(ctx, GK_ERR_NOMEM,
-                        "global kriging of %zu points needs a %.0f GB covariance matrix: give "
-                        "max_points= (a local neighbourhood)",
+                        "global kriging of %zu points needs a %.0f GB covariance matrix (at most "
+                        "46340 points): give max_points= (a local neighbourhood)",
                         n, (double)n * n * 8 / 1e9);
     gk_krige_global *g = calloc(1, sizeof *g);
     if (!g)
@@ -154,13 +321,12 @@ int gk_krige_global_build(gk_job *job)
     g->n = n;
     g->p = p;
     g->nf = 1;
-    g->f[0].L = malloc(n * n * sizeof(double));
-    g->f[0].B = malloc((n * (p ? p : 1)) * sizeof(double));
+    int ok = alloc_factor(&g->f[0], n, p);
     g->wd = malloc(n * sizeof *g->wd);
     g->px = malloc(n * sizeof *g->px);
     g->py = malloc(n * sizeof *g->py);
     size_t *perm = malloc(n * sizeof *perm);
-    if (!g->f[0].L || !g->f[0].B || !g->wd || !g->px || !g->py || !perm) {
+    if (!ok || !g->wd || !g->px || !g->py || !perm) {
         free(perm);
         return gk_error(ctx, GK_ERR_NOMEM,
                         "out of memory: global kriging of %zu points needs %.2f GB (give "
@@ -176,37 +342,23 @@ int gk_krige_global_build(gk_job *job)
         g->py[i] = Y[perm[i]];
     }
     /* the reverse order's factor where it pays and memory allows (<= 512 MB) */
-    if (compact_support(k) && (double)n * n * 8 <= 512e6) {
-        g->f[1].L = malloc(n * n * sizeof(double));
-        g->f[1].B = malloc((n * (p ? p : 1)) * sizeof(double));
-        if (g->f[1].L && g->f[1].B)
-            g->nf = 2;
-    }
+    if (compact_support(k) && (double)n * n * 8 <= 512e6 && alloc_factor(&g->f[1], n, p))
+        g->nf = 2;
 
-    /* one BLAS thread, here too: a threaded factor's rounding depends on the
-     * thread count, and the tiles' threads are the parallelism */
-    if (openblas_set_num_threads)
-        openblas_set_num_threads(1);
-    lapack_int info = factor(k, g, g->f[0].L, 0);
-    if (info < 0) {
-        free(perm);
-        return gk_error(ctx, GK_ERR_INTERNAL, "dpotrf: bad argument %d", (int)-info);
-    }
-    if (info > 0 || (p > 0 && n < (size_t)p)) {
+    if (factor(k, g, &g->f[0], 0) || (p > 0 && n < (size_t)p)) {
         free(perm);
         k->global_singular = 1; /* every node nodata, counted */
         return GK_OK;
     }
-    if (g->nf == 2 && factor(k, g, g->f[1].L, 1) != 0)
+    if (g->nf == 2 && factor(k, g, &g->f[1], 1) != 0)
         g->nf = 1;
-    const double *L = g->f[0].L;
+    const gfactor *f0 = &g->f[0];
 
     /* w = L^-1 z (or L^-1 (z - mean)) */
     double *w = g->wd;
     for (size_t i = 0; i < n; i++)
         w[i] = Z[perm[i]] - (k->type == GK_KRIGE_SIMPLE ? k->mean : 0.0);
-    LAPACKE_dtrtrs(LAPACK_COL_MAJOR, 'L', 'N', 'N', (lapack_int)n, 1, L, (lapack_int)n, w,
-                   (lapack_int)n);
+    fwd1(f0, n, w);
     if (p > 0) {
         double ox = 0, oy = 0, sc = 0;
         for (size_t i = 0; i < n; i++)
@@ -230,24 +382,16 @@ int gk_krige_global_build(gk_job *job)
                 for (int r = 0; r < k->nr; r++)
                     B[i + (size_t)(np + r) * n] = k->gpts[(size_t)r * n + o];
             }
-            LAPACKE_dtrtrs(LAPACK_COL_MAJOR, 'L', 'N', 'N', (lapack_int)n, p, g->f[fi].L,
-                           (lapack_int)n, B, (lapack_int)n);
+            for (int c = 0; c < p; c++)
+                fwd1(&g->f[fi], n, B + (size_t)c * n);
         }
-        const double *B = g->f[0].B;
+        const double *B = f0->B;
         double btw[GK_KRIGE_MAX_P];
         for (int c = 0; c < p; c++) {
             const double *bc = B + (size_t)c * n;
-            for (int d = 0; d <= c; d++) {
-                const double *bd = B + (size_t)d * n;
-                double s = 0;
-                for (size_t i = 0; i < n; i++)
-                    s += bc[i] * bd[i];
-                g->S[c * p + d] = s;
-            }
-            double s = 0;
-            for (size_t i = 0; i < n; i++)
-                s += bc[i] * w[i];
-            btw[c] = s;
+            for (int d = 0; d <= c; d++)
+                g->S[c * p + d] = dot1(bc, B + (size_t)d * n, n);
+            btw[c] = dot1(bc, w, n);
         }
         if (gk_krige_chol(g->S, p, p, g->Sinv, SCHUR_TOL)) {
             free(perm);
@@ -265,13 +409,15 @@ int gk_krige_global_build(gk_job *job)
         }
     }
     free(perm);
-    LAPACKE_dtrtrs(LAPACK_COL_MAJOR, 'L', 'T', 'N', (lapack_int)n, 1, L, (lapack_int)n, w,
-                   (lapack_int)n);
+    bwd1(f0, n, w);
     return GK_OK;
 }
 
-/* ~4 MB of right-hand sides per thread: enough columns for BLAS-3 speed, few
- * enough rows of the tile that many points are out of range of them all. */
+/* ---- per node ------------------------------------------------------------------ */
+
+/* ~4 MB of right-hand sides per thread: enough columns to reuse L's rows
+ * from cache, few enough rows of the tile that many points are out of range
+ * of them all. */
 size_t gk_krige_global_block_cols(const gk_job *job, size_t nodes)
 {
     size_t n = job->pts->n, m = ((size_t)512 << 10) / (n ? n : 1);
@@ -284,21 +430,28 @@ size_t gk_krige_global_block_cols(const gk_job *job, size_t nodes)
     return m ? m : 1;
 }
 
-/* A = L^-1 A in place for mg columns whose rows before `lead` are zero:
- * right-looking by panels of KG_NB rows aligned to row 0, from the panel that
- * holds `lead`. Skipped panels would only add exact zeros, so every column
- * gets the same doubles wherever the solve starts and whatever the other
- * columns: the result does not depend on the tiling. */
-static void solve_panels(const double *L, size_t n, double *A, int mg, size_t lead)
+/* L^-1 c for the columns C[0..nc) of one factor, four at a time (neighbouring
+ * nodes: about as many leading zeros), each group from its least leading
+ * zeros rounded down to a multiple of 4: what is skipped adds exact zeros, so
+ * a column's doubles do not depend on which columns share its group. */
+static void solve_columns(const gfactor *f, size_t n, double *C, int nc, const double *lead)
 {
-    size_t s = cblas_dgemm ? lead / KG_NB * KG_NB : 0;
-    for (size_t J = s; J < n; J += KG_NB) {
-        size_t nb = n - J < KG_NB ? n - J : KG_NB;
-        LAPACKE_dtrtrs_work(LAPACK_COL_MAJOR, 'L', 'N', 'N', (lapack_int)nb, mg, L + J + J * n,
-                            (lapack_int)n, A + J, (lapack_int)n);
-        if (J + nb < n)
-            cblas_dgemm(KG_COLMAJOR, KG_NOTRANS, KG_NOTRANS, (int)(n - J - nb), mg, (int)nb, -1.0,
-                        L + J + nb + J * n, (int)n, A + J, (int)n, 1.0, A + J + nb, (int)n);
+    /* by panels of L's rows (~256 KB, kept in cache for every group) */
+    size_t R = ((size_t)32 << 10) / (n ? n : 1);
+    R = R < 4 ? 4 : R;
+    for (size_t i0 = 0; i0 < n; i0 += R) {
+        size_t i1 = n - i0 < R ? n : i0 + R;
+        for (int c0 = 0; c0 < nc; c0 += KG_NC) {
+            double *b[KG_NC];
+            size_t k0 = n;
+            for (int r = 0; r < KG_NC; r++) {
+                int c = c0 + r < nc ? c0 + r : nc - 1;
+                b[r] = C + (size_t)c * n;
+                if ((size_t)lead[c] < k0)
+                    k0 = (size_t)lead[c];
+            }
+            fwd_rows(f, n, b, k0 / 4 * 4, i0, i1);
+        }
     }
 }
 
@@ -310,10 +463,10 @@ void gk_krige_global_block(const gk_job *job, int m, const double *x0, const dou
     size_t n = g->n;
     int p = g->p;
     /* ws: C (n x m: the forward-order columns from the left, the reverse-order
-     * ones from the right), h and cv (n each), F (p x m), node of each column (m) */
+     * ones from the right), h and cv (n each), F (p x m), then per column its
+     * node and its leading zeros (m each) */
     double *C = ws, *h = ws + n * (size_t)m, *cv = h + n, *F = cv + n;
-    double *node = F + (size_t)GK_KRIGE_MAX_P * m;
-    size_t lead[2] = {n, n};
+    double *node = F + (size_t)GK_KRIGE_MAX_P * m, *lead = node + m;
     int nfw = 0, nrv = 0;
     for (int c = 0; c < m; c++) {
         gk_kk_cov0(k, g->px, g->py, (int)n, x0[c], y0[c], cv, h);
@@ -343,53 +496,35 @@ void gk_krige_global_block(const gk_job *job, int m, const double *x0, const dou
         int col = rv ? m - 1 - nrv++ : nfw++;
         double *cc = C + (size_t)col * n;
         node[col] = c;
+        lead[col] = (double)(rv ? zt : zl);
         if (rv)
             for (size_t i = 0; i < n; i++)
                 cc[i] = cv[n - 1 - i];
         else
             memcpy(cc, cv, n * sizeof *cv);
-        size_t z = rv ? zt : zl;
-        if (z < lead[rv])
-            lead[rv] = z;
     }
     if (!var)
         return;
     if (nfw)
-        solve_panels(g->f[0].L, n, C, nfw, lead[0]);
+        solve_columns(&g->f[0], n, C, nfw, lead);
     if (nrv)
-        solve_panels(g->f[1].L, n, C + (size_t)nfw * n, nrv, lead[1]);
+        solve_columns(&g->f[1], n, C + (size_t)nfw * n, nrv, lead + nfw);
     for (int col = 0; col < m; col++) {
         int rv = col >= nfw, c = (int)node[col];
         const gfactor *fa = &g->f[rv];
-        size_t s0r = cblas_dgemm ? lead[rv] / KG_NB * KG_NB : 0, nz = n - s0r;
-        const double *a = C + (size_t)col * n + s0r;
-        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-        size_t i = 0;
-        for (; i + 4 <= nz; i += 4) {
-            s0 += a[i] * a[i];
-            s1 += a[i + 1] * a[i + 1];
-            s2 += a[i + 2] * a[i + 2];
-            s3 += a[i + 3] * a[i + 3];
-        }
-        for (; i < nz; i++)
-            s0 += a[i] * a[i];
-        double v = k->c00 - ((s0 + s2) + (s1 + s3));
+        size_t s0 = (size_t)lead[col] / 4 * 4, nz = n - s0;
+        const double *a = C + (size_t)col * n + s0;
+        double v = k->c00 - dot1(a, a, nz);
         if (p > 0) {
             const double *f0 = F + (size_t)c * p;
             double r[GK_KRIGE_MAX_P], t[GK_KRIGE_MAX_P];
-            for (int q = 0; q < p; q++) {
-                const double *bq = fa->B + (size_t)q * n + s0r;
-                double s = 0.0;
-                for (size_t j = 0; j < nz; j++)
-                    s += bq[j] * a[j];
-                r[q] = t[q] = f0[q] - s;
-            }
+            for (int q = 0; q < p; q++)
+                r[q] = t[q] = f0[q] - dot1(fa->B + (size_t)q * n + s0, a, nz);
             gk_krige_fwd(g->S, p, p, g->Sinv, t);
             gk_krige_bwd(g->S, p, p, g->Sinv, t);
             for (int q = 0; q < p; q++)
                 v += r[q] * t[q];
         }
-        var[c] = v < 0.0 ? 0.0 : v;
+        var[c] = v > 0.0 ? v : 0.0; /* +0, whatever the sign of a zero */
     }
 }
-#endif

@@ -5,16 +5,17 @@
  * The model is dispatched once per column, not per pair: each structure is a
  * loop over the whole column, so Sph and the nugget vectorise (Exp and Gau
  * call exp per element). The operations per pair are gk_krige_cov's, except
- * h / range taken as h * (1 / range), and on AVX-512 the distance from a
- * reciprocal square root refined by Newton steps: a few ulps, not bitwise.
- * The square root comes from intrinsics: GCC does not vectorise sqrt() under
- * -fmath-errno.
+ * h / range taken as h * (1 / range). The square root comes from
+ * intrinsics (GCC does not vectorise sqrt() under -fmath-errno), correctly
+ * rounded like sqrt(): every path gives the same doubles (issue 22; the
+ * tests run each with GRIDKIT_ISA).
  *
  * The factor is left-looking by columns: column j takes the updates of the
  * columns before it four at a time (one load and store of column j per four,
  * the same rounding as one at a time), then is scaled by 1 / L_jj.
  */
 #include "kriging_kernels.h"
+#include "cpu_level.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -34,19 +35,8 @@ void gk_kk_init(void)
 {
     if (kk_isa >= 0)
         return;
-    int v = 0;
-#if GK_KK_X86
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f"))
-        v = 2;
-    else if (__builtin_cpu_supports("avx2"))
-        v = 1;
-#endif
-    /* GK_KK_ISA=0|1 caps the level, so the tests can run the other paths */
-    const char *cap = getenv("GK_KK_ISA");
-    if (cap && cap[0] >= '0' && cap[0] < '0' + v)
-        v = cap[0] - '0';
-    kk_isa = v;
+    int v = gk_cpu_level(); /* GRIDKIT_ISA caps it, so the tests run every path */
+    kk_isa = v == GK_ISA_AVX512 ? 2 : v == GK_ISA_AVX2 ? 1 : 0;
 }
 
 /* All structures isotropic and of a type the column loops know. */
@@ -97,20 +87,15 @@ __attribute__((target("avx512f"))) static inline void dist_avx512(const double *
 {
     const __m512d vx = _mm512_set1_pd(cx), vy = _mm512_set1_pd(cy);
     const __m512d zero = _mm512_setzero_pd(), mone = _mm512_set1_pd(-1.0);
-    const __m512d half = _mm512_set1_pd(0.5), c15 = _mm512_set1_pd(1.5);
     for (int i = 0; i < n; i += 8) {
         __mmask8 lm = n - i >= 8 ? (__mmask8)0xff : (__mmask8)((1u << (n - i)) - 1u);
         __m512d dx = _mm512_sub_pd(_mm512_maskz_loadu_pd(lm, px + i), vx);
         __m512d dy = _mm512_sub_pd(_mm512_maskz_loadu_pd(lm, py + i), vy);
         __m512d x = _mm512_add_pd(_mm512_mul_pd(dx, dx), _mm512_mul_pd(dy, dy));
-        /* sqrt(x) = x / sqrt(x): the 14-bit reciprocal square root and two
-         * Newton steps (to ~2^-52), a fraction of a full sqrt's cost */
-        __m512d y = _mm512_rsqrt14_pd(x), hx = _mm512_mul_pd(half, x);
-        y = _mm512_mul_pd(y, _mm512_fnmadd_pd(hx, _mm512_mul_pd(y, y), c15));
-        y = _mm512_mul_pd(y, _mm512_fnmadd_pd(hx, _mm512_mul_pd(y, y), c15));
-        __m512d r = _mm512_mul_pd(x, y);
-        r = _mm512_fmadd_pd(_mm512_fnmadd_pd(r, r, x), _mm512_mul_pd(half, y), r);
-        r = _mm512_maskz_mov_pd(_mm512_cmp_pd_mask(x, zero, _CMP_NEQ_UQ), r);
+        /* the correctly rounded square root, as sqrt() gives: a reciprocal
+         * estimate refined by Newton steps was faster but a few ulps off,
+         * and the result must not depend on the CPU (issue 22) */
+        __m512d r = _mm512_sqrt_pd(x);
         __mmask8 same = _mm512_cmp_pd_mask(dx, zero, _CMP_EQ_OQ) &
                         _mm512_cmp_pd_mask(dy, zero, _CMP_EQ_OQ);
         _mm512_mask_storeu_pd(h + i, lm, _mm512_mask_mov_pd(r, same, mone));
@@ -218,9 +203,26 @@ KK_INLINE void scale(double *restrict c, double s, int n)
         c[i] *= s;
 }
 
-KK_INLINE int chol_body(double *L, int m, int ld, double *inv, double tol)
+/* Rows and columns before p0 are the factor already (the leading block of a
+ * Cholesky factor depends on the leading block of the matrix alone): the
+ * columns before p0 get their rows from p0 on, element by element in the
+ * operations a whole factorisation does, so the doubles are the same. */
+KK_INLINE int chol_body(double *L, int m, int ld, double *inv, double tol, int p0)
 {
-    for (int j = 0; j < m; j++) {
+    for (int j = 0; j < p0 && p0 < m; j++) {
+        double *c = L + (size_t)j * ld + p0; /* rows p0.. of column j */
+        int n = m - p0, q = 0;
+        for (; q + 4 <= j; q += 4) {
+            const double *l0 = L + (size_t)q * ld, *l1 = l0 + ld, *l2 = l1 + ld, *l3 = l2 + ld;
+            axpy4(c, l0 + p0, l1 + p0, l2 + p0, l3 + p0, l0[j], l1[j], l2[j], l3[j], n);
+        }
+        for (; q < j; q++) {
+            const double *l0 = L + (size_t)q * ld;
+            axpy1(c, l0 + p0, l0[j], n);
+        }
+        scale(c, inv[j], n);
+    }
+    for (int j = p0 < m ? p0 : m; j < m; j++) {
         double *c = L + (size_t)j * ld + j; /* rows j.. of column j */
         int n = m - j;
         double orig = c[0];
@@ -316,9 +318,9 @@ KK_INLINE void select_body(const int *restrict cid, const double *restrict cd2, 
     {                                                                                             \
         cov0_body(k, px, py, m, cx, cy, c0, h, ISA);                                              \
     }                                                                                             \
-    ATTR static int chol_##SUF(double *L, int m, int ld, double *inv, double tol)                 \
+    ATTR static int chol_##SUF(double *L, int m, int ld, double *inv, double tol, int p0)         \
     {                                                                                             \
-        return chol_body(L, m, ld, inv, tol);                                                     \
+        return chol_body(L, m, ld, inv, tol, p0);                                                 \
     }                                                                                             \
     ATTR static void sort_##SUF(int *v, int m, int *tmp)                                          \
     {                                                                                             \
@@ -357,12 +359,11 @@ __attribute__((target("avx512f"))) static void cov0_avx512(const gk_krige_state 
 }
 #endif
 
-/* ---- AVX-512: whole vectors over padded columns ---------------------------- */
-/* Columns are processed in whole vectors of 8 rows from the block holding the
+/* ---- AVX-512: the covariances over padded columns ---------------------------- */
+/* Columns are computed in whole vectors of 8 rows from the block holding the
  * diagonal to m rounded up to 8: rows above the diagonal and below m are
- * padding that nothing reads back, so no loop has a scalar tail. The factor
- * sums the updates of a column in four partial sums (by column index mod 4)
- * with FMA: the chains of dependent additions are a quarter as long. */
+ * padding that nothing reads back. The same doubles as the other paths: the
+ * distance is the correctly rounded square root. */
 #if GK_KK_X86
 #define KK512 __attribute__((target("avx512f")))
 
@@ -377,115 +378,6 @@ KK512 static void cov_lower_avx512p(const gk_krige_state *k, const double *px, c
     }
 }
 
-/* Rows r .. r + 8 nv of column j minus the sum over q < j of L_jq L_.q. */
-KK512 KK_INLINE void chol_chunk(double *L, int ld, int r, int j, int nv)
-{
-    __m512d s0[4], s1[4], s2[4], s3[4];
-    for (int b = 0; b < nv; b++)
-        s0[b] = s1[b] = s2[b] = s3[b] = _mm512_setzero_pd();
-    int q = 0;
-    for (; q + 4 <= j; q += 4) {
-        const double *l0 = L + (size_t)q * ld, *l1 = l0 + ld, *l2 = l1 + ld, *l3 = l2 + ld;
-        __m512d a0 = _mm512_set1_pd(l0[j]), a1 = _mm512_set1_pd(l1[j]);
-        __m512d a2 = _mm512_set1_pd(l2[j]), a3 = _mm512_set1_pd(l3[j]);
-        for (int b = 0; b < nv; b++) {
-            int o = r + 8 * b;
-            s0[b] = _mm512_fmadd_pd(a0, _mm512_loadu_pd(l0 + o), s0[b]);
-            s1[b] = _mm512_fmadd_pd(a1, _mm512_loadu_pd(l1 + o), s1[b]);
-            s2[b] = _mm512_fmadd_pd(a2, _mm512_loadu_pd(l2 + o), s2[b]);
-            s3[b] = _mm512_fmadd_pd(a3, _mm512_loadu_pd(l3 + o), s3[b]);
-        }
-    }
-    for (; q < j; q++) {
-        const double *l0 = L + (size_t)q * ld;
-        __m512d a0 = _mm512_set1_pd(l0[j]);
-        for (int b = 0; b < nv; b++)
-            s0[b] = _mm512_fmadd_pd(a0, _mm512_loadu_pd(l0 + r + 8 * b), s0[b]);
-    }
-    double *c = L + (size_t)j * ld + r;
-    for (int b = 0; b < nv; b++) {
-        __m512d t = _mm512_add_pd(_mm512_add_pd(s0[b], s1[b]), _mm512_add_pd(s2[b], s3[b]));
-        _mm512_storeu_pd(c + 8 * b, _mm512_sub_pd(_mm512_loadu_pd(c + 8 * b), t));
-    }
-}
-
-KK512 static int chol_avx512p(double *L, int m, int ld, double *inv, double tol)
-{
-    int mv = (m + 7) & ~7;
-    for (int j = 0; j < m; j++) {
-        double *c = L + (size_t)j * ld;
-        double orig = c[j];
-        for (int r = j & ~7; r < mv;) {
-            int nv = (mv - r) / 8;
-            switch (nv) {
-            case 1:
-                chol_chunk(L, ld, r, j, 1);
-                break;
-            case 2:
-                chol_chunk(L, ld, r, j, 2);
-                break;
-            case 3:
-                chol_chunk(L, ld, r, j, 3);
-                break;
-            default:
-                nv = 4;
-                chol_chunk(L, ld, r, j, 4);
-                break;
-            }
-            r += 8 * nv;
-        }
-        double s = c[j];
-        if (!(s > tol * fabs(orig)))
-            return -1;
-        double d = sqrt(s), iv = 1.0 / d;
-        c[j] = d;
-        inv[j] = iv;
-        const __m512d vi = _mm512_set1_pd(iv);
-        int r = j & ~7;
-        __mmask8 mk = (__mmask8)(0xffu << (j - r + 1));
-        __m512d v = _mm512_loadu_pd(c + r);
-        _mm512_storeu_pd(c + r, _mm512_mask_mul_pd(v, mk, v, vi));
-        for (r += 8; r < mv; r += 8)
-            _mm512_storeu_pd(c + r, _mm512_mul_pd(_mm512_loadu_pd(c + r), vi));
-    }
-    return 0;
-}
-
-KK512 static void fwd1_avx512p(const double *L, int m, int ld, const double *inv, double *b)
-{
-    int mv = (m + 7) & ~7, j = 0;
-    for (; j + 4 <= m; j += 4) {
-        const double *l0 = L + (size_t)j * ld, *l1 = l0 + ld, *l2 = l1 + ld, *l3 = l2 + ld;
-        double b0 = b[j] * inv[j];
-        double b1 = (b[j + 1] - l0[j + 1] * b0) * inv[j + 1];
-        double b2 = (b[j + 2] - l0[j + 2] * b0 - l1[j + 2] * b1) * inv[j + 2];
-        double b3 = (b[j + 3] - l0[j + 3] * b0 - l1[j + 3] * b1 - l2[j + 3] * b2) * inv[j + 3];
-        b[j] = b0, b[j + 1] = b1, b[j + 2] = b2, b[j + 3] = b3;
-        int r = j + 4;
-        if (r >= m)
-            continue;
-        const __m512d a0 = _mm512_set1_pd(b0), a1 = _mm512_set1_pd(b1);
-        const __m512d a2 = _mm512_set1_pd(b2), a3 = _mm512_set1_pd(b3);
-        /* lanes above row r (finished values) see zero columns: unchanged,
-         * and the store is a whole vector, which later loads forward from */
-        int o = r & ~7;
-        __mmask8 mk = (__mmask8)(0xffu << (r - o));
-        for (; o < mv; o += 8, mk = 0xff) {
-            __m512d t = _mm512_mul_pd(a0, _mm512_maskz_loadu_pd(mk, l0 + o));
-            t = _mm512_fmadd_pd(a1, _mm512_maskz_loadu_pd(mk, l1 + o), t);
-            t = _mm512_fmadd_pd(a2, _mm512_maskz_loadu_pd(mk, l2 + o), t);
-            t = _mm512_fmadd_pd(a3, _mm512_maskz_loadu_pd(mk, l3 + o), t);
-            _mm512_storeu_pd(b + o, _mm512_sub_pd(_mm512_loadu_pd(b + o), t));
-        }
-    }
-    for (; j < m; j++) {
-        const double *l0 = L + (size_t)j * ld;
-        double bj = b[j] * inv[j];
-        b[j] = bj;
-        for (int i = j + 1; i < m; i++)
-            b[i] -= l0[i] * bj;
-    }
-}
 #endif
 
 /* ---- dispatch -------------------------------------------------------------- */
@@ -536,26 +428,32 @@ void gk_kk_cov0(const gk_krige_state *k, const double *px, const double *py, int
     cov0_portable(k, px, py, m, cx, cy, c0, h);
 }
 
+/* The factor and the solves take the AVX2 bodies on AVX-512 too: the
+ * AVX-512 ones (chol_avx512p, fwd1_avx512p) sum with FMA in another order,
+ * and a result must be the same on every CPU (issue 22). */
 int gk_kk_chol(double *L, int m, int ld, double *inv, double tol)
 {
+    return gk_kk_chol_from(L, m, ld, inv, tol, 0);
+}
+
+int gk_kk_chol_from(double *L, int m, int ld, double *inv, double tol, int p0)
+{
 #if GK_KK_X86
-    if (kk_isa == 2)
-        return chol_avx512p(L, m, ld, inv, tol);
-    if (kk_isa == 1)
-        return chol_avx2(L, m, ld, inv, tol);
+    if (kk_isa >= 1)
+        return chol_avx2(L, m, ld, inv, tol, p0);
 #endif
-    return chol_portable(L, m, ld, inv, tol);
+    return chol_portable(L, m, ld, inv, tol, p0);
+}
+
+int gk_kk_cov_reusable(const gk_krige_state *k)
+{
+    return k->nb == 1 && model_fast(k);
 }
 
 void gk_kk_fwd(const double *L, int m, int ld, const double *inv, double *b, int nrhs, int ldb)
 {
 #if GK_KK_X86
-    if (kk_isa == 2) {
-        for (int r = 0; r < nrhs; r++)
-            fwd1_avx512p(L, m, ld, inv, b + (size_t)r * ldb);
-        return;
-    }
-    if (kk_isa == 1) {
+    if (kk_isa >= 1) {
         fwd_avx2(L, m, ld, inv, b, nrhs, ldb);
         return;
     }

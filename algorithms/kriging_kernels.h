@@ -33,6 +33,16 @@ void gk_kk_cov0(const gk_krige_state *k, const double *px, const double *py, int
  * Returns 0, or -1 when a pivot falls below tol times its diagonal entry. */
 int gk_kk_chol(double *L, int m, int ld, double *inv, double tol);
 
+/* gk_kk_chol where rows and columns before p0 hold the factor already (of a
+ * matrix whose leading p0 x p0 block is this one's): the same doubles as a
+ * whole factorisation. */
+int gk_kk_chol_from(double *L, int m, int ld, double *inv, double tol, int p0);
+
+/* Do gk_kk_cov0's values equal gk_kk_cov_lower's for the same pair of
+ * points (point support, a model the column loops know)? Then a pair's
+ * covariance can be copied from one system into the next. */
+int gk_kk_cov_reusable(const gk_krige_state *k);
+
 /* Solves L y = b in place for nrhs right-hand sides b + r * ldb. */
 void gk_kk_fwd(const double *L, int m, int ld, const double *inv, double *b, int nrhs, int ldb);
 

@@ -36,7 +36,8 @@ static int count(gk_context *ctx, const char *key, const char *s, int *out)
     if (num(ctx, key, s, &v))
         return GK_ERR_ARG;
     if (v < 0 || v != floor(v) || v > 1e9)
-        return gk_error(ctx, GK_ERR_ARG, "-a kriging: %s=%s must be a whole number >= 0", key, s);
+        return gk_error(ctx, GK_ERR_ARG,
+                        "-a kriging: %s=%s must be a whole number from 0 to 1000000000", key, s);
     *out = (int)v;
     return GK_OK;
 }
@@ -158,11 +159,12 @@ static int check_model(gk_context *ctx, const gk_kriging_params *k)
         if (!isfinite(st->psill) || st->psill < 0)
             return gk_error(ctx, GK_ERR_ARG,
                             "-a kriging: structure %d (%s) has a negative or non-finite partial "
-                            "sill %g",
+                            "sill %.15g",
                             i + 1, nm, st->psill);
         if (!isfinite(st->range) || st->range < 0)
             return gk_error(ctx, GK_ERR_ARG,
-                            "-a kriging: structure %d (%s) has a negative or non-finite range %g",
+                            "-a kriging: structure %d (%s) has a negative or non-finite range "
+                            "%.15g",
                             i + 1, nm, st->range);
         if (st->type != GK_VM_NUG && st->type != GK_VM_LIN && st->range == 0)
             return gk_error(ctx, GK_ERR_ARG, "-a kriging: structure %d (%s) needs a range > 0",
@@ -170,7 +172,7 @@ static int check_model(gk_context *ctx, const gk_kriging_params *k)
         if (st->type == GK_VM_POW && st->range > 2)
             return gk_error(ctx, GK_ERR_ARG,
                             "-a kriging: the power model's exponent (range=) must be in (0, 2], "
-                            "got %g",
+                            "got %.15g",
                             st->range);
         if (!(st->anis_ratio > 0 && st->anis_ratio <= 1) || !isfinite(st->anis_angle))
             return gk_error(ctx, GK_ERR_ARG,
@@ -431,12 +433,13 @@ int gk_kriging_parse(gk_context *ctx, const char *spec, char *save, gk_algorithm
                             mtype == GK_VM_POW ? " (the exponent)" : "");
         if (psill < 0 || nugget < 0 || range < 0)
             return gk_error(ctx, GK_ERR_ARG,
-                            "-a kriging: psill, range and nugget must be >= 0 (got %g, %g, %g)",
+                            "-a kriging: psill, range and nugget must be >= 0 (got %.15g, %.15g, "
+                            "%.15g)",
                             psill, range, nugget);
         if (have_kappa && !needs_kappa(mtype))
             return gk_error(ctx, GK_ERR_ARG, "-a kriging: kappa= is for Mat, Ste and Exc only");
         if (!(anis_ratio > 0 && anis_ratio <= 1))
-            return gk_error(ctx, GK_ERR_ARG, "-a kriging: anis_ratio=%g must be in (0, 1]",
+            return gk_error(ctx, GK_ERR_ARG, "-a kriging: anis_ratio=%.15g must be in (0, 1]",
                             anis_ratio);
         gk_vmodel *m = &k->model;
         m->n = 0;

@@ -108,8 +108,15 @@ static inline int gk_idw_sum(const double *z, const int *idx, const double *d2, 
             den += w;
         }
     } else {
+        /* relative to the nearest (as invdist_kernels.c): a large power
+         * neither underflows every weight to 0 nor overflows one to inf */
+        double rmin = INFINITY;
+        for (size_t i = 0; i < m; i++)
+            rmin = fmin(rmin, d2[i] + s2);
+        if (!(rmin > 0) || !isfinite(rmin))
+            rmin = 1.0;
         for (size_t i = 0; i < m; i++) {
-            double w = pow(d2[i] + s2, -0.5 * p);
+            double w = pow((d2[i] + s2) / rmin, -0.5 * p);
             num += w * z[idx[i]];
             den += w;
         }

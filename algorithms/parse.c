@@ -124,7 +124,9 @@ static int parse_number(gk_context *ctx, const char *alg, const char *key, const
 static int as_count(gk_context *ctx, const char *alg, const char *key, double v, int *out)
 {
     if (v < 0 || v != floor(v) || v > 1e9)
-        return gk_error(ctx, GK_ERR_ARG, "-a %s: %s=%g must be a whole number >= 0", alg, key, v);
+        return gk_error(ctx, GK_ERR_ARG,
+                        "-a %s: %s=%.17g must be a whole number from 0 to 1000000000", alg, key,
+                        v);
     *out = (int)v;
     return GK_OK;
 }
@@ -344,7 +346,16 @@ gk_algorithm *gk_algorithm_parse(gk_context *ctx, const char *spec)
     if (have_quadrant && a->max_points_per_quadrant &&
         a->min_points_per_quadrant > a->max_points_per_quadrant) {
         gk_error(ctx, GK_ERR_ARG,
-                 "-a %s: min_points_per_quadrant is larger than max_points_per_quadrant", spec);
+                 "-a %s: min_points_per_quadrant=%d is larger than max_points_per_quadrant=%d",
+                 spec, a->min_points_per_quadrant, a->max_points_per_quadrant);
+        goto fail;
+    }
+    /* no node can have more than max_points neighbours: every node would be
+     * nodata (max_points=0 means all points) */
+    if (a->max_points && a->min_points > a->max_points) {
+        gk_error(ctx, GK_ERR_ARG,
+                 "-a %s: min_points=%d is larger than max_points=%d: no node could get a value",
+                 spec, a->min_points, a->max_points);
         goto fail;
     }
     if (a->kind == GK_ALG_AIDW) {

@@ -112,13 +112,15 @@ static inline int is_delim(char c) { return c == ',' || c == ';'; }
 
 /* Next field of [*pp, eol). Runs of blanks separate fields; a comma or
  * semicolon (with blanks around it) separates too and may leave an empty
- * field ("1,2," has an empty third field). */
+ * field ("1,2," has an empty third field). *sep is what ended the field:
+ * ',' or ';', ' ' for blanks alone, 0 at the end of the line. */
 static int next_field(const char **pp, const char *eol, int *pending, const char **fb,
-                      const char **fe)
+                      const char **fe, char *sep)
 {
     const char *p = *pp;
     while (p < eol && is_blank(*p))
         p++;
+    *sep = 0;
     if (p == eol) {
         if (!*pending)
             return 0;
@@ -136,8 +138,11 @@ static int next_field(const char **pp, const char *eol, int *pending, const char
         p++;
     *pending = 0;
     if (p < eol && is_delim(*p)) {
+        *sep = *p;
         p++;
         *pending = 1;
+    } else if (p < eol) {
+        *sep = ' ';
     }
     *pp = p;
     return 1;
@@ -222,9 +227,10 @@ static int first_line(xyz_state *st, const char *lb, const char *le)
 {
     const char *p = lb, *fb, *fe;
     int pending = 0;
+    char sep;
     double v;
     st->started = 1;
-    if (!next_field(&p, le, &pending, &fb, &fe))
+    if (!next_field(&p, le, &pending, &fb, &fe, &sep))
         return 0;
     int header = !gk_parse_double(fb, fe, &v);
     if (!st->zcolumn) {
@@ -253,7 +259,7 @@ static int first_line(xyz_state *st, const char *lb, const char *le)
                 names[nn] = '\0';
             }
             col++;
-        } while (col < XYZ_MAX_NAMES && next_field(&p, le, &pending, &fb, &fe));
+        } while (col < XYZ_MAX_NAMES && next_field(&p, le, &pending, &fb, &fe, &sep));
         int c = column_number(st->zcolumn);
         if (c >= 0) {
             st->zcol = c;
@@ -294,8 +300,18 @@ static int parse_line(xyz_state *st, const char *lb, const char *le)
     const char *b, *e;
     int pending = 0, col = 0, last = st->zcol > 1 ? st->zcol : 1;
     const char *zb = NULL, *ze = NULL;
+    char sep, sep0 = 0;
     p = lb;
-    while (col <= last && next_field(&p, le, &pending, &b, &e)) {
+    while (col <= last && next_field(&p, le, &pending, &b, &e, &sep)) {
+        /* Fields parted by blanks here and by a comma there ("0,5 0,25 1,5")
+         * mean decimal commas: read as separators they would give other
+         * numbers, so the line is refused rather than guessed at. */
+        if (sep && sep0 && sep != sep0)
+            return malformed(st, lb, le,
+                             "fields separated both by blanks and by ',' or ';' (decimal "
+                             "commas?); use '.' as the decimal mark and one kind of separator");
+        if (sep)
+            sep0 = sep;
         if (col < 2) {
             fb[col] = b;
             fe[col] = e;
@@ -310,17 +326,19 @@ static int parse_line(xyz_state *st, const char *lb, const char *le)
         return malformed(st, lb, le,
                          col < 2 ? "expected X, Y and Z fields" : "missing Z field");
     double x, y, z;
-    if (!gk_parse_double(fb[0], fe[0], &x) || !isfinite(x))
-        return malformed(st, lb, le, "X is not a finite number");
-    if (!gk_parse_double(fb[1], fe[1], &y) || !isfinite(y))
-        return malformed(st, lb, le, "Y is not a finite number");
+    if (!gk_parse_double(fb[0], fe[0], &x))
+        return malformed(st, lb, le, "X is not a number");
+    if (!gk_parse_double(fb[1], fe[1], &y))
+        return malformed(st, lb, le, "Y is not a number");
     if (zb == ze) {
         st->skipped++;
         return 0;
     }
     if (!gk_parse_double(zb, ze, &z))
         return malformed(st, lb, le, "Z is not a number");
-    if (isnan(z)) {
+    /* NaN or infinite (also 1e999) X, Y or Z: skipped and counted, as the
+     * OGR path does; an infinite value would poison every node near it */
+    if (!isfinite(x) || !isfinite(y) || !isfinite(z)) {
         st->skipped++;
         return 0;
     }

@@ -221,8 +221,8 @@ int gk_variogram(gk_context *ctx, const gk_points *pts, const gk_vgm_options *op
     double nd = floor(cutoff / width) + 1.0;
     if (nd > 1e7)
         return gk_error(ctx, GK_ERR_ARG,
-                        "variogram: cutoff %g / width %g gives %.0f classes (choose a larger "
-                        "width or a smaller cutoff)",
+                        "variogram: cutoff %.15g / width %.15g gives %.0f classes, more than "
+                        "the 10000000 allowed (choose a larger width or a smaller cutoff)",
                         cutoff, width, nd);
     int ncls = (int)nd;
     /* gstat allocates floor(cutoff/w) + 1 classes; when cutoff/w is a whole
@@ -245,7 +245,7 @@ int gk_variogram(gk_context *ctx, const gk_points *pts, const gk_vgm_options *op
     s.ndir = o.ndir > 0 ? o.ndir : 1;
     double tol = o.tol_hor > 0.0 ? o.tol_hor : (o.ndir > 0 ? 90.0 / o.ndir : 90.0);
     if (tol > 180.0)
-        return gk_error(ctx, GK_ERR_ARG, "variogram: tolerance %g must be in (0, 180]", tol);
+        return gk_error(ctx, GK_ERR_ARG, "variogram: tolerance %.15g must be in (0, 180]", tol);
     s.cos_tol = cos(tol * GSTAT_PI / 180.0);
     for (int a = 0; a < s.ndir; a++) {
         double az = o.ndir > 0 ? o.azimuth[a] : 0.0;

@@ -162,16 +162,16 @@ int gk_vmodel_check(gk_context *ctx, const gk_vmodel *m)
             return gk_error(ctx, GK_ERR_ARG, "variogram structure %d: unknown model type", i + 1);
         if (!isfinite(s->psill) || s->psill < 0.0)
             return gk_error(ctx, GK_ERR_ARG,
-                            "variogram structure %d (%s): partial sill %g must be >= 0", i + 1,
+                            "variogram structure %d (%s): partial sill %.15g must be >= 0", i + 1,
                             nm, s->psill);
         if (!isfinite(s->range) || s->range < 0.0)
             return gk_error(ctx, GK_ERR_ARG,
-                            "variogram structure %d (%s): range %g must be >= 0", i + 1, nm,
+                            "variogram structure %d (%s): range %.15g must be >= 0", i + 1, nm,
                             s->range);
         if (s->type == GK_VM_NUG) {
             if (s->range != 0.0)
                 return gk_error(ctx, GK_ERR_ARG,
-                                "variogram structure %d (Nug): a nugget has range 0, not %g",
+                                "variogram structure %d (Nug): a nugget has range 0, not %.15g",
                                 i + 1, s->range);
         } else if (s->type != GK_VM_LIN && s->range <= 0.0) {
             return gk_error(ctx, GK_ERR_ARG,
@@ -179,26 +179,28 @@ int gk_vmodel_check(gk_context *ctx, const gk_vmodel *m)
         }
         if (s->type == GK_VM_POW && s->range > 2.0)
             return gk_error(ctx, GK_ERR_ARG,
-                            "variogram structure %d (Pow): exponent (range) %g must be in (0, 2]",
+                            "variogram structure %d (Pow): exponent (range) %.15g must be in "
+                            "(0, 2]",
                             i + 1, s->range);
         if (s->type == GK_VM_MAT || s->type == GK_VM_STE) {
             if (!(s->kappa > 0.0) || !(s->kappa <= 100.0))
                 return gk_error(ctx, GK_ERR_ARG,
-                                "variogram structure %d (%s): kappa %g must be in (0, 100]",
+                                "variogram structure %d (%s): kappa %.15g must be in (0, 100]",
                                 i + 1, nm, s->kappa);
         } else if (s->type == GK_VM_EXC) {
             if (!(s->kappa > 0.0) || !(s->kappa <= 2.0))
                 return gk_error(ctx, GK_ERR_ARG,
-                                "variogram structure %d (Exc): kappa %g must be in (0, 2]", i + 1,
-                                s->kappa);
+                                "variogram structure %d (Exc): kappa %.15g must be in (0, 2]",
+                                i + 1, s->kappa);
         }
         if (!(s->anis_ratio > 0.0) || !(s->anis_ratio <= 1.0))
             return gk_error(ctx, GK_ERR_ARG,
-                            "variogram structure %d (%s): anisotropy ratio %g must be in (0, 1]",
+                            "variogram structure %d (%s): anisotropy ratio %.15g must be in (0, 1]",
                             i + 1, nm, s->anis_ratio);
         if (!(s->anis_angle >= 0.0) || !(s->anis_angle < 360.0))
             return gk_error(ctx, GK_ERR_ARG,
-                            "variogram structure %d (%s): anisotropy angle %g must be in [0, 360)",
+                            "variogram structure %d (%s): anisotropy angle %.15g must be in "
+                            "[0, 360)",
                             i + 1, nm, s->anis_angle);
         if (s->type == GK_VM_NUG && s->anis_ratio != 1.0)
             return gk_error(ctx, GK_ERR_ARG,

@@ -5,8 +5,12 @@
  */
 #include "commands.h"
 #include "crossval.h"
+#include "cancel_cleanup.h"
 #include "grid_options.h"
+#include "kriging_params.h"
+#include "output_check.h"
 #include "replace_output.h"
+#include "vmodel_json.h"
 
 #include <cpl_conv.h>
 #include <cpl_string.h>
@@ -20,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *cv_usage(void)
@@ -146,6 +151,16 @@ static void json_number(FILE *f, const char *key, double v, int last)
         fprintf(f, "\"%s\":null%s", key, last ? "" : ",");
 }
 
+/* A statistic that cannot be computed (no variance, one prediction) reads
+ * n/a, as JSON gives null, rather than nan. */
+static void text_number(FILE *f, const char *key, double v)
+{
+    if (isfinite(v))
+        fprintf(f, "%-11s %.10g\n", key, v);
+    else
+        fprintf(f, "%-11s n/a\n", key);
+}
+
 static void json_string(FILE *f, const char *key, const char *s)
 {
     fprintf(f, "\"%s\":\"", key);
@@ -186,13 +201,13 @@ static void print_summary(FILE *f, const gk_cv_result *r, const char *alg, int j
         fprintf(f, "nfold       %d (leave-one-out)\n", r->nfold);
     else
         fprintf(f, "nfold       %d (seed %u)\n", r->nfold, r->seed);
-    fprintf(f, "mean_error  %.10g\n", r->mean_error);
-    fprintf(f, "rmse        %.10g\n", r->rmse);
-    fprintf(f, "mae         %.10g\n", r->mae);
-    fprintf(f, "mean_z      %.10g\n", r->mean_z);
-    fprintf(f, "var_z       %.10g\n", r->var_z);
-    fprintf(f, "msdr        %.10g\n", r->msdr);
-    fprintf(f, "cor         %.10g\n", r->cor);
+    text_number(f, "mean_error", r->mean_error);
+    text_number(f, "rmse", r->rmse);
+    text_number(f, "mae", r->mae);
+    text_number(f, "mean_z", r->mean_z);
+    text_number(f, "var_z", r->var_z);
+    text_number(f, "msdr", r->msdr);
+    text_number(f, "cor", r->cor);
 }
 
 /* ---- residuals out -------------------------------------------------------- */
@@ -381,6 +396,7 @@ static int replace_dst(gk_context *ctx, const char *tmp, const char *dst, char *
                        char **old_files)
 {
     char *aside = NULL, **moved = NULL;
+    gk_cancel_hold(); /* not with the old file aside and the new one unnamed */
     int rc = gk_output_aside(ctx, dst, &aside);
     if (rc == GK_OK) {
         rc = rename_files(ctx, tmp, dst, inputs, &moved);
@@ -389,6 +405,7 @@ static int replace_dst(gk_context *ctx, const char *tmp, const char *dst, char *
         else
             gk_output_restore(ctx, dst, aside);
     }
+    gk_cancel_release();
     CSLDestroy(moved);
     free(aside);
     return rc;
@@ -431,12 +448,27 @@ static int write_residuals(gk_context *ctx, const char *dst, char **inputs, cons
         CSLDestroy(old_files);
         return gk_error(ctx, GK_ERR_NOMEM, "-o %s: out of memory", dst);
     }
+    /* our temporary name taken by something else (a link planted in /tmp):
+     * neither written through nor deleted */
+    struct stat tst;
+    if (lstat(tmp, &tst) == 0 && !S_ISREG(tst.st_mode)) {
+        int rc = gk_error(ctx, GK_ERR_IO,
+                          "-o %s: cannot create %s: something that is not a file of gridkit's "
+                          "has that name; it is left as it is",
+                          dst, tmp);
+        free(tmp);
+        CSLDestroy(old_files);
+        return rc;
+    }
     delete_quietly(drv, tmp);
+    gk_cancel_watch(tmp);
     CPLErrorReset();
     GDALDatasetH ds = GDALCreate(drv, tmp, 0, 0, 0, GDT_Unknown, NULL);
     if (!ds) {
         int rc = gk_error(ctx, GK_ERR_IO, "-o %s: cannot create it (%s): %s", dst,
                           GDALGetDriverShortName(drv), CPLGetLastErrorMsg());
+        delete_quietly(drv, tmp);
+        gk_cancel_forget(tmp);
         free(tmp);
         CSLDestroy(old_files);
         return rc;
@@ -450,6 +482,7 @@ static int write_residuals(gk_context *ctx, const char *dst, char **inputs, cons
         rc = replace_dst(ctx, tmp, dst, inputs, old_files);
     if (rc)
         delete_quietly(drv, tmp);
+    gk_cancel_forget(tmp);
     CSLDestroy(old_files);
     free(tmp);
     return rc;
@@ -481,7 +514,7 @@ static int run(gk_context *ctx, int argc, char **argv)
     gk_algorithm *alg = NULL;
     gk_source_points sp = {0};
     gk_cv_result res = {0};
-    char *srs = NULL;
+    char *srs = NULL, *out = NULL;
     int rc = split_args(ctx, argc, argv, &co, &nr, rest);
     if (rc)
         goto done;
@@ -496,10 +529,31 @@ static int run(gk_context *ctx, int argc, char **argv)
         goto done;
     }
     gk_algorithm_set_precision(alg, o->precision);
-    int threads = o->threads;
-    const char *env = CPLGetConfigOption("GDAL_NUM_THREADS", NULL);
-    if (!threads && env && !EQUAL(env, "ALL_CPUS") && atoi(env) > 0)
-        threads = atoi(env);
+    /* every input, so that -o is none of them (checked before the work) */
+    const char *protect[4 + GK_KRIGE_MAX_DRIFT_RASTERS] = {o->src, o->clipsrc, NULL};
+    int np = 2;
+    const gk_kriging_params *kp = gk_algorithm_kriging(alg);
+    if (kp && kp->variogram_file[0])
+        protect[np++] = kp->variogram_file;
+    for (int k = 0; kp && k < kp->n_drift_rasters; k++)
+        protect[np++] = kp->drift_raster[k];
+    /* kriging: variogram=FILE.json is read here, as gridkit grid reads it */
+    if (kp && kp->variogram_file[0]) {
+        gk_vmodel vm;
+        if ((rc = gk_vmodel_read_json(ctx, kp->variogram_file, &vm)) ||
+            (rc = gk_kriging_set_model(ctx, alg, &vm)))
+            goto done;
+        kp = gk_algorithm_kriging(alg);
+    }
+    if (co.out && !(out = gk_output_prepare(ctx, "-o", co.out, protect, np))) {
+        rc = gk_errno(ctx);
+        goto done;
+    }
+    int threads = gk_grid_options_threads(ctx, o);
+    if (threads < 0) {
+        rc = gk_errno(ctx);
+        goto done;
+    }
     gk_context_set_threads(ctx, threads);
     if (o->a_srs && !(srs = srs_to_wkt(ctx, o->a_srs))) {
         rc = gk_errno(ctx);
@@ -522,12 +576,26 @@ static int run(gk_context *ctx, int argc, char **argv)
         rc = gk_error(ctx, GK_ERR_ARG, "--nfold %d: more folds than points (%zu)", co.nfold, n);
         goto done;
     }
-    if ((rc = gk_crossval(ctx, pts, alg, co.nfold, co.seed, &res)))
+    if ((rc = gk_crossval(ctx, pts, alg, co.nfold, co.seed, &res))) {
+        gk_error(ctx, rc, "%s: %s", o->src, gk_errmsg(ctx)); /* name the input */
         goto done;
-    if (co.out) {
-        const char *protect[3] = {o->src, o->clipsrc, NULL};
-        char **inputs = input_files(protect, o->open_options);
-        rc = write_residuals(ctx, co.out, inputs, srs ? srs : sp.srs_wkt, &res);
+    }
+    if (res.n_failed == res.n) {
+        /* statistics of nothing (nan) are no result */
+        rc = gk_error(ctx, GK_ERR_NO_POINTS,
+                      "%s: none of the %zu points got a prediction from %s (singular systems: "
+                      "coincident points? or fewer neighbours than min_points)",
+                      o->src, res.n, gk_algorithm_string(alg));
+        goto done;
+    }
+    if (res.n_failed && !o->quiet)
+        fprintf(stderr, "gridkit cv: warning: %zu of %zu points got no prediction (nodata); the "
+                        "statistics use the other %zu\n",
+                res.n_failed, res.n, res.n - res.n_failed);
+    if (out) {
+        const char *inputs_of[3] = {o->src, o->clipsrc, NULL};
+        char **inputs = input_files(inputs_of, o->open_options);
+        rc = write_residuals(ctx, out, inputs, srs ? srs : sp.srs_wkt, &res);
         CSLDestroy(inputs);
         if (rc)
             goto done;
@@ -541,6 +609,7 @@ done:
     gk_algorithm_free(alg);
     gk_grid_options_free(o);
     CPLFree(srs);
+    free(out);
     free(rest);
     return rc;
 }

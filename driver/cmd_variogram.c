@@ -6,12 +6,16 @@
  * Our own flags are taken out of argv; the rest (source options as for
  * `gridkit grid`) goes to gk_grid_options_new().
  */
+#include "cancel_cleanup.h"
 #include "commands.h"
 #include "grid_options.h"
 #include "gridkit_lib.h"
+#include "output_check.h"
 #include "plot_variogram.h"
+#include "replace_output.h"
 #include "vmodel_json.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -350,11 +354,11 @@ static int build_model(gk_context *ctx, const vgm_args *va, gk_vmodel *m)
             gk_vm_structure *s = &m->s[idx[k]];
             if (lists[l].what == 0) {
                 if (x < 0)
-                    return gk_error(ctx, GK_ERR_ARG, "--psill must be >= 0, not %g", x);
+                    return gk_error(ctx, GK_ERR_ARG, "--psill must be >= 0, not %.15g", x);
                 s->psill = x;
             } else if (lists[l].what == 1) {
                 if (x < 0 || (x == 0 && s->type != GK_VM_LIN))
-                    return gk_error(ctx, GK_ERR_ARG, "--range must be positive, not %g", x);
+                    return gk_error(ctx, GK_ERR_ARG, "--range must be positive, not %.15g", x);
                 s->range = x;
             } else {
                 s->kappa = x;
@@ -471,6 +475,7 @@ int gk_cmd_variogram(int argc, char **argv)
     gk_vgm v = {0};
     gk_vmodel model;
     gk_fit_result fr;
+    char *out = NULL, *plot = NULL; /* the files -o and --plot write (output_check.h) */
     int have_model = 0, fitted = 0;
     int rc = parse_args(ctx, argc, argv, &va, &rest, &nrest);
     if (rc)
@@ -489,7 +494,23 @@ int gk_cmd_variogram(int argc, char **argv)
                       gk_grid_options_destination(o));
         goto done;
     }
-    gk_context_set_threads(ctx, o->threads);
+    /* outputs checked before the work: no input, no device, FIFO or link */
+    const char *inputs[3] = {o->src, o->clipsrc, va.model};
+    if ((va.out && !(out = gk_output_prepare(ctx, "-o", va.out, inputs, 3))) ||
+        (va.plot && !(plot = gk_output_prepare(ctx, "--plot", va.plot, inputs, 3)))) {
+        rc = gk_errno(ctx);
+        goto done;
+    }
+    if (out && plot && gk_output_same_name(out, plot)) {
+        rc = gk_error(ctx, GK_ERR_ARG, "-o %s and --plot %s are the same file", va.out, va.plot);
+        goto done;
+    }
+    int threads = gk_grid_options_threads(ctx, o);
+    if (threads < 0) {
+        rc = gk_errno(ctx);
+        goto done;
+    }
+    gk_context_set_threads(ctx, threads);
     if ((rc = gk_grid_options_read_points(ctx, o, 1, &sp)))
         goto done;
     if (sp.n_layers != 1) {
@@ -512,31 +533,36 @@ int gk_cmd_variogram(int argc, char **argv)
                         fr.iterations);
         }
     }
-    /* output */
+    /* output: a table under a temporary name, renamed when complete */
     FILE *f = stdout;
     char *tmp = NULL;
-    if (va.out) {
-        size_t n = strlen(va.out) + 32;
-        tmp = malloc(n);
+    if (out) {
+        tmp = gk_output_temp_name(out, "", NULL);
         if (!tmp) {
-            rc = gk_error(ctx, GK_ERR_NOMEM, "out of memory");
+            rc = gk_error(ctx, GK_ERR_NOMEM, "-o %s: out of memory", va.out);
             goto done;
         }
-        snprintf(tmp, n, "%s.tmp%ld", va.out, (long)getpid());
-        f = fopen(tmp, "w");
+        f = gk_output_open_temp(ctx, "-o", va.out, tmp);
         if (!f) {
-            rc = gk_error(ctx, GK_ERR_IO, "-o %s: cannot create the file", va.out);
+            rc = gk_errno(ctx);
             free(tmp);
             goto done;
         }
+        gk_cancel_watch(tmp);
     }
     int wr = write_output(f, &va, &v, gk_points_count(pts), have_model ? &model : NULL,
                           fitted ? &fr : NULL);
-    if (va.out) {
-        wr |= fclose(f);
-        if (wr || rename(tmp, va.out)) {
+    if (out) {
+        int werr = wr ? errno : 0;
+        if (fclose(f) != 0 && !werr)
+            werr = errno ? errno : EIO;
+        if (wr || werr) {
             unlink(tmp);
-            rc = gk_error(ctx, GK_ERR_IO, "-o %s: cannot write the file", va.out);
+            gk_cancel_forget(tmp);
+            rc = gk_error(ctx, GK_ERR_IO, "-o %s: cannot write the file: %s", va.out,
+                          strerror(werr ? werr : EIO));
+        } else {
+            rc = gk_output_commit_file(ctx, "-o", tmp, out);
         }
         free(tmp);
         if (rc)
@@ -549,13 +575,15 @@ int gk_cmd_variogram(int argc, char **argv)
         char sub[128];
         snprintf(sub, sizeof sub, "(%zu points, %s)", gk_points_count(pts),
                  va.vo.estimator == GK_VGM_CRESSIE ? "Cressie-Hawkins" : "Matheron");
-        rc = gk_plot_variogram(ctx, va.plot, &v, have_model ? &model : NULL, sub);
+        rc = gk_plot_variogram(ctx, plot, &v, have_model ? &model : NULL, sub);
     }
 done:
     if (rc || gk_errno(ctx))
         fprintf(stderr, "gridkit variogram: error: %s\n",
                 gk_errno(ctx) ? gk_errmsg(ctx) : "failed");
     rc = (rc || gk_errno(ctx)) ? 1 : 0;
+    free(out);
+    free(plot);
     gk_vgm_free(&v);
     gk_source_points_free(&sp);
     gk_grid_options_free(o);

@@ -5,6 +5,8 @@
 #include "drift_raster.h"
 
 #include <cpl_conv.h>
+#include <cpl_error.h>
+#include <cpl_vsi.h>
 #include <gdal.h>
 #include <math.h>
 #include <pthread.h>
@@ -62,11 +64,21 @@ gk_drift_rasters *gk_drift_rasters_open(gk_context *ctx, int n, const char *cons
         drift_raster *r = &d->r[k];
         d->n = k + 1;
         r->path = strdup(paths[k]);
-        r->ds = GDALOpenEx(paths[k], GDAL_OF_RASTER | GDAL_OF_READONLY,
+        /* GDAL says why only with GDAL_OF_VERBOSE_ERROR; its message goes
+         * into ours, not on stderr as well */
+        CPLErrorReset();
+        CPLPushErrorHandler(CPLQuietErrorHandler);
+        r->ds = GDALOpenEx(paths[k], GDAL_OF_RASTER | GDAL_OF_READONLY | GDAL_OF_VERBOSE_ERROR,
                            NULL, NULL, NULL);
+        CPLPopErrorHandler();
         if (!r->path || !r->ds) {
+            VSIStatBufL st;
+            const char *why = CPLGetLastErrorMsg();
+            if (!*why)
+                why = VSIStatL(paths[k], &st) != 0 ? "no such file"
+                                                   : "not a raster format GDAL can read";
             gk_error(ctx, GK_ERR_IO, "drift_raster=%s: cannot open it as a raster (%s)", paths[k],
-                     CPLGetLastErrorMsg());
+                     why);
             gk_drift_rasters_close(d);
             return NULL;
         }

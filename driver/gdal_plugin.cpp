@@ -35,6 +35,8 @@
 #include "job_args.h"
 
 #include <algorithm>
+#include <cctype>
+#include <climits>
 #include <atomic>
 #include <map>
 #include <memory>
@@ -48,6 +50,35 @@ namespace
 
 const int kBlock = 256;       /* block size, and the overview floor */
 const char *const kPrefix = "GRIDKIT:";
+
+/* Text for a message: control bytes and bytes of invalid UTF-8 as '?', at
+ * most max bytes then "...", so that a binary file or a string with escape
+ * sequences is never echoed raw to the terminal. */
+std::string Printable(const std::string &s, size_t max = 240)
+{
+    bool utf8 = CPLIsUTF8(s.c_str(), (int)std::min(s.size(), (size_t)INT_MAX)) != 0;
+    std::string out;
+    for (size_t i = 0; i < s.size() && out.size() < max; i++) {
+        unsigned char c = (unsigned char)s[i];
+        out += (c < 32 || c == 127 || (c >= 128 && !utf8)) ? '?' : (char)c;
+    }
+    if (out.size() < s.size())
+        out += "...";
+    return out;
+}
+
+/* Where a .gridkit file stops being text (a NUL or control byte, or invalid
+ * UTF-8), or npos. */
+size_t FirstNonText(const std::string &s)
+{
+    for (size_t i = 0; i < s.size(); i++) {
+        unsigned char c = (unsigned char)s[i];
+        if ((c < 32 && !isspace(c)) || c == 127)
+            return i;
+    }
+    return CPLIsUTF8(s.c_str(), (int)std::min(s.size(), (size_t)INT_MAX)) ? std::string::npos
+                                                                            : 0;
+}
 
 /* A relative path that exists relative to dir, made absolute; else as is. */
 std::string Resolve(const std::string &dir, const char *path)
@@ -132,6 +163,8 @@ struct Shared {
                 err = gk_errmsg(ctx);
                 return nullptr;
             }
+            if (const char *w = gk_job_warning(jobs[layer]))
+                CPLError(CE_Warning, CPLE_AppDefined, "GRIDKIT: layer %d: %s", layer + 1, w);
             on_gpu[layer] = strncmp(gk_context_device_name(ctx), "cuda", 4) == 0;
             CPLDebug("GRIDKIT", "layer %d: job ready on %s", layer + 1,
                      gk_context_device_name(ctx));
@@ -504,8 +537,10 @@ GDALDataset *GKDataset::Open(GDALOpenInfo *oi)
     if (!Identify(oi))
         return nullptr;
     const char *name = oi->pszFilename;
+    const std::string shown_name = Printable(name);
+    const char *shown = shown_name.c_str();
     if (oi->eAccess == GA_Update) {
-        CPLError(CE_Failure, CPLE_NotSupported, "GRIDKIT: %s: the dataset is read-only", name);
+        CPLError(CE_Failure, CPLE_NotSupported, "GRIDKIT: %s: the dataset is read-only", shown);
         return nullptr;
     }
     std::string text, dir;
@@ -513,7 +548,15 @@ GDALDataset *GKDataset::Open(GDALOpenInfo *oi)
     if (file) {
         if (!ReadJobFile(name, text)) {
             CPLError(CE_Failure, CPLE_OpenFailed, "GRIDKIT: cannot read %s (or larger than 1 MB)",
-                     name);
+                     shown);
+            return nullptr;
+        }
+        size_t bad = FirstNonText(text);
+        if (bad != std::string::npos) {
+            CPLError(CE_Failure, CPLE_OpenFailed,
+                     "GRIDKIT: %s is not a text file (byte 0x%02X at offset %zu is not text): a "
+                     ".gridkit file holds the arguments of `gridkit grid` as text",
+                     shown, bad < text.size() ? (unsigned char)text[bad] : 0u, bad);
             return nullptr;
         }
         dir = CPLGetPath(name);
@@ -525,7 +568,7 @@ GDALDataset *GKDataset::Open(GDALOpenInfo *oi)
         char **words = nullptr;
         const char *why = nullptr;
         if (gk_job_args_split(text.data(), text.size(), file, &words, &why)) {
-            CPLError(CE_Failure, CPLE_IllegalArg, "GRIDKIT: %s in '%s'", why, name);
+            CPLError(CE_Failure, CPLE_IllegalArg, "GRIDKIT: %s in '%s'", why, shown);
             return nullptr;
         }
         for (int i = 0; words && words[i]; i++)
@@ -544,7 +587,8 @@ GDALDataset *GKDataset::Open(GDALOpenInfo *oi)
     argv.push_back(nullptr);
     gk_grid_options *o = gk_grid_options_new(sh->ctx, (int)args.size(), argv.data());
     if (!o) {
-        CPLError(CE_Failure, CPLE_IllegalArg, "GRIDKIT: %s (in '%s')", gk_errmsg(sh->ctx), name);
+        CPLError(CE_Failure, CPLE_IllegalArg, "GRIDKIT: %s (in '%s')",
+                 Printable(gk_errmsg(sh->ctx), 1000).c_str(), shown);
         return nullptr;
     }
     sh->opt = o;
@@ -552,20 +596,21 @@ GDALDataset *GKDataset::Open(GDALOpenInfo *oi)
         CPLError(CE_Failure, CPLE_IllegalArg,
                  "GRIDKIT: no point source in '%s' (expected the arguments of `gridkit grid` "
                  "without the output name)",
-                 name);
+                 shown);
         return nullptr;
     }
     if (o->dst) {
         CPLError(CE_Failure, CPLE_IllegalArg,
                  "GRIDKIT: '%s' is a second positional argument: a GRIDKIT dataset has no output "
                  "name (in '%s')",
-                 o->dst, name);
+                 Printable(o->dst).c_str(), shown);
         return nullptr;
     }
     if (o->type) {
         sh->type = GDALGetDataTypeByName(o->type);
         if (sh->type == GDT_Unknown) {
-            CPLError(CE_Failure, CPLE_IllegalArg, "GRIDKIT: -ot: unknown data type '%s'", o->type);
+            CPLError(CE_Failure, CPLE_IllegalArg, "GRIDKIT: -ot: unknown data type '%s'",
+                     Printable(o->type).c_str());
             return nullptr;
         }
     }
@@ -594,8 +639,8 @@ GDALDataset *GKDataset::Open(GDALOpenInfo *oi)
             use = it->second.lock();
         if (!use) {
             if (gk_grid_plan_init(sh->ctx, o, &sh->plan)) {
-                CPLError(CE_Failure, CPLE_AppDefined, "GRIDKIT: %s (in '%s')", gk_errmsg(sh->ctx),
-                         name);
+                CPLError(CE_Failure, CPLE_AppDefined, "GRIDKIT: %s (in '%s')",
+                         Printable(gk_errmsg(sh->ctx), 1000).c_str(), shown);
                 return nullptr;
             }
             sh->have_plan = true;

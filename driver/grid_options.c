@@ -6,6 +6,7 @@
 #include "grid_options.h"
 
 #include <cpl_conv.h>
+#include <cpl_multiproc.h>
 #include <cpl_string.h>
 #include <errno.h>
 #include <limits.h>
@@ -60,6 +61,50 @@ static int parse_int(gk_context *ctx, const char *opt, const char *s, int *v)
         return gk_error(ctx, GK_ERR_ARG, "%s: %s must be between 1 and %d", opt, s, INT_MAX);
     *v = (int)x;
     return GK_OK;
+}
+
+/* More threads than this only cost memory and start-up time, and far more
+ * crash libgomp (--threads 70000: a segfault): 64 per CPU, never above
+ * GK_THREADS_MAX. */
+#define GK_THREADS_PER_CPU 64
+#define GK_THREADS_MAX 4096
+
+int gk_thread_limit(void)
+{
+    int cpus = CPLGetNumCPUs();
+    long lim = (long)GK_THREADS_PER_CPU * (cpus < 1 ? 1 : cpus);
+    return lim > GK_THREADS_MAX ? GK_THREADS_MAX : (int)lim;
+}
+
+static int check_threads(gk_context *ctx, const char *what, const char *given, long long n)
+{
+    if (n <= gk_thread_limit())
+        return GK_OK;
+    return gk_error(ctx, GK_ERR_ARG,
+                    "%s%s%s: too many threads; at most %d here (%d per CPU, %d CPUs, never more "
+                    "than %d)",
+                    what, what[0] == '-' ? " " : "=", given, gk_thread_limit(), GK_THREADS_PER_CPU, CPLGetNumCPUs(),
+                    GK_THREADS_MAX);
+}
+
+int gk_grid_options_threads(gk_context *ctx, const gk_grid_options *o)
+{
+    if (o->threads > 0)
+        return o->threads; /* checked when parsed */
+    const char *s = CPLGetConfigOption("GDAL_NUM_THREADS", NULL);
+    if (!s || EQUAL(s, "ALL_CPUS"))
+        return 0;
+    char *end;
+    errno = 0;
+    long long n = strtoll(s, &end, 10);
+    if (end == s || *end || n <= 0)
+        return 0; /* as GDAL: a value it cannot read means every core */
+    if (errno == ERANGE || check_threads(ctx, "GDAL_NUM_THREADS", s, n) != GK_OK) {
+        if (!gk_errno(ctx))
+            check_threads(ctx, "GDAL_NUM_THREADS", s, LLONG_MAX);
+        return -1;
+    }
+    return (int)n;
 }
 
 void gk_grid_options_free(gk_grid_options *o)
@@ -240,7 +285,8 @@ gk_grid_options *gk_grid_options_new(gk_context *ctx, int argc, char **argv)
             NEED(1);
             if (!strcasecmp(argv[i + 1], "ALL_CPUS"))
                 o->threads = 0;
-            else if (parse_int(ctx, a, argv[i + 1], &o->threads))
+            else if (parse_int(ctx, a, argv[i + 1], &o->threads) ||
+                     check_threads(ctx, a, argv[i + 1], o->threads))
                 goto fail;
             i++;
         } else if (!strcmp(a, "--device")) {

@@ -40,4 +40,10 @@ int gk_grid_options_read_points(gk_context *ctx, const gk_grid_options *o, int n
  * bounding box where the source keeps them, -1 otherwise. */
 int gk_grid_options_peek_points(const gk_grid_options *o, double *n_points, double bbox[4]);
 
+/* The most threads gridkit runs (64 per CPU, at most 4096). */
+int gk_thread_limit(void);
+/* --threads, else GDAL_NUM_THREADS (as gdal_grid), else 0 (every core);
+ * -1 and an error stating the limit when GDAL_NUM_THREADS is above it. */
+int gk_grid_options_threads(gk_context *ctx, const gk_grid_options *o);
+
 #endif

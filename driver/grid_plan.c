@@ -47,19 +47,20 @@ static void auto_look(const gk_grid_options *o, auto_inputs *in)
 }
 
 /* The GPU's start-up (CUDA module, device context: a few hundred ms) on a
- * thread of its own while the points are read. With --device auto the
- * thread first looks at the source (auto_look: opening it again, 0.01 s)
- * and starts the GPU only where the CPU cores would not finish before CUDA
- * could start (gk_context_auto_device); the main thread reads meanwhile. */
+ * thread of its own while the points are read. With --device auto the main
+ * thread first looks at the source (auto_look: opening it, 0.01 s) and the
+ * thread starts the GPU only where the CPU cores would not finish before
+ * CUDA could start (gk_context_auto_device). The thread never calls GDAL:
+ * two threads opening datasets at once can race in a library's lazy global
+ * set-up (libxml2's, under an OGR VRT: a deadlock, issue 22). */
 typedef struct {
     pthread_t th;
     int started;
     const char *device;
-    int decide;                  /* auto: look, then start the GPU or not */
-    const gk_grid_options *o;
+    int decide;                  /* auto: start the GPU or not, by `in` */
     const gk_algorithm *alg;     /* not changed while the thread runs */
     int threads;
-    auto_inputs in;              /* what the look found */
+    auto_inputs in;              /* what the look found (before the start) */
     int use_gpu;
 } gpu_warm_up;
 
@@ -68,7 +69,6 @@ static void *warm_up_main(void *arg)
     gpu_warm_up *w = arg;
     w->use_gpu = 1;
     if (w->decide) {
-        auto_look(w->o, &w->in);
         gk_context *tmp = gk_context_new(); /* the caller's is in use */
         if (tmp) {
             gk_context_set_threads(tmp, w->threads);
@@ -98,17 +98,6 @@ static double warm_up_join(gpu_warm_up *w)
     pthread_join(w->th, NULL);
     w->started = 0;
     return gk_seconds() - t0;
-}
-
-/* --threads, else GDAL_NUM_THREADS (as gdal_grid), else every core. */
-static int thread_count(const gk_grid_options *o)
-{
-    if (o->threads > 0)
-        return o->threads;
-    const char *s = CPLGetConfigOption("GDAL_NUM_THREADS", NULL);
-    if (s && !EQUAL(s, "ALL_CPUS") && atoi(s) > 0)
-        return atoi(s);
-    return 0;
 }
 
 /* gdal_grid's geometry: extent from -txe/-tye, else (gridkit's choice) the
@@ -146,8 +135,9 @@ static int grid_geometry(gk_context *ctx, const gk_grid_options *o, const gk_sou
         double ny = floor((g->ymax - g->ymin + o->tr[1] / 2) / o->tr[1]);
         if (nx < 1 || ny < 1 || nx > 2147483647.0 || ny > 2147483647.0)
             return gk_error(ctx, GK_ERR_ARG,
-                            "-tr %.15g %.15g over this extent gives %.0f x %.0f pixels", o->tr[0],
-                            o->tr[1], nx, ny);
+                            "-tr %.15g %.15g over x %.15g..%.15g, y %.15g..%.15g gives %.0f x %.0f "
+                            "pixels: each side must be from 1 to 2147483647",
+                            o->tr[0], o->tr[1], g->xmin, g->xmax, g->ymin, g->ymax, nx, ny);
         g->nx = (int)nx;
         g->ny = (int)ny;
     } else {
@@ -193,7 +183,10 @@ const char *gk_grid_plan_srs(const gk_grid_plan *p)
 int gk_grid_plan_init(gk_context *ctx, const gk_grid_options *o, gk_grid_plan *p)
 {
     memset(p, 0, sizeof *p);
-    gk_context_set_threads(ctx, thread_count(o));
+    int threads = gk_grid_options_threads(ctx, o);
+    if (threads < 0)
+        return gk_errno(ctx);
+    gk_context_set_threads(ctx, threads);
     /* A GPU asked for by name is checked (started) by set_device: that waits
      * until the points are read, while the warm-up thread starts it. */
     gpu_warm_up warm = {0};
@@ -222,12 +215,12 @@ int gk_grid_plan_init(gk_context *ctx, const gk_grid_options *o, gk_grid_plan *p
         /* the algorithm is only read from here until the join */
         warm.device = o->device;
         warm.decide = want_auto;
-        warm.o = o;
         warm.alg = p->alg;
         warm.threads = gk_context_threads(ctx);
-        warm_up_start(&warm);
-        if (!warm.started && want_auto) { /* no thread: look here, and start nothing */
+        if (want_auto)
             auto_look(o, &warm.in);
+        warm_up_start(&warm);
+        if (!warm.started && want_auto) { /* no thread: start nothing */
             if (!gk_context_auto_device(ctx, p->alg, warm.in.n, warm.in.area, warm.in.nodes)) {
                 if (gk_context_request_device(ctx, o->device))
                     goto fail;

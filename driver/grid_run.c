@@ -142,10 +142,13 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
     gk_raster_writer *w = NULL;
     int rc = GK_OK;
 
-    const char *protect[3 + GK_KRIGE_MAX_DRIFT_RASTERS] = {o->src, NULL, NULL};
+    /* every input: the output may be none of them (output_check.h) */
+    const char *protect[4 + GK_KRIGE_MAX_DRIFT_RASTERS] = {o->src, NULL, NULL};
     int np = 1;
     if (o->clipsrc)
         protect[np++] = o->clipsrc;
+    if (kp && kp->variogram_file[0])
+        protect[np++] = kp->variogram_file;
     for (int k = 0; kp && k < kp->n_drift_rasters; k++)
         protect[np++] = kp->drift_raster[k];
     gk_raster_spec spec = {0};
@@ -190,7 +193,10 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
             fprintf(stderr, "Grid cell size = (%f %f).\n", gt[1], -gt[5]);
             fprintf(stderr, "Source point count = %zu.\n", gk_points_count(lp->pts));
             if (lp->n_skipped_z)
-                fprintf(stderr, "Skipped %zu points with a null or NaN Z.\n", lp->n_skipped_z);
+                fprintf(stderr,
+                        "Skipped %zu points with a null, NaN or infinite Z, or a NaN or "
+                        "infinite X/Y.\n",
+                        lp->n_skipped_z);
             if (lp->n_clipped)
                 fprintf(stderr, "Skipped %zu points outside -spat/-clipsrc.\n", lp->n_clipped);
             fprintf(stderr, "Algorithm name: \"%s\".\n", gk_algorithm_name(alg));
@@ -200,9 +206,13 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
         gk_job *job = gk_grid_plan_job(ctx, &plan, b);
         t_prepare += gk_seconds() - t0;
         if (!job) {
-            rc = gk_errno(ctx);
+            rc = gk_errno(ctx) ? gk_errno(ctx) : GK_ERR_INTERNAL;
+            gk_error(ctx, rc, "%s, layer \"%s\": %s", o->src, lp->name, gk_errmsg(ctx));
             break;
         }
+        if (gk_job_warning(job)) /* even with -q, as the kriging one: the method changed */
+            fprintf(stderr, "Warning: band %d (%s): %s\n", b * nb + 1, lp->name,
+                    gk_job_warning(job));
         if (kp && !o->quiet) {
             char mbuf[768];
             if (gk_vmodel_format(gk_job_kriging_model(job), mbuf, sizeof mbuf) == GK_OK)
@@ -220,11 +230,17 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
             fprintf(stderr, "Device: %s\n", gk_context_device_name(ctx));
         gk_run_stats st;
         gk_job_stats(job, &st);
-        if (!rc && st.singular_nodes) /* printed even with -q: these nodes lost their value */
+        if (!rc && st.singular_nodes) { /* printed even with -q: these nodes lost their value */
+            /* the nodata they got must be tagged, or it reads as a value */
+            for (int k = 1; k <= nb && !plan.set_nodata && !rc; k++)
+                rc = gk_raster_writer_set_nodata(w, b * nb + k, plan.nodata);
             fprintf(stderr,
-                    "Warning: %llu nodes had a singular kriging system (coincident points, "
-                    "or a drift that cannot be estimated) and got nodata.\n",
-                    (unsigned long long)st.singular_nodes);
+                    "Warning: %llu of %llu nodes of band %d had a singular kriging system "
+                    "(coincident points, or a drift that cannot be estimated) and got nodata "
+                    "%.17g (tagged on the band; set another with nodata=).\n",
+                    (unsigned long long)st.singular_nodes,
+                    (unsigned long long)g.nx * (unsigned long long)g.ny, b * nb + 1, plan.nodata);
+        }
         gk_job_free(job);
     }
     t_write = gk_raster_writer_io_seconds(w);

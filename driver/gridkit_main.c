@@ -4,6 +4,7 @@
  *   gridkit grid [gdal_grid's arguments] SRC DST
  *   gridkit --version | --help
  */
+#include "cancel_cleanup.h"
 #include "commands.h"
 #include "gridkit_lib.h"
 
@@ -14,12 +15,12 @@
 #include <stdio.h>
 #include <string.h>
 
-/* OpenBLAS, loaded with libgdal (through Armadillo) and for gridkit's
- * LAPACK, starts a thread per core as it loads, and they spin for about
- * 0.1 s waiting for work: a third of a short run, taken from the threads
- * reading points (16 cores: 0.03-0.05 s more to read a million). gridkit
- * calls LAPACK from its own threads, one small system each, so the pool
- * is never used: this process stops it. Nothing happens with another BLAS. */
+/* OpenBLAS, loaded with libgdal (through Armadillo), starts a thread per
+ * core as it loads, and they spin for about 0.1 s waiting for work: a third
+ * of a short run, taken from the threads reading points (16 cores:
+ * 0.03-0.05 s more to read a million). gridkit calls no BLAS (its dense
+ * kernels keep one order of operations on every CPU), so the pool is never
+ * used: this process stops it. Nothing happens with another BLAS. */
 static void stop_blas_threads(void)
 {
     void (*set_threads)(int);
@@ -138,6 +139,7 @@ int main(int argc, char **argv)
 {
     stop_blas_threads();
     sqlite_without_statistics();
+    gk_cancel_install(); /* Ctrl-C, kill, a closed terminal: no temporary stays */
     GDALAllRegister();
     argc = general_options(argc, &argv);
     if (argc < 1)

@@ -4,9 +4,12 @@
  * direction. PNG through an image surface, SVG through cairo-svg.
  */
 #include "plot_variogram.h"
+#include "cancel_cleanup.h"
+#include "replace_output.h"
 
 #include <cairo-svg.h>
 #include <cairo.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -275,6 +278,19 @@ static int has_ext(const char *path, const char *ext)
     return 1;
 }
 
+typedef struct {
+    FILE *f;
+    int err; /* errno of the first failed write */
+} plot_sink;
+
+static cairo_status_t sink_write(void *closure, const unsigned char *data, unsigned int length)
+{
+    plot_sink *o = closure;
+    if (!o->err && fwrite(data, 1, length, o->f) != length)
+        o->err = errno ? errno : EIO;
+    return o->err ? CAIRO_STATUS_WRITE_ERROR : CAIRO_STATUS_SUCCESS;
+}
+
 int gk_plot_variogram(gk_context *ctx, const char *path, const gk_vgm *v, const gk_vmodel *m,
                       const char *subtitle)
 {
@@ -282,40 +298,43 @@ int gk_plot_variogram(gk_context *ctx, const char *path, const gk_vgm *v, const 
     if (!svg && !has_ext(path, ".png"))
         return gk_error(ctx, GK_ERR_ARG, "--plot %s: the file name must end in .png or .svg",
                         path);
-    size_t n = strlen(path) + 32;
-    char *tmp = malloc(n);
+    /* the temporary naming that cancel and stale sweeps know (replace_output.h) */
+    char *tmp = gk_output_temp_name(path, "", NULL);
     if (!tmp)
         return gk_error(ctx, GK_ERR_NOMEM, "out of memory");
-    snprintf(tmp, n, "%s.tmp%ld", path, (long)getpid());
-    cairo_surface_t *sf = svg ? cairo_svg_surface_create(tmp, W, H)
-                              : cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)W, (int)H);
-    int rc = GK_OK;
-    if (cairo_surface_status(sf) != CAIRO_STATUS_SUCCESS) {
-        rc = gk_error(ctx, GK_ERR_IO, "--plot %s: cannot create the image (%s)", path,
-                      cairo_status_to_string(cairo_surface_status(sf)));
-        cairo_surface_destroy(sf);
-        unlink(tmp);
+    /* our own FILE: cairo's file errors do not say why (read-only, disk full) */
+    plot_sink out = {gk_output_open_temp(ctx, "--plot", path, tmp), 0};
+    if (!out.f) {
+        int rc = gk_errno(ctx);
         free(tmp);
         return rc;
     }
-    cairo_t *cr = cairo_create(sf);
-    draw(cr, v, m, subtitle);
-    cairo_destroy(cr);
-    cairo_status_t st;
-    if (svg) {
-        cairo_surface_finish(sf);
-        st = cairo_surface_status(sf);
-    } else {
-        st = cairo_surface_write_to_png(sf, tmp);
+    gk_cancel_watch(tmp);
+    cairo_surface_t *sf = svg ? cairo_svg_surface_create_for_stream(sink_write, &out, W, H)
+                              : cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)W, (int)H);
+    int rc = GK_OK;
+    cairo_status_t st = cairo_surface_status(sf);
+    if (st == CAIRO_STATUS_SUCCESS) {
+        cairo_t *cr = cairo_create(sf);
+        draw(cr, v, m, subtitle);
+        cairo_destroy(cr);
+        if (svg) {
+            cairo_surface_finish(sf);
+            st = cairo_surface_status(sf);
+        } else {
+            st = cairo_surface_write_to_png_stream(sf, sink_write, &out);
+        }
     }
     cairo_surface_destroy(sf);
-    if (st != CAIRO_STATUS_SUCCESS) {
-        rc = gk_error(ctx, GK_ERR_IO, "--plot %s: cannot write (%s)", path,
-                      cairo_status_to_string(st));
+    if (fclose(out.f) != 0 && !out.err)
+        out.err = errno ? errno : EIO;
+    if (st != CAIRO_STATUS_SUCCESS || out.err) {
+        rc = gk_error(ctx, GK_ERR_IO, "--plot %s: cannot write %s: %s", path, tmp,
+                      out.err ? strerror(out.err) : cairo_status_to_string(st));
         unlink(tmp);
-    } else if (rename(tmp, path) != 0) {
-        rc = gk_error(ctx, GK_ERR_IO, "--plot %s: cannot rename the temporary file", path);
-        unlink(tmp);
+        gk_cancel_forget(tmp);
+    } else {
+        rc = gk_output_commit_file(ctx, "--plot", tmp, path);
     }
     free(tmp);
     return rc;

@@ -108,14 +108,16 @@ static void read_chunk(const gk_gpkg_layer *l, sqlite3_stmt *st, chunk *c)
                 : l->zfield_type == OFTInteger64 ? (double)sqlite3_column_int64(st, 1)
                                                  : sqlite3_column_double(st, 1);
         }
-        if (isnan(z)) {
+        z = (z + l->z_increase) * l->z_multiply;
+        /* infinite or NaN coordinates: skipped and counted, as OGR's path does */
+        if (!isfinite(x) || !isfinite(y) || !isfinite(z)) {
             c->n_skipped_z++;
             continue;
         }
         /* at most one point per FID: the range's slots cannot overflow */
         c->x[c->n] = x;
         c->y[c->n] = y;
-        c->z[c->n] = (z + l->z_increase) * l->z_multiply;
+        c->z[c->n] = z;
         c->n++;
     }
     if (!c->declined && rc != SQLITE_DONE)

@@ -4,7 +4,7 @@
  * or .xyz text through the native reader (algorithms/points_xyz.c).
  *
  * Differences from gdal_grid 3.6 (reference/gdal_grid.md section 8, items
- * 11, 12, 15, 16): points without a valid Z (null -zfield, NaN Z) are
+ * 11, 12, 15, 16): points without a valid value (null -zfield, NaN or infinite X, Y, Z) are
  * skipped and counted; 2-D geometry without -zfield is an error when the
  * algorithm reads Z; an unknown layer, a bad WHERE/SQL and a layer with no
  * usable point are errors; the -sql layer's SRS is used. As gdal_grid, a
@@ -363,11 +363,14 @@ static inline void add_vertex(visitor *v, double x, double y, double z)
     }
     if (v->mode == Z_FIELD)
         z = v->zfield_value;
-    if (isnan(z)) {
+    z = (z + v->zinc) * v->zmul;
+    /* an infinite value would reach every node it weighs on (inf or NaN
+     * rasters): skipped like a NaN Z, and counted */
+    if (!isfinite(x) || !isfinite(y) || !isfinite(z)) {
         v->lp->n_skipped_z++;
         return;
     }
-    if (gk_points_add(v->lp->pts, x, y, (z + v->zinc) * v->zmul))
+    if (gk_points_add(v->lp->pts, x, y, z))
         v->err = GK_ERR_NOMEM;
 }
 
@@ -796,7 +799,7 @@ static int read_layer(gk_context *ctx, const gk_read_options *ro, const char *sr
     if (gk_points_count(lp->pts) == 0)
         return gk_error(ctx, GK_ERR_NO_POINTS,
                         "layer \"%s\" of %s has no usable point: %zu feature(s) read, "
-                        "%zu vertex(es) outside -spat/-clipsrc, %zu without a valid Z",
+                        "%zu vertex(es) outside -spat/-clipsrc, %zu without finite X, Y and Z",
                         lname, src, lp->n_features, lp->n_clipped, lp->n_skipped_z);
     return GK_OK;
 }
@@ -857,14 +860,19 @@ static int read_xyz(gk_context *ctx, const gk_read_options *ro, clip_region *cli
                 lp->n_clipped++;
                 continue;
             }
-            gk_points_add(lp->pts, x[i], y[i], (z[i] + ro->z_increase) * ro->z_multiply);
+            double zz = (z[i] + ro->z_increase) * ro->z_multiply;
+            if (!isfinite(zz)) { /* -z_increase/-z_multiply overflowed */
+                lp->n_skipped_z++;
+                continue;
+            }
+            gk_points_add(lp->pts, x[i], y[i], zz);
         }
         gk_points_free(raw);
     }
     if (gk_points_count(lp->pts) == 0)
         return gk_error(ctx, GK_ERR_NO_POINTS,
                         "%s has no usable point: %zu line(s) read, %zu outside -spat/-clipsrc, "
-                        "%zu without a valid Z",
+                        "%zu without finite X, Y and Z",
                         src, lp->n_features, lp->n_clipped, lp->n_skipped_z);
     /* The same file asked for several times (-l x -l x): one band each. */
     for (int i = 1; i < n_layers; i++) {

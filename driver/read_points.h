@@ -31,7 +31,7 @@ typedef struct {
     char *name;               /* layer name (or "SQL") */
     gk_points *pts;
     size_t n_features;        /* features read */
-    size_t n_skipped_z;       /* vertices skipped: null/unset -zfield or NaN Z */
+    size_t n_skipped_z;       /* skipped: null/unset -zfield, NaN/inf Z or X/Y */
     size_t n_clipped;         /* vertices outside -spat / -clipsrc */
     const char *read_by;      /* how: "sqlite" (read_gpkg.c), "arrow", "features" or "xyz" */
 } gk_layer_points;

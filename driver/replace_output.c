@@ -2,12 +2,16 @@
  * replace_output.c - replacing an existing output without losing it (see
  * replace_output.h).
  */
+/* lstat() is POSIX, not C11 */
+#define _XOPEN_SOURCE 700
 #include "replace_output.h"
+#include "cancel_cleanup.h"
 
 #include <cpl_conv.h>
 #include <cpl_string.h>
 #include <cpl_vsi.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,12 +34,14 @@ char *gk_output_temp_name(const char *dst, const char *tag, const char *ext_over
 
 int gk_output_aside(gk_context *ctx, const char *dst, char **aside)
 {
-    VSIStatBufL st;
+    struct stat st;
     *aside = NULL;
-    if (VSIStatL(dst, &st) != 0)
+    if (lstat(dst, &st) != 0)
         return GK_OK;
-    if (S_ISDIR(st.st_mode)) /* made since the caller's checks */
-        return gk_error(ctx, GK_ERR_IO, "cannot replace %s: it is a directory", dst);
+    /* only a regular file is renamed aside: something else may have taken
+     * the name since the caller's checks (output_check.h) */
+    if (!S_ISREG(st.st_mode))
+        return gk_error(ctx, GK_ERR_IO, "cannot replace %s: it is no longer a regular file", dst);
     char *a = gk_output_temp_name(dst, "-old", NULL);
     if (!a)
         return gk_error(ctx, GK_ERR_NOMEM, "cannot replace %s: out of memory", dst);
@@ -68,12 +74,79 @@ void gk_output_drop_old(const char *dst, const char *aside, char **old, char **n
     if (!aside)
         return;
     VSIUnlink(aside);
-    VSIStatBufL st;
+    struct stat st;
     for (char **f = old; f && *f; f++) {
         int kept = strcmp(*f, dst) == 0 || CSLFindString(now, *f) >= 0;
         for (char **m = now; !kept && m && *m; m++)
             kept = gk_output_same_file(*f, *m);
-        if (!kept && VSIStatL(*f, &st) == 0)
+        /* a side-car that is a link or a device is not ours to delete */
+        if (!kept && lstat(*f, &st) == 0 && S_ISREG(st.st_mode))
             VSIUnlink(*f);
     }
+}
+
+int gk_output_commit_file(gk_context *ctx, const char *what, const char *tmp, const char *dst)
+{
+    struct stat st;
+    int rc = GK_OK;
+    gk_cancel_hold();
+    if (lstat(dst, &st) == 0 && !S_ISREG(st.st_mode))
+        rc = gk_error(ctx, GK_ERR_IO, "%s %s: cannot replace it, it is no longer a regular file",
+                      what, dst);
+    else if (rename(tmp, dst) != 0)
+        rc = gk_error(ctx, GK_ERR_IO, "%s %s: cannot rename %s to it: %s", what, dst, tmp,
+                      strerror(errno));
+    if (rc != GK_OK)
+        unlink(tmp);
+    gk_cancel_forget(tmp);
+    gk_cancel_release();
+    return rc;
+}
+
+/* A file at our own temporary name is a dead process's with our pid (the
+ * stale sweep skips our pid) when it is a regular file of ours; anything
+ * else there (a link planted in /tmp) is left alone and refused. */
+static int open_new(const char *tmp)
+{
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    struct stat st;
+    if (fd < 0 && errno == EEXIST && lstat(tmp, &st) == 0 && S_ISREG(st.st_mode) &&
+        st.st_uid == geteuid() && unlink(tmp) == 0)
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    return fd;
+}
+
+static int claim_error(gk_context *ctx, const char *what, const char *dst, const char *tmp)
+{
+    int e = errno;
+    return gk_error(ctx, GK_ERR_IO, "%s %s: cannot create %s: %s%s", what, dst, tmp, strerror(e),
+                    e == EEXIST || e == ELOOP
+                        ? " (something that is not a file of gridkit's has that name; "
+                          "it is left as it is)"
+                        : "");
+}
+
+int gk_output_claim(gk_context *ctx, const char *what, const char *dst, const char *tmp)
+{
+    int fd = open_new(tmp);
+    if (fd < 0)
+        return claim_error(ctx, what, dst, tmp);
+    close(fd);
+    return GK_OK;
+}
+
+FILE *gk_output_open_temp(gk_context *ctx, const char *what, const char *dst, const char *tmp)
+{
+    int fd = open_new(tmp);
+    if (fd < 0) {
+        claim_error(ctx, what, dst, tmp);
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "wb");
+    if (!f) {
+        gk_error(ctx, GK_ERR_NOMEM, "%s %s: cannot open %s: %s", what, dst, tmp, strerror(errno));
+        close(fd);
+        unlink(tmp);
+    }
+    return f;
 }

@@ -15,13 +15,16 @@
 
 #include "gridkit.h"
 
+#include <stdio.h>
+
 /* "<dst without extension>.gridkit-tmp-<pid><tag><.ext>", ext being dst's
  * own unless ext_override; malloc'd, NULL when out of memory. */
 char *gk_output_temp_name(const char *dst, const char *tag, const char *ext_override);
 
 /* Renames an existing dst aside; *aside is its new name (free it), NULL when
- * dst did not exist. An error naming dst where dst is a directory or cannot
- * be renamed. */
+ * dst did not exist. An error naming dst where dst is not a regular file
+ * (never renamed: a device, FIFO or link is no output of ours) or cannot be
+ * renamed. */
 int gk_output_aside(gk_context *ctx, const char *dst, char **aside);
 
 /* The new files could not take dst's name: the old file back from aside.
@@ -32,6 +35,20 @@ void gk_output_restore(gk_context *ctx, const char *dst, const char *aside);
  * old dataset's files) that is neither dst nor one of now (the new files'
  * names, the same file under another spelling included). */
 void gk_output_drop_old(const char *dst, const char *aside, char **old, char **now);
+
+/* A one-file output (a table, a plot) complete at tmp takes dst's name
+ * (a regular file or none; output_check.h) by rename, with cancelling held
+ * off meanwhile; tmp is deleted when that fails. Forgets tmp in
+ * cancel_cleanup.h. An error names what (the option) and dst. */
+int gk_output_commit_file(gk_context *ctx, const char *what, const char *tmp, const char *dst);
+
+/* Creates the temporary tmp as a new empty regular file (O_EXCL, no link
+ * followed), before a driver writes it: a symbolic link planted under
+ * that predictable name (in /tmp, say) is never written through. An error
+ * names what, dst and tmp. */
+int gk_output_claim(gk_context *ctx, const char *what, const char *dst, const char *tmp);
+/* The same, opened for writing (a table, a plot); NULL and an error. */
+FILE *gk_output_open_temp(gk_context *ctx, const char *what, const char *dst, const char *tmp);
 
 /* a and b both exist and are the same file (device and inode). */
 int gk_output_same_file(const char *a, const char *b);

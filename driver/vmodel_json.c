@@ -4,6 +4,7 @@
  */
 #include "vmodel_json.h"
 
+#include <errno.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
@@ -159,7 +160,8 @@ int gk_vmodel_read_json(gk_context *ctx, const char *path, gk_vmodel *m)
     if (!root) {
         FILE *f = fopen(path, "rb");
         if (!f)
-            return gk_error(ctx, GK_ERR_IO, "%s: cannot open the variogram file", path);
+            return gk_error(ctx, GK_ERR_IO, "%s: cannot open the variogram file: %s", path,
+                            strerror(errno));
         fclose(f);
         char why[256];
         snprintf(why, sizeof why, "%s",

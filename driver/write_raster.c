@@ -8,15 +8,19 @@
  * flushed out of GDAL's block cache as soon as no partially written block
  * row remains, so memory stays about one row of tiles whatever the grid size.
  */
-/* realpath() is XSI; GDAL's VSIStatBufL is a struct stat64 */
+/* faccessat() and statvfs() are POSIX; GDAL's VSIStatBufL is a struct stat64 */
 #define _XOPEN_SOURCE 700
 #define _LARGEFILE64_SOURCE 1
 #include "write_raster.h"
+#include "cancel_cleanup.h"
+#include "output_check.h"
 #include "replace_output.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <float.h>
 #include <limits.h>
+#include <math.h>
 #include <omp.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -216,7 +220,53 @@ static int check_type_for_driver(gk_context *ctx, GDALDriverH drv, GDALDataType 
                     GDALGetDriverShortName(drv), GDALGetDataTypeName(type), list);
 }
 
+/* The nodata value is written into nodes that got none and tagged on the
+ * bands: it must be a value of the output type, or the pixels (converted as
+ * GDALCopyWords does: 0.5 -> 1) would differ from the tag (0.5) and GDAL would
+ * not mask them. Refused rather than rounded: the user chose the value. */
+static int check_nodata_for_type(gk_context *ctx, const gk_raster_spec *spec, GDALDataType type)
+{
+    if (!spec->set_nodata)
+        return GK_OK;
+    double v = spec->nodata;
+    if (GDALDataTypeIsInteger(type) && !GDALDataTypeIsComplex(type)) {
+        int bits = GDALGetDataTypeSizeBits(type), sgn = GDALDataTypeIsSigned(type);
+        double lo = sgn ? -ldexp(1.0, bits - 1) : 0.0;
+        double hi = sgn ? ldexp(1.0, bits - 1) - 1 : ldexp(1.0, bits) - 1;
+        /* 64-bit bounds are not doubles: compare with the power of two above */
+        int above = bits == 64 ? v >= ldexp(1.0, sgn ? 63 : 64) : v > hi;
+        if (!isfinite(v) || v != floor(v) || v < lo || above)
+            return gk_error(ctx, GK_ERR_ARG,
+                            "nodata=%.17g cannot be written as %s (-ot) in %s: give an integer "
+                            "from %.0f to %.0f",
+                            v, GDALGetDataTypeName(type), spec->dst, lo, hi);
+    } else if (type == GDT_Float32 && isfinite(v) && fabs(v) > FLT_MAX) {
+        return gk_error(ctx, GK_ERR_ARG,
+                        "nodata=%.17g is beyond the range of Float32 (-ot) in %s: at most "
+                        "%.9g in magnitude",
+                        v, spec->dst, (double)FLT_MAX);
+    }
+    return GK_OK;
+}
+
 /* ---- file-system checks ------------------------------------------------- */
+
+void gk_format_bytes(double bytes, char *buf, size_t cap)
+{
+    /* the unit that keeps 1 to 1023 of it: "0.00 GiB" told nothing */
+    static const char *unit[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};
+    if (bytes < 1024) {
+        snprintf(buf, cap, "%.0f bytes", bytes);
+        return;
+    }
+    int u = 0;
+    double v = bytes / 1024;
+    while (v >= 1024 && u < 4) {
+        v /= 1024;
+        u++;
+    }
+    snprintf(buf, cap, "%.*f %s", v < 10 ? 2 : 1, v, unit[u]);
+}
 
 static int is_vsi(const char *name)
 {
@@ -229,54 +279,21 @@ static char *dir_of(const char *name)
     return CPLStrdup(*path ? path : ".");
 }
 
-/* Canonical spelling of a name that may not exist yet: realpath of the file,
- * else realpath of its directory + base name, else the name itself. */
-static char *canonical(const char *name)
-{
-    char *r = realpath(name, NULL);
-    if (r)
-        return r;
-    char *dir = dir_of(name);
-    char *rd = realpath(dir, NULL);
-    CPLFree(dir);
-    if (!rd)
-        return strdup(name);
-    const char *base = CPLGetFilename(name);
-    size_t len = strlen(rd) + strlen(base) + 2;
-    char *out = malloc(len);
-    if (out)
-        snprintf(out, len, "%s/%s", rd, base);
-    free(rd);
-    return out;
-}
-
-static int same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
-        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-    char *ca = canonical(a), *cb = canonical(b);
-    int same = ca && cb && strcmp(ca, cb) == 0;
-    free(ca);
-    free(cb);
-    return same;
-}
-
+/* *path: the file to write (output_check.h: dst, or a link's target). */
 static int check_destination(gk_context *ctx, const gk_raster_spec *spec, double bytes,
-                             int compressed)
+                             int compressed, char **path)
 {
-    for (const char *const *p = spec->protect; p && *p; p++)
-        if (same_file(spec->dst, *p))
-            return gk_error(ctx, GK_ERR_ARG, "refusing to overwrite input %s (output %s)", *p,
-                            spec->dst);
-    if (is_vsi(spec->dst))
+    int n = 0;
+    while (spec->protect && spec->protect[n])
+        n++;
+    *path = gk_output_prepare(ctx, "output", spec->dst, spec->protect, n);
+    if (!*path)
+        return gk_errno(ctx) ? gk_errno(ctx) : GK_ERR_ARG;
+    if (is_vsi(*path))
         return GK_OK; /* virtual file systems: GDAL will tell */
 
     struct stat st;
-    if (stat(spec->dst, &st) == 0 && S_ISDIR(st.st_mode))
-        return gk_error(ctx, GK_ERR_ARG, "output %s is a directory", spec->dst);
-
-    char *dir = dir_of(spec->dst);
+    char *dir = dir_of(*path);
     int rc = GK_OK;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
         rc = gk_error(ctx, GK_ERR_IO, "output directory %s does not exist (for %s)", dir,
@@ -288,12 +305,22 @@ static int check_destination(gk_context *ctx, const gk_raster_spec *spec, double
         struct statvfs vfs;
         if (statvfs(dir, &vfs) == 0) {
             double avail = (double)vfs.f_bavail * (double)vfs.f_frsize;
-            if (bytes > avail)
-                rc = gk_error(ctx, GK_ERR_IO, "output %s needs %.2f GiB, only %.2f GiB free in %s",
-                              spec->dst, bytes / GK_GIB, avail / GK_GIB, dir);
+            if (bytes > avail) {
+                char need[32], have[32];
+                gk_format_bytes(bytes, need, sizeof need);
+                gk_format_bytes(avail, have, sizeof have);
+                rc = gk_error(ctx, GK_ERR_IO,
+                              "output %s needs %s uncompressed, only %s free in %s (use "
+                              "-co COMPRESS=... or another directory)",
+                              spec->dst, need, have, dir);
+            }
         }
     }
     CPLFree(dir);
+    if (rc != GK_OK) {
+        free(*path);
+        *path = NULL;
+    }
     return rc;
 }
 
@@ -303,6 +330,8 @@ static void writer_free(gk_raster_writer *w)
 {
     if (!w)
         return;
+    gk_cancel_forget(w->tmp);
+    gk_cancel_forget(w->mid);
     free(w->dst);
     free(w->tmp);
     free(w->mid);
@@ -363,7 +392,7 @@ static int describe(gk_raster_writer *w, const gk_raster_spec *spec)
     for (int b = 1; b <= spec->bands; b++) {
         GDALRasterBandH band = GDALGetRasterBand(w->ds, b);
         if (spec->set_nodata && GDALSetRasterNoDataValue(band, spec->nodata) != CE_None)
-            return gk_error(ctx, GK_ERR_IO, "cannot set nodata %g on band %d of %s: %s",
+            return gk_error(ctx, GK_ERR_IO, "cannot set nodata %.15g on band %d of %s: %s",
                             spec->nodata, b, spec->dst, gdal_msg());
         if (spec->band_descriptions && spec->band_descriptions[b - 1])
             GDALSetDescription(band, spec->band_descriptions[b - 1]);
@@ -396,7 +425,8 @@ gk_raster_writer *gk_raster_writer_open(gk_context *ctx, const gk_raster_spec *s
     GDALDriverH drv = choose_driver(ctx, spec);
     GDALDataType type;
     if (!drv || choose_type(ctx, spec->type, &type) != GK_OK ||
-        check_type_for_driver(ctx, drv, type) != GK_OK)
+        check_type_for_driver(ctx, drv, type) != GK_OK ||
+        check_nodata_for_type(ctx, spec, type) != GK_OK)
         return NULL;
 
     int tsize = GDALGetDataTypeSizeBytes(type);
@@ -408,12 +438,17 @@ gk_raster_writer *gk_raster_writer_open(gk_context *ctx, const gk_raster_spec *s
     }
     double bytes = (double)spec->nx * spec->ny * spec->bands * tsize;
     int compressed = CSLFetchNameValue(spec->creation_options, "COMPRESS") != NULL;
-    if (check_destination(ctx, spec, bytes, compressed) != GK_OK)
+    char *path;
+    if (check_destination(ctx, spec, bytes, compressed, &path) != GK_OK)
         return NULL;
+    gk_raster_spec resolved = *spec;
+    resolved.dst = path;
+    spec = &resolved;
 
     gk_raster_writer *w = calloc(1, sizeof *w);
     if (!w) {
         gk_error(ctx, GK_ERR_NOMEM, "out of memory opening %s", spec->dst);
+        free(path);
         return NULL;
     }
     pthread_mutex_init(&w->lock, NULL);
@@ -424,13 +459,13 @@ gk_raster_writer *gk_raster_writer_open(gk_context *ctx, const gk_raster_spec *s
     w->ny = spec->ny;
     w->bands = spec->bands;
     w->copy = GDALGetMetadataItem(drv, GDAL_DCAP_CREATE, NULL) == NULL;
-    w->dst = strdup(spec->dst);
+    w->dst = path;
     w->tmp = gk_output_temp_name(spec->dst, "", NULL);
     if (w->copy)
         w->mid = gk_output_temp_name(spec->dst, "-src", "tif");
-    if (!w->dst || !w->tmp || (w->copy && !w->mid)) {
-        writer_free(w);
+    if (!w->tmp || (w->copy && !w->mid)) {
         gk_error(ctx, GK_ERR_NOMEM, "out of memory opening %s", spec->dst);
+        writer_free(w);
         return NULL;
     }
 
@@ -449,6 +484,23 @@ gk_raster_writer *gk_raster_writer_open(gk_context *ctx, const gk_raster_spec *s
             co = CSLSetNameValue(co, "INTERLEAVE", "BAND");
     }
     const char *create_name = w->copy ? w->mid : w->tmp;
+    /* claimed as new regular files first (replace_output.h); drivers other
+     * than GTiff may refuse to create over an existing file, so theirs is
+     * given back just before they create it (here, or at commit for
+     * CreateCopy) */
+    int claimed = gk_output_claim(ctx, "output", spec->dst, w->tmp) == GK_OK;
+    if (!claimed || (w->mid && gk_output_claim(ctx, "output", spec->dst, w->mid) != GK_OK)) {
+        if (claimed)
+            unlink(w->tmp);
+        CSLDestroy(co);
+        writer_free(w); /* an unclaimed name is not ours: nothing deleted */
+        return NULL;
+    }
+    /* a cancelled run leaves no temporary that looks like a whole raster */
+    gk_cancel_watch(w->tmp);
+    gk_cancel_watch(w->mid);
+    if (!w->copy && !EQUAL(GDALGetDriverShortName(w->driver), "GTiff"))
+        unlink(w->tmp);
     CPLErrorReset();
     w->ds = create_drv ? GDALCreate(create_drv, create_name, spec->nx, spec->ny, spec->bands, type,
                                     co)
@@ -752,6 +804,19 @@ double gk_raster_writer_io_seconds(const gk_raster_writer *w)
     return w ? w->io_s : 0.0;
 }
 
+int gk_raster_writer_set_nodata(gk_raster_writer *w, int band, double nodata)
+{
+    pthread_mutex_lock(&w->io);
+    CPLErrorReset();
+    GDALRasterBandH b = GDALGetRasterBand(w->ds, band);
+    int rc = GK_OK;
+    if (!b || GDALSetRasterNoDataValue(b, nodata) != CE_None)
+        rc = gk_error(w->ctx, GK_ERR_IO, "cannot set nodata %.17g on band %d of %s: %s", nodata,
+                      band, w->dst, gdal_msg());
+    pthread_mutex_unlock(&w->io);
+    return rc;
+}
+
 /* ---- commit / abort ----------------------------------------------------- */
 
 /* The files of the dataset at name (a dataset GDAL knows lists its
@@ -784,6 +849,8 @@ static int replace_dst(gk_raster_writer *w)
     char **now = made ? CPLCorrespondingPaths(w->tmp, w->dst, made) : NULL;
     CSLDestroy(made);
     char *aside = NULL;
+    /* a cancel now would leave the old file aside and the new one unnamed */
+    gk_cancel_hold();
     int rc = gk_output_aside(w->ctx, w->dst, &aside);
     CPLErrorReset();
     CPLPushErrorHandler(CPLQuietErrorHandler);
@@ -806,6 +873,7 @@ static int replace_dst(gk_raster_writer *w)
     }
     if (rc == GK_OK)
         gk_output_drop_old(w->dst, aside, old, now);
+    gk_cancel_release();
     free(aside);
     CSLDestroy(old);
     CSLDestroy(now);
@@ -827,8 +895,10 @@ int gk_raster_writer_commit(gk_raster_writer *w)
     if (w->copy) {
         GDALFlushCache(w->ds);
         GDALDatasetH out = NULL;
-        if (!gdal_failed())
+        if (!gdal_failed()) {
+            unlink(w->tmp); /* claimed at open; the driver makes it anew */
             out = GDALCreateCopy(w->driver, w->tmp, w->ds, FALSE, w->copy_options, NULL, NULL);
+        }
         if (!out || gdal_failed()) {
             rc = gk_error(ctx, GK_ERR_IO, "cannot write %s: %s", w->dst, gdal_msg());
             if (out)

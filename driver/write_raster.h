@@ -33,8 +33,11 @@ typedef struct {
     const char *const *protect; /* input file names that must never be overwritten (NULL-terminated) */
 } gk_raster_spec;
 
+/* A byte count in the unit that fits: "512 bytes", "1.50 KiB", "3.2 MiB". */
+void gk_format_bytes(double bytes, char *buf, size_t cap);
 /* Validates everything it can before any work (driver exists and can write,
- * type name, destination is not an input, directory writable, enough disk for
+ * type name, destination is not an input and is a regular file or none
+ * (output_check.h), directory writable, enough disk for
  * uncompressed output) and creates the temporary dataset. */
 gk_raster_writer *gk_raster_writer_open(gk_context *ctx, const gk_raster_spec *spec);
 /* Preferred tile size: the output's block size, bounded to sane tiles. */
@@ -47,6 +50,9 @@ int gk_raster_writer_write(gk_raster_writer *w, int band, int x0, int y0, int wd
                            const double *values);
 /* Seconds spent so far in GDAL's writing calls (taken in turn). */
 double gk_raster_writer_io_seconds(const gk_raster_writer *w);
+/* Tags nodata on a band after its pixels were written (kriging learns only
+ * while gridding that some nodes got nodata). */
+int gk_raster_writer_set_nodata(gk_raster_writer *w, int band, double nodata);
 /* Flushes, closes and renames into place. Frees w. */
 int gk_raster_writer_commit(gk_raster_writer *w);
 /* Deletes the temporary output. Frees w. Safe on NULL. */

@@ -187,7 +187,7 @@ d=$(case_dir kriging_bad_variogram_file)
 printf '{"model": [' >"$d/bad.json"
 check kriging_bad_variogram_file 'bad.json' "$d/o.tif" -- "${MZ[@]}" -a "kriging:variogram=$d/bad.json" "$ME" "$d/o.tif"
 d=$(case_dir kriging_missing_variogram_file)
-check kriging_missing_variogram_file 'nosuch.json' "$d/o.tif" -- "${MZ[@]}" -a "kriging:variogram=$d/nosuch.json" "$ME" "$d/o.tif"
+check kriging_missing_variogram_file 'nosuch.json: cannot open the variogram file: No such file' "$d/o.tif" -- "${MZ[@]}" -a "kriging:variogram=$d/nosuch.json" "$ME" "$d/o.tif"
 d=$(case_dir kriging_too_few_for_drift)
 printf 'x y z\n0 0 1\n1 0 2\n0 1 3\n' >"$d/three.xyz"
 check kriging_too_few_for_drift 'drift' "$d/o.tif" -- -outsize 5 5 -a kriging:type=universal:drift=quadratic:model=Sph:psill=1:range=10 "$d/three.xyz" "$d/o.tif"
@@ -211,6 +211,55 @@ check_cmd variogram_missing_source 'nosuch' -- variogram "$DATA/nosuch.gpkg" -zf
 check_cmd variogram_bad_cutoff 'cutoff' -- variogram "$ME" -zfield logzinc --cutoff abc
 check_cmd cv_unknown_algorithm 'krigeit' -- cv "$ME" -zfield logzinc -a krigeit
 check_cmd cv_bad_nfold 'nfold' -- cv "$ME" -zfield logzinc -a nearest --nfold 1
+
+# ---- issue 22 items 7 and 8: silent garbage and unclear messages --------------
+d=$(case_dir huge_coordinates)
+printf 'x y z\n1e308 1e308 1\n-1e308 -1e308 2\n0 0 3\n' >"$d/big.xyz"
+check huge_coordinates 'extent.*at most 1e\+150' "$d/o.tif" -- -outsize 10 10 "$d/big.xyz" "$d/o.tif"
+d=$(case_dir cell_below_precision)
+check cell_below_precision 'cell.*ulps' "$d/o.tif" -- -txe 1e15 1.000000000000001e15 -tye 0 1 \
+    -outsize 100 10 "$R" "$d/o.tif"
+d=$(case_dir decimal_commas)
+printf 'x y z\n0,5 0,25 1,5\n1,5 0,75 2,5\n' >"$d/dc.xyz"
+check decimal_commas 'dc\.xyz: line 2: .*decimal comma' "$d/o.tif" -- -outsize 4 4 "$d/dc.xyz" "$d/o.tif"
+d=$(case_dir decimal_commas_z)
+printf '0 0 1,5\n1 1 2,5\n' >"$d/dz.xyz"
+check decimal_commas_z 'dz\.xyz: line 1: .*decimal comma' "$d/o.tif" -- -outsize 4 4 "$d/dz.xyz" "$d/o.tif"
+for a in invdist invdistnn kriging; do
+    d=$(case_dir min_above_max_$a)
+    extra=
+    [ $a = kriging ] && extra=:model=Sph:psill=1:range=300
+    check min_above_max_$a 'min_points=5 is larger than max_points=2' "$d/o.tif" -- "${G[@]}" \
+        -a "$a:min_points=5:max_points=2$extra" "$R" "$d/o.tif"
+done
+d=$(case_dir count_bound)
+check count_bound 'max_points=3000000000 must be a whole number from 0 to 1000000000' "$d/o.tif" -- \
+    "${G[@]}" -a invdist:max_points=3000000000 "$R" "$d/o.tif"
+d=$(case_dir nodata_not_in_type)
+check nodata_not_in_type 'nodata=0\.5 .*Int16.*-32768 to 32767' "$d/o.tif" -- "${G[@]}" -ot Int16 \
+    -a invdist:nodata=0.5 "$R" "$d/o.tif"
+d=$(case_dir nodata_out_of_byte)
+check nodata_out_of_byte 'nodata=-1 .*Byte.*0 to 255' "$d/o.tif" -- "${G[@]}" -ot Byte \
+    -a invdist:nodata=-1 "$R" "$d/o.tif"
+d=$(case_dir drift_raster_missing)
+check drift_raster_missing 'nosuch\.tif: cannot open it as a raster \(.*No such file' "$d/o.tif" -- \
+    "${MZ[@]}" -a "kriging:type=universal:drift_raster=$d/nosuch.tif:model=Sph:psill=1:range=300" \
+    "$ME" "$d/o.tif"
+d=$(case_dir grid_auto_one_point)
+printf 'x y z\n0 0 1\n' >"$d/one.xyz"
+# was "model=auto: model=auto: eeds at least 2 points, got 1", without the input
+check grid_auto_one_point 'one\.xyz, layer "one": model=auto: variogram: needs at least 2 points, got 1$' \
+    "$d/o.tif" -- -txe 0 1 -tye 0 1 -outsize 2 2 -a kriging:model=auto "$d/one.xyz" "$d/o.tif"
+d=$(case_dir cv_one_point)
+printf 'x y z\n0 0 1\n' >"$d/one.xyz"
+check_cmd cv_one_point 'one\.xyz: cross-validation needs at least 2 points, got 1' -- cv "$d/one.xyz" -a nearest
+printf 'x y z\n0 0 1\n5 5 2\n' >"$d/two.xyz"
+# was "model=auto: model=auto: eeds at least 2 points"
+check_cmd cv_auto_two_points 'two\.xyz: cross-validation fold 1 of 2 \(fitted on the other 1 point\(s\)\): model=auto: variogram: needs at least 2 points, got 1$' -- \
+    cv "$d/two.xyz" -a kriging:model=auto
+printf 'x y z\n0 0 1\n0 0 1\n5 5 2\n5 5 2\n0 5 3\n0 5 3\n' >"$d/dup.xyz"
+check_cmd cv_all_singular 'dup\.xyz: none of the 6 points got a prediction' -- \
+    cv "$d/dup.xyz" -a kriging:model=Sph:psill=1:range=10
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

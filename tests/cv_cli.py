@@ -182,6 +182,19 @@ def main():
           j["n_points"] == n and math.isfinite(j["rmse"]), "n %d n_failed %d" %
           (j["n"], j["n_failed"]))
 
+    # ---- kriging:variogram=FILE: the model of a JSON file, read as grid reads it ---
+    vm = os.path.join(WORK, "vm.json")
+    with open(vm, "w") as f:
+        json.dump({"model": [{"model": "Nug", "psill": 0.5},
+                             {"model": "Exp", "psill": 2.0, "range": 300.0}]}, f)
+    try:
+        jf = cv_json([SRC, "-a", "kriging:variogram=%s:max_points=12" % vm])
+        ji = cv_json([SRC, "-a", "kriging:model=Exp:psill=2:range=300:nugget=0.5:max_points=12"])
+        check("variogram_file", jf["rmse"] == ji["rmse"] and jf["n"] == ji["n"],
+              "rmse %r against %r inline" % (jf["rmse"], ji["rmse"]))
+    except RuntimeError as e:
+        check("variogram_file", False, str(e)[:160])
+
     # ---- bad input ---------------------------------------------------------------
     copy = os.path.join(WORK, "input.gpkg")
     shutil.copy(SRC, copy)

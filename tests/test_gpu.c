@@ -1257,7 +1257,7 @@ static dataset make_global(gk_context *ctx, int n, unsigned long long seed)
     return d;
 }
 
-/* Does this build's CPU have global kriging (LAPACK)? */
+/* Does this build's CPU have global kriging? (Builds before issue 22 needed LAPACK.) */
 static int cpu_global_kriging(void)
 {
     gk_context *ctx = gk_context_new();

@@ -140,6 +140,41 @@ for i, args in enumerate(CASES):
         b.GetMetadataItem(k) == v for k, v in a.GetMetadata().items() if k.startswith("GRIDKIT"))
     check(ok and meta, "gdal_translate == gridkit grid (%d band(s)): %s" % (a.RasterCount, name))
 
+# ---- same bytes: every algorithm, 1, 2 and 7 threads, CLI tiles and plugin blocks
+# (issue 22: a result depends on its inputs only)
+UTM = os.path.join(DATA, "utm_2000.shp")
+SAME = [(MEUSE, "logzinc", a) for a in [
+    "invdist", "invdist:power=3:radius1=600:radius2=400:angle=30:max_points=10:min_points=2",
+    "invdistnn:radius=700:max_points=12:min_points=3", "average:radius1=500:radius2=300:angle=20",
+    "nearest:radius1=400:radius2=400", "minimum:radius1=500:radius2=500",
+    "maximum:radius1=500:radius2=500", "range:radius1=500:radius2=500",
+    "count:radius1=500:radius2=500", "average_distance:radius1=500:radius2=500",
+    "average_distance_pts:radius1=500:radius2=500", "linear", "aidw",
+    "kriging:model=Sph:psill=0.59:range=897:nugget=0.05:max_points=20",
+    "kriging:model=Exp:psill=0.6:range=500:nugget=0.05",
+    "kriging:type=universal:drift=linear:model=Sph:psill=0.5:range=900:nugget=0.05"]] + [
+    (UTM, "elev", a) for a in [
+        "invdist:power=2:radius1=300:radius2=300", "average:radius1=250:radius2=250",
+        "kriging:model=Sph:psill=1000:range=3000:nugget=10:max_points=16"]]
+for src, zf, alg in SAME:
+    base = ["-zfield", zf, "-a", alg, "-outsize", "301", "263", src]
+    outs = []
+    try:
+        for t in ("1", "2", "7"):
+            outs.append(arrays(cli(["--threads", t] + base, "same_t%s.tif" % t)))
+    except RuntimeError as e:
+        check(False, str(e))
+        continue
+    r = run(["gdal_translate", "-q", conn(base), "same_plug.tif"])
+    if r.returncode:
+        check(False, "gdal_translate %s: %s" % (alg, r.stderr))
+        continue
+    outs.append(arrays("same_plug.tif"))
+    ok = all(len(o) == len(outs[0]) and all(same(x, y) for x, y in zip(o, outs[0]))
+             for o in outs[1:])
+    check(ok, "same bytes with 1, 2, 7 threads and plugin blocks: %s %s" %
+          (os.path.basename(src), alg))
+
 # ---- a .gridkit file, relative source path, opened from another folder --
 os.makedirs("job", exist_ok=True)
 shutil.copy(MEUSE, "job/meuse.gpkg")
@@ -156,6 +191,29 @@ with open("other.txt", "w") as f:
     f.write("-a nearest meuse.gpkg\n")
 r = run(["gdalinfo", "other.txt"])
 check("GRIDKIT" not in r.stdout + r.stderr, "a non-.gridkit text file is not claimed")
+
+# issue 22 item 8: a binary .gridkit file, or a GRIDKIT: string with escape
+# sequences, is refused without echoing its bytes (GDAL's "ERROR" lines only:
+# gdalinfo repeats the name itself)
+with open("binary.gridkit", "wb") as f:
+    f.write(b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 8 + b" -a nearest x.gpkg\n")
+with open("escape.gridkit", "wb") as f:
+    f.write(b"-a nearest \x1b[2J\x1b]0;title\x07 x.gpkg\n")
+for name in ("binary.gridkit", "escape.gridkit", "GRIDKIT:-a \x1b[31mred x.gpkg"):
+    r = subprocess.run(["gdalinfo", name], capture_output=True)
+    err = b"\n".join(l for l in r.stderr.splitlines() if l.startswith(b"ERROR"))
+    raw = [c for c in err if c < 32 or c == 127]
+    check(r.returncode != 0 and err and not raw and len(err) < 1500 and
+          (b"?[31m" in err if name.startswith("GRIDKIT:") else b"not a text file" in err),
+          "%r refused with a sanitised message: %r" % (name, err[:300]))
+
+# issue 22 item 9: linear on collinear points warns through CPLError
+with open("line.xyz", "w") as f:
+    f.write("x y z\n0 0 1\n1 1 2\n2 2 3\n")
+r = run(["gdal_translate", "-q", "GRIDKIT:-a linear -outsize 4 4 " + os.path.abspath("line.xyz"),
+         "line.tif"])
+check(r.returncode == 0 and "Warning" in r.stderr and "nearest" in r.stderr,
+      "GRIDKIT: linear on collinear points warns: %r" % r.stderr.strip()[:300])
 
 # ---- Python bindings: a window, and only its blocks are computed --------
 big = ["-zfield", "logzinc", "-a", "invdistnn:radius=1000:max_points=12", "-outsize", "1000",

@@ -189,6 +189,30 @@ static void test_xyz(void)
     CHECK_MSG(ctx, "line 2");
     gk_points_free(p);
 
+    /* issue 22 item 7: decimal commas with blank separators would read as
+     * other numbers ("0,5 0,25 1,5" -> 0, 5, 0): refused, file and line named */
+    p = xyz(ctx, "x y z\n1 2 3\n0,5 0,25 1,5\n", NULL, &sk, &rc);
+    CHECK(rc != 0);
+    CHECK_MSG(ctx, "t.xyz: line 3");
+    CHECK_MSG(ctx, "decimal comma");
+    gk_points_free(p);
+    p = xyz(ctx, "1;2,5;3\n", NULL, &sk, &rc);
+    CHECK(rc != 0);
+    CHECK_MSG(ctx, "line 1");
+    gk_points_free(p);
+    /* one separator throughout, with blanks around it, stays fine */
+    p = xyz(ctx, "1 , 2 , 3\n4\t5\t6\n7 ;8; 9\n", NULL, &sk, &rc);
+    CHECK(rc == 0 && gk_points_count(p) == 3);
+    gk_points_free(p);
+
+    /* NaN or infinite X, Y or Z (also overflowing 1e999): skipped and counted */
+    p = xyz(ctx, "1 2 3\n1 2 inf\n1 2 -inf\ninf 2 3\n1 -inf 3\nnan 2 3\n1 2 1e999\n4 5 6\n",
+            NULL, &sk, &rc);
+    CHECK(rc == 0);
+    CHECK_EQ_SZ(gk_points_count(p), 2);
+    CHECK_EQ_SZ(sk, 6);
+    gk_points_free(p);
+
     /* unknown Z column: the header's columns are listed */
     p = xyz(ctx, "x,y,z\n1,2,3\n", "depth", &sk, &rc);
     CHECK(rc != 0);

@@ -256,6 +256,81 @@ static void test_integer_conversion(gk_context *ctx)
     check_no_temporaries("conversion");
 }
 
+/* issue 22 item 7: a nodata the output type cannot hold (Int16 0.5 would be
+ * written 1 and tagged 0.5) is refused before any file exists; one it holds is
+ * accepted, also at the type's bounds. */
+static void test_nodata_fits_type(gk_context *ctx)
+{
+    struct {
+        const char *type;
+        double nodata;
+        int ok;
+    } c[] = {{"Int16", 0.5, 0},       {"Int16", -32768, 1}, {"Int16", 32767, 1},
+             {"Int16", 32768, 0},     {"Byte", -1, 0},      {"Byte", 255, 1},
+             {"UInt32", 4294967295.0, 1}, {"UInt32", 4294967296.0, 0},
+             {"Float32", 1e39, 0},    {"Float32", 0.1, 1},  {"Float64", 0.5, 1},
+             {"Int32", NAN, 0}};
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        const char *dst = path("nodata_type.tif");
+        gk_raster_spec s = base_spec(dst, 4, 1);
+        s.type = c[i].type;
+        s.set_nodata = 1;
+        s.nodata = c[i].nodata;
+        gk_error_clear(ctx);
+        gk_raster_writer *w = gk_raster_writer_open(ctx, &s);
+        CHECK((w != NULL) == c[i].ok, "%s nodata=%g: %s", c[i].type, c[i].nodata,
+              w ? "accepted" : gk_errmsg(ctx));
+        if (!w) {
+            CHECK(strstr(gk_errmsg(ctx), "nodata") && strstr(gk_errmsg(ctx), c[i].type),
+                  "message names nodata and the type: %s", gk_errmsg(ctx));
+            CHECK(access(dst, F_OK) != 0, "no output left for %s", c[i].type);
+            continue;
+        }
+        gk_raster_writer_abort(w);
+    }
+    check_no_temporaries("nodata type");
+}
+
+/* Kriging tags nodata only once its nodes are computed: the tag set after the
+ * pixels must reach the file. */
+static void test_nodata_after_writing(gk_context *ctx)
+{
+    const char *dst = path("nodata_late.tif");
+    gk_raster_spec s = base_spec(dst, 4, 1);
+    gk_raster_writer *w = gk_raster_writer_open(ctx, &s);
+    CHECK(w, "open: %s", gk_errmsg(ctx));
+    if (!w)
+        return;
+    const double v[4] = {1, 2, -9, 4};
+    CHECK(gk_raster_writer_write(w, 1, 0, 0, 4, 1, v) == GK_OK, "%s", gk_errmsg(ctx));
+    CHECK(gk_raster_writer_set_nodata(w, 1, -9) == GK_OK, "%s", gk_errmsg(ctx));
+    CHECK(gk_raster_writer_commit(w) == GK_OK, "%s", gk_errmsg(ctx));
+    GDALDatasetH ds = GDALOpen(dst, GA_ReadOnly);
+    CHECK(ds, "reopen");
+    if (!ds)
+        return;
+    int has = 0;
+    double nd = GDALGetRasterNoDataValue(GDALGetRasterBand(ds, 1), &has);
+    CHECK(has && nd == -9, "nodata tag %d %g, want -9", has, nd);
+    GDALClose(ds);
+}
+
+/* The free-space message's sizes: "0.00 GiB" said nothing. */
+static void test_format_bytes(void)
+{
+    struct {
+        double b;
+        const char *want;
+    } c[] = {{0, "0 bytes"},          {1023, "1023 bytes"},      {1024, "1.00 KiB"},
+             {1536, "1.50 KiB"},      {10.5 * 1024, "10.5 KiB"}, {3 * 1048576.0, "3.00 MiB"},
+             {5.0 * 1073741824.0, "5.00 GiB"}, {2048.0 * 1073741824.0, "2.00 TiB"}};
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        char buf[32];
+        gk_format_bytes(c[i].b, buf, sizeof buf);
+        CHECK(!strcmp(buf, c[i].want), "%.0f bytes -> '%s', want '%s'", c[i].b, buf, c[i].want);
+    }
+}
+
 /* ---- CreateCopy drivers --------------------------------------------------- */
 
 static double pattern(int band, int x, int y)
@@ -934,6 +1009,9 @@ int main(int argc, char **argv)
         test_gtiff_roundtrip(ctx, 1);
         test_gtiff_roundtrip(ctx, 0);
         test_integer_conversion(ctx);
+        test_nodata_fits_type(ctx);
+        test_nodata_after_writing(ctx);
+        test_format_bytes();
         test_png(ctx);
         test_abort(ctx);
         test_replace(ctx);
