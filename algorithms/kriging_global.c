@@ -112,9 +112,11 @@ static inline __attribute__((always_inline)) void dot_lanes(const double *a,
     }
 }
 
-static inline __attribute__((always_inline)) double kg_fold(kg_v4 s)
+/* By pointer: clang rejects a 256-bit vector argument in the default
+ * (non-AVX) clone, even inlined ("changes the ABI"). */
+static inline __attribute__((always_inline)) double kg_fold(const kg_v4 *s)
 {
-    return (s[0] + s[2]) + (s[1] + s[3]);
+    return ((*s)[0] + (*s)[2]) + ((*s)[1] + (*s)[3]);
 }
 
 static inline __attribute__((always_inline)) void dotn(const double *a, const double *const *b,
@@ -123,7 +125,7 @@ static inline __attribute__((always_inline)) void dotn(const double *a, const do
     kg_v4 s[8];
     dot_lanes(a, b, nb, len, s);
     for (int r = 0; r < nb; r++)
-        out[r] = kg_fold(s[r]);
+        out[r] = kg_fold(&s[r]);
 }
 
 static inline __attribute__((always_inline)) void dot4(const double *a, const double *const b[4],
@@ -218,9 +220,9 @@ static void fwd_rows(const gfactor *f, size_t n, double *const b[KG_NC], size_t 
         }
         const double li = a1[len]; /* L_{i+1, i} */
         for (int r = 0; r < KG_NC; r++) {
-            double bi = (b[r][i] - kg_fold(s0[r])) * f->inv[i];
+            double bi = (b[r][i] - kg_fold(&s0[r])) * f->inv[i];
             s1[r][len % 4] += li * bi;
-            double bi1 = (b[r][i + 1] - kg_fold(s1[r])) * f->inv[i + 1];
+            double bi1 = (b[r][i + 1] - kg_fold(&s1[r])) * f->inv[i + 1];
             if (r == 0 || b[r] != b[r - 1])
                 b[r][i] = bi, b[r][i + 1] = bi1;
         }
