@@ -6,6 +6,7 @@
 #include "cancel_cleanup.h"
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,17 +65,30 @@ void gk_cancel_install(void)
     }
 }
 
+/* Every name ever watched stays reachable from this list (never freed, see
+ * slots), so that a forgotten one is not a leak to LeakSanitizer. */
+typedef struct watched_name {
+    struct watched_name *next;
+    char name[];
+} watched_name;
+static _Atomic(watched_name *) all_names;
+
 static void watch_one(const char *name)
 {
-    char *copy = strdup(name);
-    if (!copy)
+    size_t len = strlen(name) + 1;
+    watched_name *w = malloc(sizeof *w + len);
+    if (!w)
         return;
+    memcpy(w->name, name, len);
+    w->next = atomic_load(&all_names);
+    while (!atomic_compare_exchange_weak(&all_names, &w->next, w))
+        ;
     for (int i = 0; i < GK_CANCEL_SLOTS; i++)
         if (!slots[i]) {
-            slots[i] = copy;
+            slots[i] = w->name;
             return;
         }
-    free(copy); /* full: the next run's stale-temporary sweep (stale_temps.h) */
+    /* full: the next run's stale-temporary sweep (stale_temps.h) */
 }
 
 /* The side-cars: suffixes after the whole name, and replacements of its
