@@ -145,6 +145,9 @@ static double dot1(const double *a, const double *b, size_t len)
 /* Cholesky by rows, four rows at a time (each row j read once for the four):
  * L_ij = (A_ij - dot(L_i, L_j, j)) / L_jj. 0, or i + 1 when pivot i is too
  * small (singular). */
+#if defined(__x86_64__) && defined(__GNUC__) && !GK_TSAN
+__attribute__((target_clones("avx2", "default")))
+#endif
 static size_t chol_rows(double *L, size_t n, double *inv, double tol)
 {
     for (size_t i0 = 0; i0 < n; i0 += 4) {
@@ -152,7 +155,46 @@ static size_t chol_rows(double *L, size_t n, double *inv, double tol)
         double *ri[4];
         for (size_t r = 0; r < 4; r++)
             ri[r] = L + (i0 + (r < nr ? r : 0)) * n;
-        for (size_t j = 0; j < i0; j++) {
+        /* columns j and j + 1 share the loads of the four rows: j + 1's lanes
+         * take the indices j's take, then index j (the last of its lane)
+         * once L_rj is known: the order of dot4 */
+        size_t j = 0;
+        for (; j + 1 < i0; j += 2) {
+            const double *a0 = L + j * n, *a1 = L + (j + 1) * n;
+            kg_v4 s0[4], s1[4];
+            for (int r = 0; r < 4; r++)
+                s0[r] = s1[r] = (kg_v4){0, 0, 0, 0};
+            size_t k = 0;
+            for (; k + 4 <= j; k += 4) {
+                kg_v4 x0, x1, y;
+                KG_LOAD(x0, a0 + k);
+                KG_LOAD(x1, a1 + k);
+                for (int r = 0; r < 4; r++) {
+                    KG_LOAD(y, ri[r] + k);
+                    s0[r] += x0 * y;
+                    s1[r] += x1 * y;
+                }
+            }
+            if (k < j) {
+                kg_v4 x0 = {0, 0, 0, 0}, x1 = x0;
+                for (size_t l = 0; l < j - k; l++)
+                    x0[l] = a0[k + l], x1[l] = a1[k + l];
+                for (int r = 0; r < 4; r++) {
+                    kg_v4 y = {0, 0, 0, 0};
+                    for (size_t l = 0; l < j - k; l++)
+                        y[l] = ri[r][k + l];
+                    s0[r] += x0 * y;
+                    s1[r] += x1 * y;
+                }
+            }
+            for (size_t r = 0; r < nr; r++) {
+                double v = (ri[r][j] - kg_fold(&s0[r])) * inv[j];
+                ri[r][j] = v;
+                s1[r][j % 4] += a1[j] * v;
+                ri[r][j + 1] = (ri[r][j + 1] - kg_fold(&s1[r])) * inv[j + 1];
+            }
+        }
+        for (; j < i0; j++) {
             double d[4];
             dot4(L + j * n, (const double *const *)ri, j, d);
             for (size_t r = 0; r < nr; r++)
@@ -160,8 +202,8 @@ static size_t chol_rows(double *L, size_t n, double *inv, double tol)
         }
         for (size_t r = 0; r < nr; r++) { /* the block's own triangle */
             size_t i = i0 + r;
-            for (size_t j = i0; j < i; j++)
-                ri[r][j] = (ri[r][j] - dot1(L + j * n, ri[r], j)) * inv[j];
+            for (size_t jj = i0; jj < i; jj++)
+                ri[r][jj] = (ri[r][jj] - dot1(L + jj * n, ri[r], jj)) * inv[jj];
             double a = ri[r][i], t = a - dot1(ri[r], ri[r], i);
             if (!(t > tol * fabs(a)))
                 return i + 1;
