@@ -119,6 +119,40 @@ static inline __attribute__((always_inline)) double kg_fold(const kg_v4 *s)
     return ((*s)[0] + (*s)[2]) + ((*s)[1] + (*s)[3]);
 }
 
+/* dot_lanes' lanes for two rows a0 and a1 against the same four vectors b[r]
+ * (each b loaded once for both): the factor's two columns and the solve's
+ * two rows share it. */
+static inline __attribute__((always_inline)) void dot_lanes2(const double *a0, const double *a1,
+                                                             const double *const *b, size_t len,
+                                                             kg_v4 s0[4], kg_v4 s1[4])
+{
+    for (int r = 0; r < 4; r++)
+        s0[r] = s1[r] = (kg_v4){0, 0, 0, 0};
+    size_t k = 0;
+    for (; k + 4 <= len; k += 4) {
+        kg_v4 x0, x1, y;
+        KG_LOAD(x0, a0 + k);
+        KG_LOAD(x1, a1 + k);
+        for (int r = 0; r < 4; r++) {
+            KG_LOAD(y, b[r] + k);
+            s0[r] += x0 * y;
+            s1[r] += x1 * y;
+        }
+    }
+    if (k < len) {
+        kg_v4 x0 = {0, 0, 0, 0}, x1 = x0;
+        for (size_t l = 0; l < len - k; l++)
+            x0[l] = a0[k + l], x1[l] = a1[k + l];
+        for (int r = 0; r < 4; r++) {
+            kg_v4 y = {0, 0, 0, 0};
+            for (size_t l = 0; l < len - k; l++)
+                y[l] = b[r][k + l];
+            s0[r] += x0 * y;
+            s1[r] += x1 * y;
+        }
+    }
+}
+
 static inline __attribute__((always_inline)) void dotn(const double *a, const double *const *b,
                                                        int nb, size_t len, double *out)
 {
@@ -162,31 +196,7 @@ static size_t chol_rows(double *L, size_t n, double *inv, double tol)
         for (; j + 1 < i0; j += 2) {
             const double *a0 = L + j * n, *a1 = L + (j + 1) * n;
             kg_v4 s0[4], s1[4];
-            for (int r = 0; r < 4; r++)
-                s0[r] = s1[r] = (kg_v4){0, 0, 0, 0};
-            size_t k = 0;
-            for (; k + 4 <= j; k += 4) {
-                kg_v4 x0, x1, y;
-                KG_LOAD(x0, a0 + k);
-                KG_LOAD(x1, a1 + k);
-                for (int r = 0; r < 4; r++) {
-                    KG_LOAD(y, ri[r] + k);
-                    s0[r] += x0 * y;
-                    s1[r] += x1 * y;
-                }
-            }
-            if (k < j) {
-                kg_v4 x0 = {0, 0, 0, 0}, x1 = x0;
-                for (size_t l = 0; l < j - k; l++)
-                    x0[l] = a0[k + l], x1[l] = a1[k + l];
-                for (int r = 0; r < 4; r++) {
-                    kg_v4 y = {0, 0, 0, 0};
-                    for (size_t l = 0; l < j - k; l++)
-                        y[l] = ri[r][k + l];
-                    s0[r] += x0 * y;
-                    s1[r] += x1 * y;
-                }
-            }
+            dot_lanes2(a0, a1, (const double *const *)ri, j, s0, s1);
             for (size_t r = 0; r < nr; r++) {
                 double v = (ri[r][j] - kg_fold(&s0[r])) * inv[j];
                 ri[r][j] = v;
@@ -235,31 +245,7 @@ static void fwd_rows(const gfactor *f, size_t n, double *const b[KG_NC], size_t 
         const double *a0 = f->L + i * n + k0, *a1 = f->L + (i + 1) * n + k0;
         const size_t len = i - k0;
         kg_v4 s0[KG_NC], s1[KG_NC];
-        for (int r = 0; r < KG_NC; r++)
-            s0[r] = s1[r] = (kg_v4){0, 0, 0, 0};
-        size_t k = 0;
-        for (; k + 4 <= len; k += 4) {
-            kg_v4 x0, x1, y;
-            KG_LOAD(x0, a0 + k);
-            KG_LOAD(x1, a1 + k);
-            for (int r = 0; r < KG_NC; r++) {
-                KG_LOAD(y, bk[r] + k);
-                s0[r] += x0 * y;
-                s1[r] += x1 * y;
-            }
-        }
-        if (k < len) {
-            kg_v4 x0 = {0, 0, 0, 0}, x1 = x0;
-            for (size_t l = 0; l < len - k; l++)
-                x0[l] = a0[k + l], x1[l] = a1[k + l];
-            for (int r = 0; r < KG_NC; r++) {
-                kg_v4 y = {0, 0, 0, 0};
-                for (size_t l = 0; l < len - k; l++)
-                    y[l] = bk[r][k + l];
-                s0[r] += x0 * y;
-                s1[r] += x1 * y;
-            }
-        }
+        dot_lanes2(a0, a1, bk, len, s0, s1);
         const double li = a1[len]; /* L_{i+1, i} */
         for (int r = 0; r < KG_NC; r++) {
             double bi = (b[r][i] - kg_fold(&s0[r])) * f->inv[i];
