@@ -209,31 +209,25 @@ KK_INLINE void scale(double *restrict c, double s, int n)
  * operations a whole factorisation does, so the doubles are the same. */
 KK_INLINE int chol_body(double *L, int m, int ld, double *inv, double tol, int p0)
 {
-    for (int j = 0; j < p0 && p0 < m; j++) {
-        double *c = L + (size_t)j * ld + p0; /* rows p0.. of column j */
-        int n = m - p0, q = 0;
+    for (int j = 0; j < m; j++) {
+        const int done = j < p0; /* its rows before p0 are the factor already */
+        const int r0 = done ? p0 : j;
+        if (r0 >= m)
+            continue;
+        double *c = L + (size_t)j * ld + r0; /* rows r0.. of column j */
+        const double orig = c[0];             /* the diagonal, where r0 == j */
+        int n = m - r0, q = 0;
         for (; q + 4 <= j; q += 4) {
             const double *l0 = L + (size_t)q * ld, *l1 = l0 + ld, *l2 = l1 + ld, *l3 = l2 + ld;
-            axpy4(c, l0 + p0, l1 + p0, l2 + p0, l3 + p0, l0[j], l1[j], l2[j], l3[j], n);
+            axpy4(c, l0 + r0, l1 + r0, l2 + r0, l3 + r0, l0[j], l1[j], l2[j], l3[j], n);
         }
         for (; q < j; q++) {
             const double *l0 = L + (size_t)q * ld;
-            axpy1(c, l0 + p0, l0[j], n);
+            axpy1(c, l0 + r0, l0[j], n);
         }
-        scale(c, inv[j], n);
-    }
-    for (int j = p0 < m ? p0 : m; j < m; j++) {
-        double *c = L + (size_t)j * ld + j; /* rows j.. of column j */
-        int n = m - j;
-        double orig = c[0];
-        int q = 0;
-        for (; q + 4 <= j; q += 4) {
-            const double *l0 = L + (size_t)q * ld, *l1 = l0 + ld, *l2 = l1 + ld, *l3 = l2 + ld;
-            axpy4(c, l0 + j, l1 + j, l2 + j, l3 + j, l0[j], l1[j], l2[j], l3[j], n);
-        }
-        for (; q < j; q++) {
-            const double *l0 = L + (size_t)q * ld;
-            axpy1(c, l0 + j, l0[j], n);
+        if (done) {
+            scale(c, inv[j], n);
+            continue;
         }
         double s = c[0];
         if (!(s > tol * fabs(orig)))
