@@ -1,13 +1,13 @@
 /*
  * cmd_cv.c - `gridkit cv`: leave-one-out or k-fold cross-validation of any
- * algorithm on the points `gridkit grid` would read (algorithms/crossval.c),
+ * algorithm on the points `gridkit grid` would read (algorithms/geostat/crossval.c),
  * a summary on stdout and optionally the per-point residuals as a vector layer.
  */
 #include "commands.h"
-#include "crossval.h"
+#include "geostat/crossval.h"
 #include "cancel_cleanup.h"
 #include "grid_options.h"
-#include "kriging_params.h"
+#include "geostat/kriging_params.h"
 #include "output_check.h"
 #include "replace_output.h"
 #include "vmodel_json.h"

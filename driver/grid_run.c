@@ -21,7 +21,7 @@
 
 void gk_gdal_init(gk_context *ctx)
 {
-    /* linear uses the core's own Delaunay (algorithms/delaunay.c); GDAL's
+    /* linear uses the core's own Delaunay (algorithms/linear/delaunay.c); GDAL's
      * qhull triangulator stays available as a peer for the tests. */
     (void)ctx;
     GDALAllRegister();

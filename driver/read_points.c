@@ -1,7 +1,7 @@
 /*
  * read_points.c - points in: OGR layers with gdal_grid's selection options
  * (-l, -sql, -where, -spat, -clipsrc*, -zfield, -z_increase, -z_multiply),
- * or .xyz text through the native reader (algorithms/points_xyz.c).
+ * or .xyz text through the native reader (algorithms/core/points_xyz.c).
  *
  * Differences from gdal_grid 3.6 (reference/gdal_grid.md section 8, items
  * 11, 12, 15, 16): points without a valid value (null -zfield, NaN or infinite X, Y, Z) are
@@ -15,7 +15,7 @@
  * GRIDKIT_OGR_ARROW=NO turns that off (the tests compare the two).
  */
 #include "read_points.h"
-#include "points_xyz.h"
+#include "core/points_xyz.h"
 #include "read_gpkg.h"
 #include "wkb_point.h"
 

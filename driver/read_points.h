@@ -1,6 +1,6 @@
 /*
  * read_points.h - points in: any OGR source with gdal_grid's selection options,
- * or plain XYZ text read natively (algorithms/points_xyz.c).
+ * or plain XYZ text read natively (algorithms/core/points_xyz.c).
  */
 #ifndef GK_READ_POINTS_H
 #define GK_READ_POINTS_H

@@ -7,7 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* Same relative collinearity tolerance as the core (alg_linear.c): qhull
+/* Same relative collinearity tolerance as the core (linear/linear.c): qhull
  * fails ("initial simplex is flat") on such input anyway, noisily. */
 #define GK_COLLINEAR_REL 1e-10
 

@@ -1,7 +1,7 @@
 /*
  * gridkit_cuda.cu - gridkit's CUDA module: the gridding kernels behind the C
  * ABI of gk_gpu_abi.h. Built as a shared object with the CUDA runtime linked
- * statically, dlopen()ed by the core (algorithms/device.c) when a GPU is used.
+ * statically, dlopen()ed by the core (algorithms/core/device.c) when a GPU is used.
  *
  * Points are uploaded once per job. invdist over every point needs no index:
  * point tiles stream through shared memory (single precision on tile-local,
@@ -13,7 +13,7 @@
  * contraction (__dmul_rn/__dadd_rn) so they round as the CPU's do, ties by
  * input order, exact hits, min_points and nodata as algorithms/alg_*.c.
  */
-#include "gk_gpu_abi.h"
+#include "core/gpu_abi.h"
 #include "krige_global.h"
 #include "linear_gpu.h"
 
@@ -2089,4 +2089,4 @@ const gk_gpu_api the_api = {GK_GPU_ABI_VERSION, api_probe,          api_job_new,
 
 } // namespace
 
-GK_EXPORT const gk_gpu_api *gk_gpu_module_v5(void) { return &the_api; }
+GK_EXPORT const gk_gpu_api *GK_GPU_ENTRY_FN(void) { return &the_api; }

@@ -366,7 +366,7 @@ __global__ void __launch_bounds__(128) kl_search_kernel(LocalParams P, int j0, i
 }
 
 /* Kriging's lists for max_points_per_quadrant over every point (no
- * max_points, no radius; alg_kriging.c sorts the whole set, then filters):
+ * max_points, no radius; geostat/kriging.c sorts the whole set, then filters):
  * each quadrant's omax nearest (gstat's pinwheel) end to end in
  * nbr[n * P.k ...], P.k = 4 omax, and cnt[n] their number; 0 where the set
  * holds fewer than min_points (`enough` 0), as the CPU counts before the

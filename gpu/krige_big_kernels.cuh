@@ -7,7 +7,7 @@
  * Phase 1 is kl_search_kernel's lists (any k), then kr_quad_filter where
  * omax is set. Phase 2 gives a node a block of 128 threads: the same
  * system and the same right-looking Cholesky as krige_kernel (rows [C | c0'
- * | z' | F'], the GLS form of alg_kriging.c), with the matrix in shared
+ * | z' | F'], the GLS form of geostat/kriging.c), with the matrix in shared
  * memory where it fits and else in a global-memory slot per block (the grid
  * then strides over the nodes, so the slots are bounded), factored there in
  * panels (kb_chol_panels).

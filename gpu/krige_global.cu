@@ -1,6 +1,6 @@
 /*
  * krige_global.cu - global kriging on the GPU (max_points=0, no radius):
- * algorithms/kriging_global.c's method with cuSOLVER and cuBLAS.
+ * algorithms/geostat/kriging_global.c's method with cuSOLVER and cuBLAS.
  *
  * The n x n covariance of the points (ordered by y) is assembled on the GPU
  * and factorised once (cusolverDnDpotrf); the drift's GLS coefficients beta
@@ -23,7 +23,7 @@
  * libraries' own share the device's primary context, streams and pointers.
  */
 #include "krige_global.h"
-#include "../algorithms/vmodel_eval.h" /* here, not in the namespace below */
+#include "geostat/vmodel_eval.h" /* here, not in the namespace below */
 
 #include <cublas_v2.h>
 #include <cusolverDn.h>
@@ -279,7 +279,7 @@ __device__ __forceinline__ void kg_f0(const KrigeParams &KP, const KgBlock &B, s
 }
 
 /* A node where a drift raster has no value is nodata, not a singular system
- * (alg_kriging.c's rule). */
+ * (geostat/kriging.c's rule). */
 __device__ __forceinline__ bool kg_covariates_ok(const KrigeParams &KP, const KgBlock &B, size_t q)
 {
     if (!B.g0)

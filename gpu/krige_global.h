@@ -9,7 +9,7 @@
 #ifndef GK_KRIGE_GLOBAL_H
 #define GK_KRIGE_GLOBAL_H
 
-#include "gk_gpu_abi.h"
+#include "core/gpu_abi.h"
 
 #include <cuda_runtime.h>
 #include <stddef.h>

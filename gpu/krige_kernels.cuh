@@ -11,7 +11,7 @@
  * a right-looking Cholesky eliminates the m data columns, which leaves
  * L^-1 c0, L^-1 z and L^-1 F in the augmented rows; their dot products give
  * the estimate, the variance and the drift's Schur complement, exactly the
- * GLS form of alg_kriging.c (geostatistics.md 5.3). T = float works on
+ * GLS form of geostat/kriging.c (geostatistics.md 5.3). T = float works on
  * node-local coordinates (point - node), Z less its mid-range.
  *
  * The kernels' extended forms (template flag X; the fast ones keep p = 0, 1
@@ -21,7 +21,7 @@
  * drift columns rounded up to 0, 1, 3, 6 or KR_XMAXP.
  */
 
-#include "../algorithms/vmodel_eval.h" /* the model functions the CPU uses */
+#include "geostat/vmodel_eval.h" /* the model functions the CPU uses */
 
 #define KR_MAXP 3 /* drift columns of the fast kernels: 0, 1 or 3 */
 #define KR_XMAXP GK_GPU_KRIGE_MAX_P /* of the extended ones (quadratic, external, block) */
@@ -228,7 +228,7 @@ template <class T> __device__ __forceinline__ T kcov_iso(const KrigeParams &K, T
     return dx == T(0) && dy == T(0) ? kpar<T>(K.A, K.fA) : c;
 }
 
-/* C(dx, dy) = A - gamma, as gk_krige_cov (alg_kriging.c's kriging.h); the
+/* C(dx, dy) = A - gamma, as gk_krige_cov (geostat/kriging.c's kriging.h); the
  * nuggets are folded into Ah, so st holds the other structures only.
  * EXT = false: Nug, Sph, Exp and Gau only (KP.ext == 0), without the call. */
 template <class T, bool EXT = true>
@@ -351,7 +351,7 @@ template <class T> __device__ __forceinline__ T group_sum(T v, unsigned mask, in
 }
 
 /* The estimate and variance from the dot products of L^-1 c0, L^-1 z and
- * L^-1 F (alg_kriging.c's local_node): the p x p Schur complement; f0 the
+ * L^-1 F (geostat/kriging.c's local_node): the p x p Schur complement; f0 the
  * drift at the target, p <= PM columns. */
 template <int PM, class T>
 __device__ __forceinline__ void kr_finish(const KrigeParams &KP, int p, T aa, T aw,
@@ -497,7 +497,7 @@ __device__ __forceinline__ void kr_assemble(const KrigeParams &KP, T *M, int LD,
     }
 }
 
-/* What a node's m neighbours give before any system (alg_kriging.c):
+/* What a node's m neighbours give before any system (geostat/kriging.c):
  * KR_SOLVE, or KR_DONE with est and var set (nodata; for simple kriging,
  * gstat's mean and C(0) of an empty neighbourhood), or KR_SINGULAR (fewer
  * points than drift terms). X: the node's covariates at g0[r * g0ld + o]
@@ -582,7 +582,7 @@ __global__ void __launch_bounds__(128) krige_kernel(LocalParams P, KrigeParams K
                 pz[r] = (T)(P.zin[id] - KP.zshift);
             }
             __syncwarp(gmask);
-            /* polynomial drift: origin and scale of the selection (alg_kriging.c) */
+            /* polynomial drift: origin and scale of the selection (geostat/kriging.c) */
             T ox = 0, oy = 0, sc = 1;
             if (X ? KP.poly > 0 : p == 3) {
                 T sx = 0, sy = 0;
@@ -731,7 +731,7 @@ __global__ void __launch_bounds__(128, K <= 16 ? 7 : 6) /* the most without spil
         cnt[n] = total;
 }
 
-/* gstat's quadrant of (dx, dy) = point - node, "pinwheel" (alg_kriging.c's quadrant) */
+/* gstat's quadrant of (dx, dy) = point - node, "pinwheel" (geostat/kriging.c's quadrant) */
 __device__ __forceinline__ int kr_quadrant(double dx, double dy)
 {
     const int x = dy < 0 ? dx > 0 : dx >= 0;
@@ -739,7 +739,7 @@ __device__ __forceinline__ int kr_quadrant(double dx, double dy)
     return x | (y << 1);
 }
 
-/* Phase 1b, max_points_per_quadrant (gstat's omax, alg_kriging.c's
+/* Phase 1b, max_points_per_quadrant (gstat's omax, geostat/kriging.c's
  * select_points): of each node's list, in (distance, input order), the
  * first omax of each quadrant, compacted in place. The count before the
  * filter decides min_points, as on the CPU: a list under it is emptied, and
@@ -790,7 +790,7 @@ __global__ void kr_quad_filter(LocalParams P, const double *__restrict__ x,
  * subtracts L_rj L_cj and L_rj y_j, without predicates (rows and entries at
  * or left of the pivot become garbage nobody reads; symmetry keeps the upper
  * entries right). The estimate and the variance are then dot products of
- * the y over the lanes (alg_kriging.c's GLS form). Rows beyond the m
+ * the y over the lanes (geostat/kriging.c's GLS form). Rows beyond the m
  * neighbours found are identity rows and never pivots. Fewer lanes per node
  * share the per-step overhead among more rows; more lanes keep fewer
  * registers. TS: the solve's type; TC: the covariances'. */
@@ -871,7 +871,7 @@ __global__ void __launch_bounds__(128) kr_coop_kernel(LocalParams LP, KrigeParam
             ox += px[i];
             oy += py[i];
         }
-        /* the polynomial drift's origin and scale of the selection (alg_kriging.c) */
+        /* the polynomial drift's origin and scale of the selection (geostat/kriging.c) */
         if (X ? KP.poly > 0 : P == 3) {
             ox = group_sum(ox, gmask, G) / (TS)m;
             oy = group_sum(oy, gmask, G) / (TS)m;

@@ -3,16 +3,16 @@
  * called by gridkit_cuda.cu for jobs of op GK_GPU_LINEAR. Internal to the
  * module.
  *
- * The core triangulates (algorithms/alg_linear.c) and hands over its
+ * The core triangulates (algorithms/linear/linear.c) and hands over its
  * triangles, planes and buckets; a tile is filled by rasterising the
  * triangles that may overlap it with the core's own rules
- * (algorithms/linear_raster.h). Nodes no proper triangle takes come back as
+ * (algorithms/linear/linear_raster.h). Nodes no proper triangle takes come back as
  * GK_LR_UNSET, and the core locates them one by one.
  */
 #ifndef GK_LINEAR_GPU_H
 #define GK_LINEAR_GPU_H
 
-#include "gk_gpu_abi.h"
+#include "core/gpu_abi.h"
 
 #include <cuda_runtime.h>
 #include <stddef.h>

@@ -1,13 +1,13 @@
 /*
  * linear_kernels.cu - gdal_grid's `linear` on the GPU: the core's triangles
- * rasterised per tile with the core's own rules (algorithms/linear_raster.h,
- * the exact orientation of algorithms/exact_predicates.h). This file is
+ * rasterised per tile with the core's own rules (algorithms/linear/linear_raster.h,
+ * the exact orientation of algorithms/linear/exact_predicates.h). This file is
  * compiled with -fmad=false (gpu/CMakeLists.txt): nothing is contracted, so
  * every test and every plane value rounds as the CPU's and the nodes the GPU
  * takes come out bit-identical to the CPU's.
  *
  * Candidates: the triangles are sorted into the buckets of a few levels (a
- * loose quadtree, alg_linear.c); the host picks the bucket rows a tile can
+ * loose quadtree, linear/linear.c); the host picks the bucket rows a tile can
  * reach, as the CPU does, and hands the kernel their triangle ranges. A
  * thread takes a triangle and finds its row spans a row at a time; its warp
  * writes the spans of its 32 triangles together, so that large triangles
@@ -15,7 +15,7 @@
  */
 #include "linear_gpu.h"
 
-#include "../algorithms/linear_raster.h"
+#include "linear/linear_raster.h"
 
 #include <cuda_runtime.h>
 

@@ -10,7 +10,7 @@
  * The points are first sorted in Morton order so tiles are compact: tile
  * pairs whose boxes lie beyond the cutoff are skipped whole.
  *
- * Classes follow algorithms/variogram.c exactly: the distance is first taken
+ * Classes follow algorithms/geostat/variogram.c exactly: the distance is first taken
  * in single precision on centred coordinates, and every pair whose float
  * distance lies within a proven error bound of the cutoff or of a class
  * limit (and every directional pair) is redone in double with the CPU's

@@ -1,8 +1,8 @@
 /*
  * window_kernels_extra.cuh - the local kernels beyond gridkit_cuda.cu's own:
- * average_distance_pts (the pairs of the window, algorithms/alg_metrics.c),
- * aidw (adaptive IDW, algorithms/alg_aidw.c) and gdal_grid's per-quadrant
- * selection (algorithms/neighbours.c) for the IDW family, average and the
+ * average_distance_pts (the pairs of the window, algorithms/window/metrics.c),
+ * aidw (adaptive IDW, algorithms/idw/aidw.c) and gdal_grid's per-quadrant
+ * selection (algorithms/search/neighbours.c) for the IDW family, average and the
  * metrics. Included by gridkit_cuda.cu inside its namespace: the bin grid,
  * the exact-double window tests and the k-best insertion are its own. One
  * thread per node; every rule (ties by input order, exact hits, min_points,

@@ -4,11 +4,11 @@
  *
  *   test_algorithms          run the tests
  *   test_algorithms bench    time k-NN / radius queries on 200k points */
-#include "alg_aidw.h"
-#include "bucket_grid.h"
-#include "gk_internal.h"
-#include "kdtree.h"
-#include "neighbours.h"
+#include "idw/aidw.h"
+#include "search/bucket_grid.h"
+#include "core/gk_internal.h"
+#include "search/kdtree.h"
+#include "search/neighbours.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,8 +1,8 @@
-/* test_crossval.c - gk_crossval (algorithms/crossval.c) on cases computed by
+/* test_crossval.c - gk_crossval (algorithms/geostat/crossval.c) on cases computed by
  * hand: leave-one-out of nearest and invdist, duplicates as exact hits, the
  * k-fold partition, failed predictions counted (not averaged), bad input,
  * and the same answer on 1 or many threads. */
-#include "crossval.h"
+#include "geostat/crossval.h"
 #include "gridkit.h"
 
 #include <math.h>

@@ -1,8 +1,8 @@
-/* test_delaunay.c - the core's Delaunay triangulation (algorithms/delaunay.c):
+/* test_delaunay.c - the core's Delaunay triangulation (algorithms/linear/delaunay.c):
  * validity on hard inputs, equality with GDAL's (qhull) on points in general
  * position, and timings. GK_DELAUNAY_BENCH=1 adds 200k / 1M timings vs GDAL. */
 #define _POSIX_C_SOURCE 200809L
-#include "delaunay.h"
+#include "linear/delaunay.h"
 #include "triangulate_gdal.h"
 
 #include <math.h>

@@ -14,8 +14,8 @@
  * (ctest: skipped) when there is no GPU.
  */
 #include "gridkit.h"
-#include "device.h"
-#include "variogram.h"
+#include "core/device.h"
+#include "geostat/variogram.h"
 #include "bench/bench_util.h"
 
 #include <math.h>
@@ -737,7 +737,7 @@ static void test_radius_kriging(const dataset *u, const dataset *l)
     unsetenv("GRIDKIT_GPU_KRIGE_DENSE_K");
 }
 
-/* Every variogram model type (algorithms/vmodel_eval.h on both sides): alone,
+/* Every variogram model type (algorithms/geostat/vmodel_eval.h on both sides): alone,
  * anisotropic, nested, with each drift, k > 32, in double and single. */
 static void test_models(const dataset *u, const dataset *l)
 {
@@ -1785,7 +1785,7 @@ static void test_device_option(void)
 
 /* --device auto leaves the GPU unstarted where the CPU cores finish sooner
  * than CUDA starts and stops (~0.33 s on the H100 machine), by the model of
- * algorithms/device_choice.c. The cases are the runs of docs/benchmarks.md:
+ * algorithms/core/device_choice.c. The cases are the runs of docs/benchmarks.md:
  * 1 M points over a 10 km square to 4096^2, 16 cores. */
 static void test_auto_choice(void)
 {

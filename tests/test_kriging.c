@@ -5,8 +5,8 @@
  * global, gstat's quadrant rule, external drift, and parameter errors.
  * (The comparison with gstat on meuse lives in tests/gstat/.)
  */
-#include "gk_internal.h"
-#include "kriging_params.h"
+#include "core/gk_internal.h"
+#include "geostat/kriging_params.h"
 
 #include <math.h>
 #include <stdio.h>

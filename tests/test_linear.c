@@ -1,7 +1,7 @@
 /* test_linear.c - the linear algorithm: plane reproduction, hull rules,
  * lat/lon-scale data, degenerate and duplicate input. */
-#include "delaunay.h"
-#include "gk_internal.h"
+#include "linear/delaunay.h"
+#include "core/gk_internal.h"
 #include "triangulate_gdal.h"
 
 #include <math.h>

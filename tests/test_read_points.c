@@ -7,7 +7,7 @@
  *   test_read_points bench_gpkg N         (writes and times an N-point GeoPackage)
  */
 #define _POSIX_C_SOURCE 200809L
-#include "points_xyz.h"
+#include "core/points_xyz.h"
 #include "read_points.h"
 
 #include "cpl_conv.h"

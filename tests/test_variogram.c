@@ -2,9 +2,9 @@
  * the fit, against numbers computed with R 4.2 / gstat 2.1-0 (the R command
  * that produced each table is given above it) and a naive pair loop. */
 #include "gridkit.h"
-#include "variogram.h"
-#include "vmodel.h"
-#include "vmodel_internal.h"
+#include "geostat/variogram.h"
+#include "geostat/vmodel.h"
+#include "geostat/vmodel_internal.h"
 
 #include <math.h>
 #include <stdio.h>

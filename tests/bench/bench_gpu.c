@@ -28,9 +28,9 @@
  * the doubles back). CPU: every core through the tile engine. The largest
  * difference GPU - CPU is printed relative to the data range.
  */
-#include "device.h"
+#include "core/device.h"
 #include "gridkit.h"
-#include "variogram.h"
+#include "geostat/variogram.h"
 #include "bench_util.h"
 
 #include <math.h>

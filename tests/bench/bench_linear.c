@@ -15,9 +15,9 @@
  * machine may be shared), wall clock and, in brackets, CPU time summed over
  * threads. out.f64, when given, receives the raster as raw doubles.
  */
-#include "delaunay.h"
+#include "linear/delaunay.h"
 #include "gridkit.h"
-#include "kdtree.h"
+#include "search/kdtree.h"
 #include "bench_util.h"
 
 #include <math.h>

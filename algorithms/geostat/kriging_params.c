@@ -11,7 +11,7 @@
  *
  * As elsewhere in gridkit an unknown key or a bad value is an error.
  */
-#include "gk_internal.h"
+#include "core/gk_internal.h"
 
 #include <ctype.h>
 #include <errno.h>

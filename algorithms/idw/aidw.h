@@ -1,8 +1,8 @@
-/* alg_aidw.h - the pieces of adaptive IDW (alg_aidw.c), visible to the tests. */
+/* idw/aidw.h - the pieces of adaptive IDW (idw/aidw.c), visible to the tests. */
 #ifndef GK_ALG_AIDW_H
 #define GK_ALG_AIDW_H
 
-#include "gk_internal.h"
+#include "core/gk_internal.h"
 
 /* Fuzzy membership of the nearest-neighbour statistic R: 0 up to r_min,
  * 0.5 - 0.5 cos(pi (R - r_min) / (r_max - r_min)) between, 1 from r_max. */

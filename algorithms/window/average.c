@@ -1,11 +1,11 @@
-/* alg_average.c - moving average of Z inside the search ellipse (gdal_grid's
+/* window/average.c - moving average of Z inside the search ellipse (gdal_grid's
  * average), with the per-quadrant selection (which honours max_points).
  * Without max_points or quadrant keys the job has a bucket grid: a tile is
  * stamped point by point, or a row of nodes is one sweep of the points near
  * it, or a node is a masked vector sum over a few spans, whichever its cost
  * model says is fastest (bucket_grid.c). */
-#include "bucket_grid.h"
-#include "neighbours.h"
+#include "search/bucket_grid.h"
+#include "search/neighbours.h"
 
 static int average_node(const gk_job *job, double nx, double ny, double hit2, gk_scratch *s,
                         double *v)

@@ -11,9 +11,9 @@
  * any number of threads.
  */
 #include "variogram.h"
-#include "device.h"
-#include "gk_internal.h"
-#include "kdtree.h"
+#include "core/device.h"
+#include "core/gk_internal.h"
+#include "search/kdtree.h"
 
 #include <math.h>
 #include <omp.h>

@@ -11,7 +11,7 @@
 #ifndef GK_NEIGHBOURS_H
 #define GK_NEIGHBOURS_H
 
-#include "gk_internal.h"
+#include "core/gk_internal.h"
 
 #include <math.h>
 #include <stddef.h>

@@ -11,7 +11,7 @@
  * above any rounding of the geometry below.
  */
 #include "bucket_grid_impl.h"
-#include "cpu_level.h"
+#include "core/cpu_level.h"
 #include "neighbours.h"
 
 #include <float.h>

@@ -10,7 +10,7 @@
  * the CPU time from per-node costs measured on that machine's cores (bench_gpu,
  * CPU columns); it only needs to be right about which side of 0.3 s a job is.
  */
-#include "bucket_grid.h"
+#include "search/bucket_grid.h"
 #include "device.h"
 
 #include <math.h>

@@ -1,9 +1,9 @@
-/* alg_invdist.c - inverse distance to a power with a search ellipse.
+/* idw/invdist.c - inverse distance to a power with a search ellipse.
  * Without a search window the lead's global kernels (invdist_kernels.c) run.
  * Differences from gdal_grid 3.6 (gdal_grid.md section 8): max_points takes the
  * max_points NEAREST points inside the ellipse (#7957 takes the first in file
  * order), and per-quadrant keys keep their limits (3.11 behaviour). */
-#include "neighbours.h"
+#include "search/neighbours.h"
 
 /* Keeps the points of idx/d2[0..m) inside the ellipse; returns how many. */
 static int keep_inside(const gk_job *job, double nx, double ny, int *idx, double *d2, int m)

@@ -15,7 +15,7 @@
  * the same rounding as one at a time), then is scaled by 1 / L_jj.
  */
 #include "kriging_kernels.h"
-#include "cpu_level.h"
+#include "core/cpu_level.h"
 
 #include <math.h>
 #include <stdlib.h>

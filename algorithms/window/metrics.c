@@ -1,4 +1,4 @@
-/* alg_metrics.c - gdal_grid's data metrics inside the search ellipse: minimum,
+/* window/metrics.c - gdal_grid's data metrics inside the search ellipse: minimum,
  * maximum, range, count, average_distance and average_distance_pts.
  * Per-quadrant keys select points as for average but never stop at max_points
  * (gdal_grid's metrics options have no max_points); average_distance_pts has no
@@ -6,8 +6,8 @@
  * section 8, item 3).
  * Without quadrant keys the job has a bucket grid (bucket_grid.c): a node is a
  * masked vector count / sum / min / max over a few spans. */
-#include "bucket_grid.h"
-#include "neighbours.h"
+#include "search/bucket_grid.h"
+#include "search/neighbours.h"
 
 #include <math.h>
 

@@ -1,12 +1,12 @@
 /*
  * device.h - where a job's tiles are computed: the CPU, or a CUDA GPU through
- * the run-time loaded module (gpu/gk_gpu_abi.h). Internal to the core.
+ * the run-time loaded module (algorithms/core/gpu_abi.h). Internal to the core.
  */
 #ifndef GK_DEVICE_H
 #define GK_DEVICE_H
 
 #include "gk_internal.h"
-#include "../gpu/gk_gpu_abi.h"
+#include "gpu_abi.h"
 
 /* gk_context.device: the request, encoded. */
 #define GK_DEV_UNSET 0 /* GRIDKIT_DEVICE, else auto */
@@ -56,7 +56,7 @@ void gk_device_job_free(gk_job *job);
 /* Kernel time (ms, CUDA events) of the job's last GPU tile; -1 on the CPU. */
 double gk_device_last_kernel_ms(const gk_job *job);
 /* linear: the tin's triangles and buckets into the GPU job's description
- * (alg_linear.c; the arrays stay the tin's). */
+ * (linear/linear.c; the arrays stay the tin's). */
 void gk_tin_gpu_desc(const gk_tin *tin, gk_gpu_job_desc *d);
 
 /* The experimental variogram's class sums (v's classes, direction-major) on

@@ -1,7 +1,7 @@
-/* alg_invdistnn.c - inverse distance to a power over the nearest neighbours
+/* idw/invdistnn.c - inverse distance to a power over the nearest neighbours
  * within a circle (gdal_grid's invdistnn), with its per-quadrant variant.
  * Ties in distance are broken by input order (gdal_grid: quadtree order). */
-#include "neighbours.h"
+#include "search/neighbours.h"
 
 int gk_idwnn_node(const gk_job *job, double nx, double ny, double radius, double hit2,
                   gk_scratch *s, double *v)

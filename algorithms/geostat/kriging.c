@@ -1,5 +1,5 @@
 /*
- * alg_kriging.c - kriging: the job's preparation (model, drift, block
+ * geostat/kriging.c - kriging: the job's preparation (model, drift, block
  * discretisation) and local neighbourhoods, gstat's rules (geostatistics.md
  * sections 5 and 6):
  *
@@ -26,7 +26,7 @@
  */
 #include "kriging.h"
 #include "kriging_kernels.h"
-#include "neighbours.h"
+#include "search/neighbours.h"
 #include "variogram.h"
 
 #include <math.h>

@@ -1,5 +1,5 @@
 /*
- * linear_raster.h - how `linear` (alg_linear.c) takes the nodes of a tile
+ * linear_raster.h - how `linear` (linear/linear.c) takes the nodes of a tile
  * with one triangle: a row at a time, every node decided by exact
  * orientation tests and a top-left rule for nodes on an edge. Shared with the
  * CUDA module (gpu/linear_kernels.cu), so that the GPU takes the same nodes
@@ -30,7 +30,7 @@ static __device__ __noinline__ int gk_lr_orient_exact6(double ax, double ay, dou
 #define GK_LR_EXACT(a, b, c) gk_orient_exact(a, b, c)
 #endif
 
-/* Triangles are sorted into square buckets of a few levels (alg_linear.c):
+/* Triangles are sorted into square buckets of a few levels (linear/linear.c):
  * the bucket of coordinate offset times inverse side f, of n. */
 GK_LR_HD int gk_lr_bucket_of(double f, int n)
 {

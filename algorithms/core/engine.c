@@ -7,7 +7,7 @@
  * index and one tile per thread, whatever the grid size. A tile is the unit a
  * GPU backend will take later: a window in, a buffer of doubles out.
  */
-#include "bucket_grid.h"
+#include "search/bucket_grid.h"
 #include "cpu_share.h"
 #include "device.h"
 #include "gk_internal.h"

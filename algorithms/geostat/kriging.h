@@ -1,5 +1,5 @@
 /*
- * kriging.h - state shared by the kriging files (alg_kriging.c: preparation,
+ * kriging.h - state shared by the kriging files (geostat/kriging.c: preparation,
  * local neighbourhoods, tiles; kriging_global.c: one system for all points).
  *
  * Every system is solved in the GLS form of geostatistics.md 5.3 with a
@@ -12,7 +12,7 @@
 #ifndef GK_KRIGING_H
 #define GK_KRIGING_H
 
-#include "gk_internal.h"
+#include "core/gk_internal.h"
 #include "vmodel.h"
 #include "vmodel_internal.h"
 #include <math.h>

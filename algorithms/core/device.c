@@ -6,10 +6,10 @@
  * for a fallback is part of gk_context_device_name().
  */
 #include "device.h"
-#include "../gpu/gk_gpu_abi.h"
-#include "alg_aidw.h"
-#include "kriging.h"
-#include "neighbours.h"
+#include "gpu_abi.h"
+#include "idw/aidw.h"
+#include "geostat/kriging.h"
+#include "search/neighbours.h"
 
 #include <dlfcn.h>
 #include <math.h>
@@ -244,7 +244,7 @@ static const char *describe_kriging(const gk_job *job, gk_gpu_job_desc *d)
     const gk_algorithm *a = &job->alg;
     const gk_kriging_params *kp = &a->krige;
     const int omax = a->max_points_per_quadrant;
-    /* alg_kriging.c's k->global */
+    /* geostat/kriging.c's k->global */
     const int global = a->max_points == 0 && kp->maxdist == 0 && omax == 0;
     if (!global && a->max_points > GK_GPU_MAX_K)
         return "kriging with max_points above " GK_STR(GK_GPU_MAX_K) " has no GPU kernel";
@@ -420,7 +420,7 @@ static const char *describe(const gk_job *job, gk_gpu_job_desc *d)
         return NULL;
     }
     /* nearest and average_distance_pts ignore the per-quadrant keys, as the
-     * CPU does; invdist with them is invdistnn in a circle (alg_invdist.c) */
+     * CPU does; invdist with them is invdistnn in a circle (idw/invdist.c) */
     const int quads = gk_nb_has_quadrants(a) && a->kind != GK_ALG_NEAREST &&
                       a->kind != GK_ALG_AVERAGE_DISTANCE_PTS;
     if (quads && a->kind == GK_ALG_INVDIST) {
@@ -752,7 +752,7 @@ static uint64_t tile_split(const gk_job *job, gk_gpu_tile gt, double *out, int n
 }
 
 /* External drift: the standardised covariates at the tile's nodes (nr
- * blocks of w h), as alg_kriging.c samples them. NULL with *nodata_tile set
+ * blocks of w h), as geostat/kriging.c samples them. NULL with *nodata_tile set
  * when the drift is missing or the sampler fails (the CPU's tile is then
  * nodata), NULL alone when out of memory. */
 static double *tile_covariates(const gk_job *job, const gk_tile *t, int *nodata_tile)

@@ -69,7 +69,7 @@ int gk_error(gk_context *ctx, int code, const char *fmt, ...)
 void gk_error_clear(gk_context *ctx);
 
 /* Delaunay triangulation hook. By default linear uses the core's own
- * (algorithms/delaunay.c, exact predicates); a hook set here replaces it
+ * (algorithms/linear/delaunay.c, exact predicates); a hook set here replaces it
  * (the tests install GDAL's qhull one as a peer). On success *tri holds
  * n_tri triangles (3 vertex indices each) and, for each triangle edge k
  * (opposite vertex k), the index of the neighbouring triangle or -1.

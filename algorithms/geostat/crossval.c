@@ -9,7 +9,7 @@
  */
 #include "crossval.h"
 
-#include "gk_internal.h"
+#include "core/gk_internal.h"
 
 #include <math.h>
 #include <omp.h>

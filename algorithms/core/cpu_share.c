@@ -19,7 +19,7 @@
 #include "cpu_share.h"
 
 #include "device.h"
-#include "kriging.h"
+#include "geostat/kriging.h"
 
 #include <math.h>
 #include <omp.h>

@@ -1,7 +1,7 @@
 /*
- * gk_gpu_abi.h - the C ABI between gridkit's core and its CUDA module.
+ * gpu_abi.h - the C ABI between gridkit's core and its CUDA module.
  *
- * The module (gridkit_cuda.so) is dlopen()ed by algorithms/device.c on first
+ * The module (gridkit_cuda.so) is dlopen()ed by algorithms/core/device.c on first
  * use, so nothing links CUDA into the core or the CLI. It exports one symbol,
  * GK_GPU_ENTRY, returning a table of function pointers; the core refuses a
  * table whose abi_version differs from its own. Plain C, no CUDA types.
@@ -16,8 +16,13 @@
 extern "C" {
 #endif
 
-#define GK_GPU_ABI_VERSION 4
-#define GK_GPU_ENTRY "gk_gpu_module_v5"
+/* One number: the entry symbol carries it, so a module of another version is
+ * not even found, and the table repeats it. */
+#define GK_GPU_ABI_VERSION 6
+#define GK_GPU_ENTRY_FN gk_gpu_module_v6
+#define GK_GPU_STR_(x) #x
+#define GK_GPU_STR(x) GK_GPU_STR_(x)
+#define GK_GPU_ENTRY GK_GPU_STR(GK_GPU_ENTRY_FN)
 
 /* What a job computes (the core maps gdal_grid's algorithms onto these). */
 typedef enum {
@@ -32,10 +37,10 @@ typedef enum {
     GK_GPU_AVERAGE_DISTANCE,
     GK_GPU_KRIGE, /* local kriging over the max_points nearest in the window */
     GK_GPU_AVERAGE_DISTANCE_PTS, /* mean distance over the pairs i < j of the window */
-    GK_GPU_AIDW, /* adaptive IDW: power from the aidw_k nearest (algorithms/alg_aidw.c) */
+    GK_GPU_AIDW, /* adaptive IDW: power from the aidw_k nearest (algorithms/idw/aidw.c) */
     GK_GPU_KRIGE_GLOBAL, /* kriging with every point in one system (max_points=0, no radius):
                           * needs cuSOLVER and cuBLAS, loaded when the job is made */
-    GK_GPU_LINEAR /* linear: the core's triangles rasterised (algorithms/linear_raster.h);
+    GK_GPU_LINEAR /* linear: the core's triangles rasterised (algorithms/linear/linear_raster.h);
                    * nodes no proper triangle takes come back as GK_LR_UNSET bits and
                    * the core locates them itself */
 } gk_gpu_op;
@@ -48,7 +53,7 @@ typedef enum {
 } gk_gpu_window_kind;
 
 /* linear: a level of the triangles' buckets; bucket of x: (x - x0) * inv,
- * of nx x ny, row-major (algorithms/alg_linear.c) */
+ * of nx x ny, row-major (algorithms/linear/linear.c) */
 #define GK_GPU_LIN_MAX_LEVELS 24
 typedef struct {
     double x0, y0, inv;
@@ -68,7 +73,7 @@ typedef struct {
     double box_hx, box_hy;           /* half extents of the box holding the window */
     double nodata;
     /* per-quadrant selection (IDW_KNN, AVERAGE and the metrics; gdal_grid >=
-     * 3.6, algorithms/neighbours.c): limits per quadrant, 0 = none; max_points
+     * 3.6, algorithms/search/neighbours.c): limits per quadrant, 0 = none; max_points
      * then bounds the round robin (0 = none). KRIGE: quad_max > 0 selects
      * each quadrant's quad_max nearest of every point (max_points_per_quadrant
      * with no max_points or radius), max_points = 4 quad_max */
@@ -77,7 +82,7 @@ typedef struct {
      * membership's R_min / R_max, the expected mean NN distance */
     int aidw_k;
     double aidw_alpha[5], aidw_rmin, aidw_rmax, aidw_r_exp;
-    /* linear (algorithms/alg_linear.c's tin; host arrays, read during job_new
+    /* linear (algorithms/linear/linear.c's tin; host arrays, read during job_new
      * only): lin_nv vertices (2 doubles each), lin_nt triangles (3 vertex
      * numbers, counter-clockwise; a plane z = p0 + p1 (x - xa) + p2 (y - ya)
      * about the first vertex a, p1 NaN: degenerate), sorted into the buckets
@@ -116,7 +121,7 @@ typedef enum {
     GK_GPU_V_SPH,
     GK_GPU_V_EXP,
     GK_GPU_V_GAU,
-    /* algorithms/vmodel_eval.h's other functions, evaluated in double */
+    /* algorithms/geostat/vmodel_eval.h's other functions, evaluated in double */
     GK_GPU_V_MAT, /* Matern (kappa) */
     GK_GPU_V_STE, /* Matern, Stein's parameterisation (kappa) */
     GK_GPU_V_EXC, /* exponential class (kappa) */
@@ -148,7 +153,7 @@ typedef struct {
     int ns;
     gk_gpu_vstruct st[GK_GPU_KRIGE_MAX_STRUCT];
     double A, c00, mean; /* C(0); variance of the target; simple kriging's mean */
-    /* The drift's columns [1, u, v, u^2, v^2, uv, g...] (algorithms/kriging.h):
+    /* The drift's columns [1, u, v, u^2, v^2, uv, g...] (algorithms/geostat/kriging.h):
      * poly polynomial terms after the constant (0, 2 or 5) in the selection's
      * centred, scaled coordinates, then nr external drift covariates, gpts
      * (host, read during krige_set only) nr blocks of n standardised values
@@ -165,7 +170,7 @@ typedef struct {
     int omax;
 } gk_gpu_krige;
 
-/* Experimental variogram over all pairs (algorithms/variogram.c's rules):
+/* Experimental variogram over all pairs (algorithms/geostat/variogram.c's rules):
  * sums per class, direction-major, ndir * ncls entries each. */
 typedef struct {
     size_t n;

@@ -13,7 +13,7 @@
 #ifndef GK_BUCKET_GRID_H
 #define GK_BUCKET_GRID_H
 
-#include "gk_internal.h"
+#include "core/gk_internal.h"
 
 #include <stddef.h>
 

@@ -5,8 +5,8 @@
 #define GK_INTERNAL_H
 
 #include "gridkit.h"
-#include "kdtree.h"
-#include "kriging_params.h"
+#include "search/kdtree.h"
+#include "geostat/kriging_params.h"
 
 #include <stdint.h>
 
@@ -134,7 +134,7 @@ int gk_scratch_reserve(gk_scratch *s, size_t n);
 int gk_scratch_reserve2(gk_scratch *s, size_t n);
 void gk_scratch_free(gk_scratch *s);
 
-/* Triangulation prepared for point location (alg_linear.c). */
+/* Triangulation prepared for point location (linear/linear.c). */
 typedef struct gk_tin gk_tin;
 
 struct gk_job {
@@ -147,7 +147,7 @@ struct gk_job {
     double aidw_r_exp; /* expected mean NN distance 1 / (2 sqrt(n / A)) */
     int nbands;        /* planes each tile function writes (1, or 2 with a variance) */
     void *gpu;         /* device.c: the job's GPU side, NULL on the CPU */
-    struct gk_krige_state *krige; /* kriging only (alg_kriging.c) */
+    struct gk_krige_state *krige; /* kriging only (geostat/kriging.c) */
     struct gk_bucket_grid *bg;    /* window statistics fast path (bucket_grid.c), or NULL */
     /* stats of the last run, updated atomically */
     uint64_t nodes, nodata_nodes;
@@ -168,7 +168,7 @@ double gk_hit_threshold2(const gk_grid *g);
 
 /* Per-algorithm tile functions: fill out[nbands*w*h] (plane after plane);
  * return the number of nodata nodes, or UINT64_MAX when out of memory.
- * Each lives in algorithms/alg_<name>.c. */
+ * Each lives in algorithms/<family>/<name>.c. */
 typedef uint64_t (*gk_tile_fn)(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s);
 /* The CPU's tile function of an algorithm (engine.c). */
 gk_tile_fn gk_cpu_tile_fn(gk_alg_kind kind);
@@ -185,7 +185,7 @@ int gk_tin_build(gk_job *job);
 void gk_tin_free(gk_tin *tin);
 /* Number of triangles (0 when the nearest-point fallback is in use). */
 int gk_tin_triangles(const gk_tin *tin);
-/* A tile the GPU rasterised (algorithms/linear_raster.h): its nodes no
+/* A tile the GPU rasterised (algorithms/linear/linear_raster.h): its nodes no
  * proper triangle took (GK_LR_UNSET) located one by one as gk_linear_tile
  * does; their nodata count, or UINT64_MAX when out of memory; *rest gets
  * how many there were. */
@@ -198,7 +198,7 @@ uint64_t gk_invdist_all_tile(const gk_job *job, const gk_tile *t, double *out, g
 /* Adaptive IDW: the expected nearest-neighbour distance of the point set. */
 int gk_aidw_prepare(gk_job *job);
 
-/* Kriging (alg_kriging.c, kriging_global.c): model, drift and, for a global
+/* Kriging (geostat/kriging.c, kriging_global.c): model, drift and, for a global
  * neighbourhood, the factorised system, prepared once; freed by gk_job_free. */
 int gk_kriging_prepare(gk_job *job);
 void gk_kriging_free(gk_job *job);

@@ -1,8 +1,8 @@
-/* alg_nearest.c - value of the nearest point inside the search ellipse.
+/* idw/nearest.c - value of the nearest point inside the search ellipse.
  * Unlike gdal_grid's quadtree path (gdal_grid.md section 8, item 2) the radius is
  * always honoured; ties go to the point last in input order, as gdal_grid's
  * brute-force path does. */
-#include "neighbours.h"
+#include "search/neighbours.h"
 
 #include <math.h>
 

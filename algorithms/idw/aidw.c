@@ -1,11 +1,11 @@
-/* alg_aidw.c - adaptive inverse distance weighting (Lu & Wong 2008; see
+/* idw/aidw.c - adaptive inverse distance weighting (Lu & Wong 2008; see
  * geostatistics.md section 8). Per node the power follows the local point
  * pattern: R = (mean distance to the k nearest points) / r_exp, where r_exp is
  * the mean nearest-neighbour distance expected for a random pattern of the same
  * density. Unlike the published GPU code, the 0.3-0.5 segment uses alpha2 and
  * alpha3, and a point on the node is an exact hit instead of a division by 0. */
-#include "alg_aidw.h"
-#include "neighbours.h"
+#include "aidw.h"
+#include "search/neighbours.h"
 
 #include <math.h>
 

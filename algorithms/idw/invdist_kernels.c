@@ -13,8 +13,8 @@
  * by the row and precomputed, so a pair costs one subtract and one FMA before
  * the reciprocal.
  */
-#include "cpu_level.h"
-#include "gk_internal.h"
+#include "core/cpu_level.h"
+#include "core/gk_internal.h"
 
 #include <math.h>
 #include <stdlib.h>

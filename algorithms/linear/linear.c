@@ -1,5 +1,5 @@
 /*
- * alg_linear.c - gdal_grid's `linear`: barycentric interpolation in a
+ * linear/linear.c - gdal_grid's `linear`: barycentric interpolation in a
  * Delaunay triangulation (gdal_grid.md 4.2; section 8 items 5 and 17).
  *
  * The triangulation is the core's own (delaunay.c), or the context's hook
@@ -27,8 +27,8 @@
  * and the nodes they leave are located here (gk_linear_finish).
  */
 #include "delaunay.h"
-#include "device.h"
-#include "gk_internal.h"
+#include "core/device.h"
+#include "core/gk_internal.h"
 #include "linear_raster.h"
 
 #include <limits.h>
