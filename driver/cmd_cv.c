@@ -4,10 +4,9 @@
  * a summary on stdout and optionally the per-point residuals as a vector layer.
  */
 #include "commands.h"
-#include "geostat/crossval.h"
+#include "gridkit_geostat.h"
 #include "cancel_cleanup.h"
 #include "grid_options.h"
-#include "geostat/kriging_params.h"
 #include "output_check.h"
 #include "replace_output.h"
 #include "vmodel_json.h"

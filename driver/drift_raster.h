@@ -14,7 +14,7 @@
 #ifndef GK_DRIFT_RASTER_H
 #define GK_DRIFT_RASTER_H
 
-#include "geostat/kriging_params.h"
+#include "gridkit_geostat.h"
 
 typedef struct gk_drift_rasters gk_drift_rasters;
 

@@ -3,7 +3,7 @@
 #ifndef GK_PLOT_VARIOGRAM_H
 #define GK_PLOT_VARIOGRAM_H
 
-#include "geostat/variogram.h"
+#include "gridkit_geostat.h"
 
 /* Writes path (.png or .svg, by extension) under a temporary name renamed
  * when complete. m may be NULL (no curve); subtitle may be NULL. */

@@ -15,7 +15,6 @@
  * GRIDKIT_OGR_ARROW=NO turns that off (the tests compare the two).
  */
 #include "read_points.h"
-#include "core/points_xyz.h"
 #include "read_gpkg.h"
 #include "wkb_point.h"
 

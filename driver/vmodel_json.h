@@ -9,7 +9,7 @@
 #ifndef GK_VMODEL_JSON_H
 #define GK_VMODEL_JSON_H
 
-#include "geostat/variogram.h"
+#include "gridkit_geostat.h"
 
 /* Reads the "model" of a JSON file; a clear error naming the file otherwise. */
 int gk_vmodel_read_json(gk_context *ctx, const char *path, gk_vmodel *m);

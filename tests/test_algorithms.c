@@ -5,6 +5,8 @@
  *   test_algorithms          run the tests
  *   test_algorithms bench    time k-NN / radius queries on 200k points */
 #include "idw/aidw.h"
+#include "idw/idw.h"
+#include "window/window.h"
 #include "search/bucket_grid.h"
 #include "core/gk_internal.h"
 #include "search/kdtree.h"

@@ -2,7 +2,7 @@
  * hand: leave-one-out of nearest and invdist, duplicates as exact hits, the
  * k-fold partition, failed predictions counted (not averaged), bad input,
  * and the same answer on 1 or many threads. */
-#include "geostat/crossval.h"
+#include "gridkit_geostat.h"
 #include "gridkit.h"
 
 #include <math.h>

@@ -15,7 +15,7 @@
  */
 #include "gridkit.h"
 #include "core/device.h"
-#include "geostat/variogram.h"
+#include "gridkit_geostat.h"
 #include "bench/bench_util.h"
 
 #include <math.h>

@@ -6,7 +6,7 @@
  * (The comparison with gstat on meuse lives in tests/gstat/.)
  */
 #include "core/gk_internal.h"
-#include "geostat/kriging_params.h"
+#include "gridkit_geostat.h"
 
 #include <math.h>
 #include <stdio.h>

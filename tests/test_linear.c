@@ -2,6 +2,8 @@
  * lat/lon-scale data, degenerate and duplicate input. */
 #include "linear/delaunay.h"
 #include "core/gk_internal.h"
+#include "linear/linear.h"
+#include "search/kdtree.h"
 #include "triangulate_gdal.h"
 
 #include <math.h>

@@ -2,8 +2,7 @@
  * the fit, against numbers computed with R 4.2 / gstat 2.1-0 (the R command
  * that produced each table is given above it) and a naive pair loop. */
 #include "gridkit.h"
-#include "geostat/variogram.h"
-#include "geostat/vmodel.h"
+#include "gridkit_geostat.h"
 #include "geostat/vmodel_internal.h"
 
 #include <math.h>

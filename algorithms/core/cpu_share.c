@@ -19,7 +19,7 @@
 #include "cpu_share.h"
 
 #include "device.h"
-#include "geostat/kriging.h"
+#include "method.h"
 
 #include <math.h>
 #include <omp.h>
@@ -87,10 +87,10 @@ static int getenv_force(void)
 
 static int helper_allowed(const gk_job *job)
 {
-    if (!job->gpu || job->alg.kind == GK_ALG_LINEAR)
-        return 0; /* linear's CPU share is gk_linear_finish's */
-    if (job->alg.kind == GK_ALG_KRIGING && job->krige && job->krige->global)
-        return 0; /* one system, factorised on the GPU only */
+    if (!job->gpu || (gk_method_of(job->alg.kind)->flags & GK_M_GPU_CPU_TAIL))
+        return 0; /* linear's CPU share is its gpu_finish */
+    if (!gk_device_job_shares(job))
+        return 0; /* global kriging: one system, factorised on the GPU only */
     /* kriging within radius: its dense nodes have the cores already (H100,
      * 1 M points, 4096^2 within 40 m: a 1.4 % share made the run 7 % slower) */
     return !gk_device_job_uses_cpu(job) || getenv_force();
@@ -231,7 +231,7 @@ static uint64_t compute_slice(gk_share *q, const gk_tile *t, double *out, gk_scr
                               double *piece)
 {
     const gk_job *job = q->job;
-    gk_tile_fn fn = gk_cpu_tile_fn(job->alg.kind);
+    gk_tile_fn fn = gk_method_of(job->alg.kind)->cpu_tile;
     const int nb = job->nbands, npieces = (t->w + SUB_W - 1) / SUB_W;
     const size_t T = (size_t)t->w * t->h;
     uint64_t nodata = 0;
@@ -286,8 +286,8 @@ void gk_share_help(gk_share *q, int *stop, gk_share_deliver_fn deliver, void *us
                                                (x1 - x0) * (y1 - y0), &setup_s);
         if (!isfinite(node_s) || !(node_s > 0))
             return;
-        if (job->tree || (job->alg.kind == GK_ALG_INVDIST && job->ell.all))
-            setup_s = 0;
+        if (job->tree)
+            setup_s = 0; /* built already (without one the model says 0) */
     }
     const int nb = job->nbands;
     gk_scratch *scr = calloc((size_t)q->helpers, sizeof *scr);

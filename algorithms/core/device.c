@@ -7,7 +7,7 @@
  */
 #include "device.h"
 #include "gpu_abi.h"
-#include "idw/aidw.h"
+#include "method.h"
 #include "geostat/kriging.h"
 #include "search/neighbours.h"
 
@@ -43,6 +43,7 @@ typedef struct {
      * the CPU, which builds its k-d tree for them on first need */
     void *ch[GK_GPU_MAX_HANDLES];
     int dense_k;
+    gk_gpu_op op; /* the kernel the job runs */
     uint64_t dense_nodes;
     pthread_mutex_t tree_lock;
     uint64_t lin_rest; /* linear: nodes the GPU left to the CPU */
@@ -51,23 +52,6 @@ typedef struct {
     char err[512];
 } gk_gpu_job;
 
-#define GK_XSTR(x) #x
-#define GK_STR(x) GK_XSTR(x) /* a number in a message */
-#define GK_GPU_MAX_QUAD_K 512 /* four quadrants' lists in one system */
-_Static_assert(4 * GK_GPU_MAX_QUAD_K == GK_GPU_MAX_K, "a system of four quadrants' lists");
-
-/* Kriging over every point within radius runs as the GPU's local kriging of
- * this many nearest; nodes whose window holds more go to the CPU. The GPU
- * factors systems of any size up to GK_GPU_MAX_K in panels
- * (gpu/krige_big_kernels.cuh): ~620 points a node, 129 ms for 64^2 nodes
- * on an H100 against 3.06 s with the nodes above 512 on the 16 cores.
- * GRIDKIT_GPU_KRIGE_DENSE_K sets it (tests of the split). */
-static int krige_radius_k(void)
-{
-    const char *e = getenv("GRIDKIT_GPU_KRIGE_DENSE_K");
-    int k = e && *e ? atoi(e) : GK_GPU_MAX_K;
-    return k < 1 ? 1 : k > GK_GPU_MAX_K ? GK_GPU_MAX_K : k;
-}
 
 /* ---- the request ------------------------------------------------------- */
 
@@ -222,11 +206,10 @@ void gk_device_warm_up(const char *spec)
 
 int gk_algorithm_may_use_gpu(const gk_algorithm *a)
 {
-    /* global kriging with external drift (describe_kriging) */
-    if (a->kind == GK_ALG_KRIGING && a->krige.n_drift_rasters > 0 && a->max_points == 0)
+    const gk_method *m = gk_method_of(a->kind);
+    if (!m || !m->gpu_describe || (m->flags & GK_M_GPU_EXPLICIT))
         return 0;
-    /* linear under auto (gk_device_job_attach) */
-    return a->kind != GK_ALG_LINEAR;
+    return m->gpu_possible ? m->gpu_possible(a) : 1;
 }
 
 const char *gk_context_device_name(gk_context *ctx)
@@ -236,167 +219,11 @@ const char *gk_context_device_name(gk_context *ctx)
 
 /* ---- jobs -------------------------------------------------------------- */
 
-/* Kriging: what the fused local kernel and the global one (every point in
- * one system, cuSOLVER) cover; every variogram model type is (the model may
- * still be fitted later, by gk_kriging_prepare). */
-static const char *describe_kriging(const gk_job *job, gk_gpu_job_desc *d)
-{
-    const gk_algorithm *a = &job->alg;
-    const gk_kriging_params *kp = &a->krige;
-    const int omax = a->max_points_per_quadrant;
-    /* geostat/kriging.c's k->global */
-    const int global = a->max_points == 0 && kp->maxdist == 0 && omax == 0;
-    if (!global && a->max_points > GK_GPU_MAX_K)
-        return "kriging with max_points above " GK_STR(GK_GPU_MAX_K) " has no GPU kernel";
-    /* omax filters the max_points nearest, which are every point here: the
-     * GPU searches each quadrant's omax nearest instead */
-    const int every = omax > 0 && a->max_points == 0 && kp->maxdist == 0;
-    if (every && omax > GK_GPU_MAX_QUAD_K)
-        return "kriging with max_points_per_quadrant above " GK_STR(
-            GK_GPU_MAX_QUAD_K) " and no max_points or radius has no GPU kernel";
-    /* global: double precision whatever --precision says; above 46340 points
-     * cuSOLVER's 64-bit API, where the GPU's memory holds the n x n matrix
-     * (krige_global.cu; job_new says why not) */
-    if (global) {
-        d->op = GK_GPU_KRIGE_GLOBAL;
-        d->max_points = d->min_points = 0;
-        d->window = GK_GPU_WIN_ALL;
-        return NULL;
-    }
-    d->op = GK_GPU_KRIGE;
-    /* every point within radius: the krige_radius_k() nearest are all of
-     * them where the window holds no more (counted first, gk_device_tile) */
-    d->max_points = a->max_points > 0 ? a->max_points
-                    : kp->maxdist > 0 ? krige_radius_k()
-                                      : 4 * omax; /* omax over every point */
-    d->quad_max = every ? omax : 0;
-    d->min_points = a->min_points;
-    if (kp->maxdist > 0) {
-        d->window = GK_GPU_WIN_CIRCLE;
-        d->r2 = kp->maxdist * kp->maxdist;
-        d->box_hx = d->box_hy = kp->maxdist * (1.0 + 1e-9);
-    } else {
-        d->window = GK_GPU_WIN_ALL;
-    }
-    return NULL;
-}
-
-/* The kriging state (ready after gk_kriging_prepare) in the module's terms. */
-static int krige_params(const gk_job *job, gk_gpu_krige *g)
-{
-    const gk_krige_state *k = job->krige;
-    if (!k || k->nb < 1 || k->nb > GK_GPU_KRIGE_MAX_DISCR || k->nr > GK_GPU_KRIGE_MAX_P - 6 ||
-        (k->nr > 0 && !k->gpts) || k->ns < 1 || k->ns > GK_GPU_KRIGE_MAX_STRUCT)
-        return -1;
-    memset(g, 0, sizeof *g);
-    g->p = k->p;
-    g->nbands = job->nbands;
-    g->poly = k->poly;
-    g->nr = k->nr;
-    g->gpts = k->gpts;
-    g->nb = k->nb;
-    for (int b = 0; b < k->nb; b++) {
-        g->bdx[b] = k->bdx[b];
-        g->bdy[b] = k->bdy[b];
-        g->bw[b] = k->bw[b];
-    }
-    g->ns = k->ns;
-    for (int i = 0; i < k->ns; i++) {
-        const gk_krige_struct *st = &k->st[i];
-        gk_gpu_vstruct *o = &g->st[i];
-        switch (st->type) {
-        case GK_VM_NUG:
-            o->type = GK_GPU_V_NUG;
-            break;
-        case GK_VM_SPH:
-            o->type = GK_GPU_V_SPH;
-            break;
-        case GK_VM_EXP:
-            o->type = GK_GPU_V_EXP;
-            break;
-        case GK_VM_GAU:
-            o->type = GK_GPU_V_GAU;
-            break;
-        case GK_VM_MAT:
-            o->type = GK_GPU_V_MAT;
-            break;
-        case GK_VM_STE:
-            o->type = GK_GPU_V_STE;
-            break;
-        case GK_VM_EXC:
-            o->type = GK_GPU_V_EXC;
-            break;
-        case GK_VM_CIR:
-            o->type = GK_GPU_V_CIR;
-            break;
-        case GK_VM_PEN:
-            o->type = GK_GPU_V_PEN;
-            break;
-        case GK_VM_LIN:
-            o->type = GK_GPU_V_LIN;
-            break;
-        case GK_VM_POW:
-            o->type = GK_GPU_V_POW;
-            break;
-        case GK_VM_HOL:
-            o->type = GK_GPU_V_HOL;
-            break;
-        default:
-            return -1;
-        }
-        o->kappa = st->s->kappa;
-        o->aniso = st->aniso;
-        o->psill = st->psill;
-        o->range = st->range;
-        o->ca = st->ca;
-        o->sa = st->sa;
-        o->f = st->f;
-    }
-    g->A = k->A;
-    g->c00 = k->c00;
-    g->mean = k->mean;
-    g->omax = job->alg.max_points_per_quadrant;
-    return 0;
-}
-
-/* Per-quadrant selection (neighbours.c's round robin): the limits, and what
- * one quadrant can contribute (0: every point of the window), which the
- * kernels keep per quadrant. max_points bounds the round robin where the
- * algorithm honours it (IDW, average; never the metrics). */
-static const char *describe_quadrants(const gk_algorithm *a, int honours_max, gk_gpu_job_desc *d)
-{
-    d->quad_min = a->min_points_per_quadrant;
-    d->quad_max = a->max_points_per_quadrant;
-    d->max_points = honours_max ? a->max_points : 0;
-    int keep = d->quad_max;
-    if (d->max_points > 0 && (keep == 0 || d->max_points < keep))
-        keep = d->max_points;
-    if (keep > GK_GPU_MAX_LIST_K)
-        return "per-quadrant search keeping more than " GK_STR(
-            GK_GPU_MAX_LIST_K) " points per quadrant has no GPU kernel";
-    return NULL;
-}
-
-/* The window statistics' kernels; whether max_points bounds their
- * per-quadrant round robin (average's, as IDW's; never the metrics'). */
-static const struct {
-    gk_alg_kind kind;
-    gk_gpu_op op;
-    int honours_max;
-} window_ops[] = {
-    {GK_ALG_AVERAGE, GK_GPU_AVERAGE, 1},
-    {GK_ALG_COUNT, GK_GPU_COUNT, 0},
-    {GK_ALG_MINIMUM, GK_GPU_MINIMUM, 0},
-    {GK_ALG_MAXIMUM, GK_GPU_MAXIMUM, 0},
-    {GK_ALG_RANGE, GK_GPU_RANGE, 0},
-    {GK_ALG_AVERAGE_DISTANCE, GK_GPU_AVERAGE_DISTANCE, 0},
-};
-
 /* The GPU form of the job, or a reason why it has none yet. */
 static const char *describe(const gk_job *job, gk_gpu_job_desc *d)
 {
     const gk_algorithm *a = &job->alg;
-    const gk_ellipse *e = &job->ell;
+    const gk_method *m = gk_method_of(a->kind);
     memset(d, 0, sizeof *d);
     d->n = job->pts->n;
     d->x = job->pts->x;
@@ -408,89 +235,9 @@ static const char *describe(const gk_job *job, gk_gpu_job_desc *d)
     d->min_points = a->min_points;
     d->nodata = a->nodata;
     d->single = a->precision == GK_PRECISION_SINGLE;
-    if (a->kind == GK_ALG_KRIGING)
-        return describe_kriging(job, d);
-    if (a->kind == GK_ALG_LINEAR) {
-        /* the GPU rasterises the tin's triangles; the nodes they leave are
-         * located on the CPU (gk_linear_finish) */
-        if (!job->tin)
-            return "linear without its triangulation";
-        d->op = GK_GPU_LINEAR;
-        gk_tin_gpu_desc(job->tin, d);
-        return NULL;
-    }
-    /* nearest and average_distance_pts ignore the per-quadrant keys, as the
-     * CPU does; invdist with them is invdistnn in a circle (idw/invdist.c) */
-    const int quads = gk_nb_has_quadrants(a) && a->kind != GK_ALG_NEAREST &&
-                      a->kind != GK_ALG_AVERAGE_DISTANCE_PTS;
-    if (quads && a->kind == GK_ALG_INVDIST) {
-        double r = a->radius1 > 0.0 ? a->radius1 : 1.0;
-        d->op = GK_GPU_IDW_KNN;
-        d->window = GK_GPU_WIN_CIRCLE;
-        d->r2 = r * r;
-        d->box_hx = d->box_hy = r * (1.0 + 1e-9);
-        return describe_quadrants(a, 1, d);
-    }
-    /* the gdal_grid ellipse, unless there is none */
-    d->window = e->all ? GK_GPU_WIN_ALL : GK_GPU_WIN_ELLIPSE;
-    if (!e->all) {
-        if (e->r1 == 0.0 || e->r2 == 0.0)
-            return "a degenerate search ellipse has no GPU kernel";
-        d->e_r1 = e->r1;
-        d->e_r2 = e->r2;
-        d->e_cos = e->cos_a;
-        d->e_sin = e->sin_a;
-        gk_nb_ellipse_box(e, &d->box_hx, &d->box_hy);
-    }
-    for (size_t i = 0; i < sizeof window_ops / sizeof *window_ops; i++)
-        if (a->kind == window_ops[i].kind) {
-            d->op = window_ops[i].op;
-            return quads ? describe_quadrants(a, window_ops[i].honours_max, d) : NULL;
-        }
-    switch (a->kind) {
-    case GK_ALG_INVDIST:
-        if (e->all) {
-            d->op = GK_GPU_INVDIST_ALL;
-            return NULL;
-        }
-        d->op = GK_GPU_IDW_KNN;
-        break;
-    case GK_ALG_INVDISTNN:
-        d->op = GK_GPU_IDW_KNN;
-        d->window = GK_GPU_WIN_CIRCLE;
-        d->r2 = a->radius1 * a->radius1;
-        d->box_hx = d->box_hy = a->radius1 * (1.0 + 1e-9);
-        if (quads)
-            return describe_quadrants(a, 1, d);
-        break;
-    case GK_ALG_NEAREST:
-        d->op = GK_GPU_NEAREST;
-        return NULL;
-    case GK_ALG_AVERAGE_DISTANCE_PTS:
-        d->op = GK_GPU_AVERAGE_DISTANCE_PTS;
-        return NULL;
-    case GK_ALG_AIDW:
-        if (a->aidw_k < 1 || a->aidw_k > GK_GPU_MAX_LIST_K)
-            return "aidw with k above " GK_STR(GK_GPU_MAX_LIST_K) " has no GPU kernel";
-        if (!(a->aidw_rmax > a->aidw_rmin))
-            return "aidw needs r_max > r_min";
-        d->op = GK_GPU_AIDW;
-        d->aidw_k = a->aidw_k;
-        memcpy(d->aidw_alpha, a->aidw_alpha, sizeof d->aidw_alpha);
-        d->aidw_rmin = a->aidw_rmin;
-        d->aidw_rmax = a->aidw_rmax;
-        d->aidw_r_exp = gk_aidw_r_exp(job->pts);
-        if (e->all)
-            return NULL; /* every point: max_points, min_points and quadrants unused */
-        if (quads)
-            return "aidw with per-quadrant keys has no GPU kernel yet";
-        break;
-    default:
+    if (!m || !m->gpu_describe)
         return "this algorithm has no GPU kernel yet";
-    }
-    if (a->max_points > GK_GPU_MAX_LIST_K)
-        return "max_points above " GK_STR(GK_GPU_MAX_LIST_K) " has no GPU kernel";
-    return NULL;
+    return m->gpu_describe(job, d);
 }
 
 /* Kriging within radius: beside each handle a job counting the points of
@@ -508,7 +255,7 @@ static int count_jobs(gk_gpu_job *g, const gk_gpu_job_desc *kd)
     c.box_hx = kd->box_hx * (1.0 + 1e-9);
     c.box_hy = kd->box_hy * (1.0 + 1e-9);
     c.nodata = 0;
-    g->dense_k = kd->max_points; /* describe_kriging's krige_radius_k() */
+    g->dense_k = kd->max_points; /* gk_kriging_gpu's bound for a window */
     for (int k = 0; k < g->nh; k++) {
         int j = 0;
         while (j < k && g->hdev[j] != g->hdev[k])
@@ -569,12 +316,11 @@ int gk_device_job_attach(gk_job *job)
                  gk_algorithm_name(&job->alg), no);
         return GK_OK;
     }
-    /* linear: the triangulation (CPU) dominates, and on an H100 with 16 cores
-     * the whole run was quicker without the GPU (0.51 s against 0.93 s for 1 M
-     * points to 4096^2 through GDAL, docs/benchmarks.md) */
-    if (d.op == GK_GPU_LINEAR && !explicit_gpu) {
+    /* a method the GPU takes only when asked for by name (linear) */
+    if ((gk_method_of(job->alg.kind)->flags & GK_M_GPU_EXPLICIT) && !explicit_gpu) {
         snprintf(ctx->device_name, sizeof ctx->device_name,
-                 "cpu (linear: quicker on the CPU cores; --device cuda rasterises on the GPU)");
+                 "cpu (%s: quicker on the CPU cores; --device cuda runs it on the GPU)",
+                 gk_algorithm_name(&job->alg));
         return GK_OK;
     }
     char name[200], why[600];
@@ -625,13 +371,16 @@ int gk_device_job_attach(gk_job *job)
             g->h[g->nh++] = h;
         }
 done:
-    if (d.op == GK_GPU_KRIGE && job->alg.max_points == 0 && job->alg.krige.maxdist > 0 &&
+    /* a bound of the kernel's, not the user's, on a window's points (kriging
+     * within radius): count each node's window first */
+    if (d.window == GK_GPU_WIN_CIRCLE && job->alg.max_points == 0 && d.max_points > 0 &&
         count_jobs(g, &d)) {
         for (int k = g->nh - 1; k >= 0; k--)
             mod_api->job_free(g->h[k]);
         return attach_failed(ctx, g, explicit_gpu, dev, name);
     }
     pthread_mutex_init(&g->tree_lock, NULL);
+    g->op = d.op;
     g->err[0] = '\0';
     job->gpu = g;
     if (ndev == 1)
@@ -751,42 +500,15 @@ static uint64_t tile_split(const gk_job *job, gk_gpu_tile gt, double *out, int n
     return ra + rb;
 }
 
-/* External drift: the standardised covariates at the tile's nodes (nr
- * blocks of w h), as geostat/kriging.c samples them. NULL with *nodata_tile set
- * when the drift is missing or the sampler fails (the CPU's tile is then
- * nodata), NULL alone when out of memory. */
-static double *tile_covariates(const gk_job *job, const gk_tile *t, int *nodata_tile)
-{
-    const gk_krige_state *k = job->krige;
-    size_t T = (size_t)t->w * t->h;
-    *nodata_tile = 0;
-    if (!k->ready) {
-        *nodata_tile = 1;
-        return NULL;
-    }
-    double *g0 = malloc((size_t)(k->nr + 2) * T * sizeof *g0);
-    if (!g0)
-        return NULL;
-    double *xs = g0 + (size_t)k->nr * T, *ys = xs + T;
-    for (int j = 0; j < t->h; j++)
-        for (int i = 0; i < t->w; i++) {
-            xs[(size_t)j * t->w + i] = gk_grid_node_x(t->g, t->x0 + i);
-            ys[(size_t)j * t->w + i] = gk_grid_node_y(t->g, t->y0 + j);
-        }
-    if (k->sampler(k->sampler_user, T, xs, ys, g0)) {
-        free(g0);
-        *nodata_tile = 1;
-        return NULL;
-    }
-    for (int r = 0; r < k->nr; r++)
-        for (size_t q = 0; q < T; q++)
-            g0[(size_t)r * T + q] = (g0[(size_t)r * T + q] - k->gmean[r]) / k->gscale[r];
-    return g0;
-}
-
 static int is_nodata(double v, double nodata)
 {
     return v == nodata || (isnan(v) && isnan(nodata));
+}
+
+int gk_device_job_shares(const gk_job *job)
+{
+    const gk_gpu_job *g = job->gpu;
+    return g && g->op != GK_GPU_KRIGE_GLOBAL;
 }
 
 int gk_device_job_uses_cpu(const gk_job *job)
@@ -798,13 +520,13 @@ int gk_device_job_uses_cpu(const gk_job *job)
 int gk_device_cpu_index(gk_job *job)
 {
     gk_gpu_job *g = job->gpu;
-    if (!g || (job->alg.kind == GK_ALG_INVDIST && job->ell.all))
-        return GK_OK; /* a CPU job has its index; global invdist needs none */
+    const gk_method *m = gk_method_of(job->alg.kind);
+    if (!g || !m->cpu_index)
+        return GK_OK; /* a CPU job has its index */
     pthread_mutex_lock(&g->tree_lock);
-    if (!job->tree)
-        job->tree = gk_kdtree_build(job->pts->x, job->pts->y, job->pts->n);
+    int rc = m->cpu_index(job);
     pthread_mutex_unlock(&g->tree_lock);
-    return job->tree ? GK_OK : GK_ERR_NOMEM;
+    return rc;
 }
 
 /* Kriging within radius: the nodes whose window holds more points than the
@@ -839,6 +561,7 @@ static uint64_t dense_nodes_on_cpu(const gk_job *job, const gk_tile *t, const do
     uint64_t cpu_nodata = 0;
     int failed = 0;
     const int threads = job->ctx->threads > 0 ? job->ctx->threads : omp_get_num_procs();
+    const gk_tile_fn cpu_tile = gk_method_of(job->alg.kind)->cpu_tile;
 #pragma omp parallel num_threads(threads) reduction(+ : cpu_nodata) reduction(| : failed)
     {
         gk_scratch s = {0};
@@ -847,7 +570,7 @@ static uint64_t dense_nodes_on_cpu(const gk_job *job, const gk_tile *t, const do
             size_t q = list[m];
             gk_tile one = {t->g, t->x0 + (int)(q % (size_t)t->w),
                            t->y0 + (int)(q / (size_t)t->w), 1, 1, t->hit2};
-            uint64_t r = failed ? 0 : gk_kriging_tile(jw, &one, val + 2 * m, &s);
+            uint64_t r = failed ? 0 : cpu_tile(jw, &one, val + 2 * m, &s);
             if (r == UINT64_MAX)
                 failed = 1;
             else
@@ -881,27 +604,29 @@ uint64_t gk_device_tile(const gk_job *job, const gk_tile *t, double *out)
                       0,          0,        0};
     uint64_t singular = 0;
     double *g0 = NULL;
-    if (job->alg.kind == GK_ALG_KRIGING && job->krige && job->krige->nr > 0) {
-        int nodata_tile;
-        g0 = tile_covariates(job, t, &nodata_tile);
-        if (nodata_tile) {
+    const gk_method *m = gk_method_of(job->alg.kind);
+    if (m->gpu_inputs) {
+        int rc = m->gpu_inputs(job, t, &g0);
+        if (rc > 0) { /* the CPU's tile would be nodata too */
             size_t T = (size_t)t->w * t->h;
             for (size_t q = 0; q < T * job->nbands; q++)
                 out[q] = job->alg.nodata;
             return T;
         }
-        if (!g0)
+        if (rc < 0)
             return UINT64_MAX;
-        gt.g0 = g0;
-        gt.g0_ld = (size_t)t->w * t->h;
-        gt.g0_pitch = t->w;
+        if (g0) {
+            gt.g0 = g0;
+            gt.g0_ld = (size_t)t->w * t->h;
+            gt.g0_pitch = t->w;
+        }
     }
-    if (job->alg.kind == GK_ALG_KRIGING) {
+    if (m->gpu_krige) {
         pthread_mutex_lock(&g->lock);
         int rc = 0;
         if (!g->krige_set) {
             gk_gpu_krige kg;
-            if (krige_params(job, &kg)) {
+            if (m->gpu_krige(job, &kg)) {
                 snprintf(g->err, sizeof g->err, "kriging set-up the GPU kernel does not cover");
                 rc = -1;
             } else {
@@ -938,15 +663,16 @@ uint64_t gk_device_tile(const gk_job *job, const gk_tile *t, double *out)
     free(cnt);
     if (nodata >= GK_DEVICE_FAILED)
         return nodata;
-    if (job->alg.kind == GK_ALG_LINEAR) { /* the nodes no triangle took */
+    if (m->gpu_finish) { /* linear: the nodes no triangle took */
         uint64_t rest = 0;
-        nodata = gk_linear_finish(job, t, out, &rest);
+        nodata = m->gpu_finish(job, t, out, &rest);
 #pragma omp atomic
         g->lin_rest += rest;
     }
-    if (singular && job->krige) {
+    if (singular) {
+        gk_job *jw = (gk_job *)job;
 #pragma omp atomic
-        job->krige->singular += singular;
+        jw->singular_nodes += singular;
     }
     return nodata;
 }

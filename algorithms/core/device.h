@@ -37,6 +37,9 @@ uint64_t gk_device_dense_nodes(const gk_job *job);
 uint64_t gk_device_tile_splits(const gk_job *job);
 /* linear: nodes the GPU's triangles did not take, located on the CPU (tests). */
 uint64_t gk_device_linear_rest(const gk_job *job);
+/* May the CPU take a share of the GPU job's tiles? (Not of one system
+ * factorised on the GPU: global kriging.) */
+int gk_device_job_shares(const gk_job *job);
 /* Does the GPU job keep the CPU cores busy itself (kriging within radius:
  * the nodes whose window holds more than the kernel takes)? */
 int gk_device_job_uses_cpu(const gk_job *job);

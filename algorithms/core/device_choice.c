@@ -10,8 +10,8 @@
  * the CPU time from per-node costs measured on that machine's cores (bench_gpu,
  * CPU columns); it only needs to be right about which side of 0.3 s a job is.
  */
-#include "search/bucket_grid.h"
 #include "device.h"
+#include "method.h"
 
 #include <math.h>
 #include <omp.h>
@@ -20,9 +20,19 @@
 /* What the GPU costs a run before its first tile, in seconds. */
 #define GK_GPU_FIXED_S 0.3
 
-/* Nanoseconds of one core: setting up the CPU's index per point, and a node. */
-#define NS_BUCKET_PER_POINT 40.0 /* bucket grid (window statistics) */
-#define NS_TREE_PER_POINT 700.0  /* k-d tree */
+int gk_cost_window(const gk_algorithm *a, double n, double area, double *win, double *k)
+{
+    gk_ellipse e;
+    gk_ellipse_init(&e, a->radius1, a->radius2, a->angle);
+    /* points in a node's window, for uniform points over their bounding box */
+    *win = e.all ? n : fmin(n, n * M_PI * e.r1 * e.r2 / area);
+    *k = a->max_points > 0 ? fmin(*win, (double)a->max_points) : *win;
+    return e.all;
+}
+
+/* An ordered selection from the k-d tree: per node a search of the window
+ * and the k best of its points. */
+double gk_cost_select_ns(double k, double win) { return 300.0 + 80.0 * k + 3.0 * win; }
 
 /* One core's nanoseconds: *setup for the CPU's index, and per node (the
  * return value; INFINITY when the model has no figure). */
@@ -31,48 +41,12 @@ static double cost_ns(const gk_algorithm *a, double n, double area, double *setu
     *setup_ns = 0;
     if (!(n > 0) || !(area > 0) || !isfinite(area))
         return INFINITY;
-    gk_ellipse e;
-    gk_ellipse_init(&e, a->radius1, a->radius2, a->angle);
-    /* points in a node's window, for uniform points over their bounding box */
-    double win = e.all ? n : fmin(n, n * M_PI * e.r1 * e.r2 / area);
-    double k = a->max_points > 0 ? fmin(win, (double)a->max_points) : win;
-    double setup = n * NS_TREE_PER_POINT, node;
-    if (gk_alg_is_window_statistic(a->kind)) {
-        if (gk_bg_suits(a, &e)) {
-            setup = n * NS_BUCKET_PER_POINT; /* the bucket grid's sort */
-            node = 120.0 + 1.0 * win;
-        } else {
-            node = 300.0 + 80.0 * k + 3.0 * win;
-        }
-        *setup_ns = setup;
-        return node;
-    }
-    switch (a->kind) {
-    case GK_ALG_NEAREST:
-        node = 400.0;
-        break;
-    case GK_ALG_INVDIST:
-        if (e.all) {
-            setup = 0;
-            node = 1.0 * n;
-        } else {
-            node = 300.0 + 80.0 * k + 3.0 * win;
-        }
-        break;
-    case GK_ALG_INVDISTNN:
-    case GK_ALG_AIDW:
-        node = 300.0 + 80.0 * (a->kind == GK_ALG_AIDW && a->aidw_k > k ? a->aidw_k : k);
-        break;
-    case GK_ALG_KRIGING:
-        if (a->max_points <= 0 && !(a->krige.maxdist > 0))
-            return INFINITY; /* one system of every point */
-        if (a->max_points <= 0) /* every point within maxdist */
-            k = fmin(n, n * M_PI * a->krige.maxdist * a->krige.maxdist / area);
-        node = 500.0 + 28.0 * k * k;
-        break;
-    default:
-        return INFINITY; /* linear: gk_algorithm_may_use_gpu */
-    }
+    const gk_method *m = gk_method_of(a->kind);
+    if (!m || !m->cost_ns)
+        return INFINITY; /* no figure: auto keeps the GPU (gk_algorithm_may_use_gpu) */
+    double setup = 0, node = m->cost_ns(a, n, area, &setup);
+    if (!isfinite(node))
+        return INFINITY;
     *setup_ns = setup;
     return node;
 }

@@ -7,9 +7,9 @@
  * index and one tile per thread, whatever the grid size. A tile is the unit a
  * GPU backend will take later: a window in, a buffer of doubles out.
  */
-#include "search/bucket_grid.h"
 #include "cpu_share.h"
 #include "device.h"
+#include "method.h"
 #include "gk_internal.h"
 
 #include <math.h>
@@ -67,24 +67,8 @@ void gk_scratch_free(gk_scratch *s)
 
 gk_tile_fn gk_cpu_tile_fn(gk_alg_kind kind)
 {
-    switch (kind) {
-    case GK_ALG_INVDIST:
-        return gk_invdist_tile;
-    case GK_ALG_INVDISTNN:
-        return gk_invdistnn_tile;
-    case GK_ALG_AVERAGE:
-        return gk_average_tile;
-    case GK_ALG_NEAREST:
-        return gk_nearest_tile;
-    case GK_ALG_LINEAR:
-        return gk_linear_tile;
-    case GK_ALG_AIDW:
-        return gk_aidw_tile;
-    case GK_ALG_KRIGING:
-        return gk_kriging_tile;
-    default:
-        return gk_metrics_tile;
-    }
+    const gk_method *m = gk_method_of(kind);
+    return m ? m->cpu_tile : NULL;
 }
 
 gk_job *gk_job_new(gk_context *ctx, const gk_points *pts, const gk_algorithm *alg)
@@ -115,40 +99,18 @@ gk_job *gk_job_new(gk_context *ctx, const gk_points *pts, const gk_algorithm *al
     job->nbands = 1;
     gk_ellipse_init(&job->ell, alg->radius1, alg->radius2, alg->angle);
 
-    /* linear's triangulation first: the GPU job rasterises its triangles */
-    if (alg->kind == GK_ALG_LINEAR && gk_tin_build(job)) {
+    /* The method's row (core/method.h): what the GPU takes too (linear's
+     * triangulation), then the device, then the CPU's index and the
+     * method's state. The GPU keeps its own copy of the points and its own
+     * index. */
+    const gk_method *m = gk_method_of(alg->kind);
+    if (!m) {
+        gk_error(ctx, GK_ERR_ARG, "unknown algorithm kind %d", (int)alg->kind);
         gk_job_free(job);
         return NULL;
     }
-    /* The GPU (when the context's device says so and it can run this job)
-     * keeps its own copy of the points and its own index. */
-    if (gk_device_job_attach(job)) {
-        gk_job_free(job);
-        return NULL;
-    }
-    /* The window statistics without an ordered selection scan a bucket grid;
-     * global invdist reads the points in input order; neither needs the tree. */
-    if (gk_bg_wanted(job) && gk_bg_prepare(job)) {
-        gk_job_free(job);
-        return NULL;
-    }
-    /* linear finds what it needs on its triangulation (and builds a tree of
-     * its own in the degenerate cases) */
-    if (!job->gpu && !job->bg && !(alg->kind == GK_ALG_INVDIST && job->ell.all) &&
-        alg->kind != GK_ALG_LINEAR) {
-        job->tree = gk_kdtree_build(pts->x, pts->y, n);
-        if (!job->tree) {
-            gk_error(ctx, GK_ERR_NOMEM, "out of memory building the spatial index of %zu points",
-                     n);
-            gk_job_free(job);
-            return NULL;
-        }
-    }
-    if (alg->kind == GK_ALG_AIDW && gk_aidw_prepare(job)) {
-        gk_job_free(job);
-        return NULL;
-    }
-    if (alg->kind == GK_ALG_KRIGING && gk_kriging_prepare(job)) {
+    if ((m->build && m->build(job)) || gk_device_job_attach(job) ||
+        (m->prepare && m->prepare(job))) {
         gk_job_free(job);
         return NULL;
     }
@@ -161,11 +123,12 @@ void gk_job_free(gk_job *job)
 {
     if (!job)
         return;
+    const gk_method *m = gk_method_of(job->alg.kind);
     gk_device_job_free(job);
-    gk_kdtree_free(job->tree);
-    gk_bg_free(job->bg);
-    gk_tin_free(job->tin);
-    gk_kriging_free(job);
+    if (m && m->release)
+        m->release(job);
+    if (job->tree_free)
+        job->tree_free(job->tree);
     free(job);
 }
 
@@ -174,7 +137,7 @@ static uint64_t compute_tile(gk_job *job, const gk_tile *t, double *out, gk_scra
 {
     if (job->gpu)
         return gk_device_tile(job, t, out);
-    return gk_cpu_tile_fn(job->alg.kind)(job, t, out, s);
+    return gk_method_of(job->alg.kind)->cpu_tile(job, t, out, s);
 }
 
 static int check_window(gk_job *job, const gk_grid *g, int x0, int y0, int w, int h)
@@ -300,8 +263,8 @@ int gk_job_run_ex(gk_job *job, const gk_grid *g, int tile_w, int tile_h, unsigne
         int streams = gk_device_streams(job);
         threads = streams + 1;
         /* linear: the CPU locates the nodes a tile's triangles left after
-         * the tile (gk_linear_finish); more tiles in flight overlap that */
-        if (job->alg.kind == GK_ALG_LINEAR && threads < cpu)
+         * the tile (the row's gpu_finish); more tiles in flight overlap that */
+        if ((gk_method_of(job->alg.kind)->flags & GK_M_GPU_CPU_TAIL) && threads < cpu)
             threads = cpu;
         long long want = (long long)g->nx * g->ny / (4LL * streams);
         want = want > (1LL << 20) ? (1LL << 20) : want < (1LL << 16) ? (1LL << 16) : want;
@@ -322,7 +285,7 @@ int gk_job_run_ex(gk_job *job, const gk_grid *g, int tile_w, int tile_h, unsigne
                    (double)g->nx * (double)g->ny, 0, GK_OK, (flags & GK_SINK_CONCURRENT) != 0};
     double hit2 = gk_hit_threshold2(g);
     job->nodes = job->nodata_nodes = job->shared_nodes = 0;
-    gk_kriging_reset_stats(job);
+    job->singular_nodes = 0;
     if (progress && !progress(0.0, NULL, progress_user))
         return gk_error(ctx, GK_ERR_CANCELLED, "cancelled");
 
@@ -422,5 +385,5 @@ void gk_job_stats(const gk_job *job, gk_run_stats *st)
 {
     st->nodes = job->nodes;
     st->nodata_nodes = job->nodata_nodes;
-    st->singular_nodes = gk_kriging_singular(job);
+    st->singular_nodes = job->singular_nodes;
 }

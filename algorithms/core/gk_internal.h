@@ -5,8 +5,7 @@
 #define GK_INTERNAL_H
 
 #include "gridkit.h"
-#include "search/kdtree.h"
-#include "geostat/kriging_params.h"
+#include "gridkit_geostat.h"
 
 #include <stdint.h>
 
@@ -62,19 +61,10 @@ typedef enum {
     GK_ALG_COUNT_OF_KINDS
 } gk_alg_kind;
 
-/* The window statistics: a function of the points inside the search ellipse
- * (gdal_grid's data metrics and average). */
-static inline int gk_alg_is_window_statistic(gk_alg_kind k)
-{
-    return k == GK_ALG_AVERAGE || k == GK_ALG_COUNT || k == GK_ALG_MINIMUM ||
-           k == GK_ALG_MAXIMUM || k == GK_ALG_RANGE || k == GK_ALG_AVERAGE_DISTANCE ||
-           k == GK_ALG_AVERAGE_DISTANCE_PTS;
-}
-
 /* Parsed -a string. Field meanings and defaults follow gdal_grid 3.6
  * (../shared/reference/gdal_grid.md section 4); parse.c sets the defaults. */
 struct gk_algorithm {
-    gk_alg_kind kind;
+    gk_alg_kind kind; /* its row: gk_method_of(kind), core/method.h */
     double power;     /* invdist, invdistnn */
     double smoothing; /* invdist, invdistnn, aidw */
     double radius1, radius2, angle; /* search ellipse; both 0 = all points */
@@ -136,6 +126,8 @@ void gk_scratch_free(gk_scratch *s);
 
 /* Triangulation prepared for point location (linear/linear.c). */
 typedef struct gk_tin gk_tin;
+/* The points' k-d tree (search/kdtree.h). */
+typedef struct gk_kdtree gk_kdtree;
 
 struct gk_job {
     gk_context *ctx;
@@ -143,6 +135,7 @@ struct gk_job {
     gk_algorithm alg;
     gk_ellipse ell;
     gk_kdtree *tree; /* NULL for algorithms that never search (global invdist) */
+    void (*tree_free)(gk_kdtree *); /* set by whoever built tree (search/index.c) */
     gk_tin *tin;     /* linear only */
     double aidw_r_exp; /* expected mean NN distance 1 / (2 sqrt(n / A)) */
     int nbands;        /* planes each tile function writes (1, or 2 with a variance) */
@@ -151,6 +144,7 @@ struct gk_job {
     struct gk_bucket_grid *bg;    /* window statistics fast path (bucket_grid.c), or NULL */
     /* stats of the last run, updated atomically */
     uint64_t nodes, nodata_nodes;
+    uint64_t singular_nodes; /* nodes whose system was singular (kriging) */
     uint64_t shared_nodes; /* of a GPU run, computed on the CPU (cpu_share.c) */
     char warning[512];     /* what preparation changed silently, for the user ("" if none) */
 };
@@ -166,43 +160,9 @@ typedef struct {
  * absolute 1e-13 CRS units^2, wrong for degrees and for large units). */
 double gk_hit_threshold2(const gk_grid *g);
 
-/* Per-algorithm tile functions: fill out[nbands*w*h] (plane after plane);
- * return the number of nodata nodes, or UINT64_MAX when out of memory.
- * Each lives in algorithms/<family>/<name>.c. */
+/* A method's tile function (core/method.h): fills out[nbands*w*h] (plane
+ * after plane); returns the number of nodata nodes, or UINT64_MAX when out
+ * of memory. */
 typedef uint64_t (*gk_tile_fn)(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s);
-/* The CPU's tile function of an algorithm (engine.c). */
-gk_tile_fn gk_cpu_tile_fn(gk_alg_kind kind);
-uint64_t gk_invdist_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s);
-uint64_t gk_invdistnn_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s);
-uint64_t gk_average_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s);
-uint64_t gk_nearest_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s);
-uint64_t gk_linear_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s);
-uint64_t gk_metrics_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s);
-uint64_t gk_aidw_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s);
 
-/* Linear: build/free the point-location structure (needs the context's triangulator). */
-int gk_tin_build(gk_job *job);
-void gk_tin_free(gk_tin *tin);
-/* Number of triangles (0 when the nearest-point fallback is in use). */
-int gk_tin_triangles(const gk_tin *tin);
-/* A tile the GPU rasterised (algorithms/linear/linear_raster.h): its nodes no
- * proper triangle took (GK_LR_UNSET) located one by one as gk_linear_tile
- * does; their nodata count, or UINT64_MAX when out of memory; *rest gets
- * how many there were. */
-uint64_t gk_linear_finish(const gk_job *job, const gk_tile *t, double *out, uint64_t *rest);
-
-/* invdist over every point (no search window), invdist_kernels.c: SIMD
- * kernels in double, or in single precision on tile-local coordinates. */
-uint64_t gk_invdist_all_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s);
-
-/* Adaptive IDW: the expected nearest-neighbour distance of the point set. */
-int gk_aidw_prepare(gk_job *job);
-
-/* Kriging (geostat/kriging.c, kriging_global.c): model, drift and, for a global
- * neighbourhood, the factorised system, prepared once; freed by gk_job_free. */
-int gk_kriging_prepare(gk_job *job);
-void gk_kriging_free(gk_job *job);
-uint64_t gk_kriging_singular(const gk_job *job);
-void gk_kriging_reset_stats(gk_job *job);
-uint64_t gk_kriging_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s);
 #endif

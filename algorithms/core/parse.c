@@ -5,7 +5,7 @@
  * ignored" and carries on, an unknown key or a value that is not a number is
  * an error: a typo in a parameter silently changes a surface.
  */
-#include "gk_internal.h"
+#include "method.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -15,88 +15,42 @@
 #include <string.h>
 #include <strings.h>
 
-/* Parameter bits: which keys each algorithm accepts. */
-enum {
-    P_POWER = 1 << 0,
-    P_SMOOTHING = 1 << 1,
-    P_RADIUS1 = 1 << 2,
-    P_RADIUS2 = 1 << 3,
-    P_RADIUS = 1 << 4,
-    P_ANGLE = 1 << 5,
-    P_MAX_POINTS = 1 << 6,
-    P_MIN_POINTS = 1 << 7,
-    P_NODATA = 1 << 8,
-    P_QUADRANT = 1 << 9, /* min_points_per_quadrant, max_points_per_quadrant */
-    P_AIDW = 1 << 10,    /* k, alpha1..alpha5, r_min, r_max */
-};
-#define P_ELLIPSE (P_RADIUS1 | P_RADIUS2 | P_RADIUS | P_ANGLE)
-
-static const struct {
-    const char *name;
-    gk_alg_kind kind;
-    unsigned keys;
-} ALGS[] = {
-    {"invdist", GK_ALG_INVDIST,
-     P_POWER | P_SMOOTHING | P_ELLIPSE | P_MAX_POINTS | P_MIN_POINTS | P_NODATA | P_QUADRANT},
-    {"invdistnn", GK_ALG_INVDISTNN,
-     P_POWER | P_SMOOTHING | P_RADIUS | P_MAX_POINTS | P_MIN_POINTS | P_NODATA | P_QUADRANT},
-    {"average", GK_ALG_AVERAGE, P_ELLIPSE | P_MAX_POINTS | P_MIN_POINTS | P_NODATA | P_QUADRANT},
-    {"nearest", GK_ALG_NEAREST, P_ELLIPSE | P_NODATA},
-    {"linear", GK_ALG_LINEAR, P_RADIUS | P_NODATA},
-    {"minimum", GK_ALG_MINIMUM, P_ELLIPSE | P_MIN_POINTS | P_NODATA | P_QUADRANT},
-    {"maximum", GK_ALG_MAXIMUM, P_ELLIPSE | P_MIN_POINTS | P_NODATA | P_QUADRANT},
-    {"range", GK_ALG_RANGE, P_ELLIPSE | P_MIN_POINTS | P_NODATA | P_QUADRANT},
-    {"count", GK_ALG_COUNT, P_ELLIPSE | P_MIN_POINTS | P_NODATA | P_QUADRANT},
-    {"average_distance", GK_ALG_AVERAGE_DISTANCE,
-     P_ELLIPSE | P_MIN_POINTS | P_NODATA | P_QUADRANT},
-    {"average_distance_pts", GK_ALG_AVERAGE_DISTANCE_PTS, P_ELLIPSE | P_MIN_POINTS | P_NODATA},
-    {"aidw", GK_ALG_AIDW,
-     P_AIDW | P_SMOOTHING | P_ELLIPSE | P_MAX_POINTS | P_MIN_POINTS | P_NODATA},
-    {"kriging", GK_ALG_KRIGING, 0},
-};
-#define N_ALGS (sizeof ALGS / sizeof ALGS[0])
-
+/* The keys of gdal_grid's syntax and the bit a method's row lists them by. */
 static const struct {
     const char *key;
     unsigned bit;
 } KEYS[] = {
-    {"power", P_POWER},
-    {"smoothing", P_SMOOTHING},
-    {"radius1", P_RADIUS1},
-    {"radius2", P_RADIUS2},
-    {"radius", P_RADIUS},
-    {"angle", P_ANGLE},
-    {"max_points", P_MAX_POINTS},
-    {"min_points", P_MIN_POINTS},
-    {"nodata", P_NODATA},
-    {"min_points_per_quadrant", P_QUADRANT},
-    {"max_points_per_quadrant", P_QUADRANT},
-    {"k", P_AIDW},
-    {"alpha1", P_AIDW},
-    {"alpha2", P_AIDW},
-    {"alpha3", P_AIDW},
-    {"alpha4", P_AIDW},
-    {"alpha5", P_AIDW},
-    {"r_min", P_AIDW},
-    {"r_max", P_AIDW},
+    {"power", GK_KEY_POWER},
+    {"smoothing", GK_KEY_SMOOTHING},
+    {"radius1", GK_KEY_RADIUS1},
+    {"radius2", GK_KEY_RADIUS2},
+    {"radius", GK_KEY_RADIUS},
+    {"angle", GK_KEY_ANGLE},
+    {"max_points", GK_KEY_MAX_POINTS},
+    {"min_points", GK_KEY_MIN_POINTS},
+    {"nodata", GK_KEY_NODATA},
+    {"min_points_per_quadrant", GK_KEY_QUADRANT},
+    {"max_points_per_quadrant", GK_KEY_QUADRANT},
+    {"k", GK_KEY_AIDW},
+    {"alpha1", GK_KEY_AIDW},
+    {"alpha2", GK_KEY_AIDW},
+    {"alpha3", GK_KEY_AIDW},
+    {"alpha4", GK_KEY_AIDW},
+    {"alpha5", GK_KEY_AIDW},
+    {"r_min", GK_KEY_AIDW},
+    {"r_max", GK_KEY_AIDW},
 };
 #define N_KEYS (sizeof KEYS / sizeof KEYS[0])
 
-static void set_defaults(gk_algorithm *a, gk_alg_kind kind)
+/* gdal_grid's defaults common to every method; the row's own after them. */
+static void set_defaults(gk_algorithm *a, const gk_method *m)
 {
     memset(a, 0, sizeof *a);
-    a->kind = kind;
+    a->kind = m->kind;
     a->power = 2.0;
-    a->radius = -1.0; /* linear */
-    if (kind == GK_ALG_INVDISTNN) {
-        a->radius1 = a->radius2 = 1.0;
-        a->max_points = 12;
-    }
-    a->aidw_k = 10;
-    const double alpha[5] = {1.5, 2.0, 2.5, 3.0, 3.5};
-    memcpy(a->aidw_alpha, alpha, sizeof alpha);
-    a->aidw_rmin = 0.0;
-    a->aidw_rmax = 2.0;
+    a->radius = -1.0;
+    if (m->defaults)
+        m->defaults(a);
 }
 
 int gk_param_number(const char *key, const char *s, double *out)
@@ -131,8 +85,9 @@ static int as_count(gk_context *ctx, const char *alg, const char *key, double v,
     return GK_OK;
 }
 
-static void build_canonical(gk_algorithm *a, const char *name)
+static void build_canonical(gk_algorithm *a)
 {
+    const gk_method *m = gk_method_of(a->kind);
     char *p = a->canonical;
     size_t room = sizeof a->canonical;
     int n = 0;
@@ -144,41 +99,55 @@ static void build_canonical(gk_algorithm *a, const char *name)
         p += n;                                                                                    \
         room -= (size_t)n;                                                                         \
     } while (0)
-    ADD("%s", name);
-    switch (a->kind) {
-    case GK_ALG_INVDIST:
-    case GK_ALG_INVDISTNN:
-        ADD(":power=%.17g:smoothing=%.17g", a->power, a->smoothing);
-        break;
-    case GK_ALG_AIDW:
-        ADD(":k=%d:alpha1=%.17g:alpha2=%.17g:alpha3=%.17g:alpha4=%.17g:alpha5=%.17g:r_min=%.17g:"
-            "r_max=%.17g:smoothing=%.17g",
-            a->aidw_k, a->aidw_alpha[0], a->aidw_alpha[1], a->aidw_alpha[2], a->aidw_alpha[3],
-            a->aidw_alpha[4], a->aidw_rmin, a->aidw_rmax, a->smoothing);
-        break;
-    default:
-        break;
+    ADD("%s", m->name);
+    if (m->canonical) {
+        n = m->canonical(a, p, room);
+        if (n < 0 || (size_t)n >= room)
+            return;
+        p += n;
+        room -= (size_t)n;
     }
-    if (a->kind == GK_ALG_LINEAR)
-        ADD(":radius=%.17g", a->radius);
-    else if (a->kind == GK_ALG_INVDISTNN)
-        ADD(":radius=%.17g", a->radius1);
-    else
+    /* Only the keys the method takes: the string must parse again. */
+    if (m->keys & GK_KEY_RADIUS1)
         ADD(":radius1=%.17g:radius2=%.17g:angle=%.17g", a->radius1, a->radius2, a->angle);
-    /* Only the keys the kind takes: the string must parse again. */
-    unsigned keys = 0;
-    for (size_t i = 0; i < sizeof ALGS / sizeof ALGS[0]; i++)
-        if (ALGS[i].kind == a->kind)
-            keys = ALGS[i].keys;
-    if (keys & P_MAX_POINTS)
+    if (m->keys & GK_KEY_MAX_POINTS)
         ADD(":max_points=%d", a->max_points);
-    if (keys & P_MIN_POINTS)
+    if (m->keys & GK_KEY_MIN_POINTS)
         ADD(":min_points=%d", a->min_points);
     if (a->min_points_per_quadrant || a->max_points_per_quadrant)
         ADD(":min_points_per_quadrant=%d:max_points_per_quadrant=%d", a->min_points_per_quadrant,
             a->max_points_per_quadrant);
     ADD(":nodata=%.17g", a->nodata);
 #undef ADD
+}
+
+/* "known: invdist, invdistnn, ..." from the list. */
+static void known_methods(char *buf, size_t cap)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < gk_n_methods && used < cap; i++) {
+        int n = snprintf(buf + used, cap - used, "%s%s", i ? ", " : "", gk_methods[i]->name);
+        if (n < 0)
+            return;
+        used += (size_t)n;
+    }
+}
+
+const gk_method *gk_method_find(const char *name)
+{
+    for (int i = 0; name && i < gk_n_methods; i++)
+        if (strcasecmp(name, gk_methods[i]->name) == 0)
+            return gk_methods[i];
+    return NULL;
+}
+
+const gk_method *gk_method_of(gk_alg_kind kind)
+{
+    for (int i = 0; i < gk_n_methods; i++)
+        if (gk_methods[i]->kind == kind)
+            return gk_methods[i];
+    return NULL;
 }
 
 gk_algorithm *gk_algorithm_parse(gk_context *ctx, const char *spec)
@@ -198,22 +167,18 @@ gk_algorithm *gk_algorithm_parse(gk_context *ctx, const char *spec)
 
     char *save = NULL;
     char *name = strtok_r(buf, ":", &save);
-    size_t ai = N_ALGS;
-    for (size_t i = 0; name && i < N_ALGS; i++)
-        if (strcasecmp(name, ALGS[i].name) == 0)
-            ai = i;
-    if (ai == N_ALGS) {
-        gk_error(ctx, GK_ERR_ARG,
-                 "-a %s: unknown algorithm '%s' (known: invdist, invdistnn, average, nearest, "
-                 "linear, minimum, maximum, range, count, average_distance, "
-                 "average_distance_pts, aidw, kriging)",
-                 spec, name ? name : "");
+    const gk_method *m = gk_method_find(name);
+    if (!m) {
+        char known[512];
+        known_methods(known, sizeof known);
+        gk_error(ctx, GK_ERR_ARG, "-a %s: unknown algorithm '%s' (known: %s)", spec,
+                 name ? name : "", known);
         goto fail;
     }
-    const char *aname = ALGS[ai].name;
-    set_defaults(a, ALGS[ai].kind);
-    if (a->kind == GK_ALG_KRIGING) { /* its own grammar: kriging_params.c */
-        if (gk_kriging_parse(ctx, spec, save, a))
+    const char *aname = m->name;
+    set_defaults(a, m);
+    if (m->parse) { /* a grammar of its own (kriging) */
+        if (m->parse(ctx, spec, save, a))
             goto fail;
         free(buf);
         return a;
@@ -233,7 +198,7 @@ gk_algorithm *gk_algorithm_parse(gk_context *ctx, const char *spec)
         for (size_t i = 0; i < N_KEYS; i++)
             if (strcasecmp(key, KEYS[i].key) == 0)
                 k = i;
-        if (k == N_KEYS || !(ALGS[ai].keys & KEYS[k].bit)) {
+        if (k == N_KEYS || !(m->keys & KEYS[k].bit)) {
             gk_error(ctx, GK_ERR_ARG, "-a %s: algorithm %s has no parameter '%s'", spec, aname,
                      key);
             goto fail;
@@ -277,8 +242,9 @@ gk_algorithm *gk_algorithm_parse(gk_context *ctx, const char *spec)
             goto fail;
     }
 
-    /* radius= is gdal_grid 3.6's shorthand for radius1 = radius2 (and linear's own). */
-    if (a->kind == GK_ALG_LINEAR) {
+    /* radius= is gdal_grid 3.6's shorthand for radius1 = radius2, unless the
+     * method takes it as its own parameter (linear). */
+    if (m->flags & GK_M_OWN_RADIUS) {
         if (have_radius)
             a->radius = radius;
     } else if (have_radius) {
@@ -289,22 +255,12 @@ gk_algorithm *gk_algorithm_parse(gk_context *ctx, const char *spec)
         }
         a->radius1 = a->radius2 = radius;
     }
-
-    /* invdist with per-quadrant keys is invdistnn (gdal_grid's remap, with the
-     * limits forwarded as GDAL 3.11 does). */
-    if (a->kind == GK_ALG_INVDIST && have_quadrant) {
-        if (a->radius1 != a->radius2 || a->angle != 0) {
-            gk_error(ctx, GK_ERR_ARG,
-                     "-a %s: per-quadrant search needs a circle (radius1 = radius2, angle = 0)",
-                     spec);
+    /* a method may become another here (invdist with per-quadrant keys) */
+    if (m->adjust) {
+        gk_parse_seen seen = {have_quadrant, have_max_points};
+        if (m->adjust(ctx, spec, &seen, a))
             goto fail;
-        }
-        a->kind = GK_ALG_INVDISTNN;
-        aname = "invdistnn";
-        if (a->radius1 == 0)
-            a->radius1 = a->radius2 = 1.0;
-        if (!have_max_points)
-            a->max_points = 12;
+        m = gk_method_of(a->kind);
     }
 
     if (!isfinite(a->power) || a->power < 0) {
@@ -315,7 +271,7 @@ gk_algorithm *gk_algorithm_parse(gk_context *ctx, const char *spec)
         gk_error(ctx, GK_ERR_ARG, "-a %s: smoothing must be >= 0", spec);
         goto fail;
     }
-    if (a->kind != GK_ALG_LINEAR) {
+    if (!(m->flags & GK_M_OWN_RADIUS)) {
         if (a->radius1 < 0 || a->radius2 < 0 || !isfinite(a->radius1) || !isfinite(a->radius2)) {
             gk_error(ctx, GK_ERR_ARG, "-a %s: search radii must be finite and >= 0", spec);
             goto fail;
@@ -335,10 +291,8 @@ gk_algorithm *gk_algorithm_parse(gk_context *ctx, const char *spec)
         gk_error(ctx, GK_ERR_ARG, "-a %s: radius must be finite", spec);
         goto fail;
     }
-    if (a->kind == GK_ALG_INVDISTNN && !(a->radius1 > 0)) {
-        gk_error(ctx, GK_ERR_ARG, "-a %s: invdistnn needs radius > 0", spec);
+    if (m->check && m->check(ctx, spec, a))
         goto fail;
-    }
     if (have_quadrant && a->radius1 == 0) {
         gk_error(ctx, GK_ERR_ARG, "-a %s: per-quadrant search needs a radius > 0", spec);
         goto fail;
@@ -358,26 +312,11 @@ gk_algorithm *gk_algorithm_parse(gk_context *ctx, const char *spec)
                  spec, a->min_points, a->max_points);
         goto fail;
     }
-    if (a->kind == GK_ALG_AIDW) {
-        if (a->aidw_k < 1) {
-            gk_error(ctx, GK_ERR_ARG, "-a %s: k must be >= 1", spec);
-            goto fail;
-        }
-        if (!(a->aidw_rmax > a->aidw_rmin)) {
-            gk_error(ctx, GK_ERR_ARG, "-a %s: r_max must be larger than r_min", spec);
-            goto fail;
-        }
-        for (int i = 0; i < 5; i++)
-            if (!isfinite(a->aidw_alpha[i]) || a->aidw_alpha[i] < 0) {
-                gk_error(ctx, GK_ERR_ARG, "-a %s: alpha%d must be >= 0", spec, i + 1);
-                goto fail;
-            }
-    }
     if (!isfinite(a->nodata) && !isnan(a->nodata)) {
         gk_error(ctx, GK_ERR_ARG, "-a %s: nodata must be finite", spec);
         goto fail;
     }
-    build_canonical(a, aname);
+    build_canonical(a);
     free(buf);
     return a;
 fail:
@@ -398,10 +337,8 @@ void gk_algorithm_free(gk_algorithm *alg) { free(alg); }
 
 const char *gk_algorithm_name(const gk_algorithm *alg)
 {
-    for (size_t i = 0; i < N_ALGS; i++)
-        if (ALGS[i].kind == alg->kind)
-            return ALGS[i].name;
-    return "?";
+    const gk_method *m = gk_method_of(alg->kind);
+    return m ? m->name : "?";
 }
 
 const char *gk_algorithm_string(const gk_algorithm *alg) { return alg->canonical; }
@@ -410,8 +347,8 @@ int gk_algorithm_nodata_given(const gk_algorithm *alg) { return alg->nodata_give
 
 int gk_algorithm_needs_z(const gk_algorithm *alg)
 {
-    return !(alg->kind == GK_ALG_COUNT || alg->kind == GK_ALG_AVERAGE_DISTANCE ||
-             alg->kind == GK_ALG_AVERAGE_DISTANCE_PTS);
+    const gk_method *m = gk_method_of(alg->kind);
+    return !(m && (m->flags & GK_M_NO_Z));
 }
 
 void gk_algorithm_set_precision(gk_algorithm *alg, gk_precision p) { alg->precision = p; }

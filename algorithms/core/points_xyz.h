@@ -14,12 +14,6 @@
 
 #include <stddef.h>
 
-/* Appends the points of path to out (a gk_points_new() set). Lines whose Z is
- * NaN or an empty field are skipped and counted in *n_skipped (may be NULL).
- * A malformed line is an error naming the file and the line number; out then
- * holds whatever was read before it. */
-int gk_points_read_xyz(gk_context *ctx, const char *path, const char *zcolumn,
-                       gk_points *out, size_t *n_skipped);
 
 /* Parses the whole of [s, end) as a decimal number (strtod syntax, plus
  * surrounding double quotes). Returns 1 and sets *v on success, 0 otherwise.

@@ -7,7 +7,7 @@
  * run in parallel, one job per fold per thread, each thread with a context
  * of its own (a context's error state is single-threaded).
  */
-#include "crossval.h"
+#include "gridkit_geostat.h"
 
 #include "core/gk_internal.h"
 

@@ -26,8 +26,10 @@
  */
 #include "kriging.h"
 #include "kriging_kernels.h"
+#include "core/method.h"
+#include "search/index.h"
 #include "search/neighbours.h"
-#include "variogram.h"
+#include "gridkit_geostat.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -293,17 +295,6 @@ void gk_kriging_free(gk_job *job)
 const gk_vmodel *gk_job_kriging_model(const gk_job *job)
 {
     return job->krige ? &job->krige->model : NULL;
-}
-
-uint64_t gk_kriging_singular(const gk_job *job)
-{
-    return job->krige ? job->krige->singular : 0;
-}
-
-void gk_kriging_reset_stats(gk_job *job)
-{
-    if (job->krige)
-        job->krige->singular = 0;
 }
 
 int gk_job_set_drift(gk_job *job, int n_drift, const double *values, gk_drift_sampler_fn sampler,
@@ -815,6 +806,24 @@ static int local_node(const gk_job *job, const gk_krige_state *k, kws *ws, gk_sc
     return 1;
 }
 
+int gk_kriging_covariates(const gk_job *job, const gk_tile *t, double *g0)
+{
+    const gk_krige_state *k = job->krige;
+    const size_t T = (size_t)t->w * t->h;
+    double *xs = g0 + (size_t)k->nr * T, *ys = xs + T;
+    for (int j = 0; j < t->h; j++)
+        for (int i = 0; i < t->w; i++) {
+            xs[(size_t)j * t->w + i] = gk_grid_node_x(t->g, t->x0 + i);
+            ys[(size_t)j * t->w + i] = gk_grid_node_y(t->g, t->y0 + j);
+        }
+    if (k->sampler(k->sampler_user, T, xs, ys, g0))
+        return -1;
+    for (int r = 0; r < k->nr; r++)
+        for (size_t q = 0; q < T; q++)
+            g0[(size_t)r * T + q] = (g0[(size_t)r * T + q] - k->gmean[r]) / k->gscale[r];
+    return 0;
+}
+
 uint64_t gk_kriging_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s)
 {
     gk_krige_state *k = job->krige;
@@ -844,27 +853,15 @@ uint64_t gk_kriging_tile(const gk_job *job, const gk_tile *t, double *out, gk_sc
     }
 
     int tile_ok = k->ready && !k->global_singular;
-    if (tile_ok && k->nr > 0) {
-        double *gnode = s->d2b; /* nr blocks of T, at the head of the workspace */
-        double *xs = s->d2b + (size_t)k->nr * T, *ys = xs + T;
-        for (int j = 0; j < t->h; j++)
-            for (int i = 0; i < t->w; i++) {
-                xs[(size_t)j * t->w + i] = gk_grid_node_x(g, t->x0 + i);
-                ys[(size_t)j * t->w + i] = gk_grid_node_y(g, t->y0 + j);
-            }
-        if (k->sampler(k->sampler_user, T, xs, ys, gnode))
-            tile_ok = 0;
-        else
-            for (int r = 0; r < k->nr; r++)
-                for (size_t q = 0; q < T; q++)
-                    gnode[(size_t)r * T + q] = (gnode[(size_t)r * T + q] - k->gmean[r]) / k->gscale[r];
-    }
+    /* nr blocks of T, at the head of the workspace */
+    if (tile_ok && k->nr > 0 && gk_kriging_covariates(job, t, s->d2b))
+        tile_ok = 0;
     if (!tile_ok) {
         for (size_t q = 0; q < T * job->nbands; q++)
             out[q] = nodata;
         if (k->global_singular) {
 #pragma omp atomic
-            k->singular += T;
+            ((gk_job *)job)->singular_nodes += T;
         }
         return T;
     }
@@ -901,7 +898,7 @@ uint64_t gk_kriging_tile(const gk_job *job, const gk_tile *t, double *out, gk_sc
         }
         if (sing) {
 #pragma omp atomic
-            k->singular += sing;
+            ((gk_job *)job)->singular_nodes += sing;
         }
         return nod;
     }
@@ -945,7 +942,51 @@ uint64_t gk_kriging_tile(const gk_job *job, const gk_tile *t, double *out, gk_sc
     }
     if (sing) {
 #pragma omp atomic
-        k->singular += sing;
+        ((gk_job *)job)->singular_nodes += sing;
     }
     return nod;
 }
+
+/* ---- the registry's row ------------------------------------------------ */
+
+static int kriging_prepare(gk_job *job)
+{
+    int rc = gk_method_tree(job);
+    return rc ? rc : gk_kriging_prepare(job);
+}
+
+/* Global kriging with external drift rasters has no GPU path (the drift at
+ * every node of one system). */
+static int kriging_gpu_possible(const gk_algorithm *a)
+{
+    return !(a->krige.n_drift_rasters > 0 && a->max_points == 0);
+}
+
+static double kriging_cost(const gk_algorithm *a, double n, double area, double *setup_ns)
+{
+    double win, k;
+    gk_cost_window(a, n, area, &win, &k);
+    if (a->max_points <= 0 && !(a->krige.maxdist > 0))
+        return INFINITY; /* one system of every point */
+    if (a->max_points <= 0) /* every point within maxdist */
+        k = fmin(n, n * M_PI * a->krige.maxdist * a->krige.maxdist / area);
+    *setup_ns = n * GK_NS_TREE_PER_POINT;
+    return 500.0 + 28.0 * k * k;
+}
+
+/* gstat's grammar (kriging_params.c); the neighbourhood is nmax = max_points,
+ * nmin = min_points, omax = max_points_per_quadrant, maxdist its own. */
+const gk_method gk_method_kriging = {
+    .name = "kriging",
+    .kind = GK_ALG_KRIGING,
+    .parse = gk_kriging_parse,
+    .prepare = kriging_prepare,
+    .release = gk_kriging_free,
+    .cpu_index = gk_index_tree,
+    .cpu_tile = gk_kriging_tile,
+    .gpu_describe = gk_kriging_gpu,
+    .gpu_possible = kriging_gpu_possible,
+    .gpu_krige = gk_kriging_gpu_params,
+    .gpu_inputs = gk_kriging_gpu_covariates,
+    .cost_ns = kriging_cost,
+};

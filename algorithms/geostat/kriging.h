@@ -13,9 +13,27 @@
 #define GK_KRIGING_H
 
 #include "core/gk_internal.h"
-#include "vmodel.h"
+#include "core/gpu_abi.h"
+#include "gridkit_geostat.h"
 #include "vmodel_internal.h"
 #include <math.h>
+
+/* Kriging (kriging.c, kriging_global.c): model, drift and, for a global
+ * neighbourhood, the factorised system, prepared once; freed by gk_job_free. */
+int gk_kriging_prepare(gk_job *job);
+void gk_kriging_free(gk_job *job);
+uint64_t gk_kriging_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s);
+/* External drift: the standardised covariates at the tile's nodes into g0
+ * (nr blocks of w h, then 2 w h of workspace); -1 when the sampler fails. */
+int gk_kriging_covariates(const gk_job *job, const gk_tile *t, double *g0);
+/* The GPU's form of a kriging job, its state, and the covariates of a tile
+ * (kriging_gpu.c). */
+const char *gk_kriging_gpu(const gk_job *job, gk_gpu_job_desc *d);
+int gk_kriging_gpu_params(const gk_job *job, gk_gpu_krige *g);
+int gk_kriging_gpu_covariates(const gk_job *job, const gk_tile *t, double **g0);
+
+/* Parses the key=value tokens after "kriging" (strtok_r state in save). */
+int gk_kriging_parse(gk_context *ctx, const char *spec, char *save, gk_algorithm *a);
 
 #define GK_KRIGE_MAX_P (1 + 5 + GK_KRIGE_MAX_DRIFT_RASTERS)
 #define GK_KRIGE_MAX_DISCR 16
@@ -52,7 +70,6 @@ typedef struct gk_krige_state {
     int global;        /* one system for all points */
     gk_krige_global *g;
     int global_singular; /* that system is singular: every node is nodata */
-    uint64_t singular; /* nodes with a singular local system (updated atomically) */
 } gk_krige_state;
 
 

@@ -10,7 +10,7 @@
  * histogram and the blocks are merged in order: the result is the same for
  * any number of threads.
  */
-#include "variogram.h"
+#include "gridkit_geostat.h"
 #include "core/device.h"
 #include "core/gk_internal.h"
 #include "search/kdtree.h"

@@ -20,7 +20,7 @@
  * every other NaN partial sill = mean gamma of the last 5 classes divided by
  * the number of non-nugget structures. Classes = the non-empty ones used.
  */
-#include "variogram.h"
+#include "gridkit_geostat.h"
 #include "vmodel_internal.h"
 
 #include <float.h>

@@ -2,7 +2,7 @@
  * vmodel.c - variogram model functions with gstat's parameterisation
  * (vario_fn.c): partial sill c, range parameter a, u = h / a, gamma(0) = 0.
  */
-#include "vmodel.h"
+#include "gridkit_geostat.h"
 #include "vmodel_internal.h"
 #include "vmodel_eval.h"
 

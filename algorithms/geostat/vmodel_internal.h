@@ -2,7 +2,7 @@
 #ifndef GK_VMODEL_INTERNAL_H
 #define GK_VMODEL_INTERNAL_H
 
-#include "vmodel.h"
+#include "gridkit_geostat.h"
 
 /* Modified Bessel function of the second kind K_nu(x), nu real, x > 0
  * (no external library); the _scaled form returns e^x K_nu(x). */

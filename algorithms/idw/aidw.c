@@ -5,9 +5,14 @@
  * density. Unlike the published GPU code, the 0.3-0.5 segment uses alpha2 and
  * alpha3, and a point on the node is an exact hit instead of a division by 0. */
 #include "aidw.h"
+#include "idw.h"
+#include "search/gpu_window.h"
+#include "search/index.h"
 #include "search/neighbours.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 
 double gk_aidw_mu(const gk_algorithm *a, double R)
 {
@@ -133,3 +138,87 @@ uint64_t gk_aidw_tile(const gk_job *job, const gk_tile *t, double *out, gk_scrat
 {
     return gk_nb_run_tile(job, t, out, s, aidw_node);
 }
+
+/* ---- the registry's row ------------------------------------------------ */
+
+static void aidw_defaults(gk_algorithm *a)
+{
+    a->aidw_k = 10;
+    const double alpha[5] = {1.5, 2.0, 2.5, 3.0, 3.5};
+    memcpy(a->aidw_alpha, alpha, sizeof alpha);
+    a->aidw_rmin = 0.0;
+    a->aidw_rmax = 2.0;
+}
+
+static int aidw_check(gk_context *ctx, const char *spec, gk_algorithm *a)
+{
+    if (a->aidw_k < 1)
+        return gk_error(ctx, GK_ERR_ARG, "-a %s: k must be >= 1", spec);
+    if (!(a->aidw_rmax > a->aidw_rmin))
+        return gk_error(ctx, GK_ERR_ARG, "-a %s: r_max must be larger than r_min", spec);
+    for (int i = 0; i < 5; i++)
+        if (!isfinite(a->aidw_alpha[i]) || a->aidw_alpha[i] < 0)
+            return gk_error(ctx, GK_ERR_ARG, "-a %s: alpha%d must be >= 0", spec, i + 1);
+    return GK_OK;
+}
+
+static int aidw_canonical(const gk_algorithm *a, char *buf, size_t cap)
+{
+    return snprintf(buf, cap,
+                    ":k=%d:alpha1=%.17g:alpha2=%.17g:alpha3=%.17g:alpha4=%.17g:alpha5=%.17g:"
+                    "r_min=%.17g:r_max=%.17g:smoothing=%.17g",
+                    a->aidw_k, a->aidw_alpha[0], a->aidw_alpha[1], a->aidw_alpha[2],
+                    a->aidw_alpha[3], a->aidw_alpha[4], a->aidw_rmin, a->aidw_rmax, a->smoothing);
+}
+
+static int aidw_prepare(gk_job *job)
+{
+    int rc = gk_method_tree(job);
+    return rc ? rc : gk_aidw_prepare(job);
+}
+
+static const char *aidw_gpu(const gk_job *job, gk_gpu_job_desc *d)
+{
+    const gk_algorithm *a = &job->alg;
+    const char *no = gk_gpu_desc_ellipse(job, d);
+    if (no)
+        return no;
+    if (a->aidw_k < 1 || a->aidw_k > GK_GPU_MAX_LIST_K)
+        return "aidw with k above " GK_STR(GK_GPU_MAX_LIST_K) " has no GPU kernel";
+    if (!(a->aidw_rmax > a->aidw_rmin))
+        return "aidw needs r_max > r_min";
+    d->op = GK_GPU_AIDW;
+    d->aidw_k = a->aidw_k;
+    memcpy(d->aidw_alpha, a->aidw_alpha, sizeof d->aidw_alpha);
+    d->aidw_rmin = a->aidw_rmin;
+    d->aidw_rmax = a->aidw_rmax;
+    d->aidw_r_exp = gk_aidw_r_exp(job->pts);
+    if (job->ell.all)
+        return NULL; /* every point: max_points, min_points and quadrants unused */
+    if (gk_nb_has_quadrants(a))
+        return "aidw with per-quadrant keys has no GPU kernel yet";
+    return gk_idw_gpu_limits(a);
+}
+
+static double aidw_cost(const gk_algorithm *a, double n, double area, double *setup_ns)
+{
+    double win, k;
+    gk_cost_window(a, n, area, &win, &k);
+    *setup_ns = n * GK_NS_TREE_PER_POINT;
+    return 300.0 + 80.0 * (a->aidw_k > k ? a->aidw_k : k);
+}
+
+const gk_method gk_method_aidw = {
+    .name = "aidw",
+    .kind = GK_ALG_AIDW,
+    .keys = GK_KEY_AIDW | GK_KEY_SMOOTHING | GK_KEY_ELLIPSE | GK_KEY_MAX_POINTS |
+            GK_KEY_MIN_POINTS | GK_KEY_NODATA,
+    .defaults = aidw_defaults,
+    .check = aidw_check,
+    .canonical = aidw_canonical,
+    .prepare = aidw_prepare,
+    .cpu_index = gk_index_tree,
+    .cpu_tile = gk_aidw_tile,
+    .gpu_describe = aidw_gpu,
+    .cost_ns = aidw_cost,
+};

@@ -3,7 +3,12 @@
  * Differences from gdal_grid 3.6 (gdal_grid.md section 8): max_points takes the
  * max_points NEAREST points inside the ellipse (#7957 takes the first in file
  * order), and per-quadrant keys keep their limits (3.11 behaviour). */
+#include "idw.h"
+#include "search/gpu_window.h"
+#include "search/index.h"
 #include "search/neighbours.h"
+
+#include <stdio.h>
 
 /* Keeps the points of idx/d2[0..m) inside the ellipse; returns how many. */
 static int keep_inside(const gk_job *job, double nx, double ny, int *idx, double *d2, int m)
@@ -103,3 +108,85 @@ uint64_t gk_invdist_tile(const gk_job *job, const gk_tile *t, double *out, gk_sc
         return gk_invdist_all_tile(job, t, out, s);
     return gk_nb_run_tile(job, t, out, s, invdist_node);
 }
+
+/* ---- the registry's row ------------------------------------------------ */
+
+/* gdal_grid remaps invdist with per-quadrant keys to invdistnn (with the
+ * limits forwarded, as GDAL 3.11 does). */
+static int invdist_adjust(gk_context *ctx, const char *spec, const gk_parse_seen *seen,
+                          gk_algorithm *a)
+{
+    if (!seen->quadrant)
+        return GK_OK;
+    if (a->radius1 != a->radius2 || a->angle != 0)
+        return gk_error(ctx, GK_ERR_ARG,
+                        "-a %s: per-quadrant search needs a circle (radius1 = radius2, angle = 0)",
+                        spec);
+    a->kind = GK_ALG_INVDISTNN;
+    if (a->radius1 == 0)
+        a->radius1 = a->radius2 = 1.0;
+    if (!seen->max_points)
+        a->max_points = 12;
+    return GK_OK;
+}
+
+int gk_idw_canonical(const gk_algorithm *a, char *buf, size_t cap)
+{
+    return snprintf(buf, cap, ":power=%.17g:smoothing=%.17g", a->power, a->smoothing);
+}
+
+/* Without a window the kernels read the points in input order: no index. */
+static int invdist_prepare(gk_job *job) { return job->ell.all ? GK_OK : gk_method_tree(job); }
+static int invdist_cpu_index(gk_job *job) { return job->ell.all ? GK_OK : gk_index_tree(job); }
+
+const char *gk_idw_gpu_limits(const gk_algorithm *a)
+{
+    if (a->max_points > GK_GPU_MAX_LIST_K)
+        return "max_points above " GK_STR(GK_GPU_MAX_LIST_K) " has no GPU kernel";
+    return NULL;
+}
+
+static const char *invdist_gpu(const gk_job *job, gk_gpu_job_desc *d)
+{
+    const gk_algorithm *a = &job->alg;
+    if (gk_nb_has_quadrants(a)) { /* invdistnn in a circle, as on the CPU */
+        gk_gpu_desc_circle(d, a->radius1 > 0.0 ? a->radius1 : 1.0);
+        d->op = GK_GPU_IDW_KNN;
+        return gk_gpu_desc_quadrants(a, 1, d);
+    }
+    if (job->ell.all) {
+        d->window = GK_GPU_WIN_ALL;
+        d->op = GK_GPU_INVDIST_ALL;
+        return NULL;
+    }
+    const char *no = gk_gpu_desc_ellipse(job, d);
+    if (no)
+        return no;
+    d->op = GK_GPU_IDW_KNN;
+    return gk_idw_gpu_limits(&job->alg);
+}
+
+static double invdist_cost(const gk_algorithm *a, double n, double area, double *setup_ns)
+{
+    double win, k;
+    if (gk_cost_window(a, n, area, &win, &k)) { /* every point, in input order */
+        *setup_ns = 0;
+        return 1.0 * n;
+    }
+    *setup_ns = n * GK_NS_TREE_PER_POINT;
+    return gk_cost_select_ns(k, win);
+}
+
+const gk_method gk_method_invdist = {
+    .name = "invdist",
+    .kind = GK_ALG_INVDIST,
+    .keys = GK_KEY_POWER | GK_KEY_SMOOTHING | GK_KEY_ELLIPSE | GK_KEY_MAX_POINTS |
+            GK_KEY_MIN_POINTS | GK_KEY_NODATA | GK_KEY_QUADRANT,
+    .adjust = invdist_adjust,
+    .canonical = gk_idw_canonical,
+    .prepare = invdist_prepare,
+    .cpu_index = invdist_cpu_index,
+    .cpu_tile = gk_invdist_tile,
+    .gpu_describe = invdist_gpu,
+    .cost_ns = invdist_cost,
+};

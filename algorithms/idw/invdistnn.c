@@ -1,7 +1,12 @@
 /* idw/invdistnn.c - inverse distance to a power over the nearest neighbours
  * within a circle (gdal_grid's invdistnn), with its per-quadrant variant.
  * Ties in distance are broken by input order (gdal_grid: quadtree order). */
+#include "idw.h"
+#include "search/gpu_window.h"
+#include "search/index.h"
 #include "search/neighbours.h"
+
+#include <stdio.h>
 
 int gk_idwnn_node(const gk_job *job, double nx, double ny, double radius, double hit2,
                   gk_scratch *s, double *v)
@@ -78,3 +83,61 @@ uint64_t gk_invdistnn_tile(const gk_job *job, const gk_tile *t, double *out, gk_
 {
     return gk_nb_run_tile(job, t, out, s, invdistnn_node);
 }
+
+/* ---- the registry's row ------------------------------------------------ */
+
+static void invdistnn_defaults(gk_algorithm *a)
+{
+    a->radius1 = a->radius2 = 1.0;
+    a->max_points = 12;
+}
+
+static int invdistnn_check(gk_context *ctx, const char *spec, gk_algorithm *a)
+{
+    if (!(a->radius1 > 0))
+        return gk_error(ctx, GK_ERR_ARG, "-a %s: invdistnn needs radius > 0", spec);
+    return GK_OK;
+}
+
+/* power and smoothing, then the circle as gdal_grid's radius= */
+static int invdistnn_canonical(const gk_algorithm *a, char *buf, size_t cap)
+{
+    int n = gk_idw_canonical(a, buf, cap);
+    if (n < 0 || (size_t)n >= cap)
+        return n;
+    int m = snprintf(buf + n, cap - (size_t)n, ":radius=%.17g", a->radius1);
+    return m < 0 ? m : n + m;
+}
+
+static const char *invdistnn_gpu(const gk_job *job, gk_gpu_job_desc *d)
+{
+    const gk_algorithm *a = &job->alg;
+    d->op = GK_GPU_IDW_KNN;
+    gk_gpu_desc_circle(d, a->radius1);
+    if (gk_nb_has_quadrants(a))
+        return gk_gpu_desc_quadrants(a, 1, d);
+    return gk_idw_gpu_limits(a);
+}
+
+static double invdistnn_cost(const gk_algorithm *a, double n, double area, double *setup_ns)
+{
+    double win, k;
+    gk_cost_window(a, n, area, &win, &k);
+    *setup_ns = n * GK_NS_TREE_PER_POINT;
+    return 300.0 + 80.0 * k;
+}
+
+const gk_method gk_method_invdistnn = {
+    .name = "invdistnn",
+    .kind = GK_ALG_INVDISTNN,
+    .keys = GK_KEY_POWER | GK_KEY_SMOOTHING | GK_KEY_RADIUS | GK_KEY_MAX_POINTS |
+            GK_KEY_MIN_POINTS | GK_KEY_NODATA | GK_KEY_QUADRANT,
+    .defaults = invdistnn_defaults,
+    .check = invdistnn_check,
+    .canonical = invdistnn_canonical,
+    .prepare = gk_method_tree,
+    .cpu_index = gk_index_tree,
+    .cpu_tile = gk_invdistnn_tile,
+    .gpu_describe = invdistnn_gpu,
+    .cost_ns = invdistnn_cost,
+};

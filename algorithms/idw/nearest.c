@@ -2,7 +2,12 @@
  * Unlike gdal_grid's quadtree path (gdal_grid.md section 8, item 2) the radius is
  * always honoured; ties go to the point last in input order, as gdal_grid's
  * brute-force path does. */
+#include "core/method.h"
+#include "search/gpu_window.h"
+#include "search/index.h"
 #include "search/neighbours.h"
+
+#include <stdio.h>
 
 #include <math.h>
 
@@ -52,3 +57,32 @@ uint64_t gk_nearest_tile(const gk_job *job, const gk_tile *t, double *out, gk_sc
 {
     return gk_nb_run_tile(job, t, out, s, nearest_node);
 }
+
+/* ---- the registry's row ------------------------------------------------ */
+
+/* Per-quadrant keys are ignored, as on the CPU. */
+static const char *nearest_gpu(const gk_job *job, gk_gpu_job_desc *d)
+{
+    const char *no = gk_gpu_desc_ellipse(job, d);
+    d->op = GK_GPU_NEAREST;
+    return no;
+}
+
+static double nearest_cost(const gk_algorithm *a, double n, double area, double *setup_ns)
+{
+    (void)a;
+    (void)area;
+    *setup_ns = n * GK_NS_TREE_PER_POINT;
+    return 400.0;
+}
+
+const gk_method gk_method_nearest = {
+    .name = "nearest",
+    .kind = GK_ALG_NEAREST,
+    .keys = GK_KEY_ELLIPSE | GK_KEY_NODATA,
+    .prepare = gk_method_tree,
+    .cpu_index = gk_index_tree,
+    .cpu_tile = gk_nearest_tile,
+    .gpu_describe = nearest_gpu,
+    .cost_ns = nearest_cost,
+};

@@ -133,6 +133,15 @@ const double *gk_points_y(const gk_points *pts);
 const double *gk_points_z(const gk_points *pts);
 /* Bounding box of the points; GK_ERR_NO_POINTS when empty. */
 int gk_points_bounds(const gk_points *pts, double *xmin, double *ymin, double *xmax, double *ymax);
+/* Plain "x y z" text (spaces, tabs, commas or semicolons; an optional header
+ * naming the columns; '#' comments): X and Y are columns 1 and 2, Z column 3
+ * unless zcolumn names another (a header name or a 1-based number). */
+/* Appends the points of path to out (a gk_points_new() set). Lines whose Z is
+ * NaN or an empty field are skipped and counted in *n_skipped (may be NULL).
+ * A malformed line is an error naming the file and the line number; out then
+ * holds whatever was read before it. */
+int gk_points_read_xyz(gk_context *ctx, const char *path, const char *zcolumn,
+                       gk_points *out, size_t *n_skipped);
 
 /* ---- grid geometry ---------------------------------------------------- */
 typedef struct {

@@ -27,8 +27,9 @@
  * and the nodes they leave are located here (gk_linear_finish).
  */
 #include "delaunay.h"
-#include "core/device.h"
-#include "core/gk_internal.h"
+#include "linear.h"
+#include "core/method.h"
+#include "search/kdtree.h"
 #include "linear_raster.h"
 
 #include <limits.h>
@@ -1037,7 +1038,9 @@ uint64_t gk_linear_finish(const gk_job *job, const gk_tile *t, double *out, uint
     return nodata;
 }
 
-void gk_tin_gpu_desc(const gk_tin *tin, gk_gpu_job_desc *d)
+/* The tin's triangles and buckets in the GPU job's description (the arrays
+ * stay the tin's). */
+static void tin_gpu_desc(const gk_tin *tin, gk_gpu_job_desc *d)
 {
     d->lin_nv = tin->n_tri > 0 ? tin->n : 0;
     d->lin_nt = tin->n_tri > 0 ? (size_t)tin->n_tri : 0;
@@ -1058,3 +1061,45 @@ void gk_tin_gpu_desc(const gk_tin *tin, gk_gpu_job_desc *d)
     }
     d->lin_bstart = tin->bstart;
 }
+
+/* ---- the registry's row ------------------------------------------------ */
+
+static void linear_release(gk_job *job)
+{
+    gk_tin_free(job->tin);
+    job->tin = NULL;
+}
+
+static int linear_canonical(const gk_algorithm *a, char *buf, size_t cap)
+{
+    return snprintf(buf, cap, ":radius=%.17g", a->radius);
+}
+
+/* The GPU rasterises the tin's triangles; the nodes they leave are located
+ * on the CPU (gk_linear_finish). */
+static const char *linear_gpu(const gk_job *job, gk_gpu_job_desc *d)
+{
+    if (!job->tin)
+        return "linear without its triangulation";
+    d->op = GK_GPU_LINEAR;
+    tin_gpu_desc(job->tin, d);
+    return NULL;
+}
+
+/* linear: the triangulation (CPU) dominates, and on an H100 with 16 cores
+ * the whole run was quicker without the GPU (0.51 s against 0.93 s for 1 M
+ * points to 4096^2 through GDAL, docs/benchmarks.md): the GPU only when asked
+ * for by name. It finds what it needs on its triangulation (and builds a tree
+ * of its own in the degenerate cases). */
+const gk_method gk_method_linear = {
+    .name = "linear",
+    .kind = GK_ALG_LINEAR,
+    .keys = GK_KEY_RADIUS | GK_KEY_NODATA,
+    .flags = GK_M_OWN_RADIUS | GK_M_GPU_EXPLICIT | GK_M_GPU_CPU_TAIL,
+    .canonical = linear_canonical,
+    .build = gk_tin_build,
+    .release = linear_release,
+    .cpu_tile = gk_linear_tile,
+    .gpu_describe = linear_gpu,
+    .gpu_finish = gk_linear_finish,
+};

@@ -11,6 +11,7 @@
  * above any rounding of the geometry below.
  */
 #include "bucket_grid_impl.h"
+#include "core/method.h"
 #include "core/cpu_level.h"
 #include "neighbours.h"
 
@@ -31,7 +32,8 @@ int gk_bg_suits(const gk_algorithm *a, const gk_ellipse *e)
 {
     if (e->all || !(e->r1 > 0.0) || !(e->r2 > 0.0) || !isfinite(e->rmax))
         return 0;
-    if (!gk_alg_is_window_statistic(a->kind))
+    const gk_method *m = gk_method_of(a->kind);
+    if (!m || !(m->flags & GK_M_WINDOW_STAT))
         return 0;
     if (a->min_points_per_quadrant > 0 || a->max_points_per_quadrant > 0)
         return a->kind == GK_ALG_AVERAGE_DISTANCE_PTS; /* it ignores quadrant keys */

@@ -12,6 +12,7 @@
 #define GK_NEIGHBOURS_H
 
 #include "core/gk_internal.h"
+#include "kdtree.h"
 
 #include <math.h>
 #include <stddef.h>

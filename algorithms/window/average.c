@@ -4,7 +4,9 @@
  * stamped point by point, or a row of nodes is one sweep of the points near
  * it, or a node is a masked vector sum over a few spans, whichever its cost
  * model says is fastest (bucket_grid.c). */
+#include "window.h"
 #include "search/bucket_grid.h"
+#include "search/index.h"
 #include "search/neighbours.h"
 
 static int average_node(const gk_job *job, double nx, double ny, double hit2, gk_scratch *s,
@@ -95,3 +97,23 @@ uint64_t gk_average_tile(const gk_job *job, const gk_tile *t, double *out, gk_sc
         return average_bg_tile(job, t, out, s);
     return gk_nb_run_tile(job, t, out, s, average_node);
 }
+
+/* ---- the registry's row ------------------------------------------------ */
+
+static const char *average_gpu(const gk_job *job, gk_gpu_job_desc *d)
+{
+    return gk_window_gpu(job, d, GK_GPU_AVERAGE, 1);
+}
+
+const gk_method gk_method_average = {
+    .name = "average",
+    .kind = GK_ALG_AVERAGE,
+    .keys = GK_WINDOW_KEYS | GK_KEY_MAX_POINTS | GK_KEY_QUADRANT,
+    .flags = GK_M_WINDOW_STAT,
+    .prepare = gk_window_prepare,
+    .release = gk_window_release,
+    .cpu_index = gk_index_tree,
+    .cpu_tile = gk_average_tile,
+    .gpu_describe = average_gpu,
+    .cost_ns = gk_window_cost,
+};

@@ -6,7 +6,9 @@
  * section 8, item 3).
  * Without quadrant keys the job has a bucket grid (bucket_grid.c): a node is a
  * masked vector count / sum / min / max over a few spans. */
+#include "window.h"
 #include "search/bucket_grid.h"
+#include "search/index.h"
 #include "search/neighbours.h"
 
 #include <math.h>
@@ -177,3 +179,41 @@ uint64_t gk_metrics_tile(const gk_job *job, const gk_tile *t, double *out, gk_sc
         return metrics_bg_tile(job, t, out, s);
     return gk_nb_run_tile(job, t, out, s, metrics_node);
 }
+
+/* ---- the registry's rows ----------------------------------------------- */
+
+#define METRIC_GPU(fn, op)                                                                         \
+    static const char *fn(const gk_job *job, gk_gpu_job_desc *d)                                   \
+    {                                                                                              \
+        return gk_window_gpu(job, d, op, 0);                                                       \
+    }
+METRIC_GPU(minimum_gpu, GK_GPU_MINIMUM)
+METRIC_GPU(maximum_gpu, GK_GPU_MAXIMUM)
+METRIC_GPU(range_gpu, GK_GPU_RANGE)
+METRIC_GPU(count_gpu, GK_GPU_COUNT)
+METRIC_GPU(average_distance_gpu, GK_GPU_AVERAGE_DISTANCE)
+METRIC_GPU(average_distance_pts_gpu, GK_GPU_AVERAGE_DISTANCE_PTS)
+
+/* The metrics take no max_points (gdal_grid's data metrics). */
+#define METRIC_ROW(id, nm, k, extra_keys, extra_flags, gpu)                                        \
+    const gk_method id = {                                                                         \
+        .name = nm,                                                                                \
+        .kind = k,                                                                                 \
+        .keys = GK_WINDOW_KEYS | (extra_keys),                                                     \
+        .flags = GK_M_WINDOW_STAT | (extra_flags),                                                 \
+        .prepare = gk_window_prepare,                                                              \
+        .release = gk_window_release,                                                              \
+        .cpu_index = gk_index_tree,                                                                \
+        .cpu_tile = gk_metrics_tile,                                                               \
+        .gpu_describe = gpu,                                                                       \
+        .cost_ns = gk_window_cost,                                                                 \
+    }
+METRIC_ROW(gk_method_minimum, "minimum", GK_ALG_MINIMUM, GK_KEY_QUADRANT, 0, minimum_gpu);
+METRIC_ROW(gk_method_maximum, "maximum", GK_ALG_MAXIMUM, GK_KEY_QUADRANT, 0, maximum_gpu);
+METRIC_ROW(gk_method_range, "range", GK_ALG_RANGE, GK_KEY_QUADRANT, 0, range_gpu);
+METRIC_ROW(gk_method_count, "count", GK_ALG_COUNT, GK_KEY_QUADRANT, GK_M_NO_Z, count_gpu);
+METRIC_ROW(gk_method_average_distance, "average_distance", GK_ALG_AVERAGE_DISTANCE,
+           GK_KEY_QUADRANT, GK_M_NO_Z, average_distance_gpu);
+/* average_distance_pts ignores per-quadrant keys (gdal_grid takes none) */
+METRIC_ROW(gk_method_average_distance_pts, "average_distance_pts", GK_ALG_AVERAGE_DISTANCE_PTS, 0,
+           GK_M_NO_Z, average_distance_pts_gpu);

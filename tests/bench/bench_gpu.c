@@ -30,7 +30,7 @@
  */
 #include "core/device.h"
 #include "gridkit.h"
-#include "geostat/variogram.h"
+#include "gridkit_geostat.h"
 #include "bench_util.h"
 
 #include <math.h>

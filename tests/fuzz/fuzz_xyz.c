@@ -3,7 +3,7 @@
  * a header name, or a column number). */
 #include "fuzz_common.h"
 #include "gridkit.h"
-#include "core/points_xyz.h"
+#include "gridkit.h"
 
 #include <math.h>
 

@@ -1,0 +1,122 @@
+/*
+ * method.h - the method registry: everything the core knows of a gridding
+ * method is one row of this table, defined in the method's own file
+ * (idw/invdist.c, window/metrics.c, geostat/kriging.c, ...) and listed once
+ * in algorithms/methods.c. The parser (parse.c), the tile engine (engine.c),
+ * device choice (device_choice.c) and the GPU description (device.c) read
+ * the row; none of them switches on the method. docs/dev/adding-a-method.md
+ * walks through a new one.
+ */
+#ifndef GK_METHOD_H
+#define GK_METHOD_H
+
+#include "core/gk_internal.h"
+#include "core/gpu_abi.h"
+
+/* The -a keys of gdal_grid's syntax a method takes (parse.c parses them). */
+enum {
+    GK_KEY_POWER = 1 << 0,
+    GK_KEY_SMOOTHING = 1 << 1,
+    GK_KEY_RADIUS1 = 1 << 2,
+    GK_KEY_RADIUS2 = 1 << 3,
+    GK_KEY_RADIUS = 1 << 4,
+    GK_KEY_ANGLE = 1 << 5,
+    GK_KEY_MAX_POINTS = 1 << 6,
+    GK_KEY_MIN_POINTS = 1 << 7,
+    GK_KEY_NODATA = 1 << 8,
+    GK_KEY_QUADRANT = 1 << 9, /* min_points_per_quadrant, max_points_per_quadrant */
+    GK_KEY_AIDW = 1 << 10,    /* k, alpha1..alpha5, r_min, r_max */
+};
+#define GK_KEY_ELLIPSE (GK_KEY_RADIUS1 | GK_KEY_RADIUS2 | GK_KEY_RADIUS | GK_KEY_ANGLE)
+
+/* gk_method.flags */
+enum {
+    GK_M_NO_Z = 1 << 0,        /* reads no z (count, distances): -zfield not needed */
+    GK_M_WINDOW_STAT = 1 << 1, /* a function of the points in the search ellipse */
+    GK_M_GPU_EXPLICIT = 1 << 2, /* GPU only when asked for by name, never under auto */
+    GK_M_GPU_CPU_TAIL = 1 << 3, /* the CPU finishes each GPU tile (gpu_finish): all cores run */
+    GK_M_OWN_RADIUS = 1 << 4,   /* radius= is its own parameter, not the search circle */
+};
+
+/* What the generic parser saw, for a row's adjust hook. */
+typedef struct {
+    int quadrant;   /* a per-quadrant key was given */
+    int max_points; /* max_points was given */
+} gk_parse_seen;
+
+typedef struct gk_method {
+    const char *name; /* -a name */
+    gk_alg_kind kind;
+    unsigned keys;  /* GK_KEY_*: what the generic parser accepts */
+    unsigned flags; /* GK_M_* */
+    /* Defaults that differ from parse.c's common ones (NULL: none). */
+    void (*defaults)(gk_algorithm *a);
+    /* A grammar of its own instead of the generic keys (NULL: generic):
+     * parses the rest of spec (strtok_r state after the name) into a. */
+    int (*parse)(gk_context *ctx, const char *spec, char *rest, gk_algorithm *a);
+    /* After the keys and before the generic checks: may turn the algorithm
+     * into another method (a->kind), as gdal_grid remaps
+     * invdist with per-quadrant keys. NULL: none. */
+    int (*adjust)(gk_context *ctx, const char *spec, const gk_parse_seen *seen, gk_algorithm *a);
+    /* Checks after the generic ones (NULL: none); GK_OK or an error in ctx. */
+    int (*check)(gk_context *ctx, const char *spec, gk_algorithm *a);
+    /* The canonical string's method-specific part after the name (NULL: none). */
+    int (*canonical)(const gk_algorithm *a, char *buf, size_t cap);
+
+    /* Before the device is chosen: what the GPU takes too (linear's
+     * triangulation). After it: the CPU's index and the method's state,
+     * prepare is called on the GPU too (job->gpu set) for state it needs
+     * there. release frees what build and prepare made. Each may be NULL. */
+    int (*build)(gk_job *job);
+    int (*prepare)(gk_job *job);
+    void (*release)(gk_job *job);
+    /* The CPU's index for its share of a GPU job's nodes, built once (the
+     * caller serialises); GK_OK or GK_ERR_NOMEM. NULL: the CPU takes none. */
+    int (*cpu_index)(gk_job *job);
+    /* Could the GPU run it at all (auto starts the GPU early)? NULL: when it
+     * has gpu_describe and no GK_M_GPU_EXPLICIT. */
+    int (*gpu_possible)(const gk_algorithm *a);
+
+    gk_tile_fn cpu_tile;
+    /* The GPU's form of the job: NULL when it runs there, else why not.
+     * NULL function: no GPU kernel. d arrives with gk_gpu_desc_common's
+     * fields set. */
+    const char *(*gpu_describe)(const gk_job *job, gk_gpu_job_desc *d);
+    /* GK_M_GPU_CPU_TAIL: the CPU's part of a GPU tile; the tile's nodata
+     * count, or UINT64_MAX; *rest gets the nodes it took. */
+    uint64_t (*gpu_finish)(const gk_job *job, const gk_tile *t, double *out, uint64_t *rest);
+
+    /* The GPU's kriging state (core/gpu_abi.h's krige_set), after prepare;
+     * 0, or -1 when the kernel does not cover it. NULL: none. */
+    int (*gpu_krige)(const gk_job *job, gk_gpu_krige *k);
+    /* Per-node inputs of a GPU tile (kriging's drift covariates: blocks of
+     * w h into *g0, malloc()ed, the caller frees; NULL: none): 0, 1 when the
+     * whole tile is nodata, -1 when out of memory. NULL hook: none. */
+    int (*gpu_inputs)(const gk_job *job, const gk_tile *t, double **g0);
+
+    /* One core's nanoseconds per node, and in *setup_ns for the CPU's index,
+     * for n uniform points over area (device_choice.c); NULL or INFINITY:
+     * no figure (auto keeps the GPU). */
+    double (*cost_ns)(const gk_algorithm *a, double n, double area, double *setup_ns);
+} gk_method;
+
+/* The method of a name (case-insensitive), or NULL; the method of a kind. */
+const gk_method *gk_method_find(const char *name);
+const gk_method *gk_method_of(gk_alg_kind kind);
+/* The list (algorithms/methods.c), for messages and help. */
+extern const gk_method *const gk_methods[];
+extern const int gk_n_methods;
+
+/* ---- shared pieces the rows use ------------------------------------- */
+
+/* Cost model pieces (device_choice.c): the points in a node's window and
+ * the selection's k, for n uniform points over area (1: no window, every
+ * point); one core's ns per node of an ellipse or k-NN selection. */
+int gk_cost_window(const gk_algorithm *a, double n, double area, double *win, double *k);
+double gk_cost_select_ns(double k, double win);
+#define GK_NS_TREE_PER_POINT 700.0 /* building the k-d tree, per point */
+
+#define GK_STR_(x) #x
+#define GK_STR(x) GK_STR_(x)
+
+#endif

@@ -1,0 +1,24 @@
+/* idw/idw.h - what the IDW family's rows share (invdist, invdistnn, aidw). */
+#ifndef GK_IDW_H
+#define GK_IDW_H
+
+#include "core/method.h"
+
+/* The methods' tile functions (gk_tile_fn). */
+uint64_t gk_invdist_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s);
+uint64_t gk_invdistnn_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s);
+uint64_t gk_nearest_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s);
+uint64_t gk_aidw_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s);
+/* invdist over every point (no search window), invdist_kernels.c: SIMD
+ * kernels in double, or in single precision on tile-local coordinates. */
+uint64_t gk_invdist_all_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s);
+/* Adaptive IDW: checks its keys and sets the expected nearest-neighbour
+ * distance of the point set. */
+int gk_aidw_prepare(gk_job *job);
+
+/* ":power=...:smoothing=..." for the canonical string. */
+int gk_idw_canonical(const gk_algorithm *a, char *buf, size_t cap);
+/* The GPU's k-NN list bound on max_points: NULL, or why not. */
+const char *gk_idw_gpu_limits(const gk_algorithm *a);
+
+#endif

@@ -1,0 +1,217 @@
+/*
+ * gridkit_geostat.h - gridkit's geostatistics for callers of the core:
+ * variogram models with gstat's conventions, the parameters of -a kriging,
+ * experimental variograms and their fits, and cross-validation. The CLI's
+ * variogram and cv commands and the GDAL layer use it; docs/dev/geostatistics.md
+ * states the conventions.
+ */
+#ifndef GRIDKIT_GEOSTAT_H
+#define GRIDKIT_GEOSTAT_H
+
+#include "gridkit.h"
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- variogram models ------------------------------------------------ */
+/*
+ * variogram models with gstat's parameter conventions.
+ *
+ * A model is a nested sum of structures, each with its partial sill, range
+ * (gstat's scale parameter: Exp is 1 - exp(-h/range)), kappa where used, and
+ * 2-D geometric anisotropy as gstat's anis = c(angle, ratio): angle of the
+ * major axis in degrees clockwise from north, ratio = minor/major range.
+ * The nugget is a structure of type GK_VM_NUG. gamma(0) = 0 always.
+ */
+typedef enum {
+    GK_VM_NUG, /* nugget */
+    GK_VM_SPH, /* spherical */
+    GK_VM_EXP, /* exponential */
+    GK_VM_GAU, /* gaussian */
+    GK_VM_MAT, /* Matern (kappa) */
+    GK_VM_STE, /* Matern, Stein's parameterisation (kappa) */
+    GK_VM_EXC, /* exponential class / stable (kappa) */
+    GK_VM_CIR, /* circular */
+    GK_VM_PEN, /* pentaspherical */
+    GK_VM_LIN, /* linear (range 0: unbounded, psill = slope) */
+    GK_VM_POW, /* power (range = exponent, unbounded) */
+    GK_VM_HOL, /* hole effect, c (1 - sin(u)/u) */
+    GK_VM_N_TYPES
+} gk_vm_type;
+
+#define GK_VM_MAX_STRUCTURES 8
+
+typedef struct {
+    gk_vm_type type;
+    double psill;
+    double range;
+    double kappa;      /* Mat, Ste, Exc */
+    double anis_angle; /* degrees clockwise from north */
+    double anis_ratio; /* minor / major, (0, 1]; 1 = isotropic */
+} gk_vm_structure;
+
+typedef struct {
+    int n;
+    gk_vm_structure s[GK_VM_MAX_STRUCTURES];
+} gk_vmodel;
+
+/* gstat's three-letter names ("Sph", "Exp", ...), case-insensitive. */
+int gk_vm_type_from_name(const char *name, gk_vm_type *type);
+const char *gk_vm_type_name(gk_vm_type type);
+
+/* Checks every structure (ranges > 0 where needed, psill >= 0, kappa and
+ * anisotropy in range); a message naming the offending structure. */
+int gk_vmodel_check(gk_context *ctx, const gk_vmodel *m);
+/* gamma at separation (dx, dy) (anisotropy applied); 0 at (0, 0). */
+double gk_vmodel_gamma(const gk_vmodel *m, double dx, double dy);
+/* gamma at isotropic distance h, ignoring anisotropy (for plots and fits). */
+double gk_vmodel_gamma_h(const gk_vmodel *m, double h);
+/* Total sill; 1 when every structure is bounded, else 0. */
+int gk_vmodel_bounded(const gk_vmodel *m);
+double gk_vmodel_sill(const gk_vmodel *m);
+
+/* ---- kriging parameters ---------------------------------------------- */
+/*
+ * the parameters of -a kriging:... (parsed in
+ * kriging_params.c). Plain data: gk_algorithm holds one by value.
+ */
+typedef enum { GK_KRIGE_ORDINARY = 0, GK_KRIGE_SIMPLE, GK_KRIGE_UNIVERSAL } gk_krige_type;
+typedef enum { GK_DRIFT_NONE = 0, GK_DRIFT_LINEAR, GK_DRIFT_QUADRATIC } gk_drift_type;
+
+#define GK_KRIGE_MAX_DRIFT_RASTERS 4
+
+typedef struct {
+    gk_krige_type type;
+    double mean;                 /* simple kriging */
+    gk_drift_type drift;         /* universal: trend in x, y */
+    int n_drift_rasters;         /* external drift (sampled by the GDAL layer) */
+    char drift_raster[GK_KRIGE_MAX_DRIFT_RASTERS][256];
+    gk_vmodel model;
+    int model_auto;              /* model=auto: fit on the points */
+    char variogram_file[256];    /* variogram=FILE.json: read by the GDAL layer */
+    int variance;                /* 1: second band with the kriging variance */
+    double block_w, block_h;     /* block kriging; 0 = point kriging */
+    /* neighbourhood (gstat's nmax, nmin, maxdist, omax) lives in gk_algorithm:
+     * max_points, min_points, max_points_per_quadrant; the radius here: */
+    double maxdist;              /* 0 = no distance limit */
+    int drift_bilinear;          /* drift rasters: 0 nearest pixel (sp::over), 1 bilinear */
+    int have_mean;               /* mean= given */
+} gk_kriging_params;
+
+
+/* For the GDAL layer (the algorithm is opaque in gridkit.h). */
+const gk_kriging_params *gk_algorithm_kriging(const gk_algorithm *a); /* NULL if not kriging */
+/* Replaces the model (variogram=FILE.json read by the caller); checks it and
+ * rebuilds the canonical string. */
+/* The model in the compact form "Nug(0.05)+Sph(0.59,897)[@angle/ratio]" that
+ * model= also accepts. GK_ERR_ARG when buf is too small. */
+int gk_vmodel_format(const gk_vmodel *m, char *buf, size_t room);
+/* The model a kriging job uses (the fitted one for model=auto); NULL otherwise. */
+const gk_vmodel *gk_job_kriging_model(const gk_job *job);
+int gk_kriging_set_model(gk_context *ctx, gk_algorithm *a, const gk_vmodel *m);
+
+/* ---- experimental variograms and fits --------------------------------- */
+/*
+ * experimental variograms and model fitting, as gstat's
+ * variogram() and fit.variogram() compute them.
+ */
+typedef enum { GK_VGM_MATHERON = 0, GK_VGM_CRESSIE = 1 } gk_vgm_estimator;
+
+#define GK_VGM_MAX_DIRECTIONS 16
+
+typedef struct {
+    double cutoff;    /* <= 0: gstat's default, one third of the bounding-box diagonal */
+    double width;     /* <= 0: cutoff / nlags */
+    int nlags;        /* <= 0: 15 (used when width <= 0) */
+    gk_vgm_estimator estimator;
+    int ndir;         /* 0: omnidirectional */
+    double azimuth[GK_VGM_MAX_DIRECTIONS]; /* degrees clockwise from north */
+    double tol_hor;   /* angular half-tolerance in degrees; <= 0: 90 / ndir (gstat) */
+    double bandwidth; /* GSLIB's perpendicular bandwidth; <= 0: none (gstat) */
+} gk_vgm_options;
+
+typedef struct {
+    int ndir;          /* 1 when omnidirectional */
+    int nlags;         /* classes per direction */
+    double cutoff, width;
+    double *azimuth;   /* ndir entries (NaN when omnidirectional) */
+    /* ndir * nlags entries, direction-major; a class with np == 0 is empty */
+    double *np, *dist, *gamma;
+} gk_vgm;
+
+/* Sample variogram of the points (pairs i < j, classes [0,w], (w,2w], ...;
+ * reported distance = mean pair distance of the class). */
+int gk_variogram(gk_context *ctx, const gk_points *pts, const gk_vgm_options *opt, gk_vgm *out);
+void gk_vgm_free(gk_vgm *v);
+
+typedef struct {
+    int method;      /* gstat fit.method: 1 (N_j), 2 (N_j/gamma^2), 6 (OLS), 7 (N_j/h_j^2, default) */
+    int fit_sills;   /* 1 (default) */
+    int fit_ranges;  /* 1 (default) */
+} gk_fit_options;
+
+typedef struct {
+    double sserr;
+    int iterations;
+    int converged;
+} gk_fit_result;
+
+/* Fits the model's partial sills and ranges to direction dir of v (weighted
+ * least squares as gstat). Structures whose psill or range is NaN get automatic
+ * starting values (documented in docs/). */
+int gk_variogram_fit(gk_context *ctx, const gk_vgm *v, int dir, gk_vmodel *model,
+                     const gk_fit_options *opt, gk_fit_result *res);
+
+/* ---- cross-validation ------------------------------------------------- */
+/*
+ * leave-one-out and k-fold cross-validation of any algorithm, as
+ * gstat's krige.cv (geostatistics.md section 7): each fold's points are
+ * predicted from the other folds' points with the same algorithm (nothing is
+ * refitted).
+ */
+typedef struct {
+    /* per point, in input order (n entries each) */
+    size_t n;          /* points cross-validated */
+    double *x, *y;
+    double *observed;
+    double *predicted; /* NaN when the algorithm gave no result (a failed prediction) */
+    double *variance;  /* NaN when the algorithm has no variance */
+    double *residual;  /* observed - predicted */
+    double *zscore;    /* residual / sqrt(variance) */
+    int *fold;         /* 1..nfold, like gstat's fold column */
+    /* summary over the successful predictions */
+    size_t n_failed;   /* predictions that were nodata */
+    double mean_error; /* mean residual (bias) */
+    double rmse, mae;
+    double mean_z;     /* mean z-score; NaN without variances */
+    double var_z;      /* sample variance (n-1) of the z-scores, R's var(); NaN without */
+    double msdr;       /* mean of the squared z-scores (gstat's example; ~1 when well
+                        * specified); NaN without variances */
+    double cor;        /* Pearson correlation observed vs predicted; NaN if undefined */
+    int nfold;         /* folds used (n for leave-one-out) */
+    unsigned seed;     /* seed of the k-fold partition (unused by leave-one-out) */
+} gk_cv_result;
+
+/* Cross-validates alg on pts. nfold 0 or n: leave-one-out; 2 <= nfold < n:
+ * random balanced partition drawn with seed (portable generator, so the same
+ * seed gives the same folds everywhere). Folds run on the context's threads.
+ * On error res is left empty (safe to free). */
+int gk_crossval(gk_context *ctx, const gk_points *pts, const gk_algorithm *alg, int nfold,
+                unsigned seed, gk_cv_result *res);
+void gk_cv_result_free(gk_cv_result *res);
+
+/* The fold (1..nfold) of each of n points for a k-fold partition: a seeded
+ * shuffle dealt round-robin, so fold sizes differ by at most one. */
+void gk_cv_partition(size_t n, int nfold, unsigned seed, int *fold);
+
+/* Recomputes the summary fields of res from its per-point arrays. */
+void gk_cv_summarize(gk_cv_result *res);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

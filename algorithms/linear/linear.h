@@ -1,0 +1,20 @@
+/* linear/linear.h - linear interpolation on the Delaunay triangulation
+ * (linear.c): its point-location structure and tile functions. */
+#ifndef GK_LINEAR_H
+#define GK_LINEAR_H
+
+#include "core/gk_internal.h"
+
+/* Builds/frees the point-location structure (job->tin; needs the context's
+ * triangulator). */
+int gk_tin_build(gk_job *job);
+void gk_tin_free(gk_tin *tin);
+/* Number of triangles (0 when the nearest-point fallback is in use). */
+int gk_tin_triangles(const gk_tin *tin);
+uint64_t gk_linear_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s);
+/* A tile the GPU rasterised (linear_raster.h): its nodes no proper triangle
+ * took (GK_LR_UNSET) located one by one as gk_linear_tile does; their nodata
+ * count, or UINT64_MAX when out of memory; *rest gets how many there were. */
+uint64_t gk_linear_finish(const gk_job *job, const gk_tile *t, double *out, uint64_t *rest);
+
+#endif

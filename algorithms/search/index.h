@@ -1,0 +1,15 @@
+/* search/index.h - a job's k-d tree, built by the method rows that search
+ * (core/method.h's prepare and cpu_index hooks). */
+#ifndef GK_SEARCH_INDEX_H
+#define GK_SEARCH_INDEX_H
+
+#include "core/gk_internal.h"
+
+/* prepare: the k-d tree of the points, unless the job is on the GPU (which
+ * keeps its own index). GK_OK or GK_ERR_NOMEM with a message. */
+int gk_method_tree(gk_job *job);
+/* The k-d tree whatever the device (the CPU's share of a GPU job's nodes),
+ * once; the caller serialises. GK_OK or GK_ERR_NOMEM. */
+int gk_index_tree(gk_job *job);
+
+#endif
