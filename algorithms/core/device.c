@@ -8,8 +8,6 @@
 #include "device.h"
 #include "gpu_abi.h"
 #include "method.h"
-#include "geostat/kriging.h"
-#include "search/neighbours.h"
 
 #include <dlfcn.h>
 #include <math.h>
