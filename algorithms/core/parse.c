@@ -150,8 +150,129 @@ const gk_method *gk_method_of(gk_alg_kind kind)
     return NULL;
 }
 
-gk_algorithm *gk_algorithm_parse(gk_context *ctx, const char *spec)
+/* What the generic keys set besides the algorithm's fields. */
+typedef struct {
+    int have_radius, have_r1, have_r2;
+    double radius;
+    gk_parse_seen seen;
+} parsed_keys;
+
+/* One key=value of gdal_grid's syntax into a (m's keys only). */
+static int apply_key(gk_context *ctx, const char *spec, const gk_method *m, char *tok,
+                     gk_algorithm *a, parsed_keys *pk)
 {
+    const char *aname = m->name;
+    char *eq = strchr(tok, '=');
+    if (!eq)
+        return gk_error(ctx, GK_ERR_ARG, "-a %s: '%s' is not key=value", spec, tok);
+    *eq = '\0';
+    const char *key = tok, *val = eq + 1;
+    size_t k = N_KEYS;
+    for (size_t i = 0; i < N_KEYS; i++)
+        if (strcasecmp(key, KEYS[i].key) == 0)
+            k = i;
+    if (k == N_KEYS || !(m->keys & KEYS[k].bit))
+        return gk_error(ctx, GK_ERR_ARG, "-a %s: algorithm %s has no parameter '%s'", spec,
+                        aname, key);
+    key = KEYS[k].key;
+    double v = 0;
+    if (parse_number(ctx, aname, key, val, &v))
+        return GK_ERR_ARG;
+    if (!strcmp(key, "power"))
+        a->power = v;
+    else if (!strcmp(key, "smoothing"))
+        a->smoothing = v;
+    else if (!strcmp(key, "radius1"))
+        a->radius1 = v, pk->have_r1 = 1;
+    else if (!strcmp(key, "radius2"))
+        a->radius2 = v, pk->have_r2 = 1;
+    else if (!strcmp(key, "radius"))
+        pk->radius = v, pk->have_radius = 1;
+    else if (!strcmp(key, "angle"))
+        a->angle = v;
+    else if (!strcmp(key, "max_points"))
+        return pk->seen.max_points = 1, as_count(ctx, aname, key, v, &a->max_points);
+    else if (!strcmp(key, "min_points"))
+        return as_count(ctx, aname, key, v, &a->min_points);
+    else if (!strcmp(key, "nodata"))
+        a->nodata = v, a->nodata_given = 1;
+    else if (!strcmp(key, "min_points_per_quadrant"))
+        return pk->seen.quadrant = 1, as_count(ctx, aname, key, v, &a->min_points_per_quadrant);
+    else if (!strcmp(key, "max_points_per_quadrant"))
+        return pk->seen.quadrant = 1, as_count(ctx, aname, key, v, &a->max_points_per_quadrant);
+    else if (!strcmp(key, "k"))
+        return as_count(ctx, aname, key, v, &a->aidw_k);
+    else if (!strncmp(key, "alpha", 5))
+        a->aidw_alpha[key[5] - '1'] = v;
+    else if (!strcmp(key, "r_min"))
+        a->aidw_rmin = v;
+    else if (!strcmp(key, "r_max"))
+        a->aidw_rmax = v;
+    return GK_OK;
+}
+
+/* radius= is gdal_grid 3.6's shorthand for radius1 = radius2, unless the
+ * method takes it as its own parameter (linear). */
+static int apply_radius(gk_context *ctx, const char *spec, const gk_method *m,
+                        const parsed_keys *pk, gk_algorithm *a)
+{
+    if (m->flags & GK_M_OWN_RADIUS) {
+        if (pk->have_radius)
+            a->radius = pk->radius;
+    } else if (pk->have_radius) {
+        if (pk->have_r1 || pk->have_r2)
+            return gk_error(ctx, GK_ERR_ARG,
+                            "-a %s: give either radius or radius1/radius2, not both", spec);
+        a->radius1 = a->radius2 = pk->radius;
+    }
+    return GK_OK;
+}
+
+/* The checks every method of the generic grammar shares, with the row's own
+ * among them (after the search window's, before the neighbour counts'). */
+static int check_generic(gk_context *ctx, const char *spec, const gk_method *m, int have_quadrant,
+                         gk_algorithm *a)
+{
+    if (!isfinite(a->power) || a->power < 0)
+        return gk_error(ctx, GK_ERR_ARG, "-a %s: power must be >= 0", spec);
+    if (!isfinite(a->smoothing) || a->smoothing < 0)
+        return gk_error(ctx, GK_ERR_ARG, "-a %s: smoothing must be >= 0", spec);
+    if (!(m->flags & GK_M_OWN_RADIUS)) {
+        if (a->radius1 < 0 || a->radius2 < 0 || !isfinite(a->radius1) || !isfinite(a->radius2))
+            return gk_error(ctx, GK_ERR_ARG, "-a %s: search radii must be finite and >= 0", spec);
+        if ((a->radius1 == 0) != (a->radius2 == 0))
+            return gk_error(
+                ctx, GK_ERR_ARG,
+                "-a %s: radius1 and radius2 must both be > 0 (an ellipse) or both 0 (all "
+                "points); one of them 0 is a degenerate ellipse",
+                spec);
+        if (!isfinite(a->angle))
+            return gk_error(ctx, GK_ERR_ARG, "-a %s: angle must be finite", spec);
+    } else if (!isfinite(a->radius))
+        return gk_error(ctx, GK_ERR_ARG, "-a %s: radius must be finite", spec);
+    if (m->check && m->check(ctx, spec, a))
+        return GK_ERR_ARG;
+    if (have_quadrant && a->radius1 == 0)
+        return gk_error(ctx, GK_ERR_ARG, "-a %s: per-quadrant search needs a radius > 0", spec);
+    if (have_quadrant && a->max_points_per_quadrant &&
+        a->min_points_per_quadrant > a->max_points_per_quadrant)
+        return gk_error(
+            ctx, GK_ERR_ARG,
+            "-a %s: min_points_per_quadrant=%d is larger than max_points_per_quadrant=%d", spec,
+            a->min_points_per_quadrant, a->max_points_per_quadrant);
+    /* no node can have more than max_points neighbours: every node would be
+     * nodata (max_points=0 means all points) */
+    if (a->max_points && a->min_points > a->max_points)
+        return gk_error(
+            ctx, GK_ERR_ARG,
+            "-a %s: min_points=%d is larger than max_points=%d: no node could get a value", spec,
+            a->min_points, a->max_points);
+    if (!isfinite(a->nodata) && !isnan(a->nodata))
+        return gk_error(ctx, GK_ERR_ARG, "-a %s: nodata must be finite", spec);
+    return GK_OK;
+}
+
+gk_algorithm *gk_algorithm_parse(gk_context *ctx, const char *spec) {
     if (!spec || !*spec)
         spec = "invdist";
     size_t len = strlen(spec);
@@ -175,7 +296,6 @@ gk_algorithm *gk_algorithm_parse(gk_context *ctx, const char *spec)
                  name ? name : "", known);
         goto fail;
     }
-    const char *aname = m->name;
     set_defaults(a, m);
     if (m->parse) { /* a grammar of its own (kriging) */
         if (m->parse(ctx, spec, save, a))
@@ -183,139 +303,20 @@ gk_algorithm *gk_algorithm_parse(gk_context *ctx, const char *spec)
         free(buf);
         return a;
     }
-
-    int have_radius = 0, have_r1 = 0, have_r2 = 0, have_quadrant = 0, have_max_points = 0;
-    double radius = 0;
-    for (char *tok = strtok_r(NULL, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
-        char *eq = strchr(tok, '=');
-        if (!eq) {
-            gk_error(ctx, GK_ERR_ARG, "-a %s: '%s' is not key=value", spec, tok);
+    parsed_keys pk = {0};
+    for (char *tok = strtok_r(NULL, ":", &save); tok; tok = strtok_r(NULL, ":", &save))
+        if (apply_key(ctx, spec, m, tok, a, &pk))
             goto fail;
-        }
-        *eq = '\0';
-        const char *key = tok, *val = eq + 1;
-        size_t k = N_KEYS;
-        for (size_t i = 0; i < N_KEYS; i++)
-            if (strcasecmp(key, KEYS[i].key) == 0)
-                k = i;
-        if (k == N_KEYS || !(m->keys & KEYS[k].bit)) {
-            gk_error(ctx, GK_ERR_ARG, "-a %s: algorithm %s has no parameter '%s'", spec, aname,
-                     key);
-            goto fail;
-        }
-        key = KEYS[k].key;
-        double v = 0;
-        if (parse_number(ctx, aname, key, val, &v))
-            goto fail;
-        int rc = GK_OK;
-        if (!strcmp(key, "power"))
-            a->power = v;
-        else if (!strcmp(key, "smoothing"))
-            a->smoothing = v;
-        else if (!strcmp(key, "radius1"))
-            a->radius1 = v, have_r1 = 1;
-        else if (!strcmp(key, "radius2"))
-            a->radius2 = v, have_r2 = 1;
-        else if (!strcmp(key, "radius"))
-            radius = v, have_radius = 1;
-        else if (!strcmp(key, "angle"))
-            a->angle = v;
-        else if (!strcmp(key, "max_points"))
-            rc = as_count(ctx, aname, key, v, &a->max_points), have_max_points = 1;
-        else if (!strcmp(key, "min_points"))
-            rc = as_count(ctx, aname, key, v, &a->min_points);
-        else if (!strcmp(key, "nodata"))
-            a->nodata = v, a->nodata_given = 1;
-        else if (!strcmp(key, "min_points_per_quadrant"))
-            rc = as_count(ctx, aname, key, v, &a->min_points_per_quadrant), have_quadrant = 1;
-        else if (!strcmp(key, "max_points_per_quadrant"))
-            rc = as_count(ctx, aname, key, v, &a->max_points_per_quadrant), have_quadrant = 1;
-        else if (!strcmp(key, "k"))
-            rc = as_count(ctx, aname, key, v, &a->aidw_k);
-        else if (!strncmp(key, "alpha", 5))
-            a->aidw_alpha[key[5] - '1'] = v;
-        else if (!strcmp(key, "r_min"))
-            a->aidw_rmin = v;
-        else if (!strcmp(key, "r_max"))
-            a->aidw_rmax = v;
-        if (rc)
-            goto fail;
-    }
-
-    /* radius= is gdal_grid 3.6's shorthand for radius1 = radius2, unless the
-     * method takes it as its own parameter (linear). */
-    if (m->flags & GK_M_OWN_RADIUS) {
-        if (have_radius)
-            a->radius = radius;
-    } else if (have_radius) {
-        if (have_r1 || have_r2) {
-            gk_error(ctx, GK_ERR_ARG, "-a %s: give either radius or radius1/radius2, not both",
-                     spec);
-            goto fail;
-        }
-        a->radius1 = a->radius2 = radius;
-    }
+    if (apply_radius(ctx, spec, m, &pk, a))
+        goto fail;
     /* a method may become another here (invdist with per-quadrant keys) */
     if (m->adjust) {
-        gk_parse_seen seen = {have_quadrant, have_max_points};
-        if (m->adjust(ctx, spec, &seen, a))
+        if (m->adjust(ctx, spec, &pk.seen, a))
             goto fail;
         m = gk_method_of(a->kind);
     }
-
-    if (!isfinite(a->power) || a->power < 0) {
-        gk_error(ctx, GK_ERR_ARG, "-a %s: power must be >= 0", spec);
+    if (check_generic(ctx, spec, m, pk.seen.quadrant, a))
         goto fail;
-    }
-    if (!isfinite(a->smoothing) || a->smoothing < 0) {
-        gk_error(ctx, GK_ERR_ARG, "-a %s: smoothing must be >= 0", spec);
-        goto fail;
-    }
-    if (!(m->flags & GK_M_OWN_RADIUS)) {
-        if (a->radius1 < 0 || a->radius2 < 0 || !isfinite(a->radius1) || !isfinite(a->radius2)) {
-            gk_error(ctx, GK_ERR_ARG, "-a %s: search radii must be finite and >= 0", spec);
-            goto fail;
-        }
-        if ((a->radius1 == 0) != (a->radius2 == 0)) {
-            gk_error(ctx, GK_ERR_ARG,
-                     "-a %s: radius1 and radius2 must both be > 0 (an ellipse) or both 0 (all "
-                     "points); one of them 0 is a degenerate ellipse",
-                     spec);
-            goto fail;
-        }
-        if (!isfinite(a->angle)) {
-            gk_error(ctx, GK_ERR_ARG, "-a %s: angle must be finite", spec);
-            goto fail;
-        }
-    } else if (!isfinite(a->radius)) {
-        gk_error(ctx, GK_ERR_ARG, "-a %s: radius must be finite", spec);
-        goto fail;
-    }
-    if (m->check && m->check(ctx, spec, a))
-        goto fail;
-    if (have_quadrant && a->radius1 == 0) {
-        gk_error(ctx, GK_ERR_ARG, "-a %s: per-quadrant search needs a radius > 0", spec);
-        goto fail;
-    }
-    if (have_quadrant && a->max_points_per_quadrant &&
-        a->min_points_per_quadrant > a->max_points_per_quadrant) {
-        gk_error(ctx, GK_ERR_ARG,
-                 "-a %s: min_points_per_quadrant=%d is larger than max_points_per_quadrant=%d",
-                 spec, a->min_points_per_quadrant, a->max_points_per_quadrant);
-        goto fail;
-    }
-    /* no node can have more than max_points neighbours: every node would be
-     * nodata (max_points=0 means all points) */
-    if (a->max_points && a->min_points > a->max_points) {
-        gk_error(ctx, GK_ERR_ARG,
-                 "-a %s: min_points=%d is larger than max_points=%d: no node could get a value",
-                 spec, a->min_points, a->max_points);
-        goto fail;
-    }
-    if (!isfinite(a->nodata) && !isnan(a->nodata)) {
-        gk_error(ctx, GK_ERR_ARG, "-a %s: nodata must be finite", spec);
-        goto fail;
-    }
     build_canonical(a);
     free(buf);
     return a;
