@@ -4,8 +4,8 @@
  * Every kernel with an AVX2 or AVX-512 variant asks here, so that one
  * setting caps them all: GRIDKIT_ISA=portable|avx2|avx512 (or 0, 1, 2) runs
  * the lower paths on a CPU that has the higher ones. The tests use it to
- * show that each path gives the same bytes (issue 22: a result must not
- * depend on the CPU).
+ * show that each path gives the same bytes (a result must not depend on
+ * the CPU: docs/reliability.md).
  */
 #ifndef GK_CPU_LEVEL_H
 #define GK_CPU_LEVEL_H

@@ -1,8 +1,8 @@
 /* idw/invdist.c - inverse distance to a power with a search ellipse.
- * Without a search window the lead's global kernels (invdist_kernels.c) run.
+ * Without a search window the SIMD kernels of invdist_kernels.c run.
  * Differences from gdal_grid 3.6 (gdal_grid.md section 8): max_points takes the
- * max_points NEAREST points inside the ellipse (#7957 takes the first in file
- * order), and per-quadrant keys keep their limits (3.11 behaviour). */
+ * max_points NEAREST points inside the ellipse (gdal_grid takes the first in
+ * file order), and per-quadrant keys keep their limits (3.11 behaviour). */
 #include "idw.h"
 #include "search/gpu_window.h"
 #include "search/index.h"

@@ -33,7 +33,7 @@
 
 /* p = 2: sums of w z and w over n points for NODES nodes (exact hits are
  * handled per tile by mark_hits, not per pair). One order of operations on
- * every CPU (issue 22): w = 1 / (d d + dy2) by a correctly rounded division,
+ * every CPU (docs/reliability.md): w = 1 / (d d + dy2) by a correctly rounded division,
  * eight partial sums by point index mod 8 (the lanes of GCC's vector
  * extension: four SSE2 pairs, two AVX or one AVX-512 register, the same
  * lane-wise IEEE operations), folded in a fixed tree. A reciprocal estimate

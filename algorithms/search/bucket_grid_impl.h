@@ -43,7 +43,7 @@ struct gk_bucket_grid {
  * renormalised by TwoSum then holds each partial sum exactly, and its high
  * part is the exact sum correctly rounded. So the scan, the sweep and the
  * stamp, in any order, on any tiling and any CPU, give the same double
- * (issue 22). Elsewhere (z of a huge dynamic range) only the scan runs, in
+ * (docs/reliability.md). Elsewhere (z of a huge dynamic range) only the scan runs, in
  * one fixed order on every CPU. */
 static inline void bg_two_sum(double a, double b, double *s, double *e)
 {

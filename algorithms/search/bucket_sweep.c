@@ -32,7 +32,7 @@ void gk_bg_force_method(gk_bucket_grid *g, int method) { g->method = method; }
  * band it places, plus the points inside; the stamp for each point near a
  * tile (its rows taken 8 at a time, whole vectors even for one row) and each
  * row of a point it places; the scan for the candidates of a node's spans.
- * With the mean density: issue 4's case (20 points a node, 10 cells radius)
+ * With the mean density: 20 points a node within 10 cells
  * stamps, 20 against 35 (sweep) and 58 (scan) ns a node; chords of a cell
  * or two sweep (13 against 21); 250 points a node (radius 20 cells) stamps,
  * 113 against 195 (scan) and 207; nodes sparser than the points scan. */
