@@ -215,6 +215,21 @@ const char *gk_context_device_name(gk_context *ctx)
     return ctx->device_name[0] ? ctx->device_name : "cpu";
 }
 
+/* The context's request, else GRIDKIT_DEVICE's, else auto; an error in ctx
+ * when GRIDKIT_DEVICE cannot be read. */
+static int requested_device(gk_context *ctx, int *code)
+{
+    *code = ctx->device;
+    if (*code != GK_DEV_UNSET)
+        return GK_OK;
+    const char *env = getenv("GRIDKIT_DEVICE");
+    *code = GK_DEV_AUTO;
+    if (env && *env && parse_spec(env, code))
+        return gk_error(ctx, GK_ERR_ARG, "GRIDKIT_DEVICE: '%s' is not auto, cpu, cuda or cuda:N",
+                        env);
+    return GK_OK;
+}
+
 /* ---- jobs -------------------------------------------------------------- */
 
 /* The GPU form of the job, or a reason why it has none yet. */
@@ -289,14 +304,9 @@ static int attach_failed(gk_context *ctx, gk_gpu_job *g, int explicit_gpu, int d
 int gk_device_job_attach(gk_job *job)
 {
     gk_context *ctx = job->ctx;
-    int code = ctx->device;
-    if (code == GK_DEV_UNSET) {
-        const char *env = getenv("GRIDKIT_DEVICE");
-        code = GK_DEV_AUTO;
-        if (env && *env && parse_spec(env, &code))
-            return gk_error(ctx, GK_ERR_ARG,
-                            "GRIDKIT_DEVICE: '%s' is not auto, cpu, cuda or cuda:N", env);
-    }
+    int code;
+    if (requested_device(ctx, &code))
+        return GK_ERR_ARG;
     snprintf(ctx->device_name, sizeof ctx->device_name, "cpu");
     if (code == GK_DEV_CPU)
         return GK_OK;
@@ -744,15 +754,9 @@ static _Thread_local char vgm_dev[700] = "cpu";
 
 int gk_device_variogram(gk_context *ctx, const gk_gpu_vgm *v, double *np, double *sd, double *sg)
 {
-    int code = ctx->device;
-    if (code == GK_DEV_UNSET) {
-        const char *env = getenv("GRIDKIT_DEVICE");
-        code = GK_DEV_AUTO;
-        if (env && *env && parse_spec(env, &code))
-            return gk_error(ctx, GK_ERR_ARG,
-                            "GRIDKIT_DEVICE: '%s' is not auto, cpu, cuda or cuda:N", env),
-                   -1;
-    }
+    int code;
+    if (requested_device(ctx, &code))
+        return -1;
     snprintf(vgm_dev, sizeof vgm_dev, "cpu");
     if (code == GK_DEV_CPU)
         return 0;
