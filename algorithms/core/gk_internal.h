@@ -62,7 +62,7 @@ typedef enum {
 } gk_alg_kind;
 
 /* Parsed -a string. Field meanings and defaults follow gdal_grid 3.6
- * (../shared/reference/gdal_grid.md section 4); parse.c sets the defaults. */
+ * (docs/dev/gdal_grid.md, 'Parameters and defaults'); parse.c sets them. */
 struct gk_algorithm {
     gk_alg_kind kind; /* its row: gk_method_of(kind), core/method.h */
     double power;     /* invdist, invdistnn */

@@ -1,5 +1,5 @@
 /* idw/aidw.c - adaptive inverse distance weighting (Lu & Wong 2008; see
- * geostatistics.md section 8). Per node the power follows the local point
+ * docs/dev/geostatistics.md, 'Adaptive IDW'). Per node the power follows the local point
  * pattern: R = (mean distance to the k nearest points) / r_exp, where r_exp is
  * the mean nearest-neighbour distance expected for a random pattern of the same
  * density. Unlike the published GPU code, the 0.3-0.5 segment uses alpha2 and

@@ -1,8 +1,10 @@
 /* idw/invdist.c - inverse distance to a power with a search ellipse.
  * Without a search window the SIMD kernels of invdist_kernels.c run.
- * Differences from gdal_grid 3.6 (gdal_grid.md section 8): max_points takes the
- * max_points NEAREST points inside the ellipse (gdal_grid takes the first in
- * file order), and per-quadrant keys keep their limits (3.11 behaviour). */
+ * Differences from gdal_grid 3.6: max_points takes the max_points NEAREST
+ * points inside the ellipse (gdal_grid takes the first in file order), and
+ * per-quadrant keys keep their limits (3.11 behaviour); docs/dev/gdal_grid.md,
+ * 'invdist max_points takes the nearest' and 'Per-quadrant limits with
+ * invdist are kept'. */
 #include "idw.h"
 #include "search/gpu_window.h"
 #include "search/index.h"

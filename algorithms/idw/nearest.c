@@ -1,6 +1,6 @@
 /* idw/nearest.c - value of the nearest point inside the search ellipse.
- * Unlike gdal_grid's quadtree path (gdal_grid.md section 8, item 2) the radius is
- * always honoured; ties go to the point last in input order, as gdal_grid's
+ * Unlike gdal_grid's quadtree path the radius is always honoured
+ * (docs/dev/gdal_grid.md, 'nearest honours the radius'); ties go to the point last in input order, as gdal_grid's
  * brute-force path does. */
 #include "core/method.h"
 #include "search/gpu_window.h"

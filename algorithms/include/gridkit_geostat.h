@@ -168,9 +168,10 @@ int gk_variogram_fit(gk_context *ctx, const gk_vgm *v, int dir, gk_vmodel *model
 /* ---- cross-validation ------------------------------------------------- */
 /*
  * leave-one-out and k-fold cross-validation of any algorithm, as
- * gstat's krige.cv (geostatistics.md section 7): each fold's points are
- * predicted from the other folds' points with the same algorithm (nothing is
- * refitted).
+ * gstat's krige.cv (docs/dev/geostatistics.md, 'Cross-validation'): each
+ * fold's points are predicted from the other folds' points with the same
+ * algorithm; a given model is kept, model=auto is fitted again on each fold's
+ * points.
  */
 typedef struct {
     /* per point, in input order (n entries each) */

@@ -2,8 +2,8 @@
  * maximum, range, count, average_distance and average_distance_pts.
  * Per-quadrant keys select points as for average but never stop at max_points
  * (gdal_grid's metrics options have no max_points); average_distance_pts has no
- * per-quadrant variant and averages over distinct pairs i < j (gdal_grid.md
- * section 8, item 3).
+ * per-quadrant variant and averages over distinct pairs i < j
+ * (docs/dev/gdal_grid.md, 'average_distance_pts counts distinct pairs').
  * Without quadrant keys the job has a bucket grid (bucket_grid.c): a node is a
  * masked vector count / sum / min / max over a few spans. */
 #include "window.h"
