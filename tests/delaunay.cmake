@@ -9,7 +9,8 @@ if(TARGET gridkit_gdal)
     ${CMAKE_SOURCE_DIR}/algorithms/include)
   add_executable(test_delaunay ${CMAKE_CURRENT_SOURCE_DIR}/test_delaunay.c
                                $<TARGET_OBJECTS:gk_delaunay_deferred>)
-  target_include_directories(test_delaunay PRIVATE ${CMAKE_SOURCE_DIR}/algorithms)
+  target_include_directories(test_delaunay PRIVATE ${CMAKE_SOURCE_DIR}/algorithms
+    ${CMAKE_SOURCE_DIR}/driver/io)
   target_link_libraries(test_delaunay PRIVATE gridkit_gdal gridkit_core)
   add_test(NAME delaunay COMMAND test_delaunay)
 endif()

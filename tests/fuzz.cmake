@@ -12,6 +12,8 @@ if(GRIDKIT_FUZZ)
     add_executable(fuzz_${t} ${_gk_fuzz_dir}/fuzz_${t}.c)
     target_compile_definitions(fuzz_${t} PRIVATE _GNU_SOURCE)
     target_link_libraries(fuzz_${t} PRIVATE gridkit_gdal)
+    target_include_directories(fuzz_${t} PRIVATE ${CMAKE_SOURCE_DIR}/driver/io
+      ${CMAKE_SOURCE_DIR}/driver/lib)
     target_link_options(fuzz_${t} PRIVATE -fsanitize=fuzzer)
     set_target_properties(fuzz_${t} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/fuzz)
     add_test(NAME fuzz_corpus_${t} COMMAND fuzz_${t} -runs=0 ${_gk_fuzz_dir}/corpus/${t})

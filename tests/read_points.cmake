@@ -2,6 +2,7 @@
 if(TARGET gridkit_gdal)
   add_executable(test_read_points ${CMAKE_CURRENT_SOURCE_DIR}/test_read_points.c)
   target_link_libraries(test_read_points PRIVATE gridkit_gdal)
+  target_include_directories(test_read_points PRIVATE ${CMAKE_SOURCE_DIR}/driver/io)
   add_test(NAME read_points_xyz COMMAND test_read_points xyz)
   add_test(NAME read_points_ogr COMMAND test_read_points ogr)
   add_test(NAME read_points_arrow COMMAND test_read_points arrow)

@@ -1,7 +1,8 @@
-# write_raster: the GDAL raster writer (driver/write_raster.c).
+# write_raster: the GDAL raster writer (driver/io/write_raster.c).
 if(TARGET gridkit_gdal)
   add_executable(test_write_raster ${CMAKE_CURRENT_LIST_DIR}/test_write_raster.c)
   target_link_libraries(test_write_raster PRIVATE gridkit_gdal)
+  target_include_directories(test_write_raster PRIVATE ${CMAKE_SOURCE_DIR}/driver/io)
   target_compile_definitions(test_write_raster PRIVATE _POSIX_C_SOURCE=200809L)
   set(GK_WR_DIR ${CMAKE_CURRENT_BINARY_DIR}/write_raster_work)
   add_test(NAME write_raster COMMAND test_write_raster ${GK_WR_DIR})

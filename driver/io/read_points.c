@@ -14,10 +14,10 @@
  * GeoPackage) with the same result as feature by feature; the config option
  * GRIDKIT_OGR_ARROW=NO turns that off (the tests compare the two).
  */
-#include "read_points.h"
+#include "io/read_points.h"
 #include "core/points_xyz.h"
-#include "read_gpkg.h"
-#include "wkb_point.h"
+#include "io/read_gpkg.h"
+#include "io/wkb_point.h"
 
 #include "cpl_conv.h"
 #include "cpl_multiproc.h"

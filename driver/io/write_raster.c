@@ -11,10 +11,10 @@
 /* faccessat() and statvfs() are POSIX; GDAL's VSIStatBufL is a struct stat64 */
 #define _XOPEN_SOURCE 700
 #define _LARGEFILE64_SOURCE 1
-#include "write_raster.h"
-#include "cancel_cleanup.h"
-#include "output_check.h"
-#include "replace_output.h"
+#include "io/write_raster.h"
+#include "io/cancel_cleanup.h"
+#include "io/output_check.h"
+#include "io/replace_output.h"
 
 #include <errno.h>
 #include <fcntl.h>

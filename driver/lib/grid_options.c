@@ -3,7 +3,7 @@
  * gridkit's own options, parsed into gk_grid_options. The one grammar that the
  * CLI, the plugin's open string and the tests share.
  */
-#include "grid_options.h"
+#include "lib/grid_options.h"
 
 #include <cpl_conv.h>
 #include <cpl_multiproc.h>
@@ -87,7 +87,7 @@ static int check_threads(gk_context *ctx, const char *what, const char *given, l
                     GK_THREADS_MAX);
 }
 
-int gk_grid_options_threads(gk_context *ctx, const gk_grid_options *o)
+static int threads_wanted(gk_context *ctx, const gk_grid_options *o)
 {
     if (o->threads > 0)
         return o->threads; /* checked when parsed */
@@ -105,6 +105,15 @@ int gk_grid_options_threads(gk_context *ctx, const gk_grid_options *o)
         return -1;
     }
     return (int)n;
+}
+
+int gk_grid_options_apply_threads(gk_context *ctx, const gk_grid_options *o)
+{
+    int threads = threads_wanted(ctx, o);
+    if (threads < 0)
+        return gk_errno(ctx);
+    gk_context_set_threads(ctx, threads);
+    return GK_OK;
 }
 
 void gk_grid_options_free(gk_grid_options *o)
