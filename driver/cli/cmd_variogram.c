@@ -407,6 +407,21 @@ static void write_model_table(FILE *f, const gk_vmodel *m, const gk_fit_result *
     }
 }
 
+/* The sample variogram, a line per lag and direction: np, dist, gamma in
+ * fmt, then the direction in dir_fmt where there are directions. */
+static void write_rows(FILE *f, const gk_vgm *v, int directional, const char *fmt,
+                       const char *dir_fmt)
+{
+    for (int a = 0; a < v->ndir; a++)
+        for (int k = 0; k < v->nlags; k++) {
+            size_t q = (size_t)a * v->nlags + k;
+            fprintf(f, fmt, v->np[q], v->dist[q], v->gamma[q]);
+            if (directional)
+                fprintf(f, dir_fmt, v->azimuth[a]);
+            fputc('\n', f);
+        }
+}
+
 static int write_output(FILE *f, const vgm_args *va, const gk_vgm *v, size_t npts,
                         const gk_vmodel *m, const gk_fit_result *fr)
 {
@@ -420,28 +435,14 @@ static int write_output(FILE *f, const vgm_args *va, const gk_vgm *v, size_t npt
         free(s);
     } else if (!strcmp(va->format, "csv")) {
         fprintf(f, "np,dist,gamma%s\n", directional ? ",dir.hor" : "");
-        for (int a = 0; a < v->ndir; a++)
-            for (int k = 0; k < v->nlags; k++) {
-                size_t q = (size_t)a * v->nlags + k;
-                fprintf(f, "%.0f,%.17g,%.17g", v->np[q], v->dist[q], v->gamma[q]);
-                if (directional)
-                    fprintf(f, ",%.17g", v->azimuth[a]);
-                fputc('\n', f);
-            }
+        write_rows(f, v, directional, "%.0f,%.17g,%.17g", ",%.17g");
         if (m)
             write_model_table(stderr, m, fr, va->method);
     } else {
         fprintf(f, "# %zu points, cutoff %.10g, width %.10g, %s estimator\n", npts, v->cutoff,
                 v->width, va->vo.estimator == GK_VGM_CRESSIE ? "Cressie-Hawkins" : "Matheron");
         fprintf(f, "%8s %20s %20s%s\n", "np", "dist", "gamma", directional ? "  dir.hor" : "");
-        for (int a = 0; a < v->ndir; a++)
-            for (int k = 0; k < v->nlags; k++) {
-                size_t q = (size_t)a * v->nlags + k;
-                fprintf(f, "%8.0f %20.12g %20.12g", v->np[q], v->dist[q], v->gamma[q]);
-                if (directional)
-                    fprintf(f, " %8g", v->azimuth[a]);
-                fputc('\n', f);
-            }
+        write_rows(f, v, directional, "%8.0f %20.12g %20.12g", " %8g");
         if (m) {
             fputc('\n', f);
             write_model_table(f, m, fr, va->method);
