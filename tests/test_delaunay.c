@@ -3,7 +3,7 @@
  * position, and timings. GK_DELAUNAY_BENCH=1 adds 200k / 1M timings vs GDAL. */
 #define _POSIX_C_SOURCE 200809L
 #include "linear/delaunay.h"
-#include "triangulate_gdal.h"
+#include "io/triangulate_gdal.h"
 
 #include <math.h>
 #include <stdint.h>

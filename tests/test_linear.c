@@ -4,7 +4,7 @@
 #include "core/gk_internal.h"
 #include "linear/linear.h"
 #include "search/kdtree.h"
-#include "triangulate_gdal.h"
+#include "io/triangulate_gdal.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "core/points_xyz.h"
-#include "read_points.h"
+#include "io/read_points.h"
 
 #include "cpl_conv.h"
 #include "gdal.h"

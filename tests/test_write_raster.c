@@ -6,7 +6,7 @@
  *        test_write_raster --memory WORKDIR   20000 x 20000 Byte, peak RSS
  */
 #define _XOPEN_SOURCE 700 /* realpath, link, seteuid */
-#include "write_raster.h"
+#include "io/write_raster.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,4 +1,4 @@
-# write_raster: the GDAL raster writer (driver/write_raster.c).
+# write_raster: the GDAL raster writer (driver/io/write_raster.c).
 if(TARGET gridkit_gdal)
   add_executable(test_write_raster ${CMAKE_CURRENT_LIST_DIR}/test_write_raster.c)
   target_link_libraries(test_write_raster PRIVATE gridkit_gdal)

@@ -2,7 +2,7 @@
  * (gk_grid_options_new). The input is the argument vector, one argument
  * per NUL-separated piece. */
 #include "fuzz_common.h"
-#include "grid_options.h"
+#include "lib/grid_options.h"
 
 #define MAX_ARGS 256
 

@@ -2,8 +2,8 @@
  * files as the plugin parses them: gk_job_args_split, then the argv parser.
  * The first byte picks the mode (odd: a .gridkit file, with '#' comments). */
 #include "fuzz_common.h"
-#include "grid_options.h"
-#include "job_args.h"
+#include "lib/grid_options.h"
+#include "lib/job_args.h"
 
 #include "cpl_string.h"
 

@@ -2,7 +2,7 @@
  * (gk_vmodel_read_json, what -a kriging:variogram=FILE reads), fed through a
  * memory file. */
 #include "fuzz_common.h"
-#include "vmodel_json.h"
+#include "io/vmodel_json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -3,7 +3,6 @@
  * a header name, or a column number). */
 #include "fuzz_common.h"
 #include "gridkit.h"
-#include "gridkit.h"
 
 #include <math.h>
 

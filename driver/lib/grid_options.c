@@ -3,7 +3,7 @@
  * gridkit's own options, parsed into gk_grid_options. The one grammar that the
  * CLI, the plugin's open string and the tests share.
  */
-#include "grid_options.h"
+#include "lib/grid_options.h"
 
 #include <cpl_conv.h>
 #include <cpl_multiproc.h>
@@ -87,7 +87,7 @@ static int check_threads(gk_context *ctx, const char *what, const char *given, l
                     GK_THREADS_MAX);
 }
 
-int gk_grid_options_threads(gk_context *ctx, const gk_grid_options *o)
+static int threads_wanted(gk_context *ctx, const gk_grid_options *o)
 {
     if (o->threads > 0)
         return o->threads; /* checked when parsed */
@@ -105,6 +105,15 @@ int gk_grid_options_threads(gk_context *ctx, const gk_grid_options *o)
         return -1;
     }
     return (int)n;
+}
+
+int gk_grid_options_apply_threads(gk_context *ctx, const gk_grid_options *o)
+{
+    int threads = threads_wanted(ctx, o);
+    if (threads < 0)
+        return gk_errno(ctx);
+    gk_context_set_threads(ctx, threads);
+    return GK_OK;
 }
 
 void gk_grid_options_free(gk_grid_options *o)
@@ -148,6 +157,44 @@ void gk_grid_options_free(gk_grid_options *o)
         }                                                                                          \
     } while (0)
 
+/* The field of an option that takes one word: kept once (string_option) or
+ * every time given (list_option); NULL for other arguments. */
+static char **string_option(gk_grid_options *o, const char *a)
+{
+    if (!strcmp(a, "-of") || !strcmp(a, "-f"))
+        return &o->format;
+    if (!strcmp(a, "-ot"))
+        return &o->type;
+    if (!strcmp(a, "-zfield"))
+        return &o->zfield;
+    if (!strcmp(a, "-a_srs"))
+        return &o->a_srs;
+    if (!strcmp(a, "-clipsrcsql"))
+        return &o->clipsrcsql;
+    if (!strcmp(a, "-clipsrclayer"))
+        return &o->clipsrclayer;
+    if (!strcmp(a, "-clipsrcwhere"))
+        return &o->clipsrcwhere;
+    if (!strcmp(a, "-where"))
+        return &o->where;
+    if (!strcmp(a, "-sql"))
+        return &o->sql;
+    if (!strcmp(a, "-a"))
+        return &o->algorithm;
+    return NULL;
+}
+
+static char ***list_option(gk_grid_options *o, const char *a)
+{
+    if (!strcmp(a, "-co"))
+        return &o->creation_options;
+    if (!strcmp(a, "-oo"))
+        return &o->open_options;
+    if (!strcmp(a, "-l"))
+        return &o->layers;
+    return NULL;
+}
+
 gk_grid_options *gk_grid_options_new(gk_context *ctx, int argc, char **argv)
 {
     gk_grid_options *o = calloc(1, sizeof *o);
@@ -158,24 +205,14 @@ gk_grid_options *gk_grid_options_new(gk_context *ctx, int argc, char **argv)
     o->z_multiply = 1.0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "-of") || !strcmp(a, "-f")) {
+        char **str = string_option(o, a), ***list = list_option(o, a);
+        if (str) {
             NEED(1);
-            ONCE(o->format);
-            o->format = CPLStrdup(argv[++i]);
-        } else if (!strcmp(a, "-ot")) {
+            ONCE(*str);
+            *str = CPLStrdup(argv[++i]);
+        } else if (list) {
             NEED(1);
-            ONCE(o->type);
-            o->type = CPLStrdup(argv[++i]);
-        } else if (!strcmp(a, "-co")) {
-            NEED(1);
-            o->creation_options = CSLAddString(o->creation_options, argv[++i]);
-        } else if (!strcmp(a, "-oo")) {
-            NEED(1);
-            o->open_options = CSLAddString(o->open_options, argv[++i]);
-        } else if (!strcmp(a, "-zfield")) {
-            NEED(1);
-            ONCE(o->zfield);
-            o->zfield = CPLStrdup(argv[++i]);
+            *list = CSLAddString(*list, argv[++i]);
         } else if (!strcmp(a, "-z_increase")) {
             NEED(1);
             if (parse_double(ctx, a, argv[++i], &o->z_increase))
@@ -184,10 +221,6 @@ gk_grid_options *gk_grid_options_new(gk_context *ctx, int argc, char **argv)
             NEED(1);
             if (parse_double(ctx, a, argv[++i], &o->z_multiply))
                 goto fail;
-        } else if (!strcmp(a, "-a_srs")) {
-            NEED(1);
-            ONCE(o->a_srs);
-            o->a_srs = CPLStrdup(argv[++i]);
         } else if (!strcmp(a, "-spat")) {
             NEED(4);
             for (int k = 0; k < 4; k++)
@@ -217,29 +250,6 @@ gk_grid_options *gk_grid_options_new(gk_context *ctx, int argc, char **argv)
             } else {
                 o->clipsrc = CPLStrdup(argv[++i]);
             }
-        } else if (!strcmp(a, "-clipsrcsql")) {
-            NEED(1);
-            ONCE(o->clipsrcsql);
-            o->clipsrcsql = CPLStrdup(argv[++i]);
-        } else if (!strcmp(a, "-clipsrclayer")) {
-            NEED(1);
-            ONCE(o->clipsrclayer);
-            o->clipsrclayer = CPLStrdup(argv[++i]);
-        } else if (!strcmp(a, "-clipsrcwhere")) {
-            NEED(1);
-            ONCE(o->clipsrcwhere);
-            o->clipsrcwhere = CPLStrdup(argv[++i]);
-        } else if (!strcmp(a, "-l")) {
-            NEED(1);
-            o->layers = CSLAddString(o->layers, argv[++i]);
-        } else if (!strcmp(a, "-where")) {
-            NEED(1);
-            ONCE(o->where);
-            o->where = CPLStrdup(argv[++i]);
-        } else if (!strcmp(a, "-sql")) {
-            NEED(1);
-            ONCE(o->sql);
-            o->sql = CPLStrdup(argv[++i]);
         } else if (!strcmp(a, "-txe") || !strcmp(a, "-tye")) {
             NEED(2);
             double *e = a[2] == 'x' ? o->txe : o->tye;
@@ -273,10 +283,6 @@ gk_grid_options *gk_grid_options_new(gk_context *ctx, int argc, char **argv)
                 goto fail;
             }
             o->have_tr = 1;
-        } else if (!strcmp(a, "-a")) {
-            NEED(1);
-            ONCE(o->algorithm);
-            o->algorithm = CPLStrdup(argv[++i]);
         } else if (!strcmp(a, "-q") || !strcmp(a, "-quiet") || !strcmp(a, "--quiet")) {
             o->quiet = 1;
         } else if (!strcmp(a, "--timings")) {

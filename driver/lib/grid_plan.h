@@ -2,7 +2,7 @@
  * grid_plan.h - everything `gridkit grid` decides before computing a node:
  * the algorithm, the points, the grid geometry, the SRS, the bands, their
  * descriptions, the metadata and the jobs. Shared by gk_grid_run() (the CLI)
- * and the GDAL plugin (driver/gdal_plugin.cpp), so both produce the same
+ * and the GDAL plugin (driver/plugin/gdal_plugin.cpp), so both produce the same
  * raster from the same arguments.
  */
 #ifndef GK_GRID_PLAN_H
@@ -12,7 +12,7 @@
 extern "C" {
 #endif
 
-#include "grid_options.h"
+#include "lib/grid_options.h"
 
 struct gk_drift_rasters;
 

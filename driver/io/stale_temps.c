@@ -2,7 +2,7 @@
  * stale_temps.c - removing a killed run's temporaries (see stale_temps.h).
  */
 #define _DEFAULT_SOURCE 1
-#include "stale_temps.h"
+#include "io/stale_temps.h"
 
 #include <cpl_conv.h>
 #include <cpl_string.h>

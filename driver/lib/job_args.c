@@ -1,5 +1,5 @@
 /* job_args.c - word splitting of GRIDKIT: strings and .gridkit files. */
-#include "job_args.h"
+#include "lib/job_args.h"
 
 #include "cpl_string.h"
 

@@ -2,12 +2,12 @@
  * grid_run.c - gk_grid_run(): points in, every band gridded on the tile engine,
  * raster out. The whole of `gridkit grid` below the argument parser.
  */
-#include "drift_raster.h"
-#include "grid_plan.h"
-#include "read_points.h"
-#include "vmodel_json.h"
-#include "triangulate_gdal.h"
-#include "write_raster.h"
+#include "io/drift_raster.h"
+#include "lib/grid_plan.h"
+#include "io/read_points.h"
+#include "io/vmodel_json.h"
+#include "io/triangulate_gdal.h"
+#include "io/write_raster.h"
 
 #include <cpl_conv.h>
 #include <cpl_string.h>
@@ -142,7 +142,7 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
     gk_raster_writer *w = NULL;
     int rc = GK_OK;
 
-    /* every input: the output may be none of them (output_check.h) */
+    /* every input: the output may be none of them (io/output_check.h) */
     const char *protect[4 + GK_KRIGE_MAX_DRIFT_RASTERS] = {o->src, NULL, NULL};
     int np = 1;
     if (o->clipsrc)

@@ -2,7 +2,7 @@
  * vmodel_json.c - variograms and models as JSON with json-c. Doubles are
  * written with %.17g (exact round trip); NaN (empty class) becomes null.
  */
-#include "vmodel_json.h"
+#include "io/vmodel_json.h"
 
 #include <errno.h>
 #include <json-c/json.h>

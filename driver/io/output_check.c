@@ -4,8 +4,8 @@
  */
 /* realpath() is XSI */
 #define _XOPEN_SOURCE 700
-#include "output_check.h"
-#include "stale_temps.h"
+#include "io/output_check.h"
+#include "io/stale_temps.h"
 
 #include <cpl_conv.h>
 #include <cpl_string.h>

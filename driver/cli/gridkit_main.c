@@ -1,12 +1,15 @@
 /*
- * gridkit_main.c - the `gridkit` command: a thin shell over gridkit_lib.h.
+ * gridkit_main.c - the `gridkit` program: process set-up, GDAL's generic
+ * options and the dispatch to a command (cmd_<name>.c).
  *
  *   gridkit grid [gdal_grid's arguments] SRC DST
+ *   gridkit variogram SRC [options]
+ *   gridkit cv SRC -a ALGORITHM [options]
  *   gridkit --version | --help
  */
-#include "cancel_cleanup.h"
-#include "commands.h"
-#include "gridkit_lib.h"
+#include "cli/commands.h"
+#include "io/cancel_cleanup.h"
+#include "lib/gridkit_lib.h"
 
 #include <cpl_string.h>
 #include <dlfcn.h>
@@ -35,7 +38,7 @@ static void stop_blas_threads(void)
 
 /* SQLite keeps memory statistics under one process-wide mutex taken on
  * every allocation. With a connection per core reading a GeoPackage
- * (read_gpkg.c) that mutex is where they wait: on 16 cores, opening the
+ * (io/read_gpkg.c) that mutex is where they wait: on 16 cores, opening the
  * connections took 15 ms instead of 1 and reading a million points 0.03 s
  * instead of 0.012. Neither gridkit nor GDAL reads those statistics. Only
  * possible before SQLite starts, so here, first thing; if something has
@@ -56,37 +59,6 @@ static void usage(FILE *f)
                "  gridkit --version | --help\n\n",
             GK_VERSION_STRING);
     fputs(gk_grid_usage(), f);
-}
-
-static int cmd_grid(int argc, char **argv)
-{
-    for (int i = 0; i < argc; i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(gk_grid_usage(), stdout);
-            return 0;
-        }
-    gk_context *ctx = gk_context_new();
-    if (!ctx) {
-        fputs("gridkit: out of memory\n", stderr);
-        return 1;
-    }
-    gk_gdal_init(ctx);
-    int rc = 1;
-    gk_grid_options *o = gk_grid_options_new(ctx, argc, argv);
-    gk_term_progress_state ps = {0};
-    if (o) {
-        if (!gk_grid_options_quiet(o))
-            gk_grid_options_set_progress(o, gk_term_progress, &ps);
-        rc = gk_grid_run(ctx, o);
-        gk_grid_options_free(o);
-    }
-    if (ps.started && ps.last_tick < 40)
-        fputc('\n', stderr);
-    if (gk_errno(ctx))
-        fprintf(stderr, "gridkit grid: error: %s\n", gk_errmsg(ctx));
-    rc = gk_errno(ctx) ? 1 : (rc ? 1 : 0);
-    gk_context_free(ctx);
-    return rc;
 }
 
 /* GDAL's generic options (--config K V, --debug, --help-general, --formats),
@@ -155,7 +127,7 @@ int main(int argc, char **argv)
         usage(stdout);
         rc = 0;
     } else if (!strcmp(argv[1], "grid")) {
-        rc = cmd_grid(argc - 2, argv + 2);
+        rc = gk_cmd_grid(argc - 2, argv + 2);
     } else if (!strcmp(argv[1], "variogram")) {
         rc = gk_cmd_variogram(argc - 2, argv + 2);
     } else if (!strcmp(argv[1], "cv")) {

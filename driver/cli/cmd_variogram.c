@@ -6,14 +6,14 @@
  * Our own flags are taken out of argv; the rest (source options as for
  * `gridkit grid`) goes to gk_grid_options_new().
  */
-#include "cancel_cleanup.h"
-#include "commands.h"
-#include "grid_options.h"
-#include "gridkit_lib.h"
-#include "output_check.h"
-#include "plot_variogram.h"
-#include "replace_output.h"
-#include "vmodel_json.h"
+#include "io/cancel_cleanup.h"
+#include "cli/commands.h"
+#include "lib/grid_options.h"
+#include "lib/gridkit_lib.h"
+#include "io/output_check.h"
+#include "cli/plot_variogram.h"
+#include "io/replace_output.h"
+#include "io/vmodel_json.h"
 
 #include <errno.h>
 #include <math.h>
@@ -407,6 +407,21 @@ static void write_model_table(FILE *f, const gk_vmodel *m, const gk_fit_result *
     }
 }
 
+/* The sample variogram, a line per lag and direction: np, dist, gamma in
+ * fmt, then the direction in dir_fmt where there are directions. */
+static void write_rows(FILE *f, const gk_vgm *v, int directional, const char *fmt,
+                       const char *dir_fmt)
+{
+    for (int a = 0; a < v->ndir; a++)
+        for (int k = 0; k < v->nlags; k++) {
+            size_t q = (size_t)a * v->nlags + k;
+            fprintf(f, fmt, v->np[q], v->dist[q], v->gamma[q]);
+            if (directional)
+                fprintf(f, dir_fmt, v->azimuth[a]);
+            fputc('\n', f);
+        }
+}
+
 static int write_output(FILE *f, const vgm_args *va, const gk_vgm *v, size_t npts,
                         const gk_vmodel *m, const gk_fit_result *fr)
 {
@@ -420,28 +435,14 @@ static int write_output(FILE *f, const vgm_args *va, const gk_vgm *v, size_t npt
         free(s);
     } else if (!strcmp(va->format, "csv")) {
         fprintf(f, "np,dist,gamma%s\n", directional ? ",dir.hor" : "");
-        for (int a = 0; a < v->ndir; a++)
-            for (int k = 0; k < v->nlags; k++) {
-                size_t q = (size_t)a * v->nlags + k;
-                fprintf(f, "%.0f,%.17g,%.17g", v->np[q], v->dist[q], v->gamma[q]);
-                if (directional)
-                    fprintf(f, ",%.17g", v->azimuth[a]);
-                fputc('\n', f);
-            }
+        write_rows(f, v, directional, "%.0f,%.17g,%.17g", ",%.17g");
         if (m)
             write_model_table(stderr, m, fr, va->method);
     } else {
         fprintf(f, "# %zu points, cutoff %.10g, width %.10g, %s estimator\n", npts, v->cutoff,
                 v->width, va->vo.estimator == GK_VGM_CRESSIE ? "Cressie-Hawkins" : "Matheron");
         fprintf(f, "%8s %20s %20s%s\n", "np", "dist", "gamma", directional ? "  dir.hor" : "");
-        for (int a = 0; a < v->ndir; a++)
-            for (int k = 0; k < v->nlags; k++) {
-                size_t q = (size_t)a * v->nlags + k;
-                fprintf(f, "%8.0f %20.12g %20.12g", v->np[q], v->dist[q], v->gamma[q]);
-                if (directional)
-                    fprintf(f, " %8g", v->azimuth[a]);
-                fputc('\n', f);
-            }
+        write_rows(f, v, directional, "%8.0f %20.12g %20.12g", " %8g");
         if (m) {
             fputc('\n', f);
             write_model_table(f, m, fr, va->method);
@@ -450,23 +451,8 @@ static int write_output(FILE *f, const vgm_args *va, const gk_vgm *v, size_t npt
     return ferror(f) ? -1 : 0;
 }
 
-int gk_cmd_variogram(int argc, char **argv)
+static int run(gk_context *ctx, int argc, char **argv)
 {
-    for (int i = 0; i < argc; i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(usage_text, stdout);
-            return 0;
-        }
-    if (argc == 0) {
-        fputs(usage_text, stderr);
-        return 1;
-    }
-    gk_context *ctx = gk_context_new();
-    if (!ctx) {
-        fputs("gridkit variogram: out of memory\n", stderr);
-        return 1;
-    }
-    gk_gdal_init(ctx);
     vgm_args va;
     char **rest = NULL;
     int nrest = 0;
@@ -475,7 +461,7 @@ int gk_cmd_variogram(int argc, char **argv)
     gk_vgm v = {0};
     gk_vmodel model;
     gk_fit_result fr;
-    char *out = NULL, *plot = NULL; /* the files -o and --plot write (output_check.h) */
+    char *out = NULL, *plot = NULL; /* the files -o and --plot write (io/output_check.h) */
     int have_model = 0, fitted = 0;
     int rc = parse_args(ctx, argc, argv, &va, &rest, &nrest);
     if (rc)
@@ -505,12 +491,8 @@ int gk_cmd_variogram(int argc, char **argv)
         rc = gk_error(ctx, GK_ERR_ARG, "-o %s and --plot %s are the same file", va.out, va.plot);
         goto done;
     }
-    int threads = gk_grid_options_threads(ctx, o);
-    if (threads < 0) {
-        rc = gk_errno(ctx);
+    if ((rc = gk_grid_options_apply_threads(ctx, o)))
         goto done;
-    }
-    gk_context_set_threads(ctx, threads);
     if ((rc = gk_grid_options_read_points(ctx, o, 1, &sp)))
         goto done;
     if (sp.n_layers != 1) {
@@ -578,16 +560,20 @@ int gk_cmd_variogram(int argc, char **argv)
         rc = gk_plot_variogram(ctx, plot, &v, have_model ? &model : NULL, sub);
     }
 done:
-    if (rc || gk_errno(ctx))
-        fprintf(stderr, "gridkit variogram: error: %s\n",
-                gk_errno(ctx) ? gk_errmsg(ctx) : "failed");
-    rc = (rc || gk_errno(ctx)) ? 1 : 0;
     free(out);
     free(plot);
     gk_vgm_free(&v);
     gk_source_points_free(&sp);
     gk_grid_options_free(o);
     free(rest);
-    gk_context_free(ctx);
     return rc;
+}
+
+int gk_cmd_variogram(int argc, char **argv)
+{
+    if (argc == 0) {
+        fputs(usage_text, stderr);
+        return 1;
+    }
+    return gk_cli_run("variogram", usage_text, "failed", run, argc, argv);
 }

@@ -4,8 +4,8 @@
  */
 /* lstat() is POSIX, not C11 */
 #define _XOPEN_SOURCE 700
-#include "replace_output.h"
-#include "cancel_cleanup.h"
+#include "io/replace_output.h"
+#include "io/cancel_cleanup.h"
 
 #include <cpl_conv.h>
 #include <cpl_string.h>

@@ -8,7 +8,7 @@
  *   file.gridkit   a text file holding the same arguments ('#' starts a
  *                  comment line; relative paths are taken from its folder)
  * The arguments are split like a POSIX shell splits words, without any
- * expansion (gk_job_args_split in job_args.c): blanks separate words, '...'
+ * expansion (gk_job_args_split in lib/job_args.c): blanks separate words, '...'
  * keeps everything literally, "..." keeps everything but \" and \\, and a
  * backslash outside quotes keeps the next character.
  *
@@ -31,8 +31,8 @@
 #include "cpl_vsi.h"
 #include "ogr_spatialref.h"
 
-#include "grid_plan.h"
-#include "job_args.h"
+#include "lib/grid_plan.h"
+#include "lib/job_args.h"
 
 #include <algorithm>
 #include <cctype>

@@ -13,10 +13,14 @@
  * Layers with a fast Arrow stream are read through it (3x faster for a
  * GeoPackage) with the same result as feature by feature; the config option
  * GRIDKIT_OGR_ARROW=NO turns that off (the tests compare the two).
+ * GeoPackage layers are read straight from SQLite (read_gpkg.c); the -spat
+ * and -clipsrc region is clip_region.c's.
  */
-#include "read_points.h"
-#include "read_gpkg.h"
-#include "wkb_point.h"
+#include "io/read_points.h"
+#include "io/clip_region.h"
+#include "io/gdal_messages.h"
+#include "io/read_gpkg.h"
+#include "io/wkb_point.h"
 
 #include "cpl_conv.h"
 #include "cpl_multiproc.h"
@@ -34,306 +38,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- GDAL error capture ------------------------------------------------- */
-
-/* Failures are kept for our own message (and not printed twice); warnings
- * and debug output still reach the user through the default handler. */
-typedef struct {
-    char msg[1024];
-    int n_fail;
-} err_capture;
-
-static void CPL_STDCALL capture_handler(CPLErr cls, CPLErrorNum no, const char *msg)
-{
-    err_capture *ec = CPLGetErrorHandlerUserData();
-    if (ec && cls >= CE_Failure) {
-        snprintf(ec->msg, sizeof ec->msg, "%s", msg ? msg : "");
-        ec->n_fail++;
-        return;
-    }
-    CPLDefaultErrorHandler(cls, no, msg);
-}
-
-/* ": <GDAL message>" or "" for appending to our messages. */
-static const char *gdal_reason(const err_capture *ec, char *buf, size_t cap)
-{
-    if (ec->msg[0])
-        snprintf(buf, cap, ": %s", ec->msg);
-    else
-        buf[0] = '\0';
-    return buf;
-}
-
-/* Comma-separated layer names of ds, for messages. */
-static void layer_list(GDALDatasetH ds, char *buf, size_t cap)
-{
-    size_t n = 0;
-    int nl = GDALDatasetGetLayerCount(ds);
-    buf[0] = '\0';
-    for (int i = 0; i < nl && n + 8 < cap; i++) {
-        const char *name = OGR_L_GetName(GDALDatasetGetLayer(ds, i));
-        n += (size_t)snprintf(buf + n, cap - n, "%s\"%s\"", i ? ", " : "", name ? name : "");
-    }
-    if (n >= cap)
-        memcpy(buf + cap - 4, "...", 4);
-    if (nl == 0)
-        snprintf(buf, cap, "none");
-}
-
-static void field_list(OGRFeatureDefnH defn, char *buf, size_t cap)
-{
-    size_t n = 0;
-    int nf = OGR_FD_GetFieldCount(defn);
-    buf[0] = '\0';
-    for (int i = 0; i < nf && n + 8 < cap; i++)
-        n += (size_t)snprintf(buf + n, cap - n, "%s\"%s\"", i ? ", " : "",
-                              OGR_Fld_GetNameRef(OGR_FD_GetFieldDefn(defn, i)));
-    if (n >= cap)
-        memcpy(buf + cap - 4, "...", 4);
-    if (nf == 0)
-        snprintf(buf, cap, "none");
-}
-
-/* ---- clip region (-spat, -clipsrc) -------------------------------------- */
-
-typedef struct {
-    int active;
-    int is_rect;                 /* axis-aligned rectangle: pure compare */
-    double xmin, ymin, xmax, ymax; /* envelope */
-    OGRGeometryH geom;
-    OGRPreparedGeometryH prep;
-    OGRGeometryH pt;             /* reused test point */
-} clip_region;
-
-static OGRGeometryH make_rect(double x0, double y0, double x1, double y1)
-{
-    OGRGeometryH ring = OGR_G_CreateGeometry(wkbLinearRing);
-    OGR_G_AddPoint_2D(ring, x0, y0);
-    OGR_G_AddPoint_2D(ring, x0, y1);
-    OGR_G_AddPoint_2D(ring, x1, y1);
-    OGR_G_AddPoint_2D(ring, x1, y0);
-    OGR_G_AddPoint_2D(ring, x0, y0);
-    OGRGeometryH poly = OGR_G_CreateGeometry(wkbPolygon);
-    OGR_G_AddGeometryDirectly(poly, ring);
-    return poly;
-}
-
-/* One exterior ring of 4 axis-parallel edges through the envelope corners. */
-static int geom_is_rect(OGRGeometryH g, const OGREnvelope *e)
-{
-    if (wkbFlatten(OGR_G_GetGeometryType(g)) != wkbPolygon || OGR_G_GetGeometryCount(g) != 1)
-        return 0;
-    OGRGeometryH r = OGR_G_GetGeometryRef(g, 0);
-    if (OGR_G_GetPointCount(r) != 5)
-        return 0;
-    for (int i = 0; i < 5; i++) {
-        double x = OGR_G_GetX(r, i), y = OGR_G_GetY(r, i);
-        if ((x != e->MinX && x != e->MaxX) || (y != e->MinY && y != e->MaxY))
-            return 0;
-        if (i > 0) {
-            double px = OGR_G_GetX(r, i - 1), py = OGR_G_GetY(r, i - 1);
-            if (px != x && py != y)
-                return 0; /* diagonal edge */
-        }
-    }
-    return OGR_G_GetX(r, 0) == OGR_G_GetX(r, 4) && OGR_G_GetY(r, 0) == OGR_G_GetY(r, 4);
-}
-
-/* Strictly inside (gdal_grid's OGRPoint::Within): boundary points excluded. */
-static inline int clip_inside(clip_region *c, double x, double y)
-{
-    if (!(x > c->xmin && x < c->xmax && y > c->ymin && y < c->ymax))
-        return 0;
-    if (c->is_rect)
-        return 1;
-    OGR_G_SetPoint_2D(c->pt, 0, x, y);
-    if (c->prep)
-        return OGRPreparedGeometryContains(c->prep, c->pt);
-    return OGR_G_Within(c->pt, c->geom);
-}
-
-static void clip_free(clip_region *c)
-{
-    if (c->prep)
-        OGRDestroyPreparedGeometry(c->prep);
-    if (c->geom)
-        OGR_G_DestroyGeometry(c->geom);
-    if (c->pt)
-        OGR_G_DestroyGeometry(c->pt);
-    memset(c, 0, sizeof *c);
-}
-
-/* "xmin ymin xmax ymax" (blanks or commas). */
-static int parse_rect(const char *s, double v[4])
-{
-    char **tok = CSLTokenizeString2(s, " ,", 0);
-    int ok = CSLCount(tok) == 4;
-    for (int i = 0; ok && i < 4; i++) {
-        char *end;
-        v[i] = CPLStrtod(tok[i], &end);
-        ok = end != tok[i] && *end == '\0';
-    }
-    CSLDestroy(tok);
-    return ok;
-}
-
-/* Polygons of a clip datasource, unioned into one (Multi)Polygon. */
-static int load_clip_source(gk_context *ctx, const gk_read_options *ro, err_capture *ec,
-                            OGRGeometryH *out)
-{
-    char why[1100], names[1024];
-    const char *name = ro->clipsrc;
-    *out = NULL;
-    ec->msg[0] = '\0';
-    GDALDatasetH ds =
-        GDALOpenEx(name, GDAL_OF_VECTOR | GDAL_OF_VERBOSE_ERROR, NULL, NULL, NULL);
-    if (!ds)
-        return gk_error(ctx, GK_ERR_IO,
-                        "-clipsrc %s: not a rectangle, a POLYGON/MULTIPOLYGON WKT or a "
-                        "readable vector datasource%s",
-                        name, gdal_reason(ec, why, sizeof why));
-    OGRLayerH lyr = NULL;
-    int rc = GK_OK;
-    if (ro->clipsrcsql) {
-        lyr = GDALDatasetExecuteSQL(ds, ro->clipsrcsql, NULL, NULL);
-        if (!lyr)
-            rc = gk_error(ctx, GK_ERR_ARG, "-clipsrcsql on %s failed%s", name,
-                          gdal_reason(ec, why, sizeof why));
-    } else if (ro->clipsrclayer) {
-        lyr = GDALDatasetGetLayerByName(ds, ro->clipsrclayer);
-        if (!lyr) {
-            layer_list(ds, names, sizeof names);
-            rc = gk_error(ctx, GK_ERR_ARG, "-clipsrclayer: no layer \"%s\" in %s (layers: %s)",
-                          ro->clipsrclayer, name, names);
-        }
-    } else {
-        lyr = GDALDatasetGetLayer(ds, 0);
-        if (!lyr)
-            rc = gk_error(ctx, GK_ERR_ARG, "-clipsrc %s has no layer", name);
-    }
-    if (!rc && ro->clipsrcwhere && OGR_L_SetAttributeFilter(lyr, ro->clipsrcwhere) != OGRERR_NONE)
-        rc = gk_error(ctx, GK_ERR_ARG, "-clipsrcwhere \"%s\" on %s is invalid%s",
-                      ro->clipsrcwhere, name, gdal_reason(ec, why, sizeof why));
-    OGRGeometryH mp = OGR_G_CreateGeometry(wkbMultiPolygon);
-    if (!rc) {
-        int nfail = ec->n_fail;
-        OGR_L_ResetReading(lyr);
-        OGRFeatureH f;
-        while (!rc && (f = OGR_L_GetNextFeature(lyr)) != NULL) {
-            OGRGeometryH g = OGR_F_GetGeometryRef(f);
-            if (g) {
-                OGRwkbGeometryType t = wkbFlatten(OGR_G_GetGeometryType(g));
-                if (t == wkbPolygon) {
-                    OGR_G_AddGeometry(mp, g);
-                } else if (t == wkbMultiPolygon) {
-                    for (int i = 0; i < OGR_G_GetGeometryCount(g); i++)
-                        OGR_G_AddGeometry(mp, OGR_G_GetGeometryRef(g, i));
-                } else {
-                    rc = gk_error(ctx, GK_ERR_ARG,
-                                  "-clipsrc %s: Geometry not of polygon type (feature " CPL_FRMT_GIB
-                                  " is a %s)",
-                                  name, OGR_F_GetFID(f), OGRGeometryTypeToName(t));
-                }
-            }
-            OGR_F_Destroy(f);
-        }
-        if (!rc && ec->n_fail > nfail)
-            rc = gk_error(ctx, GK_ERR_IO, "-clipsrc %s: reading failed%s", name,
-                          gdal_reason(ec, why, sizeof why));
-        if (!rc && OGR_G_GetGeometryCount(mp) == 0)
-            rc = gk_error(ctx, GK_ERR_ARG, "-clipsrc %s: no polygon found%s", name,
-                          ro->clipsrcwhere ? " (after -clipsrcwhere)" : "");
-    }
-    if (ro->clipsrcsql && lyr)
-        GDALDatasetReleaseResultSet(ds, lyr);
-    GDALClose(ds);
-    if (rc) {
-        OGR_G_DestroyGeometry(mp);
-        return rc;
-    }
-    /* Union: overlapping parts would make an invalid MultiPolygon for GEOS. */
-    OGR_G_FlattenTo2D(mp);
-    OGRGeometryH u = OGR_G_GetGeometryCount(mp) > 1 ? OGR_G_UnionCascaded(mp) : NULL;
-    if (u) {
-        OGR_G_DestroyGeometry(mp);
-        mp = u;
-    }
-    *out = mp;
-    return GK_OK;
-}
-
-static int build_clip(gk_context *ctx, const gk_read_options *ro, err_capture *ec,
-                      clip_region *c)
-{
-    memset(c, 0, sizeof *c);
-    OGRGeometryH spat = NULL, clip = NULL;
-    if (ro->have_spat)
-        spat = make_rect(ro->spat[0], ro->spat[1], ro->spat[2], ro->spat[3]);
-    if (ro->clipsrc) {
-        const char *s = ro->clipsrc;
-        double v[4];
-        VSIStatBufL st;
-        if (EQUAL(s, "spat_extent")) {
-            if (!spat)
-                return gk_error(ctx, GK_ERR_ARG, "-clipsrc spat_extent needs -spat");
-        } else if (parse_rect(s, v)) {
-            clip = make_rect(v[0], v[1], v[2], v[3]);
-        } else if ((STARTS_WITH_CI(s, "POLYGON") || STARTS_WITH_CI(s, "MULTIPOLYGON")) &&
-                   VSIStatL(s, &st) != 0) {
-            char *wkt = (char *)s;
-            if (OGR_G_CreateFromWkt(&wkt, NULL, &clip) != OGRERR_NONE || !clip) {
-                if (spat)
-                    OGR_G_DestroyGeometry(spat);
-                return gk_error(ctx, GK_ERR_ARG,
-                                "-clipsrc: invalid geometry, must be a valid POLYGON or "
-                                "MULTIPOLYGON WKT: %.200s",
-                                s);
-            }
-            OGR_G_FlattenTo2D(clip);
-        } else {
-            int rc = load_clip_source(ctx, ro, ec, &clip);
-            if (rc) {
-                if (spat)
-                    OGR_G_DestroyGeometry(spat);
-                return rc;
-            }
-        }
-    }
-    OGRGeometryH g = spat;
-    if (spat && clip) {
-        g = OGR_G_Intersection(spat, clip);
-        OGR_G_DestroyGeometry(spat);
-        OGR_G_DestroyGeometry(clip);
-        if (!g)
-            return gk_error(ctx, GK_ERR_UNSUPPORTED,
-                            "cannot intersect -spat with -clipsrc (GDAL built without GEOS?)");
-    } else if (clip) {
-        g = clip;
-    }
-    if (!g)
-        return GK_OK;
-    c->active = 1;
-    c->geom = g;
-    if (OGR_G_IsEmpty(g)) {
-        clip_free(c);
-        return gk_error(ctx, GK_ERR_ARG, "-spat and -clipsrc do not overlap: nothing to read");
-    }
-    OGREnvelope e;
-    OGR_G_GetEnvelope(g, &e);
-    c->xmin = e.MinX;
-    c->ymin = e.MinY;
-    c->xmax = e.MaxX;
-    c->ymax = e.MaxY;
-    c->is_rect = geom_is_rect(g, &e);
-    c->active = 1;
-    if (!c->is_rect) {
-        c->pt = OGR_G_CreateGeometry(wkbPoint);
-        if (OGRHasPreparedGeometrySupport())
-            c->prep = OGRCreatePreparedGeometry(g);
-    }
-    return GK_OK;
-}
-
 /* ---- vertex visitor ----------------------------------------------------- */
 
 typedef enum { Z_GEOM, Z_FIELD, Z_SKIP } z_mode;
@@ -341,7 +45,7 @@ typedef enum { Z_GEOM, Z_FIELD, Z_SKIP } z_mode;
 typedef struct {
     gk_context *ctx;
     gk_layer_points *lp;
-    clip_region *clip;
+    gk_clip_region *clip;
     z_mode mode;
     double zfield_value;
     double zinc, zmul;
@@ -352,7 +56,7 @@ typedef struct {
 
 static inline void add_vertex(visitor *v, double x, double y, double z)
 {
-    if (v->clip->active && !clip_inside(v->clip, x, y)) {
+    if (v->clip->active && !gk_clip_inside(v->clip, x, y)) {
         v->lp->n_clipped++;
         return;
     }
@@ -428,7 +132,7 @@ typedef struct {
 static int error_2d(visitor *v, const layer_ctx *lc)
 {
     char names[1024];
-    field_list(lc->defn, names, sizeof names);
+    gk_field_list(lc->defn, names, sizeof names);
     return v->err = gk_error(v->ctx, GK_ERR_ARG,
                              "layer \"%s\" has 2-D geometries and no -zfield: give "
                              "-zfield with one of its fields (%s), or use an algorithm that "
@@ -606,7 +310,7 @@ static int read_arrow(visitor *v, const layer_ctx *lc, OGRLayerH lyr)
     return rc;
 }
 
-static int arrow_wanted(int is_sql, const clip_region *clip, OGRLayerH lyr, OGRFeatureDefnH defn)
+static int arrow_wanted(int is_sql, const gk_clip_region *clip, OGRLayerH lyr, OGRFeatureDefnH defn)
 {
     /* -sql result layers and spatial filters stay on the feature path: a
      * spatially filtered GeoPackage stream gains little, and with -where as
@@ -652,7 +356,7 @@ static void srs_task_run(void *arg)
  * connections at once. GRIDKIT_GPKG_SQLITE=NO turns it off (the tests
  * compare it with OGR's paths). */
 static int gpkg_wanted(const gk_read_options *ro, GDALDatasetH ds, int is_sql,
-                       const clip_region *clip, OGRFeatureDefnH defn)
+                       const gk_clip_region *clip, OGRFeatureDefnH defn)
 {
     GDALDriverH drv = GDALGetDatasetDriver(ds);
     return !is_sql && !clip->active && !ro->where && CSLCount(ro->open_options) == 0 &&
@@ -712,8 +416,8 @@ static int read_gpkg(gk_context *ctx, const gk_read_options *ro, GDALDatasetH ds
 }
 
 static int read_layer(gk_context *ctx, const gk_read_options *ro, const char *src,
-                      GDALDatasetH ds, OGRLayerH lyr, int is_sql, clip_region *clip,
-                      err_capture *ec, gk_layer_points *lp, srs_task *srs)
+                      GDALDatasetH ds, OGRLayerH lyr, int is_sql, gk_clip_region *clip,
+                      gk_err_capture *ec, gk_layer_points *lp, srs_task *srs)
 {
     char why[1100], names[1024];
     const char *lname = lp->name;
@@ -722,7 +426,7 @@ static int read_layer(gk_context *ctx, const gk_read_options *ro, const char *sr
     if (ro->zfield) {
         zidx = OGR_FD_GetFieldIndex(defn, ro->zfield);
         if (zidx < 0) {
-            field_list(defn, names, sizeof names);
+            gk_field_list(defn, names, sizeof names);
             return gk_error(ctx, GK_ERR_ARG,
                             "-zfield: no field \"%s\" on layer \"%s\" of %s (fields: %s)",
                             ro->zfield, lname, src, names);
@@ -791,7 +495,7 @@ static int read_layer(gk_context *ctx, const gk_read_options *ro, const char *sr
         return v.err;
     if (ec->n_fail > nfail)
         return gk_error(ctx, GK_ERR_IO, "reading layer \"%s\" of %s failed%s%s%s%s", lname,
-                        src, gdal_reason(ec, why, sizeof why),
+                        src, gk_gdal_reason(ec, why, sizeof why),
                         !is_sql && ro->where ? " (-where \"" : "",
                         !is_sql && ro->where ? ro->where : "",
                         !is_sql && ro->where ? "\")" : "");
@@ -811,7 +515,7 @@ static int ends_with_ci(const char *s, const char *suffix)
     return n >= m && EQUAL(s + n - m, suffix);
 }
 
-static int read_xyz(gk_context *ctx, const gk_read_options *ro, clip_region *clip,
+static int read_xyz(gk_context *ctx, const gk_read_options *ro, gk_clip_region *clip,
                     gk_source_points *out)
 {
     const char *src = ro->src;
@@ -855,7 +559,7 @@ static int read_xyz(gk_context *ctx, const gk_read_options *ro, clip_region *cli
         }
         const double *x = gk_points_x(raw), *y = gk_points_y(raw), *z = gk_points_z(raw);
         for (size_t i = 0; i < n; i++) {
-            if (clip->active && !clip_inside(clip, x[i], y[i])) {
+            if (clip->active && !gk_clip_inside(clip, x[i], y[i])) {
                 lp->n_clipped++;
                 continue;
             }
@@ -905,8 +609,8 @@ void gk_source_points_free(gk_source_points *sp)
     memset(sp, 0, sizeof *sp);
 }
 
-static int read_ogr(gk_context *ctx, const gk_read_options *ro, clip_region *clip,
-                    err_capture *ec, gk_source_points *out)
+static int read_ogr(gk_context *ctx, const gk_read_options *ro, gk_clip_region *clip,
+                    gk_err_capture *ec, gk_source_points *out)
 {
     char why[1100], names[1024];
     const char *src = ro->src;
@@ -915,11 +619,11 @@ static int read_ogr(gk_context *ctx, const gk_read_options *ro, clip_region *cli
                                  (const char *const *)ro->open_options, NULL);
     if (!ds)
         return gk_error(ctx, GK_ERR_IO, "cannot open %s as a vector datasource%s", src,
-                        gdal_reason(ec, why, sizeof why));
+                        gk_gdal_reason(ec, why, sizeof why));
     int n_l = CSLCount(ro->layers);
     int rc = GK_OK;
     if (!ro->sql && n_l == 0 && GDALDatasetGetLayerCount(ds) != 1) {
-        layer_list(ds, names, sizeof names);
+        gk_layer_list(ds, names, sizeof names);
         rc = gk_error(ctx, GK_ERR_ARG,
                       "%s has %d layers (%s): choose with -l (or use -sql)", src,
                       GDALDatasetGetLayerCount(ds), names);
@@ -929,7 +633,7 @@ static int read_ogr(gk_context *ctx, const gk_read_options *ro, clip_region *cli
     /* Unknown -l names fail before any reading. */
     for (int i = 0; i < n_l; i++) {
         if (!GDALDatasetGetLayerByName(ds, ro->layers[i])) {
-            layer_list(ds, names, sizeof names);
+            gk_layer_list(ds, names, sizeof names);
             rc = gk_error(ctx, GK_ERR_ARG, "no layer \"%s\" in %s (layers: %s)",
                           ro->layers[i], src, names);
             GDALClose(ds);
@@ -943,7 +647,7 @@ static int read_ogr(gk_context *ctx, const gk_read_options *ro, clip_region *cli
         return gk_error(ctx, GK_ERR_NOMEM, "out of memory");
     }
     out->n_layers = n_layers;
-    OGRGeometryH filt = clip->active ? make_rect(clip->xmin, clip->ymin, clip->xmax, clip->ymax)
+    OGRGeometryH filt = clip->active ? gk_clip_rect(clip->xmin, clip->ymin, clip->xmax, clip->ymax)
                                      : NULL;
     int k = 0;
     if (ro->sql) {
@@ -953,7 +657,7 @@ static int read_ogr(gk_context *ctx, const gk_read_options *ro, clip_region *cli
         OGRLayerH lyr = GDALDatasetExecuteSQL(ds, ro->sql, filt, NULL);
         if (!lyr) {
             rc = gk_error(ctx, GK_ERR_ARG, "-sql on %s failed%s", src,
-                          ec->msg[0] ? gdal_reason(ec, why, sizeof why)
+                          ec->msg[0] ? gk_gdal_reason(ec, why, sizeof why)
                                      : ": the statement gives no result layer");
         } else {
             srs_task srs = {out, lyr, 0};
@@ -969,7 +673,7 @@ static int read_ogr(gk_context *ctx, const gk_read_options *ro, clip_region *cli
         ec->msg[0] = '\0';
         if (OGR_L_SetAttributeFilter(lyr, ro->where) != OGRERR_NONE) {
             rc = gk_error(ctx, GK_ERR_ARG, "-where \"%s\" is invalid on layer \"%s\" of %s%s",
-                          ro->where, lp->name, src, gdal_reason(ec, why, sizeof why));
+                          ro->where, lp->name, src, gk_gdal_reason(ec, why, sizeof why));
             break;
         }
         if (clip->active)
@@ -1035,12 +739,12 @@ int gk_read_points(gk_context *ctx, const gk_read_options *ro, gk_source_points 
     if (GDALGetDriverCount() == 0)
         GDALAllRegister();
 
-    err_capture ec;
+    gk_err_capture ec;
     memset(&ec, 0, sizeof ec);
-    CPLPushErrorHandlerEx(capture_handler, &ec);
+    CPLPushErrorHandlerEx(gk_capture_handler, &ec);
 
-    clip_region clip;
-    int rc = build_clip(ctx, ro, &ec, &clip);
+    gk_clip_region clip;
+    int rc = gk_clip_build(ctx, ro, &ec, &clip);
     if (!rc) {
         const char *fmt = CSLFetchNameValue(ro->open_options, "FORMAT");
         if ((fmt && EQUAL(fmt, "XYZ")) || ends_with_ci(ro->src, ".xyz"))
@@ -1048,7 +752,7 @@ int gk_read_points(gk_context *ctx, const gk_read_options *ro, gk_source_points 
         else
             rc = read_ogr(ctx, ro, &clip, &ec, out);
     }
-    clip_free(&clip);
+    gk_clip_free(&clip);
     CPLPopErrorHandler();
     if (rc)
         gk_source_points_free(out);

@@ -2,10 +2,10 @@
  * grid_plan.c - gk_grid_plan: the part of `gridkit grid` between the argument
  * parser and the tile engine, shared by the CLI and the GDAL plugin.
  */
-#include "grid_plan.h"
+#include "lib/grid_plan.h"
 
-#include "drift_raster.h"
-#include "vmodel_json.h"
+#include "io/drift_raster.h"
+#include "io/vmodel_json.h"
 
 #include <cpl_conv.h>
 #include <cpl_string.h>
@@ -52,7 +52,7 @@ static void auto_look(const gk_grid_options *o, auto_inputs *in)
  * thread starts the GPU only where the CPU cores would not finish before
  * CUDA could start (gk_context_auto_device). The thread never calls GDAL:
  * two threads opening datasets at once can race in a library's lazy global
- * set-up (libxml2's, under an OGR VRT: a deadlock, issue 22). */
+ * set-up (libxml2's, under an OGR VRT: a deadlock). */
 typedef struct {
     pthread_t th;
     int started;
@@ -183,10 +183,8 @@ const char *gk_grid_plan_srs(const gk_grid_plan *p)
 int gk_grid_plan_init(gk_context *ctx, const gk_grid_options *o, gk_grid_plan *p)
 {
     memset(p, 0, sizeof *p);
-    int threads = gk_grid_options_threads(ctx, o);
-    if (threads < 0)
+    if (gk_grid_options_apply_threads(ctx, o))
         return gk_errno(ctx);
-    gk_context_set_threads(ctx, threads);
     /* A GPU asked for by name is checked (started) by set_device: that waits
      * until the points are read, while the warm-up thread starts it. */
     gpu_warm_up warm = {0};
@@ -281,7 +279,7 @@ int gk_grid_plan_init(gk_context *ctx, const gk_grid_options *o, gk_grid_plan *p
 
 fail:
     if (warm.started) {
-        /* an unusable GPU is still the error reported, as when it was checked first */
+        /* an unusable GPU is the error reported, over what failed meanwhile */
         warm_up_join(&warm);
         if (warm.use_gpu)
             gk_context_set_device(ctx, o->device);

@@ -3,9 +3,9 @@
  * their pair counts, the model curve, axes with "nice" ticks; one colour per
  * direction. PNG through an image surface, SVG through cairo-svg.
  */
-#include "plot_variogram.h"
-#include "cancel_cleanup.h"
-#include "replace_output.h"
+#include "cli/plot_variogram.h"
+#include "io/cancel_cleanup.h"
+#include "io/replace_output.h"
 
 #include <cairo-svg.h>
 #include <cairo.h>
@@ -298,7 +298,7 @@ int gk_plot_variogram(gk_context *ctx, const char *path, const gk_vgm *v, const 
     if (!svg && !has_ext(path, ".png"))
         return gk_error(ctx, GK_ERR_ARG, "--plot %s: the file name must end in .png or .svg",
                         path);
-    /* the temporary naming that cancel and stale sweeps know (replace_output.h) */
+    /* the temporary naming that cancel and stale sweeps know (io/replace_output.h) */
     char *tmp = gk_output_temp_name(path, "", NULL);
     if (!tmp)
         return gk_error(ctx, GK_ERR_NOMEM, "out of memory");

@@ -2,8 +2,8 @@
  * read_gpkg.c - GeoPackage points straight from SQLite, several connections
  * at once, each on its own range of FIDs (see read_gpkg.h).
  */
-#include "read_gpkg.h"
-#include "wkb_point.h"
+#include "io/read_gpkg.h"
+#include "io/wkb_point.h"
 
 #include "cpl_error.h"
 #include "ogr_core.h"

@@ -1,6 +1,6 @@
 /*
  * replace_output.h - an output that replaces an existing one without losing
- * it, for the raster writer (write_raster.c) and cv's residuals (cmd_cv.c).
+ * it, for the raster writer (write_raster.c) and cv's residuals (cli/cmd_cv.c).
  *
  * The new dataset is written under a temporary name next to dst. When it is
  * whole, the old file is renamed aside (not deleted), the new files are

@@ -2,7 +2,7 @@
  * drift_raster.c - sampling covariate rasters for kriging with external drift
  * (see drift_raster.h for the rules).
  */
-#include "drift_raster.h"
+#include "io/drift_raster.h"
 
 #include <cpl_conv.h>
 #include <cpl_error.h>

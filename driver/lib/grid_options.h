@@ -2,8 +2,8 @@
 #ifndef GK_GRID_OPTIONS_H
 #define GK_GRID_OPTIONS_H
 
-#include "gridkit_lib.h"
-#include "read_points.h"
+#include "lib/gridkit_lib.h"
+#include "io/read_points.h"
 
 struct gk_grid_options {
     char *src, *dst;
@@ -42,8 +42,9 @@ int gk_grid_options_peek_points(const gk_grid_options *o, double *n_points, doub
 
 /* The most threads gridkit runs (64 per CPU, at most 4096). */
 int gk_thread_limit(void);
-/* --threads, else GDAL_NUM_THREADS (as gdal_grid), else 0 (every core);
- * -1 and an error stating the limit when GDAL_NUM_THREADS is above it. */
-int gk_grid_options_threads(gk_context *ctx, const gk_grid_options *o);
+/* Sets ctx's thread count: --threads, else GDAL_NUM_THREADS (as gdal_grid),
+ * else every core; an error stating the limit when GDAL_NUM_THREADS is above
+ * it. */
+int gk_grid_options_apply_threads(gk_context *ctx, const gk_grid_options *o);
 
 #endif

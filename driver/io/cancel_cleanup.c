@@ -3,7 +3,7 @@
  * cancel_cleanup.h).
  */
 #define _POSIX_C_SOURCE 200809L
-#include "cancel_cleanup.h"
+#include "io/cancel_cleanup.h"
 
 #include <signal.h>
 #include <stdatomic.h>

@@ -3,13 +3,13 @@
  * algorithm on the points `gridkit grid` would read (algorithms/geostat/crossval.c),
  * a summary on stdout and optionally the per-point residuals as a vector layer.
  */
-#include "commands.h"
+#include "cli/commands.h"
 #include "gridkit_geostat.h"
-#include "cancel_cleanup.h"
-#include "grid_options.h"
-#include "output_check.h"
-#include "replace_output.h"
-#include "vmodel_json.h"
+#include "io/cancel_cleanup.h"
+#include "io/output_check.h"
+#include "io/replace_output.h"
+#include "io/vmodel_json.h"
+#include "lib/grid_options.h"
 
 #include <cpl_conv.h>
 #include <cpl_string.h>
@@ -389,7 +389,7 @@ static int rename_files(gk_context *ctx, const char *tmp, const char *dst, char 
     return rc;
 }
 
-/* The finished dataset at tmp takes dst's place (replace_output.h);
+/* The finished dataset at tmp takes dst's place (io/replace_output.h);
  * old_files: the old dataset's files, dst included. */
 static int replace_dst(gk_context *ctx, const char *tmp, const char *dst, char **inputs,
                        char **old_files)
@@ -548,12 +548,8 @@ static int run(gk_context *ctx, int argc, char **argv)
         rc = gk_errno(ctx);
         goto done;
     }
-    int threads = gk_grid_options_threads(ctx, o);
-    if (threads < 0) {
-        rc = gk_errno(ctx);
+    if ((rc = gk_grid_options_apply_threads(ctx, o)))
         goto done;
-    }
-    gk_context_set_threads(ctx, threads);
     if (o->a_srs && !(srs = srs_to_wkt(ctx, o->a_srs))) {
         rc = gk_errno(ctx);
         goto done;
@@ -615,22 +611,5 @@ done:
 
 int gk_cmd_cv(int argc, char **argv)
 {
-    for (int i = 0; i < argc; i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(cv_usage(), stdout);
-            return 0;
-        }
-    gk_context *ctx = gk_context_new();
-    if (!ctx) {
-        fputs("gridkit cv: out of memory\n", stderr);
-        return 1;
-    }
-    gk_gdal_init(ctx);
-    int rc = run(ctx, argc, argv);
-    if (rc || gk_errno(ctx))
-        fprintf(stderr, "gridkit cv: error: %s\n",
-                gk_errno(ctx) ? gk_errmsg(ctx) : "cross-validation failed");
-    rc = (rc || gk_errno(ctx)) ? 1 : 0;
-    gk_context_free(ctx);
-    return rc;
+    return gk_cli_run("cv", cv_usage(), "cross-validation failed", run, argc, argv);
 }

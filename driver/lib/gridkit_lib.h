@@ -35,14 +35,6 @@ int gk_grid_options_quiet(const gk_grid_options *o);
  * raster (under a temporary name, renamed when complete). */
 int gk_grid_run(gk_context *ctx, const gk_grid_options *o);
 
-/* GDAL-style text progress (0...10...20...100 - done.) on stderr. user: a
- * gk_term_progress_state, zero-initialised. */
-typedef struct {
-    int last_tick;
-    int started;
-} gk_term_progress_state;
-int gk_term_progress(double complete, const char *message, void *user);
-
 /* Usage text of `gridkit grid`. */
 const char *gk_grid_usage(void);
 

@@ -1,5 +1,5 @@
 /* triangulate_gdal.c - Delaunay triangulation through GDAL (qhull "d Qbb Qc Qz Qt"). */
-#include "triangulate_gdal.h"
+#include "io/triangulate_gdal.h"
 
 #include <cpl_error.h>
 #include <gdal_alg.h>

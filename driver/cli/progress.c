@@ -1,6 +1,6 @@
 /* progress.c - GDAL's text progress (0...10...20...100 - done.), on stderr so
  * that stdout stays clean for data. Same tokens as GDALTermProgress. */
-#include "gridkit_lib.h"
+#include "cli/progress.h"
 
 #include <stdio.h>
 
