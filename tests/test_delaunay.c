@@ -12,21 +12,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "gk_check.h"
+
 /* The same source built with every 3rd point moved to the end of the sweep
  * (tests/delaunay.cmake), so inside-the-hull insertion gets exercised. */
 int gk_delaunay_deferred(gk_context *ctx, int n, const double *x, const double *y,
                          gk_triangulation *tri);
 
-static int failures;
-#define CHECK(cond, ...)                                                                    \
-    do {                                                                                    \
-        if (!(cond)) {                                                                      \
-            failures++;                                                                     \
-            fprintf(stderr, "%s:%d: FAIL %s: ", __FILE__, __LINE__, #cond);                 \
-            fprintf(stderr, __VA_ARGS__);                                                   \
-            fputc('\n', stderr);                                                            \
-        }                                                                                   \
-    } while (0)
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 static double urand(void)
@@ -247,14 +239,14 @@ static void validate(const char *name, int n, const double *x, const double *y,
             int i = tv[k];
             if (i < 0 || i >= n || (strict && rep[i] != i) ||
                 (used[rep[i]] >= 0 && used[rep[i]] != i)) {
-                CHECK(0, "%s: triangle %d has vertex %d (out of range or a duplicate)", name, t, i);
+                CHECKF(0, "%s: triangle %d has vertex %d (out of range or a duplicate)", name, t, i);
                 bad++;
                 goto next;
             }
             used[rep[i]] = i;
         }
         if (x_orient(x[tv[0]], y[tv[0]], x[tv[1]], y[tv[1]], x[tv[2]], y[tv[2]]) <= 0) {
-            CHECK(0, "%s: triangle %d not counter-clockwise with positive area", name, t);
+            CHECKF(0, "%s: triangle %d not counter-clockwise with positive area", name, t);
             bad++;
         }
         area += 0.5 * ((x[tv[1]] - x[tv[0]]) * (y[tv[2]] - y[tv[0]]) -
@@ -267,7 +259,7 @@ static void validate(const char *name, int n, const double *x, const double *y,
                 continue;
             }
             if (u >= nt) {
-                CHECK(0, "%s: neighbour %d out of range", name, u);
+                CHECKF(0, "%s: neighbour %d out of range", name, u);
                 bad++;
                 continue;
             }
@@ -277,13 +269,13 @@ static void validate(const char *name, int n, const double *x, const double *y,
                 if (v[3 * u + (j + 1) % 3] == b && v[3 * u + (j + 2) % 3] == a)
                     ku = j;
             if (ku < 0 || nb[3 * u + ku] != t) {
-                CHECK(0, "%s: triangles %d/%d: neighbours not symmetric", name, t, u);
+                CHECKF(0, "%s: triangles %d/%d: neighbours not symmetric", name, t, u);
                 bad++;
                 continue;
             }
             int w = v[3 * u + ku];
             if (x_incircle(x, y, tv[0], tv[1], tv[2], w) > 0) {
-                CHECK(0, "%s: edge %d-%d not locally Delaunay", name, a, b);
+                CHECKF(0, "%s: edge %d-%d not locally Delaunay", name, a, b);
                 bad++;
             }
         }
@@ -296,22 +288,22 @@ static void validate(const char *name, int n, const double *x, const double *y,
             size_t j = i;
             while (j < 3 * (size_t)nt && edges[j] == edges[i])
                 j++;
-            CHECK(j - i <= 2, "%s: an edge is shared by %zu triangles", name, j - i);
+            CHECKF(j - i <= 2, "%s: an edge is shared by %zu triangles", name, j - i);
             once += j - i == 1;
             i = j;
         }
-        CHECK(once == hull_edges, "%s: %d edges used once, %d hull edges", name, once, hull_edges);
+        CHECKF(once == hull_edges, "%s: %d edges used once, %d hull edges", name, once, hull_edges);
         int nused = 0;
         for (int i = 0; i < n; i++)
             nused += used[i] >= 0;
-        CHECK(nused == nd, "%s: %d distinct points, %d vertices", name, nd, nused);
+        CHECKF(nused == nd, "%s: %d distinct points, %d vertices", name, nd, nused);
         /* The hull is one cycle, so hull vertices = hull edges. */
-        CHECK(nt == 2 * nd - hull_edges - 2, "%s: %d triangles, expected 2*%d - %d - 2", name, nt,
-              nd, hull_edges);
+        CHECKF(nt == 2 * nd - hull_edges - 2, "%s: %d triangles, expected 2*%d - %d - 2", name, nt,
+               nd, hull_edges);
         /* Positive triangles, manifold edges and total area = hull area: no overlap. */
         double ha = hull_area(n, x, y, ox, oy);
-        CHECK(fabs(area - ha) <= 1e-9 * ha, "%s: triangle area %.17g, hull area %.17g", name, area,
-              ha);
+        CHECKF(fabs(area - ha) <= 1e-9 * ha, "%s: triangle area %.17g, hull area %.17g", name, area,
+               ha);
     }
     free(edges);
     free(rep);
@@ -338,14 +330,14 @@ static int *canonical(const gk_triangulation *tri)
 
 static void same_triangles(const char *name, const gk_triangulation *a, const gk_triangulation *b)
 {
-    CHECK(a->n_tri == b->n_tri, "%s: %d vs %d triangles", name, a->n_tri, b->n_tri);
+    CHECKF(a->n_tri == b->n_tri, "%s: %d vs %d triangles", name, a->n_tri, b->n_tri);
     if (a->n_tri != b->n_tri)
         return;
     int *ca = canonical(a), *cb = canonical(b);
     int diffs = 0;
     for (int t = 0; t < a->n_tri; t++)
         diffs += cmp_int3(ca + 3 * t, cb + 3 * t) != 0;
-    CHECK(diffs == 0, "%s: %d triangles differ", name, diffs);
+    CHECKF(diffs == 0, "%s: %d triangles differ", name, diffs);
     free(ca);
     free(cb);
 }
@@ -365,14 +357,14 @@ static void run_case(gk_context *ctx, const char *name, int n, const double *x, 
     double t0 = now();
     int rc = gk_delaunay(ctx, n, x, y, &t);
     double t1 = now();
-    CHECK(rc == GK_OK, "%s: gk_delaunay: %s", name, gk_errmsg(ctx));
+    CHECKF(rc == GK_OK, "%s: gk_delaunay: %s", name, gk_errmsg(ctx));
     if (rc != GK_OK)
         return;
     validate(name, n, x, y, &t, 1);
     char dname[128];
     snprintf(dname, sizeof dname, "%s (deferred)", name);
     rc = gk_delaunay_deferred(ctx, n, x, y, &d);
-    CHECK(rc == GK_OK, "%s: %s", dname, gk_errmsg(ctx));
+    CHECKF(rc == GK_OK, "%s: %s", dname, gk_errmsg(ctx));
     if (rc == GK_OK) {
         /* Deferring breaks the input-order rule for coincident points. */
         validate(dname, n, x, y, &d, 0);
@@ -382,7 +374,7 @@ static void run_case(gk_context *ctx, const char *name, int n, const double *x, 
     }
     if (vs_gdal) {
         rc = gk_gdal_triangulate(NULL, n, x, y, &g);
-        CHECK(rc == GK_OK, "%s: GDAL failed", name);
+        CHECKF(rc == GK_OK, "%s: GDAL failed", name);
         if (rc == GK_OK) {
             same_triangles(name, &t, &g);
             tri_free(&g);
@@ -490,20 +482,20 @@ static void test_refused(gk_context *ctx)
 {
     gk_triangulation t;
     double x[4] = {0, 1, 2, 3}, y[4] = {0, 1, 2, 3};
-    CHECK(gk_delaunay(ctx, 4, x, y, &t) == GK_ERR_ARG && t.n_tri == 0 && !t.vertex,
-          "collinear input must be refused");
-    CHECK(gk_delaunay(ctx, 2, x, y, &t) == GK_ERR_ARG && t.n_tri == 0, "2 points refused");
+    CHECKF(gk_delaunay(ctx, 4, x, y, &t) == GK_ERR_ARG && t.n_tri == 0 && !t.vertex,
+           "collinear input must be refused");
+    CHECKF(gk_delaunay(ctx, 2, x, y, &t) == GK_ERR_ARG && t.n_tri == 0, "2 points refused");
     double cx[5] = {7, 7, 7, 7, 7}, cy[5] = {1, 1, 1, 1, 1};
-    CHECK(gk_delaunay(ctx, 5, cx, cy, &t) == GK_ERR_ARG && t.n_tri == 0, "coincident refused");
+    CHECKF(gk_delaunay(ctx, 5, cx, cy, &t) == GK_ERR_ARG && t.n_tri == 0, "coincident refused");
     /* 3 distinct points, one duplicated: one triangle. */
     double dx[4] = {0, 1, 0, 1}, dy[4] = {0, 0, 1, 0};
-    CHECK(gk_delaunay(ctx, 4, dx, dy, &t) == GK_OK && t.n_tri == 1, "one triangle");
+    CHECKF(gk_delaunay(ctx, 4, dx, dy, &t) == GK_OK && t.n_tri == 1, "one triangle");
     if (t.n_tri == 1)
-        CHECK(t.vertex[0] != 3 && t.vertex[1] != 3 && t.vertex[2] != 3,
-              "the first of coincident points is the vertex");
+        CHECKF(t.vertex[0] != 3 && t.vertex[1] != 3 && t.vertex[2] != 3,
+               "the first of coincident points is the vertex");
     tri_free(&t);
     double nx[3] = {0, NAN, 1}, ny[3] = {0, 1, 1};
-    CHECK(gk_delaunay(ctx, 3, nx, ny, &t) == GK_ERR_ARG, "NaN refused");
+    CHECKF(gk_delaunay(ctx, 3, nx, ny, &t) == GK_ERR_ARG, "NaN refused");
 }
 
 /* The parallel path (strips joined) against the sweep: the same triangles
@@ -515,7 +507,7 @@ static void strips_case(const char *name, int n, const double *x, const double *
     gk_context_set_threads(one, 1); /* the sweep alone */
     gk_triangulation t, p;
     int rc = gk_delaunay(one, n, x, y, &t);
-    CHECK(rc == GK_OK, "%s: sweep: %s", name, gk_errmsg(one));
+    CHECKF(rc == GK_OK, "%s: sweep: %s", name, gk_errmsg(one));
     static const int ks[] = {2, 3, 5, 16, 64};
     int done = 0;
     double tp = 0.0;
@@ -525,16 +517,16 @@ static void strips_case(const char *name, int n, const double *x, const double *
         tp = now() - t0;
         char nm[160];
         snprintf(nm, sizeof nm, "%s (%d strips)", name, ks[i]);
-        CHECK(r == 1 || r == 0, "%s: strips returned %d", nm, r);
+        CHECKF(r == 1 || r == 0, "%s: strips returned %d", nm, r);
         if (must)
-            CHECK(r == 1, "%s: the strips gave up on points in general position", nm);
+            CHECKF(r == 1, "%s: the strips gave up on points in general position", nm);
         if (r == 1) {
             done++;
             validate(nm, n, x, y, &p, 1);
             same_triangles(nm, &t, &p);
             tri_free(&p);
         } else {
-            CHECK(p.n_tri == 0 && !p.vertex && !p.neighbor, "%s: gave up but left triangles", nm);
+            CHECKF(p.n_tri == 0 && !p.vertex && !p.neighbor, "%s: gave up but left triangles", nm);
         }
     }
     printf("%-34s n=%-7d strips joined %d of 5 times (64 strips: %.2f ms)\n", name, n, done,
@@ -604,7 +596,7 @@ static void bench(gk_context *ctx, int n)
     double t1 = now();
     int rg = gk_gdal_triangulate(NULL, n, x, y, &g);
     double t2 = now();
-    CHECK(rc == GK_OK && rg == GK_OK, "bench %d", n);
+    CHECKF(rc == GK_OK && rg == GK_OK, "bench %d", n);
     if (rc == GK_OK && rg == GK_OK)
         same_triangles("bench", &t, &g);
     printf("bench n=%d: gk_delaunay %.3f s, GDAL (qhull) %.3f s\n", n, t1 - t0, t2 - t1);
@@ -636,7 +628,7 @@ int main(void)
             x[i] = 1000.0 * urand(), y[i] = 1000.0 * urand();
         gk_triangulation t;
         double t0 = now();
-        CHECK(gk_delaunay(ctx, n, x, y, &t) == GK_OK, "200k");
+        CHECKF(gk_delaunay(ctx, n, x, y, &t) == GK_OK, "200k");
         printf("gk_delaunay, 200k random points: %.3f s\n", now() - t0);
         tri_free(&t);
         free(x);
@@ -649,8 +641,8 @@ int main(void)
     }
     gk_context_free(ctx);
     if (failures)
-        fprintf(stderr, "%d failure(s)\n", failures);
+        fprintf(stderr, "%d failure(s) of %d checks\n", failures, checks);
     else
-        printf("all delaunay tests passed\n");
+        printf("all delaunay tests passed (%d checks)\n", checks);
     return failures ? 1 : 0;
 }

@@ -23,17 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures = 0;
+#include "gk_check.h"
 
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                            \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
+
 
 typedef struct {
     const char *name;
@@ -97,7 +89,7 @@ static void compare(const char *spec, int single, const dataset *d, int expect_g
         return;
     }
     int on_gpu = !strncmp(gpu_name, "cuda", 4);
-    CHECK(on_gpu == expect_gpu, "%s: ran on '%s'", spec, gpu_name);
+    CHECKF(on_gpu == expect_gpu, "%s: ran on '%s'", spec, gpu_name);
     size_t n = (size_t)d->g.nx * d->g.ny, bad = 0;
     double worst = 0.0;
     size_t worst_at = 0;
@@ -194,20 +186,20 @@ static void compare_windows(const char *spec, int single, const dataset *d)
     gk_job *jc = gk_job_new(cc, d->pts, alg), *jg = gk_job_new(gc, d->pts, alg);
     ked_cov kc = ked_of(spec, d);
     if (kc.nr > 0) /* external drift: the same covariates on both */
-        CHECK(jc && jg && !set_covariates(jc, d, &kc) && !set_covariates(jg, d, &kc),
-              "%s: external drift: %s / %s", spec, gk_errmsg(cc), gk_errmsg(gc));
+        CHECKF(jc && jg && !set_covariates(jc, d, &kc) && !set_covariates(jg, d, &kc),
+               "%s: external drift: %s / %s", spec, gk_errmsg(cc), gk_errmsg(gc));
     const int win[][4] = {{0, 0, 1, 1}, {d->g.nx - 7, d->g.ny - 3, 7, 3}, {5, 11, 33, 17}};
     for (int k = 0; k < 3; k++) {
         int w = win[k][2], h = win[k][3];
         double *a = malloc((size_t)w * h * sizeof *a), *b = malloc((size_t)w * h * sizeof *b);
         int ra = gk_job_compute_window(jc, &d->g, win[k][0], win[k][1], w, h, a);
         int rb = gk_job_compute_window(jg, &d->g, win[k][0], win[k][1], w, h, b);
-        CHECK(ra == GK_OK && rb == GK_OK, "%s window %d: %s / %s", spec, k, gk_errmsg(cc),
-              gk_errmsg(gc));
+        CHECKF(ra == GK_OK && rb == GK_OK, "%s window %d: %s / %s", spec, k, gk_errmsg(cc),
+               gk_errmsg(gc));
         for (int i = 0; i < w * h && !ra && !rb; i++) {
             double tol = single ? 1e-5 * d->zrange : 1e-9 * fmax(fabs(a[i]), d->zrange);
-            CHECK(same_nodata(a[i], b[i]) || fabs(a[i] - b[i]) <= tol,
-                  "%s window %d node %d: cpu %.17g gpu %.17g", spec, k, i, a[i], b[i]);
+            CHECKF(same_nodata(a[i], b[i]) || fabs(a[i] - b[i]) <= tol,
+                   "%s window %d node %d: cpu %.17g gpu %.17g", spec, k, i, a[i], b[i]);
         }
         free(a);
         free(b);
@@ -344,7 +336,7 @@ static void compare_krige(const char *spec, int single, const dataset *d, int ex
     double *g = run2("cuda", spec, single, d, gn, sizeof gn, &gs);
     if (c && g) {
         int on_gpu = !strncmp(gn, "cuda", 4);
-        CHECK(on_gpu == expect_gpu, "%s: ran on '%s'", spec, gn);
+        CHECKF(on_gpu == expect_gpu, "%s: ran on '%s'", spec, gn);
         check_bands(spec, "", single, d, c, g, cs, gs, on_gpu);
     }
     free(c);
@@ -367,7 +359,7 @@ static void compare_variogram(const dataset *d, int nlags, int ndir, int cressie
         o.azimuth[a] = 45.0 * a;
     gk_vgm a, b;
     int ra = gk_variogram(cc, d->pts, &o, &a), rb = gk_variogram(gc, d->pts, &o, &b);
-    CHECK(ra == GK_OK && rb == GK_OK, "variogram: %s / %s", gk_errmsg(cc), gk_errmsg(gc));
+    CHECKF(ra == GK_OK && rb == GK_OK, "variogram: %s / %s", gk_errmsg(cc), gk_errmsg(gc));
     if (ra == GK_OK && rb == GK_OK) {
         int bad = a.ndir != b.ndir || a.nlags != b.nlags;
         double eg = 0, ed = 0;
@@ -384,8 +376,8 @@ static void compare_variogram(const dataset *d, int nlags, int ndir, int cressie
         printf("%-4s variogram %s %d lags %d dir%s bw %g on %-24s np %s, gamma %.2e, dist %.2e\n",
                bad ? "FAIL" : "ok", d->name, nlags, ndir, cressie ? " cressie" : "", bw,
                gk_device_last_variogram_device(), bad ? "DIFFER" : "equal", eg, ed);
-        CHECK(!strncmp(gk_device_last_variogram_device(), "cuda", 4), "variogram ran on %s",
-              gk_device_last_variogram_device());
+        CHECKF(!strncmp(gk_device_last_variogram_device(), "cuda", 4), "variogram ran on %s",
+               gk_device_last_variogram_device());
         if (bad)
             failures++;
         gk_vgm_free(&a);
@@ -702,25 +694,25 @@ static void test_radius_kriging(const dataset *u, const dataset *l)
     const uint64_t nodes = (uint64_t)u->g.nx * u->g.ny;
     /* the default: every node of these on the GPU */
     compare_krige("kriging:model=Exp:psill=60:range=500:nugget=5:radius=300", 0, u, 1);
-    CHECK(last_dense == 0, "radius 300: %llu nodes on the CPU", (unsigned long long)last_dense);
+    CHECKF(last_dense == 0, "radius 300: %llu nodes on the CPU", (unsigned long long)last_dense);
     compare_krige("kriging:type=simple:mean=100:model=Sph:psill=600:range=800:nugget=5:radius=420",
                   0, u, 1);
-    CHECK(last_dense == 0, "radius 420: %llu nodes on the CPU", (unsigned long long)last_dense);
+    CHECKF(last_dense == 0, "radius 420: %llu nodes on the CPU", (unsigned long long)last_dense);
     /* ~630 points a window (systems in panels), on a coarser grid */
     dataset uc = *u;
     uc.g.nx = 24;
     uc.g.ny = 20;
     compare_krige("kriging:model=Exp:psill=60:range=500:nugget=5:radius=1000", 0, &uc, 1);
-    CHECK(last_dense == 0, "radius 1000: %llu nodes on the CPU", (unsigned long long)last_dense);
+    CHECKF(last_dense == 0, "radius 1000: %llu nodes on the CPU", (unsigned long long)last_dense);
     setenv("GRIDKIT_GPU_KRIGE_DENSE_K", "64", 1);
     compare_krige("kriging:model=Exp:psill=60:range=500:nugget=5:radius=150", 0, u, 1);
-    CHECK(last_dense == 0, "radius 150: %llu nodes on the CPU", (unsigned long long)last_dense);
+    CHECKF(last_dense == 0, "radius 150: %llu nodes on the CPU", (unsigned long long)last_dense);
     compare_krige("kriging:model=Exp:psill=60:range=500:nugget=5:radius=300:min_points=20", 0, u,
                   1);
     printf("radius 300: %llu of %llu nodes on the CPU\n", (unsigned long long)last_dense,
            (unsigned long long)nodes);
-    CHECK(last_dense > 0 && last_dense < nodes / 2, "radius 300: %llu of %llu nodes on the CPU",
-          (unsigned long long)last_dense, (unsigned long long)nodes);
+    CHECKF(last_dense > 0 && last_dense < nodes / 2, "radius 300: %llu of %llu nodes on the CPU",
+           (unsigned long long)last_dense, (unsigned long long)nodes);
     compare_krige("kriging:model=Exp:psill=60:range=500:nugget=5:radius=300", 1, u, 1);
     compare_krige("kriging:drift=linear:model=Sph:psill=60:range=800:nugget=5:radius=320", 0, u,
                   1);
@@ -729,8 +721,8 @@ static void test_radius_kriging(const dataset *u, const dataset *l)
     /* ~73 points a window on average: most nodes on the CPU */
     compare_krige("kriging:type=simple:mean=100:model=Sph:psill=600:range=800:nugget=5:radius=340",
                   0, u, 1);
-    CHECK(last_dense > nodes / 4 && last_dense < nodes, "radius 340: %llu of %llu nodes on the CPU",
-          (unsigned long long)last_dense, (unsigned long long)nodes);
+    CHECKF(last_dense > nodes / 4 && last_dense < nodes, "radius 340: %llu of %llu nodes on the CPU",
+           (unsigned long long)last_dense, (unsigned long long)nodes);
     /* the lattice: exact distances on the circle; coincident points make
      * ~64-point systems singular, so a small radius */
     compare_krige("kriging:model=Exp:psill=10:range=5:nugget=1:radius=2", 0, l, 1);
@@ -822,14 +814,14 @@ static void test_split(const char *spec, const dataset *d)
     gk_job *jc = gk_job_new(cc, d->pts, alg), *jg = gk_job_new(gc, d->pts, alg);
     ked_cov kc = ked_of(spec, d);
     if (kc.nr > 0) /* external drift: a split tile takes its part of the covariates */
-        CHECK(jc && jg && !set_covariates(jc, d, &kc) && !set_covariates(jg, d, &kc),
-              "%s: external drift: %s / %s", spec, gk_errmsg(cc), gk_errmsg(gc));
+        CHECKF(jc && jg && !set_covariates(jc, d, &kc) && !set_covariates(jg, d, &kc),
+               "%s: external drift: %s / %s", spec, gk_errmsg(cc), gk_errmsg(gc));
     int w = d->g.nx, h = d->g.ny, nb = jc ? gk_job_bands(jc) : 1;
     double *a = malloc((size_t)w * h * nb * sizeof *a), *b = malloc((size_t)w * h * nb * sizeof *b);
     int ra = jc ? gk_job_compute_window(jc, &d->g, 0, 0, w, h, a) : -1;
     int rb = jg ? gk_job_compute_window(jg, &d->g, 0, 0, w, h, b) : -1;
     unsetenv("GRIDKIT_GPU_TILE_MEM");
-    CHECK(ra == GK_OK && rb == GK_OK, "%s: split run failed: %s", spec, gk_errmsg(gc));
+    CHECKF(ra == GK_OK && rb == GK_OK, "%s: split run failed: %s", spec, gk_errmsg(gc));
     if (ra == GK_OK && rb == GK_OK) {
         uint64_t splits = gk_device_tile_splits(jg);
         size_t bad = 0;
@@ -837,9 +829,9 @@ static void test_split(const char *spec, const dataset *d)
             double e = fabs(a[i] - b[i]) / fmax(fabs(a[i]), d->zrange);
             bad += !(e <= 1e-9) && !(a[i] == b[i]);
         }
-        CHECK(splits > 0, "%s: no tile was split under a 40000-byte limit", spec);
-        CHECK(bad == 0, "%s: %zu of %zu values differ after splitting", spec, bad,
-              (size_t)w * h * nb);
+        CHECKF(splits > 0, "%s: no tile was split under a 40000-byte limit", spec);
+        CHECKF(bad == 0, "%s: %zu of %zu values differ after splitting", spec, bad,
+               (size_t)w * h * nb);
         printf("%s %-60s split %llu times, %zu values differ\n", bad || !splits ? "FAIL" : "ok  ",
                spec, (unsigned long long)splits, bad);
     }
@@ -895,7 +887,7 @@ static void linear_rest(const char *spec, const dataset *d, double lo, double hi
     size_t n = (size_t)d->g.nx * d->g.ny;
     double *v = malloc(n * sizeof *v);
     int rc = jg ? gk_job_compute_window(jg, &d->g, 0, 0, d->g.nx, d->g.ny, v) : -1;
-    CHECK(rc == GK_OK, "%s: %s", spec, gk_errmsg(gc));
+    CHECKF(rc == GK_OK, "%s: %s", spec, gk_errmsg(gc));
     if (rc == GK_OK) {
         double f = (double)gk_device_linear_rest(jg) / (double)n;
         int ok = f >= lo && f <= hi;
@@ -1289,10 +1281,10 @@ static void compare_global(const char *device, const gref *r, int single, const 
     uint64_t gs = 0, cs = 0;
     const int want_var = strstr(r->spec, "variance=no") == NULL;
     double *ref = ref_global(r, d, want_var);
-    CHECK(ref != NULL, "%s: the reference found the system singular", r->spec);
+    CHECKF(ref != NULL, "%s: the reference found the system singular", r->spec);
     double *g = run2(device, r->spec, single, d, gn, sizeof gn, &gs);
     int on_gpu = !strncmp(gn, "cuda", 4);
-    CHECK(on_gpu == !strcmp(device, "cuda"), "%s: ran on '%s'", r->spec, gn);
+    CHECKF(on_gpu == !strcmp(device, "cuda"), "%s: ran on '%s'", r->spec, gn);
     if (ref && g)
         check_bands(r->spec, " vs ref", single, d, ref, g, 0, gs, on_gpu);
     if (have_cpu && g && strcmp(device, "cpu")) {
@@ -1315,7 +1307,7 @@ static void compare_global_singular(const char *spec, const dataset *d, int have
     double *g = run2("cuda", spec, 0, d, gn, sizeof gn, &gs);
     if (!g)
         return;
-    CHECK(!strncmp(gn, "cuda", 4), "%s: ran on '%s'", spec, gn);
+    CHECKF(!strncmp(gn, "cuda", 4), "%s: ran on '%s'", spec, gn);
     for (size_t i = 0; i < 2 * n; i++)
         bad += g[i] != -9999.0;
     bad += gs != n;
@@ -1342,8 +1334,8 @@ static void compare_global_windows(const gref *r, const dataset *d)
     gk_algorithm *alg = gk_algorithm_parse(gc, r->spec);
     gk_context_set_device(gc, "cuda");
     gk_job *jg = gk_job_new(gc, d->pts, alg);
-    CHECK(jg && !strncmp(gk_context_device_name(gc), "cuda", 4), "%s: windows on '%s': %s",
-          r->spec, gk_context_device_name(gc), gk_errmsg(gc));
+    CHECKF(jg && !strncmp(gk_context_device_name(gc), "cuda", 4), "%s: windows on '%s': %s",
+           r->spec, gk_context_device_name(gc), gk_errmsg(gc));
     const int win[][4] = {{0, 0, 1, 1}, {d->g.nx - 7, d->g.ny - 3, 7, 3}, {5, 11, 33, 17}};
     size_t N = (size_t)d->g.nx * d->g.ny, bad = 0;
     double vmax = 0;
@@ -1353,7 +1345,7 @@ static void compare_global_windows(const gref *r, const dataset *d)
         int w = win[k][2], h = win[k][3];
         double *b = malloc((size_t)w * h * 2 * sizeof *b);
         int rb = gk_job_compute_window(jg, &d->g, win[k][0], win[k][1], w, h, b);
-        CHECK(rb == GK_OK, "%s window %d: %s", r->spec, k, gk_errmsg(gc));
+        CHECKF(rb == GK_OK, "%s window %d: %s", r->spec, k, gk_errmsg(gc));
         for (int j = 0; j < h && rb == GK_OK; j++)
             for (int i = 0; i < w; i++) {
                 size_t q = (size_t)(win[k][1] + j) * d->g.nx + win[k][0] + i, o = (size_t)j * w + i;
@@ -1389,7 +1381,7 @@ static void compare_global_split(const gref *r, const dataset *d0)
     double *b = malloc(2 * N * sizeof *b), vmax = 0;
     int rb = jg ? gk_job_compute_window(jg, &g, 0, 0, g.nx, g.ny, b) : -1;
     unsetenv("GRIDKIT_GPU_TILE_MEM");
-    CHECK(rb == GK_OK, "%s: split run failed: %s", r->spec, gk_errmsg(gc));
+    CHECKF(rb == GK_OK, "%s: split run failed: %s", r->spec, gk_errmsg(gc));
     uint64_t splits = jg ? gk_device_tile_splits(jg) : 0;
     for (size_t i = 0; ref && i < N; i++)
         vmax = fmax(vmax, ref[N + i]);
@@ -1491,8 +1483,8 @@ static void test_global_large(void)
     double *r1 = run2("cuda", spec, 0, &one, n1, sizeof n1, &s1);
     double *r2 = run2("cuda", spec, 0, &two, n2, sizeof n2, &s2);
     if (r1 && r2) {
-        CHECK(!strncmp(n1, "cuda", 4) && !strncmp(n2, "cuda", 4), "%s: ran on '%s' and '%s'",
-              spec, n1, n2);
+        CHECKF(!strncmp(n1, "cuda", 4) && !strncmp(n2, "cuda", 4), "%s: ran on '%s' and '%s'",
+               spec, n1, n2);
         check_bands(spec, " 50000 vs 25000 points", 0, &two, r1, r2, s1, s2,
                     !strncmp(n2, "cuda", 4));
     }
@@ -1618,21 +1610,21 @@ static void test_cpu_share(const dataset *u, const dataset *l)
         for (int single = 0; single < 2; single++) {
             last_shared = 0;
             compare_krige(specs[i], single, u, 1);
-            CHECK(last_shared > 0, "%s: the CPU took no share", specs[i]);
+            CHECKF(last_shared > 0, "%s: the CPU took no share", specs[i]);
         }
     }
     setenv("GRIDKIT_CPU_SHARE_ROWS", "1", 1);
     compare_krige("invdistnn:radius=2.5:max_points=12", 0, l, 1);
-    CHECK(last_shared > 0, "lattice: the CPU took no share");
+    CHECKF(last_shared > 0, "lattice: the CPU took no share");
     setenv("GRIDKIT_CPU_SHARE_ROWS", "50", 1); /* whole tiles and more */
     compare_krige("kriging:model=Exp:psill=10:range=5:nugget=1:max_points=12", 0, l, 1);
-    CHECK(last_shared > 0, "lattice: the CPU took no share");
+    CHECKF(last_shared > 0, "lattice: the CPU took no share");
     unsetenv("GRIDKIT_CPU_SHARE_ROWS");
     /* off: nothing shared */
     setenv("GRIDKIT_CPU_SHARE", "0", 1);
     compare_krige("invdistnn:radius=400:max_points=16", 0, u, 1);
-    CHECK(last_shared == 0, "GRIDKIT_CPU_SHARE=0, yet %llu nodes on the CPU",
-          (unsigned long long)last_shared);
+    CHECKF(last_shared == 0, "GRIDKIT_CPU_SHARE=0, yet %llu nodes on the CPU",
+           (unsigned long long)last_shared);
     unsetenv("GRIDKIT_CPU_SHARE");
 }
 
@@ -1749,14 +1741,14 @@ static void test_drift_block(const dataset *u, const dataset *l)
 static void test_device_option(void)
 {
     gk_context *ctx = gk_context_new();
-    CHECK(gk_context_set_device(ctx, "bogus") == GK_ERR_ARG, "bad spec accepted");
-    CHECK(strstr(gk_errmsg(ctx), "bogus") != NULL, "message: %s", gk_errmsg(ctx));
-    CHECK(gk_context_set_device(ctx, "cuda:x") == GK_ERR_ARG, "cuda:x accepted");
-    CHECK(gk_context_set_device(ctx, "cpu") == GK_OK, "cpu refused");
-    CHECK(gk_context_set_device(ctx, "auto") == GK_OK, "auto refused");
-    CHECK(gk_context_set_device(ctx, NULL) == GK_OK, "NULL refused");
+    CHECKF(gk_context_set_device(ctx, "bogus") == GK_ERR_ARG, "bad spec accepted");
+    CHECKF(strstr(gk_errmsg(ctx), "bogus") != NULL, "message: %s", gk_errmsg(ctx));
+    CHECKF(gk_context_set_device(ctx, "cuda:x") == GK_ERR_ARG, "cuda:x accepted");
+    CHECKF(gk_context_set_device(ctx, "cpu") == GK_OK, "cpu refused");
+    CHECKF(gk_context_set_device(ctx, "auto") == GK_OK, "auto refused");
+    CHECKF(gk_context_set_device(ctx, NULL) == GK_OK, "NULL refused");
     int rc = gk_context_set_device(ctx, "cuda:999");
-    CHECK(rc == GK_ERR_UNSUPPORTED, "cuda:999 gave %d", rc);
+    CHECKF(rc == GK_ERR_UNSUPPORTED, "cuda:999 gave %d", rc);
 
     /* GRIDKIT_DEVICE when no device is set */
     gk_points *p = gk_points_new(ctx);
@@ -1765,17 +1757,17 @@ static void test_device_option(void)
     gk_algorithm *alg = gk_algorithm_parse(ctx, "nearest");
     setenv("GRIDKIT_DEVICE", "cpu", 1);
     gk_job *job = gk_job_new(ctx, p, alg);
-    CHECK(job && !strcmp(gk_context_device_name(ctx), "cpu"), "GRIDKIT_DEVICE=cpu: %s",
-          gk_context_device_name(ctx));
+    CHECKF(job && !strcmp(gk_context_device_name(ctx), "cpu"), "GRIDKIT_DEVICE=cpu: %s",
+           gk_context_device_name(ctx));
     gk_job_free(job);
     setenv("GRIDKIT_DEVICE", "nonsense", 1);
     job = gk_job_new(ctx, p, alg);
-    CHECK(!job && gk_errno(ctx) == GK_ERR_ARG, "GRIDKIT_DEVICE=nonsense accepted");
+    CHECKF(!job && gk_errno(ctx) == GK_ERR_ARG, "GRIDKIT_DEVICE=nonsense accepted");
     gk_job_free(job);
     unsetenv("GRIDKIT_DEVICE");
     /* auto always works: the GPU, or the CPU with the reason */
     job = gk_job_new(ctx, p, alg);
-    CHECK(job != NULL, "auto: %s", gk_errmsg(ctx));
+    CHECKF(job != NULL, "auto: %s", gk_errmsg(ctx));
     printf("auto runs on: %s\n", gk_context_device_name(ctx));
     gk_job_free(job);
     gk_algorithm_free(alg);
@@ -1816,9 +1808,9 @@ static void test_auto_choice(void)
         gk_algorithm *a = gk_algorithm_parse(ctx, c[i].spec);
         gk_context_set_threads(ctx, c[i].threads);
         int gpu = gk_context_auto_device(ctx, a, c[i].n, area, c[i].nodes);
-        CHECK(gpu == c[i].gpu, "auto for %s, %.0f points, %.0f nodes, %d threads: %s (%.3f s)",
-              c[i].spec, c[i].n, c[i].nodes, c[i].threads, gpu ? "GPU" : "CPU",
-              gk_algorithm_cpu_seconds(a, c[i].n, area, c[i].nodes, c[i].threads));
+        CHECKF(gpu == c[i].gpu, "auto for %s, %.0f points, %.0f nodes, %d threads: %s (%.3f s)",
+               c[i].spec, c[i].n, c[i].nodes, c[i].threads, gpu ? "GPU" : "CPU",
+               gk_algorithm_cpu_seconds(a, c[i].n, area, c[i].nodes, c[i].threads));
         gk_algorithm_free(a);
     }
     /* the choice reaches the job, with its reason; no estimate, no choice */
@@ -1826,15 +1818,15 @@ static void test_auto_choice(void)
     gk_points_add(p, 0, 0, 1);
     gk_points_add(p, 1, 1, 2);
     gk_algorithm *a = gk_algorithm_parse(ctx, "nearest");
-    CHECK(gk_context_auto_device(ctx, a, 2, 1, 100) == 0, "2 points: GPU");
+    CHECKF(gk_context_auto_device(ctx, a, 2, 1, 100) == 0, "2 points: GPU");
     gk_job *job = gk_job_new(ctx, p, a);
-    CHECK(job && !strncmp(gk_context_device_name(ctx), "cpu (nearest: about", 19),
-          "device: %s", gk_context_device_name(ctx));
+    CHECKF(job && !strncmp(gk_context_device_name(ctx), "cpu (nearest: about", 19),
+           "device: %s", gk_context_device_name(ctx));
     gk_job_free(job);
-    CHECK(gk_context_auto_device(ctx, a, 0, 0, 0) == 1, "no estimate, yet the CPU chosen");
+    CHECKF(gk_context_auto_device(ctx, a, 0, 0, 0) == 1, "no estimate, yet the CPU chosen");
     job = gk_job_new(ctx, p, a);
-    CHECK(job && !strstr(gk_context_device_name(ctx), "nearest: about"), "stale choice: %s",
-          gk_context_device_name(ctx));
+    CHECKF(job && !strstr(gk_context_device_name(ctx), "nearest: about"), "stale choice: %s",
+           gk_context_device_name(ctx));
     gk_job_free(job);
     gk_algorithm_free(a);
     gk_points_free(p);
@@ -1850,7 +1842,7 @@ int main(void)
 
     gk_context *ctx = gk_context_new();
     if (gk_context_set_device(ctx, "cuda") != GK_OK) {
-        CHECK(gk_errno(ctx) == GK_ERR_UNSUPPORTED, "cuda: code %d", gk_errno(ctx));
+        CHECKF(gk_errno(ctx) == GK_ERR_UNSUPPORTED, "cuda: code %d", gk_errno(ctx));
         printf("no usable GPU (%s): GPU comparisons skipped\n", gk_errmsg(ctx));
         gk_context_free(ctx);
         return failures ? 1 : 77;

@@ -13,16 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures = 0;
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            failures++;                                                                            \
-            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                  \
-            fprintf(stderr, __VA_ARGS__);                                                          \
-            fprintf(stderr, "\n");                                                                 \
-        }                                                                                          \
-    } while (0)
+#include "gk_check.h"
+
 
 static gk_context *ctx;
 
@@ -87,13 +79,13 @@ static void test_exact_interpolation(void)
                            "kriging:type=simple:mean=12:model=Gau:psill=4:range=3:nugget=0.5",
                            "kriging:drift=linear:model=Sph:psill=4:range=8:max_points=8"};
     for (size_t s = 0; s < sizeof specs / sizeof *specs; s++) {
-        CHECK(run(specs[s], p, &g, out, NULL) == 2, "%s did not run", specs[s]);
+        CHECKF(run(specs[s], p, &g, out, NULL) == 2, "%s did not run", specs[s]);
         for (int i = 0; i < N; i++) {
             int col = (int)x[i], row = 9 - (int)y[i];
             double e = out[row * 10 + col], v = out[100 + row * 10 + col];
-            CHECK(fabs(e - z[i]) < 1e-9, "%s: estimate %.15g at datum %d, want %.15g", specs[s],
-                  e, i, z[i]);
-            CHECK(fabs(v) < 1e-9, "%s: variance %.3g at datum %d, want 0", specs[s], v, i);
+            CHECKF(fabs(e - z[i]) < 1e-9, "%s: estimate %.15g at datum %d, want %.15g", specs[s],
+                   e, i, z[i]);
+            CHECKF(fabs(v) < 1e-9, "%s: variance %.3g at datum %d, want 0", specs[s], v, i);
         }
     }
     gk_points_free(p);
@@ -105,25 +97,25 @@ static void test_simple_closed_form(void)
     gk_points *p = make_points(1, &x, &y, &z);
     gk_grid g = {0, 20, 0, 20, 4, 4};
     double out[32];
-    CHECK(run("kriging:type=simple:mean=2:model=Exp:psill=5:range=10:nugget=0.5", p, &g, out,
-              NULL) == 2,
-          "simple kriging did not run");
+    CHECKF(run("kriging:type=simple:mean=2:model=Exp:psill=5:range=10:nugget=0.5", p, &g, out,
+               NULL) == 2,
+           "simple kriging did not run");
     double c0 = c + nug;
     for (int j = 0; j < 4; j++)
         for (int i = 0; i < 4; i++) {
             double h = hypot(gk_grid_node_x(&g, i) - x, gk_grid_node_y(&g, j) - y);
             double ch = c * exp(-h / a); /* h > 0: no nugget */
             double est = m + ch / c0 * (z - m), var = c0 - ch * ch / c0;
-            CHECK(fabs(out[j * 4 + i] - est) < 1e-12, "SK estimate %.15g want %.15g",
-                  out[j * 4 + i], est);
-            CHECK(fabs(out[16 + j * 4 + i] - var) < 1e-12, "SK variance %.15g want %.15g",
-                  out[16 + j * 4 + i], var);
+            CHECKF(fabs(out[j * 4 + i] - est) < 1e-12, "SK estimate %.15g want %.15g",
+                   out[j * 4 + i], est);
+            CHECKF(fabs(out[16 + j * 4 + i] - var) < 1e-12, "SK variance %.15g want %.15g",
+                   out[16 + j * 4 + i], var);
         }
     /* an empty neighbourhood: the mean and C(0), as gstat */
-    CHECK(run("kriging:type=simple:mean=2:model=Exp:psill=5:range=10:nugget=0.5:radius=1", p, &g,
-              out, NULL) == 2,
-          "SK radius did not run");
-    CHECK(out[0] == 2 && out[16] == c0, "empty SK: %g %g, want 2 %g", out[0], out[16], c0);
+    CHECKF(run("kriging:type=simple:mean=2:model=Exp:psill=5:range=10:nugget=0.5:radius=1", p, &g,
+               out, NULL) == 2,
+           "SK radius did not run");
+    CHECKF(out[0] == 2 && out[16] == c0, "empty SK: %g %g, want 2 %g", out[0], out[16], c0);
     gk_points_free(p);
 }
 
@@ -144,13 +136,13 @@ static void test_weights_sum_to_one(void)
             for (int i = 0; i < N; i++)
                 z[i] = i == j;
             gk_points *p = make_points(N, x, y, z);
-            CHECK(run(spec[s], p, &g, out, NULL) == 2, "%s did not run", spec[s]);
+            CHECKF(run(spec[s], p, &g, out, NULL) == 2, "%s did not run", spec[s]);
             for (int q = 0; q < 35; q++)
                 sum[q] += out[q];
             gk_points_free(p);
         }
         for (int q = 0; q < 35; q++)
-            CHECK(fabs(sum[q] - 1) < 1e-10, "%s: OK weights sum to %.15g", spec[s], sum[q]);
+            CHECKF(fabs(sum[q] - 1) < 1e-10, "%s: OK weights sum to %.15g", spec[s], sum[q]);
     }
 }
 
@@ -171,12 +163,12 @@ static void test_trend_reproduction(void)
                           "kriging:drift=quadratic:model=Sph:psill=3:range=50:max_points=15",
                           "kriging:drift=linear:model=Sph:psill=3:range=50:block=10x5"};
     for (int s = 0; s < 4; s++) {
-        CHECK(run(spec[s], p, &g, out, NULL) == 2, "%s did not run", spec[s]);
+        CHECKF(run(spec[s], p, &g, out, NULL) == 2, "%s did not run", spec[s]);
         for (int j = 0; j < g.ny; j++)
             for (int i = 0; i < g.nx; i++) {
                 double want = 2 + 0.5 * gk_grid_node_x(&g, i) - 0.3 * gk_grid_node_y(&g, j);
                 double e = out[j * g.nx + i];
-                CHECK(fabs(e - want) < 1e-8, "%s: UK %.15g, trend %.15g", spec[s], e, want);
+                CHECKF(fabs(e - want) < 1e-8, "%s: UK %.15g, trend %.15g", spec[s], e, want);
             }
     }
     gk_points_free(p);
@@ -196,8 +188,8 @@ static void test_block_and_global(void)
     run("kriging:model=Sph:psill=1:range=50:nugget=0.05", p, &g, pt, NULL);
     run("kriging:model=Sph:psill=1:range=50:nugget=0.05:block=10x10", p, &g, bl, NULL);
     for (int q = 0; q < 100; q++)
-        CHECK(bl[100 + q] < pt[100 + q], "block variance %g >= point variance %g", bl[100 + q],
-              pt[100 + q]);
+        CHECKF(bl[100 + q] < pt[100 + q], "block variance %g >= point variance %g", bl[100 + q],
+               pt[100 + q]);
     const char *pairs[][2] = {
         {"kriging:model=Sph:psill=1:range=50:nugget=0.05",
          "kriging:model=Sph:psill=1:range=50:nugget=0.05:max_points=30"},
@@ -208,15 +200,15 @@ static void test_block_and_global(void)
         {"kriging:model=Pow:psill=0.1:range=1.2", "kriging:model=Pow:psill=0.1:range=1.2:radius=1000"},
     };
     for (size_t s = 0; s < sizeof pairs / sizeof *pairs; s++) {
-        CHECK(run(pairs[s][0], p, &g, pt, NULL) == 2, "%s", pairs[s][0]);
-        CHECK(run(pairs[s][1], p, &g, loc, NULL) == 2, "%s", pairs[s][1]);
+        CHECKF(run(pairs[s][0], p, &g, pt, NULL) == 2, "%s", pairs[s][0]);
+        CHECKF(run(pairs[s][1], p, &g, loc, NULL) == 2, "%s", pairs[s][1]);
         double de = 0, dv = 0;
         for (int q = 0; q < 100; q++) {
             de = fmax(de, fabs(pt[q] - loc[q]));
             dv = fmax(dv, fabs(pt[100 + q] - loc[100 + q]));
         }
-        CHECK(de < 1e-9 && dv < 1e-9, "%s: local vs global differ by %g / %g", pairs[s][1], de,
-              dv);
+        CHECKF(de < 1e-9 && dv < 1e-9, "%s: local vs global differ by %g / %g", pairs[s][1], de,
+               dv);
     }
     gk_points_free(p);
 }
@@ -231,29 +223,29 @@ static void test_singular(void)
     const char *spec[] = {"kriging:model=Sph:psill=1:range=50",
                           "kriging:model=Sph:psill=1:range=50:max_points=3"};
     for (int s = 0; s < 2; s++) {
-        CHECK(run(spec[s], p, &g, out, &st) == 2, "%s", spec[s]);
+        CHECKF(run(spec[s], p, &g, out, &st) == 2, "%s", spec[s]);
         for (int q = 0; q < 128; q++)
-            CHECK(isfinite(out[q]), "%s: NaN at %d", spec[s], q);
-        CHECK(st.singular_nodes > 0 && st.singular_nodes <= st.nodata_nodes,
-              "%s: singular %llu nodata %llu", spec[s], (unsigned long long)st.singular_nodes,
-              (unsigned long long)st.nodata_nodes);
+            CHECKF(isfinite(out[q]), "%s: NaN at %d", spec[s], q);
+        CHECKF(st.singular_nodes > 0 && st.singular_nodes <= st.nodata_nodes,
+               "%s: singular %llu nodata %llu", spec[s], (unsigned long long)st.singular_nodes,
+               (unsigned long long)st.nodata_nodes);
     }
     /* gstat's covariance of coincident points includes the nugget, so a
      * nugget does not help: still singular (gstat: NA and a warning) */
-    CHECK(run("kriging:model=Sph:psill=1:range=50:nugget=0.1", p, &g, out, &st) == 2, "nugget");
-    CHECK(st.singular_nodes == 64, "nugget: %llu singular", (unsigned long long)st.singular_nodes);
+    CHECKF(run("kriging:model=Sph:psill=1:range=50:nugget=0.1", p, &g, out, &st) == 2, "nugget");
+    CHECKF(st.singular_nodes == 64, "nugget: %llu singular", (unsigned long long)st.singular_nodes);
     /* without the duplicate every node has a value */
     double ux[] = {10, 20, 30, 15}, uy[] = {10, 20, 12, 30};
     gk_points *d = make_points(4, ux, uy, z);
-    CHECK(run("kriging:model=Sph:psill=1:range=50", d, &g, out, &st) == 2, "no duplicate");
-    CHECK(st.singular_nodes == 0 && st.nodata_nodes == 0, "no duplicate: %llu singular",
-          (unsigned long long)st.singular_nodes);
+    CHECKF(run("kriging:model=Sph:psill=1:range=50", d, &g, out, &st) == 2, "no duplicate");
+    CHECKF(st.singular_nodes == 0 && st.nodata_nodes == 0, "no duplicate: %llu singular",
+           (unsigned long long)st.singular_nodes);
     gk_points_free(d);
     /* collinear points under a linear drift */
     double cx[] = {0, 10, 20, 30}, cy[] = {0, 10, 20, 30}, cz[] = {1, 2, 3, 4};
     gk_points *c = make_points(4, cx, cy, cz);
-    CHECK(run("kriging:drift=linear:model=Exp:psill=1:range=10", c, &g, out, &st) == 2, "coll");
-    CHECK(st.singular_nodes == 64, "collinear UK: %llu singular", (unsigned long long)st.singular_nodes);
+    CHECKF(run("kriging:drift=linear:model=Exp:psill=1:range=10", c, &g, out, &st) == 2, "coll");
+    CHECKF(st.singular_nodes == 64, "collinear UK: %llu singular", (unsigned long long)st.singular_nodes);
     gk_points_free(c);
     gk_points_free(p);
 }
@@ -271,13 +263,13 @@ static void test_quadrants(void)
     run("kriging:model=Exp:psill=1:range=3:max_points=8:max_points_per_quadrant=1", p, &g, a,
         NULL);
     run("kriging:model=Exp:psill=1:range=3", q, &g, b, NULL);
-    CHECK(fabs(a[0] - b[0]) < 1e-12 && fabs(a[1] - b[1]) < 1e-12,
-          "omax=1: %.15g %.15g, want %.15g %.15g", a[0], a[1], b[0], b[1]);
-    CHECK(fabs(a[0] - 2.5) < 1e-12, "four symmetric points: %.15g, want 2.5", a[0]);
+    CHECKF(fabs(a[0] - b[0]) < 1e-12 && fabs(a[1] - b[1]) < 1e-12,
+           "omax=1: %.15g %.15g, want %.15g %.15g", a[0], a[1], b[0], b[1]);
+    CHECKF(fabs(a[0] - 2.5) < 1e-12, "four symmetric points: %.15g, want 2.5", a[0]);
     /* no max_points: every point, filtered (the k-d tree per quadrant) */
     run("kriging:model=Exp:psill=1:range=3:max_points_per_quadrant=1", p, &g, a, NULL);
-    CHECK(fabs(a[0] - b[0]) < 1e-12 && fabs(a[1] - b[1]) < 1e-12,
-          "omax=1, every point: %.15g %.15g, want %.15g %.15g", a[0], a[1], b[0], b[1]);
+    CHECKF(fabs(a[0] - b[0]) < 1e-12 && fabs(a[1] - b[1]) < 1e-12,
+           "omax=1, every point: %.15g %.15g, want %.15g %.15g", a[0], a[1], b[0], b[1]);
     gk_points_free(p);
     gk_points_free(q);
 }
@@ -322,9 +314,9 @@ static void test_quadrants_every_point(void)
                 differ += memcmp(&a[i], &b[i], sizeof *a) != 0;
                 valid += i < nodes && a[i] != 0.0; /* 0: nodata */
             }
-            CHECK(na == 2 && nb == 2 && differ == 0, "%s: %zu of %zu values differ from max_points=%d",
-                  every, differ, 2 * nodes, n);
-            CHECK(valid > nodes / 2, "%s: only %zu estimates", every, valid);
+            CHECKF(na == 2 && nb == 2 && differ == 0, "%s: %zu of %zu values differ from max_points=%d",
+                   every, differ, 2 * nodes, n);
+            CHECKF(valid > nodes / 2, "%s: only %zu estimates", every, valid);
         }
         /* min_points above the set's size: nothing selected anywhere (simple
          * kriging: gstat's mean and C(0)) */
@@ -335,7 +327,7 @@ static void test_quadrants_every_point(void)
         int nf = run(few, p, &g, a, NULL);
         for (size_t i = 0; nf == 2 && i < nodes; i++)
             off += a[i] != (sk ? 0.5 : 0.0) || a[nodes + i] != (sk ? 1.1 : 0.0);
-        CHECK(nf == 2 && off == 0, "%s: %zu nodes not empty", few, off);
+        CHECKF(nf == 2 && off == 0, "%s: %zu nodes not empty", few, off);
     }
     free(a);
     free(b);
@@ -374,13 +366,13 @@ static void test_external_drift(void)
         run(u, p, &g, uk, NULL);
         gk_algorithm *a = gk_algorithm_parse(ctx, k);
         gk_job *job = a ? gk_job_new(ctx, p, a) : NULL;
-        CHECK(job && gk_job_set_drift(job, 2, gv, sampler_xy, NULL) == GK_OK, "KED: %s",
-              gk_errmsg(ctx));
+        CHECKF(job && gk_job_set_drift(job, 2, gv, sampler_xy, NULL) == GK_OK, "KED: %s",
+               gk_errmsg(ctx));
         if (job) {
             gk_job_compute_window(job, &g, 0, 0, 6, 6, ked);
             for (int q = 0; q < 72; q++)
-                CHECK(fabs(uk[q] - ked[q]) < 1e-9, "KED %.15g vs UK %.15g at %d", ked[q], uk[q],
-                      q);
+                CHECKF(fabs(uk[q] - ked[q]) < 1e-9, "KED %.15g vs UK %.15g at %d", ked[q], uk[q],
+                       q);
         }
         gk_job_free(job);
         gk_algorithm_free(a);
@@ -412,26 +404,26 @@ static void test_parse(void)
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         gk_algorithm *a = gk_algorithm_parse(ctx, bad[i]);
-        CHECK(!a && gk_errno(ctx) == GK_ERR_ARG && strlen(gk_errmsg(ctx)) > 10,
-              "'%s' should be refused", bad[i]);
+        CHECKF(!a && gk_errno(ctx) == GK_ERR_ARG && strlen(gk_errmsg(ctx)) > 10,
+               "'%s' should be refused", bad[i]);
         gk_algorithm_free(a);
     }
     gk_algorithm *a = gk_algorithm_parse(
         ctx, "kriging:model=Sph:psill=0.59:range=897:nugget=0.05:max_points=20:block=40");
-    CHECK(a && gk_algorithm_bands(a) == 2, "bands");
+    CHECKF(a && gk_algorithm_bands(a) == 2, "bands");
     if (a) {
         const char *c = gk_algorithm_string(a);
-        CHECK(strstr(c, "model=Nug(0.050000000000000003)+Sph(0.58999999999999997,897)") &&
-                  strstr(c, "block=40x40") && strstr(c, "max_points=20"),
-              "canonical %s", c);
+        CHECKF(strstr(c, "model=Nug(0.050000000000000003)+Sph(0.58999999999999997,897)") &&
+                   strstr(c, "block=40x40") && strstr(c, "max_points=20"),
+               "canonical %s", c);
         gk_algorithm *b = gk_algorithm_parse(ctx, c); /* round trip */
-        CHECK(b && !strcmp(gk_algorithm_string(b), c), "canonical does not round-trip: %s",
-              b ? gk_algorithm_string(b) : gk_errmsg(ctx));
+        CHECKF(b && !strcmp(gk_algorithm_string(b), c), "canonical does not round-trip: %s",
+               b ? gk_algorithm_string(b) : gk_errmsg(ctx));
         gk_algorithm_free(b);
     }
     gk_algorithm_free(a);
     a = gk_algorithm_parse(ctx, "kriging:model=Exp:psill=1:range=2:variance=no");
-    CHECK(a && gk_algorithm_bands(a) == 1, "variance=no gives one band");
+    CHECKF(a && gk_algorithm_bands(a) == 1, "variance=no gives one band");
     gk_algorithm_free(a);
 }
 
@@ -451,9 +443,9 @@ int main(void)
     test_external_drift();
     gk_context_free(ctx);
     if (failures) {
-        fprintf(stderr, "%d failure(s)\n", failures);
+        fprintf(stderr, "%d failure(s) of %d checks\n", failures, checks);
         return 1;
     }
-    printf("kriging: all tests passed\n");
+    printf("kriging: all tests passed (%d checks)\n", checks);
     return 0;
 }

@@ -9,16 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-#define CHECK(cond, ...)                                                                    \
-    do {                                                                                    \
-        if (!(cond)) {                                                                      \
-            failures++;                                                                     \
-            fprintf(stderr, "%s:%d: FAIL %s: ", __FILE__, __LINE__, #cond);                 \
-            fprintf(stderr, __VA_ARGS__);                                                   \
-            fputc('\n', stderr);                                                            \
-        }                                                                                   \
-    } while (0)
+#include "gk_check.h"
+
 
 #define NODATA -9999.0
 
@@ -166,13 +158,13 @@ static void test_plane_and_hull(gk_context *ctx, double ox, double oy, double sc
     double radii[3] = {-1.0, 0.0, 0.05 * scale};
     for (int r = 0; r < 3; r++) {
         gk_job *job = make_job(ctx, pts, radii[r]);
-        CHECK(job != NULL, "%s: job", what);
+        CHECKF(job != NULL, "%s: job", what);
         if (!job)
             break;
         uint64_t nd = compute(job, &g, g.nx, g.ny, out);
         uint64_t nd2 = compute(job, &g, 17, 11, out2); /* tiling must not matter */
-        CHECK(nd == nd2, "%s: nodata counts %llu vs %llu", what, (unsigned long long)nd,
-              (unsigned long long)nd2);
+        CHECKF(nd == nd2, "%s: nodata counts %llu vs %llu", what, (unsigned long long)nd,
+               (unsigned long long)nd2);
         int inside = 0, outside = 0, bad = 0, nd_seen = 0;
         double maxerr = 0.0;
         for (int j = 0; j < g.ny; j++)
@@ -198,17 +190,17 @@ static void test_plane_and_hull(gk_context *ctx, double ox, double oy, double sc
                         bad++;
                 }
             }
-        CHECK(maxerr <= 1e-9, "%s radius=%g: plane error %g", what, radii[r], maxerr);
-        CHECK(bad == 0, "%s radius=%g: %d nodes wrong outside the hull or tiling-dependent", what,
-              radii[r], bad);
-        CHECK(inside > 1000 && outside > 1000, "%s: %d inside, %d outside", what, inside, outside);
-        CHECK(nd == (uint64_t)nd_seen, "%s: reported %llu nodata, saw %d", what,
-              (unsigned long long)nd, nd_seen);
+        CHECKF(maxerr <= 1e-9, "%s radius=%g: plane error %g", what, radii[r], maxerr);
+        CHECKF(bad == 0, "%s radius=%g: %d nodes wrong outside the hull or tiling-dependent", what,
+               radii[r], bad);
+        CHECKF(inside > 1000 && outside > 1000, "%s: %d inside, %d outside", what, inside, outside);
+        CHECKF(nd == (uint64_t)nd_seen, "%s: reported %llu nodata, saw %d", what,
+               (unsigned long long)nd, nd_seen);
         if (radii[r] < 0)
-            CHECK(nd == 0, "%s: radius<0 wrote %llu nodata", what, (unsigned long long)nd);
+            CHECKF(nd == 0, "%s: radius<0 wrote %llu nodata", what, (unsigned long long)nd);
         if (radii[r] == 0)
-            CHECK(nd >= (uint64_t)outside, "%s: radius=0 nodata %llu < outside %d", what,
-                  (unsigned long long)nd, outside);
+            CHECKF(nd >= (uint64_t)outside, "%s: radius=0 nodata %llu < outside %d", what,
+                   (unsigned long long)nd, outside);
         printf("%s radius=%g: %d inside (max plane error %.3g), %d outside, %llu nodata\n", what,
                radii[r], inside, maxerr, outside, (unsigned long long)nd);
         free_job(job);
@@ -231,7 +223,7 @@ static void test_latlon(gk_context *ctx)
             gk_points_add(pts, x, y, 100.0 + 2000.0 * (x - 10.0) + 3000.0 * (y - 45.0));
         }
     gk_job *job = make_job(ctx, pts, 0.0);
-    CHECK(job && gk_tin_triangles(job->tin) > 600, "lat/lon: triangulation");
+    CHECKF(job && gk_tin_triangles(job->tin) > 600, "lat/lon: triangulation");
     if (!job)
         return;
     gk_grid g = {10.002, 10.017, 45.002, 45.017, 97, 89};
@@ -250,9 +242,9 @@ static void test_latlon(gk_context *ctx)
             if (v == pts->z[k] && d2 > 1e-12)
                 nearest_like++;
         }
-    CHECK(nd == 0, "lat/lon: %llu nodata inside the hull", (unsigned long long)nd);
-    CHECK(maxerr <= 1e-9, "lat/lon: plane error %g (nearest would be ~1)", maxerr);
-    CHECK(nearest_like == 0, "lat/lon: %d nodes got a nearest value", nearest_like);
+    CHECKF(nd == 0, "lat/lon: %llu nodata inside the hull", (unsigned long long)nd);
+    CHECKF(maxerr <= 1e-9, "lat/lon: plane error %g (nearest would be ~1)", maxerr);
+    CHECKF(nearest_like == 0, "lat/lon: %d nodes got a nearest value", nearest_like);
     printf("lat/lon 0.001 deg: %d nodes, max plane error %.3g\n", g.nx * g.ny, maxerr);
     free(out);
     free_job(job);
@@ -269,7 +261,7 @@ static void check_against_brute(gk_context *ctx, const char *what, const gk_poin
     size_t nn = (size_t)g->nx * g->ny;
     double *a = malloc(nn * sizeof *a), *b = malloc(nn * sizeof *b), *c = malloc(nn * sizeof *c);
     gk_job *job = make_job(ctx, pts, radius), *job2 = make_job_tree(ctx, pts, radius, 1);
-    CHECK(job && job2, "%s: job", what);
+    CHECKF(job && job2, "%s: job", what);
     if (!job || !job2) {
         free_job(job);
         free_job(job2);
@@ -279,10 +271,10 @@ static void check_against_brute(gk_context *ctx, const char *what, const gk_poin
     uint64_t nd = compute(job, g, g->nx, g->ny, a);
     uint64_t nd2 = compute(job, g, 7, 5, b);
     compute(job2, g, 64, 3, c);
-    CHECK(nd == nd2 && !memcmp(a, b, nn * sizeof *a) && !memcmp(a, c, nn * sizeof *a),
-          "%s: the result depends on the tiling or on the index", what);
+    CHECKF(nd == nd2 && !memcmp(a, b, nn * sizeof *a) && !memcmp(a, c, nn * sizeof *a),
+           "%s: the result depends on the tiling or on the index", what);
     gk_triangulation tri;
-    CHECK(gk_delaunay(ctx, (int)pts->n, pts->x, pts->y, &tri) == GK_OK, "%s: delaunay", what);
+    CHECKF(gk_delaunay(ctx, (int)pts->n, pts->x, pts->y, &tri) == GK_OK, "%s: delaunay", what);
     int bad = 0, inside = 0, outside = 0;
     double maxerr = 0.0;
     for (int j = 0; j < g->ny; j++)
@@ -323,8 +315,8 @@ static void check_against_brute(gk_context *ctx, const char *what, const gk_poin
                 bad += v != want;
             }
         }
-    CHECK(maxerr <= tol, "%s: plane error %g", what, maxerr);
-    CHECK(bad == 0, "%s: %d nodes outside the hull differ from the brute-force nearest", what, bad);
+    CHECKF(maxerr <= tol, "%s: plane error %g", what, maxerr);
+    CHECKF(bad == 0, "%s: %d nodes outside the hull differ from the brute-force nearest", what, bad);
     printf("%s radius=%g: %d inside (max error %.3g), %d outside, all as brute force\n", what,
            radius, inside, maxerr, outside);
     free(tri.vertex);
@@ -394,11 +386,11 @@ static void test_degenerate(gk_context *ctx)
         double *out = malloc(sizeof(double) * g.nx * g.ny);
         for (int r = 0; r < 2; r++) {
             gk_job *job = make_job(ctx, pts, r == 0 ? -1.0 : 0.0);
-            CHECK(job != NULL, "collinear n=%d: job: %s", counts[c], gk_errmsg(ctx));
+            CHECKF(job != NULL, "collinear n=%d: job: %s", counts[c], gk_errmsg(ctx));
             if (!job)
                 continue;
-            CHECK(gk_tin_triangles(job->tin) == 0, "collinear n=%d: %d triangles", counts[c],
-                  gk_tin_triangles(job->tin));
+            CHECKF(gk_tin_triangles(job->tin) == 0, "collinear n=%d: %d triangles", counts[c],
+                   gk_tin_triangles(job->tin));
             uint64_t nd = compute(job, &g, 16, 16, out);
             int bad = 0;
             for (int j = 0; j < g.ny; j++)
@@ -408,9 +400,9 @@ static void test_degenerate(gk_context *ctx)
                     double want = r == 0 ? pts->z[k] : NODATA;
                     bad += v != want;
                 }
-            CHECK(bad == 0, "collinear n=%d radius=%d: %d nodes wrong", counts[c], -r, bad);
-            CHECK(r == 0 ? nd == 0 : nd == (uint64_t)g.nx * g.ny, "nodata count %llu",
-                  (unsigned long long)nd);
+            CHECKF(bad == 0, "collinear n=%d radius=%d: %d nodes wrong", counts[c], -r, bad);
+            CHECKF(r == 0 ? nd == 0 : nd == (uint64_t)g.nx * g.ny, "nodata count %llu",
+                   (unsigned long long)nd);
             free_job(job);
         }
         free(out);
@@ -432,7 +424,7 @@ static void test_duplicates(gk_context *ctx)
     gk_grid g = {0, 1000, 0, 1000, 101, 103};
     double *out = malloc(sizeof(double) * g.nx * g.ny);
     gk_job *job = make_job(ctx, pts, 0.0);
-    CHECK(job != NULL, "duplicates: job");
+    CHECKF(job != NULL, "duplicates: job");
     if (job) {
         compute(job, &g, 25, 25, out);
         double maxerr = 0.0;
@@ -447,8 +439,8 @@ static void test_duplicates(gk_context *ctx)
                                      0.02 * gk_grid_node_y(&g, j)));
                 maxerr = e > maxerr ? e : maxerr;
             }
-        CHECK(maxerr <= 1e-9, "duplicates: plane error %g", maxerr);
-        CHECK(interp > 8000, "duplicates: only %d nodes interpolated", interp);
+        CHECKF(maxerr <= 1e-9, "duplicates: plane error %g", maxerr);
+        CHECKF(interp > 8000, "duplicates: only %d nodes interpolated", interp);
         printf("%zu points with duplicates: %d triangles, %d nodes, max plane error %.3g\n",
                pts->n, gk_tin_triangles(job->tin), interp, maxerr);
         free_job(job);
@@ -457,13 +449,13 @@ static void test_duplicates(gk_context *ctx)
     for (size_t i = 0; i < pts->n; i++)
         pts->z[i] = (double)(i % 7);
     job = make_job(ctx, pts, -1.0);
-    CHECK(job != NULL, "duplicates (different z): job");
+    CHECKF(job != NULL, "duplicates (different z): job");
     if (job) {
         compute(job, &g, 25, 25, out);
         int bad = 0;
         for (size_t i = 0; i < (size_t)g.nx * g.ny; i++)
             bad += !(out[i] >= 0.0 && out[i] <= 6.0);
-        CHECK(bad == 0, "duplicates (different z): %d values outside [0, 6]", bad);
+        CHECKF(bad == 0, "duplicates (different z): %d values outside [0, 6]", bad);
         free_job(job);
     }
     free(out);
@@ -483,8 +475,8 @@ static void test_no_triangulator(void)
     job.ctx = ctx;
     job.pts = pts;
     job.alg.kind = GK_ALG_LINEAR;
-    CHECK(gk_tin_build(&job) == GK_OK && gk_tin_triangles(job.tin) == 1,
-          "core triangulator: %s", gk_errmsg(ctx));
+    CHECKF(gk_tin_build(&job) == GK_OK && gk_tin_triangles(job.tin) == 1,
+           "core triangulator: %s", gk_errmsg(ctx));
     gk_tin_free(job.tin);
     gk_points_free(pts);
     gk_context_free(ctx);
@@ -495,13 +487,13 @@ static void test_hook(void)
 {
     double x[5] = {0, 1, 1, 0, 0.5}, y[5] = {0, 0, 1, 1, 0.5};
     gk_triangulation tri;
-    CHECK(gk_gdal_triangulate(NULL, 5, x, y, &tri) == GK_OK, "hook on a square");
-    CHECK(tri.n_tri == 4, "square + centre: %d triangles", tri.n_tri);
+    CHECKF(gk_gdal_triangulate(NULL, 5, x, y, &tri) == GK_OK, "hook on a square");
+    CHECKF(tri.n_tri == 4, "square + centre: %d triangles", tri.n_tri);
     for (int t = 0; t < tri.n_tri; t++) {
         int *v = tri.vertex + 3 * t;
         double o = (x[v[1]] - x[v[0]]) * (y[v[2]] - y[v[0]]) -
                    (y[v[1]] - y[v[0]]) * (x[v[2]] - x[v[0]]);
-        CHECK(o > 0, "triangle %d not counter-clockwise", t);
+        CHECKF(o > 0, "triangle %d not counter-clockwise", t);
         for (int k = 0; k < 3; k++) {
             int u = tri.neighbor[3 * t + k];
             if (u < 0)
@@ -514,15 +506,15 @@ static void test_hook(void)
             int has_k = 0;
             for (int b = 0; b < 3; b++)
                 has_k += tri.vertex[3 * u + b] == v[k];
-            CHECK(shared == 2 && !has_k, "triangle %d edge %d: wrong neighbour %d", t, k, u);
+            CHECKF(shared == 2 && !has_k, "triangle %d edge %d: wrong neighbour %d", t, k, u);
         }
     }
     free(tri.vertex);
     free(tri.neighbor);
     double cx[4] = {0, 1, 2, 3}, cy[4] = {0, 1, 2, 3};
-    CHECK(gk_gdal_triangulate(NULL, 4, cx, cy, &tri) == GK_ERR_ARG && tri.n_tri == 0,
-          "collinear input must be refused");
-    CHECK(gk_gdal_triangulate(NULL, 2, cx, cy, &tri) == GK_ERR_ARG, "2 points must be refused");
+    CHECKF(gk_gdal_triangulate(NULL, 4, cx, cy, &tri) == GK_ERR_ARG && tri.n_tri == 0,
+           "collinear input must be refused");
+    CHECKF(gk_gdal_triangulate(NULL, 2, cx, cy, &tri) == GK_ERR_ARG, "2 points must be refused");
 }
 
 int main(void)
@@ -539,8 +531,8 @@ int main(void)
     gk_context_free(ctx);
     test_core();
     if (failures)
-        fprintf(stderr, "%d failure(s)\n", failures);
+        fprintf(stderr, "%d failure(s) of %d checks\n", failures, checks);
     else
-        printf("all linear tests passed\n");
+        printf("all linear tests passed (%d checks)\n", checks);
     return failures ? 1 : 0;
 }

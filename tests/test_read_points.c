@@ -22,33 +22,15 @@
 #include <time.h>
 #include <unistd.h>
 
-static int failures = 0;
+#include "gk_check.h"
 
-#define CHECK(c)                                                                        \
-    do {                                                                                \
-        if (!(c)) {                                                                     \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c);       \
-            failures++;                                                                 \
-        }                                                                               \
-    } while (0)
-#define CHECK_EQ_SZ(a, b)                                                               \
-    do {                                                                                \
-        size_t a_ = (a), b_ = (b);                                                      \
-        if (a_ != b_) {                                                                 \
-            fprintf(stderr, "%s:%d: %s == %zu, expected %zu\n", __FILE__, __LINE__, #a, a_, \
-                    b_);                                                                \
-            failures++;                                                                 \
-        }                                                                               \
-    } while (0)
-#define CHECK_MSG(ctx, sub)                                                             \
-    do {                                                                                \
-        if (getenv("GK_TEST_VERBOSE"))                                                  \
-            printf("line %d: %s\n", __LINE__, gk_errmsg(ctx));                          \
-        if (!strstr(gk_errmsg(ctx), (sub))) {                                           \
-            fprintf(stderr, "%s:%d: message \"%s\" lacks \"%s\"\n", __FILE__, __LINE__,   \
-                    gk_errmsg(ctx), (sub));                                             \
-            failures++;                                                                 \
-        }                                                                               \
+/* The context's last message contains sub. */
+#define CHECK_MSG(ctx, sub)                                                                  \
+    do {                                                                                     \
+        if (getenv("GK_TEST_VERBOSE"))                                                       \
+            printf("line %d: %s\n", __LINE__, gk_errmsg(ctx));                               \
+        CHECKF(strstr(gk_errmsg(ctx), (sub)), "message \"%s\" lacks \"%s\"", gk_errmsg(ctx), \
+               (sub));                                                                       \
     } while (0)
 
 static char tmpdir[256];
@@ -1103,8 +1085,8 @@ int main(int argc, char **argv)
         bench_gpkg(argc > 2 ? (size_t)atol(argv[2]) : 1000000);
     rm_rf(tmpdir);
     if (failures)
-        fprintf(stderr, "%d check(s) failed\n", failures);
+        fprintf(stderr, "%d of %d checks failed\n", failures, checks);
     else
-        printf("ok\n");
+        printf("ok (%d checks)\n", checks);
     return failures ? 1 : 0;
 }

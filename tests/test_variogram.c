@@ -13,17 +13,6 @@
 
 #include "gk_check.h"
 
-/* relative tolerance, with an absolute floor for values near 0 */
-#define CHECK_REL(a, b, tol)                                                                  \
-    do {                                                                                      \
-        double a_ = (a), b_ = (b);                                                            \
-        checks++;                                                                             \
-        if (!(fabs(a_ - b_) <= (tol) * fabs(b_) + 1e-300)) {                                  \
-            failures++;                                                                       \
-            fprintf(stderr, "%s:%d: %s = %.17g, expected %.17g (rel %.2e)\n", __FILE__,       \
-                    __LINE__, #a, a_, b_, fabs(a_ - b_) / fabs(b_));                          \
-        }                                                                                     \
-    } while (0)
 
 /* ---- Bessel K ------------------------------------------------------------- */
 /* R: nus=c(0, 0.3, 0.5, 1, 1.7, 4.5, 12); xs=c(1e-4, 0.5, 1.9, 2.1, 10, 80)

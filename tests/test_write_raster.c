@@ -25,18 +25,10 @@
 #include <gdal.h>
 #include <ogr_srs_api.h>
 
-static int failures;
+#include "gk_check.h"
+
 static char workdir[1024];
 
-#define CHECK(cond, ...)                                                                  \
-    do {                                                                                  \
-        if (!(cond)) {                                                                    \
-            failures++;                                                                   \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);              \
-            fprintf(stderr, __VA_ARGS__);                                                 \
-            fputc('\n', stderr);                                                          \
-        }                                                                                 \
-    } while (0)
 
 static const char *path(const char *name)
 {
@@ -61,7 +53,7 @@ static void check_no_temporaries(const char *where)
         return;
     struct dirent *e;
     while ((e = readdir(d)) != NULL)
-        CHECK(!strstr(e->d_name, ".gridkit-tmp-"), "%s left %s behind", where, e->d_name);
+        CHECKF(!strstr(e->d_name, ".gridkit-tmp-"), "%s left %s behind", where, e->d_name);
     closedir(d);
 }
 
@@ -168,51 +160,51 @@ static void test_gtiff_roundtrip(gk_context *ctx, int set_nodata)
     s.band_descriptions = desc;
     s.metadata = md;
     gk_raster_writer *w = gk_raster_writer_open(ctx, &s);
-    CHECK(w, "open: %s", gk_errmsg(ctx));
+    CHECKF(w, "open: %s", gk_errmsg(ctx));
     if (!w)
         goto done;
-    CHECK(fill(w, nx, ny, bands, ramp) == GK_OK, "write: %s", gk_errmsg(ctx));
-    CHECK(!exists(dst), "dst must not exist before commit");
-    CHECK(gk_raster_writer_commit(w) == GK_OK, "commit: %s", gk_errmsg(ctx));
+    CHECKF(fill(w, nx, ny, bands, ramp) == GK_OK, "write: %s", gk_errmsg(ctx));
+    CHECKF(!exists(dst), "dst must not exist before commit");
+    CHECKF(gk_raster_writer_commit(w) == GK_OK, "commit: %s", gk_errmsg(ctx));
 
     GDALDatasetH ds = GDALOpen(dst, GA_ReadOnly);
-    CHECK(ds, "reopen %s", dst);
+    CHECKF(ds, "reopen %s", dst);
     if (!ds)
         goto done;
-    CHECK(GDALGetRasterXSize(ds) == nx && GDALGetRasterYSize(ds) == ny, "size");
-    CHECK(GDALGetRasterCount(ds) == bands, "bands %d", GDALGetRasterCount(ds));
+    CHECKF(GDALGetRasterXSize(ds) == nx && GDALGetRasterYSize(ds) == ny, "size");
+    CHECKF(GDALGetRasterCount(ds) == bands, "bands %d", GDALGetRasterCount(ds));
     double gt[6];
     GDALGetGeoTransform(ds, gt);
     for (int i = 0; i < 6; i++)
-        CHECK(gt[i] == s.geotransform[i], "gt[%d] %.17g != %.17g", i, gt[i], s.geotransform[i]);
+        CHECKF(gt[i] == s.geotransform[i], "gt[%d] %.17g != %.17g", i, gt[i], s.geotransform[i]);
     OGRSpatialReferenceH got = GDALGetSpatialRef(ds);
-    CHECK(got && OSRIsSame(got, want), "SRS not kept");
+    CHECKF(got && OSRIsSame(got, want), "SRS not kept");
     float *row = malloc(sizeof(float) * nx * ny);
     for (int b = 1; b <= bands; b++) {
         GDALRasterBandH band = GDALGetRasterBand(ds, b);
-        CHECK(GDALGetRasterDataType(band) == GDT_Float32, "type");
+        CHECKF(GDALGetRasterDataType(band) == GDT_Float32, "type");
         int has = -1;
         double nd = GDALGetRasterNoDataValue(band, &has);
         if (set_nodata)
-            CHECK(has && nd == -9999.0, "band %d nodata %d %g", b, has, nd);
+            CHECKF(has && nd == -9999.0, "band %d nodata %d %g", b, has, nd);
         else
-            CHECK(!has, "band %d has a nodata flag", b);
-        CHECK(strcmp(GDALGetDescription(band), desc[b - 1]) == 0, "band %d description '%s'", b,
-              GDALGetDescription(band));
-        CHECK(GDALRasterIO(band, GF_Read, 0, 0, nx, ny, row, nx, ny, GDT_Float32, 0, 0) ==
-                  CE_None,
-              "read");
+            CHECKF(!has, "band %d has a nodata flag", b);
+        CHECKF(strcmp(GDALGetDescription(band), desc[b - 1]) == 0, "band %d description '%s'", b,
+               GDALGetDescription(band));
+        CHECKF(GDALRasterIO(band, GF_Read, 0, 0, nx, ny, row, nx, ny, GDT_Float32, 0, 0) ==
+                   CE_None,
+               "read");
         int bad = 0;
         for (int y = 0; y < ny; y++)
             for (int x = 0; x < nx; x++)
                 bad += row[y * nx + x] != (float)ramp(b, x, y);
-        CHECK(bad == 0, "band %d: %d wrong values", b, bad);
+        CHECKF(bad == 0, "band %d: %d wrong values", b, bad);
     }
     free(row);
     const char *alg = GDALGetMetadataItem(ds, "GRIDKIT_ALGORITHM", NULL);
-    CHECK(alg && strcmp(alg, "invdist:power=2.0") == 0, "metadata '%s'", alg ? alg : "(null)");
+    CHECKF(alg && strcmp(alg, "invdist:power=2.0") == 0, "metadata '%s'", alg ? alg : "(null)");
     const char *src = GDALGetMetadataItem(ds, "SOURCE", NULL);
-    CHECK(src && strcmp(src, "points.csv") == 0, "metadata SOURCE");
+    CHECKF(src && strcmp(src, "points.csv") == 0, "metadata SOURCE");
     GDALClose(ds);
 done:
     CPLFree(wkt);
@@ -234,22 +226,22 @@ static void test_integer_conversion(gk_context *ctx)
         gk_raster_spec s = base_spec(dst, 10, 1);
         s.type = types[t];
         gk_raster_writer *w = gk_raster_writer_open(ctx, &s);
-        CHECK(w, "open %s: %s", types[t], gk_errmsg(ctx));
+        CHECKF(w, "open %s: %s", types[t], gk_errmsg(ctx));
         if (!w)
             continue;
-        CHECK(gk_raster_writer_write(w, 1, 0, 0, 10, 1, in) == GK_OK, "%s", gk_errmsg(ctx));
-        CHECK(gk_raster_writer_commit(w) == GK_OK, "%s", gk_errmsg(ctx));
+        CHECKF(gk_raster_writer_write(w, 1, 0, 0, 10, 1, in) == GK_OK, "%s", gk_errmsg(ctx));
+        CHECKF(gk_raster_writer_commit(w) == GK_OK, "%s", gk_errmsg(ctx));
         GDALDatasetH ds = GDALOpen(dst, GA_ReadOnly);
-        CHECK(ds, "reopen");
+        CHECKF(ds, "reopen");
         if (!ds)
             continue;
         GDALRasterBandH band = GDALGetRasterBand(ds, 1);
-        CHECK(GDALGetRasterDataType(band) == GDALGetDataTypeByName(types[t]), "type");
+        CHECKF(GDALGetRasterDataType(band) == GDALGetDataTypeByName(types[t]), "type");
         int got[10];
-        CHECK(GDALRasterIO(band, GF_Read, 0, 0, 10, 1, got, 10, 1, GDT_Int32, 0, 0) == CE_None, "read");
+        CHECKF(GDALRasterIO(band, GF_Read, 0, 0, 10, 1, got, 10, 1, GDT_Int32, 0, 0) == CE_None, "read");
         for (int i = 0; i < 10; i++) {
             int want = t ? want_i16[i] : want_byte[i];
-            CHECK(got[i] == want, "%s: %g -> %d, want %d", types[t], in[i], got[i], want);
+            CHECKF(got[i] == want, "%s: %g -> %d, want %d", types[t], in[i], got[i], want);
         }
         GDALClose(ds);
     }
@@ -278,12 +270,12 @@ static void test_nodata_fits_type(gk_context *ctx)
         s.nodata = c[i].nodata;
         gk_error_clear(ctx);
         gk_raster_writer *w = gk_raster_writer_open(ctx, &s);
-        CHECK((w != NULL) == c[i].ok, "%s nodata=%g: %s", c[i].type, c[i].nodata,
-              w ? "accepted" : gk_errmsg(ctx));
+        CHECKF((w != NULL) == c[i].ok, "%s nodata=%g: %s", c[i].type, c[i].nodata,
+               w ? "accepted" : gk_errmsg(ctx));
         if (!w) {
-            CHECK(strstr(gk_errmsg(ctx), "nodata") && strstr(gk_errmsg(ctx), c[i].type),
-                  "message names nodata and the type: %s", gk_errmsg(ctx));
-            CHECK(access(dst, F_OK) != 0, "no output left for %s", c[i].type);
+            CHECKF(strstr(gk_errmsg(ctx), "nodata") && strstr(gk_errmsg(ctx), c[i].type),
+                   "message names nodata and the type: %s", gk_errmsg(ctx));
+            CHECKF(access(dst, F_OK) != 0, "no output left for %s", c[i].type);
             continue;
         }
         gk_raster_writer_abort(w);
@@ -298,20 +290,20 @@ static void test_nodata_after_writing(gk_context *ctx)
     const char *dst = path("nodata_late.tif");
     gk_raster_spec s = base_spec(dst, 4, 1);
     gk_raster_writer *w = gk_raster_writer_open(ctx, &s);
-    CHECK(w, "open: %s", gk_errmsg(ctx));
+    CHECKF(w, "open: %s", gk_errmsg(ctx));
     if (!w)
         return;
     const double v[4] = {1, 2, -9, 4};
-    CHECK(gk_raster_writer_write(w, 1, 0, 0, 4, 1, v) == GK_OK, "%s", gk_errmsg(ctx));
-    CHECK(gk_raster_writer_set_nodata(w, 1, -9) == GK_OK, "%s", gk_errmsg(ctx));
-    CHECK(gk_raster_writer_commit(w) == GK_OK, "%s", gk_errmsg(ctx));
+    CHECKF(gk_raster_writer_write(w, 1, 0, 0, 4, 1, v) == GK_OK, "%s", gk_errmsg(ctx));
+    CHECKF(gk_raster_writer_set_nodata(w, 1, -9) == GK_OK, "%s", gk_errmsg(ctx));
+    CHECKF(gk_raster_writer_commit(w) == GK_OK, "%s", gk_errmsg(ctx));
     GDALDatasetH ds = GDALOpen(dst, GA_ReadOnly);
-    CHECK(ds, "reopen");
+    CHECKF(ds, "reopen");
     if (!ds)
         return;
     int has = 0;
     double nd = GDALGetRasterNoDataValue(GDALGetRasterBand(ds, 1), &has);
-    CHECK(has && nd == -9, "nodata tag %d %g, want -9", has, nd);
+    CHECKF(has && nd == -9, "nodata tag %d %g, want -9", has, nd);
     GDALClose(ds);
 }
 
@@ -327,7 +319,7 @@ static void test_format_bytes(void)
     for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
         char buf[32];
         gk_format_bytes(c[i].b, buf, sizeof buf);
-        CHECK(!strcmp(buf, c[i].want), "%.0f bytes -> '%s', want '%s'", c[i].b, buf, c[i].want);
+        CHECKF(!strcmp(buf, c[i].want), "%.0f bytes -> '%s', want '%s'", c[i].b, buf, c[i].want);
     }
 }
 
@@ -346,28 +338,28 @@ static void test_png(gk_context *ctx)
     gk_raster_spec s = base_spec(dst, nx, ny);
     s.type = "Byte";
     gk_raster_writer *w = gk_raster_writer_open(ctx, &s);
-    CHECK(w, "open png: %s", gk_errmsg(ctx));
+    CHECKF(w, "open png: %s", gk_errmsg(ctx));
     if (w) {
-        CHECK(fill(w, nx, ny, 1, pattern) == GK_OK, "%s", gk_errmsg(ctx));
-        CHECK(!exists(dst), "png before commit");
-        CHECK(gk_raster_writer_commit(w) == GK_OK, "commit png: %s", gk_errmsg(ctx));
+        CHECKF(fill(w, nx, ny, 1, pattern) == GK_OK, "%s", gk_errmsg(ctx));
+        CHECKF(!exists(dst), "png before commit");
+        CHECKF(gk_raster_writer_commit(w) == GK_OK, "commit png: %s", gk_errmsg(ctx));
     }
     GDALDatasetH ds = GDALOpen(dst, GA_ReadOnly);
-    CHECK(ds, "reopen png");
+    CHECKF(ds, "reopen png");
     if (ds) {
-        CHECK(strcmp(GDALGetDriverShortName(GDALGetDatasetDriver(ds)), "PNG") == 0, "driver %s",
-              GDALGetDriverShortName(GDALGetDatasetDriver(ds)));
+        CHECKF(strcmp(GDALGetDriverShortName(GDALGetDatasetDriver(ds)), "PNG") == 0, "driver %s",
+               GDALGetDriverShortName(GDALGetDatasetDriver(ds)));
         unsigned char buf[40 * 30];
-        CHECK(GDALRasterIO(GDALGetRasterBand(ds, 1), GF_Read, 0, 0, nx, ny, buf, nx, ny, GDT_Byte, 0, 0) == CE_None, "read");
+        CHECKF(GDALRasterIO(GDALGetRasterBand(ds, 1), GF_Read, 0, 0, nx, ny, buf, nx, ny, GDT_Byte, 0, 0) == CE_None, "read");
         int bad = 0;
         for (int y = 0; y < ny; y++)
             for (int x = 0; x < nx; x++)
                 bad += buf[y * nx + x] != (unsigned char)pattern(1, x, y);
-        CHECK(bad == 0, "png: %d wrong values", bad);
+        CHECKF(bad == 0, "png: %d wrong values", bad);
         double gt[6];
-        CHECK(GDALGetGeoTransform(ds, gt) == CE_None && gt[0] == s.geotransform[0] &&
-                  gt[5] == s.geotransform[5],
-              "png geotransform (PAM side-car) not kept");
+        CHECKF(GDALGetGeoTransform(ds, gt) == CE_None && gt[0] == s.geotransform[0] &&
+                   gt[5] == s.geotransform[5],
+               "png geotransform (PAM side-car) not kept");
         GDALClose(ds);
     }
     /* CreateCopy failing at commit (bad ZLEVEL): an error naming the file,
@@ -377,19 +369,19 @@ static void test_png(gk_context *ctx)
     char *bad_co[] = {"ZLEVEL=42", NULL};
     s.creation_options = bad_co;
     w = gk_raster_writer_open(ctx, &s);
-    CHECK(w, "open png ZLEVEL: %s", gk_errmsg(ctx));
+    CHECKF(w, "open png ZLEVEL: %s", gk_errmsg(ctx));
     if (w) {
-        CHECK(fill(w, nx, ny, 1, seven) == GK_OK, "%s", gk_errmsg(ctx));
+        CHECKF(fill(w, nx, ny, 1, seven) == GK_OK, "%s", gk_errmsg(ctx));
         CPLPushErrorHandler(CPLQuietErrorHandler);
         int rc = gk_raster_writer_commit(w);
         CPLPopErrorHandler();
-        CHECK(rc == GK_ERR_IO && strstr(gk_errmsg(ctx), "copy.png") &&
-                  strstr(gk_errmsg(ctx), "ZLEVEL"),
-              "failed commit: %d '%s'", rc, gk_errmsg(ctx));
+        CHECKF(rc == GK_ERR_IO && strstr(gk_errmsg(ctx), "copy.png") &&
+                   strstr(gk_errmsg(ctx), "ZLEVEL"),
+               "failed commit: %d '%s'", rc, gk_errmsg(ctx));
     }
     char *after = read_bytes(dst, &n1);
-    CHECK(before && after && n0 == n1 && memcmp(before, after, n0) == 0,
-          "png changed by a failed commit");
+    CHECKF(before && after && n0 == n1 && memcmp(before, after, n0) == 0,
+           "png changed by a failed commit");
     free(before);
     free(after);
     s.creation_options = NULL;
@@ -398,10 +390,10 @@ static void test_png(gk_context *ctx)
     s.type = NULL;
     s.dst = path("float.png");
     w = gk_raster_writer_open(ctx, &s);
-    CHECK(!w && strstr(gk_errmsg(ctx), "PNG") && strstr(gk_errmsg(ctx), "Float64"),
-          "float png: '%s'", gk_errmsg(ctx));
+    CHECKF(!w && strstr(gk_errmsg(ctx), "PNG") && strstr(gk_errmsg(ctx), "Float64"),
+           "float png: '%s'", gk_errmsg(ctx));
     gk_raster_writer_abort(w);
-    CHECK(!exists(path("float.png")), "float.png created");
+    CHECKF(!exists(path("float.png")), "float.png created");
     check_no_temporaries("png");
 }
 
@@ -413,33 +405,33 @@ static void test_abort(gk_context *ctx)
     const char *dst = path("aborted.tif");
     gk_raster_spec s = base_spec(dst, 300, 300);
     gk_raster_writer *w = gk_raster_writer_open(ctx, &s);
-    CHECK(w, "open: %s", gk_errmsg(ctx));
+    CHECKF(w, "open: %s", gk_errmsg(ctx));
     if (w) {
         double v[100];
         for (int i = 0; i < 100; i++)
             v[i] = i;
-        CHECK(gk_raster_writer_write(w, 1, 0, 0, 10, 10, v) == GK_OK, "%s", gk_errmsg(ctx));
+        CHECKF(gk_raster_writer_write(w, 1, 0, 0, 10, 10, v) == GK_OK, "%s", gk_errmsg(ctx));
         gk_raster_writer_abort(w);
     }
-    CHECK(!exists(dst), "aborted output exists");
+    CHECKF(!exists(dst), "aborted output exists");
     check_no_temporaries("abort (new)");
 
     /* existing destination: byte-for-byte untouched */
     const char *old = path("keep.tif");
-    CHECK(make_raster(ctx, old, 5, 4) == GK_OK, "%s", gk_errmsg(ctx));
+    CHECKF(make_raster(ctx, old, 5, 4) == GK_OK, "%s", gk_errmsg(ctx));
     size_t n0 = 0, n1 = 0;
     char *before = read_bytes(old, &n0);
     s = base_spec(old, 50, 50);
     s.type = "Float32";
     w = gk_raster_writer_open(ctx, &s);
-    CHECK(w, "open over existing: %s", gk_errmsg(ctx));
+    CHECKF(w, "open over existing: %s", gk_errmsg(ctx));
     if (w) {
-        CHECK(fill(w, 50, 50, 1, ramp) == GK_OK, "%s", gk_errmsg(ctx));
+        CHECKF(fill(w, 50, 50, 1, ramp) == GK_OK, "%s", gk_errmsg(ctx));
         gk_raster_writer_abort(w);
     }
     char *after = read_bytes(old, &n1);
-    CHECK(before && after && n0 == n1 && memcmp(before, after, n0) == 0,
-          "existing dst changed by an aborted write (%zu -> %zu bytes)", n0, n1);
+    CHECKF(before && after && n0 == n1 && memcmp(before, after, n0) == 0,
+           "existing dst changed by an aborted write (%zu -> %zu bytes)", n0, n1);
     free(before);
     free(after);
     gk_raster_writer_abort(NULL); /* safe on NULL */
@@ -449,31 +441,31 @@ static void test_abort(gk_context *ctx)
 static void test_replace(gk_context *ctx)
 {
     const char *dst = path("replace.tif");
-    CHECK(make_raster(ctx, dst, 3, 3) == GK_OK, "%s", gk_errmsg(ctx));
+    CHECKF(make_raster(ctx, dst, 3, 3) == GK_OK, "%s", gk_errmsg(ctx));
     gk_raster_spec s = base_spec(dst, 8, 6);
     s.type = "Float32";
     gk_raster_writer *w = gk_raster_writer_open(ctx, &s);
-    CHECK(w, "%s", gk_errmsg(ctx));
+    CHECKF(w, "%s", gk_errmsg(ctx));
     if (w) {
-        CHECK(fill(w, 8, 6, 1, ramp) == GK_OK, "%s", gk_errmsg(ctx));
-        CHECK(gk_raster_writer_commit(w) == GK_OK, "%s", gk_errmsg(ctx));
+        CHECKF(fill(w, 8, 6, 1, ramp) == GK_OK, "%s", gk_errmsg(ctx));
+        CHECKF(gk_raster_writer_commit(w) == GK_OK, "%s", gk_errmsg(ctx));
     }
     GDALDatasetH ds = GDALOpen(dst, GA_ReadOnly);
-    CHECK(ds && GDALGetRasterXSize(ds) == 8 && GDALGetRasterYSize(ds) == 6,
-          "dst not replaced by the new raster");
+    CHECKF(ds && GDALGetRasterXSize(ds) == 8 && GDALGetRasterYSize(ds) == 6,
+           "dst not replaced by the new raster");
     if (ds) {
         float v = 0;
-        CHECK(GDALRasterIO(GDALGetRasterBand(ds, 1), GF_Read, 7, 5, 1, 1, &v, 1, 1, GDT_Float32, 0, 0) == CE_None, "read");
-        CHECK(v == (float)ramp(1, 7, 5), "replaced value %g", v);
+        CHECKF(GDALRasterIO(GDALGetRasterBand(ds, 1), GF_Read, 7, 5, 1, 1, &v, 1, 1, GDT_Float32, 0, 0) == CE_None, "read");
+        CHECKF(v == (float)ramp(1, 7, 5), "replaced value %g", v);
         GDALClose(ds);
     }
 
     /* a destination that is not a dataset is replaced too */
     const char *junk = path("junk.tif");
     write_text(junk, "not a raster\n");
-    CHECK(make_raster(ctx, junk, 4, 4) == GK_OK, "%s", gk_errmsg(ctx));
+    CHECKF(make_raster(ctx, junk, 4, 4) == GK_OK, "%s", gk_errmsg(ctx));
     ds = GDALOpen(junk, GA_ReadOnly);
-    CHECK(ds && GDALGetRasterXSize(ds) == 4, "junk not replaced");
+    CHECKF(ds && GDALGetRasterXSize(ds) == 4, "junk not replaced");
     if (ds)
         GDALClose(ds);
 
@@ -481,22 +473,22 @@ static void test_replace(gk_context *ctx)
      * new dataset's files replace the old ones in place */
     const char *ovr = path("sides.tif.ovr"), *aux = path("sides.tif.aux.xml");
     const char *sides = path("sides.tif");
-    CHECK(make_raster(ctx, sides, 16, 16) == GK_OK, "%s", gk_errmsg(ctx));
+    CHECKF(make_raster(ctx, sides, 16, 16) == GK_OK, "%s", gk_errmsg(ctx));
     ds = GDALOpen(sides, GA_ReadOnly);
     if (ds) {
         int level = 2;
-        CHECK(GDALBuildOverviews(ds, "NEAREST", 1, &level, 0, NULL, NULL, NULL) == CE_None,
-              "overviews of %s", sides);
+        CHECKF(GDALBuildOverviews(ds, "NEAREST", 1, &level, 0, NULL, NULL, NULL) == CE_None,
+               "overviews of %s", sides);
         GDALSetMetadataItem(ds, "OLD", "yes", NULL);
         GDALClose(ds);
     }
-    CHECK(exists(ovr) && exists(aux), "the old dataset has no .ovr and .aux.xml to replace");
-    CHECK(make_raster(ctx, sides, 5, 5) == GK_OK, "%s", gk_errmsg(ctx));
-    CHECK(!exists(ovr), "the old dataset's overviews survived its replacement");
-    CHECK(!exists(aux), "the old dataset's .aux.xml survived its replacement");
+    CHECKF(exists(ovr) && exists(aux), "the old dataset has no .ovr and .aux.xml to replace");
+    CHECKF(make_raster(ctx, sides, 5, 5) == GK_OK, "%s", gk_errmsg(ctx));
+    CHECKF(!exists(ovr), "the old dataset's overviews survived its replacement");
+    CHECKF(!exists(aux), "the old dataset's .aux.xml survived its replacement");
     ds = GDALOpen(sides, GA_ReadOnly);
-    CHECK(ds && GDALGetRasterXSize(ds) == 5 && GDALGetOverviewCount(GDALGetRasterBand(ds, 1)) == 0,
-          "%s not replaced by the new raster alone", sides);
+    CHECKF(ds && GDALGetRasterXSize(ds) == 5 && GDALGetOverviewCount(GDALGetRasterBand(ds, 1)) == 0,
+           "%s not replaced by the new raster alone", sides);
     if (ds)
         GDALClose(ds);
 
@@ -509,14 +501,14 @@ static void test_replace(gk_context *ctx)
     gk_raster_spec d = base_spec(dir, 4, 4);
     d.type = "Byte";
     w = gk_raster_writer_open(ctx, &d);
-    CHECK(w, "%s", gk_errmsg(ctx));
+    CHECKF(w, "%s", gk_errmsg(ctx));
     if (w) {
-        CHECK(fill(w, 4, 4, 1, seven) == GK_OK, "%s", gk_errmsg(ctx));
+        CHECKF(fill(w, 4, 4, 1, seven) == GK_OK, "%s", gk_errmsg(ctx));
         mkdir(dir, 0755);
         write_text(inside, "kept\n");
-        CHECK(gk_raster_writer_commit(w) == GK_ERR_IO, "a directory replaced by a raster");
+        CHECKF(gk_raster_writer_commit(w) == GK_ERR_IO, "a directory replaced by a raster");
     }
-    CHECK(exists(inside), "the directory that could not be replaced lost its file");
+    CHECKF(exists(inside), "the directory that could not be replaced lost its file");
     unlink(inside);
     rmdir(dir);
     check_no_temporaries("replace");
@@ -536,12 +528,12 @@ static void test_protect(gk_context *ctx)
     s.format = "GTiff";
     s.protect = protect;
     gk_raster_writer *w = gk_raster_writer_open(ctx, &s);
-    CHECK(!w && strstr(gk_errmsg(ctx), "refusing to overwrite input"), "protect: '%s'",
-          gk_errmsg(ctx));
+    CHECKF(!w && strstr(gk_errmsg(ctx), "refusing to overwrite input"), "protect: '%s'",
+           gk_errmsg(ctx));
     gk_raster_writer_abort(w);
     size_t n = 0;
     char *b = read_bytes(input, &n);
-    CHECK(b && n == 12 && memcmp(b, "x,y,z\n1,2,3\n", 12) == 0, "input changed");
+    CHECKF(b && n == 12 && memcmp(b, "x,y,z\n1,2,3\n", 12) == 0, "input changed");
     free(b);
 
     /* a hard link is the same file under another name */
@@ -550,7 +542,7 @@ static void test_protect(gk_context *ctx)
     if (link(input, link_name) == 0) {
         s.dst = link_name;
         w = gk_raster_writer_open(ctx, &s);
-        CHECK(!w && strstr(gk_errmsg(ctx), "refusing"), "hard link: '%s'", gk_errmsg(ctx));
+        CHECKF(!w && strstr(gk_errmsg(ctx), "refusing"), "hard link: '%s'", gk_errmsg(ctx));
         gk_raster_writer_abort(w);
         unlink(link_name);
     }
@@ -560,7 +552,7 @@ static void test_protect(gk_context *ctx)
     s.dst = other_spelling;
     s.protect = protect2;
     w = gk_raster_writer_open(ctx, &s);
-    CHECK(!w && strstr(gk_errmsg(ctx), "refusing"), "non-existing: '%s'", gk_errmsg(ctx));
+    CHECKF(!w && strstr(gk_errmsg(ctx), "refusing"), "non-existing: '%s'", gk_errmsg(ctx));
     gk_raster_writer_abort(w);
     check_no_temporaries("protect");
 }
@@ -580,22 +572,22 @@ static void test_directories(gk_context *ctx)
     gk_raster_writer *w = gk_raster_writer_open(ctx, &s);
     if (was_root && seteuid(0) != 0)
         perror("seteuid back");
-    CHECK(!w && strstr(gk_errmsg(ctx), "not writable") && strstr(gk_errmsg(ctx), ro),
-          "unwritable dir: '%s'", gk_errmsg(ctx));
+    CHECKF(!w && strstr(gk_errmsg(ctx), "not writable") && strstr(gk_errmsg(ctx), ro),
+           "unwritable dir: '%s'", gk_errmsg(ctx));
     gk_raster_writer_abort(w);
-    CHECK(!exists(dst), "created in a read-only directory");
+    CHECKF(!exists(dst), "created in a read-only directory");
     chmod(ro, 0755);
 
     snprintf(dst, sizeof dst, "%s/no/such/dir/out.tif", workdir);
     s.dst = dst;
     w = gk_raster_writer_open(ctx, &s);
-    CHECK(!w && strstr(gk_errmsg(ctx), "does not exist") && strstr(gk_errmsg(ctx), "no/such/dir"),
-          "missing dir: '%s'", gk_errmsg(ctx));
+    CHECKF(!w && strstr(gk_errmsg(ctx), "does not exist") && strstr(gk_errmsg(ctx), "no/such/dir"),
+           "missing dir: '%s'", gk_errmsg(ctx));
     gk_raster_writer_abort(w);
 
     s.dst = workdir; /* a directory is not an output file */
     w = gk_raster_writer_open(ctx, &s);
-    CHECK(!w && strstr(gk_errmsg(ctx), "directory"), "dst dir: '%s'", gk_errmsg(ctx));
+    CHECKF(!w && strstr(gk_errmsg(ctx), "directory"), "dst dir: '%s'", gk_errmsg(ctx));
     gk_raster_writer_abort(w);
 }
 
@@ -604,44 +596,44 @@ static void test_bad_names(gk_context *ctx)
     gk_raster_spec s = base_spec(path("bad.tif"), 10, 10);
     s.format = "NoSuchFormat";
     gk_raster_writer *w = gk_raster_writer_open(ctx, &s);
-    CHECK(!w && strstr(gk_errmsg(ctx), "NoSuchFormat"), "format: '%s'", gk_errmsg(ctx));
+    CHECKF(!w && strstr(gk_errmsg(ctx), "NoSuchFormat"), "format: '%s'", gk_errmsg(ctx));
 
     s.format = "ESRI Shapefile";
     w = gk_raster_writer_open(ctx, &s);
-    CHECK(!w && strstr(gk_errmsg(ctx), "not a raster"), "vector format: '%s'", gk_errmsg(ctx));
+    CHECKF(!w && strstr(gk_errmsg(ctx), "not a raster"), "vector format: '%s'", gk_errmsg(ctx));
 
     if (GDALGetDriverByName("CEOS")) { /* a read-only raster driver */
         s.format = "CEOS";
         w = gk_raster_writer_open(ctx, &s);
-        CHECK(!w && strstr(gk_errmsg(ctx), "cannot write"), "read-only: '%s'", gk_errmsg(ctx));
+        CHECKF(!w && strstr(gk_errmsg(ctx), "cannot write"), "read-only: '%s'", gk_errmsg(ctx));
     }
 
     s.format = NULL;
     s.type = "Float65";
     w = gk_raster_writer_open(ctx, &s);
-    CHECK(!w && strstr(gk_errmsg(ctx), "Float65") && strstr(gk_errmsg(ctx), "Float32") &&
-              strstr(gk_errmsg(ctx), "Byte"),
-          "type: '%s'", gk_errmsg(ctx));
+    CHECKF(!w && strstr(gk_errmsg(ctx), "Float65") && strstr(gk_errmsg(ctx), "Float32") &&
+               strstr(gk_errmsg(ctx), "Byte"),
+           "type: '%s'", gk_errmsg(ctx));
 
     s.type = NULL;
     s.dst = path("out.xyzzy");
     w = gk_raster_writer_open(ctx, &s);
-    CHECK(!w && strstr(gk_errmsg(ctx), "xyzzy"), "extension: '%s'", gk_errmsg(ctx));
+    CHECKF(!w && strstr(gk_errmsg(ctx), "xyzzy"), "extension: '%s'", gk_errmsg(ctx));
 
     /* no extension: GTiff */
     s.dst = path("noext");
     w = gk_raster_writer_open(ctx, &s);
-    CHECK(w, "no extension: %s", gk_errmsg(ctx));
+    CHECKF(w, "no extension: %s", gk_errmsg(ctx));
     if (w) {
-        CHECK(fill(w, 10, 10, 1, ramp) == GK_OK, "%s", gk_errmsg(ctx));
+        CHECKF(fill(w, 10, 10, 1, ramp) == GK_OK, "%s", gk_errmsg(ctx));
         /* and a bad window is refused */
         double v = 1;
-        CHECK(gk_raster_writer_write(w, 1, 10, 0, 1, 1, &v) == GK_ERR_ARG, "window outside");
-        CHECK(gk_raster_writer_write(w, 2, 0, 0, 1, 1, &v) == GK_ERR_ARG, "band 2 of 1");
-        CHECK(gk_raster_writer_commit(w) == GK_OK, "%s", gk_errmsg(ctx));
+        CHECKF(gk_raster_writer_write(w, 1, 10, 0, 1, 1, &v) == GK_ERR_ARG, "window outside");
+        CHECKF(gk_raster_writer_write(w, 2, 0, 0, 1, 1, &v) == GK_ERR_ARG, "band 2 of 1");
+        CHECKF(gk_raster_writer_commit(w) == GK_OK, "%s", gk_errmsg(ctx));
         GDALDatasetH ds = GDALOpen(path("noext"), GA_ReadOnly);
-        CHECK(ds && strcmp(GDALGetDriverShortName(GDALGetDatasetDriver(ds)), "GTiff") == 0,
-              "noext is not a GTiff");
+        CHECKF(ds && strcmp(GDALGetDriverShortName(GDALGetDatasetDriver(ds)), "GTiff") == 0,
+               "noext is not a GTiff");
         if (ds)
             GDALClose(ds);
     }
@@ -652,11 +644,11 @@ static void test_bad_names(gk_context *ctx)
     s.ny = 2000000000;
     s.type = "Byte";
     w = gk_raster_writer_open(ctx, &s);
-    CHECK(!w && strstr(gk_errmsg(ctx), "GiB free in"), "disk: '%s'", gk_errmsg(ctx));
+    CHECKF(!w && strstr(gk_errmsg(ctx), "GiB free in"), "disk: '%s'", gk_errmsg(ctx));
     s.type = "Float64";
     w = gk_raster_writer_open(ctx, &s);
-    CHECK(!w && strstr(gk_errmsg(ctx), "too large"), "int limits: '%s'", gk_errmsg(ctx));
-    CHECK(!exists(path("huge.tif")), "huge.tif created");
+    CHECKF(!w && strstr(gk_errmsg(ctx), "too large"), "int limits: '%s'", gk_errmsg(ctx));
+    CHECKF(!exists(path("huge.tif")), "huge.tif created");
     check_no_temporaries("bad names");
 }
 
@@ -680,8 +672,8 @@ static void test_guess_warning(gk_context *ctx)
     CPLPushErrorHandler(record_warning);
     gk_raster_writer *w = gk_raster_writer_open(ctx, &s);
     CPLPopErrorHandler();
-    CHECK(w, "grd: %s", gk_errmsg(ctx));
-    CHECK(warnings == 1 && strstr(last_warning, "Several drivers"), "warning '%s'", last_warning);
+    CHECKF(w, "grd: %s", gk_errmsg(ctx));
+    CHECKF(warnings == 1 && strstr(last_warning, "Several drivers"), "warning '%s'", last_warning);
     gk_raster_writer_abort(w);
 
     /* .tif (GTiff and COG) stays quiet and is GTiff */
@@ -690,9 +682,9 @@ static void test_guess_warning(gk_context *ctx)
     CPLPushErrorHandler(record_warning);
     w = gk_raster_writer_open(ctx, &s);
     CPLPopErrorHandler();
-    CHECK(w && warnings == 0, "tif warned: %s", last_warning);
+    CHECKF(w && warnings == 0, "tif warned: %s", last_warning);
     gk_raster_writer_abort(w);
-    CHECK(!exists(path("several.grd")) && !exists(path("quiet.tif")), "aborted files remain");
+    CHECKF(!exists(path("several.grd")) && !exists(path("quiet.tif")), "aborted files remain");
     check_no_temporaries("guess");
 }
 
@@ -705,7 +697,7 @@ static void test_tile_size(gk_context *ctx)
     gk_raster_writer *w = gk_raster_writer_open(ctx, &s);
     if (w) {
         gk_raster_writer_tile_size(w, &tw, &th);
-        CHECK(tw == 256 && th >= 128 && th <= 512, "striped tile %dx%d", tw, th);
+        CHECKF(tw == 256 && th >= 128 && th <= 512, "striped tile %dx%d", tw, th);
         gk_raster_writer_abort(w);
     }
     /* a very wide strip: a row of tiles stays under ~64 MiB */
@@ -713,11 +705,11 @@ static void test_tile_size(gk_context *ctx)
     s.nx = 400000;
     s.ny = 300;
     w = gk_raster_writer_open(ctx, &s);
-    CHECK(w, "%s", gk_errmsg(ctx));
+    CHECKF(w, "%s", gk_errmsg(ctx));
     if (w) {
         gk_raster_writer_tile_size(w, &tw, &th);
-        CHECK(tw == 256 && th >= 1 && (double)s.nx * th * 8 <= 64.0 * 1024 * 1024,
-              "wide tile %dx%d", tw, th);
+        CHECKF(tw == 256 && th >= 1 && (double)s.nx * th * 8 <= 64.0 * 1024 * 1024,
+               "wide tile %dx%d", tw, th);
         gk_raster_writer_abort(w);
     }
     /* tiled output: the block */
@@ -729,7 +721,7 @@ static void test_tile_size(gk_context *ctx)
     w = gk_raster_writer_open(ctx, &s);
     if (w) {
         gk_raster_writer_tile_size(w, &tw, &th);
-        CHECK(tw == 128 && th == 64, "tiled %dx%d", tw, th);
+        CHECKF(tw == 128 && th == 64, "tiled %dx%d", tw, th);
         gk_raster_writer_abort(w);
     }
     check_no_temporaries("tile size");
@@ -746,7 +738,7 @@ static int test_memory(gk_context *ctx)
     gk_raster_spec s = base_spec(dst, n, n);
     s.type = "Byte";
     gk_raster_writer *w = gk_raster_writer_open(ctx, &s);
-    CHECK(w, "open big: %s", gk_errmsg(ctx));
+    CHECKF(w, "open big: %s", gk_errmsg(ctx));
     if (!w)
         return 1;
     int tw, th;
@@ -763,8 +755,8 @@ static int test_memory(gk_context *ctx)
             rc = gk_raster_writer_write(w, 1, x0, y0, wd, ht, buf);
         }
     free(buf);
-    CHECK(rc == GK_OK, "write big: %s", gk_errmsg(ctx));
-    CHECK(gk_raster_writer_commit(w) == GK_OK, "commit big: %s", gk_errmsg(ctx));
+    CHECKF(rc == GK_OK, "write big: %s", gk_errmsg(ctx));
+    CHECKF(gk_raster_writer_commit(w) == GK_OK, "commit big: %s", gk_errmsg(ctx));
     clock_gettime(CLOCK_MONOTONIC, &t1);
 
     struct rusage ru;
@@ -772,18 +764,18 @@ static int test_memory(gk_context *ctx)
     double peak_mb = ru.ru_maxrss / 1024.0;
     printf("20000x20000 Byte: %.1f s, peak RSS %.1f MB\n",
            (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9, peak_mb);
-    CHECK(peak_mb < 300.0, "peak RSS %.1f MB", peak_mb);
+    CHECKF(peak_mb < 300.0, "peak RSS %.1f MB", peak_mb);
 
     GDALDatasetH ds = GDALOpen(dst, GA_ReadOnly);
-    CHECK(ds, "reopen big");
+    CHECKF(ds, "reopen big");
     if (ds) {
         const int xs[3] = {0, 12345, 19999}, ys[3] = {0, 7777, 19999};
         for (int k = 0; k < 3; k++) {
             unsigned char v = 0;
-            CHECK(GDALRasterIO(GDALGetRasterBand(ds, 1), GF_Read, xs[k], ys[k], 1, 1, &v, 1, 1,
-                               GDT_Byte, 0, 0) == CE_None,
-                  "read big");
-            CHECK(v == ((xs[k] + 3 * ys[k]) & 255), "big (%d,%d) = %d", xs[k], ys[k], v);
+            CHECKF(GDALRasterIO(GDALGetRasterBand(ds, 1), GF_Read, xs[k], ys[k], 1, 1, &v, 1, 1,
+                                GDT_Byte, 0, 0) == CE_None,
+                   "read big");
+            CHECKF(v == ((xs[k] + 3 * ys[k]) & 255), "big (%d,%d) = %d", xs[k], ys[k], v);
         }
         GDALClose(ds);
     }
@@ -874,16 +866,16 @@ static void test_parallel_writes(gk_context *ctx)
                 s.bands = cases[c].bands;
                 s.creation_options = (char **)cases[c].co;
                 gk_raster_writer *w = gk_raster_writer_open(ctx, &s);
-                CHECK(w, "open case %zu: %s", c, gk_errmsg(ctx));
+                CHECKF(w, "open case %zu: %s", c, gk_errmsg(ctx));
                 if (!w)
                     continue;
                 /* the reference: one thread, in order, through GDAL's cache */
                 int rc = fill_tiles(w, nx, ny, s.bands, skip, direct ? 4 : 1);
-                CHECK(rc == GK_OK, "write case %zu direct %d: %s", c, direct, gk_errmsg(ctx));
-                CHECK(gk_raster_writer_commit(w) == GK_OK, "commit case %zu: %s", c,
-                      gk_errmsg(ctx));
+                CHECKF(rc == GK_OK, "write case %zu direct %d: %s", c, direct, gk_errmsg(ctx));
+                CHECKF(gk_raster_writer_commit(w) == GK_OK, "commit case %zu: %s", c,
+                       gk_errmsg(ctx));
                 got[direct] = read_all(dst, nx, ny, s.bands);
-                CHECK(got[direct], "read back case %zu direct %d", c, direct);
+                CHECKF(got[direct], "read back case %zu direct %d", c, direct);
             }
             CPLSetConfigOption("GRIDKIT_DIRECT_BLOCKS", NULL);
             if (got[0] && got[1]) {
@@ -891,15 +883,15 @@ static void test_parallel_writes(gk_context *ctx)
                 for (size_t i = 0; i < n; i++)
                     if (memcmp(&got[0][i], &got[1][i], sizeof(double)) != 0 && !bad++)
                         first = i;
-                CHECK(bad == 0, "case %zu (%s, %d bands) skip %d: %zu pixels differ, first %zu: "
-                      "%.17g (direct, 4 threads) vs %.17g (GDAL's cache)", c, cases[c].type,
-                      cases[c].bands, skip, bad, first, got[1][first], got[0][first]);
+                CHECKF(bad == 0, "case %zu (%s, %d bands) skip %d: %zu pixels differ, first %zu: "
+                       "%.17g (direct, 4 threads) vs %.17g (GDAL's cache)", c, cases[c].type,
+                       cases[c].bands, skip, bad, first, got[1][first], got[0][first]);
                 /* the values are really there: the untouched tile 0,0 of band 1 */
                 if (skip < 0 && !strcmp(cases[c].type, "Float32"))
-                    CHECK(got[1][5 * nx + 7] == (double)(float)wave(1, 7, 5), "value at 7,5");
+                    CHECKF(got[1][5 * nx + 7] == (double)(float)wave(1, 7, 5), "value at 7,5");
                 if (skip == 88) /* 11 x 9 tiles: tile 88 is x 0..95, y 640..699 */
-                    CHECK(got[1][(size_t)(ny - 5) * nx + 3] == 0.0, "unwritten pixel reads %g",
-                          got[1][(size_t)(ny - 5) * nx + 3]);
+                    CHECKF(got[1][(size_t)(ny - 5) * nx + 3] == 0.0, "unwritten pixel reads %g",
+                           got[1][(size_t)(ny - 5) * nx + 3]);
             }
             free(got[0]);
             free(got[1]);
@@ -1025,8 +1017,8 @@ int main(int argc, char **argv)
     gk_context_free(ctx);
     GDALDestroyDriverManager();
     if (failures)
-        fprintf(stderr, "%d failure(s)\n", failures);
+        fprintf(stderr, "%d failure(s) of %d checks\n", failures, checks);
     else
-        printf("all write_raster tests passed\n");
+        printf("all write_raster tests passed (%d checks)\n", checks);
     return failures ? 1 : 0;
 }
