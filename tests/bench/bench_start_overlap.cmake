@@ -1,8 +1,8 @@
 # bench_start_overlap: reading a GeoPackage while another thread loads libgdal
-# (tests/bench/bench_start_overlap.c; docs/benchmarks.md, "Twelfth session").
+# (tests/bench/bench_start_overlap.c; its figures are in docs/benchmarks.md).
 # Not a test. SQLite comes with the GDAL layer.
 if(GRIDKIT_WITH_GDAL)
-  add_executable(bench_start_overlap ${CMAKE_CURRENT_LIST_DIR}/bench/bench_start_overlap.c)
+  add_executable(bench_start_overlap ${CMAKE_CURRENT_LIST_DIR}/bench_start_overlap.c)
   target_compile_definitions(bench_start_overlap PRIVATE _POSIX_C_SOURCE=200809L)
   target_link_libraries(bench_start_overlap PRIVATE SQLite::SQLite3 OpenMP::OpenMP_C Threads::Threads
     ${CMAKE_DL_LIBS})

@@ -7,7 +7,7 @@ if(TARGET gridkit_gdal)
   target_compile_definitions(gk_delaunay_deferred PRIVATE GK_DELAUNAY_TEST_DEFER=3)
   target_include_directories(gk_delaunay_deferred PRIVATE ${CMAKE_SOURCE_DIR}/algorithms
     ${CMAKE_SOURCE_DIR}/algorithms/include)
-  add_executable(test_delaunay ${CMAKE_CURRENT_SOURCE_DIR}/test_delaunay.c
+  add_executable(test_delaunay ${CMAKE_CURRENT_LIST_DIR}/test_delaunay.c
                                $<TARGET_OBJECTS:gk_delaunay_deferred>)
   target_include_directories(test_delaunay PRIVATE ${CMAKE_SOURCE_DIR}/algorithms)
   target_link_libraries(test_delaunay PRIVATE gridkit_gdal gridkit_core)
