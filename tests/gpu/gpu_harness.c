@@ -1,7 +1,7 @@
 /* gpu_harness.c - the comparisons every GPU test file makes: a job on the
  * CPU and on the GPU over the same data, through the tile engine, odd windows
  * and split tiles, and the test's data sets. */
-#include "gpu/gpu_harness.h"
+#include "gpu_harness.h"
 
 #include "core/device.h"
 #include "bench/bench_util.h"

@@ -18,7 +18,7 @@
  * order: 485 comparisons where a GPU is usable (`grep -c "^ok "` on the
  * output counts them).
  */
-#include "gpu/gpu_harness.h"
+#include "gpu_harness.h"
 
 #include "core/device.h"
 

@@ -3,7 +3,7 @@
  * checked against the CPU first, so that machines whose CPU build has no
  * global kriging still check the GPU; against the CPU too where it has it
  * (part of test_gpu). */
-#include "gpu/gpu_harness.h"
+#include "gpu_harness.h"
 
 #include "core/device.h"
 

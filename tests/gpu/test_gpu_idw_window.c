@@ -3,7 +3,7 @@
  * average_distance, average_distance_pts) on the GPU against the CPU, one
  * table of cases each, since they share their data sets and order (part of
  * test_gpu). */
-#include "gpu/gpu_harness.h"
+#include "gpu_harness.h"
 
 #include <stdio.h>
 

@@ -2,7 +2,7 @@
  * and variance, every variogram model, quadrant selection, every point
  * within a radius, quadratic and external drift, blocks (part of test_gpu;
  * k above 64 is in test_gpu_search.c, global kriging in test_gpu_global.c). */
-#include "gpu/gpu_harness.h"
+#include "gpu_harness.h"
 
 #include <stdio.h>
 #include <stdlib.h>

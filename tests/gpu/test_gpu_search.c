@@ -3,7 +3,7 @@
  * shared or global memory, kriging's block per node) and nodes far beyond the
  * points (ring searches bounded by the points' extent), for IDW and kriging
  * alike (part of test_gpu). */
-#include "gpu/gpu_harness.h"
+#include "gpu_harness.h"
 
 #include <stdlib.h>
 

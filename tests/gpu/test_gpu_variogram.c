@@ -1,6 +1,6 @@
 /* test_gpu_variogram.c - the all-pairs sample variogram on the GPU against
  * the CPU (part of test_gpu). */
-#include "gpu/gpu_harness.h"
+#include "gpu_harness.h"
 
 #include "core/device.h"
 #include "geostat/variogram.h"
