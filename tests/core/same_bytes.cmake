@@ -1,5 +1,5 @@
 # same_bytes: every algorithm gives identical bytes with 1, 2 and 7 threads,
-# engine tiles of several shapes and odd windows (issue 22, item 2; no GDAL);
+# engine tiles of several shapes and odd windows (no GDAL);
 # then the AVX2 and portable kernels (GRIDKIT_ISA caps the CPU's level) must
 # give the bytes the native run wrote.
 add_executable(test_same_bytes ${CMAKE_CURRENT_LIST_DIR}/test_same_bytes.c)

@@ -1,6 +1,6 @@
 /*
  * test_same_bytes.c - every algorithm's raster is a function of its inputs
- * only (issue 22, item 2): the same bytes with 1, 2 and 7 threads, with the
+ * only: the same bytes with 1, 2 and 7 threads, with the
  * engine's tiles of several shapes (square, one row, one column, thin
  * strips), and through gk_job_compute_window on whole and odd windows (what
  * the GDAL plugin's blocks call), on three data sets (uniform, clustered

@@ -176,7 +176,7 @@ else
     report keep_existing "setup run failed: $(head -c 200 "$WORK/keep_setup.err")"
 fi
 
-# ---- geostatistics (issue 3): kriging, variogram, cv ------------------------
+# ---- geostatistics: kriging, variogram, cv ------------------------------------
 MZ=(-zfield logzinc -txe 178440 181560 -tye 329600 333760 -outsize 20 20)
 ME=$DATA/meuse.gpkg
 d=$(case_dir kriging_unknown_model)
@@ -212,7 +212,7 @@ check_cmd variogram_bad_cutoff 'cutoff' -- variogram "$ME" -zfield logzinc --cut
 check_cmd cv_unknown_algorithm 'krigeit' -- cv "$ME" -zfield logzinc -a krigeit
 check_cmd cv_bad_nfold 'nfold' -- cv "$ME" -zfield logzinc -a nearest --nfold 1
 
-# ---- issue 22 items 7 and 8: silent garbage and unclear messages --------------
+# ---- silent garbage and unclear messages ---------------------------------------
 d=$(case_dir huge_coordinates)
 printf 'x y z\n1e308 1e308 1\n-1e308 -1e308 2\n0 0 3\n' >"$d/big.xyz"
 check huge_coordinates 'extent.*at most 1e\+150' "$d/o.tif" -- -outsize 10 10 "$d/big.xyz" "$d/o.tif"

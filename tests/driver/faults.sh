@@ -1,7 +1,7 @@
 #!/bin/bash
 # faults.sh GRIDKIT DATA_DIR WORK_DIR
 #
-# Fault injection (issue 22, hardening): a disk that fills up (before and in
+# Fault injection: a disk that fills up (before and in
 # the middle of writing), an unwritable (read-only) directory, a source
 # truncated or deleted while it is read, a run killed outright. Each must end
 # with a clear message (or, for a source changed under it, a complete output),

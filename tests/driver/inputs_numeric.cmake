@@ -1,5 +1,5 @@
 # Odd inputs that must give a correct result, checked against an independent
-# computation or gdal_grid (tests/driver/inputs_numeric.py; issue 22 items 7 and 9).
+# computation or gdal_grid (tests/driver/inputs_numeric.py).
 if(GRIDKIT_WITH_GDAL)
   find_program(GDAL_GRID_EXECUTABLE gdal_grid)
   if(NOT GRIDKIT_TEST_PYTHON)

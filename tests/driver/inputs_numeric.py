@@ -81,7 +81,7 @@ def idw_log_space(pts, power, radius=None, max_points=0):
     return out
 
 
-# ---- invdist:power=200 (issue 22 item 7) --------------------------------------
+# ---- invdist:power=200 --------------------------------------------------------
 pts = points(R)
 for alg, radius, k in (("invdist:power=200", None, 0),
                        ("invdistnn:power=200:radius=300:max_points=10", 300, 10)):
@@ -186,7 +186,7 @@ check(r.returncode != 0 and "nan" not in r.stdout and "dup.xyz" in r.stderr and
       "prediction" in r.stderr,
       "cv with no prediction fails and names the input: %s" % r.stderr.strip()[:200])
 
-# ---- linear on collinear points: a warning (issue 22 item 9) --------------------
+# ---- linear on collinear points: a warning --------------------------------------
 with open("line.xyz", "w") as f:
     f.write("x y z\n0 0 1\n1 1 2\n2 2 3\n3 3 4\n")
 for name, src in (("collinear", "line.xyz"), ("two points", "two.xyz")):

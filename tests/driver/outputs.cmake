@@ -1,4 +1,4 @@
-# Outputs and process safety (issue 22 items 3-6): no input written, only
+# Outputs and process safety: no input written, only
 # regular files replaced, no temporary after a cancel, thread limits
 # (tests/driver/outputs.sh).
 if(GRIDKIT_WITH_GDAL)

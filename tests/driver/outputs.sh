@@ -2,7 +2,7 @@
 # outputs.sh GRIDKIT DATA_DIR WORK_DIR
 #
 # What every command (grid, variogram -o/--plot, cv -o) does with its output
-# name (issue 22 items 3-6): it never writes an input, touches only regular
+# name: it never writes an input, touches only regular
 # files (a device, FIFO, socket is refused; a link is written through to its
 # target), leaves no temporary after SIGINT/SIGTERM/SIGHUP, clears a killed
 # run's temporaries, and refuses absurd thread counts stating the limit.

@@ -141,7 +141,7 @@ for i, args in enumerate(CASES):
     check(ok and meta, "gdal_translate == gridkit grid (%d band(s)): %s" % (a.RasterCount, name))
 
 # ---- same bytes: every algorithm, 1, 2 and 7 threads, CLI tiles and plugin blocks
-# (issue 22: a result depends on its inputs only)
+# (a result depends on its inputs only)
 UTM = os.path.join(DATA, "utm_2000.shp")
 SAME = [(MEUSE, "logzinc", a) for a in [
     "invdist", "invdist:power=3:radius1=600:radius2=400:angle=30:max_points=10:min_points=2",
@@ -192,7 +192,7 @@ with open("other.txt", "w") as f:
 r = run(["gdalinfo", "other.txt"])
 check("GRIDKIT" not in r.stdout + r.stderr, "a non-.gridkit text file is not claimed")
 
-# issue 22 item 8: a binary .gridkit file, or a GRIDKIT: string with escape
+# a binary .gridkit file, or a GRIDKIT: string with escape
 # sequences, is refused without echoing its bytes (GDAL's "ERROR" lines only:
 # gdalinfo repeats the name itself)
 with open("binary.gridkit", "wb") as f:
@@ -207,7 +207,7 @@ for name in ("binary.gridkit", "escape.gridkit", "GRIDKIT:-a \x1b[31mred x.gpkg"
           (b"?[31m" in err if name.startswith("GRIDKIT:") else b"not a text file" in err),
           "%r refused with a sanitised message: %r" % (name, err[:300]))
 
-# issue 22 item 9: linear on collinear points warns through CPLError
+# linear on collinear points warns through CPLError
 with open("line.xyz", "w") as f:
     f.write("x y z\n0 0 1\n1 1 2\n2 2 3\n")
 r = run(["gdal_translate", "-q", "GRIDKIT:-a linear -outsize 4 4 " + os.path.abspath("line.xyz"),

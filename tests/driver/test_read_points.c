@@ -144,32 +144,26 @@ static void test_xyz(void)
     CHECK(gk_points_z(p)[2] == 9 && gk_points_x(p)[2] == 7);
     gk_points_free(p);
 
-    /* malformed line: error names the file and the line number */
-    p = xyz(ctx, "# header comment\n1 2 3\n\n4 five 6\n", NULL, &sk, &rc);
-    CHECK(rc != 0);
-    CHECK_MSG(ctx, "line 4");
-    CHECK_MSG(ctx, "t.xyz");
-    gk_points_free(p);
-    p = xyz(ctx, "1 2 3\n4 5\n", NULL, &sk, &rc);
-    CHECK(rc != 0);
-    CHECK_MSG(ctx, "line 2");
-    gk_points_free(p);
-    p = xyz(ctx, "1 2 3\n4 5 six\n", NULL, &sk, &rc);
-    CHECK(rc != 0);
-    CHECK_MSG(ctx, "line 2");
-    gk_points_free(p);
-
-    /* issue 22 item 7: decimal commas with blank separators would read as
-     * other numbers ("0,5 0,25 1,5" -> 0, 5, 0): refused, file and line named */
-    p = xyz(ctx, "x y z\n1 2 3\n0,5 0,25 1,5\n", NULL, &sk, &rc);
-    CHECK(rc != 0);
-    CHECK_MSG(ctx, "t.xyz: line 3");
-    CHECK_MSG(ctx, "decimal comma");
-    gk_points_free(p);
-    p = xyz(ctx, "1;2,5;3\n", NULL, &sk, &rc);
-    CHECK(rc != 0);
-    CHECK_MSG(ctx, "line 1");
-    gk_points_free(p);
+    /* refused, the message naming the place */
+    static const struct {
+        const char *text, *zcol, *msg[2]; /* msg: what the message holds */
+    } refused[] = {
+        /* malformed line: error names the file and the line number */
+        {"# header comment\n1 2 3\n\n4 five 6\n", NULL, {"line 4", "t.xyz"}},
+        {"1 2 3\n4 5\n", NULL, {"line 2"}},
+        {"1 2 3\n4 5 six\n", NULL, {"line 2"}},
+        /* decimal commas with blank separators would read as other numbers
+         * ("0,5 0,25 1,5" -> 0, 5, 0): refused, file and line named */
+        {"x y z\n1 2 3\n0,5 0,25 1,5\n", NULL, {"t.xyz: line 3", "decimal comma"}},
+        {"1;2,5;3\n", NULL, {"line 1"}},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        p = xyz(ctx, refused[i].text, refused[i].zcol, &sk, &rc);
+        CHECK(rc != 0);
+        for (int k = 0; k < 2 && refused[i].msg[k]; k++)
+            CHECK_MSG(ctx, refused[i].msg[k]);
+        gk_points_free(p);
+    }
     /* one separator throughout, with blanks around it, stays fine */
     p = xyz(ctx, "1 , 2 , 3\n4\t5\t6\n7 ;8; 9\n", NULL, &sk, &rc);
     CHECK(rc == 0 && gk_points_count(p) == 3);

@@ -181,6 +181,9 @@ static void check_grid_ids(const gk_source_points *sp, const int *ids, size_t n)
     }
 }
 
+/* Each case sets or clears one option of `ro` from the case before (and
+ * checks what it needs: ids, counts, messages), so the cases stay written
+ * out in order rather than in a table. */
 void test_ogr(void)
 {
     gk_context *ctx = gk_context_new();

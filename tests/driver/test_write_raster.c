@@ -247,7 +247,7 @@ static void test_integer_conversion(gk_context *ctx)
     check_no_temporaries("conversion");
 }
 
-/* issue 22 item 7: a nodata the output type cannot hold (Int16 0.5 would be
+/* A nodata the output type cannot hold (Int16 0.5 would be
  * written 1 and tagged 0.5) is refused before any file exists; one it holds is
  * accepted, also at the type's bounds. */
 static void test_nodata_fits_type(gk_context *ctx)

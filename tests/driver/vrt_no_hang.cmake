@@ -1,5 +1,5 @@
 # An OGR VRT source gridded 200 times with the default --device auto, each run
-# under a timeout: no run may hang (tests/driver/vrt_no_hang.sh, issue 22 item 1).
+# under a timeout: no run may hang (tests/driver/vrt_no_hang.sh).
 if(GRIDKIT_WITH_GDAL)
   find_program(GK_BASH bash REQUIRED)
   add_test(NAME vrt_no_hang
