@@ -2,7 +2,7 @@
 # QGIS 3.22 headless (qgis_process, QT_QPA_PLATFORM=offscreen): the gridkit
 # Processing provider's algorithms run and equal the CLI, and a .gridkit layer
 # opens in QGIS through the GDAL plugin.
-#   usage: tests/qgis_test.sh BUILD_DIR SOURCE_DIR WORK_DIR
+#   usage: tests/driver/qgis_test.sh BUILD_DIR SOURCE_DIR WORK_DIR
 # Needs Debian's qgis, qgis-providers and python3-qgis. Opt-in:
 #   cmake -DGRIDKIT_QGIS_TESTS=ON ... && ctest -R qgis
 set -u

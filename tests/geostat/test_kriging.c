@@ -3,7 +3,7 @@
  * interpolation, simple kriging's closed form, unbiasedness, trend
  * reproduction, block versus point variance, singular systems, local versus
  * global, gstat's quadrant rule, external drift, and parameter errors.
- * (The comparison with gstat on meuse lives in tests/gstat/.)
+ * (The comparison with gstat on meuse lives in tests/geostat/gstat/.)
  */
 #include "core/gk_internal.h"
 #include "geostat/kriging_params.h"

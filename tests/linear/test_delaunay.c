@@ -15,7 +15,7 @@
 #include "gk_check.h"
 
 /* The same source built with every 3rd point moved to the end of the sweep
- * (tests/delaunay.cmake), so inside-the-hull insertion gets exercised. */
+ * (tests/linear/delaunay.cmake), so inside-the-hull insertion gets exercised. */
 int gk_delaunay_deferred(gk_context *ctx, int n, const double *x, const double *y,
                          gk_triangulation *tri);
 

@@ -4,10 +4,11 @@ against gstat 2.1-0 (R), case by case.
 
     compare.py GRIDKIT DATA_DIR WORK_DIR [-k SUBSTRING] [-v]
 
-The references are committed in tests/gstat/refs/ (regenerate them with
-`Rscript tests/gstat/make_refs.R`; data: tests/gstat/make_data.R); R is not
-needed here. Each case runs the gridkit CLI with the arguments that correspond
-to one R call (written next to the case) and compares:
+The references are committed in tests/geostat/gstat/refs/ (regenerate them
+with `Rscript tests/geostat/gstat/make_refs.R`; data:
+tests/geostat/gstat/make_data.R); R is not needed here. Each case runs the
+gridkit CLI with the arguments that correspond to one R call (written next to
+the case) and compares:
 
 * variogram: np exactly; dist and gamma to 1e-6 relative (per class);
 * fit: every structure's psill and range to 1e-3 relative;

@@ -1,6 +1,6 @@
 # make_data.R - the gstat-suite test data in data/ (see data/README.md):
 #   meuse.gpkg, meuse_grid.gpkg, meuse_dist.tif, meuse_dist_filled.tif, aniso_trend.gpkg
-# Run from the repository root:  Rscript tests/gstat/make_data.R [outdir]
+# Run from the repository root:  Rscript tests/geostat/gstat/make_data.R [outdir]
 # Needs R with sp, gstat, sf (Debian 12: r-cran-sp r-cran-gstat r-cran-sf) and gdal_translate.
 suppressMessages({library(sp); library(gstat); library(sf)})
 args <- commandArgs(trailingOnly = TRUE)

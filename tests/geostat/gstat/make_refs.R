@@ -1,12 +1,12 @@
 # make_refs.R - regenerates the gstat references of the gstat comparison suite
-# (tests/gstat/compare.py) into tests/gstat/refs/. Run from the repository root:
-#     Rscript tests/gstat/make_refs.R
+# (tests/geostat/gstat/compare.py) into tests/geostat/gstat/refs/. Run from the repository root:
+#     Rscript tests/geostat/gstat/make_refs.R
 # Oracle: R 4.2, gstat 2.1-0, sp 1.6-0 (Debian 12; also needs sf and stars). Data are read back from the
-# committed files in data/ (made by tests/gstat/make_data.R), so the references
+# committed files in data/ (made by tests/geostat/gstat/make_data.R), so the references
 # describe exactly what the suite feeds gridkit. Numbers are printed with 17
 # significant digits (%.17g: round-trips fp64).
 suppressMessages({library(sp); library(gstat); library(sf)})
-out <- "tests/gstat/refs"
+out <- "tests/geostat/gstat/refs"
 dir.create(out, showWarnings = FALSE, recursive = TRUE)
 f17 <- function(v) ifelse(is.na(v), "NaN", sprintf("%.17g", v))
 
