@@ -146,6 +146,17 @@ ked_cov ked_of(const char *spec, const dataset *d)
     return c;
 }
 
+/* The CPU job and the GPU job of one algorithm, with their contexts. */
+static void free_job_pair(gk_job *jc, gk_job *jg, gk_algorithm *alg, gk_context *cc,
+                          gk_context *gc)
+{
+    gk_job_free(jc);
+    gk_job_free(jg);
+    gk_algorithm_free(alg);
+    gk_context_free(cc);
+    gk_context_free(gc);
+}
+
 /* The same algorithm through gk_job_compute_window on odd windows. */
 void compare_windows(const char *spec, int single, const dataset *d)
 {
@@ -175,11 +186,7 @@ void compare_windows(const char *spec, int single, const dataset *d)
         free(a);
         free(b);
     }
-    gk_job_free(jc);
-    gk_job_free(jg);
-    gk_algorithm_free(alg);
-    gk_context_free(cc);
-    gk_context_free(gc);
+    free_job_pair(jc, jg, alg, cc, gc);
 }
 
 
@@ -405,11 +412,7 @@ void test_split(const char *spec, const dataset *d)
     }
     free(a);
     free(b);
-    gk_job_free(jc);
-    gk_job_free(jg);
-    gk_algorithm_free(alg);
-    gk_context_free(cc);
-    gk_context_free(gc);
+    free_job_pair(jc, jg, alg, cc, gc);
 }
 
 /* xorshift64 on a state of the caller's: the global, linear and large data
