@@ -7,7 +7,7 @@
  *                                         connections, as driver/read_gpkg.c does
  *   bench_start_overlap both GPKG TABLE LIB   the read while another thread loads LIB
  *
- * Not a test: docs/benchmarks.md ("Twelfth session") has what it showed. The
+ * Not a test: docs/benchmarks.md has what it showed. The
  * read takes the table's geometry column "geom" and FID column "fid" (what
  * ogr2ogr makes) and keeps x and y of each GeoPackage point blob.
  */

@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""The folders' one direction of dependency, checked on every #include.
+
+algorithms/include (the public headers) <- core <- search <- the families
+(idw, window, linear, geostat), which never include each other; the list of
+methods (algorithms/methods.c) knows the core only. gpu/ implements the
+core's contract (core/gpu_abi.h) and may share a family's arithmetic headers;
+driver/ sees the public headers only. docs/architecture.md draws the map.
+"""
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ALG = os.path.join(ROOT, "algorithms")
+FAMILIES = {"idw", "window", "linear", "geostat"}
+# what each folder may include besides itself
+ALLOWED = {
+    "include": set(),
+    "core": {"include"},
+    "search": {"include", "core"},
+    "methods": {"include", "core"},
+}
+for fam in FAMILIES:
+    ALLOWED[fam] = {"include", "core", "search"}
+ALLOWED["gpu"] = {"include", "core", "geostat", "linear"}
+ALLOWED["driver"] = {"include"}
+
+INC = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+PUBLIC = set(os.listdir(os.path.join(ALG, "include")))
+
+
+def folder_of_include(src_dir, name):
+    """The algorithms/ folder an #include "name" resolves to, or None (outside)."""
+    if os.path.exists(os.path.join(src_dir, name)):
+        return "."  # its own folder (or a neighbour by a relative path)
+    if name in PUBLIC:
+        return "include"
+    head = name.split("/")[0]
+    if "/" in name and os.path.isdir(os.path.join(ALG, head)):
+        return head
+    return None  # a system or GDAL header
+
+
+def layer_of(path):
+    rel = os.path.relpath(path, ROOT).split(os.sep)
+    if rel[0] == "algorithms":
+        return "methods" if len(rel) == 2 else rel[1]
+    return rel[0]
+
+
+def main():
+    bad = []
+    checked = 0
+    for top in ("algorithms", "gpu", "driver"):
+        for dirpath, _, files in os.walk(os.path.join(ROOT, top)):
+            for f in files:
+                if not re.search(r"\.(c|h|cu|cuh|cpp)$", f):
+                    continue
+                path = os.path.join(dirpath, f)
+                layer = layer_of(path)
+                text = open(path, encoding="utf-8", errors="replace").read()
+                for name in INC.findall(text):
+                    target = folder_of_include(dirpath, name)
+                    checked += 1
+                    if target in (None, ".") or target == layer:
+                        continue
+                    if target not in ALLOWED.get(layer, set()):
+                        bad.append("%s includes \"%s\" (%s -> %s)" %
+                                   (os.path.relpath(path, ROOT), name, layer, target))
+    for b in bad:
+        print("layering: " + b)
+    print("%d includes checked, %d against the direction of dependency" % (checked, len(bad)))
+    return 1 if bad or checked == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,15 @@
+# `gridkit cv` end to end (tests/driver/cv_cli.py: JSON summary, residual
+# layers, bad input).
+if(GRIDKIT_WITH_GDAL)
+  # The system python: the one with osgeo (python3-gdal) and numpy.
+  if(EXISTS /usr/bin/python3)
+    set(GK_CV_PYTHON /usr/bin/python3)
+  else()
+    find_program(GK_CV_PYTHON python3)
+  endif()
+  add_test(NAME cv_cli
+           COMMAND ${GK_CV_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/cv_cli.py
+                   ${CMAKE_BINARY_DIR}/gridkit ${CMAKE_SOURCE_DIR}/data
+                   ${CMAKE_BINARY_DIR}/test-work/cv_cli)
+  set_tests_properties(cv_cli PROPERTIES TIMEOUT 300)
+endif()

@@ -1,0 +1,10 @@
+# Points in: the XYZ text reader and gk_read_points (OGR selection options).
+if(TARGET gridkit_gdal)
+  add_executable(test_read_points ${CMAKE_CURRENT_LIST_DIR}/test_read_points.c
+                                  ${CMAKE_CURRENT_LIST_DIR}/test_read_points_ogr.c
+                                  ${CMAKE_CURRENT_LIST_DIR}/test_read_points_arrow.c)
+  target_link_libraries(test_read_points PRIVATE gridkit_gdal)
+  add_test(NAME read_points_xyz COMMAND test_read_points xyz)
+  add_test(NAME read_points_ogr COMMAND test_read_points ogr)
+  add_test(NAME read_points_arrow COMMAND test_read_points arrow)
+endif()

@@ -1,0 +1,320 @@
+/*
+ * test_read_points.c - points in: the XYZ text reader and gk_read_points over
+ * OGR sources (CSV, GeoPackage) with every gdal_grid selection option
+ * (test_read_points_ogr.c) and through the Arrow stream
+ * (test_read_points_arrow.c).
+ *
+ *   test_read_points xyz | ogr | arrow    (ctest)
+ *   test_read_points bench_xyz N          (writes and times an N-line .xyz)
+ *   test_read_points bench_gpkg N         (writes and times an N-point GeoPackage)
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "test_read_points.h"
+
+#include "core/points_xyz.h"
+
+#include "cpl_conv.h"
+
+#include <math.h>
+#include <time.h>
+#include <unistd.h>
+
+int failures, checks;
+
+char tmpdir[256];
+
+const char *tpath(const char *name)
+{
+    static char buf[8][512];
+    static int k = 0;
+    k = (k + 1) % 8;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
+    return buf[k];
+}
+
+void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        perror(path);
+        exit(2);
+    }
+    fputs(text, f);
+    fclose(f);
+}
+
+double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* ---- XYZ reader ----------------------------------------------------------- */
+
+gk_points *xyz(gk_context *ctx, const char *text, const char *zcol, size_t *skipped,
+                      int *rc)
+{
+    const char *p = tpath("t.xyz");
+    write_text(p, text);
+    gk_points *pts = gk_points_new(ctx);
+    gk_error_clear(ctx);
+    *rc = gk_points_read_xyz(ctx, p, zcol, pts, skipped);
+    return pts;
+}
+
+static void test_parse_double(void)
+{
+    /* The fast path must agree bit for bit with strtod. */
+    srand(12345);
+    char buf[64];
+    const char *fmts[] = {"%.17g", "%.3f", "%g", "%.6e", "%.10f", "%.1f"};
+    int bad = 0;
+    for (int i = 0; i < 200000; i++) {
+        double v = (rand() / (double)RAND_MAX - 0.5) * pow(10.0, rand() % 40 - 20);
+        int n = snprintf(buf, sizeof buf, fmts[i % 6], v);
+        double a, b = strtod(buf, NULL);
+        if (!gk_parse_double(buf, buf + n, &a) || memcmp(&a, &b, sizeof a) != 0) {
+            if (bad++ < 5)
+                fprintf(stderr, "parse mismatch: %s -> %.17g vs %.17g\n", buf, a, b);
+        }
+    }
+    CHECK(bad == 0);
+    const char *ok[] = {"0", "-0", "+1.5", ".5", "5.", "1e3", "1E-3", "\"2.25\"", "123456789012345678901234",
+                        "0.1000000000000000055511151231257827", "nan", "inf", "4.9e-324"};
+    for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
+        double a;
+        CHECK(gk_parse_double(ok[i], ok[i] + strlen(ok[i]), &a));
+        if (ok[i][0] != '"' && strcmp(ok[i], "nan"))
+            CHECK(a == strtod(ok[i], NULL));
+    }
+    const char *no[] = {"", "x", "1.2.3", "1e", "--1", "1,5", "12abc", "."};
+    for (size_t i = 0; i < sizeof no / sizeof *no; i++) {
+        double a;
+        CHECK(!gk_parse_double(no[i], no[i] + strlen(no[i]), &a));
+    }
+}
+
+static void test_xyz(void)
+{
+    gk_context *ctx = gk_context_new();
+    size_t sk;
+    int rc;
+    gk_points *p;
+
+    test_parse_double();
+
+    /* spaces, no trailing newline */
+    p = xyz(ctx, "1 2 3\n  4   5 6.5\n7 8 -9", NULL, &sk, &rc);
+    CHECK(rc == 0);
+    CHECK_EQ_SZ(gk_points_count(p), 3);
+    CHECK_EQ_SZ(sk, 0);
+    CHECK(gk_points_x(p)[1] == 4 && gk_points_y(p)[1] == 5 && gk_points_z(p)[1] == 6.5);
+    CHECK(gk_points_z(p)[2] == -9);
+    gk_points_free(p);
+
+    /* commas, CRLF, header, comments, blank lines, empty and NaN Z skipped */
+    p = xyz(ctx,
+            "x,y,elev,other\r\n# comment\r\n1,2,3,9\r\n\r\n4,5,,9\r\n7,8,nan,9\r\n"
+            "10, 11 ,12,9\r\n   # indented comment\n",
+            "elev", &sk, &rc);
+    CHECK(rc == 0);
+    CHECK_EQ_SZ(gk_points_count(p), 2);
+    CHECK_EQ_SZ(sk, 2);
+    CHECK(gk_points_x(p)[1] == 10 && gk_points_y(p)[1] == 11 && gk_points_z(p)[1] == 12);
+    gk_points_free(p);
+
+    /* the header names another Z column (case-insensitive, quoted) */
+    p = xyz(ctx, "\"X\",\"Y\",\"Elev\",\"Other\"\n1,2,3,9\n4,5,,8\n", "other", &sk, &rc);
+    CHECK(rc == 0);
+    CHECK_EQ_SZ(gk_points_count(p), 2);
+    CHECK_EQ_SZ(sk, 0);
+    CHECK(gk_points_z(p)[0] == 9 && gk_points_z(p)[1] == 8);
+    gk_points_free(p);
+
+    /* header without zcolumn: Z is column 3 */
+    p = xyz(ctx, "x y z\n1 2 3\n", NULL, &sk, &rc);
+    CHECK(rc == 0 && gk_points_count(p) == 1 && gk_points_z(p)[0] == 3);
+    gk_points_free(p);
+
+    /* tabs and semicolons */
+    p = xyz(ctx, "1\t2\t3\n4;5;6\n7 ; 8 ; 9\n", NULL, &sk, &rc);
+    CHECK(rc == 0);
+    CHECK_EQ_SZ(gk_points_count(p), 3);
+    CHECK(gk_points_z(p)[2] == 9 && gk_points_x(p)[2] == 7);
+    gk_points_free(p);
+
+    /* refused, the message naming the place */
+    static const struct {
+        const char *text, *zcol, *msg[2]; /* msg: what the message holds */
+    } refused[] = {
+        /* malformed line: error names the file and the line number */
+        {"# header comment\n1 2 3\n\n4 five 6\n", NULL, {"line 4", "t.xyz"}},
+        {"1 2 3\n4 5\n", NULL, {"line 2"}},
+        {"1 2 3\n4 5 six\n", NULL, {"line 2"}},
+        /* decimal commas with blank separators would read as other numbers
+         * ("0,5 0,25 1,5" -> 0, 5, 0): refused, file and line named */
+        {"x y z\n1 2 3\n0,5 0,25 1,5\n", NULL, {"t.xyz: line 3", "decimal comma"}},
+        {"1;2,5;3\n", NULL, {"line 1"}},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        p = xyz(ctx, refused[i].text, refused[i].zcol, &sk, &rc);
+        CHECK(rc != 0);
+        for (int k = 0; k < 2 && refused[i].msg[k]; k++)
+            CHECK_MSG(ctx, refused[i].msg[k]);
+        gk_points_free(p);
+    }
+    /* one separator throughout, with blanks around it, stays fine */
+    p = xyz(ctx, "1 , 2 , 3\n4\t5\t6\n7 ;8; 9\n", NULL, &sk, &rc);
+    CHECK(rc == 0 && gk_points_count(p) == 3);
+    gk_points_free(p);
+
+    /* NaN or infinite X, Y or Z (also overflowing 1e999): skipped and counted */
+    p = xyz(ctx, "1 2 3\n1 2 inf\n1 2 -inf\ninf 2 3\n1 -inf 3\nnan 2 3\n1 2 1e999\n4 5 6\n",
+            NULL, &sk, &rc);
+    CHECK(rc == 0);
+    CHECK_EQ_SZ(gk_points_count(p), 2);
+    CHECK_EQ_SZ(sk, 6);
+    gk_points_free(p);
+
+    /* unknown Z column: the header's columns are listed */
+    p = xyz(ctx, "x,y,z\n1,2,3\n", "depth", &sk, &rc);
+    CHECK(rc != 0);
+    CHECK_MSG(ctx, "depth");
+    CHECK_MSG(ctx, "x, y, z");
+    gk_points_free(p);
+    /* a name without a header is an error; a column number is fine */
+    p = xyz(ctx, "1 2 3 4\n", "depth", &sk, &rc);
+    CHECK(rc != 0);
+    CHECK_MSG(ctx, "no header");
+    gk_points_free(p);
+    p = xyz(ctx, "1 2 3 4\n", "4", &sk, &rc);
+    CHECK(rc == 0 && gk_points_count(p) == 1 && gk_points_z(p)[0] == 4);
+    gk_points_free(p);
+
+    /* missing file */
+    p = gk_points_new(ctx);
+    rc = gk_points_read_xyz(ctx, tpath("nope.xyz"), NULL, p, &sk);
+    CHECK(rc == GK_ERR_IO);
+    CHECK_MSG(ctx, "nope.xyz");
+    gk_points_free(p);
+
+    /* long file crossing the 4 MB chunk boundary: every line kept */
+    {
+        const char *path = tpath("long.xyz");
+        FILE *f = fopen(path, "wb");
+        size_t n = 400000;
+        for (size_t i = 0; i < n; i++)
+            fprintf(f, "%zu.25 %zu.5 %zu\n", i, i * 2, i % 1000);
+        fclose(f);
+        p = gk_points_new(ctx);
+        rc = gk_points_read_xyz(ctx, path, NULL, p, &sk);
+        CHECK(rc == 0);
+        CHECK_EQ_SZ(gk_points_count(p), n);
+        int ok = 1;
+        for (size_t i = 0; i < gk_points_count(p); i++)
+            ok &= gk_points_x(p)[i] == i + 0.25 && gk_points_y(p)[i] == 2.0 * i + 0.5 &&
+                  gk_points_z(p)[i] == (double)(i % 1000);
+        CHECK(ok);
+        gk_points_free(p);
+    }
+    gk_context_free(ctx);
+}
+
+/* ---- benchmarks (not in ctest) -------------------------------------------- */
+
+static void bench_xyz(size_t n)
+{
+    const char *path = tpath("bench.xyz");
+    FILE *f = fopen(path, "wb");
+    srand(1);
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "%.3f %.3f %.4f\n", 500000 + rand() % 100000000 / 1000.0,
+                4000000 + rand() % 100000000 / 1000.0, rand() % 1000000 / 1000.0);
+    fclose(f);
+    gk_context *ctx = gk_context_new();
+    gk_points *p = gk_points_new(ctx);
+    double t0 = now();
+    int rc = gk_points_read_xyz(ctx, path, NULL, p, NULL);
+    double t1 = now();
+    printf("xyz: %zu lines, rc=%d, %zu points in %.3f s\n", n, rc, gk_points_count(p), t1 - t0);
+    gk_points_free(p);
+    gk_context_free(ctx);
+}
+
+static void bench_gpkg(size_t n)
+{
+    const char *path = tpath("bench.gpkg");
+    GDALDatasetH ds = GDALCreate(GDALGetDriverByName("GPKG"), path, 0, 0, 0, GDT_Unknown, NULL);
+    OGRLayerH l = new_layer(ds, "pts", NULL, wkbPoint25D);
+    must(OGR_L_StartTransaction(l), "OGR_L_StartTransaction");
+    OGRFeatureH f = OGR_F_Create(OGR_L_GetLayerDefn(l));
+    OGRGeometryH g = OGR_G_CreateGeometry(wkbPoint25D);
+    srand(1);
+    for (size_t i = 0; i < n; i++) {
+        OGR_G_SetPoint(g, 0, rand() % 100000 / 10.0, rand() % 100000 / 10.0, i % 1000);
+        OGR_F_SetGeometry(f, g);
+        OGR_F_SetFID(f, OGRNullFID);
+        OGR_F_SetFieldInteger(f, 0, (int)i);
+        must(OGR_L_CreateFeature(l, f), "OGR_L_CreateFeature");
+    }
+    must(OGR_L_CommitTransaction(l), "OGR_L_CommitTransaction");
+    OGR_G_DestroyGeometry(g);
+    OGR_F_Destroy(f);
+    GDALClose(ds);
+    gk_context *ctx = gk_context_new();
+    gk_read_options ro = opts(path);
+    gk_source_points sp;
+    double t0 = now();
+    int rc = gk_read_points(ctx, &ro, &sp);
+    double t1 = now();
+    printf("gpkg: %zu points, rc=%d, read %zu in %.3f s\n", n, rc, rc ? 0 : npts(&sp, 0), t1 - t0);
+    if (!rc)
+        gk_source_points_free(&sp);
+    ro.clipsrc = "POLYGON((0 0,10000 0,0 10000,0 0))";
+    t0 = now();
+    rc = gk_read_points(ctx, &ro, &sp);
+    t1 = now();
+    printf("gpkg + triangle clip: rc=%d, kept %zu in %.3f s\n", rc, rc ? 0 : npts(&sp, 0),
+           t1 - t0);
+    if (!rc)
+        gk_source_points_free(&sp);
+    gk_context_free(ctx);
+}
+
+static void rm_rf(const char *dir)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+}
+
+int main(int argc, char **argv)
+{
+    const char *what = argc > 1 ? argv[1] : "all";
+    const char *base = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    snprintf(tmpdir, sizeof tmpdir, "%s/gk_read_points_XXXXXX", base);
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 2;
+    }
+    GDALAllRegister();
+    if (!strcmp(what, "xyz") || !strcmp(what, "all"))
+        test_xyz();
+    if (!strcmp(what, "ogr") || !strcmp(what, "all"))
+        test_ogr();
+    if (!strcmp(what, "arrow") || !strcmp(what, "all"))
+        test_arrow();
+    if (!strcmp(what, "bench_xyz"))
+        bench_xyz(argc > 2 ? (size_t)atol(argv[2]) : 10000000);
+    if (!strcmp(what, "bench_gpkg"))
+        bench_gpkg(argc > 2 ? (size_t)atol(argv[2]) : 1000000);
+    rm_rf(tmpdir);
+    if (failures)
+        fprintf(stderr, "%d of %d checks failed\n", failures, checks);
+    else
+        printf("ok (%d checks)\n", checks);
+    return failures ? 1 : 0;
+}
+

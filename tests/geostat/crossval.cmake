@@ -1,0 +1,8 @@
+# Cross-validation in the core (tests/geostat/test_crossval.c, hand-computed
+# cases, no GDAL); `gridkit cv` end to end is tests/driver/cv_cli.cmake.
+add_executable(test_crossval ${CMAKE_CURRENT_LIST_DIR}/test_crossval.c)
+target_include_directories(test_crossval PRIVATE ${CMAKE_SOURCE_DIR}/algorithms)
+target_compile_definitions(test_crossval PRIVATE _POSIX_C_SOURCE=200809L)
+target_link_libraries(test_crossval PRIVATE gridkit_core)
+add_test(NAME crossval COMMAND test_crossval)
+set_tests_properties(crossval PROPERTIES TIMEOUT 120)

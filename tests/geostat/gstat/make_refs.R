@@ -1,0 +1,135 @@
+# make_refs.R - regenerates the gstat references of the gstat comparison suite
+# (tests/geostat/gstat/compare.py) into tests/geostat/gstat/refs/. Run from the repository root:
+#     Rscript tests/geostat/gstat/make_refs.R
+# Oracle: R 4.2, gstat 2.1-0, sp 1.6-0 (Debian 12; also needs sf and stars). Data are read back from the
+# committed files in data/ (made by tests/geostat/gstat/make_data.R), so the references
+# describe exactly what the suite feeds gridkit. Numbers are printed with 17
+# significant digits (%.17g: round-trips fp64).
+suppressMessages({library(sp); library(gstat); library(sf)})
+out <- "tests/geostat/gstat/refs"
+dir.create(out, showWarnings = FALSE, recursive = TRUE)
+f17 <- function(v) ifelse(is.na(v), "NaN", sprintf("%.17g", v))
+
+rd <- function(file, layer) {
+  s <- st_read(file, layer = layer, quiet = TRUE)
+  d <- st_drop_geometry(s)
+  xy <- st_coordinates(s)
+  d$x <- xy[, 1]; d$y <- xy[, 2]
+  coordinates(d) <- ~ x + y
+  d
+}
+meuse <- rd("data/meuse.gpkg", "meuse")
+aniso <- rd("data/aniso_trend.gpkg", "aniso_trend")
+
+# all 78 x 104 cell centres of -txe 178440 181560 -tye 329600 333760 -outsize 78 104,
+# north-up row order; the covariate from the filled dist raster
+cells <- function(x0, x1, y0, y1, nx, ny) {
+  dx <- (x1 - x0) / nx; dy <- (y1 - y0) / ny
+  g <- expand.grid(x = x0 + (seq_len(nx) - 0.5) * dx, y = y1 - (seq_len(ny) - 0.5) * dy)
+  g[, c("x", "y")]
+}
+mg <- cells(178440, 181560, 329600, 333760, 78, 104)
+rast <- stars::read_stars("data/meuse_dist_filled.tif")
+rv <- rast[[1]]                      # [col, row] (x fastest), north-up
+mg$dist <- rv[cbind((mg$x - 178440) / 40 + 0.5, (333760 - mg$y) / 40 + 0.5)]
+stopifnot(!anyNA(mg$dist))
+mg$xc <- mg$x - 180000; mg$yc <- mg$y - 331680
+coordinates(mg) <- ~ x + y
+meuse$xc <- coordinates(meuse)[, 1] - 180000; meuse$yc <- coordinates(meuse)[, 2] - 331680
+# the raster's value at the data points: the cell holding the point, GDAL's rule
+# col = floor((x - x0) / 40), row = floor((y1 - y) / 40)
+cx <- floor((coordinates(meuse)[, 1] - 178440) / 40) + 1
+cy <- floor((333760 - coordinates(meuse)[, 2]) / 40) + 1
+meuse$dist_rs <- rv[cbind(cx, cy)]
+cat("data points whose raster cell dist differs from meuse$dist:", sum(meuse$dist_rs != meuse$dist), "\n")
+mg$dist_rs <- mg$dist
+
+ag <- cells(0, 1000, 0, 1000, 50, 50)
+coordinates(ag) <- ~ x + y
+
+# ---- sample variograms -------------------------------------------------------
+wvgm <- function(v, name) {
+  d <- data.frame(np = sprintf("%d", as.integer(v$np)), dist = f17(v$dist), gamma = f17(v$gamma))
+  hdr <- "np,dist,gamma"
+  if (length(unique(v$dir.hor)) > 1 || any(v$dir.hor != 0)) { d$dir.hor <- f17(v$dir.hor); hdr <- paste0(hdr, ",dir.hor") }
+  writeLines(c(hdr, apply(d, 1, paste, collapse = ",")), file.path(out, paste0("vgm_", name, ".csv")))
+  invisible(v)
+}
+v_def <- wvgm(variogram(logzinc ~ 1, meuse), "meuse_default")
+wvgm(variogram(logzinc ~ 1, meuse, cutoff = 1000, width = 50), "meuse_c1000_w50")
+wvgm(variogram(logzinc ~ 1, meuse, cressie = TRUE), "meuse_cressie")
+wvgm(variogram(logzinc ~ 1, meuse, cutoff = 1000, width = 50, cressie = TRUE), "meuse_cressie_c1000_w50")
+wvgm(variogram(logzinc ~ 1, meuse, alpha = c(0, 45, 90, 135)), "meuse_dir4")
+wvgm(variogram(logzinc ~ 1, meuse, cutoff = 1000, width = 1000 / 8), "meuse_c1000_lags8")
+wvgm(variogram(z ~ 1, aniso, cutoff = 600, width = 30), "aniso_omni")
+wvgm(variogram(z ~ 1, aniso, cutoff = 600, width = 30, alpha = c(30, 120), tol.hor = 15), "aniso_dir_tol15")
+
+# ---- fit.variogram on the default sample variogram, from fixed starting values --
+jnum <- function(v) if (is.na(v)) "null" else sprintf("%.17g", v)
+jmodel <- function(m) {
+  s <- character(0)
+  for (i in seq_len(nrow(m))) {
+    e <- sprintf('{"model": "%s", "psill": %s, "range": %s', as.character(m$model[i]),
+                 jnum(m$psill[i]), jnum(m$range[i]))
+    if (m$ang1[i] != 0 || m$anis1[i] != 1) e <- paste0(e, sprintf(', "anis": [%s, %s]', jnum(m$ang1[i]), jnum(m$anis1[i])))
+    s <- c(s, paste0(e, "}"))
+  }
+  paste0("[", paste(s, collapse = ", "), "]")
+}
+starts <- list(Sph = vgm(0.6, "Sph", 900), Exp = vgm(0.6, "Exp", 300), Gau = vgm(0.6, "Gau", 500),
+               NugSph = vgm(0.5, "Sph", 800, 0.1))
+for (nm in names(starts)) for (meth in c(1, 2, 6, 7)) {
+  warn <- character(0)
+  fit <- withCallingHandlers(fit.variogram(v_def, starts[[nm]], fit.method = meth),
+                             warning = function(w) { warn <<- c(warn, conditionMessage(w)); invokeRestart("muffleWarning") })
+  txt <- sprintf('{"sample": "vgm_meuse_default.csv", "fit_method": %d, "start": %s,\n "model": %s,\n "sserr": %s, "singular": %s, "warnings": [%s]}',
+                 meth, jmodel(starts[[nm]]), jmodel(fit), jnum(attr(fit, "SSErr")),
+                 tolower(as.character(attr(fit, "singular"))),
+                 paste(sprintf('"%s"', gsub('"', "'", gsub("\n", " ", warn))), collapse = ", "))
+  writeLines(txt, file.path(out, sprintf("fit_%s_m%d.json", nm, meth)))
+}
+
+# ---- kriging at every cell centre ------------------------------------------------
+wk <- function(p, name) {
+  xy <- coordinates(p)
+  d <- data.frame(x = f17(xy[, 1]), y = f17(xy[, 2]), pred = f17(p$var1.pred), var = f17(p$var1.var))
+  writeLines(c("x,y,pred,var", apply(d, 1, paste, collapse = ",")), file.path(out, paste0("krige_", name, ".csv")))
+}
+m <- vgm(0.59, "Sph", 897, 0.05)   # the model of gstat's ?krige example
+wk(krige(logzinc ~ 1, meuse, mg, m, debug.level = 0), "meuse_ok_global")
+wk(krige(logzinc ~ 1, meuse, mg, m, nmax = 20, debug.level = 0), "meuse_ok_nmax20")
+wk(krige(logzinc ~ 1, meuse, mg, m, maxdist = 1000, nmin = 5, debug.level = 0), "meuse_ok_maxdist1000_nmin5")
+wk(krige(logzinc ~ 1, meuse, mg, m, beta = 5.9, debug.level = 0), "meuse_sk_5.9")
+wk(krige(logzinc ~ x + y, meuse, mg, m, debug.level = 0), "meuse_uk_xy")
+wk(krige(logzinc ~ xc + yc + I(xc^2) + I(xc * yc) + I(yc^2), meuse, mg, m, debug.level = 0), "meuse_uk_quadratic")
+wk(krige(logzinc ~ dist, meuse, mg, m, debug.level = 0), "meuse_ked_dist")
+wk(krige(logzinc ~ dist_rs, meuse, mg, m, debug.level = 0), "meuse_ked_dist_rastersampled")
+wk(krige(logzinc ~ 1, meuse, mg, m, block = c(40, 40), debug.level = 0), "meuse_ok_block40")
+wk(krige(logzinc ~ 1, meuse, mg, m, nmax = 20, block = c(40, 40), debug.level = 0), "meuse_ok_nmax20_block40")
+
+ma <- vgm(1, "Sph", 300, 0.1, anis = c(30, 0.5))
+wk(krige(z ~ 1, aniso, ag, ma, debug.level = 0), "aniso_ok_global")
+wk(krige(z ~ x + y, aniso, ag, ma, debug.level = 0), "aniso_uk_xy")
+wk(krige(z ~ x + y, aniso, ag, ma, nmax = 30, debug.level = 0), "aniso_uk_xy_nmax30")
+wk(krige(z ~ x + y + I(x^2) + I(x * y) + I(y^2), aniso, ag, ma, debug.level = 0), "aniso_uk_quadratic")
+
+# ---- leave-one-out cross-validation ----------------------------------------------
+wcv <- function(cv, name) {
+  r <- cv$residual; zs <- cv$zscore; ok <- !is.na(cv$var1.pred)
+  r <- r[ok]; zs <- zs[ok]
+  has_z <- !all(is.na(zs))
+  txt <- sprintf(paste0('{"n": %d, "n_failed": %d, "mean_error": %s, "rmse": %s, "mae": %s,\n',
+                        ' "mean_z": %s, "var_z": %s, "mean_z2": %s, "cor": %s}'),
+                 length(r), sum(!ok), jnum(mean(r)), jnum(sqrt(mean(r^2))), jnum(mean(abs(r))),
+                 if (has_z) jnum(mean(zs)) else "null", if (has_z) jnum(var(zs)) else "null",
+                 if (has_z) jnum(mean(zs^2)) else "null",
+                 jnum(cor(cv$observed[ok], cv$var1.pred[ok])))
+  writeLines(txt, file.path(out, paste0("cv_", name, ".json")))
+}
+wcv(krige.cv(logzinc ~ 1, meuse, m, nmax = 20, debug.level = 0), "meuse_ok_nmax20")
+wcv(krige.cv(logzinc ~ 1, meuse, m, debug.level = 0), "meuse_ok_global")
+wcv(krige.cv(logzinc ~ x + y, meuse, m, debug.level = 0), "meuse_uk_xy")
+wcv(krige.cv(logzinc ~ 1, meuse, NULL, set = list(idp = 2), debug.level = 0), "meuse_idw2")
+wcv(krige.cv(z ~ x + y, aniso, ma, debug.level = 0), "aniso_uk_xy")
+wcv(krige.cv(z ~ 1, aniso, ma, nmax = 20, debug.level = 0), "aniso_ok_nmax20")
+cat("references written to", out, "\n")
