@@ -31,7 +31,7 @@
  * number of threads.
  */
 #ifdef GK_DELAUNAY_TEST_DEFER
-/* Test build (tests/delaunay.cmake): every GK_DELAUNAY_TEST_DEFER-th point
+/* Test build (tests/linear/delaunay.cmake): every GK_DELAUNAY_TEST_DEFER-th point
  * is moved to the end of the sweep, so the inside-the-hull path is exercised. */
 #define gk_delaunay gk_delaunay_deferred
 #define gk_orient_exact gk_orient_exact_deferred

@@ -4,10 +4,11 @@
  *
  *   bench_start_overlap load LIB          dlopen(LIB) alone (libgdal's start-up)
  *   bench_start_overlap read GPKG TABLE   the points read on up to 16 SQLite
- *                                         connections, as driver/read_gpkg.c does
+ *                                         connections, as driver/io/read_gpkg.c does
  *   bench_start_overlap both GPKG TABLE LIB   the read while another thread loads LIB
  *
- * Not a test: docs/benchmarks.md has what it showed. The
+ * Not a test: a measuring tool for the start-up path (docs/benchmarks.md,
+ * "End to end: reading, computing, writing"). The
  * read takes the table's geometry column "geom" and FID column "fid" (what
  * ogr2ogr makes) and keeps x and y of each GeoPackage point blob.
  */

@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Benchmark: gridkit's geostatistics vs R's gstat, same machine, same data, one run.
 
-Not a test: it prints a Markdown table for docs/benchmarks.md ("Geostatistics:
-gridkit vs gstat"). 10,000 uniform random points (fixed seed) in a 10 km square,
+Not a test: it prints a Markdown table for docs/benchmarks.md ("Kriging and
+variograms against gstat"). 10,000 uniform random points (fixed seed) in a 10 km square,
 z = a smooth surface + noise, written to a GeoPackage (gridkit) and a CSV (R).
 
 Times are wall clock, the best of --repeat runs. gstat is timed inside one R

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """inputs_numeric.py GRIDKIT DATA_DIR WORK_DIR GDAL_GRID
 
-Issue 22 items 7 and 9, the cases where gridkit must give a correct result
+The cases where gridkit must give a correct result
 (not an error) from an odd input, checked against an independent computation
 or against gdal_grid:
   - invdist/invdistnn with power=200: no weight overflows or underflows into

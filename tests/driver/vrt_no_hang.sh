@@ -1,9 +1,9 @@
 #!/bin/bash
 # vrt_no_hang.sh GRIDKIT DATA_DIR WORK_DIR [RUNS]
 #
-# Issue 22, item 1: an OGR VRT source with the default --device auto hung in
-# about 1 run in 20 (the GPU warm-up thread opened the source while the main
-# thread did, and libxml2's lazy set-up deadlocked). Runs it RUNS times (200),
+# An OGR VRT source with the default --device auto must never hang: the GPU
+# warm-up thread must not open GDAL datasets while the main thread does
+# (libxml2's lazy set-up deadlocks; docs/reliability.md). Runs it RUNS times (200),
 # each under a timeout, and checks every run's raster. Ends "N passed, M failed".
 set -u
 GK=${1:?usage: vrt_no_hang.sh GRIDKIT DATA_DIR WORK_DIR [RUNS]}
