@@ -147,14 +147,10 @@ static uint64_t global_tile(const gk_job *job, const gk_tile *t, double *out, gk
                 if (!isfinite(s->d2b[(size_t)r * T + q]))
                     ok = 0;
             if (ok && isfinite(be[c]) && (!want_var || isfinite(bv[c]))) {
-                out[q] = be[c];
-                if (want_var)
-                    out[T + q] = bv[c];
+                gk_krige_put(out, T, q, want_var, be[c], want_var ? bv[c] : nodata);
                 continue;
             }
-            out[q] = nodata;
-            if (want_var)
-                out[T + q] = nodata;
+            gk_krige_put(out, T, q, want_var, nodata, nodata);
             nod++;
             sing += ok;
         }

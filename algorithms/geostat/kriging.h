@@ -35,6 +35,15 @@ uint64_t gk_krige_local_tile(const gk_job *job, const gk_tile *t, double *out, g
 int gk_krige_tile_start(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s);
 /* Adds n nodes to the job's count of singular systems (tiles run in parallel). */
 void gk_krige_add_singular(const gk_job *job, uint64_t n);
+/* Node q of a tile of T nodes: its estimate, and its variance in the second
+ * band when there is one. */
+static inline void gk_krige_put(double *out, size_t T, size_t q, int want_var, double est,
+                                double var)
+{
+    out[q] = est;
+    if (want_var)
+        out[T + q] = var;
+}
 /* External drift: the standardised covariates at the tile's nodes into g0
  * (nr blocks of w h, then 2 w h of workspace); -1 when the sampler fails. */
 int gk_kriging_covariates(const gk_job *job, const gk_tile *t, double *g0);
@@ -48,6 +57,10 @@ int gk_kriging_gpu_covariates(const gk_job *job, const gk_tile *t, double **g0);
 int gk_kriging_parse(gk_context *ctx, const char *spec, char *save, gk_algorithm *a);
 
 #define GK_KRIGE_MAX_P (1 + 5 + GK_KRIGE_MAX_DRIFT_RASTERS)
+/* A system is singular when a pivot falls below this times its original
+ * diagonal entry: the covariances' factor, the drift's Schur complement. */
+#define GK_KRIGE_CHOL_TOL 1e-12
+#define GK_KRIGE_SCHUR_TOL 1e-11
 #define GK_KRIGE_MAX_DISCR 16
 
 typedef struct gk_krige_global gk_krige_global;

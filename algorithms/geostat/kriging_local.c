@@ -33,9 +33,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHOL_TOL 1e-12 /* pivot / original diagonal below this: singular */
-#define SCHUR_TOL 1e-11
-
 /* ---- local neighbourhoods -------------------------------------------------- */
 
 /* gstat's quadrant of (dx, dy) = point - target (select.c, "pinwheel"). */
@@ -337,7 +334,7 @@ static void factorise(const gk_job *job, const gk_krige_state *k, kws *ws, const
     double *t = ws->Ac;
     ws->Ac = ws->Acn, ws->Acn = t;
     ws->ac_valid = 1;
-    int bad = gk_kk_chol_from(ws->L, (int)m, M, ws->inv, CHOL_TOL, (int)p0);
+    int bad = gk_kk_chol_from(ws->L, (int)m, M, ws->inv, GK_KRIGE_CHOL_TOL, (int)p0);
     ws->l_valid = !bad;
     if (bad || (p > 0 && m < p)) {
         ws->singular = 1;
@@ -405,7 +402,7 @@ static void schur(const gk_krige_state *k, kws *ws, long m)
             s += bc[i] * ws->w[i];
         ws->Btw[c] = s;
     }
-    if (gk_krige_chol(ws->S, p, p, ws->Sinv, SCHUR_TOL))
+    if (gk_krige_chol(ws->S, p, p, ws->Sinv, GK_KRIGE_SCHUR_TOL))
         ws->singular = 1;
 }
 
@@ -440,7 +437,7 @@ static int local_node(const gk_job *job, const gk_krige_state *k, kws *ws, gk_sc
     }
     /* A new selection is factorised from scratch: updating the previous
      * factor (O(m^2)) would round differently along each path through the
-     * grid, and the result must not depend on the tiling (issue 22). */
+     * grid, and the result must not depend on the tiling. */
     if (!(ws->valid && ws->cm == m && memcmp(ws->sidx, idx, (size_t)m * sizeof *idx) == 0))
         factorise(job, k, ws, idx, m);
     if (ws->singular)
@@ -533,13 +530,9 @@ uint64_t gk_krige_local_tile(const gk_job *job, const gk_tile *t, double *out, g
             if (rc < 0)
                 return UINT64_MAX;
             if (rc == 1) {
-                out[q] = est;
-                if (want_var)
-                    out[T + q] = var;
+                gk_krige_put(out, T, q, want_var, est, var);
             } else {
-                out[q] = nodata;
-                if (want_var)
-                    out[T + q] = nodata;
+                gk_krige_put(out, T, q, want_var, nodata, nodata);
                 nod++;
                 if (rc == 2)
                     sing++;

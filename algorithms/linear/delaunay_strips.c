@@ -78,18 +78,29 @@ typedef struct {
 } dt_strip;
 
 
-/* The vertices of idx[0..m) triangulated by the sweep, in global numbers. */
-static int dt_sweep_subset(int m, const int *idx, const double *x, const double *y,
-                           gk_triangulation *out, gk_dt_info *info)
+/* The coordinates of idx[0..m): x in [0, m), y in [m, 2m); NULL when out
+ * of memory. */
+static double *gather_xy(int m, const int *idx, const double *x, const double *y)
 {
     double *lx = malloc(2 * (size_t)(m > 0 ? m : 1) * sizeof *lx);
     if (!lx)
-        return GK_ERR_NOMEM;
+        return NULL;
     double *ly = lx + m;
     for (int i = 0; i < m; i++) {
         lx[i] = x[idx[i]];
         ly[i] = y[idx[i]];
     }
+    return lx;
+}
+
+/* The vertices of idx[0..m) triangulated by the sweep, in global numbers. */
+static int dt_sweep_subset(int m, const int *idx, const double *x, const double *y,
+                           gk_triangulation *out, gk_dt_info *info)
+{
+    double *lx = gather_xy(m, idx, x, y);
+    if (!lx)
+        return GK_ERR_NOMEM;
+    double *ly = lx + m;
     int rc = gk_dt_sweep(m, lx, ly, out, info);
     free(lx);
     if (rc == GK_OK)
@@ -128,13 +139,10 @@ static int strip_sweep(dt_strip *q, const double *x, const double *y, double lo,
             inS[q->idx[i]] = 1;
         return 0;
     }
-    double *lx = malloc(2 * (size_t)q->m * sizeof *lx), *ly = lx + q->m;
+    double *lx = gather_xy(q->m, q->idx, x, y);
     if (!lx)
         return -1;
-    for (int i = 0; i < q->m; i++) {
-        lx[i] = x[q->idx[i]];
-        ly[i] = y[q->idx[i]];
-    }
+    double *ly = lx + q->m;
     gk_dt_info info;
     int r = gk_dt_sweep(q->m, lx, ly, &q->tri, &info), ret = 0;
     if (r == GK_ERR_NOMEM) {
