@@ -16,13 +16,14 @@
  * right-hand side costs anything. Any other selection is factorised from
  * scratch, so that a node's doubles depend on its selection alone, not on
  * the path through the tile (an O(m^2) update of the previous factor would
- * round differently from one tiling to the next). The dense work (covariances, Cholesky,
- * solves) is in kriging_kernels.c. The k nearest of a node are searched
- * within a bound from the thread's previous node (its k-th distance plus the
- * step), by a radius query and a ranking of the few candidates. A singular system (coincident points and no
- * nugget, collinear points under a linear drift, fewer points than drift
- * terms) gives nodata and is counted, as gstat skips it with a warning.
- * Nothing here allocates per node: everything lives in the thread's scratch.
+ * round differently from one tiling to the next). The dense work
+ * (covariances, Cholesky, solves) is in kriging_kernels.c. The k nearest of
+ * a node are searched within a bound from the thread's previous node (its
+ * k-th distance plus the step), by a radius query and a ranking of the few
+ * candidates. A singular system (coincident points and no nugget, collinear
+ * points under a linear drift, fewer points than drift terms) gives nodata
+ * and is counted, as gstat skips it with a warning. Nothing here allocates
+ * per node: everything lives in the thread's scratch.
  */
 #include "kriging.h"
 #include "kriging_kernels.h"
