@@ -1,6 +1,7 @@
 /*
- * kriging.h - state shared by the kriging files (geostat/kriging.c: preparation,
- * local neighbourhoods, tiles; kriging_global.c: one system for all points).
+ * kriging.h - state shared by the kriging files (kriging_prepare.c: the
+ * job's preparation; kriging_local.c: local neighbourhoods; kriging_global.c:
+ * one system for all points; kriging.c: tiles and the registry's row).
  *
  * Every system is solved in the GLS form of geostatistics.md 5.3 with a
  * Cholesky factor C = L L' and the Schur complement S = F'C^-1 F of the drift:
@@ -18,11 +19,31 @@
 #include "vmodel_internal.h"
 #include <math.h>
 
-/* Kriging (kriging.c, kriging_global.c): model, drift and, for a global
- * neighbourhood, the factorised system, prepared once; freed by gk_job_free. */
+/* Kriging (kriging_prepare.c, kriging_global.c): model, drift and, for a
+ * global neighbourhood, the factorised system, prepared once; freed by
+ * gk_job_free. */
 int gk_kriging_prepare(gk_job *job);
 void gk_kriging_free(gk_job *job);
 uint64_t gk_kriging_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s);
+/* A tile with a local neighbourhood (kriging_local.c); head: the doubles of
+ * the scratch's second buffer before the system (the node covariates). */
+uint64_t gk_krige_local_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s,
+                             size_t head);
+/* Once the tile's workspace is reserved: its node covariates; -1 when the
+ * tile cannot be kriged (drift awaited or not sampled, a singular global
+ * system), with every node nodata (kriging.c). */
+int gk_krige_tile_start(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s);
+/* Adds n nodes to the job's count of singular systems (tiles run in parallel). */
+void gk_krige_add_singular(const gk_job *job, uint64_t n);
+/* Node q of a tile of T nodes: its estimate, and its variance in the second
+ * band when there is one. */
+static inline void gk_krige_put(double *out, size_t T, size_t q, int want_var, double est,
+                                double var)
+{
+    out[q] = est;
+    if (want_var)
+        out[T + q] = var;
+}
 /* External drift: the standardised covariates at the tile's nodes into g0
  * (nr blocks of w h, then 2 w h of workspace); -1 when the sampler fails. */
 int gk_kriging_covariates(const gk_job *job, const gk_tile *t, double *g0);
@@ -36,6 +57,10 @@ int gk_kriging_gpu_covariates(const gk_job *job, const gk_tile *t, double **g0);
 int gk_kriging_parse(gk_context *ctx, const char *spec, char *save, gk_algorithm *a);
 
 #define GK_KRIGE_MAX_P (1 + 5 + GK_KRIGE_MAX_DRIFT_RASTERS)
+/* A system is singular when a pivot falls below this times its original
+ * diagonal entry: the covariances' factor, the drift's Schur complement. */
+#define GK_KRIGE_CHOL_TOL 1e-12
+#define GK_KRIGE_SCHUR_TOL 1e-11
 #define GK_KRIGE_MAX_DISCR 16
 
 typedef struct gk_krige_global gk_krige_global;

@@ -11,12 +11,11 @@
  * Every double here comes from one fixed order of operations: each entry of
  * the factor and of a solve is its row's dot product (four partial sums by
  * index mod 4, then (s0 + s2) + (s1 + s3)), the same whatever the tiling, the
- * thread count, the CPU or its vector width. LAPACK's dpotrf and BLAS's GEMM
- * were used before, and their rounding changed with the block's shape and
- * with the CPU's kernels (issue 22): one ulp of variance between the plugin's
- * blocks and the CLI's tiles on one machine. The factor costs n^3/6
- * multiply-adds once (n = 2000: about a second); the per-node solves are
- * the same work as before.
+ * thread count, the CPU or its vector width (LAPACK's dpotrf and BLAS's GEMM
+ * round differently with the block's shape and the CPU's kernels: one ulp of
+ * variance between the plugin's blocks and the CLI's tiles on one machine).
+ * The factor costs n^3/6 multiply-adds once (n = 2000: about a second); the
+ * per-node solves are the same work as a library's.
  * A singular system (coincident points without nugget, a drift that cannot
  * be estimated) makes every node nodata, as gstat skips every location.
  */
@@ -64,9 +63,6 @@ void gk_krige_global_free(gk_krige_global *g)
     free(g->wd);
     free(g);
 }
-
-#define CHOL_TOL 1e-12
-#define SCHUR_TOL 1e-11
 
 /* ---- the fixed-order kernels ---------------------------------------------- */
 
@@ -308,7 +304,7 @@ static int factor(const gk_krige_state *k, const gk_krige_global *g, gfactor *f,
         }
         ri[i] = k->A;
     }
-    return chol_rows(f->L, n, f->inv, CHOL_TOL) != 0;
+    return chol_rows(f->L, n, f->inv, GK_KRIGE_CHOL_TOL) != 0;
 }
 
 /* Is the model's covariance zero beyond some distance (worth the reverse order)? */
@@ -423,7 +419,7 @@ int gk_krige_global_build(gk_job *job)
                 g->S[c * p + d] = dot1(bc, B + (size_t)d * n, n);
             btw[c] = dot1(bc, w, n);
         }
-        if (gk_krige_chol(g->S, p, p, g->Sinv, SCHUR_TOL)) {
+        if (gk_krige_chol(g->S, p, p, g->Sinv, GK_KRIGE_SCHUR_TOL)) {
             free(perm);
             k->global_singular = 1;
             return GK_OK;

@@ -7,7 +7,7 @@
  * call exp per element). The operations per pair are gk_krige_cov's, except
  * h / range taken as h * (1 / range). The square root comes from
  * intrinsics (GCC does not vectorise sqrt() under -fmath-errno), correctly
- * rounded like sqrt(): every path gives the same doubles (issue 22; the
+ * rounded like sqrt(): every path gives the same doubles (the
  * tests run each with GRIDKIT_ISA).
  *
  * The factor is left-looking by columns: column j takes the updates of the
@@ -93,8 +93,8 @@ __attribute__((target("avx512f"))) static inline void dist_avx512(const double *
         __m512d dy = _mm512_sub_pd(_mm512_maskz_loadu_pd(lm, py + i), vy);
         __m512d x = _mm512_add_pd(_mm512_mul_pd(dx, dx), _mm512_mul_pd(dy, dy));
         /* the correctly rounded square root, as sqrt() gives: a reciprocal
-         * estimate refined by Newton steps was faster but a few ulps off,
-         * and the result must not depend on the CPU (issue 22) */
+         * estimate refined by Newton steps is faster but a few ulps off,
+         * and the result must not depend on the CPU */
         __m512d r = _mm512_sqrt_pd(x);
         __mmask8 same = _mm512_cmp_pd_mask(dx, zero, _CMP_EQ_OQ) &
                         _mm512_cmp_pd_mask(dy, zero, _CMP_EQ_OQ);
@@ -424,7 +424,7 @@ void gk_kk_cov0(const gk_krige_state *k, const double *px, const double *py, int
 
 /* The factor and the solves take the AVX2 bodies on AVX-512 too: the
  * AVX-512 ones (chol_avx512p, fwd1_avx512p) sum with FMA in another order,
- * and a result must be the same on every CPU (issue 22). */
+ * and a result must be the same on every CPU. */
 int gk_kk_chol(double *L, int m, int ld, double *inv, double tol)
 {
     return gk_kk_chol_from(L, m, ld, inv, tol, 0);

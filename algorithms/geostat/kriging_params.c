@@ -238,157 +238,176 @@ static void build_canonical(gk_algorithm *a)
 #undef ADD
 }
 
-int gk_kriging_parse(gk_context *ctx, const char *spec, char *save, gk_algorithm *a)
+/* What the keys said about the model before it is assembled. */
+typedef struct {
+    int have_type, have_model, have_psill, have_range, have_nugget, have_kappa, have_anis;
+    gk_vm_type mtype;
+    double psill, range, nugget, kappa, anis_angle, anis_ratio;
+    gk_vmodel compact; /* model=Name(...)+...: the compact form */
+    int is_compact;
+} kparse;
+
+/* A key of none of a group's: the next group is asked. */
+#define KEY_OTHER (-1)
+
+/* type=, mean=, drift=, drift_raster=, drift_resample=. */
+static int key_type_drift(gk_context *ctx, const char *key, const char *val,
+                          gk_kriging_params *k, kparse *ps)
+{
+    int rc = GK_OK;
+    if (!strcasecmp(key, "type")) {
+        if (!strcasecmp(val, "ordinary"))
+            k->type = GK_KRIGE_ORDINARY;
+        else if (!strcasecmp(val, "simple"))
+            k->type = GK_KRIGE_SIMPLE;
+        else if (!strcasecmp(val, "universal"))
+            k->type = GK_KRIGE_UNIVERSAL;
+        else
+            return gk_error(ctx, GK_ERR_ARG,
+                            "-a kriging: type=%s is unknown (simple, ordinary or universal)",
+                            val);
+        ps->have_type = 1;
+    } else if (!strcasecmp(key, "mean")) {
+        rc = num(ctx, "mean", val, &k->mean);
+        k->have_mean = 1;
+    } else if (!strcasecmp(key, "drift")) {
+        if (!strcasecmp(val, "linear"))
+            k->drift = GK_DRIFT_LINEAR;
+        else if (!strcasecmp(val, "quadratic"))
+            k->drift = GK_DRIFT_QUADRATIC;
+        else
+            return gk_error(ctx, GK_ERR_ARG,
+                            "-a kriging: drift=%s is unknown (linear or quadratic)", val);
+    } else if (!strcasecmp(key, "drift_raster")) {
+        if (k->n_drift_rasters == GK_KRIGE_MAX_DRIFT_RASTERS)
+            return gk_error(ctx, GK_ERR_ARG, "-a kriging: at most %d drift_raster= keys",
+                            GK_KRIGE_MAX_DRIFT_RASTERS);
+        if (!*val || strlen(val) >= sizeof k->drift_raster[0])
+            return gk_error(ctx, GK_ERR_ARG,
+                            "-a kriging: drift_raster= needs a file name (under %zu bytes)",
+                            sizeof k->drift_raster[0]);
+        strcpy(k->drift_raster[k->n_drift_rasters++], val);
+    } else if (!strcasecmp(key, "drift_resample")) {
+        if (!strcasecmp(val, "nearest"))
+            k->drift_bilinear = 0;
+        else if (!strcasecmp(val, "bilinear"))
+            k->drift_bilinear = 1;
+        else
+            return gk_error(ctx, GK_ERR_ARG,
+                            "-a kriging: drift_resample=%s is unknown (nearest or bilinear)",
+                            val);
+    } else {
+        return KEY_OTHER;
+    }
+    return rc;
+}
+
+/* model=, psill=, range=, nugget=, kappa=, anis_angle=, anis_ratio=, variogram=. */
+static int key_model(gk_context *ctx, const char *key, const char *val, gk_kriging_params *k,
+                     kparse *ps)
+{
+    int rc = GK_OK;
+    if (!strcasecmp(key, "model")) {
+        ps->have_model = 1;
+        if (!strcasecmp(val, "auto"))
+            k->model_auto = 1;
+        else if (strchr(val, '(')) {
+            if ((rc = parse_compact(ctx, val, &ps->compact)))
+                return rc;
+            ps->is_compact = 1;
+        } else if (gk_vm_type_from_name(val, &ps->mtype))
+            return gk_error(ctx, GK_ERR_ARG,
+                            "-a kriging: model=%s is unknown (Nug, Sph, Exp, Gau, Mat, Ste, "
+                            "Exc, Cir, Pen, Lin, Pow, Hol or auto)",
+                            val);
+    } else if (!strcasecmp(key, "psill")) {
+        rc = num(ctx, "psill", val, &ps->psill), ps->have_psill = 1;
+    } else if (!strcasecmp(key, "range")) {
+        rc = num(ctx, "range", val, &ps->range), ps->have_range = 1;
+    } else if (!strcasecmp(key, "nugget")) {
+        rc = num(ctx, "nugget", val, &ps->nugget), ps->have_nugget = 1;
+    } else if (!strcasecmp(key, "kappa")) {
+        rc = num(ctx, "kappa", val, &ps->kappa), ps->have_kappa = 1;
+    } else if (!strcasecmp(key, "anis_angle")) {
+        rc = num(ctx, "anis_angle", val, &ps->anis_angle), ps->have_anis = 1;
+    } else if (!strcasecmp(key, "anis_ratio")) {
+        rc = num(ctx, "anis_ratio", val, &ps->anis_ratio), ps->have_anis = 1;
+    } else if (!strcasecmp(key, "variogram")) {
+        if (!*val || strlen(val) >= sizeof k->variogram_file)
+            return gk_error(ctx, GK_ERR_ARG,
+                            "-a kriging: variogram= needs a file name (under %zu bytes)",
+                            sizeof k->variogram_file);
+        strcpy(k->variogram_file, val);
+    } else {
+        return KEY_OTHER;
+    }
+    return rc;
+}
+
+/* block=WxH (or one size). */
+static int parse_block(gk_context *ctx, const char *val, gk_kriging_params *k)
+{
+    /* split at the x first: strtod would read "0x3" as hexadecimal */
+    char wbuf[64];
+    const char *sep = strpbrk(val, "xX");
+    size_t wl = sep ? (size_t)(sep - val) : strlen(val);
+    int bad = wl == 0 || wl >= sizeof wbuf;
+    if (!bad) {
+        memcpy(wbuf, val, wl);
+        wbuf[wl] = '\0';
+        char *end;
+        k->block_w = strtod(wbuf, &end);
+        bad |= *end != '\0';
+        k->block_h = k->block_w;
+        if (sep) {
+            k->block_h = strtod(sep + 1, &end);
+            bad |= end == sep + 1 || *end != '\0' || strpbrk(sep + 1, "xX") != NULL;
+        }
+    }
+    if (bad || !(k->block_w > 0) || !(k->block_h > 0) || !isfinite(k->block_w) ||
+        !isfinite(k->block_h))
+        return gk_error(ctx, GK_ERR_ARG,
+                        "-a kriging: block=%s must be WIDTHxHEIGHT (or one size) > 0", val);
+    return GK_OK;
+}
+
+/* max_points=, min_points=, max_points_per_quadrant=, radius=, block=,
+ * variance=, nodata=. */
+static int key_search_output(gk_context *ctx, const char *key, const char *val, gk_algorithm *a)
 {
     gk_kriging_params *k = &a->krige;
-    memset(k, 0, sizeof *k);
-    k->variance = 1;
-    a->max_points = a->min_points = a->max_points_per_quadrant = 0;
-    a->radius1 = a->radius2 = 0.0;
-
-    int have_type = 0, have_model = 0, have_psill = 0, have_range = 0, have_nugget = 0;
-    int have_kappa = 0, have_anis = 0;
-    gk_vm_type mtype = GK_VM_SPH;
-    double psill = 0, range = 0, nugget = 0, kappa = 0.5, anis_angle = 0, anis_ratio = 1;
-    gk_vmodel compact = {0};
-    int is_compact = 0;
-
-    for (char *tok = strtok_r(NULL, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
-        char *eq = strchr(tok, '=');
-        if (!eq)
-            return gk_error(ctx, GK_ERR_ARG, "-a %s: '%s' is not key=value", spec, tok);
-        *eq = '\0';
-        const char *key = tok, *val = eq + 1;
-        int rc = GK_OK;
-        if (!strcasecmp(key, "type")) {
-            if (!strcasecmp(val, "ordinary"))
-                k->type = GK_KRIGE_ORDINARY;
-            else if (!strcasecmp(val, "simple"))
-                k->type = GK_KRIGE_SIMPLE;
-            else if (!strcasecmp(val, "universal"))
-                k->type = GK_KRIGE_UNIVERSAL;
-            else
-                return gk_error(ctx, GK_ERR_ARG,
-                                "-a kriging: type=%s is unknown (simple, ordinary or universal)",
-                                val);
-            have_type = 1;
-        } else if (!strcasecmp(key, "mean")) {
-            rc = num(ctx, "mean", val, &k->mean);
-            k->have_mean = 1;
-        } else if (!strcasecmp(key, "drift")) {
-            if (!strcasecmp(val, "linear"))
-                k->drift = GK_DRIFT_LINEAR;
-            else if (!strcasecmp(val, "quadratic"))
-                k->drift = GK_DRIFT_QUADRATIC;
-            else
-                return gk_error(ctx, GK_ERR_ARG,
-                                "-a kriging: drift=%s is unknown (linear or quadratic)", val);
-        } else if (!strcasecmp(key, "drift_raster")) {
-            if (k->n_drift_rasters == GK_KRIGE_MAX_DRIFT_RASTERS)
-                return gk_error(ctx, GK_ERR_ARG, "-a kriging: at most %d drift_raster= keys",
-                                GK_KRIGE_MAX_DRIFT_RASTERS);
-            if (!*val || strlen(val) >= sizeof k->drift_raster[0])
-                return gk_error(ctx, GK_ERR_ARG,
-                                "-a kriging: drift_raster= needs a file name (under %zu bytes)",
-                                sizeof k->drift_raster[0]);
-            strcpy(k->drift_raster[k->n_drift_rasters++], val);
-        } else if (!strcasecmp(key, "drift_resample")) {
-            if (!strcasecmp(val, "nearest"))
-                k->drift_bilinear = 0;
-            else if (!strcasecmp(val, "bilinear"))
-                k->drift_bilinear = 1;
-            else
-                return gk_error(ctx, GK_ERR_ARG,
-                                "-a kriging: drift_resample=%s is unknown (nearest or bilinear)",
-                                val);
-        } else if (!strcasecmp(key, "model")) {
-            have_model = 1;
-            if (!strcasecmp(val, "auto"))
-                k->model_auto = 1;
-            else if (strchr(val, '(')) {
-                if ((rc = parse_compact(ctx, val, &compact)))
-                    return rc;
-                is_compact = 1;
-            } else if (gk_vm_type_from_name(val, &mtype))
-                return gk_error(ctx, GK_ERR_ARG,
-                                "-a kriging: model=%s is unknown (Nug, Sph, Exp, Gau, Mat, Ste, "
-                                "Exc, Cir, Pen, Lin, Pow, Hol or auto)",
-                                val);
-        } else if (!strcasecmp(key, "psill")) {
-            rc = num(ctx, "psill", val, &psill), have_psill = 1;
-        } else if (!strcasecmp(key, "range")) {
-            rc = num(ctx, "range", val, &range), have_range = 1;
-        } else if (!strcasecmp(key, "nugget")) {
-            rc = num(ctx, "nugget", val, &nugget), have_nugget = 1;
-        } else if (!strcasecmp(key, "kappa")) {
-            rc = num(ctx, "kappa", val, &kappa), have_kappa = 1;
-        } else if (!strcasecmp(key, "anis_angle")) {
-            rc = num(ctx, "anis_angle", val, &anis_angle), have_anis = 1;
-        } else if (!strcasecmp(key, "anis_ratio")) {
-            rc = num(ctx, "anis_ratio", val, &anis_ratio), have_anis = 1;
-        } else if (!strcasecmp(key, "variogram")) {
-            if (!*val || strlen(val) >= sizeof k->variogram_file)
-                return gk_error(ctx, GK_ERR_ARG,
-                                "-a kriging: variogram= needs a file name (under %zu bytes)",
-                                sizeof k->variogram_file);
-            strcpy(k->variogram_file, val);
-        } else if (!strcasecmp(key, "max_points")) {
-            rc = count(ctx, "max_points", val, &a->max_points);
-        } else if (!strcasecmp(key, "min_points")) {
-            rc = count(ctx, "min_points", val, &a->min_points);
-        } else if (!strcasecmp(key, "max_points_per_quadrant")) {
-            rc = count(ctx, "max_points_per_quadrant", val, &a->max_points_per_quadrant);
-        } else if (!strcasecmp(key, "radius")) {
-            rc = num(ctx, "radius", val, &k->maxdist);
-            if (!rc && !(k->maxdist > 0))
-                return gk_error(ctx, GK_ERR_ARG, "-a kriging: radius=%s must be > 0", val);
-        } else if (!strcasecmp(key, "block")) {
-            /* split at the x first: strtod would read "0x3" as hexadecimal */
-            char wbuf[64];
-            const char *sep = strpbrk(val, "xX");
-            size_t wl = sep ? (size_t)(sep - val) : strlen(val);
-            int bad = wl == 0 || wl >= sizeof wbuf;
-            if (!bad) {
-                memcpy(wbuf, val, wl);
-                wbuf[wl] = '\0';
-                char *end;
-                k->block_w = strtod(wbuf, &end);
-                bad |= *end != '\0';
-                k->block_h = k->block_w;
-                if (sep) {
-                    k->block_h = strtod(sep + 1, &end);
-                    bad |= end == sep + 1 || *end != '\0' || strpbrk(sep + 1, "xX") != NULL;
-                }
-            }
-            if (bad || !(k->block_w > 0) || !(k->block_h > 0) || !isfinite(k->block_w) ||
-                !isfinite(k->block_h))
-                return gk_error(ctx, GK_ERR_ARG,
-                                "-a kriging: block=%s must be WIDTHxHEIGHT (or one size) > 0",
-                                val);
-        } else if (!strcasecmp(key, "variance")) {
-            if (!strcasecmp(val, "yes") || !strcasecmp(val, "true") || !strcmp(val, "1"))
-                k->variance = 1;
-            else if (!strcasecmp(val, "no") || !strcasecmp(val, "false") || !strcmp(val, "0"))
-                k->variance = 0;
-            else
-                return gk_error(ctx, GK_ERR_ARG, "-a kriging: variance=%s must be yes or no",
-                                val);
-        } else if (!strcasecmp(key, "nodata")) {
-            rc = num(ctx, "nodata", val, &a->nodata);
-            a->nodata_given = 1;
-        } else {
-            return gk_error(ctx, GK_ERR_ARG,
-                            "-a %s: algorithm kriging has no parameter '%s' (type, mean, drift, "
-                            "drift_raster, drift_resample, model, psill, range, nugget, kappa, "
-                            "anis_angle, anis_ratio, variogram, max_points, min_points, radius, "
-                            "max_points_per_quadrant, block, variance, nodata)",
-                            spec, key);
-        }
-        if (rc)
-            return rc;
+    int rc = GK_OK;
+    if (!strcasecmp(key, "max_points")) {
+        rc = count(ctx, "max_points", val, &a->max_points);
+    } else if (!strcasecmp(key, "min_points")) {
+        rc = count(ctx, "min_points", val, &a->min_points);
+    } else if (!strcasecmp(key, "max_points_per_quadrant")) {
+        rc = count(ctx, "max_points_per_quadrant", val, &a->max_points_per_quadrant);
+    } else if (!strcasecmp(key, "radius")) {
+        rc = num(ctx, "radius", val, &k->maxdist);
+        if (!rc && !(k->maxdist > 0))
+            return gk_error(ctx, GK_ERR_ARG, "-a kriging: radius=%s must be > 0", val);
+    } else if (!strcasecmp(key, "block")) {
+        rc = parse_block(ctx, val, k);
+    } else if (!strcasecmp(key, "variance")) {
+        if (!strcasecmp(val, "yes") || !strcasecmp(val, "true") || !strcmp(val, "1"))
+            k->variance = 1;
+        else if (!strcasecmp(val, "no") || !strcasecmp(val, "false") || !strcmp(val, "0"))
+            k->variance = 0;
+        else
+            return gk_error(ctx, GK_ERR_ARG, "-a kriging: variance=%s must be yes or no", val);
+    } else if (!strcasecmp(key, "nodata")) {
+        rc = num(ctx, "nodata", val, &a->nodata);
+        a->nodata_given = 1;
+    } else {
+        return KEY_OTHER;
     }
+    return rc;
+}
 
-    /* The kriging type, its mean and its drift. */
+/* The kriging type, its mean and its drift, together. */
+static int check_type(gk_context *ctx, gk_kriging_params *k, int have_type)
+{
     int has_drift = k->drift != GK_DRIFT_NONE || k->n_drift_rasters > 0;
     if (!have_type && has_drift)
         k->type = GK_KRIGE_UNIVERSAL;
@@ -405,9 +424,19 @@ int gk_kriging_parse(gk_context *ctx, const char *spec, char *save, gk_algorithm
         return gk_error(ctx, GK_ERR_ARG,
                         "-a kriging: type=universal needs drift=linear|quadratic and/or "
                         "drift_raster=PATH");
+    return GK_OK;
+}
 
-    /* The model: from the keys, the compact form, a file (read later by the
-     * GDAL layer) or fitted on the points (model=auto, at job creation). */
+/* The model: from the keys, the compact form, a file (read later by the
+ * GDAL layer) or fitted on the points (model=auto, at job creation). */
+static int build_model(gk_context *ctx, gk_kriging_params *k, const kparse *ps)
+{
+    gk_vm_type mtype = ps->mtype;
+    double psill = ps->psill, range = ps->range, nugget = ps->nugget, kappa = ps->kappa;
+    double anis_angle = ps->anis_angle, anis_ratio = ps->anis_ratio;
+    int have_model = ps->have_model, have_psill = ps->have_psill, have_range = ps->have_range;
+    int have_nugget = ps->have_nugget, have_kappa = ps->have_kappa, have_anis = ps->have_anis;
+    int is_compact = ps->is_compact;
     int have_params = have_psill || have_range || have_nugget || have_kappa || have_anis;
     if (k->variogram_file[0] && (have_model || have_params))
         return gk_error(ctx, GK_ERR_ARG,
@@ -422,7 +451,7 @@ int gk_kriging_parse(gk_context *ctx, const char *spec, char *save, gk_algorithm
                         "-a kriging: psill/range/nugget/kappa/anis_* go with a single model name "
                         "(model=Sph), not with model=auto or a nested model");
     if (is_compact) {
-        k->model = compact;
+        k->model = ps->compact;
     } else if (have_model && !k->model_auto) {
         if (!have_psill && mtype != GK_VM_NUG)
             return gk_error(ctx, GK_ERR_ARG, "-a kriging: model=%s needs psill=",
@@ -455,6 +484,49 @@ int gk_kriging_parse(gk_context *ctx, const char *spec, char *save, gk_algorithm
                                              anis_ratio};
         }
     }
+    return GK_OK;
+}
+
+int gk_kriging_parse(gk_context *ctx, const char *spec, char *save, gk_algorithm *a)
+{
+    gk_kriging_params *k = &a->krige;
+    memset(k, 0, sizeof *k);
+    k->variance = 1;
+    a->max_points = a->min_points = a->max_points_per_quadrant = 0;
+    a->radius1 = a->radius2 = 0.0;
+
+    kparse ps = {0};
+    ps.mtype = GK_VM_SPH;
+    ps.kappa = 0.5;
+    ps.anis_ratio = 1;
+
+    for (char *tok = strtok_r(NULL, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
+        char *eq = strchr(tok, '=');
+        if (!eq)
+            return gk_error(ctx, GK_ERR_ARG, "-a %s: '%s' is not key=value", spec, tok);
+        *eq = '\0';
+        const char *key = tok, *val = eq + 1;
+        int rc = key_type_drift(ctx, key, val, k, &ps);
+        if (rc == KEY_OTHER)
+            rc = key_model(ctx, key, val, k, &ps);
+        if (rc == KEY_OTHER)
+            rc = key_search_output(ctx, key, val, a);
+        if (rc == KEY_OTHER)
+            return gk_error(ctx, GK_ERR_ARG,
+                            "-a %s: algorithm kriging has no parameter '%s' (type, mean, drift, "
+                            "drift_raster, drift_resample, model, psill, range, nugget, kappa, "
+                            "anis_angle, anis_ratio, variogram, max_points, min_points, radius, "
+                            "max_points_per_quadrant, block, variance, nodata)",
+                            spec, key);
+        if (rc)
+            return rc;
+    }
+
+    int rc = check_type(ctx, k, ps.have_type);
+    if (!rc)
+        rc = build_model(ctx, k, &ps);
+    if (rc)
+        return rc;
     if (!k->model_auto && !k->variogram_file[0] && check_model(ctx, k))
         return gk_errno(ctx);
 

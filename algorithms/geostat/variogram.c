@@ -181,43 +181,30 @@ void gk_vgm_free(gk_vgm *v)
     memset(v, 0, sizeof *v);
 }
 
-int gk_variogram(gk_context *ctx, const gk_points *pts, const gk_vgm_options *opt, gk_vgm *out)
+/* Classes and directions from the options (gstat's defaults where not
+ * given) into s; bb: the points' bounds (xmin, ymin, xmax, ymax); *nreport:
+ * the classes reported. */
+static int vgm_prepare(gk_context *ctx, const gk_vgm_options *o, const double *bb, vgm_setup *s,
+                       int *nreport_out)
 {
-    memset(out, 0, sizeof *out);
-    gk_vgm_options o;
-    if (opt)
-        o = *opt;
-    else
-        memset(&o, 0, sizeof o);
-    size_t n = pts ? gk_points_count(pts) : 0;
-    if (n == 0)
-        return gk_error(ctx, GK_ERR_NO_POINTS, "variogram: no points");
-    if (n < 2)
-        return gk_error(ctx, GK_ERR_NO_POINTS, "variogram: needs at least 2 points, got 1");
-    const double *x = gk_points_x(pts), *y = gk_points_y(pts), *z = gk_points_z(pts);
-    double xmin, ymin, xmax, ymax;
-    gk_points_bounds(pts, &xmin, &ymin, &xmax, &ymax);
-    for (size_t i = 0; i < n; i++)
-        if (!isfinite(z[i]))
-            return gk_error(ctx, GK_ERR_ARG, "variogram: point %zu has a non-finite value", i + 1);
-
-    if (o.ndir < 0 || o.ndir > GK_VGM_MAX_DIRECTIONS)
-        return gk_error(ctx, GK_ERR_ARG, "variogram: %d directions (at most %d)", o.ndir,
+    double xmin = bb[0], ymin = bb[1], xmax = bb[2], ymax = bb[3];
+    if (o->ndir < 0 || o->ndir > GK_VGM_MAX_DIRECTIONS)
+        return gk_error(ctx, GK_ERR_ARG, "variogram: %d directions (at most %d)", o->ndir,
                         GK_VGM_MAX_DIRECTIONS);
-    if (!isfinite(o.cutoff) || !isfinite(o.width) || !isfinite(o.tol_hor) ||
-        !isfinite(o.bandwidth))
+    if (!isfinite(o->cutoff) || !isfinite(o->width) || !isfinite(o->tol_hor) ||
+        !isfinite(o->bandwidth))
         return gk_error(ctx, GK_ERR_ARG, "variogram: cutoff, width, tolerance and bandwidth "
                                          "must be finite numbers");
     /* gstat: cutoff = 0.33333 x the bounding-box diagonal (DEF_fraction), width = cutoff/15 */
-    double cutoff = o.cutoff;
+    double cutoff = o->cutoff;
     if (cutoff <= 0.0) {
         double dx = xmax - xmin, dy = ymax - ymin;
         double diag = sqrt(dx * dx + dy * dy);
         cutoff = diag == 0.0 ? 1.0 : diag * 0.33333;
     }
-    double width = o.width;
+    double width = o->width;
     if (width <= 0.0)
-        width = cutoff / (o.nlags > 0 ? o.nlags : 15);
+        width = cutoff / (o->nlags > 0 ? o->nlags : 15);
     double nd = floor(cutoff / width) + 1.0;
     if (nd > 1e7)
         return gk_error(ctx, GK_ERR_ARG,
@@ -231,35 +218,121 @@ int gk_variogram(gk_context *ctx, const gk_points *pts, const gk_vgm_options *op
     int nreport = (cutoff / width == floor(cutoff / width)) ? ncls - 1 : ncls;
     if (nreport < 1)
         nreport = 1;
+    *nreport_out = nreport;
 
-    vgm_setup s;
-    memset(&s, 0, sizeof s);
-    s.x = x;
-    s.y = y;
-    s.z = z;
-    s.cutoff = cutoff;
-    s.width = width;
-    s.ncls = ncls;
-    s.cressie = o.estimator == GK_VGM_CRESSIE;
-    s.bandwidth = o.bandwidth;
-    s.ndir = o.ndir > 0 ? o.ndir : 1;
-    double tol = o.tol_hor > 0.0 ? o.tol_hor : (o.ndir > 0 ? 90.0 / o.ndir : 90.0);
+    memset(s, 0, sizeof *s);
+    s->cutoff = cutoff;
+    s->width = width;
+    s->ncls = ncls;
+    s->cressie = o->estimator == GK_VGM_CRESSIE;
+    s->bandwidth = o->bandwidth;
+    s->ndir = o->ndir > 0 ? o->ndir : 1;
+    double tol = o->tol_hor > 0.0 ? o->tol_hor : (o->ndir > 0 ? 90.0 / o->ndir : 90.0);
     if (tol > 180.0)
         return gk_error(ctx, GK_ERR_ARG, "variogram: tolerance %.15g must be in (0, 180]", tol);
-    s.cos_tol = cos(tol * GSTAT_PI / 180.0);
-    for (int a = 0; a < s.ndir; a++) {
-        double az = o.ndir > 0 ? o.azimuth[a] : 0.0;
+    s->cos_tol = cos(tol * GSTAT_PI / 180.0);
+    for (int a = 0; a < s->ndir; a++) {
+        double az = o->ndir > 0 ? o->azimuth[a] : 0.0;
         if (!isfinite(az))
             return gk_error(ctx, GK_ERR_ARG, "variogram: direction %d is not a number", a + 1);
-        s.ux[a] = sin(az * GSTAT_PI / 180.0);
-        s.uy[a] = cos(az * GSTAT_PI / 180.0);
-        s.all_dirs[a] = o.ndir == 0 || tol >= 90.0;
+        s->ux[a] = sin(az * GSTAT_PI / 180.0);
+        s->uy[a] = cos(az * GSTAT_PI / 180.0);
+        s->all_dirs[a] = o->ndir == 0 || tol >= 90.0;
     }
-    if (o.ndir == 0)
-        s.bandwidth = 0.0; /* a bandwidth needs a direction */
+    if (o->ndir == 0)
+        s->bandwidth = 0.0; /* a bandwidth needs a direction */
+    return GK_OK;
+}
 
+/* Row i's pairs (j < i) within the cutoff, from the tree into h; idx and d2
+ * (*cap each) grow when needed. 0, or -1 when out of memory. */
+static int add_row_tree(const vgm_setup *s, vgm_bin *h, size_t i, const gk_kdtree *tree,
+                        double r2, int **idx, double **d2, size_t *cap)
+{
+    const double *x = s->x, *y = s->y;
+    size_t got = gk_kdtree_radius(tree, x[i], y[i], r2, *idx, *d2, *cap);
+    if (got > *cap) {
+        size_t nc = got + got / 2;
+        int *ni = realloc(*idx, nc * sizeof(int));
+        if (ni)
+            *idx = ni;
+        double *nd2 = realloc(*d2, nc * sizeof(double));
+        if (nd2)
+            *d2 = nd2;
+        if (!ni || !nd2)
+            return -1;
+        *cap = nc;
+        got = gk_kdtree_radius(tree, x[i], y[i], r2, *idx, *d2, *cap);
+    }
+    /* the tree reports in a fixed order: sums stay deterministic */
+    for (size_t a = 0; a < got; a++)
+        if ((size_t)(*idx)[a] < i)
+            add_pair(s, h, i, (size_t)(*idx)[a]);
+    return 0;
+}
+
+/* The blocks of the i range on threads, each into its own histogram (hsize
+ * bins); omni: no direction given. 0, or 1 when out of memory. */
+static int cpu_sums(const vgm_setup *s, size_t n, int omni, const gk_kdtree *tree, int threads,
+                    vgm_bin *hist, size_t hsize, const size_t *bstart, size_t nblocks)
+{
+    int use_tree = tree != NULL, failed = 0;
+    double r2 = s->cutoff * s->cutoff * (1.0 + 1e-9); /* the exact test follows in add_pair */
+
+#pragma omp parallel num_threads(threads)
+    {
+        size_t cap = use_tree ? 1024 : 0;
+        int *idx = use_tree ? malloc(cap * sizeof(int)) : NULL;
+        double *d2 = use_tree ? malloc(cap * sizeof(double)) : NULL;
+        int fast = !use_tree && omni;
+        double *db = fast ? malloc(n * sizeof(double)) : NULL;
+        double *gb = fast ? malloc(n * sizeof(double)) : NULL;
+        if ((use_tree && (!idx || !d2)) || (fast && (!db || !gb))) {
+#pragma omp atomic write
+            failed = 1;
+        }
+#pragma omp for schedule(dynamic, 1)
+        for (long b = 0; b < (long)nblocks; b++) {
+            int bad;
+#pragma omp atomic read
+            bad = failed;
+            if (bad)
+                continue;
+            vgm_bin *h = hist + (size_t)b * hsize;
+            for (size_t i = bstart[b]; i < bstart[b + 1]; i++) {
+                if (fast) {
+                    add_row_omni(s, h, i, db, gb);
+                    continue;
+                }
+                if (!use_tree) {
+                    for (size_t j = 0; j < i; j++)
+                        add_pair(s, h, i, j);
+                    continue;
+                }
+                if (add_row_tree(s, h, i, tree, r2, &idx, &d2, &cap)) {
+#pragma omp atomic write
+                    failed = 1;
+                    break;
+                }
+            }
+        }
+        free(idx);
+        free(d2);
+        free(db);
+        free(gb);
+    }
+    return failed;
+}
+
+/* The sums of every class into *hist_out (s->ndir * s->ncls + 1 bins): on
+ * the context's GPU when it has one, else on the CPU in fixed blocks merged
+ * in order. bb: the points' bounds. */
+static int vgm_sums(gk_context *ctx, const vgm_setup *s, size_t n, int omni, const double *bb,
+                    vgm_bin **hist_out)
+{
+    double xmin = bb[0], ymin = bb[1], xmax = bb[2], ymax = bb[3];
     /* one spare class per histogram collects the omni fast path's far pairs */
-    size_t hsize = (size_t)s.ndir * ncls + 1;
+    size_t hsize = (size_t)s->ndir * s->ncls + 1;
     /* fixed blocks of the i range, as many as memory for their histograms allows */
     size_t nblocks = 256;
     while (nblocks > 1 && nblocks * hsize * sizeof(vgm_bin) > ((size_t)64 << 20))
@@ -279,7 +352,7 @@ int gk_variogram(gk_context *ctx, const gk_points *pts, const gk_vgm_options *op
     bstart[nblocks] = n;
 
     /* the context's GPU, when it has one (device.c): the sums of every class */
-    int on_gpu = gpu_sums(ctx, &s, n, hist);
+    int on_gpu = gpu_sums(ctx, s, n, hist);
     if (on_gpu < 0) {
         free(hist);
         free(bstart);
@@ -288,78 +361,15 @@ int gk_variogram(gk_context *ctx, const gk_points *pts, const gk_vgm_options *op
     if (on_gpu)
         nblocks = 0; /* nothing left for the CPU */
     /* the k-d tree pays when the cutoff circle covers little of the extent */
-    double area = (xmax - xmin) * (ymax - ymin);
+    double area = (xmax - xmin) * (ymax - ymin), cutoff = s->cutoff;
     int use_tree = !on_gpu && n > 2000 && area > 0.0 && GSTAT_PI * cutoff * cutoff < 0.15 * area;
     gk_kdtree *tree = NULL;
-    if (use_tree) {
-        tree = gk_kdtree_build(x, y, n);
-        if (!tree)
-            use_tree = 0;
-    }
+    if (use_tree)
+        tree = gk_kdtree_build(s->x, s->y, n);
     int threads = gk_context_threads(ctx);
     if (threads <= 0)
         threads = omp_get_num_procs();
-    int failed = 0;
-    double r2 = cutoff * cutoff * (1.0 + 1e-9); /* the exact test follows in add_pair */
-
-#pragma omp parallel num_threads(threads)
-    {
-        size_t cap = use_tree ? 1024 : 0;
-        int *idx = use_tree ? malloc(cap * sizeof(int)) : NULL;
-        double *d2 = use_tree ? malloc(cap * sizeof(double)) : NULL;
-        int fast = !use_tree && o.ndir == 0;
-        double *db = fast ? malloc(n * sizeof(double)) : NULL;
-        double *gb = fast ? malloc(n * sizeof(double)) : NULL;
-        if ((use_tree && (!idx || !d2)) || (fast && (!db || !gb))) {
-#pragma omp atomic write
-            failed = 1;
-        }
-#pragma omp for schedule(dynamic, 1)
-        for (long b = 0; b < (long)nblocks; b++) {
-            int bad;
-#pragma omp atomic read
-            bad = failed;
-            if (bad)
-                continue;
-            vgm_bin *h = hist + (size_t)b * hsize;
-            for (size_t i = bstart[b]; i < bstart[b + 1]; i++) {
-                if (fast) {
-                    add_row_omni(&s, h, i, db, gb);
-                    continue;
-                }
-                if (!use_tree) {
-                    for (size_t j = 0; j < i; j++)
-                        add_pair(&s, h, i, j);
-                    continue;
-                }
-                size_t got = gk_kdtree_radius(tree, x[i], y[i], r2, idx, d2, cap);
-                if (got > cap) {
-                    size_t nc = got + got / 2;
-                    int *ni = realloc(idx, nc * sizeof(int));
-                    if (ni)
-                        idx = ni;
-                    double *nd2 = realloc(d2, nc * sizeof(double));
-                    if (nd2)
-                        d2 = nd2;
-                    if (!ni || !nd2) {
-#pragma omp atomic write
-                        failed = 1;
-                        break;
-                    }
-                    cap = nc;
-                    got = gk_kdtree_radius(tree, x[i], y[i], r2, idx, d2, cap);
-                }
-                /* the tree reports in a fixed order: sums stay deterministic */
-                for (size_t a = 0; a < got; a++)
-                    if ((size_t)idx[a] < i)
-                        add_pair(&s, h, i, (size_t)idx[a]);
-            }
-        }
-        free(idx);
-        free(d2);
-        free(db);
-        free(gb);
-    }
+    int failed = cpu_sums(s, n, omni, tree, threads, hist, hsize, bstart, nblocks);
     gk_kdtree_free(tree);
     free(bstart);
     if (failed) {
@@ -375,23 +385,30 @@ int gk_variogram(gk_context *ctx, const gk_points *pts, const gk_vgm_options *op
             hist[k].sg += src[k].sg;
         }
     }
+    *hist_out = hist;
+    return GK_OK;
+}
 
-    out->ndir = s.ndir;
+/* The reported classes' pair counts, mean distances and semivariances. */
+static int vgm_output(gk_context *ctx, const vgm_setup *s, const vgm_bin *hist,
+                      const gk_vgm_options *o, int nreport, gk_vgm *out)
+{
+    int ncls = s->ncls;
+    out->ndir = s->ndir;
     out->nlags = nreport;
-    out->cutoff = cutoff;
-    out->width = width;
-    size_t nout = (size_t)s.ndir * nreport;
-    out->azimuth = malloc(s.ndir * sizeof(double));
+    out->cutoff = s->cutoff;
+    out->width = s->width;
+    size_t nout = (size_t)s->ndir * nreport;
+    out->azimuth = malloc(s->ndir * sizeof(double));
     out->np = malloc(nout * sizeof(double));
     out->dist = malloc(nout * sizeof(double));
     out->gamma = malloc(nout * sizeof(double));
     if (!out->azimuth || !out->np || !out->dist || !out->gamma) {
-        free(hist);
         gk_vgm_free(out);
         return gk_error(ctx, GK_ERR_NOMEM, "variogram: out of memory");
     }
-    for (int a = 0; a < s.ndir; a++) {
-        out->azimuth[a] = o.ndir > 0 ? o.azimuth[a] : NAN;
+    for (int a = 0; a < s->ndir; a++) {
+        out->azimuth[a] = o->ndir > 0 ? o->azimuth[a] : NAN;
         for (int k = 0; k < nreport; k++) {
             const vgm_bin *b = &hist[(size_t)a * ncls + k];
             size_t q = (size_t)a * nreport + k;
@@ -403,12 +420,46 @@ int gk_variogram(gk_context *ctx, const gk_points *pts, const gk_vgm_options *op
             }
             double nn = (double)b->np;
             out->dist[q] = b->sd / nn;
-            if (s.cressie) /* gstat's divide(): no 0.045/N^2 term */
+            if (s->cressie) /* gstat's divide(): no 0.045/N^2 term */
                 out->gamma[q] = 0.5 * pow(b->sg / nn, 4.0) / (0.457 + 0.494 / nn);
             else
                 out->gamma[q] = b->sg / (2.0 * nn);
         }
     }
-    free(hist);
     return GK_OK;
+}
+
+int gk_variogram(gk_context *ctx, const gk_points *pts, const gk_vgm_options *opt, gk_vgm *out)
+{
+    memset(out, 0, sizeof *out);
+    gk_vgm_options o;
+    if (opt)
+        o = *opt;
+    else
+        memset(&o, 0, sizeof o);
+    size_t n = pts ? gk_points_count(pts) : 0;
+    if (n == 0)
+        return gk_error(ctx, GK_ERR_NO_POINTS, "variogram: no points");
+    if (n < 2)
+        return gk_error(ctx, GK_ERR_NO_POINTS, "variogram: needs at least 2 points, got 1");
+    const double *x = gk_points_x(pts), *y = gk_points_y(pts), *z = gk_points_z(pts);
+    double bb[4];
+    gk_points_bounds(pts, &bb[0], &bb[1], &bb[2], &bb[3]);
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(z[i]))
+            return gk_error(ctx, GK_ERR_ARG, "variogram: point %zu has a non-finite value", i + 1);
+
+    vgm_setup s;
+    int nreport = 0, rc = vgm_prepare(ctx, &o, bb, &s, &nreport);
+    if (rc)
+        return rc;
+    s.x = x;
+    s.y = y;
+    s.z = z;
+    vgm_bin *hist = NULL;
+    if ((rc = vgm_sums(ctx, &s, n, o.ndir == 0, bb, &hist)))
+        return rc;
+    rc = vgm_output(ctx, &s, hist, &o, nreport, out);
+    free(hist);
+    return rc;
 }

@@ -25,10 +25,10 @@
  * order internally (locality) and mapped back to input indices at the end.
  *
  * On 3 or more threads, large inputs are first cut into vertical strips,
- * swept in parallel and joined (see "in parallel: strips" below); the join
- * is kept only where it is provably the sweep's own triangulation, i.e. the
- * Delaunay triangulation is unique, so the result never depends on the
- * number of threads.
+ * swept in parallel and joined (delaunay_strips.c); the join is kept only
+ * where it is provably the sweep's own triangulation, i.e. the Delaunay
+ * triangulation is unique, so the result never depends on the number of
+ * threads.
  */
 #ifdef GK_DELAUNAY_TEST_DEFER
 /* Test build (tests/linear/delaunay.cmake): every GK_DELAUNAY_TEST_DEFER-th point
@@ -36,14 +36,19 @@
 #define gk_delaunay gk_delaunay_deferred
 #define gk_orient_exact gk_orient_exact_deferred
 #define gk_delaunay_strips gk_delaunay_strips_deferred
+#define gk_dt_sweep gk_dt_sweep_deferred
+#define gk_incircle_exact gk_incircle_exact_deferred
 #endif
-#include "delaunay.h"
+#include "delaunay_sweep.h"
 
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifndef GK_DELAUNAY_TEST_DEFER
+#include <omp.h>
+#endif
 
 #if defined(__clang__)
 /* The error-free transformations (exact_predicates.h, which says so too) must
@@ -78,8 +83,8 @@ static int lift_times(int ndx, const double *dx, int ndy, const double *dy, int 
     return exp_mul(nl, l, nd, det, h, t1, t2);
 }
 
-GK_COLD static int incircle_exact(const double *a, const double *b, const double *c,
-                                  const double *d)
+GK_COLD int gk_incircle_exact(const double *a, const double *b, const double *c,
+                              const double *d)
 {
     double adx[2], ady[2], bdx[2], bdy[2], cdx[2], cdy[2];
     int nax = exp_diff(a[0], d[0], adx), nay = exp_diff(a[1], d[1], ady);
@@ -96,32 +101,6 @@ GK_COLD static int incircle_exact(const double *a, const double *b, const double
     int m = exp_sum(n1, ta, n2, tb, s1);
     m = exp_sum(m, s1, n3, tc, s2);
     return exp_sign(m, s2);
-}
-
-/* > 0 when a, b, c turn counter-clockwise, < 0 clockwise, 0 collinear. */
-static inline int orient(const double *a, const double *b, const double *c)
-{
-    return gk_orient(a, b, c);
-}
-
-/* > 0 when d is inside the circle through a, b, c (counter-clockwise). */
-static inline int incircle(const double *a, const double *b, const double *c, const double *d)
-{
-    double adx = a[0] - d[0], ady = a[1] - d[1];
-    double bdx = b[0] - d[0], bdy = b[1] - d[1];
-    double cdx = c[0] - d[0], cdy = c[1] - d[1];
-    double bdxcdy = bdx * cdy, cdxbdy = cdx * bdy, al = adx * adx + ady * ady;
-    double cdxady = cdx * ady, adxcdy = adx * cdy, bl = bdx * bdx + bdy * bdy;
-    double adxbdy = adx * bdy, bdxady = bdx * ady, cl = cdx * cdx + cdy * cdy;
-    double det = al * (bdxcdy - cdxbdy) + bl * (cdxady - adxcdy) + cl * (adxbdy - bdxady);
-    double perm = (fabs(bdxcdy) + fabs(cdxbdy)) * al + (fabs(cdxady) + fabs(adxcdy)) * bl +
-                  (fabs(adxbdy) + fabs(bdxady)) * cl;
-    double bound = (10.0 + 96.0 * GK_EPS) * GK_EPS * perm;
-    if (det > bound)
-        return 1;
-    if (-det > bound)
-        return -1;
-    return incircle_exact(a, b, c, d);
 }
 
 /* ---- the triangulation -------------------------------------------------- */
@@ -189,7 +168,7 @@ static void legalize(dt_state *d, int e)
         if (f >= 0) {
             int e1 = e_next(e), e2 = e_prev(e), f1 = e_next(f), f2 = e_prev(f);
             int a = V(e), b = V(e1), p1 = V(e2), p2 = V(f2);
-            int ic = incircle(PT(d, a), PT(d, b), PT(d, p1), PT(d, p2));
+            int ic = gk_incircle(PT(d, a), PT(d, b), PT(d, p1), PT(d, p2));
             d->zeros += ic == 0;
             if (ic > 0) {
                 /* (a, b, p1) + (b, a, p2) -> (p2, b, p1) + (p1, a, p2). */
@@ -285,7 +264,7 @@ static int classify(const dt_state *d, int p, int t, int *e)
     int zero = -1, nzero = 0;
     for (int k = 0; k < 3; k++) {
         int ed = 3 * t + k;
-        int o = orient(PT(d, V(ed)), PT(d, V(e_next(ed))), PT(d, p));
+        int o = gk_orient(PT(d, V(ed)), PT(d, V(e_next(ed))), PT(d, p));
         if (o < 0) {
             *e = ed;
             return -1;
@@ -364,14 +343,7 @@ static int *sweep_order(int n, const double *x, const double *y, double cx, doub
     return order;
 }
 
-/* What the sweep met, besides its result. */
-typedef struct {
-    const char *why; /* the reason of an error */
-    long zeros;      /* cocircular quadruples met */
-    int skipped;     /* points not inserted (coincident with an earlier one) */
-} dt_info;
-
-static int sweep_fail(gk_triangulation *tri, dt_info *info, int code, const char *why)
+static int sweep_fail(gk_triangulation *tri, gk_dt_info *info, int code, const char *why)
 {
     free(tri->vertex);
     free(tri->neighbor);
@@ -381,16 +353,18 @@ static int sweep_fail(gk_triangulation *tri, dt_info *info, int code, const char
     return code;
 }
 
-/* The sweep over n finite points (3 <= n <= INT_MAX / 6). */
-static int dt_sweep(int n, const double *x, const double *y, gk_triangulation *tri, dt_info *info)
+/* The seed triangle: the point nearest the bbox centre, the nearest distinct
+ * point to it, and the point that makes the smallest circumcircle with them;
+ * the sweep's centre is that circle's. */
+typedef struct {
+    double xmin, xmax, ymin, ymax; /* the bbox */
+    double hcx, hcy;               /* the centre of the sweep */
+    int i0, i1, i2;                /* input indices */
+} dt_seeds;
+
+/* NULL, or why there is no seed triangle. */
+static const char *sweep_seeds(int n, const double *x, const double *y, dt_seeds *sd)
 {
-    tri->n_tri = 0;
-    tri->vertex = tri->neighbor = NULL;
-    info->why = NULL;
-    info->zeros = 0;
-    info->skipped = 0;
-    if (n < 3)
-        return sweep_fail(tri, info, GK_ERR_ARG, "fewer than 3 points");
     /* Local origin: the bbox centre; the first seed is the point nearest it. */
     double xmin = x[0], xmax = x[0], ymin = y[0], ymax = y[0];
     for (int i = 0; i < n; i++) {
@@ -419,7 +393,7 @@ static int dt_sweep(int n, const double *x, const double *y, gk_triangulation *t
         }
     }
     if (i1 < 0)
-        return sweep_fail(tri, info, GK_ERR_ARG, "all points coincide");
+        return "all points coincide";
     double bx = x[i1] - x[i0], by = y[i1] - y[i0], ccx = 0.0, ccy = 0.0;
     best = INFINITY;
     const double sa[2] = {x[i0], y[i0]}, sb[2] = {x[i1], y[i1]};
@@ -438,7 +412,7 @@ static int dt_sweep(int n, const double *x, const double *y, gk_triangulation *t
         if (!(r2 < best) && i2 >= 0)
             continue;
         const double sc[2] = {x[i], y[i]};
-        if (orient(sa, sb, sc) == 0)
+        if (gk_orient(sa, sb, sc) == 0)
             continue;
         best = r2;
         i2 = i;
@@ -446,12 +420,175 @@ static int dt_sweep(int n, const double *x, const double *y, gk_triangulation *t
         ccy = cy;
     }
     if (i2 < 0)
-        return sweep_fail(tri, info, GK_ERR_ARG, "all points are collinear");
+        return "all points are collinear";
     double hcx = x[i0] + ccx, hcy = y[i0] + ccy;
     if (!isfinite(hcx) || !isfinite(hcy)) { /* a near-flat seed: any centre will do */
         hcx = ox;
         hcy = oy;
     }
+    *sd = (dt_seeds){xmin, xmax, ymin, ymax, hcx, hcy, i0, i1, i2};
+    return NULL;
+}
+
+#ifdef GK_DELAUNAY_TEST_DEFER
+/* Every GK_DELAUNAY_TEST_DEFER-th point of the order to its end. */
+static int defer_points(int n, int *order)
+{
+    int *tmp = malloc((size_t)n * sizeof *tmp), m = 0;
+    if (!tmp)
+        return GK_ERR_NOMEM;
+    for (int k = 0; k < n; k++)
+        if (k % GK_DELAUNAY_TEST_DEFER != 1)
+            tmp[m++] = order[k];
+    for (int k = 0; k < n; k++)
+        if (k % GK_DELAUNAY_TEST_DEFER == 1)
+            tmp[m++] = order[k];
+    memcpy(order, tmp, (size_t)n * sizeof *tmp);
+    free(tmp);
+    return GK_OK;
+}
+#endif
+
+/* The points in sweep order into d->xy (xy), and the seed triangle,
+ * counter-clockwise, as the first hull; its vertices to seed. */
+static void sweep_start(dt_state *d, int n, const double *x, const double *y, const int *order,
+                        const dt_seeds *sd, double *xy, int *seed)
+{
+    int s0 = -1, s1 = -1, s2 = -1;
+    for (int k = 0; k < n; k++) {
+        int i = order[k];
+        xy[2 * (size_t)k] = x[i];
+        xy[2 * (size_t)k + 1] = y[i];
+        if (i == sd->i0)
+            s0 = k;
+        else if (i == sd->i1)
+            s1 = k;
+        else if (i == sd->i2)
+            s2 = k;
+    }
+    if (gk_orient(PT(d, s0), PT(d, s1), PT(d, s2)) < 0) {
+        int t = s1;
+        s1 = s2;
+        s2 = t;
+    }
+    for (int k = 0; k < d->hsize; k++)
+        d->hash[k] = -1;
+    add_tri(d, s0, s1, s2);
+    d->hnext[s0] = s1, d->hnext[s1] = s2, d->hnext[s2] = s0;
+    d->hprev[s0] = s2, d->hprev[s1] = s0, d->hprev[s2] = s1;
+    d->htri[s0] = 0, d->htri[s1] = 1, d->htri[s2] = 2;
+    d->hash[hash_key(d, PT(d, s0))] = s0;
+    d->hash[hash_key(d, PT(d, s1))] = s1;
+    d->hash[hash_key(d, PT(d, s2))] = s2;
+    seed[0] = s0;
+    seed[1] = s1;
+    seed[2] = s2;
+}
+
+/* p outside the hull, seeing hull edge e (and maybe more on either side):
+ * a triangle on each edge it sees; p joins the hull in their place. */
+static void hull_join(dt_state *d, int p, int e, int key)
+{
+    const double *pp = PT(d, p);
+    int u = e, w = d->hnext[e];
+    int t = add_tri(d, u, p, w);
+    pair(d, t + 2, d->htri[u]);
+    d->htri[u] = t;
+    d->htri[p] = t + 1;
+    legalize(d, t + 2);
+    for (;;) { /* forward along the hull */
+        int q = d->hnext[w];
+        if (gk_orient(PT(d, w), PT(d, q), pp) >= 0)
+            break;
+        t = add_tri(d, w, p, q);
+        pair(d, t, d->htri[p]);
+        pair(d, t + 2, d->htri[w]);
+        d->htri[p] = t + 1;
+        legalize(d, t + 2);
+        d->hnext[w] = w;
+        w = q;
+    }
+    for (;;) { /* backward */
+        int v = d->hprev[u];
+        if (gk_orient(PT(d, v), PT(d, u), pp) >= 0)
+            break;
+        t = add_tri(d, v, p, u);
+        pair(d, t + 1, d->htri[u]);
+        pair(d, t + 2, d->htri[v]);
+        d->htri[v] = t;
+        legalize(d, t + 2);
+        d->hnext[u] = u;
+        u = v;
+    }
+    d->hprev[p] = u;
+    d->hnext[u] = p;
+    d->hnext[p] = w;
+    d->hprev[w] = p;
+    d->hash[key] = p;
+    d->hash[hash_key(d, PT(d, u))] = u;
+}
+
+/* Inserts point p (sweep order); *last is a vertex known to be on the hull.
+ * 1 inserted, 0 coincident with a vertex (skipped), -1 not located. */
+static int sweep_add(dt_state *d, int p, int *last)
+{
+    const double *pp = PT(d, p);
+    int key = hash_key(d, pp), s = *last;
+    for (int j = 0; j < d->hsize; j++) {
+        int v = d->hash[(key + j) % d->hsize];
+        if (v >= 0 && d->hnext[v] != v) {
+            s = v;
+            break;
+        }
+    }
+    /* First hull edge that sees p (strictly), starting just before s. */
+    int start = d->hprev[s], e = start;
+    while (gk_orient(PT(d, e), PT(d, d->hnext[e]), pp) >= 0) {
+        e = d->hnext[e];
+        if (e == start) {
+            e = -1;
+            break;
+        }
+    }
+    if (e < 0)
+        return insert_inside(d, p, s);
+    hull_join(d, p, e, key);
+    *last = p;
+    return 1;
+}
+
+/* Back to input indices; neighbour k is across the edge opposite vertex k,
+ * i.e. half-edge k + 1. The neighbours are compacted into vh in place
+ * (triangle t writes [3t, 3t+3) after reading [6t, 6t+6)). */
+static void sweep_result(const dt_state *d, const int *order, int *vout)
+{
+    int *vh = d->vh;
+    for (int t = 0; t < d->nt; t++) {
+        const int *q = vh + 6 * (size_t)t;
+        int v0 = q[0], h0 = q[1], v1 = q[2], h1 = q[3], v2 = q[4], h2 = q[5];
+        int *v = vout + 3 * (size_t)t, *h = vh + 3 * (size_t)t;
+        v[0] = order[v0];
+        v[1] = order[v1];
+        v[2] = order[v2];
+        h[0] = h1 >= 0 ? h1 / 3 : -1;
+        h[1] = h2 >= 0 ? h2 / 3 : -1;
+        h[2] = h0 >= 0 ? h0 / 3 : -1;
+    }
+}
+
+int gk_dt_sweep(int n, const double *x, const double *y, gk_triangulation *tri, gk_dt_info *info)
+{
+    tri->n_tri = 0;
+    tri->vertex = tri->neighbor = NULL;
+    info->why = NULL;
+    info->zeros = 0;
+    info->skipped = 0;
+    if (n < 3)
+        return sweep_fail(tri, info, GK_ERR_ARG, "fewer than 3 points");
+    dt_seeds sd;
+    const char *why = sweep_seeds(n, x, y, &sd);
+    if (why)
+        return sweep_fail(tri, info, GK_ERR_ARG, why);
 
     /* Memory is allocated in few blocks, reused across phases (first-touch
      * page faults are a visible part of the run time):
@@ -473,40 +610,15 @@ static int dt_sweep(int n, const double *x, const double *y, gk_triangulation *t
     }
     {
         /* The farthest bbox corner bounds the squared distances of the keys. */
-        double fx = fmax(fabs(xmin - hcx), fabs(xmax - hcx));
-        double fy = fmax(fabs(ymin - hcy), fabs(ymax - hcy));
-        order = sweep_order(n, x, y, hcx, hcy, fx * fx + fy * fy, w);
+        double fx = fmax(fabs(sd.xmin - sd.hcx), fabs(sd.xmax - sd.hcx));
+        double fy = fmax(fabs(sd.ymin - sd.hcy), fabs(sd.ymax - sd.hcy));
+        order = sweep_order(n, x, y, sd.hcx, sd.hcy, fx * fx + fy * fy, w);
         hull = order + n;
     }
 #ifdef GK_DELAUNAY_TEST_DEFER
-    {
-        int *tmp = malloc((size_t)n * sizeof *tmp), m = 0;
-        if (!tmp) {
-            rc = GK_ERR_NOMEM;
-            goto done;
-        }
-        for (int k = 0; k < n; k++)
-            if (k % GK_DELAUNAY_TEST_DEFER != 1)
-                tmp[m++] = order[k];
-        for (int k = 0; k < n; k++)
-            if (k % GK_DELAUNAY_TEST_DEFER == 1)
-                tmp[m++] = order[k];
-        memcpy(order, tmp, (size_t)n * sizeof *tmp);
-        free(tmp);
-    }
+    if ((rc = defer_points(n, order)) != GK_OK)
+        goto done;
 #endif
-    int s0 = -1, s1 = -1, s2 = -1;
-    for (int k = 0; k < n; k++) {
-        int i = order[k];
-        xy[2 * (size_t)k] = x[i];
-        xy[2 * (size_t)k + 1] = y[i];
-        if (i == i0)
-            s0 = k;
-        else if (i == i1)
-            s1 = k;
-        else if (i == i2)
-            s2 = k;
-    }
     d.xy = xy;
     d.vh = vh;
     d.hnext = hull;
@@ -514,109 +626,24 @@ static int dt_sweep(int n, const double *x, const double *y, gk_triangulation *t
     d.htri = hull + 2 * (size_t)n;
     d.hash = hash;
     d.hsize = hsize;
-    d.hcx = hcx;
-    d.hcy = hcy;
+    d.hcx = sd.hcx;
+    d.hcy = sd.hcy;
     d.stack = stack;
-    if (orient(PT(&d, s0), PT(&d, s1), PT(&d, s2)) < 0) {
-        int t = s1;
-        s1 = s2;
-        s2 = t;
-    }
-    for (int k = 0; k < hsize; k++)
-        hash[k] = -1;
-    add_tri(&d, s0, s1, s2);
-    d.hnext[s0] = s1, d.hnext[s1] = s2, d.hnext[s2] = s0;
-    d.hprev[s0] = s2, d.hprev[s1] = s0, d.hprev[s2] = s1;
-    d.htri[s0] = 0, d.htri[s1] = 1, d.htri[s2] = 2;
-    hash[hash_key(&d, PT(&d, s0))] = s0;
-    hash[hash_key(&d, PT(&d, s1))] = s1;
-    hash[hash_key(&d, PT(&d, s2))] = s2;
-    int last = s0; /* a vertex known to be on the hull */
-
+    int seed[3];
+    sweep_start(&d, n, x, y, order, &sd, xy, seed);
+    int last = seed[0]; /* a vertex known to be on the hull */
     for (int p = 0; p < n; p++) {
-        if (p == s0 || p == s1 || p == s2)
+        if (p == seed[0] || p == seed[1] || p == seed[2])
             continue;
-        const double *pp = PT(&d, p);
-        int key = hash_key(&d, pp), s = last;
-        for (int j = 0; j < hsize; j++) {
-            int v = hash[(key + j) % hsize];
-            if (v >= 0 && d.hnext[v] != v) {
-                s = v;
-                break;
-            }
+        int in = sweep_add(&d, p, &last);
+        if (in < 0) {
+            rc = GK_ERR_INTERNAL;
+            goto done;
         }
-        /* First hull edge that sees p (strictly), starting just before s. */
-        int start = d.hprev[s], e = start;
-        while (orient(PT(&d, e), PT(&d, d.hnext[e]), pp) >= 0) {
-            e = d.hnext[e];
-            if (e == start) {
-                e = -1;
-                break;
-            }
-        }
-        if (e < 0) {
-            int in = insert_inside(&d, p, s);
-            if (in < 0) {
-                rc = GK_ERR_INTERNAL;
-                goto done;
-            }
-            info->skipped += in == 0;
-            continue;
-        }
-        int u = e, w = d.hnext[e];
-        int t = add_tri(&d, u, p, w);
-        pair(&d, t + 2, d.htri[u]);
-        d.htri[u] = t;
-        d.htri[p] = t + 1;
-        legalize(&d, t + 2);
-        for (;;) { /* forward along the hull */
-            int q = d.hnext[w];
-            if (orient(PT(&d, w), PT(&d, q), pp) >= 0)
-                break;
-            t = add_tri(&d, w, p, q);
-            pair(&d, t, d.htri[p]);
-            pair(&d, t + 2, d.htri[w]);
-            d.htri[p] = t + 1;
-            legalize(&d, t + 2);
-            d.hnext[w] = w;
-            w = q;
-        }
-        for (;;) { /* backward */
-            int v = d.hprev[u];
-            if (orient(PT(&d, v), PT(&d, u), pp) >= 0)
-                break;
-            t = add_tri(&d, v, p, u);
-            pair(&d, t + 1, d.htri[u]);
-            pair(&d, t + 2, d.htri[v]);
-            d.htri[v] = t;
-            legalize(&d, t + 2);
-            d.hnext[u] = u;
-            u = v;
-        }
-        d.hprev[p] = u;
-        d.hnext[u] = p;
-        d.hnext[p] = w;
-        d.hprev[w] = p;
-        hash[key] = p;
-        hash[hash_key(&d, PT(&d, u))] = u;
-        last = p;
+        info->skipped += in == 0;
     }
-
-    /* Back to input indices; neighbour k is across the edge opposite vertex k,
-     * i.e. half-edge k + 1. The neighbours are compacted into vh in place
-     * (triangle t writes [3t, 3t+3) after reading [6t, 6t+6)). */
     int *vout = (int *)xy; /* 3 nt <= 6n ints fit in 3n doubles */
-    for (int t = 0; t < d.nt; t++) {
-        const int *q = vh + 6 * (size_t)t;
-        int v0 = q[0], h0 = q[1], v1 = q[2], h1 = q[3], v2 = q[4], h2 = q[5];
-        int *v = vout + 3 * (size_t)t, *h = vh + 3 * (size_t)t;
-        v[0] = order[v0];
-        v[1] = order[v1];
-        v[2] = order[v2];
-        h[0] = h1 >= 0 ? h1 / 3 : -1;
-        h[1] = h2 >= 0 ? h2 / 3 : -1;
-        h[2] = h0 >= 0 ? h0 / 3 : -1;
-    }
+    sweep_result(&d, order, vout);
     tri->n_tri = d.nt;
     /* Handed over as they are (vh keeps its spare half): shrinking them with
      * realloc saves little and newer compilers flag the fallback as a
@@ -639,629 +666,6 @@ done:
         return sweep_fail(tri, info, rc, "a point could not be located (internal error)");
     return GK_OK;
 }
-
-#ifndef GK_DELAUNAY_TEST_DEFER
-#include <omp.h>
-
-/* ---- in parallel: strips ------------------------------------------------- *
- *
- * The points are cut into vertical strips, each triangulated by the sweep on
- * its own thread. A triangle whose circumcircle lies inside its strip's slab
- * holds no point of another strip either, so it is in the Delaunay
- * triangulation of all points ("settled"). The others, near the cuts, are
- * replaced: S, the vertices of the unsettled triangles and of each strip's
- * hull (every vertex of the region the settled triangles leave free), is
- * triangulated on its own (by strips again, cut half way between the first
- * cuts, then by the sweep), and of its triangles those in the free region
- * are kept (a flood fill from the settled triangles' free edges, which are
- * Delaunay edges of S too). Where the triangulation is unique, i.e. no four
- * points lie on an empty circle, that is exactly the sweep's triangulation,
- * up to numbering. Uniqueness is checked (every interior edge strictly
- * Delaunay), and so are the seams (orientation, mutual neighbours, each
- * point a vertex, Euler count, one convex hull); anything else (cocircular
- * or coincident points, too little settled) goes to the sweep over all
- * points, whose tie rules then apply. */
-
-#define GK_DT_PAR_MIN 65536 /* fewer points: the sweep alone */
-#define GK_DT_PAR_GIVE_UP (-1000)
-
-/* The triangle of tri that has the half-edge u -> v, as its neighbour slot
- * (3t + k: the edge opposite vertex k), or -1; vt[u] is a triangle at u. */
-static int find_half_edge(const gk_triangulation *tri, const int *vt, int u, int v)
-{
-    int t0 = vt[u];
-    if (t0 < 0)
-        return -1;
-    for (int dir = 0; dir < 2; dir++) {
-        int t = t0;
-        for (int step = 0; step <= tri->n_tri; step++) {
-            const int *q = tri->vertex + 3 * (size_t)t;
-            int k = q[0] == u ? 0 : q[1] == u ? 1 : q[2] == u ? 2 : -1;
-            if (k < 0)
-                return -1;
-            if (q[(k + 1) % 3] == v)
-                return 3 * t + (k + 2) % 3;
-            /* counter-clockwise round u first, then clockwise */
-            t = tri->neighbor[3 * (size_t)t + (dir == 0 ? (k + 1) % 3 : (k + 2) % 3)];
-            if (t < 0 || t == t0)
-                break;
-        }
-    }
-    return -1;
-}
-
-/* Is the circumcircle of a, b, c (counter-clockwise) strictly inside lo < x < hi,
- * with a margin far above the roundoff of the centre? */
-static int circle_inside(const double *a, const double *b, const double *c, double lo, double hi)
-{
-    double bx = b[0] - a[0], by = b[1] - a[1], cx = c[0] - a[0], cy = c[1] - a[1];
-    double p = bx * cy, q = by * cx, den = p - q;
-    if (!(den > 1e-6 * (fabs(p) + fabs(q)))) /* a sliver: its centre is uncertain */
-        return 0;
-    double bl = bx * bx + by * by, cl = cx * cx + cy * cy;
-    double ux = (cy * bl - by * cl) / (2.0 * den), uy = (bx * cl - cx * bl) / (2.0 * den);
-    double r = sqrt(ux * ux + uy * uy), x = a[0] + ux;
-    double m = 1e-8 * r + 1e-14 * (fabs(a[0]) + fabs(ux));
-    return x - r - m > lo && x + r + m < hi;
-}
-
-typedef struct {
-    int m;                /* points */
-    int *idx;             /* their global numbers, ascending */
-    gk_triangulation tri; /* global numbers */
-    unsigned char *settled;
-    int *sid; /* settled: number among the strip's settled; else -1 */
-    int nsettled;
-} dt_strip;
-
-static int dt_strips(int m, const int *idx, const double *x, const double *y, int n_all,
-                     const double *cuts, int K, int depth, int nth, gk_triangulation *out);
-
-/* The vertices of idx[0..m) triangulated by the sweep, in global numbers. */
-static int dt_sweep_subset(int m, const int *idx, const double *x, const double *y,
-                           gk_triangulation *out, dt_info *info)
-{
-    double *lx = malloc(2 * (size_t)(m > 0 ? m : 1) * sizeof *lx);
-    if (!lx)
-        return GK_ERR_NOMEM;
-    double *ly = lx + m;
-    for (int i = 0; i < m; i++) {
-        lx[i] = x[idx[i]];
-        ly[i] = y[idx[i]];
-    }
-    int rc = dt_sweep(m, lx, ly, out, info);
-    free(lx);
-    if (rc == GK_OK)
-        for (size_t k = 0; k < 3 * (size_t)out->n_tri; k++)
-            out->vertex[k] = idx[out->vertex[k]];
-    return rc;
-}
-
-static void strips_free(dt_strip *st, int K)
-{
-    for (int s = 0; s < K; s++) {
-        free(st[s].tri.vertex);
-        free(st[s].tri.neighbor);
-        free(st[s].settled);
-        free(st[s].sid);
-    }
-    free(st);
-}
-
-/* The apex of triangle u (of tri) opposite its edge {a, b}. */
-static int apex(const int *vertex, int u, int a, int b)
-{
-    const int *w = vertex + 3 * (size_t)u;
-    return w[0] != a && w[0] != b ? w[0] : w[1] != a && w[1] != b ? w[1] : w[2];
-}
-
-/* One strip: the sweep on its points (local numbers, then global), settled
- * triangles, S, and the edges between settled triangles checked strictly
- * Delaunay (where they are not, the triangulation is not unique). 0: fine,
- * 1: give up, -1: no memory. */
-static int strip_sweep(dt_strip *q, const double *x, const double *y, double lo, double hi,
-                       unsigned char *inS)
-{
-    if (q->m < 3) {
-        for (int i = 0; i < q->m; i++)
-            inS[q->idx[i]] = 1;
-        return 0;
-    }
-    double *lx = malloc(2 * (size_t)q->m * sizeof *lx), *ly = lx + q->m;
-    if (!lx)
-        return -1;
-    for (int i = 0; i < q->m; i++) {
-        lx[i] = x[q->idx[i]];
-        ly[i] = y[q->idx[i]];
-    }
-    dt_info info;
-    int r = dt_sweep(q->m, lx, ly, &q->tri, &info), ret = 0;
-    if (r == GK_ERR_NOMEM) {
-        ret = -1;
-    } else if (r != GK_OK) { /* collinear: every point goes to S */
-        for (int i = 0; i < q->m; i++)
-            inS[q->idx[i]] = 1;
-    } else if (info.skipped > 0 || info.zeros > 0) {
-        ret = 1; /* coincident or cocircular points: the sweep's ties decide */
-    } else {
-        int nt = q->tri.n_tri, ns = 0;
-        const int *V = q->tri.vertex, *N = q->tri.neighbor;
-        q->settled = malloc((size_t)nt);
-        q->sid = malloc((size_t)nt * sizeof *q->sid);
-        if (!q->settled || !q->sid)
-            ret = -1;
-        for (int t = 0; t < nt && ret == 0; t++) {
-            const int *v = V + 3 * (size_t)t;
-            double a[2] = {lx[v[0]], ly[v[0]]}, b[2] = {lx[v[1]], ly[v[1]]};
-            double c[2] = {lx[v[2]], ly[v[2]]};
-            q->settled[t] = (unsigned char)circle_inside(a, b, c, lo, hi);
-            q->sid[t] = q->settled[t] ? ns++ : -1;
-        }
-        for (int t = 0; t < nt && ret == 0; t++) {
-            const int *v = V + 3 * (size_t)t, *nb = N + 3 * (size_t)t;
-            /* S: the vertices of unsettled triangles and of the strip's hull
-             * (the triangles between the strips' hulls join those). */
-            for (int k = 0; k < 3; k++)
-                if (!q->settled[t] || nb[(k + 1) % 3] < 0 || nb[(k + 2) % 3] < 0)
-                    inS[q->idx[v[k]]] = 1;
-            if (!q->settled[t])
-                continue;
-            double a[2] = {lx[v[0]], ly[v[0]]}, b[2] = {lx[v[1]], ly[v[1]]};
-            double c[2] = {lx[v[2]], ly[v[2]]};
-            for (int k = 0; k < 3; k++) {
-                int u = nb[k];
-                if (u > t && q->settled[u]) {
-                    int o = apex(V, u, v[(k + 1) % 3], v[(k + 2) % 3]);
-                    const double d[2] = {lx[o], ly[o]};
-                    if (incircle(a, b, c, d) >= 0)
-                        ret = 1;
-                }
-            }
-        }
-        q->nsettled = ns;
-        for (size_t k = 0; k < 3 * (size_t)nt; k++)
-            q->tri.vertex[k] = q->idx[q->tri.vertex[k]];
-    }
-    free(lx);
-    return ret;
-}
-
-/* Angle class of direction a -> b, counter-clockwise from +x, in 8 steps. */
-static int dir_class(const double *a, const double *b)
-{
-    int sx = (b[0] > a[0]) - (b[0] < a[0]), sy = (b[1] > a[1]) - (b[1] < a[1]);
-    static const int cls[3][3] = {{5, 6, 7}, {4, -1, 0}, {3, 2, 1}}; /* [sy + 1][sx + 1] */
-    return cls[sy + 1][sx + 1];
-}
-
-/* The joined triangulation's hull: one cycle of left turns, once round; h
- * hull edges, next[] (all -1 at its vertices) as scratch. 0 also when out
- * of memory (the caller gives up either way). */
-static int hull_ok(const gk_triangulation *tri, const double *x, const double *y, int *next,
-                   long *h, int nth)
-{
-    int nt = tri->n_tri, cap = nt + 3, nh = 0, ok = 1;
-    int *he = malloc(2 * (size_t)cap * sizeof *he); /* hull edges a -> b */
-    if (!he)
-        return 0;
-#pragma omp parallel for num_threads(nth) schedule(static)
-    for (int t = 0; t < nt; t++)
-        for (int k = 0; k < 3; k++)
-            if (tri->neighbor[3 * (size_t)t + k] < 0) {
-                int j;
-#pragma omp atomic capture
-                j = nh++;
-                if (j < cap) {
-                    he[2 * j] = tri->vertex[3 * (size_t)t + (k + 1) % 3];
-                    he[2 * j + 1] = tri->vertex[3 * (size_t)t + (k + 2) % 3];
-                }
-            }
-    ok = nh > 0 && nh < cap;
-    for (int j = 0; j < nh && ok; j++) {
-        ok &= next[he[2 * j]] < 0; /* one hull edge leaves each hull vertex */
-        next[he[2 * j]] = he[2 * j + 1];
-    }
-    if (ok) {
-        int start = he[0], a = start, b = next[a], wraps = 0;
-        long len = 0;
-        do {
-            int c = b >= 0 ? next[b] : -1;
-            if (c < 0) {
-                ok = 0;
-                break;
-            }
-            const double pa[2] = {x[a], y[a]}, pb[2] = {x[b], y[b]}, pc[2] = {x[c], y[c]};
-            int o = orient(pa, pb, pc), c1 = dir_class(pa, pb), c2 = dir_class(pb, pc);
-            if (o < 0 || (o == 0 && c1 != c2))
-                ok = 0;
-            wraps += c2 < c1;
-            a = b;
-            b = c;
-            len++;
-        } while (ok && a != start && len <= nh);
-        ok = ok && a == start && len == nh && wraps == 1;
-    }
-    free(he);
-    *h = nh;
-    return ok;
-}
-
-/* The Delaunay triangulation of idx[0..m) (ascending global numbers) by K
- * strips at cuts[0..K-2]; triangles in global numbers, neighbours as the
- * sweep's. GK_OK, GK_ERR_NOMEM, or GK_DT_PAR_GIVE_UP (the caller uses the
- * sweep instead). n_all: the size of the global numbering. */
-static int dt_strips(int m, const int *idx, const double *x, const double *y, int n_all,
-                     const double *cuts, int K, int depth, int nth, gk_triangulation *out)
-{
-    out->n_tri = 0;
-    out->vertex = out->neighbor = NULL;
-    dt_strip *st = calloc((size_t)K, sizeof *st);
-    int *sidx = malloc((size_t)m * sizeof *sidx);
-    int *cnt = calloc((size_t)nth * K + 1, sizeof *cnt);
-    unsigned char *inS = calloc((size_t)n_all, 1);
-    int rc = GK_OK, *Sidx = NULL, *vtS = NULL, *rlink = NULL, *rid = NULL, *stack = NULL;
-    unsigned char *bar = NULL, *inR = NULL;
-    gk_triangulation TS = {0, NULL, NULL};
-    if (!st || !sidx || !cnt || !inS) {
-        rc = GK_ERR_NOMEM;
-        goto done;
-    }
-    /* Points into strips, each in ascending order (a stable counting sort). */
-#pragma omp parallel num_threads(nth)
-    {
-        int t = omp_get_thread_num(), T = omp_get_num_threads();
-        int lo = (int)((long long)m * t / T), hi = (int)((long long)m * (t + 1) / T);
-        int *c = cnt + (size_t)t * K;
-        for (int pass = 0; pass < 2; pass++) {
-            for (int i = lo; i < hi; i++) {
-                double xv = x[idx[i]];
-                int a = 0, b = K - 1; /* strip = number of cuts <= x */
-                while (a < b) {
-                    int mid = (a + b) / 2;
-                    if (cuts[mid] <= xv)
-                        a = mid + 1;
-                    else
-                        b = mid;
-                }
-                if (pass == 0)
-                    c[a]++;
-                else
-                    sidx[c[a]++] = idx[i];
-            }
-            if (pass == 1)
-                break;
-#pragma omp barrier
-#pragma omp single
-            {
-                int sum = 0;
-                for (int s = 0; s < K; s++) {
-                    st[s].idx = sidx + sum;
-                    for (int u = 0; u < T; u++) {
-                        int v = cnt[(size_t)u * K + s];
-                        cnt[(size_t)u * K + s] = sum;
-                        sum += v;
-                    }
-                    st[s].m = sum - (int)(st[s].idx - sidx);
-                }
-            }
-        }
-    }
-
-    /* Each strip by the sweep; settled triangles; S. */
-    int give_up = 0, nomem = 0;
-#pragma omp parallel for num_threads(nth) schedule(dynamic, 1) reduction(| : give_up, nomem)
-    for (int s = 0; s < K; s++) {
-        double lo = s > 0 ? cuts[s - 1] : -INFINITY, hi = s < K - 1 ? cuts[s] : INFINITY;
-        int r = strip_sweep(&st[s], x, y, lo, hi, inS);
-        nomem |= r < 0;
-        give_up |= r > 0;
-    }
-    if (nomem || give_up) {
-        rc = nomem ? GK_ERR_NOMEM : GK_DT_PAR_GIVE_UP;
-        goto done;
-    }
-
-    /* S, ascending; too little settled: no gain, give up. */
-    int mS = 0;
-#pragma omp parallel for num_threads(nth) schedule(static) reduction(+ : mS)
-    for (int i = 0; i < m; i++)
-        mS += inS[idx[i]];
-    if (mS > m / 2 || mS < 3) {
-        rc = GK_DT_PAR_GIVE_UP;
-        goto done;
-    }
-    Sidx = malloc((size_t)mS * sizeof *Sidx);
-    if (!Sidx) {
-        rc = GK_ERR_NOMEM;
-        goto done;
-    }
-    memset(cnt, 0, ((size_t)nth * K + 1) * sizeof *cnt);
-#pragma omp parallel num_threads(nth)
-    { /* in order: counts per thread's chunk, then each chunk's place */
-        int t = omp_get_thread_num(), T = omp_get_num_threads(), c = 0;
-        int lo = (int)((long long)m * t / T), hi = (int)((long long)m * (t + 1) / T);
-        for (int i = lo; i < hi; i++)
-            c += inS[idx[i]];
-        cnt[t + 1] = c;
-#pragma omp barrier
-        int j = 0;
-        for (int u = 0; u <= t; u++)
-            j += cnt[u];
-        for (int i = lo; i < hi; i++)
-            if (inS[idx[i]])
-                Sidx[j++] = idx[i];
-    }
-    rc = GK_DT_PAR_GIVE_UP;
-    if (depth == 0 && K > 2 && mS >= GK_DT_PAR_MIN / 4) {
-        /* S lies along the cuts: cut it half way between them. */
-        double *c2 = malloc((size_t)(K - 2) * sizeof *c2);
-        if (!c2) {
-            rc = GK_ERR_NOMEM;
-            goto done;
-        }
-        for (int s = 0; s < K - 2; s++)
-            c2[s] = 0.5 * (cuts[s] + cuts[s + 1]);
-        rc = dt_strips(mS, Sidx, x, y, n_all, c2, K - 1, depth + 1, nth, &TS);
-        free(c2);
-    }
-    if (rc == GK_DT_PAR_GIVE_UP) {
-        dt_info info;
-        rc = dt_sweep_subset(mS, Sidx, x, y, &TS, &info);
-        if (rc == GK_OK && info.skipped > 0)
-            rc = GK_DT_PAR_GIVE_UP;
-        else if (rc != GK_OK && rc != GK_ERR_NOMEM)
-            rc = GK_DT_PAR_GIVE_UP;
-    }
-    if (rc != GK_OK)
-        goto done;
-
-    /* Where the settled triangles meet S's: links both ways, and barriers
-     * the flood below does not cross. */
-    int ntS = TS.n_tri;
-    vtS = malloc((size_t)n_all * sizeof *vtS);
-    rlink = malloc(3 * (size_t)ntS * sizeof *rlink);
-    bar = calloc(3 * (size_t)ntS, 1);
-    inR = calloc((size_t)ntS, 1);
-    rid = malloc((size_t)ntS * sizeof *rid);
-    stack = malloc(((size_t)ntS + 1) * sizeof *stack);
-    if (!vtS || !rlink || !bar || !inR || !rid || !stack) {
-        rc = GK_ERR_NOMEM;
-        goto done;
-    }
-    for (int i = 0; i < mS; i++)
-        vtS[Sidx[i]] = -1;
-    for (size_t h = 0; h < 3 * (size_t)ntS; h++)
-        rlink[h] = -1; /* set on the far side of each barrier */
-    for (int t = 0; t < ntS; t++)
-        for (int k = 0; k < 3; k++)
-            vtS[TS.vertex[3 * (size_t)t + k]] = t;
-    int base[65], nset = 0, bad = 0;
-    for (int s = 0; s < K; s++) {
-        base[s] = nset;
-        nset += st[s].nsettled;
-    }
-#pragma omp parallel for num_threads(nth) schedule(dynamic, 1) reduction(| : bad)
-    for (int s = 0; s < K; s++) {
-        dt_strip *q = &st[s];
-        for (int t = 0; t < q->tri.n_tri && !bad; t++) {
-            if (!q->settled[t])
-                continue;
-            const int *v = q->tri.vertex + 3 * (size_t)t;
-            for (int k = 0; k < 3; k++) {
-                int *nb = q->tri.neighbor + 3 * (size_t)t + k;
-                if (*nb >= 0 && q->settled[*nb]) {
-                    *nb = base[s] + q->sid[*nb];
-                    continue;
-                }
-                int u = v[(k + 1) % 3], w = v[(k + 2) % 3]; /* the edge u -> w */
-                int ho = inS[u] && inS[w] ? find_half_edge(&TS, vtS, w, u) : -1;
-                int hi = inS[u] && inS[w] ? find_half_edge(&TS, vtS, u, w) : -1;
-                if (ho < 0) {
-                    if (*nb >= 0 || hi < 0)
-                        bad = 1; /* S's triangulation lacks the edge or its far side */
-                    *nb = -1;    /* else: on the hull of all points */
-                    continue;
-                }
-                rlink[ho] = base[s] + q->sid[t];
-#pragma omp atomic write
-                bar[ho] = 1;
-                if (hi >= 0) {
-#pragma omp atomic write
-                    bar[hi] = 1;
-                }
-                *nb = -2 - ho;
-            }
-        }
-    }
-    if (bad) {
-        rc = GK_DT_PAR_GIVE_UP;
-        goto done;
-    }
-    /* The free region: S's triangles reached from the barriers' far sides. */
-    int sp = 0, nR = 0;
-    for (int s = 0; s < K; s++) {
-        dt_strip *q = &st[s];
-        for (int t = 0; t < q->tri.n_tri; t++)
-            if (q->settled && q->settled[t])
-                for (int k = 0; k < 3; k++) {
-                    int nb = q->tri.neighbor[3 * (size_t)t + k];
-                    if (nb <= -2 && !inR[(-2 - nb) / 3]) {
-                        inR[(-2 - nb) / 3] = 1;
-                        stack[sp++] = (-2 - nb) / 3;
-                    }
-                }
-    }
-    if (nset == 0) /* nothing settled: S is everything */
-        for (int t = 0; t < ntS; t++)
-            inR[t] = 1;
-    while (sp > 0) {
-        int t = stack[--sp];
-        for (int k = 0; k < 3; k++) {
-            int u = TS.neighbor[3 * (size_t)t + k];
-            if (!bar[3 * (size_t)t + k] && u >= 0 && !inR[u]) {
-                inR[u] = 1;
-                stack[sp++] = u;
-            }
-        }
-    }
-    for (int t = 0; t < ntS; t++)
-        rid[t] = inR[t] ? nset + nR++ : -1;
-
-    /* The result: settled triangles strip by strip, then S's free ones. */
-    int nt = nset + nR;
-    out->vertex = malloc(3 * (size_t)nt * sizeof *out->vertex);
-    out->neighbor = malloc(3 * (size_t)nt * sizeof *out->neighbor);
-    if (!out->vertex || !out->neighbor) {
-        rc = GK_ERR_NOMEM;
-        goto done;
-    }
-    out->n_tri = nt;
-    unsigned char *cov = inS; /* reused: every point must be a vertex */
-#pragma omp parallel for num_threads(nth) schedule(static)
-    for (int i = 0; i < m; i++)
-        cov[idx[i]] = 0;
-#pragma omp parallel for num_threads(nth) schedule(dynamic, 1) reduction(| : bad)
-    for (int s = 0; s < K; s++) {
-        dt_strip *q = &st[s];
-        for (int t = 0; t < q->tri.n_tri; t++) {
-            if (!q->settled[t])
-                continue;
-            size_t o = 3 * (size_t)(base[s] + q->sid[t]);
-            for (int k = 0; k < 3; k++) {
-                int nb = q->tri.neighbor[3 * (size_t)t + k];
-                out->vertex[o + k] = q->tri.vertex[3 * (size_t)t + k];
-                out->neighbor[o + k] = nb >= -1 ? nb : rid[(-2 - nb) / 3];
-                if (nb <= -2 && (rid[(-2 - nb) / 3] < 0 || rlink[-2 - nb] != base[s] + q->sid[t]))
-                    bad = 1; /* two settled triangles claim one edge */
-                cov[q->tri.vertex[3 * (size_t)t + k]] = 1;
-            }
-        }
-    }
-    for (int t = 0; t < ntS; t++) {
-        if (!inR[t])
-            continue;
-        size_t o = 3 * (size_t)rid[t];
-        for (int k = 0; k < 3; k++) {
-            size_t h = 3 * (size_t)t + k;
-            int u = TS.neighbor[h];
-            out->vertex[o + k] = TS.vertex[h];
-            cov[TS.vertex[h]] = 1;
-            if (bar[h]) {
-                out->neighbor[o + k] = rlink[h];
-                bad |= rlink[h] < 0; /* a barrier's settled side inside the free region */
-            } else {
-                out->neighbor[o + k] = u < 0 ? -1 : rid[u];
-                bad |= u >= 0 && rid[u] < 0;
-            }
-        }
-    }
-#pragma omp parallel for num_threads(nth) schedule(static) reduction(| : bad)
-    for (int i = 0; i < m; i++)
-        bad |= !cov[idx[i]];
-    /* The seams: S's free triangles counter-clockwise, their neighbours
-     * mutual and their edges strictly Delaunay; then the Euler count and
-     * the hull. (Inside a strip the sweep's triangulation holds.) */
-#pragma omp parallel for num_threads(nth) schedule(static) reduction(| : bad)
-    for (int r = nset; r < nt; r++) {
-        const int *v = out->vertex + 3 * (size_t)r;
-        double P[3][2] = {{x[v[0]], y[v[0]]}, {x[v[1]], y[v[1]]}, {x[v[2]], y[v[2]]}};
-        if (orient(P[0], P[1], P[2]) <= 0)
-            bad = 1;
-        for (int k = 0; k < 3; k++) {
-            int u = out->neighbor[3 * (size_t)r + k], a = v[(k + 1) % 3], b = v[(k + 2) % 3];
-            if (u < 0)
-                continue;
-            const int *w = out->vertex + 3 * (size_t)u;
-            int j = w[0] == b ? 0 : w[1] == b ? 1 : w[2] == b ? 2 : -1; /* b -> a in u */
-            if (j < 0 || w[(j + 1) % 3] != a || out->neighbor[3 * (size_t)u + (j + 2) % 3] != r) {
-                bad = 1;
-                continue;
-            }
-            const double po[2] = {x[w[(j + 2) % 3]], y[w[(j + 2) % 3]]};
-            if ((u < nset || u > r) && incircle(P[0], P[1], P[2], po) >= 0)
-                bad = 1;
-        }
-    }
-    long h = 0;
-    if (!bad) {
-#pragma omp parallel for num_threads(nth) schedule(static)
-        for (int i = 0; i < m; i++)
-            vtS[idx[i]] = -1; /* scratch for the hull walk */
-        bad = !hull_ok(out, x, y, vtS, &h, nth) || (long)nt != 2L * m - 2 - h;
-    }
-    if (bad)
-        rc = GK_DT_PAR_GIVE_UP;
-
-done:
-    if (rc != GK_OK) {
-        free(out->vertex);
-        free(out->neighbor);
-        out->vertex = out->neighbor = NULL;
-        out->n_tri = 0;
-    }
-    if (st)
-        strips_free(st, K);
-    free(sidx);
-    free(cnt);
-    free(inS);
-    free(Sidx);
-    free(TS.vertex);
-    free(TS.neighbor);
-    free(vtS);
-    free(rlink);
-    free(bar);
-    free(inR);
-    free(rid);
-    free(stack);
-    return rc;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double p = *(const double *)a, q = *(const double *)b;
-    return p < q ? -1 : p > q;
-}
-
-/* All n points by strips: 1 with the triangulation in tri, 0 when the sweep
- * must do it (tri empty), -1 out of memory. */
-int gk_delaunay_strips(int n, const double *x, const double *y, int strips, int threads,
-                       gk_triangulation *tri)
-{
-    tri->n_tri = 0;
-    tri->vertex = tri->neighbor = NULL;
-    int K = strips < 2 ? 2 : strips > 64 ? 64 : strips, nth = threads < 1 ? 1 : threads;
-    if (n < 3 * K)
-        return 0;
-    /* Cuts at x quantiles of a regular sample. */
-    int ns = n < 16384 ? n : 16384;
-    double *sample = malloc((size_t)ns * sizeof *sample), *cuts = malloc((size_t)K * sizeof *cuts);
-    int *idx = malloc((size_t)n * sizeof *idx);
-    if (!sample || !cuts || !idx) {
-        free(sample);
-        free(cuts);
-        free(idx);
-        return -1;
-    }
-    for (int i = 0; i < ns; i++)
-        sample[i] = x[(size_t)i * n / ns];
-    qsort(sample, ns, sizeof *sample, cmp_double);
-    for (int s = 0; s < K - 1; s++)
-        cuts[s] = sample[(size_t)(s + 1) * ns / K];
-    free(sample);
-#pragma omp parallel for num_threads(nth) schedule(static)
-    for (int i = 0; i < n; i++)
-        idx[i] = i;
-    int rc = dt_strips(n, idx, x, y, n, cuts, K, 0, nth, tri);
-    free(cuts);
-    free(idx);
-    if (rc == GK_ERR_NOMEM)
-        return -1;
-    if (rc != GK_OK)
-        return 0;
-    return 1;
-}
-
-#endif
 
 static int fail(gk_context *ctx, gk_triangulation *tri, int code, const char *msg, int n)
 {
@@ -1296,8 +700,8 @@ int gk_delaunay(gk_context *ctx, int n, const double *x, const double *y, gk_tri
             return fail(ctx, tri, GK_ERR_NOMEM, "out of memory", n);
     }
 #endif
-    dt_info info;
-    int rc = dt_sweep(n, x, y, tri, &info);
+    gk_dt_info info;
+    int rc = gk_dt_sweep(n, x, y, tri, &info);
     if (rc != GK_OK)
         return fail(ctx, tri, rc, info.why, n);
     return GK_OK;

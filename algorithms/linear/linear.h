@@ -1,5 +1,5 @@
-/* linear/linear.h - linear interpolation on the Delaunay triangulation
- * (linear.c): its point-location structure and tile functions. */
+/* linear/linear.h - linear interpolation on the Delaunay triangulation:
+ * its point-location structure (tin.c) and tile functions (linear.c). */
 #ifndef GK_LINEAR_H
 #define GK_LINEAR_H
 

@@ -30,7 +30,7 @@ static __device__ __noinline__ int gk_lr_orient_exact6(double ax, double ay, dou
 #define GK_LR_EXACT(a, b, c) gk_orient_exact(a, b, c)
 #endif
 
-/* Triangles are sorted into square buckets of a few levels (linear/linear.c):
+/* Triangles are sorted into square buckets of a few levels (linear/tin.c):
  * the bucket of coordinate offset times inverse side f, of n. */
 GK_LR_HD int gk_lr_bucket_of(double f, int n)
 {

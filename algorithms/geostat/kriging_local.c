@@ -1,0 +1,545 @@
+/*
+ * geostat/kriging_local.c - kriging with a local neighbourhood: the points
+ * a node selects and its system, gstat's rules (geostatistics.md sections 5
+ * and 6):
+ *
+ *  - the max_points (nmax) nearest within radius (maxdist, inclusive), ties by
+ *    input order; all points within radius when max_points = 0;
+ *  - fewer than min_points (nmin): an empty neighbourhood, which is nodata,
+ *    except for simple kriging, where gstat returns the mean and C(0);
+ *  - max_points_per_quadrant (omax): of that selection, the omax nearest per
+ *    quadrant, with gstat's pinwheel rule for points on the axes.
+ *
+ * Per node the system is assembled on the selected points in input order, so
+ * that neighbouring nodes with the same selection (the usual case when the
+ * grid is finer than the data) reuse the factorisation: then only the
+ * right-hand side costs anything. Any other selection is factorised from
+ * scratch, so that a node's doubles depend on its selection alone, not on
+ * the path through the tile (an O(m^2) update of the previous factor would
+ * round differently from one tiling to the next). The dense work
+ * (covariances, Cholesky, solves) is in kriging_kernels.c. The k nearest of
+ * a node are searched within a bound from the thread's previous node (its
+ * k-th distance plus the step), by a radius query and a ranking of the few
+ * candidates. A singular system (coincident points and no nugget, collinear
+ * points under a linear drift, fewer points than drift terms) gives nodata
+ * and is counted, as gstat skips it with a warning. Nothing here allocates
+ * per node: everything lives in the thread's scratch.
+ */
+#include "kriging.h"
+#include "kriging_kernels.h"
+#include "search/index.h"
+#include "search/neighbours.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- local neighbourhoods -------------------------------------------------- */
+
+/* gstat's quadrant of (dx, dy) = point - target (select.c, "pinwheel"). */
+static inline int quadrant(double dx, double dy)
+{
+    int x = dy < 0 ? dx > 0 : dx >= 0;
+    int y = dx < 0 ? dy >= 0 : dy > 0;
+    return x | (y << 1);
+}
+
+/* The last k-nearest search of a thread: its node and the squared distance
+ * of its k-th point, so that the next search starts with a bound. */
+typedef struct {
+    int valid;
+    double x, y, d2k;
+} knn_prev;
+
+static int in_quadrant(const void *q, double dx, double dy)
+{
+    return quadrant(dx, dy) == *(const int *)q;
+}
+
+/* max_points_per_quadrant over every point (no max_points, no radius): each
+ * quadrant's omax nearest straight from the k-d tree, merged by (d2, index),
+ * which is the filter's answer over the whole set sorted (select_points's
+ * general path sorts all n points a node: seconds at a million). The count
+ * before the filter, for min_points, is every point. Pinwheel quadrant q lies
+ * in the closed quadrant q, whose boxes alone the tree visits: a node beyond
+ * the points' hull finds its empty quadrants at once. */
+static long select_every_quadrant(const gk_job *job, double nx, double ny, gk_scratch *s)
+{
+    const size_t n = job->pts->n;
+    if (n < (size_t)job->alg.min_points)
+        return 0;
+    size_t k = (size_t)job->alg.max_points_per_quadrant;
+    if (k > n)
+        k = n;
+    if (gk_scratch_reserve(s, 8 * k))
+        return -1;
+    int *qi = s->idx + 4 * k, got[4], at[4] = {0, 0, 0, 0};
+    double *qd = s->d2 + 4 * k;
+    for (int q = 0; q < 4; q++)
+        got[q] = gk_kdtree_knn_quadrant(job->tree, nx, ny, q | GK_KD_CLOSED, in_quadrant, &q,
+                                        (int)k, INFINITY, qi + q * k, qd + q * k);
+    long m = 0;
+    for (;;) {
+        int b = -1;
+        for (int q = 0; q < 4; q++) {
+            if (at[q] == got[q])
+                continue;
+            if (b < 0) {
+                b = q;
+                continue;
+            }
+            size_t c = q * k + at[q], o = b * k + at[b];
+            if (qd[c] < qd[o] || (qd[c] == qd[o] && qi[c] < qi[o]))
+                b = q;
+        }
+        if (b < 0)
+            return m;
+        s->idx[m] = qi[b * k + at[b]];
+        s->d2[m] = qd[b * k + at[b]];
+        at[b]++;
+        m++;
+    }
+}
+
+/* The selection around (nx, ny) into s->idx[0..m), sorted by (d2, index).
+ * Returns m (0 when fewer than min_points), or -1 when out of memory. */
+static long select_points(const gk_job *job, double nx, double ny, gk_scratch *s, knn_prev *pv)
+{
+    const gk_algorithm *a = &job->alg;
+    const gk_kriging_params *kp = &a->krige;
+    double r2 = kp->maxdist > 0 ? kp->maxdist * kp->maxdist : INFINITY;
+    long m;
+    if (a->max_points_per_quadrant > 0 && a->max_points == 0 && kp->maxdist == 0)
+        return select_every_quadrant(job, nx, ny, s);
+    if (a->max_points > 0 || kp->maxdist == 0) {
+        size_t kmax = a->max_points > 0 ? (size_t)a->max_points : job->pts->n;
+        if (kmax > job->pts->n)
+            kmax = job->pts->n;
+        size_t capc = 4 * kmax + 16; /* candidates from a radius search */
+        if (gk_scratch_reserve(s, kmax + capc))
+            return -1;
+        /* The previous node's k points lie within its k-th distance plus the
+         * step, so that bound (with slack for rounding) loses none of the k
+         * nearest and prunes the search; too few found: search again. */
+        double b2 = r2;
+        if (pv->valid) {
+            double r = sqrt(pv->d2k) + hypot(nx - pv->x, ny - pv->y);
+            b2 = r * r * (1.0 + 1e-9);
+            if (!(b2 < r2))
+                b2 = r2;
+        }
+        m = -1;
+        if (pv->valid && kmax <= 128) {
+            /* Near the previous node the bound is tight: the points within
+             * it, ranked, are cheaper than the k-nearest search's insertions. */
+            size_t nc = gk_kdtree_radius(job->tree, nx, ny, b2, s->idx + kmax, s->d2 + kmax, capc);
+            if (nc >= kmax && nc <= capc) {
+                gk_kk_select(s->idx + kmax, s->d2 + kmax, (int)nc, (int)kmax, s->idx, s->d2);
+                m = (long)kmax;
+            }
+        }
+        if (m < 0)
+            m = gk_kdtree_knn(job->tree, nx, ny, (int)kmax, b2, s->idx, s->d2);
+        if ((size_t)m < kmax && b2 < r2)
+            m = gk_kdtree_knn(job->tree, nx, ny, (int)kmax, r2, s->idx, s->d2);
+        pv->valid = (size_t)m == kmax;
+        if (pv->valid) {
+            pv->x = nx;
+            pv->y = ny;
+            pv->d2k = s->d2[m - 1];
+        }
+    } else {
+        m = gk_nb_circle(job, nx, ny, r2, s);
+        if (m == GK_NB_NOMEM)
+            return -1;
+        gk_nb_sort(s->idx, s->d2, (size_t)m);
+    }
+    if (m < a->min_points)
+        return 0;
+    int omax = a->max_points_per_quadrant;
+    if (omax > 0) {
+        int cnt[4] = {0, 0, 0, 0};
+        long o = 0;
+        for (long i = 0; i < m; i++) {
+            int q = quadrant(job->pts->x[s->idx[i]] - nx, job->pts->y[s->idx[i]] - ny);
+            if (cnt[q] < omax) {
+                cnt[q]++;
+                s->idx[o] = s->idx[i];
+                s->d2[o] = s->d2[i];
+                o++;
+            }
+        }
+        m = o;
+    }
+    return m;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* The per-thread workspace, carved out of the scratch's second buffers: the
+ * tile's node covariates first (stable when the rest is re-laid out), then
+ * the system for up to M points. */
+typedef struct {
+    int M;           /* capacity in points */
+    size_t head;     /* doubles before the system (node covariates, node x, y) */
+    double *L;       /* M x M, column-major lower triangle (kriging_kernels.h) */
+    double *inv;     /* M: 1 / diag(L) */
+    double *w;       /* M: L^-1 z (or L^-1 (z - mean)); B follows it */
+    double *B;       /* P columns of M: L^-1 F */
+    double *a;       /* M: L^-1 c0 */
+    double *px, *py, *h; /* M each: the selection's coordinates, scratch */
+    knn_prev pv, pvrow; /* the last search, and the first of the row */
+    double *S, *Sinv, *Btw, *f0, *r, *t; /* P x P, P, P, P, P, P */
+    /* cache: the last factorised selection */
+    int *cidx;       /* in factor order (sorted by index) */
+    int *sidx;       /* the same set sorted by index, to diff against */
+    long cm;
+    int valid, singular;
+    double ox, oy, sc; /* drift origin and scale of the cached selection */
+    /* what the next selection reuses (a pair's covariance is the same double
+     * in any system; the factor's leading block depends on the matrix's
+     * leading block alone): the same doubles as computing everything */
+    double *Ac, *Acn;   /* M x M: the covariances of cidx's set, and the next */
+    int ac_valid;       /* Ac holds cidx[0..cm)'s */
+    int l_valid;        /* L holds cidx[0..cm)'s whole factor */
+    int *pos;           /* M: a selected point's place in the previous set, or -1 */
+    double *nxs, *nys, *tmpv; /* M each: the points not in the previous set */
+} kws;
+
+static int ws_layout(kws *ws, gk_scratch *s, int M)
+{
+    const int P = GK_KRIGE_MAX_P;
+    M = (M + 7) & ~7; /* whole vectors of 8 (kriging_kernels.h) */
+    size_t need = ws->head + 3 * (size_t)M * M + (size_t)M * (9 + P) + (size_t)P * P + 5 * P;
+    if (need < (size_t)M)
+        need = (size_t)M;
+    if (gk_scratch_reserve2(s, need))
+        return -1;
+    double *p = s->d2b + ws->head;
+    ws->M = M;
+    ws->L = p, p += (size_t)M * M;
+    ws->inv = p, p += M;
+    ws->a = p, p += M;
+    ws->px = p, p += M;
+    ws->py = p, p += M;
+    ws->h = p, p += M;
+    ws->w = p, p += M;
+    ws->B = p, p += (size_t)M * P;
+    ws->S = p, p += (size_t)P * P;
+    ws->Sinv = p, p += P;
+    ws->Btw = p, p += P;
+    ws->f0 = p, p += P;
+    ws->r = p, p += P;
+    ws->t = p, p += P;
+    ws->Ac = p, p += (size_t)M * M;
+    ws->Acn = p, p += (size_t)M * M;
+    ws->nxs = p, p += M;
+    ws->nys = p, p += M;
+    ws->tmpv = p;
+    ws->cidx = s->idx2;
+    ws->sidx = s->idx2 + M; /* idx2 holds as many ints as d2b doubles (>= M^2) */
+    ws->pos = s->idx2 + 2 * M;
+    ws->valid = ws->ac_valid = ws->l_valid = 0;
+    return 0;
+}
+
+static void finish(const gk_job *job, const gk_krige_state *k, kws *ws, long m);
+static void schur(const gk_krige_state *k, kws *ws, long m);
+
+/* The covariances of the selection idx[0..m) into ws->Acn: copied from ws->Ac
+ * for the pairs of the previous selection (pos[]), in runs; for each new
+ * point one column over every point (a distance is the same double either
+ * way round: (-d)^2 = d^2), written to its row and its column. */
+static void covariances(const gk_krige_state *k, kws *ws, long m, int reuse)
+{
+    int M = ws->M;
+    double *An = ws->Acn;
+    if (!reuse) {
+        gk_kk_cov_lower(k, ws->px, ws->py, (int)m, An, M, ws->h);
+        return;
+    }
+    const int *pos = ws->pos;
+    for (long j = 0; j < m; j++) {
+        double *c = An + (size_t)j * M;
+        c[j] = k->A;
+        if (pos[j] < 0)
+            continue;
+        const double *o = ws->Ac + (size_t)pos[j] * M;
+        for (long i = j + 1; i < m;) { /* runs of old points, consecutive in both */
+            if (pos[i] < 0) {
+                i++;
+                continue;
+            }
+            long e = i + 1;
+            while (e < m && pos[e] == pos[e - 1] + 1)
+                e++;
+            memcpy(c + i, o + pos[i], (size_t)(e - i) * sizeof *c);
+            i = e;
+        }
+    }
+    for (long r = 0; r < m; r++) {
+        if (pos[r] >= 0)
+            continue;
+        double *col = ws->tmpv;
+        gk_kk_cov0(k, ws->px, ws->py, (int)m, ws->px[r], ws->py[r], col, ws->h);
+        for (long j = 0; j < r; j++) /* row r of the columns before it */
+            An[(size_t)j * M + r] = col[j];
+        memcpy(An + (size_t)r * M + r + 1, col + r + 1, (size_t)(m - r - 1) * sizeof *col);
+    }
+}
+
+/* Factorises the system of the selection idx[0..m) (sorted by index). What
+ * the previous selection shares with it (its pairs' covariances, the
+ * leading block of its factor) is taken over, not computed again: the
+ * doubles are those of a factorisation from scratch. */
+static void factorise(const gk_job *job, const gk_krige_state *k, kws *ws, const int *idx, long m)
+{
+    const double *X = job->pts->x, *Y = job->pts->y;
+    int M = ws->M, p = k->p;
+    int reuse = ws->ac_valid && gk_kk_cov_reusable(k);
+    long p0 = 0;
+    if (reuse) {
+        long a = 0, cm = ws->cm;
+        for (long i = 0; i < m; i++) {
+            while (a < cm && ws->cidx[a] < idx[i])
+                a++;
+            ws->pos[i] = a < cm && ws->cidx[a] == idx[i] ? (int)a : -1;
+        }
+        if (ws->l_valid)
+            while (p0 < m && ws->pos[p0] == p0)
+                p0++;
+    }
+    memcpy(ws->cidx, idx, (size_t)m * sizeof *idx);
+    memcpy(ws->sidx, idx, (size_t)m * sizeof *idx);
+    ws->cm = m;
+    ws->valid = 1;
+    ws->singular = 0;
+    for (long i = 0; i < m; i++) {
+        ws->px[i] = X[idx[i]];
+        ws->py[i] = Y[idx[i]];
+    }
+    for (long i = m; i < ((m + 7) & ~7L); i++) { /* padding the kernels read */
+        ws->px[i] = ws->px[m - 1];
+        ws->py[i] = ws->py[m - 1];
+    }
+    covariances(k, ws, m, reuse);
+    for (long j = 0; j < m; j++) { /* the factor's rows from p0 (and j) on */
+        long r0 = j > p0 ? j : p0;
+        memcpy(ws->L + (size_t)j * M + r0, ws->Acn + (size_t)j * M + r0,
+               (size_t)(m - r0) * sizeof(double));
+    }
+    double *t = ws->Ac;
+    ws->Ac = ws->Acn, ws->Acn = t;
+    ws->ac_valid = 1;
+    int bad = gk_kk_chol_from(ws->L, (int)m, M, ws->inv, GK_KRIGE_CHOL_TOL, (int)p0);
+    ws->l_valid = !bad;
+    if (bad || (p > 0 && m < p)) {
+        ws->singular = 1;
+        return;
+    }
+    finish(job, k, ws, m);
+}
+
+/* Given the factor of the selection ws->cidx[0..m), the solves and the drift part. */
+static void finish(const gk_job *job, const gk_krige_state *k, kws *ws, long m)
+{
+    const double *X = job->pts->x, *Y = job->pts->y, *Z = job->pts->z;
+    int M = ws->M, p = k->p;
+    size_t n = job->pts->n;
+    const int *idx = ws->cidx;
+    for (long i = 0; i < m; i++)
+        ws->w[i] = Z[idx[i]] - (k->type == GK_KRIGE_SIMPLE ? k->mean : 0.0);
+    if (p == 0) {
+        gk_kk_fwd(ws->L, (int)m, M, ws->inv, ws->w, 1, M);
+        return;
+    }
+    /* Drift origin and scale: the selection's centroid and extent. */
+    double ox = 0.0, oy = 0.0, sc = 0.0;
+    for (long i = 0; i < m; i++)
+        ox += X[idx[i]], oy += Y[idx[i]];
+    ox /= (double)m;
+    oy /= (double)m;
+    for (long i = 0; i < m; i++) {
+        double ex = X[idx[i]] - ox, ey = Y[idx[i]] - oy, d = sqrt(ex * ex + ey * ey);
+        if (d > sc)
+            sc = d;
+    }
+    if (!(sc > 0))
+        sc = 1.0;
+    ws->ox = ox, ws->oy = oy, ws->sc = sc;
+    int np = 1 + k->poly;
+    double f[6];
+    for (long i = 0; i < m; i++) {
+        gk_krige_poly(k->poly, (X[idx[i]] - ox) / sc, (Y[idx[i]] - oy) / sc, f);
+        for (int c = 0; c < np; c++)
+            ws->B[(size_t)c * M + i] = f[c];
+        for (int r = 0; r < k->nr; r++)
+            ws->B[(size_t)(np + r) * M + i] = k->gpts[(size_t)r * n + idx[i]];
+    }
+    /* z and the drift columns in one pass (w and B are adjacent) */
+    gk_kk_fwd(ws->L, (int)m, M, ws->inv, ws->w, 1 + p, M);
+    schur(k, ws, m);
+}
+
+/* S = B'B (lower), its factor, and B'w, from w and B. */
+static void schur(const gk_krige_state *k, kws *ws, long m)
+{
+    int M = ws->M, p = k->p;
+    for (int c = 0; c < p; c++) {
+        const double *bc = ws->B + (size_t)c * M;
+        for (int d = 0; d <= c; d++) {
+            const double *bd = ws->B + (size_t)d * M;
+            double s = 0.0;
+            for (long i = 0; i < m; i++)
+                s += bc[i] * bd[i];
+            ws->S[c * p + d] = s;
+        }
+        double s = 0.0;
+        for (long i = 0; i < m; i++)
+            s += bc[i] * ws->w[i];
+        ws->Btw[c] = s;
+    }
+    if (gk_krige_chol(ws->S, p, p, ws->Sinv, GK_KRIGE_SCHUR_TOL))
+        ws->singular = 1;
+}
+
+/* One node: 1 with est/var, 0 nodata, 2 singular (nodata, counted), -1 no memory. */
+static int local_node(const gk_job *job, const gk_krige_state *k, kws *ws, gk_scratch *s,
+                      double nx, double ny, const double *g0, double *est,
+                      double *var)
+{
+    long m = select_points(job, nx, ny, s, &ws->pv);
+    if (m < 0)
+        return -1;
+    if (m == 0) {
+        if (k->type != GK_KRIGE_SIMPLE)
+            return 0;
+        *est = k->mean; /* gstat: an empty simple kriging neighbourhood gives the mean */
+        *var = k->c00;
+        return 1;
+    }
+    int *idx = s->idx;
+    if (m <= 128) {
+        int tmp[128];
+        gk_kk_sort_idx(idx, (int)m, tmp);
+    } else
+        qsort(idx, (size_t)m, sizeof *idx, cmp_int);
+    if (m > ws->M) {
+        int M = ws->M ? ws->M : 16;
+        while (M < m)
+            M *= 2;
+        if (ws_layout(ws, s, M))
+            return -1;
+        idx = s->idx;
+    }
+    /* A new selection is factorised from scratch: updating the previous
+     * factor (O(m^2)) would round differently along each path through the
+     * grid, and the result must not depend on the tiling. */
+    if (!(ws->valid && ws->cm == m && memcmp(ws->sidx, idx, (size_t)m * sizeof *idx) == 0))
+        factorise(job, k, ws, idx, m);
+    if (ws->singular)
+        return 2;
+
+    int M = ws->M, p = k->p;
+    double *av = ws->a;
+    gk_kk_cov0(k, ws->px, ws->py, (int)m, nx, ny, av, ws->h);
+    gk_kk_fwd(ws->L, (int)m, M, ws->inv, av, 1, M);
+    double aw = 0.0, aa = 0.0;
+    for (long i = 0; i < m; i++) {
+        aw += av[i] * ws->w[i];
+        aa += av[i] * av[i];
+    }
+    if (p == 0) {
+        *est = k->mean + aw;
+        *var = k->c00 - aa;
+    } else {
+        gk_krige_f0(k, (nx - ws->ox) / ws->sc, (ny - ws->oy) / ws->sc, ws->sc, g0, ws->f0);
+        for (int c = 0; c < p; c++) {
+            const double *bc = ws->B + (size_t)c * M;
+            double sb = 0.0;
+            for (long i = 0; i < m; i++)
+                sb += bc[i] * av[i];
+            ws->r[c] = ws->f0[c] - sb;
+            ws->t[c] = ws->r[c];
+        }
+        gk_krige_fwd(ws->S, p, p, ws->Sinv, ws->t);
+        gk_krige_bwd(ws->S, p, p, ws->Sinv, ws->t);
+        double tb = 0.0, rt = 0.0;
+        for (int c = 0; c < p; c++) {
+            tb += ws->t[c] * ws->Btw[c];
+            rt += ws->r[c] * ws->t[c];
+        }
+        *est = aw + tb;
+        *var = k->c00 - aa + rt;
+    }
+    if (*var < 0.0) /* rounding at a datum: the variance is 0 there */
+        *var = 0.0;
+    if (!isfinite(*est) || !isfinite(*var))
+        return 2;
+    return 1;
+}
+
+
+uint64_t gk_krige_local_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s,
+                             size_t head)
+{
+    const gk_krige_state *k = job->krige;
+    const gk_grid *g = t->g;
+    size_t T = (size_t)t->w * t->h;
+    double nodata = job->alg.nodata;
+    int want_var = job->nbands > 1;
+    uint64_t nod = 0, sing = 0;
+
+    kws ws;
+    memset(&ws, 0, sizeof ws);
+    ws.head = head;
+    int M0 = job->alg.max_points;
+    if (M0 <= 0 || (size_t)M0 > job->pts->n)
+        M0 = job->pts->n < 16 ? (int)job->pts->n : 16;
+    if (M0 < 1)
+        M0 = 1;
+    if (ws_layout(&ws, s, M0))
+        return UINT64_MAX;
+    if (gk_krige_tile_start(job, t, out, s))
+        return T;
+
+    double g0[GK_KRIGE_MAX_DRIFT_RASTERS];
+    for (int j = 0; j < t->h; j++) {
+        double ny = gk_grid_node_y(g, t->y0 + j);
+        for (int i = 0; i < t->w; i++) {
+            double nx = gk_grid_node_x(g, t->x0 + i);
+            size_t q = (size_t)j * t->w + i;
+            double est = nodata, var = nodata;
+            int ok = 1;
+            for (int r = 0; r < k->nr; r++) {
+                g0[r] = s->d2b[(size_t)r * T + q]; /* re-read: the scratch may move */
+                if (!isfinite(g0[r]))
+                    ok = 0;
+            }
+            int rc = 0;
+            if (ok) {
+                if (i == 0) /* the row's start is nearer the last row's */
+                    ws.pv = ws.pvrow;
+                rc = local_node(job, k, &ws, s, nx, ny, g0, &est, &var);
+                if (i == 0)
+                    ws.pvrow = ws.pv;
+            }
+            if (rc < 0)
+                return UINT64_MAX;
+            if (rc == 1) {
+                gk_krige_put(out, T, q, want_var, est, var);
+            } else {
+                gk_krige_put(out, T, q, want_var, nodata, nodata);
+                nod++;
+                if (rc == 2)
+                    sing++;
+            }
+        }
+    }
+    gk_krige_add_singular(job, sing);
+    return nod;
+}

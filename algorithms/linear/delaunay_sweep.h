@@ -1,0 +1,54 @@
+/*
+ * linear/delaunay_sweep.h - what the parallel strips (delaunay_strips.c)
+ * take from the sweep (delaunay.c): the sweep itself and the exact incircle
+ * test.
+ */
+#ifndef GK_DELAUNAY_SWEEP_H
+#define GK_DELAUNAY_SWEEP_H
+
+#include "delaunay.h"
+
+#include <math.h>
+
+/* Fewer points than this: the sweep alone. */
+#define GK_DT_PAR_MIN 65536
+
+/* What the sweep met, besides its result. */
+typedef struct {
+    const char *why; /* the reason of an error */
+    long zeros;      /* cocircular quadruples met */
+    int skipped;     /* points not inserted (coincident with an earlier one) */
+} gk_dt_info;
+
+/* The sweep over n finite points (3 <= n <= INT_MAX / 6): gk_delaunay's
+ * contract, without the context; *info says what it met. */
+int gk_dt_sweep(int n, const double *x, const double *y, gk_triangulation *tri,
+                gk_dt_info *info);
+
+/* The incircle test's exact stage (expansion arithmetic). */
+int gk_incircle_exact(const double *a, const double *b, const double *c, const double *d);
+
+/* > 0 when d is inside the circle through a, b, c (counter-clockwise), < 0
+ * outside, 0 on it: a floating-point filter with Shewchuk's error bound,
+ * the exact stage when it cannot decide. */
+static inline int gk_incircle(const double *a, const double *b, const double *c,
+                              const double *d)
+{
+    double adx = a[0] - d[0], ady = a[1] - d[1];
+    double bdx = b[0] - d[0], bdy = b[1] - d[1];
+    double cdx = c[0] - d[0], cdy = c[1] - d[1];
+    double bdxcdy = bdx * cdy, cdxbdy = cdx * bdy, al = adx * adx + ady * ady;
+    double cdxady = cdx * ady, adxcdy = adx * cdy, bl = bdx * bdx + bdy * bdy;
+    double adxbdy = adx * bdy, bdxady = bdx * ady, cl = cdx * cdx + cdy * cdy;
+    double det = al * (bdxcdy - cdxbdy) + bl * (cdxady - adxcdy) + cl * (adxbdy - bdxady);
+    double perm = (fabs(bdxcdy) + fabs(cdxbdy)) * al + (fabs(cdxady) + fabs(adxcdy)) * bl +
+                  (fabs(adxbdy) + fabs(bdxady)) * cl;
+    double bound = (10.0 + 96.0 * GK_EPS) * GK_EPS * perm;
+    if (det > bound)
+        return 1;
+    if (-det > bound)
+        return -1;
+    return gk_incircle_exact(a, b, c, d);
+}
+
+#endif
