@@ -124,7 +124,7 @@ int gk_scratch_reserve(gk_scratch *s, size_t n);
 int gk_scratch_reserve2(gk_scratch *s, size_t n);
 void gk_scratch_free(gk_scratch *s);
 
-/* Triangulation prepared for point location (linear/linear.c). */
+/* Triangulation prepared for point location (linear/tin.c). */
 typedef struct gk_tin gk_tin;
 /* The points' k-d tree (search/kdtree.h). */
 typedef struct gk_kdtree gk_kdtree;
@@ -140,7 +140,7 @@ struct gk_job {
     double aidw_r_exp; /* expected mean NN distance 1 / (2 sqrt(n / A)) */
     int nbands;        /* planes each tile function writes (1, or 2 with a variance) */
     void *gpu;         /* device.c: the job's GPU side, NULL on the CPU */
-    struct gk_krige_state *krige; /* kriging only (geostat/kriging.c) */
+    struct gk_krige_state *krige; /* kriging only (geostat/kriging_prepare.c) */
     struct gk_bucket_grid *bg;    /* window statistics fast path (bucket_grid.c), or NULL */
     /* stats of the last run, updated atomically */
     uint64_t nodes, nodata_nodes;

@@ -53,7 +53,7 @@ typedef enum {
 } gk_gpu_window_kind;
 
 /* linear: a level of the triangles' buckets; bucket of x: (x - x0) * inv,
- * of nx x ny, row-major (algorithms/linear/linear.c) */
+ * of nx x ny, row-major (algorithms/linear/tin.c) */
 #define GK_GPU_LIN_MAX_LEVELS 24
 typedef struct {
     double x0, y0, inv;
@@ -82,7 +82,7 @@ typedef struct {
      * membership's R_min / R_max, the expected mean NN distance */
     int aidw_k;
     double aidw_alpha[5], aidw_rmin, aidw_rmax, aidw_r_exp;
-    /* linear (algorithms/linear/linear.c's tin; host arrays, read during job_new
+    /* linear (algorithms/linear/tin.c's tin; host arrays, read during job_new
      * only): lin_nv vertices (2 doubles each), lin_nt triangles (3 vertex
      * numbers, counter-clockwise; a plane z = p0 + p1 (x - xa) + p2 (y - ya)
      * about the first vertex a, p1 NaN: degenerate), sorted into the buckets

@@ -1,5 +1,5 @@
 /*
- * geostat/kriging.c - kriging (geostatistics.md sections 5 and 6): a tile,
+ * geostat/kriging.c - kriging (docs/dev/geostatistics.md): a tile,
  * node by node with a local neighbourhood (kriging_local.c) or in blocks of
  * nodes against one system of all points (kriging_global.c); the small dense
  * solves both use on the drift's Schur complement; the registry's row. The

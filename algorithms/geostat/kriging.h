@@ -3,12 +3,13 @@
  * job's preparation; kriging_local.c: local neighbourhoods; kriging_global.c:
  * one system for all points; kriging.c: tiles and the registry's row).
  *
- * Every system is solved in the GLS form of geostatistics.md 5.3 with a
+ * Every system is solved in the GLS form (docs/dev/geostatistics.md,
+ * 'The GLS form') with a
  * Cholesky factor C = L L' and the Schur complement S = F'C^-1 F of the drift:
  * simple kriging has no drift (p = 0), ordinary kriging F = 1, universal
  * kriging F = [1, x, y (, x^2, y^2, xy)] in centred, scaled coordinates, plus
  * one column per external drift (standardised). Unbounded models (Pow, Lin
- * without range) use the pseudo-covariance A - gamma(h) (5.4).
+ * without range) use the pseudo-covariance A - gamma(h) ('Unbounded models').
  */
 #ifndef GK_KRIGING_H
 #define GK_KRIGING_H

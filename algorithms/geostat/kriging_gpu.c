@@ -34,7 +34,7 @@ const char *gk_kriging_gpu(const gk_job *job, gk_gpu_job_desc *d)
     const gk_algorithm *a = &job->alg;
     const gk_kriging_params *kp = &a->krige;
     const int omax = a->max_points_per_quadrant;
-    /* geostat/kriging.c's k->global */
+    /* kriging_prepare.c's k->global */
     const int global = a->max_points == 0 && kp->maxdist == 0 && omax == 0;
     if (!global && a->max_points > GK_GPU_MAX_K)
         return "kriging with max_points above " GK_STR(GK_GPU_MAX_K) " has no GPU kernel";

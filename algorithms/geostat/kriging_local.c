@@ -1,7 +1,7 @@
 /*
  * geostat/kriging_local.c - kriging with a local neighbourhood: the points
- * a node selects and its system, gstat's rules (geostatistics.md sections 5
- * and 6):
+ * a node selects and its system, gstat's rules (docs/dev/geostatistics.md,
+ * 'Local neighbourhoods'):
  *
  *  - the max_points (nmax) nearest within radius (maxdist, inclusive), ties by
  *    input order; all points within radius when max_points = 0;

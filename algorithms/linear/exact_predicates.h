@@ -1,6 +1,6 @@
 /*
  * exact_predicates.h - error-free arithmetic (expansions, Shewchuk 1997) and
- * the exact orientation test, shared by the core (delaunay.c, linear/linear.c)
+ * the exact orientation test, shared by the core (delaunay.c, tin.c, linear.c)
  * and the CUDA module (gpu/linear_kernels.cu), so that both decide every
  * orientation with the same code. The code must be compiled without
  * floating-point contraction (ISO C mode; nvcc -fmad=false): Dekker's split

@@ -1,6 +1,8 @@
 /*
  * linear/linear.c - gdal_grid's `linear`: barycentric interpolation in a
- * Delaunay triangulation (gdal_grid.md 4.2; section 8 items 5 and 17).
+ * Delaunay triangulation (docs/dev/gdal_grid.md, 'linear', "linear's
+ * degeneracy test is relative" and 'linear outside the hull: exact nearest
+ * within a circle').
  *
  * The triangulation is the core's own (delaunay.c), or the context's hook
  * when one is installed; tin.c prepares it for point location (tin.h), this

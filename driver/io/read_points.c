@@ -3,8 +3,8 @@
  * (-l, -sql, -where, -spat, -clipsrc*, -zfield, -z_increase, -z_multiply),
  * or .xyz text through the native reader (algorithms/core/points_xyz.c).
  *
- * Differences from gdal_grid 3.6 (reference/gdal_grid.md section 8, items
- * 11, 12, 15, 16): points without a valid value (null -zfield, NaN or infinite X, Y, Z) are
+ * Differences from gdal_grid 3.6 (docs/dev/gdal_grid.md, 'Points and layers'
+ * and 'Where gridkit differs'): points without a valid value (null -zfield, NaN or infinite X, Y, Z) are
  * skipped and counted; 2-D geometry without -zfield is an error when the
  * algorithm reads Z; an unknown layer, a bad WHERE/SQL and a layer with no
  * usable point are errors; the -sql layer's SRS is used. As gdal_grid, a

@@ -7,7 +7,7 @@ Each case runs gdal_grid and `gridkit grid -q` with the same gdal_grid
 arguments and compares size, geotransform, type, band count, nodata flag and
 value, SRS and every pixel. gdal_grid always runs with GDAL_USE_AVX=NO and
 GDAL_USE_SSE=NO (its double-precision path). Where gridkit deliberately
-differs from gdal_grid (docs: gdal_grid.md section 8) the reference is
+differs from gdal_grid (docs/dev/gdal_grid.md, 'Where gridkit differs') the reference is
 gdal_grid run so that it computes the correct answer (other algorithm,
 brute-force path, explicit extent, combined runs); expected values never come
 from gridkit. Prints one line per case and ends with "N passed, M failed".
@@ -28,7 +28,8 @@ osr.UseExceptions()
 
 DOUBLE = {"GDAL_USE_AVX": "NO", "GDAL_USE_SSE": "NO"}
 # Forces gdal_grid's brute-force search (its quadtree paths are wrong for
-# nearest with a radius and for average_distance_pts: gdal_grid.md section 8 #2, #3).
+# nearest with a radius and for average_distance_pts: docs/dev/gdal_grid.md,
+# 'nearest honours the radius', 'average_distance_pts counts distinct pairs').
 BRUTE = {"GDAL_GRID_POINT_COUNT_THRESHOLD": "1000000000"}
 SENTINEL = "-1.2345e+30"  # "outside the hull" marker for the combined linear reference
 TOL = 1e-9                # relative to max(1, max |reference|)
@@ -82,7 +83,7 @@ CASES = [
     Case("invdist_radius_shorthand", R, GR + A("invdist:radius=90:nodata=-9999")),
     Case("invdist_maxpts_nearest", R, GR + A("invdist:radius=120:max_points=8"),
          ref=GR + A("invdistnn:radius=120:max_points=8"),
-         why="invdist max_points = nearest points (gdal_grid.md 8 #1); ref invdistnn"),
+         why="invdist max_points = nearest points (docs/dev/gdal_grid.md); ref invdistnn"),
     Case("invdist_maxpts_minpts_smooth", R,
          GR + A("invdist:power=2.5:smoothing=3:radius=120:max_points=8:min_points=5:nodata=-1"),
          ref=GR + A("invdistnn:power=2.5:smoothing=3:radius=120:max_points=8:min_points=5:nodata=-1"),
@@ -520,7 +521,7 @@ def run_case(c, gridkit, gdal_grid, data, work, vrt):
     def gdal_run(gargs, out, env):
         gargs = list(gargs)
         # gridkit's automatic extent is the extent of the points it grids
-        # (gdal_grid.md 8 #8): hand gdal_grid that extent explicitly.
+        # (docs/dev/gdal_grid.md, 'The extent comes from the points used'): hand gdal_grid that extent explicitly.
         if any(o in gargs for o in ("-where", "-spat", "-clipsrc", "-sql")):
             need_x, need_y = "-txe" not in gargs, "-tye" not in gargs
             if need_x or need_y:

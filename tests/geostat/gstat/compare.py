@@ -17,7 +17,7 @@ the case) and compares:
   for a reference that is exactly 0); a reference NA must be nodata and vice versa.
   With nmax = k, cells whose k-th and (k+1)-th nearest data points are at exactly
   the same distance are not compared (their count is printed): gstat's choice
-  among tied points is an accident of its search tree (geostatistics.md 6), so
+  among tied points is an accident of its search tree (docs/dev/geostatistics.md, 'Ties'), so
   the reference is not defined there;
 * cv: n and n_failed exactly; the statistics to 1e-6 relative.
 
