@@ -22,8 +22,9 @@
  * module links neither); the CUDA runtime linked into the module and the
  * libraries' own share the device's primary context, streams and pointers.
  */
-#include "krige_global.h"
-#include "geostat/vmodel_eval.h" /* here, not in the namespace below */
+#include "families.h"
+#include "check.h"
+#include "krige_cov.cuh"
 
 #include <cublas_v2.h>
 #include <cusolverDn.h>
@@ -40,12 +41,8 @@
 #include <numeric>
 #include <vector>
 
-namespace
+namespace gk_gpu
 {
-/* the model's covariance (kcov) and its parameters, as the local kernels use them */
-#define KR_COV_ONLY
-#include "krige_kernels.cuh"
-#undef KR_COV_ONLY
 
 #define KG_CHOL_TOL 1e-12  /* kriging_global.c's CHOL_TOL */
 #define KG_SCHUR_TOL 1e-11 /* and SCHUR_TOL */
@@ -179,8 +176,6 @@ static int load_libs(char *err, size_t err_cap)
 
 /* ---- the state of a job ----------------------------------------------------- */
 
-} // namespace
-
 struct KgState {
     int dev = 0;
     cudaStream_t st = nullptr;
@@ -208,9 +203,6 @@ struct KgState {
     double S[KR_XMAXP * KR_XMAXP] = {0}, Sinv[KR_XMAXP] = {0}, beta[KR_XMAXP] = {0};
     double nodata = 0;
 };
-
-namespace
-{
 
 /* ---- kernels ------------------------------------------------------------------ */
 
@@ -452,13 +444,6 @@ static void kg_estimate_launch(const KgState *g, const KgBlock &B, unsigned node
             g->KP, B);
 }
 
-/* GRIDKIT_GPU_TILE_MEM (bytes): as gridkit_cuda.cu, a simulated small GPU. */
-static size_t kg_mem_limit()
-{
-    const char *e = getenv("GRIDKIT_GPU_TILE_MEM");
-    return e && *e ? (size_t)strtoull(e, nullptr, 10) : (size_t)0;
-}
-
 #define KG_CK(call)                                                                                \
     do {                                                                                           \
         cudaError_t e_ = (call);                                                                   \
@@ -517,8 +502,6 @@ static void small_solve(const double *l, int n, const double *inv, double *b)
             b[k] -= l[i * n + k] * b[i];
     }
 }
-
-} // namespace
 
 /* ---- the interface ------------------------------------------------------------ */
 
@@ -879,7 +862,7 @@ int kg_tile(KgState *g, const gk_gpu_tile *t, const double *g0, double *out,
     if (ce && atoi(ce) > 0)
         m = (size_t)atoi(ce);
     m = std::min(m, ncell);
-    const size_t lim = kg_mem_limit();
+    const size_t lim = tile_mem_limit(); /* check.h: a simulated small GPU */
     if (lim)
         m = std::min(m, lim / (n * sizeof(double)));
     if (m == 0) {
@@ -928,3 +911,5 @@ int kg_tile(KgState *g, const gk_gpu_tile *t, const double *g0, double *out,
     }
     return 0;
 }
+
+} // namespace gk_gpu
