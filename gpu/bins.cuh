@@ -107,6 +107,21 @@ __device__ __forceinline__ void seg_range(const Bins &B, int bx, int by, int r, 
     p1 = B.start[yy * B.nbx + xb + 1];
 }
 
+/* visit(p, dx, dy, d2) for each point p of the run [p0, p1) (bin order)
+ * inside window w around (nx, ny). */
+template <class Visit>
+__device__ __forceinline__ void visit_range(const Bins &B, const Win &w, double nx, double ny,
+                                            int p0, int p1, Visit &visit)
+{
+    for (int p = p0; p < p1; p++) {
+        const double2 q = B.xy[p];
+        const double dx = __dsub_rn(q.x, nx), dy = __dsub_rn(q.y, ny);
+        const double d2 = sq2(dx, dy);
+        if (in_window(w, dx, dy, d2))
+            visit(p, dx, dy, d2);
+    }
+}
+
 /* Visits the points of window w around (nx, ny) ring by ring of bins, the
  * nearest ring first: visit(p, d2) for each point p (bin order) inside the
  * window; after each ring, stop(b), b a lower bound on the distance of every
@@ -121,13 +136,7 @@ __device__ __forceinline__ void ring_search(const Bins &B, const Win &w, double 
         for (int sg = 0; sg < nseg; sg++) {
             int p0, p1;
             seg_range(B, bx, by, r, sg, p0, p1);
-            for (int p = p0; p < p1; p++) {
-                const double2 q = B.xy[p];
-                const double dx = __dsub_rn(q.x, nx), dy = __dsub_rn(q.y, ny);
-                const double d2 = sq2(dx, dy);
-                if (in_window(w, dx, dy, d2))
-                    visit(p, dx, dy, d2);
-            }
+            visit_range(B, w, nx, ny, p0, p1, visit);
         }
         const double b = ring_bound(B, nx, ny, bx, by, r);
         if (b == INFINITY || b > w.rout || stop(b))
@@ -164,13 +173,7 @@ __device__ __forceinline__ void ring_search_warp(const Bins &B, const Win &w, do
             if (yy < 0 || yy >= B.nby || xa < 0 || xb >= B.nbx || xa > xb)
                 continue;
             const int p0 = B.start[yy * B.nbx + xa], p1 = B.start[yy * B.nbx + xb + 1];
-            for (int p = p0; p < p1; p++) {
-                const double2 q = B.xy[p];
-                const double dx = __dsub_rn(q.x, nx), dy = __dsub_rn(q.y, ny);
-                const double d2 = sq2(dx, dy);
-                if (in_window(w, dx, dy, d2))
-                    visit(p, dx, dy, d2);
-            }
+            visit_range(B, w, nx, ny, p0, p1, visit);
         }
         /* this lane's bound: its distance to the outside of the searched box */
         const double b = ring_box_bound(B, nx, ny, bxl, bxh, byl, byh, r);

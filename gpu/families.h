@@ -3,7 +3,8 @@
  * families' translation units call across files. One TU per family, as in
  * algorithms/: invdist.cu, idw.cu (invdistnn, nearest, aidw), window.cu
  * (average and the metrics), quadrants.cu (per-quadrant selection),
- * kriging.cu and kriging_big.cu (local kriging), krige_global.cu, linear.cu,
+ * kriging.cu and kriging_big.cu (local kriging), krige_global.cu (with
+ * krige_global_libs.cu), linear.cu,
  * variogram.cu and variogram_fast.cu. Everything is in namespace gk_gpu and
  * hidden (the module is built with -fvisibility=hidden): the module exports
  * gk_gpu_module_v6 alone.

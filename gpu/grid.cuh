@@ -28,6 +28,18 @@ struct Grid {
     double hit2;
 };
 
+/* A thread per node, blocks over the tile: this thread's column i, row j
+ * and the node's coordinates; false beyond the tile. */
+__device__ __forceinline__ bool thread_node(const Grid &g, int &i, int &j, double &nx, double &ny)
+{
+    i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y;
+    if (i >= g.w || j >= g.h)
+        return false;
+    nx = node_x(g.xmin, g.cw, g.x0 + i);
+    ny = node_x(g.ymax, g.ch, g.y0 + j);
+    return true;
+}
+
 
 } // namespace gk_gpu
 

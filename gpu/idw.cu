@@ -53,11 +53,10 @@ __device__ __forceinline__ double knn_idw_value(const LocalParams &P, const doub
 template <int K, int MINB>
 __global__ void __launch_bounds__(128, MINB) knn_idw_kernel(LocalParams P)
 {
-    int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y;
-    if (i >= P.g.w || j >= P.g.h)
+    int i, j;
+    double nx, ny;
+    if (!thread_node(P.g, i, j, nx, ny))
         return;
-    const double nx = node_x(P.g.xmin, P.g.cw, P.g.x0 + i);
-    const double ny = node_x(P.g.ymax, P.g.ch, P.g.y0 + j);
     double D[K];
     int I[K], hit;
     const int count = knn_search<K, false>(P.B, P.w, nx, ny, P.k, P.s2, P.g.hit2, D, I, hit);
@@ -88,11 +87,10 @@ __global__ void __launch_bounds__(128, MINB) knn_idw_warp_kernel(LocalParams P)
 
 __global__ void __launch_bounds__(128) nearest_kernel(LocalParams P)
 {
-    int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y;
-    if (i >= P.g.w || j >= P.g.h)
+    int i, j;
+    double nx, ny;
+    if (!thread_node(P.g, i, j, nx, ny))
         return;
-    const double nx = node_x(P.g.xmin, P.g.cw, P.g.x0 + i);
-    const double ny = node_x(P.g.ymax, P.g.ch, P.g.y0 + j);
     const Bins &B = P.B;
     double bd = INFINITY;
     int bi = -1;
@@ -200,11 +198,10 @@ template <int K>
 __global__ void __launch_bounds__(128, K <= 16 ? 4 : 1)
     aidw_alpha_kernel(LocalParams P, ExtraParams E)
 {
-    int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y;
-    if (i >= P.g.w || j >= P.g.h)
+    int i, j;
+    double nx, ny;
+    if (!thread_node(P.g, i, j, nx, ny))
         return;
-    const double nx = node_x(P.g.xmin, P.g.cw, P.g.x0 + i);
-    const double ny = node_x(P.g.ymax, P.g.ch, P.g.y0 + j);
     Win all{};
     all.kind = GK_GPU_WIN_ALL;
     all.rout = INFINITY;
@@ -251,12 +248,11 @@ __global__ void __launch_bounds__(128) kl_aidw_alpha_kernel(LocalParams P, Extra
  * summed in the CPU's order and rounding (no contraction). */
 __global__ void __launch_bounds__(128) aidw_all_kernel(LocalParams P, ExtraParams E)
 {
-    int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y;
-    if (i >= P.g.w || j >= P.g.h)
+    int i, j;
+    double nx, ny;
+    if (!thread_node(P.g, i, j, nx, ny))
         return;
     const size_t cell = (size_t)j * P.g.w + i;
-    const double nx = node_x(P.g.xmin, P.g.cw, P.g.x0 + i);
-    const double ny = node_x(P.g.ymax, P.g.ch, P.g.y0 + j);
     const double alpha = P.out[cell], e = -0.5 * alpha, s2 = P.s2, hit2 = P.g.hit2;
     const bool p2 = alpha == 2.0;
     double v = P.nodata, num = 0.0, den = 0.0;
@@ -285,12 +281,11 @@ __global__ void __launch_bounds__(128) aidw_all_kernel(LocalParams P, ExtraParam
 template <int K>
 __global__ void __launch_bounds__(128, K <= 16 ? 4 : 1) aidw_knn_kernel(LocalParams P)
 {
-    int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y;
-    if (i >= P.g.w || j >= P.g.h)
+    int i, j;
+    double nx, ny;
+    if (!thread_node(P.g, i, j, nx, ny))
         return;
     const size_t cell = (size_t)j * P.g.w + i;
-    const double nx = node_x(P.g.xmin, P.g.cw, P.g.x0 + i);
-    const double ny = node_x(P.g.ymax, P.g.ch, P.g.y0 + j);
     const double alpha = P.out[cell], s2 = P.s2;
     double D[K];
     int I[K], hit;
@@ -357,24 +352,8 @@ cudaError_t idw_knn_launch(Job *J, const LocalParams &P, dim3 g, dim3 b, size_t 
     const int k = J->d.max_points;
     if (k > 64)
         return kl_launch(kl_idw_kernel, J, k, nodes, P, 0);
-    if (k <= 2)
-        launch_knn<2>(g, b, J->st, P);
-    else if (k <= 4)
-        launch_knn<4>(g, b, J->st, P);
-    else if (k <= 8)
-        launch_knn<8>(g, b, J->st, P);
-    else if (k <= 12)
-        launch_knn<12>(g, b, J->st, P);
-    else if (k <= 16)
-        launch_knn<16>(g, b, J->st, P);
-    else if (k <= 24)
-        launch_knn<24>(g, b, J->st, P);
-    else if (k <= 32)
-        launch_knn<32>(g, b, J->st, P);
-    else if (k <= 48)
-        launch_knn<48>(g, b, J->st, P);
-    else
-        launch_knn<64>(g, b, J->st, P);
+    for_k<2, 4, 8, 12, 16, 24, 32, 48, 64>(
+        k, [&](auto K) { launch_knn<decltype(K)::value>(g, b, J->st, P); });
     return cudaSuccess;
 }
 
@@ -398,18 +377,9 @@ int aidw_tile(Job *J, const LocalParams &P, const ExtraParams &E, dim3 g, dim3 b
     }
     if (ka > 64)
         CK(kl_launch(kl_aidw_alpha_kernel, J, ka, (size_t)t->w * t->h, P, E));
-    else if (ka <= 2)
-        launch_aidw_alpha<2>(g, b, st, P, E);
-    else if (ka <= 4)
-        launch_aidw_alpha<4>(g, b, st, P, E);
-    else if (ka <= 8)
-        launch_aidw_alpha<8>(g, b, st, P, E);
-    else if (ka <= 16)
-        launch_aidw_alpha<16>(g, b, st, P, E);
-    else if (ka <= 32)
-        launch_aidw_alpha<32>(g, b, st, P, E);
     else
-        launch_aidw_alpha<64>(g, b, st, P, E);
+        for_k<2, 4, 8, 16, 32, 64>(
+            ka, [&](auto K) { launch_aidw_alpha<decltype(K)::value>(g, b, st, P, E); });
     CK(cudaGetLastError());
     if (d.window == GK_GPU_WIN_ALL)
         aidw_all_kernel<<<g, b, 0, st>>>(P, E);
@@ -417,16 +387,9 @@ int aidw_tile(Job *J, const LocalParams &P, const ExtraParams &E, dim3 g, dim3 b
         quad_all_launch(g, b, st, P, E); /* every point of the window */
     else if (k > 64)
         CK(kl_launch(kl_idw_kernel, J, k, (size_t)t->w * t->h, P, 1));
-    else if (k <= 4)
-        aidw_knn_kernel<4><<<g, b, 0, st>>>(P);
-    else if (k <= 8)
-        aidw_knn_kernel<8><<<g, b, 0, st>>>(P);
-    else if (k <= 16)
-        aidw_knn_kernel<16><<<g, b, 0, st>>>(P);
-    else if (k <= 32)
-        aidw_knn_kernel<32><<<g, b, 0, st>>>(P);
     else
-        aidw_knn_kernel<64><<<g, b, 0, st>>>(P);
+        for_k<4, 8, 16, 32, 64>(
+            k, [&](auto K) { aidw_knn_kernel<decltype(K)::value><<<g, b, 0, st>>>(P); });
     return 0;
 fail:
     return -1;

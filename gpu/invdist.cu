@@ -65,7 +65,9 @@ __global__ void to_local_f32(const double *x, const double *y, const double *z, 
  * reciprocal a weight (IDW_P2) or one for two weights, 1/a = b/(ab), which
  * halves the special-function unit's work, the binding limit
  * (IDW_P2_PAIRED); any power, w = 2^(-p/2 log2 r2) (IDW_POW), which also
- * flags the cells some point may hit exactly. */
+ * flags the cells some point may hit exactly. invdist_all_f64 below walks
+ * the same slices and shared-memory tiles: the loops stay written out in
+ * each, whose sums, tile types and cells per thread are its own. */
 enum { IDW_P2 = 0, IDW_P2_PAIRED = 1, IDW_POW = 2 };
 template <int W>
 __global__ void __launch_bounds__(SP_BX *SP_BY, 4) invdist_all_f32(AllParams P)

@@ -211,6 +211,8 @@ __global__ void __launch_bounds__(128) krige_kernel(LocalParams P, KrigeParams K
                         }
                     }
                 }
+                /* the drift's sums over the group, as kr_coop_kernel's below,
+                 * whose loop runs to its compile-time P instead */
                 aa = group_sum(aa, gmask, G);
                 aw = group_sum(aw, gmask, G);
 #pragma unroll

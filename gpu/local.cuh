@@ -11,6 +11,8 @@
 
 #include <cuda_runtime.h>
 
+#include <type_traits>
+
 namespace gk_gpu
 {
 
@@ -56,6 +58,19 @@ __device__ __forceinline__ double idw_weight(double r2, double p)
     return p == 2.0 ? 1.0 / r2 : pow(r2, -0.5 * p);
 }
 
+
+/* f(std::integral_constant<int, K>{}) for K the first of Ks not below k, the
+ * last of them beyond them all: a kernel's compile-time size for a run-time
+ * k (the sizes keep the k-best lists in registers). */
+template <int K, int... Ks, class F> inline void for_k(int k, F &&f)
+{
+    if constexpr (sizeof...(Ks) == 0)
+        f(std::integral_constant<int, K>{});
+    else if (k <= K)
+        f(std::integral_constant<int, K>{});
+    else
+        for_k<Ks...>(k, f);
+}
 
 } // namespace gk_gpu
 

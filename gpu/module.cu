@@ -142,6 +142,7 @@ int api_probe(int dev, char *name, size_t name_cap, char *err, size_t err_cap)
         snprintf(err, err_cap, "cuda:%d: %s", dev, cudaGetErrorString(e));
         return -1;
     }
+    /* one of this build's kernels: every TU is built for the same architectures */
     cudaFuncAttributes fa;
     if ((e = cudaFuncGetAttributes(&fa, count_nodata)) != cudaSuccess) {
         snprintf(err, err_cap, "%s (compute capability %d.%d) cannot run this build's kernels: %s",

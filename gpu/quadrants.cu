@@ -87,12 +87,11 @@ __device__ __forceinline__ void quad_visit(QuadState<KQ> &S, int op, bool idw, d
 template <int KQ>
 __global__ void __launch_bounds__(128, KQ <= 4 ? 4 : 1) quad_kernel(LocalParams P, ExtraParams E)
 {
-    int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y;
-    if (i >= P.g.w || j >= P.g.h)
+    int i, j;
+    double nx, ny;
+    if (!thread_node(P.g, i, j, nx, ny))
         return;
     const size_t cell = (size_t)j * P.g.w + i;
-    const double nx = node_x(P.g.xmin, P.g.cw, P.g.x0 + i);
-    const double ny = node_x(P.g.ymax, P.g.ch, P.g.y0 + j);
     const Bins &B = P.B;
     const int op = P.op;
     const bool idw = op == GK_GPU_IDW_KNN || op == GK_GPU_AIDW;

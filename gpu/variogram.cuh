@@ -20,7 +20,8 @@ namespace gk_gpu
 
 /* Arithmetic written out so that it rounds the same on the device (no
  * contraction) and on the host, where tests replay the omnidirectional
- * kernel's decisions without a GPU (vf_* below are __host__ __device__). */
+ * kernel's decisions without a GPU (vf_* below are __host__ __device__).
+ * One function per operation and type: each names its own intrinsic. */
 __host__ __device__ __forceinline__ float vf_sub(float a, float b)
 {
 #ifdef __CUDA_ARCH__

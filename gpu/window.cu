@@ -25,11 +25,10 @@ namespace gk_gpu
 
 __global__ void __launch_bounds__(128) gather_kernel(LocalParams P)
 {
-    int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y;
-    if (i >= P.g.w || j >= P.g.h)
+    int i, j;
+    double nx, ny;
+    if (!thread_node(P.g, i, j, nx, ny))
         return;
-    const double nx = node_x(P.g.xmin, P.g.cw, P.g.x0 + i);
-    const double ny = node_x(P.g.ymax, P.g.ch, P.g.y0 + j);
     const Bins &B = P.B;
     const int op = P.op;
     const double s2 = P.s2, hit2 = P.g.hit2;
@@ -116,11 +115,10 @@ __global__ void __launch_bounds__(128) gather_kernel(LocalParams P)
 
 __global__ void __launch_bounds__(128) pairs_kernel(LocalParams P)
 {
-    int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y;
-    if (i >= P.g.w || j >= P.g.h)
+    int i, j;
+    double nx, ny;
+    if (!thread_node(P.g, i, j, nx, ny))
         return;
-    const double nx = node_x(P.g.xmin, P.g.cw, P.g.x0 + i);
-    const double ny = node_x(P.g.ymax, P.g.ch, P.g.y0 + j);
     const Bins &B = P.B;
     int xa, xb, ya, yb;
     window_bins(P, nx, ny, xa, xb, ya, yb);
