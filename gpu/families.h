@@ -4,10 +4,9 @@
  * algorithms/: invdist.cu, idw.cu (invdistnn, nearest, aidw), window.cu
  * (average and the metrics), quadrants.cu (per-quadrant selection),
  * kriging.cu and kriging_big.cu (local kriging), krige_global.cu (with
- * krige_global_libs.cu), linear.cu,
- * variogram.cu and variogram_fast.cu. Everything is in namespace gk_gpu and
- * hidden (the module is built with -fvisibility=hidden): the module exports
- * gk_gpu_module_v6 alone.
+ * krige_global_libs.cu), linear.cu, variogram.cu and variogram_fast.cu.
+ * Everything is in namespace gk_gpu and hidden (the module is built with
+ * -fvisibility=hidden): the module exports gk_gpu_module_v6 alone.
  */
 #ifndef GK_GPU_FAMILIES_H
 #define GK_GPU_FAMILIES_H
@@ -55,7 +54,6 @@ void quad_all_launch(dim3 g, dim3 b, cudaStream_t st, const LocalParams &P, cons
 
 /* ---- kriging.cu, kriging_big.cu --------------------------------------------- */
 
-int api_krige_set(void *job, const gk_gpu_krige *k, char *err, size_t err_cap);
 int krige_tile(Job *J, LocalParams &P, const gk_gpu_tile *t, int nbands, char *err,
                size_t err_cap);
 void kr_quad_filter_launch(cudaStream_t st, const LocalParams &P, const KrigeParams &KP, int j0,

@@ -36,6 +36,8 @@ namespace gk_gpu
 
 thread_local cudaError_t ck_last = cudaSuccess;
 
+/* ---- the nodata count, the bin grid, the job ------------------------------- */
+
 __global__ void count_nodata(const double *out, size_t n, double nodata, unsigned int *cnt)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -350,6 +352,8 @@ static int run_local(Job *J, const LocalParams &P0, const gk_gpu_tile *t, char *
 fail:
     return -1;
 }
+
+/* ---- ABI: kriging's parameters, a tile, the rest ------------------------- */
 
 int api_krige_set(void *job, const gk_gpu_krige *k, char *err, size_t err_cap)
 {
