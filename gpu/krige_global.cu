@@ -18,16 +18,16 @@
  * go through the 64-bit API (cusolverDnXpotrf, cublasDtrsm_v2_64), as far as
  * the GPU's memory holds the n x n matrix.
  *
- * cuSOLVER and cuBLAS are dlopen()ed when the first global job is made (the
- * module links neither); the CUDA runtime linked into the module and the
- * libraries' own share the device's primary context, streams and pointers.
+ * cuSOLVER and cuBLAS are dlopen()ed when the first global job is made
+ * (krige_global_libs.cu): the module links neither.
  */
-#include "krige_global.h"
-#include "geostat/vmodel_eval.h" /* here, not in the namespace below */
+#include "families.h"
+#include "check.h"
+#include "krige_cov.cuh"
+#include "krige_global_libs.h"
 
 #include <cublas_v2.h>
 #include <cusolverDn.h>
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <climits>
@@ -35,151 +35,19 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 #include <new>
 #include <numeric>
 #include <vector>
 
-namespace
+namespace gk_gpu
 {
-/* the model's covariance (kcov) and its parameters, as the local kernels use them */
-#define KR_COV_ONLY
-#include "krige_kernels.cuh"
-#undef KR_COV_ONLY
 
 #define KG_CHOL_TOL 1e-12  /* kriging_global.c's CHOL_TOL */
 #define KG_SCHUR_TOL 1e-11 /* and SCHUR_TOL */
-#define KG_MAX_N 46340     /* n^2 within 32-bit integers: above, the 64-bit API */
 #define KG_NT 256          /* threads per node (one block per node) */
 #define KG_C0_BYTES ((size_t)1 << 30) /* right-hand sides of a block */
 
-/* ---- the libraries, loaded on first use ----------------------------------- */
-
-struct Libs {
-    bool ok = false;
-    decltype(&cusolverDnCreate) dn_create;
-    decltype(&cusolverDnDestroy) dn_destroy;
-    decltype(&cusolverDnSetStream) dn_set_stream;
-    decltype(&cusolverDnDpotrf_bufferSize) dn_potrf_bs;
-    decltype(&cusolverDnDpotrf) dn_potrf;
-    decltype(&cublasCreate_v2) bl_create;
-    decltype(&cublasDestroy_v2) bl_destroy;
-    decltype(&cublasSetStream_v2) bl_set_stream;
-    decltype(&cublasDtrsm_v2) bl_trsm;
-    /* the 64-bit API (cuSOLVER 11.1, cuBLAS 12 on), for more than KG_MAX_N
-     * points: x64 when all of it was found */
-    bool x64 = false;
-    decltype(&cusolverDnCreateParams) dn_create_params;
-    decltype(&cusolverDnDestroyParams) dn_destroy_params;
-    decltype(&cusolverDnXpotrf_bufferSize) dn_xpotrf_bs;
-    decltype(&cusolverDnXpotrf) dn_xpotrf;
-    decltype(&cublasDtrsm_v2_64) bl_trsm64;
-};
-static Libs libs;
-static std::mutex libs_mu;
-
-/* The first of names that dlopen() finds: its handle and name, or NULL and
- * the last reason. GRIDKIT_GPU_<env> (a path or soname) replaces the list. */
-static void *open_first(const char *env, const char *const *names, const char **got, char *why,
-                        size_t why_cap)
-{
-    const char *over = getenv(env);
-    const char *one[] = {over, nullptr};
-    if (over && *over)
-        names = one;
-    for (int i = 0; names[i]; i++) {
-        void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-        if (h) {
-            *got = names[i];
-            return h;
-        }
-        const char *e = dlerror();
-        snprintf(why, why_cap, "%s", e ? e : names[i]);
-    }
-    return nullptr;
-}
-
-template <class F> static bool sym(void *h, const char *name, F &fn, const char *lib, char *why,
-                                   size_t why_cap)
-{
-    *(void **)&fn = dlsym(h, name);
-    if (!fn)
-        snprintf(why, why_cap, "%s has no %s", lib, name);
-    return fn != nullptr;
-}
-
-/* Loads cuSOLVER and cuBLAS once per process (a failure is tried again next
- * time, so that the reason stays current). 0, or -1 and the reason. */
-static int load_libs(char *err, size_t err_cap)
-{
-    std::lock_guard<std::mutex> lock(libs_mu);
-    if (libs.ok)
-        return 0;
-    /* CUDA 13 ships libcusolver.so.12 and libcublas.so.13; older majors
-     * have the same functions (the library's own toolkit directory last,
-     * for installs that are not in the loader's path) */
-    static const char *const solver_names[] = {"libcusolver.so.12",
-                                               "libcusolver.so.11",
-                                               "libcusolver.so",
-                                               "/usr/local/cuda/lib64/libcusolver.so.12",
-                                               "/usr/local/cuda/lib64/libcusolver.so.11",
-                                               nullptr};
-    static const char *const blas_names[] = {"libcublas.so.13",
-                                             "libcublas.so.12",
-                                             "libcublas.so.11",
-                                             "libcublas.so",
-                                             "/usr/local/cuda/lib64/libcublas.so.13",
-                                             "/usr/local/cuda/lib64/libcublas.so.12",
-                                             nullptr};
-    char why[300] = "";
-    const char *sname = "", *bname = "";
-    void *hs = open_first("GRIDKIT_GPU_CUSOLVER", solver_names, &sname, why, sizeof why);
-    if (!hs) {
-        snprintf(err, err_cap,
-                 "global kriging on the GPU needs cuSOLVER (libcusolver.so.12 or .11, from the "
-                 "CUDA toolkit): not found (%s)",
-                 why);
-        return -1;
-    }
-    void *hb = open_first("GRIDKIT_GPU_CUBLAS", blas_names, &bname, why, sizeof why);
-    if (!hb) {
-        snprintf(err, err_cap,
-                 "global kriging on the GPU needs cuBLAS (libcublas.so.13, .12 or .11, from the "
-                 "CUDA toolkit): not found (%s)",
-                 why);
-        dlclose(hs);
-        return -1;
-    }
-    Libs L;
-    bool ok = sym(hs, "cusolverDnCreate", L.dn_create, sname, why, sizeof why) &&
-              sym(hs, "cusolverDnDestroy", L.dn_destroy, sname, why, sizeof why) &&
-              sym(hs, "cusolverDnSetStream", L.dn_set_stream, sname, why, sizeof why) &&
-              sym(hs, "cusolverDnDpotrf_bufferSize", L.dn_potrf_bs, sname, why, sizeof why) &&
-              sym(hs, "cusolverDnDpotrf", L.dn_potrf, sname, why, sizeof why) &&
-              sym(hb, "cublasCreate_v2", L.bl_create, bname, why, sizeof why) &&
-              sym(hb, "cublasDestroy_v2", L.bl_destroy, bname, why, sizeof why) &&
-              sym(hb, "cublasSetStream_v2", L.bl_set_stream, bname, why, sizeof why) &&
-              sym(hb, "cublasDtrsm_v2", L.bl_trsm, bname, why, sizeof why);
-    if (!ok) {
-        snprintf(err, err_cap, "global kriging on the GPU: %s", why);
-        dlclose(hb);
-        dlclose(hs);
-        return -1;
-    }
-    char why64[300];
-    L.x64 = sym(hs, "cusolverDnCreateParams", L.dn_create_params, sname, why64, sizeof why64) &&
-            sym(hs, "cusolverDnDestroyParams", L.dn_destroy_params, sname, why64, sizeof why64) &&
-            sym(hs, "cusolverDnXpotrf_bufferSize", L.dn_xpotrf_bs, sname, why64, sizeof why64) &&
-            sym(hs, "cusolverDnXpotrf", L.dn_xpotrf, sname, why64, sizeof why64) &&
-            sym(hb, "cublasDtrsm_v2_64", L.bl_trsm64, bname, why64, sizeof why64);
-    L.ok = true;
-    libs = L; /* the libraries stay loaded for the life of the process */
-    return 0;
-}
-
 /* ---- the state of a job ----------------------------------------------------- */
-
-} // namespace
 
 struct KgState {
     int dev = 0;
@@ -208,9 +76,6 @@ struct KgState {
     double S[KR_XMAXP * KR_XMAXP] = {0}, Sinv[KR_XMAXP] = {0}, beta[KR_XMAXP] = {0};
     double nodata = 0;
 };
-
-namespace
-{
 
 /* ---- kernels ------------------------------------------------------------------ */
 
@@ -452,13 +317,6 @@ static void kg_estimate_launch(const KgState *g, const KgBlock &B, unsigned node
             g->KP, B);
 }
 
-/* GRIDKIT_GPU_TILE_MEM (bytes): as gridkit_cuda.cu, a simulated small GPU. */
-static size_t kg_mem_limit()
-{
-    const char *e = getenv("GRIDKIT_GPU_TILE_MEM");
-    return e && *e ? (size_t)strtoull(e, nullptr, 10) : (size_t)0;
-}
-
 #define KG_CK(call)                                                                                \
     do {                                                                                           \
         cudaError_t e_ = (call);                                                                   \
@@ -517,8 +375,6 @@ static void small_solve(const double *l, int n, const double *inv, double *b)
             b[k] -= l[i * n + k] * b[i];
     }
 }
-
-} // namespace
 
 /* ---- the interface ------------------------------------------------------------ */
 
@@ -879,7 +735,7 @@ int kg_tile(KgState *g, const gk_gpu_tile *t, const double *g0, double *out,
     if (ce && atoi(ce) > 0)
         m = (size_t)atoi(ce);
     m = std::min(m, ncell);
-    const size_t lim = kg_mem_limit();
+    const size_t lim = tile_mem_limit(); /* check.h: a simulated small GPU */
     if (lim)
         m = std::min(m, lim / (n * sizeof(double)));
     if (m == 0) {
@@ -928,3 +784,5 @@ int kg_tile(KgState *g, const gk_gpu_tile *t, const double *g0, double *out,
     }
     return 0;
 }
+
+} // namespace gk_gpu

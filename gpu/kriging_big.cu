@@ -1,8 +1,7 @@
 /*
- * krige_big_kernels.cuh - local kriging with more neighbours than the warp
- * kernels hold (k above 64, or above 32 with max_points_per_quadrant).
- * Included by gridkit_cuda.cu after krige_kernels.cuh and
- * knn_list_kernels.cuh.
+ * kriging_big.cu - local kriging with more neighbours than the warp
+ * kernels of kriging.cu hold (k above 64, or above 32 with
+ * max_points_per_quadrant).
  *
  * Phase 1 is kl_search_kernel's lists (any k), then kr_quad_filter where
  * omax is set. Phase 2 gives a node a block of 128 threads: the same
@@ -12,6 +11,22 @@
  * then strides over the nodes, so the slots are bounded), factored there in
  * panels (kb_chol_panels).
  */
+#include "families.h"
+#include "check.h"
+#include "job.h"
+#include "knn_list.cuh"
+#include "krige_cov.cuh"
+#include "krige_system.cuh"
+#include "local.cuh"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+
+namespace gk_gpu
+{
 
 /* T elements of one node's workspace: K + 2 + PM rows of K + 1, and the
  * node-local x, y, z (3 K). */
@@ -308,3 +323,200 @@ __global__ void __launch_bounds__(128) kr_block_kernel(LocalParams LP, KrigePara
         __syncthreads(); /* the workspace is the next node's */
     }
 }
+
+/* Phase 1b, max_points_per_quadrant (gstat's omax, geostat/kriging.c's
+ * select_points): of each node's list, in (distance, input order), the
+ * first omax of each quadrant, compacted in place. The count before the
+ * filter decides min_points, as on the CPU: a list under it is emptied, and
+ * phase 2 then runs with min_points 0. One thread per node. */
+__global__ void kr_quad_filter(LocalParams P, const double *__restrict__ x,
+                               const double *__restrict__ y, int omax, int j0, int nrows, int K,
+                               int *nbr, int *cnt)
+{
+    const int w = P.g.w;
+    const size_t n = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (n >= (size_t)nrows * w)
+        return;
+    const int jr = (int)(n / w), i0 = (int)(n - (size_t)jr * w);
+    const double nx = node_x(P.g.xmin, P.g.cw, P.g.x0 + i0);
+    const double ny = node_x(P.g.ymax, P.g.ch, P.g.y0 + j0 + jr);
+    const int m = min(cnt[n], P.k);
+    if (m < P.min_points) {
+        cnt[n] = 0;
+        return;
+    }
+    int *l = nbr + n * K;
+    int taken[4] = {0, 0, 0, 0};
+    int o = 0;
+    for (int v = 0; v < m; v++) {
+        const int id = l[v];
+        const int q = kr_quadrant(__dsub_rn(x[id], nx), __dsub_rn(y[id], ny));
+        int t = taken[0];
+#pragma unroll
+        for (int u = 1; u < 4; u++) /* compile-time indices: taken stays in registers */
+            t = q == u ? taken[u] : t;
+        if (t < omax) {
+#pragma unroll
+            for (int u = 0; u < 4; u++)
+                taken[u] += q == u;
+            l[o++] = id;
+        }
+    }
+    cnt[n] = o;
+}
+
+/* Kriging's lists (kr_search_kernel's layout, any k): the k nearest of each
+ * node of rows [j0, j0 + nrows), nbr[n * K + q] in (distance, input order),
+ * cnt[n] the window's count as far as searched. No exact hits (gstat). */
+__global__ void __launch_bounds__(128) kl_search_kernel(LocalParams P, int j0, int nrows,
+                                                        int *nbr, int *cnt)
+{
+    extern __shared__ __align__(16) unsigned char kl_smem[];
+    const int lane = threadIdx.x & 31, K = P.k;
+    KList L = kl_bind(kl_warp_base(P, kl_smem, kl_warp_bytes(K)), K);
+    KL_FOR_NODES_N((size_t)nrows * P.g.w, n)
+    {
+        double nx, ny;
+        kl_node_xy(P, n, j0, nx, ny);
+        int hit;
+        const int count = kl_search(P.B, P.w, nx, ny, L, 0.0, 0.0, hit);
+        for (int q = lane; q < L.m; q += 32)
+            nbr[n * K + q] = L.I[q];
+        if (lane == 0)
+            cnt[n] = count;
+        __syncwarp();
+    }
+}
+
+/* Kriging's lists for max_points_per_quadrant over every point (no
+ * max_points, no radius; geostat/kriging.c sorts the whole set, then filters):
+ * each quadrant's omax nearest (gstat's pinwheel) end to end in
+ * nbr[n * P.k ...], P.k = 4 omax, and cnt[n] their number; 0 where the set
+ * holds fewer than min_points (`enough` 0), as the CPU counts before the
+ * filter. */
+__global__ void __launch_bounds__(128) kl_quad_search_kernel(LocalParams P, int j0, int nrows,
+                                                             int omax, int enough, int *nbr,
+                                                             int *cnt)
+{
+    extern __shared__ __align__(16) unsigned char kl_smem[];
+    const int lane = threadIdx.x & 31, K = P.k;
+    KList L[4];
+    kl_bind_quadrants(P, kl_smem, omax, L);
+    KL_FOR_NODES_N((size_t)nrows * P.g.w, n)
+    {
+        double nx, ny;
+        kl_node_xy(P, n, j0, nx, ny);
+        int hit, o = 0;
+        kl_search_lists<4, true>(P.B, P.w, nx, ny, L, 0.0, 0.0, hit);
+#pragma unroll
+        for (int q = 0; q < 4; q++) {
+            for (int v = lane; v < L[q].m; v += 32)
+                nbr[n * K + o + v] = L[q].I[v];
+            o += L[q].m;
+        }
+        if (lane == 0)
+            cnt[n] = enough ? o : 0;
+        __syncwarp();
+    }
+}
+
+/* ---- launches ------------------------------------------------------------- */
+
+/* More neighbours than the warp kernels take. */
+bool krige_big(int k, int omax) { return k > 64 || (omax > 0 && k > 32); }
+
+/* The filter of max_points_per_quadrant on the lists of a band (kriging.cu's
+ * two-phase kernels' too). */
+void kr_quad_filter_launch(cudaStream_t st, const LocalParams &P, const KrigeParams &KP, int j0,
+                           int nr, int K, int *nbr, int *cnt)
+{
+    const size_t N = (size_t)nr * P.g.w;
+    kr_quad_filter<<<(unsigned)((N + 127) / 128), 128, 0, st>>>(P, KP.x, KP.y, KP.omax, j0, nr,
+                                                               K, nbr, cnt);
+}
+
+/* Phase 2 of the big kernels on a band: the workspace in shared memory, or
+ * in a global-memory slot per block (at most 1 GiB of them). */
+template <class T, int PM, bool X, bool XM>
+static cudaError_t kb_solve(Job *J, const LocalParams &P, const KrigeParams &KP, int j0, int nr,
+                            const int *nbr, const int *cnt)
+{
+    const size_t N = (size_t)nr * P.g.w, bytes = kb_node_elems(P.k, PM) * sizeof(T);
+    const size_t red = 4 * sizeof(T) * (2 + 2 * PM + PM * (PM + 1) / 2);
+    T *gmat = nullptr;
+    size_t sm = 0, blocks;
+    cudaError_t e;
+    /* in panels (kb_chol_panels) where the system outgrows shared memory,
+     * and in double from 96 neighbours (k = 100: 1.53 s against 2.03 s on
+     * 2048^2 on an H100; k = 40: 1.66 s against 0.85 s; in single, 1.27 s
+     * against 1.15 s at k = 100) */
+    const bool panels = bytes + red > (size_t)J->smem_optin || (sizeof(T) == 8 && P.k >= 96);
+    if (!panels) {
+        sm = bytes;
+        /* the most the device allows, the same value from every host thread:
+         * a smaller k's setting cannot undercut a launch in flight */
+        if ((e = cudaFuncSetAttribute(kr_block_kernel<T, PM, X, XM, false>,
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      J->smem_optin - (int)red)))
+            return e;
+        blocks = std::min(N, (size_t)J->nsm * 16);
+        kr_block_kernel<T, PM, X, XM, false>
+            <<<(unsigned)blocks, 128, sm, J->st>>>(P, KP, j0, nr, nbr, cnt, gmat);
+    } else {
+        blocks = std::min(N, std::max<size_t>(1, std::min((size_t)J->nsm * 16, ((size_t)1 << 30) / bytes)));
+        if ((e = grow(&J->kbig, &J->kbig_cap, blocks * bytes)))
+            return e;
+        gmat = (T *)J->kbig;
+        kr_block_kernel<T, PM, X, XM, true><<<(unsigned)blocks, 128, kb_panel_scratch<T>(),
+                                              J->st>>>(P, KP, j0, nr, nbr, cnt, gmat);
+    }
+    return cudaGetLastError();
+}
+
+template <class T>
+static cudaError_t kb_solve_t(Job *J, const LocalParams &P, const KrigeParams &KP, int j0, int nr,
+                              const int *nbr, const int *cnt)
+{
+    if (!krige_extended(KP))
+        return kb_solve<T, KR_MAXP, false, false>(J, P, KP, j0, nr, nbr, cnt);
+    return KP.ext ? kb_solve<T, KR_XMAXP, true, true>(J, P, KP, j0, nr, nbr, cnt)
+                  : kb_solve<T, KR_XMAXP, true, false>(J, P, KP, j0, nr, nbr, cnt);
+}
+
+/* Kriging with k = P.k above the warp kernels': per band of rows (lists
+ * under 64 M ints), the lists, the quadrant filter, then a block per node. */
+cudaError_t launch_krige_big(Job *J, const LocalParams &P, const KrigeParams &KP)
+{
+    const int K = P.k, w = P.g.w, h = P.g.h;
+    const int band = kr_band(K, w, h, 1);
+    cudaError_t e = grow(&J->knbr, &J->knbr_cap, (size_t)band * w * (K + 1));
+    if (e != cudaSuccess)
+        return e;
+    LocalParams Pc = P; /* per quadrant: min_points is the filter's */
+    if (KP.omax > 0)
+        Pc.min_points = 0;
+    /* omax over every point: each quadrant's omax nearest, searched as such */
+    const int qsel = J->d.quad_max;
+    const int enough = J->n >= (size_t)std::max(P.min_points, 0);
+    for (int j0 = 0; j0 < h; j0 += band) {
+        const int nr = std::min(band, h - j0);
+        const size_t N = (size_t)nr * w;
+        int *nbr = J->knbr, *cnt = nbr + (size_t)K * N;
+        if (qsel > 0)
+            e = kl_launch_lists(kl_quad_search_kernel, J, qsel, 4, N, P, j0, nr, qsel, enough,
+                                nbr, cnt);
+        else
+            e = kl_launch(kl_search_kernel, J, K, N, P, j0, nr, nbr, cnt);
+        if (e)
+            return e;
+        if (KP.omax > 0 && qsel == 0)
+            kr_quad_filter_launch(J->st, P, KP, j0, nr, K, nbr, cnt);
+        e = KP.single ? kb_solve_t<float>(J, Pc, KP, j0, nr, nbr, cnt)
+                      : kb_solve_t<double>(J, Pc, KP, j0, nr, nbr, cnt);
+        if (e != cudaSuccess)
+            return e;
+    }
+    return cudaSuccess;
+}
+
+} // namespace gk_gpu

@@ -3,7 +3,7 @@
 # this build beside the previous one (.e2e/gridkit_prev, when carried), runs
 # interleaved, pixels compared, gdal_grid on every core. Needs .e2e/
 # (carried): gridkit built with GDAL and pack-gdal-runtime's tarball.
-# docs/benchmarks.md, "Seventh session".
+# Run from the repository root: bash scripts/device/run_e2e_average.sh
 source "$(dirname "$0")/e2e_setup.sh"
 lscpu | grep -E "Model name|^CPU\(s\)|Flags" | sed 's/Flags:.*avx512f.*/Flags: avx512f present/'
 A=average:radius1=25:radius2=25

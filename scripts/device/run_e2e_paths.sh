@@ -3,7 +3,7 @@
 # beside the old ones (GRIDKIT_GPKG_SQLITE=NO GRIDKIT_DIRECT_BLOCKS=NO), runs
 # interleaved, pixels compared, gdal_grid average on every core. Needs .e2e/
 # (carried): gridkit built with GDAL, gridkit_cuda.so and pack-gdal-runtime's
-# tarball. docs/benchmarks.md, "Sixth session".
+# tarball. Run from the repository root.
 source "$(dirname "$0")/e2e_setup.sh"
 OLD="env GRIDKIT_GPKG_SQLITE=NO GRIDKIT_DIRECT_BLOCKS=NO"
 A=average:radius1=25:radius2=25

@@ -1,7 +1,7 @@
 """Compares two rasters of raw float32 pixels (gdal_translate -of ENVI):
 how many pixels differ, the largest absolute difference, and the largest
 relative to the first raster's value. NaN equals NaN (nodata). Used by
-gpu/run_e2e_pairs.sh: python3 cmp_float_rasters.py A.bil B.bil"""
+scripts/device/run_e2e_pairs.sh: python3 cmp_float_rasters.py A.bil B.bil"""
 import array
 import math
 import sys

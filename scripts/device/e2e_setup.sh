@@ -1,4 +1,4 @@
-# Sourced by the gpu/run_e2e_*.sh scripts: unpacks pack-gdal-runtime's tarball
+# Sourced by the scripts/device/run_e2e_*.sh scripts: unpacks pack-gdal-runtime's tarball
 # from .e2e/ (carried), copies the carried gridkit binaries to /tmp/e2e, makes
 # 1,048,576 points in a 10 km square as pts.gpkg there and defines w (time a
 # command, show its --timings) and same (compare two rasters' pixels).

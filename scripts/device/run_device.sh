@@ -1,4 +1,5 @@
 #!/bin/bash
+# Run from the repository root (bash scripts/device/run_device.sh [all|krige]).
 # Builds gridkit without GDAL on the GPU machine, runs the GPU-against-CPU
 # comparisons and the benchmark; logs go to $OUT. "all" also runs the CPU
 # suites first; "krige" times only the kriging kernel variants and the

@@ -1,5 +1,5 @@
 /*
- * linear_kernels.cu - gdal_grid's `linear` on the GPU: the core's triangles
+ * linear.cu - gdal_grid's `linear` on the GPU: the core's triangles
  * rasterised per tile with the core's own rules (algorithms/linear/linear_raster.h,
  * the exact orientation of algorithms/linear/exact_predicates.h). This file is
  * compiled with -fmad=false (gpu/CMakeLists.txt): nothing is contracted, so
@@ -13,7 +13,7 @@
  * writes the spans of its 32 triangles together, so that large triangles
  * (a grid finer than the points) and small ones both keep the lanes busy.
  */
-#include "linear_gpu.h"
+#include "families.h"
 
 #include "linear/linear_raster.h"
 
@@ -22,6 +22,9 @@
 #include <cstdio>
 #include <new>
 #include <vector>
+
+namespace gk_gpu
+{
 
 struct LinState {
     const LinState *base = nullptr; /* a clone: the triangles are base's */
@@ -39,9 +42,6 @@ struct LinState {
     size_t rng_cap = 0;
     std::vector<int2> hrng;
 };
-
-namespace
-{
 
 template <class T> cudaError_t grow_buf(T **p, size_t *cap, size_t n)
 {
@@ -192,8 +192,6 @@ __global__ void __launch_bounds__(LIN_THREADS) lin_raster(TileP P)
         __syncwarp();
     }
 }
-
-} // namespace
 
 /* ---- host ------------------------------------------------------------------- */
 
@@ -389,3 +387,5 @@ fail:
     snprintf(err, err_cap, "linear: %s", cudaGetErrorString(e));
     return -1;
 }
+
+} // namespace gk_gpu

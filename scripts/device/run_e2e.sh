@@ -3,7 +3,8 @@
 # in a GeoPackage to a 4096x4096 Float32 GeoTIFF (invdist: 1024x1024),
 # gridkit grid on the GPU against gdal_grid on every core. Needs .e2e/
 # (carried): gridkit built with GDAL, gridkit_cuda.so and pack-gdal-runtime's
-# tarball. Usage: run_e2e.sh [gdal_grid cases...]; N and DEVICE override.
+# tarball. Usage, from the repository root: bash scripts/device/run_e2e.sh
+# [gdal_grid cases...]; N and DEVICE override.
 set -o pipefail
 N=${N:-1048576}
 DEVICE=${DEVICE:-cuda}

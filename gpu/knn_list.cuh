@@ -1,7 +1,7 @@
 /*
- * knn_list_kernels.cuh - the k nearest for any k up to GK_GPU_MAX_LIST_K, beyond
- * the register lists of knn_search (k <= 64). Included by gridkit_cuda.cu
- * inside its namespace, after window_kernels_extra.cuh (aidw's power).
+ * knn_list.cuh - the k nearest for any k up to GK_GPU_MAX_LIST_K, beyond
+ * the register lists of knn_search (kbest.cuh, k <= 64), and the launch of
+ * the kernels that keep such lists (kl_launch).
  *
  * One warp per node. Its k-best list lives in shared memory, sorted by
  * (d2, input index), the CPU's order. The warp reads the bins ring by ring,
@@ -16,11 +16,34 @@
  * H100, 4 x 512 per quadrant on older GPUs) live in a global scratch of the
  * job's, a warp's own slice (kl_warp_base): the same code, slower memory.
  *
- * Used for IDW and aidw with max_points (or aidw's k) above 64
- * (window_kernels_extra.cuh holds aidw's power from them) and, writing the
- * lists out, by kriging with more neighbours than its warp kernels take
- * (krige_big_kernels.cuh).
+ * Used for IDW and aidw with max_points (or aidw's k) above 64 (idw.cu),
+ * the per-quadrant selection beyond 16 a quadrant (quadrants.cu) and,
+ * writing the lists out, by kriging with more neighbours than its warp
+ * kernels take (kriging_big.cu).
  */
+#ifndef GK_GPU_KNN_LIST_CUH
+#define GK_GPU_KNN_LIST_CUH
+
+#include "check.h"
+#include "job.h"
+#include "kbest.cuh"
+#include "local.cuh"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <climits>
+
+namespace gk_gpu
+{
+
+/* gstat's quadrant of (dx, dy) = point - node, "pinwheel" (geostat/kriging.c's quadrant) */
+__device__ __forceinline__ int kr_quadrant(double dx, double dy)
+{
+    const int x = dy < 0 ? dx > 0 : dx >= 0;
+    const int y = dx < 0 ? dy >= 0 : dy > 0;
+    return x | (y << 1);
+}
 
 /* Shared memory of one warp's list for k: the list and its merge target
  * (doubles, then ints), and the buffer. */
@@ -93,7 +116,7 @@ __device__ __forceinline__ int kl_rank(const double *D, const int *I, int n, dou
 }
 
 /* The buffer into the list, the first k of the merge kept. */
-__device__ void kl_flush(KList &L)
+static __device__ void kl_flush(KList &L)
 {
     const int lane = threadIdx.x & 31, m = L.m, nb = L.nb, k = L.k;
     double d = lane < nb ? L.bd[lane] : INFINITY;
@@ -304,103 +327,10 @@ __device__ __forceinline__ void kl_bind_quadrants(const LocalParams &P, unsigned
         L[q] = kl_bind(base + q * wb, k);
 }
 
-/* IDW over the k = P.k nearest of the window (knn_idw_value's rule); with
- * aidw, each node's power is in P.out (NaN: none, nodata). */
-__global__ void __launch_bounds__(128) kl_idw_kernel(LocalParams P, int aidw)
-{
-    extern __shared__ __align__(16) unsigned char kl_smem[];
-    const int lane = threadIdx.x & 31;
-    KList L = kl_bind(kl_warp_base(P, kl_smem, kl_warp_bytes(P.k)), P.k);
-    KL_FOR_NODES(P, n)
-    {
-        double nx, ny;
-        kl_node_xy(P, n, 0, nx, ny);
-        const double power = aidw ? P.out[n] : P.power;
-        int hit;
-        const int count = kl_search(P.B, P.w, nx, ny, L, P.s2, P.g.hit2, hit);
-        double v = P.nodata;
-        const int m = min(count, P.k);
-        if (aidw && !(power == power)) {
-            /* no power: nodata, as the CPU */
-        } else if (hit != INT_MAX) {
-            v = P.zin[hit];
-        } else if (m > 0 && m >= P.min_points) {
-            double num = 0.0, den = 0.0;
-            for (int q = lane; q < L.m; q += 32) {
-                const double wgt = idw_weight(__dadd_rn(L.D[q], P.s2), power);
-                num += wgt * P.zin[L.I[q]];
-                den += wgt;
-            }
-            num = warp_sum(num);
-            den = warp_sum(den);
-            if (den != 0.0)
-                v = num / den;
-        }
-        __syncwarp();
-        if (lane == 0)
-            P.out[n] = v;
-    }
-}
-
-/* Kriging's lists (kr_search_kernel's layout, any k): the k nearest of each
- * node of rows [j0, j0 + nrows), nbr[n * K + q] in (distance, input order),
- * cnt[n] the window's count as far as searched. No exact hits (gstat). */
-__global__ void __launch_bounds__(128) kl_search_kernel(LocalParams P, int j0, int nrows,
-                                                        int *nbr, int *cnt)
-{
-    extern __shared__ __align__(16) unsigned char kl_smem[];
-    const int lane = threadIdx.x & 31, K = P.k;
-    KList L = kl_bind(kl_warp_base(P, kl_smem, kl_warp_bytes(K)), K);
-    KL_FOR_NODES_N((size_t)nrows * P.g.w, n)
-    {
-        double nx, ny;
-        kl_node_xy(P, n, j0, nx, ny);
-        int hit;
-        const int count = kl_search(P.B, P.w, nx, ny, L, 0.0, 0.0, hit);
-        for (int q = lane; q < L.m; q += 32)
-            nbr[n * K + q] = L.I[q];
-        if (lane == 0)
-            cnt[n] = count;
-        __syncwarp();
-    }
-}
-
-/* Kriging's lists for max_points_per_quadrant over every point (no
- * max_points, no radius; geostat/kriging.c sorts the whole set, then filters):
- * each quadrant's omax nearest (gstat's pinwheel) end to end in
- * nbr[n * P.k ...], P.k = 4 omax, and cnt[n] their number; 0 where the set
- * holds fewer than min_points (`enough` 0), as the CPU counts before the
- * filter. */
-__global__ void __launch_bounds__(128) kl_quad_search_kernel(LocalParams P, int j0, int nrows,
-                                                             int omax, int enough, int *nbr,
-                                                             int *cnt)
-{
-    extern __shared__ __align__(16) unsigned char kl_smem[];
-    const int lane = threadIdx.x & 31, K = P.k;
-    KList L[4];
-    kl_bind_quadrants(P, kl_smem, omax, L);
-    KL_FOR_NODES_N((size_t)nrows * P.g.w, n)
-    {
-        double nx, ny;
-        kl_node_xy(P, n, j0, nx, ny);
-        int hit, o = 0;
-        kl_search_lists<4, true>(P.B, P.w, nx, ny, L, 0.0, 0.0, hit);
-#pragma unroll
-        for (int q = 0; q < 4; q++) {
-            for (int v = lane; v < L[q].m; v += 32)
-                nbr[n * K + o + v] = L[q].I[v];
-            o += L[q].m;
-        }
-        if (lane == 0)
-            cnt[n] = enough ? o : 0;
-        __syncwarp();
-    }
-}
-
 /* Warps per block as shared memory allows, for `lists` lists of k a warp
  * (0: they do not fit). GRIDKIT_GPU_KLIST_GLOBAL=1 says 0 always (tests of
  * the global scratch). */
-static int kl_warps_per_block(int k, int smem_optin, int lists = 1)
+inline int kl_warps_per_block(int k, int smem_optin, int lists = 1)
 {
     if (env_int("GRIDKIT_GPU_KLIST_GLOBAL", 0))
         return 0;
@@ -455,3 +385,7 @@ static cudaError_t kl_launch(void (*kernel)(LocalParams, A...), Job *J, int k, s
 {
     return kl_launch_lists(kernel, J, k, 1, nodes, P, args...);
 }
+
+} // namespace gk_gpu
+
+#endif

@@ -1,396 +1,19 @@
 /*
- * variogram_kernels.cuh - the experimental variogram over all pairs on the
- * GPU (geostatistics.md 2.5), included by gridkit_cuda.cu.
- *
- * Pairs (i, j), j < i, in tiles: a block owns VT points i and walks a strip
- * of j tiles staged in shared memory. Each thread keeps a private histogram
- * in shared memory laid out [class][thread] (no atomics, no bank conflicts),
- * the block sums it in a fixed order into its own partial, and one kernel
- * sums the partials in block order: the result does not depend on timing.
- * The points are first sorted in Morton order so tiles are compact: tile
- * pairs whose boxes lie beyond the cutoff are skipped whole.
- *
- * Classes follow algorithms/geostat/variogram.c exactly: the distance is first taken
- * in single precision on centred coordinates, and every pair whose float
- * distance lies within a proven error bound of the cutoff or of a class
- * limit (and every directional pair) is redone in double with the CPU's
- * operations, without contraction. Sums of (dz)^2 are in double; the class's
- * distance sum adds the float distance (the double one on the exact path).
+ * variogram_fast.cu - the omnidirectional experimental variogram's kernel
+ * (variogram.cu holds the general one and the entry point, api_variogram),
+ * and the host's planning of it: the STR tiles' shape and the rounding
+ * bounds of the class limits.
  */
+#include "variogram.cuh"
 
-#define VT 128    /* threads per block = points per tile */
-#define VSTRIP 256 /* j tiles per block */
+#include <cuda_runtime.h>
 
-struct VgmParams {
-    int n, ncls, nbins, ndir, cressie, strips;
-    const float2 *pf;  /* centred single-precision coordinates */
-    const double *x, *y, *z;
-    double cutoff, width;
-    float cut2_hi, cut2_lo, inv_w, frtol;
-    int all_dirs[16];
-    double ux[16], uy[16];
-    double cos_tol, bandwidth;
-    const float4 *tb;  /* per tile: bounding box of pf (min x, min y, max x, max y) */
-    double cullr2;     /* tile pairs farther apart than this (squared) hold no pair */
-    unsigned long long *pnp; /* partials: nblocks x nbins */
-    double *psd, *psg;
-};
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
 
-__global__ void vgm_centre(const double *x, const double *y, int n, double cx, double cy,
-                           float2 *pf)
+namespace gk_gpu
 {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n)
-        pf[i] = make_float2((float)(x[i] - cx), (float)(y[i] - cy));
-}
-
-/* Morton key of a point on a 1024 x 1024 grid over the centred square
- * [-m, m]^2: sorting by it makes each tile of VT points spatially compact, so
- * whole tile pairs beyond the cutoff can be skipped. */
-__device__ __forceinline__ unsigned int vgm_spread(unsigned int v)
-{
-    v &= 0x3ffu;
-    v = (v | (v << 8)) & 0x00ff00ffu;
-    v = (v | (v << 4)) & 0x0f0f0f0fu;
-    v = (v | (v << 2)) & 0x33333333u;
-    v = (v | (v << 1)) & 0x55555555u;
-    return v;
-}
-
-__global__ void vgm_key(const float2 *pf, int n, float m, float scale, unsigned int *key,
-                        int *idx)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n)
-        return;
-    const float2 p = pf[i];
-    int cx = min(1023, max(0, (int)((p.x + m) * scale)));
-    int cy = min(1023, max(0, (int)((p.y + m) * scale)));
-    key[i] = vgm_spread((unsigned)cx) | (vgm_spread((unsigned)cy) << 1);
-    idx[i] = i;
-}
-
-/* STR tiles (sort-tile-recursive) for the omnidirectional kernel: points
- * sorted by x, cut into slabs of whole tiles, each slab sorted by y. Tiles
- * are then near-square boxes (Morton runs of VT points often straddle two
- * Morton blocks: boxes twice as wide), so a tile pair spans fewer classes. */
-__global__ void vgm_xkey(const float2 *pf, int n, unsigned int *key, int *idx)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n)
-        return;
-    const unsigned int u = __float_as_uint(pf[i].x);
-    key[i] = u ^ ((u >> 31) ? 0xffffffffu : 0x80000000u); /* float order */
-    idx[i] = i;
-}
-
-/* rank r in x order: its tile's slab in the high bits, y above -m
- * quantised to ybits in the low ones */
-__global__ void vgm_ykey(const float2 *pf, const int *xidx, int n, int nslabs, int ybits,
-                         float m, float scale, unsigned int *key, int *idx)
-{
-    int r = blockIdx.x * blockDim.x + threadIdx.x;
-    if (r >= n)
-        return;
-    const int k = xidx[r], ntiles = (n + VT - 1) / VT;
-    const int q = min((1 << ybits) - 1, max(0, (int)((pf[k].y + m) * scale)));
-    const unsigned int slab = (unsigned int)((long long)(r / VT) * nslabs / ntiles);
-    key[r] = (slab << ybits) | (unsigned int)q;
-    idx[r] = k;
-}
-
-__global__ void vgm_gather(const int *idx, int n, const double *x, const double *y,
-                           const double *z, const float2 *pf, double *xs, double *ys, double *zs,
-                           float2 *pfs, float4 *pk)
-{
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n)
-        return;
-    const int k = idx[i];
-    xs[i] = x[k];
-    ys[i] = y[k];
-    zs[i] = z[k];
-    pfs[i] = pf[k];
-    if (pk) /* one 16-byte load per point for the omnidirectional kernel */
-        pk[i] = make_float4(pf[k].x, pf[k].y, __int_as_float(__double2loint(z[k])),
-                            __int_as_float(__double2hiint(z[k])));
-}
-
-/* one thread per tile: the box of its float coordinates */
-__global__ void vgm_bbox(const float2 *pf, int n, int ntiles, float4 *tb)
-{
-    int b = blockIdx.x * blockDim.x + threadIdx.x;
-    if (b >= ntiles)
-        return;
-    float4 r = make_float4(INFINITY, INFINITY, -INFINITY, -INFINITY);
-    const int e = min(n, (b + 1) * VT);
-    for (int i = b * VT; i < e; i++) {
-        const float2 p = pf[i];
-        r.x = fminf(r.x, p.x);
-        r.y = fminf(r.y, p.y);
-        r.z = fmaxf(r.z, p.x);
-        r.w = fmaxf(r.w, p.y);
-    }
-    tb[b] = r;
-}
-
-/* Arithmetic written out so that it rounds the same on the device (no
- * contraction) and on the host, where tests replay the omnidirectional
- * kernel's decisions without a GPU (vf_* below are __host__ __device__). */
-__host__ __device__ __forceinline__ float vf_sub(float a, float b)
-{
-#ifdef __CUDA_ARCH__
-    return __fsub_rn(a, b);
-#else
-    return a - b;
-#endif
-}
-__host__ __device__ __forceinline__ float vf_mul(float a, float b)
-{
-#ifdef __CUDA_ARCH__
-    return __fmul_rn(a, b);
-#else
-    return a * b;
-#endif
-}
-__host__ __device__ __forceinline__ float vf_fma(float a, float b, float c)
-{
-#ifdef __CUDA_ARCH__
-    return __fmaf_rn(a, b, c);
-#else
-    return fmaf(a, b, c);
-#endif
-}
-__host__ __device__ __forceinline__ double vd_add(double a, double b)
-{
-#ifdef __CUDA_ARCH__
-    return __dadd_rn(a, b);
-#else
-    return a + b;
-#endif
-}
-__host__ __device__ __forceinline__ double vd_sub(double a, double b)
-{
-#ifdef __CUDA_ARCH__
-    return __dsub_rn(a, b);
-#else
-    return a - b;
-#endif
-}
-__host__ __device__ __forceinline__ double vd_mul(double a, double b)
-{
-#ifdef __CUDA_ARCH__
-    return __dmul_rn(a, b);
-#else
-    return a * b;
-#endif
-}
-__host__ __device__ __forceinline__ double vd_fma(double a, double b, double c)
-{
-#ifdef __CUDA_ARCH__
-    return __fma_rn(a, b, c);
-#else
-    return fma(a, b, c);
-#endif
-}
-__host__ __device__ __forceinline__ double vd_div(double a, double b)
-{
-#ifdef __CUDA_ARCH__
-    return __ddiv_rn(a, b);
-#else
-    return a / b;
-#endif
-}
-static inline unsigned int vgm_host_bits(float f)
-{
-    unsigned int u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-/* hardware reciprocal square root (relative error < 2^-22.9); the host
- * stand-in may be replaced by a test that perturbs it */
-#ifndef VGM_HOST_RSQRT
-#define VGM_HOST_RSQRT(a) (1.0f / sqrtf(a))
-#endif
-__host__ __device__ __forceinline__ float vf_rsqrt(float a)
-{
-#ifdef __CUDA_ARCH__
-    float r;
-    asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(a));
-    return r;
-#else
-    return VGM_HOST_RSQRT(a);
-#endif
-}
-
-/* gstat's get_index() with the CPU's rounding */
-__host__ __device__ __forceinline__ int vgm_class(double d, double w)
-{
-    double frac = vd_div(d, w);
-    double f = floor(frac);
-    if (d > 0.0 && frac == f)
-        return (int)f - 1;
-    return (int)f;
-}
-
-template <int DIR>
-__global__ void __launch_bounds__(VT) vgm_kernel(VgmParams P)
-{
-    extern __shared__ __align__(16) unsigned char vsm[];
-    const int nb = P.nbins, t = threadIdx.x;
-    double *hsd = (double *)vsm, *hsg = hsd + (size_t)nb * VT;
-    unsigned int *hnp = (unsigned int *)(hsg + (size_t)nb * VT);
-    float2 *tf = (float2 *)(hnp + (size_t)nb * VT);
-    double *tx = (double *)(tf + VT), *ty = tx + VT, *tz = ty + VT;
-    const int bi = blockIdx.x, s = blockIdx.y;
-    const size_t blk = (size_t)bi * P.strips + s;
-    for (int b = 0; b < nb; b++) {
-        hsd[b * VT + t] = 0.0;
-        hsg[b * VT + t] = 0.0;
-        hnp[b * VT + t] = 0u;
-    }
-    const int i = bi * VT + t;
-    const bool vi = i < P.n;
-    const float2 pi = vi ? P.pf[i] : make_float2(0.f, 0.f);
-    const double xi = vi ? P.x[i] : 0.0, yi = vi ? P.y[i] : 0.0, zi = vi ? P.z[i] : 0.0;
-    const int bj0 = s * VSTRIP, bj1 = min(bi, bj0 + VSTRIP - 1);
-    const float4 ib = P.tb[bi];
-    for (int bj = bj0; bj <= bj1; bj++) {
-        /* the gap between the two boxes (exact float values, taken in
-         * double) bounds every pair's distance from below: skip the tile
-         * pair (uniformly over the block) when it lies beyond the cutoff */
-        const float4 jb = P.tb[bj];
-        const double gx = fmax(0.0, fmax((double)jb.x - (double)ib.z, (double)ib.x - (double)jb.z));
-        const double gy = fmax(0.0, fmax((double)jb.y - (double)ib.w, (double)ib.y - (double)jb.w));
-        const double gap2 = gx * gx + gy * gy;
-        if (gap2 > P.cullr2)
-            continue;
-        /* most of this tile pair's pairs fall in classes k0..k0+2: those
-         * are counted in registers, flushed to the thread's column after the
-         * tile; any other class goes to the shared histogram directly */
-        const int k0 = (int)(sqrt(gap2) / P.width);
-        unsigned int c0 = 0, c1 = 0, c2 = 0;
-        double s0 = 0.0, s1 = 0.0, s2 = 0.0, g0 = 0.0, g1 = 0.0, g2 = 0.0;
-        const int jg = bj * VT + t;
-        __syncthreads();
-        if (jg < P.n) {
-            tf[t] = P.pf[jg];
-            tx[t] = P.x[jg];
-            ty[t] = P.y[jg];
-            tz[t] = P.z[jg];
-        }
-        __syncthreads();
-        const int jn = vi ? (bj == bi ? t : min(VT, P.n - bj * VT)) : 0;
-        /* one pair: the class in float, redone in double near a limit */
-        auto pair = [&](float2 q, double zj, int jj) {
-            const float dxf = pi.x - q.x, dyf = pi.y - q.y;
-            const float d2f = dxf * dxf + dyf * dyf;
-            if (d2f > P.cut2_hi)
-                return;
-            const float df = sqrtf(d2f);
-            const float tq = df * P.inv_w;
-            int k = (int)tq;
-            const float fr = tq - (float)k;
-            double dsum = (double)df;
-            const bool exact = DIR || d2f >= P.cut2_lo || fr < P.frtol || fr > 1.0f - P.frtol;
-            double px = 0.0, py = 0.0;
-            if (exact) {
-                px = __dsub_rn(xi, tx[jj]);
-                py = __dsub_rn(yi, ty[jj]);
-                double d = sqrt(__dadd_rn(__dmul_rn(px, px), __dmul_rn(py, py)));
-                if (d > P.cutoff)
-                    return;
-                k = vgm_class(d, P.width);
-                if (k >= P.ncls)
-                    return;
-                dsum = d;
-            }
-            const double dz = __dsub_rn(zi, zj);
-            const double g = P.cressie ? sqrt(fabs(dz)) : __dmul_rn(dz, dz);
-            if (!DIR) {
-                if (k == k0) {
-                    c0++;
-                    s0 += dsum;
-                    g0 += g;
-                } else if (k == k0 + 1) {
-                    c1++;
-                    s1 += dsum;
-                    g1 += g;
-                } else if (k == k0 + 2) {
-                    c2++;
-                    s2 += dsum;
-                    g2 += g;
-                } else {
-                    const int b = k * VT + t;
-                    hnp[b] += 1u;
-                    hsd[b] += dsum;
-                    hsg[b] += g;
-                }
-            } else {
-                for (int a = 0; a < P.ndir; a++) {
-                if (!P.all_dirs[a] && (px != 0.0 || py != 0.0)) {
-                    double inprod = __ddiv_rn(
-                        __dadd_rn(__dmul_rn(px, P.ux[a]), __dmul_rn(py, P.uy[a])), dsum);
-                    if (fabs(inprod) < P.cos_tol)
-                        continue;
-                }
-                if (P.bandwidth > 0.0 &&
-                    fabs(__dsub_rn(__dmul_rn(px, P.uy[a]), __dmul_rn(py, P.ux[a]))) >
-                        P.bandwidth)
-                    continue;
-                const int b = (a * P.ncls + k) * VT + t;
-                hnp[b] += 1u;
-                hsd[b] += dsum;
-                hsg[b] += g;
-            }
-            }
-        };
-        int jj = 0;
-        /* the tile's values read ahead of the histogram stores, which the
-         * compiler may not move loads across */
-        for (; jj + 4 <= jn; jj += 4) {
-            const float2 q0 = tf[jj], q1 = tf[jj + 1], q2 = tf[jj + 2], q3 = tf[jj + 3];
-            const double z0 = tz[jj], z1 = tz[jj + 1], z2 = tz[jj + 2], z3 = tz[jj + 3];
-            pair(q0, z0, jj);
-            pair(q1, z1, jj + 1);
-            pair(q2, z2, jj + 2);
-            pair(q3, z3, jj + 3);
-        }
-        for (; jj < jn; jj++)
-            pair(tf[jj], tz[jj], jj);
-        if (!DIR) {
-            if (c0) {
-                hnp[k0 * VT + t] += c0;
-                hsd[k0 * VT + t] += s0;
-                hsg[k0 * VT + t] += g0;
-            }
-            if (c1) {
-                hnp[(k0 + 1) * VT + t] += c1;
-                hsd[(k0 + 1) * VT + t] += s1;
-                hsg[(k0 + 1) * VT + t] += g1;
-            }
-            if (c2) {
-                hnp[(k0 + 2) * VT + t] += c2;
-                hsd[(k0 + 2) * VT + t] += s2;
-                hsg[(k0 + 2) * VT + t] += g2;
-            }
-        }
-    }
-    __syncthreads();
-    /* this block's partial: each class summed over the threads in order */
-    for (int b = t; b < nb; b += VT) {
-        unsigned long long np = 0;
-        double sd = 0.0, sg = 0.0;
-        for (int u = 0; u < VT; u++) {
-            np += hnp[b * VT + u];
-            sd += hsd[b * VT + u];
-            sg += hsg[b * VT + u];
-        }
-        P.pnp[blk * nb + b] = np;
-        P.psd[blk * nb + b] = sd;
-        P.psg[blk * nb + b] = sg;
-    }
-}
 
 /* ---- the omnidirectional kernel ------------------------------------------
  *
@@ -428,19 +51,6 @@ constexpr int vf_unroll = VF_UNROLL;
 #define VF_UNROLL_1
 #define VF_UNROLL_J
 #endif
-
-struct VgmFast {
-    int n, ncls, strips;
-    const float4 *pk;    /* sorted: centred float x, y, then z's low and high words */
-    const double *x, *y; /* sorted, for the exact path */
-    const float4 *tb;
-    const float2 *bnd;   /* per class limit m w, m = 0..ncls: (lo, hi) for d^2 */
-    double cutoff, width, tol, cullr2;
-    float cut2_lo, cut2_hi;
-    unsigned long long *pnp;
-    double *psd, *psg;
-    unsigned int *lost; /* pairs a single-pass plan failed to place (stays 0) */
-};
 
 struct VfPlan {
     int klo, khi, inside;
@@ -817,7 +427,7 @@ __global__ void __launch_bounds__(32, CR ? VF_MINB * 5 / 6 : VF_MINB) vgm_fast_k
 /* Host: STR's shape for n points: about sqrt(tiles) slabs of whole tiles
  * (tile t in slab t nslabs / ntiles: sizes differ by one tile at most), the
  * slab index above ybits of quantised y. */
-static inline void vgm_str_shape(int n, int &nslabs, int &ybits, int &keybits)
+void vgm_str_shape(int n, int &nslabs, int &ybits, int &keybits)
 {
     const int ntiles = (n + VT - 1) / VT;
     nslabs = std::max(1, (int)ceil(sqrt((double)ntiles)));
@@ -838,8 +448,8 @@ static inline void vgm_str_shape(int n, int &nslabs, int &ybits, int &keybits)
  * reaches into the cutoff's band), and both are made monotone (so that
  * slots and bands of one window never overlap). Returns false when the
  * squares overflow a float. */
-static inline bool vgm_bounds(double cutoff, double width, int ncls, double M, double &tol,
-                              float &cut2_lo, float &cut2_hi, double &cullr2, float2 *bnd)
+bool vgm_bounds(double cutoff, double width, int ncls, double M, double &tol, float &cut2_lo,
+                float &cut2_hi, double &cullr2, float2 *bnd)
 {
     const double eps = 5.9604645e-8;
     tol = 8.0 * eps * (M + cutoff);
@@ -870,37 +480,12 @@ static inline bool vgm_bounds(double cutoff, double width, int ncls, double M, d
     return true;
 }
 
-/* One block per class: the partials in block order (strided sums of fixed
- * shape, then a fixed tree). */
-__global__ void __launch_bounds__(256) vgm_merge(const unsigned long long *pnp, const double *psd,
-                                                 const double *psg, size_t nblk, int nb,
-                                                 double *np, double *sd, double *sg)
+void vgm_fast_launch(dim3 grid, size_t smem, cudaStream_t st, const VgmFast &F, bool cressie)
 {
-    __shared__ unsigned long long snp[256];
-    __shared__ double ssd[256], ssg[256];
-    const int b = blockIdx.x, t = threadIdx.x;
-    unsigned long long a = 0;
-    double c = 0.0, e = 0.0;
-    for (size_t k = t; k < nblk; k += 256) {
-        a += pnp[k * nb + b];
-        c += psd[k * nb + b];
-        e += psg[k * nb + b];
-    }
-    snp[t] = a;
-    ssd[t] = c;
-    ssg[t] = e;
-    __syncthreads();
-    for (int o = 128; o > 0; o >>= 1) {
-        if (t < o) {
-            snp[t] += snp[t + o];
-            ssd[t] += ssd[t + o];
-            ssg[t] += ssg[t + o];
-        }
-        __syncthreads();
-    }
-    if (t == 0) {
-        np[b] = (double)snp[0];
-        sd[b] = ssd[0];
-        sg[b] = ssg[0];
-    }
+    if (cressie)
+        vgm_fast_kernel<true><<<grid, 32, smem, st>>>(F);
+    else
+        vgm_fast_kernel<false><<<grid, 32, smem, st>>>(F);
 }
+
+} // namespace gk_gpu

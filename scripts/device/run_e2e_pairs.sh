@@ -1,9 +1,9 @@
 #!/bin/bash
-# Issue 4's end-to-end cases, gridkit grid against gdal_grid in pairs run
+# The end-to-end cases, gridkit grid against gdal_grid in pairs run
 # back to back (gdal_grid, then gridkit twice), so that each ratio compares
 # runs of the same minute of a machine whose speed drifts. Needs .e2e/
 # (carried): gridkit built with GDAL, gridkit_cuda.so and pack-gdal-runtime's
-# tarball. docs/benchmarks.md, "Ninth session" and after.
+# tarball. Run from the repository root.
 #   PAIRS=n      pairs per case (6)
 #   CASES="..."  which of: average linear invdistnn invdist (average)
 #   SYNC=1       sync (the page cache's dirty pages to disk) before each timed run

@@ -1,6 +1,7 @@
 /*
- * krige_kernels.cuh - local kriging on the GPU, included by gridkit_cuda.cu
- * (uses its Bins, Win, LocalParams and exact-double helpers).
+ * kriging.cu - local kriging on the GPU (algorithms/geostat/kriging.c) with
+ * up to 64 neighbours, and a tile's kriging from api_tile (krige_tile),
+ * which hands more neighbours to kriging_big.cu.
  *
  * One fused kernel per node block: a warp finds the k nearest points of its
  * 8 x 4 nodes in lockstep (the kNN search of the IDW kernels, gstat's rule:
@@ -20,292 +21,24 @@
  * drift at the target averaged over the block's discretisation), with the
  * drift columns rounded up to 0, 1, 3, 6 or KR_XMAXP.
  */
+#include "families.h"
+#include "check.h"
+#include "job.h"
+#include "kbest.cuh"
+#include "krige_cov.cuh"
+#include "krige_system.cuh"
+#include "local.cuh"
 
-#include "geostat/vmodel_eval.h" /* the model functions the CPU uses */
+#include <cuda_runtime.h>
 
-#define KR_MAXP 3 /* drift columns of the fast kernels: 0, 1 or 3 */
-#define KR_XMAXP GK_GPU_KRIGE_MAX_P /* of the extended ones (quadratic, external, block) */
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <mutex>
 
-struct KStruct {
-    int type, aniso;
-    double psill, range, ca, sa, f;
-    double ir; /* 1 / range: a multiply per entry instead of a division */
-    float fpsill, frange, fca, fsa, ff, fir; /* the same in float: no conversions per entry */
-    double kappa; /* Mat, Ste, Exc */
-};
-
-/* A structure's parameter in the covariance type */
-template <class T> __device__ __forceinline__ T kpar(double d, float f) { return (T)d; }
-template <> __device__ __forceinline__ float kpar<float>(double d, float f) { return f; }
-
-struct KrigeParams {
-    int ns, p, nbands, single;
-    int fastf; /* float covariances with the SFU's sqrt and exp (a few ulp) */
-    int iso1;  /* one isotropic structure besides the nuggets (the common model) */
-    int ext;   /* a structure of the other models (kgam_ext): the extended kernels */
-    KStruct st[GK_GPU_KRIGE_MAX_STRUCT];
-    double A, c00, mean, zshift;
-    double Ah; /* C(h) for h > 0 before the structures in st: A less the nuggets */
-    float fA, fAh;
-    /* iso1 without branches (kcov_iso): C = c0 + ce e^-q - cs s(u), u = h / range,
-     * q = u (qa u + qb), s the spherical polynomial of min(u, 1) */
-    double ic0, ice, ics, iqa, iqb;
-    float fic0, fice, fics, fiqa, fiqb;
-    const double *x, *y; /* input order */
-    double *var;         /* second band, or nullptr */
-    unsigned int *singular;
-    /* the extended kernels (X): drift columns [1, u, v, u^2, v^2, uv, g...]
-     * (poly terms after the constant, then nr covariates), the block's
-     * discretisation (nb = 1: a point) */
-    int poly, nr, nb;
-    double bdx[GK_GPU_KRIGE_MAX_DISCR], bdy[GK_GPU_KRIGE_MAX_DISCR], bw[GK_GPU_KRIGE_MAX_DISCR];
-    const double *gp; /* device: nr blocks of gld covariates at the points, input order */
-    const double *g0; /* device: nr blocks of g0ld covariates at the tile's nodes */
-    size_t gld, g0ld;
-    int omax; /* max_points_per_quadrant (kr_quad_filter), 0 = none */
-};
-
-/* The kernels' form of the model: nuggets folded into Ah, 1 / range kept. */
-static inline void krige_params_fill(KrigeParams &KP, const gk_gpu_krige &k)
+namespace gk_gpu
 {
-    KP.p = k.p;
-    KP.nbands = k.nbands;
-    KP.A = KP.Ah = k.A;
-    KP.c00 = k.c00;
-    KP.mean = k.mean;
-    KP.ns = 0;
-    for (int s = 0; s < k.ns; s++) {
-        const gk_gpu_vstruct &v = k.st[s];
-        if (v.type == GK_GPU_V_NUG) {
-            KP.Ah -= v.psill;
-            continue;
-        }
-        const double ir = v.range > 0.0 ? 1.0 / v.range : 0.0;
-        KP.st[KP.ns++] = KStruct{v.type,         v.aniso,        v.psill,       v.range,
-                                 v.ca,           v.sa,           v.f,           ir,
-                                 (float)v.psill, (float)v.range, (float)v.ca,   (float)v.sa,
-                                 (float)v.f,     (float)ir,      v.kappa};
-    }
-    KP.iso1 = KP.ns == 1 && !KP.st[0].aniso && KP.st[0].type <= GK_GPU_V_GAU;
-    if (KP.iso1) {
-        const KStruct &st = KP.st[0];
-        const bool sph = st.type == GK_GPU_V_SPH, gau = st.type == GK_GPU_V_GAU;
-        KP.ic0 = sph ? KP.Ah : KP.Ah - st.psill;
-        KP.ice = sph ? 0.0 : st.psill;
-        KP.ics = sph ? st.psill : 0.0;
-        KP.iqa = gau ? 1.0 : 0.0;
-        KP.iqb = gau ? 0.0 : 1.0;
-        KP.fic0 = (float)KP.ic0, KP.fice = (float)KP.ice, KP.fics = (float)KP.ics;
-        /* float: e = 2^-(q log2 e), the SFU's exponential */
-        KP.fiqa = (float)(KP.iqa * 1.4426950408889634), KP.fiqb = (float)(KP.iqb * 1.4426950408889634);
-    }
-    KP.ext = 0;
-    for (int s = 0; s < KP.ns; s++)
-        KP.ext |= KP.st[s].type > GK_GPU_V_GAU;
-    KP.fA = (float)KP.A;
-    KP.fAh = (float)KP.Ah;
-    KP.poly = k.p ? k.poly : 0; /* simple kriging has no drift */
-    KP.nr = k.p ? k.nr : 0;
-    KP.nb = k.nb > 1 ? k.nb : 1;
-    for (int b = 0; b < GK_GPU_KRIGE_MAX_DISCR; b++) {
-        KP.bdx[b] = k.bdx[b];
-        KP.bdy[b] = k.bdy[b];
-        KP.bw[b] = b < KP.nb ? k.bw[b] : 0.0;
-    }
-    if (KP.nb == 1)
-        KP.bw[0] = 1.0;
-    KP.omax = k.omax;
-}
-
-/* Does the job need the extended kernels (quadratic or external drift, a block)? */
-static inline bool krige_extended(const KrigeParams &KP)
-{
-    return KP.poly > 2 || KP.nr > 0 || KP.nb > 1 || KP.ext;
-}
-
-/* sqrt and exp of the covariances: in float, optionally the SFU's
- * approximations (2-3 ulp; the systems' rounding dominates anyway). */
-template <class T> __device__ __forceinline__ T kr_sqrt(bool fast, T v) { return sqrt(v); }
-template <> __device__ __forceinline__ float kr_sqrt<float>(bool fast, float v)
-{
-    return fast ? (v > 0.0f ? v * rsqrtf(v) : 0.0f) : sqrtf(v);
-}
-template <class T> __device__ __forceinline__ T kr_exp(bool fast, T v) { return exp(v); }
-template <> __device__ __forceinline__ float kr_exp<float>(bool fast, float v)
-{
-    return fast ? __expf(v) : expf(v);
-}
-
-/* gamma of one structure at distance h */
-template <class T> __device__ __forceinline__ T kgam(const KStruct &st, bool fast, T h)
-{
-    const T ir = kpar<T>(st.ir, st.fir), ps = kpar<T>(st.psill, st.fpsill);
-    switch (st.type) {
-    case GK_GPU_V_SPH: {
-        if (h >= kpar<T>(st.range, st.frange))
-            return ps;
-        const T u = h * ir;
-        return ps * (u * (T(1.5) - T(0.5) * u * u));
-    }
-    case GK_GPU_V_EXP:
-        return ps * (T(1) - kr_exp<T>(fast, -h * ir));
-    default: { /* Gau (nuggets are folded into Ah) */
-        const T u = h * ir;
-        return ps * (T(1) - kr_exp<T>(fast, -(u * u)));
-    }
-    }
-}
-
-/* gamma of one of the other structures (vmodel_eval.h's functions, in
- * double whatever the kernel's type): a call, not inlined. Even so its ABI
- * changes the registers of a kernel that has it, so only the extended
- * kernels (X) have it (kcov<T, true>). By value: the address of a kernel
- * parameter would copy the parameters to local memory. */
-static __device__ __noinline__ double kgam_ext(int type, double psill, double a, double kappa, double h)
-{
-    if (h == 0.0) /* gk_vm_unit's gamma(0) = 0 */
-        return 0.0;
-    double u;
-    switch (type) {
-    case GK_GPU_V_MAT:
-        u = gk_ve_mat(h, a, kappa);
-        break;
-    case GK_GPU_V_STE:
-        u = gk_ve_ste(h, a, kappa);
-        break;
-    case GK_GPU_V_EXC:
-        u = gk_ve_exc(h, a, kappa);
-        break;
-    case GK_GPU_V_CIR:
-        u = gk_ve_cir(h, a);
-        break;
-    case GK_GPU_V_PEN:
-        u = gk_ve_pen(h, a);
-        break;
-    case GK_GPU_V_LIN:
-        u = gk_ve_lin(h, a);
-        break;
-    case GK_GPU_V_POW:
-        u = gk_ve_pow(h, a);
-        break;
-    default:
-        u = gk_ve_hol(h, a);
-    }
-    return psill * u;
-}
-
-template <class T> __device__ __forceinline__ T kr_iso_h(T v) { return sqrt(v); }
-template <class T> __device__ __forceinline__ T kr_iso_exp(T q) { return exp(-q); }
-/* float: the SFU's rsqrt and 2^x without the denormal fix-ups of rsqrtf and
- * __expf (a third of the instructions of an entry); a distance below 1e-19
- * counts as 0, an exponential below 1e-38 as 0 */
-template <> __device__ __forceinline__ float kr_iso_h<float>(float v)
-{
-    float r;
-    asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(v));
-    return v >= 1.17549435e-38f ? v * r : 0.0f;
-}
-template <> __device__ __forceinline__ float kr_iso_exp<float>(float q)
-{
-    float r;
-    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(-q));
-    return r;
-}
-
-/* C(dx, dy) of the common model (iso1) as straight-line code: the Exp/Gau and
- * the Sph forms are both computed and weighted by 0/1 coefficients, cheaper
- * than the branches per entry of kcov's general path (they were half of the
- * solve's instructions at k = 16). */
-template <class T> __device__ __forceinline__ T kcov_iso(const KrigeParams &K, T dx, T dy)
-{
-    const KStruct &st = K.st[0];
-    const T u = kr_iso_h<T>(dx * dx + dy * dy) * kpar<T>(st.ir, st.fir);
-    const T q = u * (kpar<T>(K.iqa, K.fiqa) * u + kpar<T>(K.iqb, K.fiqb));
-    const T e = kr_iso_exp<T>(q);
-    const T um = u < T(1) ? u : T(1);
-    const T s = um * (T(1.5) - T(0.5) * um * um);
-    const T c = kpar<T>(K.ic0, K.fic0) + kpar<T>(K.ice, K.fice) * e - kpar<T>(K.ics, K.fics) * s;
-    return dx == T(0) && dy == T(0) ? kpar<T>(K.A, K.fA) : c;
-}
-
-/* C(dx, dy) = A - gamma, as gk_krige_cov (geostat/kriging.c's kriging.h); the
- * nuggets are folded into Ah, so st holds the other structures only.
- * EXT = false: Nug, Sph, Exp and Gau only (KP.ext == 0), without the call. */
-template <class T, bool EXT = true>
-__device__ __forceinline__ T kcov(const KrigeParams &K, T dx, T dy)
-{
-    if (K.iso1 && (sizeof(T) == 8 || K.fastf)) /* kcov_iso: float with the SFU only */
-        return kcov_iso<T>(K, dx, dy);
-    if (dx == T(0) && dy == T(0))
-        return kpar<T>(K.A, K.fA);
-    const bool fast = K.fastf;
-    const T hiso = kr_sqrt<T>(fast, dx * dx + dy * dy);
-    const T Ah = kpar<T>(K.Ah, K.fAh);
-    T g = 0;
-    for (int s = 0; s < K.ns; s++) {
-        const KStruct &st = K.st[s];
-        T h = hiso;
-        if (st.aniso) {
-            const T ca = kpar<T>(st.ca, st.fca), sa = kpar<T>(st.sa, st.fsa);
-            const T t0 = ca * dx + sa * dy;
-            const T t1 = kpar<T>(st.f, st.ff) * (-sa * dx + ca * dy);
-            h = kr_sqrt<T>(fast, t0 * t0 + t1 * t1);
-        }
-        if (EXT && st.type > GK_GPU_V_GAU)
-            g += (T)kgam_ext(st.type, st.psill, st.range, st.kappa, (double)h);
-        else
-            g += kgam<T>(st, fast, h);
-    }
-    return Ah - g;
-}
-
-/* ---- quadratic and external drift, blocks (the extended kernels) ------- */
-
-/* Point-to-target covariance averaged over the block's discretisation
- * around the node (gk_krige_cov0), (dx, dy) = point - node; EXT as kcov's. */
-template <class T, bool EXT = true>
-__device__ __forceinline__ T kr_cov0_block(const KrigeParams &KP, T dx, T dy)
-{
-    T c = 0;
-#pragma unroll 1
-    for (int b = 0; b < KP.nb; b++)
-        c += (T)KP.bw[b] * kcov<T, EXT>(KP, dx - (T)KP.bdx[b], dy - (T)KP.bdy[b]);
-    return c;
-}
-
-/* Term c of the polynomial drift [1, u, v, u^2, v^2, uv] (gk_krige_poly) */
-template <class T> __host__ __device__ __forceinline__ T kr_poly(int c, T u, T v)
-{
-    return c == 0 ? T(1) : c == 1 ? u : c == 2 ? v : c == 3 ? u * u : c == 4 ? v * v : u * v;
-}
-
-/* The drift at the target (gk_krige_f0): the polynomial at (u0, v0), the
- * node in the drift's centred, scaled coordinates, or its average over the
- * block; then the node's covariates g0[r * ld]; zero from column p on. */
-template <int PM>
-__device__ __forceinline__ void kr_f0(const KrigeParams &KP, int p, double u0, double v0,
-                                      double sc, const double *g0, size_t ld, double (&f0)[PM])
-{
-    const int np = 1 + KP.poly;
-    const bool avg = KP.nb > 1 && KP.poly > 0;
-#pragma unroll
-    for (int c = 0; c < PM; c++)
-        f0[c] = c < np && !avg ? kr_poly<double>(c, u0, v0) : 0.0;
-    if (avg)
-        for (int b = 0; b < KP.nb; b++) {
-            const double u = u0 + KP.bdx[b] / sc, v = v0 + KP.bdy[b] / sc;
-#pragma unroll
-            for (int c = 0; c < PM; c++)
-                if (c < np)
-                    f0[c] += KP.bw[b] * kr_poly<double>(c, u, v);
-        }
-#pragma unroll
-    for (int c = 0; c < PM; c++)
-        if (c >= np && c < p)
-            f0[c] = g0[(size_t)(c - np) * ld];
-}
-
-#ifndef KR_COV_ONLY /* krige_global.cu takes the covariance and drift above only */
 
 /* The k (<= K) nearest in the window around each lane's node, in D and I
  * from slot K - k on, all lanes in lockstep over the bins around the warp's
@@ -348,181 +81,6 @@ template <class T> __device__ __forceinline__ T group_sum(T v, unsigned mask, in
     for (int o = G >> 1; o > 0; o >>= 1)
         v += __shfl_xor_sync(mask, v, o);
     return v;
-}
-
-/* The estimate and variance from the dot products of L^-1 c0, L^-1 z and
- * L^-1 F (geostat/kriging.c's local_node): the p x p Schur complement; f0 the
- * drift at the target, p <= PM columns. */
-template <int PM, class T>
-__device__ __forceinline__ void kr_finish(const KrigeParams &KP, int p, T aa, T aw,
-                                          const T (&fa)[PM], const T (&fw)[PM],
-                                          const T (&ff)[PM][PM], const double (&f0)[PM],
-                                          bool &sing, double &est, double &var)
-{
-    if (p == 0) {
-        est = KP.mean + (double)aw;
-        var = KP.c00 - (double)aa;
-    } else {
-        double rr[PM], t[PM], S[PM][PM], Si[PM];
-#pragma unroll
-        for (int u = 0; u < PM; u++) {
-            rr[u] = f0[u] - (double)fa[u];
-            t[u] = rr[u];
-            Si[u] = 0.0;
-#pragma unroll
-            for (int v = 0; v < PM; v++)
-                S[u][v] = 0.0;
-        }
-        const double stol = KP.single ? 1e-6 : 1e-11;
-#pragma unroll
-        for (int u = 0; u < PM; u++) {
-            if (u < p) {
-#pragma unroll
-                for (int v = 0; v < u; v++) {
-                    double s = ff[u][v];
-#pragma unroll
-                    for (int w2 = 0; w2 < v; w2++)
-                        s -= S[u][w2] * S[v][w2];
-                    S[u][v] = s * Si[v];
-                }
-                double d0 = ff[u][u], s = d0;
-#pragma unroll
-                for (int w2 = 0; w2 < u; w2++)
-                    s -= S[u][w2] * S[u][w2];
-                if (!(s > stol * fabs(d0)))
-                    sing = true;
-                S[u][u] = sqrt(s);
-                Si[u] = 1.0 / S[u][u];
-            }
-        }
-        if (sing)
-            return;
-#pragma unroll
-        for (int u = 0; u < PM; u++) {
-            if (u < p) {
-#pragma unroll
-                for (int v = 0; v < u; v++)
-                    t[u] -= S[u][v] * t[v];
-                t[u] *= Si[u];
-            }
-        }
-#pragma unroll
-        for (int u = PM - 1; u >= 0; u--) {
-            if (u < p) {
-                t[u] *= Si[u];
-#pragma unroll
-                for (int v = 0; v < u; v++)
-                    t[v] -= S[u][v] * t[u];
-            }
-        }
-        double tb = 0.0, rt = 0.0;
-#pragma unroll
-        for (int u = 0; u < PM; u++) {
-            if (u < p) {
-                tb += t[u] * (double)fw[u];
-                rt += rr[u] * t[u];
-            }
-        }
-        est = (double)aw + tb + KP.zshift;
-        var = KP.c00 - (double)aa + rt;
-    }
-    if (var < 0.0)
-        var = 0.0;
-    if (!isfinite(est) || !isfinite(var))
-        sing = true;
-}
-
-/* PM: the drift columns kept; X: the extended form (quadratic and external
- * drift, blocks; p <= PM = KR_XMAXP), else p is 0, 1 or 3 (PM = KR_MAXP);
- * XM: every model type (kcov's EXT: its call costs registers, so the
- * drift's and the blocks' kernels have their forms without it too). */
-/* The drift at the node (f0) from the selection's origin and scale: [1, u, v]
- * or, in the extended kernels, kr_f0's columns (node o's covariates). */
-template <bool X, int PM, class T>
-__device__ __forceinline__ void kr_target_drift(const KrigeParams &KP, int p, T ox, T oy, T sc,
-                                                size_t o, double (&f0)[PM])
-{
-    if constexpr (X) {
-        kr_f0<PM>(KP, p, (double)(-ox / sc), (double)(-oy / sc), (double)sc,
-                  KP.nr ? KP.g0 + o : nullptr, KP.g0ld, f0);
-    } else {
-        f0[0] = 1.0;
-        f0[1] = (double)(-ox / sc);
-        f0[2] = (double)(-oy / sc);
-    }
-}
-
-/* The system of one node in M (row stride LD), entries from `first` in
- * steps of `step` (a lane group's or a block's threads): the lower triangle
- * of C, then the augmented rows c0, z (less the mean or shift) and the drift
- * ([1, u, v] or, extended, kr_poly's terms and the covariates). sel: the
- * node's neighbours (input indices); ox, oy, sc the drift's origin and scale. */
-template <class T, bool X, bool XM>
-__device__ __forceinline__ void kr_assemble(const KrigeParams &KP, T *M, int LD, int m, int p,
-                                            const T *px, const T *py, const T *pz,
-                                            const int *sel, T ox, T oy, T sc, int first,
-                                            int step)
-{
-    const T A = (T)KP.A;
-    const int ntri = m * (m + 1) / 2;
-    for (int e = first; e < ntri; e += step) {
-        int r = (int)((sqrtf(8.0f * (float)e + 1.0f) - 1.0f) * 0.5f);
-        while ((r + 1) * (r + 2) / 2 <= e)
-            r++;
-        while (r * (r + 1) / 2 > e)
-            r--;
-        const int c = e - r * (r + 1) / 2;
-        M[r * LD + c] = c == r ? A : kcov<T, XM>(KP, px[r] - px[c], py[r] - py[c]);
-    }
-    for (int c = first; c < m; c += step) {
-        if constexpr (X) {
-            M[m * LD + c] = KP.nb > 1 ? kr_cov0_block<T, XM>(KP, px[c], py[c])
-                                      : kcov<T, XM>(KP, px[c], py[c]);
-            M[(m + 1) * LD + c] = pz[c];
-            const int id = sel[c], np = 1 + KP.poly;
-            const T u = (px[c] - ox) / sc, v = (py[c] - oy) / sc;
-            for (int cc = 0; cc < p; cc++)
-                M[(m + 2 + cc) * LD + c] = cc < np ? kr_poly<T>(cc, u, v)
-                                                   : (T)KP.gp[(size_t)(cc - np) * KP.gld + id];
-        } else {
-            M[m * LD + c] = kcov<T, XM>(KP, px[c], py[c]);
-            M[(m + 1) * LD + c] = pz[c];
-            if (p >= 1)
-                M[(m + 2) * LD + c] = T(1);
-            if (p == 3) {
-                M[(m + 3) * LD + c] = (px[c] - ox) / sc;
-                M[(m + 4) * LD + c] = (py[c] - oy) / sc;
-            }
-        }
-    }
-}
-
-/* What a node's m neighbours give before any system (geostat/kriging.c):
- * KR_SOLVE, or KR_DONE with est and var set (nodata; for simple kriging,
- * gstat's mean and C(0) of an empty neighbourhood), or KR_SINGULAR (fewer
- * points than drift terms). X: the node's covariates at g0[r * g0ld + o]
- * must be finite, and `valid` the node itself, else nodata, not singular. */
-enum { KR_SOLVE, KR_DONE, KR_SINGULAR };
-template <bool X>
-__device__ __forceinline__ int kr_before_system(const KrigeParams &KP, size_t o, bool valid, int m,
-                                                int min_points, bool simple, int p, double &est,
-                                                double &var)
-{
-    if constexpr (X) {
-        bool ok = valid;
-        for (int r = 0; r < KP.nr; r++)
-            ok = ok && isfinite(KP.g0[r * KP.g0ld + o]);
-        if (!ok)
-            return KR_DONE;
-    }
-    if (m == 0 || m < min_points) {
-        if (simple) {
-            est = KP.mean;
-            var = KP.c00;
-        }
-        return KR_DONE;
-    }
-    return m < p ? KR_SINGULAR : KR_SOLVE;
 }
 
 template <int K, class T, int PM = KR_MAXP, bool X = false, bool XM = X>
@@ -653,6 +211,8 @@ __global__ void __launch_bounds__(128) krige_kernel(LocalParams P, KrigeParams K
                         }
                     }
                 }
+                /* the drift's sums over the group, as kr_coop_kernel's below,
+                 * whose loop runs to its compile-time P instead */
                 aa = group_sum(aa, gmask, G);
                 aw = group_sum(aw, gmask, G);
 #pragma unroll
@@ -729,55 +289,6 @@ __global__ void __launch_bounds__(128, K <= 16 ? 7 : 6) /* the most without spil
     }
     if (valid)
         cnt[n] = total;
-}
-
-/* gstat's quadrant of (dx, dy) = point - node, "pinwheel" (geostat/kriging.c's quadrant) */
-__device__ __forceinline__ int kr_quadrant(double dx, double dy)
-{
-    const int x = dy < 0 ? dx > 0 : dx >= 0;
-    const int y = dx < 0 ? dy >= 0 : dy > 0;
-    return x | (y << 1);
-}
-
-/* Phase 1b, max_points_per_quadrant (gstat's omax, geostat/kriging.c's
- * select_points): of each node's list, in (distance, input order), the
- * first omax of each quadrant, compacted in place. The count before the
- * filter decides min_points, as on the CPU: a list under it is emptied, and
- * phase 2 then runs with min_points 0. One thread per node. */
-__global__ void kr_quad_filter(LocalParams P, const double *__restrict__ x,
-                               const double *__restrict__ y, int omax, int j0, int nrows, int K,
-                               int *nbr, int *cnt)
-{
-    const int w = P.g.w;
-    const size_t n = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (n >= (size_t)nrows * w)
-        return;
-    const int jr = (int)(n / w), i0 = (int)(n - (size_t)jr * w);
-    const double nx = node_x(P.g.xmin, P.g.cw, P.g.x0 + i0);
-    const double ny = node_x(P.g.ymax, P.g.ch, P.g.y0 + j0 + jr);
-    const int m = min(cnt[n], P.k);
-    if (m < P.min_points) {
-        cnt[n] = 0;
-        return;
-    }
-    int *l = nbr + n * K;
-    int taken[4] = {0, 0, 0, 0};
-    int o = 0;
-    for (int v = 0; v < m; v++) {
-        const int id = l[v];
-        const int q = kr_quadrant(__dsub_rn(x[id], nx), __dsub_rn(y[id], ny));
-        int t = taken[0];
-#pragma unroll
-        for (int u = 1; u < 4; u++) /* compile-time indices: taken stays in registers */
-            t = q == u ? taken[u] : t;
-        if (t < omax) {
-#pragma unroll
-            for (int u = 0; u < 4; u++)
-                taken[u] += q == u;
-            l[o++] = id;
-        }
-    }
-    cnt[n] = o;
 }
 
 /* Phase 2: G lanes per node (32 / G nodes per warp), lane r holding rows
@@ -1058,4 +569,219 @@ __global__ void __launch_bounds__(128) kr_coop_kernel(LocalParams LP, KrigeParam
     }
 }
 
-#endif /* KR_COV_ONLY */
+
+/* ---- launches ------------------------------------------------------------- */
+
+template <int K, class T, int PM = KR_MAXP, bool X = false, bool XM = X>
+static cudaError_t launch_krige(cudaStream_t st, const LocalParams &P, const KrigeParams &KP)
+{
+    const int nw = K >= 64 ? 2 : 4;
+    const size_t sm = (size_t)nw * KrLayout<K, T, PM>::warp_bytes;
+    cudaError_t e = cudaFuncSetAttribute(krige_kernel<K, T, PM, X, XM>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm);
+    if (e != cudaSuccess)
+        return e;
+    dim3 g((P.g.w + 7) / 8, (P.g.h + 4 * nw - 1) / (4 * nw));
+    krige_kernel<K, T, PM, X, XM><<<g, 32 * nw, sm, st>>>(P, KP);
+    return cudaGetLastError();
+}
+
+/* Two phases per band of rows (the neighbour lists of a band stay under
+ * 64 M ints): the search, then G lanes per node. */
+template <int K, int G, int PD, class TS, class TC, bool X = false, bool XM = X>
+static cudaError_t launch_krige_2p(cudaStream_t st, const LocalParams &P, const KrigeParams &KP,
+                                   int *nbr)
+{
+    using L = KrCoopLay<K, G, TS, X ? PD : KR_MAXP>;
+    const int w = P.g.w, h = P.g.h;
+    const int band = kr_band(K, w, h, 16);
+    const size_t sm = 4 * L::warp_bytes;
+    cudaError_t e = cudaFuncSetAttribute(kr_coop_kernel<K, G, PD, TS, TC, X, XM>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sm);
+    if (e != cudaSuccess)
+        return e;
+    LocalParams Pc = P; /* per quadrant: min_points is the filter's */
+    if (KP.omax > 0)
+        Pc.min_points = 0;
+    for (int j0 = 0; j0 < h; j0 += band) {
+        const int nr = std::min(band, h - j0);
+        const size_t N = (size_t)nr * w, per_block = 4 * L::NGR;
+        int *cnt = nbr + (size_t)K * N;
+        kr_search_kernel<K><<<dim3((w + 7) / 8, (nr + 15) / 16), 128, 0, st>>>(P, j0, nr, nbr, cnt);
+        if (KP.omax > 0)
+            kr_quad_filter_launch(st, P, KP, j0, nr, K, nbr, cnt);
+        kr_coop_kernel<K, G, PD, TS, TC, X, XM>
+            <<<(unsigned)((N + per_block - 1) / per_block), 128, sm, st>>>(Pc, KP, j0, nr, nbr, cnt);
+        if ((e = cudaGetLastError()) != cudaSuccess)
+            return e;
+    }
+    return cudaSuccess;
+}
+
+template <int K, int G, class TS, class TC>
+static cudaError_t launch_krige_2p_p(cudaStream_t st, const LocalParams &P, const KrigeParams &KP,
+                                     int *nbr)
+{
+    return KP.p == 0   ? launch_krige_2p<K, G, 0, TS, TC>(st, P, KP, nbr)
+           : KP.p == 1 ? launch_krige_2p<K, G, 1, TS, TC>(st, P, KP, nbr)
+                       : launch_krige_2p<K, G, 3, TS, TC>(st, P, KP, nbr);
+}
+
+/* The extended kernels (quadratic and external drift, blocks; the other
+ * model types: XM): the drift columns rounded up to 0, 1, 3, 6 (not with
+ * XM: rare) or KR_XMAXP, so that the registers and shared memory follow p. */
+template <int K, int G, class T, bool XM>
+static cudaError_t launch_krige_2p_x(cudaStream_t st, const LocalParams &P, const KrigeParams &KP,
+                                     int *nbr)
+{
+    const int p = KP.p;
+    return p == 0            ? launch_krige_2p<K, G, 0, T, T, true, XM>(st, P, KP, nbr)
+           : p == 1          ? launch_krige_2p<K, G, 1, T, T, true, XM>(st, P, KP, nbr)
+           : p <= 3          ? launch_krige_2p<K, G, 3, T, T, true, XM>(st, P, KP, nbr)
+           : p <= 6 && !XM   ? launch_krige_2p<K, G, XM ? KR_XMAXP : 6, T, T, true, XM>(st, P, KP, nbr)
+                             : launch_krige_2p<K, G, KR_XMAXP, T, T, true, XM>(st, P, KP, nbr);
+}
+
+template <class T, bool XM>
+static cudaError_t launch_krige_x(cudaStream_t st, int k, const LocalParams &P,
+                                  const KrigeParams &KP, int *nbr)
+{
+    if (nbr && k <= 16)
+        return launch_krige_2p_x<16, 8, T, XM>(st, P, KP, nbr);
+    if (nbr)
+        return sizeof(T) == 8 ? launch_krige_2p_x<32, 32, T, XM>(st, P, KP, nbr)
+                              : launch_krige_2p_x<32, 16, T, XM>(st, P, KP, nbr);
+    return launch_krige<64, T, KR_XMAXP, true, XM>(st, P, KP);
+}
+
+/* Ints of neighbour scratch the two-phase kernels need (0: the fused kernel);
+ * two: those kernels whatever GRIDKIT_GPU_KRIGE_MODE says (per quadrant). */
+static size_t krige_scratch(int k, int w, int h, bool two = false)
+{
+    if (k > 32 || (!two && env_int("GRIDKIT_GPU_KRIGE_MODE", 0) != 0))
+        return 0;
+    const int K = k <= 16 ? 16 : 32;
+    const int band = kr_band(K, w, h, 16);
+    return (size_t)std::min(band, h) * w * (K + 1);
+}
+
+template <class T>
+static cudaError_t launch_krige_k(cudaStream_t st, int k, const LocalParams &P,
+                                  const KrigeParams &KP, int *nbr)
+{
+    /* k <= 32: the search, then a lane group per node (nbr != NULL), the
+     * group sizes timed fastest on an H100 (GRIDKIT_GPU_KRIGE_G=1: the
+     * other); GRIDKIT_GPU_KRIGE_MODE=2 and k > 32: the fused kernel */
+    const bool alt = env_int("GRIDKIT_GPU_KRIGE_G", 0) != 0;
+    if (krige_extended(KP)) /* the default group sizes; the fused kernel at K = 64 */
+        return KP.ext ? launch_krige_x<T, true>(st, k, P, KP, nbr)
+                      : launch_krige_x<T, false>(st, k, P, KP, nbr);
+    if (nbr && k <= 16) {
+        if (sizeof(T) == 8)
+            return alt ? launch_krige_2p_p<16, 16, double, double>(st, P, KP, nbr)
+                       : launch_krige_2p_p<16, 8, double, double>(st, P, KP, nbr);
+        return alt ? launch_krige_2p_p<16, 4, float, float>(st, P, KP, nbr)
+                   : launch_krige_2p_p<16, 8, float, float>(st, P, KP, nbr);
+    }
+    if (nbr) {
+        if (sizeof(T) == 8)
+            return alt ? launch_krige_2p_p<32, 16, double, double>(st, P, KP, nbr)
+                       : launch_krige_2p_p<32, 32, double, double>(st, P, KP, nbr);
+        /* single at k = 32: GRIDKIT_GPU_KRIGE_S64=1 solves in double */
+        if (env_int("GRIDKIT_GPU_KRIGE_S64", 0))
+            return launch_krige_2p_p<32, 16, double, float>(st, P, KP, nbr);
+        return alt ? launch_krige_2p_p<32, 32, float, float>(st, P, KP, nbr)
+                   : launch_krige_2p_p<32, 16, float, float>(st, P, KP, nbr);
+    }
+    if (k <= 8)
+        return launch_krige<8, T>(st, P, KP);
+    if (k <= 16)
+        return launch_krige<16, T>(st, P, KP);
+    if (k <= 32)
+        return launch_krige<32, T>(st, P, KP);
+    return launch_krige<64, T>(st, P, KP);
+}
+
+
+/* Models smooth at the origin (gamma ~ h^a, a > 1: Gau, Hol, Mat and Ste
+ * above kappa 1/2, Exc above 1) give systems too ill-conditioned for float
+ * (1e-5 of the range is not kept for Gau), and so do unbounded ones (Lin
+ * without range, Pow: A - gamma, A far above the gammas of a neighbourhood):
+ * they are solved in double. */
+static bool krige_needs_double(const gk_gpu_krige &k)
+{
+    if (!(k.A >= 1e-30)) /* float pivots would be denormal (kr_rsqrt) */
+        return true;
+    for (int q = 0; q < k.ns; q++) {
+        const gk_gpu_vstruct &v = k.st[q];
+        switch (v.type) {
+        case GK_GPU_V_GAU:
+        case GK_GPU_V_HOL:
+        case GK_GPU_V_POW:
+            return true;
+        case GK_GPU_V_MAT:
+        case GK_GPU_V_STE:
+            if (v.kappa > 0.5)
+                return true;
+            break;
+        case GK_GPU_V_EXC:
+            if (v.kappa > 1.0)
+                return true;
+            break;
+        case GK_GPU_V_LIN:
+            if (v.range == 0.0)
+                return true;
+            break;
+        default:
+            break;
+        }
+    }
+    return false;
+}
+
+
+/* A tile of local kriging, P filled by api_tile: up to 64 neighbours here,
+ * more (or max_points_per_quadrant over every point) in kriging_big.cu. */
+int krige_tile(Job *J, LocalParams &P, const gk_gpu_tile *t, int nbands, char *err,
+               size_t err_cap)
+{
+    const gk_gpu_job_desc &d = J->d;
+    const Grid &G = P.g;
+    const size_t ncell = (size_t)t->w * t->h;
+    KrigeParams KP{};
+    const gk_gpu_krige &k = J->kr;
+    krige_params_fill(KP, k);
+    KP.single = d.single;
+    KP.fastf = env_int("GRIDKIT_GPU_KRIGE_FASTF", 1);
+    KP.zshift = k.p == 0 ? k.mean : (d.single ? J->zc : 0.0);
+    KP.x = J->x;
+    KP.y = J->y;
+    KP.var = nbands > 1 ? J->out + ncell : nullptr;
+    KP.singular = J->counters + 3;
+    KP.gp = J->kgp;
+    KP.gld = J->n;
+    KP.g0 = k.nr > 0 ? J->kg0 : nullptr; /* uploaded above */
+    KP.g0ld = ncell;
+    /* fewer where the core counted no more in any window (every point
+     * within radius): the same points, a smaller kernel */
+    const int K = t->max_points > 0 && t->max_points < d.max_points ? t->max_points
+                                                                     : d.max_points;
+    P.k = K;
+    if (d.single && krige_needs_double(k))
+        KP.single = 0;
+    if (krige_big(K, k.omax) || d.quad_max > 0) {
+        CK(launch_krige_big(J, P, KP));
+    } else {
+        const size_t kn = krige_scratch(K, G.w, G.h, k.omax > 0);
+        if (kn)
+            CK(grow(&J->knbr, &J->knbr_cap, kn));
+        int *nbr = kn ? J->knbr : nullptr;
+        CK(KP.single ? launch_krige_k<float>(J->st, K, P, KP, nbr)
+                     : launch_krige_k<double>(J->st, K, P, KP, nbr));
+    }
+    return 0;
+fail:
+    return -1;
+}
+
+} // namespace gk_gpu

@@ -1,0 +1,64 @@
+/*
+ * check.h - the module's error handling and per-tile buffers: CK (a CUDA
+ * call that fails writes its reason to err and jumps to the caller's fail:
+ * label), the error CK last saw on this host thread (api_tile tells
+ * out-of-memory, which the core answers by halving the tile, from other
+ * failures by it), the tuning knobs read from the environment, and grow().
+ */
+#ifndef GK_GPU_CHECK_H
+#define GK_GPU_CHECK_H
+
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace gk_gpu
+{
+
+extern thread_local cudaError_t ck_last; /* the error CK last saw (module.cu) */
+
+#define CK(call)                                                                                   \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
+            ck_last = e_;                                                                          \
+            snprintf(err, err_cap, "%s (%s:%d)", cudaGetErrorString(e_), __FILE__, __LINE__);      \
+            goto fail;                                                                             \
+        }                                                                                          \
+    } while (0)
+
+/* Tuning knobs read from the environment (benchmarks and tests). */
+inline int env_int(const char *name, int dflt)
+{
+    const char *v = getenv(name);
+    return v && *v ? atoi(v) : dflt;
+}
+
+/* GRIDKIT_GPU_TILE_MEM (bytes): refuse larger per-tile buffers, as a GPU with
+ * that little free memory would (tests of the split on out-of-memory). */
+inline size_t tile_mem_limit()
+{
+    const char *e = getenv("GRIDKIT_GPU_TILE_MEM");
+    return e && *e ? (size_t)strtoull(e, nullptr, 10) : (size_t)0;
+}
+
+template <class T> inline cudaError_t grow(T **p, size_t *cap, size_t n)
+{
+    if (n <= *cap)
+        return cudaSuccess;
+    if (*p)
+        cudaFree(*p);
+    *p = nullptr;
+    *cap = 0;
+    if (tile_mem_limit() && n * sizeof(T) > tile_mem_limit())
+        return cudaErrorMemoryAllocation;
+    cudaError_t e = cudaMalloc((void **)p, n * sizeof(T));
+    if (e == cudaSuccess)
+        *cap = n;
+    return e;
+}
+
+} // namespace gk_gpu
+
+#endif

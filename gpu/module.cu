@@ -1,0 +1,611 @@
+/*
+ * module.cu - gridkit's CUDA module: the C ABI of core/gpu_abi.h (the
+ * gk_gpu_api table behind gk_gpu_module_v6), the probe, jobs (the points
+ * uploaded once per job, their bin grid for the local algorithms) and the
+ * dispatch of a tile to its family's translation unit (families.h). Built
+ * as a shared object with the CUDA runtime linked statically, dlopen()ed by
+ * the core (algorithms/core/device.c) when a GPU is used.
+ *
+ * The local algorithms use a uniform bin grid built on the GPU (radix sort
+ * of bin ids, stable, so points of a bin stay in input order) and search it
+ * in double precision with gdal_grid's exact rules: window tests written
+ * without contraction (__dmul_rn/__dadd_rn) so they round as the CPU's do,
+ * ties by input order, exact hits, min_points and nodata as the CPU's.
+ */
+#include "families.h"
+#include "check.h"
+#include "job.h"
+#include "local.cuh"
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#define GK_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace gk_gpu
+{
+
+thread_local cudaError_t ck_last = cudaSuccess;
+
+/* ---- the nodata count, the bin grid, the job ------------------------------- */
+
+__global__ void count_nodata(const double *out, size_t n, double nodata, unsigned int *cnt)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    bool nd = false;
+    if (i < n) {
+        double v = out[i];
+        nd = v == nodata || (isnan(v) && isnan(nodata));
+    }
+    unsigned int m = __ballot_sync(0xffffffffu, nd);
+    if ((threadIdx.x & 31) == 0 && m)
+        atomicAdd(cnt, (unsigned int)__popc(m));
+}
+
+__global__ void bin_keys(const double *x, const double *y, int n, double gx0, double gy0,
+                         double ibsx, double ibsy, int nbx, int nby, int *keys, int *vals)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    keys[i] = bin_of(y[i], gy0, ibsy, nby) * nbx + bin_of(x[i], gx0, ibsx, nbx);
+    vals[i] = i;
+}
+
+__global__ void gather_sorted(const double *x, const double *y, const double *z, const int *order,
+                              int n, double2 *sxy, double *sz, int *sidx)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    int o = order[i];
+    sxy[i] = make_double2(x[o], y[o]);
+    sz[i] = z[o];
+    sidx[i] = o;
+}
+
+__global__ void bin_starts(const int *keys, int n, int nbins, int *start)
+{
+    int b = blockIdx.x * blockDim.x + threadIdx.x;
+    if (b > nbins)
+        return;
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        int mid = (lo + hi) >> 1;
+        if (keys[mid] < b)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    start[b] = lo;
+}
+
+void job_destroy(Job *J)
+{
+    if (!J)
+        return;
+    cudaSetDevice(J->dev);
+    if (J->st)
+        cudaStreamSynchronize(J->st);
+    kg_free(J->kg);
+    lin_free(J->lin);
+    void *own[] = {J->out,       J->part,     J->flags, J->pf,
+                   J->flag_list, J->counters, J->knbr,  J->kgp, J->kg0, J->kbig, J->klg};
+    for (void *p : own)
+        if (p)
+            cudaFree(p);
+    void *shared[] = {J->x, J->y, J->z, J->sxy, J->sz, J->sidx, J->bstart};
+    for (void *p : shared)
+        if (p && !J->base)
+            cudaFree(p);
+    if (J->e0)
+        cudaEventDestroy(J->e0);
+    if (J->e1)
+        cudaEventDestroy(J->e1);
+    if (J->st)
+        cudaStreamDestroy(J->st);
+    delete J;
+}
+
+/* ---- ABI ------------------------------------------------------------------- */
+
+int api_probe(int dev, char *name, size_t name_cap, char *err, size_t err_cap)
+{
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) {
+        snprintf(err, err_cap, "%s",
+                 e == cudaErrorInsufficientDriver
+                     ? "no NVIDIA driver, or one too old for this CUDA module"
+                     : cudaGetErrorString(e));
+        return -1;
+    }
+    if (count == 0) {
+        snprintf(err, err_cap, "no CUDA GPU found");
+        return -1;
+    }
+    if (dev < 0 || dev >= count) {
+        snprintf(err, err_cap, "cuda:%d does not exist (%d GPU%s)", dev, count,
+                 count > 1 ? "s" : "");
+        return -1;
+    }
+    cudaDeviceProp prop;
+    if ((e = cudaGetDeviceProperties(&prop, dev)) != cudaSuccess ||
+        (e = cudaSetDevice(dev)) != cudaSuccess) {
+        snprintf(err, err_cap, "cuda:%d: %s", dev, cudaGetErrorString(e));
+        return -1;
+    }
+    /* one of this build's kernels: every TU is built for the same architectures */
+    cudaFuncAttributes fa;
+    if ((e = cudaFuncGetAttributes(&fa, count_nodata)) != cudaSuccess) {
+        snprintf(err, err_cap, "%s (compute capability %d.%d) cannot run this build's kernels: %s",
+                 prop.name, prop.major, prop.minor, cudaGetErrorString(e));
+        cudaGetLastError();
+        return -1;
+    }
+    snprintf(name, name_cap, "%s", prop.name);
+    return 0;
+}
+
+void *api_job_new(int dev, const gk_gpu_job_desc *d, char *err, size_t err_cap)
+{
+    Job *J = new (std::nothrow) Job;
+    int *keys = nullptr, *vals = nullptr, *keys2 = nullptr, *vals2 = nullptr;
+    void *tmp = nullptr;
+    if (!J) {
+        snprintf(err, err_cap, "out of host memory");
+        return nullptr;
+    }
+    J->dev = dev;
+    J->d = *d;
+    J->d.x = J->d.y = J->d.z = nullptr;
+    J->n = d->n;
+    const int n = (int)d->n;
+    const size_t nb = d->n * sizeof(double);
+    CK(cudaSetDevice(dev));
+    CK(cudaDeviceGetAttribute(&J->nsm, cudaDevAttrMultiProcessorCount, dev));
+    CK(cudaDeviceGetAttribute(&J->smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    CK(cudaStreamCreateWithFlags(&J->st, cudaStreamNonBlocking));
+    CK(cudaEventCreate(&J->e0));
+    CK(cudaEventCreate(&J->e1));
+    CK(cudaMalloc(&J->counters, 4 * sizeof(unsigned int)));
+    if (d->op != GK_GPU_LINEAR) { /* linear reads its triangles only */
+        CK(cudaMalloc(&J->x, nb));
+        CK(cudaMalloc(&J->y, nb));
+        CK(cudaMalloc(&J->z, nb));
+        CK(cudaMemcpyAsync(J->x, d->x, nb, cudaMemcpyHostToDevice, J->st));
+        CK(cudaMemcpyAsync(J->y, d->y, nb, cudaMemcpyHostToDevice, J->st));
+        CK(cudaMemcpyAsync(J->z, d->z, nb, cudaMemcpyHostToDevice, J->st));
+    }
+    {
+        double zmin = INFINITY, zmax = -INFINITY, xmin = INFINITY, xmax = -INFINITY,
+               ymin = INFINITY, ymax = -INFINITY;
+        for (size_t i = 0; i < d->n; i++) {
+            zmin = std::min(zmin, d->z[i]);
+            zmax = std::max(zmax, d->z[i]);
+            xmin = std::min(xmin, d->x[i]);
+            xmax = std::max(xmax, d->x[i]);
+            ymin = std::min(ymin, d->y[i]);
+            ymax = std::max(ymax, d->y[i]);
+        }
+        J->zc = std::isfinite(zmin) && std::isfinite(zmax) ? 0.5 * (zmin + zmax) : 0.0;
+        if (d->op != GK_GPU_INVDIST_ALL && d->op != GK_GPU_KRIGE_GLOBAL &&
+            d->op != GK_GPU_LINEAR) {
+            /* square-ish bins of ~4 points, or a fraction of the window */
+            double W = xmax - xmin, H = ymax - ymin;
+            double area = std::max(W, 1e-300) * std::max(H, 1e-300);
+            double ppb = 4.0;
+            if (d->op == GK_GPU_NEAREST || d->op == GK_GPU_KRIGE || d->op == GK_GPU_AIDW ||
+                (d->op == GK_GPU_IDW_KNN && d->max_points > 0))
+                ppb = 1.5; /* k = 16, H100: 6.48 ms against 6.59 with 2 and 6.49 with 1 */
+            if (getenv("GRIDKIT_GPU_PPB"))
+                ppb = std::max(0.25, atof(getenv("GRIDKIT_GPU_PPB")));
+            double bs = std::sqrt(area * ppb / (double)d->n);
+            if (!(W > 0) || !(H > 0))
+                bs = std::max(W, H) * ppb / (double)d->n;
+            if (d->op != GK_GPU_NEAREST && d->op != GK_GPU_IDW_KNN && d->op != GK_GPU_KRIGE &&
+                d->op != GK_GPU_AIDW && d->window != GK_GPU_WIN_ALL)
+                bs = std::max(bs, std::min(d->box_hx, d->box_hy) / 8.0);
+            if ((d->op == GK_GPU_IDW_KNN || d->op == GK_GPU_AIDW) && d->max_points == 0 &&
+                d->window != GK_GPU_WIN_ALL)
+                bs = std::max(bs, std::min(d->box_hx, d->box_hy) / 8.0);
+            int nbx = 1, nby = 1;
+            if (bs > 0 && std::isfinite(bs)) {
+                nbx = (int)std::min(4096.0, std::max(1.0, std::ceil(W / bs)));
+                nby = (int)std::min(4096.0, std::max(1.0, std::ceil(H / bs)));
+            }
+            J->nbx = nbx;
+            J->nby = nby;
+            J->gx0 = xmin;
+            J->gy0 = ymin;
+            J->pxmax = xmax;
+            J->pymax = ymax;
+            J->bsx = W > 0 ? W / nbx : 1.0;
+            J->bsy = H > 0 ? H / nby : 1.0;
+            J->ibsx = 1.0 / J->bsx;
+            J->ibsy = 1.0 / J->bsy;
+            J->margin =
+                1e-9 * (W + H + J->bsx + J->bsy) +
+                1e-14 * (std::fabs(xmin) + std::fabs(ymin) + std::fabs(xmax) + std::fabs(ymax));
+            const int nbins = nbx * nby;
+            CK(cudaMalloc(&keys, d->n * sizeof(int)));
+            CK(cudaMalloc(&vals, d->n * sizeof(int)));
+            CK(cudaMalloc(&keys2, d->n * sizeof(int)));
+            CK(cudaMalloc(&vals2, d->n * sizeof(int)));
+            CK(cudaMalloc(&J->sxy, d->n * sizeof(double2)));
+            CK(cudaMalloc(&J->sz, nb));
+            CK(cudaMalloc(&J->sidx, d->n * sizeof(int)));
+            CK(cudaMalloc(&J->bstart, (nbins + 1) * sizeof(int)));
+            const int T = 256;
+            bin_keys<<<(n + T - 1) / T, T, 0, J->st>>>(J->x, J->y, n, J->gx0, J->gy0, J->ibsx,
+                                                       J->ibsy, nbx, nby, keys, vals);
+            CK(cudaGetLastError());
+            int bits = 1;
+            while ((1LL << bits) < nbins)
+                bits++;
+            size_t tb = 0;
+            CK(cub::DeviceRadixSort::SortPairs(nullptr, tb, keys, keys2, vals, vals2, n, 0, bits,
+                                               J->st));
+            CK(cudaMalloc(&tmp, tb));
+            CK(cub::DeviceRadixSort::SortPairs(tmp, tb, keys, keys2, vals, vals2, n, 0, bits,
+                                               J->st));
+            gather_sorted<<<(n + T - 1) / T, T, 0, J->st>>>(J->x, J->y, J->z, vals2, n, J->sxy,
+                                                            J->sz, J->sidx);
+            CK(cudaGetLastError());
+            bin_starts<<<(nbins + 1 + T - 1) / T, T, 0, J->st>>>(keys2, n, nbins, J->bstart);
+            CK(cudaGetLastError());
+        }
+    }
+    if (d->op == GK_GPU_KRIGE_GLOBAL && !(J->kg = kg_new(dev, J->st, d, err, err_cap)))
+        goto fail;
+    if (d->op == GK_GPU_LINEAR && !(J->lin = lin_new(J->st, d, err, err_cap)))
+        goto fail;
+    CK(cudaStreamSynchronize(J->st));
+    cudaFree(keys);
+    cudaFree(vals);
+    cudaFree(keys2);
+    cudaFree(vals2);
+    cudaFree(tmp);
+    return J;
+fail:
+    cudaGetLastError();
+    cudaFree(keys);
+    cudaFree(vals);
+    cudaFree(keys2);
+    cudaFree(vals2);
+    cudaFree(tmp);
+    job_destroy(J);
+    return nullptr;
+}
+
+/* ---- the local algorithms' dispatch -------------------------------------- */
+
+/* aidw, average_distance_pts and the per-quadrant selection. */
+static bool extra_op(const gk_gpu_job_desc &d)
+{
+    return d.op == GK_GPU_AVERAGE_DISTANCE_PTS || d.op == GK_GPU_AIDW || d.quad_min > 0 ||
+           d.quad_max > 0;
+}
+
+static int run_extra(Job *J, const LocalParams &P, dim3 g, dim3 b, const gk_gpu_tile *t,
+                     char *err, size_t err_cap)
+{
+    const gk_gpu_job_desc &d = J->d;
+    ExtraParams E{};
+    E.x = J->x;
+    E.y = J->y;
+    E.n = (int)J->n;
+    E.quad_min = d.quad_min;
+    E.quad_max = d.quad_max;
+    E.quad_keep = d.quad_max;
+    if (d.max_points > 0 && (E.quad_keep == 0 || d.max_points < E.quad_keep))
+        E.quad_keep = d.max_points;
+    E.aidw_k = d.aidw_k;
+    for (int a = 0; a < 5; a++)
+        E.alpha[a] = d.aidw_alpha[a];
+    E.rmin = d.aidw_rmin;
+    E.rmax = d.aidw_rmax;
+    E.r_exp = d.aidw_r_exp;
+    if (d.op == GK_GPU_AVERAGE_DISTANCE_PTS) {
+        if (pairs_tile(J, P, g, b, t, err, err_cap))
+            return -1;
+    } else if (d.op == GK_GPU_AIDW) {
+        if (aidw_tile(J, P, E, g, b, t, err, err_cap))
+            return -1;
+    } else {
+        CK(launch_quad(J, P, E, g, b, (size_t)t->w * t->h));
+    }
+    CK(cudaGetLastError());
+    return 0;
+fail:
+    return -1;
+}
+
+static int run_local(Job *J, const LocalParams &P0, const gk_gpu_tile *t, char *err, size_t err_cap)
+{
+    LocalParams P = P0;
+    /* 128 threads as bx x (128 / bx) nodes: a warp covers a compact patch */
+    int bxn = env_int("GRIDKIT_GPU_KNN_BX", 32);
+    bxn = bxn == 8 || bxn == 16 ? bxn : 32;
+    dim3 b(bxn, 128 / bxn), g((t->w + bxn - 1) / bxn, (t->h + 128 / bxn - 1) / (128 / bxn));
+    const gk_gpu_job_desc &d = J->d;
+    if (extra_op(d))
+        return run_extra(J, P, g, b, t, err, err_cap);
+    if (d.op == GK_GPU_NEAREST) {
+        nearest_launch(g, b, J->st, P);
+    } else if (d.op == GK_GPU_IDW_KNN && d.max_points > 0) {
+        CK(idw_knn_launch(J, P, g, b, (size_t)t->w * t->h));
+    } else {
+        gather_launch(g, b, J->st, P);
+    }
+    CK(cudaGetLastError());
+    return 0;
+fail:
+    return -1;
+}
+
+/* ---- ABI: kriging's parameters, a tile, the rest ------------------------- */
+
+int api_krige_set(void *job, const gk_gpu_krige *k, char *err, size_t err_cap)
+{
+    Job *J = (Job *)job;
+    std::lock_guard<std::mutex> lock(J->mu);
+    /* drift: none (simple), or 1 + poly + nr columns; a point or a block */
+    const bool drift_ok =
+        k->p == 0 ? k->nr == 0
+                  : (k->poly == 0 || k->poly == 2 || k->poly == 5) && k->nr >= 0 &&
+                        k->nr <= GK_GPU_KRIGE_MAX_P - 6 && k->p == 1 + k->poly + k->nr &&
+                        (k->nr == 0 || k->gpts);
+    if ((J->d.op != GK_GPU_KRIGE && J->d.op != GK_GPU_KRIGE_GLOBAL) || k->ns < 1 ||
+        k->ns > GK_GPU_KRIGE_MAX_STRUCT || !drift_ok ||
+        !(k->nb <= 1 || k->nb == GK_GPU_KRIGE_MAX_DISCR) || k->nbands < 1 || k->nbands > 2 ||
+        (k->omax > 0 && (J->d.op != GK_GPU_KRIGE || J->d.max_points > GK_GPU_MAX_K))) {
+        snprintf(err, err_cap, "kriging parameters the GPU module cannot use");
+        return -1;
+    }
+    if (J->d.op == GK_GPU_KRIGE_GLOBAL && kg_set(J->kg, k, err, err_cap))
+        return -1;
+    if (J->d.op == GK_GPU_KRIGE && k->nr > 0) { /* the covariates at the points */
+        const size_t bytes = (size_t)k->nr * J->n * sizeof(double);
+        cudaError_t e = cudaSetDevice(J->dev);
+        if (e == cudaSuccess && J->kgp) {
+            cudaFree(J->kgp);
+            J->kgp = nullptr;
+        }
+        if (e == cudaSuccess)
+            e = cudaMalloc(&J->kgp, bytes);
+        if (e == cudaSuccess)
+            e = cudaMemcpy(J->kgp, k->gpts, bytes, cudaMemcpyHostToDevice);
+        if (e != cudaSuccess) {
+            cudaGetLastError();
+            snprintf(err, err_cap, "external drift covariates: %s", cudaGetErrorString(e));
+            return -1;
+        }
+    }
+    J->kr = *k;
+    J->kr.gpts = nullptr; /* the caller's, read here only */
+    J->kr_set = 1;
+    return 0;
+}
+
+int api_tile(void *job, const gk_gpu_tile *t, double *out, uint64_t *nodata, uint64_t *singular,
+             char *err, size_t err_cap)
+{
+    Job *J = (Job *)job;
+    std::lock_guard<std::mutex> lock(J->mu);
+    const size_t ncell = (size_t)t->w * t->h;
+    const gk_gpu_job_desc &d = J->d;
+    Grid G;
+    G.xmin = t->xmin;
+    G.ymax = t->ymax;
+    G.cw = (t->xmax - t->xmin) / t->nx;
+    G.ch = (t->ymin - t->ymax) / t->ny;
+    G.x0 = t->x0;
+    G.y0 = t->y0;
+    G.w = t->w;
+    G.h = t->h;
+    G.hit2 = t->hit2;
+    unsigned int cnt = 0, nsing = 0;
+    const bool krige = d.op == GK_GPU_KRIGE || d.op == GK_GPU_KRIGE_GLOBAL;
+    const int nbands = krige ? J->kr.nbands : 1;
+    *singular = 0;
+    if (krige && !J->kr_set) {
+        snprintf(err, err_cap, "kriging job without its parameters");
+        return -1;
+    }
+    ck_last = cudaSuccess;
+    CK(cudaSetDevice(J->dev));
+    CK(grow(&J->out, &J->out_cap, ncell * nbands));
+    if (krige && J->kr.nr > 0) { /* external drift: the tile's covariates */
+        if (!t->g0) {
+            snprintf(err, err_cap, "external drift: a tile without its covariates");
+            return -1;
+        }
+        CK(grow(&J->kg0, &J->kg0_cap, (size_t)J->kr.nr * ncell));
+        for (int r = 0; r < J->kr.nr; r++)
+            CK(cudaMemcpy2DAsync(J->kg0 + r * ncell, t->w * sizeof(double), t->g0 + r * t->g0_ld,
+                                 t->g0_pitch * sizeof(double), t->w * sizeof(double), t->h,
+                                 cudaMemcpyHostToDevice, J->st));
+    }
+    CK(cudaEventRecord(J->e0, J->st));
+    if (d.op == GK_GPU_INVDIST_ALL) {
+        if (invdist_all_tile(J, G, t, err, err_cap))
+            goto fail;
+    } else if (d.op == GK_GPU_KRIGE_GLOBAL) {
+        CK(cudaMemsetAsync(J->counters, 0, 4 * sizeof(unsigned int), J->st));
+        const int rc = kg_tile(J->kg, t, J->kr.nr > 0 ? J->kg0 : nullptr, J->out,
+                               J->counters + 3, err, err_cap);
+        if (rc == GK_GPU_TILE_NOMEM)
+            ck_last = cudaErrorMemoryAllocation;
+        if (rc)
+            goto fail;
+    } else if (d.op == GK_GPU_LINEAR) {
+        /* the core locates the nodes left GK_LR_UNSET and counts nodata */
+        CK(cudaMemsetAsync(J->counters, 0, 4 * sizeof(unsigned int), J->st));
+        const int rc = lin_tile(J->lin, J->st, t, J->out, err, err_cap);
+        if (rc == GK_GPU_TILE_NOMEM)
+            ck_last = cudaErrorMemoryAllocation;
+        if (rc)
+            goto fail;
+    } else {
+        LocalParams P{};
+        P.g = G;
+        P.B = Bins{J->sxy, J->sz,  J->sidx, J->bstart, J->nbx,  J->nby,   J->gx0,
+                   J->gy0, J->bsx, J->bsy,  J->ibsx,   J->ibsy, J->margin, J->pxmax, J->pymax};
+        Win &w = P.w;
+        w.kind = d.window;
+        w.r2 = d.r2;
+        w.c = d.e_cos;
+        w.s = d.e_sin;
+        w.r1sq = d.e_r1 * d.e_r1;
+        w.r2sq = d.e_r2 * d.e_r2;
+        w.rhs = d.e_r1 * d.e_r1 * d.e_r2 * d.e_r2;
+        w.hx = d.box_hx;
+        w.hy = d.box_hy;
+        if (d.window == GK_GPU_WIN_ALL)
+            w.rout = INFINITY;
+        else if (d.window == GK_GPU_WIN_CIRCLE)
+            w.rout = std::sqrt(d.r2) * (1.0 + 1e-9) + J->margin;
+        else
+            w.rout = std::max(d.e_r1, d.e_r2) * (1.0 + 1e-9) + J->margin;
+        P.zin = J->z;
+        P.s2 = d.smoothing * d.smoothing;
+        P.power = d.power;
+        P.nodata = d.nodata;
+        P.k = d.max_points;
+        P.min_points = d.min_points;
+        P.op = d.op;
+        P.out = J->out;
+        CK(cudaMemsetAsync(J->counters, 0, 4 * sizeof(unsigned int), J->st));
+        if (d.op == GK_GPU_KRIGE) {
+            if (krige_tile(J, P, t, nbands, err, err_cap))
+                goto fail;
+        } else if (run_local(J, P, t, err, err_cap))
+            goto fail;
+    }
+    CK(cudaEventRecord(J->e1, J->st));
+    count_nodata<<<(unsigned)((ncell + 255) / 256), 256, 0, J->st>>>(J->out, ncell, d.nodata,
+                                                                     J->counters + 1);
+    CK(cudaGetLastError());
+    CK(cudaMemcpyAsync(out, J->out, ncell * nbands * sizeof(double), cudaMemcpyDeviceToHost,
+                       J->st));
+    CK(cudaMemcpyAsync(&cnt, J->counters + 1, sizeof cnt, cudaMemcpyDeviceToHost, J->st));
+    CK(cudaMemcpyAsync(&nsing, J->counters + 3, sizeof nsing, cudaMemcpyDeviceToHost, J->st));
+    CK(cudaStreamSynchronize(J->st));
+    CK(cudaEventElapsedTime(&J->last_ms, J->e0, J->e1));
+    *nodata = cnt;
+    *singular = nsing;
+    return 0;
+fail:
+    cudaGetLastError();
+    if (ck_last == cudaErrorMemoryAllocation) {
+        /* give the buffers back: the halves the caller asks for next need less */
+        cudaStreamSynchronize(J->st);
+        /* each buffer beside its capacity: the two cannot fall out of step */
+        const struct {
+            void **buf;
+            size_t *cap;
+        } grown[] = {{(void **)&J->out, &J->out_cap},
+                     {(void **)&J->part, &J->part_cap},
+                     {(void **)&J->flags, &J->flags_cap},
+                     {(void **)&J->flag_list, &J->flag_list_cap},
+                     {(void **)&J->knbr, &J->knbr_cap},
+                     {(void **)&J->kg0, &J->kg0_cap},
+                     {(void **)&J->kbig, &J->kbig_cap},
+                     {(void **)&J->klg, &J->klg_cap}};
+        for (const auto &g : grown) {
+            cudaFree(*g.buf);
+            *g.buf = nullptr;
+            *g.cap = 0;
+        }
+        return GK_GPU_TILE_NOMEM;
+    }
+    return -1;
+}
+
+/* A second job on the base's device that shares its points and bins (read
+ * only) and has its own stream and buffers: the points are uploaded once per
+ * GPU however many tiles are in flight there. Freed before its base. */
+void *api_job_clone(void *job, char *err, size_t err_cap)
+{
+    const Job *B = (const Job *)job;
+    if (!B || B->kg || B->base) {
+        snprintf(err, err_cap, "this job cannot be cloned");
+        return nullptr;
+    }
+    Job *J = new (std::nothrow) Job;
+    if (!J) {
+        snprintf(err, err_cap, "out of host memory");
+        return nullptr;
+    }
+    J->base = B;
+    J->dev = B->dev;
+    J->d = B->d;
+    J->n = B->n;
+    J->x = B->x, J->y = B->y, J->z = B->z;
+    J->zc = B->zc;
+    J->sxy = B->sxy, J->sz = B->sz, J->sidx = B->sidx, J->bstart = B->bstart;
+    J->nbx = B->nbx, J->nby = B->nby;
+    J->gx0 = B->gx0, J->gy0 = B->gy0, J->bsx = B->bsx, J->bsy = B->bsy;
+    J->ibsx = B->ibsx, J->ibsy = B->ibsy, J->margin = B->margin;
+    J->pxmax = B->pxmax, J->pymax = B->pymax;
+    J->nsm = B->nsm;
+    J->smem_optin = B->smem_optin;
+    if (B->lin && !(J->lin = lin_clone(B->lin, err, err_cap)))
+        goto fail;
+    CK(cudaSetDevice(J->dev));
+    CK(cudaStreamCreateWithFlags(&J->st, cudaStreamNonBlocking));
+    CK(cudaEventCreate(&J->e0));
+    CK(cudaEventCreate(&J->e1));
+    CK(cudaMalloc(&J->counters, 4 * sizeof(unsigned int)));
+    return J;
+fail:
+    cudaGetLastError();
+    job_destroy(J);
+    return nullptr;
+}
+
+int api_device_count(void)
+{
+    int count = 0;
+    return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
+}
+
+void *api_host_alloc(size_t bytes)
+{
+    void *p = nullptr;
+    if (cudaMallocHost(&p, bytes) != cudaSuccess) {
+        cudaGetLastError();
+        return nullptr;
+    }
+    return p;
+}
+
+void api_host_free(void *p)
+{
+    if (p)
+        cudaFreeHost(p);
+}
+
+void api_job_free(void *job) { job_destroy((Job *)job); }
+
+double api_last_kernel_ms(void *job) { return job ? ((Job *)job)->last_ms : -1.0; }
+
+const gk_gpu_api the_api = {GK_GPU_ABI_VERSION, api_probe,          api_job_new,
+                            api_tile,           api_job_free,       api_last_kernel_ms,
+                            api_krige_set,      api_variogram,      api_device_count,
+                            api_host_alloc,     api_host_free,      api_job_clone};
+
+
+} // namespace gk_gpu
+
+GK_EXPORT const gk_gpu_api *GK_GPU_ENTRY_FN(void) { return &gk_gpu::the_api; }
