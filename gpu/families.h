@@ -85,7 +85,7 @@ void kg_free(KgState *g);
 
 /* ---- linear.cu: gdal_grid's `linear`, jobs of op GK_GPU_LINEAR ----------------
  *
- * The core triangulates (algorithms/linear/linear.c) and hands over its
+ * The core triangulates (algorithms/linear/tin.c) and hands over its
  * triangles, planes and buckets; a tile is filled by rasterising the
  * triangles that may overlap it with the core's own rules
  * (algorithms/linear/linear_raster.h). Nodes no proper triangle takes come back as

@@ -37,7 +37,7 @@
 namespace gk_gpu
 {
 
-/* gstat's quadrant of (dx, dy) = point - node, "pinwheel" (geostat/kriging.c's quadrant) */
+/* gstat's quadrant of (dx, dy) = point - node, "pinwheel" (geostat/kriging_local.c's quadrant) */
 __device__ __forceinline__ int kr_quadrant(double dx, double dy)
 {
     const int x = dy < 0 ? dx > 0 : dx >= 0;

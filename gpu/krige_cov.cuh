@@ -222,7 +222,7 @@ template <class T> __device__ __forceinline__ T kcov_iso(const KrigeParams &K, T
     return dx == T(0) && dy == T(0) ? kpar<T>(K.A, K.fA) : c;
 }
 
-/* C(dx, dy) = A - gamma, as gk_krige_cov (geostat/kriging.c's kriging.h); the
+/* C(dx, dy) = A - gamma, as gk_krige_cov (geostat/kriging.h); the
  * nuggets are folded into Ah, so st holds the other structures only.
  * EXT = false: Nug, Sph, Exp and Gau only (KP.ext == 0), without the call. */
 template <class T, bool EXT = true>

@@ -144,7 +144,7 @@ __device__ __forceinline__ void kg_f0(const KrigeParams &KP, const KgBlock &B, s
 }
 
 /* A node where a drift raster has no value is nodata, not a singular system
- * (geostat/kriging.c's rule). */
+ * (geostat/kriging.c's rule, as on the CPU). */
 __device__ __forceinline__ bool kg_covariates_ok(const KrigeParams &KP, const KgBlock &B, size_t q)
 {
     if (!B.g0)

@@ -20,7 +20,7 @@ namespace gk_gpu
 {
 
 /* The estimate and variance from the dot products of L^-1 c0, L^-1 z and
- * L^-1 F (geostat/kriging.c's local_node): the p x p Schur complement; f0 the
+ * L^-1 F (geostat/kriging_local.c's local_node): the p x p Schur complement; f0 the
  * drift at the target, p <= PM columns. */
 template <int PM, class T>
 __device__ __forceinline__ void kr_finish(const KrigeParams &KP, int p, T aa, T aw,
@@ -166,7 +166,7 @@ __device__ __forceinline__ void kr_assemble(const KrigeParams &KP, T *M, int LD,
     }
 }
 
-/* What a node's m neighbours give before any system (geostat/kriging.c):
+/* What a node's m neighbours give before any system (geostat/kriging_local.c):
  * KR_SOLVE, or KR_DONE with est and var set (nodata; for simple kriging,
  * gstat's mean and C(0) of an empty neighbourhood), or KR_SINGULAR (fewer
  * points than drift terms). X: the node's covariates at g0[r * g0ld + o]

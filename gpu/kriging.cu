@@ -1,5 +1,5 @@
 /*
- * kriging.cu - local kriging on the GPU (algorithms/geostat/kriging.c) with
+ * kriging.cu - local kriging on the GPU (algorithms/geostat/kriging_local.c) with
  * up to 64 neighbours, and a tile's kriging from api_tile (krige_tile),
  * which hands more neighbours to kriging_big.cu.
  *
@@ -12,8 +12,9 @@
  * a right-looking Cholesky eliminates the m data columns, which leaves
  * L^-1 c0, L^-1 z and L^-1 F in the augmented rows; their dot products give
  * the estimate, the variance and the drift's Schur complement, exactly the
- * GLS form of geostat/kriging.c (geostatistics.md 5.3). T = float works on
- * node-local coordinates (point - node), Z less its mid-range.
+ * GLS form of geostat/kriging_local.c (docs/dev/geostatistics.md, 'The GLS
+ * form'). T = float works on node-local coordinates (point - node), Z less
+ * its mid-range.
  *
  * The kernels' extended forms (template flag X; the fast ones keep p = 0, 1
  * or 3 and are unchanged) take a quadratic drift, external drift (the
@@ -140,7 +141,7 @@ __global__ void __launch_bounds__(128) krige_kernel(LocalParams P, KrigeParams K
                 pz[r] = (T)(P.zin[id] - KP.zshift);
             }
             __syncwarp(gmask);
-            /* polynomial drift: origin and scale of the selection (geostat/kriging.c) */
+            /* polynomial drift: origin and scale of the selection (geostat/kriging_local.c) */
             T ox = 0, oy = 0, sc = 1;
             if (X ? KP.poly > 0 : p == 3) {
                 T sx = 0, sy = 0;
@@ -301,7 +302,7 @@ __global__ void __launch_bounds__(128, K <= 16 ? 7 : 6) /* the most without spil
  * subtracts L_rj L_cj and L_rj y_j, without predicates (rows and entries at
  * or left of the pivot become garbage nobody reads; symmetry keeps the upper
  * entries right). The estimate and the variance are then dot products of
- * the y over the lanes (geostat/kriging.c's GLS form). Rows beyond the m
+ * the y over the lanes (geostat/kriging_local.c's GLS form). Rows beyond the m
  * neighbours found are identity rows and never pivots. Fewer lanes per node
  * share the per-step overhead among more rows; more lanes keep fewer
  * registers. TS: the solve's type; TC: the covariances'. */
@@ -382,7 +383,7 @@ __global__ void __launch_bounds__(128) kr_coop_kernel(LocalParams LP, KrigeParam
             ox += px[i];
             oy += py[i];
         }
-        /* the polynomial drift's origin and scale of the selection (geostat/kriging.c) */
+        /* the polynomial drift's origin and scale of the selection (geostat/kriging_local.c) */
         if (X ? KP.poly > 0 : P == 3) {
             ox = group_sum(ox, gmask, G) / (TS)m;
             oy = group_sum(oy, gmask, G) / (TS)m;

@@ -6,7 +6,7 @@
  * Phase 1 is kl_search_kernel's lists (any k), then kr_quad_filter where
  * omax is set. Phase 2 gives a node a block of 128 threads: the same
  * system and the same right-looking Cholesky as krige_kernel (rows [C | c0'
- * | z' | F'], the GLS form of geostat/kriging.c), with the matrix in shared
+ * | z' | F'], the GLS form of geostat/kriging_local.c), with the matrix in shared
  * memory where it fits and else in a global-memory slot per block (the grid
  * then strides over the nodes, so the slots are bounded), factored there in
  * panels (kb_chol_panels).
@@ -324,7 +324,7 @@ __global__ void __launch_bounds__(128) kr_block_kernel(LocalParams LP, KrigePara
     }
 }
 
-/* Phase 1b, max_points_per_quadrant (gstat's omax, geostat/kriging.c's
+/* Phase 1b, max_points_per_quadrant (gstat's omax, geostat/kriging_local.c's
  * select_points): of each node's list, in (distance, input order), the
  * first omax of each quadrant, compacted in place. The count before the
  * filter decides min_points, as on the CPU: a list under it is emptied, and
@@ -389,7 +389,7 @@ __global__ void __launch_bounds__(128) kl_search_kernel(LocalParams P, int j0, i
 }
 
 /* Kriging's lists for max_points_per_quadrant over every point (no
- * max_points, no radius; geostat/kriging.c sorts the whole set, then filters):
+ * max_points, no radius; geostat/kriging_local.c sorts the whole set, then filters):
  * each quadrant's omax nearest (gstat's pinwheel) end to end in
  * nbr[n * P.k ...], P.k = 4 omax, and cnt[n] their number; 0 where the set
  * holds fewer than min_points (`enough` 0), as the CPU counts before the

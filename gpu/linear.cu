@@ -7,7 +7,7 @@
  * takes come out bit-identical to the CPU's.
  *
  * Candidates: the triangles are sorted into the buckets of a few levels (a
- * loose quadtree, linear/linear.c); the host picks the bucket rows a tile can
+ * loose quadtree, linear/tin.c); the host picks the bucket rows a tile can
  * reach, as the CPU does, and hands the kernel their triangle ranges. A
  * thread takes a triangle and finds its row spans a row at a time; its warp
  * writes the spans of its 32 triangles together, so that large triangles

@@ -1,7 +1,8 @@
 /*
  * variogram.cu - the experimental variogram over all pairs on the GPU
- * (geostatistics.md 2.5), algorithms/geostat/variogram.c's classes; the
- * omnidirectional kernel is variogram_fast.cu's.
+ * (docs/dev/geostatistics.md, 'GPU variogram'), with the classes of
+ * algorithms/geostat/variogram.c; the omnidirectional kernel is
+ * variogram_fast.cu's.
  *
  * Pairs (i, j), j < i, in tiles: a block owns VT points i and walks a strip
  * of j tiles staged in shared memory. Each thread keeps a private histogram

@@ -132,10 +132,10 @@ typedef enum {
     GK_GPU_V_HOL
 } gk_gpu_vtype;
 /* The most neighbours kriging's GPU kernels take (max_points): systems of
- * that many points a node, factored in panels (krige_big_kernels.cuh). */
+ * that many points a node, factored in panels (kriging_big.cu). */
 #define GK_GPU_MAX_K 2048
 /* The most neighbours the other GPU kernels take (max_points, aidw's k, and
- * the points one quadrant keeps): the lists of knn_list_kernels.cuh, a
+ * the points one quadrant keeps): the lists of knn_list.cuh, a
  * warp's in shared memory where they fit, else in global memory. At this
  * many, one warp's list takes 100 MB; the CPU takes what is above. */
 #define GK_GPU_MAX_LIST_K 4194304

@@ -16,7 +16,7 @@ _Static_assert(4 * GK_GPU_MAX_QUAD_K == GK_GPU_MAX_K, "a system of four quadrant
 /* Kriging over every point within radius runs as the GPU's local kriging of
  * this many nearest; nodes whose window holds more go to the CPU. The GPU
  * factors systems of any size up to GK_GPU_MAX_K in panels
- * (gpu/krige_big_kernels.cuh): ~620 points a node, 129 ms for 64^2 nodes
+ * (gpu/kriging_big.cu): ~620 points a node, 129 ms for 64^2 nodes
  * on an H100 against 3.06 s with the nodes above 512 on the 16 cores.
  * GRIDKIT_GPU_KRIGE_DENSE_K sets it (tests of the split). */
 static int krige_radius_k(void)

@@ -1,7 +1,7 @@
 /*
  * vmodel_eval.h - the unit-sill variogram functions of gstat (vario_fn.c):
  * u = h / a, gamma(0) = 0 is the caller's. One source for the CPU
- * (vmodel.c) and the CUDA kernels (gpu/krige_kernels.cuh): plain C that
+ * (vmodel.c) and the CUDA kernels (gpu/krige_cov.cuh): plain C that
  * nvcc compiles for both sides, so no tables at file scope and nothing but
  * <math.h>. The operations are vmodel.c's, in its order (CPU results must
  * not move by a bit).

@@ -1,7 +1,7 @@
 /*
  * exact_predicates.h - error-free arithmetic (expansions, Shewchuk 1997) and
  * the exact orientation test, shared by the core (delaunay.c, tin.c, linear.c)
- * and the CUDA module (gpu/linear_kernels.cu), so that both decide every
+ * and the CUDA module (gpu/linear.cu), so that both decide every
  * orientation with the same code. The code must be compiled without
  * floating-point contraction (ISO C mode; nvcc -fmad=false): Dekker's split
  * in two_prod would break under a fused multiply-add.

@@ -2,7 +2,7 @@
  * linear_raster.h - how `linear` (linear/linear.c) takes the nodes of a tile
  * with one triangle: a row at a time, every node decided by exact
  * orientation tests and a top-left rule for nodes on an edge. Shared with the
- * CUDA module (gpu/linear_kernels.cu), so that the GPU takes the same nodes
+ * CUDA module (gpu/linear.cu), so that the GPU takes the same nodes
  * and computes the same values with the same code: both sides are compiled
  * without floating-point contraction (ISO C mode; nvcc -fmad=false).
  */

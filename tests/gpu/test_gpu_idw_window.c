@@ -56,7 +56,7 @@ void test_gpu_basic(const dataset *u, const dataset *l)
 }
 
 /* average_distance_pts, aidw and the per-quadrant selection (GPU kernels of
- * gpu/window_kernels_extra.cuh). */
+ * gpu/idw.cu, gpu/window.cu, gpu/quadrants.cu). */
 void test_extra(const dataset *u, const dataset *l, const dataset *s)
 {
     static const char *utm[] = {

@@ -76,7 +76,7 @@ void test_quadrants(const dataset *u, const dataset *l)
     compare_krige(utm[0], 0, u, 1);
     unsetenv("GRIDKIT_GPU_KRIGE_MODE");
     /* beyond 32 points and every point within radius: the big kernels'
-     * lists (gpu/krige_big_kernels.cuh), filtered */
+     * lists (gpu/kriging_big.cu), filtered */
     const gpu_case big[] = {
         {"kriging:model=Exp:psill=60:range=500:nugget=5:max_points=40:max_points_per_quadrant=4",
          u, 0},

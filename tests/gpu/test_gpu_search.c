@@ -8,8 +8,8 @@
 #include <stdlib.h>
 
 /* More neighbours than the register lists hold (k above 64): a warp's
- * list in shared memory (gpu/knn_list_kernels.cuh), and kriging's block per
- * node (gpu/krige_big_kernels.cuh), its system in shared memory or, when too
+ * list in shared memory (gpu/knn_list.cuh), and kriging's block per
+ * node (gpu/kriging_big.cu), its system in shared memory or, when too
  * big for it, in global memory. utm holds ~100 points within 400. */
 void test_big_k(const dataset *u, const dataset *l, const dataset *s)
 {
