@@ -85,6 +85,15 @@ struct gk_algorithm {
     char canonical[1024];
 };
 
+/* printf pieces appended to buf[room]; once one does not fit, the rest are
+ * dropped (the buffer keeps what fitted). */
+typedef struct {
+    char *p;
+    size_t room;
+    int full;
+} gk_strbuf;
+void gk_strbuf_add(gk_strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* A whole-string number for an -a key=value (NaN only for nodata); 0 or -1. */
 int gk_param_number(const char *key, const char *s, double *out);
 

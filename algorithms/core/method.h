@@ -61,7 +61,7 @@ typedef struct gk_method {
     /* Checks after the generic ones (NULL: none); GK_OK or an error in ctx. */
     int (*check)(gk_context *ctx, const char *spec, gk_algorithm *a);
     /* The canonical string's method-specific part after the name (NULL: none). */
-    int (*canonical)(const gk_algorithm *a, char *buf, size_t cap);
+    void (*canonical)(const gk_algorithm *a, gk_strbuf *sb);
 
     /* Before the device is chosen: what the GPU takes too (linear's
      * triangulation). After it: the CPU's index and the method's state,

@@ -88,37 +88,22 @@ static int as_count(gk_context *ctx, const char *alg, const char *key, double v,
 static void build_canonical(gk_algorithm *a)
 {
     const gk_method *m = gk_method_of(a->kind);
-    char *p = a->canonical;
-    size_t room = sizeof a->canonical;
-    int n = 0;
-#define ADD(...)                                                                                   \
-    do {                                                                                           \
-        n = snprintf(p, room, __VA_ARGS__);                                                        \
-        if (n < 0 || (size_t)n >= room)                                                            \
-            return;                                                                                \
-        p += n;                                                                                    \
-        room -= (size_t)n;                                                                         \
-    } while (0)
-    ADD("%s", m->name);
-    if (m->canonical) {
-        n = m->canonical(a, p, room);
-        if (n < 0 || (size_t)n >= room)
-            return;
-        p += n;
-        room -= (size_t)n;
-    }
+    gk_strbuf sb = {a->canonical, sizeof a->canonical, 0};
+    gk_strbuf_add(&sb, "%s", m->name);
+    if (m->canonical)
+        m->canonical(a, &sb);
     /* Only the keys the method takes: the string must parse again. */
     if (m->keys & GK_KEY_RADIUS1)
-        ADD(":radius1=%.17g:radius2=%.17g:angle=%.17g", a->radius1, a->radius2, a->angle);
+        gk_strbuf_add(&sb, ":radius1=%.17g:radius2=%.17g:angle=%.17g", a->radius1, a->radius2,
+                      a->angle);
     if (m->keys & GK_KEY_MAX_POINTS)
-        ADD(":max_points=%d", a->max_points);
+        gk_strbuf_add(&sb, ":max_points=%d", a->max_points);
     if (m->keys & GK_KEY_MIN_POINTS)
-        ADD(":min_points=%d", a->min_points);
+        gk_strbuf_add(&sb, ":min_points=%d", a->min_points);
     if (a->min_points_per_quadrant || a->max_points_per_quadrant)
-        ADD(":min_points_per_quadrant=%d:max_points_per_quadrant=%d", a->min_points_per_quadrant,
-            a->max_points_per_quadrant);
-    ADD(":nodata=%.17g", a->nodata);
-#undef ADD
+        gk_strbuf_add(&sb, ":min_points_per_quadrant=%d:max_points_per_quadrant=%d",
+                      a->min_points_per_quadrant, a->max_points_per_quadrant);
+    gk_strbuf_add(&sb, ":nodata=%.17g", a->nodata);
 }
 
 /* "known: invdist, invdistnn, ..." from the list. */

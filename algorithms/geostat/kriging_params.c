@@ -194,48 +194,37 @@ static int check_model(gk_context *ctx, const gk_kriging_params *k)
 static void build_canonical(gk_algorithm *a)
 {
     const gk_kriging_params *k = &a->krige;
-    char *p = a->canonical;
-    size_t room = sizeof a->canonical;
-    int n;
-#define ADD(...)                                                                                   \
-    do {                                                                                           \
-        n = snprintf(p, room, __VA_ARGS__);                                                        \
-        if (n < 0 || (size_t)n >= room)                                                            \
-            return;                                                                                \
-        p += n;                                                                                    \
-        room -= (size_t)n;                                                                         \
-    } while (0)
+    gk_strbuf sb = {a->canonical, sizeof a->canonical, 0};
     static const char *types[] = {"ordinary", "simple", "universal"};
-    ADD("kriging:type=%s", types[k->type]);
+    gk_strbuf_add(&sb, "kriging:type=%s", types[k->type]);
     if (k->type == GK_KRIGE_SIMPLE)
-        ADD(":mean=%.17g", k->mean);
+        gk_strbuf_add(&sb, ":mean=%.17g", k->mean);
     if (k->drift == GK_DRIFT_LINEAR)
-        ADD(":drift=linear");
+        gk_strbuf_add(&sb, ":drift=linear");
     else if (k->drift == GK_DRIFT_QUADRATIC)
-        ADD(":drift=quadratic");
+        gk_strbuf_add(&sb, ":drift=quadratic");
     for (int i = 0; i < k->n_drift_rasters; i++)
-        ADD(":drift_raster=%s", k->drift_raster[i]);
+        gk_strbuf_add(&sb, ":drift_raster=%s", k->drift_raster[i]);
     if (k->n_drift_rasters)
-        ADD(":drift_resample=%s", k->drift_bilinear ? "bilinear" : "nearest");
+        gk_strbuf_add(&sb, ":drift_resample=%s", k->drift_bilinear ? "bilinear" : "nearest");
     if (k->model_auto) {
-        ADD(":model=auto");
+        gk_strbuf_add(&sb, ":model=auto");
     } else if (k->model.n == 0 && k->variogram_file[0]) {
         /* the file is read later (gk_kriging_set_model then names the model) */
-        ADD(":variogram=%s", k->variogram_file);
+        gk_strbuf_add(&sb, ":variogram=%s", k->variogram_file);
     } else {
         char buf[768];
         if (gk_vmodel_format(&k->model, buf, sizeof buf) == GK_OK)
-            ADD(":model=%s", buf);
+            gk_strbuf_add(&sb, ":model=%s", buf);
     }
-    ADD(":max_points=%d:min_points=%d", a->max_points, a->min_points);
+    gk_strbuf_add(&sb, ":max_points=%d:min_points=%d", a->max_points, a->min_points);
     if (k->maxdist > 0)
-        ADD(":radius=%.17g", k->maxdist);
+        gk_strbuf_add(&sb, ":radius=%.17g", k->maxdist);
     if (a->max_points_per_quadrant)
-        ADD(":max_points_per_quadrant=%d", a->max_points_per_quadrant);
+        gk_strbuf_add(&sb, ":max_points_per_quadrant=%d", a->max_points_per_quadrant);
     if (k->block_w > 0)
-        ADD(":block=%.17gx%.17g", k->block_w, k->block_h);
-    ADD(":variance=%s:nodata=%.17g", k->variance ? "yes" : "no", a->nodata);
-#undef ADD
+        gk_strbuf_add(&sb, ":block=%.17gx%.17g", k->block_w, k->block_h);
+    gk_strbuf_add(&sb, ":variance=%s:nodata=%.17g", k->variance ? "yes" : "no", a->nodata);
 }
 
 /* What the keys said about the model before it is assembled. */

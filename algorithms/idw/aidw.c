@@ -162,13 +162,13 @@ static int aidw_check(gk_context *ctx, const char *spec, gk_algorithm *a)
     return GK_OK;
 }
 
-static int aidw_canonical(const gk_algorithm *a, char *buf, size_t cap)
+static void aidw_canonical(const gk_algorithm *a, gk_strbuf *sb)
 {
-    return snprintf(buf, cap,
-                    ":k=%d:alpha1=%.17g:alpha2=%.17g:alpha3=%.17g:alpha4=%.17g:alpha5=%.17g:"
-                    "r_min=%.17g:r_max=%.17g:smoothing=%.17g",
-                    a->aidw_k, a->aidw_alpha[0], a->aidw_alpha[1], a->aidw_alpha[2],
-                    a->aidw_alpha[3], a->aidw_alpha[4], a->aidw_rmin, a->aidw_rmax, a->smoothing);
+    gk_strbuf_add(sb,
+                  ":k=%d:alpha1=%.17g:alpha2=%.17g:alpha3=%.17g:alpha4=%.17g:alpha5=%.17g:"
+                  "r_min=%.17g:r_max=%.17g:smoothing=%.17g",
+                  a->aidw_k, a->aidw_alpha[0], a->aidw_alpha[1], a->aidw_alpha[2], a->aidw_alpha[3],
+                  a->aidw_alpha[4], a->aidw_rmin, a->aidw_rmax, a->smoothing);
 }
 
 static int aidw_prepare(gk_job *job)

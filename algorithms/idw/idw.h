@@ -17,7 +17,7 @@ uint64_t gk_invdist_all_tile(const gk_job *job, const gk_tile *t, double *out, g
 int gk_aidw_prepare(gk_job *job);
 
 /* ":power=...:smoothing=..." for the canonical string. */
-int gk_idw_canonical(const gk_algorithm *a, char *buf, size_t cap);
+void gk_idw_canonical(const gk_algorithm *a, gk_strbuf *sb);
 /* The GPU's k-NN list bound on max_points: NULL, or why not. */
 const char *gk_idw_gpu_limits(const gk_algorithm *a);
 

@@ -132,9 +132,9 @@ static int invdist_adjust(gk_context *ctx, const char *spec, const gk_parse_seen
     return GK_OK;
 }
 
-int gk_idw_canonical(const gk_algorithm *a, char *buf, size_t cap)
+void gk_idw_canonical(const gk_algorithm *a, gk_strbuf *sb)
 {
-    return snprintf(buf, cap, ":power=%.17g:smoothing=%.17g", a->power, a->smoothing);
+    gk_strbuf_add(sb, ":power=%.17g:smoothing=%.17g", a->power, a->smoothing);
 }
 
 /* Without a window the kernels read the points in input order: no index. */

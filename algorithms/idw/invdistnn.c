@@ -100,13 +100,10 @@ static int invdistnn_check(gk_context *ctx, const char *spec, gk_algorithm *a)
 }
 
 /* power and smoothing, then the circle as gdal_grid's radius= */
-static int invdistnn_canonical(const gk_algorithm *a, char *buf, size_t cap)
+static void invdistnn_canonical(const gk_algorithm *a, gk_strbuf *sb)
 {
-    int n = gk_idw_canonical(a, buf, cap);
-    if (n < 0 || (size_t)n >= cap)
-        return n;
-    int m = snprintf(buf + n, cap - (size_t)n, ":radius=%.17g", a->radius1);
-    return m < 0 ? m : n + m;
+    gk_idw_canonical(a, sb);
+    gk_strbuf_add(sb, ":radius=%.17g", a->radius1);
 }
 
 static const char *invdistnn_gpu(const gk_job *job, gk_gpu_job_desc *d)

@@ -400,9 +400,9 @@ static void linear_release(gk_job *job)
     job->tin = NULL;
 }
 
-static int linear_canonical(const gk_algorithm *a, char *buf, size_t cap)
+static void linear_canonical(const gk_algorithm *a, gk_strbuf *sb)
 {
-    return snprintf(buf, cap, ":radius=%.17g", a->radius);
+    gk_strbuf_add(sb, ":radius=%.17g", a->radius);
 }
 
 /* The GPU rasterises the tin's triangles; the nodes they leave are located
