@@ -14,11 +14,10 @@
 int failures, checks;
 uint64_t last_dense, last_shared;
 
-/* Runs spec on one device over the whole grid; NULL when the job fails. */
-double *run(const char *device, const char *spec, int single, const dataset *d,
-                   char *devname, size_t cap)
+/* spec in the precision asked for; NULL (a failure counted, ctx freed) when
+ * it does not parse. */
+static gk_algorithm *parse_alg(gk_context *ctx, const char *spec, int single)
 {
-    gk_context *ctx = gk_context_new();
     gk_algorithm *alg = gk_algorithm_parse(ctx, spec);
     if (!alg) {
         printf("FAIL parse %s: %s\n", spec, gk_errmsg(ctx));
@@ -27,6 +26,17 @@ double *run(const char *device, const char *spec, int single, const dataset *d,
         return NULL;
     }
     gk_algorithm_set_precision(alg, single ? GK_PRECISION_SINGLE : GK_PRECISION_DOUBLE);
+    return alg;
+}
+
+/* Runs spec on one device over the whole grid; NULL when the job fails. */
+double *run(const char *device, const char *spec, int single, const dataset *d,
+                   char *devname, size_t cap)
+{
+    gk_context *ctx = gk_context_new();
+    gk_algorithm *alg = parse_alg(ctx, spec, single);
+    if (!alg)
+        return NULL;
     double *v = NULL;
     if (gk_context_set_device(ctx, device) == GK_OK) {
         gk_job *job = gk_job_new(ctx, d->pts, alg);
@@ -204,15 +214,10 @@ double *run2(const char *device, const char *spec, int single, const dataset *d,
                     char *devname, size_t cap, uint64_t *singular)
 {
     gk_context *ctx = gk_context_new();
-    gk_algorithm *alg = gk_algorithm_parse(ctx, spec);
-    double *v = NULL;
-    if (!alg) {
-        printf("FAIL parse %s: %s\n", spec, gk_errmsg(ctx));
-        failures++;
-        gk_context_free(ctx);
+    gk_algorithm *alg = parse_alg(ctx, spec, single);
+    if (!alg)
         return NULL;
-    }
-    gk_algorithm_set_precision(alg, single ? GK_PRECISION_SINGLE : GK_PRECISION_DOUBLE);
+    double *v = NULL;
     gk_context_set_device(ctx, device);
     gk_job *job = gk_job_new(ctx, d->pts, alg);
     ked_cov kc = ked_of(spec, d);
