@@ -156,8 +156,75 @@ int api_probe(int dev, char *name, size_t name_cap, char *err, size_t err_cap)
     return 0;
 }
 
+/* ---- the ops: what a job of each builds, and how its tile runs ------------ */
+
+/* When a row's bin rule applies: never, always, or by max_points. */
+enum When : unsigned char { NEVER, ALWAYS, WITH_K, WITHOUT_K };
+static bool holds(When w, int max_points)
+{
+    return w == ALWAYS || (w == WITH_K && max_points > 0) || (w == WITHOUT_K && max_points == 0);
+}
+
+typedef int (*TileFn)(Job *J, const Grid &G, const gk_gpu_tile *t, int nbands, char *err,
+                      size_t err_cap);
+static int tile_invdist_all(Job *, const Grid &, const gk_gpu_tile *, int, char *, size_t);
+static int tile_local(Job *, const Grid &, const gk_gpu_tile *, int, char *, size_t);
+static int tile_krige(Job *, const Grid &, const gk_gpu_tile *, int, char *, size_t);
+static int tile_krige_global(Job *, const Grid &, const gk_gpu_tile *, int, char *, size_t);
+static int tile_linear(Job *, const Grid &, const gk_gpu_tile *, int, char *, size_t);
+static int make_krige_global(Job *J, const gk_gpu_job_desc *d, char *err, size_t err_cap)
+{
+    return (J->kg = kg_new(J->dev, J->st, d, err, err_cap)) ? 0 : -1;
+}
+static int make_linear(Job *J, const gk_gpu_job_desc *d, char *err, size_t err_cap)
+{
+    return (J->lin = lin_new(J->st, d, err, err_cap)) ? 0 : -1;
+}
+
+/* One row per op (core/gpu_abi.h's gk_gpu_op); a new kernel is its family's
+ * file and a row here. */
+struct OpRow {
+    int op;
+    bool points;     /* uploads the points (linear reads its triangles only) */
+    bool bins;       /* sorts them into the bin grid of the window searches */
+    When knn_bins;   /* bins of ~1.5 points: k-nearest searches */
+    When wide_bins;  /* bins of at least an eighth of the window's box: window scans */
+    bool krige;      /* kriging: krige_set first, the variance band */
+    int (*make)(Job *J, const gk_gpu_job_desc *d, char *err, size_t err_cap); /* state of its own */
+    TileFn tile;
+};
+static const OpRow OPS[] = {
+    {GK_GPU_INVDIST_ALL, true, false, NEVER, NEVER, false, nullptr, tile_invdist_all},
+    {GK_GPU_IDW_KNN, true, true, WITH_K, WITHOUT_K, false, nullptr, tile_local},
+    {GK_GPU_NEAREST, true, true, ALWAYS, NEVER, false, nullptr, tile_local},
+    {GK_GPU_AVERAGE, true, true, NEVER, ALWAYS, false, nullptr, tile_local},
+    {GK_GPU_COUNT, true, true, NEVER, ALWAYS, false, nullptr, tile_local},
+    {GK_GPU_MINIMUM, true, true, NEVER, ALWAYS, false, nullptr, tile_local},
+    {GK_GPU_MAXIMUM, true, true, NEVER, ALWAYS, false, nullptr, tile_local},
+    {GK_GPU_RANGE, true, true, NEVER, ALWAYS, false, nullptr, tile_local},
+    {GK_GPU_AVERAGE_DISTANCE, true, true, NEVER, ALWAYS, false, nullptr, tile_local},
+    {GK_GPU_AVERAGE_DISTANCE_PTS, true, true, NEVER, ALWAYS, false, nullptr, tile_local},
+    {GK_GPU_AIDW, true, true, ALWAYS, WITHOUT_K, false, nullptr, tile_local},
+    {GK_GPU_KRIGE, true, true, ALWAYS, NEVER, true, nullptr, tile_krige},
+    {GK_GPU_KRIGE_GLOBAL, true, false, NEVER, NEVER, true, make_krige_global, tile_krige_global},
+    {GK_GPU_LINEAR, false, false, NEVER, NEVER, false, make_linear, tile_linear},
+};
+
+static const OpRow *op_row(int op)
+{
+    for (const OpRow &r : OPS)
+        if (r.op == op)
+            return &r;
+    return nullptr;
+}
+
 void *api_job_new(int dev, const gk_gpu_job_desc *d, char *err, size_t err_cap)
 {
+    const OpRow *row = op_row(d->op);
+    if (!row) {
+        snprintf(err, err_cap, "operation %d has no kernel in this module", d->op);
+        return nullptr;
+    }
     Job *J = new (std::nothrow) Job;
     int *keys = nullptr, *vals = nullptr, *keys2 = nullptr, *vals2 = nullptr;
     void *tmp = nullptr;
@@ -178,7 +245,7 @@ void *api_job_new(int dev, const gk_gpu_job_desc *d, char *err, size_t err_cap)
     CK(cudaEventCreate(&J->e0));
     CK(cudaEventCreate(&J->e1));
     CK(cudaMalloc(&J->counters, 4 * sizeof(unsigned int)));
-    if (d->op != GK_GPU_LINEAR) { /* linear reads its triangles only */
+    if (row->points) {
         CK(cudaMalloc(&J->x, nb));
         CK(cudaMalloc(&J->y, nb));
         CK(cudaMalloc(&J->z, nb));
@@ -198,25 +265,19 @@ void *api_job_new(int dev, const gk_gpu_job_desc *d, char *err, size_t err_cap)
             ymax = std::max(ymax, d->y[i]);
         }
         J->zc = std::isfinite(zmin) && std::isfinite(zmax) ? 0.5 * (zmin + zmax) : 0.0;
-        if (d->op != GK_GPU_INVDIST_ALL && d->op != GK_GPU_KRIGE_GLOBAL &&
-            d->op != GK_GPU_LINEAR) {
+        if (row->bins) {
             /* square-ish bins of ~4 points, or a fraction of the window */
             double W = xmax - xmin, H = ymax - ymin;
             double area = std::max(W, 1e-300) * std::max(H, 1e-300);
             double ppb = 4.0;
-            if (d->op == GK_GPU_NEAREST || d->op == GK_GPU_KRIGE || d->op == GK_GPU_AIDW ||
-                (d->op == GK_GPU_IDW_KNN && d->max_points > 0))
+            if (holds(row->knn_bins, d->max_points))
                 ppb = 1.5; /* k = 16, H100: 6.48 ms against 6.59 with 2 and 6.49 with 1 */
             if (getenv("GRIDKIT_GPU_PPB"))
                 ppb = std::max(0.25, atof(getenv("GRIDKIT_GPU_PPB")));
             double bs = std::sqrt(area * ppb / (double)d->n);
             if (!(W > 0) || !(H > 0))
                 bs = std::max(W, H) * ppb / (double)d->n;
-            if (d->op != GK_GPU_NEAREST && d->op != GK_GPU_IDW_KNN && d->op != GK_GPU_KRIGE &&
-                d->op != GK_GPU_AIDW && d->window != GK_GPU_WIN_ALL)
-                bs = std::max(bs, std::min(d->box_hx, d->box_hy) / 8.0);
-            if ((d->op == GK_GPU_IDW_KNN || d->op == GK_GPU_AIDW) && d->max_points == 0 &&
-                d->window != GK_GPU_WIN_ALL)
+            if (holds(row->wide_bins, d->max_points) && d->window != GK_GPU_WIN_ALL)
                 bs = std::max(bs, std::min(d->box_hx, d->box_hy) / 8.0);
             int nbx = 1, nby = 1;
             if (bs > 0 && std::isfinite(bs)) {
@@ -265,9 +326,7 @@ void *api_job_new(int dev, const gk_gpu_job_desc *d, char *err, size_t err_cap)
             CK(cudaGetLastError());
         }
     }
-    if (d->op == GK_GPU_KRIGE_GLOBAL && !(J->kg = kg_new(dev, J->st, d, err, err_cap)))
-        goto fail;
-    if (d->op == GK_GPU_LINEAR && !(J->lin = lin_new(J->st, d, err, err_cap)))
+    if (row->make && row->make(J, d, err, err_cap))
         goto fail;
     CK(cudaStreamSynchronize(J->st));
     cudaFree(keys);
@@ -353,6 +412,97 @@ fail:
     return -1;
 }
 
+/* ---- the ops' tiles ------------------------------------------------------ */
+
+static int tile_invdist_all(Job *J, const Grid &G, const gk_gpu_tile *t, int, char *err,
+                            size_t err_cap)
+{
+    return invdist_all_tile(J, G, t, err, err_cap);
+}
+
+static int tile_krige_global(Job *J, const Grid &, const gk_gpu_tile *t, int, char *err,
+                             size_t err_cap)
+{
+    CK(cudaMemsetAsync(J->counters, 0, 4 * sizeof(unsigned int), J->st));
+    {
+        const int rc = kg_tile(J->kg, t, J->kr.nr > 0 ? J->kg0 : nullptr, J->out,
+                               J->counters + 3, err, err_cap);
+        if (rc == GK_GPU_TILE_NOMEM)
+            ck_last = cudaErrorMemoryAllocation;
+        return rc ? -1 : 0;
+    }
+fail:
+    return -1;
+}
+
+/* The core locates the nodes left GK_LR_UNSET and counts nodata. */
+static int tile_linear(Job *J, const Grid &, const gk_gpu_tile *t, int, char *err, size_t err_cap)
+{
+    CK(cudaMemsetAsync(J->counters, 0, 4 * sizeof(unsigned int), J->st));
+    {
+        const int rc = lin_tile(J->lin, J->st, t, J->out, err, err_cap);
+        if (rc == GK_GPU_TILE_NOMEM)
+            ck_last = cudaErrorMemoryAllocation;
+        return rc ? -1 : 0;
+    }
+fail:
+    return -1;
+}
+
+/* The window searches' parameters of a tile: the bins, the window, the op. */
+static LocalParams local_params(Job *J, const Grid &G)
+{
+    const gk_gpu_job_desc &d = J->d;
+    LocalParams P{};
+    P.g = G;
+    P.B = Bins{J->sxy, J->sz,  J->sidx, J->bstart, J->nbx,  J->nby,   J->gx0,
+               J->gy0, J->bsx, J->bsy,  J->ibsx,   J->ibsy, J->margin, J->pxmax, J->pymax};
+    Win &w = P.w;
+    w.kind = d.window;
+    w.r2 = d.r2;
+    w.c = d.e_cos;
+    w.s = d.e_sin;
+    w.r1sq = d.e_r1 * d.e_r1;
+    w.r2sq = d.e_r2 * d.e_r2;
+    w.rhs = d.e_r1 * d.e_r1 * d.e_r2 * d.e_r2;
+    w.hx = d.box_hx;
+    w.hy = d.box_hy;
+    if (d.window == GK_GPU_WIN_ALL)
+        w.rout = INFINITY;
+    else if (d.window == GK_GPU_WIN_CIRCLE)
+        w.rout = std::sqrt(d.r2) * (1.0 + 1e-9) + J->margin;
+    else
+        w.rout = std::max(d.e_r1, d.e_r2) * (1.0 + 1e-9) + J->margin;
+    P.zin = J->z;
+    P.s2 = d.smoothing * d.smoothing;
+    P.power = d.power;
+    P.nodata = d.nodata;
+    P.k = d.max_points;
+    P.min_points = d.min_points;
+    P.op = d.op;
+    P.out = J->out;
+    return P;
+}
+
+static int tile_local(Job *J, const Grid &G, const gk_gpu_tile *t, int, char *err, size_t err_cap)
+{
+    LocalParams P = local_params(J, G);
+    CK(cudaMemsetAsync(J->counters, 0, 4 * sizeof(unsigned int), J->st));
+    return run_local(J, P, t, err, err_cap);
+fail:
+    return -1;
+}
+
+static int tile_krige(Job *J, const Grid &G, const gk_gpu_tile *t, int nbands, char *err,
+                      size_t err_cap)
+{
+    LocalParams P = local_params(J, G);
+    CK(cudaMemsetAsync(J->counters, 0, 4 * sizeof(unsigned int), J->st));
+    return krige_tile(J, P, t, nbands, err, err_cap) ? -1 : 0;
+fail:
+    return -1;
+}
+
 /* ---- ABI: kriging's parameters, a tile, the rest ------------------------- */
 
 int api_krige_set(void *job, const gk_gpu_krige *k, char *err, size_t err_cap)
@@ -415,7 +565,8 @@ int api_tile(void *job, const gk_gpu_tile *t, double *out, uint64_t *nodata, uin
     G.h = t->h;
     G.hit2 = t->hit2;
     unsigned int cnt = 0, nsing = 0;
-    const bool krige = d.op == GK_GPU_KRIGE || d.op == GK_GPU_KRIGE_GLOBAL;
+    const OpRow *row = op_row(d.op);
+    const bool krige = row->krige;
     const int nbands = krige ? J->kr.nbands : 1;
     *singular = 0;
     if (krige && !J->kr_set) {
@@ -437,61 +588,8 @@ int api_tile(void *job, const gk_gpu_tile *t, double *out, uint64_t *nodata, uin
                                  cudaMemcpyHostToDevice, J->st));
     }
     CK(cudaEventRecord(J->e0, J->st));
-    if (d.op == GK_GPU_INVDIST_ALL) {
-        if (invdist_all_tile(J, G, t, err, err_cap))
-            goto fail;
-    } else if (d.op == GK_GPU_KRIGE_GLOBAL) {
-        CK(cudaMemsetAsync(J->counters, 0, 4 * sizeof(unsigned int), J->st));
-        const int rc = kg_tile(J->kg, t, J->kr.nr > 0 ? J->kg0 : nullptr, J->out,
-                               J->counters + 3, err, err_cap);
-        if (rc == GK_GPU_TILE_NOMEM)
-            ck_last = cudaErrorMemoryAllocation;
-        if (rc)
-            goto fail;
-    } else if (d.op == GK_GPU_LINEAR) {
-        /* the core locates the nodes left GK_LR_UNSET and counts nodata */
-        CK(cudaMemsetAsync(J->counters, 0, 4 * sizeof(unsigned int), J->st));
-        const int rc = lin_tile(J->lin, J->st, t, J->out, err, err_cap);
-        if (rc == GK_GPU_TILE_NOMEM)
-            ck_last = cudaErrorMemoryAllocation;
-        if (rc)
-            goto fail;
-    } else {
-        LocalParams P{};
-        P.g = G;
-        P.B = Bins{J->sxy, J->sz,  J->sidx, J->bstart, J->nbx,  J->nby,   J->gx0,
-                   J->gy0, J->bsx, J->bsy,  J->ibsx,   J->ibsy, J->margin, J->pxmax, J->pymax};
-        Win &w = P.w;
-        w.kind = d.window;
-        w.r2 = d.r2;
-        w.c = d.e_cos;
-        w.s = d.e_sin;
-        w.r1sq = d.e_r1 * d.e_r1;
-        w.r2sq = d.e_r2 * d.e_r2;
-        w.rhs = d.e_r1 * d.e_r1 * d.e_r2 * d.e_r2;
-        w.hx = d.box_hx;
-        w.hy = d.box_hy;
-        if (d.window == GK_GPU_WIN_ALL)
-            w.rout = INFINITY;
-        else if (d.window == GK_GPU_WIN_CIRCLE)
-            w.rout = std::sqrt(d.r2) * (1.0 + 1e-9) + J->margin;
-        else
-            w.rout = std::max(d.e_r1, d.e_r2) * (1.0 + 1e-9) + J->margin;
-        P.zin = J->z;
-        P.s2 = d.smoothing * d.smoothing;
-        P.power = d.power;
-        P.nodata = d.nodata;
-        P.k = d.max_points;
-        P.min_points = d.min_points;
-        P.op = d.op;
-        P.out = J->out;
-        CK(cudaMemsetAsync(J->counters, 0, 4 * sizeof(unsigned int), J->st));
-        if (d.op == GK_GPU_KRIGE) {
-            if (krige_tile(J, P, t, nbands, err, err_cap))
-                goto fail;
-        } else if (run_local(J, P, t, err, err_cap))
-            goto fail;
-    }
+    if (row->tile(J, G, t, nbands, err, err_cap))
+        goto fail;
     CK(cudaEventRecord(J->e1, J->st));
     count_nodata<<<(unsigned)((ncell + 255) / 256), 256, 0, J->st>>>(J->out, ncell, d.nodata,
                                                                      J->counters + 1);
