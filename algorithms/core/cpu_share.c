@@ -87,7 +87,7 @@ static int getenv_force(void)
 
 static int helper_allowed(const gk_job *job)
 {
-    if (!job->gpu || (gk_method_of(job->alg.kind)->flags & GK_M_GPU_CPU_TAIL))
+    if (!job->gpu || (job->method->flags & GK_M_GPU_CPU_TAIL))
         return 0; /* linear's CPU share is its gpu_finish */
     if (!gk_device_job_shares(job))
         return 0; /* global kriging: one system, factorised on the GPU only */
@@ -231,7 +231,7 @@ static uint64_t compute_slice(gk_share *q, const gk_tile *t, double *out, gk_scr
                               double *piece)
 {
     const gk_job *job = q->job;
-    gk_tile_fn fn = gk_method_of(job->alg.kind)->cpu_tile;
+    gk_tile_fn fn = job->method->cpu_tile;
     const int nb = job->nbands, npieces = (t->w + SUB_W - 1) / SUB_W;
     const size_t T = (size_t)t->w * t->h;
     uint64_t nodata = 0;

@@ -236,7 +236,7 @@ static int requested_device(gk_context *ctx, int *code)
 static const char *describe(const gk_job *job, gk_gpu_job_desc *d)
 {
     const gk_algorithm *a = &job->alg;
-    const gk_method *m = gk_method_of(a->kind);
+    const gk_method *m = job->method;
     memset(d, 0, sizeof *d);
     d->n = job->pts->n;
     d->x = job->pts->x;
@@ -325,7 +325,7 @@ int gk_device_job_attach(gk_job *job)
         return GK_OK;
     }
     /* a method the GPU takes only when asked for by name (linear) */
-    if ((gk_method_of(job->alg.kind)->flags & GK_M_GPU_EXPLICIT) && !explicit_gpu) {
+    if ((job->method->flags & GK_M_GPU_EXPLICIT) && !explicit_gpu) {
         snprintf(ctx->device_name, sizeof ctx->device_name,
                  "cpu (%s: quicker on the CPU cores; --device cuda runs it on the GPU)",
                  gk_algorithm_name(&job->alg));
@@ -528,7 +528,7 @@ int gk_device_job_uses_cpu(const gk_job *job)
 int gk_device_cpu_index(gk_job *job)
 {
     gk_gpu_job *g = job->gpu;
-    const gk_method *m = gk_method_of(job->alg.kind);
+    const gk_method *m = job->method;
     if (!g || !m->cpu_index)
         return GK_OK; /* a CPU job has its index */
     pthread_mutex_lock(&g->tree_lock);
@@ -569,7 +569,7 @@ static uint64_t dense_nodes_on_cpu(const gk_job *job, const gk_tile *t, const do
     uint64_t cpu_nodata = 0;
     int failed = 0;
     const int threads = job->ctx->threads > 0 ? job->ctx->threads : omp_get_num_procs();
-    const gk_tile_fn cpu_tile = gk_method_of(job->alg.kind)->cpu_tile;
+    const gk_tile_fn cpu_tile = job->method->cpu_tile;
 #pragma omp parallel num_threads(threads) reduction(+ : cpu_nodata) reduction(| : failed)
     {
         gk_scratch s = {0};
@@ -612,7 +612,7 @@ uint64_t gk_device_tile(const gk_job *job, const gk_tile *t, double *out)
                       0,          0,        0};
     uint64_t singular = 0;
     double *g0 = NULL;
-    const gk_method *m = gk_method_of(job->alg.kind);
+    const gk_method *m = job->method;
     if (m->gpu_inputs) {
         int rc = m->gpu_inputs(job, t, &g0);
         if (rc > 0) { /* the CPU's tile would be nodata too */

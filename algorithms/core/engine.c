@@ -106,9 +106,10 @@ gk_job *gk_job_new(gk_context *ctx, const gk_points *pts, const gk_algorithm *al
     const gk_method *m = gk_method_of(alg->kind);
     if (!m) {
         gk_error(ctx, GK_ERR_ARG, "unknown algorithm kind %d", (int)alg->kind);
-        gk_job_free(job);
+        free(job);
         return NULL;
     }
+    job->method = m;
     if ((m->build && m->build(job)) || gk_device_job_attach(job) ||
         (m->prepare && m->prepare(job))) {
         gk_job_free(job);
@@ -123,7 +124,7 @@ void gk_job_free(gk_job *job)
 {
     if (!job)
         return;
-    const gk_method *m = gk_method_of(job->alg.kind);
+    const gk_method *m = job->method;
     gk_device_job_free(job);
     if (m && m->release)
         m->release(job);
@@ -137,7 +138,7 @@ static uint64_t compute_tile(gk_job *job, const gk_tile *t, double *out, gk_scra
 {
     if (job->gpu)
         return gk_device_tile(job, t, out);
-    return gk_method_of(job->alg.kind)->cpu_tile(job, t, out, s);
+    return job->method->cpu_tile(job, t, out, s);
 }
 
 static int check_window(gk_job *job, const gk_grid *g, int x0, int y0, int w, int h)
@@ -264,7 +265,7 @@ int gk_job_run_ex(gk_job *job, const gk_grid *g, int tile_w, int tile_h, unsigne
         threads = streams + 1;
         /* linear: the CPU locates the nodes a tile's triangles left after
          * the tile (the row's gpu_finish); more tiles in flight overlap that */
-        if ((gk_method_of(job->alg.kind)->flags & GK_M_GPU_CPU_TAIL) && threads < cpu)
+        if ((job->method->flags & GK_M_GPU_CPU_TAIL) && threads < cpu)
             threads = cpu;
         long long want = (long long)g->nx * g->ny / (4LL * streams);
         want = want > (1LL << 20) ? (1LL << 20) : want < (1LL << 16) ? (1LL << 16) : want;

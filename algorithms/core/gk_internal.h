@@ -142,6 +142,7 @@ struct gk_job {
     gk_context *ctx;
     const gk_points *pts;
     gk_algorithm alg;
+    const struct gk_method *method; /* alg's row, looked up once (core/method.h) */
     gk_ellipse ell;
     gk_kdtree *tree; /* NULL for algorithms that never search (global invdist) */
     void (*tree_free)(gk_kdtree *); /* set by whoever built tree (search/index.c) */
