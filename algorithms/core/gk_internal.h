@@ -44,20 +44,12 @@ struct gk_points {
     double *x, *y, *z;
 };
 
+/* One kind per line of algorithms/methods.def, in its order: a kind is the
+ * index of its row in gk_methods[] (core/method.h). */
 typedef enum {
-    GK_ALG_INVDIST,
-    GK_ALG_INVDISTNN,
-    GK_ALG_AVERAGE,
-    GK_ALG_NEAREST,
-    GK_ALG_LINEAR,
-    GK_ALG_MINIMUM,
-    GK_ALG_MAXIMUM,
-    GK_ALG_RANGE,
-    GK_ALG_COUNT,
-    GK_ALG_AVERAGE_DISTANCE,
-    GK_ALG_AVERAGE_DISTANCE_PTS,
-    GK_ALG_AIDW,
-    GK_ALG_KRIGING,
+#define GK_METHOD(symbol, KIND) GK_ALG_##KIND,
+#include "methods.def"
+#undef GK_METHOD
     GK_ALG_COUNT_OF_KINDS
 } gk_alg_kind;
 

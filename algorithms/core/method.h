@@ -46,7 +46,13 @@ typedef struct {
 
 typedef struct gk_method {
     const char *name; /* -a name */
-    gk_alg_kind kind;
+    gk_alg_kind kind; /* its line of algorithms/methods.def */
+    /* One line for `gridkit grid --help` and front ends (QGIS): what it
+     * computes, lower case, no full stop. */
+    const char *summary;
+    /* With a parse hook: the keys of its grammar, "key, key=a|b, ..." (the
+     * generic ones are named from .keys). */
+    const char *own_keys;
     unsigned keys;  /* GK_KEY_*: what the generic parser accepts */
     unsigned flags; /* GK_M_* */
     /* Defaults that differ from parse.c's common ones (NULL: none). */

@@ -119,6 +119,39 @@ static void known_methods(char *buf, size_t cap)
     }
 }
 
+int gk_n_algorithms(void)
+{
+    return gk_n_methods;
+}
+
+const char *gk_algorithm_name_at(int i)
+{
+    return i >= 0 && i < gk_n_methods ? gk_methods[i]->name : NULL;
+}
+
+const char *gk_algorithm_summary_at(int i)
+{
+    return i >= 0 && i < gk_n_methods ? gk_methods[i]->summary : NULL;
+}
+
+size_t gk_algorithm_keys_at(int i, char *buf, size_t cap)
+{
+    char all[1024] = "";
+    gk_strbuf sb = {all, sizeof all, 0};
+    if (i >= 0 && i < gk_n_methods) {
+        const gk_method *m = gk_methods[i];
+        if (m->parse)
+            gk_strbuf_add(&sb, "%s", m->own_keys ? m->own_keys : "");
+        else
+            for (size_t k = 0; k < N_KEYS; k++)
+                if (m->keys & KEYS[k].bit)
+                    gk_strbuf_add(&sb, "%s%s", all[0] ? ", " : "", KEYS[k].key);
+    }
+    if (cap)
+        snprintf(buf, cap, "%s", all);
+    return strlen(all);
+}
+
 const gk_method *gk_method_find(const char *name)
 {
     for (int i = 0; name && i < gk_n_methods; i++)
@@ -127,12 +160,11 @@ const gk_method *gk_method_find(const char *name)
     return NULL;
 }
 
+/* A kind is its row's index (methods.def makes both); test_parse checks
+ * that every row says the kind of its line. */
 const gk_method *gk_method_of(gk_alg_kind kind)
 {
-    for (int i = 0; i < gk_n_methods; i++)
-        if (gk_methods[i]->kind == kind)
-            return gk_methods[i];
-    return NULL;
+    return (int)kind >= 0 && (int)kind < gk_n_methods ? gk_methods[kind] : NULL;
 }
 
 /* What the generic keys set besides the algorithm's fields. */

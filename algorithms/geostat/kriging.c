@@ -202,7 +202,13 @@ static double kriging_cost(const gk_algorithm *a, double n, double area, double 
 const gk_method gk_method_kriging = {
     .name = "kriging",
     .kind = GK_ALG_KRIGING,
+    .summary = "simple, ordinary or universal kriging, with the kriging variance as a second band",
     .parse = gk_kriging_parse,
+    .own_keys = "type=ordinary|simple|universal, model=Sph|Exp|Gau|...|auto, psill, range, "
+                "nugget, kappa, anis_angle, anis_ratio, variogram=FILE.json, mean, "
+                "drift=linear|quadratic, drift_raster=FILE, drift_resample=nearest|bilinear, "
+                "max_points, min_points, radius, "
+                "max_points_per_quadrant, block=WxH, variance=yes|no, nodata",
     .prepare = kriging_prepare,
     .release = gk_kriging_free,
     .cpu_index = gk_index_tree,

@@ -211,6 +211,7 @@ static double aidw_cost(const gk_algorithm *a, double n, double area, double *se
 const gk_method gk_method_aidw = {
     .name = "aidw",
     .kind = GK_ALG_AIDW,
+    .summary = "adaptive inverse distance: the power follows the local point density",
     .keys = GK_KEY_AIDW | GK_KEY_SMOOTHING | GK_KEY_ELLIPSE | GK_KEY_MAX_POINTS |
             GK_KEY_MIN_POINTS | GK_KEY_NODATA,
     .defaults = aidw_defaults,

@@ -182,6 +182,7 @@ static double invdist_cost(const gk_algorithm *a, double n, double area, double 
 const gk_method gk_method_invdist = {
     .name = "invdist",
     .kind = GK_ALG_INVDIST,
+    .summary = "inverse distance to a power (gdal_grid)",
     .keys = GK_KEY_POWER | GK_KEY_SMOOTHING | GK_KEY_ELLIPSE | GK_KEY_MAX_POINTS |
             GK_KEY_MIN_POINTS | GK_KEY_NODATA | GK_KEY_QUADRANT,
     .adjust = invdist_adjust,

@@ -127,6 +127,7 @@ static double invdistnn_cost(const gk_algorithm *a, double n, double area, doubl
 const gk_method gk_method_invdistnn = {
     .name = "invdistnn",
     .kind = GK_ALG_INVDISTNN,
+    .summary = "inverse distance to a power with nearest-neighbour search (gdal_grid)",
     .keys = GK_KEY_POWER | GK_KEY_SMOOTHING | GK_KEY_RADIUS | GK_KEY_MAX_POINTS |
             GK_KEY_MIN_POINTS | GK_KEY_NODATA | GK_KEY_QUADRANT,
     .defaults = invdistnn_defaults,

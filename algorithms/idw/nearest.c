@@ -79,6 +79,7 @@ static double nearest_cost(const gk_algorithm *a, double n, double area, double 
 const gk_method gk_method_nearest = {
     .name = "nearest",
     .kind = GK_ALG_NEAREST,
+    .summary = "value of the nearest point (gdal_grid)",
     .keys = GK_KEY_ELLIPSE | GK_KEY_NODATA,
     .prepare = gk_method_tree,
     .cpu_index = gk_index_tree,

@@ -181,6 +181,17 @@ int gk_algorithm_nodata_given(const gk_algorithm *alg);
 /* 1 when the algorithm reads Z (count and the distance metrics do not). */
 int gk_algorithm_needs_z(const gk_algorithm *alg);
 
+/* The methods -a knows, for help text and front ends (the QGIS provider
+ * reads them through `gridkit grid --algorithms`): i from 0 to
+ * gk_n_algorithms() - 1, in the order of algorithms/methods.def. The name
+ * and a one-line summary (NULL out of range); the -a keys the method takes,
+ * "key, key=a|b, ..." into buf (cut to cap), returning the full length as
+ * snprintf does (0 out of range). */
+int gk_n_algorithms(void);
+const char *gk_algorithm_name_at(int i);
+const char *gk_algorithm_summary_at(int i);
+size_t gk_algorithm_keys_at(int i, char *buf, size_t cap);
+
 /* Planes per node: 2 for kriging with variance=yes (estimate, variance), else 1. */
 int gk_algorithm_bands(const gk_algorithm *alg);
 

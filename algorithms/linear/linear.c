@@ -424,6 +424,7 @@ static const char *linear_gpu(const gk_job *job, gk_gpu_job_desc *d)
 const gk_method gk_method_linear = {
     .name = "linear",
     .kind = GK_ALG_LINEAR,
+    .summary = "linear interpolation on the Delaunay triangulation (gdal_grid)",
     .keys = GK_KEY_RADIUS | GK_KEY_NODATA,
     .flags = GK_M_OWN_RADIUS | GK_M_GPU_EXPLICIT | GK_M_GPU_CPU_TAIL,
     .canonical = linear_canonical,

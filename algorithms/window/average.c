@@ -108,6 +108,7 @@ static const char *average_gpu(const gk_job *job, gk_gpu_job_desc *d)
 const gk_method gk_method_average = {
     .name = "average",
     .kind = GK_ALG_AVERAGE,
+    .summary = "moving average of the points in the search ellipse (gdal_grid)",
     .keys = GK_WINDOW_KEYS | GK_KEY_MAX_POINTS | GK_KEY_QUADRANT,
     .flags = GK_M_WINDOW_STAT,
     .prepare = gk_window_prepare,

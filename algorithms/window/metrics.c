@@ -195,10 +195,11 @@ METRIC_GPU(average_distance_gpu, GK_GPU_AVERAGE_DISTANCE)
 METRIC_GPU(average_distance_pts_gpu, GK_GPU_AVERAGE_DISTANCE_PTS)
 
 /* The metrics take no max_points (gdal_grid's data metrics). */
-#define METRIC_ROW(id, nm, k, extra_keys, extra_flags, gpu)                                        \
+#define METRIC_ROW(id, nm, k, summ, extra_keys, extra_flags, gpu)                                  \
     const gk_method id = {                                                                         \
         .name = nm,                                                                                \
         .kind = k,                                                                                 \
+        .summary = summ,                                                                           \
         .keys = GK_WINDOW_KEYS | (extra_keys),                                                     \
         .flags = GK_M_WINDOW_STAT | (extra_flags),                                                 \
         .prepare = gk_window_prepare,                                                              \
@@ -208,12 +209,20 @@ METRIC_GPU(average_distance_pts_gpu, GK_GPU_AVERAGE_DISTANCE_PTS)
         .gpu_describe = gpu,                                                                       \
         .cost_ns = gk_window_cost,                                                                 \
     }
-METRIC_ROW(gk_method_minimum, "minimum", GK_ALG_MINIMUM, GK_KEY_QUADRANT, 0, minimum_gpu);
-METRIC_ROW(gk_method_maximum, "maximum", GK_ALG_MAXIMUM, GK_KEY_QUADRANT, 0, maximum_gpu);
-METRIC_ROW(gk_method_range, "range", GK_ALG_RANGE, GK_KEY_QUADRANT, 0, range_gpu);
-METRIC_ROW(gk_method_count, "count", GK_ALG_COUNT, GK_KEY_QUADRANT, GK_M_NO_Z, count_gpu);
+METRIC_ROW(gk_method_minimum, "minimum", GK_ALG_MINIMUM,
+           "smallest value in the search ellipse (gdal_grid)", GK_KEY_QUADRANT, 0, minimum_gpu);
+METRIC_ROW(gk_method_maximum, "maximum", GK_ALG_MAXIMUM,
+           "largest value in the search ellipse (gdal_grid)", GK_KEY_QUADRANT, 0, maximum_gpu);
+METRIC_ROW(gk_method_range, "range", GK_ALG_RANGE,
+           "largest minus smallest value in the search ellipse (gdal_grid)", GK_KEY_QUADRANT, 0,
+           range_gpu);
+METRIC_ROW(gk_method_count, "count", GK_ALG_COUNT,
+           "number of points in the search ellipse (gdal_grid)", GK_KEY_QUADRANT, GK_M_NO_Z,
+           count_gpu);
 METRIC_ROW(gk_method_average_distance, "average_distance", GK_ALG_AVERAGE_DISTANCE,
+           "mean distance from the node to the points in the search ellipse (gdal_grid)",
            GK_KEY_QUADRANT, GK_M_NO_Z, average_distance_gpu);
 /* average_distance_pts ignores per-quadrant keys (gdal_grid takes none) */
-METRIC_ROW(gk_method_average_distance_pts, "average_distance_pts", GK_ALG_AVERAGE_DISTANCE_PTS, 0,
-           GK_M_NO_Z, average_distance_pts_gpu);
+METRIC_ROW(gk_method_average_distance_pts, "average_distance_pts", GK_ALG_AVERAGE_DISTANCE_PTS,
+           "mean distance between the points in the search ellipse (gdal_grid)", 0, GK_M_NO_Z,
+           average_distance_pts_gpu);

@@ -7,6 +7,7 @@
 #include "lib/gridkit_lib.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static int grid(gk_context *ctx, int argc, char **argv)
 {
@@ -24,7 +25,22 @@ static int grid(gk_context *ctx, int argc, char **argv)
     return rc;
 }
 
+/* --algorithms: the list front ends read (the QGIS provider builds its
+ * algorithm choice from it), one line per method: name, keys, summary. */
+static void list_algorithms(void)
+{
+    for (int i = 0; i < gk_n_algorithms(); i++) {
+        char keys[1024];
+        gk_algorithm_keys_at(i, keys, sizeof keys);
+        printf("%s\t%s\t%s\n", gk_algorithm_name_at(i), keys, gk_algorithm_summary_at(i));
+    }
+}
+
 int gk_cmd_grid(int argc, char **argv)
 {
+    if (argc == 1 && !strcmp(argv[0], "--algorithms")) {
+        list_algorithms();
+        return 0;
+    }
     return gk_cli_run("grid", gk_grid_usage(), NULL, grid, argc, argv);
 }

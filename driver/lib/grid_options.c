@@ -11,33 +11,84 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+/* text from column 24 on, wrapped at spaces before column 78. */
+static size_t add_wrapped(char *buf, size_t used, size_t cap, const char *text)
+{
+    int col = 24;
+    for (const char *w = text; *w && used < cap;) {
+        size_t n = strcspn(w, " ");
+        if (col > 24 && col + 1 + (int)n > 78) {
+            used += (size_t)snprintf(buf + used, cap - used, "\n%24s", "");
+            col = 24;
+        } else if (col > 24) {
+            used += (size_t)snprintf(buf + used, cap - used, " ");
+            col++;
+        }
+        if (used < cap)
+            used += (size_t)snprintf(buf + used, cap - used, "%.*s", (int)n, w);
+        col += (int)n;
+        w += n + strspn(w + n, " ");
+    }
+    if (used < cap)
+        used += (size_t)snprintf(buf + used, cap - used, "\n");
+    return used;
+}
+
+/* The algorithms' part of the help, from the library's list of methods:
+ * a method added to algorithms/methods.def appears here by itself. */
+static void add_algorithms(char *buf, size_t cap)
+{
+    size_t used = strlen(buf);
+    used += (size_t)snprintf(buf + used, used < cap ? cap - used : 0,
+                             "Algorithms (-a name[:key=value]*; gdal_grid's take its keys and "
+                             "defaults;\ndocs/grid.md and docs/kriging.md say more):\n");
+    for (int i = 0; i < gk_n_algorithms() && used < cap; i++) {
+        char keys[1024] = "keys: ";
+        gk_algorithm_keys_at(i, keys + 6, sizeof keys - 6);
+        used += (size_t)snprintf(buf + used, cap - used, "  %-21s ", gk_algorithm_name_at(i));
+        used = add_wrapped(buf, used, cap, gk_algorithm_summary_at(i));
+        if (used < cap)
+            used += (size_t)snprintf(buf + used, cap - used, "%24s", "");
+        used = add_wrapped(buf, used, cap, keys);
+    }
+}
+
+static char usage_text[8192];
+static pthread_once_t usage_once = PTHREAD_ONCE_INIT;
+
+static void build_usage(void)
+{
+    snprintf(usage_text, sizeof usage_text, "%s",
+             "Usage: gridkit grid [-ot type] [-of format] [-co NAME=VALUE]*\n"
+             "    [-zfield field] [-z_increase v] [-z_multiply v] [-a_srs srs]\n"
+             "    [-spat xmin ymin xmax ymax] [-clipsrc xmin ymin xmax ymax|WKT|datasource|"
+             "spat_extent]\n"
+             "    [-clipsrcsql sql] [-clipsrclayer layer] [-clipsrcwhere expr]\n"
+             "    [-l layer]* [-where expr] [-sql statement] [-oo NAME=VALUE]*\n"
+             "    [-txe xmin xmax] [-tye ymin ymax] [-tr xres yres] [-outsize nx ny]\n"
+             "    [-a algorithm[:key=value]*] [-q] [--threads N] [--precision single|double]\n"
+             "    [--device auto|cpu|cuda|cuda:N] [--timings]\n"
+             "    src_datasource dst_filename\n"
+             "       gridkit grid --algorithms\n"
+             "    (the algorithms, one per line: name, keys and summary, separated by tabs)\n"
+             "\n");
+    add_algorithms(usage_text, sizeof usage_text);
+    size_t used = strlen(usage_text);
+    snprintf(usage_text + used, sizeof usage_text - used, "%s",
+             "Sources: any OGR vector source, or XYZ text (*.xyz or -oo FORMAT=XYZ).\n"
+             "--timings prints the seconds spent reading points, preparing (index, GPU),\n"
+             "gridding (and writing tiles, within it) and finishing the file, on stderr.\n");
+}
+
 const char *gk_grid_usage(void)
 {
-    return "Usage: gridkit grid [-ot type] [-of format] [-co NAME=VALUE]*\n"
-           "    [-zfield field] [-z_increase v] [-z_multiply v] [-a_srs srs]\n"
-           "    [-spat xmin ymin xmax ymax] [-clipsrc xmin ymin xmax ymax|WKT|datasource|"
-           "spat_extent]\n"
-           "    [-clipsrcsql sql] [-clipsrclayer layer] [-clipsrcwhere expr]\n"
-           "    [-l layer]* [-where expr] [-sql statement] [-oo NAME=VALUE]*\n"
-           "    [-txe xmin xmax] [-tye ymin ymax] [-tr xres yres] [-outsize nx ny]\n"
-           "    [-a algorithm[:key=value]*] [-q] [--threads N] [--precision single|double]\n"
-           "    [--device auto|cpu|cuda|cuda:N] [--timings]\n"
-           "    src_datasource dst_filename\n"
-           "\n"
-           "Algorithms (gdal_grid's, same parameters): invdist, invdistnn, average, nearest,\n"
-           "linear, minimum, maximum, range, count, average_distance, average_distance_pts;\n"
-           "and aidw (adaptive inverse distance: k, alpha1..alpha5, r_min, r_max, radius,\n"
-           "max_points, min_points, nodata); and kriging (type=simple|ordinary|universal,\n"
-           "model=Sph|Exp|...|auto, psill, range, nugget, kappa, anis_angle, anis_ratio,\n"
-           "variogram=FILE.json, mean, drift, drift_raster, max_points, min_points, radius,\n"
-           "max_points_per_quadrant, block=WxH, variance=yes|no, nodata; docs/kriging.md).\n"
-           "Sources: any OGR vector source, or XYZ text (*.xyz or -oo FORMAT=XYZ).\n"
-           "--timings prints the seconds spent reading points, preparing (index, GPU),\n"
-           "gridding (and writing tiles, within it) and finishing the file, on stderr.\n";
+    pthread_once(&usage_once, build_usage);
+    return usage_text;
 }
 
 static int parse_double(gk_context *ctx, const char *opt, const char *s, double *v)

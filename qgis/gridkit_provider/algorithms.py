@@ -9,7 +9,6 @@ import os
 import re
 import select
 import shlex
-import shutil
 import subprocess
 
 from qgis.core import (QgsProcessing, QgsProcessingAlgorithm, QgsProcessingException,
@@ -21,22 +20,21 @@ from qgis.core import (QgsProcessing, QgsProcessingAlgorithm, QgsProcessingExcep
                        QgsProcessingParameterRasterDestination, QgsProcessingParameterString,
                        QgsProcessingParameterVectorDestination, QgsVectorFileWriter)
 
-# gdal_grid's algorithms plus gridkit's, and the -a keys each one takes.
-ALGORITHMS = ["invdist", "invdistnn", "average", "nearest", "linear", "minimum", "maximum",
-              "range", "count", "average_distance", "average_distance_pts", "aidw", "kriging"]
-_ELLIPSE = ["radius1", "radius2", "angle", "min_points", "nodata"]
-KEYS = {
-    "invdist": ["power", "smoothing", "radius1", "radius2", "angle", "max_points",
-                "min_points", "nodata"],
-    "invdistnn": ["power", "smoothing", "radius", "max_points", "min_points", "nodata"],
-    "average": _ELLIPSE, "minimum": _ELLIPSE, "maximum": _ELLIPSE, "range": _ELLIPSE,
-    "count": _ELLIPSE, "average_distance": _ELLIPSE, "average_distance_pts": _ELLIPSE,
-    "nearest": ["radius1", "radius2", "angle", "nodata"],
-    "linear": ["radius", "nodata"],
-    "aidw": ["k", "r_min", "r_max", "radius", "max_points", "min_points", "nodata"],
-    "kriging": ["type", "model", "psill", "range", "nugget", "variogram", "variance",
-                "radius", "max_points", "min_points", "nodata"],
-}
+from . import gridkit_cli
+
+# The algorithms and the -a keys each takes come from gridkit itself
+# (gridkit_cli.algorithms(): `gridkit grid --algorithms`), read once.
+_LIST = None
+
+
+def algorithm_list():
+    global _LIST
+    if _LIST is None:
+        _LIST = gridkit_cli.algorithms() or [
+            ("(gridkit not found: put it on PATH or set GRIDKIT_CLI)", [], "")]
+    return _LIST
+
+
 # Typed parameter -> -a key (numbers; omitted when left empty).
 NUMBER_KEYS = [("POWER", "power", "Power (invdist, invdistnn)"),
                ("SMOOTHING", "smoothing", "Smoothing (invdist, invdistnn)"),
@@ -59,7 +57,7 @@ DATA_TYPES = ["Float64", "Float32", "Int32", "Int16", "UInt32", "UInt16", "Byte"
 
 
 def gridkit_executable():
-    exe = os.environ.get("GRIDKIT_CLI") or shutil.which("gridkit")
+    exe = gridkit_cli.executable()
     if not exe:
         raise QgsProcessingException(
             "the gridkit program was not found: put it on PATH or set GRIDKIT_CLI")
@@ -183,7 +181,8 @@ class GridkitAlgorithmBase(QgsProcessingAlgorithm):
     # -- algorithm (-a) ----------------------------------------------------
     def add_algorithm_parameters(self, default=0):
         self.addParameter(QgsProcessingParameterEnum(
-            "ALGORITHM", "Algorithm", options=ALGORITHMS, defaultValue=default))
+            "ALGORITHM", "Algorithm", options=[a[0] for a in algorithm_list()],
+            defaultValue=default))
         for name, _key, desc in NUMBER_KEYS:
             kind = (QgsProcessingParameterNumber.Integer if name in INTEGER_PARAMS
                     else QgsProcessingParameterNumber.Double)
@@ -202,8 +201,8 @@ class GridkitAlgorithmBase(QgsProcessingAlgorithm):
             "ALGORITHM_OPTIONS", "More -a options (key=value:key=value)", optional=True))
 
     def algorithm_string(self, parameters, context, feedback):
-        name = ALGORITHMS[self.parameterAsEnum(parameters, "ALGORITHM", context)]
-        keys = KEYS[name]
+        name, keys, _summary = algorithm_list()[self.parameterAsEnum(parameters, "ALGORITHM",
+                                                                       context)]
         parts = [name]
 
         def put(key, value):
@@ -243,10 +242,10 @@ class GridAlgorithm(GridkitAlgorithmBase):
         return "Grid (interpolate points to a raster)"
 
     def shortHelpString(self):  # noqa: N802
-        return ("Runs `gridkit grid` (gdal_grid's arguments and results, faster). Every "
-                "algorithm: gdal_grid's, aidw (adaptive IDW) and kriging (a second band with "
-                "the kriging variance). Parameters left empty take gridkit's defaults; "
-                "parameters an algorithm does not take are ignored with a warning.")
+        return ("Runs `gridkit grid` (gdal_grid's arguments and results, faster). "
+                "Parameters left empty take gridkit's defaults; parameters an algorithm does "
+                "not take are ignored with a warning. The algorithms:<br>" +
+                "<br>".join("<b>%s</b>: %s" % (n, s) for n, _k, s in algorithm_list()))
 
     def add_grid_parameters(self):
         self.add_source_parameters()

@@ -3,7 +3,9 @@
 
 algorithms/include (the public headers) <- core <- search <- the families
 (idw, window, linear, geostat), which never include each other; the list of
-methods (algorithms/methods.c) knows the core only. gpu/ implements the
+methods (algorithms/methods.def, no includes of its own) may be included from
+anywhere in algorithms/, and methods.c, which makes the rows' list from it,
+knows the core only. gpu/ implements the
 core's contract (core/gpu_abi.h) and may share a family's arithmetic headers;
 driver/ sees the public headers only. docs/architecture.md draws the map.
 """
@@ -23,6 +25,9 @@ ALLOWED = {
 }
 for fam in FAMILIES:
     ALLOWED[fam] = {"include", "core", "search"}
+for layer in list(ALLOWED):
+    ALLOWED[layer].add("list")
+ALLOWED["list"] = set()
 ALLOWED["gpu"] = {"include", "core", "geostat", "linear"}
 ALLOWED["driver"] = {"include"}
 
@@ -36,6 +41,8 @@ def folder_of_include(src_dir, name):
         return "."  # its own folder (or a neighbour by a relative path)
     if name in PUBLIC:
         return "include"
+    if name.endswith(".def") and os.path.exists(os.path.join(ALG, name)):
+        return "list"
     head = name.split("/")[0]
     if "/" in name and os.path.isdir(os.path.join(ALG, head)):
         return head
@@ -45,7 +52,9 @@ def folder_of_include(src_dir, name):
 def layer_of(path):
     rel = os.path.relpath(path, ROOT).split(os.sep)
     if rel[0] == "algorithms":
-        return "methods" if len(rel) == 2 else rel[1]
+        if len(rel) == 2:
+            return "list" if rel[1].endswith(".def") else "methods"
+        return rel[1]
     return rel[0]
 
 
@@ -55,7 +64,7 @@ def main():
     for top in ("algorithms", "gpu", "driver"):
         for dirpath, _, files in os.walk(os.path.join(ROOT, top)):
             for f in files:
-                if not re.search(r"\.(c|h|cu|cuh|cpp)$", f):
+                if not re.search(r"\.(c|h|cu|cuh|cpp|def)$", f):
                     continue
                 path = os.path.join(dirpath, f)
                 layer = layer_of(path)

@@ -5,6 +5,7 @@
  * algorithm's whole tiles against brute force, and main. The benchmark that
  * was `test_algorithms bench` is tests/bench/bench_algorithms.c. */
 #include "core/algo_harness.h"
+#include "core/method.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -182,9 +183,22 @@ void test_tiles_vs_bruteforce(void)
     pset_free(&sets[1]);
 }
 
+/* Every row says the kind of its line in methods.def (the kind is the row's
+ * index: gk_method_of). */
+static void test_registry(void)
+{
+    CHECK_EQ_SZ((size_t)gk_n_methods, (size_t)GK_ALG_COUNT_OF_KINDS);
+    for (int i = 0; i < gk_n_methods; i++) {
+        CHECK((int)gk_methods[i]->kind == i);
+        CHECK(gk_method_of(gk_methods[i]->kind) == gk_methods[i]);
+        CHECK(gk_method_find(gk_methods[i]->name) == gk_methods[i]);
+    }
+}
+
 int main(void)
 {
     ctx = gk_context_new();
+    test_registry();
     test_kdtree();
     test_sort();
     test_invdist();

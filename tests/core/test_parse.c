@@ -7,6 +7,48 @@
 
 #include <string.h>
 
+/* The list front ends read (gridkit grid --help, --algorithms, QGIS): every
+ * name parses to itself, and every key a method lists is one its parser
+ * takes. Keys listed as "key=a|b" are tried with a; plain keys with 1. */
+static void check_listed_keys(gk_context *ctx)
+{
+    CHECK(gk_n_algorithms() >= 13);
+    CHECK(gk_algorithm_name_at(-1) == NULL && gk_algorithm_name_at(gk_n_algorithms()) == NULL);
+    for (int i = 0; i < gk_n_algorithms(); i++) {
+        const char *name = gk_algorithm_name_at(i);
+        gk_algorithm *a = gk_algorithm_parse(ctx, name);
+        if (a) /* kriging alone wants a model: any error but "unknown algorithm" */
+            CHECK(!strcmp(gk_algorithm_name(a), name));
+        else
+            CHECK(!strstr(gk_errmsg(ctx), "unknown algorithm"));
+        gk_algorithm_free(a);
+        CHECK(gk_algorithm_summary_at(i) && strlen(gk_algorithm_summary_at(i)) > 10);
+        char keys[1024];
+        size_t len = gk_algorithm_keys_at(i, keys, sizeof keys);
+        CHECK(len > 0 && len == strlen(keys));
+        for (char *save = NULL, *k = strtok_r(keys, ", ", &save); k;
+             k = strtok_r(NULL, ", ", &save)) {
+            char spec[256], *eq = strchr(k, '=');
+            if (eq) { /* key=a|b: the first choice, unless a placeholder */
+                *eq = '\0';
+                size_t n = strcspn(eq + 1, "|");
+                if (!strcmp(k, "variogram") || !strcmp(k, "drift_raster") ||
+                    !strcmp(k, "block") || !strncmp(eq + 1, "...", 3))
+                    continue; /* a file name or a size: parse_kriging's own tests */
+                snprintf(spec, sizeof spec, "%s:%s=%.*s", name, k, (int)n, eq + 1);
+            } else {
+                snprintf(spec, sizeof spec, "%s:%s=1", name, k);
+            }
+            gk_algorithm *b = gk_algorithm_parse(ctx, spec);
+            if (!b && strstr(gk_errmsg(ctx), "no parameter")) {
+                fprintf(stderr, "  '%s' is listed but not taken: %s\n", spec, gk_errmsg(ctx));
+                CHECK(0);
+            }
+            gk_algorithm_free(b);
+        }
+    }
+}
+
 int main(void)
 {
     static const char *const specs[] = {
@@ -44,6 +86,7 @@ int main(void)
         gk_algorithm_free(b);
         gk_algorithm_free(a);
     }
+    check_listed_keys(ctx);
     gk_context_free(ctx);
     printf("%d checks, %d failures\n", checks, failures);
     return failures ? 1 : 0;

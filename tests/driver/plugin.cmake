@@ -11,6 +11,10 @@ if(GRIDKIT_WITH_GDAL)
                    ${CMAKE_BINARY_DIR}/gridkit ${CMAKE_BINARY_DIR}/gdalplugins
                    ${CMAKE_SOURCE_DIR}/data ${CMAKE_BINARY_DIR}/test-work/plugin)
   set_tests_properties(plugin PROPERTIES TIMEOUT 600)
+  # the QGIS provider's algorithm list, read from gridkit (plain Python)
+  add_test(NAME qgis_algorithm_list
+           COMMAND ${GRIDKIT_TEST_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/qgis_algorithm_list.py
+                   ${CMAKE_BINARY_DIR}/gridkit ${CMAKE_SOURCE_DIR})
 
   option(GRIDKIT_QGIS_TESTS "Run the QGIS Processing test (needs qgis, python3-qgis)" OFF)
   if(GRIDKIT_QGIS_TESTS)
