@@ -6,7 +6,7 @@
  * kriging.cu and kriging_big.cu (local kriging), krige_global.cu (with
  * krige_global_libs.cu), linear.cu, variogram.cu and variogram_fast.cu.
  * Everything is in namespace gk_gpu and hidden (the module is built with
- * -fvisibility=hidden): the module exports gk_gpu_module_v6 alone.
+ * -fvisibility=hidden): the module exports gk_gpu_module_v7 alone.
  */
 #ifndef GK_GPU_FAMILIES_H
 #define GK_GPU_FAMILIES_H

@@ -1,6 +1,6 @@
 /*
  * module.cu - gridkit's CUDA module: the C ABI of core/gpu_abi.h (the
- * gk_gpu_api table behind gk_gpu_module_v6), the probe, jobs (the points
+ * gk_gpu_api table behind gk_gpu_module_v7), the probe, jobs (the points
  * uploaded once per job, their bin grid for the local algorithms) and the
  * dispatch of a tile to its family's translation unit (families.h). Built
  * as a shared object with the CUDA runtime linked statically, dlopen()ed by
@@ -701,7 +701,8 @@ double api_last_kernel_ms(void *job) { return job ? ((Job *)job)->last_ms : -1.0
 const gk_gpu_api the_api = {GK_GPU_ABI_VERSION, api_probe,          api_job_new,
                             api_tile,           api_job_free,       api_last_kernel_ms,
                             api_krige_set,      api_variogram,      api_device_count,
-                            api_host_alloc,     api_host_free,      api_job_clone};
+                            api_host_alloc,     api_host_free,      api_job_clone,
+                            nullptr,            nullptr};
 
 
 } // namespace gk_gpu

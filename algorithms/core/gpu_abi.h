@@ -18,8 +18,8 @@ extern "C" {
 
 /* One number: the entry symbol carries it, so a module of another version is
  * not even found, and the table repeats it. */
-#define GK_GPU_ABI_VERSION 6
-#define GK_GPU_ENTRY_FN gk_gpu_module_v6
+#define GK_GPU_ABI_VERSION 7
+#define GK_GPU_ENTRY_FN gk_gpu_module_v7
 #define GK_GPU_STR_(x) #x
 #define GK_GPU_STR(x) GK_GPU_STR_(x)
 #define GK_GPU_ENTRY GK_GPU_STR(GK_GPU_ENTRY_FN)
@@ -182,6 +182,42 @@ typedef struct {
     double cos_tol, bandwidth;
 } gk_gpu_vgm;
 
+/* Ridges, curve (algorithms/ridges/curve.c): evolve's Jacobi steps until a
+ * step moves no representative or max_iter steps, with the arithmetic of
+ * ridges/curve_step.h, so that the bits are the CPU's. */
+typedef struct {
+    int dim;           /* 2 or 3 */
+    size_t n;          /* samples */
+    const double *p;   /* n * dim, interleaved */
+    double r1;
+    size_t m;          /* representatives */
+    double *s;         /* m * dim, interleaved: in, and out after the steps */
+    int max_iter;
+    int iters;         /* out: steps taken */
+    int converged;     /* out: 1 when the last step moved nothing */
+    double kernel_ms;  /* out */
+} gk_gpu_evolve;
+
+/* Ridges, density (algorithms/ridges/density.c): subspace-constrained mean
+ * shift of every walker with the arithmetic of ridges/scms_step.h (the sums
+ * over the samples in the CPU's order; exp() may differ in the last bit). */
+typedef struct {
+    int dim;
+    size_t n;
+    const double *p;   /* n * dim, interleaved */
+    const double *w;   /* n weights, or NULL (every weight 1) */
+    double h;          /* Gaussian sigma */
+    double cutoff;     /* kernel cut-off, in h */
+    double tol;
+    int max_iter;
+    size_t n_walkers;
+    double *walkers;   /* n_walkers * dim: in, and out at convergence */
+    double *density;   /* out, n_walkers: the kernel sum at the final position */
+    double *tangent;   /* out, n_walkers * dim: the unit ridge direction there */
+    int32_t *iters;    /* out, n_walkers: steps taken, max_iter + 1 when it did not converge */
+    double kernel_ms;  /* out */
+} gk_gpu_scms;
+
 typedef struct {
     int abi_version;
     /* Checks device dev (>= 0) can run this module's kernels; 0 and its name
@@ -218,6 +254,10 @@ typedef struct {
      * index, with its own stream and buffers; freed before it. NULL and a
      * reason where it cannot (global kriging). */
     void *(*job_clone)(void *job, char *err, size_t err_cap);
+    /* Ridges on device dev (NULL in a module without them): 0, or non-zero
+     * and a reason (the CPU then runs them). */
+    int (*curve_evolve)(int dev, gk_gpu_evolve *e, char *err, size_t err_cap);
+    int (*scms)(int dev, gk_gpu_scms *s, char *err, size_t err_cap);
 } gk_gpu_api;
 
 /* tile()'s code when the GPU had no memory for the tile (the caller splits it) */
