@@ -110,6 +110,11 @@ void lin_free(LinState *L);
 int api_variogram(int dev, const gk_gpu_vgm *v, double *np, double *sd, double *sg,
                   double *kernel_ms, char *err, size_t err_cap);
 
+/* ---- ridges_curve.cu, ridges_density.cu: one-shot ridge calls ---------------- */
+
+int api_curve_evolve(int dev, gk_gpu_evolve *e, char *err, size_t err_cap);
+int api_scms(int dev, gk_gpu_scms *s, char *err, size_t err_cap);
+
 } // namespace gk_gpu
 
 #endif
