@@ -219,6 +219,7 @@ int main(void)
     test_variograms(&u, &l);
     test_engine(&u);
     test_linear(ctx, &u, &l, &sm);
+    test_ridges(ctx);
 
     gk_points_free(u.pts);
     gk_points_free(l.pts);
