@@ -206,6 +206,15 @@ typedef struct {
     size_t n;
     const double *p;   /* n * dim, interleaved */
     const double *w;   /* n weights, or NULL (every weight 1) */
+    /* the samples binned as ridges/scms_step.h's gk_scms_index (the CPU's
+     * bins, uploaded as they are) */
+    double origin[3], side;
+    int64_t nc[3];
+    size_t n_bins;
+    const uint64_t *key;  /* n_bins */
+    const size_t *start;  /* n_bins + 1 */
+    const double *ps;     /* n * dim, in bin order */
+    const double *ws;     /* n, or NULL */
     double h;          /* Gaussian sigma */
     double cutoff;     /* kernel cut-off, in h */
     double tol;
