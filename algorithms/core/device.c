@@ -793,10 +793,8 @@ const char *gk_device_last_variogram_device(void) { return vgm_dev; }
 
 /* ---- ridges: one-shot calls (curve's evolve, density's mean shift) -------- */
 
-static _Thread_local char ridge_dev[700] = "cpu";
-
 /* The context's GPU for a ridge call: its index, or -1 for the CPU (reason
- * in ridge_dev), or -2 with the error in ctx (a GPU asked for by name and
+ * in the context's device name), or -2 with the error in ctx (a GPU asked for by name and
  * not usable). Under auto, work below min_work stays on the CPU. */
 static int ridge_device(gk_context *ctx, double work, double min_work, const char *what,
                         char *name, size_t name_cap)
@@ -804,20 +802,20 @@ static int ridge_device(gk_context *ctx, double work, double min_work, const cha
     int code;
     if (requested_device(ctx, &code))
         return -2;
-    snprintf(ridge_dev, sizeof ridge_dev, "cpu");
+    snprintf(ctx->device_name, sizeof ctx->device_name, "cpu");
     if (code == GK_DEV_CPU)
         return -1;
     int explicit_gpu = code >= GK_DEV_CUDA;
     int dev = code > GK_DEV_CUDA ? code - GK_DEV_CUDA - 1 : 0;
     if (!explicit_gpu && work < min_work) {
-        snprintf(ridge_dev, sizeof ridge_dev, "cpu (%s: small enough for the CPU)", what);
+        snprintf(ctx->device_name, sizeof ctx->device_name, "cpu (%s: small enough for the CPU)", what);
         return -1;
     }
     char why[600];
     if (probe(dev, name, name_cap, why, sizeof why)) {
         if (explicit_gpu)
             return gk_error(ctx, GK_ERR_UNSUPPORTED, "cuda:%d: no usable GPU: %s", dev, why), -2;
-        snprintf(ridge_dev, sizeof ridge_dev, "cpu (no usable GPU: %s)", why);
+        snprintf(ctx->device_name, sizeof ctx->device_name, "cpu (no usable GPU: %s)", why);
         return -1;
     }
     return dev;
@@ -828,23 +826,22 @@ static int ridge_result(gk_context *ctx, int rc, int dev, const char *name, cons
 {
     if (rc) {
         /* a GPU that failed mid-way: the CPU runs it (the same answer) */
-        snprintf(ridge_dev, sizeof ridge_dev, "cpu (%s on GPU %s: %s)", what, name, err);
-        (void)ctx;
+        snprintf(ctx->device_name, sizeof ctx->device_name, "cpu (%s on GPU %s: %s)", what, name, err);
         return 0;
     }
-    snprintf(ridge_dev, sizeof ridge_dev, "cuda:%d (%s)", dev, name);
+    snprintf(ctx->device_name, sizeof ctx->device_name, "cuda:%d (%s)", dev, name);
     return 1;
 }
 
 int gk_device_curve_evolve(gk_context *ctx, gk_gpu_evolve *e)
 {
     char name[200] = "";
-    /* auto: below a million sample-steps' worth the GPU's start costs more */
-    int dev = ridge_device(ctx, (double)e->n * e->max_iter, 2e6, "curve", name, sizeof name);
+    /* auto: below 100,000 samples the cores finish before the GPU has started */
+    int dev = ridge_device(ctx, (double)e->n, 1e5, "curve", name, sizeof name);
     if (dev < 0)
         return dev == -2 ? -1 : 0;
     if (!mod_api->curve_evolve) {
-        snprintf(ridge_dev, sizeof ridge_dev, "cpu (the GPU module has no curve kernel)");
+        snprintf(ctx->device_name, sizeof ctx->device_name, "cpu (the GPU module has no curve kernel)");
         return 0;
     }
     char err[512] = "";
@@ -855,15 +852,14 @@ int gk_device_curve_evolve(gk_context *ctx, gk_gpu_evolve *e)
 int gk_device_scms(gk_context *ctx, gk_gpu_scms *s)
 {
     char name[200] = "";
+    /* auto: walkers times samples, a rough measure of the kernel sums */
     int dev = ridge_device(ctx, (double)s->n_walkers * s->n, 1e8, "density", name, sizeof name);
     if (dev < 0)
         return dev == -2 ? -1 : 0;
     if (!mod_api->scms) {
-        snprintf(ridge_dev, sizeof ridge_dev, "cpu (the GPU module has no density kernel)");
+        snprintf(ctx->device_name, sizeof ctx->device_name, "cpu (the GPU module has no density kernel)");
         return 0;
     }
     char err[512] = "";
     return ridge_result(ctx, mod_api->scms(dev, s, err, sizeof err), dev, name, "density", err);
 }
-
-const char *gk_device_last_ridge_device(void) { return ridge_dev; }

@@ -74,11 +74,9 @@ const char *gk_device_last_variogram_device(void);
 
 /* Ridges' one-shot GPU calls (core/gpu_abi.h): 1 when it ran on the
  * context's GPU, 0 when the CPU should run it (the reason in
- * gk_device_last_ridge_device), -1 (the error in ctx) when a GPU asked for
+ * gk_context_device_name), -1 (the error in ctx) when a GPU asked for
  * by name cannot be used. A GPU that fails mid-way leaves the CPU to it. */
 int gk_device_curve_evolve(gk_context *ctx, gk_gpu_evolve *e);
 int gk_device_scms(gk_context *ctx, gk_gpu_scms *s);
-/* Where this thread's last ridge call ran ("cuda:0 (name)" or "cpu (reason)"). */
-const char *gk_device_last_ridge_device(void);
 
 #endif
