@@ -63,8 +63,10 @@ static void reverse(uint32_t *a, size_t n)
     }
 }
 
-/* The orientation rules of the file's comment; a ring's last == first. */
-static void orient(const double *v, int dim, uint32_t *a, size_t n, int closed)
+/* The orientation rules of the file's comment; a ring's last == first. A
+ * loop that leaves a junction and comes back keeps the junction as its ends
+ * (ring = 0), only its direction is chosen. */
+static void orient(const double *v, int dim, uint32_t *a, size_t n, int closed, int ring)
 {
     if (!closed) {
         if (n > 1 && vcmp(v, dim, a[n - 1], a[0]) < 0)
@@ -74,12 +76,14 @@ static void orient(const double *v, int dim, uint32_t *a, size_t n, int closed)
     size_t m = n - 1, s = 0; /* distinct vertices; the smallest */
     if (m < 3)
         return;
-    for (size_t i = 1; i < m; i++)
-        if (vcmp(v, dim, a[i], a[s]) < 0)
-            s = i;
-    reverse(a, s); /* rotate left by s: three reversals */
-    reverse(a + s, m - s);
-    reverse(a, m);
+    if (ring) {
+        for (size_t i = 1; i < m; i++)
+            if (vcmp(v, dim, a[i], a[s]) < 0)
+                s = i;
+        reverse(a, s); /* rotate left by s: three reversals */
+        reverse(a + s, m - s);
+        reverse(a, m);
+    }
     if (vcmp(v, dim, a[m - 1], a[1]) < 0)
         reverse(a + 1, m - 1);
     a[m] = a[0];
@@ -154,7 +158,7 @@ static size_t make_pieces(const gk_ridge_graph *g, const gk_chains *ch, const in
             if (keep[i])
                 kv[used + p->n++] = idx[i];
         used += p->n;
-        orient(g->v, g->dim, kv + p->first, p->n, p->closed);
+        orient(g->v, g->dim, kv + p->first, p->n, p->closed, deg[idx[0]] == 2);
     }
     return np;
 }

@@ -112,7 +112,7 @@ static int assign(const gk_lines *l, const segs *s, const gk_cloud *c, double su
         return GK_ERR_NOMEM;
     for (size_t e = 0; e < s->n_ent; e++)
         gk_cells_insert(&g, (int32_t)e, s->ent_p + e * l->dim);
-#pragma omp parallel for num_threads(threads) schedule(static, 4096)
+#pragma omp parallel for num_threads(threads) schedule(static, 4096) if (c->n >= 16384)
     for (long i = 0; i < (long)c->n; i++) {
         double d2;
         owner[i] = nearest(l, s, &g, c->p + (size_t)i * c->dim, support, &d2);

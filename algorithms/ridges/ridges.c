@@ -76,14 +76,21 @@ static int check_cloud(gk_context *ctx, const gk_cloud *c, size_t skipped)
                     "through a single place", c->n, c->p[0], c->p[1], c->dim == 3 ? ", ..." : "");
 }
 
-/* The method's warning and a note of skipped points, as one text. */
-static char *join_warning(char *w, size_t skipped)
+/* The method's warning and notes of skipped points and of no line found,
+ * as one text ("; " between parts). */
+static char *join_warning(char *w, size_t skipped, size_t n_lines)
 {
-    if (!skipped)
+    if (!skipped && n_lines)
         return w;
-    char note[160];
-    snprintf(note, sizeof note, "ridges: %zu points with NaN or infinite coordinates skipped",
-             skipped);
+    char note[320];
+    gk_strbuf sb = {note, sizeof note, 0};
+    note[0] = '\0';
+    if (skipped)
+        gk_strbuf_add(&sb, "ridges: %zu points with NaN or infinite coordinates skipped",
+                      skipped);
+    if (!n_lines)
+        gk_strbuf_add(&sb, "%sridges: no line found (too few samples close together for the "
+                      "method's radii)", skipped ? "; " : "");
     size_t len = (w ? strlen(w) + 2 : 0) + strlen(note) + 1;
     char *out = malloc(len);
     if (out)
@@ -142,7 +149,7 @@ gk_lines *gk_ridges(gk_context *ctx, const gk_points *pts, gk_ridges_method *m, 
         free(warning);
         return NULL;
     }
-    l->warning = join_warning(warning, skipped);
+    l->warning = join_warning(warning, skipped, l->n_lines);
     gk_ridges_canonical(m);
     if (progress && !progress(1.0, "ridges: done", progress_user)) {
         gk_lines_free(l);
