@@ -6,13 +6,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-int gk_cells_init(gk_cells *g, int dim, const double *lo, const double *hi, double h, size_t cap)
+void gk_cells_geometry(gk_cells *g, int dim, const double *lo, const double *hi, double h,
+                       double max_cells)
 {
-    g->dim = dim;
-    g->head = NULL;
-    g->next = NULL;
-    g->cap = cap;
-    double max_cells = fmax(4.0 * (double)cap, 4096.0);
     double span_max = 0.0;
     for (int k = 0; k < dim; k++)
         span_max = fmax(span_max, hi[k] - lo[k]);
@@ -26,6 +22,7 @@ int gk_cells_init(gk_cells *g, int dim, const double *lo, const double *hi, doub
             break;
         h *= 1.5; /* coarser cells: more items per query, same answers */
     }
+    g->dim = dim;
     g->h = h;
     g->ncell = 1;
     for (int k = 0; k < 3; k++) {
@@ -33,6 +30,12 @@ int gk_cells_init(gk_cells *g, int dim, const double *lo, const double *hi, doub
         g->n[k] = k < dim ? (long)(floor((hi[k] - lo[k]) / h) + 1.0) : 1;
         g->ncell *= (size_t)g->n[k];
     }
+}
+
+int gk_cells_init(gk_cells *g, int dim, const double *lo, const double *hi, double h, size_t cap)
+{
+    gk_cells_geometry(g, dim, lo, hi, h, fmax(4.0 * (double)cap, 4096.0));
+    g->cap = cap;
     g->head = malloc(g->ncell * sizeof *g->head);
     g->next = malloc((cap ? cap : 1) * sizeof *g->next);
     if (!g->head || !g->next) {

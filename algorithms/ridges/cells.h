@@ -31,6 +31,10 @@ typedef struct {
  * GK_ERR_NOMEM. */
 int gk_cells_init(gk_cells *g, int dim, const double *lo, const double *hi, double h, size_t cap);
 void gk_cells_free(gk_cells *g);
+/* Only the geometry (no lists): cells of edge h, grown until there are at
+ * most max_cells. */
+void gk_cells_geometry(gk_cells *g, int dim, const double *lo, const double *hi, double h,
+                       double max_cells);
 /* Empties every cell. */
 void gk_cells_clear(gk_cells *g);
 

@@ -32,8 +32,8 @@ typedef struct {
     double r1;
     size_t m;
     double *s;
-    gk_cells geo;      /* the cells' geometry (its lists stay unused) */
-    size_t *cstart;    /* ncell + 1: representatives of cell k: crep[cstart[k] ..] */
+    gk_cells geo;      /* the cells' geometry (no lists) */
+    uint32_t *cstart;  /* ncell + 1: representatives of cell k: crep[cstart[k] ..] */
     uint32_t *crep;    /* m */
     uint32_t *owner;   /* n: nearest representative within r1, or UINT32_MAX */
     size_t *count;     /* blocks * (m + 1): per block and owner, then offsets */
@@ -149,7 +149,6 @@ static int move(evolve_state *st)
 
 static void state_free(evolve_state *st)
 {
-    gk_cells_free(&st->geo);
     free(st->cstart);
     free(st->crep);
     free(st->owner);
@@ -166,19 +165,18 @@ static int evolve_cpu(gk_context *ctx, const gk_cloud *c, double r1, double *s, 
     double lo[3], hi[3];
     size_t n1 = c->n ? c->n : 1;
     gk_cells_bounds(c->p, c->n, c->dim, lo, hi);
-    /* cells of edge at least r1: a representative within r1 is in the 3^dim around */
-    int rc = gk_cells_init(&st.geo, c->dim, lo, hi, r1, m);
-    if (rc == GK_OK) {
-        st.cstart = malloc((st.geo.ncell + 1) * sizeof *st.cstart);
-        st.crep = malloc((m + 1) * sizeof *st.crep);
-        st.owner = malloc(n1 * sizeof *st.owner);
-        size_t fit = 2 * n1 / (m + 1);
-        st.blocks = fit < 1 ? 1 : fit > MAX_BLOCKS ? MAX_BLOCKS : (int)fit;
-        st.count = malloc((size_t)st.blocks * (m + 1) * sizeof *st.count);
-        st.start = malloc((m + 1) * sizeof *st.start);
-        st.sorted = malloc(n1 * sizeof *st.sorted);
-    }
-    if (rc || !st.cstart || !st.crep || !st.owner || !st.count || !st.start || !st.sorted) {
+    /* cells of edge at least r1 (a representative within r1 is in the 3^dim
+     * around), up to one per sample: fine cells over a long thin curve */
+    gk_cells_geometry(&st.geo, c->dim, lo, hi, r1, (double)n1 + 4096.0);
+    st.cstart = malloc((st.geo.ncell + 1) * sizeof *st.cstart);
+    st.crep = malloc((m + 1) * sizeof *st.crep);
+    st.owner = malloc(n1 * sizeof *st.owner);
+    size_t fit = 2 * n1 / (m + 1);
+    st.blocks = fit < 1 ? 1 : fit > MAX_BLOCKS ? MAX_BLOCKS : (int)fit;
+    st.count = malloc((size_t)st.blocks * (m + 1) * sizeof *st.count);
+    st.start = malloc((m + 1) * sizeof *st.start);
+    st.sorted = malloc(n1 * sizeof *st.sorted);
+    if (!st.cstart || !st.crep || !st.owner || !st.count || !st.start || !st.sorted) {
         state_free(&st);
         return gk_error(ctx, GK_ERR_NOMEM, "curve: out of memory for evolve (%zu samples)", c->n);
     }

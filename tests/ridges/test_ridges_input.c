@@ -163,11 +163,11 @@ static void degenerate(gk_context *ctx)
     gk_points_free(pts);
 
     /* exactly collinear, evenly spaced 0.56 apart: r1 given, and estimated
-     * (no noise: the floor of 3 spacings); an end representative settles
-     * inside its end by up to r1 / 2 + one spacing. */
+     * (no noise: the floor of 6 spacings); an end representative settles
+     * inside its end by up to r1 / 2 + one spacing < r1. */
     pts = collinear(ctx);
     check_segment(ctx, pts, "curve:r1=2", 2.0);
-    check_segment(ctx, pts, "curve", 3.0 * 0.56 * 1.5);
+    check_segment(ctx, pts, "curve", 6.0 * 0.56);
     gk_points_add(pts, NAN, 1, 0);
     gk_points_add(pts, 1, INFINITY, 0);
     gk_ridges_method *m = gk_ridges_parse(ctx, "curve:r1=2", 2);
