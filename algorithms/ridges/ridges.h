@@ -35,7 +35,7 @@ struct gk_ridges_method {
     double cutoff;    /* kernel cut-off, in bandwidths */
     double angle;     /* link: largest angle (degrees) between an edge and the ridge tangent */
     /* both: the lines */
-    double min_length; /* shorter chains and spurs are dropped (<= 0: method's default) */
+    double min_length; /* shorter chains and spurs are dropped (< 0: method's default; 0: none) */
     double simplify;   /* Douglas-Peucker tolerance; 0: off */
     char text[1024];   /* canonical string (gk_ridges_method_string) */
 };
