@@ -43,6 +43,9 @@ static void build_usage(void)
              "(-a_srs overrides).\n"
              "\n%s",
              gk_ridges_methods_help());
+    size_t n = strlen(usage_text);
+    if (n > 0 && usage_text[n - 1] != '\n' && n + 1 < sizeof usage_text)
+        strcpy(usage_text + n, "\n");
 }
 
 const char *gk_ridges_usage(void)

@@ -219,7 +219,7 @@ with open("keep.gpkg", "wb") as f:
     f.write(open("out.gpkg", "rb").read())
 KEEP = sha("keep.gpkg")
 BAD = [(["circle.gpkg", "bad.gpkg"], "-a", "missing -a"),
-       (["two.gpkg", "bad.gpkg", "-a", METHOD], "3 points", "fewer than 3 points"),
+       (["two.gpkg", "bad.gpkg", "-a", METHOD], "2 points", "fewer than 3 points"),
        (["circle.gpkg", "bad.gpkg", "-a", "curve:r1=0"], "r1", "r1 = 0"),
        (["circle.gpkg", "bad.gpkg", "-a", "curve:r1=-2"], "r1", "r1 < 0"),
        (["circle.gpkg", "bad.gpkg", "-a", "curve:r1=5:r2=3"], "r2", "r2 < r1"),
@@ -235,7 +235,7 @@ BAD = [(["circle.gpkg", "bad.gpkg"], "-a", "missing -a"),
        (["circle.gpkg", "bad.gpkg", "-a", METHOD, "-zfield", "nosuch", "--3d"], "nosuch",
         "an unknown -zfield"),
        (["nosuch.gpkg", "bad.gpkg", "-a", METHOD], "nosuch.gpkg", "a missing source"),
-       (["two.gpkg", "keep.gpkg", "-a", METHOD], "3 points", "a failed run over an existing "
+       (["two.gpkg", "keep.gpkg", "-a", METHOD], "2 points", "a failed run over an existing "
         "output")]
 for args, word, what in BAD:
     r = ridges(args + ["-q"])
