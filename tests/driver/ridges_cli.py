@@ -11,6 +11,7 @@ import math
 import os
 import random
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -146,6 +147,11 @@ if feats:
 ds = None
 GPKG_FEATS = features("out.gpkg")
 
+# an iteration cap hit: the lines written, the warning on stderr even with -q
+r = ridges(["circle.gpkg", "capped.gpkg", "-a", METHOD + ":max_iter=2:max_rounds=1", "-q"])
+check(r.returncode == 0 and "Warning:" in r.stderr and "max_iter" in r.stderr and
+      os.path.exists("capped.gpkg"), "a cap hit: written, and warned even with -q")
+
 # ---- determinism ----------------------------------------------------------
 time.sleep(1.1)  # a timestamp written by the second would differ now
 r = ridges(["circle.gpkg", "again.gpkg", "-a", METHOD, "-q"])
@@ -253,6 +259,33 @@ r = ridges(["circle.gpkg", "fifo.gpkg", "-a", METHOD, "-q"], timeout=60)
 check(r.returncode != 0 and "fifo.gpkg" in r.stderr and not temps(),
       "a FIFO output is refused (%s)" % r.stderr.strip()[-160:])
 os.unlink("fifo.gpkg")
+
+# ---- SIGINT / SIGTERM mid-run: nothing left --------------------------------------
+def big_input():
+    rnd = random.Random(5)
+    with open("big.csv", "w") as f:  # a noisy spiral long enough to take a while
+        f.write("x,y\n")
+        for _ in range(100000):
+            t = rnd.uniform(0, 6 * math.pi)
+            f.write("%r,%r\n" % (10 * t * math.cos(t) + rnd.gauss(0, 2),
+                                 10 * t * math.sin(t) + rnd.gauss(0, 2)))
+
+
+big_input()
+for sig in (signal.SIGINT, signal.SIGTERM):
+    p = subprocess.Popen([CLI, "ridges", "big.csv", "cancel.gpkg", "-a", METHOD, "-q", "-oo",
+                          "X_POSSIBLE_NAMES=x", "-oo", "Y_POSSIBLE_NAMES=y"],
+                         stderr=subprocess.DEVNULL)
+    t0 = time.time()
+    while not temps() and p.poll() is None and time.time() - t0 < 30:
+        time.sleep(0.005)  # the temporary exists from before the points are read
+    running = p.poll() is None
+    p.send_signal(sig)
+    p.wait()
+    check(running and p.returncode == -sig, "%s mid-run: killed by it (exit %s)" %
+          (signal.Signals(sig).name, p.returncode))
+    check(not temps() and not os.path.exists("cancel.gpkg"),
+          "%s mid-run: no temporary, no output" % signal.Signals(sig).name)
 
 # ---- the plugin: GRIDKIT:ridges -------------------------------------------------
 CONN = "GRIDKIT:ridges circle.gpkg -a " + METHOD
