@@ -262,13 +262,14 @@ gk_lines_writer *gk_lines_writer_open(gk_context *ctx, const char *dst, const ch
     w->ctx = ctx;
     w->driver = drv;
     w->dst = path;
-    /* claimed as a new regular file (no planted link written through), then
-     * given back to the driver, which may refuse to create over a file */
+    /* watched before it exists: a signal the moment it is made removes it.
+     * Claimed as a new regular file (no planted link written through), then
+     * given back to the driver, which may refuse to create over a file. */
+    gk_cancel_watch(w->tmp);
     if (gk_output_claim(ctx, "output", dst, w->tmp) != GK_OK) {
-        writer_free(w);
+        writer_free(w); /* forgets it: an unclaimed name is not ours */
         return NULL;
     }
-    gk_cancel_watch(w->tmp);
     unlink(w->tmp);
     pin_date(w);
     CPLErrorReset();

@@ -327,17 +327,18 @@ gk_raster_writer *gk_raster_writer_open(gk_context *ctx, const gk_raster_spec *s
      * than GTiff may refuse to create over an existing file, so theirs is
      * given back just before they create it (here, or at commit for
      * CreateCopy) */
+    /* a cancelled run leaves no temporary that looks like a whole raster:
+     * watched before they exist, so a signal the moment one is made removes it */
+    gk_cancel_watch(w->tmp);
+    gk_cancel_watch(w->mid);
     int claimed = gk_output_claim(ctx, "output", spec->dst, w->tmp) == GK_OK;
     if (!claimed || (w->mid && gk_output_claim(ctx, "output", spec->dst, w->mid) != GK_OK)) {
         if (claimed)
             unlink(w->tmp);
         CSLDestroy(co);
-        writer_free(w); /* an unclaimed name is not ours: nothing deleted */
+        writer_free(w); /* forgets them: an unclaimed name is not ours */
         return NULL;
     }
-    /* a cancelled run leaves no temporary that looks like a whole raster */
-    gk_cancel_watch(w->tmp);
-    gk_cancel_watch(w->mid);
     if (!w->copy && !EQUAL(GDALGetDriverShortName(w->driver), "GTiff"))
         unlink(w->tmp);
     CPLErrorReset();
