@@ -63,8 +63,10 @@ class RidgesAlgorithm(GridkitAlgorithmBase):
             "METHOD_OPTIONS", "More -a options (key=value:key=value)", optional=True))
         self.addParameter(QgsProcessingParameterString(
             "EXTRA", "Additional command-line parameters", optional=True))
-        self.addParameter(QgsProcessingParameterVectorDestination(
-            "OUTPUT", "Ridge lines", type=QgsProcessing.TypeVectorLine))
+        out = QgsProcessingParameterVectorDestination(
+            "OUTPUT", "Ridge lines", type=QgsProcessing.TypeVectorLine)
+        out.setSupportsNonFileBasedOutput(False)  # gridkit writes a file (no memory: layers)
+        self.addParameter(out)
 
     def method_string(self, parameters, context, feedback):
         method = METHODS[self.parameterAsEnum(parameters, "METHOD", context)]
