@@ -61,6 +61,10 @@ int gk_ridges_compute(gk_context *ctx, const gk_ridges_options *o, gk_ridges_res
     int rc = prepare(ctx, o, r);
     if (!rc)
         rc = gk_grid_options_read_points(ctx, o->src, o->three_d, &sp);
+    /* the reader's advice is grid's (an algorithm that ignores Z): ours */
+    if (rc && o->three_d && !o->src->zfield && strstr(gk_errmsg(ctx), "2-D geometries"))
+        rc = gk_error(ctx, rc, "--3d needs a z: %s has 2-D geometries; give -zfield FIELD, or "
+                               "leave out --3d", o->src->src);
     if (!rc && sp.n_layers != 1)
         rc = gk_error(ctx, GK_ERR_ARG, "%s: %d layers selected; choose one with -l",
                       o->src->src, sp.n_layers);

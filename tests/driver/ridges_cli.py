@@ -241,6 +241,7 @@ BAD = [(["circle.gpkg", "bad.gpkg"], "-a", "missing -a"),
        (["circle.gpkg", "bad.gpkg", "-a", METHOD, "-zfield", "nosuch", "--3d"], "nosuch",
         "an unknown -zfield"),
        (["nosuch.gpkg", "bad.gpkg", "-a", METHOD], "nosuch.gpkg", "a missing source"),
+       (["two.gpkg", "bad.gpkg", "-a", METHOD, "--3d"], "--3d needs a z", "--3d on 2-D points"),
        (["two.gpkg", "keep.gpkg", "-a", METHOD], "2 points", "a failed run over an existing "
         "output")]
 for args, word, what in BAD:
