@@ -119,35 +119,6 @@ static int parse_list(gk_context *ctx, const char *opt, const char *s, double *v
     return n;
 }
 
-/* gdal_grid source options and how many values follow them */
-static int source_option_values(const char *a, char **argv, int i, int argc)
-{
-    static const char *const one[] = {"-l",          "-where",       "-sql",       "-clipsrcsql",
-                                      "-clipsrclayer", "-clipsrcwhere", "-zfield",   "-z_increase",
-                                      "-z_multiply", "-oo",          "-a_srs",     "--threads",
-                                      "--precision", "-ot",          "-co",
-                                      "-a",          "-txe",         "-tye",       "-outsize",
-                                      "-tr",         "--config"};
-    if (!strcmp(a, "-spat"))
-        return 4;
-    if (!strcmp(a, "-txe") || !strcmp(a, "-tye") || !strcmp(a, "-outsize") || !strcmp(a, "-tr") ||
-        !strcmp(a, "--config"))
-        return 2;
-    if (!strcmp(a, "-clipsrc")) {
-        char *end;
-        if (i + 1 < argc) {
-            strtod(argv[i + 1], &end);
-            if (*argv[i + 1] && *end == '\0')
-                return 4;
-        }
-        return 1;
-    }
-    for (size_t k = 0; k < sizeof one / sizeof one[0]; k++)
-        if (!strcmp(a, one[k]))
-            return 1;
-    return 0;
-}
-
 static int parse_args(gk_context *ctx, int argc, char **argv, vgm_args *va, char ***rest,
                       int *nrest)
 {
@@ -159,7 +130,7 @@ static int parse_args(gk_context *ctx, int argc, char **argv, vgm_args *va, char
     int nr = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
-        int nv = source_option_values(a, argv, i, argc);
+        int nv = gk_grid_option_values(a, argv, i, argc);
         if (nv > 0) {
             if (i + nv >= argc) {
                 free(r);

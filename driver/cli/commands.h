@@ -9,6 +9,7 @@
 int gk_cmd_grid(int argc, char **argv);
 int gk_cmd_variogram(int argc, char **argv);
 int gk_cmd_cv(int argc, char **argv);
+int gk_cmd_ridges(int argc, char **argv);
 
 /* What a command does with its own context (GDAL set up); non-zero, or an
  * error in ctx, is a failure. */

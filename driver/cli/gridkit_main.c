@@ -5,6 +5,7 @@
  *   gridkit grid [gdal_grid's arguments] SRC DST
  *   gridkit variogram SRC [options]
  *   gridkit cv SRC -a ALGORITHM [options]
+ *   gridkit ridges SRC DST -a METHOD [options]
  *   gridkit --version | --help
  */
 #include "cli/commands.h"
@@ -56,6 +57,8 @@ static void usage(FILE *f)
                "  gridkit grid [gdal_grid arguments] SRC DST   grid points into a raster\n"
                "  gridkit variogram SRC [options]              experimental variogram, model fit\n"
                "  gridkit cv SRC -a ALGORITHM [options]        leave-one-out cross-validation\n"
+               "  gridkit ridges SRC DST -a METHOD [options]   ridge lines of a point cloud\n"
+               "                                               (gridkit ridges --help)\n"
                "  gridkit --version | --help\n\n",
             GK_VERSION_STRING);
     fputs(gk_grid_usage(), f);
@@ -132,6 +135,8 @@ int main(int argc, char **argv)
         rc = gk_cmd_variogram(argc - 2, argv + 2);
     } else if (!strcmp(argv[1], "cv")) {
         rc = gk_cmd_cv(argc - 2, argv + 2);
+    } else if (!strcmp(argv[1], "ridges")) {
+        rc = gk_cmd_ridges(argc - 2, argv + 2);
     } else {
         fprintf(stderr, "gridkit: unknown command '%s'\n\n", argv[1]);
         usage(stderr);

@@ -10,6 +10,7 @@
 #include <cpl_conv.h>
 #include <cpl_string.h>
 #include <cpl_vsi.h>
+#include <gdal.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -149,4 +150,77 @@ FILE *gk_output_open_temp(gk_context *ctx, const char *what, const char *dst, co
         unlink(tmp);
     }
     return f;
+}
+
+/* ---- a whole GDAL dataset ---------------------------------------------- */
+
+/* The files of the dataset at name (a dataset GDAL knows lists its
+ * side-cars: overviews, masks, .aux.xml), or name alone. */
+static char **dataset_files(const char *name)
+{
+    char **files = NULL;
+    CPLPushErrorHandler(CPLQuietErrorHandler);
+    if (GDALIdentifyDriver(name, NULL)) {
+        GDALDatasetH h = GDALOpenEx(name, GDAL_OF_RASTER | GDAL_OF_VECTOR, NULL, NULL, NULL);
+        if (h) {
+            files = GDALGetFileList(h);
+            GDALClose(h);
+        }
+    }
+    CPLPopErrorHandler();
+    if (CSLFindString(files, name) < 0)
+        files = CSLAddString(files, name);
+    return files;
+}
+
+/* GDALRenameDataset's fallback (GDAL 3.6 opens only rasters to list the
+ * files): every file of the new dataset to its name beside dst, the main
+ * file first; a side-car that cannot follow is deleted. */
+static int rename_files(gk_context *ctx, const char *tmp, const char *dst, char **made,
+                        char **now)
+{
+    if (rename(tmp, dst) != 0)
+        return gk_error(ctx, GK_ERR_IO, "cannot rename %s to %s: %s", tmp, dst,
+                        strerror(errno));
+    for (int i = 0; made && made[i] && now && now[i]; i++)
+        if (strcmp(made[i], tmp) && rename(made[i], now[i]) != 0)
+            VSIUnlink(made[i]);
+    /* the PAM side-car, if any (listed only by drivers that know it) */
+    char *from = CPLStrdup(CPLSPrintf("%s.aux.xml", tmp));
+    char *to = CPLStrdup(CPLSPrintf("%s.aux.xml", dst));
+    VSIStatBufL st;
+    if (VSIStatL(from, &st) == 0 && rename(from, to) != 0)
+        VSIUnlink(from);
+    CPLFree(from);
+    CPLFree(to);
+    return GK_OK;
+}
+
+int gk_output_replace_dataset(gk_context *ctx, GDALDriverH driver, const char *tmp,
+                              const char *dst)
+{
+    VSIStatBufL st;
+    char **old = VSIStatL(dst, &st) == 0 ? dataset_files(dst) : NULL;
+    char **made = dataset_files(tmp);
+    /* the new files' names once renamed (listed now: afterwards the old
+     * side-cars would be listed as the new dataset's) */
+    char **now = CPLCorrespondingPaths(tmp, dst, made);
+    char *aside = NULL;
+    /* a cancel now would leave the old file aside and the new one unnamed */
+    gk_cancel_hold();
+    int rc = gk_output_aside(ctx, dst, &aside);
+    CPLErrorReset();
+    CPLPushErrorHandler(CPLQuietErrorHandler);
+    CPLErr e = rc == GK_OK ? GDALRenameDataset(driver, dst, tmp) : CE_None;
+    CPLPopErrorHandler();
+    if (rc == GK_OK && e != CE_None && (rc = rename_files(ctx, tmp, dst, made, now)))
+        gk_output_restore(ctx, dst, aside);
+    if (rc == GK_OK)
+        gk_output_drop_old(dst, aside, old, now);
+    gk_cancel_release();
+    free(aside);
+    CSLDestroy(old);
+    CSLDestroy(made);
+    CSLDestroy(now);
+    return rc;
 }

@@ -15,6 +15,7 @@
 
 #include "gridkit.h"
 
+#include <gdal.h>
 #include <stdio.h>
 
 /* "<dst without extension>.gridkit-tmp-<pid><tag><.ext>", ext being dst's
@@ -49,6 +50,13 @@ int gk_output_commit_file(gk_context *ctx, const char *what, const char *tmp, co
 int gk_output_claim(gk_context *ctx, const char *what, const char *dst, const char *tmp);
 /* The same, opened for writing (a table, a plot); NULL and an error. */
 FILE *gk_output_open_temp(gk_context *ctx, const char *what, const char *dst, const char *tmp);
+
+/* The finished dataset at tmp (closed) takes dst's place: dst aside,
+ * GDALRenameDataset (side-cars follow; a plain rename where the driver
+ * cannot), then the old dataset's files that no new file replaced deleted.
+ * Cancelling is held off meanwhile. For the raster and the lines writers. */
+int gk_output_replace_dataset(gk_context *ctx, GDALDriverH driver, const char *tmp,
+                              const char *dst);
 
 /* a and b both exist and are the same file (device and inode). */
 int gk_output_same_file(const char *a, const char *b);

@@ -327,17 +327,18 @@ gk_raster_writer *gk_raster_writer_open(gk_context *ctx, const gk_raster_spec *s
      * than GTiff may refuse to create over an existing file, so theirs is
      * given back just before they create it (here, or at commit for
      * CreateCopy) */
+    /* a cancelled run leaves no temporary that looks like a whole raster:
+     * watched before they exist, so a signal the moment one is made removes it */
+    gk_cancel_watch(w->tmp);
+    gk_cancel_watch(w->mid);
     int claimed = gk_output_claim(ctx, "output", spec->dst, w->tmp) == GK_OK;
     if (!claimed || (w->mid && gk_output_claim(ctx, "output", spec->dst, w->mid) != GK_OK)) {
         if (claimed)
             unlink(w->tmp);
         CSLDestroy(co);
-        writer_free(w); /* an unclaimed name is not ours: nothing deleted */
+        writer_free(w); /* forgets them: an unclaimed name is not ours */
         return NULL;
     }
-    /* a cancelled run leaves no temporary that looks like a whole raster */
-    gk_cancel_watch(w->tmp);
-    gk_cancel_watch(w->mid);
     if (!w->copy && !EQUAL(GDALGetDriverShortName(w->driver), "GTiff"))
         unlink(w->tmp);
     CPLErrorReset();
@@ -658,67 +659,6 @@ int gk_raster_writer_set_nodata(gk_raster_writer *w, int band, double nodata)
 
 /* ---- commit / abort ----------------------------------------------------- */
 
-/* The files of the dataset at name (a dataset GDAL knows lists its
- * side-cars: overviews, masks, .aux.xml), or name alone. */
-static char **dataset_files(const char *name)
-{
-    char **files = NULL;
-    CPLPushErrorHandler(CPLQuietErrorHandler);
-    if (GDALIdentifyDriver(name, NULL)) {
-        GDALDatasetH h = GDALOpenEx(name, GDAL_OF_RASTER | GDAL_OF_VECTOR, NULL, NULL, NULL);
-        if (h) {
-            files = GDALGetFileList(h);
-            GDALClose(h);
-        }
-    }
-    CPLPopErrorHandler();
-    if (CSLFindString(files, name) < 0)
-        files = CSLAddString(files, name);
-    return files;
-}
-
-/* The finished dataset at w->tmp takes w->dst's place (replace_output.h). */
-static int replace_dst(gk_raster_writer *w)
-{
-    VSIStatBufL st;
-    char **old = VSIStatL(w->dst, &st) == 0 ? dataset_files(w->dst) : NULL;
-    char **made = old ? dataset_files(w->tmp) : NULL;
-    /* the new files' names once renamed (listed now: afterwards the old
-     * side-cars would be listed as the new dataset's) */
-    char **now = made ? CPLCorrespondingPaths(w->tmp, w->dst, made) : NULL;
-    CSLDestroy(made);
-    char *aside = NULL;
-    /* a cancel now would leave the old file aside and the new one unnamed */
-    gk_cancel_hold();
-    int rc = gk_output_aside(w->ctx, w->dst, &aside);
-    CPLErrorReset();
-    CPLPushErrorHandler(CPLQuietErrorHandler);
-    CPLErr e = rc == GK_OK ? GDALRenameDataset(w->driver, w->dst, w->tmp) : CE_None;
-    CPLPopErrorHandler();
-    if (rc == GK_OK && e != CE_None) {
-        if (rename(w->tmp, w->dst) != 0) {
-            rc = gk_error(w->ctx, GK_ERR_IO, "cannot rename %s to %s: %s", w->tmp, w->dst,
-                          strerror(errno));
-            gk_output_restore(w->ctx, w->dst, aside);
-        } else {
-            /* the PAM side-car, if any, follows by hand */
-            char *from = CPLStrdup(CPLSPrintf("%s.aux.xml", w->tmp));
-            char *to = CPLStrdup(CPLSPrintf("%s.aux.xml", w->dst));
-            if (VSIStatL(from, &st) == 0 && rename(from, to) != 0)
-                VSIUnlink(from);
-            CPLFree(from);
-            CPLFree(to);
-        }
-    }
-    if (rc == GK_OK)
-        gk_output_drop_old(w->dst, aside, old, now);
-    gk_cancel_release();
-    free(aside);
-    CSLDestroy(old);
-    CSLDestroy(now);
-    return rc;
-}
-
 int gk_raster_writer_commit(gk_raster_writer *w)
 {
     if (!w)
@@ -770,7 +710,7 @@ int gk_raster_writer_commit(gk_raster_writer *w)
         return rc;
     }
 
-    rc = replace_dst(w);
+    rc = gk_output_replace_dataset(ctx, w->driver, w->tmp, w->dst);
     if (rc != GK_OK)
         delete_quietly(w->driver, w->tmp);
     writer_free(w);

@@ -412,3 +412,30 @@ void gk_grid_options_set_progress(gk_grid_options *o, gk_progress_fn fn, void *u
 const char *gk_grid_options_source(const gk_grid_options *o) { return o->src; }
 const char *gk_grid_options_destination(const gk_grid_options *o) { return o->dst; }
 int gk_grid_options_quiet(const gk_grid_options *o) { return o->quiet; }
+
+int gk_grid_option_values(const char *a, char **argv, int i, int argc)
+{
+    static const char *const one[] = {"-l",          "-where",        "-sql",         "-clipsrcsql",
+                                      "-clipsrclayer", "-clipsrcwhere", "-zfield",    "-z_increase",
+                                      "-z_multiply", "-oo",           "-a_srs",       "--threads",
+                                      "--precision", "-ot",           "-co",          "-a",
+                                      "--device"};
+    if (!strcmp(a, "-spat"))
+        return 4;
+    if (!strcmp(a, "-txe") || !strcmp(a, "-tye") || !strcmp(a, "-outsize") || !strcmp(a, "-tr") ||
+        !strcmp(a, "--config"))
+        return 2;
+    if (!strcmp(a, "-clipsrc")) {
+        char *end;
+        if (i + 1 < argc) {
+            strtod(argv[i + 1], &end);
+            if (*argv[i + 1] && *end == '\0')
+                return 4;
+        }
+        return 1;
+    }
+    for (size_t k = 0; k < sizeof one / sizeof one[0]; k++)
+        if (!strcmp(a, one[k]))
+            return 1;
+    return 0;
+}

@@ -40,6 +40,12 @@ int gk_grid_options_read_points(gk_context *ctx, const gk_grid_options *o, int n
  * bounding box where the source keeps them, -1 otherwise. */
 int gk_grid_options_peek_points(const gk_grid_options *o, double *n_points, double bbox[4]);
 
+/* How many values follow argv[i] (a) when it is one of gdal_grid's or
+ * gridkit grid's options that take values (-l, -spat, -clipsrc ...), else 0:
+ * the commands over the source options (variogram, cv, ridges) take their
+ * own flags out of argv and hand the rest to gk_grid_options_new(). */
+int gk_grid_option_values(const char *a, char **argv, int i, int argc);
+
 /* The most threads gridkit runs (64 per CPU, at most 4096). */
 int gk_thread_limit(void);
 /* Sets ctx's thread count: --threads, else GDAL_NUM_THREADS (as gdal_grid),

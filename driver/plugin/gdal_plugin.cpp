@@ -22,6 +22,10 @@
  * resolution. The points and jobs are shared by every handle opened on the
  * same arguments (QGIS opens several).
  *
+ * `GRIDKIT:ridges ARGS` (or a .gridkit file starting with the word ridges)
+ * is a vector dataset instead: the lines of `gridkit ridges`, computed on
+ * open (ridges_dataset.cpp).
+ *
  * Registration does no I/O, starts no thread and touches no GPU: the plugin
  * is loaded by every GDAL process.
  */
@@ -33,6 +37,7 @@
 
 #include "lib/grid_plan.h"
 #include "lib/job_args.h"
+#include "ridges_dataset.h"
 
 #include <algorithm>
 #include <cctype>
@@ -575,6 +580,19 @@ GDALDataset *GKDataset::Open(GDALOpenInfo *oi)
             args.emplace_back(words[i]);
         CSLDestroy(words);
     }
+    const bool ridges = !args.empty() && args[0] == "ridges";
+    /* the driver has both capabilities: each kind opens only as itself */
+    if (!(oi->nOpenFlags & (ridges ? GDAL_OF_VECTOR : GDAL_OF_RASTER))) {
+        CPLError(CE_Failure, CPLE_OpenFailed,
+                 ridges ? "GRIDKIT: %s is a vector dataset (lines): open it with ogrinfo, "
+                          "ogr2ogr or as a vector layer"
+                        : "GRIDKIT: %s is a raster dataset (a grid): open it with gdalinfo, "
+                          "gdal_translate or as a raster layer",
+                 shown);
+        return nullptr;
+    }
+    if (ridges)
+        return GKOpenRidges(std::vector<std::string>(args.begin() + 1, args.end()), dir, shown);
 
     auto sh = std::make_shared<Shared>();
     if (!(sh->ctx = gk_context_new())) {
@@ -676,7 +694,9 @@ void GDALRegister_GRIDKIT()
     GDALDriver *d = new GDALDriver();
     d->SetDescription("GRIDKIT");
     d->SetMetadataItem(GDAL_DCAP_RASTER, "YES");
-    d->SetMetadataItem(GDAL_DMD_LONGNAME, "gridkit: scattered points gridded on read");
+    d->SetMetadataItem(GDAL_DCAP_VECTOR, "YES"); /* GRIDKIT:ridges */
+    d->SetMetadataItem(GDAL_DMD_LONGNAME,
+                       "gridkit: scattered points gridded on read, or their ridge lines");
     d->SetMetadataItem(GDAL_DMD_EXTENSION, "gridkit");
     d->SetMetadataItem(GDAL_DMD_CONNECTION_PREFIX, kPrefix);
     d->SetMetadataItem(GDAL_DCAP_VIRTUALIO, "YES");

@@ -3,6 +3,7 @@ from qgis.core import QgsProcessingProvider
 
 from .algorithms import (CrossValidationAlgorithm, GridAlgorithm, GridkitJobFileAlgorithm,
                          VariogramAlgorithm)
+from .ridges_algorithm import RidgesAlgorithm
 
 
 class GridkitProvider(QgsProcessingProvider):
@@ -13,12 +14,9 @@ class GridkitProvider(QgsProcessingProvider):
         return "gridkit"
 
     def longName(self):  # noqa: N802
-        return "gridkit (scattered points to rasters)"
+        return "gridkit (scattered points to rasters, ridge lines)"
 
     def loadAlgorithms(self):  # noqa: N802
         for alg in (GridAlgorithm(), GridkitJobFileAlgorithm(), VariogramAlgorithm(),
-                    CrossValidationAlgorithm()):
+                    CrossValidationAlgorithm(), RidgesAlgorithm()):
             self.addAlgorithm(alg)
-        # Ridge extraction (`gridkit ridges`, not written yet) goes here: a
-        # RidgeAlgorithm in algorithms.py built like VariogramAlgorithm
-        # (a raster INPUT, typed options, a vector OUTPUT), added to this tuple.

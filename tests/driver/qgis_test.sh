@@ -33,8 +33,8 @@ qp plugins enable gridkit_provider > "$WORK/enable.txt"
 check $? "qgis_process plugins enable gridkit_provider"
 qp list > "$WORK/list.txt"
 grep -q "gridkit:grid" "$WORK/list.txt" && grep -q "gridkit:variogram" "$WORK/list.txt" &&
-  grep -q "gridkit:crossvalidation" "$WORK/list.txt"
-check $? "the provider lists grid, variogram and crossvalidation"
+  grep -q "gridkit:crossvalidation" "$WORK/list.txt" && grep -q "gridkit:ridges" "$WORK/list.txt"
+check $? "the provider lists grid, variogram, crossvalidation and ridges"
 
 # grid: invdistnn (ALGORITHM index 1), with the progress bar fed from stderr
 qp run gridkit:grid -- INPUT="$DATA/meuse.gpkg" Z_FIELD=logzinc ALGORITHM=1 RADIUS=1000 \
@@ -138,6 +138,41 @@ app.exitQgis()
 sys.exit(0 if ok else 1)
 EOF
 check $? "PyQGIS opens the .gridkit layer (size, CRS, pixels == CLI)"
+
+# ridges: a noisy circle (made here), the curve method, against the CLI's features
+$PY - "$WORK/circle.gpkg" <<'EOF'
+import math, random, sys
+from osgeo import ogr, osr
+random.seed(7)
+ds = ogr.GetDriverByName("GPKG").CreateDataSource(sys.argv[1])
+srs = osr.SpatialReference()
+srs.ImportFromEPSG(28992)
+lyr = ds.CreateLayer("pts", srs, ogr.wkbPoint)
+for i in range(1500):
+    a, r = random.uniform(0, 2 * math.pi), 100 + random.gauss(0, 2)
+    f = ogr.Feature(lyr.GetLayerDefn())
+    f.SetGeometry(ogr.CreateGeometryFromWkt("POINT (%r %r)" % (r * math.cos(a), r * math.sin(a))))
+    lyr.CreateFeature(f)
+EOF
+qp run gridkit:ridges -- INPUT="$WORK/circle.gpkg" METHOD=0 R1=5 OUTPUT="$WORK/q_ridges.gpkg" \
+  > "$WORK/ridges.txt"
+rc=$?
+"$BUILD/gridkit" ridges -q -a curve:r1=5 "$WORK/circle.gpkg" "$WORK/cli_ridges.gpkg"
+[ $rc = 0 ] && $PY - "$WORK/q_ridges.gpkg" "$WORK/cli_ridges.gpkg" <<'EOF'
+import sys
+from osgeo import ogr
+def feats(p):
+    ds = ogr.Open(p)
+    lyr = ds.GetLayer(0)
+    return [(f.GetGeometryRef().ExportToWkt(), [f.GetField(i) for i in range(f.GetFieldCount())])
+            for f in lyr]
+a, b = feats(sys.argv[1]), feats(sys.argv[2])
+print("QGIS: %d lines, CLI: %d lines" % (len(a), len(b)))
+sys.exit(0 if a == b and a else 1)
+EOF
+check $? "gridkit:ridges curve == gridkit ridges (features and fields)"
+grep -q "100 - done" "$WORK/ridges.txt"
+check $? "gridkit:ridges shows gridkit's progress"
 
 echo "$FAILS failure(s)"
 [ $FAILS = 0 ]

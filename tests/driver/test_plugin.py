@@ -64,7 +64,8 @@ os.chdir(WORK)
 # ---- the plugin loads, cheaply, without CUDA ---------------------------
 so = os.path.join(PLUGDIR, "gdal_GRIDKIT.so")
 r = run(["gdalinfo", "--formats"])
-check(r.returncode == 0 and "GRIDKIT -raster-" in r.stdout, "gdalinfo --formats lists GRIDKIT")
+check(r.returncode == 0 and "GRIDKIT -raster,vector-" in r.stdout,
+      "gdalinfo --formats lists GRIDKIT (raster: grids, vector: GRIDKIT:ridges)")
 check("ERROR" not in r.stderr, "loading prints no error (%s)" % r.stderr.strip()[:200])
 if shutil.which("readelf"):
     d = run(["readelf", "-d", so]).stdout

@@ -4,7 +4,8 @@
 # threads and the GPU warm-up thread (--device auto).
 if(TARGET gridkit_gdal)
   add_executable(test_plugin_threads ${CMAKE_CURRENT_LIST_DIR}/test_plugin_threads.c
-                                     ${CMAKE_SOURCE_DIR}/driver/plugin/gdal_plugin.cpp)
+                                     ${CMAKE_SOURCE_DIR}/driver/plugin/gdal_plugin.cpp
+                                     ${CMAKE_SOURCE_DIR}/driver/plugin/ridges_dataset.cpp)
   target_link_libraries(test_plugin_threads PRIVATE gridkit_gdal Threads::Threads)
   add_test(NAME plugin_threads COMMAND test_plugin_threads ${CMAKE_SOURCE_DIR}/data)
   set_tests_properties(plugin_threads PROPERTIES TIMEOUT 300)

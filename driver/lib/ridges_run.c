@@ -1,0 +1,139 @@
+/*
+ * ridges_run.c - gk_ridges_run(): points in, ridge lines found, lines out
+ * through OGR. The whole of `gridkit ridges` below the argument parser;
+ * gk_ridges_compute() is the part the plugin shares.
+ */
+#include "io/read_points.h"
+#include "io/write_lines.h"
+#include "lib/ridges_options.h"
+
+#include <cpl_conv.h>
+#include <cpl_string.h>
+#include <ogr_srs_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The -a_srs argument (any form OSRSetFromUserInput takes) as WKT. */
+static char *srs_to_wkt(gk_context *ctx, const char *def)
+{
+    OGRSpatialReferenceH srs = OSRNewSpatialReference(NULL);
+    char *wkt = NULL;
+    if (OSRSetFromUserInput(srs, def) != OGRERR_NONE)
+        gk_error(ctx, GK_ERR_ARG, "-a_srs: cannot understand '%s'", def);
+    else if (OSRExportToWkt(srs, &wkt) != OGRERR_NONE) {
+        gk_error(ctx, GK_ERR_ARG, "-a_srs: cannot export '%s' as WKT", def);
+        CPLFree(wkt);
+        wkt = NULL;
+    }
+    OSRDestroySpatialReference(srs);
+    return wkt;
+}
+
+void gk_ridges_result_free(gk_ridges_result *r)
+{
+    if (!r)
+        return;
+    gk_lines_free(r->lines);
+    gk_ridges_method_free(r->method);
+    CPLFree(r->srs_wkt);
+    CPLFree(r->layer);
+    memset(r, 0, sizeof *r);
+}
+
+/* threads, device and -a_srs: what the run needs before reading */
+static int prepare(gk_context *ctx, const gk_ridges_options *o, gk_ridges_result *r)
+{
+    if (gk_grid_options_apply_threads(ctx, o->src))
+        return gk_errno(ctx);
+    if (gk_context_request_device(ctx, o->src->device))
+        return gk_errno(ctx);
+    if (o->src->a_srs && !(r->srs_wkt = srs_to_wkt(ctx, o->src->a_srs)))
+        return gk_errno(ctx);
+    return GK_OK;
+}
+
+int gk_ridges_compute(gk_context *ctx, const gk_ridges_options *o, gk_ridges_result *r)
+{
+    memset(r, 0, sizeof *r);
+    const int dim = o->three_d ? 3 : 2;
+    gk_source_points sp = {0};
+    int rc = prepare(ctx, o, r);
+    if (!rc)
+        rc = gk_grid_options_read_points(ctx, o->src, o->three_d, &sp);
+    /* the reader's advice is grid's (an algorithm that ignores Z): ours */
+    if (rc && o->three_d && !o->src->zfield && strstr(gk_errmsg(ctx), "2-D geometries"))
+        rc = gk_error(ctx, rc, "--3d needs a z: %s has 2-D geometries; give -zfield FIELD, or "
+                               "leave out --3d", o->src->src);
+    if (!rc && sp.n_layers != 1)
+        rc = gk_error(ctx, GK_ERR_ARG, "%s: %d layers selected; choose one with -l",
+                      o->src->src, sp.n_layers);
+    if (!rc && !(r->method = gk_ridges_parse(ctx, o->method, dim)))
+        rc = gk_errno(ctx);
+    if (rc)
+        goto done;
+    const gk_layer_points *lp = &sp.layers[0];
+    r->layer = CPLStrdup(lp->name);
+    r->n_points = gk_points_count(lp->pts);
+    r->n_skipped = lp->n_skipped_z;
+    r->lines = gk_ridges(ctx, lp->pts, r->method, dim, o->progress, o->progress_user);
+    if (!r->lines) {
+        rc = gk_errno(ctx) ? gk_errno(ctx) : GK_ERR_INTERNAL;
+        gk_error(ctx, rc, "%s, layer \"%s\": %s", o->src->src, lp->name, gk_errmsg(ctx));
+        goto done;
+    }
+    if (!r->srs_wkt && sp.srs_wkt)
+        r->srs_wkt = CPLStrdup(sp.srs_wkt);
+    snprintf(r->device, sizeof r->device, "%s", gk_context_device_name(ctx));
+done:
+    gk_source_points_free(&sp);
+    if (rc)
+        gk_ridges_result_free(r);
+    return rc;
+}
+
+static void report(const gk_ridges_options *o, const gk_ridges_result *r, const char *driver)
+{
+    const gk_lines *l = r->lines;
+    size_t closed = 0;
+    for (size_t i = 0; i < l->n_lines; i++)
+        closed += l->closed[i] != 0;
+    fprintf(stderr, "Layer \"%s\": %zu points.\n", r->layer, r->n_points);
+    if (r->n_skipped)
+        fprintf(stderr, "Skipped %zu points with a null, NaN or infinite Z, or a NaN or "
+                        "infinite X/Y.\n", r->n_skipped);
+    fprintf(stderr, "Method: \"%s\".\n", gk_ridges_method_string(r->method));
+    fprintf(stderr, "Lines: %zu (%zu closed), %zu vertices.\n", l->n_lines, closed,
+            l->start[l->n_lines]);
+    fprintf(stderr, "Device: %s\n", r->device);
+    fprintf(stderr, "Output: %s (%s), layer \"%s\"%s.\n", o->src->dst, driver,
+            gk_ridges_options_layer_name(o), l->dim == 3 ? ", LineStringZ" : "");
+}
+
+int gk_ridges_run(gk_context *ctx, const gk_ridges_options *o)
+{
+    if (!o->src->dst)
+        return gk_error(ctx, GK_ERR_ARG, "no destination file given (try --help)");
+    /* the output is checked, and its temporary made, before any work */
+    const char *protect[3] = {o->src->src, o->src->clipsrc, NULL};
+    gk_lines_writer *w = gk_lines_writer_open(ctx, o->src->dst, o->format, protect);
+    if (!w)
+        return gk_errno(ctx) ? gk_errno(ctx) : GK_ERR_IO;
+    gk_ridges_result r;
+    int rc = gk_ridges_compute(ctx, o, &r);
+    if (rc) {
+        gk_lines_writer_abort(w);
+        return rc;
+    }
+    if (r.lines->warning) /* even with -q: a cap was hit, the lines may be unfinished */
+        fprintf(stderr, "Warning: %s\n", r.lines->warning);
+    if (!o->src->quiet)
+        report(o, &r, gk_lines_writer_driver(w));
+    gk_lines_layer spec = {gk_ridges_options_layer_name(o), o->layer_options, r.srs_wkt,
+                           gk_ridges_method_string(r.method)};
+    rc = gk_lines_writer_commit(w, &spec, r.lines);
+    gk_ridges_result_free(&r);
+    if (rc && !gk_errno(ctx))
+        rc = gk_error(ctx, GK_ERR_IO, "could not finish %s", o->src->dst);
+    return rc;
+}
