@@ -1,0 +1,12 @@
+# ridges_density: `density` (algorithms/ridges/density.c) on synthetic noisy
+# curves against the true curve, threads 1 and 3 bit for bit, bad input;
+# ridges_density_step: scms_step.h's sums against a long-double evaluation.
+add_executable(test_density ${CMAKE_CURRENT_LIST_DIR}/test_density.c)
+target_include_directories(test_density PRIVATE ${CMAKE_SOURCE_DIR}/algorithms)
+target_link_libraries(test_density PRIVATE gridkit_core)
+add_test(NAME ridges_density COMMAND test_density)
+set_tests_properties(ridges_density PROPERTIES TIMEOUT 300)
+add_executable(test_scms_step ${CMAKE_CURRENT_LIST_DIR}/test_scms_step.c)
+target_include_directories(test_scms_step PRIVATE ${CMAKE_SOURCE_DIR}/algorithms)
+target_link_libraries(test_scms_step PRIVATE gridkit_core)
+add_test(NAME ridges_density_step COMMAND test_scms_step)
