@@ -10,3 +10,11 @@ add_executable(test_scms_step ${CMAKE_CURRENT_LIST_DIR}/test_scms_step.c)
 target_include_directories(test_scms_step PRIVATE ${CMAKE_SOURCE_DIR}/algorithms)
 target_link_libraries(test_scms_step PRIVATE gridkit_core)
 add_test(NAME ridges_density_step COMMAND test_scms_step)
+# ridges_kdr: density against R's ks::kdr (tests/ridges/kdr_peer.sh); skipped
+# (exit 77) where R or r-cran-ks is missing.
+add_executable(kdr_peer ${CMAKE_CURRENT_LIST_DIR}/kdr_peer.c)
+target_include_directories(kdr_peer PRIVATE ${CMAKE_SOURCE_DIR}/algorithms)
+target_link_libraries(kdr_peer PRIVATE gridkit_core)
+add_test(NAME ridges_kdr COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/kdr_peer.sh $<TARGET_FILE:kdr_peer>
+                                    ${CMAKE_BINARY_DIR}/test-work/ridges_kdr)
+set_tests_properties(ridges_kdr PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
