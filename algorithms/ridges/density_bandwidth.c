@@ -7,7 +7,8 @@
  * top eigenvector, (trace - lambda_max) / (dim - 1). For r well above the
  * noise sigma this is sigma^2 (plus the curve's bend within r); for r below
  * it, r^2 / 4 (a uniform disc). So r <- 4 * median spread is iterated from a
- * tenth of the box's diagonal down to its fixed point r ~ 4 sigma, and the
+ * tenth of the box's diagonal (doubled while too few points lie within it)
+ * to its fixed point r ~ 4 sigma, and the
  * bandwidth is that sigma: a straight ridge's place does not depend on h,
  * a bend's bias grows with sigma^2 + h^2, and h below the noise only adds
  * spurious wiggles. It is floored at twice the spacing along the curve
@@ -138,8 +139,12 @@ double gk_density_bandwidth(const gk_cloud *c, int threads)
     double r = 0.1 * sqrt(diag2), var = -1.0, cnt = 0.0, r_used = r;
     for (int round = 0; round < 16; round++) {
         double v, n_in;
-        if (pca_round(c, r, kc, threads, &v, &n_in))
-            break;
+        if (pca_round(c, r, kc, threads, &v, &n_in)) {
+            if (var >= 0.0 || r >= sqrt(diag2))
+                break;
+            r *= 2.0; /* sparse: grow until centres have points */
+            continue;
+        }
         var = v;
         cnt = n_in;
         r_used = r;
