@@ -19,6 +19,7 @@
 #include <string.h>
 
 #define GK_WALK_BLOCK 65536 /* walkers between progress reports */
+#define GK_SEED_THIN 0.25   /* seeds=data: samples closer than this many h share a walker */
 
 /* Checks the keys density reads and the cloud; GK_OK or an error naming the key. */
 static int check_input(gk_context *ctx, const gk_cloud *c, const gk_ridges_method *m)
@@ -144,15 +145,39 @@ static int choose_bandwidth(gk_context *ctx, const gk_cloud *c, gk_ridges_method
     return GK_OK;
 }
 
-/* The seeds: the samples themselves, or mesh nodes (*owned then frees them). */
+/* seeds=data: the samples, less those within GK_SEED_THIN h of an earlier
+ * one kept (greedy in input order, as the dedup): walkers that close climb
+ * the same kernel's core to ridge points at most that far apart, well
+ * under the link distance h; dense clouds (10^5-10^6 samples) would
+ * otherwise walk hundreds of walkers per h^2, each summing over all the
+ * samples around it. */
+static int data_seeds(gk_context *ctx, const gk_cloud *c, double h, double **owned, size_t *n)
+{
+    size_t d = (size_t)c->dim;
+    uint8_t *keep = malloc(c->n);
+    gk_walkers w = {c->dim, c->n, c->p, NULL, NULL};
+    *owned = malloc(c->n * d * sizeof(double));
+    if (!keep || !*owned || gk_density_dedup(&w, GK_SEED_THIN * h, keep)) {
+        free(keep);
+        return gk_error(ctx, GK_ERR_NOMEM, "density: out of memory for %zu seeds", c->n);
+    }
+    *n = 0;
+    for (size_t i = 0; i < c->n; i++)
+        if (keep[i])
+            memcpy(*owned + (*n)++ * d, c->p + i * d, d * sizeof(double));
+    free(keep);
+    return GK_OK;
+}
+
+/* The seeds: the samples (data_seeds), or mesh nodes; *owned holds them. */
 static int seeds(gk_context *ctx, const gk_cloud *c, const gk_scms_bins *b, const gk_ridges_method *m,
                  double norm, int threads, const double **x0, double **owned, size_t *n)
 {
     *owned = NULL;
     if (!m->seeds_mesh) {
-        *x0 = c->p;
-        *n = c->n;
-        return GK_OK;
+        int rc = data_seeds(ctx, c, m->bandwidth, owned, n);
+        *x0 = *owned;
+        return rc;
     }
     double sp = m->spacing > 0.0 ? m->spacing : 0.5 * m->bandwidth;
     int rc = gk_density_mesh_seeds(ctx, c, b, m->bandwidth, m->cutoff, sp,
