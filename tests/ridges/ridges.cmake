@@ -1,0 +1,12 @@
+# ridges: `curve` against synthetic curves of known truth (quality bounds,
+# the same bytes for any thread count, r1 estimated) and its bad input and
+# -a strings (tests/ridges/test_ridges*.c; core only, no GDAL).
+foreach(t test_ridges test_ridges_input)
+  add_executable(${t} ${CMAKE_CURRENT_LIST_DIR}/${t}.c)
+  target_include_directories(${t} PRIVATE ${CMAKE_SOURCE_DIR}/algorithms ${CMAKE_SOURCE_DIR}/tests)
+  target_compile_definitions(${t} PRIVATE _POSIX_C_SOURCE=200809L)
+  target_link_libraries(${t} PRIVATE gridkit_core m)
+endforeach()
+add_test(NAME ridges_curve COMMAND test_ridges)
+add_test(NAME ridges_input COMMAND test_ridges_input)
+set_tests_properties(ridges_curve ridges_input PROPERTIES TIMEOUT 300)
