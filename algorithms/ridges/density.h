@@ -39,11 +39,15 @@ int gk_density_dedup(const gk_walkers *w, double delta, uint8_t *keep);
 int gk_density_clean(const double *x, int dim, size_t n, uint32_t *e, size_t *n_e,
                      double loop_min);
 
+/* Drops the hairs: chains from an end to a junction shorter than max_len
+ * (density_prune.c); e rewritten in place. 0, or 1 when out of memory. */
+int gk_density_prune(const double *x, int dim, size_t n, uint32_t *e, size_t *n_e, double max_len);
+
 /* Merges walkers within 0.1 h of an earlier kept one (in index order),
  * links each to its nearest aligned neighbour ahead and behind within
  * link, keeps per component a minimum spanning tree plus the edges that
- * close loops longer than loop_min, and drops vertices left without
- * edges. GK_OK or an error in ctx. */
+ * close loops longer than loop_min, drops hairs shorter than h and the
+ * vertices left without edges. GK_OK or an error in ctx. */
 int gk_density_link(gk_context *ctx, const gk_walkers *w, double h, double link,
                     double cos_angle, double loop_min, int threads, gk_ridge_graph *out);
 

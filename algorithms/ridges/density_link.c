@@ -151,6 +151,7 @@ int gk_density_link(gk_context *ctx, const gk_walkers *w, double h, double link,
     if (!rc && n >= 2)
         rc = link_edges(x, t, w->dim, n, link, cos_angle, threads, &e, &n_e) ||
              gk_density_clean(x, w->dim, n, e, &n_e, loop_min) ||
+             gk_density_prune(x, w->dim, n, e, &n_e, h) ||
              assemble(x, den, w->dim, n, e, n_e, out);
     free(keep);
     free(x);

@@ -18,3 +18,9 @@ target_link_libraries(kdr_peer PRIVATE gridkit_core)
 add_test(NAME ridges_kdr COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/kdr_peer.sh $<TARGET_FILE:kdr_peer>
                                     ${CMAKE_BINARY_DIR}/test-work/ridges_kdr)
 set_tests_properties(ridges_kdr PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+# ridges_density_lines: density end to end through gk_ridges() (the lines).
+add_executable(test_density_lines ${CMAKE_CURRENT_LIST_DIR}/test_density_lines.c)
+target_include_directories(test_density_lines PRIVATE ${CMAKE_SOURCE_DIR}/algorithms)
+target_link_libraries(test_density_lines PRIVATE gridkit_core)
+add_test(NAME ridges_density_lines COMMAND test_density_lines)
+set_tests_properties(ridges_density_lines PROPERTIES TIMEOUT 300)
