@@ -239,7 +239,8 @@ int gk_density_graph(gk_context *ctx, const gk_cloud *c, gk_ridges_method *m, gk
     if (progress && !progress(0.05, "density: bandwidth", user))
         return gk_error(ctx, GK_ERR_CANCELLED, "cancelled");
     gk_scms_bins b;
-    int brc = gk_scms_bins_build(&b, c->dim, c->n, c->p, NULL, m->cutoff * m->bandwidth);
+    int brc = gk_scms_bins_build(&b, c->dim, c->n, c->p, NULL,
+                                 m->cutoff * m->bandwidth / GK_SCMS_SPAN);
     if (brc)
         return brc == 1 ? gk_error(ctx, GK_ERR_NOMEM, "density: out of memory binning %zu points", c->n)
                         : gk_error(ctx, GK_ERR_ARG, "density: bandwidth=%g is too small for the "

@@ -130,18 +130,12 @@ void gk_scms_bins_visit(const gk_scms_bins *b, const double *x, gk_scms_visit_fn
         c[k] = gk_scms_cell(ix, x[k], k);
     int64_t z0 = dim == 3 ? c[2] - 1 : 0, z1 = dim == 3 ? c[2] + 1 : 0;
     for (int64_t z = z0; z <= z1; z++)
-        for (int64_t y = c[1] - 1; y <= c[1] + 1; y++)
-            for (int64_t xx = c[0] - 1; xx <= c[0] + 1; xx++) {
-                if (z < 0 || z >= ix->nc[2] || y < 0 || y >= ix->nc[1] || xx < 0 ||
-                    xx >= ix->nc[0])
-                    continue;
-                uint64_t key = ((uint64_t)z * (uint64_t)ix->nc[1] + (uint64_t)y) *
-                                   (uint64_t)ix->nc[0] + (uint64_t)xx;
-                size_t s, e;
-                if (!gk_scms_bin(ix, key, &s, &e))
-                    continue;
-                for (size_t i = s; i < e; i++)
-                    if (fn(b->order[i], user))
-                        return;
-            }
+        for (int64_t y = c[1] - 1; y <= c[1] + 1; y++) {
+            size_t s, e;
+            if (!gk_scms_row(ix, y, z, c[0] - 1, c[0] + 1, &s, &e))
+                continue;
+            for (size_t i = s; i < e; i++)
+                if (fn(b->order[i], user))
+                    return;
+        }
 }

@@ -1,7 +1,8 @@
 /*
  * scms_index.h - points binned in cubes (squares) of one side, in the order
  * scms_step.h documents; density.c uses it for the kernel sums (side
- * cutoff * h) and for its neighbour searches (dedup, link, bandwidth).
+ * cutoff * h / GK_SCMS_SPAN) and for its neighbour searches within the
+ * side (link, bandwidth).
  */
 #ifndef GK_SCMS_INDEX_H
 #define GK_SCMS_INDEX_H
@@ -24,7 +25,8 @@ int gk_scms_bins_build(gk_scms_bins *b, int dim, size_t n, const double *p, cons
 void gk_scms_bins_free(gk_scms_bins *b);
 
 /* Calls fn(i, user) for the input index of every point in the 3^dim bins
- * around x, in the documented order; stops early when fn returns non-zero. */
+ * around x (z, y, x, then index order); stops early when fn returns
+ * non-zero. For neighbours within the bins' side. */
 typedef int (*gk_scms_visit_fn)(uint32_t i, void *user);
 void gk_scms_bins_visit(const gk_scms_bins *b, const double *x, gk_scms_visit_fn fn, void *user);
 

@@ -6,13 +6,16 @@
  * (-ffp-contract=off), so that only exp() may differ in the last bit.
  *
  * The samples' order (what the GPU must copy):
- *   bins are cubes (squares) of side cutoff * h whose corner is the samples'
- *   smallest coordinate per axis; a bin's key is (cz * ny + cy) * nx + cx;
- *   the samples are stored sorted by (key, sample index), the non-empty
- *   bins by key. A walker in bin (cx, cy, cz) visits the bins cz-1..cz+1
- *   (outer), cy-1..cy+1, cx-1..cx+1 (inner) that exist, each bin's samples
- *   in increasing index, and adds every sample with |d|^2 <= (cutoff h)^2,
- *   d = sample - walker, to the sums in that order (gk_scms_add).
+ *   bins are cubes (squares) of side cutoff * h / GK_SCMS_SPAN whose corner
+ *   is the samples' smallest coordinate per axis (nx = floor((max - min) /
+ *   side) + 1 per axis); a bin's key is (cz * ny + cy) * nx + cx; the
+ *   samples are stored sorted by (key, sample index), the non-empty bins by
+ *   key. A walker in bin (cx, cy, cz) (gk_scms_cell) visits the bins within
+ *   GK_SCMS_SPAN of it that exist, z outer, then y, then x inner (a row of
+ *   x is one run of keys: one binary search, then in key order), each bin's
+ *   samples in increasing index, and adds every sample with
+ *   |d|^2 <= (cutoff h)^2, d = sample - walker, to the sums in that order
+ *   (gk_scms_add).
  *
  * The local inverse covariance of Ozertem & Erdogmus, -grad^2 log p, not the
  * Hessian of p (Genovese et al., ks::kdr): across a ridge of Gaussian
@@ -37,11 +40,15 @@
 #define GK_SCMS_HD static inline
 #endif
 
+/* Bins per cut-off radius: 2 visits 5 x 5 bins of side 2 h (cutoff 4),
+ * 100 h^2 for a disc of 50 h^2, where side 4 h and 3 x 3 would visit 144. */
+#define GK_SCMS_SPAN 2
+
 /* The samples binned as above (built by ridges/scms_index.c). */
 typedef struct {
     int dim;
     double origin[3]; /* smallest coordinate per axis */
-    double side;      /* bin side: cutoff * h */
+    double side;      /* bin side: cutoff * h / GK_SCMS_SPAN (the sums) */
     int64_t nc[3];    /* bins per axis (1 for z in 2-D) */
     size_t n_bins;    /* non-empty bins */
     const uint64_t *key;   /* n_bins keys, increasing */
@@ -56,20 +63,20 @@ typedef struct {
     double s0, s1[3], s2[6];
 } gk_scms_acc;
 
-/* Bin coordinate of x on axis k, clamped to [-2, nc]: far bins have no
- * neighbours; NaN gives -2. */
+/* Bin coordinate of x on axis k, clamped to [-3, nc + 2] (farther bins have
+ * no neighbours within GK_SCMS_SPAN either); NaN gives -3. */
 GK_SCMS_HD int64_t gk_scms_cell(const gk_scms_index *ix, double x, int k)
 {
     double f = floor((x - ix->origin[k]) / ix->side);
-    if (!(f >= -1.0))
-        return -2;
-    if (f >= (double)ix->nc[k])
-        return ix->nc[k];
+    if (!(f >= -3.0))
+        return -3;
+    if (f >= (double)ix->nc[k] + 2.0)
+        return ix->nc[k] + 2;
     return (int64_t)f;
 }
 
-/* The sorted-sample range of the bin with key; 0 when it is empty. */
-GK_SCMS_HD int gk_scms_bin(const gk_scms_index *ix, uint64_t key, size_t *b, size_t *e)
+/* The first non-empty bin with key >= key (n_bins when none). */
+GK_SCMS_HD size_t gk_scms_lower(const gk_scms_index *ix, uint64_t key)
 {
     size_t lo = 0, hi = ix->n_bins;
     while (lo < hi) {
@@ -79,10 +86,28 @@ GK_SCMS_HD int gk_scms_bin(const gk_scms_index *ix, uint64_t key, size_t *b, siz
         else
             hi = mid;
     }
-    if (lo == ix->n_bins || ix->key[lo] != key)
+    return lo;
+}
+
+/* The sorted-sample range of the bins in row (y, z), x from x0 to x1
+ * (clipped to the grid); 0 when the row is outside it or empty there. */
+GK_SCMS_HD int gk_scms_row(const gk_scms_index *ix, int64_t y, int64_t z, int64_t x0, int64_t x1,
+                           size_t *b, size_t *e)
+{
+    if (z < 0 || z >= ix->nc[2] || y < 0 || y >= ix->nc[1])
+        return 0;
+    x0 = x0 < 0 ? 0 : x0;
+    x1 = x1 >= ix->nc[0] ? ix->nc[0] - 1 : x1;
+    if (x0 > x1)
+        return 0;
+    uint64_t row = ((uint64_t)z * (uint64_t)ix->nc[1] + (uint64_t)y) * (uint64_t)ix->nc[0];
+    size_t lo = gk_scms_lower(ix, row + (uint64_t)x0), hi = lo;
+    while (hi < ix->n_bins && ix->key[hi] <= row + (uint64_t)x1)
+        hi++;
+    if (hi == lo)
         return 0;
     *b = ix->start[lo];
-    *e = ix->start[lo + 1];
+    *e = ix->start[hi];
     return 1;
 }
 
@@ -108,32 +133,25 @@ GK_SCMS_HD void gk_scms_add(gk_scms_acc *a, const double *q, const double *x, do
 }
 
 /* The kernel sums at x: K = w exp(|d|^2 * (-0.5 / h^2)), cut at cutoff * h
- * (the order in the file's comment). */
+ * (the order in the file's comment; ix's side must be cutoff * h / GK_SCMS_SPAN). */
 GK_SCMS_HD void gk_scms_sums(const gk_scms_index *ix, const double *x, double h, double cutoff,
                              gk_scms_acc *a)
 {
     int dim = ix->dim;
     double rc = cutoff * h, r2 = rc * rc, nh = -0.5 / (h * h);
     *a = (gk_scms_acc){0.0, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0, 0.0, 0.0, 0.0}};
-    int64_t c[3] = {0, 0, 0};
+    int64_t c[3] = {0, 0, 0}, sp = GK_SCMS_SPAN;
     for (int k = 0; k < dim; k++)
         c[k] = gk_scms_cell(ix, x[k], k);
-    int64_t z0 = dim == 3 ? c[2] - 1 : 0, z1 = dim == 3 ? c[2] + 1 : 0;
+    int64_t z0 = dim == 3 ? c[2] - sp : 0, z1 = dim == 3 ? c[2] + sp : 0;
     for (int64_t z = z0; z <= z1; z++)
-        for (int64_t y = c[1] - 1; y <= c[1] + 1; y++)
-            for (int64_t xx = c[0] - 1; xx <= c[0] + 1; xx++) {
-                if (z < 0 || z >= ix->nc[2] || y < 0 || y >= ix->nc[1] || xx < 0 ||
-                    xx >= ix->nc[0])
-                    continue;
-                uint64_t key = ((uint64_t)z * (uint64_t)ix->nc[1] + (uint64_t)y) *
-                                   (uint64_t)ix->nc[0] + (uint64_t)xx;
-                size_t b, e;
-                if (!gk_scms_bin(ix, key, &b, &e))
-                    continue;
-                for (size_t i = b; i < e; i++)
-                    gk_scms_add(a, ix->ps + i * (size_t)dim, x, ix->ws ? ix->ws[i] : 1.0, dim,
-                                r2, nh);
-            }
+        for (int64_t y = c[1] - sp; y <= c[1] + sp; y++) {
+            size_t b, e;
+            if (!gk_scms_row(ix, y, z, c[0] - sp, c[0] + sp, &b, &e))
+                continue;
+            for (size_t i = b; i < e; i++)
+                gk_scms_add(a, ix->ps + i * (size_t)dim, x, ix->ws ? ix->ws[i] : 1.0, dim, r2, nh);
+        }
 }
 
 /* Unit top eigenvector of the symmetric 2x2 [a b; b c], in closed form

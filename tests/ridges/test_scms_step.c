@@ -21,7 +21,7 @@ static void test_sums(int dim)
     for (size_t i = 0; i < n * (size_t)dim; i++)
         p[i] = 40.0 * synth_u01() + (i % (size_t)dim == 0 ? 1e5 : 0.0); /* far from 0 */
     gk_scms_bins b;
-    CHECK(gk_scms_bins_build(&b, dim, n, p, NULL, cutoff * h) == 0);
+    CHECK(gk_scms_bins_build(&b, dim, n, p, NULL, cutoff * h / GK_SCMS_SPAN) == 0);
     for (int q = 0; q < 8; q++) {
         double x[3];
         for (int k = 0; k < dim; k++)
@@ -98,7 +98,7 @@ static void test_walk(void)
             w[n++] = exp(-0.5 * (0.25 * j) * (0.25 * j));
         }
     gk_scms_bins b;
-    CHECK(gk_scms_bins_build(&b, 2, n, p, w, 4.0 * h) == 0);
+    CHECK(gk_scms_bins_build(&b, 2, n, p, w, 4.0 * h / GK_SCMS_SPAN) == 0);
     double x[2] = {20.0, 3.0}, den, t[2];
     int32_t it = gk_scms_walk(&b.ix, x, h, 4.0, 1e-6, 200, &den, t);
     CHECKF(it >= 1 && it <= 200, "iterations %d", it);
