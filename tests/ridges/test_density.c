@@ -266,12 +266,67 @@ static void test_bad_input(void)
     gk_context_free(ctx);
 }
 
+/* threshold_mode=absolute against the densities it reports, and max_iter's
+ * warning. The density is a probability density (integral 1): on the
+ * circle (2,000 points, radius 50, sigma 3) the ridge's is about
+ * 1 / (2 pi R sqrt(2 pi) tau) = 2.4e-4, so an absolute threshold of 1 keeps
+ * nothing, and one at half the largest vertex density keeps the vertices
+ * above it only. */
+static void test_modes(void)
+{
+    double circ[3] = {0.0, 0.0, 50.0};
+    synth_curve c = synth_make(f_circle, circ, 0.0, 2.0 * M_PI, 4000, 2);
+    double *p = malloc(2000 * 2 * sizeof(double));
+    synth_state = 3;
+    synth_sample(&c, 2000, 3.0, p);
+    gk_cloud cl = {2, 2000, p};
+    gk_context *ctx = gk_context_new();
+    gk_ridges_method m = defaults(0.0);
+    gk_ridge_graph g;
+    char *warn = NULL;
+    CHECK(gk_density_graph(ctx, &cl, &m, &g, &warn, NULL, NULL) == GK_OK);
+    double top = 0.0, expect = 1.0 / (2.0 * M_PI * 50.0 * sqrt(2.0 * M_PI) * sqrt(9.0 + m.bandwidth * m.bandwidth));
+    for (size_t i = 0; i < g.n_v; i++)
+        top = fmax(top, g.density[i]);
+    printf("modes: largest vertex density %.3e (a smooth ring's ridge: %.3e)\n", top, expect);
+    CHECK(top > expect && top < 2.0 * expect); /* the noise's bumps lift the largest */
+    graph_free(&g);
+    free(warn);
+    warn = NULL;
+    m = defaults(0.0);
+    m.threshold_absolute = 1;
+    m.threshold = 1.0;
+    CHECK(gk_density_graph(ctx, &cl, &m, &g, &warn, NULL, NULL) == GK_OK && g.n_v == 0);
+    graph_free(&g);
+    free(warn);
+    warn = NULL;
+    m.threshold = 0.5 * top;
+    CHECK(gk_density_graph(ctx, &cl, &m, &g, &warn, NULL, NULL) == GK_OK && g.n_v > 0);
+    double low = INFINITY;
+    for (size_t i = 0; i < g.n_v; i++)
+        low = fmin(low, g.density[i]);
+    CHECK(low >= 0.5 * top);
+    graph_free(&g);
+    free(warn);
+    warn = NULL;
+    m = defaults(0.0);
+    m.max_iter_scms = 1;
+    CHECK(gk_density_graph(ctx, &cl, &m, &g, &warn, NULL, NULL) == GK_OK);
+    CHECKF(warn && strstr(warn, "max_iter=1"), "warning: %s", warn ? warn : "(none)");
+    free(warn);
+    graph_free(&g);
+    gk_context_free(ctx);
+    synth_free(&c);
+    free(p);
+}
+
 int main(void)
 {
     test_bandwidth_rule();
     test_bad_input();
     test_scenes();
     test_threads();
+    test_modes();
     printf("%d checks, %d failures\n", checks, failures);
     return failures != 0;
 }
