@@ -218,8 +218,13 @@ static int walk_and_link(gk_context *ctx, const gk_cloud *c, const gk_scms_bins 
         threshold(&s, m, norm, &w);
         double sp = m->spacing > 0.0 ? m->spacing : 0.5 * m->bandwidth;
         double link = m->seeds_mesh && 2.0 * sp > m->bandwidth ? 2.0 * sp : m->bandwidth;
+        /* hairs: below h always (noise at the kernel's scale), and below the
+         * lines' min_length (default 4 h) here rather than in gk_graph_lines,
+         * so that the line they touch stays one chain */
+        double min_len = m->min_length >= 0.0 ? m->min_length : 4.0 * m->bandwidth;
+        double spur = min_len > m->bandwidth ? min_len : m->bandwidth;
         rc = gk_density_link(ctx, &w, m->bandwidth, link, cos(m->angle * M_PI / 180.0),
-                             8.0 * m->bandwidth, threads, out);
+                             8.0 * m->bandwidth, spur, threads, out);
     }
     scms_free(&s);
     return rc;

@@ -46,9 +46,10 @@ int gk_density_prune(const double *x, int dim, size_t n, uint32_t *e, size_t *n_
 /* Merges walkers within 0.1 h of an earlier kept one (in index order),
  * links each to its nearest aligned neighbour ahead and behind within
  * link, keeps per component a minimum spanning tree plus the edges that
- * close loops longer than loop_min, drops hairs shorter than h and the
+ * close loops longer than loop_min, drops hairs shorter than spur and the
  * vertices left without edges. GK_OK or an error in ctx. */
 int gk_density_link(gk_context *ctx, const gk_walkers *w, double h, double link,
-                    double cos_angle, double loop_min, int threads, gk_ridge_graph *out);
+                    double cos_angle, double loop_min, double spur, int threads,
+                    gk_ridge_graph *out);
 
 #endif

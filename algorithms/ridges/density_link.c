@@ -137,7 +137,7 @@ static int assemble(const double *x, const double *den, int dim, size_t n, uint3
 }
 
 int gk_density_link(gk_context *ctx, const gk_walkers *w, double h, double link, double cos_angle,
-                    double loop_min, int threads, gk_ridge_graph *out)
+                    double loop_min, double spur, int threads, gk_ridge_graph *out)
 {
     size_t d = (size_t)w->dim, n_e = 0;
     uint8_t *keep = malloc(w->n + 1);
@@ -151,7 +151,7 @@ int gk_density_link(gk_context *ctx, const gk_walkers *w, double h, double link,
     if (!rc && n >= 2)
         rc = link_edges(x, t, w->dim, n, link, cos_angle, threads, &e, &n_e) ||
              gk_density_clean(x, w->dim, n, e, &n_e, loop_min) ||
-             gk_density_prune(x, w->dim, n, e, &n_e, h) ||
+             gk_density_prune(x, w->dim, n, e, &n_e, spur) ||
              assemble(x, den, w->dim, n, e, n_e, out);
     free(keep);
     free(x);

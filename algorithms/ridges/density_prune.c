@@ -4,8 +4,10 @@
  * beside the ridge links ahead and behind into it, and the clean-up's tree
  * keeps one of the two edges: a hair one or two vertices long, which would
  * split the line it touches at a junction. Below h such a branch is beneath
- * what the kernel resolves. All hairs are measured on the graph as given,
- * so the result does not depend on any order.
+ * what the kernel resolves; up to the lines' min_length it is dropped here
+ * (density.c), where the chain it touches then runs on through the old
+ * junction. All hairs are measured on the graph as given, so the result
+ * does not depend on any order.
  */
 #include "ridges/density.h"
 
