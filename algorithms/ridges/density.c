@@ -217,6 +217,10 @@ static int walk_and_link(gk_context *ctx, const gk_cloud *c, const gk_scms_bins 
         gk_walkers w = {c->dim, 0, s.walkers, s.tangent, s.density};
         threshold(&s, m, norm, &w);
         double sp = m->spacing > 0.0 ? m->spacing : 0.5 * m->bandwidth;
+        /* link: h, or two mesh spacings; ends facing each other join across
+         * twice that (density_link.c): the ridge holds over sampling gaps of
+         * a few h, but its points come only where seeds were, spread along
+         * it as the samples are (exponential gaps). */
         double link = m->seeds_mesh && 2.0 * sp > m->bandwidth ? 2.0 * sp : m->bandwidth;
         /* hairs: below h always (noise at the kernel's scale), and below the
          * lines' min_length (default 4 h) here rather than in gk_graph_lines,

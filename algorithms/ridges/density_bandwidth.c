@@ -3,18 +3,23 @@
  * across the curves, measured by local principal components.
  *
  * Around up to 512 samples (evenly spaced in input order) the points within
- * r give a covariance; its spread across the curve is the variance off its
- * top eigenvector, (trace - lambda_max) / (dim - 1). For r well above the
- * noise sigma this is sigma^2 (plus the curve's bend within r); for r below
- * it, r^2 / 4 (a uniform disc). So r <- 4 * median spread is iterated from a
- * tenth of the box's diagonal (doubled while too few points lie within it)
- * to its fixed point r ~ 4 sigma, and the
- * bandwidth is that sigma: a straight ridge's place does not depend on h,
- * a bend's bias grows with sigma^2 + h^2, and h below the noise only adds
- * spurious wiggles. It is floored at twice the spacing along the curve
- * (2 r / median count) so that sparse clean samples still make one ridge,
- * not a bead per sample. Global rules (Scott, Silverman) scale with the
- * curves' extent, not their width, and oversmooth a ring into a disc.
+ * r give a principal axis; their spread across it, after a quadratic in
+ * the position along it takes out the curve's bend, is the variance across
+ * the curve. For r well above the noise sigma this is sigma^2; for r below
+ * it, about r^2 / 4 (a uniform disc). So r <- 4 * median spread is iterated
+ * from a tenth of the box's diagonal (doubled while too few points lie
+ * within it) to its fixed point r ~ 4 sigma, and the bandwidth is that
+ * sigma: a straight ridge's place does not depend on h, a bend's bias grows
+ * with sigma^2 + h^2, and h below the noise only adds spurious wiggles.
+ *
+ * It is floored at 8 times the spacing of the samples along the curve
+ * (2 r / median count within r, on a round with >= 16): the kernel then spans at least 16 samples
+ * (+-h), enough for their local covariance's top eigenvector, the tangent,
+ * to hold still; with fewer (clean or sparse samples) the ridge breaks into
+ * bumps of a few samples each (measured: 4 to 35 pieces of one curve with
+ * a floor of 2 spacings, one line with 6 or 8). Global rules (Scott,
+ * Silverman) scale with the curves' extent, not their width, and smooth a
+ * ring into a disc.
  */
 #include "ridges/density.h"
 
@@ -48,8 +53,76 @@ static int pca_add(uint32_t i, void *user)
     return 0;
 }
 
-/* Spread across the curve around centre c (variance), -1 when fewer than
- * dim + 3 points lie within r; *count gets their number. */
+/* The second pass: each point's offset from the mean m split into s along
+ * t and the rest r (across); sums for fitting r by a quadratic in s / rad. */
+typedef struct {
+    const double *p, *c, *m, *t;
+    int dim;
+    double r2, rad;
+    double A[6], B[3][3], rr; /* A: sym 3x3 of (1, u, u^2); B[j][k]: u^j r_k */
+} quad_fit;
+
+static int quad_add(uint32_t i, void *user)
+{
+    quad_fit *q = user;
+    double d[3] = {0.0, 0.0, 0.0}, d2 = 0.0, s = 0.0;
+    for (int k = 0; k < q->dim; k++) {
+        double o = q->p[(size_t)i * (size_t)q->dim + k] - q->c[k];
+        d2 += o * o;
+        d[k] = o - q->m[k];
+        s += d[k] * q->t[k];
+    }
+    if (d2 > q->r2)
+        return 0;
+    double u = s / q->rad, f[3] = {1.0, u, u * u};
+    q->A[0] += 1.0, q->A[1] += u, q->A[2] += u * u, q->A[3] += u * u, q->A[4] += u * u * u;
+    q->A[5] += u * u * u * u;
+    for (int k = 0; k < q->dim; k++) {
+        double r = d[k] - s * q->t[k];
+        q->rr += r * r;
+        for (int j = 0; j < 3; j++)
+            q->B[j][k] += f[j] * r;
+    }
+    return 0;
+}
+
+/* b^T A^-1 b for the symmetric 3x3 A (1, u, u^2 moments) by Cramer's rule;
+ * -1 when A is singular (the points at one or two places along t). */
+static double quad_explained(const double *A, const double *b)
+{
+    double a00 = A[0], a01 = A[1], a02 = A[2], a11 = A[3], a12 = A[4], a22 = A[5];
+    double c00 = a11 * a22 - a12 * a12, c01 = a02 * a12 - a01 * a22, c02 = a01 * a12 - a02 * a11;
+    double det = a00 * c00 + a01 * c01 + a02 * c02;
+    if (!(fabs(det) > 1e-12 * a00 * a00 * a00))
+        return -1.0;
+    double c11 = a00 * a22 - a02 * a02, c12 = a01 * a02 - a00 * a12, c22 = a00 * a11 - a01 * a01;
+    double x0 = (c00 * b[0] + c01 * b[1] + c02 * b[2]) / det;
+    double x1 = (c01 * b[0] + c11 * b[1] + c12 * b[2]) / det;
+    double x2 = (c02 * b[0] + c12 * b[1] + c22 * b[2]) / det;
+    return b[0] * x0 + b[1] * x1 + b[2] * x2;
+}
+
+/* Top eigenvector t of the covariance of a's points, and their mean m. */
+static void pca_axis(const local_pca *a, double *m, double *t)
+{
+    double C[6];
+    for (int k = 0; k < a->dim; k++)
+        m[k] = a->s1[k] / (double)a->n;
+    int s = 0;
+    for (int k = 0; k < a->dim; k++)
+        for (int j = k; j < a->dim; j++, s++)
+            C[s] = a->s2[s] / (double)a->n - m[k] * m[j];
+    if (a->dim == 2)
+        gk_scms_eig2(C[0], C[1], C[2], t);
+    else
+        gk_scms_eig3(C, t);
+}
+
+/* Spread across the curve around centre c (variance): the residual of the
+ * offsets across the local principal axis after a quadratic in the
+ * position along it (so that the curve's bend within r is not counted as
+ * noise), per across direction. -1 when fewer than dim + 3 points lie
+ * within r; *count gets their number. */
 static double across_var(const gk_scms_bins *b, const double *p, int dim, const double *c,
                          double r, size_t *count)
 {
@@ -58,25 +131,18 @@ static double across_var(const gk_scms_bins *b, const double *p, int dim, const 
     *count = a.n;
     if (a.n < (size_t)dim + 3)
         return -1.0;
-    double C[6], m[3], t[3], tr = 0.0;
-    for (int k = 0; k < dim; k++)
-        m[k] = a.s1[k] / (double)a.n;
-    int s = 0;
-    for (int k = 0; k < dim; k++)
-        for (int j = k; j < dim; j++, s++)
-            C[s] = a.s2[s] / (double)a.n - m[k] * m[j];
-    if (dim == 2) {
-        gk_scms_eig2(C[0], C[1], C[2], t);
-        tr = C[0] + C[2];
-    } else {
-        gk_scms_eig3(C, t);
-        tr = C[0] + C[3] + C[5];
+    double m[3] = {0.0, 0.0, 0.0}, t[3] = {0.0, 0.0, 0.0};
+    pca_axis(&a, m, t);
+    quad_fit q = {p, c, m, t, dim, r * r, r, {0.0}, {{0.0}}, 0.0};
+    gk_scms_bins_visit(b, c, quad_add, &q);
+    double rss = q.rr;
+    for (int k = 0; k < dim; k++) {
+        double bk[3] = {q.B[0][k], q.B[1][k], q.B[2][k]}, e = quad_explained(q.A, bk);
+        if (e < 0.0)
+            return -1.0;
+        rss -= e;
     }
-    double lmax = dim == 2 ? t[0] * (C[0] * t[0] + C[1] * t[1]) + t[1] * (C[1] * t[0] + C[2] * t[1])
-                           : t[0] * (C[0] * t[0] + C[1] * t[1] + C[2] * t[2]) +
-                                 t[1] * (C[1] * t[0] + C[3] * t[1] + C[4] * t[2]) +
-                                 t[2] * (C[2] * t[0] + C[4] * t[1] + C[5] * t[2]);
-    double v = (tr - lmax) / (double)(dim - 1);
+    double v = rss / ((double)(dim - 1) * (double)(a.n - 3));
     return v > 0.0 ? v : 0.0;
 }
 
@@ -136,7 +202,10 @@ double gk_density_bandwidth(const gk_cloud *c, int threads)
     if (!(diag2 > 0.0) || c->n < 3)
         return 0.0;
     size_t kc = c->n < 512 ? c->n : 512;
-    double r = 0.1 * sqrt(diag2), var = -1.0, cnt = 0.0, r_used = r;
+    /* sp_r, sp_n: the round the spacing is measured on: the smallest r
+     * with a median count >= 16 (else the largest count), so that the
+     * count's +-1 at the disc's edge and the curve's bend are both small */
+    double r = 0.1 * sqrt(diag2), var = -1.0, sp_r = 0.0, sp_n = 0.0;
     for (int round = 0; round < 16; round++) {
         double v, n_in;
         if (pca_round(c, r, kc, threads, &v, &n_in)) {
@@ -146,8 +215,10 @@ double gk_density_bandwidth(const gk_cloud *c, int threads)
             continue;
         }
         var = v;
-        cnt = n_in;
-        r_used = r;
+        if ((n_in >= 16.0 && (sp_n < 16.0 || r < sp_r)) || (sp_n < 16.0 && n_in > sp_n)) {
+            sp_r = r;
+            sp_n = n_in;
+        }
         double rn = 4.0 * sqrt(v);
         if (fabs(rn - r) <= 0.02 * r)
             break;
@@ -155,6 +226,6 @@ double gk_density_bandwidth(const gk_cloud *c, int threads)
     }
     if (var < 0.0)
         return 0.0;
-    double sigma = sqrt(var), spacing = 2.0 * r_used / cnt;
-    return sigma > 2.0 * spacing ? sigma : 2.0 * spacing;
+    double sigma = sqrt(var), spacing = 2.0 * sp_r / sp_n;
+    return sigma > 8.0 * spacing ? sigma : 8.0 * spacing;
 }

@@ -2,7 +2,8 @@
  * density_link.c - converged walkers to a graph (reference §3): merged
  * within 0.1 h, each linked to its nearest neighbour ahead and its nearest
  * behind along its own tangent, within the link distance and the angle,
- * then cleaned (density_mst.c). Using the vertex's own tangent only lets a
+ * or across a gap of up to twice that between two ends (link_edges), then
+ * cleaned (density_mst.c, density_prune.c). Using the vertex's own tangent only lets a
  * branch's end reach across to the trunk, which makes junctions.
  */
 #include "ridges/density.h"
@@ -14,10 +15,18 @@ typedef struct {
     const double *x, *t;
     int dim;
     uint32_t self;
-    double r2, c2;            /* link distance and cos(angle), squared */
-    uint32_t best[2];         /* ahead, behind */
-    double bd2[2];
+    double r2, g2, c2;        /* link and gap distances and cos(angle), squared */
+    uint32_t best[2], far[2]; /* ahead, behind: within link; within gap, aligned both ways */
+    double bd2[2], fd2[2];
 } link_search;
+
+static void take(uint32_t *best, double *bd2, uint32_t j, double d2)
+{
+    if (d2 < *bd2 || (d2 == *bd2 && j < *best)) {
+        *bd2 = d2;
+        *best = j;
+    }
+}
 
 static int link_visit(uint32_t j, void *user)
 {
@@ -25,20 +34,21 @@ static int link_visit(uint32_t j, void *user)
     if (j == s->self)
         return 0;
     const double *a = s->x + (size_t)s->self * (size_t)s->dim, *b = s->x + (size_t)j * (size_t)s->dim;
-    const double *t = s->t + (size_t)s->self * (size_t)s->dim;
-    double d2 = 0.0, dot = 0.0;
+    const double *t = s->t + (size_t)s->self * (size_t)s->dim, *tj = s->t + (size_t)j * (size_t)s->dim;
+    double d2 = 0.0, dot = 0.0, dotj = 0.0;
     for (int k = 0; k < s->dim; k++) {
         double d = b[k] - a[k];
         d2 += d * d;
         dot += d * t[k];
+        dotj += d * tj[k];
     }
-    if (!(d2 <= s->r2) || !(dot * dot >= s->c2 * d2) || d2 == 0.0)
+    if (!(d2 <= s->g2) || !(dot * dot >= s->c2 * d2) || d2 == 0.0)
         return 0;
     int side = dot < 0.0;
-    if (d2 < s->bd2[side] || (d2 == s->bd2[side] && j < s->best[side])) {
-        s->bd2[side] = d2;
-        s->best[side] = j;
-    }
+    if (d2 <= s->r2)
+        take(&s->best[side], &s->bd2[side], j, d2);
+    else if (dotj * dotj >= s->c2 * d2)
+        take(&s->far[side], &s->fd2[side], j, d2);
     return 0;
 }
 
@@ -50,27 +60,63 @@ static int u32pair_cmp(const void *a, const void *b)
     return x[1] < y[1] ? -1 : x[1] > y[1];
 }
 
-/* The links of the n vertices (x, t): up to 2 n edges, sorted and unique. */
-static int link_edges(const double *x, const double *t, int dim, size_t n, double link,
-                      double cos_angle, int threads, uint32_t **e, size_t *n_e)
+/* The side of j's tangent that i lies on (0 ahead, 1 behind). */
+static int side_of(const double *x, const double *t, int dim, uint32_t j, uint32_t i)
+{
+    double dot = 0.0;
+    for (int k = 0; k < dim; k++)
+        dot += (x[(size_t)i * (size_t)dim + k] - x[(size_t)j * (size_t)dim + k]) * t[(size_t)j * (size_t)dim + k];
+    return dot < 0.0;
+}
+
+/* Nearest aligned neighbours ahead and behind within link (near), and, for
+ * a side with none, within gap aligned with both tangents (far). */
+static int link_search_all(const double *x, const double *t, int dim, size_t n, double link,
+                           double gap, double cos_angle, int threads, uint32_t *near, uint32_t *far)
 {
     gk_scms_bins b;
-    *e = malloc((2 * n + 1) * 2 * sizeof(uint32_t));
-    if (!*e || gk_scms_bins_build(&b, dim, n, x, NULL, link))
+    if (gk_scms_bins_build(&b, dim, n, x, NULL, gap))
         return 1;
-    uint32_t *E = *e;
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 256)
     for (long i = 0; i < (long)n; i++) {
-        link_search s = {x, t, dim, (uint32_t)i, link * link, cos_angle * cos_angle,
-                         {UINT32_MAX, UINT32_MAX}, {INFINITY, INFINITY}};
+        link_search s = {x, t, dim, (uint32_t)i, link * link, gap * gap, cos_angle * cos_angle,
+                         {UINT32_MAX, UINT32_MAX}, {UINT32_MAX, UINT32_MAX}, {INFINITY, INFINITY},
+                         {INFINITY, INFINITY}};
         gk_scms_bins_visit(&b, x + (size_t)i * (size_t)dim, link_visit, &s);
         for (int k = 0; k < 2; k++) {
-            uint32_t j = s.best[k], a = (uint32_t)i;
-            E[4 * i + 2 * k] = j == UINT32_MAX ? UINT32_MAX : (a < j ? a : j);
-            E[4 * i + 2 * k + 1] = j == UINT32_MAX ? UINT32_MAX : (a < j ? j : a);
+            near[2 * i + k] = s.best[k];
+            far[2 * i + k] = s.far[k];
         }
     }
     gk_scms_bins_free(&b);
+    return 0;
+}
+
+/* The links of the n vertices (x, t): each to its near neighbours, and
+ * across a gap (link < d <= gap) where both sides have none nearer: two
+ * ends facing each other along the ridge, not a fringe bump's end reaching
+ * the trunk. Up to 2 n edges, sorted and unique. */
+static int link_edges(const double *x, const double *t, int dim, size_t n, double link, double gap,
+                      double cos_angle, int threads, uint32_t **e, size_t *n_e)
+{
+    uint32_t *near = malloc((2 * n + 1) * sizeof(uint32_t)), *far = malloc((2 * n + 1) * sizeof(uint32_t));
+    *e = malloc((2 * n + 1) * 2 * sizeof(uint32_t));
+    int rc = !near || !far || !*e ||
+             link_search_all(x, t, dim, n, link, gap, cos_angle, threads, near, far);
+    uint32_t *E = *e;
+    for (size_t i = 0; !rc && i < n; i++)
+        for (int k = 0; k < 2; k++) {
+            uint32_t j = near[2 * i + k], a = (uint32_t)i;
+            if (j == UINT32_MAX && far[2 * i + k] != UINT32_MAX &&
+                near[2 * (size_t)far[2 * i + k] + side_of(x, t, dim, far[2 * i + k], a)] == UINT32_MAX)
+                j = far[2 * i + k];
+            E[4 * i + 2 * k] = j == UINT32_MAX ? UINT32_MAX : (a < j ? a : j);
+            E[4 * i + 2 * k + 1] = j == UINT32_MAX ? UINT32_MAX : (a < j ? j : a);
+        }
+    free(near);
+    free(far);
+    if (rc)
+        return 1;
     qsort(E, 2 * n, 2 * sizeof(uint32_t), u32pair_cmp);
     size_t m = 0;
     for (size_t i = 0; i < 2 * n; i++) {
@@ -149,7 +195,7 @@ int gk_density_link(gk_context *ctx, const gk_walkers *w, double h, double link,
     int rc = !keep || !x || !t || !den || gk_density_dedup(w, 0.1 * h, keep);
     size_t n = rc ? 0 : compact(w, keep, x, t, den);
     if (!rc && n >= 2)
-        rc = link_edges(x, t, w->dim, n, link, cos_angle, threads, &e, &n_e) ||
+        rc = link_edges(x, t, w->dim, n, link, 2.0 * link, cos_angle, threads, &e, &n_e) ||
              gk_density_clean(x, w->dim, n, e, &n_e, loop_min) ||
              gk_density_prune(x, w->dim, n, e, &n_e, spur) ||
              assemble(x, den, w->dim, n, e, n_e, out);

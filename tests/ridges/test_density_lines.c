@@ -31,6 +31,7 @@ typedef struct {
     size_t n;
     double sigma, R; /* R: the tightest radius of curvature (INFINITY: straight) */
     size_t lines, closed;
+    int no_width; /* clean samples: h (the spacing floor) >> sigma, the width is the ridge's scatter */
 } scene;
 
 static void run(scene *s)
@@ -83,7 +84,7 @@ static void run(scene *s)
         CHECKF(med <= 0.25 * tau + bend, "%s: median %g", s->name, med);
         CHECKF(haus <= 2.0 * tau + bend && cover <= 2.0 * tau + bend, "%s: Hausdorff %g / %g",
                s->name, haus, cover);
-        CHECKF(fabs(width - wexp) <= 0.25 * wexp, "%s: width %g", s->name, width);
+        CHECKF(s->no_width || fabs(width - wexp) <= 0.25 * wexp, "%s: width %g", s->name, width);
         CHECKF((double)sup >= 0.95 * (double)s->n, "%s: support %llu", s->name,
                (unsigned long long)sup);
         free(v);
@@ -101,12 +102,15 @@ int main(void)
     double c2[3] = {0.0, 0.0, 30.0}, s2[4] = {60.0, -30.0, 60.0, 30.0}, hel[2] = {30.0, 8.0};
     synth_state = 99;
     scene sc[] = {
-        {"circle", 1, {synth_make(f_circle, circ, 0.0, 2.0 * M_PI, 4000, 2)}, 2000, 3.0, 50.0, 1, 1},
-        {"segment", 1, {synth_make(f_line, seg, 0.0, 1.0, 2000, 2)}, 1000, 2.17, INFINITY, 1, 0},
-        {"spiral", 1, {synth_make(f_spiral, spi, 0.0, 4.0 * M_PI, 8000, 2)}, 4000, 4.17, 18.0, 1, 0},
+        {"circle", 1, {synth_make(f_circle, circ, 0.0, 2.0 * M_PI, 4000, 2)}, 2000, 3.0, 50.0, 1, 1, 0},
+        {"segment", 1, {synth_make(f_line, seg, 0.0, 1.0, 2000, 2)}, 1000, 2.17, INFINITY, 1, 0, 0},
+        {"spiral", 1, {synth_make(f_spiral, spi, 0.0, 4.0 * M_PI, 8000, 2)}, 4000, 4.17, 18.0, 1, 0, 0},
         {"two curves", 2, {synth_make(f_circle, c2, 0.0, 2.0 * M_PI, 4000, 2),
-                           synth_make(f_line, s2, 0.0, 1.0, 2000, 2)}, 2400, 1.5, 30.0, 2, 1},
-        {"helix 3-D", 1, {synth_make(f_helix, hel, 0.0, 4.0 * M_PI, 8000, 3)}, 3000, 2.0, 32.0, 1, 0},
+                           synth_make(f_line, s2, 0.0, 1.0, 2000, 2)}, 2400, 1.5, 30.0, 2, 1, 0},
+        {"helix 3-D", 1, {synth_make(f_helix, hel, 0.0, 4.0 * M_PI, 8000, 3)}, 3000, 2.0, 32.0, 1, 0, 0},
+        /* 300 samples ~1 apart, noise 0.1 % of the length: h is the floor of
+         * 8 spacings (density_bandwidth.c); still one closed line */
+        {"clean ring", 1, {synth_make(f_circle, circ, 0.0, 2.0 * M_PI, 4000, 2)}, 300, 0.31, 50.0, 1, 1, 1},
     };
     for (size_t i = 0; i < sizeof sc / sizeof sc[0]; i++) {
         run(&sc[i]);
