@@ -31,18 +31,23 @@ static int check_input(gk_context *ctx, const gk_cloud *c, const gk_ridges_metho
         return gk_error(ctx, GK_ERR_ARG, "density: tolerance=%g: must be in (0, 1)", m->tolerance);
     if (!(m->threshold >= 0.0 && isfinite(m->threshold)) ||
         (!m->threshold_absolute && m->threshold > 1.0))
-        return gk_error(ctx, GK_ERR_ARG, "density: threshold=%g: must be >= 0 (and <= 1 when "
-                        "threshold_mode=relative)", m->threshold);
+        return gk_error(ctx, GK_ERR_ARG,
+                        "density: threshold=%g: must be >= 0 (and <= 1 when "
+                        "threshold_mode=relative)",
+                        m->threshold);
     if (!(m->angle > 0.0 && m->angle <= 90.0))
         return gk_error(ctx, GK_ERR_ARG, "density: angle=%g: must be in (0, 90] degrees", m->angle);
     if (!(m->cutoff > 0.0 && isfinite(m->cutoff)))
-        return gk_error(ctx, GK_ERR_ARG, "density: cutoff=%g: must be a finite number > 0", m->cutoff);
+        return gk_error(ctx, GK_ERR_ARG, "density: cutoff=%g: must be a finite number > 0",
+                        m->cutoff);
     if (m->max_iter_scms < 1)
         return gk_error(ctx, GK_ERR_ARG, "density: max_iter=%d: must be >= 1", m->max_iter_scms);
     if (isnan(m->spacing) || isinf(m->spacing))
-        return gk_error(ctx, GK_ERR_ARG, "density: spacing=%g: must be a finite number", m->spacing);
+        return gk_error(ctx, GK_ERR_ARG, "density: spacing=%g: must be a finite number",
+                        m->spacing);
     if (c->dim != 2 && c->dim != 3)
-        return gk_error(ctx, GK_ERR_ARG, "density: points of %d dimensions (2 or 3 expected)", c->dim);
+        return gk_error(ctx, GK_ERR_ARG, "density: points of %d dimensions (2 or 3 expected)",
+                        c->dim);
     if (c->n < 3)
         return gk_error(ctx, GK_ERR_ARG, "density: %zu point(s); at least 3 are needed", c->n);
     int same = 1;
@@ -66,11 +71,11 @@ static int walk_cpu(gk_context *ctx, const gk_scms_index *ix, gk_gpu_scms *s, in
         size_t b1 = s->n_walkers - b0 < GK_WALK_BLOCK ? s->n_walkers : b0 + GK_WALK_BLOCK;
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 16)
         for (long i = (long)b0; i < (long)b1; i++)
-            s->iters[i] = gk_scms_walk(ix, s->walkers + (size_t)i * (size_t)dim, s->h, s->cutoff,
-                                       s->tol, s->max_iter, s->density + i,
-                                       s->tangent + (size_t)i * (size_t)dim);
-        if (progress && !progress(0.1 + 0.8 * (double)b1 / (double)s->n_walkers,
-                                  "density: walkers", user))
+            s->iters[i] =
+                gk_scms_walk(ix, s->walkers + (size_t)i * (size_t)dim, s->h, s->cutoff, s->tol,
+                             s->max_iter, s->density + i, s->tangent + (size_t)i * (size_t)dim);
+        if (progress &&
+            !progress(0.1 + 0.8 * (double)b1 / (double)s->n_walkers, "density: walkers", user))
             return gk_error(ctx, GK_ERR_CANCELLED, "cancelled");
     }
     return GK_OK;
@@ -105,9 +110,10 @@ static char *cap_warning(const gk_gpu_scms *s)
         return NULL;
     char *w = malloc(256);
     if (w)
-        snprintf(w, 256, "density: %zu of %zu walkers did not converge within max_iter=%d steps "
-                 "(tolerance=%g); their last positions were used", bad, s->n_walkers, s->max_iter,
-                 s->tol);
+        snprintf(w, 256,
+                 "density: %zu of %zu walkers did not converge within max_iter=%d steps "
+                 "(tolerance=%g); their last positions were used",
+                 bad, s->n_walkers, s->max_iter, s->tol);
     return w;
 }
 
@@ -139,8 +145,10 @@ static int choose_bandwidth(gk_context *ctx, const gk_cloud *c, gk_ridges_method
         return GK_OK;
     double h = gk_density_bandwidth(c, threads);
     if (!(h > 0.0))
-        return gk_error(ctx, GK_ERR_ARG, "density: the bandwidth could not be estimated from the "
-                        "%zu points; give bandwidth=", c->n);
+        return gk_error(ctx, GK_ERR_ARG,
+                        "density: the bandwidth could not be estimated from the "
+                        "%zu points; give bandwidth=",
+                        c->n);
     m->bandwidth = h;
     return GK_OK;
 }
@@ -170,8 +178,9 @@ static int data_seeds(gk_context *ctx, const gk_cloud *c, double h, double **own
 }
 
 /* The seeds: the samples (data_seeds), or mesh nodes; *owned holds them. */
-static int seeds(gk_context *ctx, const gk_cloud *c, const gk_scms_bins *b, const gk_ridges_method *m,
-                 double norm, int threads, const double **x0, double **owned, size_t *n)
+static int seeds(gk_context *ctx, const gk_cloud *c, const gk_scms_bins *b,
+                 const gk_ridges_method *m, double norm, int threads, const double **x0,
+                 double **owned, size_t *n)
 {
     *owned = NULL;
     if (!m->seeds_mesh) {
@@ -180,10 +189,9 @@ static int seeds(gk_context *ctx, const gk_cloud *c, const gk_scms_bins *b, cons
         return rc;
     }
     double sp = m->spacing > 0.0 ? m->spacing : 0.5 * m->bandwidth;
-    int rc = gk_density_mesh_seeds(ctx, c, b, m->bandwidth, m->cutoff, sp,
-                                   m->threshold_absolute ? 0.0 : m->threshold,
-                                   m->threshold_absolute ? m->threshold * norm : 0.0, threads,
-                                   owned, n);
+    int rc = gk_density_mesh_seeds(
+        ctx, c, b, m->bandwidth, m->cutoff, sp, m->threshold_absolute ? 0.0 : m->threshold,
+        m->threshold_absolute ? m->threshold * norm : 0.0, threads, owned, n);
     *x0 = *owned;
     return rc;
 }
@@ -203,8 +211,11 @@ static int walk_and_link(gk_context *ctx, const gk_cloud *c, const gk_scms_bins 
                          void *user)
 {
     size_t d = (size_t)c->dim;
-    gk_gpu_scms s = {.h = m->bandwidth, .cutoff = m->cutoff, .tol = m->tolerance,
-                     .max_iter = m->max_iter_scms, .n_walkers = n,
+    gk_gpu_scms s = {.h = m->bandwidth,
+                     .cutoff = m->cutoff,
+                     .tol = m->tolerance,
+                     .max_iter = m->max_iter_scms,
+                     .n_walkers = n,
                      .walkers = malloc((n + 1) * d * sizeof(double)),
                      .density = malloc((n + 1) * sizeof(double)),
                      .tangent = malloc((n + 1) * d * sizeof(double)),
@@ -248,13 +259,15 @@ int gk_density_graph(gk_context *ctx, const gk_cloud *c, gk_ridges_method *m, gk
     if (progress && !progress(0.05, "density: bandwidth", user))
         return gk_error(ctx, GK_ERR_CANCELLED, "cancelled");
     gk_scms_bins b;
-    int brc = gk_scms_bins_build(&b, c->dim, c->n, c->p, NULL,
-                                 m->cutoff * m->bandwidth / GK_SCMS_SPAN);
+    int brc =
+        gk_scms_bins_build(&b, c->dim, c->n, c->p, NULL, m->cutoff * m->bandwidth / GK_SCMS_SPAN);
     if (brc)
-        return brc == 1 ? gk_error(ctx, GK_ERR_NOMEM, "density: out of memory binning %zu points", c->n)
-                        : gk_error(ctx, GK_ERR_ARG, "density: bandwidth=%g is too small for the "
-                                   "points' extent (too many bins of cutoff * bandwidth)",
-                                   m->bandwidth);
+        return brc == 1
+                   ? gk_error(ctx, GK_ERR_NOMEM, "density: out of memory binning %zu points", c->n)
+                   : gk_error(ctx, GK_ERR_ARG,
+                              "density: bandwidth=%g is too small for the "
+                              "points' extent (too many bins of cutoff * bandwidth)",
+                              m->bandwidth);
     double norm = (double)c->n * pow(2.0 * M_PI, 0.5 * c->dim) * pow(m->bandwidth, c->dim);
     const double *x0;
     double *owned;

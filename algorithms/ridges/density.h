@@ -25,8 +25,8 @@ typedef struct {
  * keep (kernel-sum units): *seeds gets a malloc()ed n * dim array.
  * GK_OK or an error in ctx. */
 int gk_density_mesh_seeds(gk_context *ctx, const gk_cloud *c, const gk_scms_bins *b, double h,
-                          double cutoff, double s, double keep_rel, double keep_abs,
-                          int threads, double **seeds, size_t *n_seeds);
+                          double cutoff, double s, double keep_rel, double keep_abs, int threads,
+                          double **seeds, size_t *n_seeds);
 
 /* keep[i] = 0 for walker i within delta of an earlier kept one, else 1
  * (density_dedup.c). 0, or 1 when out of memory. */
@@ -36,8 +36,7 @@ int gk_density_dedup(const gk_walkers *w, double delta, uint8_t *keep);
  * length, then vertex indices) plus the other edges that close a cycle
  * longer than loop_min, in that order (density_mst.c); e (2 * *n_e) is
  * rewritten in place. 0, or 1 when out of memory. */
-int gk_density_clean(const double *x, int dim, size_t n, uint32_t *e, size_t *n_e,
-                     double loop_min);
+int gk_density_clean(const double *x, int dim, size_t n, uint32_t *e, size_t *n_e, double loop_min);
 
 /* Drops the hairs: chains from an end to a junction shorter than max_len
  * (density_prune.c); e rewritten in place. 0, or 1 when out of memory. */
@@ -48,8 +47,7 @@ int gk_density_prune(const double *x, int dim, size_t n, uint32_t *e, size_t *n_
  * link, keeps per component a minimum spanning tree plus the edges that
  * close loops longer than loop_min, drops hairs shorter than spur and the
  * vertices left without edges. GK_OK or an error in ctx. */
-int gk_density_link(gk_context *ctx, const gk_walkers *w, double h, double link,
-                    double cos_angle, double loop_min, double spur, int threads,
-                    gk_ridge_graph *out);
+int gk_density_link(gk_context *ctx, const gk_walkers *w, double h, double link, double cos_angle,
+                    double loop_min, double spur, int threads, gk_ridge_graph *out);
 
 #endif

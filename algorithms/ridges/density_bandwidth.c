@@ -123,8 +123,8 @@ static void pca_axis(const local_pca *a, double *m, double *t)
  * position along it (so that the curve's bend within r is not counted as
  * noise), per across direction. -1 when fewer than dim + 3 points lie
  * within r; *count gets their number. */
-static double across_var(const gk_scms_bins *b, const double *p, int dim, const double *c,
-                         double r, size_t *count)
+static double across_var(const gk_scms_bins *b, const double *p, int dim, const double *c, double r,
+                         size_t *count)
 {
     local_pca a = {p, c, dim, r * r, 0, {0.0, 0.0, 0.0}, {0.0, 0.0, 0.0, 0.0, 0.0, 0.0}};
     gk_scms_bins_visit(b, c, pca_add, &a);

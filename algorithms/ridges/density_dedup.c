@@ -10,10 +10,10 @@
 #include <stdlib.h>
 
 typedef struct {
-    size_t cap;        /* power of two */
-    int64_t *cell;     /* cap * 3 */
-    uint32_t *head;    /* cap: first kept walker of the cell, UINT32_MAX: empty slot */
-    uint32_t *next;    /* per walker: the next kept one of its cell */
+    size_t cap;     /* power of two */
+    int64_t *cell;  /* cap * 3 */
+    uint32_t *head; /* cap: first kept walker of the cell, UINT32_MAX: empty slot */
+    uint32_t *next; /* per walker: the next kept one of its cell */
 } cell_hash;
 
 static uint64_t cell_mix(const int64_t *c)
@@ -43,8 +43,8 @@ static void cell_of(const double *x, int dim, double delta, int64_t *c)
 }
 
 /* Is a kept walker within delta of x? */
-static int near_kept(const cell_hash *h, const double *xs, int dim, const double *x, const int64_t *c,
-                     double d2max)
+static int near_kept(const cell_hash *h, const double *xs, int dim, const double *x,
+                     const int64_t *c, double d2max)
 {
     int64_t n[3];
     int zr = dim == 3;

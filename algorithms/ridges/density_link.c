@@ -33,8 +33,10 @@ static int link_visit(uint32_t j, void *user)
     link_search *s = user;
     if (j == s->self)
         return 0;
-    const double *a = s->x + (size_t)s->self * (size_t)s->dim, *b = s->x + (size_t)j * (size_t)s->dim;
-    const double *t = s->t + (size_t)s->self * (size_t)s->dim, *tj = s->t + (size_t)j * (size_t)s->dim;
+    const double *a = s->x + (size_t)s->self * (size_t)s->dim,
+                 *b = s->x + (size_t)j * (size_t)s->dim;
+    const double *t = s->t + (size_t)s->self * (size_t)s->dim,
+                 *tj = s->t + (size_t)j * (size_t)s->dim;
     double d2 = 0.0, dot = 0.0, dotj = 0.0;
     for (int k = 0; k < s->dim; k++) {
         double d = b[k] - a[k];
@@ -65,7 +67,8 @@ static int side_of(const double *x, const double *t, int dim, uint32_t j, uint32
 {
     double dot = 0.0;
     for (int k = 0; k < dim; k++)
-        dot += (x[(size_t)i * (size_t)dim + k] - x[(size_t)j * (size_t)dim + k]) * t[(size_t)j * (size_t)dim + k];
+        dot += (x[(size_t)i * (size_t)dim + k] - x[(size_t)j * (size_t)dim + k]) *
+               t[(size_t)j * (size_t)dim + k];
     return dot < 0.0;
 }
 
@@ -79,8 +82,16 @@ static int link_search_all(const double *x, const double *t, int dim, size_t n, 
         return 1;
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 256)
     for (long i = 0; i < (long)n; i++) {
-        link_search s = {x, t, dim, (uint32_t)i, link * link, gap * gap, cos_angle * cos_angle,
-                         {UINT32_MAX, UINT32_MAX}, {UINT32_MAX, UINT32_MAX}, {INFINITY, INFINITY},
+        link_search s = {x,
+                         t,
+                         dim,
+                         (uint32_t)i,
+                         link * link,
+                         gap * gap,
+                         cos_angle * cos_angle,
+                         {UINT32_MAX, UINT32_MAX},
+                         {UINT32_MAX, UINT32_MAX},
+                         {INFINITY, INFINITY},
                          {INFINITY, INFINITY}};
         gk_scms_bins_visit(&b, x + (size_t)i * (size_t)dim, link_visit, &s);
         for (int k = 0; k < 2; k++) {
@@ -99,7 +110,8 @@ static int link_search_all(const double *x, const double *t, int dim, size_t n, 
 static int link_edges(const double *x, const double *t, int dim, size_t n, double link, double gap,
                       double cos_angle, int threads, uint32_t **e, size_t *n_e)
 {
-    uint32_t *near = malloc((2 * n + 1) * sizeof(uint32_t)), *far = malloc((2 * n + 1) * sizeof(uint32_t));
+    uint32_t *near = malloc((2 * n + 1) * sizeof(uint32_t)),
+             *far = malloc((2 * n + 1) * sizeof(uint32_t));
     *e = malloc((2 * n + 1) * 2 * sizeof(uint32_t));
     int rc = !near || !far || !*e ||
              link_search_all(x, t, dim, n, link, gap, cos_angle, threads, near, far);
@@ -108,7 +120,8 @@ static int link_edges(const double *x, const double *t, int dim, size_t n, doubl
         for (int k = 0; k < 2; k++) {
             uint32_t j = near[2 * i + k], a = (uint32_t)i;
             if (j == UINT32_MAX && far[2 * i + k] != UINT32_MAX &&
-                near[2 * (size_t)far[2 * i + k] + side_of(x, t, dim, far[2 * i + k], a)] == UINT32_MAX)
+                near[2 * (size_t)far[2 * i + k] + side_of(x, t, dim, far[2 * i + k], a)] ==
+                    UINT32_MAX)
                 j = far[2 * i + k];
             E[4 * i + 2 * k] = j == UINT32_MAX ? UINT32_MAX : (a < j ? a : j);
             E[4 * i + 2 * k + 1] = j == UINT32_MAX ? UINT32_MAX : (a < j ? j : a);
@@ -120,7 +133,8 @@ static int link_edges(const double *x, const double *t, int dim, size_t n, doubl
     qsort(E, 2 * n, 2 * sizeof(uint32_t), u32pair_cmp);
     size_t m = 0;
     for (size_t i = 0; i < 2 * n; i++) {
-        if (E[2 * i] == UINT32_MAX || (m && E[2 * m - 2] == E[2 * i] && E[2 * m - 1] == E[2 * i + 1]))
+        if (E[2 * i] == UINT32_MAX ||
+            (m && E[2 * m - 2] == E[2 * i] && E[2 * m - 1] == E[2 * i + 1]))
             continue;
         E[2 * m] = E[2 * i];
         E[2 * m + 1] = E[2 * i + 1];
@@ -187,7 +201,8 @@ int gk_density_link(gk_context *ctx, const gk_walkers *w, double h, double link,
 {
     size_t d = (size_t)w->dim, n_e = 0;
     uint8_t *keep = malloc(w->n + 1);
-    double *x = malloc((w->n + 1) * d * sizeof(double)), *t = malloc((w->n + 1) * d * sizeof(double));
+    double *x = malloc((w->n + 1) * d * sizeof(double)),
+           *t = malloc((w->n + 1) * d * sizeof(double));
     double *den = malloc((w->n + 1) * sizeof(double));
     uint32_t *e = NULL;
     memset(out, 0, sizeof *out);

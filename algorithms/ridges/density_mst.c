@@ -38,9 +38,9 @@ typedef struct {
     size_t *off, *used; /* adjacency: vertex a's edges adj[off[a] .. off[a] + used[a]) */
     uint32_t *adj;
     double *alen;
-    double *dist;       /* the search's distances, valid where stamp == the search's */
+    double *dist; /* the search's distances, valid where stamp == the search's */
     uint32_t *stamp, cur;
-    wedge *heap;        /* (distance, vertex) in len, u */
+    wedge *heap; /* (distance, vertex) in len, u */
     size_t hn, hcap;
 } graph;
 
@@ -191,7 +191,8 @@ int gk_density_clean(const double *x, int dim, size_t n, uint32_t *e, size_t *n_
     if (!we)
         return 1;
     for (size_t i = 0; i < m; i++) {
-        const double *a = x + (size_t)e[2 * i] * (size_t)dim, *b = x + (size_t)e[2 * i + 1] * (size_t)dim;
+        const double *a = x + (size_t)e[2 * i] * (size_t)dim,
+                     *b = x + (size_t)e[2 * i + 1] * (size_t)dim;
         double d2 = 0.0;
         for (int k = 0; k < dim; k++)
             d2 += (a[k] - b[k]) * (a[k] - b[k]);

@@ -10,11 +10,11 @@
 #include "ridges/scms_step.h"
 
 typedef struct {
-    gk_scms_index ix;  /* the view scms_step.h reads; its arrays are below */
+    gk_scms_index ix; /* the view scms_step.h reads; its arrays are below */
     uint64_t *key;
     size_t *start;
     double *ps, *ws;
-    uint32_t *order;   /* order[i]: the input index of sorted point i */
+    uint32_t *order; /* order[i]: the input index of sorted point i */
 } gk_scms_bins;
 
 /* Bins n points p (dim 2 or 3; weights w or NULL) in cubes of the given

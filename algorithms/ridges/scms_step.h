@@ -47,14 +47,14 @@
 /* The samples binned as above (built by ridges/scms_index.c). */
 typedef struct {
     int dim;
-    double origin[3]; /* smallest coordinate per axis */
-    double side;      /* bin side: cutoff * h / GK_SCMS_SPAN (the sums) */
-    int64_t nc[3];    /* bins per axis (1 for z in 2-D) */
-    size_t n_bins;    /* non-empty bins */
-    const uint64_t *key;   /* n_bins keys, increasing */
-    const size_t *start;   /* n_bins + 1: bin b is sorted samples start[b] .. start[b+1]-1 */
-    const double *ps;      /* samples in (key, index) order, interleaved */
-    const double *ws;      /* their weights, or NULL (all 1) */
+    double origin[3];    /* smallest coordinate per axis */
+    double side;         /* bin side: cutoff * h / GK_SCMS_SPAN (the sums) */
+    int64_t nc[3];       /* bins per axis (1 for z in 2-D) */
+    size_t n_bins;       /* non-empty bins */
+    const uint64_t *key; /* n_bins keys, increasing */
+    const size_t *start; /* n_bins + 1: bin b is sorted samples start[b] .. start[b+1]-1 */
+    const double *ps;    /* samples in (key, index) order, interleaved */
+    const double *ws;    /* their weights, or NULL (all 1) */
 } gk_scms_index;
 
 /* Kernel sums at a point: S0 = sum K, S1 = sum K d, S2 = sum K d d^T as
@@ -112,8 +112,8 @@ GK_SCMS_HD int gk_scms_row(const gk_scms_index *ix, int64_t y, int64_t z, int64_
 }
 
 /* Adds sample q (weight w) at offset from x to a, when within r2. */
-GK_SCMS_HD void gk_scms_add(gk_scms_acc *a, const double *q, const double *x, double w,
-                            int dim, double r2, double nh)
+GK_SCMS_HD void gk_scms_add(gk_scms_acc *a, const double *q, const double *x, double w, int dim,
+                            double r2, double nh)
 {
     double d[3] = {q[0] - x[0], q[1] - x[1], dim == 3 ? q[2] - x[2] : 0.0};
     double d2 = d[0] * d[0] + d[1] * d[1];
@@ -179,7 +179,8 @@ GK_SCMS_HD void gk_scms_jacobi_rot(double A[3][3], double V[3][3], int p, int q)
     if (A[p][q] == 0.0)
         return;
     double th = (A[q][q] - A[p][p]) / (2.0 * A[p][q]);
-    double t = fabs(th) > 1e150 ? 0.5 / th : (th >= 0.0 ? 1.0 : -1.0) / (fabs(th) + sqrt(th * th + 1.0));
+    double t =
+        fabs(th) > 1e150 ? 0.5 / th : (th >= 0.0 ? 1.0 : -1.0) / (fabs(th) + sqrt(th * th + 1.0));
     double c = 1.0 / sqrt(t * t + 1.0), s = t * c;
     for (int k = 0; k < 3; k++) { /* columns p, q of A, then rows */
         double akp = A[k][p], akq = A[k][q];

@@ -31,7 +31,10 @@ static void f_spiral(double t, double *x, const double *p)
 
 static int spiral; /* the scene: 0 circle, 1 spiral */
 
-static double peer_sigma(void) { return spiral ? 3.0 : 2.5; }
+static double peer_sigma(void)
+{
+    return spiral ? 3.0 : 2.5;
+}
 
 static synth_curve peer_curve(void)
 {
@@ -183,9 +186,11 @@ static int compare(const char *work)
     printf("h = %.4f, tau = %.4f\n", h, tau);
     printf("gridkit to ks::kdr: median %.4f, max %.4f (%zu vs %zu points)\n", dm, dx, no, nk);
     printf("to the true curve:  gridkit median %.4f Hausdorff %.4f (ridge->curve %.4f, "
-           "curve->ridge %.4f)\n", om, fmax(oh, oc), oh, oc);
+           "curve->ridge %.4f)\n",
+           om, fmax(oh, oc), oh, oc);
     printf("                    ks::kdr median %.4f Hausdorff %.4f (ridge->curve %.4f, "
-           "curve->ridge %.4f)\n", km, fmax(kh, kc), kh, kc);
+           "curve->ridge %.4f)\n",
+           km, fmax(kh, kc), kh, kc);
     compare_check(h, tau, dm, dx, om, fmax(oh, oc), km, fmax(kh, kc));
     free(o);
     free(k);

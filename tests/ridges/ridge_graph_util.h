@@ -13,8 +13,8 @@
  * (what gk_graph_lines keeps, its default min_length being 4 h), how many
  * of them hold a cycle, and their vertices (malloc()ed, in *kept). The
  * others are fragments: side bumps of the noise, 2-6 vertices long. */
-static inline size_t components(const gk_ridge_graph *g, double min_length, size_t *cyclic, double **kept,
-                         size_t *n_kept)
+static inline size_t components(const gk_ridge_graph *g, double min_length, size_t *cyclic,
+                                double **kept, size_t *n_kept)
 {
     size_t n = g->n_v, d = (size_t)g->dim, nc = 0;
     uint32_t *par = malloc((n + 1) * sizeof(uint32_t));

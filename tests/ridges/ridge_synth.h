@@ -38,7 +38,8 @@ static inline double synth_normal(void) /* Box-Muller */
 }
 
 /* The curve f(t), t in [t0, t1], as m vertices. */
-static inline synth_curve synth_make(synth_fn f, const double *par, double t0, double t1, size_t m, int dim)
+static inline synth_curve synth_make(synth_fn f, const double *par, double t0, double t1, size_t m,
+                                     int dim)
 {
     synth_curve c = {dim, m, malloc(m * (size_t)dim * sizeof(double)), malloc(m * sizeof(double))};
     for (size_t i = 0; i < m; i++) {
@@ -106,8 +107,8 @@ static inline int synth_dcmp(const void *a, const void *b)
 /* Median and largest distance of the n points x to curves c[0..nc-1]
  * (each point to its nearest curve), and *cover: the largest distance
  * from a curve vertex to the nearest point. */
-static inline void synth_quality(const synth_curve *c, int nc, const double *x, size_t n, double *median,
-                          double *worst, double *cover)
+static inline void synth_quality(const synth_curve *c, int nc, const double *x, size_t n,
+                                 double *median, double *worst, double *cover)
 {
     int d = c[0].dim;
     double *dd = malloc((n ? n : 1) * sizeof(double));

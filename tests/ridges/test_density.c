@@ -44,10 +44,27 @@ static void graph_free(gk_ridge_graph *g)
     memset(g, 0, sizeof *g);
 }
 
-static void f_circle(double t, double *x, const double *p) { x[0] = p[0] + p[2] * cos(t); x[1] = p[1] + p[2] * sin(t); }
-static void f_line(double t, double *x, const double *p) { x[0] = p[0] + t * (p[2] - p[0]); x[1] = p[1] + t * (p[3] - p[1]); }
-static void f_spiral(double t, double *x, const double *p) { x[0] = (p[0] + p[1] * t) * cos(t); x[1] = (p[0] + p[1] * t) * sin(t); }
-static void f_helix(double t, double *x, const double *p) { x[0] = p[0] * cos(t); x[1] = p[0] * sin(t); x[2] = p[1] * t; }
+static void f_circle(double t, double *x, const double *p)
+{
+    x[0] = p[0] + p[2] * cos(t);
+    x[1] = p[1] + p[2] * sin(t);
+}
+static void f_line(double t, double *x, const double *p)
+{
+    x[0] = p[0] + t * (p[2] - p[0]);
+    x[1] = p[1] + t * (p[3] - p[1]);
+}
+static void f_spiral(double t, double *x, const double *p)
+{
+    x[0] = (p[0] + p[1] * t) * cos(t);
+    x[1] = (p[0] + p[1] * t) * sin(t);
+}
+static void f_helix(double t, double *x, const double *p)
+{
+    x[0] = p[0] * cos(t);
+    x[1] = p[0] * sin(t);
+    x[2] = p[1] * t;
+}
 
 typedef struct {
     const char *name;
@@ -92,9 +109,9 @@ static void run_scene(scene *s, int mesh)
         fclose(f);
     }
     printf("%-10s %s h=%.3f sigma=%.2f tau=%.3f: %zu vertices (%zu in %zu components of >= 4 h, "
-           "%zu with a cycle) %zu edges; median %.3f max %.3f cover %.3f%s%s\n", s->name,
-           mesh ? "mesh" : "data", h, s->sigma, tau, g.n_v, nk, nc, cyc, g.n_e, med, haus, cover,
-           warn ? "; " : "", warn ? warn : "");
+           "%zu with a cycle) %zu edges; median %.3f max %.3f cover %.3f%s%s\n",
+           s->name, mesh ? "mesh" : "data", h, s->sigma, tau, g.n_v, nk, nc, cyc, g.n_e, med, haus,
+           cover, warn ? "; " : "", warn ? warn : "");
     CHECKF(med <= 0.25 * tau + s->bend, "%s: median %g", s->name, med);
     CHECKF(haus <= 2.0 * tau + s->bend, "%s: Hausdorff (ridge to curve) %g", s->name, haus);
     CHECKF(cover <= 2.0 * tau + s->bend, "%s: Hausdorff (curve to ridge) %g", s->name, cover);
@@ -113,12 +130,44 @@ static void test_scenes(void)
     double c2[3] = {0.0, 0.0, 30.0}, s2[4] = {60.0, -30.0, 60.0, 30.0}, hel[2] = {30.0, 8.0};
     synth_state = 24;
     scene sc[] = {
-        {"circle", 1, {synth_make(f_circle, circ, 0.0, 2.0 * M_PI, 4000, 2)}, 2000, 3.0, 0.0, 0.0, 1, 1},
+        {"circle",
+         1,
+         {synth_make(f_circle, circ, 0.0, 2.0 * M_PI, 4000, 2)},
+         2000,
+         3.0,
+         0.0,
+         0.0,
+         1,
+         1},
         {"segment", 1, {synth_make(f_line, seg, 0.0, 1.0, 2000, 2)}, 1000, 2.17, 0.0, 0.0, 0, 1},
-        {"spiral", 1, {synth_make(f_spiral, spi, 0.0, 4.0 * M_PI, 8000, 2)}, 4000, 4.17, 0.0, 0.0, 0, 1},
-        {"two curves", 2, {synth_make(f_circle, c2, 0.0, 2.0 * M_PI, 4000, 2),
-                           synth_make(f_line, s2, 0.0, 1.0, 2000, 2)}, 2400, 1.5, 0.0, 0.0, 1, 2},
-        {"helix 3-D", 1, {synth_make(f_helix, hel, 0.0, 4.0 * M_PI, 8000, 3)}, 3000, 2.0, 0.0, 0.0, 0, 1},
+        {"spiral",
+         1,
+         {synth_make(f_spiral, spi, 0.0, 4.0 * M_PI, 8000, 2)},
+         4000,
+         4.17,
+         0.0,
+         0.0,
+         0,
+         1},
+        {"two curves",
+         2,
+         {synth_make(f_circle, c2, 0.0, 2.0 * M_PI, 4000, 2),
+          synth_make(f_line, s2, 0.0, 1.0, 2000, 2)},
+         2400,
+         1.5,
+         0.0,
+         0.0,
+         1,
+         2},
+        {"helix 3-D",
+         1,
+         {synth_make(f_helix, hel, 0.0, 4.0 * M_PI, 8000, 3)},
+         3000,
+         2.0,
+         0.0,
+         0.0,
+         0,
+         1},
     };
     for (size_t i = 0; i < sizeof sc / sizeof sc[0]; i++) {
         /* bend: tau^2 / (2 R) at the tightest radius (spiral: its start, 20; helix: 30 + pitch) */
@@ -286,7 +335,8 @@ static void test_modes(void)
     gk_ridge_graph g;
     char *warn = NULL;
     CHECK(gk_density_graph(ctx, &cl, &m, &g, &warn, NULL, NULL) == GK_OK);
-    double top = 0.0, expect = 1.0 / (2.0 * M_PI * 50.0 * sqrt(2.0 * M_PI) * sqrt(9.0 + m.bandwidth * m.bandwidth));
+    double top = 0.0, expect = 1.0 / (2.0 * M_PI * 50.0 * sqrt(2.0 * M_PI) *
+                                      sqrt(9.0 + m.bandwidth * m.bandwidth));
     for (size_t i = 0; i < g.n_v; i++)
         top = fmax(top, g.density[i]);
     printf("modes: largest vertex density %.3e (a smooth ring's ridge: %.3e)\n", top, expect);

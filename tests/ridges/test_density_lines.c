@@ -19,10 +19,27 @@
 #include <stdio.h>
 #include <string.h>
 
-static void f_circle(double t, double *x, const double *p) { x[0] = p[0] + p[2] * cos(t); x[1] = p[1] + p[2] * sin(t); }
-static void f_line(double t, double *x, const double *p) { x[0] = p[0] + t * (p[2] - p[0]); x[1] = p[1] + t * (p[3] - p[1]); }
-static void f_spiral(double t, double *x, const double *p) { x[0] = (p[0] + p[1] * t) * cos(t); x[1] = (p[0] + p[1] * t) * sin(t); }
-static void f_helix(double t, double *x, const double *p) { x[0] = p[0] * cos(t); x[1] = p[0] * sin(t); x[2] = p[1] * t; }
+static void f_circle(double t, double *x, const double *p)
+{
+    x[0] = p[0] + p[2] * cos(t);
+    x[1] = p[1] + p[2] * sin(t);
+}
+static void f_line(double t, double *x, const double *p)
+{
+    x[0] = p[0] + t * (p[2] - p[0]);
+    x[1] = p[1] + t * (p[3] - p[1]);
+}
+static void f_spiral(double t, double *x, const double *p)
+{
+    x[0] = (p[0] + p[1] * t) * cos(t);
+    x[1] = (p[0] + p[1] * t) * sin(t);
+}
+static void f_helix(double t, double *x, const double *p)
+{
+    x[0] = p[0] * cos(t);
+    x[1] = p[0] * sin(t);
+    x[2] = p[1] * t;
+}
 
 typedef struct {
     const char *name;
@@ -31,7 +48,7 @@ typedef struct {
     size_t n;
     double sigma, R; /* R: the tightest radius of curvature (INFINITY: straight) */
     size_t lines, closed;
-    int no_width; /* clean samples: h (the spacing floor) >> sigma, the width is the ridge's scatter */
+    int no_width; /* clean samples: h (the spacing floor) >> sigma; width = the ridge's scatter */
 } scene;
 
 static void run(scene *s)
@@ -74,13 +91,15 @@ static void run(scene *s)
         double width = sup ? wsum / (double)sup : 0.0;
         double wexp = s->sigma * (dim == 2 ? sqrt(2.0 / M_PI) : sqrt(M_PI / 2.0));
         printf("%-10s %s: %zu lines (%zu closed), %zu vertices; median %.3f Hausdorff %.3f / %.3f; "
-               "width %.3f (noise %.3f), support %.1f %%%s%s\n", s->name, ms, l->n_lines, closed,
-               nv, med, haus, cover, width, wexp, 100.0 * (double)sup / (double)s->n,
-               l->warning ? "; " : "", l->warning ? l->warning : "");
+               "width %.3f (noise %.3f), support %.1f %%%s%s\n",
+               s->name, ms, l->n_lines, closed, nv, med, haus, cover, width, wexp,
+               100.0 * (double)sup / (double)s->n, l->warning ? "; " : "",
+               l->warning ? l->warning : "");
         /* 3-D: the ridge's end may fork; lines.c keeps the two sides of a
          * junction whose third branch it pruned as two lines, so one more */
         CHECKF((l->n_lines == s->lines || (dim == 3 && l->n_lines == s->lines + 1)) &&
-               closed == s->closed, "%s: %zu lines, %zu closed", s->name, l->n_lines, closed);
+                   closed == s->closed,
+               "%s: %zu lines, %zu closed", s->name, l->n_lines, closed);
         CHECKF(med <= 0.25 * tau + bend, "%s: median %g", s->name, med);
         CHECKF(haus <= 2.0 * tau + bend && cover <= 2.0 * tau + bend, "%s: Hausdorff %g / %g",
                s->name, haus, cover);
@@ -102,15 +121,55 @@ int main(void)
     double c2[3] = {0.0, 0.0, 30.0}, s2[4] = {60.0, -30.0, 60.0, 30.0}, hel[2] = {30.0, 8.0};
     synth_state = 99;
     scene sc[] = {
-        {"circle", 1, {synth_make(f_circle, circ, 0.0, 2.0 * M_PI, 4000, 2)}, 2000, 3.0, 50.0, 1, 1, 0},
+        {"circle",
+         1,
+         {synth_make(f_circle, circ, 0.0, 2.0 * M_PI, 4000, 2)},
+         2000,
+         3.0,
+         50.0,
+         1,
+         1,
+         0},
         {"segment", 1, {synth_make(f_line, seg, 0.0, 1.0, 2000, 2)}, 1000, 2.17, INFINITY, 1, 0, 0},
-        {"spiral", 1, {synth_make(f_spiral, spi, 0.0, 4.0 * M_PI, 8000, 2)}, 4000, 4.17, 18.0, 1, 0, 0},
-        {"two curves", 2, {synth_make(f_circle, c2, 0.0, 2.0 * M_PI, 4000, 2),
-                           synth_make(f_line, s2, 0.0, 1.0, 2000, 2)}, 2400, 1.5, 30.0, 2, 1, 0},
-        {"helix 3-D", 1, {synth_make(f_helix, hel, 0.0, 4.0 * M_PI, 8000, 3)}, 3000, 2.0, 32.0, 1, 0, 0},
+        {"spiral",
+         1,
+         {synth_make(f_spiral, spi, 0.0, 4.0 * M_PI, 8000, 2)},
+         4000,
+         4.17,
+         18.0,
+         1,
+         0,
+         0},
+        {"two curves",
+         2,
+         {synth_make(f_circle, c2, 0.0, 2.0 * M_PI, 4000, 2),
+          synth_make(f_line, s2, 0.0, 1.0, 2000, 2)},
+         2400,
+         1.5,
+         30.0,
+         2,
+         1,
+         0},
+        {"helix 3-D",
+         1,
+         {synth_make(f_helix, hel, 0.0, 4.0 * M_PI, 8000, 3)},
+         3000,
+         2.0,
+         32.0,
+         1,
+         0,
+         0},
         /* 300 samples ~1 apart, noise 0.1 % of the length: h is the floor of
          * 8 spacings (density_bandwidth.c); still one closed line */
-        {"clean ring", 1, {synth_make(f_circle, circ, 0.0, 2.0 * M_PI, 4000, 2)}, 300, 0.31, 50.0, 1, 1, 1},
+        {"clean ring",
+         1,
+         {synth_make(f_circle, circ, 0.0, 2.0 * M_PI, 4000, 2)},
+         300,
+         0.31,
+         50.0,
+         1,
+         1,
+         1},
     };
     for (size_t i = 0; i < sizeof sc / sizeof sc[0]; i++) {
         run(&sc[i]);

@@ -45,11 +45,13 @@ static void test_sums(int dim)
                 m1[k] += fabsl(K * d[k]);
             }
         }
-        CHECKF(fabsl(a.s0 - s0) <= 1e-12L * s0, "dim %d point %d: S0 %.17g vs %.17Lg", dim, q,
-               a.s0, s0);
+        CHECKF(fabsl(a.s0 - s0) <= 1e-12L * s0, "dim %d point %d: S0 %.17g vs %.17Lg", dim, q, a.s0,
+               s0);
         for (int k = 0; k < dim; k++)
-            CHECKF(fabsl(a.s1[k] - s1[k]) <= 1e-12L * m1[k], "dim %d point %d: S1[%d] %.17g vs "
-                   "%.17Lg", dim, q, k, a.s1[k], s1[k]);
+            CHECKF(fabsl(a.s1[k] - s1[k]) <= 1e-12L * m1[k],
+                   "dim %d point %d: S1[%d] %.17g vs "
+                   "%.17Lg",
+                   dim, q, k, a.s1[k], s1[k]);
     }
     gk_scms_bins_free(&b);
     free(p);
@@ -75,7 +77,8 @@ static void test_eigen(void)
         int s = 0;
         for (int r = 0; r < 3; r++)
             for (int q = r; q < 3; q++, s++)
-                C[s] = R[r][0] * l[0] * R[q][0] + R[r][1] * l[1] * R[q][1] + R[r][2] * l[2] * R[q][2];
+                C[s] =
+                    R[r][0] * l[0] * R[q][0] + R[r][1] * l[1] * R[q][1] + R[r][2] * l[2] * R[q][2];
         gk_scms_eig3(C, t);
         double dot = t[0] * R[0][1] + t[1] * R[1][1] + t[2] * R[2][1];
         CHECKF(fabs(fabs(dot) - 1.0) < 1e-12, "eig3 case %d: |dot| %.17g", j, fabs(dot));
@@ -90,7 +93,8 @@ static void test_eigen(void)
 static void test_walk(void)
 {
     size_t n = 0;
-    double *p = malloc(41 * 49 * 2 * sizeof(double)), *w = malloc(41 * 49 * sizeof(double)), h = 1.0;
+    double *p = malloc(41 * 49 * 2 * sizeof(double)), *w = malloc(41 * 49 * sizeof(double)),
+           h = 1.0;
     for (int i = 0; i <= 40; i++)
         for (int j = -24; j <= 24; j++) {
             p[2 * n] = i;
