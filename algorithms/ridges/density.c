@@ -1,0 +1,283 @@
+/*
+ * density.c - `density`: ridges of the Gaussian kernel density by
+ * subspace-constrained mean shift (Ozertem & Erdogmus 2011; reference §2),
+ * linked into a graph (§3, density_link.c). The walker's arithmetic is
+ * scms_step.h's, shared with the GPU.
+ *
+ *   check -> bandwidth (given, or density_bandwidth.c's rule) -> bins of
+ *   side cutoff * h -> seeds (the samples, or a mesh) -> walkers (GPU, else
+ *   OpenMP; each walker alone, so the same bits on any thread count) ->
+ *   threshold -> merge within 0.1 h -> link -> clean-up -> graph
+ */
+#include "ridges/density.h"
+
+#include "core/device.h"
+
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GK_WALK_BLOCK 65536 /* walkers between progress reports */
+#define GK_SEED_THIN 0.25   /* seeds=data: samples closer than this many h share a walker */
+
+/* Checks the keys density reads and the cloud; GK_OK or an error naming the key. */
+static int check_input(gk_context *ctx, const gk_cloud *c, const gk_ridges_method *m)
+{
+    if (m->bandwidth_given && !(m->bandwidth > 0.0 && isfinite(m->bandwidth)))
+        return gk_error(ctx, GK_ERR_ARG, "density: bandwidth=%g: must be a finite number > 0",
+                        m->bandwidth);
+    if (!(m->tolerance > 0.0 && m->tolerance < 1.0))
+        return gk_error(ctx, GK_ERR_ARG, "density: tolerance=%g: must be in (0, 1)", m->tolerance);
+    if (!(m->threshold >= 0.0 && isfinite(m->threshold)) ||
+        (!m->threshold_absolute && m->threshold > 1.0))
+        return gk_error(ctx, GK_ERR_ARG,
+                        "density: threshold=%g: must be >= 0 (and <= 1 when "
+                        "threshold_mode=relative)",
+                        m->threshold);
+    if (!(m->angle > 0.0 && m->angle <= 90.0))
+        return gk_error(ctx, GK_ERR_ARG, "density: angle=%g: must be in (0, 90] degrees", m->angle);
+    if (!(m->cutoff > 0.0 && isfinite(m->cutoff)))
+        return gk_error(ctx, GK_ERR_ARG, "density: cutoff=%g: must be a finite number > 0",
+                        m->cutoff);
+    if (m->max_iter_scms < 1)
+        return gk_error(ctx, GK_ERR_ARG, "density: max_iter=%d: must be >= 1", m->max_iter_scms);
+    if (isnan(m->spacing) || isinf(m->spacing))
+        return gk_error(ctx, GK_ERR_ARG, "density: spacing=%g: must be a finite number",
+                        m->spacing);
+    if (c->dim != 2 && c->dim != 3)
+        return gk_error(ctx, GK_ERR_ARG, "density: points of %d dimensions (2 or 3 expected)",
+                        c->dim);
+    if (c->n < 3)
+        return gk_error(ctx, GK_ERR_ARG, "density: %zu point(s); at least 3 are needed", c->n);
+    int same = 1;
+    for (size_t i = 0; i < c->n * (size_t)c->dim; i++) {
+        if (!isfinite(c->p[i]))
+            return gk_error(ctx, GK_ERR_ARG, "density: point %zu has a non-finite coordinate",
+                            i / (size_t)c->dim);
+        same = same && c->p[i] == c->p[i % (size_t)c->dim];
+    }
+    if (same)
+        return gk_error(ctx, GK_ERR_ARG, "density: all %zu points are identical: no ridge", c->n);
+    return GK_OK;
+}
+
+/* Runs the walkers of s on the CPU, in blocks between progress reports. */
+static int walk_cpu(gk_context *ctx, const gk_scms_index *ix, gk_gpu_scms *s, int threads,
+                    gk_progress_fn progress, void *user)
+{
+    int dim = s->dim;
+    for (size_t b0 = 0; b0 < s->n_walkers; b0 += GK_WALK_BLOCK) {
+        size_t b1 = s->n_walkers - b0 < GK_WALK_BLOCK ? s->n_walkers : b0 + GK_WALK_BLOCK;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 16)
+        for (long i = (long)b0; i < (long)b1; i++)
+            s->iters[i] =
+                gk_scms_walk(ix, s->walkers + (size_t)i * (size_t)dim, s->h, s->cutoff, s->tol,
+                             s->max_iter, s->density + i, s->tangent + (size_t)i * (size_t)dim);
+        if (progress &&
+            !progress(0.1 + 0.8 * (double)b1 / (double)s->n_walkers, "density: walkers", user))
+            return gk_error(ctx, GK_ERR_CANCELLED, "cancelled");
+    }
+    return GK_OK;
+}
+
+/* The walkers from seeds x0 (n of them): on the GPU when it takes them,
+ * else on the CPU from x0 again. s's arrays are the caller's. */
+static int walk(gk_context *ctx, const gk_scms_bins *b, const gk_cloud *c, gk_gpu_scms *s,
+                const double *x0, int threads, gk_progress_fn progress, void *user)
+{
+    s->dim = c->dim;
+    s->n = c->n;
+    s->p = c->p;
+    s->w = NULL;
+    memcpy(s->walkers, x0, s->n_walkers * (size_t)c->dim * sizeof(double));
+    int rc = gk_device_scms(ctx, s);
+    if (rc < 0)
+        return ctx->err ? ctx->err : GK_ERR_INTERNAL;
+    if (rc == 1)
+        return GK_OK;
+    memcpy(s->walkers, x0, s->n_walkers * (size_t)c->dim * sizeof(double));
+    return walk_cpu(ctx, &b->ix, s, threads, progress, user);
+}
+
+/* The warning when walkers hit max_iter (malloc()ed), or NULL. */
+static char *cap_warning(const gk_gpu_scms *s)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < s->n_walkers; i++)
+        bad += s->iters[i] > s->max_iter;
+    if (!bad)
+        return NULL;
+    char *w = malloc(256);
+    if (w)
+        snprintf(w, 256,
+                 "density: %zu of %zu walkers did not converge within max_iter=%d steps "
+                 "(tolerance=%g); their last positions were used",
+                 bad, s->n_walkers, s->max_iter, s->tol);
+    return w;
+}
+
+/* Walkers kept by the threshold, with densities normalised to a
+ * probability density (kernel sum / (n (2 pi)^(dim/2) h^dim)). */
+static size_t threshold(const gk_gpu_scms *s, const gk_ridges_method *m, double norm, gk_walkers *w)
+{
+    double top = 0.0;
+    for (size_t i = 0; i < s->n_walkers; i++)
+        top = s->density[i] > top ? s->density[i] : top;
+    double level = m->threshold_absolute ? m->threshold : m->threshold * top / norm;
+    size_t n = 0, d = (size_t)s->dim;
+    for (size_t i = 0; i < s->n_walkers; i++) {
+        double p = s->density[i] / norm;
+        if (!(s->density[i] > 0.0) || p < level)
+            continue;
+        memmove(w->x + n * d, s->walkers + i * d, d * sizeof(double));
+        memmove(w->t + n * d, s->tangent + i * d, d * sizeof(double));
+        w->density[n++] = p;
+    }
+    w->n = n;
+    return n;
+}
+
+/* The bandwidth: m's, or the rule's (recorded in m). */
+static int choose_bandwidth(gk_context *ctx, const gk_cloud *c, gk_ridges_method *m, int threads)
+{
+    if (m->bandwidth_given)
+        return GK_OK;
+    double h = gk_density_bandwidth(c, threads);
+    if (!(h > 0.0))
+        return gk_error(ctx, GK_ERR_ARG,
+                        "density: the bandwidth could not be estimated from the "
+                        "%zu points; give bandwidth=",
+                        c->n);
+    m->bandwidth = h;
+    return GK_OK;
+}
+
+/* seeds=data: the samples, less those within GK_SEED_THIN h of an earlier
+ * one kept (greedy in input order, as the dedup): walkers that close climb
+ * the same kernel's core to ridge points at most that far apart, well
+ * under the link distance h; dense clouds (10^5-10^6 samples) would
+ * otherwise walk hundreds of walkers per h^2, each summing over all the
+ * samples around it. */
+static int data_seeds(gk_context *ctx, const gk_cloud *c, double h, double **owned, size_t *n)
+{
+    size_t d = (size_t)c->dim;
+    uint8_t *keep = malloc(c->n);
+    gk_walkers w = {c->dim, c->n, c->p, NULL, NULL};
+    *owned = malloc(c->n * d * sizeof(double));
+    if (!keep || !*owned || gk_density_dedup(&w, GK_SEED_THIN * h, keep)) {
+        free(keep);
+        return gk_error(ctx, GK_ERR_NOMEM, "density: out of memory for %zu seeds", c->n);
+    }
+    *n = 0;
+    for (size_t i = 0; i < c->n; i++)
+        if (keep[i])
+            memcpy(*owned + (*n)++ * d, c->p + i * d, d * sizeof(double));
+    free(keep);
+    return GK_OK;
+}
+
+/* The seeds: the samples (data_seeds), or mesh nodes; *owned holds them. */
+static int seeds(gk_context *ctx, const gk_cloud *c, const gk_scms_bins *b,
+                 const gk_ridges_method *m, double norm, int threads, const double **x0,
+                 double **owned, size_t *n)
+{
+    *owned = NULL;
+    if (!m->seeds_mesh) {
+        int rc = data_seeds(ctx, c, m->bandwidth, owned, n);
+        *x0 = *owned;
+        return rc;
+    }
+    double sp = m->spacing > 0.0 ? m->spacing : 0.5 * m->bandwidth;
+    int rc = gk_density_mesh_seeds(
+        ctx, c, b, m->bandwidth, m->cutoff, sp, m->threshold_absolute ? 0.0 : m->threshold,
+        m->threshold_absolute ? m->threshold * norm : 0.0, threads, owned, n);
+    *x0 = *owned;
+    return rc;
+}
+
+static void scms_free(gk_gpu_scms *s)
+{
+    free(s->walkers);
+    free(s->density);
+    free(s->tangent);
+    free(s->iters);
+}
+
+/* Walks, thresholds and links the walkers from n seeds x0. */
+static int walk_and_link(gk_context *ctx, const gk_cloud *c, const gk_scms_bins *b,
+                         const gk_ridges_method *m, const double *x0, size_t n, double norm,
+                         int threads, gk_ridge_graph *out, char **warning, gk_progress_fn progress,
+                         void *user)
+{
+    size_t d = (size_t)c->dim;
+    gk_gpu_scms s = {.h = m->bandwidth,
+                     .cutoff = m->cutoff,
+                     .tol = m->tolerance,
+                     .max_iter = m->max_iter_scms,
+                     .n_walkers = n,
+                     .walkers = malloc((n + 1) * d * sizeof(double)),
+                     .density = malloc((n + 1) * sizeof(double)),
+                     .tangent = malloc((n + 1) * d * sizeof(double)),
+                     .iters = malloc((n + 1) * sizeof(int32_t))};
+    int rc = !s.walkers || !s.density || !s.tangent || !s.iters
+                 ? gk_error(ctx, GK_ERR_NOMEM, "density: out of memory for %zu walkers", n)
+                 : walk(ctx, b, c, &s, x0, threads, progress, user);
+    if (rc == GK_OK) {
+        *warning = cap_warning(&s);
+        gk_walkers w = {c->dim, 0, s.walkers, s.tangent, s.density};
+        threshold(&s, m, norm, &w);
+        double sp = m->spacing > 0.0 ? m->spacing : 0.5 * m->bandwidth;
+        /* link: h, or two mesh spacings; ends facing each other join across
+         * twice that (density_link.c): the ridge holds over sampling gaps of
+         * a few h, but its points come only where seeds were, spread along
+         * it as the samples are (exponential gaps). */
+        double link = m->seeds_mesh && 2.0 * sp > m->bandwidth ? 2.0 * sp : m->bandwidth;
+        /* hairs: below h always (noise at the kernel's scale), and below the
+         * lines' min_length (default 4 h) here rather than in gk_graph_lines,
+         * so that the line they touch stays one chain */
+        double min_len = m->min_length >= 0.0 ? m->min_length : 4.0 * m->bandwidth;
+        double spur = min_len > m->bandwidth ? min_len : m->bandwidth;
+        rc = gk_density_link(ctx, &w, m->bandwidth, link, cos(m->angle * M_PI / 180.0),
+                             8.0 * m->bandwidth, spur, threads, out);
+    }
+    scms_free(&s);
+    return rc;
+}
+
+int gk_density_graph(gk_context *ctx, const gk_cloud *c, gk_ridges_method *m, gk_ridge_graph *out,
+                     char **warning, gk_progress_fn progress, void *user)
+{
+    memset(out, 0, sizeof *out);
+    out->dim = c->dim;
+    int threads = ctx->threads > 0 ? ctx->threads : omp_get_num_procs();
+    int rc = check_input(ctx, c, m);
+    if (rc == GK_OK)
+        rc = choose_bandwidth(ctx, c, m, threads);
+    if (rc != GK_OK)
+        return rc;
+    if (progress && !progress(0.05, "density: bandwidth", user))
+        return gk_error(ctx, GK_ERR_CANCELLED, "cancelled");
+    gk_scms_bins b;
+    int brc =
+        gk_scms_bins_build(&b, c->dim, c->n, c->p, NULL, m->cutoff * m->bandwidth / GK_SCMS_SPAN);
+    if (brc)
+        return brc == 1
+                   ? gk_error(ctx, GK_ERR_NOMEM, "density: out of memory binning %zu points", c->n)
+                   : gk_error(ctx, GK_ERR_ARG,
+                              "density: bandwidth=%g is too small for the "
+                              "points' extent (too many bins of cutoff * bandwidth)",
+                              m->bandwidth);
+    double norm = (double)c->n * pow(2.0 * M_PI, 0.5 * c->dim) * pow(m->bandwidth, c->dim);
+    const double *x0;
+    double *owned;
+    size_t n = 0;
+    rc = seeds(ctx, c, &b, m, norm, threads, &x0, &owned, &n);
+    if (rc == GK_OK)
+        rc = walk_and_link(ctx, c, &b, m, x0, n, norm, threads, out, warning, progress, user);
+    free(owned);
+    gk_scms_bins_free(&b);
+    if (rc == GK_OK && progress && !progress(1.0, "density: linked", user))
+        rc = gk_error(ctx, GK_ERR_CANCELLED, "cancelled");
+    return rc;
+}
