@@ -90,6 +90,17 @@ static int walk(gk_context *ctx, const gk_scms_bins *b, const gk_cloud *c, gk_gp
     s->n = c->n;
     s->p = c->p;
     s->w = NULL;
+    /* the GPU sums over these very bins, in the same order */
+    for (int k = 0; k < 3; k++) {
+        s->origin[k] = b->ix.origin[k];
+        s->nc[k] = b->ix.nc[k];
+    }
+    s->side = b->ix.side;
+    s->n_bins = b->ix.n_bins;
+    s->key = b->ix.key;
+    s->start = b->ix.start;
+    s->ps = b->ix.ps;
+    s->ws = b->ix.ws;
     memcpy(s->walkers, x0, s->n_walkers * (size_t)c->dim * sizeof(double));
     int rc = gk_device_scms(ctx, s);
     if (rc < 0)

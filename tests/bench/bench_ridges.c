@@ -12,6 +12,8 @@
 #include "gridkit_ridges.h"
 
 #include <math.h>
+
+#define GK_PI 3.14159265358979323846
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +24,7 @@ static double gauss(void)
     double u = urand(), v = urand();
     if (u < 1e-300)
         u = 1e-300;
-    return sqrt(-2.0 * log(u)) * cos(2.0 * M_PI * v);
+    return sqrt(-2.0 * log(u)) * cos(2.0 * GK_PI * v);
 }
 
 /* Archimedean spiral r = 10 t, t in [pi, 5 pi] (arms 63 apart, about 1,200
@@ -35,13 +37,13 @@ static gk_points *cloud(gk_context *ctx, size_t n, int helix)
     for (size_t i = 0; i < n; i++) {
         double t, x, y, z = 0.0;
         if (helix) {
-            t = 6.0 * M_PI * urand();
+            t = 6.0 * GK_PI * urand();
             x = 100.0 * cos(t);
             y = 100.0 * sin(t);
             z = 20.0 * t + 4.17 * gauss();
         } else {
             /* uniform in arc length, near enough: t = sqrt of a uniform in [t0^2, t1^2] */
-            double t0 = M_PI, t1 = 5.0 * M_PI;
+            double t0 = GK_PI, t1 = 5.0 * GK_PI;
             t = sqrt(t0 * t0 + (t1 * t1 - t0 * t0) * urand());
             x = 10.0 * t * cos(t);
             y = 10.0 * t * sin(t);

@@ -8,6 +8,8 @@
 #include "gridkit_ridges.h"
 
 #include <math.h>
+
+#define GK_PI 3.14159265358979323846
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +18,7 @@
 static double gauss(unsigned long long *s)
 {
     double u = grand(s), v = grand(s);
-    return sqrt(-2.0 * log(u > 1e-300 ? u : 1e-300)) * cos(2.0 * M_PI * v);
+    return sqrt(-2.0 * log(u > 1e-300 ? u : 1e-300)) * cos(2.0 * GK_PI * v);
 }
 
 typedef struct {
@@ -33,18 +35,18 @@ static cloud make_cloud(gk_context *ctx, const char *name, size_t n, unsigned lo
     for (size_t i = 0; i < n; i++) {
         double u = (double)i / (double)n, x, y, z = 0.0;
         if (!strcmp(name, "spiral")) {
-            double t = sqrt(M_PI * M_PI + 24.0 * M_PI * M_PI * u);
+            double t = sqrt(GK_PI * GK_PI + 24.0 * GK_PI * GK_PI * u);
             x = 10.0 * t * cos(t);
             y = 10.0 * t * sin(t);
         } else if (!strcmp(name, "helix")) {
-            double t = 6.0 * M_PI * u;
+            double t = 6.0 * GK_PI * u;
             x = 100.0 * cos(t);
             y = 100.0 * sin(t);
             z = 20.0 * t + c.sigma * gauss(&s);
             c.dim = 3;
         } else if (!strcmp(name, "circle")) {
-            x = 200.0 * cos(2.0 * M_PI * u);
-            y = 200.0 * sin(2.0 * M_PI * u);
+            x = 200.0 * cos(2.0 * GK_PI * u);
+            y = 200.0 * sin(2.0 * GK_PI * u);
         } else { /* a lattice band, 1 m spacing, every point twice: exact ties */
             x = (double)((i / 2) % 400);
             y = (double)((i / 2) / 400 % 6);
