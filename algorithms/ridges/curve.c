@@ -58,13 +58,19 @@ static int rounds(gk_context *ctx, const gk_cloud *c, const gk_ridges_method *m,
                   double r2, double *s, size_t *ns, curve_run *run, gk_progress_fn progress,
                   void *user)
 {
+    double t = 0.0;
+    gk_ridges_prof(NULL, &t);
     for (run->rounds = 0; run->rounds < m->max_rounds;) {
         int iters = 0, converged = 0;
         int rc = gk_curve_evolve(ctx, c, r1, s, *ns, m->max_iter, &iters, &converged);
         if (rc)
             return rc;
+        char what[96];
+        snprintf(what, sizeof what, "curve: evolve of %zu, %d steps", *ns, iters);
+        gk_ridges_prof(what, &t);
         run->evolve_capped += !converged;
         size_t removed = gk_curve_decimate(s, ns, c->dim, r2);
+        gk_ridges_prof("curve: decimate", &t);
         if (removed == (size_t)-1)
             return gk_error(ctx, GK_ERR_NOMEM, "curve: out of memory in decimate");
         run->rounds++;
@@ -122,18 +128,24 @@ int gk_curve_graph(gk_context *ctx, const gk_cloud *c, gk_ridges_method *m,
     size_t ns = 0;
     memset(out, 0, sizeof *out);
     out->dim = c->dim;
+    double t = 0.0;
+    gk_ridges_prof(NULL, &t);
     int rc = radii(ctx, c, m, &r2, &gap);
     if (rc)
         return rc;
+    gk_ridges_prof("curve: radii", &t);
     if (choose(c, m->r1, &s, &ns))
         return gk_error(ctx, GK_ERR_NOMEM, "curve: out of memory choosing representatives");
     curve_run run = {.chosen = ns};
+    gk_ridges_prof("curve: choose", &t);
     if (progress && !progress(0.1, "curve: chosen", user))
         rc = gk_error(ctx, GK_ERR_CANCELLED, "curve: cancelled");
     if (rc == GK_OK)
         rc = rounds(ctx, c, m, m->r1, r2, s, &ns, &run, progress, user);
+    gk_ridges_prof(NULL, &t);
     if (rc == GK_OK && gk_curve_order(s, ns, c->dim, r2, gap, &out->e, &out->n_e))
         rc = gk_error(ctx, GK_ERR_NOMEM, "curve: out of memory ordering representatives");
+    gk_ridges_prof("curve: order", &t);
     if (rc) {
         free(s);
         gk_ridge_graph_free(out);

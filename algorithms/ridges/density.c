@@ -234,6 +234,8 @@ static int walk_and_link(gk_context *ctx, const gk_cloud *c, const gk_scms_bins 
     int rc = !s.walkers || !s.density || !s.tangent || !s.iters
                  ? gk_error(ctx, GK_ERR_NOMEM, "density: out of memory for %zu walkers", n)
                  : walk(ctx, b, c, &s, x0, threads, progress, user);
+    double t = 0.0;
+    gk_ridges_prof(NULL, &t);
     if (rc == GK_OK) {
         *warning = cap_warning(&s);
         gk_walkers w = {c->dim, 0, s.walkers, s.tangent, s.density};
@@ -251,6 +253,7 @@ static int walk_and_link(gk_context *ctx, const gk_cloud *c, const gk_scms_bins 
         double spur = min_len > m->bandwidth ? min_len : m->bandwidth;
         rc = gk_density_link(ctx, &w, m->bandwidth, link, cos(m->angle * M_PI / 180.0),
                              8.0 * m->bandwidth, spur, threads, out);
+        gk_ridges_prof("density: threshold, dedup, link", &t);
     }
     scms_free(&s);
     return rc;
@@ -262,9 +265,12 @@ int gk_density_graph(gk_context *ctx, const gk_cloud *c, gk_ridges_method *m, gk
     memset(out, 0, sizeof *out);
     out->dim = c->dim;
     int threads = ctx->threads > 0 ? ctx->threads : omp_get_num_procs();
+    double t = 0.0;
+    gk_ridges_prof(NULL, &t);
     int rc = check_input(ctx, c, m);
     if (rc == GK_OK)
         rc = choose_bandwidth(ctx, c, m, threads);
+    gk_ridges_prof("density: bandwidth", &t);
     if (rc != GK_OK)
         return rc;
     if (progress && !progress(0.05, "density: bandwidth", user))
@@ -284,6 +290,7 @@ int gk_density_graph(gk_context *ctx, const gk_cloud *c, gk_ridges_method *m, gk
     double *owned;
     size_t n = 0;
     rc = seeds(ctx, c, &b, m, norm, threads, &x0, &owned, &n);
+    gk_ridges_prof("density: bins and seeds", &t);
     if (rc == GK_OK)
         rc = walk_and_link(ctx, c, &b, m, x0, n, norm, threads, out, warning, progress, user);
     free(owned);

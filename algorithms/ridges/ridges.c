@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 int gk_ridges_threads(const gk_context *ctx)
 {
@@ -99,10 +100,29 @@ static char *join_warning(char *w, size_t skipped, size_t n_lines)
     return out;
 }
 
+void gk_ridges_prof(const char *what, double *t)
+{
+    static int on = -1;
+    if (on < 0) {
+        const char *e = getenv("GRIDKIT_RIDGES_PROFILE");
+        on = e && *e && strcmp(e, "0");
+    }
+    if (!on)
+        return;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double now = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    if (what && *t > 0.0)
+        fprintf(stderr, "ridges: %s: %.4f s\n", what, now - *t);
+    *t = now;
+}
+
 static gk_lines *lines_of(gk_context *ctx, const gk_cloud *c, gk_ridges_method *m, char **warning,
                           gk_progress_fn progress, void *user)
 {
     gk_ridge_graph g = {0};
+    double t = 0.0;
+    gk_ridges_prof(NULL, &t);
     int rc = m->kind == GK_RIDGE_CURVE
                  ? gk_curve_graph(ctx, c, m, &g, warning, progress, user)
                  : gk_density_graph(ctx, c, m, &g, warning, progress, user);
@@ -116,7 +136,9 @@ static gk_lines *lines_of(gk_context *ctx, const gk_cloud *c, gk_ridges_method *
         support = 3.0 * m->bandwidth;
         min_length = m->min_length >= 0 ? m->min_length : 4.0 * m->bandwidth;
     }
+    gk_ridges_prof("graph", &t);
     gk_lines *l = gk_graph_lines(ctx, &g, c, support, min_length, m->simplify);
+    gk_ridges_prof("lines", &t);
     gk_ridge_graph_free(&g);
     return l;
 }

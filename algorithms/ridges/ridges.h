@@ -61,6 +61,10 @@ typedef struct {
 
 void gk_ridge_graph_free(gk_ridge_graph *g);
 
+/* GRIDKIT_RIDGES_PROFILE=1 (benchmarks): prints "ridges: what: seconds"
+ * since *t on stderr and sets *t to now; otherwise does nothing. */
+void gk_ridges_prof(const char *what, double *t);
+
 /* The methods (curve.c, density.c): their graph of cloud; *warning gets a
  * malloc()ed text when an iteration cap was hit (else stays NULL). GK_OK or
  * an error in ctx. They may fill m's estimated values (r1, bandwidth). */
