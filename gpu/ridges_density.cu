@@ -4,6 +4,10 @@
  * gk_scms_walk over the CPU's own bins, uploaded as they are, so that the
  * sums run over the same samples in the same order; only exp() may differ
  * in the last bit. Compiled with -fmad=false (gpu/CMakeLists.txt).
+ *
+ * Walkers are launched in the order of their bins (a permutation; each
+ * walker's result is its own), so that the threads of a warp read the same
+ * samples: in input order they are scattered over the whole cloud.
  */
 #include "families.h"
 #include "check.h"
@@ -11,8 +15,11 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <utility>
+#include <vector>
 
 namespace gk_gpu
 {
@@ -20,24 +27,47 @@ namespace gk_gpu
 namespace
 {
 
-__global__ void __launch_bounds__(128) walk(gk_scms_index ix, double *walkers, size_t n,
-                                            double h, double cutoff, double tol, int32_t max_iter,
-                                            double *density, double *tangent, int32_t *iters)
+__global__ void __launch_bounds__(128) walk(gk_scms_index ix, const uint32_t *perm,
+                                            double *walkers, size_t n, double h, double cutoff,
+                                            double tol, int32_t max_iter, double *density,
+                                            double *tangent, int32_t *iters)
 {
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n)
+    size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= n)
         return;
+    const size_t i = perm[t];
     const int dim = ix.dim;
-    double x[3] = {0.0, 0.0, 0.0}, t[3] = {0.0, 0.0, 0.0}, d = 0.0;
+    double x[3] = {0.0, 0.0, 0.0}, tg[3] = {0.0, 0.0, 0.0}, d = 0.0;
     for (int k = 0; k < dim; k++)
         x[k] = walkers[i * dim + k];
-    int32_t it = gk_scms_walk(&ix, x, h, cutoff, tol, max_iter, &d, t);
+    int32_t it = gk_scms_walk(&ix, x, h, cutoff, tol, max_iter, &d, tg);
     for (int k = 0; k < dim; k++) {
         walkers[i * dim + k] = x[k];
-        tangent[i * dim + k] = t[k];
+        tangent[i * dim + k] = tg[k];
     }
     density[i] = d;
     iters[i] = it;
+}
+
+/* The walkers' launch order: by the key of the bin they start in, then by
+ * index. */
+std::vector<uint32_t> launch_order(const gk_scms_index &ix, const double *w, size_t n)
+{
+    std::vector<std::pair<uint64_t, uint32_t>> k(n);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t key = 0;
+        for (int a = ix.dim - 1; a >= 0; a--) {
+            int64_t c = gk_scms_cell(&ix, w[i * ix.dim + a], a);
+            c = c < 0 ? 0 : c >= ix.nc[a] ? ix.nc[a] - 1 : c;
+            key = key * (uint64_t)ix.nc[a] + (uint64_t)c;
+        }
+        k[i] = {key, (uint32_t)i};
+    }
+    std::sort(k.begin(), k.end());
+    std::vector<uint32_t> perm(n);
+    for (size_t i = 0; i < n; i++)
+        perm[i] = k[i].second;
+    return perm;
 }
 
 } // namespace
@@ -50,6 +80,7 @@ int api_scms(int dev, gk_gpu_scms *s, char *err, size_t err_cap)
     size_t *start = nullptr;
     double *ps = nullptr, *ws = nullptr, *wk = nullptr, *dens = nullptr, *tan = nullptr;
     int32_t *its = nullptr;
+    uint32_t *perm = nullptr;
     cudaStream_t st = nullptr;
     cudaEvent_t e0 = nullptr, e1 = nullptr;
     float ms = 0.0f;
@@ -73,6 +104,7 @@ int api_scms(int dev, gk_gpu_scms *s, char *err, size_t err_cap)
         CK(cudaMalloc(&tan, nw * dim * sizeof(double)));
         CK(cudaMalloc(&dens, nw * sizeof(double)));
         CK(cudaMalloc(&its, nw * sizeof(int32_t)));
+        CK(cudaMalloc(&perm, nw * sizeof(uint32_t)));
         CK(cudaMemcpyAsync(key, s->key, s->n_bins * sizeof(uint64_t), cudaMemcpyHostToDevice, st));
         CK(cudaMemcpyAsync(start, s->start, (s->n_bins + 1) * sizeof(size_t),
                            cudaMemcpyHostToDevice, st));
@@ -93,8 +125,12 @@ int api_scms(int dev, gk_gpu_scms *s, char *err, size_t err_cap)
         ix.start = start;
         ix.ps = ps;
         ix.ws = ws;
+        gk_scms_index hix = ix; /* the host's view, for the launch order */
+        hix.key = s->key;
+        const std::vector<uint32_t> order = launch_order(hix, s->walkers, nw);
+        CK(cudaMemcpyAsync(perm, order.data(), nw * sizeof(uint32_t), cudaMemcpyHostToDevice, st));
         CK(cudaEventRecord(e0, st));
-        walk<<<(unsigned int)((nw + 127) / 128), 128, 0, st>>>(ix, wk, nw, s->h, s->cutoff,
+        walk<<<(unsigned int)((nw + 127) / 128), 128, 0, st>>>(ix, perm, wk, nw, s->h, s->cutoff,
                                                                s->tol, s->max_iter, dens, tan, its);
         CK(cudaGetLastError());
         CK(cudaEventRecord(e1, st));
@@ -118,6 +154,7 @@ fail:
     cudaFree(tan);
     cudaFree(dens);
     cudaFree(its);
+    cudaFree(perm);
     if (e0)
         cudaEventDestroy(e0);
     if (e1)

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #define GK_WALK_BLOCK 65536 /* walkers between progress reports */
-#define GK_SEED_THIN 0.25   /* seeds=data: samples closer than this many h share a walker */
+#define GK_SEED_THIN 0.5   /* seeds=data: samples closer than this many h share a walker */
 
 /* Checks the keys density reads and the cloud; GK_OK or an error naming the key. */
 static int check_input(gk_context *ctx, const gk_cloud *c, const gk_ridges_method *m)
