@@ -310,9 +310,10 @@ int gk_curve_evolve(gk_context *ctx, const gk_cloud *c, double r1, double *s, si
     double lo[3], hi[3];
     gk_cells geo;
     gk_cells_bounds(c->p, n, dim, lo, hi);
-    /* cells of edge at least r1 (a representative within r1 is in the 3^dim
-     * around), up to one per sample: fine cells over a long thin curve */
-    gk_cells_geometry(&geo, dim, lo, hi, r1, (double)(n ? n : 1) + 4096.0);
+    /* cells of edge a little above r1 (a representative within r1 is in the
+     * 3^dim around, whatever the cell division rounds to), up to one per
+     * sample: fine cells over a long thin curve */
+    gk_cells_geometry(&geo, dim, lo, hi, r1 * (1.0 + 1e-9), (double)(n ? n : 1) + 4096.0);
     /* The renumbering of curve_step.h: a stable counting sort by cell. The
      * GPU works on it and on a copy of s: a GPU that fails half-way leaves s
      * as it was. */
