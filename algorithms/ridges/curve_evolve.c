@@ -5,14 +5,14 @@
  * count and device.
  *
  * A CPU step: the representatives are sorted by cell (edge r1, so a row of
- * cells is one span) with their positions copied in that order; each cell
- * of samples, on its own, finds the spans around it once and gives each of
- * its samples the nearest representative within r1 (ties to the lower
- * index); the samples are counting-sorted by owner, stable in (renumbered)
- * index (blocks of samples count and scatter on threads, the offsets
- * ordered by owner, then block); each chunk of GK_CS_CHUNK samples of an
- * owner is summed on its own, then each representative sums its chunks.
- * No sum is shared between threads, so nothing depends on the schedule.
+ * cells is one span); each cell of samples (SUB times finer), on its own,
+ * takes the representatives that can be nearest to the box of its samples
+ * and gives each sample the nearest within r1 (ties to the lower index);
+ * the samples are counting-sorted by owner, stable in (renumbered) index
+ * (blocks of samples count and scatter on threads, the offsets ordered by
+ * owner, then block); each chunk of GK_CS_CHUNK samples of an owner is
+ * summed on its own, then each representative sums its chunks. No sum is
+ * shared between threads, so nothing depends on the schedule.
  */
 #include "curve.h"
 
@@ -26,6 +26,10 @@
 /* Sample blocks of the counting sort: any count gives the same order; at
  * most 64, and their counters within about twice the samples' room. */
 #define MAX_BLOCKS 64
+/* The samples' cells are SUB times finer than the representatives': the
+ * box of a cell's samples is small, and few representatives can be nearest
+ * to any of them. */
+#define SUB 3
 /* Fewer samples: a step is done on one thread sooner than threads start. */
 #define PAR_MIN 16384
 
@@ -35,9 +39,9 @@ typedef struct {
     size_t m;
     double *s;
     const gk_cells *geo;      /* the cells' geometry (no lists) */
-    const size_t *sstart;     /* ncell + 1: samples of cell k: sstart[k] .. sstart[k+1]-1 */
-    const size_t *scell;      /* nscell: the cells with samples, increasing */
-    size_t nscell;
+    const size_t *sbeg;       /* nsc + 1: the samples of the sample cells (fine, see
+                                 SUB) with any: sbeg[k] .. sbeg[k+1]-1 */
+    size_t nsc;
     uint32_t *cstart;  /* ncell + 1: representatives of cell k: crep[cstart[k] ..] */
     uint32_t *crep;    /* m */
     double *cpos;      /* m * dim: the position of crep[t] */
@@ -92,12 +96,12 @@ typedef struct {
  * the smallest farthest-corner distance (another one is then nearer to
  * every sample). The order of (d2, index) is total, so the result is the
  * full scan's. */
-static void assign_cell(evolve_state *st, size_t k, double r1sq, cand *cd)
+static void assign_cell(evolve_state *st, size_t i0, size_t i1, double r1sq, cand *cd)
 {
     const gk_cells *g = st->geo;
     const int dim = g->dim;
-    const double *p0 = st->c->p + st->sstart[k] * dim;
-    const size_t ns = st->sstart[k + 1] - st->sstart[k];
+    const double *p0 = st->c->p + i0 * dim;
+    const size_t ns = i1 - i0;
     double blo[3] = {INFINITY, INFINITY, 0.0}, bhi[3] = {-INFINITY, -INFINITY, 0.0};
     if (dim == 3) {
         blo[2] = INFINITY;
@@ -110,16 +114,12 @@ static void assign_cell(evolve_state *st, size_t k, double r1sq, cand *cd)
             if (p0[i * dim + q] > bhi[q])
                 bhi[q] = p0[i * dim + q];
         }
-    long c[3] = {0, 0, 0};
-    size_t r = k;
-    c[0] = (long)(r % (size_t)g->n[0]);
-    r /= (size_t)g->n[0];
-    c[1] = (long)(r % (size_t)g->n[1]);
-    c[2] = (long)(r / (size_t)g->n[1]);
+    /* the representatives' cells around the box: one more each side */
     long a[3] = {0, 0, 0}, b[3] = {0, 0, 0};
     for (int q = 0; q < dim; q++) {
-        a[q] = c[q] > 0 ? c[q] - 1 : 0;
-        b[q] = c[q] + 1 < g->n[q] ? c[q] + 1 : c[q];
+        long ca = gk_cells_axis(g, q, blo[q]), cb = gk_cells_axis(g, q, bhi[q]);
+        a[q] = ca > 0 ? ca - 1 : 0;
+        b[q] = cb + 1 < g->n[q] ? cb + 1 : g->n[q] - 1;
     }
     size_t nc = 0;
     double ub = INFINITY; /* the smallest farthest-corner squared distance */
@@ -147,23 +147,32 @@ static void assign_cell(evolve_state *st, size_t k, double r1sq, cand *cd)
         }
     size_t kept = 0;
     for (size_t u = 0; u < nc; u++)
-        if (cd[u].lo2 <= ub)
-            cd[kept++] = cd[u];
+        if (cd[u].lo2 <= ub) { /* insertion by index */
+            size_t w = kept++;
+            cand x = cd[u];
+            while (w > 0 && cd[w - 1].j > x.j) {
+                cd[w] = cd[w - 1];
+                w--;
+            }
+            cd[w] = x;
+        }
     nc = kept;
-    /* The best starts as (r1^2, none): above every (d2 <= r1^2, j), below
-     * every d2 > r1^2 (NaN compares false): the rule of gk_cs_before, with
-     * selects instead of branches (they would mispredict). */
+    /* In increasing index, "strictly nearer than the best so far" is
+     * gk_cs_before's rule (a tie keeps the lower index); the best starts
+     * just beyond r1^2 with none, so exactly those within r1 qualify (NaN
+     * compares false). One comparison and two selects, no branch. */
+    const double past = nextafter(r1sq, INFINITY);
     for (size_t i = 0; i < ns; i++) {
         const double *p = p0 + i * dim;
         uint32_t bj = UINT32_MAX;
-        double bd2 = r1sq;
+        double bd2 = past;
         for (size_t u = 0; u < nc; u++) {
             double d2 = gk_cs_d2(p, cd[u].x, dim);
-            int take = gk_cs_before(d2, cd[u].j, bd2, bj);
+            int take = d2 < bd2;
             bd2 = take ? d2 : bd2;
             bj = take ? cd[u].j : bj;
         }
-        st->owner[st->sstart[k] + i] = bj;
+        st->owner[i0 + i] = bj;
     }
 }
 
@@ -177,9 +186,9 @@ static void assign(evolve_state *st)
         cand *cd = malloc((st->m + 1) * sizeof *cd);
         failed = !cd;
 #pragma omp for schedule(dynamic, 16)
-        for (long q = 0; q < (long)st->nscell; q++)
+        for (long q = 0; q < (long)st->nsc; q++)
             if (cd)
-                assign_cell(st, st->scell[q], r1sq, cd);
+                assign_cell(st, st->sbeg[q], st->sbeg[q + 1], r1sq, cd);
         free(cd);
     }
     st->failed |= failed;
@@ -261,11 +270,11 @@ static void state_free(evolve_state *st)
 }
 
 static int evolve_cpu(gk_context *ctx, const gk_cloud *c, const gk_cells *geo,
-                      const size_t *sstart, const size_t *scell, size_t nscell, double r1,
+                      const size_t *sbeg, size_t nsc, double r1,
                       double *s, size_t m, int max_iter, int *iters, int *converged)
 {
-    evolve_state st = {.c = c, .r1 = r1, .m = m, .s = s, .geo = geo, .sstart = sstart,
-                       .scell = scell, .nscell = nscell, .threads = gk_ridges_threads(ctx),
+    evolve_state st = {.c = c, .r1 = r1, .m = m, .s = s, .geo = geo, .sbeg = sbeg,
+                       .nsc = nsc, .threads = gk_ridges_threads(ctx),
                        .par = c->n >= PAR_MIN};
     size_t n1 = c->n ? c->n : 1;
     size_t chunks = n1 / GK_CS_CHUNK + m + 1; /* at most one short chunk per owner */
@@ -290,9 +299,9 @@ static int evolve_cpu(gk_context *ctx, const gk_cloud *c, const gk_cells *geo,
     *converged = 0;
     while (*iters < max_iter && !*converged) {
         assign(&st);
-        sort_by_owner(&st);
         if (st.failed)
             break;
+        sort_by_owner(&st);
         *converged = !move(&st);
         (*iters)++;
     }
@@ -308,38 +317,39 @@ int gk_curve_evolve(gk_context *ctx, const gk_cloud *c, double r1, double *s, si
     const int dim = c->dim;
     const size_t n = c->n;
     double lo[3], hi[3];
-    gk_cells geo;
+    gk_cells geo, sgeo;
     gk_cells_bounds(c->p, n, dim, lo, hi);
-    /* cells of edge a little above r1 (a representative within r1 is in the
-     * 3^dim around, whatever the cell division rounds to), up to one per
-     * sample: fine cells over a long thin curve */
-    gk_cells_geometry(&geo, dim, lo, hi, r1 * (1.0 + 1e-9), (double)(n ? n : 1) + 4096.0);
-    /* The renumbering of curve_step.h: a stable counting sort by cell. The
-     * GPU works on it and on a copy of s: a GPU that fails half-way leaves s
-     * as it was. */
-    size_t *sstart = calloc(geo.ncell + 1, sizeof *sstart);
-    size_t *scell = malloc((n < geo.ncell ? n : geo.ncell) * sizeof *scell + 1);
+    /* the representatives' cells: edge a little above r1 (a representative
+     * within r1 of a point is in the 3^dim cells around its cell, whatever
+     * the division rounds to), up to one per sample (long thin curves) */
+    const double h = r1 * (1.0 + 1e-9), max_cells = (double)(n ? n : 1) + 4096.0;
+    gk_cells_geometry(&geo, dim, lo, hi, h, max_cells);
+    /* The samples' cells, SUB times finer: the renumbering of
+     * curve_step.h (a stable counting sort by cell), and the boxes whose
+     * candidates assign prunes. The GPU works on the renumbered samples and
+     * on a copy of s: a GPU that fails half-way leaves s as it was. */
+    gk_cells_geometry(&sgeo, dim, lo, hi, h / SUB, max_cells);
+    size_t *sstart = calloc(sgeo.ncell + 1, sizeof *sstart);
+    size_t *sbeg = malloc(((n < sgeo.ncell ? n : sgeo.ncell) + 1) * sizeof *sbeg);
     size_t *cellof = malloc((n ? n : 1) * sizeof *cellof);
     double *q = malloc((n ? n : 1) * dim * sizeof *q);
     double *copy = malloc((m ? m : 1) * dim * sizeof *copy);
     int rc = GK_OK;
-    if (!sstart || !scell || !cellof || !q || !copy) {
+    if (!sstart || !sbeg || !cellof || !q || !copy) {
         rc = gk_error(ctx, GK_ERR_NOMEM, "curve: out of memory for evolve (%zu samples)", n);
         goto done;
     }
     for (size_t i = 0; i < n; i++)
-        sstart[(cellof[i] = gk_cells_of(&geo, c->p + i * dim)) + 1]++;
-    size_t nscell = 0;
-    for (size_t k = 0; k < geo.ncell; k++) {
+        sstart[(cellof[i] = gk_cells_of(&sgeo, c->p + i * dim)) + 1]++;
+    size_t nsc = 0;
+    for (size_t k = 0; k < sgeo.ncell; k++) {
         if (sstart[k + 1])
-            scell[nscell++] = k;
+            sbeg[nsc++] = sstart[k];
         sstart[k + 1] += sstart[k];
     }
+    sbeg[nsc] = n;
     for (size_t i = 0; i < n; i++)
         memcpy(q + sstart[cellof[i]]++ * dim, c->p + i * dim, dim * sizeof *q);
-    for (size_t k = geo.ncell; k > 0; k--)
-        sstart[k] = sstart[k - 1];
-    sstart[0] = 0;
     free(cellof);
     cellof = NULL;
     const gk_cloud cq = {.dim = dim, .n = n, .p = q};
@@ -357,12 +367,11 @@ int gk_curve_evolve(gk_context *ctx, const gk_cloud *c, double r1, double *s, si
     } else {
         free(copy);
         copy = NULL;
-        rc = evolve_cpu(ctx, &cq, &geo, sstart, scell, nscell, r1, s, m, max_iter, iters,
-                        converged);
+        rc = evolve_cpu(ctx, &cq, &geo, sbeg, nsc, r1, s, m, max_iter, iters, converged);
     }
 done:
     free(sstart);
-    free(scell);
+    free(sbeg);
     free(cellof);
     free(q);
     free(copy);

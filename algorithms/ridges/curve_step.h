@@ -5,7 +5,8 @@
  * contraction (ISO C mode; nvcc -fmad=false), and every sum has a fixed order.
  *
  * The samples are first renumbered, once per evolve: stably sorted by their
- * cell in evolve's grid (curve_evolve.c; cells of edge >= r1, row-major), so
+ * cell in a fixed grid over their box (curve_evolve.c: row-major cells of
+ * edge r1 (1 + 1e-9) / 3, coarser where that makes more than n + 4096), so
  * that a representative's samples lie close together in memory. A step:
  * each sample goes to its nearest representative within r1 (the smaller
  * squared distance, ties to the lower representative index; none beyond
