@@ -3,25 +3,36 @@
  * Jacobi steps until a step moves no representative, with the arithmetic of
  * algorithms/ridges/curve_step.h, so that the bits are the CPU's.
  *
- * A step is four small kernels:
+ * The samples come renumbered (curve_evolve.c sorts them by cell), so a
+ * representative's samples lie close together. A step is a few small
+ * kernels:
  *   bin      representatives into a grid of cells of side >= r1, sorted by
  *            cell (radix sort, stable);
  *   assign   one thread per sample: the nearest representative within r1
  *            over the 3^dim cells around it (ties to the lower index: the
  *            order is total, so the order cells are visited in is free);
- *   sort     samples by owner, stable, so each owner's samples are in
- *            increasing index, the CPU's summation order;
- *   move     one thread per representative: sums its samples in that order
- *            and moves (gk_cs_move); a flag says whether any moved.
- * The host reads the flag after every step: stopping one step late would
- * change the result (a step that moves nothing still rounds). No float
- * atomics anywhere. Compiled with -fmad=false (gpu/CMakeLists.txt).
+ *   sort     samples by owner (radix sort over the bits of m only), stable,
+ *            so each owner's samples are in increasing index;
+ *   chunks   each owner's samples cut into chunks of GK_CS_CHUNK (the
+ *            counts scanned into chunk offsets), one thread per chunk sums
+ *            its samples in order;
+ *   move     one thread per representative sums its chunks in order and
+ *            moves (gk_cs_move); a flag says whether any moved;
+ *   end      one thread: counts the step, and when nothing moved sets done.
+ * Every kernel of a step returns at once when done is set, so the host
+ * queues several steps between reads of done and the positions stay those
+ * of the first step that moved nothing, as on the CPU (stopping one step
+ * late would change the result: a step that moves nothing still rounds).
+ * Only the radix sorts and the scan still run after done, on unchanged
+ * data. No float atomics anywhere. Compiled with -fmad=false
+ * (gpu/CMakeLists.txt).
  */
 #include "families.h"
 #include "check.h"
 #include "ridges/curve_step.h"
 
 #include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -57,11 +68,14 @@ __device__ inline unsigned int cell_of(const CellGrid &g, const double *q)
     return c;
 }
 
+/* The step's flags on the device: moved (this step), done, steps taken. */
+enum { F_MOVED = 0, F_DONE = 1, F_ITERS = 2, F_N = 3 };
+
 __global__ void rep_cells(CellGrid g, const double *s, unsigned int m, unsigned int *key,
-                          unsigned int *idx)
+                          unsigned int *idx, const int *flags)
 {
     unsigned int j = blockIdx.x * blockDim.x + threadIdx.x;
-    if (j < m) {
+    if (j < m && !flags[F_DONE]) {
         key[j] = cell_of(g, s + (size_t)j * g.dim);
         idx[j] = j;
     }
@@ -69,10 +83,10 @@ __global__ void rep_cells(CellGrid g, const double *s, unsigned int m, unsigned 
 
 /* start[c] = first position of cell c in the sorted keys (cells + 1 entries). */
 __global__ void cell_starts(const unsigned int *key, unsigned int m, unsigned int cells,
-                            unsigned int *start)
+                            unsigned int *start, const int *flags)
 {
     unsigned int c = blockIdx.x * blockDim.x + threadIdx.x;
-    if (c > cells)
+    if (c > cells || flags[F_DONE])
         return;
     unsigned int lo = 0, hi = m;
     while (lo < hi) {
@@ -85,12 +99,14 @@ __global__ void cell_starts(const unsigned int *key, unsigned int m, unsigned in
     start[c] = lo;
 }
 
+/* The best starts as (r1^2, none = m): above every (d2 <= r1^2, j), below
+ * every d2 > r1^2 (NaN compares false): gk_cs_before's rule within r1. */
 __global__ void assign(CellGrid g, const double *p, size_t n, const double *s,
                        const unsigned int *start, const unsigned int *rep, double r2,
-                       unsigned int m, unsigned int *owner, unsigned int *order)
+                       unsigned int m, unsigned int *owner, unsigned int *order, const int *flags)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n)
+    if (i >= n || flags[F_DONE])
         return;
     const int dim = g.dim;
     const double *q = p + i * dim;
@@ -102,58 +118,110 @@ __global__ void assign(CellGrid g, const double *p, size_t n, const double *s,
             hi[k] = c[k] + 1 < g.n[k] ? c[k] + 1 : g.n[k] - 1;
         }
     }
-    double bd2 = INFINITY;
+    double bd2 = r2;
     unsigned int bj = m; /* none */
     for (int cz = lo[2]; cz <= hi[2]; cz++)
-        for (int cy = lo[1]; cy <= hi[1]; cy++)
-            for (int cx = lo[0]; cx <= hi[0]; cx++) {
-                unsigned int cell = (unsigned int)cx + (unsigned int)g.n[0] *
-                                    ((unsigned int)cy + (unsigned int)g.n[1] * (unsigned int)cz);
-                for (unsigned int t = start[cell]; t < start[cell + 1]; t++) {
-                    unsigned int j = rep[t];
-                    double d2 = gk_cs_d2(q, s + (size_t)j * dim, dim);
-                    if (d2 <= r2 && gk_cs_before(d2, j, bd2, bj)) {
-                        bd2 = d2;
-                        bj = j;
-                    }
-                }
+        for (int cy = lo[1]; cy <= hi[1]; cy++) {
+            /* a row of cells is one span of the sorted representatives */
+            unsigned int row = (unsigned int)g.n[0] *
+                               ((unsigned int)cy + (unsigned int)g.n[1] * (unsigned int)cz);
+            unsigned int t1 = start[row + (unsigned int)hi[0] + 1];
+            for (unsigned int t = start[row + (unsigned int)lo[0]]; t < t1; t++) {
+                unsigned int j = rep[t];
+                double d2 = gk_cs_d2(q, s + (size_t)j * dim, dim);
+                bool take = gk_cs_before(d2, j, bd2, bj);
+                bd2 = take ? d2 : bd2;
+                bj = take ? j : bj;
             }
+        }
     owner[i] = bj;
     order[i] = (unsigned int)i;
 }
 
-/* Representative j's samples are sorted positions first[j] .. first[j+1]-1. */
+/* first[j] = the first sorted position of owner j (j <= m: first[m] is the
+ * owned samples' count); nch[j] = its chunks (nch[m] = 0). */
 __global__ void owner_starts(const unsigned int *owner_sorted, size_t n, unsigned int m,
-                             unsigned int *first)
+                             unsigned int *first, unsigned int *nch, const int *flags)
 {
     unsigned int j = blockIdx.x * blockDim.x + threadIdx.x;
-    if (j > m)
+    if (j > m || flags[F_DONE])
         return;
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (owner_sorted[mid] < j)
-            lo = mid + 1;
+    size_t b[2];
+    for (int u = 0; u < 2; u++) {
+        size_t lo = 0, hi = n;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (owner_sorted[mid] < j + u)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        b[u] = lo;
+    }
+    first[j] = (unsigned int)b[0];
+    nch[j] = j < m ? (unsigned int)((b[1] - b[0] + GK_CS_CHUNK - 1) / GK_CS_CHUNK) : 0u;
+}
+
+/* One thread per chunk: chunk g of owner j (cfirst[j] <= g < cfirst[j+1])
+ * is sorted positions first[j] + (g - cfirst[j]) C .. , at most C of them,
+ * summed in order (curve_step.h). */
+__global__ void chunk_sums(int dim, const double *p, const unsigned int *order,
+                           const unsigned int *first, const unsigned int *cfirst, unsigned int m,
+                           size_t maxch, double *part, const int *flags)
+{
+    size_t g = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= maxch || flags[F_DONE] || g >= cfirst[m])
+        return;
+    unsigned int lo = 0, hi = m; /* the last j with cfirst[j] <= g */
+    while (hi - lo > 1) {
+        unsigned int mid = lo + (hi - lo) / 2;
+        if (cfirst[mid] <= g)
+            lo = mid;
         else
             hi = mid;
     }
-    first[j] = (unsigned int)lo;
+    const unsigned int j = lo;
+    const size_t a = first[j] + (g - cfirst[j]) * (size_t)GK_CS_CHUNK;
+    const size_t e = min(a + (size_t)GK_CS_CHUNK, (size_t)first[j + 1]);
+    double acc[3] = {0.0, 0.0, 0.0};
+#pragma unroll 8
+    for (size_t t = a; t < e; t++)
+        gk_cs_chunk_add(acc, p + (size_t)order[t] * dim, dim);
+    for (int k = 0; k < dim; k++)
+        part[g * dim + k] = acc[k];
 }
 
-__global__ void move(int dim, const double *p, const unsigned int *order,
-                     const unsigned int *first, unsigned int m, double *s, int *moved)
+__global__ void move(int dim, const unsigned int *first, const unsigned int *cfirst,
+                     const double *part, unsigned int m, double *s, int *flags)
 {
     unsigned int j = blockIdx.x * blockDim.x + threadIdx.x;
-    if (j >= m)
+    if (j >= m || flags[F_DONE])
         return;
     double sum[3] = {0.0, 0.0, 0.0};
-    for (unsigned int t = first[j]; t < first[j + 1]; t++) {
-        const double *q = p + (size_t)order[t] * dim;
-        for (int k = 0; k < dim; k++)
-            sum[k] = sum[k] + q[k];
-    }
+#pragma unroll 4
+    for (unsigned int g = cfirst[j]; g < cfirst[j + 1]; g++)
+        gk_cs_chunk_add(sum, part + (size_t)g * dim, dim);
     if (gk_cs_move(s + (size_t)j * dim, sum, first[j + 1] - first[j], dim))
-        *moved = 1; /* an int flag, not a float: any writer gives the same answer */
+        flags[F_MOVED] = 1; /* an int flag, not a float: any writer gives the same answer */
+}
+
+__global__ void step_end(int *flags)
+{
+    if (flags[F_DONE])
+        return;
+    flags[F_ITERS]++;
+    if (!flags[F_MOVED])
+        flags[F_DONE] = 1;
+    flags[F_MOVED] = 0;
+}
+
+/* Bits that hold 0 .. x. */
+int bits_for(unsigned int x)
+{
+    int b = 1;
+    while (b < 32 && (x >> b) != 0)
+        b++;
+    return b;
 }
 
 /* Cells of side >= r1 over the samples' box (the representatives are means
@@ -195,12 +263,13 @@ int api_curve_evolve(int dev, gk_gpu_evolve *e, char *err, size_t err_cap)
     const int dim = e->dim;
     const size_t n = e->n;
     const unsigned int m = (unsigned int)e->m;
-    double *dp = nullptr, *ds = nullptr;
+    const size_t maxch = n / GK_CS_CHUNK + (size_t)m + 1; /* at most one short chunk per owner */
+    double *dp = nullptr, *ds = nullptr, *part = nullptr;
     unsigned int *rkey = nullptr, *ridx = nullptr, *cstart = nullptr, *owner = nullptr,
-                 *order = nullptr, *first = nullptr;
-    int *dmoved = nullptr, *hmoved = nullptr;
+                 *order = nullptr, *first = nullptr, *nch = nullptr, *cfirst = nullptr;
+    int *dflags = nullptr, *hflags = nullptr;
     void *tmp = nullptr;
-    size_t tmpb = 0, tmpb2 = 0;
+    size_t tmpb = 0, tb1 = 0, tb2 = 0, tb3 = 0;
     cudaStream_t st = nullptr;
     cudaEvent_t e0 = nullptr, e1 = nullptr;
     float ms = 0.0f;
@@ -216,55 +285,74 @@ int api_curve_evolve(int dev, gk_gpu_evolve *e, char *err, size_t err_cap)
         const CellGrid g = make_grid(e->p, n, dim, e->r1);
         const double r2 = e->r1 * e->r1;
         const unsigned int tb = 256;
+        const int cell_bits = bits_for(g.cells - 1), owner_bits = bits_for(m);
         CK(cudaSetDevice(dev));
         CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
         CK(cudaEventCreate(&e0));
         CK(cudaEventCreate(&e1));
         CK(cudaMalloc(&dp, n * dim * sizeof(double)));
         CK(cudaMalloc(&ds, (size_t)m * dim * sizeof(double)));
+        CK(cudaMalloc(&part, maxch * dim * sizeof(double)));
         CK(cudaMalloc(&rkey, 2 * (size_t)m * sizeof(unsigned int)));
         CK(cudaMalloc(&ridx, 2 * (size_t)m * sizeof(unsigned int)));
         CK(cudaMalloc(&cstart, ((size_t)g.cells + 1) * sizeof(unsigned int)));
         CK(cudaMalloc(&owner, 2 * n * sizeof(unsigned int)));
         CK(cudaMalloc(&order, 2 * n * sizeof(unsigned int)));
         CK(cudaMalloc(&first, ((size_t)m + 1) * sizeof(unsigned int)));
-        CK(cudaMalloc(&dmoved, sizeof(int)));
-        CK(cudaMallocHost(&hmoved, sizeof(int)));
-        CK(cub::DeviceRadixSort::SortPairs(nullptr, tmpb, rkey, rkey + m, ridx, ridx + m,
-                                           (int)m, 0, 32, st));
-        CK(cub::DeviceRadixSort::SortPairs(nullptr, tmpb2, owner, owner + n, order, order + n,
-                                           (int)n, 0, 32, st));
-        CK(cudaMalloc(&tmp, std::max(tmpb, tmpb2)));
-        tmpb = std::max(tmpb, tmpb2);
+        CK(cudaMalloc(&nch, ((size_t)m + 1) * sizeof(unsigned int)));
+        CK(cudaMalloc(&cfirst, ((size_t)m + 1) * sizeof(unsigned int)));
+        CK(cudaMalloc(&dflags, F_N * sizeof(int)));
+        CK(cudaMallocHost(&hflags, F_N * sizeof(int)));
+        for (int u = 0; u < F_N; u++) /* max_iter <= 0: no step, not converged */
+            hflags[u] = 0;
+        CK(cub::DeviceRadixSort::SortPairs(nullptr, tb1, rkey, rkey + m, ridx, ridx + m, (int)m,
+                                           0, cell_bits, st));
+        CK(cub::DeviceRadixSort::SortPairs(nullptr, tb2, owner, owner + n, order, order + n,
+                                           (int)n, 0, owner_bits, st));
+        CK(cub::DeviceScan::ExclusiveSum(nullptr, tb3, nch, cfirst, (int)m + 1, st));
+        tmpb = std::max(tb1, std::max(tb2, tb3));
+        CK(cudaMalloc(&tmp, tmpb));
         CK(cudaMemcpyAsync(dp, e->p, n * dim * sizeof(double), cudaMemcpyHostToDevice, st));
         CK(cudaMemcpyAsync(ds, e->s, (size_t)m * dim * sizeof(double), cudaMemcpyHostToDevice,
                            st));
+        CK(cudaMemsetAsync(dflags, 0, F_N * sizeof(int), st));
         CK(cudaEventRecord(e0, st));
         const unsigned int gm = (m + tb - 1) / tb, gm1 = (m + 1 + tb - 1) / tb,
                            gc = (g.cells + 1 + tb - 1) / tb;
         const unsigned int gn = (unsigned int)((n + tb - 1) / tb);
-        for (int it = 0; it < e->max_iter; it++) {
-            size_t b = tmpb;
-            rep_cells<<<gm, tb, 0, st>>>(g, ds, m, rkey, ridx);
-            CK(cub::DeviceRadixSort::SortPairs(tmp, b, rkey, rkey + m, ridx, ridx + m, (int)m, 0,
-                                               32, st));
-            cell_starts<<<gc, tb, 0, st>>>(rkey + m, m, g.cells, cstart);
-            assign<<<gn, tb, 0, st>>>(g, dp, n, ds, cstart, ridx + m, r2, m, owner, order);
-            b = tmpb;
-            CK(cub::DeviceRadixSort::SortPairs(tmp, b, owner, owner + n, order, order + n,
-                                               (int)n, 0, 32, st));
-            owner_starts<<<gm1, tb, 0, st>>>(owner + n, n, m, first);
-            CK(cudaMemsetAsync(dmoved, 0, sizeof(int), st));
-            move<<<gm, tb, 0, st>>>(dim, dp, order + n, first, m, ds, dmoved);
-            CK(cudaGetLastError());
-            CK(cudaMemcpyAsync(hmoved, dmoved, sizeof(int), cudaMemcpyDeviceToHost, st));
-            CK(cudaStreamSynchronize(st));
-            e->iters = it + 1;
-            if (!*hmoved) {
-                e->converged = 1;
-                break;
+        const unsigned int gch = (unsigned int)((maxch + tb - 1) / tb);
+        /* Steps are queued in batches; done is read after each. A batch
+         * past convergence costs only its sorts and scans. */
+        for (int queued = 0; queued < e->max_iter;) {
+            int batch = std::min(e->max_iter - queued, queued < 32 ? 8 : 32);
+            for (int u = 0; u < batch; u++) {
+                size_t b = tmpb;
+                rep_cells<<<gm, tb, 0, st>>>(g, ds, m, rkey, ridx, dflags);
+                CK(cub::DeviceRadixSort::SortPairs(tmp, b, rkey, rkey + m, ridx, ridx + m, (int)m,
+                                                   0, cell_bits, st));
+                cell_starts<<<gc, tb, 0, st>>>(rkey + m, m, g.cells, cstart, dflags);
+                assign<<<gn, tb, 0, st>>>(g, dp, n, ds, cstart, ridx + m, r2, m, owner, order,
+                                          dflags);
+                b = tmpb;
+                CK(cub::DeviceRadixSort::SortPairs(tmp, b, owner, owner + n, order, order + n,
+                                                   (int)n, 0, owner_bits, st));
+                owner_starts<<<gm1, tb, 0, st>>>(owner + n, n, m, first, nch, dflags);
+                b = tmpb;
+                CK(cub::DeviceScan::ExclusiveSum(tmp, b, nch, cfirst, (int)m + 1, st));
+                chunk_sums<<<gch, tb, 0, st>>>(dim, dp, order + n, first, cfirst, m, maxch, part,
+                                               dflags);
+                move<<<gm, tb, 0, st>>>(dim, first, cfirst, part, m, ds, dflags);
+                step_end<<<1, 1, 0, st>>>(dflags);
+                CK(cudaGetLastError());
             }
+            queued += batch;
+            CK(cudaMemcpyAsync(hflags, dflags, F_N * sizeof(int), cudaMemcpyDeviceToHost, st));
+            CK(cudaStreamSynchronize(st));
+            if (hflags[F_DONE])
+                break;
         }
+        e->iters = hflags[F_ITERS];
+        e->converged = hflags[F_DONE];
         CK(cudaEventRecord(e1, st));
         CK(cudaMemcpyAsync(e->s, ds, (size_t)m * dim * sizeof(double), cudaMemcpyDeviceToHost,
                            st));
@@ -276,14 +364,17 @@ int api_curve_evolve(int dev, gk_gpu_evolve *e, char *err, size_t err_cap)
 fail:
     cudaFree(dp);
     cudaFree(ds);
+    cudaFree(part);
     cudaFree(rkey);
     cudaFree(ridx);
     cudaFree(cstart);
     cudaFree(owner);
     cudaFree(order);
     cudaFree(first);
-    cudaFree(dmoved);
-    cudaFreeHost(hmoved);
+    cudaFree(nch);
+    cudaFree(cfirst);
+    cudaFree(dflags);
+    cudaFreeHost(hflags);
     cudaFree(tmp);
     if (e0)
         cudaEventDestroy(e0);

@@ -188,7 +188,7 @@ typedef struct {
 typedef struct {
     int dim;           /* 2 or 3 */
     size_t n;          /* samples */
-    const double *p;   /* n * dim, interleaved */
+    const double *p;   /* n * dim, interleaved, renumbered (curve_step.h's order) */
     double r1;
     size_t m;          /* representatives */
     double *s;         /* m * dim, interleaved: in, and out after the steps */
