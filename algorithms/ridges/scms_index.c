@@ -12,12 +12,43 @@ typedef struct {
     uint32_t i;
 } keyed;
 
-static int keyed_cmp(const void *a, const void *b)
+/* kd (in index order) into (key, index) order: a stable LSD radix sort on
+ * the key, 16 bits a pass, only over the bits the largest key has (qsort
+ * took 0.2 s of a million points). 0, or 1 when out of memory. */
+static int sort_keyed(keyed *kd, size_t n)
 {
-    const keyed *x = a, *y = b;
-    if (x->key != y->key)
-        return x->key < y->key ? -1 : 1;
-    return x->i < y->i ? -1 : x->i > y->i;
+    uint64_t top = 0;
+    for (size_t i = 0; i < n; i++)
+        top = kd[i].key > top ? kd[i].key : top;
+    keyed *tmp = malloc(n * sizeof *tmp);
+    size_t *cnt = malloc(65536 * sizeof *cnt);
+    if (!tmp || !cnt) {
+        free(tmp);
+        free(cnt);
+        return 1;
+    }
+    keyed *src = kd, *dst = tmp;
+    for (int shift = 0; shift < 64 && (top >> shift); shift += 16) {
+        memset(cnt, 0, 65536 * sizeof *cnt);
+        for (size_t i = 0; i < n; i++)
+            cnt[(src[i].key >> shift) & 0xFFFF]++;
+        size_t sum = 0;
+        for (size_t d = 0; d < 65536; d++) {
+            size_t c = cnt[d];
+            cnt[d] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++)
+            dst[cnt[(src[i].key >> shift) & 0xFFFF]++] = src[i];
+        keyed *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != kd)
+        memcpy(kd, src, n * sizeof *kd);
+    free(tmp);
+    free(cnt);
+    return 0;
 }
 
 /* The grid's corner and bins per axis; 2 when an axis has too many bins. */
@@ -103,8 +134,7 @@ int gk_scms_bins_build(gk_scms_bins *b, int dim, size_t n, const double *p, cons
         kd[i].key = key_of(&b->ix, p + i * (size_t)dim);
         kd[i].i = (uint32_t)i;
     }
-    qsort(kd, n, sizeof(keyed), keyed_cmp);
-    rc = bins_fill(b, dim, n, p, w, kd);
+    rc = sort_keyed(kd, n) ? 1 : bins_fill(b, dim, n, p, w, kd);
     free(kd);
     if (rc)
         gk_scms_bins_free(b);
