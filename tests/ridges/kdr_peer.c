@@ -17,18 +17,6 @@
 
 #define PEER_N 2000
 
-static void f_circle(double t, double *x, const double *p)
-{
-    x[0] = p[0] * cos(t);
-    x[1] = p[0] * sin(t);
-}
-
-static void f_spiral(double t, double *x, const double *p)
-{
-    x[0] = (p[0] + p[1] * t) * cos(t);
-    x[1] = (p[0] + p[1] * t) * sin(t);
-}
-
 static int spiral; /* the scene: 0 circle, 1 spiral */
 
 static double peer_sigma(void)
@@ -38,7 +26,7 @@ static double peer_sigma(void)
 
 static synth_curve peer_curve(void)
 {
-    static const double circ[1] = {50.0}, spi[2] = {10.0, 6.0};
+    static const double circ[3] = {0.0, 0.0, 50.0}, spi[2] = {10.0, 6.0};
     return spiral ? synth_make(f_spiral, spi, 0.0, 4.0 * M_PI, 8000, 2)
                   : synth_make(f_circle, circ, 0.0, 2.0 * M_PI, 4000, 2);
 }

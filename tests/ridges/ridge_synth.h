@@ -138,6 +138,31 @@ static inline void synth_quality(const synth_curve *c, int nc, const double *x, 
         }
 }
 
+/* The curves the density tests sample (synth_make's f; p their parameters):
+ * a circle (centre, radius), a segment (two ends), an Archimedean spiral
+ * (r = p0 + p1 t) and a helix (radius, rise per radian). */
+static inline void f_circle(double t, double *x, const double *p)
+{
+    x[0] = p[0] + p[2] * cos(t);
+    x[1] = p[1] + p[2] * sin(t);
+}
+static inline void f_line(double t, double *x, const double *p)
+{
+    x[0] = p[0] + t * (p[2] - p[0]);
+    x[1] = p[1] + t * (p[3] - p[1]);
+}
+static inline void f_spiral(double t, double *x, const double *p)
+{
+    x[0] = (p[0] + p[1] * t) * cos(t);
+    x[1] = (p[0] + p[1] * t) * sin(t);
+}
+static inline void f_helix(double t, double *x, const double *p)
+{
+    x[0] = p[0] * cos(t);
+    x[1] = p[0] * sin(t);
+    x[2] = p[1] * t;
+}
+
 static inline void synth_free(synth_curve *c)
 {
     free(c->v);

@@ -44,27 +44,6 @@ static void graph_free(gk_ridge_graph *g)
     memset(g, 0, sizeof *g);
 }
 
-static void f_circle(double t, double *x, const double *p)
-{
-    x[0] = p[0] + p[2] * cos(t);
-    x[1] = p[1] + p[2] * sin(t);
-}
-static void f_line(double t, double *x, const double *p)
-{
-    x[0] = p[0] + t * (p[2] - p[0]);
-    x[1] = p[1] + t * (p[3] - p[1]);
-}
-static void f_spiral(double t, double *x, const double *p)
-{
-    x[0] = (p[0] + p[1] * t) * cos(t);
-    x[1] = (p[0] + p[1] * t) * sin(t);
-}
-static void f_helix(double t, double *x, const double *p)
-{
-    x[0] = p[0] * cos(t);
-    x[1] = p[0] * sin(t);
-    x[2] = p[1] * t;
-}
 
 typedef struct {
     const char *name;
