@@ -3,7 +3,10 @@
  * in one run (docs/benchmarks.md, "Ridges"): a noisy 2-D spiral and a noisy
  * 3-D helix, both methods, whole pipeline (gk_ridges: points in, lines out).
  * Checks that curve's lines are the same bytes on both devices and reports
- * density's largest vertex difference.
+ * density's largest vertex difference, and how far the GPU's vertices lie
+ * from the true curve (median and largest, in units of the noise sigma;
+ * the bounds of tests/ridges at a million points: median within 0.5 sigma,
+ * largest within r2 + sigma = 5 sigma).
  *
  *   bench_ridges [N] [curve|density|both]      (N default 1000000)
  *   GRIDKIT_BENCH_THREADS=16: the CPU's threads (default: every core)
@@ -51,6 +54,65 @@ static gk_points *cloud(gk_context *ctx, size_t n, int helix)
         gk_points_add(p, x + 4.17 * gauss(), y + 4.17 * gauss(), z);
     }
     return p;
+}
+
+/* The true curve, densely: m points of the spiral or the helix. */
+static double *truth(int helix, size_t m)
+{
+    double *t = malloc(3 * m * sizeof *t);
+    for (size_t i = 0; t && i < m; i++) {
+        double u = (double)i / (double)(m - 1);
+        if (helix) {
+            double a = 6.0 * GK_PI * u;
+            t[3 * i] = 100.0 * cos(a);
+            t[3 * i + 1] = 100.0 * sin(a);
+            t[3 * i + 2] = 20.0 * a;
+        } else {
+            double a = GK_PI + 4.0 * GK_PI * u;
+            t[3 * i] = 10.0 * a * cos(a);
+            t[3 * i + 1] = 10.0 * a * sin(a);
+            t[3 * i + 2] = 0.0;
+        }
+    }
+    return t;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Median and largest distance of l's vertices to the true curve, in sigma;
+ * 1 when within the bounds above. */
+static int quality(const gk_lines *l, int helix, double sigma, double *med, double *worst)
+{
+    const size_t m = 200000;
+    double *t = truth(helix, m);
+    size_t nv = l ? l->start[l->n_lines] : 0;
+    double *d = malloc((nv + 1) * sizeof *d);
+    *med = *worst = NAN;
+    if (!t || !d || nv == 0) {
+        free(t);
+        free(d);
+        return 0;
+    }
+    for (size_t v = 0; v < nv; v++) {
+        double best = INFINITY;
+        for (size_t i = 0; i < m; i++) {
+            double dx = l->x[v] - t[3 * i], dy = l->y[v] - t[3 * i + 1];
+            double dz = l->z ? l->z[v] - t[3 * i + 2] : 0.0;
+            double d2 = dx * dx + dy * dy + dz * dz;
+            best = d2 < best ? d2 : best;
+        }
+        d[v] = sqrt(best) / sigma;
+    }
+    qsort(d, nv, sizeof *d, cmp_double);
+    *med = d[nv / 2];
+    *worst = d[nv - 1];
+    free(t);
+    free(d);
+    return *med <= 0.5 && *worst <= 5.0;
 }
 
 typedef struct {
@@ -109,6 +171,7 @@ int main(int argc, char **argv)
     const char *te = getenv("GRIDKIT_BENCH_THREADS");
     int threads = te ? atoi(te) : 0;
     gk_context *ctx = gk_context_new();
+    int bad = 0;
     static const struct {
         const char *name, *spec;
         int helix;
@@ -132,11 +195,16 @@ int main(int argc, char **argv)
         printf("%-11s %-40s %9.3f %9.3f %8.1f %7zu  %s (largest vertex difference %.3g)\n",
                cases[c].name, cases[c].spec, cpu.s, g.s, cpu.s / g.s,
                cpu.l ? cpu.l->n_lines : 0, same ? "same bytes" : "differ", d);
+        double med, worst;
+        int good = quality(g.l ? g.l : cpu.l, cases[c].helix, 4.17, &med, &worst);
+        bad += !good || (g.l && !(same || d < 1e-9));
         printf("            gpu: %s\n            cpu: %s\n", g.device, cpu.device);
+        printf("            to the true curve: median %.3f sigma, largest %.3f sigma: %s\n", med,
+               worst, good ? "within the bounds" : "OUTSIDE the bounds");
         gk_lines_free(g.l);
         gk_lines_free(cpu.l);
         gk_points_free(p);
     }
     gk_context_free(ctx);
-    return 0;
+    return bad ? 1 : 0;
 }
