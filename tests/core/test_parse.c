@@ -26,8 +26,12 @@ static void check_listed_keys(gk_context *ctx)
         char keys[1024];
         size_t len = gk_algorithm_keys_at(i, keys, sizeof keys);
         CHECK(len > 0 && len == strlen(keys));
-        for (char *save = NULL, *k = strtok_r(keys, ", ", &save); k;
-             k = strtok_r(NULL, ", ", &save)) {
+        /* the list is "key, key=a|b, ...": cut it at each ", " in place */
+        for (char *k = keys, *next; *k; k = next) {
+            char *sep = strstr(k, ", ");
+            next = sep ? sep + 2 : k + strlen(k);
+            if (sep)
+                *sep = '\0';
             char spec[256], *eq = strchr(k, '=');
             if (eq) { /* key=a|b: the first choice, unless a placeholder */
                 *eq = '\0';
