@@ -74,6 +74,10 @@ struct gk_algorithm {
     double aidw_rmin, aidw_rmax;
     gk_precision precision;
     gk_kriging_params krige; /* GK_ALG_KRIGING only (kriging_params.c) */
+    struct {                 /* GK_ALG_HEATMAP only (density/heatmap.c) */
+        double radius, decay;
+        int kernel, scaled;
+    } heat;
     char canonical[1024];
 };
 

@@ -36,6 +36,7 @@ enum {
     GK_M_GPU_EXPLICIT = 1 << 2, /* GPU only when asked for by name, never under auto */
     GK_M_GPU_CPU_TAIL = 1 << 3, /* the CPU finishes each GPU tile (gpu_finish): all cores run */
     GK_M_OWN_RADIUS = 1 << 4,   /* radius= is its own parameter, not the search circle */
+    GK_M_Z_WEIGHT = 1 << 5,     /* z is an optional weight: 1 for every point without -zfield */
 };
 
 /* What the generic parser saw, for a row's adjust hook. */

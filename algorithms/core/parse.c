@@ -366,7 +366,13 @@ int gk_algorithm_nodata_given(const gk_algorithm *alg) { return alg->nodata_give
 int gk_algorithm_needs_z(const gk_algorithm *alg)
 {
     const gk_method *m = gk_method_of(alg->kind);
-    return !(m && (m->flags & GK_M_NO_Z));
+    return !(m && (m->flags & (GK_M_NO_Z | GK_M_Z_WEIGHT)));
+}
+
+int gk_algorithm_z_is_weight(const gk_algorithm *alg)
+{
+    const gk_method *m = gk_method_of(alg->kind);
+    return m && (m->flags & GK_M_Z_WEIGHT);
 }
 
 void gk_algorithm_set_precision(gk_algorithm *alg, gk_precision p) { alg->precision = p; }

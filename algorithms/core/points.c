@@ -84,6 +84,12 @@ const double *gk_points_x(const gk_points *p) { return p->x; }
 const double *gk_points_y(const gk_points *p) { return p->y; }
 const double *gk_points_z(const gk_points *p) { return p->z; }
 
+void gk_points_fill_z(gk_points *p, double z)
+{
+    for (size_t i = 0; i < p->n; i++)
+        p->z[i] = z;
+}
+
 int gk_points_bounds(const gk_points *p, double *xmin, double *ymin, double *xmax, double *ymax)
 {
     if (p->n == 0)

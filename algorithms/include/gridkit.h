@@ -131,6 +131,8 @@ size_t gk_points_count(const gk_points *pts);
 const double *gk_points_x(const gk_points *pts);
 const double *gk_points_y(const gk_points *pts);
 const double *gk_points_z(const gk_points *pts);
+/* Sets every point's z to z (a weight of 1 when no -zfield was given). */
+void gk_points_fill_z(gk_points *pts, double z);
 /* Bounding box of the points; GK_ERR_NO_POINTS when empty. */
 int gk_points_bounds(const gk_points *pts, double *xmin, double *ymin, double *xmax, double *ymax);
 /* Plain "x y z" text (spaces, tabs, commas or semicolons; an optional header
@@ -180,6 +182,9 @@ double gk_algorithm_nodata(const gk_algorithm *alg);
 int gk_algorithm_nodata_given(const gk_algorithm *alg);
 /* 1 when the algorithm reads Z (count and the distance metrics do not). */
 int gk_algorithm_needs_z(const gk_algorithm *alg);
+/* 1 when z is an optional weight (heatmap): without -zfield the caller gives
+ * every point z = 1 (gk_points_fill_z). */
+int gk_algorithm_z_is_weight(const gk_algorithm *alg);
 
 /* The methods -a knows, for help text and front ends (the QGIS provider
  * reads them through `gridkit grid --algorithms`): i from 0 to

@@ -247,6 +247,10 @@ int gk_grid_plan_init(gk_context *ctx, const gk_grid_options *o, gk_grid_plan *p
     }
     if (read_rc)
         goto fail;
+    /* heatmap: z is a weight, 1 for every point without -zfield */
+    if (!o->zfield && gk_algorithm_z_is_weight(p->alg))
+        for (int b = 0; b < p->sp.n_layers; b++)
+            gk_points_fill_z(p->sp.layers[b].pts, 1.0);
     if (grid_geometry(ctx, o, &p->sp, &p->g))
         goto fail;
     p->bands = p->sp.n_layers * p->planes;

@@ -2,7 +2,7 @@
 """The folders' one direction of dependency, checked on every #include.
 
 algorithms/include (the public headers) <- core <- search <- the families
-(idw, window, linear, geostat, ridges), which never include each other; the list of
+(idw, window, linear, geostat, ridges, density), which never include each other; the list of
 methods (algorithms/methods.def, no includes of its own) may be included from
 anywhere in algorithms/, and methods.c, which makes the rows' list from it,
 knows the core only. gpu/ implements the
@@ -15,7 +15,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ALG = os.path.join(ROOT, "algorithms")
-FAMILIES = {"idw", "window", "linear", "geostat", "ridges"}
+FAMILIES = {"idw", "window", "linear", "geostat", "ridges", "density"}
 # what each folder may include besides itself
 ALLOWED = {
     "include": set(),
