@@ -78,6 +78,13 @@ struct gk_algorithm {
         double radius, decay;
         int kernel, scaled;
     } heat;
+    struct {                 /* GK_ALG_GAUSS only (density/gauss.c) */
+        double sigma;        /* NaN: Scott's rule, set in prepare */
+        double epsilon;      /* absolute bound's factor, in (0, 1) */
+        double rc;           /* cut-off radius, set in prepare (cutoff) */
+        int method;          /* GAUSS_DIRECT or GAUSS_CUTOFF */
+        int method_auto, normalize;
+    } gauss;
     char canonical[1024];
 };
 

@@ -1,0 +1,241 @@
+/* test_gauss.c - `-a gauss` against a long-double direct sum computed here
+ * at every cell: uniform, clustered and lattice points, projected (1e5-1e6
+ * m) and degree-like coordinates, methods direct and cutoff at several
+ * epsilon, normalize yes and no, unit and signed weights; the promised
+ * |gridkit - exact| <= epsilon * sum|w| (over 2 pi sigma^2 when
+ * normalized); bad input; the same bytes for 1, 2 and 3 threads. */
+#include "gk_check.h"
+#include "gridkit.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+static gk_context *ctx;
+static unsigned long long rng = 12345;
+static double urand(void)
+{
+    rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+typedef struct {
+    int nx;
+    double *out;
+} sink_t;
+
+static int sink(void *user, int x0, int y0, int w, int h, int nbands, const double *v)
+{
+    (void)nbands;
+    sink_t *s = user;
+    for (int j = 0; j < h; j++)
+        memcpy(s->out + (size_t)(y0 + j) * s->nx + x0, v + (size_t)j * w, w * sizeof *v);
+    return 0;
+}
+
+enum { NX = 40, NY = 30 };
+
+/* kind 0 uniform, 1 clustered, 2 lattice; over [x0, x0+L] x [y0, y0+0.75L] */
+static int make(int kind, double x0, double y0, double L, int signed_w, double *x, double *y,
+                double *w)
+{
+    int n = 0;
+    if (kind == 2) {
+        for (int j = 0; j < 30; j++)
+            for (int i = 0; i < 40; i++, n++)
+                x[n] = x0 + L * (i + 0.25) / 40, y[n] = y0 + 0.75 * L * (j + 0.25) / 30;
+    } else {
+        for (; n < 1500; n++) {
+            double u = urand(), v = urand();
+            if (kind == 1) /* three tight clusters */
+                u = 0.2 + 0.3 * (n % 3) + 0.05 * (u - 0.5), v = 0.3 + 0.2 * (n % 3) + 0.05 * (v - 0.5);
+            x[n] = x0 + L * u, y[n] = y0 + 0.75 * L * v;
+        }
+    }
+    for (int i = 0; i < n; i++)
+        w[i] = signed_w ? 4 * urand() - 1.5 : 1.0;
+    return n;
+}
+
+static void against_exact(void)
+{
+    static double x[2000], y[2000], w[2000];
+    static double out[NX * NY];
+    static long double exact[NX * NY];
+    /* projected metres, then degree-like: the grid spans L, sigma = L/40 */
+    const double origin[2][3] = {{5.0e5, 4.2e6, 2.0e4}, {10.3, 45.1, 0.2}};
+    const char *method[] = {"direct", "cutoff", "auto"};
+    const double eps[] = {1e-3, 1e-6, 1e-9};
+    for (int o = 0; o < 2; o++)
+        for (int kind = 0; kind < 3; kind++)
+            for (int sw = 0; sw < 2; sw++) {
+                double x0 = origin[o][0], y0 = origin[o][1], L = origin[o][2];
+                int n = make(kind, x0, y0, L, sw, x, y, w);
+                gk_points *pts = gk_points_new(ctx);
+                double sumabs = 0;
+                for (int i = 0; i < n; i++)
+                    gk_points_add(pts, x[i], y[i], w[i]), sumabs += fabs(w[i]);
+                double sigma = L / 40;
+                gk_grid g = {x0, x0 + L, y0, y0 + 0.75 * L, NX, NY};
+                /* the exact sum at every cell centre, in long double */
+                for (int j = 0; j < NY; j++)
+                    for (int i = 0; i < NX; i++) {
+                        long double cx = x0 + (i + 0.5L) * ((long double)L / NX);
+                        long double cy = y0 + 0.75L * L - (j + 0.5L) * (0.75L * L / NY);
+                        long double s = 0;
+                        for (int k = 0; k < n; k++) {
+                            long double dx = cx - x[k], dy = cy - y[k];
+                            s += w[k] * expl(-(dx * dx + dy * dy) / (2.0L * sigma * sigma));
+                        }
+                        exact[j * NX + i] = s;
+                    }
+                for (int m = 0; m < 3; m++)
+                    for (int e = 0; e < 3; e++)
+                        for (int nz = 0; nz < 2; nz++) {
+                            char spec[256];
+                            snprintf(spec, sizeof spec,
+                                     "gauss:bandwidth=%.17g:epsilon=%g:method=%s:normalize=%s",
+                                     sigma, eps[e], method[m], nz ? "yes" : "no");
+                            gk_algorithm *a = gk_algorithm_parse(ctx, spec);
+                            CHECKF(a != NULL, "%s: %s", spec, gk_errmsg(ctx));
+                            if (!a)
+                                continue;
+                            gk_job *job = gk_job_new(ctx, pts, a);
+                            CHECK(job && gk_job_compute_window(job, &g, 0, 0, NX, NY, out) ==
+                                             GK_OK);
+                            double scale = nz ? 1.0 / (2 * M_PI * sigma * sigma) : 1.0;
+                            /* the promise, plus double rounding: each term's exp and the
+                             * subtraction nx - x (an ulp of the coordinate, times
+                             * d / sigma^2 <= 40 / sigma at most here) and n additions; all
+                             * well below 1e-10 sum|w|, which is below every epsilon used */
+                            double tol = (eps[e] + 1e-10 + n * 4 * DBL_EPSILON) * sumabs * scale;
+                            double worst = 0;
+                            for (int c = 0; c < NX * NY; c++) {
+                                double err = fabs(out[c] - (double)(exact[c] * scale));
+                                if (err > worst)
+                                    worst = err;
+                            }
+                            CHECKF(worst <= tol, "%s (origin %d, kind %d, signed %d): error %g > %g",
+                                   spec, o, kind, sw, worst, tol);
+                            gk_job_free(job);
+                            gk_algorithm_free(a);
+                        }
+                gk_points_free(pts);
+            }
+}
+
+static void scott_default(void)
+{
+    /* 4 points at the corners of a 2 x 4 rectangle: sd_x = sqrt(4/3), sd_y = 2 sqrt(4/3)
+     * (n - 1 in the variance), sigma = sqrt(sd_x sd_y) 4^(-1/6) */
+    gk_points *pts = gk_points_new(ctx);
+    gk_points_add(pts, 0, 0, 1), gk_points_add(pts, 2, 0, 1);
+    gk_points_add(pts, 0, 4, 1), gk_points_add(pts, 2, 4, 1);
+    gk_algorithm *a = gk_algorithm_parse(ctx, "gauss:normalize=no:method=direct");
+    CHECK(a != NULL);
+    gk_job *job = gk_job_new(ctx, pts, a);
+    double v = NAN;
+    gk_grid g = {0, 2, 0, 4, 1, 1}; /* its centre (1, 2): each point at d^2 = 5 */
+    CHECK(job && gk_job_compute_window(job, &g, 0, 0, 1, 1, &v) == GK_OK);
+    double s = sqrt(sqrt(4. / 3.) * 2 * sqrt(4. / 3.)) * pow(4, -1. / 6.);
+    CHECK_REL(v, 4 * exp(-5 / (2 * s * s)), 1e-13);
+    gk_job_free(job);
+    gk_algorithm_free(a);
+    /* one point: no spread, so a clear error asking for bandwidth */
+    gk_points *one = gk_points_new(ctx);
+    gk_points_add(one, 1, 1, 1);
+    a = gk_algorithm_parse(ctx, "gauss");
+    job = gk_job_new(ctx, one, a);
+    CHECKF(!job && strstr(gk_errmsg(ctx), "bandwidth"), "%s", gk_errmsg(ctx));
+    gk_job_free(job);
+    gk_error_clear(ctx);
+    gk_algorithm_free(a);
+    gk_points_free(one);
+    gk_points_free(pts);
+}
+
+static void bad_input(void)
+{
+    const char *bad[][2] = {
+        {"gauss:bandwidth=0", "bandwidth"},       {"gauss:bandwidth=-1", "bandwidth"},
+        {"gauss:bandwidth=nan", "bandwidth"},     {"gauss:bandwidth=inf", "bandwidth"},
+        {"gauss:epsilon=0", "epsilon"},           {"gauss:epsilon=1", "epsilon"},
+        {"gauss:epsilon=-0.1", "epsilon"},        {"gauss:epsilon=nan", "epsilon"},
+        {"gauss:method=ifgt", "not implemented"}, {"gauss:method=fft", "not implemented"},
+        {"gauss:method=fast", "method"},          {"gauss:mode=relative", "not implemented"},
+        {"gauss:mode=x", "mode"},                 {"gauss:normalize=maybe", "normalize"},
+        {"gauss:radius=3", "radius"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        gk_algorithm *a = gk_algorithm_parse(ctx, bad[i][0]);
+        CHECKF(!a && gk_errno(ctx) == GK_ERR_ARG && strstr(gk_errmsg(ctx), bad[i][1]),
+               "%s: %s", bad[i][0], gk_errmsg(ctx));
+        gk_algorithm_free(a);
+        gk_error_clear(ctx);
+    }
+    gk_algorithm *a = gk_algorithm_parse(ctx, "gauss:bandwidth=2.5:epsilon=1e-4:normalize=no");
+    CHECK(a != NULL);
+    if (a) {
+        gk_algorithm *b = gk_algorithm_parse(ctx, gk_algorithm_string(a));
+        CHECK(b && !strcmp(gk_algorithm_string(a), gk_algorithm_string(b)));
+        CHECK(strstr(gk_algorithm_string(a), "cutoff_radius=") != NULL);
+        CHECK(!gk_algorithm_needs_z(a) && gk_algorithm_z_is_weight(a));
+        gk_algorithm_free(b);
+        gk_algorithm_free(a);
+    }
+}
+
+static void same_bytes(void)
+{
+    enum { N = 3000, GX = 97, GY = 61 };
+    gk_points *pts = gk_points_new(ctx);
+    for (int i = 0; i < N; i++) {
+        double u = urand(), v = urand();
+        gk_points_add(pts, 1000 * u * u, 600 * v * v, urand() - 0.3);
+    }
+    gk_grid g = {0, 1000, 0, 600, GX, GY};
+    const char *specs[] = {"gauss:bandwidth=30", "gauss:bandwidth=20:method=direct:normalize=no"};
+    for (int k = 0; k < 2; k++) {
+        gk_algorithm *a = gk_algorithm_parse(ctx, specs[k]);
+        double *ref = NULL;
+        int threads[] = {1, 2, 3};
+        int tiles[][2] = {{0, 0}, {7, 5}, {32, 32}};
+        for (int t = 0; t < 3; t++) {
+            gk_context_set_threads(ctx, threads[t]);
+            gk_job *job = gk_job_new(ctx, pts, a);
+            sink_t sk = {GX, calloc((size_t)GX * GY, sizeof(double))};
+            CHECK(job && gk_job_run(job, &g, tiles[t][0], tiles[t][1], sink, &sk, NULL, NULL) ==
+                             GK_OK);
+            if (!ref)
+                ref = sk.out;
+            else {
+                CHECKF(!memcmp(ref, sk.out, (size_t)GX * GY * sizeof(double)),
+                       "%s: threads %d differ", specs[k], threads[t]);
+                free(sk.out);
+            }
+            gk_job_free(job);
+        }
+        free(ref);
+        gk_algorithm_free(a);
+    }
+    gk_context_set_threads(ctx, 0);
+    gk_points_free(pts);
+}
+
+int main(void)
+{
+    ctx = gk_context_new();
+    bad_input();
+    scott_default();
+    same_bytes();
+    against_exact();
+    gk_context_free(ctx);
+    printf("test_gauss: %d checks, %d failures\n", checks, failures);
+    return failures != 0;
+}
