@@ -377,6 +377,8 @@ int gk_job_run_ex(gk_job *job, const gk_grid *g, int tile_w, int tile_h, unsigne
     return GK_OK;
 }
 
+const char *gk_job_algorithm_string(const gk_job *job) { return job->alg.canonical; }
+
 const char *gk_job_warning(const gk_job *job)
 {
     return job && job->warning[0] ? job->warning : NULL;

@@ -93,7 +93,7 @@ static void gauss_canonical(gk_algorithm *a, double sumabs)
     gk_strbuf_add(&sb, ":epsilon=%.17g:mode=absolute:method=%s", a->gauss.epsilon,
                   a->gauss.method == GAUSS_DIRECT ? "direct" : "cutoff");
     gk_strbuf_add(&sb, ":normalize=%s", a->gauss.normalize ? "yes" : "no");
-    if (a->gauss.method == GAUSS_CUTOFF)
+    if (a->gauss.method == GAUSS_CUTOFF && !isnan(a->gauss.sigma))
         gk_strbuf_add(&sb, ":cutoff_radius=%.17g", a->gauss.rc);
     if (sumabs >= 0) {
         double b = a->gauss.epsilon * sumabs;
@@ -107,6 +107,7 @@ static void gauss_canonical(gk_algorithm *a, double sumabs)
 static int gauss_parse(gk_context *ctx, const char *spec, char *rest, gk_algorithm *a)
 {
     a->gauss.sigma = NAN;
+    a->gauss.rc = NAN;
     a->gauss.epsilon = 1e-6;
     a->gauss.method = GAUSS_CUTOFF;
     a->gauss.method_auto = 1;

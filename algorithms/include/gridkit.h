@@ -264,6 +264,9 @@ void gk_job_stats(const gk_job *job, gk_run_stats *st);
 /* A warning from preparing the job (linear on points that have no triangle
  * grids as nearest), or NULL: the caller shows it (stderr, CPLError). */
 const char *gk_job_warning(const gk_job *job);
+/* The job's canonical algorithm string once prepared: parameters estimated
+ * from the points filled in (gauss: bandwidth, cutoff_radius, bound). */
+const char *gk_job_algorithm_string(const gk_job *job);
 
 #ifdef __cplusplus
 }

@@ -210,6 +210,8 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
             gk_error(ctx, rc, "%s, layer \"%s\": %s", o->src, lp->name, gk_errmsg(ctx));
             break;
         }
+        if (!o->quiet && strcmp(gk_job_algorithm_string(job), gk_algorithm_string(alg)))
+            fprintf(stderr, "Prepared: \"%s\"\n", gk_job_algorithm_string(job));
         if (gk_job_warning(job)) /* even with -q, as the kriging one: the method changed */
             fprintf(stderr, "Warning: band %d (%s): %s\n", b * nb + 1, lp->name,
                     gk_job_warning(job));
