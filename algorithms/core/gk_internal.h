@@ -84,6 +84,7 @@ struct gk_algorithm {
         double rc;           /* cut-off radius, set in prepare (cutoff) */
         int method;          /* GAUSS_DIRECT or GAUSS_CUTOFF */
         int method_auto, normalize;
+        int smooth;          /* kernel_smooth: sum K z / sum K */
     } gauss;
     char canonical[1024];
 };

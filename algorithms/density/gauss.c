@@ -48,11 +48,12 @@ static int gauss_node(const gk_job *job, double nx, double ny, double hit2, gk_s
     const gk_algorithm *a = &job->alg;
     const double sig = a->gauss.sigma, c = 1.0 / (2.0 * sig * sig);
     const double *x = job->pts->x, *y = job->pts->y, *z = job->pts->z;
-    double sum = 0.0;
+    double sum = 0.0, den = 0.0;
     if (a->gauss.method == GAUSS_DIRECT) {
         for (size_t k = 0; k < job->pts->n; k++) {
             double dx = nx - x[k], dy = ny - y[k];
-            sum += z[k] * exp(-(dx * dx + dy * dy) * c);
+            double e = exp(-(dx * dx + dy * dy) * c);
+            sum += z[k] * e, den += e;
         }
     } else {
         /* widened: rounding may keep an extra point (harmless), never drop one */
@@ -67,8 +68,15 @@ static int gauss_node(const gk_job *job, double nx, double ny, double hit2, gk_s
         for (size_t i = 0; i < n; i++) {
             int k = s->idx[i];
             double dx = nx - x[k], dy = ny - y[k];
-            sum += z[k] * exp(-(dx * dx + dy * dy) * c);
+            double e = exp(-(dx * dx + dy * dy) * c);
+            sum += z[k] * e, den += e;
         }
+    }
+    if (a->gauss.smooth) { /* Nadaraya-Watson; no kernel mass here: nodata */
+        if (!(den > 0))
+            return 0;
+        *v = sum / den;
+        return 1;
     }
     if (a->gauss.normalize)
         sum /= 2.0 * M_PI * sig * sig;
@@ -87,15 +95,16 @@ static void gauss_canonical(gk_algorithm *a, double sumabs)
 {
     gk_strbuf sb = {a->canonical, sizeof a->canonical, 0};
     /* auto is cutoff for now; no bandwidth: Scott's rule, until prepare sets it */
-    gk_strbuf_add(&sb, "gauss");
+    gk_strbuf_add(&sb, "%s", a->gauss.smooth ? "kernel_smooth" : "gauss");
     if (!isnan(a->gauss.sigma))
         gk_strbuf_add(&sb, ":bandwidth=%.17g", a->gauss.sigma);
     gk_strbuf_add(&sb, ":epsilon=%.17g:mode=absolute:method=%s", a->gauss.epsilon,
                   a->gauss.method == GAUSS_DIRECT ? "direct" : "cutoff");
-    gk_strbuf_add(&sb, ":normalize=%s", a->gauss.normalize ? "yes" : "no");
+    if (!a->gauss.smooth)
+        gk_strbuf_add(&sb, ":normalize=%s", a->gauss.normalize ? "yes" : "no");
     if (a->gauss.method == GAUSS_CUTOFF && !isnan(a->gauss.sigma))
         gk_strbuf_add(&sb, ":cutoff_radius=%.17g", a->gauss.rc);
-    if (sumabs >= 0) {
+    if (sumabs >= 0 && !a->gauss.smooth) {
         double b = a->gauss.epsilon * sumabs;
         if (a->gauss.normalize)
             b /= 2.0 * M_PI * a->gauss.sigma * a->gauss.sigma;
@@ -104,8 +113,11 @@ static void gauss_canonical(gk_algorithm *a, double sumabs)
     gk_strbuf_add(&sb, ":nodata=%.17g", a->nodata);
 }
 
-static int gauss_parse(gk_context *ctx, const char *spec, char *rest, gk_algorithm *a)
+static int gauss_parse_any(gk_context *ctx, const char *spec, char *rest, gk_algorithm *a,
+                           int smooth)
 {
+    const char *name = smooth ? "kernel_smooth" : "gauss";
+    a->gauss.smooth = smooth;
     a->gauss.sigma = NAN;
     a->gauss.rc = NAN;
     a->gauss.epsilon = 1e-6;
@@ -143,7 +155,7 @@ static int gauss_parse(gk_context *ctx, const char *spec, char *rest, gk_algorit
             if (strcasecmp(val, "absolute"))
                 return gk_error(ctx, GK_ERR_ARG, "-a %s: mode: unknown mode '%s' (absolute)",
                                 spec, val);
-        } else if (!strcasecmp(key, "normalize")) {
+        } else if (!smooth && !strcasecmp(key, "normalize")) {
             if (!strcasecmp(val, "yes"))
                 a->gauss.normalize = 1;
             else if (!strcasecmp(val, "no"))
@@ -174,9 +186,9 @@ static int gauss_parse(gk_context *ctx, const char *spec, char *rest, gk_algorit
             }
         } else {
             return gk_error(ctx, GK_ERR_ARG,
-                            "-a %s: algorithm gauss has no parameter '%s' (bandwidth, epsilon, "
-                            "mode, method, normalize, nodata)",
-                            spec, key);
+                            "-a %s: algorithm %s has no parameter '%s' (bandwidth, epsilon, "
+                            "mode, method%s, nodata)",
+                            spec, name, key, smooth ? "" : ", normalize");
         }
     }
     if (!isfinite(a->nodata) && !isnan(a->nodata))
@@ -185,6 +197,16 @@ static int gauss_parse(gk_context *ctx, const char *spec, char *rest, gk_algorit
         a->gauss.rc = a->gauss.sigma * sqrt(2.0 * log(1.0 / a->gauss.epsilon));
     gauss_canonical(a, -1);
     return GK_OK;
+}
+
+static int gauss_parse(gk_context *ctx, const char *spec, char *rest, gk_algorithm *a)
+{
+    return gauss_parse_any(ctx, spec, rest, a, 0);
+}
+
+static int kernel_smooth_parse(gk_context *ctx, const char *spec, char *rest, gk_algorithm *a)
+{
+    return gauss_parse_any(ctx, spec, rest, a, 1);
 }
 
 /* Scott's rule when no bandwidth was given, the cut-off radius, the
@@ -208,9 +230,9 @@ static int gauss_prepare(gk_job *job)
                          : 0.0;
         if (!(s > 0) || !isfinite(s))
             return gk_error(job->ctx, GK_ERR_ARG,
-                            "-a gauss: bandwidth: cannot be estimated from %zu points (Scott's "
+                            "-a %s: bandwidth: cannot be estimated from %zu points (Scott's "
                             "rule needs >= 2 points spread in both x and y); give bandwidth=",
-                            n);
+                            a->gauss.smooth ? "kernel_smooth" : "gauss", n);
         a->gauss.sigma = s;
         a->gauss.rc = s * sqrt(2.0 * log(1.0 / a->gauss.epsilon));
     }
@@ -243,6 +265,23 @@ const gk_method gk_method_gauss = {
                 "nodata",
     .flags = GK_M_Z_WEIGHT,
     .parse = gauss_parse,
+    .prepare = gauss_prepare,
+    .cpu_index = gk_index_tree,
+    .cpu_tile = gauss_tile,
+    .cost_ns = gauss_cost,
+};
+
+/* Nadaraya-Watson regression from the same sums: sum K z / sum K, nodata
+ * where sum K is 0 (every point beyond the cut-off, or underflow). With
+ * cutoff, numerator and denominator are each within E sum|z| and E n of
+ * exact; the ratio's error is (|dN| + |N/D| |dD|) / D', so it is only
+ * small where the kernel mass D' is not (docs/heatmap.md). */
+const gk_method gk_method_kernel_smooth = {
+    .name = "kernel_smooth",
+    .kind = GK_ALG_KERNEL_SMOOTH,
+    .summary = "Nadaraya-Watson Gaussian kernel regression of z (sum K z / sum K)",
+    .own_keys = "bandwidth, epsilon, mode=absolute, method=auto|direct|cutoff, nodata",
+    .parse = kernel_smooth_parse,
     .prepare = gauss_prepare,
     .cpu_index = gk_index_tree,
     .cpu_tile = gauss_tile,

@@ -228,6 +228,77 @@ static void same_bytes(void)
     gk_points_free(pts);
 }
 
+/* kernel_smooth: sum K z / sum K against long double, direct and cutoff; the
+ * cutoff's numerator and denominator are each within E sum|z| and E n, so
+ * the ratio within E (sum|z| + |r| n) / (D - E n) where D - E n > 0 */
+static void kernel_smooth(void)
+{
+    static double x[2000], y[2000], z[2000], out[NX * NY];
+    int n = make(1, 5.0e5, 4.2e6, 2.0e4, 1, x, y, z);
+    gk_points *pts = gk_points_new(ctx);
+    double sumabs = 0;
+    for (int i = 0; i < n; i++)
+        gk_points_add(pts, x[i], y[i], z[i]), sumabs += fabs(z[i]);
+    double L = 2.0e4, sigma = L / 40;
+    gk_grid g = {5.0e5, 5.0e5 + L, 4.2e6, 4.2e6 + 0.75 * L, NX, NY};
+    const char *specs[] = {"direct", "cutoff"};
+    for (int m = 0; m < 2; m++)
+        for (double e = 1e-3; e > 1e-10; e *= 1e-3) {
+            char spec[200];
+            snprintf(spec, sizeof spec, "kernel_smooth:bandwidth=%.17g:epsilon=%g:method=%s:nodata=-9999",
+                     sigma, e, specs[m]);
+            gk_algorithm *a = gk_algorithm_parse(ctx, spec);
+            CHECKF(a && gk_algorithm_needs_z(a), "%s: %s", spec, gk_errmsg(ctx));
+            gk_job *job = a ? gk_job_new(ctx, pts, a) : NULL;
+            CHECK(job && gk_job_compute_window(job, &g, 0, 0, NX, NY, out) == GK_OK);
+            int checked = 0, bad = 0;
+            for (int j = 0; j < NY; j++)
+                for (int i = 0; i < NX; i++) {
+                    long double cx = 5.0e5 + (i + 0.5L) * (L / NX);
+                    long double cy = 4.2e6 + 0.75L * L - (j + 0.5L) * (0.75L * L / NY);
+                    long double N = 0, D = 0;
+                    for (int k = 0; k < n; k++) {
+                        long double dx = cx - x[k], dy = cy - y[k];
+                        long double q = expl(-(dx * dx + dy * dy) / (2.0L * sigma * sigma));
+                        N += z[k] * q, D += q;
+                    }
+                    double v = out[j * NX + i];
+                    double ee = m ? e : 0; /* direct drops nothing */
+                    double lo = (double)D - (ee + 1e-10) * n;
+                    if (lo <= 0) { /* no usable bound: a value or nodata, never garbage */
+                        CHECK(v == -9999 || isfinite(v));
+                        continue;
+                    }
+                    double r = (double)(N / D);
+                    /* plus 1e-10 per unit of sum|z| and n for double rounding, as above */
+                    double tol = (ee + 1e-10) * (sumabs + fabs(r) * n) / lo;
+                    checked++;
+                    if (!(fabs(v - r) <= tol))
+                        bad++;
+                }
+            CHECKF(bad == 0 && checked >= 100, /* the bound is usable near clusters */ "%s: %d of %d cells off", spec, bad, checked);
+            gk_job_free(job);
+            gk_algorithm_free(a);
+        }
+    gk_points_free(pts);
+    gk_algorithm *a = gk_algorithm_parse(ctx, "kernel_smooth:bandwidth=1:normalize=yes");
+    CHECKF(!a && strstr(gk_errmsg(ctx), "normalize"), "%s", gk_errmsg(ctx));
+    gk_error_clear(ctx);
+    gk_algorithm_free(a);
+    /* far from the only point: beyond the cut-off, no kernel mass, nodata */
+    gk_points *one = gk_points_new(ctx);
+    gk_points_add(one, 0, 0, 5);
+    a = gk_algorithm_parse(ctx, "kernel_smooth:bandwidth=1:nodata=-1");
+    gk_job *job = gk_job_new(ctx, one, a);
+    double v[2] = {0, 0};
+    gk_grid g1 = {-0.5, 99.5, -0.5, 0.5, 2, 1}; /* centres (24.5, 0) and (74.5, 0) */
+    CHECK(job && gk_job_compute_window(job, &g1, 0, 0, 2, 1, v) == GK_OK);
+    CHECK(v[1] == -1);
+    gk_job_free(job);
+    gk_algorithm_free(a);
+    gk_points_free(one);
+}
+
 int main(void)
 {
     ctx = gk_context_new();
@@ -235,6 +306,7 @@ int main(void)
     scott_default();
     same_bytes();
     against_exact();
+    kernel_smooth();
     gk_context_free(ctx);
     printf("test_gauss: %d checks, %d failures\n", checks, failures);
     return failures != 0;
