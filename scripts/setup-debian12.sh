@@ -7,7 +7,8 @@ if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
     export DEBIAN_FRONTEND=noninteractive
     need=""
     for p in build-essential cmake pkg-config libgdal-dev gdal-bin python3-gdal python3-numpy \
-        libjson-c-dev libcairo2-dev libsqlite3-dev r-base-core r-cran-gstat r-cran-sp r-cran-ks; do
+        libjson-c-dev libcairo2-dev libsqlite3-dev r-base-core r-cran-gstat r-cran-sp r-cran-ks \
+        r-cran-spatstat.explore; do
         dpkg -s "$p" >/dev/null 2>&1 || need="$need $p"
     done
     if [ -n "$need" ]; then
