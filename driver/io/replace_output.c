@@ -224,3 +224,22 @@ int gk_output_replace_dataset(gk_context *ctx, GDALDriverH driver, const char *t
     CSLDestroy(now);
     return rc;
 }
+
+void gk_output_delete_quietly(GDALDriverH drv, const char *name)
+{
+    if (!name)
+        return;
+    VSIStatBufL st;
+    CPLPushErrorHandler(CPLQuietErrorHandler);
+    if (VSIStatL(name, &st) == 0 && GDALDeleteDataset(drv, name) != CE_None)
+        VSIUnlink(name);
+    /* side-cars a failed Create may leave */
+    char *aux = malloc(strlen(name) + 9);
+    if (aux) {
+        sprintf(aux, "%s.aux.xml", name);
+        if (VSIStatL(aux, &st) == 0)
+            VSIUnlink(aux);
+        free(aux);
+    }
+    CPLPopErrorHandler();
+}

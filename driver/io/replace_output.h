@@ -60,5 +60,8 @@ int gk_output_replace_dataset(gk_context *ctx, GDALDriverH driver, const char *t
 
 /* a and b both exist and are the same file (device and inode). */
 int gk_output_same_file(const char *a, const char *b);
+/* Deletes a temporary dataset (through drv, else as a file) and the
+ * .aux.xml a failed Create may leave, without messages; NULL: nothing. */
+void gk_output_delete_quietly(GDALDriverH drv, const char *name);
 
 #endif

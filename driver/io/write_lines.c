@@ -213,15 +213,6 @@ static void writer_free(gk_lines_writer *w)
     free(w);
 }
 
-static void delete_quietly(GDALDriverH drv, const char *name)
-{
-    VSIStatBufL st;
-    CPLPushErrorHandler(CPLQuietErrorHandler);
-    if (name && VSIStatL(name, &st) == 0 && GDALDeleteDataset(drv, name) != CE_None)
-        VSIUnlink(name);
-    CPLPopErrorHandler();
-}
-
 /* GeoPackage's dates from OGR_CURRENT_DATE: ours for this thread, while
  * the file is written, unless the user set one. */
 static void pin_date(gk_lines_writer *w)
@@ -276,7 +267,7 @@ gk_lines_writer *gk_lines_writer_open(gk_context *ctx, const char *dst, const ch
     w->ds = GDALCreate(drv, w->tmp, 0, 0, 0, GDT_Unknown, NULL);
     if (!w->ds) {
         gk_error(ctx, GK_ERR_IO, "cannot create %s (as %s): %s", dst, w->tmp, gdal_msg());
-        delete_quietly(drv, w->tmp);
+        gk_output_delete_quietly(drv, w->tmp);
         writer_free(w);
         return NULL;
     }
@@ -334,6 +325,6 @@ void gk_lines_writer_abort(gk_lines_writer *w)
         CPLPopErrorHandler();
         w->ds = NULL;
     }
-    delete_quietly(w->driver, w->tmp);
+    gk_output_delete_quietly(w->driver, w->tmp);
     writer_free(w);
 }

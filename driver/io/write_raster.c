@@ -191,25 +191,6 @@ static void writer_free(gk_raster_writer *w)
     free(w);
 }
 
-static void delete_quietly(GDALDriverH drv, const char *name)
-{
-    if (!name)
-        return;
-    VSIStatBufL st;
-    CPLPushErrorHandler(CPLQuietErrorHandler);
-    if (VSIStatL(name, &st) == 0 && GDALDeleteDataset(drv, name) != CE_None)
-        VSIUnlink(name);
-    /* side-cars a failed Create may leave */
-    char *aux = malloc(strlen(name) + 9);
-    if (aux) {
-        sprintf(aux, "%s.aux.xml", name);
-        if (VSIStatL(aux, &st) == 0)
-            VSIUnlink(aux);
-        free(aux);
-    }
-    CPLPopErrorHandler();
-}
-
 static int describe(gk_raster_writer *w, const gk_raster_spec *spec)
 {
     gk_context *ctx = w->ctx;
@@ -349,7 +330,7 @@ gk_raster_writer *gk_raster_writer_open(gk_context *ctx, const gk_raster_spec *s
     if (!w->ds) {
         gk_error(ctx, GK_ERR_IO, "cannot create %s (as %s): %s", spec->dst, create_name,
                  create_drv ? gdal_msg() : "GTiff driver missing");
-        delete_quietly(create_drv, create_name);
+        gk_output_delete_quietly(create_drv, create_name);
         writer_free(w);
         return NULL;
     }
@@ -689,7 +670,7 @@ int gk_raster_writer_commit(gk_raster_writer *w)
         }
         GDALClose(w->ds);
         w->ds = NULL;
-        delete_quietly(GDALGetDriverByName("GTiff"), w->mid);
+        gk_output_delete_quietly(GDALGetDriverByName("GTiff"), w->mid);
     } else {
         GDALFlushCache(w->ds);
         if (!gdal_failed())
@@ -705,14 +686,14 @@ int gk_raster_writer_commit(gk_raster_writer *w)
             rc = gk_error(ctx, GK_ERR_IO, "cannot write %s: %s", w->dst, gdal_msg());
     }
     if (rc != GK_OK) {
-        delete_quietly(w->driver, w->tmp);
+        gk_output_delete_quietly(w->driver, w->tmp);
         writer_free(w);
         return rc;
     }
 
     rc = gk_output_replace_dataset(ctx, w->driver, w->tmp, w->dst);
     if (rc != GK_OK)
-        delete_quietly(w->driver, w->tmp);
+        gk_output_delete_quietly(w->driver, w->tmp);
     writer_free(w);
     return rc;
 }
@@ -728,7 +709,7 @@ void gk_raster_writer_abort(gk_raster_writer *w)
         w->ds = NULL;
     }
     if (w->copy)
-        delete_quietly(GDALGetDriverByName("GTiff"), w->mid);
-    delete_quietly(w->driver, w->tmp);
+        gk_output_delete_quietly(GDALGetDriverByName("GTiff"), w->mid);
+    gk_output_delete_quietly(w->driver, w->tmp);
     writer_free(w);
 }
