@@ -137,7 +137,7 @@ static void load_module(void)
 }
 
 /* Usable device dev? 0, or -1 with the reason in why. */
-static int probe(int dev, char *name, size_t name_cap, char *why, size_t why_cap)
+int gk_device_probe(int dev, char *name, size_t name_cap, char *why, size_t why_cap)
 {
     pthread_once(&load_once, load_module);
     if (!mod_api) {
@@ -172,7 +172,7 @@ int gk_context_set_device(gk_context *ctx, const char *spec)
     if (code >= GK_DEV_CUDA) {
         int dev = code > GK_DEV_CUDA ? code - GK_DEV_CUDA - 1 : 0;
         char name[200], why[600];
-        if (probe(dev, name, sizeof name, why, sizeof why))
+        if (gk_device_probe(dev, name, sizeof name, why, sizeof why))
             return gk_error(ctx, GK_ERR_UNSUPPORTED, "--device %s: no usable GPU: %s", spec, why);
     }
     ctx->device = code; /* a refused request leaves the previous one */
@@ -199,7 +199,7 @@ void gk_device_warm_up(const char *spec)
         return;
     int dev = code > GK_DEV_CUDA ? code - GK_DEV_CUDA - 1 : 0;
     char name[200], why[600];
-    (void)probe(dev, name, sizeof name, why, sizeof why);
+    (void)gk_device_probe(dev, name, sizeof name, why, sizeof why);
 }
 
 int gk_algorithm_may_use_gpu(const gk_algorithm *a)
@@ -217,7 +217,7 @@ const char *gk_context_device_name(gk_context *ctx)
 
 /* The context's request, else GRIDKIT_DEVICE's, else auto; an error in ctx
  * when GRIDKIT_DEVICE cannot be read. */
-static int requested_device(gk_context *ctx, int *code)
+int gk_device_requested(gk_context *ctx, int *code)
 {
     *code = ctx->device;
     if (*code != GK_DEV_UNSET)
@@ -305,7 +305,7 @@ int gk_device_job_attach(gk_job *job)
 {
     gk_context *ctx = job->ctx;
     int code;
-    if (requested_device(ctx, &code))
+    if (gk_device_requested(ctx, &code))
         return GK_ERR_ARG;
     snprintf(ctx->device_name, sizeof ctx->device_name, "cpu");
     if (code == GK_DEV_CPU)
@@ -332,7 +332,7 @@ int gk_device_job_attach(gk_job *job)
         return GK_OK;
     }
     char name[200], why[600];
-    if (probe(dev, name, sizeof name, why, sizeof why)) {
+    if (gk_device_probe(dev, name, sizeof name, why, sizeof why)) {
         if (explicit_gpu)
             return gk_error(ctx, GK_ERR_UNSUPPORTED, "cuda:%d: no usable GPU: %s", dev, why);
         snprintf(ctx->device_name, sizeof ctx->device_name, "cpu (no usable GPU: %s)", why);
@@ -345,7 +345,7 @@ int gk_device_job_attach(gk_job *job)
         int count = mod_api->device_count();
         for (int k = 1; k < count && ndev < GK_GPU_MAX_HANDLES; k++) {
             char nm[200], wy[600];
-            if (!probe(k, nm, sizeof nm, wy, sizeof wy))
+            if (!gk_device_probe(k, nm, sizeof nm, wy, sizeof wy))
                 devs[ndev++] = k;
         }
     }
@@ -745,121 +745,4 @@ double gk_device_last_kernel_ms(const gk_job *job)
     return g ? g->api->last_kernel_ms(g->h[g->last]) : -1.0;
 }
 
-/* ---- the experimental variogram ------------------------------------------- */
-
-static double last_vgm_ms = -1.0; /* benchmarks only */
-/* Where the last variogram ran; kept apart from the context's device name,
- * which describes its gridding job (model=auto runs a variogram inside it). */
-static _Thread_local char vgm_dev[700] = "cpu";
-
-int gk_device_variogram(gk_context *ctx, const gk_gpu_vgm *v, double *np, double *sd, double *sg)
-{
-    int code;
-    if (requested_device(ctx, &code))
-        return -1;
-    snprintf(vgm_dev, sizeof vgm_dev, "cpu");
-    if (code == GK_DEV_CPU)
-        return 0;
-    int explicit_gpu = code >= GK_DEV_CUDA;
-    int dev = code > GK_DEV_CUDA ? code - GK_DEV_CUDA - 1 : 0;
-    /* auto: small jobs stay on the CPU (the GPU's set-up costs more) */
-    if (!explicit_gpu && v->n < 20000) {
-        snprintf(vgm_dev, sizeof vgm_dev,
-                 "cpu (variogram: %zu points, the CPU is quicker below 20000)", v->n);
-        return 0;
-    }
-    char name[200], why[600];
-    if (probe(dev, name, sizeof name, why, sizeof why)) {
-        if (explicit_gpu)
-            return gk_error(ctx, GK_ERR_UNSUPPORTED, "cuda:%d: no usable GPU: %s", dev, why), -1;
-        snprintf(vgm_dev, sizeof vgm_dev, "cpu (no usable GPU: %s)", why);
-        return 0;
-    }
-    char err[512] = "";
-    double ms = 0;
-    if (mod_api->variogram(dev, v, np, sd, sg, &ms, err, sizeof err)) {
-        snprintf(vgm_dev, sizeof vgm_dev, "cpu (variogram on GPU %s: %s)",
-                 name, err);
-        return 0;
-    }
-    snprintf(vgm_dev, sizeof vgm_dev, "cuda:%d (%s)", dev, name);
-    last_vgm_ms = ms;
-    return 1;
-}
-
-double gk_device_last_variogram_ms(void) { return last_vgm_ms; }
-
-const char *gk_device_last_variogram_device(void) { return vgm_dev; }
-
-/* ---- ridges: one-shot calls (curve's evolve, density's mean shift) -------- */
-
-/* The context's GPU for a ridge call: its index, or -1 for the CPU (reason
- * in the context's device name), or -2 with the error in ctx (a GPU asked for by name and
- * not usable). Under auto, work below min_work stays on the CPU. */
-static int ridge_device(gk_context *ctx, double work, double min_work, const char *what,
-                        char *name, size_t name_cap)
-{
-    int code;
-    if (requested_device(ctx, &code))
-        return -2;
-    snprintf(ctx->device_name, sizeof ctx->device_name, "cpu");
-    if (code == GK_DEV_CPU)
-        return -1;
-    int explicit_gpu = code >= GK_DEV_CUDA;
-    int dev = code > GK_DEV_CUDA ? code - GK_DEV_CUDA - 1 : 0;
-    if (!explicit_gpu && work < min_work) {
-        snprintf(ctx->device_name, sizeof ctx->device_name, "cpu (%s: small enough for the CPU)", what);
-        return -1;
-    }
-    char why[600];
-    if (probe(dev, name, name_cap, why, sizeof why)) {
-        if (explicit_gpu)
-            return gk_error(ctx, GK_ERR_UNSUPPORTED, "cuda:%d: no usable GPU: %s", dev, why), -2;
-        snprintf(ctx->device_name, sizeof ctx->device_name, "cpu (no usable GPU: %s)", why);
-        return -1;
-    }
-    return dev;
-}
-
-static int ridge_result(gk_context *ctx, int rc, int dev, const char *name, const char *what,
-                        const char *err)
-{
-    if (rc) {
-        /* a GPU that failed mid-way: the CPU runs it (the same answer) */
-        snprintf(ctx->device_name, sizeof ctx->device_name, "cpu (%s on GPU %s: %s)", what, name, err);
-        return 0;
-    }
-    snprintf(ctx->device_name, sizeof ctx->device_name, "cuda:%d (%s)", dev, name);
-    return 1;
-}
-
-int gk_device_curve_evolve(gk_context *ctx, gk_gpu_evolve *e)
-{
-    char name[200] = "";
-    /* auto: below 100,000 samples the cores finish before the GPU has started */
-    int dev = ridge_device(ctx, (double)e->n, 1e5, "curve", name, sizeof name);
-    if (dev < 0)
-        return dev == -2 ? -1 : 0;
-    if (!mod_api->curve_evolve) {
-        snprintf(ctx->device_name, sizeof ctx->device_name, "cpu (the GPU module has no curve kernel)");
-        return 0;
-    }
-    char err[512] = "";
-    return ridge_result(ctx, mod_api->curve_evolve(dev, e, err, sizeof err), dev, name, "curve",
-                        err);
-}
-
-int gk_device_scms(gk_context *ctx, gk_gpu_scms *s)
-{
-    char name[200] = "";
-    /* auto: walkers times samples, a rough measure of the kernel sums */
-    int dev = ridge_device(ctx, (double)s->n_walkers * s->n, 1e8, "density", name, sizeof name);
-    if (dev < 0)
-        return dev == -2 ? -1 : 0;
-    if (!mod_api->scms) {
-        snprintf(ctx->device_name, sizeof ctx->device_name, "cpu (the GPU module has no density kernel)");
-        return 0;
-    }
-    char err[512] = "";
-    return ridge_result(ctx, mod_api->scms(dev, s, err, sizeof err), dev, name, "density", err);
-}
+const gk_gpu_api *gk_device_module(void) { return mod_api; }

@@ -72,6 +72,14 @@ double gk_device_last_variogram_ms(void);
 /* Where this thread's last variogram ran ("cuda:0 (name)", or "cpu (reason)"). */
 const char *gk_device_last_variogram_device(void);
 
+/* What device_calls.c shares of device.c: the context's device request
+ * (GK_DEV_*; GK_OK or an error in ctx for a bad GRIDKIT_DEVICE), whether
+ * GPU dev is usable (0, its name; else a reason; loads the module), and
+ * the module's table once a probe succeeded. */
+int gk_device_requested(gk_context *ctx, int *code);
+int gk_device_probe(int dev, char *name, size_t name_cap, char *why, size_t why_cap);
+const gk_gpu_api *gk_device_module(void);
+
 /* Ridges' one-shot GPU calls (core/gpu_abi.h): 1 when it ran on the
  * context's GPU, 0 when the CPU should run it (the reason in
  * gk_context_device_name), -1 (the error in ctx) when a GPU asked for
