@@ -156,6 +156,7 @@ struct gk_job {
     void *gpu;         /* device.c: the job's GPU side, NULL on the CPU */
     struct gk_krige_state *krige; /* kriging only (geostat/kriging_prepare.c) */
     struct gk_bucket_grid *bg;    /* window statistics fast path (bucket_grid.c), or NULL */
+    struct gk_dens_bins *dbins;   /* heatmap, gauss, kernel_smooth (density/density_bins.h) */
     /* stats of the last run, updated atomically */
     uint64_t nodes, nodata_nodes;
     uint64_t singular_nodes; /* nodes whose system was singular (kriging) */

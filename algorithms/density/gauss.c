@@ -16,13 +16,18 @@
  * points, never fewer. Floating-point rounding of the sum itself adds about
  * n * 2^-52 sum|w|, far below E for E >= 1e-12 and n <= 1e6.
  *
- * Points are summed in input order, so the bytes depend on the inputs only.
- * IFGT, FFT and mode=relative are later work (a clear error for now).
+ * The kernel is a product of an x and a y factor (density/density_sum.h),
+ * so a tile computes each point's factors once per column and row and each
+ * node's term is one product; cutoff drops a point whose |dx| or |dy|
+ * exceeds r_c (a square that holds the disc: the bound above stands). Each
+ * node sums its points in the bins' order, on the CPU and the GPU alike, so
+ * the bytes depend on the inputs only. The exponential's error (2 ulp) adds
+ * about 4.4e-16 sum|w|. IFGT, FFT and mode=relative are later work (a clear
+ * error for now).
  */
 #include "core/method.h"
-#include "search/index.h"
-#include "search/kdtree.h"
-#include "search/neighbours.h"
+#include "density/density_bins.h"
+#include "density/density_sum.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -35,58 +40,141 @@
 
 enum { GAUSS_DIRECT, GAUSS_CUTOFF };
 
-static int cmp_int(const void *a, const void *b)
+/* The reach of a point: method=direct none; cutoff r_c, widened by a hair
+ * so that rounding in dx only keeps more points, never fewer. */
+static double gauss_reach(const gk_algorithm *a)
 {
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
+    return a->gauss.method == GAUSS_DIRECT ? INFINITY : a->gauss.rc * (1.0 + 1e-9);
 }
 
-static int gauss_node(const gk_job *job, double nx, double ny, double hit2, gk_scratch *s,
-                      double *v)
+/* Points per chunk whose factors a tile keeps at once. */
+#define GS_CHUNK 64
+
+typedef struct {
+    const gk_dens_bins *b;
+    const double *nx, *ny;
+    int w, h, smooth;
+    double c, r;
+    double *ex, *ey; /* GS_CHUNK * w, GS_CHUNK * h */
+    int *span;       /* GS_CHUNK * 4: columns and rows with a non-zero factor */
+    double *num, *den;
+} gauss_acc;
+
+/* The index range [*lo, *hi] of nodes v0 + k step (k < m) that may lie within
+ * r of p, with a node of slack each side (the exact test is the factor's). */
+static void node_span(double p, double r, double v0, double step, int m, int *lo, int *hi)
 {
-    (void)hit2;
-    const gk_algorithm *a = &job->alg;
-    const double sig = a->gauss.sigma, c = 1.0 / (2.0 * sig * sig);
-    const double *x = job->pts->x, *y = job->pts->y, *z = job->pts->z;
-    double sum = 0.0, den = 0.0;
-    if (a->gauss.method == GAUSS_DIRECT) {
-        for (size_t k = 0; k < job->pts->n; k++) {
-            double dx = nx - x[k], dy = ny - y[k];
-            double e = exp(-(dx * dx + dy * dy) * c);
-            sum += z[k] * e, den += e;
-        }
-    } else {
-        /* widened: rounding may keep an extra point (harmless), never drop one */
-        const double r2 = a->gauss.rc * a->gauss.rc * (1.0 + 1e-9);
-        size_t n = gk_kdtree_radius(job->tree, nx, ny, r2, s->idx, s->d2, s->cap);
-        if (n > s->cap) {
-            if (gk_scratch_reserve(s, n))
-                return -1;
-            n = gk_kdtree_radius(job->tree, nx, ny, r2, s->idx, s->d2, s->cap);
-        }
-        qsort(s->idx, n, sizeof *s->idx, cmp_int); /* input order: a fixed sum */
-        for (size_t i = 0; i < n; i++) {
-            int k = s->idx[i];
-            double dx = nx - x[k], dy = ny - y[k];
-            double e = exp(-(dx * dx + dy * dy) * c);
-            sum += z[k] * e, den += e;
+    double a = (p - r - v0) / step, b = (p + r - v0) / step;
+    if (a > b) {
+        double t = a;
+        a = b, b = t;
+    }
+    a = floor(a) - 1.0, b = ceil(b) + 1.0;
+    a = a > 0.0 ? a : 0.0;
+    b = b < (double)(m - 1) ? b : (double)(m - 1);
+    if (!(a <= b))
+        *lo = 1, *hi = 0;
+    else
+        *lo = (int)a, *hi = (int)b;
+}
+
+/* One axis's factors of a point over the tile's nodes v (zero outside
+ * [*lo, *hi], which shrinks to the non-zero ones). */
+static void axis_factors(double p, const double *v, int m, double c, double r, double step,
+                         double *f, int *lo, int *hi)
+{
+    node_span(p, r, v[0], step, m, lo, hi);
+    int a = *hi + 1, b = *lo - 1;
+    for (int k = *lo; k <= *hi; k++) {
+        f[k] = gk_ds_gauss1(v[k] - p, c, r);
+        if (f[k] != 0.0) {
+            a = k < a ? k : a;
+            b = k;
         }
     }
-    if (a->gauss.smooth) { /* Nadaraya-Watson; no kernel mass here: nodata */
-        if (!(den > 0))
-            return 0;
-        *v = sum / den;
-        return 1;
+    *lo = a, *hi = b;
+}
+
+/* Adds the points [p0, p1) to the tile's sums: each point's x factors over
+ * the columns and y factors over the rows, then row by row the products.
+ * For every node the points come in bin order, as on the GPU. */
+static void gauss_run(size_t p0, size_t p1, void *arg)
+{
+    gauss_acc *A = arg;
+    const gk_dens_bins *b = A->b;
+    const int w = A->w, h = A->h;
+    const double stepx = w > 1 ? A->nx[1] - A->nx[0] : 1.0;
+    const double stepy = h > 1 ? A->ny[1] - A->ny[0] : -1.0;
+    for (size_t q0 = p0; q0 < p1; q0 += GS_CHUNK) {
+        int m = p1 - q0 < GS_CHUNK ? (int)(p1 - q0) : GS_CHUNK;
+        for (int c = 0; c < m; c++) {
+            int *sp = A->span + 4 * c;
+            axis_factors(b->y[q0 + c], A->ny, h, A->c, A->r, stepy, A->ey + (size_t)c * h,
+                         &sp[2], &sp[3]);
+            if (sp[2] <= sp[3])
+                axis_factors(b->x[q0 + c], A->nx, w, A->c, A->r, stepx, A->ex + (size_t)c * w,
+                             &sp[0], &sp[1]);
+            else
+                sp[0] = 1, sp[1] = 0;
+        }
+        for (int j = 0; j < h; j++) {
+            double *num = A->num + (size_t)j * w, *den = A->den ? A->den + (size_t)j * w : NULL;
+            for (int c = 0; c < m; c++) {
+                const int *sp = A->span + 4 * c;
+                if (j < sp[2] || j > sp[3] || sp[0] > sp[1])
+                    continue;
+                const double e = A->ey[(size_t)c * h + j];
+                if (e == 0.0)
+                    continue; /* adds +0.0 or -0.0 on the GPU: the same bits */
+                const double wy = b->z[q0 + c] * e;
+                const double *ex = A->ex + (size_t)c * w;
+                for (int i = sp[0]; i <= sp[1]; i++)
+                    num[i] = num[i] + wy * ex[i];
+                if (den)
+                    for (int i = sp[0]; i <= sp[1]; i++)
+                        den[i] = den[i] + e * ex[i];
+            }
+        }
     }
-    if (a->gauss.normalize)
-        sum /= 2.0 * M_PI * sig * sig;
-    *v = sum;
-    return 1;
 }
 
 static uint64_t gauss_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s)
 {
-    return gk_nb_run_tile(job, t, out, s, gauss_node);
+    const gk_algorithm *a = &job->alg;
+    const int w = t->w, h = t->h, smooth = a->gauss.smooth;
+    const size_t ncell = (size_t)w * h;
+    if (gk_scratch_reserve(s, (size_t)(w + h) * (GS_CHUNK + 1) + 4 * GS_CHUNK) ||
+        (smooth && gk_scratch_reserve2(s, ncell)))
+        return UINT64_MAX;
+    gauss_acc A = {.b = job->dbins, .w = w, .h = h, .smooth = smooth};
+    double *nx = s->d2, *ny = nx + w;
+    A.nx = nx, A.ny = ny;
+    A.ex = ny + h;
+    A.ey = A.ex + (size_t)GS_CHUNK * w;
+    A.span = s->idx;
+    A.c = 1.0 / (2.0 * a->gauss.sigma * a->gauss.sigma);
+    A.r = gauss_reach(a);
+    A.num = out;
+    A.den = smooth ? s->d2b : NULL;
+    memset(out, 0, ncell * sizeof *out);
+    if (A.den)
+        memset(A.den, 0, ncell * sizeof *A.den);
+    gk_dens_tile_nodes(t, nx, ny);
+    gk_dens_tile_runs(job->dbins, nx, w, ny, h, A.r, gauss_run, &A);
+    uint64_t nodata = 0;
+    if (smooth) { /* Nadaraya-Watson; no kernel mass at a node: nodata */
+        for (size_t k = 0; k < ncell; k++) {
+            if (A.den[k] > 0)
+                out[k] = out[k] / A.den[k];
+            else
+                out[k] = a->nodata, nodata++;
+        }
+    } else if (a->gauss.normalize) {
+        const double area = 2.0 * M_PI * a->gauss.sigma * a->gauss.sigma;
+        for (size_t k = 0; k < ncell; k++)
+            out[k] = out[k] / area;
+    }
+    return nodata;
 }
 
 /* ---- its keys ----------------------------------------------------------- */
@@ -240,21 +328,18 @@ static int gauss_prepare(gk_job *job)
     for (size_t i = 0; i < n; i++)
         sumabs += fabs(p->z[i]);
     gauss_canonical(a, sumabs);
-    if (a->gauss.method == GAUSS_CUTOFF)
-        return gk_method_tree(job);
-    return GK_OK;
+    return gk_dens_bins_build(job->ctx, p, gauss_reach(a), &job->dbins);
 }
 
+/* One core: ~0.6 ns a product over the square of side 2 r_c (1 M points,
+ * 4096^2 nodes, sigma 50 m over 10 km: 28 s of CPU on this project's EPYC
+ * for 4.7e10 products); binning ~20 ns a point. */
 static double gauss_cost(const gk_algorithm *a, double n, double area, double *setup_ns)
 {
-    if (a->gauss.method == GAUSS_DIRECT) {
-        *setup_ns = 0;
-        return 300.0 + 15.0 * n;
-    }
-    *setup_ns = n * GK_NS_TREE_PER_POINT;
-    double r = isfinite(a->gauss.rc) ? a->gauss.rc : 0.0;
-    double k = area > 0 && r > 0 ? n * M_PI * r * r / area : n;
-    return 300.0 + 40.0 * (k < n ? k : n);
+    *setup_ns = 20.0 * n;
+    double r = a->gauss.method == GAUSS_CUTOFF && isfinite(a->gauss.rc) ? a->gauss.rc : INFINITY;
+    double k = area > 0 && isfinite(r) ? n * 4.0 * r * r / area : n;
+    return 100.0 + 0.6 * (k < n ? k : n);
 }
 
 const gk_method gk_method_gauss = {
@@ -266,7 +351,8 @@ const gk_method gk_method_gauss = {
     .flags = GK_M_Z_WEIGHT,
     .parse = gauss_parse,
     .prepare = gauss_prepare,
-    .cpu_index = gk_index_tree,
+    .release = gk_dens_release,
+    .cpu_index = gk_dens_cpu_index,
     .cpu_tile = gauss_tile,
     .cost_ns = gauss_cost,
 };
@@ -283,7 +369,8 @@ const gk_method gk_method_kernel_smooth = {
     .own_keys = "bandwidth, epsilon, mode=absolute, method=auto|direct|cutoff, nodata",
     .parse = kernel_smooth_parse,
     .prepare = gauss_prepare,
-    .cpu_index = gk_index_tree,
+    .release = gk_dens_release,
+    .cpu_index = gk_dens_cpu_index,
     .cpu_tile = gauss_tile,
     .cost_ns = gauss_cost,
 };

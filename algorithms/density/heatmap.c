@@ -6,13 +6,13 @@
  * too, though it makes the kernel's integral 7.25, not 1: docs/heatmap.md).
  * Weights are z: -zfield, or 1 for every point without it (GK_M_Z_WEIGHT).
  * A node with no point within radius (d <= radius) is nodata, as QGIS
- * leaves it. Points are summed in input order, so the bytes depend on the
- * inputs only.
+ * leaves it. Each node sums its points in the bins' order
+ * (density/density_sum.h), on the CPU and the GPU alike, so the bytes
+ * depend on the inputs only.
  */
 #include "core/method.h"
-#include "search/index.h"
-#include "search/kdtree.h"
-#include "search/neighbours.h"
+#include "density/density_bins.h"
+#include "density/density_sum.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -23,86 +23,90 @@
 #define M_PI 3.14159265358979323846
 #endif
 
-enum { HM_QUARTIC, HM_TRIANGULAR, HM_UNIFORM, HM_TRIWEIGHT, HM_EPANECHNIKOV, HM_N };
-static const char *const KERNELS[HM_N] = {"quartic", "triangular", "uniform", "triweight",
-                                          "epanechnikov"};
+static const char *const KERNELS[GK_HM_N] = {"quartic", "triangular", "uniform", "triweight",
+                                             "epanechnikov"};
 
 /* QGIS's processing algorithm takes decay in [-100, 100] */
 #define HM_DECAY_MAX 100.0
 
-/* The kernel at distance d <= r, written as QGIS writes it so that the
- * rounding is the same (pow(x, 2) is exact; pow(x, 3) is glibc's). */
-static double hm_kernel(int kernel, int scaled, double decay, double d, double r)
-{
-    double u = d / r;
-    switch (kernel) {
-    case HM_UNIFORM:
-        return scaled ? 2. / (M_PI * r) * (0.5 / r) : 1.0;
-    case HM_QUARTIC: {
-        double v = pow(1. - pow(u, 2), 2);
-        return scaled ? 116. / (5. * M_PI * pow(r, 2)) * (15. / 16.) * v : v;
-    }
-    case HM_TRIWEIGHT: {
-        double v = pow(1. - pow(u, 2), 3);
-        return scaled ? 128. / (35. * M_PI * pow(r, 2)) * (35. / 32.) * v : v;
-    }
-    case HM_EPANECHNIKOV: {
-        double v = 1. - pow(u, 2);
-        return scaled ? 8. / (3. * M_PI * pow(r, 2)) * (3. / 4.) * v : v;
-    }
-    default: { /* triangular; a negative decay is never scaled (QGIS's "coolmap") */
-        double v = 1. - (1. - decay) * u;
-        if (scaled && decay >= 0)
-            return 3. / ((1. + 2. * decay) * M_PI * pow(r, 2)) * v;
-        return v;
-    }
-    }
-}
+typedef struct {
+    const gk_dens_bins *b;
+    const gk_algorithm *a;
+    const double *nx, *ny;
+    int w, h;
+    double *sum;
+    int *hit;
+} heat_acc;
 
-static int cmp_int(const void *a, const void *b)
+/* Adds the points [p0, p1) to the tile: each point's rows within reach,
+ * and on each row the columns its disc may cover; the test and the kernel
+ * are QGIS's (d = sqrt(dx^2 + dy^2) <= r), in density_sum.h. A node sees
+ * its points in bin order, as on the GPU. */
+static void heat_run(size_t p0, size_t p1, void *arg)
 {
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
-static int heatmap_node(const gk_job *job, double nx, double ny, double hit2, gk_scratch *s,
-                        double *v)
-{
-    (void)hit2;
-    const gk_algorithm *a = &job->alg;
-    const double r = a->heat.radius;
-    /* a hair wider than r^2, then QGIS's own test on sqrt(dx^2 + dy^2) */
-    const double r2 = r * r * (1.0 + 1e-12);
-    size_t n = gk_kdtree_radius(job->tree, nx, ny, r2, s->idx, s->d2, s->cap);
-    if (n > s->cap) {
-        if (gk_scratch_reserve(s, n))
-            return -1;
-        n = gk_kdtree_radius(job->tree, nx, ny, r2, s->idx, s->d2, s->cap);
-    }
-    if (n == 0)
-        return 0;
-    qsort(s->idx, n, sizeof *s->idx, cmp_int); /* input order: a fixed sum */
-    const double *x = job->pts->x, *y = job->pts->y, *z = job->pts->z;
-    double sum = 0.0;
-    int any = 0;
-    for (size_t i = 0; i < n; i++) {
-        int k = s->idx[i];
-        double dx = nx - x[k], dy = ny - y[k];
-        double d = sqrt(dx * dx + dy * dy);
-        if (d > r)
+    heat_acc *A = arg;
+    const gk_dens_bins *b = A->b;
+    const int w = A->w, h = A->h, kernel = A->a->heat.kernel, scaled = A->a->heat.scaled;
+    const double r = A->a->heat.radius, decay = A->a->heat.decay;
+    /* slack for the ranges only: a node they keep is still tested exactly */
+    const double rs = r * (1.0 + 1e-9);
+    const double x0 = A->nx[0], y0 = A->ny[0];
+    const double cw = w > 1 ? A->nx[1] - x0 : 1.0, ch = h > 1 ? A->ny[1] - y0 : -1.0;
+    for (size_t p = p0; p < p1; p++) {
+        const double px = b->x[p], py = b->y[p], z = b->z[p];
+        double fa = floor((py + rs - y0) / ch) - 1.0, fb = ceil((py - rs - y0) / ch) + 1.0;
+        if (!(fa <= h) || !(fb >= 0))
             continue;
-        sum += z[k] * hm_kernel(a->heat.kernel, a->heat.scaled, a->heat.decay, d, r);
-        any = 1;
+        int j0 = fa > 0 ? (int)fa : 0, j1 = fb < h - 1 ? (int)fb : h - 1;
+        for (int j = j0; j <= j1; j++) {
+            const double dy = A->ny[j] - py;
+            if (fabs(dy) > rs)
+                continue;
+            const double hw = sqrt(fmax(rs * rs - dy * dy, 0.0)) * (1.0 + 1e-9) + 1e-9 * rs;
+            double ga = floor((px - hw - x0) / cw) - 1.0, gb = ceil((px + hw - x0) / cw) + 1.0;
+            if (!(ga <= w) || !(gb >= 0))
+                continue;
+            int i0 = ga > 0 ? (int)ga : 0, i1 = gb < w - 1 ? (int)gb : w - 1;
+            double *sum = A->sum + (size_t)j * w;
+            int *hit = A->hit + (size_t)j * w;
+            for (int i = i0; i <= i1; i++) {
+                const double dx = A->nx[i] - px;
+                const double d = sqrt(dx * dx + dy * dy);
+                if (d > r)
+                    continue;
+                sum[i] = sum[i] + z * gk_ds_heat(kernel, scaled, decay, d, r);
+                hit[i] = 1;
+            }
+        }
     }
-    if (!any)
-        return 0;
-    *v = sum;
-    return 1;
 }
 
+/* A node no point reaches (d <= radius) is nodata, as QGIS leaves it. */
 static uint64_t heatmap_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s)
 {
-    return gk_nb_run_tile(job, t, out, s, heatmap_node);
+    const gk_algorithm *a = &job->alg;
+    const int w = t->w, h = t->h;
+    const size_t ncell = (size_t)w * h;
+    if (gk_scratch_reserve(s, (size_t)(w + h)) || gk_scratch_reserve2(s, ncell))
+        return UINT64_MAX;
+    heat_acc A = {.b = job->dbins, .a = a, .w = w, .h = h, .sum = out, .hit = s->idx2};
+    double *nx = s->d2, *ny = nx + w;
+    A.nx = nx, A.ny = ny;
+    memset(out, 0, ncell * sizeof *out);
+    memset(A.hit, 0, ncell * sizeof *A.hit);
+    gk_dens_tile_nodes(t, nx, ny);
+    gk_dens_tile_runs(job->dbins, nx, w, ny, h, a->heat.radius * (1.0 + 1e-9), heat_run, &A);
+    uint64_t nodata = 0;
+    for (size_t k = 0; k < ncell; k++)
+        if (!A.hit[k])
+            out[k] = a->nodata, nodata++;
+    return nodata;
+}
+
+static int heatmap_prepare(gk_job *job)
+{
+    return gk_dens_bins_build(job->ctx, job->pts, job->alg.heat.radius * (1.0 + 1e-9),
+                              &job->dbins);
 }
 
 /* ---- its keys ----------------------------------------------------------- */
@@ -118,7 +122,7 @@ static void heatmap_canonical(gk_algorithm *a)
 static int heatmap_parse(gk_context *ctx, const char *spec, char *rest, gk_algorithm *a)
 {
     a->heat.radius = NAN;
-    a->heat.kernel = HM_QUARTIC;
+    a->heat.kernel = GK_HM_QUARTIC;
     char *save = rest;
     for (char *tok = strtok_r(NULL, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
         char *eq = strchr(tok, '=');
@@ -129,9 +133,9 @@ static int heatmap_parse(gk_context *ctx, const char *spec, char *rest, gk_algor
         double num;
         if (!strcasecmp(key, "kernel")) {
             int k = 0;
-            while (k < HM_N && strcasecmp(val, KERNELS[k]))
+            while (k < GK_HM_N && strcasecmp(val, KERNELS[k]))
                 k++;
-            if (k == HM_N)
+            if (k == GK_HM_N)
                 return gk_error(ctx, GK_ERR_ARG,
                                 "-a %s: kernel: unknown kernel '%s' (known: quartic, "
                                 "triangular, uniform, triweight, epanechnikov)",
@@ -176,11 +180,14 @@ static int heatmap_parse(gk_context *ctx, const char *spec, char *rest, gk_algor
     return GK_OK;
 }
 
+/* One core: ~5 ns a point within the radius (1 M points, 4096^2 nodes,
+ * radius 50 m over 10 km: 7 s of CPU for 1.3e9 terms); binning ~20 ns a
+ * point. */
 static double heatmap_cost(const gk_algorithm *a, double n, double area, double *setup_ns)
 {
-    *setup_ns = n * GK_NS_TREE_PER_POINT;
+    *setup_ns = 20.0 * n;
     double k = area > 0 ? n * M_PI * a->heat.radius * a->heat.radius / area : n;
-    return 300.0 + 30.0 * (k < n ? k : n);
+    return 100.0 + 5.0 * (k < n ? k : n);
 }
 
 const gk_method gk_method_heatmap = {
@@ -191,8 +198,9 @@ const gk_method gk_method_heatmap = {
                 "output=raw|scaled, nodata",
     .flags = GK_M_Z_WEIGHT,
     .parse = heatmap_parse,
-    .prepare = gk_method_tree,
-    .cpu_index = gk_index_tree,
+    .prepare = heatmap_prepare,
+    .release = gk_dens_release,
+    .cpu_index = gk_dens_cpu_index,
     .cpu_tile = heatmap_tile,
     .cost_ns = heatmap_cost,
 };

@@ -1,0 +1,120 @@
+/*
+ * density/density_bins.c - the points sorted into bins (density_bins.h): a
+ * counting sort, stable, so input order breaks ties within a bin.
+ */
+#include "density/density_bins.h"
+#include "density/density_sum.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+void gk_dens_bins_free(gk_dens_bins *b)
+{
+    if (!b)
+        return;
+    free(b->x);
+    free(b->y);
+    free(b->z);
+    free(b->start);
+    free(b);
+}
+
+int gk_dens_bins_build(gk_context *ctx, const gk_points *p, double reach, gk_dens_bins **out)
+{
+    *out = NULL;
+    size_t n = p->n;
+    double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        xmin = fmin(xmin, p->x[i]), xmax = fmax(xmax, p->x[i]);
+        ymin = fmin(ymin, p->y[i]), ymax = fmax(ymax, p->y[i]);
+    }
+    if (!n)
+        xmin = xmax = ymin = ymax = 0.0;
+    double W = xmax - xmin, H = ymax - ymin;
+    double side = reach;
+    int nbx = 1, nby = 1;
+    if (isfinite(side) && side > 0) {
+        /* no more than ~4 n bins (and 2^13 a side): a short reach over a wide
+         * cloud gets bigger bins, never more memory than the points */
+        double cap = 4.0 * (double)n + 16.0;
+        while ((floor(W / side) + 1.0) * (floor(H / side) + 1.0) > cap ||
+               W / side > 8191.0 || H / side > 8191.0)
+            side *= 2.0;
+        nbx = (int)floor(W / side) + 1, nby = (int)floor(H / side) + 1;
+    } else {
+        side = fmax(fmax(W, H), 1.0) * 2.0;
+    }
+    gk_dens_bins *b = calloc(1, sizeof *b);
+    size_t nbins = (size_t)nbx * (size_t)nby;
+    int *bin = malloc((n ? n : 1) * sizeof *bin);
+    if (b) {
+        b->x = malloc((n ? n : 1) * sizeof *b->x);
+        b->y = malloc((n ? n : 1) * sizeof *b->y);
+        b->z = malloc((n ? n : 1) * sizeof *b->z);
+        b->start = calloc(nbins + 1, sizeof *b->start);
+    }
+    if (!b || !bin || !b->x || !b->y || !b->z || !b->start) {
+        free(bin);
+        gk_dens_bins_free(b);
+        return gk_error(ctx, GK_ERR_NOMEM, "out of memory binning %zu points", n);
+    }
+    b->n = n, b->nbx = nbx, b->nby = nby, b->x0 = xmin, b->y0 = ymin, b->side = side;
+    for (size_t i = 0; i < n; i++) {
+        double fx = floor((p->x[i] - xmin) / side), fy = floor((p->y[i] - ymin) / side);
+        int ix = fx < 0 ? 0 : fx > nbx - 1 ? nbx - 1 : (int)fx;
+        int iy = fy < 0 ? 0 : fy > nby - 1 ? nby - 1 : (int)fy;
+        bin[i] = iy * nbx + ix;
+        b->start[bin[i] + 1]++;
+    }
+    for (size_t k = 0; k < nbins; k++)
+        b->start[k + 1] += b->start[k];
+    int *fill = malloc((nbins ? nbins : 1) * sizeof *fill);
+    if (!fill) {
+        free(bin);
+        gk_dens_bins_free(b);
+        return gk_error(ctx, GK_ERR_NOMEM, "out of memory binning %zu points", n);
+    }
+    for (size_t k = 0; k < nbins; k++)
+        fill[k] = b->start[k];
+    for (size_t i = 0; i < n; i++) {
+        int at = fill[bin[i]]++;
+        b->x[at] = p->x[i], b->y[at] = p->y[i], b->z[at] = p->z[i];
+    }
+    free(fill);
+    free(bin);
+    *out = b;
+    return GK_OK;
+}
+
+void gk_dens_release(gk_job *job)
+{
+    gk_dens_bins_free(job->dbins);
+    job->dbins = NULL;
+}
+
+int gk_dens_cpu_index(gk_job *job)
+{
+    return job->dbins ? GK_OK : GK_ERR_NOMEM;
+}
+
+void gk_dens_tile_nodes(const gk_tile *t, double *nx, double *ny)
+{
+    for (int i = 0; i < t->w; i++)
+        nx[i] = gk_grid_node_x(t->g, t->x0 + i);
+    for (int j = 0; j < t->h; j++)
+        ny[j] = gk_grid_node_y(t->g, t->y0 + j);
+}
+
+void gk_dens_tile_runs(const gk_dens_bins *b, const double *nx, int w, const double *ny, int h,
+                       double r, void (*fn)(size_t p0, size_t p1, void *arg), void *arg)
+{
+    int i0, i1, j0, j1;
+    gk_ds_bin_span(nx[0], nx[w - 1], r, b->x0, b->side, b->nbx, &i0, &i1);
+    gk_ds_bin_span(ny[h - 1], ny[0], r, b->y0, b->side, b->nby, &j0, &j1);
+    for (int j = j0; j <= j1 && i0 <= i1; j++) {
+        size_t p0 = (size_t)b->start[(size_t)j * b->nbx + i0];
+        size_t p1 = (size_t)b->start[(size_t)j * b->nbx + i1 + 1];
+        if (p1 > p0)
+            fn(p0, p1, arg);
+    }
+}

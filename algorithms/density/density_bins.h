@@ -1,0 +1,39 @@
+/*
+ * density_bins.h - the points of a density job sorted into square bins
+ * (heatmap, gauss, kernel_smooth): ascending bin row (y), bin column (x),
+ * then input index. That order is every node's order of summation
+ * (density_sum.h), on the CPU and on the GPU, which gets these arrays as
+ * they are. The bins depend on the points and the kernel's reach only.
+ */
+#ifndef GK_DENSITY_BINS_H
+#define GK_DENSITY_BINS_H
+
+#include "core/gk_internal.h"
+
+typedef struct gk_dens_bins {
+    size_t n;
+    double *x, *y, *z; /* in bin order */
+    int *start;        /* nbx * nby + 1 offsets, bin (i, j) at j * nbx + i */
+    int nbx, nby;
+    double x0, y0, side; /* bin (i, j) is [x0 + i side, ...) x [y0 + j side, ...) */
+} gk_dens_bins;
+
+/* Bins of side at least reach (INFINITY: one bin), no more than about 4 n
+ * of them; GK_OK or GK_ERR_NOMEM (an error in ctx). */
+int gk_dens_bins_build(gk_context *ctx, const gk_points *p, double reach, gk_dens_bins **out);
+void gk_dens_bins_free(gk_dens_bins *b);
+
+/* The registry rows' hooks: release frees the bins; the CPU's index of a
+ * GPU job is the same bins, which prepare built. */
+void gk_dens_release(gk_job *job);
+int gk_dens_cpu_index(gk_job *job);
+
+/* The nodes of a tile, x by column and y by row (gk_grid_node_x/y). */
+void gk_dens_tile_nodes(const gk_tile *t, double *nx, double *ny);
+
+/* Calls fn(p0, p1, arg) for each run [p0, p1) of the sorted points in the
+ * bins that can reach the tile's nodes within r, in bin order. */
+void gk_dens_tile_runs(const gk_dens_bins *b, const double *nx, int w, const double *ny, int h,
+                       double r, void (*fn)(size_t p0, size_t p1, void *arg), void *arg);
+
+#endif

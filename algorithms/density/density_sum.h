@@ -1,0 +1,128 @@
+/*
+ * density_sum.h - the arithmetic of one (node, point) term of heatmap,
+ * gauss and kernel_smooth (density/heatmap.c, density/gauss.c), shared with
+ * the CUDA module (gpu/density.cu) so that CPU and GPU give the same bits:
+ * both compile it without contraction (ISO C mode; nvcc -fmad=false), and
+ * the exponential is this file's own, not libm's or CUDA's, whose last bits
+ * differ.
+ *
+ * The order of a node's sum is the points' bin order (density_bins.h):
+ * ascending bin row, bin column, input index; a tile visits the bins near it
+ * in that order, and a point that does not reach the node adds nothing
+ * (skipping it and adding +0.0 give the same bits), so neither the tiling
+ * nor the device changes a value.
+ */
+#ifndef GK_DENSITY_SUM_H
+#define GK_DENSITY_SUM_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __CUDACC__
+#define GK_DS_HD static inline __host__ __device__
+#else
+#define GK_DS_HD static inline
+#endif
+
+#define GK_DS_PI 3.14159265358979323846
+
+/* exp(x) for x <= 0, within about 2 ulp: x = k ln2 + r with |r| <= ln2 / 2
+ * (Cody and Waite's two-part ln2, whose high part has 20 zero bits, so k
+ * ln2_hi is exact), a degree-13 Taylor polynomial in r (truncation below
+ * 5e-18 relative), then 2^k built from its bits; results below 2^-1022 are
+ * scaled in two steps, so they round once. Below -745.2 the value is under
+ * half the least subnormal: 0. */
+GK_DS_HD double gk_ds_exp(double x)
+{
+    if (!(x > -745.2))
+        return 0.0;
+    const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
+    double k = floor(x * 1.44269504088896338700 + 0.5);
+    double r = (x - k * ln2_hi) - k * ln2_lo;
+    double p = 1.0 / 6227020800.0;
+    p = p * r + 1.0 / 479001600.0;
+    p = p * r + 1.0 / 39916800.0;
+    p = p * r + 1.0 / 3628800.0;
+    p = p * r + 1.0 / 362880.0;
+    p = p * r + 1.0 / 40320.0;
+    p = p * r + 1.0 / 5040.0;
+    p = p * r + 1.0 / 720.0;
+    p = p * r + 1.0 / 120.0;
+    p = p * r + 1.0 / 24.0;
+    p = p * r + 1.0 / 6.0;
+    p = p * r + 0.5;
+    p = p * r + 1.0;
+    p = p * r + 1.0;
+    int e = (int)k; /* in [-1075, 1] */
+    int extra = 0;
+    if (e < -1020) /* p in [0.7, 1.42]: keep 2^e normal, then one rounding */
+        extra = 1, e += 54;
+    uint64_t bits = (uint64_t)(e + 1023) << 52;
+    double s;
+    memcpy(&s, &bits, sizeof s);
+    p = p * s;
+    if (extra)
+        p = p * 5.5511151231257827e-17; /* 2^-54 */
+    return p;
+}
+
+/* Gaussian factor of one axis: exp(-dx^2 c), c = 1 / (2 sigma^2), or 0
+ * beyond the cut-off r (INFINITY: none). The 2-D kernel is the product of
+ * the two axes' factors, so a tile's nodes share each point's factors. */
+GK_DS_HD double gk_ds_gauss1(double dx, double c, double r)
+{
+    return fabs(dx) <= r ? gk_ds_exp(-(dx * dx) * c) : 0.0;
+}
+
+/* QGIS's heatmap kernels (density/heatmap.c), in its order of operations;
+ * powers as products (pow(v, 3) is libm's, which CUDA does not match; the
+ * difference from QGIS is an ulp). */
+enum { GK_HM_QUARTIC, GK_HM_TRIANGULAR, GK_HM_UNIFORM, GK_HM_TRIWEIGHT, GK_HM_EPANECHNIKOV,
+       GK_HM_N };
+
+GK_DS_HD double gk_ds_heat(int kernel, int scaled, double decay, double d, double r)
+{
+    double u = d / r;
+    switch (kernel) {
+    case GK_HM_UNIFORM:
+        return scaled ? 2. / (GK_DS_PI * r) * (0.5 / r) : 1.0;
+    case GK_HM_QUARTIC: {
+        double t = 1. - u * u, v = t * t;
+        return scaled ? 116. / (5. * GK_DS_PI * (r * r)) * (15. / 16.) * v : v;
+    }
+    case GK_HM_TRIWEIGHT: {
+        double t = 1. - u * u, v = t * t * t;
+        return scaled ? 128. / (35. * GK_DS_PI * (r * r)) * (35. / 32.) * v : v;
+    }
+    case GK_HM_EPANECHNIKOV: {
+        double v = 1. - u * u;
+        return scaled ? 8. / (3. * GK_DS_PI * (r * r)) * (3. / 4.) * v : v;
+    }
+    default: { /* triangular; a negative decay is never scaled (QGIS's "coolmap") */
+        double v = 1. - (1. - decay) * u;
+        if (scaled && decay >= 0)
+            return 3. / ((1. + 2. * decay) * GK_DS_PI * (r * r)) * v;
+        return v;
+    }
+    }
+}
+
+/* The bins of density_bins.h that can hold a point within r of the box
+ * [ax, bx] x [ay, by] (r may be INFINITY): columns [*i0, *i1], rows [*j0,
+ * *j1], empty when *i0 > *i1 or *j0 > *j1. One bin of slack each side, so
+ * rounding here never loses a point; the exact test is the term's own. */
+GK_DS_HD void gk_ds_bin_span(double lo, double hi, double r, double o, double side, int nb,
+                             int *b0, int *b1)
+{
+    double f0 = floor((lo - r - o) / side) - 1.0, f1 = floor((hi + r - o) / side) + 1.0;
+    f0 = f0 > 0.0 ? f0 : 0.0; /* also NaN (r infinite) */
+    f1 = f1 < (double)(nb - 1) ? f1 : (double)(nb - 1);
+    if (!(f0 <= f1) || f0 > (double)(nb - 1) || f1 < 0.0) {
+        *b0 = 1, *b1 = 0;
+        return;
+    }
+    *b0 = (int)f0, *b1 = (int)f1;
+}
+
+#endif
