@@ -4,9 +4,10 @@
  * algorithms/: invdist.cu, idw.cu (invdistnn, nearest, aidw), window.cu
  * (average and the metrics), quadrants.cu (per-quadrant selection),
  * kriging.cu and kriging_big.cu (local kriging), krige_global.cu (with
- * krige_global_libs.cu), linear.cu, variogram.cu and variogram_fast.cu.
+ * krige_global_libs.cu), linear.cu, variogram.cu and variogram_fast.cu,
+ * density.cu.
  * Everything is in namespace gk_gpu and hidden (the module is built with
- * -fvisibility=hidden): the module exports gk_gpu_module_v7 alone.
+ * -fvisibility=hidden): the module exports gk_gpu_module_v8 alone.
  */
 #ifndef GK_GPU_FAMILIES_H
 #define GK_GPU_FAMILIES_H
@@ -27,6 +28,13 @@ struct ExtraParams;
 struct KrigeParams; /* krige_cov.cuh */
 struct KgState;     /* krige_global.cu */
 struct LinState;    /* linear.cu */
+
+/* ---- density.cu: heatmap and gauss, jobs of op GK_GPU_HEATMAP, GK_GPU_GAUSS -- */
+
+/* Uploads the core's bins (the desc's dens_ fields) into J's sxy, sz, bstart. */
+int density_make(Job *J, const gk_gpu_job_desc *d, char *err, size_t err_cap);
+/* A tile into J->out. */
+int density_tile(Job *J, const Grid &G, char *err, size_t err_cap);
 
 /* ---- invdist.cu ------------------------------------------------------------ */
 

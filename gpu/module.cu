@@ -1,6 +1,6 @@
 /*
  * module.cu - gridkit's CUDA module: the C ABI of core/gpu_abi.h (the
- * gk_gpu_api table behind gk_gpu_module_v7), the probe, jobs (the points
+ * gk_gpu_api table behind gk_gpu_module_v8), the probe, jobs (the points
  * uploaded once per job, their bin grid for the local algorithms) and the
  * dispatch of a tile to its family's translation unit (families.h). Built
  * as a shared object with the CUDA runtime linked statically, dlopen()ed by
@@ -176,6 +176,11 @@ static int make_krige_global(Job *J, const gk_gpu_job_desc *d, char *err, size_t
 {
     return (J->kg = kg_new(J->dev, J->st, d, err, err_cap)) ? 0 : -1;
 }
+static int tile_density(Job *J, const Grid &G, const gk_gpu_tile *, int, char *err,
+                        size_t err_cap)
+{
+    return density_tile(J, G, err, err_cap);
+}
 static int make_linear(Job *J, const gk_gpu_job_desc *d, char *err, size_t err_cap)
 {
     return (J->lin = lin_new(J->st, d, err, err_cap)) ? 0 : -1;
@@ -208,6 +213,8 @@ static const OpRow OPS[] = {
     {GK_GPU_KRIGE, true, true, ALWAYS, NEVER, true, nullptr, tile_krige},
     {GK_GPU_KRIGE_GLOBAL, true, false, NEVER, NEVER, true, make_krige_global, tile_krige_global},
     {GK_GPU_LINEAR, false, false, NEVER, NEVER, false, make_linear, tile_linear},
+    {GK_GPU_HEATMAP, false, false, NEVER, NEVER, false, density_make, tile_density},
+    {GK_GPU_GAUSS, false, false, NEVER, NEVER, false, density_make, tile_density},
 };
 
 static const OpRow *op_row(int op)

@@ -18,8 +18,8 @@ extern "C" {
 
 /* One number: the entry symbol carries it, so a module of another version is
  * not even found, and the table repeats it. */
-#define GK_GPU_ABI_VERSION 7
-#define GK_GPU_ENTRY_FN gk_gpu_module_v7
+#define GK_GPU_ABI_VERSION 8
+#define GK_GPU_ENTRY_FN gk_gpu_module_v8
 #define GK_GPU_STR_(x) #x
 #define GK_GPU_STR(x) GK_GPU_STR_(x)
 #define GK_GPU_ENTRY GK_GPU_STR(GK_GPU_ENTRY_FN)
@@ -40,9 +40,11 @@ typedef enum {
     GK_GPU_AIDW, /* adaptive IDW: power from the aidw_k nearest (algorithms/idw/aidw.c) */
     GK_GPU_KRIGE_GLOBAL, /* kriging with every point in one system (max_points=0, no radius):
                           * needs cuSOLVER and cuBLAS, loaded when the job is made */
-    GK_GPU_LINEAR /* linear: the core's triangles rasterised (algorithms/linear/linear_raster.h);
-                   * nodes no proper triangle takes come back as GK_LR_UNSET bits and
-                   * the core locates them itself */
+    GK_GPU_LINEAR, /* linear: the core's triangles rasterised (algorithms/linear/linear_raster.h);
+                    * nodes no proper triangle takes come back as GK_LR_UNSET bits and
+                    * the core locates them itself */
+    GK_GPU_HEATMAP, /* QGIS's heatmap kernels (algorithms/density/heatmap.c) */
+    GK_GPU_GAUSS    /* Gaussian sums: gauss, or kernel_smooth's ratio (density/gauss.c) */
 } gk_gpu_op;
 
 /* Search window around a node. */
@@ -92,6 +94,21 @@ typedef struct {
     const int *lin_vertex, *lin_bstart;
     int lin_nlev;
     gk_gpu_lin_level lin_lev[GK_GPU_LIN_MAX_LEVELS];
+    /* heatmap and gauss (algorithms/density/density_bins.h, density_sum.h):
+     * the core's bins uploaded as they are (host arrays, read during job_new
+     * only), and each term's arithmetic from density_sum.h, so that the bits
+     * are the CPU's */
+    int dens_nbx, dens_nby;
+    double dens_x0, dens_y0, dens_side;
+    const int *dens_start;                     /* nbx * nby + 1 */
+    const double *dens_x, *dens_y, *dens_z;    /* n, in bin order */
+    double dens_r;      /* heatmap: radius (d <= r); gauss: cut-off of |dx|, |dy| (INFINITY: none) */
+    int dens_kernel;    /* heatmap: GK_HM_* of density_sum.h */
+    int dens_scaled;    /* heatmap: output=scaled */
+    double dens_decay;  /* heatmap: triangular's decay */
+    double dens_c;      /* gauss: 1 / (2 sigma^2) */
+    double dens_div;    /* gauss: the sum is divided by it (normalize=yes), 0: not */
+    int dens_smooth;    /* gauss: kernel_smooth, sum K z / sum K (nodata where sum K is 0) */
 } gk_gpu_job_desc;
 
 /* A window [x0, x0+w) x [y0, y0+h) of the grid; node coordinates are computed

@@ -31,7 +31,7 @@ int gk_dens_bins_build(gk_context *ctx, const gk_points *p, double reach, gk_den
     if (!n)
         xmin = xmax = ymin = ymax = 0.0;
     double W = xmax - xmin, H = ymax - ymin;
-    double side = reach;
+    double side = reach / 4.0; /* a quarter: a tile's bins overhang it by less */
     int nbx = 1, nby = 1;
     if (isfinite(side) && side > 0) {
         /* no more than ~4 n bins (and 2^13 a side): a short reach over a wide
@@ -95,6 +95,14 @@ void gk_dens_release(gk_job *job)
 int gk_dens_cpu_index(gk_job *job)
 {
     return job->dbins ? GK_OK : GK_ERR_NOMEM;
+}
+
+void gk_dens_gpu_bins(const gk_dens_bins *b, gk_gpu_job_desc *d)
+{
+    d->dens_nbx = b->nbx, d->dens_nby = b->nby;
+    d->dens_x0 = b->x0, d->dens_y0 = b->y0, d->dens_side = b->side;
+    d->dens_start = b->start;
+    d->dens_x = b->x, d->dens_y = b->y, d->dens_z = b->z;
 }
 
 void gk_dens_tile_nodes(const gk_tile *t, double *nx, double *ny)

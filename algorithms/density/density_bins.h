@@ -9,6 +9,7 @@
 #define GK_DENSITY_BINS_H
 
 #include "core/gk_internal.h"
+#include "core/gpu_abi.h"
 
 typedef struct gk_dens_bins {
     size_t n;
@@ -18,7 +19,7 @@ typedef struct gk_dens_bins {
     double x0, y0, side; /* bin (i, j) is [x0 + i side, ...) x [y0 + j side, ...) */
 } gk_dens_bins;
 
-/* Bins of side at least reach (INFINITY: one bin), no more than about 4 n
+/* Bins of side reach / 4 or more (INFINITY: one bin), no more than about 4 n
  * of them; GK_OK or GK_ERR_NOMEM (an error in ctx). */
 int gk_dens_bins_build(gk_context *ctx, const gk_points *p, double reach, gk_dens_bins **out);
 void gk_dens_bins_free(gk_dens_bins *b);
@@ -27,6 +28,9 @@ void gk_dens_bins_free(gk_dens_bins *b);
  * GPU job is the same bins, which prepare built. */
 void gk_dens_release(gk_job *job);
 int gk_dens_cpu_index(gk_job *job);
+
+/* The bins into a GPU job's description (core/gpu_abi.h's dens_ fields). */
+void gk_dens_gpu_bins(const gk_dens_bins *b, gk_gpu_job_desc *d);
 
 /* The nodes of a tile, x by column and y by row (gk_grid_node_x/y). */
 void gk_dens_tile_nodes(const gk_tile *t, double *nx, double *ny);

@@ -108,15 +108,16 @@ GK_DS_HD double gk_ds_heat(int kernel, int scaled, double decay, double d, doubl
     }
 }
 
-/* The bins of density_bins.h that can hold a point within r of the box
- * [ax, bx] x [ay, by] (r may be INFINITY): columns [*i0, *i1], rows [*j0,
- * *j1], empty when *i0 > *i1 or *j0 > *j1. One bin of slack each side, so
- * rounding here never loses a point; the exact test is the term's own. */
+/* The bins of density_bins.h (origin o, side, nb of them) that can hold a
+ * point within r of [lo, hi] (r may be INFINITY): [*b0, *b1], empty when
+ * *b0 > *b1. Widened by a hair, so that rounding here never loses a point
+ * (a bin is floor((x - o) / side)); the exact test is the term's own. */
 GK_DS_HD void gk_ds_bin_span(double lo, double hi, double r, double o, double side, int nb,
                              int *b0, int *b1)
 {
-    double f0 = floor((lo - r - o) / side) - 1.0, f1 = floor((hi + r - o) / side) + 1.0;
-    f0 = f0 > 0.0 ? f0 : 0.0; /* also NaN (r infinite) */
+    double m = 1e-9 * (fabs(lo) + fabs(hi) + fabs(o) + side);
+    double f0 = floor((lo - r - m - o) / side), f1 = floor((hi + r + m - o) / side);
+    f0 = f0 > 0.0 ? f0 : 0.0; /* also NaN */
     f1 = f1 < (double)(nb - 1) ? f1 : (double)(nb - 1);
     if (!(f0 <= f1) || f0 > (double)(nb - 1) || f1 < 0.0) {
         *b0 = 1, *b1 = 0;

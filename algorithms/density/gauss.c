@@ -182,7 +182,7 @@ static uint64_t gauss_tile(const gk_job *job, const gk_tile *t, double *out, gk_
 static void gauss_canonical(gk_algorithm *a, double sumabs)
 {
     gk_strbuf sb = {a->canonical, sizeof a->canonical, 0};
-    /* auto is cutoff for now; no bandwidth: Scott's rule, until prepare sets it */
+    /* auto is cutoff for now; no bandwidth: Scott's rule, until build sets it */
     gk_strbuf_add(&sb, "%s", a->gauss.smooth ? "kernel_smooth" : "gauss");
     if (!isnan(a->gauss.sigma))
         gk_strbuf_add(&sb, ":bandwidth=%.17g", a->gauss.sigma);
@@ -298,8 +298,9 @@ static int kernel_smooth_parse(gk_context *ctx, const char *spec, char *rest, gk
 }
 
 /* Scott's rule when no bandwidth was given, the cut-off radius, the
- * canonical string with the bound; then the tree (cutoff only). */
-static int gauss_prepare(gk_job *job)
+ * canonical string with the bound; then the bins (before the device is
+ * chosen: the GPU takes them too). */
+static int gauss_build(gk_job *job)
 {
     gk_algorithm *a = &job->alg;
     const gk_points *p = job->pts;
@@ -342,6 +343,22 @@ static double gauss_cost(const gk_algorithm *a, double n, double area, double *s
     return 100.0 + 0.6 * (k < n ? k : n);
 }
 
+static const char *gauss_gpu(const gk_job *job, gk_gpu_job_desc *d)
+{
+    const gk_algorithm *a = &job->alg;
+    if (!job->dbins)
+        return "gauss without its bins";
+    d->op = GK_GPU_GAUSS;
+    gk_dens_gpu_bins(job->dbins, d);
+    d->dens_r = gauss_reach(a);
+    d->dens_c = 1.0 / (2.0 * a->gauss.sigma * a->gauss.sigma);
+    d->dens_div = !a->gauss.smooth && a->gauss.normalize
+                      ? 2.0 * M_PI * a->gauss.sigma * a->gauss.sigma
+                      : 0.0;
+    d->dens_smooth = a->gauss.smooth;
+    return NULL;
+}
+
 const gk_method gk_method_gauss = {
     .name = "gauss",
     .kind = GK_ALG_GAUSS,
@@ -350,10 +367,11 @@ const gk_method gk_method_gauss = {
                 "nodata",
     .flags = GK_M_Z_WEIGHT,
     .parse = gauss_parse,
-    .prepare = gauss_prepare,
+    .build = gauss_build,
     .release = gk_dens_release,
     .cpu_index = gk_dens_cpu_index,
     .cpu_tile = gauss_tile,
+    .gpu_describe = gauss_gpu,
     .cost_ns = gauss_cost,
 };
 
@@ -368,9 +386,10 @@ const gk_method gk_method_kernel_smooth = {
     .summary = "Nadaraya-Watson Gaussian kernel regression of z (sum K z / sum K)",
     .own_keys = "bandwidth, epsilon, mode=absolute, method=auto|direct|cutoff, nodata",
     .parse = kernel_smooth_parse,
-    .prepare = gauss_prepare,
+    .build = gauss_build,
     .release = gk_dens_release,
     .cpu_index = gk_dens_cpu_index,
     .cpu_tile = gauss_tile,
+    .gpu_describe = gauss_gpu,
     .cost_ns = gauss_cost,
 };

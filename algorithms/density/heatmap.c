@@ -103,7 +103,7 @@ static uint64_t heatmap_tile(const gk_job *job, const gk_tile *t, double *out, g
     return nodata;
 }
 
-static int heatmap_prepare(gk_job *job)
+static int heatmap_build(gk_job *job)
 {
     return gk_dens_bins_build(job->ctx, job->pts, job->alg.heat.radius * (1.0 + 1e-9),
                               &job->dbins);
@@ -190,6 +190,20 @@ static double heatmap_cost(const gk_algorithm *a, double n, double area, double 
     return 100.0 + 5.0 * (k < n ? k : n);
 }
 
+static const char *heatmap_gpu(const gk_job *job, gk_gpu_job_desc *d)
+{
+    const gk_algorithm *a = &job->alg;
+    if (!job->dbins)
+        return "heatmap without its bins";
+    d->op = GK_GPU_HEATMAP;
+    gk_dens_gpu_bins(job->dbins, d);
+    d->dens_r = a->heat.radius;
+    d->dens_kernel = a->heat.kernel;
+    d->dens_scaled = a->heat.scaled;
+    d->dens_decay = a->heat.decay;
+    return NULL;
+}
+
 const gk_method gk_method_heatmap = {
     .name = "heatmap",
     .kind = GK_ALG_HEATMAP,
@@ -198,9 +212,10 @@ const gk_method gk_method_heatmap = {
                 "output=raw|scaled, nodata",
     .flags = GK_M_Z_WEIGHT,
     .parse = heatmap_parse,
-    .prepare = heatmap_prepare,
+    .build = heatmap_build,
     .release = gk_dens_release,
     .cpu_index = gk_dens_cpu_index,
     .cpu_tile = heatmap_tile,
+    .gpu_describe = heatmap_gpu,
     .cost_ns = heatmap_cost,
 };

@@ -116,6 +116,8 @@ void test_drift_block(const dataset *u, const dataset *l);
 /* test_gpu_global.c */
 void test_global_reference(void);
 void test_global(const dataset *lattice);
+/* test_gpu_density.c */
+void test_density(const dataset *u, const dataset *l, const dataset *s);
 /* test_gpu_ridges.c */
 void test_ridges(gk_context *ctx);
 /* test_gpu_variogram.c */

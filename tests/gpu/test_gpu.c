@@ -220,6 +220,7 @@ int main(void)
     test_engine(&u);
     test_linear(ctx, &u, &l, &sm);
     test_ridges(ctx);
+    test_density(&u, &l, &sm);
 
     gk_points_free(u.pts);
     gk_points_free(l.pts);

@@ -1,0 +1,255 @@
+/*
+ * density.cu - heatmap, gauss and kernel_smooth on the GPU
+ * (algorithms/density/): the core's bins uploaded as they are, and each
+ * term's arithmetic from density/density_sum.h (compiled with -fmad=false),
+ * so that every node sums the same terms in the same order as the CPU: the
+ * same bits.
+ *
+ * A block takes a square of nodes and walks the bins that can reach it, in
+ * bin order, a chunk of points at a time through shared memory. gauss's
+ * kernel is a product of an x and a y factor: the block computes each
+ * point's factors over its 64 columns and 64 rows once, and each thread
+ * then forms the products for its 4 x 4 nodes, like a small matrix product
+ * (a multiply and an add, never fused). heatmap's kernel is not separable:
+ * a thread per node tests each point's distance.
+ */
+#include "check.h"
+#include "families.h"
+#include "grid.cuh"
+#include "job.h"
+
+#include "density/density_sum.h"
+
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+namespace gk_gpu
+{
+
+struct DensParams {
+    Grid g;
+    const double2 *xy;
+    const double *z;
+    const int *start;
+    int nbx, nby;
+    double x0, y0, side;
+    double r, c, div, decay;
+    int kernel, scaled, smooth;
+    double nodata;
+    double *out;
+};
+
+/* The runs of points of the bins that can reach nodes [i0, i1] x [j0, j1]. */
+struct Span {
+    int bi0, bi1, bj0, bj1;
+};
+__device__ __forceinline__ Span block_span(const DensParams &P, int i0, int i1, int j0, int j1,
+                                           double r)
+{
+    Span s;
+    const double xa = node_x(P.g.xmin, P.g.cw, P.g.x0 + i0);
+    const double xb = node_x(P.g.xmin, P.g.cw, P.g.x0 + i1);
+    const double ya = node_x(P.g.ymax, P.g.ch, P.g.y0 + j0); /* the top: largest y */
+    const double yb = node_x(P.g.ymax, P.g.ch, P.g.y0 + j1);
+    gk_ds_bin_span(xa, xb, r, P.x0, P.side, P.nbx, &s.bi0, &s.bi1);
+    gk_ds_bin_span(yb, ya, r, P.y0, P.side, P.nby, &s.bj0, &s.bj1);
+    return s;
+}
+
+/* ---- gauss ---------------------------------------------------------------- */
+
+#define GS_B 64      /* nodes a side of a block */
+#define GS_T 4       /* nodes a side of a thread */
+#define GS_CH 32     /* points a chunk */
+#define GS_THREADS 256
+
+template <bool SMOOTH>
+__global__ void __launch_bounds__(GS_THREADS) gauss_f64(DensParams P)
+{
+    __shared__ double sx[GS_CH][GS_B], swy[GS_CH][GS_B], sey[SMOOTH ? GS_CH : 1][GS_B];
+    const int tid = threadIdx.x, tx = tid & 15, ty = tid >> 4;
+    const int bi = blockIdx.x * GS_B, bj = blockIdx.y * GS_B;
+    const int ni = min(GS_B, P.g.w - bi), nj = min(GS_B, P.g.h - bj);
+    const Span s = block_span(P, bi, bi + ni - 1, bj, bj + nj - 1, P.r);
+    double acc[GS_T][GS_T], den[GS_T][GS_T];
+#pragma unroll
+    for (int b = 0; b < GS_T; b++)
+#pragma unroll
+        for (int a = 0; a < GS_T; a++)
+            acc[b][a] = den[b][a] = 0.0;
+    for (int row = s.bj0; row <= s.bj1 && s.bi0 <= s.bi1; row++) {
+        const int p0 = P.start[row * P.nbx + s.bi0], p1 = P.start[row * P.nbx + s.bi1 + 1];
+        for (int base = p0; base < p1; base += GS_CH) {
+            const int cnt = min(GS_CH, p1 - base);
+            __syncthreads();
+            int any = 0;
+            for (int e = tid; e < GS_CH * GS_B; e += GS_THREADS) {
+                const int c = e / GS_B, k = e % GS_B;
+                double fx = 0.0, fy = 0.0, z = 0.0;
+                if (c < cnt) {
+                    const double2 q = P.xy[base + c];
+                    z = P.z[base + c];
+                    if (k < ni)
+                        fx = gk_ds_gauss1(node_x(P.g.xmin, P.g.cw, P.g.x0 + bi + k) - q.x, P.c,
+                                          P.r);
+                    if (k < nj)
+                        fy = gk_ds_gauss1(node_x(P.g.ymax, P.g.ch, P.g.y0 + bj + k) - q.y, P.c,
+                                          P.r);
+                }
+                sx[c][k] = fx;
+                swy[c][k] = z * fy;
+                if (SMOOTH)
+                    sey[c][k] = fy;
+                any |= fx != 0.0 || fy != 0.0;
+            }
+            /* a chunk of points that reach none of the block's nodes adds
+             * only zeros: skipped, the same bits */
+            if (!__syncthreads_or(any))
+                continue;
+            for (int c = 0; c < cnt; c++) {
+                double ex[GS_T], wy[GS_T], ey[GS_T];
+#pragma unroll
+                for (int a = 0; a < GS_T; a++)
+                    ex[a] = sx[c][tx + 16 * a];
+#pragma unroll
+                for (int b = 0; b < GS_T; b++) {
+                    wy[b] = swy[c][ty + 16 * b];
+                    ey[b] = SMOOTH ? sey[c][ty + 16 * b] : 0.0;
+                }
+#pragma unroll
+                for (int b = 0; b < GS_T; b++)
+#pragma unroll
+                    for (int a = 0; a < GS_T; a++) {
+                        acc[b][a] = __dadd_rn(acc[b][a], __dmul_rn(wy[b], ex[a]));
+                        if (SMOOTH)
+                            den[b][a] = __dadd_rn(den[b][a], __dmul_rn(ey[b], ex[a]));
+                    }
+            }
+        }
+    }
+#pragma unroll
+    for (int b = 0; b < GS_T; b++)
+#pragma unroll
+        for (int a = 0; a < GS_T; a++) {
+            const int i = tx + 16 * a, j = ty + 16 * b;
+            if (i >= ni || j >= nj)
+                continue;
+            double v = acc[b][a];
+            if (SMOOTH)
+                v = den[b][a] > 0 ? v / den[b][a] : P.nodata;
+            else if (P.div > 0)
+                v = v / P.div;
+            P.out[(size_t)(bj + j) * P.g.w + bi + i] = v;
+        }
+}
+
+/* ---- heatmap -------------------------------------------------------------- */
+
+#define HM_B 16    /* nodes a side of a block, a thread each */
+#define HM_CH 256  /* points a chunk */
+
+__global__ void __launch_bounds__(HM_B *HM_B) heatmap_f64(DensParams P)
+{
+    __shared__ double2 sxy[HM_CH];
+    __shared__ double sz[HM_CH];
+    const int tid = threadIdx.y * HM_B + threadIdx.x;
+    const int bi = blockIdx.x * HM_B, bj = blockIdx.y * HM_B;
+    const int ni = min(HM_B, P.g.w - bi), nj = min(HM_B, P.g.h - bj);
+    const int i = bi + threadIdx.x, j = bj + threadIdx.y;
+    const double nx = node_x(P.g.xmin, P.g.cw, P.g.x0 + min(i, P.g.w - 1));
+    const double ny = node_x(P.g.ymax, P.g.ch, P.g.y0 + min(j, P.g.h - 1));
+    const double r = P.r, r2 = r * r * (1.0 + 1e-9); /* rejects only d > r */
+    const Span s = block_span(P, bi, bi + ni - 1, bj, bj + nj - 1, r * (1.0 + 1e-9));
+    double sum = 0.0;
+    bool hit = false;
+    for (int row = s.bj0; row <= s.bj1 && s.bi0 <= s.bi1; row++) {
+        const int p0 = P.start[row * P.nbx + s.bi0], p1 = P.start[row * P.nbx + s.bi1 + 1];
+        for (int base = p0; base < p1; base += HM_CH) {
+            const int cnt = min(HM_CH, p1 - base);
+            __syncthreads();
+            if (tid < cnt) {
+                sxy[tid] = P.xy[base + tid];
+                sz[tid] = P.z[base + tid];
+            }
+            __syncthreads();
+            for (int c = 0; c < cnt; c++) {
+                const double dx = __dadd_rn(nx, -sxy[c].x), dy = __dadd_rn(ny, -sxy[c].y);
+                const double d2 = sq2(dx, dy);
+                if (d2 > r2)
+                    continue;
+                const double d = __dsqrt_rn(d2);
+                if (d > r)
+                    continue;
+                sum = __dadd_rn(sum, __dmul_rn(sz[c],
+                                               gk_ds_heat(P.kernel, P.scaled, P.decay, d, r)));
+                hit = true;
+            }
+        }
+    }
+    if (i < P.g.w && j < P.g.h)
+        P.out[(size_t)j * P.g.w + i] = hit ? sum : P.nodata;
+}
+
+/* ---- the op's job and tile ------------------------------------------------ */
+
+int density_make(Job *J, const gk_gpu_job_desc *d, char *err, size_t err_cap)
+{
+    const size_t n = d->n, nbins = (size_t)d->dens_nbx * d->dens_nby;
+    std::vector<double2> hxy;
+    if (!d->dens_start || n > (size_t)INT32_MAX) {
+        snprintf(err, err_cap, "density job without its bins, or over 2^31 points");
+        return -1;
+    }
+    CK(cudaMalloc(&J->sxy, (n ? n : 1) * sizeof(double2)));
+    CK(cudaMalloc(&J->sz, (n ? n : 1) * sizeof(double)));
+    CK(cudaMalloc(&J->bstart, (nbins + 1) * sizeof(int)));
+    hxy.resize(n);
+    for (size_t k = 0; k < n; k++)
+        hxy[k] = make_double2(d->dens_x[k], d->dens_y[k]);
+    CK(cudaMemcpyAsync(J->sxy, hxy.data(), n * sizeof(double2), cudaMemcpyHostToDevice, J->st));
+    CK(cudaMemcpyAsync(J->sz, d->dens_z, n * sizeof(double), cudaMemcpyHostToDevice, J->st));
+    CK(cudaMemcpyAsync(J->bstart, d->dens_start, (nbins + 1) * sizeof(int),
+                       cudaMemcpyHostToDevice, J->st));
+    CK(cudaStreamSynchronize(J->st));
+    J->nbx = d->dens_nbx, J->nby = d->dens_nby;
+    J->gx0 = d->dens_x0, J->gy0 = d->dens_y0, J->bsx = J->bsy = d->dens_side;
+    return 0;
+fail:
+    cudaGetLastError();
+    return -1;
+}
+
+int density_tile(Job *J, const Grid &G, char *err, size_t err_cap)
+{
+    const gk_gpu_job_desc &d = J->d;
+    DensParams P;
+    P.g = G;
+    P.xy = J->sxy;
+    P.z = J->sz;
+    P.start = J->bstart;
+    P.nbx = J->nbx, P.nby = J->nby;
+    P.x0 = J->gx0, P.y0 = J->gy0, P.side = J->bsx;
+    P.r = d.dens_r, P.c = d.dens_c, P.div = d.dens_div, P.decay = d.dens_decay;
+    P.kernel = d.dens_kernel, P.scaled = d.dens_scaled, P.smooth = d.dens_smooth;
+    P.nodata = d.nodata;
+    P.out = J->out;
+    if (d.op == GK_GPU_HEATMAP) {
+        dim3 b(HM_B, HM_B), g((G.w + HM_B - 1) / HM_B, (G.h + HM_B - 1) / HM_B);
+        heatmap_f64<<<g, b, 0, J->st>>>(P);
+    } else {
+        dim3 g((G.w + GS_B - 1) / GS_B, (G.h + GS_B - 1) / GS_B);
+        if (P.smooth)
+            gauss_f64<true><<<g, GS_THREADS, 0, J->st>>>(P);
+        else
+            gauss_f64<false><<<g, GS_THREADS, 0, J->st>>>(P);
+    }
+    CK(cudaGetLastError());
+    return 0;
+fail:
+    return -1;
+}
+
+} // namespace gk_gpu
