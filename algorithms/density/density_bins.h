@@ -11,6 +11,15 @@
 #include "core/gk_internal.h"
 #include "core/gpu_abi.h"
 
+/* The CPU's inner loops, compiled for AVX2 and AVX-512 beside the baseline
+ * and picked at load time: wider vectors, the same bits (no contraction,
+ * element-wise IEEE operations; docs/reliability.md). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#define GK_DS_CLONES __attribute__((target_clones("default", "avx2", "arch=x86-64-v4")))
+#else
+#define GK_DS_CLONES
+#endif
+
 typedef struct gk_dens_bins {
     size_t n;
     double *x, *y, *z; /* in bin order */

@@ -57,6 +57,8 @@ typedef struct {
     double c, r;
     double *ex, *ey; /* GS_CHUNK * w, GS_CHUNK * h */
     int *span;       /* GS_CHUNK * 4: columns and rows with a non-zero factor */
+    size_t pending[GS_CHUNK]; /* the chunk's points, in bin order */
+    int m;
     double *num, *den;
 } gauss_acc;
 
@@ -95,46 +97,60 @@ static void axis_factors(double p, const double *v, int m, double c, double r, d
     *lo = a, *hi = b;
 }
 
-/* Adds the points [p0, p1) to the tile's sums: each point's x factors over
- * the columns and y factors over the rows, then row by row the products.
- * For every node the points come in bin order, as on the GPU. */
+/* Adds the chunk of pending points to the tile's sums: each point's x
+ * factors over the columns and y factors over the rows, then row by row the
+ * products. For every node the points come in bin order, as on the GPU. */
+GK_DS_CLONES static void gauss_flush(gauss_acc *A)
+{
+    const gk_dens_bins *b = A->b;
+    const int w = A->w, h = A->h, m = A->m;
+    const double stepx = w > 1 ? A->nx[1] - A->nx[0] : 1.0;
+    const double stepy = h > 1 ? A->ny[1] - A->ny[0] : -1.0;
+    int jlo = h, jhi = -1;
+    for (int c = 0; c < m; c++) {
+        const size_t q = A->pending[c];
+        int *sp = A->span + 4 * c;
+        axis_factors(b->y[q], A->ny, h, A->c, A->r, stepy, A->ey + (size_t)c * h, &sp[2],
+                     &sp[3]);
+        if (sp[2] <= sp[3])
+            axis_factors(b->x[q], A->nx, w, A->c, A->r, stepx, A->ex + (size_t)c * w, &sp[0],
+                         &sp[1]);
+        if (sp[2] > sp[3] || sp[0] > sp[1]) {
+            sp[2] = h, sp[3] = -1; /* reaches no node */
+            continue;
+        }
+        jlo = sp[2] < jlo ? sp[2] : jlo;
+        jhi = sp[3] > jhi ? sp[3] : jhi;
+    }
+    A->m = 0;
+    for (int j = jlo; j <= jhi; j++) {
+        double *num = A->num + (size_t)j * w, *den = A->den ? A->den + (size_t)j * w : NULL;
+        for (int c = 0; c < m; c++) {
+            const int *sp = A->span + 4 * c;
+            if (j < sp[2] || j > sp[3])
+                continue;
+            const double e = A->ey[(size_t)c * h + j];
+            if (e == 0.0)
+                continue; /* adds +0.0 or -0.0 on the GPU: the same bits */
+            const double wy = b->z[A->pending[c]] * e;
+            const double *ex = A->ex + (size_t)c * w;
+            for (int i = sp[0]; i <= sp[1]; i++)
+                num[i] = num[i] + wy * ex[i];
+            if (den)
+                for (int i = sp[0]; i <= sp[1]; i++)
+                    den[i] = den[i] + e * ex[i];
+        }
+    }
+}
+
+/* The points [p0, p1) join the pending chunk, flushed when full. */
 static void gauss_run(size_t p0, size_t p1, void *arg)
 {
     gauss_acc *A = arg;
-    const gk_dens_bins *b = A->b;
-    const int w = A->w, h = A->h;
-    const double stepx = w > 1 ? A->nx[1] - A->nx[0] : 1.0;
-    const double stepy = h > 1 ? A->ny[1] - A->ny[0] : -1.0;
-    for (size_t q0 = p0; q0 < p1; q0 += GS_CHUNK) {
-        int m = p1 - q0 < GS_CHUNK ? (int)(p1 - q0) : GS_CHUNK;
-        for (int c = 0; c < m; c++) {
-            int *sp = A->span + 4 * c;
-            axis_factors(b->y[q0 + c], A->ny, h, A->c, A->r, stepy, A->ey + (size_t)c * h,
-                         &sp[2], &sp[3]);
-            if (sp[2] <= sp[3])
-                axis_factors(b->x[q0 + c], A->nx, w, A->c, A->r, stepx, A->ex + (size_t)c * w,
-                             &sp[0], &sp[1]);
-            else
-                sp[0] = 1, sp[1] = 0;
-        }
-        for (int j = 0; j < h; j++) {
-            double *num = A->num + (size_t)j * w, *den = A->den ? A->den + (size_t)j * w : NULL;
-            for (int c = 0; c < m; c++) {
-                const int *sp = A->span + 4 * c;
-                if (j < sp[2] || j > sp[3] || sp[0] > sp[1])
-                    continue;
-                const double e = A->ey[(size_t)c * h + j];
-                if (e == 0.0)
-                    continue; /* adds +0.0 or -0.0 on the GPU: the same bits */
-                const double wy = b->z[q0 + c] * e;
-                const double *ex = A->ex + (size_t)c * w;
-                for (int i = sp[0]; i <= sp[1]; i++)
-                    num[i] = num[i] + wy * ex[i];
-                if (den)
-                    for (int i = sp[0]; i <= sp[1]; i++)
-                        den[i] = den[i] + e * ex[i];
-            }
-        }
+    for (size_t p = p0; p < p1; p++) {
+        A->pending[A->m++] = p;
+        if (A->m == GS_CHUNK)
+            gauss_flush(A);
     }
 }
 
@@ -161,6 +177,8 @@ static uint64_t gauss_tile(const gk_job *job, const gk_tile *t, double *out, gk_
         memset(A.den, 0, ncell * sizeof *A.den);
     gk_dens_tile_nodes(t, nx, ny);
     gk_dens_tile_runs(job->dbins, nx, w, ny, h, A.r, gauss_run, &A);
+    if (A.m)
+        gauss_flush(&A);
     uint64_t nodata = 0;
     if (smooth) { /* Nadaraya-Watson; no kernel mass at a node: nodata */
         for (size_t k = 0; k < ncell; k++) {

@@ -38,11 +38,24 @@ typedef struct {
     int *hit;
 } heat_acc;
 
+/* One row of a point's disc, branch-free (a node outside adds nothing and
+ * keeps its bits); element-wise IEEE operations give the scalar loop's
+ * bits at any vector width. */
+#define HEAT_ROW(K)                                                                                \
+    for (int i = i0; i <= i1; i++) {                                                               \
+        const double dx = A->nx[i] - px;                                                           \
+        const double d = sqrt(dx * dx + dy * dy);                                                  \
+        const double t = z * gk_ds_heat(K, scaled, decay, d, r);                                   \
+        const int in = d <= r;                                                                     \
+        sum[i] = in ? sum[i] + t : sum[i];                                                         \
+        hit[i] |= in;                                                                              \
+    }
+
 /* Adds the points [p0, p1) to the tile: each point's rows within reach,
  * and on each row the columns its disc may cover; the test and the kernel
  * are QGIS's (d = sqrt(dx^2 + dy^2) <= r), in density_sum.h. A node sees
  * its points in bin order, as on the GPU. */
-static void heat_run(size_t p0, size_t p1, void *arg)
+GK_DS_CLONES static void heat_run(size_t p0, size_t p1, void *arg)
 {
     heat_acc *A = arg;
     const gk_dens_bins *b = A->b;
@@ -69,13 +82,22 @@ static void heat_run(size_t p0, size_t p1, void *arg)
             int i0 = ga > 0 ? (int)ga : 0, i1 = gb < w - 1 ? (int)gb : w - 1;
             double *sum = A->sum + (size_t)j * w;
             int *hit = A->hit + (size_t)j * w;
-            for (int i = i0; i <= i1; i++) {
-                const double dx = A->nx[i] - px;
-                const double d = sqrt(dx * dx + dy * dy);
-                if (d > r)
-                    continue;
-                sum[i] = sum[i] + z * gk_ds_heat(kernel, scaled, decay, d, r);
-                hit[i] = 1;
+            switch (kernel) { /* a loop each, so that each vectorises */
+            case GK_HM_QUARTIC:
+                HEAT_ROW(GK_HM_QUARTIC);
+                break;
+            case GK_HM_TRIANGULAR:
+                HEAT_ROW(GK_HM_TRIANGULAR);
+                break;
+            case GK_HM_UNIFORM:
+                HEAT_ROW(GK_HM_UNIFORM);
+                break;
+            case GK_HM_TRIWEIGHT:
+                HEAT_ROW(GK_HM_TRIWEIGHT);
+                break;
+            default:
+                HEAT_ROW(GK_HM_EPANECHNIKOV);
+                break;
             }
         }
     }
