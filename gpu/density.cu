@@ -22,6 +22,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -36,8 +37,9 @@ struct DensParams {
     const int *start;
     int nbx, nby;
     double x0, y0, side;
-    double r, c, div, decay;
-    int kernel, scaled, smooth;
+    double r, ry, c, cy, div; /* gauss: r, c along x; ry, cy along y */
+    gk_ds_heat_k hk;          /* heatmap */
+    int smooth;
     double nodata;
     double *out;
 };
@@ -47,15 +49,15 @@ struct Span {
     int bi0, bi1, bj0, bj1;
 };
 __device__ __forceinline__ Span block_span(const DensParams &P, int i0, int i1, int j0, int j1,
-                                           double r)
+                                           double rx, double ry)
 {
     Span s;
     const double xa = node_x(P.g.xmin, P.g.cw, P.g.x0 + i0);
     const double xb = node_x(P.g.xmin, P.g.cw, P.g.x0 + i1);
     const double ya = node_x(P.g.ymax, P.g.ch, P.g.y0 + j0); /* the top: largest y */
     const double yb = node_x(P.g.ymax, P.g.ch, P.g.y0 + j1);
-    gk_ds_bin_span(xa, xb, r, P.x0, P.side, P.nbx, &s.bi0, &s.bi1);
-    gk_ds_bin_span(yb, ya, r, P.y0, P.side, P.nby, &s.bj0, &s.bj1);
+    gk_ds_bin_span(xa, xb, rx, P.x0, P.side, P.nbx, &s.bi0, &s.bi1);
+    gk_ds_bin_span(yb, ya, ry, P.y0, P.side, P.nby, &s.bj0, &s.bj1);
     return s;
 }
 
@@ -66,24 +68,72 @@ __device__ __forceinline__ Span block_span(const DensParams &P, int i0, int i1, 
 #define GS_CH 32     /* points a chunk */
 #define GS_THREADS 256
 
+/* A node's value from its sums (gauss, or kernel_smooth's ratio). */
 template <bool SMOOTH>
-__global__ void __launch_bounds__(GS_THREADS) gauss_f64(DensParams P)
+__device__ __forceinline__ double gauss_value(const DensParams &P, double v, double den)
+{
+    if (SMOOTH)
+        return den > 0 ? v / den : P.nodata;
+    return P.div > 0 ? v / P.div : v;
+}
+
+/* A block of GS_B x GS_B nodes over the points of segments [k0, k1)
+ * (density_sum.h's GK_DS_SEG): each segment's sums from 0.0, then either
+ * added in order into the node's total (part NULL: the whole sum, written
+ * as the value) or written to part, a plane per segment (and the kernel
+ * masses after them, kernel_smooth), for gauss_reduce. */
+template <bool SMOOTH>
+__global__ void __launch_bounds__(GS_THREADS) gauss_f64(DensParams P, int kper, double *part,
+                                                        size_t ncell, int nsegs)
 {
     __shared__ double sx[GS_CH][GS_B], swy[GS_CH][GS_B], sey[SMOOTH ? GS_CH : 1][GS_B];
     const int tid = threadIdx.x, tx = tid & 15, ty = tid >> 4;
     const int bi = blockIdx.x * GS_B, bj = blockIdx.y * GS_B;
     const int ni = min(GS_B, P.g.w - bi), nj = min(GS_B, P.g.h - bj);
-    const Span s = block_span(P, bi, bi + ni - 1, bj, bj + nj - 1, P.r);
-    double acc[GS_T][GS_T], den[GS_T][GS_T];
+    const int k0 = blockIdx.z * kper, k1 = min(nsegs, k0 + kper);
+    const long long lo = (long long)k0 * GK_DS_SEG, hi = (long long)k1 * GK_DS_SEG;
+    const Span s = block_span(P, bi, bi + ni - 1, bj, bj + nj - 1, P.r, P.ry);
+    double acc[GS_T][GS_T], den[GS_T][GS_T], tot[GS_T][GS_T], tden[GS_T][GS_T];
 #pragma unroll
     for (int b = 0; b < GS_T; b++)
 #pragma unroll
         for (int a = 0; a < GS_T; a++)
-            acc[b][a] = den[b][a] = 0.0;
+            acc[b][a] = den[b][a] = tot[b][a] = tden[b][a] = 0.0;
+    long long cur = -1; /* the segment acc and den hold */
+    /* closes segment cur: into the totals, or into its plane of part */
+    auto close = [&]() {
+        if (cur < 0)
+            return;
+#pragma unroll
+        for (int b = 0; b < GS_T; b++)
+#pragma unroll
+            for (int a = 0; a < GS_T; a++) {
+                const int i = tx + 16 * a, j = ty + 16 * b;
+                if (part) {
+                    if (i < ni && j < nj) {
+                        const size_t node = (size_t)(bj + j) * P.g.w + bi + i;
+                        part[(size_t)cur * ncell + node] = acc[b][a];
+                        if (SMOOTH)
+                            part[((size_t)nsegs + cur) * ncell + node] = den[b][a];
+                    }
+                } else {
+                    tot[b][a] = __dadd_rn(tot[b][a], acc[b][a]);
+                    if (SMOOTH)
+                        tden[b][a] = __dadd_rn(tden[b][a], den[b][a]);
+                }
+                acc[b][a] = den[b][a] = 0.0;
+            }
+    };
     for (int row = s.bj0; row <= s.bj1 && s.bi0 <= s.bi1; row++) {
-        const int p0 = P.start[row * P.nbx + s.bi0], p1 = P.start[row * P.nbx + s.bi1 + 1];
-        for (int base = p0; base < p1; base += GS_CH) {
-            const int cnt = min(GS_CH, p1 - base);
+        const long long p0 = max(lo, (long long)P.start[row * P.nbx + s.bi0]);
+        const long long p1 = min(hi, (long long)P.start[row * P.nbx + s.bi1 + 1]);
+        for (long long base = p0; base < p1;) {
+            const long long seg = base / GK_DS_SEG;
+            const int cnt = (int)min((long long)GS_CH, min(p1, (seg + 1) * GK_DS_SEG) - base);
+            if (seg != cur) {
+                close();
+                cur = seg;
+            }
             __syncthreads();
             int any = 0;
             for (int e = tid; e < GS_CH * GS_B; e += GS_THREADS) {
@@ -96,8 +146,8 @@ __global__ void __launch_bounds__(GS_THREADS) gauss_f64(DensParams P)
                         fx = gk_ds_gauss1(node_x(P.g.xmin, P.g.cw, P.g.x0 + bi + k) - q.x, P.c,
                                           P.r);
                     if (k < nj)
-                        fy = gk_ds_gauss1(node_x(P.g.ymax, P.g.ch, P.g.y0 + bj + k) - q.y, P.c,
-                                          P.r);
+                        fy = gk_ds_gauss1(node_x(P.g.ymax, P.g.ch, P.g.y0 + bj + k) - q.y, P.cy,
+                                          P.ry);
                 }
                 sx[c][k] = fx;
                 swy[c][k] = z * fy;
@@ -105,6 +155,7 @@ __global__ void __launch_bounds__(GS_THREADS) gauss_f64(DensParams P)
                     sey[c][k] = fy;
                 any |= fx != 0.0 || fy != 0.0;
             }
+            base += cnt;
             /* a chunk of points that reach none of the block's nodes adds
              * only zeros: skipped, the same bits */
             if (!__syncthreads_or(any))
@@ -130,20 +181,34 @@ __global__ void __launch_bounds__(GS_THREADS) gauss_f64(DensParams P)
             }
         }
     }
+    close();
+    if (part)
+        return;
 #pragma unroll
     for (int b = 0; b < GS_T; b++)
 #pragma unroll
         for (int a = 0; a < GS_T; a++) {
             const int i = tx + 16 * a, j = ty + 16 * b;
-            if (i >= ni || j >= nj)
-                continue;
-            double v = acc[b][a];
-            if (SMOOTH)
-                v = den[b][a] > 0 ? v / den[b][a] : P.nodata;
-            else if (P.div > 0)
-                v = v / P.div;
-            P.out[(size_t)(bj + j) * P.g.w + bi + i] = v;
+            if (i < ni && j < nj)
+                P.out[(size_t)(bj + j) * P.g.w + bi + i] =
+                    gauss_value<SMOOTH>(P, tot[b][a], tden[b][a]);
         }
+}
+
+/* The segments' planes summed in order from 0.0: the value of each node. */
+template <bool SMOOTH>
+__global__ void gauss_reduce(DensParams P, const double *part, size_t ncell, int nsegs)
+{
+    const size_t node = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (node >= ncell)
+        return;
+    double v = 0.0, den = 0.0;
+    for (int k = 0; k < nsegs; k++) {
+        v = __dadd_rn(v, part[(size_t)k * ncell + node]);
+        if (SMOOTH)
+            den = __dadd_rn(den, part[((size_t)nsegs + k) * ncell + node]);
+    }
+    P.out[node] = gauss_value<SMOOTH>(P, v, den);
 }
 
 /* ---- heatmap -------------------------------------------------------------- */
@@ -151,6 +216,7 @@ __global__ void __launch_bounds__(GS_THREADS) gauss_f64(DensParams P)
 #define HM_B 16    /* nodes a side of a block, a thread each */
 #define HM_CH 256  /* points a chunk */
 
+template <int K>
 __global__ void __launch_bounds__(HM_B *HM_B) heatmap_f64(DensParams P)
 {
     __shared__ double2 sxy[HM_CH];
@@ -161,8 +227,9 @@ __global__ void __launch_bounds__(HM_B *HM_B) heatmap_f64(DensParams P)
     const int i = bi + threadIdx.x, j = bj + threadIdx.y;
     const double nx = node_x(P.g.xmin, P.g.cw, P.g.x0 + min(i, P.g.w - 1));
     const double ny = node_x(P.g.ymax, P.g.ch, P.g.y0 + min(j, P.g.h - 1));
-    const double r = P.r, r2 = r * r * (1.0 + 1e-9); /* rejects only d > r */
-    const Span s = block_span(P, bi, bi + ni - 1, bj, bj + nj - 1, r * (1.0 + 1e-9));
+    const double r = P.r;
+    const Span s =
+        block_span(P, bi, bi + ni - 1, bj, bj + nj - 1, r * (1.0 + 1e-9), r * (1.0 + 1e-9));
     double sum = 0.0;
     bool hit = false;
     for (int row = s.bj0; row <= s.bj1 && s.bi0 <= s.bi1; row++) {
@@ -178,13 +245,9 @@ __global__ void __launch_bounds__(HM_B *HM_B) heatmap_f64(DensParams P)
             for (int c = 0; c < cnt; c++) {
                 const double dx = __dadd_rn(nx, -sxy[c].x), dy = __dadd_rn(ny, -sxy[c].y);
                 const double d2 = sq2(dx, dy);
-                if (d2 > r2)
+                if (!(d2 <= P.hk.d2max))
                     continue;
-                const double d = __dsqrt_rn(d2);
-                if (d > r)
-                    continue;
-                sum = __dadd_rn(sum, __dmul_rn(sz[c],
-                                               gk_ds_heat(P.kernel, P.scaled, P.decay, d, r)));
+                sum = __dadd_rn(sum, __dmul_rn(sz[c], gk_ds_heat(&P.hk, K, d2)));
                 hit = true;
             }
         }
@@ -232,19 +295,65 @@ int density_tile(Job *J, const Grid &G, char *err, size_t err_cap)
     P.start = J->bstart;
     P.nbx = J->nbx, P.nby = J->nby;
     P.x0 = J->gx0, P.y0 = J->gy0, P.side = J->bsx;
-    P.r = d.dens_r, P.c = d.dens_c, P.div = d.dens_div, P.decay = d.dens_decay;
-    P.kernel = d.dens_kernel, P.scaled = d.dens_scaled, P.smooth = d.dens_smooth;
+    P.r = d.dens_r, P.ry = d.dens_ry, P.c = d.dens_c, P.cy = d.dens_cy;
+    P.div = d.dens_div;
+    P.hk = gk_ds_heat_init(d.dens_kernel, d.dens_scaled, d.dens_decay, d.dens_r);
+    P.smooth = d.dens_smooth;
     P.nodata = d.nodata;
     P.out = J->out;
     if (d.op == GK_GPU_HEATMAP) {
         dim3 b(HM_B, HM_B), g((G.w + HM_B - 1) / HM_B, (G.h + HM_B - 1) / HM_B);
-        heatmap_f64<<<g, b, 0, J->st>>>(P);
+        switch (d.dens_kernel) { /* a kernel each: the switch out of the loop */
+        case GK_HM_QUARTIC:
+            heatmap_f64<GK_HM_QUARTIC><<<g, b, 0, J->st>>>(P);
+            break;
+        case GK_HM_TRIANGULAR:
+            heatmap_f64<GK_HM_TRIANGULAR><<<g, b, 0, J->st>>>(P);
+            break;
+        case GK_HM_UNIFORM:
+            heatmap_f64<GK_HM_UNIFORM><<<g, b, 0, J->st>>>(P);
+            break;
+        case GK_HM_TRIWEIGHT:
+            heatmap_f64<GK_HM_TRIWEIGHT><<<g, b, 0, J->st>>>(P);
+            break;
+        default:
+            heatmap_f64<GK_HM_EPANECHNIKOV><<<g, b, 0, J->st>>>(P);
+            break;
+        }
     } else {
+        /* a grid of fewer blocks than the GPU can run at once: the points'
+         * segments split over more blocks, reduced after (the same bits) */
         dim3 g((G.w + GS_B - 1) / GS_B, (G.h + GS_B - 1) / GS_B);
+        const size_t ncell = (size_t)G.w * G.h, nblk = (size_t)g.x * g.y;
+        const int nsegs = (int)((J->n + GK_DS_SEG - 1) / GK_DS_SEG);
+        int kper = nsegs > 0 ? nsegs : 1;
+        double *part = nullptr;
+        const size_t want = 4 * (size_t)J->nsm;
+        if (nsegs > 1 && nblk < want && env_int("GRIDKIT_GPU_GAUSS_SPLIT", 1)) {
+            const int nsplit = (int)std::min((size_t)nsegs, (want + nblk - 1) / nblk);
+            const size_t doubles = (size_t)nsegs * ncell * (P.smooth ? 2 : 1);
+            if (doubles * sizeof(double) <= ((size_t)512 << 20)) {
+                kper = (nsegs + nsplit - 1) / nsplit;
+                CK(grow(&J->part, &J->part_cap, (doubles + 1) / 2));
+                part = (double *)J->part;
+                CK(cudaMemsetAsync(part, 0, doubles * sizeof(double), J->st));
+            }
+        }
+        g.z = (nsegs + kper - 1) / kper;
+        if (g.z == 0)
+            g.z = 1;
         if (P.smooth)
-            gauss_f64<true><<<g, GS_THREADS, 0, J->st>>>(P);
+            gauss_f64<true><<<g, GS_THREADS, 0, J->st>>>(P, kper, part, ncell, nsegs);
         else
-            gauss_f64<false><<<g, GS_THREADS, 0, J->st>>>(P);
+            gauss_f64<false><<<g, GS_THREADS, 0, J->st>>>(P, kper, part, ncell, nsegs);
+        CK(cudaGetLastError());
+        if (part) {
+            const unsigned nb = (unsigned)((ncell + 255) / 256);
+            if (P.smooth)
+                gauss_reduce<true><<<nb, 256, 0, J->st>>>(P, part, ncell, nsegs);
+            else
+                gauss_reduce<false><<<nb, 256, 0, J->st>>>(P, part, ncell, nsegs);
+        }
     }
     CK(cudaGetLastError());
     return 0;

@@ -79,9 +79,11 @@ struct gk_algorithm {
         int kernel, scaled;
     } heat;
     struct {                 /* GK_ALG_GAUSS only (density/gauss.c) */
-        double sigma;        /* NaN: Scott's rule, set in prepare */
+        double sigma;        /* along x (or the ellipse's first axis); NaN: Scott's rule, set in build */
+        double sigma_y;      /* along y (the second axis); NaN: sigma */
+        double angle;        /* the first axis's rotation from x, degrees counter-clockwise */
         double epsilon;      /* absolute bound's factor, in (0, 1) */
-        double rc;           /* cut-off radius, set in prepare (cutoff) */
+        double rc;           /* isotropic cut-off radius (reported), set with sigma */
         int method;          /* GAUSS_DIRECT or GAUSS_CUTOFF */
         int method_auto, normalize;
         int smooth;          /* kernel_smooth: sum K z / sum K */

@@ -102,11 +102,13 @@ typedef struct {
     double dens_x0, dens_y0, dens_side;
     const int *dens_start;                     /* nbx * nby + 1 */
     const double *dens_x, *dens_y, *dens_z;    /* n, in bin order */
-    double dens_r;      /* heatmap: radius (d <= r); gauss: cut-off of |dx|, |dy| (INFINITY: none) */
+    double dens_r;      /* heatmap: radius (d <= r); gauss: cut-off of |dx| (INFINITY: none) */
+    double dens_ry;     /* gauss: cut-off of |dy| */
     int dens_kernel;    /* heatmap: GK_HM_* of density_sum.h */
     int dens_scaled;    /* heatmap: output=scaled */
     double dens_decay;  /* heatmap: triangular's decay */
-    double dens_c;      /* gauss: 1 / (2 sigma^2) */
+    double dens_c;      /* gauss: 1 / (2 sigma_x^2) */
+    double dens_cy;     /* gauss: 1 / (2 sigma_y^2) */
     double dens_div;    /* gauss: the sum is divided by it (normalize=yes), 0: not */
     int dens_smooth;    /* gauss: kernel_smooth, sum K z / sum K (nodata where sum K is 0) */
 } gk_gpu_job_desc;

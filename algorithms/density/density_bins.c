@@ -114,11 +114,12 @@ void gk_dens_tile_nodes(const gk_tile *t, double *nx, double *ny)
 }
 
 void gk_dens_tile_runs(const gk_dens_bins *b, const double *nx, int w, const double *ny, int h,
-                       double r, void (*fn)(size_t p0, size_t p1, void *arg), void *arg)
+                       double rx, double ry, void (*fn)(size_t p0, size_t p1, void *arg),
+                       void *arg)
 {
     int i0, i1, j0, j1;
-    gk_ds_bin_span(nx[0], nx[w - 1], r, b->x0, b->side, b->nbx, &i0, &i1);
-    gk_ds_bin_span(ny[h - 1], ny[0], r, b->y0, b->side, b->nby, &j0, &j1);
+    gk_ds_bin_span(nx[0], nx[w - 1], rx, b->x0, b->side, b->nbx, &i0, &i1);
+    gk_ds_bin_span(ny[h - 1], ny[0], ry, b->y0, b->side, b->nby, &j0, &j1);
     for (int j = j0; j <= j1 && i0 <= i1; j++) {
         size_t p0 = (size_t)b->start[(size_t)j * b->nbx + i0];
         size_t p1 = (size_t)b->start[(size_t)j * b->nbx + i1 + 1];

@@ -45,8 +45,10 @@ void gk_dens_gpu_bins(const gk_dens_bins *b, gk_gpu_job_desc *d);
 void gk_dens_tile_nodes(const gk_tile *t, double *nx, double *ny);
 
 /* Calls fn(p0, p1, arg) for each run [p0, p1) of the sorted points in the
- * bins that can reach the tile's nodes within r, in bin order. */
+ * bins that can reach the tile's nodes within rx in x and ry in y, in bin
+ * order. */
 void gk_dens_tile_runs(const gk_dens_bins *b, const double *nx, int w, const double *ny, int h,
-                       double r, void (*fn)(size_t p0, size_t p1, void *arg), void *arg);
+                       double rx, double ry, void (*fn)(size_t p0, size_t p1, void *arg),
+                       void *arg);
 
 #endif

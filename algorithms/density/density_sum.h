@@ -6,7 +6,8 @@
  * the exponential is this file's own, not libm's or CUDA's, whose last bits
  * differ.
  *
- * The order of a node's sum is the points' bin order (density_bins.h):
+ * The order of a node's sum is the points' bin order (density_bins.h),
+ * gauss's in segments of GK_DS_SEG points (below):
  * ascending bin row, bin column, input index; a tile visits the bins near it
  * in that order, and a point that does not reach the node adds nothing
  * (skipping it and adding +0.0 give the same bits), so neither the tiling
@@ -26,6 +27,12 @@
 #endif
 
 #define GK_DS_PI 3.14159265358979323846
+
+/* gauss's sums come in segments of the bin order: a node's value is the sum,
+ * segment after segment from 0.0, of each segment's own sum of its terms
+ * from 0.0 (a segment with none adds 0.0). The GPU can then split a small
+ * grid's work by segments (gpu/density.cu) and still give the same bits. */
+#define GK_DS_SEG 16384
 
 /* exp(x) for x <= 0, within about 2 ulp: x = k ln2 + r with |r| <= ln2 / 2
  * (Cody and Waite's two-part ln2, whose high part has 20 zero bits, so k
@@ -75,37 +82,84 @@ GK_DS_HD double gk_ds_gauss1(double dx, double c, double r)
     return fabs(dx) <= r ? gk_ds_exp(-(dx * dx) * c) : 0.0;
 }
 
-/* QGIS's heatmap kernels (density/heatmap.c), in its order of operations;
- * powers as products (pow(v, 3) is libm's, which CUDA does not match; the
- * difference from QGIS is an ulp). */
+/* QGIS's heatmap kernels (density/heatmap.c). A point counts at a node when
+ * QGIS's sqrt(dx^2 + dy^2) <= r, which is d2 <= d2max for the largest
+ * d2max that passes (sqrt is monotone): no square root there. The kernels
+ * but triangular are functions of u^2 = d2 / r^2, taken as d2 * (1 / r^2);
+ * QGIS's constant factor (its "scaled" normalisation, in its order of
+ * operations) is computed once. The values differ from QGIS's formula by
+ * an ulp or two, far inside the 1e-9 promised (QGIS writes Float32). */
 enum { GK_HM_QUARTIC, GK_HM_TRIANGULAR, GK_HM_UNIFORM, GK_HM_TRIWEIGHT, GK_HM_EPANECHNIKOV,
        GK_HM_N };
 
-GK_DS_HD double gk_ds_heat(int kernel, int scaled, double decay, double d, double r)
+typedef struct {
+    int kernel;
+    double r, decay, inv_r2, d2max;
+    double scale; /* 0: raw values */
+} gk_ds_heat_k;
+
+GK_DS_HD gk_ds_heat_k gk_ds_heat_init(int kernel, int scaled, double decay, double r)
 {
-    double u = d / r;
-    switch (kernel) {
+    gk_ds_heat_k k;
+    k.kernel = kernel, k.r = r, k.decay = decay;
+    k.inv_r2 = 1.0 / (r * r);
+    double s = r * r;
+    while (sqrt(s) > r)
+        s = nextafter(s, 0.0);
+    while (sqrt(nextafter(s, INFINITY)) <= r)
+        s = nextafter(s, INFINITY);
+    k.d2max = s;
+    k.scale = 0.0;
+    if (scaled) {
+        switch (kernel) {
+        case GK_HM_UNIFORM:
+            k.scale = 2. / (GK_DS_PI * r) * (0.5 / r);
+            break;
+        case GK_HM_QUARTIC:
+            k.scale = 116. / (5. * GK_DS_PI * (r * r)) * (15. / 16.);
+            break;
+        case GK_HM_TRIWEIGHT:
+            k.scale = 128. / (35. * GK_DS_PI * (r * r)) * (35. / 32.);
+            break;
+        case GK_HM_EPANECHNIKOV:
+            k.scale = 8. / (3. * GK_DS_PI * (r * r)) * (3. / 4.);
+            break;
+        default: /* a negative decay is never scaled (QGIS's "coolmap") */
+            if (decay >= 0)
+                k.scale = 3. / ((1. + 2. * decay) * GK_DS_PI * (r * r));
+            break;
+        }
+    }
+    return k;
+}
+
+/* The kernel at squared distance d2 <= d2max, kernel K (a constant where
+ * the caller's loop is one kernel's). */
+GK_DS_HD double gk_ds_heat(const gk_ds_heat_k *k, int K, double d2)
+{
+    double v;
+    switch (K) {
     case GK_HM_UNIFORM:
-        return scaled ? 2. / (GK_DS_PI * r) * (0.5 / r) : 1.0;
+        v = 1.0;
+        break;
     case GK_HM_QUARTIC: {
-        double t = 1. - u * u, v = t * t;
-        return scaled ? 116. / (5. * GK_DS_PI * (r * r)) * (15. / 16.) * v : v;
+        double t = 1. - d2 * k->inv_r2;
+        v = t * t;
+        break;
     }
     case GK_HM_TRIWEIGHT: {
-        double t = 1. - u * u, v = t * t * t;
-        return scaled ? 128. / (35. * GK_DS_PI * (r * r)) * (35. / 32.) * v : v;
+        double t = 1. - d2 * k->inv_r2;
+        v = t * t * t;
+        break;
     }
-    case GK_HM_EPANECHNIKOV: {
-        double v = 1. - u * u;
-        return scaled ? 8. / (3. * GK_DS_PI * (r * r)) * (3. / 4.) * v : v;
+    case GK_HM_EPANECHNIKOV:
+        v = 1. - d2 * k->inv_r2;
+        break;
+    default: /* triangular */
+        v = 1. - (1. - k->decay) * (sqrt(d2) / k->r);
+        break;
     }
-    default: { /* triangular; a negative decay is never scaled (QGIS's "coolmap") */
-        double v = 1. - (1. - decay) * u;
-        if (scaled && decay >= 0)
-            return 3. / ((1. + 2. * decay) * GK_DS_PI * (r * r)) * v;
-        return v;
-    }
-    }
+    return k->scale != 0.0 ? k->scale * v : v;
 }
 
 /* The bins of density_bins.h (origin o, side, nb of them) that can hold a

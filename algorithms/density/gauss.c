@@ -29,7 +29,9 @@
 #include "density/density_bins.h"
 #include "density/density_sum.h"
 
+#include <ctype.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -40,11 +42,40 @@
 
 enum { GAUSS_DIRECT, GAUSS_CUTOFF };
 
-/* The reach of a point: method=direct none; cutoff r_c, widened by a hair
- * so that rounding in dx only keeps more points, never fewer. */
-static double gauss_reach(const gk_algorithm *a)
+/* The kernel, exp(-Q / 2) with Q = u^2 / sigma_x^2 + v^2 / sigma_y^2 in
+ * axes (u, v) turned by angle from (x, y). */
+static double gs_sy(const gk_algorithm *a)
 {
-    return a->gauss.method == GAUSS_DIRECT ? INFINITY : a->gauss.rc * (1.0 + 1e-9);
+    return isnan(a->gauss.sigma_y) ? a->gauss.sigma : a->gauss.sigma_y;
+}
+static int gs_rotated(const gk_algorithm *a)
+{
+    return a->gauss.angle != 0.0;
+}
+/* ln(1/E): cutoff drops the points with Q / 2 > ln(1/E), whose terms are below E. */
+static double gs_log(const gk_algorithm *a)
+{
+    return log(1.0 / a->gauss.epsilon);
+}
+
+/* The reach of a point in x and in y: method=direct none; cutoff the half
+ * extents of the ellipse Q / 2 = ln(1/E) (sigma sqrt(2 ln(1/E)) unturned),
+ * widened by a hair so that rounding in dx only keeps more points, never
+ * fewer. */
+static void gauss_reach(const gk_algorithm *a, double *rx, double *ry)
+{
+    if (a->gauss.method == GAUSS_DIRECT) {
+        *rx = *ry = INFINITY;
+        return;
+    }
+    const double k = sqrt(2.0 * gs_log(a)) * (1.0 + 1e-9), sx = a->gauss.sigma, sy = gs_sy(a);
+    if (!gs_rotated(a)) {
+        *rx = sx * k, *ry = sy * k;
+        return;
+    }
+    const double t = a->gauss.angle * (M_PI / 180.0), c = cos(t), s = sin(t);
+    *rx = k * sqrt(sx * sx * c * c + sy * sy * s * s);
+    *ry = k * sqrt(sx * sx * s * s + sy * sy * c * c);
 }
 
 /* Points per chunk whose factors a tile keeps at once. */
@@ -54,11 +85,16 @@ typedef struct {
     const gk_dens_bins *b;
     const double *nx, *ny;
     int w, h, smooth;
-    double c, r;
+    double cx, cy, rx, ry; /* 1 / (2 sigma^2) and the reach, a factor per axis */
+    int rotated;           /* turned: no factors, a term a pair (gauss_flush_turned) */
+    double cu, cv, ca, sa, lim; /* its 1 / (2 sigma^2), cos, sin and the cut-off of Q / 2 */
     double *ex, *ey; /* GS_CHUNK * w, GS_CHUNK * h */
     int *span;       /* GS_CHUNK * 4: columns and rows with a non-zero factor */
     size_t pending[GS_CHUNK]; /* the chunk's points, in bin order */
     int m;
+    size_t seg;              /* the segment (density_sum.h) being summed into num, den */
+    int dirty;               /* num, den hold something since the last fold */
+    double *tot_num, *tot_den; /* the segments' sums, summed */
     double *num, *den;
 } gauss_acc;
 
@@ -110,10 +146,10 @@ GK_DS_CLONES static void gauss_flush(gauss_acc *A)
     for (int c = 0; c < m; c++) {
         const size_t q = A->pending[c];
         int *sp = A->span + 4 * c;
-        axis_factors(b->y[q], A->ny, h, A->c, A->r, stepy, A->ey + (size_t)c * h, &sp[2],
+        axis_factors(b->y[q], A->ny, h, A->cy, A->ry, stepy, A->ey + (size_t)c * h, &sp[2],
                      &sp[3]);
         if (sp[2] <= sp[3])
-            axis_factors(b->x[q], A->nx, w, A->c, A->r, stepx, A->ex + (size_t)c * w, &sp[0],
+            axis_factors(b->x[q], A->nx, w, A->cx, A->rx, stepx, A->ex + (size_t)c * w, &sp[0],
                          &sp[1]);
         if (sp[2] > sp[3] || sp[0] > sp[1]) {
             sp[2] = h, sp[3] = -1; /* reaches no node */
@@ -143,14 +179,81 @@ GK_DS_CLONES static void gauss_flush(gauss_acc *A)
     }
 }
 
-/* The points [p0, p1) join the pending chunk, flushed when full. */
+/* A turned kernel is not a product of an x and a y factor: each pending
+ * point's term at each node of its box, exp(-Q / 2) where Q / 2 <= lim
+ * (else 0: the bound above), in the same order as gauss_flush. CPU only. */
+static void gauss_flush_turned(gauss_acc *A)
+{
+    const gk_dens_bins *b = A->b;
+    const int w = A->w, h = A->h, m = A->m;
+    const double stepx = w > 1 ? A->nx[1] - A->nx[0] : 1.0;
+    const double stepy = h > 1 ? A->ny[1] - A->ny[0] : -1.0;
+    A->m = 0;
+    for (int c = 0; c < m; c++) {
+        const size_t q = A->pending[c];
+        const double px = b->x[q], py = b->y[q], z = b->z[q];
+        int i0, i1, j0, j1;
+        node_span(px, A->rx, A->nx[0], stepx, w, &i0, &i1);
+        node_span(py, A->ry, A->ny[0], stepy, h, &j0, &j1);
+        for (int j = j0; j <= j1 && i0 <= i1; j++) {
+            const double dy = A->ny[j] - py;
+            double *num = A->num + (size_t)j * w, *den = A->den ? A->den + (size_t)j * w : NULL;
+            for (int i = i0; i <= i1; i++) {
+                const double dx = A->nx[i] - px;
+                const double u = A->ca * dx + A->sa * dy, v = A->ca * dy - A->sa * dx;
+                const double q2 = u * u * A->cu + v * v * A->cv;
+                if (!(q2 <= A->lim))
+                    continue;
+                const double e = gk_ds_exp(-q2);
+                num[i] = num[i] + z * e;
+                if (den)
+                    den[i] = den[i] + e;
+            }
+        }
+    }
+}
+
+static void gauss_flush_any(gauss_acc *A)
+{
+    if (A->rotated)
+        gauss_flush_turned(A);
+    else
+        gauss_flush(A);
+    A->dirty = 1;
+}
+
+/* A segment's sums into the totals (density_sum.h's GK_DS_SEG). */
+static void gauss_fold(gauss_acc *A)
+{
+    const size_t ncell = (size_t)A->w * A->h;
+    for (size_t k = 0; k < ncell; k++) {
+        A->tot_num[k] = A->tot_num[k] + A->num[k];
+        A->num[k] = 0.0;
+    }
+    if (A->den)
+        for (size_t k = 0; k < ncell; k++) {
+            A->tot_den[k] = A->tot_den[k] + A->den[k];
+            A->den[k] = 0.0;
+        }
+    A->dirty = 0;
+}
+
+/* The points [p0, p1) join the pending chunk, flushed when full; a new
+ * segment first closes the last. */
 static void gauss_run(size_t p0, size_t p1, void *arg)
 {
     gauss_acc *A = arg;
     for (size_t p = p0; p < p1; p++) {
+        if (p / GK_DS_SEG != A->seg) {
+            if (A->m)
+                gauss_flush_any(A);
+            if (A->dirty)
+                gauss_fold(A);
+            A->seg = p / GK_DS_SEG;
+        }
         A->pending[A->m++] = p;
         if (A->m == GS_CHUNK)
-            gauss_flush(A);
+            gauss_flush_any(A);
     }
 }
 
@@ -160,7 +263,7 @@ static uint64_t gauss_tile(const gk_job *job, const gk_tile *t, double *out, gk_
     const int w = t->w, h = t->h, smooth = a->gauss.smooth;
     const size_t ncell = (size_t)w * h;
     if (gk_scratch_reserve(s, (size_t)(w + h) * (GS_CHUNK + 1) + 4 * GS_CHUNK) ||
-        (smooth && gk_scratch_reserve2(s, ncell)))
+        gk_scratch_reserve2(s, (smooth ? 3 : 1) * ncell))
         return UINT64_MAX;
     gauss_acc A = {.b = job->dbins, .w = w, .h = h, .smooth = smooth};
     double *nx = s->d2, *ny = nx + w;
@@ -168,27 +271,38 @@ static uint64_t gauss_tile(const gk_job *job, const gk_tile *t, double *out, gk_
     A.ex = ny + h;
     A.ey = A.ex + (size_t)GS_CHUNK * w;
     A.span = s->idx;
-    A.c = 1.0 / (2.0 * a->gauss.sigma * a->gauss.sigma);
-    A.r = gauss_reach(a);
-    A.num = out;
-    A.den = smooth ? s->d2b : NULL;
+    const double sx = a->gauss.sigma, sy = gs_sy(a);
+    A.cx = 1.0 / (2.0 * sx * sx);
+    A.cy = 1.0 / (2.0 * sy * sy);
+    gauss_reach(a, &A.rx, &A.ry);
+    if ((A.rotated = gs_rotated(a))) {
+        const double t = a->gauss.angle * (M_PI / 180.0);
+        A.cu = A.cx, A.cv = A.cy, A.ca = cos(t), A.sa = sin(t);
+        A.lim = a->gauss.method == GAUSS_DIRECT ? INFINITY : gs_log(a) * (1.0 + 1e-9);
+    }
+    A.tot_num = out;
+    A.num = s->d2b;
+    A.tot_den = smooth ? s->d2b + ncell : NULL;
+    A.den = smooth ? s->d2b + 2 * ncell : NULL;
+    A.seg = SIZE_MAX;
+    memset(s->d2b, 0, (smooth ? 3 : 1) * ncell * sizeof *s->d2b);
     memset(out, 0, ncell * sizeof *out);
-    if (A.den)
-        memset(A.den, 0, ncell * sizeof *A.den);
     gk_dens_tile_nodes(t, nx, ny);
-    gk_dens_tile_runs(job->dbins, nx, w, ny, h, A.r, gauss_run, &A);
+    gk_dens_tile_runs(job->dbins, nx, w, ny, h, A.rx, A.ry, gauss_run, &A);
     if (A.m)
-        gauss_flush(&A);
+        gauss_flush_any(&A);
+    if (A.dirty)
+        gauss_fold(&A);
     uint64_t nodata = 0;
     if (smooth) { /* Nadaraya-Watson; no kernel mass at a node: nodata */
         for (size_t k = 0; k < ncell; k++) {
-            if (A.den[k] > 0)
-                out[k] = out[k] / A.den[k];
+            if (A.tot_den[k] > 0)
+                out[k] = out[k] / A.tot_den[k];
             else
                 out[k] = a->nodata, nodata++;
         }
     } else if (a->gauss.normalize) {
-        const double area = 2.0 * M_PI * a->gauss.sigma * a->gauss.sigma;
+        const double area = 2.0 * M_PI * sx * sy;
         for (size_t k = 0; k < ncell; k++)
             out[k] = out[k] / area;
     }
@@ -202,18 +316,29 @@ static void gauss_canonical(gk_algorithm *a, double sumabs)
     gk_strbuf sb = {a->canonical, sizeof a->canonical, 0};
     /* auto is cutoff for now; no bandwidth: Scott's rule, until build sets it */
     gk_strbuf_add(&sb, "%s", a->gauss.smooth ? "kernel_smooth" : "gauss");
-    if (!isnan(a->gauss.sigma))
+    const int iso = isnan(a->gauss.sigma_y) && a->gauss.angle == 0.0;
+    if (!isnan(a->gauss.sigma) && iso)
         gk_strbuf_add(&sb, ":bandwidth=%.17g", a->gauss.sigma);
+    else if (!iso)
+        gk_strbuf_add(&sb, ":bandwidth_x=%.17g:bandwidth_y=%.17g:angle=%.17g", a->gauss.sigma,
+                      gs_sy(a), a->gauss.angle);
     gk_strbuf_add(&sb, ":epsilon=%.17g:mode=absolute:method=%s", a->gauss.epsilon,
                   a->gauss.method == GAUSS_DIRECT ? "direct" : "cutoff");
     if (!a->gauss.smooth)
         gk_strbuf_add(&sb, ":normalize=%s", a->gauss.normalize ? "yes" : "no");
-    if (a->gauss.method == GAUSS_CUTOFF && !isnan(a->gauss.sigma))
-        gk_strbuf_add(&sb, ":cutoff_radius=%.17g", a->gauss.rc);
+    if (a->gauss.method == GAUSS_CUTOFF && !isnan(a->gauss.sigma)) {
+        if (iso) {
+            gk_strbuf_add(&sb, ":cutoff_radius=%.17g", a->gauss.rc);
+        } else { /* the half extents of the ellipse kept */
+            double rx, ry;
+            gauss_reach(a, &rx, &ry);
+            gk_strbuf_add(&sb, ":cutoff_x=%.9g:cutoff_y=%.9g", rx, ry);
+        }
+    }
     if (sumabs >= 0 && !a->gauss.smooth) {
         double b = a->gauss.epsilon * sumabs;
         if (a->gauss.normalize)
-            b /= 2.0 * M_PI * a->gauss.sigma * a->gauss.sigma;
+            b /= 2.0 * M_PI * a->gauss.sigma * gs_sy(a);
         gk_strbuf_add(&sb, ":bound=%.6g", a->gauss.method == GAUSS_DIRECT ? 0.0 : b);
     }
     gk_strbuf_add(&sb, ":nodata=%.17g", a->nodata);
@@ -224,8 +349,10 @@ static int gauss_parse_any(gk_context *ctx, const char *spec, char *rest, gk_alg
 {
     const char *name = smooth ? "kernel_smooth" : "gauss";
     a->gauss.smooth = smooth;
-    a->gauss.sigma = NAN;
+    a->gauss.sigma = a->gauss.sigma_y = NAN;
+    a->gauss.angle = 0.0;
     a->gauss.rc = NAN;
+    double bw = NAN, bx = NAN, by = NAN;
     a->gauss.epsilon = 1e-6;
     a->gauss.method = GAUSS_CUTOFF;
     a->gauss.method_auto = 1;
@@ -269,19 +396,28 @@ static int gauss_parse_any(gk_context *ctx, const char *spec, char *rest, gk_alg
             else
                 return gk_error(ctx, GK_ERR_ARG, "-a %s: normalize: '%s' is not yes or no", spec,
                                 val);
-        } else if (!strcasecmp(key, "cutoff_radius") || !strcasecmp(key, "bound")) {
+        } else if (!strcasecmp(key, "cutoff_radius") || !strcasecmp(key, "cutoff_x") ||
+                   !strcasecmp(key, "cutoff_y") || !strcasecmp(key, "bound")) {
             /* reported by the canonical string; recomputed, so read back and ignored */
-        } else if (!strcasecmp(key, "bandwidth") || !strcasecmp(key, "epsilon") ||
-                   !strcasecmp(key, "nodata")) {
+        } else if (!strcasecmp(key, "bandwidth") || !strcasecmp(key, "bandwidth_x") ||
+                   !strcasecmp(key, "bandwidth_y") || !strcasecmp(key, "angle") ||
+                   !strcasecmp(key, "epsilon") || !strcasecmp(key, "nodata")) {
             if (gk_param_number(key, val, &num))
                 return gk_error(ctx, GK_ERR_ARG, "-a %s: %s: '%s' is not a number", spec, key,
                                 val);
-            if (!strcasecmp(key, "bandwidth")) {
+            if (!strncasecmp(key, "bandwidth", 9)) {
                 if (!(num > 0) || !isfinite(num))
                     return gk_error(ctx, GK_ERR_ARG,
-                                    "-a %s: bandwidth: must be finite and > 0 (got '%s')", spec,
+                                    "-a %s: %s: must be finite and > 0 (got '%s')", spec, key,
                                     val);
-                a->gauss.sigma = num;
+                *(key[9] == '\0' ? &bw : tolower((unsigned char)key[10]) == 'x' ? &bx : &by) =
+                    num;
+            } else if (!strcasecmp(key, "angle")) {
+                if (!isfinite(num) || fabs(num) > 360.0)
+                    return gk_error(ctx, GK_ERR_ARG,
+                                    "-a %s: angle: must be within [-360, 360] degrees (got '%s')",
+                                    spec, val);
+                a->gauss.angle = num;
             } else if (!strcasecmp(key, "epsilon")) {
                 if (!(num > 0 && num < 1))
                     return gk_error(ctx, GK_ERR_ARG,
@@ -292,13 +428,28 @@ static int gauss_parse_any(gk_context *ctx, const char *spec, char *rest, gk_alg
             }
         } else {
             return gk_error(ctx, GK_ERR_ARG,
-                            "-a %s: algorithm %s has no parameter '%s' (bandwidth, epsilon, "
-                            "mode, method%s, nodata)",
+                            "-a %s: algorithm %s has no parameter '%s' (bandwidth, "
+                            "bandwidth_x, bandwidth_y, angle, epsilon, mode, method%s, nodata)",
                             spec, name, key, smooth ? "" : ", normalize");
         }
     }
     if (!isfinite(a->nodata) && !isnan(a->nodata))
         return gk_error(ctx, GK_ERR_ARG, "-a %s: nodata must be finite", spec);
+    /* bandwidth sets both axes; bandwidth_x and bandwidth_y override it */
+    a->gauss.sigma = isnan(bx) ? bw : bx;
+    a->gauss.sigma_y = isnan(by) ? bw : by;
+    if (isnan(a->gauss.sigma) != isnan(a->gauss.sigma_y))
+        return gk_error(ctx, GK_ERR_ARG,
+                        "-a %s: bandwidth_x and bandwidth_y go together (or give bandwidth for "
+                        "both)",
+                        spec);
+    if (a->gauss.angle != 0.0 && isnan(a->gauss.sigma))
+        return gk_error(ctx, GK_ERR_ARG,
+                        "-a %s: angle needs bandwidth_x and bandwidth_y (Scott's rule is "
+                        "isotropic)",
+                        spec);
+    if (a->gauss.sigma_y == a->gauss.sigma)
+        a->gauss.sigma_y = NAN; /* isotropic */
     if (isfinite(a->gauss.sigma))
         a->gauss.rc = a->gauss.sigma * sqrt(2.0 * log(1.0 / a->gauss.epsilon));
     gauss_canonical(a, -1);
@@ -347,7 +498,9 @@ static int gauss_build(gk_job *job)
     for (size_t i = 0; i < n; i++)
         sumabs += fabs(p->z[i]);
     gauss_canonical(a, sumabs);
-    return gk_dens_bins_build(job->ctx, p, gauss_reach(a), &job->dbins);
+    double rx, ry;
+    gauss_reach(a, &rx, &ry);
+    return gk_dens_bins_build(job->ctx, p, fmax(rx, ry), &job->dbins);
 }
 
 /* One core: ~0.6 ns a product over the square of side 2 r_c (1 M points,
@@ -356,8 +509,10 @@ static int gauss_build(gk_job *job)
 static double gauss_cost(const gk_algorithm *a, double n, double area, double *setup_ns)
 {
     *setup_ns = 20.0 * n;
-    double r = a->gauss.method == GAUSS_CUTOFF && isfinite(a->gauss.rc) ? a->gauss.rc : INFINITY;
-    double k = area > 0 && isfinite(r) ? n * 4.0 * r * r / area : n;
+    double rx = INFINITY, ry = INFINITY;
+    if (!isnan(a->gauss.sigma))
+        gauss_reach(a, &rx, &ry);
+    double k = area > 0 && isfinite(rx) ? n * 4.0 * rx * ry / area : n;
     return 100.0 + 0.6 * (k < n ? k : n);
 }
 
@@ -368,10 +523,14 @@ static const char *gauss_gpu(const gk_job *job, gk_gpu_job_desc *d)
         return "gauss without its bins";
     d->op = GK_GPU_GAUSS;
     gk_dens_gpu_bins(job->dbins, d);
-    d->dens_r = gauss_reach(a);
-    d->dens_c = 1.0 / (2.0 * a->gauss.sigma * a->gauss.sigma);
+    if (gs_rotated(a))
+        return "a turned kernel (angle) has no GPU kernel yet";
+    const double sx = a->gauss.sigma, sy = gs_sy(a);
+    gauss_reach(a, &d->dens_r, &d->dens_ry);
+    d->dens_c = 1.0 / (2.0 * sx * sx);
+    d->dens_cy = 1.0 / (2.0 * sy * sy);
     d->dens_div = !a->gauss.smooth && a->gauss.normalize
-                      ? 2.0 * M_PI * a->gauss.sigma * a->gauss.sigma
+                      ? 2.0 * M_PI * sx * sy
                       : 0.0;
     d->dens_smooth = a->gauss.smooth;
     return NULL;
@@ -381,7 +540,8 @@ const gk_method gk_method_gauss = {
     .name = "gauss",
     .kind = GK_ALG_GAUSS,
     .summary = "Gaussian kernel density / Gauss transform with a guaranteed absolute error",
-    .own_keys = "bandwidth, epsilon, mode=absolute, method=auto|direct|cutoff, normalize=yes|no, "
+    .own_keys = "bandwidth, bandwidth_x, bandwidth_y, angle, epsilon, mode=absolute, "
+                "method=auto|direct|cutoff, normalize=yes|no, "
                 "nodata",
     .flags = GK_M_Z_WEIGHT,
     .parse = gauss_parse,
@@ -402,7 +562,8 @@ const gk_method gk_method_kernel_smooth = {
     .name = "kernel_smooth",
     .kind = GK_ALG_KERNEL_SMOOTH,
     .summary = "Nadaraya-Watson Gaussian kernel regression of z (sum K z / sum K)",
-    .own_keys = "bandwidth, epsilon, mode=absolute, method=auto|direct|cutoff, nodata",
+    .own_keys = "bandwidth, bandwidth_x, bandwidth_y, angle, epsilon, mode=absolute, "
+                "method=auto|direct|cutoff, nodata",
     .parse = kernel_smooth_parse,
     .build = gauss_build,
     .release = gk_dens_release,

@@ -32,6 +32,7 @@ static const char *const KERNELS[GK_HM_N] = {"quartic", "triangular", "uniform",
 typedef struct {
     const gk_dens_bins *b;
     const gk_algorithm *a;
+    gk_ds_heat_k k;
     const double *nx, *ny;
     int w, h;
     double *sum;
@@ -43,31 +44,34 @@ typedef struct {
  * bits at any vector width. */
 #define HEAT_ROW(K)                                                                                \
     for (int i = i0; i <= i1; i++) {                                                               \
-        const double dx = A->nx[i] - px;                                                           \
-        const double d = sqrt(dx * dx + dy * dy);                                                  \
-        const double t = z * gk_ds_heat(K, scaled, decay, d, r);                                   \
-        const int in = d <= r;                                                                     \
+        const double dx = nx[i] - px;                                                              \
+        const double d2 = dx * dx + dy * dy;                                                       \
+        const double t = z * gk_ds_heat(&k, K, d2);                                                \
+        const int in = d2 <= k.d2max;                                                              \
         sum[i] = in ? sum[i] + t : sum[i];                                                         \
         hit[i] |= in;                                                                              \
     }
 
 /* Adds the points [p0, p1) to the tile: each point's rows within reach,
- * and on each row the columns its disc may cover; the test and the kernel
- * are QGIS's (d = sqrt(dx^2 + dy^2) <= r), in density_sum.h. A node sees
+ * and on each row the columns its disc may cover; the test (QGIS's
+ * sqrt(dx^2 + dy^2) <= r, as d2 <= d2max) and the kernel are density_sum.h's. A node sees
  * its points in bin order, as on the GPU. */
 GK_DS_CLONES static void heat_run(size_t p0, size_t p1, void *arg)
 {
     heat_acc *A = arg;
     const gk_dens_bins *b = A->b;
-    const int w = A->w, h = A->h, kernel = A->a->heat.kernel, scaled = A->a->heat.scaled;
-    const double r = A->a->heat.radius, decay = A->a->heat.decay;
+    const int w = A->w, h = A->h, kernel = A->a->heat.kernel;
+    const double r = A->a->heat.radius;
     /* slack for the ranges only: a node they keep is still tested exactly */
     const double rs = r * (1.0 + 1e-9);
     const double x0 = A->nx[0], y0 = A->ny[0];
     const double cw = w > 1 ? A->nx[1] - x0 : 1.0, ch = h > 1 ? A->ny[1] - y0 : -1.0;
+    const double icw = 1.0 / cw, ich = 1.0 / ch;
+    const gk_ds_heat_k k = A->k;
+    const double *restrict nx = A->nx;
     for (size_t p = p0; p < p1; p++) {
         const double px = b->x[p], py = b->y[p], z = b->z[p];
-        double fa = floor((py + rs - y0) / ch) - 1.0, fb = ceil((py - rs - y0) / ch) + 1.0;
+        double fa = floor((py + rs - y0) * ich) - 1.0, fb = ceil((py - rs - y0) * ich) + 1.0;
         if (!(fa <= h) || !(fb >= 0))
             continue;
         int j0 = fa > 0 ? (int)fa : 0, j1 = fb < h - 1 ? (int)fb : h - 1;
@@ -76,12 +80,12 @@ GK_DS_CLONES static void heat_run(size_t p0, size_t p1, void *arg)
             if (fabs(dy) > rs)
                 continue;
             const double hw = sqrt(fmax(rs * rs - dy * dy, 0.0)) * (1.0 + 1e-9) + 1e-9 * rs;
-            double ga = floor((px - hw - x0) / cw) - 1.0, gb = ceil((px + hw - x0) / cw) + 1.0;
+            double ga = floor((px - hw - x0) * icw) - 1.0, gb = ceil((px + hw - x0) * icw) + 1.0;
             if (!(ga <= w) || !(gb >= 0))
                 continue;
             int i0 = ga > 0 ? (int)ga : 0, i1 = gb < w - 1 ? (int)gb : w - 1;
-            double *sum = A->sum + (size_t)j * w;
-            int *hit = A->hit + (size_t)j * w;
+            double *restrict sum = A->sum + (size_t)j * w;
+            int *restrict hit = A->hit + (size_t)j * w;
             switch (kernel) { /* a loop each, so that each vectorises */
             case GK_HM_QUARTIC:
                 HEAT_ROW(GK_HM_QUARTIC);
@@ -112,12 +116,14 @@ static uint64_t heatmap_tile(const gk_job *job, const gk_tile *t, double *out, g
     if (gk_scratch_reserve(s, (size_t)(w + h)) || gk_scratch_reserve2(s, ncell))
         return UINT64_MAX;
     heat_acc A = {.b = job->dbins, .a = a, .w = w, .h = h, .sum = out, .hit = s->idx2};
+    A.k = gk_ds_heat_init(a->heat.kernel, a->heat.scaled, a->heat.decay, a->heat.radius);
     double *nx = s->d2, *ny = nx + w;
     A.nx = nx, A.ny = ny;
     memset(out, 0, ncell * sizeof *out);
     memset(A.hit, 0, ncell * sizeof *A.hit);
     gk_dens_tile_nodes(t, nx, ny);
-    gk_dens_tile_runs(job->dbins, nx, w, ny, h, a->heat.radius * (1.0 + 1e-9), heat_run, &A);
+    const double reach = a->heat.radius * (1.0 + 1e-9);
+    gk_dens_tile_runs(job->dbins, nx, w, ny, h, reach, reach, heat_run, &A);
     uint64_t nodata = 0;
     for (size_t k = 0; k < ncell; k++)
         if (!A.hit[k])
@@ -219,7 +225,7 @@ static const char *heatmap_gpu(const gk_job *job, gk_gpu_job_desc *d)
         return "heatmap without its bins";
     d->op = GK_GPU_HEATMAP;
     gk_dens_gpu_bins(job->dbins, d);
-    d->dens_r = a->heat.radius;
+    d->dens_r = d->dens_ry = a->heat.radius;
     d->dens_kernel = a->heat.kernel;
     d->dens_scaled = a->heat.scaled;
     d->dens_decay = a->heat.decay;

@@ -28,7 +28,7 @@ for fam in FAMILIES:
 for layer in list(ALLOWED):
     ALLOWED[layer].add("list")
 ALLOWED["list"] = set()
-ALLOWED["gpu"] = {"include", "core", "geostat", "linear", "ridges"}
+ALLOWED["gpu"] = {"include", "core", "geostat", "linear", "ridges", "density"}
 ALLOWED["driver"] = {"include"}
 
 INC = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

@@ -131,6 +131,69 @@ static void against_exact(void)
             }
 }
 
+/* bandwidth_x, bandwidth_y, angle: exp(-(u^2 / (2 sx^2) + v^2 / (2 sy^2)))
+ * in axes turned by angle, over 2 pi sx sy, against long double; unturned
+ * (a product of factors) and turned (a term a pair), direct and cutoff,
+ * within the same bound as the isotropic kernel; 1 and 2 threads alike. */
+static void anisotropic(void)
+{
+    static double x[2000], y[2000], w[2000];
+    static double out[NX * NY], out2[NX * NY];
+    static long double exact[NX * NY];
+    const double x0 = 5.0e5, y0 = 4.2e6, L = 2.0e4;
+    int n = make(1, x0, y0, L, 1, x, y, w);
+    gk_points *pts = gk_points_new(ctx);
+    double sumabs = 0;
+    for (int i = 0; i < n; i++)
+        gk_points_add(pts, x[i], y[i], w[i]), sumabs += fabs(w[i]);
+    gk_grid g = {x0, x0 + L, y0, y0 + 0.75 * L, NX, NY};
+    const double shape[][3] = {{L / 40, L / 80, 0}, {L / 30, L / 90, 30}, {L / 50, L / 50, -45}};
+    for (int k = 0; k < 3; k++) {
+        const long double sx = shape[k][0], sy = shape[k][1], t = shape[k][2] * (M_PI / 180.0L);
+        for (int j = 0; j < NY; j++)
+            for (int i = 0; i < NX; i++) {
+                long double cx = x0 + (i + 0.5L) * ((long double)L / NX);
+                long double cy = y0 + 0.75L * L - (j + 0.5L) * (0.75L * L / NY);
+                long double sum = 0;
+                for (int q = 0; q < n; q++) {
+                    long double dx = cx - x[q], dy = cy - y[q];
+                    long double u = dx * cosl(t) + dy * sinl(t), v = dy * cosl(t) - dx * sinl(t);
+                    sum += w[q] * expl(-(u * u / (2 * sx * sx) + v * v / (2 * sy * sy)));
+                }
+                exact[j * NX + i] = sum / (2 * M_PI * sx * sy);
+            }
+        for (int m = 0; m < 2; m++) {
+            char spec[256];
+            snprintf(spec, sizeof spec,
+                     "gauss:bandwidth_x=%.17g:bandwidth_y=%.17g:angle=%g:epsilon=1e-6:method=%s",
+                     shape[k][0], shape[k][1], shape[k][2], m ? "cutoff" : "direct");
+            gk_algorithm *a = gk_algorithm_parse(ctx, spec);
+            CHECKF(a != NULL, "%s: %s", spec, gk_errmsg(ctx));
+            if (!a)
+                continue;
+            gk_context_set_threads(ctx, 1);
+            gk_job *job = gk_job_new(ctx, pts, a);
+            CHECK(job && gk_job_compute_window(job, &g, 0, 0, NX, NY, out) == GK_OK);
+            gk_job_free(job);
+            gk_context_set_threads(ctx, 2);
+            job = gk_job_new(ctx, pts, a);
+            CHECK(job && gk_job_compute_window(job, &g, 0, 0, NX, NY, out2) == GK_OK);
+            gk_job_free(job);
+            gk_context_set_threads(ctx, 0);
+            CHECKF(!memcmp(out, out2, sizeof out), "%s: 1 and 2 threads differ", spec);
+            /* as against_exact: the promise plus double rounding */
+            double tol = (1e-6 + 1e-10 + n * 4 * DBL_EPSILON) * sumabs /
+                         (2 * M_PI * shape[k][0] * shape[k][1]);
+            double worst = 0;
+            for (int c = 0; c < NX * NY; c++)
+                worst = fmax(worst, fabs(out[c] - (double)exact[c]));
+            CHECKF(worst <= tol, "%s: error %g > %g", spec, worst, tol);
+            gk_algorithm_free(a);
+        }
+    }
+    gk_points_free(pts);
+}
+
 static void scott_default(void)
 {
     /* 4 points at the corners of a 2 x 4 rectangle: sd_x = sqrt(4/3), sd_y = 2 sqrt(4/3)
@@ -172,6 +235,9 @@ static void bad_input(void)
         {"gauss:method=fast", "method"},          {"gauss:mode=relative", "not implemented"},
         {"gauss:mode=x", "mode"},                 {"gauss:normalize=maybe", "normalize"},
         {"gauss:radius=3", "radius"},
+        {"gauss:bandwidth_x=2", "go together"},   {"gauss:bandwidth_y=0", "bandwidth_y"},
+        {"gauss:angle=30", "angle needs"},        {"gauss:bandwidth=2:angle=1000", "angle"},
+        {"gauss:bandwidth_x=2:bandwidth_y=inf", "bandwidth_y"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         gk_algorithm *a = gk_algorithm_parse(ctx, bad[i][0]);
@@ -187,6 +253,17 @@ static void bad_input(void)
         CHECK(b && !strcmp(gk_algorithm_string(a), gk_algorithm_string(b)));
         CHECK(strstr(gk_algorithm_string(a), "cutoff_radius=") != NULL);
         CHECK(!gk_algorithm_needs_z(a) && gk_algorithm_z_is_weight(a));
+        gk_algorithm_free(b);
+        gk_algorithm_free(a);
+    }
+    /* an anisotropic kernel's string reads back to itself */
+    a = gk_algorithm_parse(ctx, "gauss:bandwidth=3:bandwidth_y=1.5:angle=20");
+    CHECK(a != NULL);
+    if (a) {
+        gk_algorithm *b = gk_algorithm_parse(ctx, gk_algorithm_string(a));
+        CHECKF(b && !strcmp(gk_algorithm_string(a), gk_algorithm_string(b)), "%s",
+               gk_algorithm_string(a));
+        CHECK(strstr(gk_algorithm_string(a), "bandwidth_x=3:bandwidth_y=1.5:angle=20") != NULL);
         gk_algorithm_free(b);
         gk_algorithm_free(a);
     }
@@ -334,6 +411,7 @@ int main(void)
     bad_input();
     scott_default();
     own_exp();
+    anisotropic();
     same_bytes();
     against_exact();
     kernel_smooth();
