@@ -297,7 +297,10 @@ int density_tile(Job *J, const Grid &G, char *err, size_t err_cap)
     P.x0 = J->gx0, P.y0 = J->gy0, P.side = J->bsx;
     P.r = d.dens_r, P.ry = d.dens_ry, P.c = d.dens_c, P.cy = d.dens_cy;
     P.div = d.dens_div;
-    P.hk = gk_ds_heat_init(d.dens_kernel, d.dens_scaled, d.dens_decay, d.dens_r);
+    if (d.op == GK_GPU_HEATMAP) /* dens_r is gauss's cut-off otherwise, maybe infinite */
+        P.hk = gk_ds_heat_init(d.dens_kernel, d.dens_scaled, d.dens_decay, d.dens_r);
+    else
+        P.hk = gk_ds_heat_k{};
     P.smooth = d.dens_smooth;
     P.nodata = d.nodata;
     P.out = J->out;
@@ -328,7 +331,7 @@ int density_tile(Job *J, const Grid &G, char *err, size_t err_cap)
         const int nsegs = (int)((J->n + GK_DS_SEG - 1) / GK_DS_SEG);
         int kper = nsegs > 0 ? nsegs : 1;
         double *part = nullptr;
-        const size_t want = 4 * (size_t)J->nsm;
+        const size_t want = 16 * (size_t)J->nsm; /* blocks for a few even waves */
         if (nsegs > 1 && nblk < want && env_int("GRIDKIT_GPU_GAUSS_SPLIT", 1)) {
             const int nsplit = (int)std::min((size_t)nsegs, (want + nblk - 1) / nblk);
             const size_t doubles = (size_t)nsegs * ncell * (P.smooth ? 2 : 1);

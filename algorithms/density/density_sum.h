@@ -16,6 +16,7 @@
 #ifndef GK_DENSITY_SUM_H
 #define GK_DENSITY_SUM_H
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -32,7 +33,7 @@
  * segment after segment from 0.0, of each segment's own sum of its terms
  * from 0.0 (a segment with none adds 0.0). The GPU can then split a small
  * grid's work by segments (gpu/density.cu) and still give the same bits. */
-#define GK_DS_SEG 16384
+#define GK_DS_SEG 4096
 
 /* exp(x) for x <= 0, within about 2 ulp: x = k ln2 + r with |r| <= ln2 / 2
  * (Cody and Waite's two-part ln2, whose high part has 20 zero bits, so k
@@ -103,10 +104,10 @@ GK_DS_HD gk_ds_heat_k gk_ds_heat_init(int kernel, int scaled, double decay, doub
     gk_ds_heat_k k;
     k.kernel = kernel, k.r = r, k.decay = decay;
     k.inv_r2 = 1.0 / (r * r);
-    double s = r * r;
-    while (sqrt(s) > r)
+    double s = r * r; /* r is finite and > 0 (the parser's check) */
+    while (s > 0 && sqrt(s) > r)
         s = nextafter(s, 0.0);
-    while (sqrt(nextafter(s, INFINITY)) <= r)
+    while (s < DBL_MAX && sqrt(nextafter(s, INFINITY)) <= r)
         s = nextafter(s, INFINITY);
     k.d2max = s;
     k.scale = 0.0;

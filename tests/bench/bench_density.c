@@ -163,7 +163,7 @@ int main(int argc, char **argv)
         gk_points_add(pts, x, y, 0.5 + 1.5 * urand());
     }
     gk_grid g = {0.0, 10000.0, 0.0, 10000.0, grid, grid};
-    int rows = grid >= 64 ? 64 : grid;
+    int rows = grid >= 512 ? grid / 8 : grid;
     one(gc, cc, pts, "gauss:bandwidth=50:epsilon=1e-6", &g, rows);
     one(gc, cc, pts, "kernel_smooth:bandwidth=50:epsilon=1e-6", &g, rows);
     one(gc, cc, pts, "heatmap:radius=50:kernel=quartic", &g, rows);

@@ -65,7 +65,7 @@ void test_density(const dataset *u, const dataset *l, const dataset *s)
                           "kernel_smooth:bandwidth=80"};
     for (size_t k = 0; k < NCASES(on_s); k++)
         bits(on_s[k], s);
-    /* u's 20,000 points are two segments (GK_DS_SEG) and its grid is a few
+    /* u's 20,000 points are five segments (GK_DS_SEG) and its grid is a few
      * blocks: the GPU splits the segments over blocks; once more unsplit */
     setenv("GRIDKIT_GPU_GAUSS_SPLIT", "0", 1);
     bits("gauss:bandwidth=400:epsilon=1e-9:normalize=no", u);
