@@ -638,6 +638,20 @@ int gk_raster_writer_set_nodata(gk_raster_writer *w, int band, double nodata)
     return rc;
 }
 
+int gk_raster_writer_set_band_metadata(gk_raster_writer *w, int band, const char *key,
+                                       const char *value)
+{
+    pthread_mutex_lock(&w->io);
+    CPLErrorReset();
+    GDALRasterBandH b = GDALGetRasterBand(w->ds, band);
+    int rc = GK_OK;
+    if (!b || GDALSetMetadataItem(b, key, value, NULL) != CE_None)
+        rc = gk_error(w->ctx, GK_ERR_IO, "cannot set %s on band %d of %s: %s", key, band, w->dst,
+                      gdal_msg());
+    pthread_mutex_unlock(&w->io);
+    return rc;
+}
+
 /* ---- commit / abort ----------------------------------------------------- */
 
 int gk_raster_writer_commit(gk_raster_writer *w)

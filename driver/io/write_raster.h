@@ -53,6 +53,10 @@ double gk_raster_writer_io_seconds(const gk_raster_writer *w);
 /* Tags nodata on a band after its pixels were written (kriging learns only
  * while gridding that some nodes got nodata). */
 int gk_raster_writer_set_nodata(gk_raster_writer *w, int band, double nodata);
+/* A band's metadata item (the job as prepared: a bandwidth estimated from
+ * the data, the cut-off and the bound of gauss). */
+int gk_raster_writer_set_band_metadata(gk_raster_writer *w, int band, const char *key,
+                                       const char *value);
 /* Flushes, closes and renames into place. Frees w. */
 int gk_raster_writer_commit(gk_raster_writer *w);
 /* Deletes the temporary output. Frees w. Safe on NULL. */

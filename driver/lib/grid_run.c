@@ -210,8 +210,19 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
             gk_error(ctx, rc, "%s, layer \"%s\": %s", o->src, lp->name, gk_errmsg(ctx));
             break;
         }
-        if (!o->quiet && strcmp(gk_job_algorithm_string(job), gk_algorithm_string(alg)))
-            fprintf(stderr, "Prepared: \"%s\"\n", gk_job_algorithm_string(job));
+        if (strcmp(gk_job_algorithm_string(job), gk_algorithm_string(alg))) {
+            /* what the data decided (Scott's bandwidth, gauss's cut-off and
+             * bound): said on stderr, and kept with the band */
+            if (!o->quiet)
+                fprintf(stderr, "Prepared: \"%s\"\n", gk_job_algorithm_string(job));
+            for (int k = 0; k < nb && !rc; k++)
+                rc = gk_raster_writer_set_band_metadata(w, b * nb + 1 + k, "GRIDKIT_PREPARED",
+                                                        gk_job_algorithm_string(job));
+            if (rc) {
+                gk_job_free(job);
+                break;
+            }
+        }
         if (gk_job_warning(job)) /* even with -q, as the kriging one: the method changed */
             fprintf(stderr, "Warning: band %d (%s): %s\n", b * nb + 1, lp->name,
                     gk_job_warning(job));

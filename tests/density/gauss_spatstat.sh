@@ -49,7 +49,7 @@ for m in direct cutoff; do
     "$BUILD/gridkit" grid -q -zfield z -a gauss:bandwidth=$SIG:epsilon=$e:method=$m \
       -txe $X0 $((X0 + L)) -tye $Y0 $((Y0 + L * 3 / 4)) -outsize $NX $NY -ot Float64 \
       "$WORK/pts.xyz" "$WORK/g.tif" || { echo "FAIL $m $e: gridkit"; FAILS=$((FAILS + 1)); continue; }
-    $PY - "$WORK" $e $SIG <<'PEOF' || FAILS=$((FAILS + 1))
+    $PY - "$WORK" $e $SIG $m <<'PEOF' || FAILS=$((FAILS + 1))
 import sys, math, numpy as np
 from osgeo import gdal
 w, e, sig = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
@@ -59,7 +59,15 @@ scale = float(open(w + "/sumabs.txt").read()) / (2 * math.pi * sig * sig)
 tol = (e + 1e-10) * scale
 err = np.abs(g - r).max()
 print("%s: max |gridkit - spatstat| = %.3g, bound %.3g" % (sys.argv[2], err, tol))
-sys.exit(0 if err <= tol else 1)
+# the band says the bound it promised: E sum|w| / (2 pi sigma^2), 0 for direct
+ds = gdal.Open(w + "/g.tif")  # kept: a band outlives no dataset
+md = ds.GetRasterBand(1).GetMetadataItem("GRIDKIT_PREPARED") or ""
+said = dict(kv.split("=", 1) for kv in md.split(":")[1:] if "=" in kv)
+want = 0.0 if sys.argv[4] == "direct" else e * scale
+ok_md = "bound" in said and abs(float(said["bound"]) - want) <= 1e-5 * want + 1e-300
+print("GRIDKIT_PREPARED bound=%s, expected %.6g: %s" % (said.get("bound"), want,
+      "ok" if ok_md else "FAIL"))
+sys.exit(0 if err <= tol and ok_md else 1)
 PEOF
   done
 done
