@@ -87,6 +87,8 @@ struct gk_algorithm {
         int method;          /* GAUSS_DIRECT or GAUSS_CUTOFF */
         int method_auto, normalize;
         int smooth;          /* kernel_smooth: sum K z / sum K */
+        int relative;        /* mode=relative: |error| <= E exact (density/gauss_relative.c) */
+        double sumw;         /* relative: sum of the weights (>= 0), set in build */
     } gauss;
     char canonical[1024];
 };

@@ -22,12 +22,15 @@
  * exceeds r_c (a square that holds the disc: the bound above stands). Each
  * node sums its points in the bins' order, on the CPU and the GPU alike, so
  * the bytes depend on the inputs only. The exponential's error (2 ulp) adds
- * about 4.4e-16 sum|w|. IFGT, FFT and mode=relative are later work (a clear
- * error for now).
+ * about 4.4e-16 sum|w|. mode=relative (|error| <= E exact, weights >= 0) is
+ * density/gauss_relative.c. IFGT and FFT are later work (a clear error for
+ * now).
  */
 #include "core/method.h"
 #include "density/density_bins.h"
 #include "density/density_sum.h"
+#include "density/gauss_relative.h"
+#include "search/index.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -40,7 +43,6 @@
 #define M_PI 3.14159265358979323846
 #endif
 
-enum { GAUSS_DIRECT, GAUSS_CUTOFF };
 
 /* The kernel, exp(-Q / 2) with Q = u^2 / sigma_x^2 + v^2 / sigma_y^2 in
  * axes (u, v) turned by angle from (x, y). */
@@ -64,7 +66,7 @@ static double gs_log(const gk_algorithm *a)
  * fewer. */
 static void gauss_reach(const gk_algorithm *a, double *rx, double *ry)
 {
-    if (a->gauss.method == GAUSS_DIRECT) {
+    if (a->gauss.method == GK_GAUSS_DIRECT) {
         *rx = *ry = INFINITY;
         return;
     }
@@ -260,6 +262,8 @@ static void gauss_run(size_t p0, size_t p1, void *arg)
 static uint64_t gauss_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s)
 {
     const gk_algorithm *a = &job->alg;
+    if (a->gauss.relative)
+        return gk_gauss_relative_tile(job, t, out, s);
     const int w = t->w, h = t->h, smooth = a->gauss.smooth;
     const size_t ncell = (size_t)w * h;
     if (gk_scratch_reserve(s, (size_t)(w + h) * (GS_CHUNK + 1) + 4 * GS_CHUNK) ||
@@ -278,7 +282,7 @@ static uint64_t gauss_tile(const gk_job *job, const gk_tile *t, double *out, gk_
     if ((A.rotated = gs_rotated(a))) {
         const double t = a->gauss.angle * (M_PI / 180.0);
         A.cu = A.cx, A.cv = A.cy, A.ca = cos(t), A.sa = sin(t);
-        A.lim = a->gauss.method == GAUSS_DIRECT ? INFINITY : gs_log(a) * (1.0 + 1e-9);
+        A.lim = a->gauss.method == GK_GAUSS_DIRECT ? INFINITY : gs_log(a) * (1.0 + 1e-9);
     }
     A.tot_num = out;
     A.num = s->d2b;
@@ -322,11 +326,16 @@ static void gauss_canonical(gk_algorithm *a, double sumabs)
     else if (!iso)
         gk_strbuf_add(&sb, ":bandwidth_x=%.17g:bandwidth_y=%.17g:angle=%.17g", a->gauss.sigma,
                       gs_sy(a), a->gauss.angle);
-    gk_strbuf_add(&sb, ":epsilon=%.17g:mode=absolute:method=%s", a->gauss.epsilon,
-                  a->gauss.method == GAUSS_DIRECT ? "direct" : "cutoff");
+    gk_strbuf_add(&sb, ":epsilon=%.17g:mode=%s:method=%s", a->gauss.epsilon,
+                  a->gauss.relative ? "relative" : "absolute",
+                  a->gauss.method == GK_GAUSS_DIRECT ? "direct" : "cutoff");
     if (!a->gauss.smooth)
         gk_strbuf_add(&sb, ":normalize=%s", a->gauss.normalize ? "yes" : "no");
-    if (a->gauss.method == GAUSS_CUTOFF && !isnan(a->gauss.sigma)) {
+    if (a->gauss.relative) {
+        /* a cut-off per node; the bound is E times each node's value */
+        if (sumabs >= 0)
+            gk_strbuf_add(&sb, ":bound=relative");
+    } else if (a->gauss.method == GK_GAUSS_CUTOFF && !isnan(a->gauss.sigma)) {
         if (iso) {
             gk_strbuf_add(&sb, ":cutoff_radius=%.17g", a->gauss.rc);
         } else { /* the half extents of the ellipse kept */
@@ -335,11 +344,11 @@ static void gauss_canonical(gk_algorithm *a, double sumabs)
             gk_strbuf_add(&sb, ":cutoff_x=%.9g:cutoff_y=%.9g", rx, ry);
         }
     }
-    if (sumabs >= 0 && !a->gauss.smooth) {
+    if (sumabs >= 0 && !a->gauss.smooth && !a->gauss.relative) {
         double b = a->gauss.epsilon * sumabs;
         if (a->gauss.normalize)
             b /= 2.0 * M_PI * a->gauss.sigma * gs_sy(a);
-        gk_strbuf_add(&sb, ":bound=%.6g", a->gauss.method == GAUSS_DIRECT ? 0.0 : b);
+        gk_strbuf_add(&sb, ":bound=%.6g", a->gauss.method == GK_GAUSS_DIRECT ? 0.0 : b);
     }
     gk_strbuf_add(&sb, ":nodata=%.17g", a->nodata);
 }
@@ -354,7 +363,7 @@ static int gauss_parse_any(gk_context *ctx, const char *spec, char *rest, gk_alg
     a->gauss.rc = NAN;
     double bw = NAN, bx = NAN, by = NAN;
     a->gauss.epsilon = 1e-6;
-    a->gauss.method = GAUSS_CUTOFF;
+    a->gauss.method = GK_GAUSS_CUTOFF;
     a->gauss.method_auto = 1;
     a->gauss.normalize = 1;
     char *save = rest;
@@ -367,11 +376,11 @@ static int gauss_parse_any(gk_context *ctx, const char *spec, char *rest, gk_alg
         double num;
         if (!strcasecmp(key, "method")) {
             if (!strcasecmp(val, "auto"))
-                a->gauss.method = GAUSS_CUTOFF, a->gauss.method_auto = 1;
+                a->gauss.method = GK_GAUSS_CUTOFF, a->gauss.method_auto = 1;
             else if (!strcasecmp(val, "direct"))
-                a->gauss.method = GAUSS_DIRECT, a->gauss.method_auto = 0;
+                a->gauss.method = GK_GAUSS_DIRECT, a->gauss.method_auto = 0;
             else if (!strcasecmp(val, "cutoff"))
-                a->gauss.method = GAUSS_CUTOFF, a->gauss.method_auto = 0;
+                a->gauss.method = GK_GAUSS_CUTOFF, a->gauss.method_auto = 0;
             else if (!strcasecmp(val, "ifgt") || !strcasecmp(val, "fft"))
                 return gk_error(ctx, GK_ERR_ARG,
                                 "-a %s: method: '%s' is not implemented yet (auto, direct, "
@@ -383,11 +392,12 @@ static int gauss_parse_any(gk_context *ctx, const char *spec, char *rest, gk_alg
                                 val);
         } else if (!strcasecmp(key, "mode")) {
             if (!strcasecmp(val, "relative"))
+                a->gauss.relative = 1;
+            else if (!strcasecmp(val, "absolute"))
+                a->gauss.relative = 0;
+            else
                 return gk_error(ctx, GK_ERR_ARG,
-                                "-a %s: mode: 'relative' is not implemented yet (absolute)", spec);
-            if (strcasecmp(val, "absolute"))
-                return gk_error(ctx, GK_ERR_ARG, "-a %s: mode: unknown mode '%s' (absolute)",
-                                spec, val);
+                                "-a %s: mode: unknown mode '%s' (absolute, relative)", spec, val);
         } else if (!smooth && !strcasecmp(key, "normalize")) {
             if (!strcasecmp(val, "yes"))
                 a->gauss.normalize = 1;
@@ -450,6 +460,15 @@ static int gauss_parse_any(gk_context *ctx, const char *spec, char *rest, gk_alg
                         spec);
     if (a->gauss.sigma_y == a->gauss.sigma)
         a->gauss.sigma_y = NAN; /* isotropic */
+    if (a->gauss.relative && smooth)
+        return gk_error(ctx, GK_ERR_ARG,
+                        "-a %s: mode=relative is gauss's (a ratio of sums: use mode=absolute)",
+                        spec);
+    if (a->gauss.relative && (!isnan(a->gauss.sigma_y) || a->gauss.angle != 0.0))
+        return gk_error(ctx, GK_ERR_ARG,
+                        "-a %s: mode=relative takes an isotropic bandwidth for now (no "
+                        "bandwidth_x, bandwidth_y or angle)",
+                        spec);
     if (isfinite(a->gauss.sigma))
         a->gauss.rc = a->gauss.sigma * sqrt(2.0 * log(1.0 / a->gauss.epsilon));
     gauss_canonical(a, -1);
@@ -498,6 +517,8 @@ static int gauss_build(gk_job *job)
     for (size_t i = 0; i < n; i++)
         sumabs += fabs(p->z[i]);
     gauss_canonical(a, sumabs);
+    if (a->gauss.relative)
+        return gk_gauss_relative_build(job);
     double rx, ry;
     gauss_reach(a, &rx, &ry);
     return gk_dens_bins_build(job->ctx, p, fmax(rx, ry), &job->dbins);
@@ -509,6 +530,14 @@ static int gauss_build(gk_job *job)
 static double gauss_cost(const gk_algorithm *a, double n, double area, double *setup_ns)
 {
     *setup_ns = 20.0 * n;
+    if (a->gauss.relative) { /* a k-d tree query a node, a term a point within ~r_c */
+        *setup_ns = n * GK_NS_TREE_PER_POINT;
+        double r2 = isnan(a->gauss.sigma) ? INFINITY
+                                          : 2.0 * a->gauss.sigma * a->gauss.sigma *
+                                                log((n + 1) / a->gauss.epsilon);
+        double k = area > 0 ? n * M_PI * r2 / area : n;
+        return 300.0 + 40.0 * (k < n ? k : n);
+    }
     double rx = INFINITY, ry = INFINITY;
     if (!isnan(a->gauss.sigma))
         gauss_reach(a, &rx, &ry);
@@ -525,6 +554,8 @@ static const char *gauss_gpu(const gk_job *job, gk_gpu_job_desc *d)
     gk_dens_gpu_bins(job->dbins, d);
     if (gs_rotated(a))
         return "a turned kernel (angle) has no GPU kernel yet";
+    if (a->gauss.relative)
+        return "mode=relative has no GPU kernel yet";
     const double sx = a->gauss.sigma, sy = gs_sy(a);
     gauss_reach(a, &d->dens_r, &d->dens_ry);
     d->dens_c = 1.0 / (2.0 * sx * sx);
@@ -536,18 +567,24 @@ static const char *gauss_gpu(const gk_job *job, gk_gpu_job_desc *d)
     return NULL;
 }
 
+static int gauss_cpu_index(gk_job *job)
+{
+    return job->alg.gauss.relative ? gk_index_tree(job) : gk_dens_cpu_index(job);
+}
+
 const gk_method gk_method_gauss = {
     .name = "gauss",
     .kind = GK_ALG_GAUSS,
-    .summary = "Gaussian kernel density / Gauss transform with a guaranteed absolute error",
-    .own_keys = "bandwidth, bandwidth_x, bandwidth_y, angle, epsilon, mode=absolute, "
+    .summary = "Gaussian kernel density / Gauss transform with a guaranteed absolute or "
+               "relative error",
+    .own_keys = "bandwidth, bandwidth_x, bandwidth_y, angle, epsilon, mode=absolute|relative, "
                 "method=auto|direct|cutoff, normalize=yes|no, "
                 "nodata",
     .flags = GK_M_Z_WEIGHT,
     .parse = gauss_parse,
     .build = gauss_build,
     .release = gk_dens_release,
-    .cpu_index = gk_dens_cpu_index,
+    .cpu_index = gauss_cpu_index,
     .cpu_tile = gauss_tile,
     .gpu_describe = gauss_gpu,
     .cost_ns = gauss_cost,

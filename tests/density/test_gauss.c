@@ -194,6 +194,82 @@ static void anisotropic(void)
     gk_points_free(pts);
 }
 
+/* mode=relative: |computed - exact| <= E exact at every node whose exact
+ * value is a normal double, on a grid reaching 1.5 L beyond three tight
+ * clusters (exact values down to about 1e-50 of the peak, where an
+ * absolute bound says nothing), against long double; plus double rounding
+ * of n positive terms, n 4 eps relative. cutoff and direct; 1 and 2 threads
+ * give the same bytes; negative weights are refused at the job. */
+static void relative(void)
+{
+    static double x[2000], y[2000], w[2000];
+    static double out[NX * NY], out2[NX * NY];
+    static long double exact[NX * NY];
+    const double x0 = 5.0e5, y0 = 4.2e6, L = 2.0e4, sigma = L / 8;
+    int n = make(1, x0, y0, L, 0, x, y, w);
+    for (int i = 0; i < n; i++)
+        w[i] = 0.5 + urand() * (i % 5 != 0); /* positive, every fifth 0.5 */
+    w[7] = 0.0;                               /* a zero weight counts for nothing */
+    gk_points *pts = gk_points_new(ctx);
+    for (int i = 0; i < n; i++)
+        gk_points_add(pts, x[i], y[i], w[i]);
+    gk_grid g = {x0 - 1.5 * L, x0 + 2.5 * L, y0 - 1.5 * L, y0 + 2.25 * L, NX, NY};
+    long double smallest = 1;
+    for (int j = 0; j < NY; j++)
+        for (int i = 0; i < NX; i++) {
+            long double cx = g.xmin + (i + 0.5L) * ((long double)(g.xmax - g.xmin) / NX);
+            long double cy = g.ymax - (j + 0.5L) * ((long double)(g.ymax - g.ymin) / NY);
+            long double sum = 0;
+            for (int q = 0; q < n; q++) {
+                long double dx = cx - x[q], dy = cy - y[q];
+                sum += w[q] * expl(-(dx * dx + dy * dy) / (2.0L * sigma * sigma));
+            }
+            exact[j * NX + i] = sum;
+            smallest = fminl(smallest, sum);
+        }
+    CHECKF(smallest < 1e-40L && smallest > 1e-300L, "the test's grid reaches %Lg", smallest);
+    const char *method[] = {"cutoff", "direct"};
+    const double eps[] = {1e-3, 1e-9};
+    for (int m = 0; m < 2; m++)
+        for (int e = 0; e < 2; e++) {
+            char spec[200];
+            snprintf(spec, sizeof spec,
+                     "gauss:bandwidth=%.17g:epsilon=%g:mode=relative:method=%s:normalize=no",
+                     sigma, eps[e], method[m]);
+            gk_algorithm *a = gk_algorithm_parse(ctx, spec);
+            CHECKF(a != NULL, "%s: %s", spec, gk_errmsg(ctx));
+            if (!a)
+                continue;
+            gk_context_set_threads(ctx, 1);
+            gk_job *job = gk_job_new(ctx, pts, a);
+            CHECK(job && gk_job_compute_window(job, &g, 0, 0, NX, NY, out) == GK_OK);
+            CHECK(job && strstr(gk_job_algorithm_string(job), "bound=relative"));
+            gk_job_free(job);
+            gk_context_set_threads(ctx, 2);
+            sink_t sk = {NX, out2};
+            job = gk_job_new(ctx, pts, a);
+            CHECK(job && gk_job_run(job, &g, 7, 5, sink, &sk, NULL, NULL) == GK_OK);
+            gk_job_free(job);
+            gk_context_set_threads(ctx, 0);
+            CHECKF(!memcmp(out, out2, sizeof out), "%s: threads or tiles differ", spec);
+            double worst = 0;
+            for (int c = 0; c < NX * NY; c++)
+                worst = fmax(worst, (double)(fabsl(out[c] - exact[c]) / exact[c]));
+            CHECKF(worst <= eps[e] + n * 4 * DBL_EPSILON, "%s: relative error %g", spec, worst);
+            gk_algorithm_free(a);
+        }
+    /* a negative weight: no relative bound exists */
+    gk_points_add(pts, x0, y0, -1.0);
+    gk_algorithm *a = gk_algorithm_parse(ctx, "gauss:bandwidth=100:mode=relative");
+    gk_job *job = a ? gk_job_new(ctx, pts, a) : NULL;
+    CHECKF(!job && gk_errno(ctx) == GK_ERR_ARG && strstr(gk_errmsg(ctx), "weights >= 0"), "%s",
+           gk_errmsg(ctx));
+    gk_error_clear(ctx);
+    gk_job_free(job);
+    gk_algorithm_free(a);
+    gk_points_free(pts);
+}
+
 static void scott_default(void)
 {
     /* 4 points at the corners of a 2 x 4 rectangle: sd_x = sqrt(4/3), sd_y = 2 sqrt(4/3)
@@ -232,11 +308,12 @@ static void bad_input(void)
         {"gauss:epsilon=0", "epsilon"},           {"gauss:epsilon=1", "epsilon"},
         {"gauss:epsilon=-0.1", "epsilon"},        {"gauss:epsilon=nan", "epsilon"},
         {"gauss:method=ifgt", "not implemented"}, {"gauss:method=fft", "not implemented"},
-        {"gauss:method=fast", "method"},          {"gauss:mode=relative", "not implemented"},
+        {"gauss:method=fast", "method"},          {"kernel_smooth:mode=relative", "gauss's"},
         {"gauss:mode=x", "mode"},                 {"gauss:normalize=maybe", "normalize"},
         {"gauss:radius=3", "radius"},
         {"gauss:bandwidth_x=2", "go together"},   {"gauss:bandwidth_y=0", "bandwidth_y"},
-        {"gauss:angle=30", "angle needs"},        {"gauss:bandwidth=2:angle=1000", "angle"},
+        {"gauss:angle=30", "angle needs"},
+        {"gauss:mode=relative:bandwidth_x=2:bandwidth_y=1", "isotropic"},        {"gauss:bandwidth=2:angle=1000", "angle"},
         {"gauss:bandwidth_x=2:bandwidth_y=inf", "bandwidth_y"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -412,6 +489,7 @@ int main(void)
     scott_default();
     own_exp();
     anisotropic();
+    relative();
     same_bytes();
     against_exact();
     kernel_smooth();
