@@ -93,12 +93,23 @@ __global__ void __launch_bounds__(GS_THREADS) gauss_f64(DensParams P, int kper, 
     const int k0 = blockIdx.z * kper, k1 = min(nsegs, k0 + kper);
     const long long lo = (long long)k0 * GK_DS_SEG, hi = (long long)k1 * GK_DS_SEG;
     const Span s = block_span(P, bi, bi + ni - 1, bj, bj + nj - 1, P.r, P.ry);
-    double acc[GS_T][GS_T], den[GS_T][GS_T], tot[GS_T][GS_T], tden[GS_T][GS_T];
+    /* the segments' totals in shared memory (the registers hold the
+     * segment's own sums): a node's slot is its thread's alone */
+    extern __shared__ double stot[];
+    double *tden = stot + GS_B * GS_B;
+    double acc[GS_T][GS_T], den[GS_T][GS_T];
 #pragma unroll
     for (int b = 0; b < GS_T; b++)
 #pragma unroll
-        for (int a = 0; a < GS_T; a++)
-            acc[b][a] = den[b][a] = tot[b][a] = tden[b][a] = 0.0;
+        for (int a = 0; a < GS_T; a++) {
+            acc[b][a] = den[b][a] = 0.0;
+            const int k = (ty * GS_T + b) * GS_B + tx + 16 * a;
+            if (!part) {
+                stot[k] = 0.0;
+                if (SMOOTH)
+                    tden[k] = 0.0;
+            }
+        }
     long long cur = -1; /* the segment acc and den hold */
     /* closes segment cur: into the totals, or into its plane of part */
     auto close = [&]() {
@@ -108,7 +119,7 @@ __global__ void __launch_bounds__(GS_THREADS) gauss_f64(DensParams P, int kper, 
         for (int b = 0; b < GS_T; b++)
 #pragma unroll
             for (int a = 0; a < GS_T; a++) {
-                const int i = tx + 16 * a, j = ty + 16 * b;
+                const int i = tx + 16 * a, j = ty * GS_T + b;
                 if (part) {
                     if (i < ni && j < nj) {
                         const size_t node = (size_t)(bj + j) * P.g.w + bi + i;
@@ -117,9 +128,10 @@ __global__ void __launch_bounds__(GS_THREADS) gauss_f64(DensParams P, int kper, 
                             part[((size_t)nsegs + cur) * ncell + node] = den[b][a];
                     }
                 } else {
-                    tot[b][a] = __dadd_rn(tot[b][a], acc[b][a]);
+                    const int k = j * GS_B + i;
+                    stot[k] = __dadd_rn(stot[k], acc[b][a]);
                     if (SMOOTH)
-                        tden[b][a] = __dadd_rn(tden[b][a], den[b][a]);
+                        tden[k] = __dadd_rn(tden[k], den[b][a]);
                 }
                 acc[b][a] = den[b][a] = 0.0;
             }
@@ -167,9 +179,17 @@ __global__ void __launch_bounds__(GS_THREADS) gauss_f64(DensParams P, int kper, 
                     ex[a] = sx[c][tx + 16 * a];
 #pragma unroll
                 for (int b = 0; b < GS_T; b++) {
-                    wy[b] = swy[c][ty + 16 * b];
-                    ey[b] = SMOOTH ? sey[c][ty + 16 * b] : 0.0;
+                    wy[b] = swy[c][ty * GS_T + b];
+                    ey[b] = SMOOTH ? sey[c][ty * GS_T + b] : 0.0;
                 }
+                /* a warp's 8 rows: a point whose factors are 0 on all of
+                 * them adds only zeros there (the same bits) */
+                bool nz = false;
+#pragma unroll
+                for (int b = 0; b < GS_T; b++)
+                    nz = nz || wy[b] != 0.0 || (SMOOTH && ey[b] != 0.0);
+                if (!__any_sync(0xffffffffu, nz))
+                    continue;
 #pragma unroll
                 for (int b = 0; b < GS_T; b++)
 #pragma unroll
@@ -188,10 +208,10 @@ __global__ void __launch_bounds__(GS_THREADS) gauss_f64(DensParams P, int kper, 
     for (int b = 0; b < GS_T; b++)
 #pragma unroll
         for (int a = 0; a < GS_T; a++) {
-            const int i = tx + 16 * a, j = ty + 16 * b;
+            const int i = tx + 16 * a, j = ty * GS_T + b, k = j * GS_B + i;
             if (i < ni && j < nj)
                 P.out[(size_t)(bj + j) * P.g.w + bi + i] =
-                    gauss_value<SMOOTH>(P, tot[b][a], tden[b][a]);
+                    gauss_value<SMOOTH>(P, stot[k], SMOOTH ? tden[k] : 0.0);
         }
 }
 
@@ -345,10 +365,16 @@ int density_tile(Job *J, const Grid &G, char *err, size_t err_cap)
         g.z = (nsegs + kper - 1) / kper;
         if (g.z == 0)
             g.z = 1;
-        if (P.smooth)
-            gauss_f64<true><<<g, GS_THREADS, 0, J->st>>>(P, kper, part, ncell, nsegs);
-        else
-            gauss_f64<false><<<g, GS_THREADS, 0, J->st>>>(P, kper, part, ncell, nsegs);
+        const size_t smem = (P.smooth ? 2 : 1) * GS_B * GS_B * sizeof(double);
+        if (P.smooth) {
+            CK(cudaFuncSetAttribute(gauss_f64<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    (int)smem));
+            gauss_f64<true><<<g, GS_THREADS, smem, J->st>>>(P, kper, part, ncell, nsegs);
+        } else {
+            CK(cudaFuncSetAttribute(gauss_f64<false>,
+                                    cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+            gauss_f64<false><<<g, GS_THREADS, smem, J->st>>>(P, kper, part, ncell, nsegs);
+        }
         CK(cudaGetLastError());
         if (part) {
             const unsigned nb = (unsigned)((ncell + 255) / 256);

@@ -31,7 +31,7 @@ int gk_dens_bins_build(gk_context *ctx, const gk_points *p, double reach, gk_den
     if (!n)
         xmin = xmax = ymin = ymax = 0.0;
     double W = xmax - xmin, H = ymax - ymin;
-    double side = reach / 4.0; /* a quarter: a tile's bins overhang it by less */
+    double side = reach / 8.0; /* an eighth: the bins a tile reads overhang its reach by less */
     int nbx = 1, nby = 1;
     if (isfinite(side) && side > 0) {
         /* no more than ~4 n bins (and 2^13 a side): a short reach over a wide

@@ -28,7 +28,7 @@ typedef struct gk_dens_bins {
     double x0, y0, side; /* bin (i, j) is [x0 + i side, ...) x [y0 + j side, ...) */
 } gk_dens_bins;
 
-/* Bins of side reach / 4 or more (INFINITY: one bin), no more than about 4 n
+/* Bins of side reach / 8 or more (INFINITY: one bin), no more than about 4 n
  * of them; GK_OK or GK_ERR_NOMEM (an error in ctx). */
 int gk_dens_bins_build(gk_context *ctx, const gk_points *p, double reach, gk_dens_bins **out);
 void gk_dens_bins_free(gk_dens_bins *b);
