@@ -19,7 +19,8 @@ void gk_dens_bins_free(gk_dens_bins *b)
     free(b);
 }
 
-int gk_dens_bins_build(gk_context *ctx, const gk_points *p, double reach, gk_dens_bins **out)
+int gk_dens_bins_build(gk_context *ctx, const gk_points *p, double reach, int per,
+                       gk_dens_bins **out)
 {
     *out = NULL;
     size_t n = p->n;
@@ -31,7 +32,7 @@ int gk_dens_bins_build(gk_context *ctx, const gk_points *p, double reach, gk_den
     if (!n)
         xmin = xmax = ymin = ymax = 0.0;
     double W = xmax - xmin, H = ymax - ymin;
-    double side = reach / 8.0; /* an eighth: the bins a tile reads overhang its reach by less */
+    double side = reach / per; /* finer: the bins a tile reads overhang its reach by less */
     int nbx = 1, nby = 1;
     if (isfinite(side) && side > 0) {
         /* no more than ~4 n bins (and 2^13 a side): a short reach over a wide

@@ -521,7 +521,7 @@ static int gauss_build(gk_job *job)
         return gk_gauss_relative_build(job);
     double rx, ry;
     gauss_reach(a, &rx, &ry);
-    return gk_dens_bins_build(job->ctx, p, fmax(rx, ry), &job->dbins);
+    return gk_dens_bins_build(job->ctx, p, fmax(rx, ry), 8, &job->dbins);
 }
 
 /* One core: ~0.6 ns a product over the square of side 2 r_c (1 M points,

@@ -133,7 +133,7 @@ static uint64_t heatmap_tile(const gk_job *job, const gk_tile *t, double *out, g
 
 static int heatmap_build(gk_job *job)
 {
-    return gk_dens_bins_build(job->ctx, job->pts, job->alg.heat.radius * (1.0 + 1e-9),
+    return gk_dens_bins_build(job->ctx, job->pts, job->alg.heat.radius * (1.0 + 1e-9), 4,
                               &job->dbins);
 }
 
