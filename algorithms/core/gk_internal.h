@@ -89,6 +89,8 @@ struct gk_algorithm {
         int smooth;          /* kernel_smooth: sum K z / sum K */
         int relative;        /* mode=relative: |error| <= E exact (density/gauss_relative.c) */
         double sumw;         /* relative: sum of the weights (>= 0), set in build */
+        int ifgt_k, ifgt_p;  /* method=ifgt: clusters and truncation order, set in build */
+        double ifgt_rx, ifgt_ry, ifgt_bound; /* its cluster radius, reach and error bound */
     } gauss;
     char canonical[1024];
 };
@@ -161,6 +163,7 @@ struct gk_job {
     struct gk_krige_state *krige; /* kriging only (geostat/kriging_prepare.c) */
     struct gk_bucket_grid *bg;    /* window statistics fast path (bucket_grid.c), or NULL */
     struct gk_dens_bins *dbins;   /* heatmap, gauss, kernel_smooth (density/density_bins.h) */
+    struct gk_ifgt *ifgt;         /* gauss method=ifgt (density/gauss_ifgt.c) */
     /* stats of the last run, updated atomically */
     uint64_t nodes, nodata_nodes;
     uint64_t singular_nodes; /* nodes whose system was singular (kriging) */

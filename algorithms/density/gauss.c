@@ -29,6 +29,7 @@
 #include "core/method.h"
 #include "density/density_bins.h"
 #include "density/density_sum.h"
+#include "density/gauss_ifgt.h"
 #include "density/gauss_relative.h"
 #include "search/index.h"
 
@@ -264,6 +265,8 @@ static uint64_t gauss_tile(const gk_job *job, const gk_tile *t, double *out, gk_
     const gk_algorithm *a = &job->alg;
     if (a->gauss.relative)
         return gk_gauss_relative_tile(job, t, out, s);
+    if (a->gauss.method == GK_GAUSS_IFGT)
+        return gk_ifgt_tile(job, t, out, s);
     const int w = t->w, h = t->h, smooth = a->gauss.smooth;
     const size_t ncell = (size_t)w * h;
     if (gk_scratch_reserve(s, (size_t)(w + h) * (GS_CHUNK + 1) + 4 * GS_CHUNK) ||
@@ -328,13 +331,22 @@ static void gauss_canonical(gk_algorithm *a, double sumabs)
                       gs_sy(a), a->gauss.angle);
     gk_strbuf_add(&sb, ":epsilon=%.17g:mode=%s:method=%s", a->gauss.epsilon,
                   a->gauss.relative ? "relative" : "absolute",
-                  a->gauss.method == GK_GAUSS_DIRECT ? "direct" : "cutoff");
+                  a->gauss.method == GK_GAUSS_DIRECT ? "direct"
+                  : a->gauss.method == GK_GAUSS_IFGT ? "ifgt"
+                                                     : "cutoff");
     if (!a->gauss.smooth)
         gk_strbuf_add(&sb, ":normalize=%s", a->gauss.normalize ? "yes" : "no");
     if (a->gauss.relative) {
         /* a cut-off per node; the bound is E times each node's value */
         if (sumabs >= 0)
             gk_strbuf_add(&sb, ":bound=relative");
+    } else if (a->gauss.method == GK_GAUSS_IFGT && a->gauss.ifgt_k > 0) {
+        /* its choice, and the bound it predicts (below the promised one) */
+        double pb = a->gauss.ifgt_bound * sumabs;
+        if (a->gauss.normalize)
+            pb /= 2.0 * M_PI * a->gauss.sigma * a->gauss.sigma;
+        gk_strbuf_add(&sb, ":clusters=%d:order=%d:cluster_radius=%.9g:reach=%.9g:predicted=%.6g",
+                      a->gauss.ifgt_k, a->gauss.ifgt_p, a->gauss.ifgt_rx, a->gauss.ifgt_ry, pb);
     } else if (a->gauss.method == GK_GAUSS_CUTOFF && !isnan(a->gauss.sigma)) {
         if (iso) {
             gk_strbuf_add(&sb, ":cutoff_radius=%.17g", a->gauss.rc);
@@ -381,15 +393,17 @@ static int gauss_parse_any(gk_context *ctx, const char *spec, char *rest, gk_alg
                 a->gauss.method = GK_GAUSS_DIRECT, a->gauss.method_auto = 0;
             else if (!strcasecmp(val, "cutoff"))
                 a->gauss.method = GK_GAUSS_CUTOFF, a->gauss.method_auto = 0;
-            else if (!strcasecmp(val, "ifgt") || !strcasecmp(val, "fft"))
+            else if (!strcasecmp(val, "ifgt"))
+                a->gauss.method = GK_GAUSS_IFGT, a->gauss.method_auto = 0;
+            else if (!strcasecmp(val, "fft"))
                 return gk_error(ctx, GK_ERR_ARG,
                                 "-a %s: method: '%s' is not implemented yet (auto, direct, "
-                                "cutoff)",
+                                "cutoff, ifgt)",
                                 spec, val);
             else
                 return gk_error(ctx, GK_ERR_ARG,
-                                "-a %s: method: unknown method '%s' (auto, direct, cutoff)", spec,
-                                val);
+                                "-a %s: method: unknown method '%s' (auto, direct, cutoff, ifgt)",
+                                spec, val);
         } else if (!strcasecmp(key, "mode")) {
             if (!strcasecmp(val, "relative"))
                 a->gauss.relative = 1;
@@ -407,7 +421,10 @@ static int gauss_parse_any(gk_context *ctx, const char *spec, char *rest, gk_alg
                 return gk_error(ctx, GK_ERR_ARG, "-a %s: normalize: '%s' is not yes or no", spec,
                                 val);
         } else if (!strcasecmp(key, "cutoff_radius") || !strcasecmp(key, "cutoff_x") ||
-                   !strcasecmp(key, "cutoff_y") || !strcasecmp(key, "bound")) {
+                   !strcasecmp(key, "cutoff_y") || !strcasecmp(key, "bound") ||
+                   !strcasecmp(key, "clusters") || !strcasecmp(key, "order") ||
+                   !strcasecmp(key, "cluster_radius") || !strcasecmp(key, "reach") ||
+                   !strcasecmp(key, "predicted")) {
             /* reported by the canonical string; recomputed, so read back and ignored */
         } else if (!strcasecmp(key, "bandwidth") || !strcasecmp(key, "bandwidth_x") ||
                    !strcasecmp(key, "bandwidth_y") || !strcasecmp(key, "angle") ||
@@ -460,6 +477,12 @@ static int gauss_parse_any(gk_context *ctx, const char *spec, char *rest, gk_alg
                         spec);
     if (a->gauss.sigma_y == a->gauss.sigma)
         a->gauss.sigma_y = NAN; /* isotropic */
+    if (a->gauss.method == GK_GAUSS_IFGT &&
+        (smooth || a->gauss.relative || !isnan(a->gauss.sigma_y) || a->gauss.angle != 0.0))
+        return gk_error(ctx, GK_ERR_ARG,
+                        "-a %s: method=ifgt takes gauss with an isotropic bandwidth and "
+                        "mode=absolute for now",
+                        spec);
     if (a->gauss.relative && smooth)
         return gk_error(ctx, GK_ERR_ARG,
                         "-a %s: mode=relative is gauss's (a ratio of sums: use mode=absolute)",
@@ -519,6 +542,12 @@ static int gauss_build(gk_job *job)
     gauss_canonical(a, sumabs);
     if (a->gauss.relative)
         return gk_gauss_relative_build(job);
+    if (a->gauss.method == GK_GAUSS_IFGT) {
+        int rc = gk_ifgt_build(job);
+        if (rc == GK_OK)
+            gauss_canonical(a, sumabs); /* with its clusters, order and bound */
+        return rc;
+    }
     double rx, ry;
     gauss_reach(a, &rx, &ry);
     return gk_dens_bins_build(job->ctx, p, fmax(rx, ry), 8, &job->dbins);
@@ -556,6 +585,8 @@ static const char *gauss_gpu(const gk_job *job, gk_gpu_job_desc *d)
         return "a turned kernel (angle) has no GPU kernel yet";
     if (a->gauss.relative)
         return "mode=relative has no GPU kernel yet";
+    if (a->gauss.method == GK_GAUSS_IFGT)
+        return "method=ifgt has no GPU kernel yet";
     const double sx = a->gauss.sigma, sy = gs_sy(a);
     gauss_reach(a, &d->dens_r, &d->dens_ry);
     d->dens_c = 1.0 / (2.0 * sx * sx);
@@ -567,8 +598,17 @@ static const char *gauss_gpu(const gk_job *job, gk_gpu_job_desc *d)
     return NULL;
 }
 
+static void gauss_release(gk_job *job)
+{
+    gk_dens_release(job);
+    gk_ifgt_free(job->ifgt);
+    job->ifgt = NULL;
+}
+
 static int gauss_cpu_index(gk_job *job)
 {
+    if (job->alg.gauss.method == GK_GAUSS_IFGT)
+        return job->ifgt ? GK_OK : GK_ERR_NOMEM;
     return job->alg.gauss.relative ? gk_index_tree(job) : gk_dens_cpu_index(job);
 }
 
@@ -578,12 +618,12 @@ const gk_method gk_method_gauss = {
     .summary = "Gaussian kernel density / Gauss transform with a guaranteed absolute or "
                "relative error",
     .own_keys = "bandwidth, bandwidth_x, bandwidth_y, angle, epsilon, mode=absolute|relative, "
-                "method=auto|direct|cutoff, normalize=yes|no, "
+                "method=auto|direct|cutoff|ifgt, normalize=yes|no, "
                 "nodata",
     .flags = GK_M_Z_WEIGHT,
     .parse = gauss_parse,
     .build = gauss_build,
-    .release = gk_dens_release,
+    .release = gauss_release,
     .cpu_index = gauss_cpu_index,
     .cpu_tile = gauss_tile,
     .gpu_describe = gauss_gpu,

@@ -8,7 +8,7 @@
 #include "core/gk_internal.h"
 
 /* gk_algorithm.gauss.method */
-enum { GK_GAUSS_DIRECT, GK_GAUSS_CUTOFF };
+enum { GK_GAUSS_DIRECT, GK_GAUSS_CUTOFF, GK_GAUSS_IFGT };
 
 /* Checks the weights (>= 0), sums them and builds the k-d tree. */
 int gk_gauss_relative_build(gk_job *job);

@@ -1,0 +1,263 @@
+/*
+ * density/gauss_ifgt.c - gauss with method=ifgt: the improved fast Gauss
+ * transform (Yang, Duraiswami and Gumerov; the error bound of Raykar, Yang,
+ * Duraiswami and Gumerov), for bandwidths wide against the points' spread,
+ * where the cut-off keeps most points for every node.
+ *
+ * With h = sqrt(2) sigma the kernel is exp(-|y - x|^2 / h^2). The points are
+ * clustered (farthest point first: K centres c, every point within r_x of
+ * its centre). About a centre, with a = (x - c) / h and b = (y - c) / h,
+ *     exp(-|y - x|^2 / h^2) = exp(-|a|^2) exp(-|b|^2) exp(2 a.b),
+ * and exp(2 a.b) = sum over alpha of 2^|alpha| / alpha! a^alpha b^alpha,
+ * cut after |alpha| < p. A cluster's coefficients
+ *     C_alpha = 2^|alpha| / alpha! sum_i w_i exp(-|a_i|^2) a_i^alpha
+ * are summed once; a node adds exp(-|b|^2) sum C_alpha b^alpha over the
+ * clusters whose centre is within r_y of it.
+ *
+ * The bound, per unit of sum|w|: a skipped cluster's points are farther
+ * than r_y - r_x, so they miss less than exp(-(r_y - r_x)^2 / h^2); the
+ * cut series misses at most (2 |a| |b|)^p / p! e^{2 a.b} per point, which
+ * with the factors exp(-|a|^2 - |b|^2) is at most
+ * (2 r_x r_y / h^2)^p / p!. Rounding: every partial sum is below
+ * e^{2 r_x r_y / h^2} sum|w|, so about (T + 8) 2^-52 times that, T the
+ * terms. E is split: a quarter to the reach, half to the series, a quarter
+ * to rounding; the smallest cost that meets all three is chosen among
+ * K = 1, 2, 4, ... Everything is summed in input and centre order: the same
+ * bytes for any threads or tiles. CPU only.
+ */
+#include "core/method.h"
+#include "density/density_sum.h"
+#include "density/gauss_ifgt.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+#define IFGT_KMAX 4096 /* clusters at most */
+#define IFGT_PMAX 40   /* truncation order at most */
+
+typedef struct gk_ifgt {
+    int k, p, t;    /* clusters, order, terms p (p + 1) / 2 */
+    double h, ry2;  /* h, and r_y^2 */
+    double *cx, *cy; /* centres */
+    double *coef;   /* k * t, graded order: (d - j, j) for d < p, j <= d */
+} gk_ifgt;
+
+void gk_ifgt_free(gk_ifgt *g)
+{
+    if (!g)
+        return;
+    free(g->cx);
+    free(g->cy);
+    free(g->coef);
+    free(g);
+}
+
+/* Farthest-point clustering, centres in the order chosen (first: point 0;
+ * ties: the lowest index): rx[k] the largest distance to the nearest of the
+ * first k + 1 centres. */
+static int cluster(const gk_points *pts, int kmax, int *centre, double *rx)
+{
+    size_t n = pts->n;
+    double *d2 = malloc((n ? n : 1) * sizeof *d2);
+    if (!d2)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        d2[i] = INFINITY;
+    size_t c = 0;
+    for (int k = 0; k < kmax; k++) {
+        centre[k] = (int)c;
+        const double x = pts->x[c], y = pts->y[c];
+        double far = -1.0;
+        size_t arg = 0;
+        for (size_t i = 0; i < n; i++) {
+            double dx = pts->x[i] - x, dy = pts->y[i] - y, e = dx * dx + dy * dy;
+            if (e < d2[i])
+                d2[i] = e;
+            if (d2[i] > far)
+                far = d2[i], arg = i;
+        }
+        rx[k] = sqrt(far);
+        c = arg;
+    }
+    free(d2);
+    return 0;
+}
+
+/* The smallest p with (2 r_x r_y / h^2)^p / p! <= tol once the terms fall,
+ * or 0 when none up to IFGT_PMAX. */
+static int order_for(double q, double tol)
+{
+    double term = 1.0; /* q^p / p! */
+    for (int p = 1; p <= IFGT_PMAX; p++) {
+        term *= q / p;
+        if (p >= q && term <= tol)
+            return p;
+    }
+    return 0;
+}
+
+int gk_ifgt_build(gk_job *job)
+{
+    gk_algorithm *a = &job->alg;
+    const gk_points *pts = job->pts;
+    const size_t n = pts->n;
+    const double h = sqrt(2.0) * a->gauss.sigma, E = a->gauss.epsilon;
+    int kmax = n < IFGT_KMAX ? (int)(n ? n : 1) : IFGT_KMAX;
+    int *centre = malloc(kmax * sizeof *centre);
+    double *rx = malloc(kmax * sizeof *rx);
+    if (!centre || !rx || (n && cluster(pts, kmax, centre, rx))) {
+        free(centre), free(rx);
+        return gk_error(job->ctx, GK_ERR_NOMEM, "out of memory clustering %zu points", n);
+    }
+    if (!n)
+        rx[0] = 0, centre[0] = 0;
+    /* the extent, for the clusters a node sees */
+    double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        xmin = fmin(xmin, pts->x[i]), xmax = fmax(xmax, pts->x[i]);
+        ymin = fmin(ymin, pts->y[i]), ymax = fmax(ymax, pts->y[i]);
+    }
+    const double area = n ? fmax((xmax - xmin) * (ymax - ymin), 1e-300) : 1.0;
+    const double reach = h * sqrt(log(4.0 / E));
+    int best_k = 0, best_p = 0;
+    double best_cost = INFINITY;
+    /* K = 1, 2, 4, ..., and kmax last (every point its own centre when
+     * there are few: r_x = 0, the exact sum) */
+    for (int k = 1; k <= kmax; k = k < kmax && 2 * k > kmax ? kmax : 2 * k) {
+        const double r_x = rx[k - 1], r_y = r_x + reach, q = 2.0 * r_x * r_y / (h * h);
+        const int p = order_for(q, E / 2.0);
+        if (!p || exp(q) * (p * (p + 1) / 2 + 8) * DBL_EPSILON > E / 4.0)
+            continue;
+        const double t = p * (p + 1) / 2.0;
+        double seen = k * fmin(1.0, M_PI * r_y * r_y / area) + 1.0;
+        seen = seen < k ? seen : k;
+        /* the expansions, and a node's clusters, for as many nodes as points */
+        const double cost = (double)n * t * 4.0 + (double)n * seen * (t * 2.0 + 40.0);
+        if (cost < best_cost)
+            best_cost = cost, best_k = k, best_p = p;
+        if (k == kmax)
+            break;
+    }
+    if (!best_k) {
+        free(centre), free(rx);
+        return gk_error(job->ctx, GK_ERR_ARG,
+                        "-a gauss: method=ifgt cannot meet epsilon=%g with bandwidth %g here "
+                        "(the expansions would need more than %d clusters or lose the bound "
+                        "to rounding); use method=cutoff",
+                        E, a->gauss.sigma, IFGT_KMAX);
+    }
+    gk_ifgt *g = calloc(1, sizeof *g);
+    const int K = best_k, P = best_p, T = P * (P + 1) / 2;
+    if (g) {
+        g->cx = malloc(K * sizeof *g->cx);
+        g->cy = malloc(K * sizeof *g->cy);
+        g->coef = calloc((size_t)K * T, sizeof *g->coef);
+    }
+    int *own = malloc((n ? n : 1) * sizeof *own);
+    double *fac = malloc(T * sizeof *fac);
+    if (!g || !g->cx || !g->cy || !g->coef || !own || !fac) {
+        free(centre), free(rx), free(own), free(fac);
+        gk_ifgt_free(g);
+        return gk_error(job->ctx, GK_ERR_NOMEM, "out of memory for %d expansions", K);
+    }
+    g->k = K, g->p = P, g->t = T, g->h = h;
+    const double r_y = rx[K - 1] + reach;
+    g->ry2 = r_y * r_y * (1.0 + 1e-9); /* widened: rounding keeps more clusters */
+    for (int k = 0; k < K; k++)
+        g->cx[k] = pts->x[centre[k]], g->cy[k] = pts->y[centre[k]];
+    /* 2^|alpha| / alpha!, graded order */
+    for (int d = 0, m = 0; d < P; d++)
+        for (int j = 0; j <= d; j++, m++) {
+            double f = 1.0;
+            for (int u = 1; u <= d - j; u++)
+                f *= 2.0 / u;
+            for (int u = 1; u <= j; u++)
+                f *= 2.0 / u;
+            fac[m] = f;
+        }
+    /* each point's centre (the nearest; ties: the first chosen), then the
+     * coefficients in input order */
+    double pa[IFGT_PMAX], pb[IFGT_PMAX];
+    for (size_t i = 0; i < n; i++) {
+        int best = 0;
+        double bd = INFINITY;
+        for (int k = 0; k < K; k++) {
+            double dx = pts->x[i] - g->cx[k], dy = pts->y[i] - g->cy[k], e = dx * dx + dy * dy;
+            if (e < bd)
+                bd = e, best = k;
+        }
+        own[i] = best;
+        const double ax = (pts->x[i] - g->cx[best]) / h, ay = (pts->y[i] - g->cy[best]) / h;
+        const double wi = pts->z[i] * gk_ds_exp(-(ax * ax + ay * ay));
+        pa[0] = pb[0] = 1.0;
+        for (int u = 1; u < P; u++)
+            pa[u] = pa[u - 1] * ax, pb[u] = pb[u - 1] * ay;
+        double *c = g->coef + (size_t)best * T;
+        for (int d = 0, m = 0; d < P; d++)
+            for (int j = 0; j <= d; j++, m++)
+                c[m] = c[m] + wi * (pa[d - j] * pb[j]);
+    }
+    for (int k = 0; k < K; k++)
+        for (int m = 0; m < T; m++)
+            g->coef[(size_t)k * T + m] *= fac[m];
+    double q = 2.0 * rx[K - 1] * r_y / (h * h), term = 1.0;
+    for (int u = 1; u <= P; u++)
+        term *= q / u;
+    a->gauss.ifgt_k = K, a->gauss.ifgt_p = P;
+    a->gauss.ifgt_rx = rx[K - 1], a->gauss.ifgt_ry = r_y;
+    /* per unit of sum|w|: reach, series, rounding (each within its share of E) */
+    a->gauss.ifgt_bound = exp(-(reach * reach) / (h * h)) + term +
+                          exp(q) * (T + 8) * DBL_EPSILON;
+    free(centre), free(rx), free(own), free(fac);
+    job->ifgt = g;
+    return GK_OK;
+}
+
+static int ifgt_node(const gk_job *job, double nx, double ny, double hit2, gk_scratch *s,
+                     double *v)
+{
+    (void)hit2, (void)s;
+    const gk_ifgt *g = job->ifgt;
+    const gk_algorithm *a = &job->alg;
+    const int P = g->p, T = g->t;
+    double pa[IFGT_PMAX], pb[IFGT_PMAX], sum = 0.0;
+    for (int k = 0; k < g->k; k++) {
+        const double dx = nx - g->cx[k], dy = ny - g->cy[k];
+        if (!(dx * dx + dy * dy <= g->ry2))
+            continue;
+        const double bx = dx / g->h, by = dy / g->h;
+        pa[0] = pb[0] = 1.0;
+        for (int u = 1; u < P; u++)
+            pa[u] = pa[u - 1] * bx, pb[u] = pb[u - 1] * by;
+        const double *c = g->coef + (size_t)k * T;
+        double e = 0.0;
+        for (int d = 0, m = 0; d < P; d++)
+            for (int j = 0; j <= d; j++, m++)
+                e = e + c[m] * (pa[d - j] * pb[j]);
+        sum = sum + gk_ds_exp(-(bx * bx + by * by)) * e;
+    }
+    if (a->gauss.normalize)
+        sum = sum / (2.0 * M_PI * a->gauss.sigma * a->gauss.sigma);
+    *v = sum;
+    return 1;
+}
+
+uint64_t gk_ifgt_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s)
+{
+    uint64_t nodata = 0;
+    for (int j = 0; j < t->h; j++)
+        for (int i = 0; i < t->w; i++) {
+            double v = job->alg.nodata;
+            if (ifgt_node(job, gk_grid_node_x(t->g, t->x0 + i), gk_grid_node_y(t->g, t->y0 + j),
+                          t->hit2, s, &v) != 1)
+                nodata++;
+            out[(size_t)j * t->w + i] = v;
+        }
+    return nodata;
+}
