@@ -64,6 +64,26 @@ static int make(int kind, double x0, double y0, double L, int signed_w, double *
     return n;
 }
 
+/* The exact sum at every node of g, in long double: sum w exp(-(u^2 / (2
+ * sx^2) + v^2 / (2 sy^2))), (u, v) the offset turned by t radians (sx = sy,
+ * t = 0: the isotropic kernel). */
+static void exact_grid(const gk_grid *g, const double *x, const double *y, const double *w, int n,
+                       long double sx, long double sy, long double t, long double *out)
+{
+    for (int j = 0; j < g->ny; j++)
+        for (int i = 0; i < g->nx; i++) {
+            long double cx = g->xmin + (i + 0.5L) * ((long double)(g->xmax - g->xmin) / g->nx);
+            long double cy = g->ymax - (j + 0.5L) * ((long double)(g->ymax - g->ymin) / g->ny);
+            long double sum = 0;
+            for (int q = 0; q < n; q++) {
+                long double dx = cx - x[q], dy = cy - y[q];
+                long double u = dx * cosl(t) + dy * sinl(t), v = dy * cosl(t) - dx * sinl(t);
+                sum += w[q] * expl(-(u * u / (2 * sx * sx) + v * v / (2 * sy * sy)));
+            }
+            out[j * g->nx + i] = sum;
+        }
+}
+
 static void against_exact(void)
 {
     static double x[2000], y[2000], w[2000];
@@ -85,18 +105,7 @@ static void against_exact(void)
                 /* narrow for the cut-off; ifgt also wide, where it pays */
                 double sigma = L / 40;
                 gk_grid g = {x0, x0 + L, y0, y0 + 0.75 * L, NX, NY};
-                /* the exact sum at every cell centre, in long double */
-                for (int j = 0; j < NY; j++)
-                    for (int i = 0; i < NX; i++) {
-                        long double cx = x0 + (i + 0.5L) * ((long double)L / NX);
-                        long double cy = y0 + 0.75L * L - (j + 0.5L) * (0.75L * L / NY);
-                        long double s = 0;
-                        for (int k = 0; k < n; k++) {
-                            long double dx = cx - x[k], dy = cy - y[k];
-                            s += w[k] * expl(-(dx * dx + dy * dy) / (2.0L * sigma * sigma));
-                        }
-                        exact[j * NX + i] = s;
-                    }
+                exact_grid(&g, x, y, w, n, sigma, sigma, 0, exact);
                 for (int m = 0; m < 4; m++)
                     for (int e = 0; e < 3; e++)
                         for (int nz = 0; nz < 2; nz++) {
@@ -151,18 +160,9 @@ static void anisotropic(void)
     const double shape[][3] = {{L / 40, L / 80, 0}, {L / 30, L / 90, 30}, {L / 50, L / 50, -45}};
     for (int k = 0; k < 3; k++) {
         const long double sx = shape[k][0], sy = shape[k][1], t = shape[k][2] * (M_PI / 180.0L);
-        for (int j = 0; j < NY; j++)
-            for (int i = 0; i < NX; i++) {
-                long double cx = x0 + (i + 0.5L) * ((long double)L / NX);
-                long double cy = y0 + 0.75L * L - (j + 0.5L) * (0.75L * L / NY);
-                long double sum = 0;
-                for (int q = 0; q < n; q++) {
-                    long double dx = cx - x[q], dy = cy - y[q];
-                    long double u = dx * cosl(t) + dy * sinl(t), v = dy * cosl(t) - dx * sinl(t);
-                    sum += w[q] * expl(-(u * u / (2 * sx * sx) + v * v / (2 * sy * sy)));
-                }
-                exact[j * NX + i] = sum / (2 * M_PI * sx * sy);
-            }
+        exact_grid(&g, x, y, w, n, sx, sy, t, exact);
+        for (int c = 0; c < NX * NY; c++)
+            exact[c] /= 2 * M_PI * sx * sy;
         for (int m = 0; m < 2; m++) {
             char spec[256];
             snprintf(spec, sizeof spec,
@@ -215,19 +215,10 @@ static void relative(void)
     for (int i = 0; i < n; i++)
         gk_points_add(pts, x[i], y[i], w[i]);
     gk_grid g = {x0 - 1.5 * L, x0 + 2.5 * L, y0 - 1.5 * L, y0 + 2.25 * L, NX, NY};
+    exact_grid(&g, x, y, w, n, sigma, sigma, 0, exact);
     long double smallest = 1;
-    for (int j = 0; j < NY; j++)
-        for (int i = 0; i < NX; i++) {
-            long double cx = g.xmin + (i + 0.5L) * ((long double)(g.xmax - g.xmin) / NX);
-            long double cy = g.ymax - (j + 0.5L) * ((long double)(g.ymax - g.ymin) / NY);
-            long double sum = 0;
-            for (int q = 0; q < n; q++) {
-                long double dx = cx - x[q], dy = cy - y[q];
-                sum += w[q] * expl(-(dx * dx + dy * dy) / (2.0L * sigma * sigma));
-            }
-            exact[j * NX + i] = sum;
-            smallest = fminl(smallest, sum);
-        }
+    for (int c = 0; c < NX * NY; c++)
+        smallest = fminl(smallest, exact[c]);
     CHECKF(smallest < 1e-40L && smallest > 1e-300L, "the test's grid reaches %Lg", smallest);
     const char *method[] = {"cutoff", "direct"};
     const double eps[] = {1e-3, 1e-9};
@@ -279,6 +270,7 @@ static void ifgt_wide(void)
 {
     static double x[2000], y[2000], w[2000];
     static double out[NX * NY];
+    static long double exact[NX * NY];
     const double x0 = 5.0e5, y0 = 4.2e6, L = 2.0e4;
     for (int kind = 0; kind < 2; kind++) {
         int n = make(kind, x0, y0, L, 1, x, y, w);
@@ -303,18 +295,10 @@ static void ifgt_wide(void)
                     const char *pr = strstr(str, "predicted=");
                     CHECKF(c && atoi(c + 9) <= 64, "%s: %s", spec, str);
                     CHECKF(pr && atof(pr + 10) <= eps[e] * sumabs * 1.000001, "%s: %s", spec, str);
+                    exact_grid(&g, x, y, w, n, sig[k], sig[k], 0, exact);
                     double worst = 0;
-                    for (int j = 0; j < NY; j++)
-                        for (int i = 0; i < NX; i++) {
-                            long double cx = x0 + (i + 0.5L) * ((long double)L / NX);
-                            long double cy = y0 + 0.75L * L - (j + 0.5L) * (0.75L * L / NY);
-                            long double sum = 0;
-                            for (int q = 0; q < n; q++) {
-                                long double dx = cx - x[q], dy = cy - y[q];
-                                sum += w[q] * expl(-(dx * dx + dy * dy) / (2.0L * sig[k] * sig[k]));
-                            }
-                            worst = fmax(worst, (double)fabsl(out[j * NX + i] - sum));
-                        }
+                    for (int c = 0; c < NX * NY; c++)
+                        worst = fmax(worst, (double)fabsl(out[c] - exact[c]));
                     /* the promise plus double rounding of n terms */
                     CHECKF(worst <= (eps[e] + n * 4 * DBL_EPSILON) * sumabs, "%s: error %g > %g",
                            spec, worst, eps[e] * sumabs);
