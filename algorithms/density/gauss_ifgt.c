@@ -108,7 +108,11 @@ int gk_ifgt_build(gk_job *job)
     const gk_points *pts = job->pts;
     const size_t n = pts->n;
     const double h = sqrt(2.0) * a->gauss.sigma, E = a->gauss.epsilon;
-    int kmax = n < IFGT_KMAX ? (int)(n ? n : 1) : IFGT_KMAX;
+    /* clustering costs n per centre: no more centres than 4e8 / n (400 for
+     * a million points), and never more than the points */
+    double kcap = fmax(64.0, 4e8 / fmax((double)n, 1.0));
+    kcap = fmin(kcap, (double)IFGT_KMAX);
+    int kmax = (double)n < kcap ? (int)(n ? n : 1) : (int)kcap;
     int *centre = malloc(kmax * sizeof *centre);
     double *rx = malloc(kmax * sizeof *rx);
     if (!centre || !rx || (n && cluster(pts, kmax, centre, rx))) {
@@ -150,7 +154,7 @@ int gk_ifgt_build(gk_job *job)
                         "-a gauss: method=ifgt cannot meet epsilon=%g with bandwidth %g here "
                         "(the expansions would need more than %d clusters or lose the bound "
                         "to rounding); use method=cutoff",
-                        E, a->gauss.sigma, IFGT_KMAX);
+                        E, a->gauss.sigma, kmax);
     }
     gk_ifgt *g = calloc(1, sizeof *g);
     const int K = best_k, P = best_p, T = P * (P + 1) / 2;
