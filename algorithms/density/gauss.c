@@ -22,9 +22,11 @@
  * exceeds r_c (a square that holds the disc: the bound above stands). Each
  * node sums its points in the bins' order, on the CPU and the GPU alike, so
  * the bytes depend on the inputs only. The exponential's error (2 ulp) adds
- * about 4.4e-16 sum|w|. mode=relative (|error| <= E exact, weights >= 0) is
- * density/gauss_relative.c. IFGT and FFT are later work (a clear error for
- * now).
+ * about 4.4e-16 sum|w|. Elliptical kernels (bandwidth_x, bandwidth_y,
+ * angle): unturned still a product of factors; turned, a term a pair on the
+ * CPU. mode=relative (|error| <= E exact, weights >= 0) is
+ * density/gauss_relative.c, method=ifgt density/gauss_ifgt.c; FFT is later
+ * work (a clear error for now).
  */
 #include "core/method.h"
 #include "density/density_bins.h"
