@@ -94,7 +94,6 @@ enum { GK_HM_QUARTIC, GK_HM_TRIANGULAR, GK_HM_UNIFORM, GK_HM_TRIWEIGHT, GK_HM_EP
        GK_HM_N };
 
 typedef struct {
-    int kernel;
     double r, decay, inv_r2, d2max;
     double scale; /* 0: raw values */
 } gk_ds_heat_k;
@@ -102,7 +101,7 @@ typedef struct {
 GK_DS_HD gk_ds_heat_k gk_ds_heat_init(int kernel, int scaled, double decay, double r)
 {
     gk_ds_heat_k k;
-    k.kernel = kernel, k.r = r, k.decay = decay;
+    k.r = r, k.decay = decay;
     k.inv_r2 = 1.0 / (r * r);
     double s = r * r; /* r is finite and > 0 (the parser's check) */
     while (s > 0 && sqrt(s) > r)

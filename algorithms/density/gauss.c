@@ -31,8 +31,7 @@
 #include "core/method.h"
 #include "density/density_bins.h"
 #include "density/density_sum.h"
-#include "density/gauss_ifgt.h"
-#include "density/gauss_relative.h"
+#include "density/gauss.h"
 #include "search/index.h"
 
 #include <ctype.h>
@@ -89,7 +88,7 @@ static void gauss_reach(const gk_algorithm *a, double *rx, double *ry)
 typedef struct {
     const gk_dens_bins *b;
     const double *nx, *ny;
-    int w, h, smooth;
+    int w, h;
     double cx, cy, rx, ry; /* 1 / (2 sigma^2) and the reach, a factor per axis */
     int rotated;           /* turned: no factors, a term a pair (gauss_flush_turned) */
     double cu, cv, ca, sa, lim; /* its 1 / (2 sigma^2), cos, sin and the cut-off of Q / 2 */
@@ -274,7 +273,7 @@ static uint64_t gauss_tile(const gk_job *job, const gk_tile *t, double *out, gk_
     if (gk_scratch_reserve(s, (size_t)(w + h) * (GS_CHUNK + 1) + 4 * GS_CHUNK) ||
         gk_scratch_reserve2(s, (smooth ? 3 : 1) * ncell))
         return UINT64_MAX;
-    gauss_acc A = {.b = job->dbins, .w = w, .h = h, .smooth = smooth};
+    gauss_acc A = {.b = job->dbins, .w = w, .h = h};
     double *nx = s->d2, *ny = nx + w;
     A.nx = nx, A.ny = ny;
     A.ex = ny + h;
@@ -645,8 +644,8 @@ const gk_method gk_method_kernel_smooth = {
                 "method=auto|direct|cutoff, nodata",
     .parse = kernel_smooth_parse,
     .build = gauss_build,
-    .release = gk_dens_release,
-    .cpu_index = gk_dens_cpu_index,
+    .release = gauss_release,
+    .cpu_index = gauss_cpu_index,
     .cpu_tile = gauss_tile,
     .gpu_describe = gauss_gpu,
     .cost_ns = gauss_cost,

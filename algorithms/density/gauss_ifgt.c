@@ -27,7 +27,7 @@
  */
 #include "core/method.h"
 #include "density/density_sum.h"
-#include "density/gauss_ifgt.h"
+#include "density/gauss.h"
 
 #include <float.h>
 #include <math.h>

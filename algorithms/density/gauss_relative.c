@@ -15,7 +15,7 @@
  */
 #include "core/method.h"
 #include "density/density_sum.h"
-#include "density/gauss_relative.h"
+#include "density/gauss.h"
 #include "search/index.h"
 #include "search/kdtree.h"
 #include "search/neighbours.h"
