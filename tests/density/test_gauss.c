@@ -5,6 +5,7 @@
  * |gridkit - exact| <= epsilon * sum|w| (over 2 pi sigma^2 when
  * normalized); bad input; the same bytes for 1, 2 and 3 threads. */
 #include "density/density_sum.h"
+#include "density_check.h"
 #include "gk_check.h"
 #include "gridkit.h"
 
@@ -26,19 +27,6 @@ static double urand(void)
     return (double)(rng >> 11) / 9007199254740992.0;
 }
 
-typedef struct {
-    int nx;
-    double *out;
-} sink_t;
-
-static int sink(void *user, int x0, int y0, int w, int h, int nbands, const double *v)
-{
-    (void)nbands;
-    sink_t *s = user;
-    for (int j = 0; j < h; j++)
-        memcpy(s->out + (size_t)(y0 + j) * s->nx + x0, v + (size_t)j * w, w * sizeof *v);
-    return 0;
-}
 
 enum { NX = 40, NY = 30 };
 
@@ -399,30 +387,8 @@ static void same_bytes(void)
     gk_grid g = {0, 1000, 0, 600, GX, GY};
     const char *specs[] = {"gauss:bandwidth=30", "gauss:bandwidth=20:method=direct:normalize=no",
                            "kernel_smooth:bandwidth=25", "gauss:bandwidth=300:method=ifgt"};
-    for (int k = 0; k < 4; k++) {
-        gk_algorithm *a = gk_algorithm_parse(ctx, specs[k]);
-        double *ref = NULL;
-        int threads[] = {1, 2, 3};
-        int tiles[][2] = {{0, 0}, {7, 5}, {32, 32}};
-        for (int t = 0; t < 3; t++) {
-            gk_context_set_threads(ctx, threads[t]);
-            gk_job *job = gk_job_new(ctx, pts, a);
-            sink_t sk = {GX, calloc((size_t)GX * GY, sizeof(double))};
-            CHECK(job && gk_job_run(job, &g, tiles[t][0], tiles[t][1], sink, &sk, NULL, NULL) ==
-                             GK_OK);
-            if (!ref)
-                ref = sk.out;
-            else {
-                CHECKF(!memcmp(ref, sk.out, (size_t)GX * GY * sizeof(double)),
-                       "%s: threads %d differ", specs[k], threads[t]);
-                free(sk.out);
-            }
-            gk_job_free(job);
-        }
-        free(ref);
-        gk_algorithm_free(a);
-    }
-    gk_context_set_threads(ctx, 0);
+    for (int k = 0; k < 4; k++)
+        same_bytes_over(ctx, pts, &g, specs[k]);
     gk_points_free(pts);
 }
 

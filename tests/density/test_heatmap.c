@@ -2,6 +2,7 @@
  * 3.22's kernel formulas (docs/heatmap.md), every kernel, raw and scaled,
  * with and without weights; its bad input; the same bytes for any thread
  * count and tile size. Public API only. */
+#include "density_check.h"
 #include "gk_check.h"
 #include "gridkit.h"
 
@@ -111,19 +112,6 @@ static void bad_input(void)
     }
 }
 
-typedef struct {
-    int nx;
-    double *out;
-} sink_t;
-
-static int sink(void *user, int x0, int y0, int w, int h, int nbands, const double *v)
-{
-    (void)nbands;
-    sink_t *s = user;
-    for (int j = 0; j < h; j++)
-        memcpy(s->out + (size_t)(y0 + j) * s->nx + x0, v + (size_t)j * w, w * sizeof *v);
-    return 0;
-}
 
 static void same_bytes(void)
 {
@@ -141,30 +129,8 @@ static void same_bytes(void)
     }
     gk_grid g = {0, 1000, 0, 600, NX, NY};
     const char *specs[] = {"heatmap:radius=40", "heatmap:radius=60:kernel=triangular:decay=0.3:output=scaled"};
-    for (int k = 0; k < 2; k++) {
-        gk_algorithm *a = gk_algorithm_parse(ctx, specs[k]);
-        double *ref = NULL;
-        int threads[] = {1, 2, 4, 3};
-        int tiles[][2] = {{0, 0}, {7, 5}, {32, 32}, {97, 1}};
-        for (int t = 0; t < 4; t++) {
-            gk_context_set_threads(ctx, threads[t]);
-            gk_job *job = gk_job_new(ctx, pts, a);
-            sink_t sk = {NX, calloc((size_t)NX * NY, sizeof(double))};
-            CHECK(job && gk_job_run(job, &g, tiles[t][0], tiles[t][1], sink, &sk, NULL, NULL) ==
-                             GK_OK);
-            if (!ref)
-                ref = sk.out;
-            else {
-                CHECKF(!memcmp(ref, sk.out, (size_t)NX * NY * sizeof(double)),
-                       "%s: threads %d differ", specs[k], threads[t]);
-                free(sk.out);
-            }
-            gk_job_free(job);
-        }
-        free(ref);
-        gk_algorithm_free(a);
-    }
-    gk_context_set_threads(ctx, 0);
+    for (int k = 0; k < 2; k++)
+        same_bytes_over(ctx, pts, &g, specs[k]);
     gk_points_free(pts);
 }
 
