@@ -10,8 +10,9 @@
  * kernel is a product of an x and a y factor: the block computes each
  * point's factors over its 64 columns and 64 rows once, and each thread
  * then forms the products for its 4 x 4 nodes, like a small matrix product
- * (a multiply and an add, never fused). heatmap's kernel is not separable:
- * a thread per node tests each point's distance.
+ * (each a fused multiply-add, rounded once, as the CPU's fma()). heatmap's
+ * kernel and a turned ellipse are not separable: a thread per node tests
+ * each point. ifgt: a thread per node sums the CPU's expansions (no bins).
  */
 #include "check.h"
 #include "families.h"
@@ -194,9 +195,9 @@ __global__ void __launch_bounds__(GS_THREADS) gauss_f64(DensParams P, int kper, 
                 for (int b = 0; b < GS_T; b++)
 #pragma unroll
                     for (int a = 0; a < GS_T; a++) {
-                        acc[b][a] = __dadd_rn(acc[b][a], __dmul_rn(wy[b], ex[a]));
+                        acc[b][a] = __fma_rn(wy[b], ex[a], acc[b][a]);
                         if (SMOOTH)
-                            den[b][a] = __dadd_rn(den[b][a], __dmul_rn(ey[b], ex[a]));
+                            den[b][a] = __fma_rn(ey[b], ex[a], den[b][a]);
                     }
             }
         }
@@ -229,6 +230,93 @@ __global__ void gauss_reduce(DensParams P, const double *part, size_t ncell, int
             den = __dadd_rn(den, part[((size_t)nsegs + k) * ncell + node]);
     }
     P.out[node] = gauss_value<SMOOTH>(P, v, den);
+}
+
+/* A turned ellipse is no product of factors: a thread a node, a term a pair,
+ * as the CPU's gauss_flush_turned; the segments' sums added in order. */
+#define GT_B 16   /* nodes a side of a block, a thread each */
+#define GT_CH 256 /* points a chunk */
+
+template <bool SMOOTH>
+__global__ void __launch_bounds__(GT_B *GT_B) gauss_turned_f64(DensParams P, double ca,
+                                                                 double sa, double lim)
+{
+    __shared__ double2 sxy[GT_CH];
+    __shared__ double sz[GT_CH];
+    const int tid = threadIdx.y * GT_B + threadIdx.x;
+    const int bi = blockIdx.x * GT_B, bj = blockIdx.y * GT_B;
+    const int ni = min(GT_B, P.g.w - bi), nj = min(GT_B, P.g.h - bj);
+    const int i = bi + threadIdx.x, j = bj + threadIdx.y;
+    const double nx = node_x(P.g.xmin, P.g.cw, P.g.x0 + min(i, P.g.w - 1));
+    const double ny = node_x(P.g.ymax, P.g.ch, P.g.y0 + min(j, P.g.h - 1));
+    const Span s = block_span(P, bi, bi + ni - 1, bj, bj + nj - 1, P.r, P.ry);
+    double tot = 0.0, tden = 0.0, acc = 0.0, den = 0.0;
+    long long cur = -1;
+    for (int row = s.bj0; row <= s.bj1 && s.bi0 <= s.bi1; row++) {
+        const int p0 = P.start[row * P.nbx + s.bi0], p1 = P.start[row * P.nbx + s.bi1 + 1];
+        for (int base = p0; base < p1; base += GT_CH) {
+            const int cnt = min(GT_CH, p1 - base);
+            __syncthreads();
+            if (tid < cnt) {
+                sxy[tid] = P.xy[base + tid];
+                sz[tid] = P.z[base + tid];
+            }
+            __syncthreads();
+            for (int c = 0; c < cnt; c++) {
+                const double dx = nx - sxy[c].x, dy = ny - sxy[c].y;
+                const double u = ca * dx + sa * dy, v = ca * dy - sa * dx;
+                const double q2 = u * u * P.c + v * v * P.cy;
+                if (!(q2 <= lim))
+                    continue;
+                const long long seg = (long long)(base + c) / GK_DS_SEG;
+                if (seg != cur) { /* a new segment: the last one's sums into the totals */
+                    tot = tot + acc, acc = 0.0;
+                    if (SMOOTH)
+                        tden = tden + den, den = 0.0;
+                    cur = seg;
+                }
+                const double e = gk_ds_exp(-q2);
+                acc = acc + sz[c] * e;
+                if (SMOOTH)
+                    den = den + e;
+            }
+        }
+    }
+    tot = tot + acc;
+    if (SMOOTH)
+        tden = tden + den;
+    if (i < P.g.w && j < P.g.h)
+        P.out[(size_t)j * P.g.w + i] = gauss_value<SMOOTH>(P, tot, tden);
+}
+
+/* The fast Gauss transform's expansions (density/gauss_ifgt.c's ifgt_node):
+ * a thread a node, the clusters in order, each series by
+ * gk_ds_ifgt_series. */
+#define GI_PMAX 40
+
+__global__ void __launch_bounds__(256) gauss_ifgt_f64(DensParams P, const double2 *cen,
+                                                       const double *coef, int K, int order,
+                                                       double h, double ry2)
+{
+    const int i = blockIdx.x * 16 + (threadIdx.x & 15), j = blockIdx.y * 16 + (threadIdx.x >> 4);
+    if (i >= P.g.w || j >= P.g.h)
+        return;
+    const double nx = node_x(P.g.xmin, P.g.cw, P.g.x0 + i);
+    const double ny = node_x(P.g.ymax, P.g.ch, P.g.y0 + j);
+    const int T = order * (order + 1) / 2;
+    double sum = 0.0;
+    for (int k = 0; k < K; k++) {
+        const double2 c = cen[k];
+        const double dx = nx - c.x, dy = ny - c.y;
+        if (!(dx * dx + dy * dy <= ry2))
+            continue;
+        const double bx = dx / h, by = dy / h;
+        const double e = gk_ds_ifgt_series(coef + (size_t)k * T, order, T, bx, by);
+        sum = sum + gk_ds_exp(-(bx * bx + by * by)) * e;
+    }
+    if (P.div > 0)
+        sum = sum / P.div;
+    P.out[(size_t)j * P.g.w + i] = sum;
 }
 
 /* ---- heatmap -------------------------------------------------------------- */
@@ -278,8 +366,36 @@ __global__ void __launch_bounds__(HM_B *HM_B) heatmap_f64(DensParams P)
 
 /* ---- the op's job and tile ------------------------------------------------ */
 
+/* ifgt: the centres into sxy and the coefficients into sz (a clone shares
+ * them as it shares the bins). */
+static int ifgt_make(Job *J, const gk_gpu_job_desc *d, char *err, size_t err_cap)
+{
+    const int K = d->ifgt_k, T = d->ifgt_p * (d->ifgt_p + 1) / 2;
+    if (K < 1 || d->ifgt_p < 1 || d->ifgt_p > GI_PMAX || !d->ifgt_coef) {
+        snprintf(err, err_cap, "ifgt job without its expansions, or order over %d", GI_PMAX);
+        return -1;
+    }
+    std::vector<double2> hc((size_t)K);
+    for (int k = 0; k < K; k++)
+        hc[k] = make_double2(d->ifgt_cx[k], d->ifgt_cy[k]);
+    CK(cudaMalloc(&J->sxy, (size_t)K * sizeof(double2)));
+    CK(cudaMalloc(&J->sz, (size_t)K * T * sizeof(double)));
+    CK(cudaMemcpyAsync(J->sxy, hc.data(), (size_t)K * sizeof(double2), cudaMemcpyHostToDevice,
+                       J->st));
+    CK(cudaMemcpyAsync(J->sz, d->ifgt_coef, (size_t)K * T * sizeof(double),
+                       cudaMemcpyHostToDevice, J->st));
+    CK(cudaStreamSynchronize(J->st));
+    J->d.ifgt_cx = J->d.ifgt_cy = J->d.ifgt_coef = nullptr;
+    return 0;
+fail:
+    cudaGetLastError();
+    return -1;
+}
+
 int density_make(Job *J, const gk_gpu_job_desc *d, char *err, size_t err_cap)
 {
+    if (d->op == GK_GPU_GAUSS && d->dens_form == GK_GPU_GS_IFGT)
+        return ifgt_make(J, d, err, err_cap);
     const size_t n = d->n, nbins = (size_t)d->dens_nbx * d->dens_nby;
     std::vector<double2> hxy;
     if (!d->dens_start || n > (size_t)INT32_MAX) {
@@ -343,6 +459,16 @@ int density_tile(Job *J, const Grid &G, char *err, size_t err_cap)
             heatmap_f64<GK_HM_EPANECHNIKOV><<<g, b, 0, J->st>>>(P);
             break;
         }
+    } else if (d.dens_form == GK_GPU_GS_IFGT) {
+        dim3 g((G.w + 15) / 16, (G.h + 15) / 16);
+        gauss_ifgt_f64<<<g, 256, 0, J->st>>>(P, J->sxy, J->sz, d.ifgt_k, d.ifgt_p, d.ifgt_h,
+                                             d.ifgt_ry2);
+    } else if (d.dens_form == GK_GPU_GS_TURNED) {
+        dim3 b(GT_B, GT_B), g((G.w + GT_B - 1) / GT_B, (G.h + GT_B - 1) / GT_B);
+        if (P.smooth)
+            gauss_turned_f64<true><<<g, b, 0, J->st>>>(P, d.dens_ca, d.dens_sa, d.dens_lim);
+        else
+            gauss_turned_f64<false><<<g, b, 0, J->st>>>(P, d.dens_ca, d.dens_sa, d.dens_lim);
     } else {
         /* a grid of fewer blocks than the GPU can run at once: the points'
          * segments split over more blocks, reduced after (the same bits) */

@@ -1,6 +1,6 @@
 /*
  * module.cu - gridkit's CUDA module: the C ABI of core/gpu_abi.h (the
- * gk_gpu_api table behind gk_gpu_module_v8), the probe, jobs (the points
+ * gk_gpu_api table behind gk_gpu_module_v9), the probe, jobs (the points
  * uploaded once per job, their bin grid for the local algorithms) and the
  * dispatch of a tile to its family's translation unit (families.h). Built
  * as a shared object with the CUDA runtime linked statically, dlopen()ed by

@@ -18,8 +18,8 @@ extern "C" {
 
 /* One number: the entry symbol carries it, so a module of another version is
  * not even found, and the table repeats it. */
-#define GK_GPU_ABI_VERSION 8
-#define GK_GPU_ENTRY_FN gk_gpu_module_v8
+#define GK_GPU_ABI_VERSION 9
+#define GK_GPU_ENTRY_FN gk_gpu_module_v9
 #define GK_GPU_STR_(x) #x
 #define GK_GPU_STR(x) GK_GPU_STR_(x)
 #define GK_GPU_ENTRY GK_GPU_STR(GK_GPU_ENTRY_FN)
@@ -111,7 +111,24 @@ typedef struct {
     double dens_cy;     /* gauss: 1 / (2 sigma_y^2) */
     double dens_div;    /* gauss: the sum is divided by it (normalize=yes), 0: not */
     int dens_smooth;    /* gauss: kernel_smooth, sum K z / sum K (nodata where sum K is 0) */
+    int dens_form;      /* gauss: gk_gpu_gauss_form */
+    /* gauss, GK_GPU_GS_TURNED: Q / 2 = u^2 dens_c + v^2 dens_cy with u = ca dx + sa dy,
+     * v = ca dy - sa dx; a term where Q / 2 <= dens_lim (INFINITY: every one) */
+    double dens_ca, dens_sa, dens_lim;
+    /* gauss, GK_GPU_GS_IFGT (density/gauss_ifgt.c; host arrays, read during
+     * job_new only): K centres, order p, h = sqrt(2) sigma, a centre's
+     * squared reach, and K x p (p + 1) / 2 coefficients in graded order; no bins */
+    int ifgt_k, ifgt_p;
+    double ifgt_h, ifgt_ry2;
+    const double *ifgt_cx, *ifgt_cy, *ifgt_coef;
 } gk_gpu_job_desc;
+
+/* How a GK_GPU_GAUSS job forms its terms. */
+typedef enum {
+    GK_GPU_GS_FACTORS = 0, /* an x factor times a y factor (unturned kernels) */
+    GK_GPU_GS_TURNED,      /* a turned ellipse: a term a pair */
+    GK_GPU_GS_IFGT         /* the fast Gauss transform's expansions */
+} gk_gpu_gauss_form;
 
 /* A window [x0, x0+w) x [y0, y0+h) of the grid; node coordinates are computed
  * exactly as gk_grid_node_x/y do. */

@@ -11,11 +11,13 @@
 #include "core/gk_internal.h"
 #include "core/gpu_abi.h"
 
-/* The CPU's inner loops, compiled for AVX2 and AVX-512 beside the baseline
- * and picked at load time: wider vectors, the same bits (no contraction,
- * element-wise IEEE operations; docs/reliability.md). */
+/* The CPU's inner loops, compiled for x86-64-v3 (AVX2, FMA) and v4
+ * (AVX-512) beside the baseline and picked at load time: wider vectors, the
+ * same bits (no contraction; element-wise IEEE operations and fma(), which
+ * rounds once on every CPU, the baseline's through libm;
+ * docs/reliability.md). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-#define GK_DS_CLONES __attribute__((target_clones("default", "avx2", "arch=x86-64-v4")))
+#define GK_DS_CLONES __attribute__((target_clones("default", "arch=x86-64-v3", "arch=x86-64-v4")))
 #else
 #define GK_DS_CLONES
 #endif

@@ -40,28 +40,32 @@
  * ln2_hi is exact), a degree-13 Taylor polynomial in r (truncation below
  * 5e-18 relative), then 2^k built from its bits; results below 2^-1022 are
  * scaled in two steps, so they round once. Below -745.2 the value is under
- * half the least subnormal: 0. */
-GK_DS_HD double gk_ds_exp(double x)
+ * half the least subnormal: 0. fused: the polynomial's steps as fma (one
+ * rounding each, the same on every CPU and GPU; half the operations where
+ * the hardware has it); a constant, so each caller gets one form. */
+GK_DS_HD double gk_ds_exp_form(double x, int fused)
 {
     if (!(x > -745.2))
         return 0.0;
     const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
     double k = floor(x * 1.44269504088896338700 + 0.5);
     double r = (x - k * ln2_hi) - k * ln2_lo;
+#define GK_DS_STEP(cc) p = fused ? fma(p, r, (cc)) : p * r + (cc)
     double p = 1.0 / 6227020800.0;
-    p = p * r + 1.0 / 479001600.0;
-    p = p * r + 1.0 / 39916800.0;
-    p = p * r + 1.0 / 3628800.0;
-    p = p * r + 1.0 / 362880.0;
-    p = p * r + 1.0 / 40320.0;
-    p = p * r + 1.0 / 5040.0;
-    p = p * r + 1.0 / 720.0;
-    p = p * r + 1.0 / 120.0;
-    p = p * r + 1.0 / 24.0;
-    p = p * r + 1.0 / 6.0;
-    p = p * r + 0.5;
-    p = p * r + 1.0;
-    p = p * r + 1.0;
+    GK_DS_STEP(1.0 / 479001600.0);
+    GK_DS_STEP(1.0 / 39916800.0);
+    GK_DS_STEP(1.0 / 3628800.0);
+    GK_DS_STEP(1.0 / 362880.0);
+    GK_DS_STEP(1.0 / 40320.0);
+    GK_DS_STEP(1.0 / 5040.0);
+    GK_DS_STEP(1.0 / 720.0);
+    GK_DS_STEP(1.0 / 120.0);
+    GK_DS_STEP(1.0 / 24.0);
+    GK_DS_STEP(1.0 / 6.0);
+    GK_DS_STEP(0.5);
+    GK_DS_STEP(1.0);
+    GK_DS_STEP(1.0);
+#undef GK_DS_STEP
     int e = (int)k; /* in [-1075, 1] */
     int extra = 0;
     if (e < -1020) /* p in [0.7, 1.42]: keep 2^e normal, then one rounding */
@@ -75,12 +79,38 @@ GK_DS_HD double gk_ds_exp(double x)
     return p;
 }
 
+GK_DS_HD double gk_ds_exp(double x)
+{
+    return gk_ds_exp_form(x, 0);
+}
+
 /* Gaussian factor of one axis: exp(-dx^2 c), c = 1 / (2 sigma^2), or 0
  * beyond the cut-off r (INFINITY: none). The 2-D kernel is the product of
- * the two axes' factors, so a tile's nodes share each point's factors. */
+ * the two axes' factors, so a tile's nodes share each point's factors.
+ * The fused exponential: the factors are most of the GPU's work. */
 GK_DS_HD double gk_ds_gauss1(double dx, double c, double r)
 {
-    return fabs(dx) <= r ? gk_ds_exp(-(dx * dx) * c) : 0.0;
+    return fabs(dx) <= r ? gk_ds_exp_form(-(dx * dx) * c, 1) : 0.0;
+}
+
+/* gauss method=ifgt (density/gauss_ifgt.c): a cluster's series at b = (bx,
+ * by), sum C_(i, j) bx^i by^j over i + j < P, the coefficients c by the
+ * power of y, then of x (C_(i, j) at j (2 P - j + 1) / 2 + i; T of them).
+ * Horner's rule in bx within each power of y, then in by: no arrays, so a
+ * GPU thread keeps it in registers. */
+GK_DS_HD double gk_ds_ifgt_series(const double *c, int P, int T, double bx, double by)
+{
+    const double *q = c + T;
+    double e = 0.0;
+    for (int j = P - 1; j >= 0; j--) {
+        const int len = P - j;
+        q -= len;
+        double s = q[len - 1];
+        for (int i = len - 2; i >= 0; i--)
+            s = s * bx + q[i];
+        e = e * by + s;
+    }
+    return e;
 }
 
 /* QGIS's heatmap kernels (density/heatmap.c). A point counts at a node when

@@ -6,8 +6,10 @@
  * (spatstat's density.ppp(X, sigma, weights, edge=FALSE)). Weights are z
  * (-zfield), or 1 for every point (GK_M_Z_WEIGHT); any sign is fine.
  *
- * method=direct sums every point; method=cutoff (and auto, for now) only
- * those within r_c = sigma sqrt(2 ln(1/E)). The guarantee, mode=absolute:
+ * method=direct sums every point; method=cutoff only those within r_c =
+ * sigma sqrt(2 ln(1/E)); method=auto the cut-off or, where the cut-off
+ * keeps many points, the IFGT when a fixed cost model (density/gauss.h)
+ * says it is cheaper. The guarantee, mode=absolute:
  * a dropped point has d > r_c, so exp(-d^2/(2 sigma^2)) < exp(-r_c^2/(2
  * sigma^2)) = exp(-ln(1/E)) = E, and its term is below E |w_i|; summing
  * over the dropped points, |cutoff - exact| < E sum_{dropped} |w_i| <= E
@@ -18,13 +20,14 @@
  *
  * The kernel is a product of an x and a y factor (density/density_sum.h),
  * so a tile computes each point's factors once per column and row and each
- * node's term is one product; cutoff drops a point whose |dx| or |dy|
+ * node's term is one fused multiply-add (C's fma, the GPU's __fma_rn: one
+ * rounding on every device); cutoff drops a point whose |dx| or |dy|
  * exceeds r_c (a square that holds the disc: the bound above stands). Each
  * node sums its points in the bins' order, on the CPU and the GPU alike, so
  * the bytes depend on the inputs only. The exponential's error (2 ulp) adds
  * about 4.4e-16 sum|w|. Elliptical kernels (bandwidth_x, bandwidth_y,
- * angle): unturned still a product of factors; turned, a term a pair on the
- * CPU. mode=relative (|error| <= E exact, weights >= 0) is
+ * angle): unturned still a product of factors; turned, a term a pair.
+ * mode=relative (|error| <= E exact, weights >= 0) is
  * density/gauss_relative.c, method=ifgt density/gauss_ifgt.c; FFT is later
  * work (a clear error for now).
  */
@@ -121,8 +124,12 @@ static void node_span(double p, double r, double v0, double step, int m, int *lo
 }
 
 /* One axis's factors of a point over the tile's nodes v (zero outside
- * [*lo, *hi], which shrinks to the non-zero ones). */
-static void axis_factors(double p, const double *v, int m, double c, double r, double step,
+ * [*lo, *hi], which shrinks to the non-zero ones). Inlined into
+ * gauss_flush's clones, so that its fma is the instruction. */
+#ifdef __GNUC__
+__attribute__((always_inline))
+#endif
+static inline void axis_factors(double p, const double *v, int m, double c, double r, double step,
                          double *f, int *lo, int *hi)
 {
     node_span(p, r, v[0], step, m, lo, hi);
@@ -175,10 +182,10 @@ GK_DS_CLONES static void gauss_flush(gauss_acc *A)
             const double wy = b->z[A->pending[c]] * e;
             const double *ex = A->ex + (size_t)c * w;
             for (int i = sp[0]; i <= sp[1]; i++)
-                num[i] = num[i] + wy * ex[i];
+                num[i] = fma(wy, ex[i], num[i]);
             if (den)
                 for (int i = sp[0]; i <= sp[1]; i++)
-                    den[i] = den[i] + e * ex[i];
+                    den[i] = fma(e, ex[i], den[i]);
         }
     }
 }
@@ -322,7 +329,7 @@ static uint64_t gauss_tile(const gk_job *job, const gk_tile *t, double *out, gk_
 static void gauss_canonical(gk_algorithm *a, double sumabs)
 {
     gk_strbuf sb = {a->canonical, sizeof a->canonical, 0};
-    /* auto is cutoff for now; no bandwidth: Scott's rule, until build sets it */
+    /* no bandwidth: Scott's rule, until build sets it */
     gk_strbuf_add(&sb, "%s", a->gauss.smooth ? "kernel_smooth" : "gauss");
     const int iso = isnan(a->gauss.sigma_y) && a->gauss.angle == 0.0;
     if (!isnan(a->gauss.sigma) && iso)
@@ -330,11 +337,15 @@ static void gauss_canonical(gk_algorithm *a, double sumabs)
     else if (!iso)
         gk_strbuf_add(&sb, ":bandwidth_x=%.17g:bandwidth_y=%.17g:angle=%.17g", a->gauss.sigma,
                       gs_sy(a), a->gauss.angle);
+    const char *m = a->gauss.method == GK_GAUSS_DIRECT ? "direct"
+                    : a->gauss.method == GK_GAUSS_IFGT ? "ifgt"
+                                                       : "cutoff";
+    /* auto stays auto (read back, it chooses again, the same way), and
+     * says what it chose once build has */
     gk_strbuf_add(&sb, ":epsilon=%.17g:mode=%s:method=%s", a->gauss.epsilon,
-                  a->gauss.relative ? "relative" : "absolute",
-                  a->gauss.method == GK_GAUSS_DIRECT ? "direct"
-                  : a->gauss.method == GK_GAUSS_IFGT ? "ifgt"
-                                                     : "cutoff");
+                  a->gauss.relative ? "relative" : "absolute", a->gauss.method_auto ? "auto" : m);
+    if (a->gauss.method_auto && sumabs >= 0)
+        gk_strbuf_add(&sb, ":chosen=%s", m);
     if (!a->gauss.smooth)
         gk_strbuf_add(&sb, ":normalize=%s", a->gauss.normalize ? "yes" : "no");
     if (a->gauss.relative) {
@@ -425,7 +436,7 @@ static int gauss_parse_any(gk_context *ctx, const char *spec, char *rest, gk_alg
                    !strcasecmp(key, "cutoff_y") || !strcasecmp(key, "bound") ||
                    !strcasecmp(key, "clusters") || !strcasecmp(key, "order") ||
                    !strcasecmp(key, "cluster_radius") || !strcasecmp(key, "reach") ||
-                   !strcasecmp(key, "predicted")) {
+                   !strcasecmp(key, "predicted") || !strcasecmp(key, "chosen")) {
             /* reported by the canonical string; recomputed, so read back and ignored */
         } else if (!strcasecmp(key, "bandwidth") || !strcasecmp(key, "bandwidth_x") ||
                    !strcasecmp(key, "bandwidth_y") || !strcasecmp(key, "angle") ||
@@ -509,6 +520,34 @@ static int kernel_smooth_parse(gk_context *ctx, const char *spec, char *rest, gk
     return gauss_parse_any(ctx, spec, rest, a, 1);
 }
 
+/* method=auto's cost of the cut-off a node (density/gauss.h's model): the
+ * points in a node's cut-off box, for points spread evenly over their
+ * bounding box and nodes over it too. */
+static double gauss_cut_ns(const gk_points *p, double rx, double ry)
+{
+    double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
+    for (size_t i = 0; i < p->n; i++) {
+        xmin = fmin(xmin, p->x[i]), xmax = fmax(xmax, p->x[i]);
+        ymin = fmin(ymin, p->y[i]), ymax = fmax(ymax, p->y[i]);
+    }
+    const double k = (double)p->n * gk_gauss_overlap(rx, xmax - xmin) *
+                     gk_gauss_overlap(ry, ymax - ymin);
+    return k * GK_GAUSS_NS_PAIR;
+}
+
+/* auto weighs the IFGT where it applies (gauss, isotropic, absolute) and
+ * the cut-off keeps many points a node: below GS_AUTO_MIN points no plan
+ * of the IFGT is cheaper (its least series costs more). */
+#define GS_AUTO_MIN 256
+static int gauss_auto_tries_ifgt(const gk_algorithm *a, const gk_points *p, double rx,
+                                 double ry)
+{
+    if (!a->gauss.method_auto || a->gauss.smooth || a->gauss.relative || gs_rotated(a) ||
+        !isnan(a->gauss.sigma_y))
+        return 0;
+    return gauss_cut_ns(p, rx, ry) >= GS_AUTO_MIN * GK_GAUSS_NS_PAIR;
+}
+
 /* Scott's rule when no bandwidth was given, the cut-off radius, the
  * canonical string with the bound; then the bins (before the device is
  * chosen: the GPU takes them too). */
@@ -543,14 +582,19 @@ static int gauss_build(gk_job *job)
     gauss_canonical(a, sumabs);
     if (a->gauss.relative)
         return gk_gauss_relative_build(job);
-    if (a->gauss.method == GK_GAUSS_IFGT) {
-        int rc = gk_ifgt_build(job);
-        if (rc == GK_OK)
-            gauss_canonical(a, sumabs); /* with its clusters, order and bound */
-        return rc;
-    }
     double rx, ry;
     gauss_reach(a, &rx, &ry);
+    if (a->gauss.method == GK_GAUSS_IFGT || gauss_auto_tries_ifgt(a, p, rx, ry)) {
+        /* auto: the IFGT when its plan costs a node less than the cut-off */
+        int rc = gk_ifgt_build(job, a->gauss.method_auto ? gauss_cut_ns(p, rx, ry) : INFINITY);
+        if (rc == GK_OK) {
+            a->gauss.method = GK_GAUSS_IFGT;
+            gauss_canonical(a, sumabs); /* with its clusters, order and bound */
+            return rc;
+        }
+        if (rc != 1)
+            return rc;
+    }
     return gk_dens_bins_build(job->ctx, p, fmax(rx, ry), 8, &job->dbins);
 }
 
@@ -568,6 +612,11 @@ static double gauss_cost(const gk_algorithm *a, double n, double area, double *s
         double k = area > 0 ? n * M_PI * r2 / area : n;
         return 300.0 + 40.0 * (k < n ? k : n);
     }
+    if (a->gauss.method == GK_GAUSS_IFGT && a->gauss.ifgt_k > 0) { /* its plan's cost */
+        const double t = a->gauss.ifgt_p * (a->gauss.ifgt_p + 1) / 2.0, k = a->gauss.ifgt_k;
+        *setup_ns = n * (k * GK_IFGT_NS_CLUSTER + 4.0 * t * GK_IFGT_NS_UNIT);
+        return 100.0 + k * (2.0 * t + 40.0) * GK_IFGT_NS_UNIT;
+    }
     double rx = INFINITY, ry = INFINITY;
     if (!isnan(a->gauss.sigma))
         gauss_reach(a, &rx, &ry);
@@ -578,24 +627,31 @@ static double gauss_cost(const gk_algorithm *a, double n, double area, double *s
 static const char *gauss_gpu(const gk_job *job, gk_gpu_job_desc *d)
 {
     const gk_algorithm *a = &job->alg;
-    if (!job->dbins)
-        return "gauss without its bins";
-    d->op = GK_GPU_GAUSS;
-    gk_dens_gpu_bins(job->dbins, d);
-    if (gs_rotated(a))
-        return "a turned kernel (angle) has no GPU kernel yet";
     if (a->gauss.relative)
         return "mode=relative has no GPU kernel yet";
-    if (a->gauss.method == GK_GAUSS_IFGT)
-        return "method=ifgt has no GPU kernel yet";
     const double sx = a->gauss.sigma, sy = gs_sy(a);
+    d->op = GK_GPU_GAUSS;
+    d->dens_div = !a->gauss.smooth && a->gauss.normalize ? 2.0 * M_PI * sx * sy : 0.0;
+    d->dens_smooth = a->gauss.smooth;
+    if (a->gauss.method == GK_GAUSS_IFGT) {
+        if (!job->ifgt)
+            return "ifgt without its expansions";
+        gk_ifgt_gpu_desc(job->ifgt, d);
+        return NULL;
+    }
+    if (!job->dbins)
+        return "gauss without its bins";
+    gk_dens_gpu_bins(job->dbins, d);
     gauss_reach(a, &d->dens_r, &d->dens_ry);
     d->dens_c = 1.0 / (2.0 * sx * sx);
     d->dens_cy = 1.0 / (2.0 * sy * sy);
-    d->dens_div = !a->gauss.smooth && a->gauss.normalize
-                      ? 2.0 * M_PI * sx * sy
-                      : 0.0;
-    d->dens_smooth = a->gauss.smooth;
+    d->dens_form = GK_GPU_GS_FACTORS;
+    if (gs_rotated(a)) { /* as gauss_tile sets up gauss_flush_turned */
+        const double t = a->gauss.angle * (M_PI / 180.0);
+        d->dens_form = GK_GPU_GS_TURNED;
+        d->dens_ca = cos(t), d->dens_sa = sin(t);
+        d->dens_lim = a->gauss.method == GK_GAUSS_DIRECT ? INFINITY : gs_log(a) * (1.0 + 1e-9);
+    }
     return NULL;
 }
 

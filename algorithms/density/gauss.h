@@ -11,6 +11,24 @@
 /* gk_algorithm.gauss.method */
 enum { GK_GAUSS_DIRECT, GK_GAUSS_CUTOFF, GK_GAUSS_IFGT };
 
+/* method=auto's cost model, one core of this project's EPYC, ns: a product
+ * of the cut-off (100,000 points, 512^2 nodes, sigma 3 km over 10 km, every
+ * point within every node's box: 3.92 s on 2 cores), a unit of the IFGT's
+ * count (16 clusters of order 24 there, 1024^2 nodes: 1.27 s), a
+ * point-centre distance of the clustering. The same numbers on every
+ * machine, so that the choice, and so the bytes, depend on the inputs only. */
+#define GK_GAUSS_NS_PAIR 0.29
+#define GK_IFGT_NS_UNIT 0.23
+#define GK_IFGT_NS_CLUSTER 1.0
+
+/* The share of an extent L that [u - r, u + r] covers, on average over u
+ * in it: the cost model's fraction of the points within r of a node. */
+static inline double gk_gauss_overlap(double r, double L)
+{
+    const double q = L > 0 ? r / L : 1.0;
+    return q >= 1.0 ? 1.0 : 2.0 * q - q * q;
+}
+
 /* mode=relative: checks the weights (>= 0), sums them and builds the k-d
  * tree; then a tile. */
 int gk_gauss_relative_build(gk_job *job);
@@ -20,9 +38,13 @@ uint64_t gk_gauss_relative_tile(const gk_job *job, const gk_tile *t, double *out
 /* method=ifgt: clusters the points, picks the clusters' number and the
  * truncation order for the bound E sum|w| and computes the expansions
  * (a->gauss.ifgt_* get them); GK_OK, or GK_ERR_ARG when no choice meets the
- * bound in double. Then a tile; the free. */
-int gk_ifgt_build(gk_job *job);
+ * bound in double. cut_ns: method=auto's cost of the cut-off a node (ns,
+ * GK_IFGT_NS_* below), INFINITY for method=ifgt; 1 (no error) when no plan
+ * beats it. Then a tile; the free. */
+int gk_ifgt_build(gk_job *job, double cut_ns);
 uint64_t gk_ifgt_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s);
 void gk_ifgt_free(struct gk_ifgt *g);
+/* The expansions into a GPU job's description (core/gpu_abi.h's ifgt_ fields). */
+void gk_ifgt_gpu_desc(const struct gk_ifgt *g, gk_gpu_job_desc *d);
 
 #endif

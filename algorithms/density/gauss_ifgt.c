@@ -18,12 +18,16 @@
  * than r_y - r_x, so they miss less than exp(-(r_y - r_x)^2 / h^2); the
  * cut series misses at most (2 |a| |b|)^p / p! e^{2 a.b} per point, which
  * with the factors exp(-|a|^2 - |b|^2) is at most
- * (2 r_x r_y / h^2)^p / p!. Rounding: every partial sum is below
- * e^{2 r_x r_y / h^2} sum|w|, so about (T + 8) 2^-52 times that, T the
- * terms. E is split: a quarter to the reach, half to the series, a quarter
+ * (2 r_x r_y / h^2)^p / p!. Rounding: every partial sum, of the
+ * coefficients over a cluster's points and of a series, is below
+ * e^{2 r_x r_y / h^2} sum|w| in magnitudes, so the error stays within
+ * (n + T + 8) 2^-52 times that (n points, T terms; Horner's rule for the
+ * series, below, errs less than a sum of its T terms). E is split: a quarter to the reach, half to the series, a quarter
  * to rounding; the smallest cost that meets all three is chosen among
  * K = 1, 2, 4, ... Everything is summed in input and centre order: the same
- * bytes for any threads or tiles. CPU only.
+ * bytes for any threads or tiles. On the GPU (gpu/density.cu) a thread a
+ * node sums the CPU's expansions in the same order, each series by
+ * density_sum.h's gk_ds_ifgt_series: the same bytes.
  */
 #include "core/method.h"
 #include "density/density_sum.h"
@@ -45,7 +49,7 @@ typedef struct gk_ifgt {
     int k, p, t;    /* clusters, order, terms p (p + 1) / 2 */
     double h, ry2;  /* h, and r_y^2 */
     double *cx, *cy; /* centres */
-    double *coef;   /* k * t, graded order: (d - j, j) for d < p, j <= d */
+    double *coef;   /* k * t: C_(i, j) (the power of x, of y) at j (2 p - j + 1) / 2 + i, i + j < p */
 } gk_ifgt;
 
 void gk_ifgt_free(gk_ifgt *g)
@@ -58,35 +62,34 @@ void gk_ifgt_free(gk_ifgt *g)
     free(g);
 }
 
-/* Farthest-point clustering, centres in the order chosen (first: point 0;
- * ties: the lowest index): rx[k] the largest distance to the nearest of the
- * first k + 1 centres. */
-static int cluster(const gk_points *pts, int kmax, int *centre, double *rx)
+/* Farthest-point clustering, grown a centre at a time (first: point 0;
+ * ties: the lowest index): after cluster_to(.., K, ..) rx[k] is the largest
+ * distance to the nearest of the first k + 1 centres, k < K. */
+typedef struct {
+    double *d2; /* each point's squared distance to its nearest centre so far */
+    size_t next; /* the next centre: the farthest point */
+    int k;       /* centres so far */
+} fp_state;
+
+static void cluster_to(const gk_points *pts, fp_state *st, int K, int *centre, double *rx)
 {
-    size_t n = pts->n;
-    double *d2 = malloc((n ? n : 1) * sizeof *d2);
-    if (!d2)
-        return -1;
-    for (size_t i = 0; i < n; i++)
-        d2[i] = INFINITY;
-    size_t c = 0;
-    for (int k = 0; k < kmax; k++) {
-        centre[k] = (int)c;
+    const size_t n = pts->n;
+    for (; st->k < K; st->k++) {
+        const size_t c = st->next;
+        centre[st->k] = (int)c;
         const double x = pts->x[c], y = pts->y[c];
         double far = -1.0;
         size_t arg = 0;
         for (size_t i = 0; i < n; i++) {
             double dx = pts->x[i] - x, dy = pts->y[i] - y, e = dx * dx + dy * dy;
-            if (e < d2[i])
-                d2[i] = e;
-            if (d2[i] > far)
-                far = d2[i], arg = i;
+            if (e < st->d2[i])
+                st->d2[i] = e;
+            if (st->d2[i] > far)
+                far = st->d2[i], arg = i;
         }
-        rx[k] = sqrt(far);
-        c = arg;
+        rx[st->k] = sqrt(far);
+        st->next = arg;
     }
-    free(d2);
-    return 0;
 }
 
 /* The smallest p with (2 r_x r_y / h^2)^p / p! <= tol once the terms fall,
@@ -102,51 +105,71 @@ static int order_for(double q, double tol)
     return 0;
 }
 
-int gk_ifgt_build(gk_job *job)
+int gk_ifgt_build(gk_job *job, double cut_ns)
 {
     gk_algorithm *a = &job->alg;
     const gk_points *pts = job->pts;
     const size_t n = pts->n;
     const double h = sqrt(2.0) * a->gauss.sigma, E = a->gauss.epsilon;
-    /* clustering costs n per centre: no more centres than 4e8 / n (400 for
-     * a million points), and never more than the points */
+    /* no more centres than 4e8 / n (400 for a million points), nor than
+     * the points */
     double kcap = fmax(64.0, 4e8 / fmax((double)n, 1.0));
     kcap = fmin(kcap, (double)IFGT_KMAX);
     int kmax = (double)n < kcap ? (int)(n ? n : 1) : (int)kcap;
     int *centre = malloc(kmax * sizeof *centre);
     double *rx = malloc(kmax * sizeof *rx);
-    if (!centre || !rx || (n && cluster(pts, kmax, centre, rx))) {
-        free(centre), free(rx);
+    fp_state st = {malloc((n ? n : 1) * sizeof *st.d2), 0, 0};
+    if (!centre || !rx || !st.d2) {
+        free(centre), free(rx), free(st.d2);
         return gk_error(job->ctx, GK_ERR_NOMEM, "out of memory clustering %zu points", n);
     }
-    if (!n)
-        rx[0] = 0, centre[0] = 0;
+    for (size_t i = 0; i < n; i++)
+        st.d2[i] = INFINITY;
     /* the extent, for the clusters a node sees */
     double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
     for (size_t i = 0; i < n; i++) {
         xmin = fmin(xmin, pts->x[i]), xmax = fmax(xmax, pts->x[i]);
         ymin = fmin(ymin, pts->y[i]), ymax = fmax(ymax, pts->y[i]);
     }
-    const double area = n ? fmax((xmax - xmin) * (ymax - ymin), 1e-300) : 1.0;
     const double reach = h * sqrt(log(4.0 / E));
     int best_k = 0, best_p = 0;
-    double best_cost = INFINITY;
+    double best_ns = INFINITY;
     /* K = 1, 2, 4, ..., and kmax last (every point its own centre when
-     * there are few: r_x = 0, the exact sum) */
+     * there are few: r_x = 0, the exact sum). Clustering to K costs about
+     * K ns a node (as many nodes as points): once that is a twentieth of
+     * the best plan's cost, or of the cut-off's (auto), more centres cannot
+     * pay. */
     for (int k = 1; k <= kmax; k = k < kmax && 2 * k > kmax ? kmax : 2 * k) {
+        if (k * GK_IFGT_NS_CLUSTER > 0.05 * fmin(best_ns, cut_ns))
+            break;
+        if (n)
+            cluster_to(pts, &st, k, centre, rx);
+        else
+            rx[k - 1] = 0, centre[k - 1] = 0;
         const double r_x = rx[k - 1], r_y = r_x + reach, q = 2.0 * r_x * r_y / (h * h);
         const int p = order_for(q, E / 2.0);
-        if (!p || exp(q) * (p * (p + 1) / 2 + 8) * DBL_EPSILON > E / 4.0)
-            continue;
-        const double t = p * (p + 1) / 2.0;
-        double seen = k * fmin(1.0, M_PI * r_y * r_y / area) + 1.0;
-        seen = seen < k ? seen : k;
-        /* the expansions, and a node's clusters, for as many nodes as points */
-        const double cost = (double)n * t * 4.0 + (double)n * seen * (t * 2.0 + 40.0);
-        if (cost < best_cost)
-            best_cost = cost, best_k = k, best_p = p;
+        if (p && exp(q) * ((double)n + p * (p + 1) / 2 + 8) * DBL_EPSILON <= E / 4.0) {
+            const double t = p * (p + 1) / 2.0;
+            /* the clusters within r_y of a node: its box's share, of which
+             * the disc takes pi / 4 while it is small */
+            const double rho = fmax(r_y / fmax(xmax - xmin, ymax - ymin), 0.0);
+            const double disc = rho >= 1.0 ? 1.0 : M_PI / 4.0 + (1.0 - M_PI / 4.0) * rho;
+            double seen = k * gk_gauss_overlap(r_y, xmax - xmin) *
+                              gk_gauss_overlap(r_y, ymax - ymin) * disc +
+                          1.0;
+            seen = seen < k ? seen : k;
+            /* a node's share of the expansions, and its clusters' series */
+            const double ns = (t * 4.0 + seen * (t * 2.0 + 40.0)) * GK_IFGT_NS_UNIT;
+            if (ns < best_ns)
+                best_ns = ns, best_k = k, best_p = p;
+        }
         if (k == kmax)
             break;
+    }
+    free(st.d2);
+    if (best_ns >= cut_ns) { /* auto: the cut-off is cheaper */
+        free(centre), free(rx);
+        return 1;
     }
     if (!best_k) {
         free(centre), free(rx);
@@ -175,11 +198,12 @@ int gk_ifgt_build(gk_job *job)
     g->ry2 = r_y * r_y * (1.0 + 1e-9); /* widened: rounding keeps more clusters */
     for (int k = 0; k < K; k++)
         g->cx[k] = pts->x[centre[k]], g->cy[k] = pts->y[centre[k]];
-    /* 2^|alpha| / alpha!, graded order */
-    for (int d = 0, m = 0; d < P; d++)
-        for (int j = 0; j <= d; j++, m++) {
+    /* 2^|alpha| / alpha!, in the coefficients' order (by the power of y,
+     * then of x) */
+    for (int j = 0, m = 0; j < P; j++)
+        for (int i = 0; i + j < P; i++, m++) {
             double f = 1.0;
-            for (int u = 1; u <= d - j; u++)
+            for (int u = 1; u <= i; u++)
                 f *= 2.0 / u;
             for (int u = 1; u <= j; u++)
                 f *= 2.0 / u;
@@ -203,9 +227,9 @@ int gk_ifgt_build(gk_job *job)
         for (int u = 1; u < P; u++)
             pa[u] = pa[u - 1] * ax, pb[u] = pb[u - 1] * ay;
         double *c = g->coef + (size_t)best * T;
-        for (int d = 0, m = 0; d < P; d++)
-            for (int j = 0; j <= d; j++, m++)
-                c[m] = c[m] + wi * (pa[d - j] * pb[j]);
+        for (int j = 0, m = 0; j < P; j++)
+            for (int i = 0; i + j < P; i++, m++)
+                c[m] = c[m] + wi * (pa[i] * pb[j]);
     }
     for (int k = 0; k < K; k++)
         for (int m = 0; m < T; m++)
@@ -217,10 +241,18 @@ int gk_ifgt_build(gk_job *job)
     a->gauss.ifgt_rx = rx[K - 1], a->gauss.ifgt_ry = r_y;
     /* per unit of sum|w|: reach, series, rounding (each within its share of E) */
     a->gauss.ifgt_bound = exp(-(reach * reach) / (h * h)) + term +
-                          exp(q) * (T + 8) * DBL_EPSILON;
+                          exp(q) * ((double)n + T + 8) * DBL_EPSILON;
     free(centre), free(rx), free(own), free(fac);
     job->ifgt = g;
     return GK_OK;
+}
+
+void gk_ifgt_gpu_desc(const gk_ifgt *g, gk_gpu_job_desc *d)
+{
+    d->dens_form = GK_GPU_GS_IFGT;
+    d->ifgt_k = g->k, d->ifgt_p = g->p;
+    d->ifgt_h = g->h, d->ifgt_ry2 = g->ry2;
+    d->ifgt_cx = g->cx, d->ifgt_cy = g->cy, d->ifgt_coef = g->coef;
 }
 
 static int ifgt_node(const gk_job *job, double nx, double ny, double hit2, gk_scratch *s,
@@ -229,21 +261,13 @@ static int ifgt_node(const gk_job *job, double nx, double ny, double hit2, gk_sc
     (void)hit2, (void)s;
     const gk_ifgt *g = job->ifgt;
     const gk_algorithm *a = &job->alg;
-    const int P = g->p, T = g->t;
-    double pa[IFGT_PMAX], pb[IFGT_PMAX], sum = 0.0;
+    double sum = 0.0;
     for (int k = 0; k < g->k; k++) {
         const double dx = nx - g->cx[k], dy = ny - g->cy[k];
         if (!(dx * dx + dy * dy <= g->ry2))
             continue;
         const double bx = dx / g->h, by = dy / g->h;
-        pa[0] = pb[0] = 1.0;
-        for (int u = 1; u < P; u++)
-            pa[u] = pa[u - 1] * bx, pb[u] = pb[u - 1] * by;
-        const double *c = g->coef + (size_t)k * T;
-        double e = 0.0;
-        for (int d = 0, m = 0; d < P; d++)
-            for (int j = 0; j <= d; j++, m++)
-                e = e + c[m] * (pa[d - j] * pb[j]);
+        const double e = gk_ds_ifgt_series(g->coef + (size_t)k * g->t, g->p, g->t, bx, by);
         sum = sum + gk_ds_exp(-(bx * bx + by * by)) * e;
     }
     if (a->gauss.normalize)

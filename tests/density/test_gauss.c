@@ -3,7 +3,8 @@
  * m) and degree-like coordinates, methods direct and cutoff at several
  * epsilon, normalize yes and no, unit and signed weights; the promised
  * |gridkit - exact| <= epsilon * sum|w| (over 2 pi sigma^2 when
- * normalized); bad input; the same bytes for 1, 2 and 3 threads. */
+ * normalized); method=auto's choice; bad input; the same bytes for 1 to 4
+ * threads and four tile shapes. */
 #include "density/density_sum.h"
 #include "density_check.h"
 #include "gk_check.h"
@@ -376,6 +377,65 @@ static void bad_input(void)
     }
 }
 
+/* The values of spec over g (NULL on failure; the job's string into str). */
+static double *grid_of(const gk_points *pts, const gk_grid *g, const char *spec, char *str,
+                       size_t cap)
+{
+    gk_algorithm *a = gk_algorithm_parse(ctx, spec);
+    gk_job *job = a ? gk_job_new(ctx, pts, a) : NULL;
+    double *out = malloc((size_t)g->nx * g->ny * sizeof *out);
+    int ok = job && out && gk_job_compute_window(job, g, 0, 0, g->nx, g->ny, out) == GK_OK;
+    CHECKF(ok, "%s: %s", spec, gk_errmsg(ctx));
+    if (ok && str)
+        snprintf(str, cap, "%s", gk_job_algorithm_string(job));
+    gk_job_free(job);
+    gk_algorithm_free(a);
+    if (!ok)
+        free(out), out = NULL;
+    return out;
+}
+
+/* method=auto: the IFGT where the bandwidth is wide against the spread and
+ * the points many, the cut-off where it is narrow; either within the bound
+ * of the direct sum; and its string, read back, chooses the same way and
+ * gives the same bytes (method=auto stays in it). */
+static void auto_choice(void)
+{
+    enum { N = 20000, GX = 40, GY = 30 };
+    const double L = 2.0e4, x0 = 3.0e5, y0 = 5.1e6;
+    gk_points *pts = gk_points_new(ctx);
+    double sumabs = 0;
+    for (int i = 0; i < N; i++) {
+        double w = urand() - 0.3;
+        gk_points_add(pts, x0 + L * urand(), y0 + L * urand(), w);
+        sumabs += fabs(w);
+    }
+    gk_grid g = {x0, x0 + L, y0, y0 + 0.75 * L, GX, GY};
+    const double sig[] = {L / 3, L / 40};
+    const char *want[] = {"chosen=ifgt", "chosen=cutoff"};
+    for (int k = 0; k < 2; k++) {
+        char spec[200], str[1024] = "", direct[200];
+        snprintf(spec, sizeof spec, "gauss:bandwidth=%.17g:epsilon=1e-6:normalize=no", sig[k]);
+        snprintf(direct, sizeof direct, "gauss:bandwidth=%.17g:method=direct:normalize=no",
+                 sig[k]);
+        double *v = grid_of(pts, &g, spec, str, sizeof str), *d = grid_of(pts, &g, direct, NULL, 0);
+        CHECKF(strstr(str, "method=auto") && strstr(str, want[k]), "%s: %s (want %s)", spec, str,
+               want[k]);
+        if (v && d) {
+            double worst = 0;
+            for (int c = 0; c < GX * GY; c++)
+                worst = fmax(worst, fabs(v[c] - d[c]));
+            CHECKF(worst <= (1e-6 + N * 4 * DBL_EPSILON) * sumabs, "%s: %g from direct > %g", spec,
+                   worst, 1e-6 * sumabs);
+        }
+        double *again = str[0] ? grid_of(pts, &g, str, NULL, 0) : NULL;
+        CHECKF(v && again && !memcmp(v, again, sizeof(double) * GX * GY),
+               "%s read back as %s: other bytes", spec, str);
+        free(v), free(d), free(again);
+    }
+    gk_points_free(pts);
+}
+
 static void same_bytes(void)
 {
     enum { N = 3000, GX = 97, GY = 61 };
@@ -386,8 +446,9 @@ static void same_bytes(void)
     }
     gk_grid g = {0, 1000, 0, 600, GX, GY};
     const char *specs[] = {"gauss:bandwidth=30", "gauss:bandwidth=20:method=direct:normalize=no",
-                           "kernel_smooth:bandwidth=25", "gauss:bandwidth=300:method=ifgt"};
-    for (int k = 0; k < 4; k++)
+                           "kernel_smooth:bandwidth=25", "gauss:bandwidth=300:method=ifgt",
+                           "gauss:bandwidth=400"};
+    for (int k = 0; k < 5; k++)
         same_bytes_over(ctx, pts, &g, specs[k]);
     gk_points_free(pts);
 }
@@ -464,30 +525,34 @@ static void kernel_smooth(void)
 }
 
 /* The kernel's own exponential (density/density_sum.h, the CPU's and the
- * GPU's alike) against long double expl: within 2 ulp wherever the result
- * is normal, within one subnormal step below, 0 under half the least
- * subnormal. 2 ulp is the Taylor polynomial's Horner rounding (about 1.2
- * ulp measured) plus the range reduction's. */
+ * GPU's alike) against long double expl, in both forms (plain and with
+ * fma, gauss's factors): within 2 ulp wherever the result is normal,
+ * within one subnormal step below, 0 under half the least subnormal. 2 ulp
+ * is the Taylor polynomial's Horner rounding (about 1.2 ulp measured) plus
+ * the range reduction's. */
 static void own_exp(void)
 {
-    double worst = 0;
-    for (int k = 0; k <= 2000000; k++) {
-        double x = -745.0 * k / 2000000.0;
-        if (k % 7 == 3)
-            x = -745.0 * urand();
-        long double e = expl((long double)x);
-        double v = gk_ds_exp(x);
-        if (e >= (long double)DBL_MIN) {
-            double ulps = (double)fabsl(((long double)v - e) / (e * (long double)DBL_EPSILON));
-            if (ulps > worst)
-                worst = ulps;
-        } else {
-            CHECKF(fabsl((long double)v - e) <= 0x1p-1074L, "exp(%.17g) = %g (subnormal)", x, v);
+    for (int fused = 0; fused < 2; fused++) {
+        double worst = 0;
+        for (int k = 0; k <= 2000000; k++) {
+            double x = -745.0 * k / 2000000.0;
+            if (k % 7 == 3)
+                x = -745.0 * urand();
+            long double e = expl((long double)x);
+            double v = gk_ds_exp_form(x, fused);
+            if (e >= (long double)DBL_MIN) {
+                double ulps = (double)fabsl(((long double)v - e) / (e * (long double)DBL_EPSILON));
+                if (ulps > worst)
+                    worst = ulps;
+            } else {
+                CHECKF(fabsl((long double)v - e) <= 0x1p-1074L, "exp(%.17g) = %g (subnormal)", x,
+                       v);
+            }
         }
+        CHECKF(worst <= 2.0, "own exp (fused %d): %.3g ulp at worst", fused, worst);
+        CHECK(gk_ds_exp_form(0.0, fused) == 1.0);
+        CHECK(gk_ds_exp_form(-746.0, fused) == 0.0 && gk_ds_exp_form(-INFINITY, fused) == 0.0);
     }
-    CHECKF(worst <= 2.0, "own exp: %.3g ulp at worst", worst);
-    CHECK(gk_ds_exp(0.0) == 1.0);
-    CHECK(gk_ds_exp(-746.0) == 0.0 && gk_ds_exp(-INFINITY) == 0.0);
 }
 
 int main(void)
@@ -499,6 +564,7 @@ int main(void)
     anisotropic();
     relative();
     ifgt_wide();
+    auto_choice();
     same_bytes();
     against_exact();
     kernel_smooth();

@@ -54,15 +54,22 @@ void test_density(const dataset *u, const dataset *l, const dataset *s)
         "gauss:bandwidth=400:epsilon=1e-9:normalize=no",
         "gauss:bandwidth=900:method=direct",
         "kernel_smooth:bandwidth=200",
+        /* turned ellipses: a term a pair; the expansions of ifgt */
+        "gauss:bandwidth_x=300:bandwidth_y=120:angle=30",
+        "kernel_smooth:bandwidth_x=250:bandwidth_y=100:angle=-50",
+        "gauss:bandwidth=2000:method=ifgt",
+        "gauss:bandwidth=800:method=ifgt:normalize=no:epsilon=1e-9",
     };
     for (size_t k = 0; k < NCASES(on_u); k++)
         bits(on_u[k], u);
     const char *on_l[] = {"heatmap:radius=3.5:kernel=quartic:output=scaled",
-                          "gauss:bandwidth=2", "kernel_smooth:bandwidth=1.5:epsilon=1e-3"};
+                          "gauss:bandwidth=2", "kernel_smooth:bandwidth=1.5:epsilon=1e-3",
+                          "gauss:bandwidth_x=3:bandwidth_y=1.5:angle=45:method=direct",
+                          "gauss:bandwidth=6:method=ifgt"};
     for (size_t k = 0; k < NCASES(on_l); k++)
         bits(on_l[k], l);
     const char *on_s[] = {"heatmap:radius=120", "gauss:bandwidth=60:method=direct",
-                          "kernel_smooth:bandwidth=80"};
+                          "kernel_smooth:bandwidth=80", "gauss:bandwidth=40:method=ifgt"};
     for (size_t k = 0; k < NCASES(on_s); k++)
         bits(on_s[k], s);
     /* u's 20,000 points are five segments (GK_DS_SEG) and its grid is a few
@@ -73,7 +80,11 @@ void test_density(const dataset *u, const dataset *l, const dataset *s)
     unsetenv("GRIDKIT_GPU_GAUSS_SPLIT");
     compare_windows("gauss:bandwidth=150", 0, u);
     compare_windows("heatmap:radius=400", 0, u);
+    compare_windows("gauss:bandwidth_x=300:bandwidth_y=120:angle=30", 0, u);
+    compare_windows("gauss:bandwidth=2000:method=ifgt", 0, u);
     test_split("gauss:bandwidth=150", u);
     test_split("kernel_smooth:bandwidth=200", u);
     test_split("heatmap:radius=300:kernel=triweight", u);
+    test_split("gauss:bandwidth_x=300:bandwidth_y=120:angle=30", u);
+    test_split("gauss:bandwidth=2000:method=ifgt", u);
 }
