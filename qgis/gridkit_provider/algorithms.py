@@ -38,10 +38,11 @@ def algorithm_list():
 # Typed parameter -> -a key (numbers; omitted when left empty).
 NUMBER_KEYS = [("POWER", "power", "Power (invdist, invdistnn)"),
                ("SMOOTHING", "smoothing", "Smoothing (invdist, invdistnn)"),
-               ("RADIUS", "radius", "Search radius (invdistnn, linear, aidw, kriging)"),
+               ("RADIUS", "radius", "Search radius (invdistnn, linear, aidw, kriging); "
+                "heatmap: kernel radius"),
                ("RADIUS1", "radius1", "First search-ellipse radius"),
                ("RADIUS2", "radius2", "Second search-ellipse radius"),
-               ("ANGLE", "angle", "Search-ellipse angle (degrees)"),
+               ("ANGLE", "angle", "Search-ellipse angle, or the density ellipse's (degrees)"),
                ("MAX_POINTS", "max_points", "Maximum number of points"),
                ("MIN_POINTS", "min_points", "Minimum number of points"),
                ("NODATA", "nodata", "Nodata value"),
@@ -50,8 +51,24 @@ NUMBER_KEYS = [("POWER", "power", "Power (invdist, invdistnn)"),
                ("AIDW_R_MAX", "r_max", "aidw: r_max"),
                ("PSILL", "psill", "kriging: partial sill"),
                ("RANGE", "range", "kriging: range"),
-               ("NUGGET", "nugget", "kriging: nugget")]
+               ("NUGGET", "nugget", "kriging: nugget"),
+               ("BANDWIDTH", "bandwidth",
+                "Density: bandwidth sigma (gauss, kernel_smooth; empty: Scott's rule)"),
+               ("BANDWIDTH_X", "bandwidth_x", "Density: sigma along the ellipse's first axis"),
+               ("BANDWIDTH_Y", "bandwidth_y", "Density: sigma along the ellipse's second axis"),
+               ("EPSILON", "epsilon", "Density: error bound epsilon (gauss, kernel_smooth)"),
+               ("DECAY", "decay", "heatmap: the triangular kernel's decay")]
 INTEGER_PARAMS = {"MAX_POINTS", "MIN_POINTS", "AIDW_K"}
+# Typed choices -> -a key=value (omitted when left empty).
+ENUM_KEYS = [("HEATMAP_KERNEL", "kernel", "heatmap: kernel",
+              ["quartic", "triangular", "uniform", "triweight", "epanechnikov"]),
+             ("HEATMAP_OUTPUT", "output", "heatmap: output", ["raw", "scaled"]),
+             ("DENSITY_METHOD", "method", "Density: method (gauss, kernel_smooth)",
+              ["auto", "direct", "cutoff", "ifgt"]),
+             ("DENSITY_MODE", "mode", "gauss: error bound, absolute or relative",
+              ["absolute", "relative"]),
+             ("DENSITY_NORMALIZE", "normalize",
+              "gauss: a density (divided by 2 pi sigma^2) or the plain sum", ["yes", "no"])]
 KRIGING_TYPES = ["ordinary", "simple", "universal"]
 DATA_TYPES = ["Float64", "Float32", "Int32", "Int16", "UInt32", "UInt16", "Byte"]
 
@@ -187,6 +204,9 @@ class GridkitAlgorithmBase(QgsProcessingAlgorithm):
             kind = (QgsProcessingParameterNumber.Integer if name in INTEGER_PARAMS
                     else QgsProcessingParameterNumber.Double)
             self.addParameter(QgsProcessingParameterNumber(name, desc, type=kind, optional=True))
+        for name, _key, desc, options in ENUM_KEYS:
+            self.addParameter(QgsProcessingParameterEnum(name, desc, options=options,
+                                                         optional=True))
         self.addParameter(QgsProcessingParameterEnum(
             "KRIGING_TYPE", "kriging: type", options=KRIGING_TYPES, optional=True))
         self.addParameter(QgsProcessingParameterString(
@@ -214,6 +234,9 @@ class GridkitAlgorithmBase(QgsProcessingAlgorithm):
         for pname, key, _desc in NUMBER_KEYS:
             if parameters.get(pname) is not None and parameters.get(pname) != "":
                 put(key, num(self.parameterAsDouble(parameters, pname, context)))
+        for pname, key, _desc, options in ENUM_KEYS:
+            if parameters.get(pname) is not None and parameters.get(pname) != "":
+                put(key, options[self.parameterAsEnum(parameters, pname, context)])
         if name == "kriging":
             if parameters.get("KRIGING_TYPE") is not None:
                 put("type", KRIGING_TYPES[self.parameterAsEnum(parameters, "KRIGING_TYPE",

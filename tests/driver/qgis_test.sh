@@ -76,6 +76,28 @@ rc=$?
 [ $rc = 0 ] && same "$WORK/q_krige.tif" "$WORK/cli_krige.tif"
 check $? "gridkit:grid kriging (estimate + variance) == gridkit grid"
 
+# density through the typed fields: gauss (bandwidth, epsilon, method, normalize) and heatmap
+# (radius, kernel, output); the algorithms' indices from gridkit's own list
+idx() { (cd "$SRC/qgis" && $PY -c "from gridkit_provider import gridkit_cli as g; \
+print([a[0] for a in g.algorithms('$BUILD/gridkit')].index('$1'))"); }
+GI=$(idx gauss) HI=$(idx heatmap)
+qp run gridkit:grid -- INPUT="$DATA/meuse.gpkg" ALGORITHM=$GI BANDWIDTH=150 EPSILON=1e-9 \
+  DENSITY_METHOD=3 DENSITY_NORMALIZE=1 WIDTH=120 HEIGHT=100 OUTPUT="$WORK/q_gauss.tif" \
+  > "$WORK/gauss.txt"
+rc=$?
+"$BUILD/gridkit" grid -q -a gauss:bandwidth=150:epsilon=1e-9:method=ifgt:normalize=no \
+  -outsize 120 100 -ot Float64 "$DATA/meuse.gpkg" "$WORK/cli_gauss.tif"
+[ $rc = 0 ] && same "$WORK/q_gauss.tif" "$WORK/cli_gauss.tif"
+check $? "gridkit:grid gauss (typed bandwidth, epsilon, method, normalize) == gridkit grid"
+qp run gridkit:grid -- INPUT="$DATA/meuse.gpkg" Z_FIELD=logzinc ALGORITHM=$HI RADIUS=300 \
+  HEATMAP_KERNEL=3 HEATMAP_OUTPUT=1 WIDTH=120 HEIGHT=100 OUTPUT="$WORK/q_heat.tif" \
+  > "$WORK/heat.txt"
+rc=$?
+"$BUILD/gridkit" grid -q -zfield logzinc -a heatmap:radius=300:kernel=triweight:output=scaled \
+  -outsize 120 100 -ot Float64 "$DATA/meuse.gpkg" "$WORK/cli_heat.tif"
+[ $rc = 0 ] && same "$WORK/q_heat.tif" "$WORK/cli_heat.tif"
+check $? "gridkit:grid heatmap (typed radius, kernel, output) == gridkit grid"
+
 # a bad parameter: a clean failure with gridkit's message
 qp run gridkit:grid -- INPUT="$DATA/meuse.gpkg" Z_FIELD=nosuchfield OUTPUT="$WORK/bad.tif" \
   > "$WORK/bad.txt"
