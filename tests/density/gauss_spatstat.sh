@@ -7,8 +7,8 @@
 # error is of the pixel size and would hide the bound). We ask it at our
 # pixel centres, on clustered points with signed weights in projected
 # coordinates, and check |gridkit - spatstat| <= E sum|w| / (2 pi sigma^2)
-# plus 1e-10 of that scale for both sides' double rounding, for method
-# direct and cutoff at E = 1e-3, 1e-6, 1e-9. Exit 77 (skip) without R,
+# plus 1e-10 of that scale for both sides' double rounding, for methods
+# direct, cutoff, ifgt and auto at E = 1e-3, 1e-6, 1e-9. Exit 77 (skip) without R,
 # spatstat.explore or python3-gdal.
 # Usage: gauss_spatstat.sh BUILD_DIR WORK_DIR
 set -u
@@ -44,7 +44,7 @@ writeLines(sprintf("%.17g", sum(abs(wt))), file.path(w, "sumabs.txt"))
 REOF
 
 FAILS=0
-for m in direct cutoff; do
+for m in direct cutoff ifgt auto; do
   for e in 1e-3 1e-6 1e-9; do
     "$BUILD/gridkit" grid -q -zfield z -a gauss:bandwidth=$SIG:epsilon=$e:method=$m \
       -txe $X0 $((X0 + L)) -tye $Y0 $((Y0 + L * 3 / 4)) -outsize $NX $NY -ot Float64 \
