@@ -75,18 +75,19 @@ for part in $parts; do
         # there) and gpu (needs CUDA).
         if configure_build build-asan "$san_ub" test_algorithms test_kriging test_variogram \
             test_crossval test_delaunay test_linear test_read_points test_write_raster \
-            test_parse test_plugin_threads gridkit &&
+            test_parse test_plugin_threads test_gauss test_heatmap gridkit &&
             run_tests build-asan \
-                '^(algorithms|kriging|variogram|crossval|delaunay|linear|parse_canonical|read_points_.*|write_raster|bad_input|plugin_threads|cli_threads)$'
+                '^(algorithms|kriging|variogram|crossval|delaunay|linear|parse_canonical|read_points_.*|write_raster|bad_input|plugin_threads|cli_threads|density_gauss|density_heatmap)$'
         then :; else failed="$failed asan"; fi ;;
     tsan)
         # The tile engine on several threads (algorithms), the readers on
         # several threads (read_points_ogr), the plugin's concurrent readers
-        # (plugin_threads) and the CLI with its GPU warm-up thread (cli_threads).
+        # (plugin_threads), the CLI with its GPU warm-up thread (cli_threads)
+        # and gauss's shared blocks of method=fft (density_gauss).
         export OMP_TOOL_LIBRARIES=/usr/lib/llvm-14/lib/libarcher.so
         if configure_build build-tsan "-fsanitize=thread" test_algorithms test_read_points \
-            test_plugin_threads gridkit &&
-            run_tests build-tsan '^(algorithms|read_points_ogr|plugin_threads|cli_threads)$'
+            test_plugin_threads test_gauss gridkit &&
+            run_tests build-tsan '^(algorithms|read_points_ogr|plugin_threads|cli_threads|density_gauss)$'
         then :; else failed="$failed tsan"; fi
         unset OMP_TOOL_LIBRARIES ;;
     fuzz)

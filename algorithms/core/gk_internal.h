@@ -164,6 +164,7 @@ struct gk_job {
     struct gk_bucket_grid *bg;    /* window statistics fast path (bucket_grid.c), or NULL */
     struct gk_dens_bins *dbins;   /* heatmap, gauss, kernel_smooth (density/density_bins.h) */
     struct gk_ifgt *ifgt;         /* gauss method=ifgt (density/gauss_ifgt.c) */
+    struct gk_gauss_fft *gfft;    /* gauss method=fft's blocks (density/gauss_fft.c) */
     /* stats of the last run, updated atomically */
     uint64_t nodes, nodata_nodes;
     uint64_t singular_nodes; /* nodes whose system was singular (kriging) */

@@ -28,8 +28,8 @@
  * about 4.4e-16 sum|w|. Elliptical kernels (bandwidth_x, bandwidth_y,
  * angle): unturned still a product of factors; turned, a term a pair.
  * mode=relative (|error| <= E exact, weights >= 0) is
- * density/gauss_relative.c, method=ifgt density/gauss_ifgt.c; FFT is later
- * work (a clear error for now).
+ * density/gauss_relative.c, method=ifgt density/gauss_ifgt.c, method=fft
+ * (binned, a looser bound) density/gauss_fft.c.
  */
 #include "core/method.h"
 #include "density/density_bins.h"
@@ -268,13 +268,10 @@ static void gauss_run(size_t p0, size_t p1, void *arg)
     }
 }
 
-static uint64_t gauss_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s)
+/* The sums over the points (direct, cutoff) of a tile. */
+static uint64_t gauss_sum_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s)
 {
     const gk_algorithm *a = &job->alg;
-    if (a->gauss.relative)
-        return gk_gauss_relative_tile(job, t, out, s);
-    if (a->gauss.method == GK_GAUSS_IFGT)
-        return gk_ifgt_tile(job, t, out, s);
     const int w = t->w, h = t->h, smooth = a->gauss.smooth;
     const size_t ncell = (size_t)w * h;
     if (gk_scratch_reserve(s, (size_t)(w + h) * (GS_CHUNK + 1) + 4 * GS_CHUNK) ||
@@ -324,6 +321,18 @@ static uint64_t gauss_tile(const gk_job *job, const gk_tile *t, double *out, gk_
     return nodata;
 }
 
+static uint64_t gauss_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s)
+{
+    const gk_algorithm *a = &job->alg;
+    if (a->gauss.relative)
+        return gk_gauss_relative_tile(job, t, out, s);
+    if (a->gauss.method == GK_GAUSS_IFGT)
+        return gk_ifgt_tile(job, t, out, s);
+    if (a->gauss.method == GK_GAUSS_FFT)
+        return gk_gauss_fft_tile(job, t, out, s, gauss_sum_tile);
+    return gauss_sum_tile(job, t, out, s);
+}
+
 /* ---- its keys ----------------------------------------------------------- */
 
 static void gauss_canonical(gk_algorithm *a, double sumabs)
@@ -339,6 +348,7 @@ static void gauss_canonical(gk_algorithm *a, double sumabs)
                       gs_sy(a), a->gauss.angle);
     const char *m = a->gauss.method == GK_GAUSS_DIRECT ? "direct"
                     : a->gauss.method == GK_GAUSS_IFGT ? "ifgt"
+                    : a->gauss.method == GK_GAUSS_FFT  ? "fft"
                                                        : "cutoff";
     /* auto stays auto (read back, it chooses again, the same way), and
      * says what it chose once build has */
@@ -359,6 +369,9 @@ static void gauss_canonical(gk_algorithm *a, double sumabs)
             pb /= 2.0 * M_PI * a->gauss.sigma * a->gauss.sigma;
         gk_strbuf_add(&sb, ":clusters=%d:order=%d:cluster_radius=%.9g:reach=%.9g:predicted=%.6g",
                       a->gauss.ifgt_k, a->gauss.ifgt_p, a->gauss.ifgt_rx, a->gauss.ifgt_ry, pb);
+    } else if (a->gauss.method == GK_GAUSS_FFT) {
+        /* the lattice's steps, at most a quarter sigma; its bound below */
+        gk_strbuf_add(&sb, ":lattice=sigma/4");
     } else if (a->gauss.method == GK_GAUSS_CUTOFF && !isnan(a->gauss.sigma)) {
         if (iso) {
             gk_strbuf_add(&sb, ":cutoff_radius=%.17g", a->gauss.rc);
@@ -369,7 +382,9 @@ static void gauss_canonical(gk_algorithm *a, double sumabs)
         }
     }
     if (sumabs >= 0 && !a->gauss.smooth && !a->gauss.relative) {
-        double b = a->gauss.epsilon * sumabs;
+        double b = (a->gauss.epsilon +
+                    (a->gauss.method == GK_GAUSS_FFT ? GK_GAUSS_FFT_BINNING : 0.0)) *
+                   sumabs;
         if (a->gauss.normalize)
             b /= 2.0 * M_PI * a->gauss.sigma * gs_sy(a);
         gk_strbuf_add(&sb, ":bound=%.6g", a->gauss.method == GK_GAUSS_DIRECT ? 0.0 : b);
@@ -408,13 +423,11 @@ static int gauss_parse_any(gk_context *ctx, const char *spec, char *rest, gk_alg
             else if (!strcasecmp(val, "ifgt"))
                 a->gauss.method = GK_GAUSS_IFGT, a->gauss.method_auto = 0;
             else if (!strcasecmp(val, "fft"))
-                return gk_error(ctx, GK_ERR_ARG,
-                                "-a %s: method: '%s' is not implemented yet (auto, direct, "
-                                "cutoff, ifgt)",
-                                spec, val);
+                a->gauss.method = GK_GAUSS_FFT, a->gauss.method_auto = 0;
             else
                 return gk_error(ctx, GK_ERR_ARG,
-                                "-a %s: method: unknown method '%s' (auto, direct, cutoff, ifgt)",
+                                "-a %s: method: unknown method '%s' (auto, direct, cutoff, ifgt, "
+                                "fft)",
                                 spec, val);
         } else if (!strcasecmp(key, "mode")) {
             if (!strcasecmp(val, "relative"))
@@ -436,7 +449,8 @@ static int gauss_parse_any(gk_context *ctx, const char *spec, char *rest, gk_alg
                    !strcasecmp(key, "cutoff_y") || !strcasecmp(key, "bound") ||
                    !strcasecmp(key, "clusters") || !strcasecmp(key, "order") ||
                    !strcasecmp(key, "cluster_radius") || !strcasecmp(key, "reach") ||
-                   !strcasecmp(key, "predicted") || !strcasecmp(key, "chosen")) {
+                   !strcasecmp(key, "predicted") || !strcasecmp(key, "chosen") ||
+                   !strcasecmp(key, "lattice")) {
             /* reported by the canonical string; recomputed, so read back and ignored */
         } else if (!strcasecmp(key, "bandwidth") || !strcasecmp(key, "bandwidth_x") ||
                    !strcasecmp(key, "bandwidth_y") || !strcasecmp(key, "angle") ||
@@ -494,6 +508,11 @@ static int gauss_parse_any(gk_context *ctx, const char *spec, char *rest, gk_alg
         return gk_error(ctx, GK_ERR_ARG,
                         "-a %s: method=ifgt takes gauss with an isotropic bandwidth and "
                         "mode=absolute for now",
+                        spec);
+    if (a->gauss.method == GK_GAUSS_FFT && (smooth || a->gauss.relative || a->gauss.angle != 0.0))
+        return gk_error(ctx, GK_ERR_ARG,
+                        "-a %s: method=fft takes gauss with mode=absolute and an unturned "
+                        "kernel (no angle)",
                         spec);
     if (a->gauss.relative && smooth)
         return gk_error(ctx, GK_ERR_ARG,
@@ -595,6 +614,8 @@ static int gauss_build(gk_job *job)
         if (rc != 1)
             return rc;
     }
+    if (a->gauss.method == GK_GAUSS_FFT && !(job->gfft = gk_gauss_fft_new()))
+        return gk_error(job->ctx, GK_ERR_NOMEM, "out of memory");
     return gk_dens_bins_build(job->ctx, p, fmax(rx, ry), 8, &job->dbins);
 }
 
@@ -633,6 +654,8 @@ static const char *gauss_gpu(const gk_job *job, gk_gpu_job_desc *d)
     d->op = GK_GPU_GAUSS;
     d->dens_div = !a->gauss.smooth && a->gauss.normalize ? 2.0 * M_PI * sx * sy : 0.0;
     d->dens_smooth = a->gauss.smooth;
+    if (a->gauss.method == GK_GAUSS_FFT)
+        return "method=fft has no GPU kernel yet";
     if (a->gauss.method == GK_GAUSS_IFGT) {
         if (!job->ifgt)
             return "ifgt without its expansions";
@@ -660,6 +683,8 @@ static void gauss_release(gk_job *job)
     gk_dens_release(job);
     gk_ifgt_free(job->ifgt);
     job->ifgt = NULL;
+    gk_gauss_fft_free(job->gfft);
+    job->gfft = NULL;
 }
 
 static int gauss_cpu_index(gk_job *job)
@@ -675,7 +700,7 @@ const gk_method gk_method_gauss = {
     .summary = "Gaussian kernel density / Gauss transform with a guaranteed absolute or "
                "relative error",
     .own_keys = "bandwidth, bandwidth_x, bandwidth_y, angle, epsilon, mode=absolute|relative, "
-                "method=auto|direct|cutoff|ifgt, normalize=yes|no, "
+                "method=auto|direct|cutoff|ifgt|fft, normalize=yes|no, "
                 "nodata",
     .flags = GK_M_Z_WEIGHT,
     .parse = gauss_parse,

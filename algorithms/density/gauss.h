@@ -1,7 +1,7 @@
 /*
  * gauss.h - the parts of gauss that live in files of their own, called by
- * density/gauss.c: mode=relative (density/gauss_relative.c) and
- * method=ifgt (density/gauss_ifgt.c).
+ * density/gauss.c: mode=relative (density/gauss_relative.c), method=ifgt
+ * (density/gauss_ifgt.c) and method=fft (density/gauss_fft.c).
  */
 #ifndef GK_GAUSS_H
 #define GK_GAUSS_H
@@ -9,15 +9,16 @@
 #include "core/gk_internal.h"
 
 /* gk_algorithm.gauss.method */
-enum { GK_GAUSS_DIRECT, GK_GAUSS_CUTOFF, GK_GAUSS_IFGT };
+enum { GK_GAUSS_DIRECT, GK_GAUSS_CUTOFF, GK_GAUSS_IFGT, GK_GAUSS_FFT };
 
 /* method=auto's cost model, one core of this project's EPYC, ns: a product
- * of the cut-off (100,000 points, 512^2 nodes, sigma 3 km over 10 km, every
- * point within every node's box: 3.92 s on 2 cores), a unit of the IFGT's
- * count (16 clusters of order 24 there, 1024^2 nodes: 1.27 s), a
- * point-centre distance of the clustering. The same numbers on every
+ * of the cut-off (100,000 points, 1024^2 nodes, sigma 3 km over 10 km,
+ * every point within every node's box: 11.1 s on 2 cores), a unit of the
+ * IFGT's count (16 clusters of order 24 there: 1.27 s; 256 of order 29 for
+ * 300,000 points, sigma 500 m, 2048^2: 37.5 s), a point-centre distance of
+ * the clustering. The same numbers on every
  * machine, so that the choice, and so the bytes, depend on the inputs only. */
-#define GK_GAUSS_NS_PAIR 0.29
+#define GK_GAUSS_NS_PAIR 0.21
 #define GK_IFGT_NS_UNIT 0.23
 #define GK_IFGT_NS_CLUSTER 1.0
 
@@ -46,5 +47,16 @@ uint64_t gk_ifgt_tile(const gk_job *job, const gk_tile *t, double *out, gk_scrat
 void gk_ifgt_free(struct gk_ifgt *g);
 /* The expansions into a GPU job's description (core/gpu_abi.h's ifgt_ fields). */
 void gk_ifgt_gpu_desc(const struct gk_ifgt *g, gk_gpu_job_desc *d);
+
+/* method=fft's blocks of cells, shared by the tiles (thread-safe). */
+struct gk_gauss_fft *gk_gauss_fft_new(void);
+void gk_gauss_fft_free(struct gk_gauss_fft *c);
+/* method=fft: a tile from the binned lattice (the cut-off sum, cutoff_tile,
+ * where the cells are too coarse for a lattice); UINT64_MAX out of memory. */
+uint64_t gk_gauss_fft_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s,
+                           gk_tile_fn cutoff_tile);
+/* Its bound per unit of sum|w| beyond E: the binning's, lattice steps of
+ * at most sigma / 4 on each axis (gauss_fft.c). */
+#define GK_GAUSS_FFT_BINNING (1.0 / 64.0)
 
 #endif

@@ -336,7 +336,8 @@ static void bad_input(void)
         {"gauss:bandwidth=nan", "bandwidth"},     {"gauss:bandwidth=inf", "bandwidth"},
         {"gauss:epsilon=0", "epsilon"},           {"gauss:epsilon=1", "epsilon"},
         {"gauss:epsilon=-0.1", "epsilon"},        {"gauss:epsilon=nan", "epsilon"},
-        {"gauss:method=fft", "not implemented"},
+        {"kernel_smooth:method=fft", "method"},   {"gauss:method=fft:mode=relative", "fft"},
+        {"gauss:method=fft:bandwidth_x=2:bandwidth_y=1:angle=10", "fft"},
         {"gauss:method=fast", "method"},          {"kernel_smooth:mode=relative", "gauss's"},
         {"gauss:mode=x", "mode"},                 {"gauss:normalize=maybe", "normalize"},
         {"gauss:radius=3", "radius"},
@@ -436,6 +437,96 @@ static void auto_choice(void)
     gk_points_free(pts);
 }
 
+/* method=fft against its own model in long double: the points binned
+ * bilinearly onto the lattice (the grid's nodes refined m times, steps of at
+ * most sigma / 4), each cell the lattice's sum times the kernel's taps
+ * within the cut-off. The FFTs' rounding only (1e-12 of sum|w|); and
+ * within the promised (E + 1/64) sum|w| of the exact Gaussian sum (here
+ * 1.8e-4 to 1.5e-3 sum|w|: a bound for the worst case, the clustered points
+ * come nearest). Cells coarser than 2 sigma: the cut-off's bytes. */
+static void fft_model(void)
+{
+    static double x[2000], y[2000], w[2000];
+    static double out[NX * NY], cut[NX * NY];
+    static long double exact[NX * NY], model[NX * NY];
+    const double x0 = 5.0e5, y0 = 4.2e6, L = 2.0e4, E = 1e-6;
+    for (int kind = 0; kind < 3; kind++) {
+        int n = make(kind, x0, y0, L, 1, x, y, w);
+        gk_points *pts = gk_points_new(ctx);
+        double sumabs = 0;
+        for (int i = 0; i < n; i++)
+            gk_points_add(pts, x[i], y[i], w[i]), sumabs += fabs(w[i]);
+        gk_grid g = {x0, x0 + L, y0, y0 + 0.75 * L, NX, NY};
+        const double cw = L / NX, ch = 0.75 * L / NY;
+        /* sigma over the cells: a lattice of 1 (sigma = 4 cells) or 3 nodes a cell */
+        const double sig[] = {4 * cw, 0.5 * cw + 0.1};
+        for (int k = 0; k < 2; k++) {
+            const double sx = sig[k], sy = sig[k];
+            char spec[200];
+            snprintf(spec, sizeof spec, "gauss:bandwidth=%.17g:epsilon=%g:method=fft:normalize=no",
+                     sx, E);
+            gk_algorithm *a = gk_algorithm_parse(ctx, spec);
+            gk_job *job = a ? gk_job_new(ctx, pts, a) : NULL;
+            CHECKF(job && gk_job_compute_window(job, &g, 0, 0, NX, NY, out) == GK_OK, "%s: %s",
+                   spec, gk_errmsg(ctx));
+            gk_job_free(job);
+            gk_algorithm_free(a);
+            /* the model */
+            const int mx = (int)ceil(cw / (sx / 4)), my = (int)ceil(ch / (sy / 4));
+            const double dx = cw / mx, dy = ch / my, rc = sx * sqrt(2 * log(1 / E)) * (1 + 1e-9);
+            const int Rx = (int)floor(rc / dx), Ry = (int)floor(rc / dy);
+            const double gx0 = x0 + 0.5 * cw, gy0 = y0 + 0.75 * L - 0.5 * ch;
+            for (int c = 0; c < NX * NY; c++)
+                model[c] = 0;
+            for (int q = 0; q < n; q++) {
+                const double u = (x[q] - gx0) / dx, v = (gy0 - y[q]) / dy;
+                const double fu = floor(u), fv = floor(v), f = u - fu, gg = v - fv;
+                for (int c = 0; c < 4; c++) {
+                    const long kx = (long)fu + (c & 1), ly = (long)fv + (c >> 1);
+                    const long double part = (long double)w[q] * ((c & 1) ? f : 1 - f) *
+                                             ((c >> 1) ? gg : 1 - gg);
+                    for (int j = 0; j < NY; j++) {
+                        const long ty = (long)my * j - ly;
+                        if (ty < -Ry || ty > Ry)
+                            continue;
+                        const long double ey = expl(-(ty * dy) * (long double)(ty * dy) /
+                                                    (2.0L * sy * sy));
+                        for (int i = 0; i < NX; i++) {
+                            const long tx = (long)mx * i - kx;
+                            if (tx < -Rx || tx > Rx)
+                                continue;
+                            model[j * NX + i] += part * ey *
+                                                 expl(-(tx * dx) * (long double)(tx * dx) /
+                                                      (2.0L * sx * sx));
+                        }
+                    }
+                }
+            }
+            exact_grid(&g, x, y, w, n, sx, sy, 0, exact);
+            double wm = 0, we = 0;
+            for (int c = 0; c < NX * NY; c++) {
+                wm = fmax(wm, (double)fabsl(out[c] - model[c]));
+                we = fmax(we, (double)fabsl(out[c] - exact[c]));
+            }
+            CHECKF(wm <= 1e-12 * sumabs, "%s (kind %d): %g from its model", spec, kind, wm);
+            CHECKF(we <= (E + 1.0 / 64) * sumabs, "%s (kind %d): %g from the exact sum (sum|w| %g)",
+                   spec, kind, we, sumabs);
+        }
+        /* cells of 3 sigma: the cut-off sum's bytes */
+        char fs[200], cs[200];
+        snprintf(fs, sizeof fs, "gauss:bandwidth=%.17g:method=fft", cw / 3);
+        snprintf(cs, sizeof cs, "gauss:bandwidth=%.17g:method=cutoff", cw / 3);
+        gk_algorithm *fa = gk_algorithm_parse(ctx, fs), *ca = gk_algorithm_parse(ctx, cs);
+        gk_job *fj = fa ? gk_job_new(ctx, pts, fa) : NULL, *cj = ca ? gk_job_new(ctx, pts, ca) : NULL;
+        CHECK(fj && cj && gk_job_compute_window(fj, &g, 0, 0, NX, NY, out) == GK_OK &&
+              gk_job_compute_window(cj, &g, 0, 0, NX, NY, cut) == GK_OK &&
+              !memcmp(out, cut, sizeof out));
+        gk_job_free(fj), gk_job_free(cj);
+        gk_algorithm_free(fa), gk_algorithm_free(ca);
+        gk_points_free(pts);
+    }
+}
+
 static void same_bytes(void)
 {
     enum { N = 3000, GX = 97, GY = 61 };
@@ -447,8 +538,9 @@ static void same_bytes(void)
     gk_grid g = {0, 1000, 0, 600, GX, GY};
     const char *specs[] = {"gauss:bandwidth=30", "gauss:bandwidth=20:method=direct:normalize=no",
                            "kernel_smooth:bandwidth=25", "gauss:bandwidth=300:method=ifgt",
-                           "gauss:bandwidth=400"};
-    for (int k = 0; k < 5; k++)
+                           "gauss:bandwidth=400", "gauss:bandwidth=30:method=fft",
+                           "gauss:bandwidth_x=20:bandwidth_y=45:method=fft:normalize=no"};
+    for (int k = 0; k < 7; k++)
         same_bytes_over(ctx, pts, &g, specs[k]);
     gk_points_free(pts);
 }
@@ -565,6 +657,7 @@ int main(void)
     relative();
     ifgt_wide();
     auto_choice();
+    fft_model();
     same_bytes();
     against_exact();
     kernel_smooth();
