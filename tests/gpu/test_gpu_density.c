@@ -78,6 +78,9 @@ void test_density(const dataset *u, const dataset *l, const dataset *s)
     bits("gauss:bandwidth=400:epsilon=1e-9:normalize=no", u);
     bits("kernel_smooth:bandwidth=200", u);
     unsetenv("GRIDKIT_GPU_GAUSS_SPLIT");
+    /* no GPU kernel: method=fft and mode=relative run on the CPU, the CPU's bytes */
+    compare("gauss:bandwidth=150:method=fft", 0, u, 0);
+    compare("gauss:bandwidth=150:mode=relative", 0, u, 0);
     compare_windows("gauss:bandwidth=150", 0, u);
     compare_windows("heatmap:radius=400", 0, u);
     compare_windows("gauss:bandwidth_x=300:bandwidth_y=120:angle=30", 0, u);
