@@ -19,6 +19,7 @@
 #include "grid.cuh"
 #include "job.h"
 
+#include "density/density_fft.h"
 #include "density/density_sum.h"
 
 #include <cuda_runtime.h>
@@ -366,6 +367,175 @@ __global__ void __launch_bounds__(HM_B *HM_B) heatmap_f64(DensParams P)
 
 /* ---- the op's job and tile ------------------------------------------------ */
 
+/* ---- gauss, method=fft (density/gauss_fft.c) ------------------------------- */
+
+/* The lattice window of a block, a thread a node: each node sums the parts
+ * of the points binned onto it, in bin order (the CPU adds them point after
+ * point in that order: the same sum). */
+__global__ void fft_gather(DensParams P, double x0, double y0, double dx, double dy,
+                           long long k0, long long l0, int W, int H, double *B)
+{
+    const int k = blockIdx.x * blockDim.x + threadIdx.x, l = blockIdx.y * blockDim.y + threadIdx.y;
+    if (k >= W || l >= H)
+        return;
+    const double kk = (double)(k0 + k), ll = (double)(l0 + l);
+    const double X = x0 + kk * dx, Y = y0 - ll * dy;
+    int bi0, bi1, bj0, bj1;
+    gk_ds_bin_span(X, X, dx, P.x0, P.side, P.nbx, &bi0, &bi1);
+    gk_ds_bin_span(Y, Y, dy, P.y0, P.side, P.nby, &bj0, &bj1);
+    double acc = 0.0;
+    for (int row = bj0; row <= bj1 && bi0 <= bi1; row++) {
+        const int p0 = P.start[row * P.nbx + bi0], p1 = P.start[row * P.nbx + bi1 + 1];
+        for (int p = p0; p < p1; p++) {
+            const double2 q = P.xy[p];
+            double fu, fv, part[4];
+            gk_fft_bin(q.x, q.y, P.z[p], x0, y0, dx, dy, &fu, &fv, part);
+            const double a = kk - fu, b = ll - fv;
+            if ((a == 0.0 || a == 1.0) && (b == 0.0 || b == 1.0))
+                acc = acc + part[(int)a + 2 * (int)b];
+        }
+    }
+    B[(size_t)l * W + k] = acc;
+}
+
+/* Lines convolved with an axis's taps, a block a line, in scratch (4 N
+ * doubles a line): the CPU's gk_fft_run, its butterflies spread over the
+ * threads stage by stage. ROWS: lattice rows of B into T (the block's
+ * cells' columns); else T's columns into the tile's cells. */
+struct FftLines {
+    const double *in;
+    long long in_line, in_elem; /* strides */
+    int N, R, m, nout;
+    const double *wr, *wi, *kr, *ki;
+    double *scr;
+    int line0;
+    double *T; /* ROWS: nout a line */
+    /* columns: line i is cell column c0 + i, output q cell row r0 + q */
+    double *out;
+    int gx0, gy0, gw, gh, c0, r0;
+    double div;
+};
+
+__device__ void fft_stages(double *re, double *im, int N, const double *wr, const double *wi,
+                           int inverse)
+{
+    for (int len = 2; len <= N; len <<= 1) {
+        const int half = len >> 1, step = N / len;
+        for (int b = threadIdx.x; b < N / 2; b += blockDim.x) {
+            const int j = b % half, a = (b / half) * len + j;
+            gk_fft_butterfly(re, im, a, half, wr[j * step], inverse ? -wi[j * step] : wi[j * step]);
+        }
+        __syncthreads();
+    }
+}
+
+template <bool ROWS> __global__ void __launch_bounds__(256) fft_lines(FftLines L)
+{
+    const int N = L.N, line = L.line0 + blockIdx.x;
+    double *re = L.scr + (size_t)blockIdx.x * 4 * N, *im = re + N, *re2 = im + N, *im2 = re2 + N;
+    const double *in = L.in + line * L.in_line;
+    for (int t = threadIdx.x; t < N; t += blockDim.x) {
+        const int j = gk_fft_bitrev(t, N);
+        re[j] = in[t * L.in_elem], im[j] = 0.0;
+    }
+    __syncthreads();
+    fft_stages(re, im, N, L.wr, L.wi, 0);
+    for (int t = threadIdx.x; t < N; t += blockDim.x) {
+        double r = re[t], i = im[t];
+        gk_fft_times(&r, &i, L.kr[t], L.ki[t]);
+        const int j = gk_fft_bitrev(t, N);
+        re2[j] = r, im2[j] = i;
+    }
+    __syncthreads();
+    fft_stages(re2, im2, N, L.wr, L.wi, 1);
+    for (int q = threadIdx.x; q < L.nout; q += blockDim.x) {
+        const double v = re2[L.R + L.m * q] + 0.0; /* -0.0 to +0.0, as the CPU */
+        if (ROWS) {
+            L.T[(size_t)line * L.nout + q] = v;
+        } else {
+            const int gx = L.c0 + line, gy = L.r0 + q;
+            if (gy >= L.gy0 && gy < L.gy0 + L.gh)
+                L.out[(size_t)(gy - L.gy0) * L.gw + (gx - L.gx0)] = L.div > 0 ? v / L.div : v;
+        }
+    }
+}
+
+/* A tile of method=fft: the lattice's plans for this grid (the host, as the
+ * CPU's), then each block the tile meets: gathered, rows, columns. 1 when
+ * the cells are too coarse for a lattice (the factors' kernel then). */
+static int fft_tile(Job *J, const Grid &G, const DensParams &P, char *err, size_t err_cap)
+{
+    const gk_gpu_job_desc &d = J->d;
+    gk_fft_axis X, Y;
+    if (gk_fft_axis_plan(G.cw, d.dens_sx, d.dens_r, &X) ||
+        gk_fft_axis_plan(-G.ch, d.dens_sy, d.dens_ry, &Y))
+        return 1;
+    std::vector<double> plan((size_t)3 * X.N + 3 * Y.N);
+    double *xwr = plan.data(), *xwi = xwr + X.N / 2, *xkr = xwi + X.N / 2, *xki = xkr + X.N;
+    double *ywr = xki + X.N, *ywi = ywr + Y.N / 2, *ykr = ywi + Y.N / 2, *yki = ykr + Y.N;
+    gk_fft_twiddles(X.N, xwr, xwi);
+    gk_fft_spectrum(&X, d.dens_sx, d.dens_r, xwr, xwi, xkr, xki);
+    gk_fft_twiddles(Y.N, ywr, ywi);
+    gk_fft_spectrum(&Y, d.dens_sy, d.dens_ry, ywr, ywi, ykr, yki);
+    /* the buffer: the plans, B (Y.N x X.N), T (Y.N x X.cells), lines' scratch */
+    const size_t nB = (size_t)X.N * Y.N, nT = (size_t)Y.N * X.cells;
+    const int NM = std::max(X.N, Y.N);
+    const int batch = (int)std::max((size_t)1, std::min((size_t)std::max(Y.N, X.cells),
+                                                        ((size_t)256 << 20) / (32 * (size_t)NM)));
+    const size_t need = plan.size() + nB + nT + (size_t)batch * 4 * NM;
+    double *dev, *dB, *dT, *scr;
+    CK(grow(&J->fftbuf, &J->fftbuf_cap, need));
+    dev = J->fftbuf, dB = dev + plan.size(), dT = dB + nB, scr = dT + nT;
+    CK(cudaMemcpyAsync(dev, plan.data(), plan.size() * sizeof(double), cudaMemcpyHostToDevice,
+                       J->st));
+    {
+        const double *dxwr = dev, *dxwi = dxwr + X.N / 2, *dxkr = dxwi + X.N / 2,
+                     *dxki = dxkr + X.N;
+        const double *dywr = dxki + X.N, *dywi = dywr + Y.N / 2, *dykr = dywi + Y.N / 2,
+                     *dyki = dykr + Y.N;
+        /* gk_grid_node_x / _y of column and row 0 */
+        const double x0 = G.xmin + 0.5 * G.cw, y0 = G.ymax + 0.5 * G.ch;
+        const long long bx0 = G.x0 / X.cells, bx1 = (G.x0 + G.w - 1) / X.cells;
+        const long long by0 = G.y0 / Y.cells, by1 = (G.y0 + G.h - 1) / Y.cells;
+        for (long long by = by0; by <= by1; by++)
+            for (long long bx = bx0; bx <= bx1; bx++) {
+                dim3 b(16, 16), g((X.N + 15) / 16, (Y.N + 15) / 16);
+                fft_gather<<<g, b, 0, J->st>>>(P, x0, y0, X.step, Y.step,
+                                               bx * X.L - X.R, by * Y.L - Y.R, X.N, Y.N, dB);
+                CK(cudaGetLastError());
+                FftLines L{};
+                L.in = dB, L.in_line = X.N, L.in_elem = 1;
+                L.N = X.N, L.R = X.R, L.m = X.m, L.nout = X.cells;
+                L.wr = dxwr, L.wi = dxwi, L.kr = dxkr, L.ki = dxki, L.scr = scr, L.T = dT;
+                for (int l0 = 0; l0 < Y.N; l0 += batch) {
+                    L.line0 = l0;
+                    fft_lines<true><<<std::min(batch, Y.N - l0), 256, 0, J->st>>>(L);
+                }
+                CK(cudaGetLastError());
+                /* the block's cell columns within the tile */
+                const long long cx0 = bx * X.cells, cy0 = by * Y.cells;
+                const long long i0 = std::max(cx0, (long long)G.x0);
+                const long long i1 = std::min(cx0 + X.cells, (long long)G.x0 + G.w);
+                FftLines C{};
+                C.in = dT + (i0 - cx0), C.in_line = 1, C.in_elem = X.cells;
+                C.N = Y.N, C.R = Y.R, C.m = Y.m, C.nout = Y.cells;
+                C.wr = dywr, C.wi = dywi, C.kr = dykr, C.ki = dyki, C.scr = scr;
+                C.out = P.out, C.gx0 = G.x0, C.gy0 = G.y0, C.gw = G.w, C.gh = G.h;
+                C.c0 = (int)i0, C.r0 = (int)cy0, C.div = P.div;
+                const int ncol = (int)(i1 - i0);
+                for (int c = 0; c < ncol; c += batch) {
+                    C.line0 = c;
+                    fft_lines<false><<<std::min(batch, ncol - c), 256, 0, J->st>>>(C);
+                }
+                CK(cudaGetLastError());
+            }
+    }
+    return 0;
+fail:
+    snprintf(err, err_cap, "method=fft on the GPU: %s", cudaGetErrorString(ck_last));
+    return -1;
+}
+
 /* ifgt: the centres into sxy and the coefficients into sz (a clone shares
  * them as it shares the bins). */
 static int ifgt_make(Job *J, const gk_gpu_job_desc *d, char *err, size_t err_cap)
@@ -424,6 +594,7 @@ fail:
 int density_tile(Job *J, const Grid &G, char *err, size_t err_cap)
 {
     const gk_gpu_job_desc &d = J->d;
+    int lattice = 0;
     DensParams P;
     P.g = G;
     P.xy = J->sxy;
@@ -459,7 +630,10 @@ int density_tile(Job *J, const Grid &G, char *err, size_t err_cap)
             heatmap_f64<GK_HM_EPANECHNIKOV><<<g, b, 0, J->st>>>(P);
             break;
         }
-    } else if (d.dens_form == GK_GPU_GS_IFGT) {
+    } else if (d.dens_form == GK_GPU_GS_FFT && (lattice = fft_tile(J, G, P, err, err_cap)) != 1) {
+        if (lattice < 0)
+            return -1;
+    } else if (d.dens_form == GK_GPU_GS_IFGT) { /* (fft on cells too coarse: the factors) */
         dim3 g((G.w + 15) / 16, (G.h + 15) / 16);
         gauss_ifgt_f64<<<g, 256, 0, J->st>>>(P, J->sxy, J->sz, d.ifgt_k, d.ifgt_p, d.ifgt_h,
                                              d.ifgt_ry2);

@@ -44,6 +44,8 @@ struct Job {
     size_t out_cap = 0;
     double2 *part = nullptr;
     size_t part_cap = 0;
+    double *fftbuf = nullptr; /* gauss method=fft: lattice, lines, plans */
+    size_t fftbuf_cap = 0;
     int *flags = nullptr;
     size_t flags_cap = 0;
     float4 *pf = nullptr; /* tile-local single-precision points */

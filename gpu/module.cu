@@ -98,7 +98,7 @@ void job_destroy(Job *J)
         cudaStreamSynchronize(J->st);
     kg_free(J->kg);
     lin_free(J->lin);
-    void *own[] = {J->out,       J->part,     J->flags, J->pf,
+    void *own[] = {J->out,       J->part,     J->fftbuf, J->flags, J->pf,
                    J->flag_list, J->counters, J->knbr,  J->kgp, J->kg0, J->kbig, J->klg};
     for (void *p : own)
         if (p)

@@ -121,13 +121,18 @@ typedef struct {
     int ifgt_k, ifgt_p;
     double ifgt_h, ifgt_ry2;
     const double *ifgt_cx, *ifgt_cy, *ifgt_coef;
+    /* gauss, GK_GPU_GS_FFT (density/gauss_fft.c, density_fft.h): sigma along
+     * x and y (the cut-offs are dens_r, dens_ry); the bins as for the
+     * factors, whose kernel takes grids too coarse for a lattice */
+    double dens_sx, dens_sy;
 } gk_gpu_job_desc;
 
 /* How a GK_GPU_GAUSS job forms its terms. */
 typedef enum {
     GK_GPU_GS_FACTORS = 0, /* an x factor times a y factor (unturned kernels) */
     GK_GPU_GS_TURNED,      /* a turned ellipse: a term a pair */
-    GK_GPU_GS_IFGT         /* the fast Gauss transform's expansions */
+    GK_GPU_GS_IFGT,        /* the fast Gauss transform's expansions */
+    GK_GPU_GS_FFT          /* binned onto a lattice, convolved by FFTs */
 } gk_gpu_gauss_form;
 
 /* A window [x0, x0+w) x [y0, y0+h) of the grid; node coordinates are computed

@@ -192,7 +192,8 @@ GK_DS_CLONES static void gauss_flush(gauss_acc *A)
 
 /* A turned kernel is not a product of an x and a y factor: each pending
  * point's term at each node of its box, exp(-Q / 2) where Q / 2 <= lim
- * (else 0: the bound above), in the same order as gauss_flush. CPU only. */
+ * (else 0: the bound above), in the same order as gauss_flush (and the
+ * GPU's gauss_turned_f64). */
 static void gauss_flush_turned(gauss_acc *A)
 {
     const gk_dens_bins *b = A->b;
@@ -654,8 +655,6 @@ static const char *gauss_gpu(const gk_job *job, gk_gpu_job_desc *d)
     d->op = GK_GPU_GAUSS;
     d->dens_div = !a->gauss.smooth && a->gauss.normalize ? 2.0 * M_PI * sx * sy : 0.0;
     d->dens_smooth = a->gauss.smooth;
-    if (a->gauss.method == GK_GAUSS_FFT)
-        return "method=fft has no GPU kernel yet";
     if (a->gauss.method == GK_GAUSS_IFGT) {
         if (!job->ifgt)
             return "ifgt without its expansions";
@@ -669,6 +668,8 @@ static const char *gauss_gpu(const gk_job *job, gk_gpu_job_desc *d)
     d->dens_c = 1.0 / (2.0 * sx * sx);
     d->dens_cy = 1.0 / (2.0 * sy * sy);
     d->dens_form = GK_GPU_GS_FACTORS;
+    if (a->gauss.method == GK_GAUSS_FFT) /* the lattice's plan comes with each tile's grid */
+        d->dens_form = GK_GPU_GS_FFT, d->dens_sx = sx, d->dens_sy = sy;
     if (gs_rotated(a)) { /* as gauss_tile sets up gauss_flush_turned */
         const double t = a->gauss.angle * (M_PI / 180.0);
         d->dens_form = GK_GPU_GS_TURNED;

@@ -25,13 +25,14 @@
  * kept while tiles still want its cells (tiles are rarely aligned with
  * it), and copied from. The FFT is radix 2, its
  * twiddles from half-angle formulas (+, *, /, sqrt only: the same bits on
- * every machine). Grids whose cells are coarser than 2 sigma gain nothing
- * from a lattice (m > 8): their tiles are the cut-off sum, exact to E. CPU
- * only; isotropic or unturned ellipses, gauss, mode=absolute.
+ * every machine; density/density_fft.h, shared with the GPU). Grids whose
+ * cells are coarser than 2 sigma gain nothing from a lattice (m > 8): their
+ * tiles are the cut-off sum, exact to E. Isotropic or unturned ellipses,
+ * gauss, mode=absolute.
  */
 #include "core/method.h"
 #include "density/density_bins.h"
-#include "density/density_sum.h"
+#include "density/density_fft.h"
 #include "density/gauss.h"
 
 #include <math.h>
@@ -44,7 +45,6 @@
 #define M_PI 3.14159265358979323846
 #endif
 
-#define GF_MMAX 8 /* lattice refinement at most; coarser grids: the cut-off sum */
 #define GF_CACHE_BYTES ((size_t)512 << 20) /* blocks kept at most, ready ones */
 
 /* One axis of the lattice and its convolution. */
@@ -63,81 +63,15 @@ static void axis_free(gf_axis *a)
     free(a->kr);
 }
 
-/* exp(-2 pi i k / N) for k < N / 2 (N = 2^p): the angles 2 pi / 2^j by
- * half angles from pi / 2, then each k as the product over its bits. */
-static void twiddles(int N, double *wr, double *wi)
-{
-    double c[40], s[40]; /* cos and sin of 2 pi / 2^j */
-    int p = 0;
-    while ((1 << p) < N)
-        p++;
-    c[1] = -1.0, s[1] = 0.0;
-    c[2] = 0.0, s[2] = 1.0;
-    for (int j = 3; j <= p; j++) {
-        c[j] = sqrt((1.0 + c[j - 1]) / 2.0);
-        s[j] = s[j - 1] / (2.0 * c[j]);
-    }
-    for (int k = 0; k < N / 2; k++) {
-        double re = 1.0, im = 0.0;
-        for (int b = 0; (1 << b) <= k; b++)
-            if (k & (1 << b)) { /* times exp(-i 2 pi 2^b / N) = exp(-i 2 pi / 2^(p - b)) */
-                const double cr = c[p - b], ci = -s[p - b];
-                const double r = re * cr - im * ci, i = re * ci + im * cr;
-                re = r, im = i;
-            }
-        wr[k] = re, wi[k] = im;
-    }
-}
-
-/* In-place radix-2 FFT of re + i im (inverse: conjugate twiddles, no
- * scaling). */
-static void fft(double *re, double *im, int N, const double *wr, const double *wi, int inverse)
-{
-    for (int i = 1, j = 0; i < N; i++) {
-        int bit = N >> 1;
-        for (; j & bit; bit >>= 1)
-            j ^= bit;
-        j ^= bit;
-        if (i < j) {
-            double t = re[i];
-            re[i] = re[j], re[j] = t;
-            t = im[i];
-            im[i] = im[j], im[j] = t;
-        }
-    }
-    for (int len = 2; len <= N; len <<= 1) {
-        const int half = len >> 1, step = N / len;
-        for (int i = 0; i < N; i += len)
-            for (int j = 0; j < half; j++) {
-                const double c = wr[j * step], s = inverse ? -wi[j * step] : wi[j * step];
-                double *ar = re + i + j, *ai = im + i + j;
-                const double xr = ar[half], xi = ai[half];
-                const double vr = xr * c - xi * s, vi = xr * s + xi * c;
-                ar[half] = ar[0] - vr, ai[half] = ai[0] - vi;
-                ar[0] = ar[0] + vr, ai[0] = ai[0] + vi;
-            }
-    }
-}
-
 /* An axis for cells of size cell, sigma s, cut-off r; -1 out of memory,
  * 1 when the cells are too coarse for a lattice. */
 static int axis_init(gf_axis *a, double cell, double s, double r)
 {
     memset(a, 0, sizeof *a);
-    const double m = ceil(cell / (s / 4.0));
-    if (!(m <= GF_MMAX))
+    gk_fft_axis p;
+    if (gk_fft_axis_plan(cell, s, r, &p))
         return 1;
-    a->m = m < 1 ? 1 : (int)m;
-    a->step = cell / a->m;
-    const double R = floor(r / a->step);
-    if (!(R < 1 << 20))
-        return 1;
-    a->R = (int)R;
-    a->N = 64;
-    while (a->N < 4 * a->R + 2)
-        a->N *= 2;
-    a->L = (a->N - 2 * a->R) / a->m * a->m;
-    a->cells = a->L / a->m;
+    a->m = p.m, a->step = p.step, a->R = p.R, a->N = p.N, a->L = p.L, a->cells = p.cells;
     a->wr = malloc(a->N * sizeof *a->wr); /* wr, wi: N / 2 each */
     a->kr = malloc(2 * (size_t)a->N * sizeof *a->kr);
     if (!a->wr || !a->kr) {
@@ -146,17 +80,8 @@ static int axis_init(gf_axis *a, double cell, double s, double r)
     }
     a->wi = a->wr + a->N / 2;
     a->ki = a->kr + a->N;
-    twiddles(a->N, a->wr, a->wi);
-    /* the taps t = -R..R about 0, circularly, then their spectrum over N */
-    const double c = 1.0 / (2.0 * s * s), inv = 1.0 / a->N;
-    for (int t = 0; t < a->N; t++) {
-        const int d = t <= a->R ? t : t >= a->N - a->R ? a->N - t : -1;
-        a->kr[t] = d < 0 ? 0.0 : gk_ds_gauss1(d * a->step, c, r);
-        a->ki[t] = 0.0;
-    }
-    fft(a->kr, a->ki, a->N, a->wr, a->wi, 0);
-    for (int t = 0; t < a->N; t++)
-        a->kr[t] *= inv, a->ki[t] *= inv; /* a power of two: exact */
+    gk_fft_twiddles(a->N, a->wr, a->wi);
+    gk_fft_spectrum(&p, s, r, a->wr, a->wi, a->kr, a->ki);
     return 0;
 }
 
@@ -167,13 +92,10 @@ static void convolve(const gf_axis *a, double *line, double *re, double *im)
     const int N = a->N;
     for (int t = 0; t < N; t++)
         re[t] = line[t], im[t] = 0.0;
-    fft(re, im, N, a->wr, a->wi, 0);
-    for (int t = 0; t < N; t++) {
-        const double r = re[t] * a->kr[t] - im[t] * a->ki[t];
-        const double i = re[t] * a->ki[t] + im[t] * a->kr[t];
-        re[t] = r, im[t] = i;
-    }
-    fft(re, im, N, a->wr, a->wi, 1);
+    gk_fft_run(re, im, N, a->wr, a->wi, 0);
+    for (int t = 0; t < N; t++)
+        gk_fft_times(re + t, im + t, a->kr[t], a->ki[t]);
+    gk_fft_run(re, im, N, a->wr, a->wi, 1);
     for (int t = 0; t < N; t++)
         line[t] = re[t] + 0.0; /* -0.0 to +0.0, as an all-zero line skipped */
 }
@@ -199,11 +121,9 @@ static void bin_run(size_t p0, size_t p1, void *arg)
 {
     gf_bin *G = arg;
     for (size_t p = p0; p < p1; p++) {
-        const double u = (G->b->x[p] - G->x0) / G->dx, v = (G->y0 - G->b->y[p]) / G->dy;
-        const double fu = floor(u), fv = floor(v);
-        const double f = u - fu, g = v - fv, w = G->b->z[p];
-        const double wa = w * (1.0 - g), wb = w * g;
-        const double part[4] = {wa * (1.0 - f), wa * f, wb * (1.0 - f), wb * f};
+        double fu, fv, part[4];
+        gk_fft_bin(G->b->x[p], G->b->y[p], G->b->z[p], G->x0, G->y0, G->dx, G->dy, &fu, &fv,
+                   part);
         for (int q = 0; q < 4; q++) {
             const double k = fu + (q & 1) - (double)G->k0, l = fv + (q >> 1) - (double)G->l0;
             if (k >= 0 && k < G->W && l >= 0 && l < G->H)

@@ -172,6 +172,8 @@ int main(int argc, char **argv)
     one(gc, cc, pts, "kernel_smooth:bandwidth=50:epsilon=1e-6", &g);
     one(gc, cc, pts, "heatmap:radius=50:kernel=quartic", &g);
     one(gc, cc, pts, "heatmap:radius=200:kernel=quartic", &g);
+    one(gc, cc, pts, "gauss:bandwidth=50:method=fft", &g);
+    one(gc, cc, pts, "gauss:bandwidth=500:method=fft", &g);
     gk_points_free(pts);
     /* wide bandwidths, where the cut-off keeps most points: 100,000 points
      * to 1024^2, the IFGT against the cut-off on both devices */
