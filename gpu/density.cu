@@ -536,6 +536,24 @@ fail:
     return -1;
 }
 
+/* ---- gauss, mode=relative (density/gauss_relative.c) ------------------------ */
+
+/* A thread a node: density_sum.h's gk_ds_relative over the bins of the
+ * points of positive weight, as the CPU. */
+__global__ void __launch_bounds__(256) gauss_relative_f64(DensParams P, gk_ds_bins_view v,
+                                                           double eps, double sumw, int direct)
+{
+    const int i = blockIdx.x * 16 + (threadIdx.x & 15), j = blockIdx.y * 16 + (threadIdx.x >> 4);
+    if (i >= P.g.w || j >= P.g.h)
+        return;
+    const double nx = node_x(P.g.xmin, P.g.cw, P.g.x0 + i);
+    const double ny = node_x(P.g.ymax, P.g.ch, P.g.y0 + j);
+    double sum = sumw > 0 ? gk_ds_relative(&v, nx, ny, P.c, eps, sumw, direct) : 0.0;
+    if (P.div > 0)
+        sum = sum / P.div;
+    P.out[(size_t)j * P.g.w + i] = sum;
+}
+
 /* ifgt: the centres into sxy and the coefficients into sz (a clone shares
  * them as it shares the bins). */
 static int ifgt_make(Job *J, const gk_gpu_job_desc *d, char *err, size_t err_cap)
@@ -566,12 +584,14 @@ int density_make(Job *J, const gk_gpu_job_desc *d, char *err, size_t err_cap)
 {
     if (d->op == GK_GPU_GAUSS && d->dens_form == GK_GPU_GS_IFGT)
         return ifgt_make(J, d, err, err_cap);
-    const size_t n = d->n, nbins = (size_t)d->dens_nbx * d->dens_nby;
+    const size_t nbins = (size_t)d->dens_nbx * d->dens_nby;
     std::vector<double2> hxy;
-    if (!d->dens_start || n > (size_t)INT32_MAX) {
+    if (!d->dens_start || d->n > (size_t)INT32_MAX) {
         snprintf(err, err_cap, "density job without its bins, or over 2^31 points");
         return -1;
     }
+    /* the bins' points (mode=relative's are those of positive weight) */
+    const size_t n = (size_t)d->dens_start[nbins];
     CK(cudaMalloc(&J->sxy, (n ? n : 1) * sizeof(double2)));
     CK(cudaMalloc(&J->sz, (n ? n : 1) * sizeof(double)));
     CK(cudaMalloc(&J->bstart, (nbins + 1) * sizeof(int)));
@@ -582,6 +602,13 @@ int density_make(Job *J, const gk_gpu_job_desc *d, char *err, size_t err_cap)
     CK(cudaMemcpyAsync(J->sz, d->dens_z, n * sizeof(double), cudaMemcpyHostToDevice, J->st));
     CK(cudaMemcpyAsync(J->bstart, d->dens_start, (nbins + 1) * sizeof(int),
                        cudaMemcpyHostToDevice, J->st));
+    if (d->op == GK_GPU_GAUSS && d->dens_form == GK_GPU_GS_RELATIVE) {
+        /* gk_ds_relative reads x and y apart: the bin-ordered copies in x, y */
+        CK(cudaMalloc(&J->x, (n ? n : 1) * sizeof(double)));
+        CK(cudaMalloc(&J->y, (n ? n : 1) * sizeof(double)));
+        CK(cudaMemcpyAsync(J->x, d->dens_x, n * sizeof(double), cudaMemcpyHostToDevice, J->st));
+        CK(cudaMemcpyAsync(J->y, d->dens_y, n * sizeof(double), cudaMemcpyHostToDevice, J->st));
+    }
     CK(cudaStreamSynchronize(J->st));
     J->nbx = d->dens_nbx, J->nby = d->dens_nby;
     J->gx0 = d->dens_x0, J->gy0 = d->dens_y0, J->bsx = J->bsy = d->dens_side;
@@ -630,6 +657,12 @@ int density_tile(Job *J, const Grid &G, char *err, size_t err_cap)
             heatmap_f64<GK_HM_EPANECHNIKOV><<<g, b, 0, J->st>>>(P);
             break;
         }
+    } else if (d.dens_form == GK_GPU_GS_RELATIVE) {
+        gk_ds_bins_view v;
+        v.x = J->x, v.y = J->y, v.z = J->sz, v.start = J->bstart;
+        v.nbx = J->nbx, v.nby = J->nby, v.x0 = J->gx0, v.y0 = J->gy0, v.side = J->bsx;
+        dim3 g((G.w + 15) / 16, (G.h + 15) / 16);
+        gauss_relative_f64<<<g, 256, 0, J->st>>>(P, v, d.dens_eps, d.dens_sumw, d.dens_direct);
     } else if (d.dens_form == GK_GPU_GS_FFT && (lattice = fft_tile(J, G, P, err, err_cap)) != 1) {
         if (lattice < 0)
             return -1;

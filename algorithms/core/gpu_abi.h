@@ -125,6 +125,11 @@ typedef struct {
      * x and y (the cut-offs are dens_r, dens_ry); the bins as for the
      * factors, whose kernel takes grids too coarse for a lattice */
     double dens_sx, dens_sy;
+    /* gauss, GK_GPU_GS_RELATIVE (density_sum.h's gk_ds_relative): the bins
+     * hold the points of positive weight; dens_c as above, E, sum w, and
+     * whether every point is kept (method=direct) */
+    double dens_eps, dens_sumw;
+    int dens_direct;
 } gk_gpu_job_desc;
 
 /* How a GK_GPU_GAUSS job forms its terms. */
@@ -132,7 +137,8 @@ typedef enum {
     GK_GPU_GS_FACTORS = 0, /* an x factor times a y factor (unturned kernels) */
     GK_GPU_GS_TURNED,      /* a turned ellipse: a term a pair */
     GK_GPU_GS_IFGT,        /* the fast Gauss transform's expansions */
-    GK_GPU_GS_FFT          /* binned onto a lattice, convolved by FFTs */
+    GK_GPU_GS_FFT,         /* binned onto a lattice, convolved by FFTs */
+    GK_GPU_GS_RELATIVE     /* mode=relative: a cut-off per node, a thread a node */
 } gk_gpu_gauss_form;
 
 /* A window [x0, x0+w) x [y0, y0+h) of the grid; node coordinates are computed

@@ -113,6 +113,96 @@ GK_DS_HD double gk_ds_ifgt_series(const double *c, int P, int T, double bx, doub
     return e;
 }
 
+/* The bins of density_bins.h (origin o, side, nb of them) that can hold a
+ * point within r of [lo, hi] (r may be INFINITY): [*b0, *b1], empty when
+ * *b0 > *b1. Widened by a hair, so that rounding here never loses a point
+ * (a bin is floor((x - o) / side)); the exact test is the term's own. */
+GK_DS_HD void gk_ds_bin_span(double lo, double hi, double r, double o, double side, int nb,
+                             int *b0, int *b1)
+{
+    double m = 1e-9 * (fabs(lo) + fabs(hi) + fabs(o) + side);
+    double f0 = floor((lo - r - m - o) / side), f1 = floor((hi + r + m - o) / side);
+    f0 = f0 > 0.0 ? f0 : 0.0; /* also NaN */
+    f1 = f1 < (double)(nb - 1) ? f1 : (double)(nb - 1);
+    if (!(f0 <= f1) || f0 > (double)(nb - 1) || f1 < 0.0) {
+        *b0 = 1, *b1 = 0;
+        return;
+    }
+    *b0 = (int)f0, *b1 = (int)f1;
+}
+
+/* gauss mode=relative at a node (nx, ny) (density/gauss_relative.c), the
+ * CPU's and a GPU thread's alike: the points of positive weight, sorted
+ * into bins (x, y, z in bin order; start: nbx * nby + 1 offsets; bin (i, j)
+ * is [x0 + i side, ...) x [y0 + j side, ...)). The nearest point j (the
+ * largest weight among equally near ones) at d_j^2 = best bounds the exact
+ * value below by w_j exp(-best c); a point whose e = exp(-(d^2 - best) c)
+ * is below thr = E w_j / sum w adds less than E w_j exp(-best c) z_i / sum
+ * w, so dropping every such point loses less than E times the exact value.
+ * The kept terms z e are summed in bin order and scaled by exp(-best c)
+ * last, so that a node far from every point keeps its relative accuracy.
+ * c = 1 / (2 sigma^2); direct: every point kept. Returns the sum (0 without
+ * points). */
+typedef struct {
+    const double *x, *y, *z;
+    const int *start;
+    int nbx, nby;
+    double x0, y0, side;
+} gk_ds_bins_view;
+
+GK_DS_HD double gk_ds_relative(const gk_ds_bins_view *b, double nx, double ny, double c,
+                               double eps, double sumw, int direct)
+{
+    /* the nearest: rings of bins about the node's (clamped) bin, until a
+     * ring's least distance exceeds the best so far */
+    const double fi = floor((nx - b->x0) / b->side), fj = floor((ny - b->y0) / b->side);
+    const int ci = fi < 0 ? 0 : fi > b->nbx - 1 ? b->nbx - 1 : (int)fi;
+    const int cj = fj < 0 ? 0 : fj > b->nby - 1 ? b->nby - 1 : (int)fj;
+    const int rmax = b->nbx > b->nby ? b->nbx : b->nby;
+    double best = INFINITY, wj = 0.0;
+    for (int rho = 0; rho < rmax; rho++) {
+        const double lb = (rho - 1) * b->side;
+        if (rho > 1 && lb * lb > best)
+            break;
+        for (int j = cj - rho; j <= cj + rho; j++) {
+            if (j < 0 || j >= b->nby)
+                continue;
+            const int edge = j == cj - rho || j == cj + rho;
+            for (int i = ci - rho; i <= ci + rho; i += edge ? 1 : 2 * rho) {
+                if (i >= 0 && i < b->nbx)
+                    for (int p = b->start[j * b->nbx + i]; p < b->start[j * b->nbx + i + 1];
+                         p++) {
+                        const double dx = nx - b->x[p], dy = ny - b->y[p];
+                        const double d2 = dx * dx + dy * dy;
+                        if (d2 < best || (d2 == best && b->z[p] > wj))
+                            best = d2, wj = b->z[p];
+                    }
+            }
+        }
+    }
+    if (!(best < INFINITY))
+        return 0.0;
+    /* the points that may pass the threshold: within a radius from log,
+     * widened (the threshold itself decides) */
+    const double thr = eps * wj / sumw;
+    int i0 = 0, i1 = b->nbx - 1, j0 = 0, j1 = b->nby - 1;
+    if (!direct) {
+        const double r = sqrt((best + log(1.0 / thr) / c) * (1.0 + 1e-6)) + 1e-9 * b->side;
+        gk_ds_bin_span(nx, nx, r, b->x0, b->side, b->nbx, &i0, &i1);
+        gk_ds_bin_span(ny, ny, r, b->y0, b->side, b->nby, &j0, &j1);
+    }
+    double sum = 0.0;
+    for (int j = j0; j <= j1 && i0 <= i1; j++)
+        for (int p = b->start[j * b->nbx + i0]; p < b->start[j * b->nbx + i1 + 1]; p++) {
+            const double dx = nx - b->x[p], dy = ny - b->y[p];
+            const double e2 = dx * dx + dy * dy - best;
+            const double e = gk_ds_exp(-(e2 > 0 ? e2 : 0.0) * c);
+            if (direct || e >= thr)
+                sum = sum + b->z[p] * e;
+        }
+    return sum * gk_ds_exp(-best * c);
+}
+
 /* QGIS's heatmap kernels (density/heatmap.c). A point counts at a node when
  * QGIS's sqrt(dx^2 + dy^2) <= r, which is d2 <= d2max for the largest
  * d2max that passes (sqrt is monotone): no square root there. The kernels
@@ -192,22 +282,5 @@ GK_DS_HD double gk_ds_heat(const gk_ds_heat_k *k, int K, double d2)
     return k->scale != 0.0 ? k->scale * v : v;
 }
 
-/* The bins of density_bins.h (origin o, side, nb of them) that can hold a
- * point within r of [lo, hi] (r may be INFINITY): [*b0, *b1], empty when
- * *b0 > *b1. Widened by a hair, so that rounding here never loses a point
- * (a bin is floor((x - o) / side)); the exact test is the term's own. */
-GK_DS_HD void gk_ds_bin_span(double lo, double hi, double r, double o, double side, int nb,
-                             int *b0, int *b1)
-{
-    double m = 1e-9 * (fabs(lo) + fabs(hi) + fabs(o) + side);
-    double f0 = floor((lo - r - m - o) / side), f1 = floor((hi + r + m - o) / side);
-    f0 = f0 > 0.0 ? f0 : 0.0; /* also NaN */
-    f1 = f1 < (double)(nb - 1) ? f1 : (double)(nb - 1);
-    if (!(f0 <= f1) || f0 > (double)(nb - 1) || f1 < 0.0) {
-        *b0 = 1, *b1 = 0;
-        return;
-    }
-    *b0 = (int)f0, *b1 = (int)f1;
-}
 
 #endif

@@ -35,7 +35,6 @@
 #include "density/density_bins.h"
 #include "density/density_sum.h"
 #include "density/gauss.h"
-#include "search/index.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -626,8 +625,7 @@ static int gauss_build(gk_job *job)
 static double gauss_cost(const gk_algorithm *a, double n, double area, double *setup_ns)
 {
     *setup_ns = 20.0 * n;
-    if (a->gauss.relative) { /* a k-d tree query a node, a term a point within ~r_c */
-        *setup_ns = n * GK_NS_TREE_PER_POINT;
+    if (a->gauss.relative) { /* a nearest search a node, a term a point within ~r_c */
         double r2 = isnan(a->gauss.sigma) ? INFINITY
                                           : 2.0 * a->gauss.sigma * a->gauss.sigma *
                                                 log((n + 1) / a->gauss.epsilon);
@@ -649,12 +647,20 @@ static double gauss_cost(const gk_algorithm *a, double n, double area, double *s
 static const char *gauss_gpu(const gk_job *job, gk_gpu_job_desc *d)
 {
     const gk_algorithm *a = &job->alg;
-    if (a->gauss.relative)
-        return "mode=relative has no GPU kernel yet";
     const double sx = a->gauss.sigma, sy = gs_sy(a);
     d->op = GK_GPU_GAUSS;
     d->dens_div = !a->gauss.smooth && a->gauss.normalize ? 2.0 * M_PI * sx * sy : 0.0;
     d->dens_smooth = a->gauss.smooth;
+    if (a->gauss.relative) { /* density_sum.h's gk_ds_relative, a thread a node */
+        if (!job->dbins)
+            return "mode=relative without its bins";
+        gk_dens_gpu_bins(job->dbins, d);
+        d->dens_form = GK_GPU_GS_RELATIVE;
+        d->dens_c = 1.0 / (2.0 * sx * sx);
+        d->dens_eps = a->gauss.epsilon, d->dens_sumw = a->gauss.sumw;
+        d->dens_direct = a->gauss.method == GK_GAUSS_DIRECT;
+        return NULL;
+    }
     if (a->gauss.method == GK_GAUSS_IFGT) {
         if (!job->ifgt)
             return "ifgt without its expansions";
@@ -692,7 +698,7 @@ static int gauss_cpu_index(gk_job *job)
 {
     if (job->alg.gauss.method == GK_GAUSS_IFGT)
         return job->ifgt ? GK_OK : GK_ERR_NOMEM;
-    return job->alg.gauss.relative ? gk_index_tree(job) : gk_dens_cpu_index(job);
+    return gk_dens_cpu_index(job);
 }
 
 const gk_method gk_method_gauss = {

@@ -30,8 +30,8 @@ static inline double gk_gauss_overlap(double r, double L)
     return q >= 1.0 ? 1.0 : 2.0 * q - q * q;
 }
 
-/* mode=relative: checks the weights (>= 0), sums them and builds the k-d
- * tree; then a tile. */
+/* mode=relative: checks the weights (>= 0), sums them and bins the points
+ * of positive weight (job->dbins); then a tile. */
 int gk_gauss_relative_build(gk_job *job);
 uint64_t gk_gauss_relative_tile(const gk_job *job, const gk_tile *t, double *out,
                                 gk_scratch *s);

@@ -13,7 +13,7 @@
  * must be bit-identical to the GPU's (exit 1 otherwise).
  *
  * Then 100,000 points to 1024^2 with wide bandwidths (method=cutoff
- * against ifgt) and a turned ellipse; and the seed's case
+ * against ifgt), a turned ellipse and mode=relative; and the seed's case
  * (reference/ridges_and_fgt.md, section 4): 200,000
  * points uniform in the unit square, 200,000 targets (a 447 x 447 grid over
  * it), h = 1 (sigma = 1/sqrt(2)), epsilon 1e-3 absolute: 1.424 s on the
@@ -188,6 +188,7 @@ int main(int argc, char **argv)
     one(gc, cc, pts, "gauss:bandwidth=3000:method=cutoff", &gw);
     one(gc, cc, pts, "gauss:bandwidth=3000:method=ifgt", &gw);
     one(gc, cc, pts, "gauss:bandwidth_x=150:bandwidth_y=60:angle=30", &gw);
+    one(gc, cc, pts, "gauss:bandwidth=150:mode=relative", &gw);
     gk_points_free(pts);
     seed_case(gc, cc);
     gk_context_free(gc);

@@ -65,6 +65,11 @@ void test_density(const dataset *u, const dataset *l, const dataset *s)
         "gauss:bandwidth=400:method=fft:normalize=no:epsilon=1e-9",
         "gauss:bandwidth_x=300:bandwidth_y=120:method=fft",
         "gauss:bandwidth=25:method=fft",
+        /* mode=relative (u's weights are positive; l's and s's are not): a
+         * cut-off per node, or every point */
+        "gauss:bandwidth=150:mode=relative",
+        "gauss:bandwidth=400:mode=relative:epsilon=1e-9:normalize=no",
+        "gauss:bandwidth=120:mode=relative:method=direct",
     };
     for (size_t k = 0; k < NCASES(on_u); k++)
         bits(on_u[k], u);
@@ -84,13 +89,12 @@ void test_density(const dataset *u, const dataset *l, const dataset *s)
     bits("gauss:bandwidth=400:epsilon=1e-9:normalize=no", u);
     bits("kernel_smooth:bandwidth=200", u);
     unsetenv("GRIDKIT_GPU_GAUSS_SPLIT");
-    /* no GPU kernel: mode=relative runs on the CPU, the CPU's values */
-    compare("gauss:bandwidth=150:mode=relative", 0, u, 0);
     compare_windows("gauss:bandwidth=150", 0, u);
     compare_windows("heatmap:radius=400", 0, u);
     compare_windows("gauss:bandwidth_x=300:bandwidth_y=120:angle=30", 0, u);
     compare_windows("gauss:bandwidth=2000:method=ifgt", 0, u);
     compare_windows("gauss:bandwidth=150:method=fft", 0, u);
+    compare_windows("gauss:bandwidth=150:mode=relative", 0, u);
     test_split("gauss:bandwidth=150", u);
     test_split("kernel_smooth:bandwidth=200", u);
     test_split("heatmap:radius=300:kernel=triweight", u);
