@@ -296,23 +296,24 @@ __global__ void __launch_bounds__(GT_B *GT_B) gauss_turned_f64(DensParams P, dou
 #define GI_PMAX 40
 
 __global__ void __launch_bounds__(256) gauss_ifgt_f64(DensParams P, const double2 *cen,
-                                                       const double *coef, int K, int order,
-                                                       double h, double ry2)
+                                                       const double *coef, const double *reach2,
+                                                       const int *orders, const int *offs,
+                                                       int K, double h)
 {
     const int i = blockIdx.x * 16 + (threadIdx.x & 15), j = blockIdx.y * 16 + (threadIdx.x >> 4);
     if (i >= P.g.w || j >= P.g.h)
         return;
     const double nx = node_x(P.g.xmin, P.g.cw, P.g.x0 + i);
     const double ny = node_x(P.g.ymax, P.g.ch, P.g.y0 + j);
-    const int T = order * (order + 1) / 2;
     double sum = 0.0;
     for (int k = 0; k < K; k++) {
         const double2 c = cen[k];
         const double dx = nx - c.x, dy = ny - c.y;
-        if (!(dx * dx + dy * dy <= ry2))
+        if (!(dx * dx + dy * dy <= reach2[k]))
             continue;
         const double bx = dx / h, by = dy / h;
-        const double e = gk_ds_ifgt_series(coef + (size_t)k * T, order, T, bx, by);
+        const int p = orders[k];
+        const double e = gk_ds_ifgt_series(coef + offs[k], p, p * (p + 1) / 2, bx, by);
         sum = sum + gk_ds_exp(-(bx * bx + by * by)) * e;
     }
     if (P.div > 0)
@@ -364,8 +365,6 @@ __global__ void __launch_bounds__(HM_B *HM_B) heatmap_f64(DensParams P)
     if (i < P.g.w && j < P.g.h)
         P.out[(size_t)j * P.g.w + i] = hit ? sum : P.nodata;
 }
-
-/* ---- the op's job and tile ------------------------------------------------ */
 
 /* ---- gauss, method=fft (density/gauss_fft.c) ------------------------------- */
 
@@ -554,12 +553,16 @@ __global__ void __launch_bounds__(256) gauss_relative_f64(DensParams P, gk_ds_bi
     P.out[(size_t)j * P.g.w + i] = sum;
 }
 
-/* ifgt: the centres into sxy and the coefficients into sz (a clone shares
- * them as it shares the bins). */
+/* ---- the op's job and tile ------------------------------------------------ */
+
+/* ifgt: the centres into sxy, the coefficients and then the clusters'
+ * squared reaches into sz, their orders and offsets into bstart (a clone
+ * shares them as it shares the bins). */
 static int ifgt_make(Job *J, const gk_gpu_job_desc *d, char *err, size_t err_cap)
 {
-    const int K = d->ifgt_k, T = d->ifgt_p * (d->ifgt_p + 1) / 2;
-    if (K < 1 || d->ifgt_p < 1 || d->ifgt_p > GI_PMAX || !d->ifgt_coef) {
+    const int K = d->ifgt_k;
+    const size_t nc = d->ifgt_ncoef;
+    if (K < 1 || d->ifgt_p < 1 || d->ifgt_p > GI_PMAX || !d->ifgt_coef || !d->ifgt_orders) {
         snprintf(err, err_cap, "ifgt job without its expansions, or order over %d", GI_PMAX);
         return -1;
     }
@@ -567,13 +570,20 @@ static int ifgt_make(Job *J, const gk_gpu_job_desc *d, char *err, size_t err_cap
     for (int k = 0; k < K; k++)
         hc[k] = make_double2(d->ifgt_cx[k], d->ifgt_cy[k]);
     CK(cudaMalloc(&J->sxy, (size_t)K * sizeof(double2)));
-    CK(cudaMalloc(&J->sz, (size_t)K * T * sizeof(double)));
+    CK(cudaMalloc(&J->sz, (nc + K) * sizeof(double)));
+    CK(cudaMalloc(&J->bstart, 2 * (size_t)K * sizeof(int)));
     CK(cudaMemcpyAsync(J->sxy, hc.data(), (size_t)K * sizeof(double2), cudaMemcpyHostToDevice,
                        J->st));
-    CK(cudaMemcpyAsync(J->sz, d->ifgt_coef, (size_t)K * T * sizeof(double),
-                       cudaMemcpyHostToDevice, J->st));
+    CK(cudaMemcpyAsync(J->sz, d->ifgt_coef, nc * sizeof(double), cudaMemcpyHostToDevice, J->st));
+    CK(cudaMemcpyAsync(J->sz + nc, d->ifgt_reach2, K * sizeof(double), cudaMemcpyHostToDevice,
+                       J->st));
+    CK(cudaMemcpyAsync(J->bstart, d->ifgt_orders, K * sizeof(int), cudaMemcpyHostToDevice,
+                       J->st));
+    CK(cudaMemcpyAsync(J->bstart + K, d->ifgt_offs, K * sizeof(int), cudaMemcpyHostToDevice,
+                       J->st));
     CK(cudaStreamSynchronize(J->st));
-    J->d.ifgt_cx = J->d.ifgt_cy = J->d.ifgt_coef = nullptr;
+    J->d.ifgt_cx = J->d.ifgt_cy = J->d.ifgt_coef = J->d.ifgt_reach2 = nullptr;
+    J->d.ifgt_orders = J->d.ifgt_offs = nullptr;
     return 0;
 fail:
     cudaGetLastError();
@@ -668,8 +678,8 @@ int density_tile(Job *J, const Grid &G, char *err, size_t err_cap)
             return -1;
     } else if (d.dens_form == GK_GPU_GS_IFGT) { /* (fft on cells too coarse: the factors) */
         dim3 g((G.w + 15) / 16, (G.h + 15) / 16);
-        gauss_ifgt_f64<<<g, 256, 0, J->st>>>(P, J->sxy, J->sz, d.ifgt_k, d.ifgt_p, d.ifgt_h,
-                                             d.ifgt_ry2);
+        gauss_ifgt_f64<<<g, 256, 0, J->st>>>(P, J->sxy, J->sz, J->sz + d.ifgt_ncoef, J->bstart,
+                                             J->bstart + d.ifgt_k, d.ifgt_k, d.ifgt_h);
     } else if (d.dens_form == GK_GPU_GS_TURNED) {
         dim3 b(GT_B, GT_B), g((G.w + GT_B - 1) / GT_B, (G.h + GT_B - 1) / GT_B);
         if (P.smooth)

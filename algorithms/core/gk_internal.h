@@ -89,7 +89,8 @@ struct gk_algorithm {
         int smooth;          /* kernel_smooth: sum K z / sum K */
         int relative;        /* mode=relative: |error| <= E exact (density/gauss_relative.c) */
         double sumw;         /* relative: sum of the weights (>= 0), set in build */
-        int ifgt_k, ifgt_p;  /* method=ifgt: clusters and truncation order, set in build */
+        int ifgt_k, ifgt_p;  /* method=ifgt: clusters and largest truncation order, set in build */
+        int ifgt_pmin;       /* and the smallest (each cluster has its own) */
         double ifgt_rx, ifgt_ry, ifgt_bound; /* its cluster radius, reach and error bound */
     } gauss;
     char canonical[1024];

@@ -116,11 +116,14 @@ typedef struct {
      * v = ca dy - sa dx; a term where Q / 2 <= dens_lim (INFINITY: every one) */
     double dens_ca, dens_sa, dens_lim;
     /* gauss, GK_GPU_GS_IFGT (density/gauss_ifgt.c; host arrays, read during
-     * job_new only): K centres, order p, h = sqrt(2) sigma, a centre's
-     * squared reach, and K x p (p + 1) / 2 coefficients in graded order; no bins */
+     * job_new only): K centres, the largest order, h = sqrt(2) sigma; each
+     * cluster's order p_k, squared reach and first coefficient (ncoef in
+     * all, p_k (p_k + 1) / 2 a cluster, by the power of y then x); no bins */
     int ifgt_k, ifgt_p;
-    double ifgt_h, ifgt_ry2;
-    const double *ifgt_cx, *ifgt_cy, *ifgt_coef;
+    double ifgt_h;
+    const double *ifgt_cx, *ifgt_cy, *ifgt_coef, *ifgt_reach2;
+    const int *ifgt_orders, *ifgt_offs;
+    size_t ifgt_ncoef;
     /* gauss, GK_GPU_GS_FFT (density/gauss_fft.c, density_fft.h): sigma along
      * x and y (the cut-offs are dens_r, dens_ry); the bins as for the
      * factors, whose kernel takes grids too coarse for a lattice */

@@ -367,8 +367,11 @@ static void gauss_canonical(gk_algorithm *a, double sumabs)
         double pb = a->gauss.ifgt_bound * sumabs;
         if (a->gauss.normalize)
             pb /= 2.0 * M_PI * a->gauss.sigma * a->gauss.sigma;
-        gk_strbuf_add(&sb, ":clusters=%d:order=%d:cluster_radius=%.9g:reach=%.9g:predicted=%.6g",
-                      a->gauss.ifgt_k, a->gauss.ifgt_p, a->gauss.ifgt_rx, a->gauss.ifgt_ry, pb);
+        gk_strbuf_add(&sb,
+                      ":clusters=%d:order=%d:min_order=%d:cluster_radius=%.9g:reach=%.9g:"
+                      "predicted=%.6g",
+                      a->gauss.ifgt_k, a->gauss.ifgt_p, a->gauss.ifgt_pmin, a->gauss.ifgt_rx,
+                      a->gauss.ifgt_ry, pb);
     } else if (a->gauss.method == GK_GAUSS_FFT) {
         /* the lattice's steps, at most a quarter sigma; its bound below */
         gk_strbuf_add(&sb, ":lattice=sigma/4");
@@ -448,6 +451,7 @@ static int gauss_parse_any(gk_context *ctx, const char *spec, char *rest, gk_alg
         } else if (!strcasecmp(key, "cutoff_radius") || !strcasecmp(key, "cutoff_x") ||
                    !strcasecmp(key, "cutoff_y") || !strcasecmp(key, "bound") ||
                    !strcasecmp(key, "clusters") || !strcasecmp(key, "order") ||
+                   !strcasecmp(key, "min_order") ||
                    !strcasecmp(key, "cluster_radius") || !strcasecmp(key, "reach") ||
                    !strcasecmp(key, "predicted") || !strcasecmp(key, "chosen") ||
                    !strcasecmp(key, "lattice")) {

@@ -46,10 +46,14 @@
 #define IFGT_PMAX 40   /* truncation order at most */
 
 typedef struct gk_ifgt {
-    int k, p, t;    /* clusters, order, terms p (p + 1) / 2 */
-    double h, ry2;  /* h, and r_y^2 */
+    int k, p;        /* clusters, the largest order */
+    double h;
     double *cx, *cy; /* centres */
-    double *coef;   /* k * t: C_(i, j) (the power of x, of y) at j (2 p - j + 1) / 2 + i, i + j < p */
+    int *pk, *off;   /* each cluster's order p_k, and where its coefficients start */
+    double *ry2;     /* each cluster's squared reach (r_x,k + reach)^2, widened */
+    size_t ncoef;
+    double *coef;    /* cluster k's C_(i, j) (the power of x, of y) at off[k] + j (2 p_k - j +
+                      * 1) / 2 + i, i + j < p_k */
 } gk_ifgt;
 
 void gk_ifgt_free(gk_ifgt *g)
@@ -58,6 +62,8 @@ void gk_ifgt_free(gk_ifgt *g)
         return;
     free(g->cx);
     free(g->cy);
+    free(g->pk);
+    free(g->ry2);
     free(g->coef);
     free(g);
 }
@@ -180,38 +186,26 @@ int gk_ifgt_build(gk_job *job, double cut_ns)
                         E, a->gauss.sigma, kmax);
     }
     gk_ifgt *g = calloc(1, sizeof *g);
-    const int K = best_k, P = best_p, T = P * (P + 1) / 2;
+    const int K = best_k, P = best_p;
     if (g) {
         g->cx = malloc(K * sizeof *g->cx);
         g->cy = malloc(K * sizeof *g->cy);
-        g->coef = calloc((size_t)K * T, sizeof *g->coef);
+        g->pk = malloc(2 * (size_t)K * sizeof *g->pk);
+        g->ry2 = malloc(K * sizeof *g->ry2);
     }
     int *own = malloc((n ? n : 1) * sizeof *own);
-    double *fac = malloc(T * sizeof *fac);
-    if (!g || !g->cx || !g->cy || !g->coef || !own || !fac) {
-        free(centre), free(rx), free(own), free(fac);
+    double *rk = calloc(K, sizeof *rk);
+    if (!g || !g->cx || !g->cy || !g->pk || !g->ry2 || !own || !rk) {
+        free(centre), free(rx), free(own), free(rk);
         gk_ifgt_free(g);
         return gk_error(job->ctx, GK_ERR_NOMEM, "out of memory for %d expansions", K);
     }
-    g->k = K, g->p = P, g->t = T, g->h = h;
-    const double r_y = rx[K - 1] + reach;
-    g->ry2 = r_y * r_y * (1.0 + 1e-9); /* widened: rounding keeps more clusters */
+    g->k = K, g->p = P, g->h = h;
+    g->off = g->pk + K;
     for (int k = 0; k < K; k++)
         g->cx[k] = pts->x[centre[k]], g->cy[k] = pts->y[centre[k]];
-    /* 2^|alpha| / alpha!, in the coefficients' order (by the power of y,
-     * then of x) */
-    for (int j = 0, m = 0; j < P; j++)
-        for (int i = 0; i + j < P; i++, m++) {
-            double f = 1.0;
-            for (int u = 1; u <= i; u++)
-                f *= 2.0 / u;
-            for (int u = 1; u <= j; u++)
-                f *= 2.0 / u;
-            fac[m] = f;
-        }
-    /* each point's centre (the nearest; ties: the first chosen), then the
-     * coefficients in input order */
-    double pa[IFGT_PMAX], pb[IFGT_PMAX];
+    /* each point's centre (the nearest; ties: the first chosen), and each
+     * cluster's own radius */
     for (size_t i = 0; i < n; i++) {
         int best = 0;
         double bd = INFINITY;
@@ -221,28 +215,64 @@ int gk_ifgt_build(gk_job *job, double cut_ns)
                 bd = e, best = k;
         }
         own[i] = best;
-        const double ax = (pts->x[i] - g->cx[best]) / h, ay = (pts->y[i] - g->cy[best]) / h;
+        rk[best] = fmax(rk[best], bd);
+    }
+    /* per-cluster truncation: each cluster's order from its own radius
+     * (never above P, the order for the largest), its reach likewise */
+    double trunc = 0.0, qmax = 0.0;
+    size_t ncoef = 0;
+    for (int k = 0; k < K; k++) {
+        const double r_x = sqrt(rk[k]), r_y = r_x + reach, q = 2.0 * r_x * r_y / (h * h);
+        int p = order_for(q, E / 2.0);
+        p = p < 1 || p > P ? P : p;
+        double term = 1.0;
+        for (int u = 1; u <= p; u++)
+            term *= q / u;
+        trunc = fmax(trunc, term), qmax = fmax(qmax, q);
+        g->pk[k] = p;
+        g->off[k] = (int)ncoef;
+        ncoef += (size_t)p * (p + 1) / 2;
+        g->ry2[k] = r_y * r_y * (1.0 + 1e-9); /* widened: rounding keeps more clusters */
+    }
+    g->ncoef = ncoef;
+    g->coef = calloc(ncoef ? ncoef : 1, sizeof *g->coef);
+    if (!g->coef) {
+        free(centre), free(rx), free(own), free(rk);
+        gk_ifgt_free(g);
+        return gk_error(job->ctx, GK_ERR_NOMEM, "out of memory for %d expansions", K);
+    }
+    /* the coefficients in input order, then times 2^|alpha| / alpha! */
+    double pa[IFGT_PMAX], pb[IFGT_PMAX], fac[IFGT_PMAX];
+    for (size_t i = 0; i < n; i++) {
+        const int k = own[i], pk = g->pk[k];
+        const double ax = (pts->x[i] - g->cx[k]) / h, ay = (pts->y[i] - g->cy[k]) / h;
         const double wi = pts->z[i] * gk_ds_exp(-(ax * ax + ay * ay));
         pa[0] = pb[0] = 1.0;
-        for (int u = 1; u < P; u++)
+        for (int u = 1; u < pk; u++)
             pa[u] = pa[u - 1] * ax, pb[u] = pb[u - 1] * ay;
-        double *c = g->coef + (size_t)best * T;
-        for (int j = 0, m = 0; j < P; j++)
-            for (int i = 0; i + j < P; i++, m++)
-                c[m] = c[m] + wi * (pa[i] * pb[j]);
+        double *c = g->coef + g->off[k];
+        for (int j = 0, m = 0; j < pk; j++)
+            for (int i2 = 0; i2 + j < pk; i2++, m++)
+                c[m] = c[m] + wi * (pa[i2] * pb[j]);
     }
+    fac[0] = 1.0; /* 2^u / u! */
+    for (int u = 1; u < IFGT_PMAX; u++)
+        fac[u] = fac[u - 1] * (2.0 / u);
+    for (int k = 0; k < K; k++) {
+        double *c = g->coef + g->off[k];
+        for (int j = 0, m = 0; j < g->pk[k]; j++)
+            for (int i2 = 0; i2 + j < g->pk[k]; i2++, m++)
+                c[m] *= fac[i2] * fac[j];
+    }
+    const double r_y = rx[K - 1] + reach;
+    a->gauss.ifgt_k = K, a->gauss.ifgt_p = P, a->gauss.ifgt_pmin = P;
     for (int k = 0; k < K; k++)
-        for (int m = 0; m < T; m++)
-            g->coef[(size_t)k * T + m] *= fac[m];
-    double q = 2.0 * rx[K - 1] * r_y / (h * h), term = 1.0;
-    for (int u = 1; u <= P; u++)
-        term *= q / u;
-    a->gauss.ifgt_k = K, a->gauss.ifgt_p = P;
+        a->gauss.ifgt_pmin = g->pk[k] < a->gauss.ifgt_pmin ? g->pk[k] : a->gauss.ifgt_pmin;
     a->gauss.ifgt_rx = rx[K - 1], a->gauss.ifgt_ry = r_y;
     /* per unit of sum|w|: reach, series, rounding (each within its share of E) */
-    a->gauss.ifgt_bound = exp(-(reach * reach) / (h * h)) + term +
-                          exp(q) * ((double)n + T + 8) * DBL_EPSILON;
-    free(centre), free(rx), free(own), free(fac);
+    a->gauss.ifgt_bound = exp(-(reach * reach) / (h * h)) + trunc +
+                          exp(qmax) * ((double)n + P * (P + 1) / 2 + 8) * DBL_EPSILON;
+    free(centre), free(rx), free(own), free(rk);
     job->ifgt = g;
     return GK_OK;
 }
@@ -251,8 +281,10 @@ void gk_ifgt_gpu_desc(const gk_ifgt *g, gk_gpu_job_desc *d)
 {
     d->dens_form = GK_GPU_GS_IFGT;
     d->ifgt_k = g->k, d->ifgt_p = g->p;
-    d->ifgt_h = g->h, d->ifgt_ry2 = g->ry2;
+    d->ifgt_h = g->h;
     d->ifgt_cx = g->cx, d->ifgt_cy = g->cy, d->ifgt_coef = g->coef;
+    d->ifgt_orders = g->pk, d->ifgt_offs = g->off, d->ifgt_reach2 = g->ry2;
+    d->ifgt_ncoef = g->ncoef;
 }
 
 static int ifgt_node(const gk_job *job, double nx, double ny, double hit2, gk_scratch *s,
@@ -264,10 +296,11 @@ static int ifgt_node(const gk_job *job, double nx, double ny, double hit2, gk_sc
     double sum = 0.0;
     for (int k = 0; k < g->k; k++) {
         const double dx = nx - g->cx[k], dy = ny - g->cy[k];
-        if (!(dx * dx + dy * dy <= g->ry2))
+        if (!(dx * dx + dy * dy <= g->ry2[k]))
             continue;
         const double bx = dx / g->h, by = dy / g->h;
-        const double e = gk_ds_ifgt_series(g->coef + (size_t)k * g->t, g->p, g->t, bx, by);
+        const int p = g->pk[k];
+        const double e = gk_ds_ifgt_series(g->coef + g->off[k], p, p * (p + 1) / 2, bx, by);
         sum = sum + gk_ds_exp(-(bx * bx + by * by)) * e;
     }
     if (a->gauss.normalize)
