@@ -63,6 +63,30 @@ __device__ __forceinline__ Span block_span(const DensParams &P, int i0, int i1, 
     return s;
 }
 
+/* A thread a node: f(point, weight, index) for each point of the runs of
+ * span s, in bin order, a chunk of CH at a time through the block's shared
+ * sxy and sz. */
+template <int CH, class F>
+__device__ __forceinline__ void each_point(const DensParams &P, const Span &s, double2 *sxy,
+                                           double *sz, F f)
+{
+    const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+    for (int row = s.bj0; row <= s.bj1 && s.bi0 <= s.bi1; row++) {
+        const int p0 = P.start[row * P.nbx + s.bi0], p1 = P.start[row * P.nbx + s.bi1 + 1];
+        for (int base = p0; base < p1; base += CH) {
+            const int cnt = min(CH, p1 - base);
+            __syncthreads();
+            if (tid < cnt) {
+                sxy[tid] = P.xy[base + tid];
+                sz[tid] = P.z[base + tid];
+            }
+            __syncthreads();
+            for (int c = 0; c < cnt; c++)
+                f(sxy[c], sz[c], base + c);
+        }
+    }
+}
+
 /* ---- gauss ---------------------------------------------------------------- */
 
 #define GS_B 64      /* nodes a side of a block */
@@ -244,7 +268,6 @@ __global__ void __launch_bounds__(GT_B *GT_B) gauss_turned_f64(DensParams P, dou
 {
     __shared__ double2 sxy[GT_CH];
     __shared__ double sz[GT_CH];
-    const int tid = threadIdx.y * GT_B + threadIdx.x;
     const int bi = blockIdx.x * GT_B, bj = blockIdx.y * GT_B;
     const int ni = min(GT_B, P.g.w - bi), nj = min(GT_B, P.g.h - bj);
     const int i = bi + threadIdx.x, j = bj + threadIdx.y;
@@ -253,36 +276,24 @@ __global__ void __launch_bounds__(GT_B *GT_B) gauss_turned_f64(DensParams P, dou
     const Span s = block_span(P, bi, bi + ni - 1, bj, bj + nj - 1, P.r, P.ry);
     double tot = 0.0, tden = 0.0, acc = 0.0, den = 0.0;
     long long cur = -1;
-    for (int row = s.bj0; row <= s.bj1 && s.bi0 <= s.bi1; row++) {
-        const int p0 = P.start[row * P.nbx + s.bi0], p1 = P.start[row * P.nbx + s.bi1 + 1];
-        for (int base = p0; base < p1; base += GT_CH) {
-            const int cnt = min(GT_CH, p1 - base);
-            __syncthreads();
-            if (tid < cnt) {
-                sxy[tid] = P.xy[base + tid];
-                sz[tid] = P.z[base + tid];
-            }
-            __syncthreads();
-            for (int c = 0; c < cnt; c++) {
-                const double dx = nx - sxy[c].x, dy = ny - sxy[c].y;
-                const double u = ca * dx + sa * dy, v = ca * dy - sa * dx;
-                const double q2 = u * u * P.c + v * v * P.cy;
-                if (!(q2 <= lim))
-                    continue;
-                const long long seg = (long long)(base + c) / GK_DS_SEG;
-                if (seg != cur) { /* a new segment: the last one's sums into the totals */
-                    tot = tot + acc, acc = 0.0;
-                    if (SMOOTH)
-                        tden = tden + den, den = 0.0;
-                    cur = seg;
-                }
-                const double e = gk_ds_exp(-q2);
-                acc = acc + sz[c] * e;
-                if (SMOOTH)
-                    den = den + e;
-            }
+    each_point<GT_CH>(P, s, sxy, sz, [&](double2 q, double z, int p) {
+        const double dx = nx - q.x, dy = ny - q.y;
+        const double u = ca * dx + sa * dy, v = ca * dy - sa * dx;
+        const double q2 = u * u * P.c + v * v * P.cy;
+        if (!(q2 <= lim))
+            return;
+        const long long seg = (long long)p / GK_DS_SEG;
+        if (seg != cur) { /* a new segment: the last one's sums into the totals */
+            tot = tot + acc, acc = 0.0;
+            if (SMOOTH)
+                tden = tden + den, den = 0.0;
+            cur = seg;
         }
-    }
+        const double e = gk_ds_exp(-q2);
+        acc = acc + z * e;
+        if (SMOOTH)
+            den = den + e;
+    });
     tot = tot + acc;
     if (SMOOTH)
         tden = tden + den;
@@ -331,7 +342,6 @@ __global__ void __launch_bounds__(HM_B *HM_B) heatmap_f64(DensParams P)
 {
     __shared__ double2 sxy[HM_CH];
     __shared__ double sz[HM_CH];
-    const int tid = threadIdx.y * HM_B + threadIdx.x;
     const int bi = blockIdx.x * HM_B, bj = blockIdx.y * HM_B;
     const int ni = min(HM_B, P.g.w - bi), nj = min(HM_B, P.g.h - bj);
     const int i = bi + threadIdx.x, j = bj + threadIdx.y;
@@ -342,26 +352,14 @@ __global__ void __launch_bounds__(HM_B *HM_B) heatmap_f64(DensParams P)
         block_span(P, bi, bi + ni - 1, bj, bj + nj - 1, r * (1.0 + 1e-9), r * (1.0 + 1e-9));
     double sum = 0.0;
     bool hit = false;
-    for (int row = s.bj0; row <= s.bj1 && s.bi0 <= s.bi1; row++) {
-        const int p0 = P.start[row * P.nbx + s.bi0], p1 = P.start[row * P.nbx + s.bi1 + 1];
-        for (int base = p0; base < p1; base += HM_CH) {
-            const int cnt = min(HM_CH, p1 - base);
-            __syncthreads();
-            if (tid < cnt) {
-                sxy[tid] = P.xy[base + tid];
-                sz[tid] = P.z[base + tid];
-            }
-            __syncthreads();
-            for (int c = 0; c < cnt; c++) {
-                const double dx = __dadd_rn(nx, -sxy[c].x), dy = __dadd_rn(ny, -sxy[c].y);
-                const double d2 = sq2(dx, dy);
-                if (!(d2 <= P.hk.d2max))
-                    continue;
-                sum = __dadd_rn(sum, __dmul_rn(sz[c], gk_ds_heat(&P.hk, K, d2)));
-                hit = true;
-            }
-        }
-    }
+    each_point<HM_CH>(P, s, sxy, sz, [&](double2 q, double z, int) {
+        const double dx = __dadd_rn(nx, -q.x), dy = __dadd_rn(ny, -q.y);
+        const double d2 = sq2(dx, dy);
+        if (!(d2 <= P.hk.d2max))
+            return;
+        sum = __dadd_rn(sum, __dmul_rn(z, gk_ds_heat(&P.hk, K, d2)));
+        hit = true;
+    });
     if (i < P.g.w && j < P.g.h)
         P.out[(size_t)j * P.g.w + i] = hit ? sum : P.nodata;
 }

@@ -53,6 +53,17 @@ static int make(int kind, double x0, double y0, double L, int signed_w, double *
     return n;
 }
 
+/* The points of make() as a gk_points, and sum|w|. */
+static gk_points *points_of(const double *x, const double *y, const double *w, int n,
+                            double *sumabs)
+{
+    gk_points *pts = gk_points_new(ctx);
+    *sumabs = 0;
+    for (int i = 0; i < n; i++)
+        gk_points_add(pts, x[i], y[i], w[i]), *sumabs += fabs(w[i]);
+    return pts;
+}
+
 /* The exact sum at every node of g, in long double: sum w exp(-(u^2 / (2
  * sx^2) + v^2 / (2 sy^2))), (u, v) the offset turned by t radians (sx = sy,
  * t = 0: the isotropic kernel). */
@@ -87,10 +98,8 @@ static void against_exact(void)
             for (int sw = 0; sw < 2; sw++) {
                 double x0 = origin[o][0], y0 = origin[o][1], L = origin[o][2];
                 int n = make(kind, x0, y0, L, sw, x, y, w);
-                gk_points *pts = gk_points_new(ctx);
-                double sumabs = 0;
-                for (int i = 0; i < n; i++)
-                    gk_points_add(pts, x[i], y[i], w[i]), sumabs += fabs(w[i]);
+                double sumabs;
+                gk_points *pts = points_of(x, y, w, n, &sumabs);
                 /* narrow for the cut-off; ifgt also wide, where it pays */
                 double sigma = L / 40;
                 gk_grid g = {x0, x0 + L, y0, y0 + 0.75 * L, NX, NY};
@@ -263,10 +272,8 @@ static void ifgt_wide(void)
     const double x0 = 5.0e5, y0 = 4.2e6, L = 2.0e4;
     for (int kind = 0; kind < 2; kind++) {
         int n = make(kind, x0, y0, L, 1, x, y, w);
-        gk_points *pts = gk_points_new(ctx);
-        double sumabs = 0;
-        for (int i = 0; i < n; i++)
-            gk_points_add(pts, x[i], y[i], w[i]), sumabs += fabs(w[i]);
+        double sumabs;
+        gk_points *pts = points_of(x, y, w, n, &sumabs);
         gk_grid g = {x0, x0 + L, y0, y0 + 0.75 * L, NX, NY};
         const double sig[] = {L / 3, L / 6}, eps[] = {1e-6, 1e-9};
         for (int k = 0; k < 2; k++)
@@ -452,10 +459,8 @@ static void fft_model(void)
     const double x0 = 5.0e5, y0 = 4.2e6, L = 2.0e4, E = 1e-6;
     for (int kind = 0; kind < 3; kind++) {
         int n = make(kind, x0, y0, L, 1, x, y, w);
-        gk_points *pts = gk_points_new(ctx);
-        double sumabs = 0;
-        for (int i = 0; i < n; i++)
-            gk_points_add(pts, x[i], y[i], w[i]), sumabs += fabs(w[i]);
+        double sumabs;
+        gk_points *pts = points_of(x, y, w, n, &sumabs);
         gk_grid g = {x0, x0 + L, y0, y0 + 0.75 * L, NX, NY};
         const double cw = L / NX, ch = 0.75 * L / NY;
         /* sigma over the cells: a lattice of 1 (sigma = 4 cells) or 3 nodes a cell */
