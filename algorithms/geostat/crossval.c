@@ -159,15 +159,18 @@ static double cell_size(double extent, double x, double y)
     return h > 0 ? h : 1.0;
 }
 
-/* First error of any thread, copied into the caller's context once, with
- * the fold and the points it was fitted on (2 points left one out leave 1). */
-static void report_error(gk_context *ctx, gk_context *tctx, int *stop, int fold, int nfold,
-                         size_t ntrain)
+/* The error of the lowest failing fold, copied into the caller's context,
+ * with the fold and the points it was fitted on (2 points left one out
+ * leave 1): the folds below the one reported still run (the loop skips only
+ * those above), so which error is said does not depend on the threads. */
+static void report_error(gk_context *ctx, gk_context *tctx, int *stop, int *err_fold, int fold,
+                         int nfold, size_t ntrain)
 {
 #pragma omp critical(gk_cv_error)
     {
-        if (!*stop) {
+        if (!*stop || (*err_fold > 0 && fold < *err_fold)) {
             *stop = tctx->err ? tctx->err : GK_ERR_INTERNAL;
+            *err_fold = fold;
             gk_error(ctx, *stop, "cross-validation fold %d of %d (fitted on the other %zu "
                      "point(s)): %s", fold, nfold, ntrain,
                      tctx->err ? tctx->msg : "failed");
@@ -257,7 +260,7 @@ int gk_crossval(gk_context *ctx, const gk_points *pts, const gk_algorithm *alg, 
     int threads = ctx->threads > 0 ? ctx->threads : omp_get_num_procs();
     if (threads > nfold)
         threads = nfold;
-    int stop = GK_OK;
+    int stop = GK_OK, err_fold = 0; /* the fold reported; 0: none, or not a fold's */
 
 #pragma omp parallel num_threads(threads)
     {
@@ -277,10 +280,10 @@ int gk_crossval(gk_context *ctx, const gk_points *pts, const gk_algorithm *alg, 
         }
 #pragma omp for schedule(dynamic, 1)
         for (int f = 0; f < nfold; f++) {
-            int st;
-#pragma omp atomic read
-            st = stop;
-            if (st)
+            int skip;
+#pragma omp critical(gk_cv_error)
+            skip = stop && (err_fold == 0 || f + 1 > err_fold);
+            if (skip)
                 continue;
             /* training set: every point not in fold f, in input order (input
              * order decides ties, as when gridding) */
@@ -294,14 +297,14 @@ int gk_crossval(gk_context *ctx, const gk_points *pts, const gk_algorithm *alg, 
                 }
             gk_job *job = gk_job_new(tctx, train, &a);
             if (!job) {
-                report_error(ctx, tctx, &stop, f + 1, nfold, train->n);
+                report_error(ctx, tctx, &stop, &err_fold, f + 1, nfold, train->n);
                 continue;
             }
             int nb = gk_job_bands(job);
             if (nb < 1 || nb > 2) {
                 gk_error(tctx, GK_ERR_INTERNAL, "cross-validation: %s writes %d planes",
                          a.canonical, nb);
-                report_error(ctx, tctx, &stop, f + 1, nfold, train->n);
+                report_error(ctx, tctx, &stop, &err_fold, f + 1, nfold, train->n);
                 gk_job_free(job);
                 continue;
             }
@@ -311,7 +314,7 @@ int gk_crossval(gk_context *ctx, const gk_points *pts, const gk_algorithm *alg, 
                 gk_grid g = {x - 0.5 * h, x + 0.5 * h, y - 0.5 * h, y + 0.5 * h, 1, 1};
                 double out[2] = {NAN, NAN};
                 if (gk_job_compute_window(job, &g, 0, 0, 1, 1, out)) {
-                    report_error(ctx, tctx, &stop, f + 1, nfold, train->n);
+                    report_error(ctx, tctx, &stop, &err_fold, f + 1, nfold, train->n);
                     break;
                 }
                 double p = out[0], v = nb == 2 ? out[1] : NAN;
