@@ -13,13 +13,13 @@ enum { GK_GAUSS_DIRECT, GK_GAUSS_CUTOFF, GK_GAUSS_IFGT, GK_GAUSS_FFT };
 
 /* method=auto's cost model, one core of this project's EPYC, ns: a product
  * of the cut-off (100,000 points, 1024^2 nodes, sigma 3 km over 10 km,
- * every point within every node's box: 11.1 s on 2 cores), a unit of the
- * IFGT's count (16 clusters of order 24 there: 1.27 s; 256 of order 29 for
- * 300,000 points, sigma 500 m, 2048^2: 37.5 s), a point-centre distance of
- * the clustering. The same numbers on every
+ * every point within every node's box: 10.4 s on 2 cores), a unit of the
+ * IFGT's count at its largest order (0.14 to 0.19 measured: 16 clusters
+ * there, 1.10 s; 256 for 300,000 points, sigma 500 m, 2048^2, 22.8 s), a
+ * point-centre distance of the clustering. The same numbers on every
  * machine, so that the choice, and so the bytes, depend on the inputs only. */
 #define GK_GAUSS_NS_PAIR 0.21
-#define GK_IFGT_NS_UNIT 0.23
+#define GK_IFGT_NS_UNIT 0.18
 #define GK_IFGT_NS_CLUSTER 1.0
 
 /* The share of an extent L that [u - r, u + r] covers, on average over u
