@@ -14,6 +14,10 @@
 #include <math.h>
 
 #define GK_FFT_MMAX 8 /* lattice nodes a cell at most; coarser cells: the cut-off sum */
+/* FFT length at most: a block's lattice window is N_x x N_y doubles (512 MB
+ * here) and each thread holds one; kernels wider than that (over about
+ * 2,000 lattice steps each side) get the cut-off sum too. */
+#define GK_FFT_NMAX 8192
 
 /* An axis of the lattice: m nodes a cell (steps cell / m <= sigma / 4), R
  * taps each side (within the cut-off r), FFTs of N >= L + 2 R, blocks of L
@@ -24,7 +28,7 @@ typedef struct {
 } gk_fft_axis;
 
 /* 0, or 1 when the cells are too coarse (over 2 sigma) or the taps too
- * many for a lattice. */
+ * many for an FFT of GK_FFT_NMAX. */
 GK_DS_HD int gk_fft_axis_plan(double cell, double s, double r, gk_fft_axis *a)
 {
     const double m = ceil(cell / (s / 4.0));
@@ -33,7 +37,7 @@ GK_DS_HD int gk_fft_axis_plan(double cell, double s, double r, gk_fft_axis *a)
     a->m = m < 1 ? 1 : (int)m;
     a->step = cell / a->m;
     const double R = floor(r / a->step);
-    if (!(R < 1 << 24))
+    if (!(4.0 * R + 2.0 <= GK_FFT_NMAX))
         return 1;
     a->R = (int)R;
     a->N = 64;

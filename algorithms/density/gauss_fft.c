@@ -26,7 +26,8 @@
  * it), and copied from. The FFT is radix 2, its
  * twiddles from half-angle formulas (+, *, /, sqrt only: the same bits on
  * every machine; density/density_fft.h, shared with the GPU). Grids whose
- * cells are coarser than 2 sigma gain nothing from a lattice (m > 8): their
+ * cells are coarser than 2 sigma gain nothing from a lattice (m > 8), and
+ * kernels over GK_FFT_NMAX / 4 steps would need blocks too large: their
  * tiles are the cut-off sum, exact to E. Isotropic or unturned ellipses,
  * gauss, mode=absolute.
  */

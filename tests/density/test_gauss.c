@@ -450,7 +450,8 @@ static void auto_choice(void)
  * within the cut-off. The FFTs' rounding only (1e-12 of sum|w|); and
  * within the promised (E + 1/64) sum|w| of the exact Gaussian sum (here
  * 1.8e-4 to 1.5e-3 sum|w|: a bound for the worst case, the clustered points
- * come nearest). Cells coarser than 2 sigma: the cut-off's bytes. */
+ * come nearest). Cells coarser than 2 sigma, or a kernel too wide for
+ * the FFTs: the cut-off's bytes. */
 static void fft_model(void)
 {
     static double x[2000], y[2000], w[2000];
@@ -517,17 +518,23 @@ static void fft_model(void)
             CHECKF(we <= (E + 1.0 / 64) * sumabs, "%s (kind %d): %g from the exact sum (sum|w| %g)",
                    spec, kind, we, sumabs);
         }
-        /* cells of 3 sigma: the cut-off sum's bytes */
-        char fs[200], cs[200];
-        snprintf(fs, sizeof fs, "gauss:bandwidth=%.17g:method=fft", cw / 3);
-        snprintf(cs, sizeof cs, "gauss:bandwidth=%.17g:method=cutoff", cw / 3);
-        gk_algorithm *fa = gk_algorithm_parse(ctx, fs), *ca = gk_algorithm_parse(ctx, cs);
-        gk_job *fj = fa ? gk_job_new(ctx, pts, fa) : NULL, *cj = ca ? gk_job_new(ctx, pts, ca) : NULL;
-        CHECK(fj && cj && gk_job_compute_window(fj, &g, 0, 0, NX, NY, out) == GK_OK &&
-              gk_job_compute_window(cj, &g, 0, 0, NX, NY, cut) == GK_OK &&
-              !memcmp(out, cut, sizeof out));
-        gk_job_free(fj), gk_job_free(cj);
-        gk_algorithm_free(fa), gk_algorithm_free(ca);
+        /* cells of 3 sigma, and a kernel of 3000 cells (FFTs over
+         * GK_FFT_NMAX): the cut-off sum's bytes */
+        const double wide[] = {cw / 3, 3000 * cw};
+        for (int k = 0; k < 2; k++) {
+            char fs[200], cs[200];
+            snprintf(fs, sizeof fs, "gauss:bandwidth=%.17g:method=fft", wide[k]);
+            snprintf(cs, sizeof cs, "gauss:bandwidth=%.17g:method=cutoff", wide[k]);
+            gk_algorithm *fa = gk_algorithm_parse(ctx, fs), *ca = gk_algorithm_parse(ctx, cs);
+            gk_job *fj = fa ? gk_job_new(ctx, pts, fa) : NULL;
+            gk_job *cj = ca ? gk_job_new(ctx, pts, ca) : NULL;
+            CHECKF(fj && cj && gk_job_compute_window(fj, &g, 0, 0, NX, NY, out) == GK_OK &&
+                       gk_job_compute_window(cj, &g, 0, 0, NX, NY, cut) == GK_OK &&
+                       !memcmp(out, cut, sizeof out),
+                   "%s: not the cut-off's bytes", fs);
+            gk_job_free(fj), gk_job_free(cj);
+            gk_algorithm_free(fa), gk_algorithm_free(ca);
+        }
         gk_points_free(pts);
     }
 }
