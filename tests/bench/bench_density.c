@@ -154,6 +154,17 @@ static void seed_case(gk_context *gc, gk_context *cc)
     gk_points_free(pts);
 }
 
+/* n points uniform in the 10 km square, weights in [0.5, 2). */
+static gk_points *uniform_points(gk_context *ctx, size_t n)
+{
+    gk_points *pts = gk_points_new(ctx);
+    for (size_t i = 0; i < n; i++) {
+        double x = 10000 * urand(), y = 10000 * urand();
+        gk_points_add(pts, x, y, 0.5 + 1.5 * urand());
+    }
+    return pts;
+}
+
 int main(int argc, char **argv)
 {
     size_t np = argc > 1 ? strtoull(argv[1], NULL, 10) : 1048576;
@@ -162,11 +173,7 @@ int main(int argc, char **argv)
     gk_context_set_device(gc, "cuda");
     gk_context_set_device(cc, "cpu");
     urand_seed(42);
-    gk_points *pts = gk_points_new(gc);
-    for (size_t i = 0; i < np; i++) {
-        double x = 10000 * urand(), y = 10000 * urand();
-        gk_points_add(pts, x, y, 0.5 + 1.5 * urand());
-    }
+    gk_points *pts = uniform_points(gc, np);
     gk_grid g = {0.0, 10000.0, 0.0, 10000.0, grid, grid};
     one(gc, cc, pts, "gauss:bandwidth=50:epsilon=1e-6", &g);
     one(gc, cc, pts, "kernel_smooth:bandwidth=50:epsilon=1e-6", &g);
@@ -177,11 +184,7 @@ int main(int argc, char **argv)
     gk_points_free(pts);
     /* wide bandwidths, where the cut-off keeps most points: 100,000 points
      * to 1024^2, the IFGT against the cut-off on both devices */
-    pts = gk_points_new(gc);
-    for (size_t i = 0; i < 100000; i++) {
-        double x = 10000 * urand(), y = 10000 * urand();
-        gk_points_add(pts, x, y, 0.5 + 1.5 * urand());
-    }
+    pts = uniform_points(gc, 100000);
     gk_grid gw = {0.0, 10000.0, 0.0, 10000.0, 1024, 1024};
     one(gc, cc, pts, "gauss:bandwidth=1000:method=cutoff", &gw);
     one(gc, cc, pts, "gauss:bandwidth=1000:method=ifgt", &gw);
