@@ -44,6 +44,7 @@ typedef struct slice {
 struct gk_share {
     gk_job *job;
     const gk_grid *g;
+    int y0, y1; /* the rows of g the run covers */
     int tw, th, ntx, gpu_threads, helpers, force;
     long long ntiles;
     pthread_mutex_t mu;
@@ -62,18 +63,18 @@ struct gk_share {
 
 static int tile_rows(const gk_share *q, long long k)
 {
-    int y0 = (int)(k / q->ntx) * q->th;
-    return y0 + q->th > q->g->ny ? q->g->ny - y0 : q->th;
+    int y0 = q->y0 + (int)(k / q->ntx) * q->th;
+    return y0 + q->th > q->y1 ? q->y1 - y0 : q->th;
 }
 
 static void tile_of(const gk_share *q, long long k, gk_tile *t)
 {
     int tx = (int)(k % q->ntx), ty = (int)(k / q->ntx);
-    gk_tile r = {q->g, tx * q->tw, ty * q->th, q->tw, q->th, gk_hit_threshold2(q->g)};
+    gk_tile r = {q->g, tx * q->tw, q->y0 + ty * q->th, q->tw, q->th, gk_hit_threshold2(q->g)};
     if (r.x0 + r.w > q->g->nx)
         r.w = q->g->nx - r.x0;
-    if (r.y0 + r.h > q->g->ny)
-        r.h = q->g->ny - r.y0;
+    if (r.y0 + r.h > q->y1)
+        r.h = q->y1 - r.y0;
     *t = r;
 }
 
@@ -96,18 +97,20 @@ static int helper_allowed(const gk_job *job)
     return !gk_device_job_uses_cpu(job) || getenv_force();
 }
 
-gk_share *gk_share_new(gk_job *job, const gk_grid *g, int tile_w, int tile_h, int gpu_threads,
-                       int cpu_threads)
+gk_share *gk_share_new(gk_job *job, const gk_grid *g, int y0, int rows, int tile_w, int tile_h,
+                       int gpu_threads, int cpu_threads)
 {
     gk_share *q = calloc(1, sizeof *q);
     if (!q)
         return NULL;
     q->job = job;
     q->g = g;
+    q->y0 = y0;
+    q->y1 = y0 + rows;
     q->tw = tile_w;
     q->th = tile_h;
     q->ntx = (g->nx + tile_w - 1) / tile_w;
-    q->ntiles = (long long)q->ntx * ((g->ny + tile_h - 1) / tile_h);
+    q->ntiles = (long long)q->ntx * ((rows + tile_h - 1) / tile_h);
     q->gpu_threads = gpu_threads;
     q->front = 0;
     q->back = q->ntiles - 1;

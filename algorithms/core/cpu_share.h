@@ -23,12 +23,13 @@ typedef struct gk_share gk_share;
 typedef int (*gk_share_deliver_fn)(void *user, const gk_tile *t, uint64_t nodata,
                                    const double *values);
 
-/* The queue of a GPU run of g in tiles of tile_w x tile_h. gpu_threads take
+/* The queue of a GPU run of g's rows [y0, y0+rows) in tiles of tile_w x
+ * tile_h. gpu_threads take
  * tiles; the helper, when the job allows one (GRIDKIT_CPU_SHARE=0: never;
  * =force, for tests: from the start, without the cost rule), uses the
  * cores left of cpu_threads. NULL when out of memory. */
-gk_share *gk_share_new(gk_job *job, const gk_grid *g, int tile_w, int tile_h, int gpu_threads,
-                       int cpu_threads);
+gk_share *gk_share_new(gk_job *job, const gk_grid *g, int y0, int rows, int tile_w, int tile_h,
+                       int gpu_threads, int cpu_threads);
 void gk_share_free(gk_share *q);
 /* Does the run have a helper thread (one more than the GPU threads)? */
 int gk_share_has_helper(const gk_share *q);

@@ -251,10 +251,24 @@ int gk_job_run_ex(gk_job *job, const gk_grid *g, int tile_w, int tile_h, unsigne
                   gk_tile_sink sink, void *sink_user, gk_progress_fn progress,
                   void *progress_user)
 {
+    return gk_job_run_rows(job, g, 0, g ? g->ny : 0, tile_w, tile_h, flags, sink, sink_user,
+                           progress, progress_user);
+}
+
+int gk_job_run_rows(gk_job *job, const gk_grid *g, int y0, int rows, int tile_w, int tile_h,
+                    unsigned flags, gk_tile_sink sink, void *sink_user, gk_progress_fn progress,
+                    void *progress_user)
+{
     gk_context *ctx = job->ctx;
     int rc = gk_grid_check(ctx, g);
     if (rc)
         return rc;
+    if (y0 < 0 || rows <= 0 || y0 > g->ny - rows)
+        return gk_error(ctx, GK_ERR_ARG, "rows %d to %d are outside the %d rows of the grid", y0,
+                        y0 + rows - 1, g->ny);
+    /* the tiles see the strip as the grid they cover; nodes keep g's coordinates */
+    gk_grid strip = *g;
+    strip.ny = rows;
     const int cpu = ctx->threads > 0 ? ctx->threads : omp_get_num_procs();
     int threads = cpu;
     if (job->gpu) {
@@ -267,11 +281,11 @@ int gk_job_run_ex(gk_job *job, const gk_grid *g, int tile_w, int tile_h, unsigne
          * the tile (the row's gpu_finish); more tiles in flight overlap that */
         if ((job->method->flags & GK_M_GPU_CPU_TAIL) && threads < cpu)
             threads = cpu;
-        long long want = (long long)g->nx * g->ny / (4LL * streams);
+        long long want = (long long)g->nx * rows / (4LL * streams);
         want = want > (1LL << 20) ? (1LL << 20) : want < (1LL << 16) ? (1LL << 16) : want;
         int w = tile_w > 0 ? tile_w : 256, h = tile_h > 0 ? tile_h : 256;
-        while ((long long)w * h < want && (w < g->nx || h < g->ny)) {
-            if (w < g->nx && (w <= h || h >= g->ny))
+        while ((long long)w * h < want && (w < g->nx || h < rows)) {
+            if (w < g->nx && (w <= h || h >= rows))
                 w *= 2;
             else
                 h *= 2;
@@ -279,11 +293,11 @@ int gk_job_run_ex(gk_job *job, const gk_grid *g, int tile_w, int tile_h, unsigne
         tile_w = w;
         tile_h = h;
     }
-    choose_tiles(g, job->gpu ? gk_device_streams(job) : threads, &tile_w, &tile_h);
-    int ntx = (g->nx + tile_w - 1) / tile_w, nty = (g->ny + tile_h - 1) / tile_h;
+    choose_tiles(&strip, job->gpu ? gk_device_streams(job) : threads, &tile_w, &tile_h);
+    int ntx = (g->nx + tile_w - 1) / tile_w, nty = (rows + tile_h - 1) / tile_h;
     long long ntiles = (long long)ntx * nty;
     run_state r = {job, sink, sink_user, progress, progress_user,
-                   (double)g->nx * (double)g->ny, 0, GK_OK, (flags & GK_SINK_CONCURRENT) != 0};
+                   (double)g->nx * (double)rows, 0, GK_OK, (flags & GK_SINK_CONCURRENT) != 0};
     double hit2 = gk_hit_threshold2(g);
     job->nodes = job->nodata_nodes = job->shared_nodes = 0;
     job->singular_nodes = 0;
@@ -294,7 +308,7 @@ int gk_job_run_ex(gk_job *job, const gk_grid *g, int tile_w, int tile_h, unsigne
      * may take a share for the cores they leave free (cpu_share.c). */
     gk_share *queue = NULL;
     if (job->gpu) {
-        queue = gk_share_new(job, g, tile_w, tile_h, threads, cpu);
+        queue = gk_share_new(job, g, y0, rows, tile_w, tile_h, threads, cpu);
         if (!queue)
             return gk_error(ctx, GK_ERR_NOMEM, "out of memory");
     }
@@ -346,11 +360,11 @@ int gk_job_run_ex(gk_job *job, const gk_grid *g, int tile_w, int tile_h, unsigne
                     if (st || !buf)
                         continue;
                     int tx = (int)(k % ntx), ty = (int)(k / ntx);
-                    gk_tile t = {g, tx * tile_w, ty * tile_h, tile_w, tile_h, hit2};
+                    gk_tile t = {g, tx * tile_w, y0 + ty * tile_h, tile_w, tile_h, hit2};
                     if (t.x0 + t.w > g->nx)
                         t.w = g->nx - t.x0;
-                    if (t.y0 + t.h > g->ny)
-                        t.h = g->ny - t.y0;
+                    if (t.y0 + t.h > y0 + rows)
+                        t.h = y0 + rows - t.y0;
                     deliver(&r, &t, compute_tile(job, &t, buf, &s), buf);
                 }
             }

@@ -252,6 +252,12 @@ int gk_job_run(gk_job *job, const gk_grid *g, int tile_w, int tile_h, gk_tile_si
 int gk_job_run_ex(gk_job *job, const gk_grid *g, int tile_w, int tile_h, unsigned flags,
                   gk_tile_sink sink, void *sink_user, gk_progress_fn progress,
                   void *progress_user);
+/* gk_job_run_ex over the rows [y0, y0+rows) of g only: a strip of a grid
+ * shared out among processes (MPI). Nodes keep g's coordinates, so a node's
+ * value is the one the whole run gives it; progress runs 0..1 over the strip. */
+int gk_job_run_rows(gk_job *job, const gk_grid *g, int y0, int rows, int tile_w, int tile_h,
+                    unsigned flags, gk_tile_sink sink, void *sink_user, gk_progress_fn progress,
+                    void *progress_user);
 
 /* Counters of the last run, for the user's report. */
 typedef struct {

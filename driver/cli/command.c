@@ -1,6 +1,7 @@
 /* command.c - the shell every gridkit command shares (see commands.h). */
 #include "cli/commands.h"
 #include "lib/gridkit_lib.h"
+#include "mpi/world.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -19,7 +20,22 @@ int gk_cli_run(const char *name, const char *usage, const char *fallback, gk_cli
         return 1;
     }
     gk_gdal_init(ctx);
-    int rc = body(ctx, argc, argv);
+    /* under MPI, grid shares its work among the ranks; the other commands
+     * run on rank 0 while the others wait for its outcome */
+    const gk_world *world = gk_world_get();
+    const int rank = gk_world_rank(world);
+    int rc = !world || rank == 0 || !strcmp(name, "grid") ? body(ctx, argc, argv) : 0;
+    if (world) {
+        int code = rc || gk_errno(ctx) ? (gk_errno(ctx) ? gk_errno(ctx) : GK_ERR_IO) : GK_OK;
+        if (code && !gk_errno(ctx))
+            gk_error(ctx, code, "%s", fallback ? fallback : "failed");
+        rc = gk_world_agree(world, ctx, code);
+    }
+    if (rank > 0) {
+        /* rank 0 says what went wrong, once */
+        gk_context_free(ctx);
+        return rc ? 1 : 0;
+    }
     if (gk_errno(ctx) || (rc && fallback))
         fprintf(stderr, "gridkit %s: error: %s\n", name,
                 gk_errno(ctx) ? gk_errmsg(ctx) : fallback);

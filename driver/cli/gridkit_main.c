@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "io/cancel_cleanup.h"
 #include "lib/gridkit_lib.h"
+#include "mpi/world.h"
 
 #include <cpl_string.h>
 #include <dlfcn.h>
@@ -112,13 +113,16 @@ static int general_options(int argc, char ***argv)
 
 int main(int argc, char **argv)
 {
+    /* under mpirun: MPI starts before any thread, and each rank gets its GPU */
+    if (gk_world_start())
+        return 1;
     stop_blas_threads();
     sqlite_without_statistics();
     gk_cancel_install(); /* Ctrl-C, kill, a closed terminal: no temporary stays */
     GDALAllRegister();
     argc = general_options(argc, &argv);
     if (argc < 1)
-        return argc == 0 ? 0 : 1;
+        return gk_world_finish(argc == 0 ? 0 : 1);
     int rc;
     if (argc < 2) {
         usage(stderr);
@@ -144,5 +148,5 @@ int main(int argc, char **argv)
     }
     CSLDestroy(argv);
     GDALDestroyDriverManager();
-    return rc;
+    return gk_world_finish(rc);
 }

@@ -4,9 +4,12 @@
  * Life of an output: checks (driver, type, inputs, directory, disk) -> create
  * "<dst minus ext>.gridkit-tmp-<pid><.ext>" (or an intermediate GTiff for
  * CreateCopy-only drivers) -> tiles via GDALRasterIO -> close, check errors,
- * old dst aside, rename in, delete the old files. Completed block rows are
- * flushed out of GDAL's block cache as soon as no partially written block
- * row remains, so memory stays about one row of tiles whatever the grid size.
+ * old dst aside, rename in, delete the old files. Tiles are staged in whole
+ * block rows, and block rows reach the file strictly in order (row by row,
+ * band by band within a row) whatever order the tiles come in: a GeoTIFF's
+ * bytes depend on the order its blocks are written, and tiles finish in an
+ * order that depends on threads, devices and MPI ranks. Memory stays about
+ * the rows in flight, a row of tiles or two, whatever the grid size.
  * The driver and pixel type are chosen in raster_format.c.
  */
 /* faccessat() and statvfs() are POSIX; GDAL's VSIStatBufL is a struct stat64 */
@@ -57,18 +60,23 @@ struct gk_raster_writer {
     int *partial;        /* per band: block rows started but not finished */
     /* Direct writing (a GTiff whose blocks each hold one band): tiles are
      * converted into a row of whole blocks, written with GDALWriteBlock when
-     * its last pixel arrives. Half the time of GDALRasterIO through the block
-     * cache (64 MB: 0.03 against 0.055 s), whose blocks are allocated, copied
-     * and flushed again for every row. */
+     * its turn comes. Half the time of GDALRasterIO through the block cache
+     * (64 MB: 0.03 against 0.055 s), whose blocks are allocated, copied and
+     * flushed again for every row. Otherwise (pixel-interleaved bands, other
+     * drivers) rows are staged as doubles, row-major, and go through
+     * GDALRasterIO and a flush of the dataset in their turn. */
     int direct;
+    int staged;              /* rows staged and written in order (direct, or as doubles) */
     GDALDataType type;
     int tsize;               /* bytes per pixel of type */
     int nbx;                 /* blocks across */
     size_t row_bytes;        /* one staged block row: nbx blocks, one after another */
     unsigned char **stage;   /* bands x block_rows: staged rows, NULL when none */
+    int next_row;            /* the next block row to reach the file (all bands) */
+    unsigned char **row_bufs; /* bands: the row being written (under io) */
     unsigned char **spare;   /* written rows' buffers, for the next rows */
     int n_spare, cap_spare;
-    pthread_mutex_t lock;    /* stage, written, spare (direct) */
+    pthread_mutex_t lock;    /* stage, written, spare, next_row (staged) */
     pthread_mutex_t io;      /* the dataset and ctx's message, for writers at once */
     double io_s;             /* seconds in GDAL's writing calls */
 };
@@ -183,6 +191,7 @@ static void writer_free(gk_raster_writer *w)
         for (size_t i = 0; i < (size_t)w->bands * w->block_rows; i++)
             free(w->stage[i]);
     free(w->stage);
+    free(w->row_bufs);
     for (int i = 0; i < w->n_spare; i++)
         free(w->spare[i]);
     free(w->spare);
@@ -359,9 +368,18 @@ gk_raster_writer *gk_raster_writer_open(gk_context *ctx, const gk_raster_spec *s
                 (w->bands == 1 || (il && EQUAL(il, "BAND"))) &&
                 w->row_bytes <= (size_t)GK_ROW_OF_TILES_MAX &&
                 CPLTestBool(CPLGetConfigOption("GRIDKIT_DIRECT_BLOCKS", "YES"));
-    if (w->direct)
+    if (!w->direct) {
+        /* staged as doubles; rows too large for that (over 64 MiB a band)
+         * go through GDAL's cache as they come, in no fixed order */
+        w->row_bytes = (size_t)w->nx * w->block_h * sizeof(double);
+        w->staged = w->row_bytes <= (size_t)GK_ROW_OF_TILES_MAX;
+    } else
+        w->staged = 1;
+    if (w->staged) {
         w->stage = calloc((size_t)w->bands * w->block_rows, sizeof *w->stage);
-    if (!w->written || !w->partial || (w->direct && !w->stage)) {
+        w->row_bufs = calloc((size_t)w->bands, sizeof *w->row_bufs);
+    }
+    if (!w->written || !w->partial || (w->staged && (!w->stage || !w->row_bufs))) {
         gk_error(ctx, GK_ERR_NOMEM, "out of memory opening %s", spec->dst);
         gk_raster_writer_abort(w);
         return NULL;
@@ -428,15 +446,17 @@ static int account(gk_raster_writer *w, int band, int y0, int wd, int ht)
     return GK_OK;
 }
 
-/* ---- direct block writing ----------------------------------------------- */
+/* ---- staged rows, written in order ---------------------------------------- */
 
 /* Threads write disjoint windows at once: w->lock guards the staged rows'
- * table, their counts and the spare buffers; w->io the dataset (GDAL's
- * calls), and w->ctx's message. Converting a tile, the bulk of the work,
- * takes neither. */
+ * table, their counts, next_row and the spare buffers; w->io the dataset
+ * (GDAL's calls) and w->ctx's message. Converting a tile, the bulk of the
+ * work, takes neither. */
 
 static void give_row(gk_raster_writer *w, unsigned char *b)
 {
+    if (!b)
+        return;
     if (w->n_spare == w->cap_spare) {
         int cap = w->cap_spare ? 2 * w->cap_spare : 64;
         unsigned char **s = realloc(w->spare, (size_t)cap * sizeof *s);
@@ -490,32 +510,74 @@ static int stage_rows(gk_raster_writer *w, unsigned char **stage, int r0, int r1
     return GK_OK;
 }
 
-/* Finished block rows of band: each of their blocks to the file, in turn
- * with the other threads; their buffers back to the spares. */
-static int write_rows(gk_raster_writer *w, int band, int n, const int *rows,
-                      unsigned char **bufs)
+/* Block row r of every band to the file (bufs[b]: band b+1's staged row, or
+ * NULL to leave that band's row unwritten). Called under w->io. */
+static int write_row(gk_raster_writer *w, int r, unsigned char **bufs)
 {
-    size_t block_bytes = (size_t)w->block_w * w->block_h * w->tsize;
+    CPLErrorReset();
+    for (int b = 0; b < w->bands; b++) {
+        if (!bufs[b])
+            continue;
+        GDALRasterBandH h = GDALGetRasterBand(w->ds, b + 1);
+        if (w->direct) {
+            size_t block_bytes = (size_t)w->block_w * w->block_h * w->tsize;
+            for (int bx = 0; bx < w->nbx; bx++)
+                if (GDALWriteBlock(h, bx, r, bufs[b] + bx * block_bytes) != CE_None ||
+                    gdal_failed())
+                    return gk_error(w->ctx, GK_ERR_IO, "cannot write %s: %s", w->dst,
+                                    gdal_msg());
+        } else {
+            int y0 = r * w->block_h, ht = y0 + w->block_h > w->ny ? w->ny - y0 : w->block_h;
+            if (GDALRasterIO(h, GF_Write, 0, y0, w->nx, ht, bufs[b], w->nx, ht, GDT_Float64, 0,
+                             0) != CE_None ||
+                gdal_failed())
+                return gk_error(w->ctx, GK_ERR_IO, "cannot write %s: %s", w->dst, gdal_msg());
+        }
+    }
+    /* through GDAL's cache: out now, every band's share of a pixel-interleaved
+     * block at once, so the blocks reach the file in this row's turn */
+    for (int b = 0; !w->direct && b < w->bands; b++)
+        if (GDALFlushRasterCache(GDALGetRasterBand(w->ds, b + 1)) != CE_None || gdal_failed())
+            return gk_error(w->ctx, GK_ERR_IO, "cannot write %s: %s", w->dst, gdal_msg());
+    return GK_OK;
+}
+
+/* Writes the block rows that are complete in every band and next in turn.
+ * The claim and the writing both happen under w->io, so rows reach the
+ * file in order whichever thread finished them. */
+static int write_ready(gk_raster_writer *w)
+{
     int rc = GK_OK;
     pthread_mutex_lock(&w->io);
     double t0 = omp_get_wtime();
-    GDALRasterBandH h = GDALGetRasterBand(w->ds, band);
-    CPLErrorReset();
-    for (int i = 0; i < n && rc == GK_OK; i++)
-        for (int bx = 0; bx < w->nbx && rc == GK_OK; bx++)
-            if (GDALWriteBlock(h, bx, rows[i], bufs[i] + bx * block_bytes) != CE_None ||
-                gdal_failed())
-                rc = gk_error(w->ctx, GK_ERR_IO, "cannot write %s: %s", w->dst, gdal_msg());
+    while (rc == GK_OK) {
+        pthread_mutex_lock(&w->lock);
+        int r = w->next_row, ready = r < w->block_rows;
+        int full_h = ready && (r + 1) * w->block_h > w->ny ? w->ny - r * w->block_h : w->block_h;
+        for (int b = 0; ready && b < w->bands; b++)
+            ready = w->written[(size_t)b * w->block_rows + r] == (int64_t)w->nx * full_h;
+        for (int b = 0; ready && b < w->bands; b++) {
+            unsigned char **slot = w->stage + (size_t)b * w->block_rows + r;
+            w->row_bufs[b] = *slot;
+            *slot = NULL;
+        }
+        if (ready)
+            w->next_row++;
+        pthread_mutex_unlock(&w->lock);
+        if (!ready)
+            break;
+        rc = write_row(w, r, w->row_bufs);
+        pthread_mutex_lock(&w->lock);
+        for (int b = 0; b < w->bands; b++)
+            give_row(w, w->row_bufs[b]);
+        pthread_mutex_unlock(&w->lock);
+    }
     w->io_s += omp_get_wtime() - t0;
     pthread_mutex_unlock(&w->io);
-    pthread_mutex_lock(&w->lock);
-    for (int i = 0; i < n; i++)
-        give_row(w, bufs[i]);
-    pthread_mutex_unlock(&w->lock);
     return rc;
 }
 
-static int write_direct(gk_raster_writer *w, int band, int x0, int y0, int wd, int ht,
+static int write_window(gk_raster_writer *w, int band, int x0, int y0, int wd, int ht,
                         const double *values)
 {
     const int bw = w->block_w, bh = w->block_h, ts = w->tsize;
@@ -532,6 +594,11 @@ static int write_direct(gk_raster_writer *w, int band, int x0, int y0, int wd, i
     for (int y = y0; y < y0 + ht; y++) {
         int r = y / bh, ry = y - r * bh;
         const double *src = values + (size_t)(y - y0) * wd;
+        if (!w->direct) {
+            memcpy(stage[r] + ((size_t)ry * w->nx + x0) * sizeof(double), src,
+                   (size_t)wd * sizeof(double));
+            continue;
+        }
         for (int x = x0; x < x0 + wd;) {
             int bx = x / bw, xe = (bx + 1) * bw < x0 + wd ? (bx + 1) * bw : x0 + wd;
             unsigned char *dst =
@@ -542,52 +609,43 @@ static int write_direct(gk_raster_writer *w, int band, int x0, int y0, int wd, i
             x = xe;
         }
     }
-    /* count the window in, take the rows it finished, write them: a batch
-     * at a time, each lock taken once per batch */
-    enum { BATCH = 256 };
-    int rows[BATCH];
-    unsigned char *bufs[BATCH];
-    int rc = GK_OK;
-    for (int r = r0; r <= r1;) {
-        int n = 0;
-        pthread_mutex_lock(&w->lock);
-        for (; r <= r1 && n < BATCH; r++) {
-            int a = r * bh > y0 ? r * bh : y0;
-            int e = (r + 1) * bh < y0 + ht ? (r + 1) * bh : y0 + ht;
-            int full_h = (r + 1) * bh < w->ny ? bh : w->ny - r * bh;
-            cnt[r] += (int64_t)wd * (e - a);
-            if (cnt[r] == (int64_t)w->nx * full_h) {
-                rows[n] = r;
-                bufs[n++] = stage[r];
-                stage[r] = NULL;
-            }
-        }
-        pthread_mutex_unlock(&w->lock);
-        if (n && rc == GK_OK)
-            rc = write_rows(w, band, n, rows, bufs);
-        else if (n) {
-            pthread_mutex_lock(&w->lock);
-            for (int i = 0; i < n; i++)
-                give_row(w, bufs[i]);
-            pthread_mutex_unlock(&w->lock);
-        }
+    pthread_mutex_lock(&w->lock);
+    int next = w->next_row, reached = 0;
+    for (int r = r0; r <= r1; r++) {
+        int a = r * bh > y0 ? r * bh : y0;
+        int e = (r + 1) * bh < y0 + ht ? (r + 1) * bh : y0 + ht;
+        int full_h = (r + 1) * bh < w->ny ? bh : w->ny - r * bh;
+        cnt[r] += (int64_t)wd * (e - a);
+        reached |= r == next && cnt[r] == (int64_t)w->nx * full_h;
     }
-    return rc;
+    pthread_mutex_unlock(&w->lock);
+    /* only a window that completed the row next in turn can let rows out */
+    return reached ? write_ready(w) : GK_OK;
 }
 
-/* Rows left half written (a caller that skipped pixels): out as they are. */
+/* At commit: rows never completed (a caller that skipped pixels) go out as
+ * they are, in order. */
 static int write_staged(gk_raster_writer *w)
 {
     int rc = GK_OK;
-    for (int band = 1; w->direct && band <= w->bands && rc == GK_OK; band++)
-        for (int r = 0; r < w->block_rows && rc == GK_OK; r++) {
-            unsigned char **slot = w->stage + (size_t)(band - 1) * w->block_rows + r;
-            if (*slot) {
-                unsigned char *b = *slot;
-                *slot = NULL;
-                rc = write_rows(w, band, 1, &r, &b);
-            }
+    if (!w->staged)
+        return rc;
+    pthread_mutex_lock(&w->io);
+    for (int r = w->next_row; r < w->block_rows && rc == GK_OK; r++) {
+        int any = 0;
+        for (int b = 0; b < w->bands; b++) {
+            unsigned char **slot = w->stage + (size_t)b * w->block_rows + r;
+            w->row_bufs[b] = *slot;
+            *slot = NULL;
+            any |= w->row_bufs[b] != NULL;
         }
+        if (any)
+            rc = write_row(w, r, w->row_bufs);
+        for (int b = 0; b < w->bands; b++)
+            give_row(w, w->row_bufs[b]);
+    }
+    w->next_row = w->block_rows;
+    pthread_mutex_unlock(&w->io);
     return rc;
 }
 
@@ -605,8 +663,8 @@ int gk_raster_writer_write(gk_raster_writer *w, int band, int x0, int y0, int wd
         pthread_mutex_unlock(&w->io);
         return rc;
     }
-    if (w->direct)
-        return write_direct(w, band, x0, y0, wd, ht, values);
+    if (w->staged)
+        return write_window(w, band, x0, y0, wd, ht, values);
     pthread_mutex_lock(&w->io);
     double t0 = omp_get_wtime();
     CPLErrorReset();

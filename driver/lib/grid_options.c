@@ -72,8 +72,9 @@ static void build_usage(void)
              "    [-l layer]* [-where expr] [-sql statement] [-oo NAME=VALUE]*\n"
              "    [-txe xmin xmax] [-tye ymin ymax] [-tr xres yres] [-outsize nx ny]\n"
              "    [-a algorithm[:key=value]*] [-q] [--threads N] [--precision single|double]\n"
-             "    [--device auto|cpu|cuda|cuda:N] [--timings]\n"
+             "    [--device auto|cpu|cuda|cuda:N] [--timings] [--parts DIR]\n"
              "    src_datasource dst_filename\n"
+             "       mpirun -n N gridkit grid ... (the same raster, computed by N processes)\n"
              "       gridkit grid --algorithms\n"
              "    (the algorithms, one per line: name, keys and summary, separated by tabs)\n"
              "\n");
@@ -82,7 +83,9 @@ static void build_usage(void)
     snprintf(usage_text + used, sizeof usage_text - used, "%s",
              "Sources: any OGR vector source, or XYZ text (*.xyz or -oo FORMAT=XYZ).\n"
              "--timings prints the seconds spent reading points, preparing (index, GPU),\n"
-             "gridding (and writing tiles, within it) and finishing the file, on stderr.\n");
+             "gridding (and writing tiles, within it) and finishing the file, on stderr.\n"
+             "--parts DIR writes the grid as strips, each a tiled GeoTIFF in DIR, and\n"
+             "dst_filename (a .vrt) as their mosaic; under mpirun each rank writes its own.\n");
 }
 
 const char *gk_grid_usage(void)
@@ -186,6 +189,7 @@ void gk_grid_options_free(gk_grid_options *o)
     CPLFree(o->format);
     CPLFree(o->algorithm);
     CPLFree(o->device);
+    CPLFree(o->parts);
     CPLFree(o->src);
     CPLFree(o->dst);
     free(o);
@@ -338,6 +342,10 @@ gk_grid_options *gk_grid_options_new(gk_context *ctx, int argc, char **argv)
             o->quiet = 1;
         } else if (!strcmp(a, "--timings")) {
             o->timings = 1;
+        } else if (!strcmp(a, "--parts")) {
+            NEED(1);
+            ONCE(o->parts);
+            o->parts = CPLStrdup(argv[++i]);
         } else if (!strcmp(a, "--threads")) {
             NEED(1);
             if (!strcasecmp(argv[i + 1], "ALL_CPUS"))
@@ -392,6 +400,17 @@ gk_grid_options *gk_grid_options_new(gk_context *ctx, int argc, char **argv)
         gk_error(ctx, GK_ERR_ARG, "no source datasource given (try --help)");
         goto fail;
     }
+    if (o->parts && o->dst && !EQUAL(CPLGetExtension(o->dst), "vrt")) {
+        gk_error(ctx, GK_ERR_ARG,
+                 "--parts %s: the destination %s must be a .vrt, the mosaic of the parts",
+                 o->parts, o->dst);
+        goto fail;
+    }
+    if (o->parts && o->format && !EQUAL(o->format, "VRT")) {
+        gk_error(ctx, GK_ERR_ARG, "--parts writes GeoTIFF parts and a VRT: -of %s cannot apply",
+                 o->format);
+        goto fail;
+    }
     /* Validate the algorithm string now: a typo fails before any reading. */
     gk_algorithm *alg = gk_algorithm_parse(ctx, o->algorithm);
     if (!alg)
@@ -419,7 +438,7 @@ int gk_grid_option_values(const char *a, char **argv, int i, int argc)
                                       "-clipsrclayer", "-clipsrcwhere", "-zfield",    "-z_increase",
                                       "-z_multiply", "-oo",           "-a_srs",       "--threads",
                                       "--precision", "-ot",           "-co",          "-a",
-                                      "--device"};
+                                      "--device",    "--parts"};
     if (!strcmp(a, "-spat"))
         return 4;
     if (!strcmp(a, "-txe") || !strcmp(a, "-tye") || !strcmp(a, "-outsize") || !strcmp(a, "-tr") ||

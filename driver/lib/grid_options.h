@@ -29,6 +29,7 @@ struct gk_grid_options {
     gk_precision precision;
     char *device;          /* --device auto|cpu|cuda|cuda:N; NULL = GRIDKIT_DEVICE, else auto */
     int timings;           /* --timings: seconds per phase on stderr */
+    char *parts;           /* --parts DIR: strips as GeoTIFFs there, dst their VRT */
     gk_progress_fn progress;
     void *progress_user;
 };

@@ -4,6 +4,7 @@
  */
 #include "io/drift_raster.h"
 #include "lib/grid_plan.h"
+#include "lib/grid_strips.h"
 #include "io/read_points.h"
 #include "io/vmodel_json.h"
 #include "io/triangulate_gdal.h"
@@ -123,10 +124,70 @@ int gk_grid_options_peek_points(const gk_grid_options *o, double *n_points, doub
     return gk_peek_points(&ro, n_points, bbox);
 }
 
+
+void gk_grid_raster_spec(const gk_grid_options *o, const gk_grid_plan *plan, gk_raster_spec *spec,
+                         const char **protect)
+{
+    const gk_kriging_params *kp = gk_algorithm_kriging(plan->alg);
+    /* every input: the output may be none of them (io/output_check.h) */
+    int np = 0;
+    protect[np++] = o->src;
+    if (o->clipsrc)
+        protect[np++] = o->clipsrc;
+    if (kp && kp->variogram_file[0])
+        protect[np++] = kp->variogram_file;
+    for (int k = 0; kp && k < kp->n_drift_rasters; k++)
+        protect[np++] = kp->drift_raster[k];
+    protect[np] = NULL;
+    memset(spec, 0, sizeof *spec);
+    spec->dst = o->dst;
+    spec->format = o->format;
+    spec->type = o->type;
+    spec->creation_options = o->creation_options;
+    spec->nx = plan->g.nx;
+    spec->ny = plan->g.ny;
+    spec->bands = plan->bands;
+    gk_grid_geotransform(&plan->g, spec->geotransform);
+    spec->srs_wkt = gk_grid_plan_srs(plan);
+    spec->set_nodata = plan->set_nodata;
+    spec->nodata = plan->nodata;
+    spec->band_descriptions = (const char *const *)plan->desc;
+    spec->metadata = plan->md;
+    spec->protect = protect;
+}
+
+void gk_grid_print_band(const gk_grid_options *o, const gk_grid_plan *plan, int b)
+{
+    const gk_grid g = plan->g;
+    const gk_layer_points *lp = &plan->sp.layers[b];
+    const gk_algorithm *alg = plan->alg;
+    double gt[6];
+    gk_grid_geotransform(&g, gt);
+        fprintf(stderr, "Band %d: layer \"%s\"\n", b + 1, lp->name);
+        fprintf(stderr, "Grid data type is \"%s\"\n", o->type ? o->type : "Float64");
+        fprintf(stderr, "Grid size = (%d %d).\n", g.nx, g.ny);
+        fprintf(stderr, "Corner coordinates = (%f %f)-(%f %f).\n", g.xmin, g.ymax, g.xmax,
+                g.ymin);
+        fprintf(stderr, "Grid cell size = (%f %f).\n", gt[1], -gt[5]);
+        fprintf(stderr, "Source point count = %zu.\n", gk_points_count(lp->pts));
+        if (lp->n_skipped_z)
+            fprintf(stderr,
+                    "Skipped %zu points with a null, NaN or infinite Z, or a NaN or "
+                    "infinite X/Y.\n",
+                    lp->n_skipped_z);
+        if (lp->n_clipped)
+            fprintf(stderr, "Skipped %zu points outside -spat/-clipsrc.\n", lp->n_clipped);
+        fprintf(stderr, "Algorithm name: \"%s\".\n", gk_algorithm_name(alg));
+        fprintf(stderr, "Options are \"%s\"\n", gk_algorithm_string(alg));
+}
+
 int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
 {
     if (!o->dst)
         return gk_error(ctx, GK_ERR_ARG, "no destination file given (try --help)");
+    const gk_world *world = gk_world_get();
+    if (world || o->parts)
+        return gk_grid_run_strips(ctx, o, world);
     /* --timings: seconds per phase */
     double t_start = gk_seconds(), t_open = 0, t_prepare = 0, t_grid = 0, t_write = 0,
            t_finish = 0;
@@ -142,30 +203,9 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
     gk_raster_writer *w = NULL;
     int rc = GK_OK;
 
-    /* every input: the output may be none of them (io/output_check.h) */
-    const char *protect[4 + GK_KRIGE_MAX_DRIFT_RASTERS] = {o->src, NULL, NULL};
-    int np = 1;
-    if (o->clipsrc)
-        protect[np++] = o->clipsrc;
-    if (kp && kp->variogram_file[0])
-        protect[np++] = kp->variogram_file;
-    for (int k = 0; kp && k < kp->n_drift_rasters; k++)
-        protect[np++] = kp->drift_raster[k];
-    gk_raster_spec spec = {0};
-    spec.dst = o->dst;
-    spec.format = o->format;
-    spec.type = o->type;
-    spec.creation_options = o->creation_options;
-    spec.nx = g.nx;
-    spec.ny = g.ny;
-    spec.bands = plan.bands;
-    gk_grid_geotransform(&g, spec.geotransform);
-    spec.srs_wkt = gk_grid_plan_srs(&plan);
-    spec.set_nodata = plan.set_nodata;
-    spec.nodata = plan.nodata;
-    spec.band_descriptions = (const char *const *)plan.desc;
-    spec.metadata = plan.md;
-    spec.protect = protect;
+    const char *protect[GK_GRID_PROTECT_MAX];
+    gk_raster_spec spec;
+    gk_grid_raster_spec(o, &plan, &spec, protect);
     double t0 = gk_seconds();
     w = gk_raster_writer_open(ctx, &spec);
     t_open = gk_seconds() - t0;
@@ -184,24 +224,8 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
     gk_grid_geotransform(&g, gt);
     for (int b = 0; b < sp.n_layers && !rc; b++) {
         const gk_layer_points *lp = &sp.layers[b];
-        if (!o->quiet) {
-            fprintf(stderr, "Band %d: layer \"%s\"\n", b + 1, lp->name);
-            fprintf(stderr, "Grid data type is \"%s\"\n", o->type ? o->type : "Float64");
-            fprintf(stderr, "Grid size = (%d %d).\n", g.nx, g.ny);
-            fprintf(stderr, "Corner coordinates = (%f %f)-(%f %f).\n", g.xmin, g.ymax, g.xmax,
-                    g.ymin);
-            fprintf(stderr, "Grid cell size = (%f %f).\n", gt[1], -gt[5]);
-            fprintf(stderr, "Source point count = %zu.\n", gk_points_count(lp->pts));
-            if (lp->n_skipped_z)
-                fprintf(stderr,
-                        "Skipped %zu points with a null, NaN or infinite Z, or a NaN or "
-                        "infinite X/Y.\n",
-                        lp->n_skipped_z);
-            if (lp->n_clipped)
-                fprintf(stderr, "Skipped %zu points outside -spat/-clipsrc.\n", lp->n_clipped);
-            fprintf(stderr, "Algorithm name: \"%s\".\n", gk_algorithm_name(alg));
-            fprintf(stderr, "Options are \"%s\"\n", gk_algorithm_string(alg));
-        }
+        if (!o->quiet)
+            gk_grid_print_band(o, &plan, b);
         t0 = gk_seconds();
         gk_job *job = gk_grid_plan_job(ctx, &plan, b);
         t_prepare += gk_seconds() - t0;

@@ -569,6 +569,77 @@ static void test_parallel_writes(gk_context *ctx)
     check_no_temporaries("parallel writes");
 }
 
+/* The file's bytes must not depend on the order tiles arrive in (threads,
+ * GPUs and MPI ranks finish them in any order; a GeoTIFF's bytes depend on
+ * the order its blocks are written): in order from one thread, and
+ * scrambled from 4, give the same file, for every layout and through a
+ * CreateCopy driver. */
+static unsigned char *slurp(const char *p, size_t *n)
+{
+    FILE *f = fopen(p, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *b = len > 0 ? malloc((size_t)len) : NULL;
+    if (b && fread(b, 1, (size_t)len, f) != (size_t)len) {
+        free(b);
+        b = NULL;
+    }
+    fclose(f);
+    *n = b ? (size_t)len : 0;
+    return b;
+}
+
+static void test_file_order(gk_context *ctx)
+{
+    static const struct {
+        const char *format, *type, *ext;
+        int bands;
+        const char *co[5];
+    } cases[] = {
+        {"GTiff", "Float32", "tif", 1, {NULL}},
+        {"GTiff", "Float32", "tif", 2, {"TILED=YES", "BLOCKXSIZE=256", "BLOCKYSIZE=128", NULL}},
+        {"GTiff", "Int16", "tif", 1, {"TILED=YES", "COMPRESS=DEFLATE", NULL}},
+        {"GTiff", "Float64", "tif", 2, {"COMPRESS=LZW", NULL}}, /* pixel-interleaved */
+        {"GTiff", "Byte", "tif", 3, {"INTERLEAVE=BAND", "BLOCKYSIZE=3", NULL}},
+        {"HFA", "Float32", "img", 2, {NULL}}, /* another Create() driver */
+        {"PNG", "Byte", "png", 1, {NULL}},    /* CreateCopy() at commit */
+    };
+    const int nx = 1000, ny = 700;
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        unsigned char *bytes[2] = {NULL, NULL};
+        size_t len[2] = {0, 0};
+        for (int scrambled = 0; scrambled <= 1; scrambled++) {
+            char name[64];
+            snprintf(name, sizeof name, "order_%d.%s", scrambled, cases[c].ext);
+            const char *dst = path(name);
+            gk_raster_spec s = base_spec(dst, nx, ny);
+            s.format = cases[c].format;
+            s.type = cases[c].type;
+            s.bands = cases[c].bands;
+            s.creation_options = (char **)cases[c].co;
+            gk_raster_writer *w = gk_raster_writer_open(ctx, &s);
+            CHECKF(w, "order case %zu: open: %s", c, gk_errmsg(ctx));
+            if (!w)
+                continue;
+            CHECKF(fill_tiles(w, nx, ny, s.bands, -1, scrambled ? 4 : 1) == GK_OK,
+                   "order case %zu: write: %s", c, gk_errmsg(ctx));
+            CHECKF(gk_raster_writer_commit(w) == GK_OK, "order case %zu: commit: %s", c,
+                   gk_errmsg(ctx));
+            bytes[scrambled] = slurp(dst, &len[scrambled]);
+        }
+        CHECKF(bytes[0] && bytes[1] && len[0] == len[1] && !memcmp(bytes[0], bytes[1], len[0]),
+               "order case %zu (%s %s, %d bands): the file written in order (%zu bytes) and the "
+               "one written scrambled (%zu bytes) differ",
+               c, cases[c].format, cases[c].type, cases[c].bands, len[0], len[1]);
+        free(bytes[0]);
+        free(bytes[1]);
+    }
+    check_no_temporaries("file order");
+}
+
 /* ---- bench (not in ctest): gridkit grid's 4096 x 4096 Float32 GTiff ----- */
 
 static double secs(void)
@@ -683,6 +754,7 @@ int main(int argc, char **argv)
         test_guess_warning(ctx);
         test_tile_size(ctx);
         test_parallel_writes(ctx);
+        test_file_order(ctx);
     }
     gk_context_free(ctx);
     GDALDestroyDriverManager();

@@ -1,0 +1,290 @@
+/*
+ * grid_run_strips.c - gk_grid_run() in strips: every rank of an MPI job
+ * (mpirun -n N gridkit grid ...), or one process writing --parts.
+ *
+ * Every rank reads the points itself (a shared file system: reading is
+ * cheaper than sending them, docs/scale-out.md) and prepares the same jobs;
+ * the ranks agree after each phase (gk_world_agree), so a rank that fails
+ * stops them all with its message and rank 0 leaves no output behind.
+ * Only rank 0 speaks on stderr and reports progress.
+ */
+#include "lib/grid_strips.h"
+#include "io/cancel_cleanup.h"
+#include "io/output_check.h"
+#include "io/replace_output.h"
+#include "io/vmodel_json.h"
+
+#include <cpl_conv.h>
+#include <cpl_error.h>
+#include <cpl_string.h>
+#include <gdal.h>
+#include <gdal_utils.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Every part of a run, removed: the run failed, and parts without their
+ * mosaic are no output. */
+static void drop_parts(const char *dir, const char *stem, int nstrips)
+{
+    for (int k = 0; k < nstrips; k++) {
+        char *p = gk_strips_part_name(dir, stem, k);
+        if (p) {
+            struct stat st;
+            if (lstat(p, &st) == 0 && S_ISREG(st.st_mode))
+                unlink(p);
+            free(p);
+        }
+    }
+}
+
+/* The mosaic of the parts, as gdalbuildvrt makes it, with the bands'
+ * descriptions and metadata, under a temporary name and then renamed. */
+static int write_mosaic(gk_context *ctx, const gk_grid_options *o, const gk_grid_plan *plan,
+                        const char *dst, const char *stem, int nstrips,
+                        const char *const *prepared, const uint64_t *singular)
+{
+    char **names = calloc((size_t)nstrips + 1, sizeof *names);
+    int rc = names ? GK_OK : gk_error(ctx, GK_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < nstrips && !rc; k++)
+        if (!(names[k] = gk_strips_part_name(o->parts, stem, k)))
+            rc = gk_error(ctx, GK_ERR_NOMEM, "out of memory");
+    char *tmp = rc ? NULL : gk_output_temp_name(dst, "", NULL);
+    if (!rc && !tmp)
+        rc = gk_error(ctx, GK_ERR_NOMEM, "out of memory");
+    GDALDatasetH v = NULL;
+    if (!rc) {
+        gk_cancel_watch(tmp);
+        GDALBuildVRTOptions *bo = GDALBuildVRTOptionsNew(NULL, NULL);
+        int usage = 0;
+        CPLErrorReset();
+        v = GDALBuildVRT(tmp, nstrips, NULL, (const char *const *)names, bo, &usage);
+        GDALBuildVRTOptionsFree(bo);
+        if (!v)
+            rc = gk_error(ctx, GK_ERR_IO, "cannot write the mosaic %s: %s", dst,
+                          CPLGetLastErrorMsg());
+    }
+    for (int b = 0; v && b < plan->bands; b++) {
+        GDALRasterBandH h = GDALGetRasterBand(v, b + 1);
+        if (plan->desc && plan->desc[b])
+            GDALSetDescription(h, plan->desc[b]);
+        if (prepared[b])
+            GDALSetMetadataItem(h, "GRIDKIT_PREPARED", prepared[b], NULL);
+        if (plan->set_nodata || singular[b / plan->planes])
+            GDALSetRasterNoDataValue(h, plan->nodata);
+    }
+    if (v) {
+        /* the grid's own geotransform: gdalbuildvrt averages the parts'
+         * resolutions, a last bit off */
+        double gt[6];
+        gk_grid_geotransform(&plan->g, gt);
+        GDALSetGeoTransform(v, gt);
+        /* a GeoTIFF's own item, as the single raster has it */
+        GDALSetMetadataItem(v, "AREA_OR_POINT", "Area", NULL);
+        for (char **m = plan->md; m && *m; m++) {
+            char *key = NULL;
+            const char *val = CPLParseNameValue(*m, &key);
+            if (key && val)
+                GDALSetMetadataItem(v, key, val, NULL);
+            CPLFree(key);
+        }
+        CPLErrorReset();
+        GDALClose(v);
+        if (CPLGetLastErrorType() >= CE_Failure)
+            rc = gk_error(ctx, GK_ERR_IO, "cannot write the mosaic %s: %s", dst,
+                          CPLGetLastErrorMsg());
+    }
+    /* one file (its parts are not its side-cars): renamed as a file */
+    if (!rc)
+        rc = gk_output_commit_file(ctx, "--parts", tmp, dst);
+    else if (tmp) {
+        unlink(tmp);
+        gk_cancel_forget(tmp);
+    }
+    free(tmp);
+    CSLDestroy(names);
+    return rc;
+}
+
+/* The parts' directory, made where missing (every rank: node-local disks
+ * too). */
+static int parts_dir(gk_context *ctx, const char *dir)
+{
+    struct stat st;
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        return gk_error(ctx, GK_ERR_IO, "--parts %s: cannot create the directory: %s", dir,
+                        strerror(errno));
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return gk_error(ctx, GK_ERR_IO, "--parts %s: not a directory", dir);
+    if (access(dir, W_OK) != 0)
+        return gk_error(ctx, GK_ERR_IO, "--parts %s: the directory is not writable", dir);
+    return GK_OK;
+}
+
+int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world *world)
+{
+    const int rank = gk_world_rank(world);
+    const int speak = rank == 0 && !o->quiet;
+    double t_start = gk_seconds();
+    gk_grid_plan plan;
+    int planned = gk_grid_plan_init(ctx, o, &plan) == GK_OK;
+    int rc = gk_world_agree(world, ctx, planned ? GK_OK : gk_errno(ctx));
+    if (rc) {
+        if (planned)
+            gk_grid_plan_free(&plan);
+        return rc;
+    }
+    const gk_grid g = plan.g;
+    const int n_jobs = plan.sp.n_layers, planes = plan.planes;
+    const gk_kriging_params *kp = gk_algorithm_kriging(plan.alg);
+    gk_raster_writer *w = NULL;
+    gk_job **jobs = calloc((size_t)n_jobs, sizeof *jobs);
+    const char **prepared = calloc((size_t)plan.bands + 1, sizeof *prepared);
+    uint64_t *singular = calloc((size_t)n_jobs + 1, sizeof *singular);
+    char *stem = NULL, *dst = NULL;
+    int nstrips = 0;
+    const char *protect[GK_GRID_PROTECT_MAX];
+    gk_raster_spec spec, part;
+    gk_grid_raster_spec(o, &plan, &spec, protect);
+    char **part_co = NULL;
+    if (!jobs || !prepared || !singular)
+        rc = gk_error(ctx, GK_ERR_NOMEM, "out of memory");
+
+    /* the output: rank 0's raster, or the parts' directory everywhere */
+    int tile[2] = {256, 256};
+    if (!rc && !o->parts && rank == 0) {
+        w = gk_raster_writer_open(ctx, &spec);
+        if (!w)
+            rc = gk_errno(ctx) ? gk_errno(ctx) : GK_ERR_IO;
+        else
+            gk_raster_writer_tile_size(w, &tile[0], &tile[1]);
+    }
+    if (!rc && o->parts) {
+        rc = parts_dir(ctx, o->parts);
+        int n_protect = 0;
+        while (protect[n_protect])
+            n_protect++;
+        if (!rc && rank == 0 &&
+            !(dst = gk_output_prepare(ctx, "--parts", o->dst, protect, n_protect)))
+            rc = gk_errno(ctx) ? gk_errno(ctx) : GK_ERR_IO;
+        stem = CPLStrdup(CPLGetBasename(o->dst));
+        part = spec;
+        part.format = "GTiff";
+        part_co = CSLDuplicate(o->creation_options);
+        if (!CSLFetchNameValue(part_co, "TILED"))
+            part_co = CSLSetNameValue(part_co, "TILED", "YES");
+        part.creation_options = part_co;
+    }
+    rc = gk_world_agree(world, ctx, rc);
+    /* rank 0's tiles: the strips' height follows them on every rank */
+    if (!rc && world && gk_world_bcast(world, tile, sizeof tile, 0))
+        gk_world_abort(world, 1);
+
+    /* every layer's job, on every rank */
+    for (int b = 0; b < n_jobs && !rc; b++) {
+        if (speak)
+            gk_grid_print_band(o, &plan, b);
+        jobs[b] = gk_grid_plan_job(ctx, &plan, b);
+        if (!jobs[b]) {
+            rc = gk_errno(ctx) ? gk_errno(ctx) : GK_ERR_INTERNAL;
+            gk_error(ctx, rc, "%s, layer \"%s\": %s", o->src, plan.sp.layers[b].name,
+                     gk_errmsg(ctx));
+            break;
+        }
+        const char *js = gk_job_algorithm_string(jobs[b]);
+        if (strcmp(js, gk_algorithm_string(plan.alg))) {
+            if (speak)
+                fprintf(stderr, "Prepared: \"%s\"\n", js);
+            for (int k = 0; k < planes; k++) {
+                prepared[b * planes + k] = js;
+                if (w && !rc)
+                    rc = gk_raster_writer_set_band_metadata(w, b * planes + 1 + k,
+                                                            "GRIDKIT_PREPARED", js);
+            }
+        }
+        if (gk_job_warning(jobs[b]) && rank == 0)
+            fprintf(stderr, "Warning: band %d (%s): %s\n", b * planes + 1,
+                    plan.sp.layers[b].name, gk_job_warning(jobs[b]));
+        if (kp && speak) {
+            char mbuf[768];
+            if (gk_vmodel_format(gk_job_kriging_model(jobs[b]), mbuf, sizeof mbuf) == GK_OK)
+                fprintf(stderr, "Variogram model: %s%s\n", mbuf,
+                        kp->model_auto ? " (fitted)" : "");
+        }
+    }
+    rc = gk_world_agree(world, ctx, rc);
+
+    if (!rc) {
+        gk_strips s = {0};
+        s.ctx = ctx;
+        s.world = world;
+        s.g = &g;
+        s.jobs = jobs;
+        s.n_jobs = n_jobs;
+        s.planes = planes;
+        s.tile_w = tile[0];
+        s.tile_h = tile[1];
+        s.w = w;
+        s.parts_dir = o->parts;
+        s.parts_stem = stem;
+        s.part_spec = &part;
+        s.band_prepared = prepared;
+        s.progress = rank == 0 ? o->progress : NULL;
+        s.progress_user = o->progress_user;
+        s.singular = singular;
+        int h = gk_strips_height(&g, plan.bands, tile[1]);
+        nstrips = (g.ny + h - 1) / h;
+        rc = gk_strips_run(&s);
+        rc = gk_world_agree(world, ctx, rc);
+    }
+    if (!rc && speak)
+        fprintf(stderr, "Device: %s%s\n", gk_context_device_name(ctx),
+                world ? " (rank 0; each rank chooses its own)" : "");
+
+    /* nodes whose kriging system was singular: tagged nodata, as one process does */
+    for (int b = 0; !rc && rank == 0 && b < n_jobs; b++) {
+        if (!singular[b])
+            continue;
+        for (int k = 1; w && k <= planes && !plan.set_nodata && !rc; k++)
+            rc = gk_raster_writer_set_nodata(w, b * planes + k, plan.nodata);
+        fprintf(stderr,
+                "Warning: %llu of %llu nodes of band %d had a singular kriging system "
+                "(coincident points, or a drift that cannot be estimated) and got nodata "
+                "%.17g (tagged on the band; set another with nodata=).\n",
+                (unsigned long long)singular[b],
+                (unsigned long long)g.nx * (unsigned long long)g.ny, b * planes + 1, plan.nodata);
+    }
+
+    /* finish: the raster renamed into place, or the mosaic written last */
+    if (rank == 0) {
+        if (!rc && w) {
+            rc = gk_raster_writer_commit(w);
+            w = NULL;
+            if (rc && !gk_errno(ctx))
+                rc = gk_error(ctx, GK_ERR_IO, "could not finish %s", o->dst);
+        }
+        if (!rc && o->parts)
+            rc = write_mosaic(ctx, o, &plan, dst, stem, nstrips, prepared, singular);
+    }
+    rc = gk_world_agree(world, ctx, rc);
+    if (rc && rank == 0 && o->parts && stem && nstrips)
+        drop_parts(o->parts, stem, nstrips);
+    if (o->timings && speak && !rc)
+        fprintf(stderr, "Timings (s): total %.3f on %d rank%s\n", gk_seconds() - t_start,
+                gk_world_size(world), world ? "s" : "");
+
+    gk_raster_writer_abort(w);
+    for (int b = 0; jobs && b < n_jobs; b++)
+        gk_job_free(jobs[b]);
+    free(jobs);
+    free(prepared);
+    free(singular);
+    free(dst);
+    CPLFree(stem);
+    CSLDestroy(part_co);
+    gk_grid_plan_free(&plan);
+    return rc;
+}

@@ -1,0 +1,446 @@
+/*
+ * grid_strips.c - strips of rows shared out among MPI ranks, written by
+ * rank 0 or as parts (grid_strips.h).
+ *
+ * The exchange, worker rank r and rank 0:
+ *   r -> 0  ASK                   once, at the start
+ *   0 -> r  STRIP k               (or -1: no more, or the run stops)
+ *   r -> 0  DATA header(k, rc, singular counts) [+ the strip's values]
+ *   0 -> r  STRIP k' ...          a DATA asks for the next strip
+ * A rank that fails sends a DATA with its code and takes the -1 that
+ * follows; its message reaches the user through gk_world_agree(), which
+ * every rank calls after the run.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "lib/grid_strips.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define STRIP_BYTES (32.0 * 1024 * 1024)
+
+int gk_strips_height(const gk_grid *g, int bands, int tile_h)
+{
+    if (tile_h < 1)
+        tile_h = 1;
+    double row = (double)g->nx * bands * sizeof(double);
+    int k = (int)(STRIP_BYTES / (row * tile_h));
+    if (k < 1)
+        k = 1;
+    while (k > 1 && (g->ny + k * tile_h - 1) / (k * tile_h) < GK_STRIPS_MIN)
+        k--;
+    int h = k * tile_h;
+    return h > g->ny ? g->ny : h;
+}
+
+char *gk_strips_part_name(const char *dir, const char *stem, int k)
+{
+    size_t n = strlen(dir) + strlen(stem) + 32;
+    char *s = malloc(n);
+    if (s)
+        snprintf(s, n, "%s/%s.part-%06d.tif", dir, stem, k);
+    return s;
+}
+
+/* ---- one strip ------------------------------------------------------------ */
+
+typedef struct {
+    double *buf; /* bands planes of nx x h */
+    int nx, y0, h, plane0, planes;
+} strip_sink;
+
+/* A tile of one job into its planes of the strip (tiles never overlap). */
+static int to_strip(void *user, int x0, int y0, int w, int h, int nbands, const double *v)
+{
+    const strip_sink *s = user;
+    for (int b = 0; b < nbands; b++) {
+        double *plane = s->buf + (size_t)(s->plane0 + b) * s->nx * s->h;
+        for (int j = 0; j < h; j++)
+            memcpy(plane + (size_t)(y0 - s->y0 + j) * s->nx + x0, v + ((size_t)b * h + j) * w,
+                   (size_t)w * sizeof(double));
+    }
+    return 0;
+}
+
+/* Strip k's rows */
+static void strip_rows(const gk_strips *s, int height, int k, int *y0, int *h)
+{
+    *y0 = k * height;
+    *h = *y0 + height > s->g->ny ? s->g->ny - *y0 : height;
+}
+
+/* Computes strip k of every job into buf; adds their singular nodes. */
+static int compute_strip(gk_strips *s, int height, int k, double *buf, uint64_t *singular)
+{
+    int y0, h;
+    strip_rows(s, height, k, &y0, &h);
+    for (int j = 0; j < s->n_jobs; j++) {
+        strip_sink sk = {buf, s->g->nx, y0, h, j * s->planes, s->planes};
+        int rc = gk_job_run_rows(s->jobs[j], s->g, y0, h, s->tile_w, s->tile_h,
+                                 GK_SINK_CONCURRENT, to_strip, &sk, NULL, NULL);
+        if (rc)
+            return rc;
+        gk_run_stats st;
+        gk_job_stats(s->jobs[j], &st);
+        singular[j] += st.singular_nodes;
+    }
+    return GK_OK;
+}
+
+/* Strip k as a part of its own (every band), under a temporary name and
+ * renamed when whole, as any output. */
+static int write_part(gk_strips *s, int height, int k, const double *buf)
+{
+    int y0, h;
+    strip_rows(s, height, k, &y0, &h);
+    char *name = gk_strips_part_name(s->parts_dir, s->parts_stem, k);
+    if (!name)
+        return gk_error(s->ctx, GK_ERR_NOMEM, "out of memory");
+    gk_raster_spec spec = *s->part_spec;
+    spec.dst = name;
+    spec.nx = s->g->nx;
+    spec.ny = h;
+    spec.geotransform[3] = s->part_spec->geotransform[3] + y0 * s->part_spec->geotransform[5];
+    gk_raster_writer *w = gk_raster_writer_open(s->ctx, &spec);
+    int rc = w ? GK_OK : (gk_errno(s->ctx) ? gk_errno(s->ctx) : GK_ERR_IO);
+    const int bands = s->n_jobs * s->planes;
+    for (int b = 0; b < bands && !rc; b++)
+        if (s->band_prepared && s->band_prepared[b])
+            rc = gk_raster_writer_set_band_metadata(w, b + 1, "GRIDKIT_PREPARED",
+                                                    s->band_prepared[b]);
+    for (int b = 0; b < bands && !rc; b++)
+        rc = gk_raster_writer_write(w, b + 1, 0, 0, s->g->nx, h,
+                                    buf + (size_t)b * s->g->nx * h);
+    if (w && !rc) {
+        rc = gk_raster_writer_commit(w);
+        w = NULL;
+    }
+    gk_raster_writer_abort(w);
+    free(name);
+    return rc;
+}
+
+/* Strip k's planes to rank 0's writer. */
+static int write_strip(gk_strips *s, int height, int k, const double *buf)
+{
+    int y0, h, rc = GK_OK;
+    strip_rows(s, height, k, &y0, &h);
+    const int bands = s->n_jobs * s->planes;
+    for (int b = 0; b < bands && !rc; b++)
+        rc = gk_raster_writer_write(s->w, b + 1, 0, y0, s->g->nx, h,
+                                    buf + (size_t)b * s->g->nx * h);
+    return rc;
+}
+
+/* ---- rank 0: strips handed out, in a window --------------------------------- */
+
+typedef struct {
+    gk_strips *s;
+    int height, nstrips, window;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int next, low;       /* next strip to hand out; lowest unfinished */
+    unsigned char *done; /* per strip */
+    int stop;            /* a failure somewhere: hand out no more */
+    int rows_done;
+    uint64_t *singular;  /* n_jobs */
+    int local_rc;        /* rank 0's own strips */
+} board;
+
+/* The next strip for anyone, -1 when none is left or the run stops; with
+ * wait, blocks while the window is full, else returns -2 then. Under mu. */
+static int take(board *bd, int wait)
+{
+    for (;;) {
+        if (bd->stop || bd->next >= bd->nstrips)
+            return -1;
+        if (bd->next < bd->low + bd->window)
+            return bd->next++;
+        if (!wait)
+            return -2;
+        pthread_cond_wait(&bd->cv, &bd->mu);
+    }
+}
+
+static void finish(board *bd, int k, int h, const uint64_t *singular, int n_jobs)
+{
+    pthread_mutex_lock(&bd->mu);
+    bd->done[k] = 1;
+    while (bd->low < bd->nstrips && bd->done[bd->low])
+        bd->low++;
+    bd->rows_done += h;
+    for (int j = 0; j < n_jobs; j++)
+        bd->singular[j] += singular[j];
+    pthread_cond_broadcast(&bd->cv);
+    pthread_mutex_unlock(&bd->mu);
+}
+
+static void halt(board *bd)
+{
+    pthread_mutex_lock(&bd->mu);
+    bd->stop = 1;
+    pthread_cond_broadcast(&bd->cv);
+    pthread_mutex_unlock(&bd->mu);
+}
+
+static int report(board *bd)
+{
+    gk_strips *s = bd->s;
+    if (!s->progress)
+        return 1;
+    pthread_mutex_lock(&bd->mu);
+    double f = (double)bd->rows_done / s->g->ny;
+    pthread_mutex_unlock(&bd->mu);
+    return s->progress(f, NULL, s->progress_user);
+}
+
+/* Rank 0's own strips (a thread beside the hub, or the whole run where
+ * there is no world). */
+static void *local_strips(void *arg)
+{
+    board *bd = arg;
+    gk_strips *s = bd->s;
+    const int bands = s->n_jobs * s->planes;
+    double *buf = malloc((size_t)s->g->nx * bd->height * bands * sizeof(double));
+    uint64_t *sg = calloc((size_t)s->n_jobs, sizeof *sg);
+    int rc = buf && sg ? GK_OK : gk_error(s->ctx, GK_ERR_NOMEM, "out of memory for a strip");
+    while (!rc) {
+        pthread_mutex_lock(&bd->mu);
+        int k = take(bd, 1);
+        pthread_mutex_unlock(&bd->mu);
+        if (k < 0)
+            break;
+        memset(sg, 0, (size_t)s->n_jobs * sizeof *sg);
+        rc = compute_strip(s, bd->height, k, buf, sg);
+        if (!rc)
+            rc = s->parts_dir ? write_part(s, bd->height, k, buf) : write_strip(s, bd->height, k, buf);
+        if (!rc) {
+            int y0, h;
+            strip_rows(s, bd->height, k, &y0, &h);
+            finish(bd, k, h, sg, s->n_jobs);
+            if (!s->world && !report(bd))
+                rc = gk_error(s->ctx, GK_ERR_CANCELLED, "cancelled");
+        }
+    }
+    if (rc)
+        halt(bd);
+    bd->local_rc = rc;
+    free(buf);
+    free(sg);
+    return NULL;
+}
+
+/* A DATA message's header. */
+typedef struct {
+    int32_t strip, rc;
+} data_head;
+
+static size_t head_bytes(int n_jobs)
+{
+    return sizeof(data_head) + (size_t)n_jobs * sizeof(uint64_t);
+}
+
+static int send_strip(const gk_world *w, int dest, int k)
+{
+    int32_t v = k;
+    return gk_world_send(w, dest, GK_TAG_STRIP, &v, sizeof v);
+}
+
+/* Rank 0's main thread: hands out strips, takes the values in. */
+static int hub(board *bd)
+{
+    gk_strips *s = bd->s;
+    const gk_world *w = s->world;
+    const int workers = gk_world_size(w) - 1, bands = s->n_jobs * s->planes;
+    int *waiting = malloc((size_t)workers * sizeof *waiting);
+    int n_waiting = 0, finished = 0, rc = GK_OK, mpi_failed = 0;
+    pthread_t local;
+    int have_local = 0;
+    if (!waiting)
+        rc = gk_error(s->ctx, GK_ERR_NOMEM, "out of memory");
+    else
+        have_local = pthread_create(&local, NULL, local_strips, bd) == 0;
+    if (!rc && !have_local)
+        local_strips(bd); /* no thread: rank 0's strips first, then the others' */
+    double last_report = 0;
+    while (finished < workers) {
+        /* answer the waiting ranks the window lets through */
+        pthread_mutex_lock(&bd->mu);
+        if (rc)
+            bd->stop = 1;
+        for (int i = 0; i < n_waiting;) {
+            int k = take(bd, 0);
+            if (k == -2) {
+                i++;
+                continue;
+            }
+            if (send_strip(w, waiting[i], k))
+                mpi_failed = 1;
+            if (k < 0)
+                finished++;
+            waiting[i] = waiting[--n_waiting];
+        }
+        pthread_mutex_unlock(&bd->mu);
+        if (mpi_failed)
+            break;
+        if (finished == workers)
+            break;
+        /* only this exchange's tags: a rank done with its strips may
+         * already have sent what comes next (gk_world_agree) */
+        int tag = GK_TAG_DATA, got = gk_world_waiting(w, GK_WORLD_ANY, tag);
+        if (got == 0) {
+            tag = GK_TAG_ASK;
+            got = gk_world_waiting(w, GK_WORLD_ANY, tag);
+        }
+        if (got < 0) {
+            mpi_failed = 1;
+            break;
+        }
+        if (!got) {
+            struct timespec ts = {0, 200000}; /* 0.2 ms: the hub is no busy loop */
+            nanosleep(&ts, NULL);
+            struct timespec t;
+            clock_gettime(CLOCK_MONOTONIC, &t);
+            double now = t.tv_sec + 1e-9 * t.tv_nsec;
+            if (now - last_report > 0.1) {
+                last_report = now;
+                if (!report(bd) && !rc)
+                    rc = gk_error(s->ctx, GK_ERR_CANCELLED, "cancelled");
+            }
+            continue;
+        }
+        int src;
+        void *msg;
+        size_t n;
+        if (gk_world_recv_any(w, GK_WORLD_ANY, tag, &src, &tag, &msg, &n)) {
+            mpi_failed = 1;
+            break;
+        }
+        if (tag == GK_TAG_DATA) {
+            data_head hd = {-1, GK_ERR_INTERNAL};
+            if (n >= sizeof hd)
+                memcpy(&hd, msg, sizeof hd);
+            uint64_t *sg = (uint64_t *)((char *)msg + sizeof hd);
+            int y0, h;
+            if (hd.rc == GK_OK && hd.strip >= 0 && hd.strip < bd->nstrips &&
+                n >= head_bytes(s->n_jobs)) {
+                strip_rows(s, bd->height, hd.strip, &y0, &h);
+                size_t want = head_bytes(s->n_jobs) +
+                              (s->parts_dir ? 0 : (size_t)s->g->nx * h * bands * sizeof(double));
+                int wrc = n != want ? gk_error(s->ctx, GK_ERR_INTERNAL,
+                                               "rank %d sent strip %d in %zu bytes, not %zu",
+                                               src, hd.strip, n, want)
+                          : s->parts_dir ? GK_OK
+                                         : write_strip(s, bd->height, hd.strip,
+                                                       (const double *)((char *)msg +
+                                                                        head_bytes(s->n_jobs)));
+                if (wrc && !rc)
+                    rc = wrc;
+                else if (!wrc)
+                    finish(bd, hd.strip, h, sg, s->n_jobs);
+            } else {
+                halt(bd); /* that rank failed: it says why in gk_world_agree */
+            }
+            waiting[n_waiting++] = src;
+        } else if (tag == GK_TAG_ASK) {
+            waiting[n_waiting++] = src;
+        }
+        free(msg);
+        if (rc)
+            halt(bd);
+    }
+    if (mpi_failed) {
+        /* the transport itself: no orderly stop is possible */
+        fprintf(stderr, "gridkit: rank 0: MPI failed while sharing out the strips\n");
+        gk_world_abort(w, 1);
+    }
+    if (have_local)
+        pthread_join(local, NULL);
+    free(waiting);
+    if (!rc)
+        rc = bd->local_rc;
+    if (!rc && !report(bd))
+        rc = gk_error(s->ctx, GK_ERR_CANCELLED, "cancelled");
+    return rc;
+}
+
+/* ---- other ranks ------------------------------------------------------------ */
+
+static int worker(gk_strips *s, int height)
+{
+    const gk_world *w = s->world;
+    const int bands = s->n_jobs * s->planes;
+    const size_t hb = head_bytes(s->n_jobs);
+    size_t cap = hb + (size_t)s->g->nx * height * bands * sizeof(double);
+    char *msg = malloc(cap);
+    int rc = msg ? GK_OK : gk_error(s->ctx, GK_ERR_NOMEM, "out of memory for a strip");
+    if (gk_world_send(w, 0, GK_TAG_ASK, NULL, 0))
+        gk_world_abort(w, 1);
+    for (;;) {
+        int32_t k;
+        if (gk_world_recv(w, 0, GK_TAG_STRIP, &k, sizeof k))
+            gk_world_abort(w, 1);
+        if (k < 0)
+            break;
+        data_head hd = {k, GK_OK};
+        uint64_t *sg = msg ? (uint64_t *)(msg + sizeof hd) : NULL;
+        double *buf = msg ? (double *)(msg + hb) : NULL;
+        if (!rc) {
+            memset(sg, 0, (size_t)s->n_jobs * sizeof *sg);
+            rc = compute_strip(s, height, k, buf, sg);
+            if (!rc && s->parts_dir)
+                rc = write_part(s, height, k, buf);
+        }
+        int y0, h;
+        strip_rows(s, height, k, &y0, &h);
+        hd.rc = rc;
+        size_t n = hb;
+        if (!rc && !s->parts_dir)
+            n += (size_t)s->g->nx * h * bands * sizeof(double);
+        int sent;
+        if (msg) {
+            memcpy(msg, &hd, sizeof hd);
+            sent = gk_world_send(w, 0, GK_TAG_DATA, msg, n);
+        } else /* no buffer: a bare header says this rank failed */
+            sent = gk_world_send(w, 0, GK_TAG_DATA, &hd, sizeof hd);
+        if (sent)
+            gk_world_abort(w, 1);
+    }
+    free(msg);
+    return rc;
+}
+
+int gk_strips_run(gk_strips *s)
+{
+    const int ranks = gk_world_size(s->world), bands = s->n_jobs * s->planes;
+    const int height = gk_strips_height(s->g, bands, s->tile_h);
+    if (s->world && gk_world_rank(s->world) > 0)
+        return worker(s, height);
+    board bd = {0};
+    bd.s = s;
+    bd.height = height;
+    bd.nstrips = (s->g->ny + height - 1) / height;
+    /* strips in flight or finished but not yet written: memory on rank 0 */
+    bd.window = 2 * ranks + 2;
+    bd.done = calloc((size_t)bd.nstrips, 1);
+    bd.singular = s->singular;
+    pthread_mutex_init(&bd.mu, NULL);
+    pthread_cond_init(&bd.cv, NULL);
+    int rc;
+    if (!bd.done)
+        rc = gk_error(s->ctx, GK_ERR_NOMEM, "out of memory");
+    else if (s->world)
+        rc = hub(&bd);
+    else {
+        local_strips(&bd);
+        rc = bd.local_rc;
+    }
+    pthread_mutex_destroy(&bd.mu);
+    pthread_cond_destroy(&bd.cv);
+    free(bd.done);
+    return rc;
+}

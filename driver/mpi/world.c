@@ -1,0 +1,239 @@
+/*
+ * world.c - gridkit's processes under MPI (world.h): finding the launcher,
+ * loading the MPI module, the GPU of each rank, and agreeing on outcomes.
+ */
+#include "mpi/world.h"
+#include "mpi/mpi_abi.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct gk_world {
+    const gk_mpi_api *api;
+    int rank, size, local_rank, local_size;
+    char host[256];
+};
+
+static gk_world world;
+static int started; /* MPI initialised (even as a world of one) */
+
+/* The launcher's word: ranks asked for, 0 when not launched by MPI, -1
+ * when launched but the count is not in the environment. */
+static int launched_ranks(void)
+{
+    static const char *size_vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MV2_COMM_WORLD_SIZE",
+                                      "MPI_LOCALNRANKS"};
+    for (size_t i = 0; i < sizeof size_vars / sizeof *size_vars; i++) {
+        const char *v = getenv(size_vars[i]);
+        if (v && *v)
+            return atoi(v) > 0 ? atoi(v) : -1;
+    }
+    if (getenv("PMIX_RANK") || getenv("PMI_RANK"))
+        return -1;
+    return 0;
+}
+
+static void *open_module(char *why, size_t cap)
+{
+    const char *env = getenv("GRIDKIT_MPI_MODULE");
+    void *h = NULL;
+    char path[4096];
+    if (env && *env) {
+        h = dlopen(env, RTLD_NOW | RTLD_GLOBAL);
+        if (!h)
+            snprintf(why, cap, "%s", dlerror());
+        return h;
+    }
+    ssize_t len = readlink("/proc/self/exe", path, sizeof path - 64);
+    if (len > 0) {
+        path[len] = '\0';
+        char *slash = strrchr(path, '/');
+        if (slash) {
+            snprintf(slash + 1, sizeof path - (size_t)(slash + 1 - path), "%s",
+                     GK_MPI_MODULE_NAME);
+            if (access(path, R_OK) == 0 && !(h = dlopen(path, RTLD_NOW | RTLD_GLOBAL)))
+                snprintf(why, cap, "%s", dlerror());
+        }
+    }
+#ifdef GK_INSTALL_LIBDIR
+    if (!h && access(GK_INSTALL_LIBDIR "/" GK_MPI_MODULE_NAME, R_OK) == 0 &&
+        !(h = dlopen(GK_INSTALL_LIBDIR "/" GK_MPI_MODULE_NAME, RTLD_NOW | RTLD_GLOBAL)))
+        snprintf(why, cap, "%s", dlerror());
+#endif
+    if (!h && !why[0])
+        snprintf(why, cap, "%s was not found (gridkit was built without MPI: "
+                           "-DGRIDKIT_WITH_MPI=ON and libopenmpi-dev)", GK_MPI_MODULE_NAME);
+    return h;
+}
+
+/* GPUs of this host, counted without CUDA (the driver's device nodes). */
+static int host_gpus(void)
+{
+    DIR *d = opendir("/dev");
+    int n = 0;
+    if (!d)
+        return 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (!strncmp(e->d_name, "nvidia", 6) && e->d_name[6] >= '0' && e->d_name[6] <= '9' &&
+            strspn(e->d_name + 6, "0123456789") == strlen(e->d_name + 6))
+            n++;
+    closedir(d);
+    return n;
+}
+
+int gk_world_start(void)
+{
+    int asked = launched_ranks();
+    if (asked == 0)
+        return 0;
+    char why[600] = "";
+    void *h = open_module(why, sizeof why);
+    gk_mpi_entry_fn entry = NULL;
+    if (h)
+        *(void **)&entry = dlsym(h, GK_MPI_ENTRY);
+    const gk_mpi_api *api = entry ? entry() : NULL;
+    if (h && (!api || api->abi_version != GK_MPI_ABI_VERSION))
+        snprintf(why, sizeof why, "%s does not match this gridkit (ABI %d, expected %d)",
+                 GK_MPI_MODULE_NAME, api ? api->abi_version : -1, GK_MPI_ABI_VERSION);
+    if (!api || api->abi_version != GK_MPI_ABI_VERSION) {
+        if (asked == 1)
+            return 0; /* mpirun -n 1: one process, as without mpirun */
+        fprintf(stderr,
+                "gridkit: started by an MPI launcher%s, but cannot run as its ranks: %s\n",
+                asked > 1 ? " for several ranks" : "", why);
+        return 1;
+    }
+    gk_world w = {api, 0, 1, 0, 1, ""};
+    if (api->init(&w.rank, &w.size, &w.local_rank, &w.local_size, w.host, sizeof w.host, why,
+                  sizeof why)) {
+        fprintf(stderr, "gridkit: MPI did not start: %s\n", why);
+        return 1;
+    }
+    world = w;
+    started = 1;
+    /* one GPU per rank of a host, by local rank, unless the user chose */
+    if (w.local_size > 1 && !getenv("CUDA_VISIBLE_DEVICES")) {
+        int n = host_gpus();
+        if (n > 0) {
+            char v[16];
+            snprintf(v, sizeof v, "%d", w.local_rank % n);
+            setenv("CUDA_VISIBLE_DEVICES", v, 1);
+        }
+    }
+    return 0;
+}
+
+int gk_world_finish(int rc)
+{
+    if (started)
+        world.api->finalize();
+    started = 0;
+    return rc;
+}
+
+const gk_world *gk_world_get(void) { return started && world.size > 1 ? &world : NULL; }
+int gk_world_rank(const gk_world *w) { return w ? w->rank : 0; }
+int gk_world_size(const gk_world *w) { return w ? w->size : 1; }
+const char *gk_world_host(const gk_world *w) { return w ? w->host : ""; }
+
+int gk_world_send(const gk_world *w, int dest, int tag, const void *buf, size_t n)
+{
+    return w->api->send(dest, tag, buf, n);
+}
+
+int gk_world_recv(const gk_world *w, int src, int tag, void *buf, size_t n)
+{
+    size_t got = 0;
+    if (w->api->recv(src, tag, buf, n, &got))
+        return -1;
+    return got == n ? 0 : -1;
+}
+
+int gk_world_recv_any(const gk_world *w, int src, int tag, int *got_src, int *got_tag,
+                      void **buf, size_t *n)
+{
+    *buf = NULL;
+    *n = 0;
+    if (w->api->probe(src, tag, got_src, got_tag, n))
+        return -1;
+    *buf = malloc(*n ? *n : 1);
+    if (!*buf)
+        return -1;
+    size_t got = 0;
+    if (w->api->recv(*got_src, *got_tag, *buf, *n, &got) || got != *n) {
+        free(*buf);
+        *buf = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+int gk_world_waiting(const gk_world *w, int src, int tag)
+{
+    int flag = 0, s, t;
+    size_t n;
+    if (w->api->iprobe(src, tag, &flag, &s, &t, &n))
+        return -1;
+    return flag != 0;
+}
+
+int gk_world_bcast(const gk_world *w, void *buf, size_t n, int root)
+{
+    return w->api->bcast(buf, n, root);
+}
+
+void gk_world_abort(const gk_world *w, int code)
+{
+    w->api->abort(code);
+}
+
+/* An outcome on the wire: the code, the rank and its message. */
+typedef struct {
+    int32_t rc, rank;
+    char host[64];
+    char msg[1000];
+} outcome;
+
+int gk_world_agree(const gk_world *w, gk_context *ctx, int rc)
+{
+    if (!w)
+        return rc;
+    outcome mine = {rc, w->rank, "", ""};
+    snprintf(mine.host, sizeof mine.host, "%.63s", w->host);
+    if (rc)
+        snprintf(mine.msg, sizeof mine.msg, "%s", gk_errno(ctx) ? gk_errmsg(ctx) : "failed");
+    outcome first = mine;
+    if (w->rank == 0) {
+        /* every rank's, in rank order: the lowest failing one is reported */
+        for (int r = 1; r < w->size; r++) {
+            outcome o;
+            if (gk_world_recv(w, r, GK_TAG_AGREE, &o, sizeof o)) {
+                o.rc = GK_ERR_IO;
+                o.rank = r;
+                o.host[0] = '\0';
+                snprintf(o.msg, sizeof o.msg, "no word from this rank (MPI failed)");
+            }
+            if (!first.rc && o.rc)
+                first = o;
+        }
+    } else if (gk_world_send(w, 0, GK_TAG_AGREE, &mine, sizeof mine)) {
+        gk_world_abort(w, 1);
+    }
+    if (gk_world_bcast(w, &first, sizeof first, 0))
+        gk_world_abort(w, 1);
+    if (first.rc) {
+        if (first.rank == w->rank)
+            return first.rc; /* ctx has its own message */
+        first.msg[sizeof first.msg - 1] = '\0';
+        first.host[sizeof first.host - 1] = '\0';
+        return gk_error(ctx, first.rc, "rank %d of %d (%s): %s", (int)first.rank, w->size,
+                        first.host[0] ? first.host : "?", first.msg);
+    }
+    return GK_OK;
+}

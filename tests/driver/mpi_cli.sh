@@ -1,0 +1,217 @@
+#!/bin/bash
+# mpi_cli.sh GRIDKIT DATA_DIR WORK_DIR MPIRUN
+#
+# `mpirun -n N gridkit grid ARGS` against the plain `gridkit grid ARGS`
+# (docs/scale-out.md), on 2 cores, so N ranks share them (--oversubscribe):
+# - every algorithm, with 1, 2 and 3 ranks, on two data sets: the same file,
+#   byte for byte; also several bands (kriging's variance, two layers), a
+#   compressed and a tiled layout, and a CreateCopy format (PNG);
+# - --parts: the mosaic opens in GDAL with the plain run's values, nodata
+#   and metadata, and its parts and mosaic are the same files for 1 and 3
+#   ranks;
+# - variogram, cv and ridges under mpirun: the plain run's output;
+# - a rank whose input is missing, a rank that fills the disk while writing
+#   its parts, a rank killed outright, and the whole job interrupted: a
+#   non-zero exit, the failing rank named, no output and no temporary.
+# Ends with "N passed, M failed".
+set -u
+GK=${1:?usage: mpi_cli.sh GRIDKIT DATA_DIR WORK_DIR MPIRUN}
+DATA=${2:?data dir}
+WORK=${3:?work dir}
+MPIRUN=${4:?mpirun}
+# Open MPI refuses root unless told (CI and the README's commands run as root)
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# no network interfaces to probe on a CI machine: shared memory and loopback
+export OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
+export OMPI_MCA_rmaps_base_oversubscribe=1
+MPI=("$MPIRUN" --oversubscribe)
+pass=0
+fail=0
+MNT=$WORK/mnt
+if mountpoint -q "$MNT" 2>/dev/null; then umount "$MNT"; fi
+rm -rf "$WORK"
+mkdir -p "$WORK" "$MNT"
+W=$WORK
+ok() { pass=$((pass + 1)); echo "PASS $1"; }
+ko() { fail=$((fail + 1)); echo "FAIL $1: $2"; }
+PY=/usr/bin/python3
+[ -x $PY ] || PY=python3
+
+# same NAME ARGS...: the plain run, then 1, 2 and 3 ranks, compared byte for byte
+same() {
+    local name=$1 ext=tif
+    shift
+    for a in "$@"; do case $a in -of) ext=next ;; *) [ "$ext" = next ] && ext=$(echo "$a" | tr A-Z a-z) ;; esac; done
+    [ "$ext" = gtiff ] && ext=tif
+    rm -f "$W/$name".*
+    if ! timeout 120 "$GK" grid -q "$@" "$W/$name.plain.$ext" 2>"$W/$name.err"; then
+        ko "$name" "plain run failed: $(tail -2 "$W/$name.err")"
+        return
+    fi
+    local p=""
+    for n in ${RANKS:-1 2 3}; do
+        if ! timeout 180 "${MPI[@]}" -n "$n" "$GK" grid -q "$@" "$W/$name.n$n.$ext" \
+            >"$W/$name.n$n.out" 2>&1; then
+            p+="-n $n failed ($(grep -m1 -i error "$W/$name.n$n.out")); "
+        elif ! cmp -s "$W/$name.plain.$ext" "$W/$name.n$n.$ext"; then
+            p+="-n $n: not the same bytes; "
+        fi
+    done
+    if ls "$W" | grep -q gridkit-tmp; then p+="temporary left; "; fi
+    [ -z "$p" ] && ok "$name (plain = mpirun -n ${RANKS:-1 2 3})" || ko "$name" "$p"
+}
+
+M=$DATA/meuse.gpkg
+U=$DATA/utm_2000.shp
+MZ=(-zfield zinc -outsize 211 197)
+UZ=(-zfield elev -outsize 240 230 -co TILED=YES -co BLOCKXSIZE=64 -co BLOCKYSIZE=16)
+# every algorithm, two data sets
+algs=(
+    "invdist:power=2:max_points=30:radius=600"
+    "invdist:power=2"
+    "invdistnn:power=2:radius=500:max_points=12:min_points=3"
+    "average:radius=300"
+    "nearest:radius1=400:radius2=300:angle=30"
+    "linear"
+    "minimum:radius=300"
+    "maximum:radius=300"
+    "range:radius=300:min_points=2"
+    "count:radius=300"
+    "average_distance:radius=300"
+    "average_distance_pts:radius=300"
+    "aidw:k=12"
+    "kriging:model=Sph:psill=0.6:range=900:nugget=0.05:max_points=20"
+    "heatmap:radius=300:kernel=quartic"
+    "gauss:bandwidth=150"
+    "kernel_smooth:bandwidth=150"
+)
+i=0
+for a in "${algs[@]}"; do
+    i=$((i + 1))
+    same "meuse_$i" "${MZ[@]}" -a "$a" "$M"
+done
+# the second data set, on 3 ranks (UTM metres: radii scaled to its 10 km square)
+RANKS=3 same utm_invdistnn "${UZ[@]}" -a invdistnn:power=2:radius=900:max_points=12 "$U"
+RANKS=3 same utm_linear "${UZ[@]}" -a linear "$U"
+RANKS=3 same utm_kriging "${UZ[@]}" -a kriging:model=Exp:psill=1e4:range=2000:max_points=16 "$U"
+RANKS=3 same utm_gauss "${UZ[@]}" -a gauss:bandwidth=300:method=ifgt "$U"
+RANKS=3 same utm_average "${UZ[@]}" -a average:radius=500:min_points=2 "$U"
+# several bands, layouts and formats
+RANKS="2 3" same variance "${MZ[@]}" -a kriging:model=Sph:psill=0.6:range=900:variance=yes "$M"
+RANKS="2 3" same variance_band "${MZ[@]}" -co INTERLEAVE=BAND -a kriging:model=Sph:psill=0.6:range=900:variance=yes "$M"
+RANKS="2 3" same deflate "${MZ[@]}" -ot Float32 -co COMPRESS=DEFLATE -co TILED=YES -co BLOCKXSIZE=32 -co BLOCKYSIZE=32 -a invdist:power=2 "$M"
+RANKS="3" same two_layers -l pts_a -l pts_b -zfield val -outsize 150 140 -a average:radius=0.2 "$DATA/multi.gpkg"
+RANKS="3" same png "${MZ[@]}" -ot Byte -of PNG -z_multiply 0.1 -a nearest:radius=500 "$M"
+
+# --parts: values against the plain run, the same files for 1 and 3 ranks
+parts() {
+    local name=$1
+    shift
+    rm -rf "$W/$name".* "$W/${name}_1" "$W/${name}_3"
+    mkdir -p "$W/${name}_1" "$W/${name}_3"
+    local p=""
+    timeout 120 "$GK" grid -q "$@" "$W/$name.plain.tif" 2>/dev/null || p+="plain failed; "
+    timeout 120 "$GK" grid -q --parts "$W/${name}_1/parts" "$@" "$W/${name}_1/mosaic.vrt" \
+        >"$W/$name.1.out" 2>&1 || p+="--parts, one process, failed; "
+    timeout 180 "${MPI[@]}" -n 3 "$GK" grid -q --parts "$W/${name}_3/parts" "$@" \
+        "$W/${name}_3/mosaic.vrt" >"$W/$name.3.out" 2>&1 ||
+        p+="--parts on 3 ranks failed ($(head -c 300 "$W/$name.3.out")); "
+    for n in 1 3; do
+        $PY "$(dirname "$0")/mpi_same_raster.py" "$W/$name.plain.tif" "$W/${name}_$n/mosaic.vrt" \
+            >"$W/$name.$n.cmp" 2>&1 || p+="$n: $(tail -1 "$W/$name.$n.cmp"); "
+    done
+    # the same parts and mosaic whatever the number of ranks
+    local n1 n3
+    n1=$(ls "$W/${name}_1/parts" 2>/dev/null | wc -l)
+    n3=$(ls "$W/${name}_3/parts" 2>/dev/null | wc -l)
+    [ "$n1" -gt 1 ] && [ "$n1" = "$n3" ] || p+="parts: $n1 and $n3 files; "
+    for f in "$W/${name}_1/parts"/*; do
+        cmp -s "$f" "$W/${name}_3/parts/$(basename "$f")" || p+="$(basename "$f") differs; "
+    done
+    cmp -s "$W/${name}_1/mosaic.vrt" "$W/${name}_3/mosaic.vrt" || p+="mosaics differ; "
+    [ -z "$p" ] && ok "parts $name ($n1 parts)" || ko "parts $name" "$p"
+}
+parts parts_idw -zfield zinc -outsize 211 700 -co BLOCKYSIZE=16 -a invdist:power=2:radius=600:nodata=-1 "$M"
+parts parts_krige -zfield zinc -outsize 300 600 -a kriging:model=Sph:psill=0.6:range=900:variance=yes "$M"
+
+# variogram, cv and ridges: rank 0 computes, the output is the plain run's
+other() {
+    local name=$1 out=$2
+    shift 2
+    rm -f "$W/$name".*
+    local p=""
+    timeout 120 "$GK" "$@" "$W/$name.plain.$out" >/dev/null 2>&1 || p+="plain failed; "
+    timeout 180 "${MPI[@]}" -n 3 "$GK" "$@" "$W/$name.n3.$out" >"$W/$name.n3.log" 2>&1 ||
+        p+="-n 3 failed: $(tail -2 "$W/$name.n3.log"); "
+    cmp -s "$W/$name.plain.$out" "$W/$name.n3.$out" || p+="outputs differ; "
+    [ -z "$p" ] && ok "$name under mpirun" || ko "$name" "$p"
+}
+other variogram json variogram "$M" -zfield zinc --fit Nug,Sph --format json -o
+other cv csv cv "$M" -zfield zinc -a invdistnn:power=2:radius=900:max_points=12 -q -o
+other ridges gpkg ridges "$DATA/points_10k.xyz" -a curve:r1=40 -q
+
+# ---- faults -----------------------------------------------------------------
+# fault NAME REGEX OUTPUT_GLOB -- command: fails within its time, says REGEX,
+# and leaves neither OUTPUT_GLOB nor a temporary
+fault() {
+    local name=$1 kw=$2 glob=$3
+    shift 4
+    timeout 120 "$@" >"$W/$name.out" 2>&1
+    local rc=$? p=""
+    [ $rc -ne 0 ] || p+="exit 0; "
+    [ $rc -ne 124 ] || p+="hung; "
+    grep -qiE -- "$kw" "$W/$name.out" || p+="output does not match /$kw/: $(head -c 400 "$W/$name.out"); "
+    # shellcheck disable=SC2086
+    if ls $glob >/dev/null 2>&1; then p+="output left: $(ls $glob | head -3 | tr '\n' ' '); "; fi
+    if find "$W" -name '*gridkit-tmp*' | grep -q .; then p+="temporary left: $(find "$W" -name '*gridkit-tmp*' | head -3); "; fi
+    [ -z "$p" ] && ok "$name" || ko "$name" "$p"
+}
+# rank 2 cannot read the points (a file missing on its node)
+cat >"$W/rank2_missing.sh" <<EOF
+#!/bin/sh
+src="$M"
+[ "\${OMPI_COMM_WORLD_RANK:-0}" = 2 ] && src="$W/no_such_dir/meuse.gpkg"
+exec "$GK" grid -q -zfield zinc -outsize 300 300 -a invdist:power=2 "\$src" "\$@"
+EOF
+chmod +x "$W/rank2_missing.sh"
+fault rank_input "rank 2 of 3.*no_such_dir" "$W/f_input*" -- "${MPI[@]}" -n 3 "$W/rank2_missing.sh" "$W/f_input.tif"
+# the same with --parts: no mosaic and no part left
+fault rank_input_parts "rank 2 of 3.*no_such_dir" "$W/f_inparts.vrt $W/f_inparts_dir/*" -- \
+    "${MPI[@]}" -n 3 "$W/rank2_missing.sh" --parts "$W/f_inparts_dir" "$W/f_inparts.vrt"
+
+# a rank whose parts fill the disk (a 1 MB tmpfs; root only)
+if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=1m tmpfs "$MNT" 2>/dev/null; then
+    # each part passes the free-space check alone; together they do not fit
+    fault parts_disk_full "needs .* free|No space|cannot write" \
+        "$MNT/full.vrt $MNT/parts/*" -- "${MPI[@]}" -n 3 "$GK" grid -q -zfield zinc -ot Byte -outsize 1000 1600 \
+        -a invdist:power=2 --parts "$MNT/parts" "$M" "$MNT/full.vrt"
+    umount "$MNT"
+else
+    echo "SKIP parts_disk_full (needs root and a tmpfs mount)"
+fi
+
+# a rank killed outright mid-run (SIGKILL): mpirun ends the job, nothing stays
+cat >"$W/rank1_killed.sh" <<EOF
+#!/bin/sh
+args="grid -q -zfield zinc -outsize 3000 3000 -a invdist:power=3 $M"
+[ "\${OMPI_COMM_WORLD_RANK:-0}" = 1 ] || exec "$GK" \$args "\$@"
+"$GK" \$args "\$@" &
+pid=\$!
+sleep 1.5
+kill -9 \$pid
+wait \$pid
+EOF
+chmod +x "$W/rank1_killed.sh"
+fault rank_killed "rank 1|signal|killed|exited" "$W/f_killed.tif" -- "${MPI[@]}" -n 3 "$W/rank1_killed.sh" "$W/f_killed.tif"
+
+# the whole job interrupted (Ctrl-C reaches mpirun)
+( "${MPI[@]}" -n 2 "$GK" grid -q -zfield zinc -outsize 3000 3000 -a invdist:power=3 "$M" "$W/f_int.tif" \
+    >"$W/f_int.out" 2>&1 & pid=$!; sleep 2; kill -INT $pid; wait $pid; echo "rc $?" >>"$W/f_int.out" )
+if [ -e "$W/f_int.tif" ] || ls "$W" | grep -q 'f_int.*gridkit-tmp'; then
+    ko interrupted "output or temporary left: $(ls "$W" | grep f_int)"
+else
+    ok interrupted
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
