@@ -238,6 +238,10 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
         int h = gk_strips_height(&g, plan.bands, tile[1]);
         nstrips = (g.ny + h - 1) / h;
         rc = gk_strips_run(&s);
+        if (o->timings) /* every rank its own line: how the strips were shared */
+            fprintf(stderr, "Rank %d of %d (%s): %d of %d strips, %.3f s computing them, %s\n",
+                    rank, gk_world_size(world), world ? gk_world_host(world) : "one process",
+                    s.strips_done, nstrips, s.compute_s, gk_context_device_name(ctx));
         rc = gk_world_agree(world, ctx, rc);
     }
     if (!rc && speak)
@@ -272,7 +276,7 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
     rc = gk_world_agree(world, ctx, rc);
     if (rc && rank == 0 && o->parts && stem && nstrips)
         drop_parts(o->parts, stem, nstrips);
-    if (o->timings && speak && !rc)
+    if (o->timings && rank == 0 && !rc)
         fprintf(stderr, "Timings (s): total %.3f on %d rank%s\n", gk_seconds() - t_start,
                 gk_world_size(world), world ? "s" : "");
 

@@ -73,9 +73,19 @@ static void strip_rows(const gk_strips *s, int height, int k, int *y0, int *h)
     *h = *y0 + height > s->g->ny ? s->g->ny - *y0 : height;
 }
 
-/* Computes strip k of every job into buf; adds their singular nodes. */
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+/* Computes strip k of every job into buf; adds their singular nodes.
+ * Called by one thread of a rank at a time. */
 static int compute_strip(gk_strips *s, int height, int k, double *buf, uint64_t *singular)
 {
+    double t0 = now_s();
+    s->strips_done++;
     int y0, h;
     strip_rows(s, height, k, &y0, &h);
     for (int j = 0; j < s->n_jobs; j++) {
@@ -88,6 +98,7 @@ static int compute_strip(gk_strips *s, int height, int k, double *buf, uint64_t 
         gk_job_stats(s->jobs[j], &st);
         singular[j] += st.singular_nodes;
     }
+    s->compute_s += now_s() - t0;
     return GK_OK;
 }
 
@@ -303,9 +314,7 @@ static int hub(board *bd)
         if (!got) {
             struct timespec ts = {0, 200000}; /* 0.2 ms: the hub is no busy loop */
             nanosleep(&ts, NULL);
-            struct timespec t;
-            clock_gettime(CLOCK_MONOTONIC, &t);
-            double now = t.tv_sec + 1e-9 * t.tv_nsec;
+            double now = now_s();
             if (now - last_report > 0.1) {
                 last_report = now;
                 if (!report(bd) && !rc)

@@ -45,6 +45,10 @@ typedef struct {
     void *progress_user;
     /* out, on rank 0: nodes of each job whose kriging system was singular */
     uint64_t *singular;          /* n_jobs entries */
+    /* out, every rank: strips this rank computed, and its seconds computing
+     * them (--timings) */
+    int strips_done;
+    double compute_s;
 } gk_strips;
 
 /* Rows per strip for grid g, b bands, output tiles tile_h high: whole

@@ -1,0 +1,54 @@
+#!/bin/bash
+# Scale-out on one GPU machine (docs/benchmarks.md, "MPI"): `mpirun -n N
+# gridkit grid` with one GPU a rank, N = 1, 2 and 4 (as many as the machine
+# has), against the plain run, on 1,048,576 points in a 10 km square:
+# kriging (k = 32) on 16384 x 16384 and invdist over all points (compute),
+# average (input and output). Every output is compared with the plain run's,
+# byte for byte. Needs .mpi-e2e/ (carried): gridkit, gridkit_cuda.so,
+# gridkit_mpi.so, pack-gdal-runtime's tarball (with gridkit and
+# gridkit_mpi.so) and scripts/device/pack-openmpi-runtime.sh's.
+# Usage, from the repository root: bash scripts/device/run_e2e_mpi.sh [case...]
+set -o pipefail
+E=$PWD/.mpi-e2e
+W=/tmp/mpi-e2e
+mkdir -p $W
+tar -C $W -xJf $E/gdal-runtime.tar.xz && source $W/gdal-runtime/env.sh || exit 1
+tar -C $W -xJf $E/ompi-runtime.tar.xz && source $W/ompi-runtime/env.sh || exit 1
+# the CUDA module is built here, from this tree (it needs no GDAL): the carry stays small
+cmake -S . -B /tmp/gk-cuda -DGRIDKIT_WITH_GDAL=OFF -DGRIDKIT_TESTS=OFF -DCMAKE_BUILD_TYPE=Release >/dev/null &&
+  cmake --build /tmp/gk-cuda -j"$(nproc)" --target gridkit_cuda >/dev/null || exit 1
+cp $E/gridkit $E/gridkit_mpi.so /tmp/gk-cuda/gridkit_cuda.so $W/ && cd $W || exit 1
+NG=$(nvidia-smi -L | wc -l)
+echo "GPUs: $NG ($(nvidia-smi -L | head -1)); $(nproc) cores; $(mpirun --version | head -1)"
+awk -v n=1048576 'BEGIN{srand(42); print "x,y,z"; for(i=0;i<n;i++){x=10000*rand(); y=10000*rand();
+  printf "%.4f,%.4f,%.6f\n", x, y, sin(6e-4*x)+cos(5e-4*y)+0.1*rand()}}' > pts.csv
+ogr2ogr -f GPKG pts.gpkg pts.csv -oo X_POSSIBLE_NAMES=x -oo Y_POSSIBLE_NAMES=y -oo AUTODETECT_TYPE=YES -nln pts
+COMMON="-q --timings --device cuda -zfield z -txe 0 10000 -tye 0 10000 -ot Float32"
+declare -A ALG=(
+  [kriging]="-outsize 16384 16384 -a kriging:model=Exp:psill=1:range=1500:nugget=0.001:max_points=32"
+  [invdist]="-outsize 4096 4096 --precision single -a invdist:power=2"
+  [average]="-outsize 16384 16384 -a average:radius1=25:radius2=25"
+)
+# mpirun on one host, one GPU a rank (gridkit sets CUDA_VISIBLE_DEVICES by local rank)
+MPI="mpirun --bind-to none --oversubscribe -x PATH -x LD_LIBRARY_PATH -x GDAL_DATA -x PROJ_DATA -x PROJ_LIB"
+t() { local s=$(date +%s.%N); timeout 500 "$@" >out.txt 2>err.txt; local rc=$?
+  awk -v a=$(date +%s.%N) -v b=$s -v rc=$rc 'BEGIN{printf "%.2f s%s", a - b, rc ? " FAILED rc " rc : ""}'; }
+ranks="1 2"; [ $NG -ge 4 ] && ranks="1 2 4"
+for c in ${@:-kriging invdist average}; do
+  echo "== $c: ${ALG[$c]}"
+  echo "  plain (one process, every GPU of the host):  $(t ./gridkit grid $COMMON ${ALG[$c]} pts.gpkg plain_$c.tif)"
+  grep -E "Timings" err.txt | sed 's/^/      /'
+  for n in $ranks; do
+    for rep in 1 2; do
+      echo "  mpirun -n $n, run $rep: $(t $MPI -n $n ./gridkit grid $COMMON ${ALG[$c]} pts.gpkg mpi_${c}_$n.tif)"
+    done
+    grep -E "Rank|Timings|rror" err.txt | sed 's/^/      /'
+    cmp -s plain_$c.tif mpi_${c}_$n.tif && echo "      the same bytes as the plain run" ||
+      echo "      BYTES DIFFER from the plain run"
+  done
+  # --parts on the most ranks: each rank writes its strips
+  n=${ranks##* }
+  rm -rf parts_$c; echo "  mpirun -n $n --parts: $(t $MPI -n $n ./gridkit grid $COMMON ${ALG[$c]} --parts parts_$c pts.gpkg parts_$c.vrt)"
+  grep -E "Timings|rror" err.txt | sed 's/^/      /'
+  rm -f mpi_${c}_*.tif parts_$c/*; rm -f plain_$c.tif
+done
