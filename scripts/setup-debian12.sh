@@ -8,7 +8,7 @@ if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
     need=""
     for p in build-essential cmake pkg-config libgdal-dev gdal-bin python3-gdal python3-numpy \
         libjson-c-dev libcairo2-dev libsqlite3-dev r-base-core r-cran-gstat r-cran-sp r-cran-ks \
-        r-cran-spatstat.explore; do
+        r-cran-spatstat.explore openmpi-bin libopenmpi-dev; do
         dpkg -s "$p" >/dev/null 2>&1 || need="$need $p"
     done
     if [ -n "$need" ]; then

@@ -181,7 +181,21 @@ static void report_error(gk_context *ctx, gk_context *tctx, int *stop, int *err_
 int gk_crossval(gk_context *ctx, const gk_points *pts, const gk_algorithm *alg, int nfold,
                 unsigned seed, gk_cv_result *res)
 {
+    return gk_crossval_part(ctx, pts, alg, nfold, seed, 0, 1, res);
+}
+
+void gk_cv_fill(gk_cv_result *res, size_t i)
+{
+    res->residual[i] = res->observed[i] - res->predicted[i];
+    res->zscore[i] = res->residual[i] / sqrt(res->variance[i]); /* NaN without variance */
+}
+
+int gk_crossval_part(gk_context *ctx, const gk_points *pts, const gk_algorithm *alg, int nfold,
+                     unsigned seed, int part, int parts, gk_cv_result *res)
+{
     memset(res, 0, sizeof *res);
+    if (parts < 1 || part < 0 || part >= parts)
+        return gk_error(ctx, GK_ERR_ARG, "cross-validation: part %d of %d", part, parts);
     size_t n = pts ? pts->n : 0;
     if (!alg)
         return gk_error(ctx, GK_ERR_ARG, "cross-validation: no algorithm given");
@@ -283,7 +297,7 @@ int gk_crossval(gk_context *ctx, const gk_points *pts, const gk_algorithm *alg, 
             int skip;
 #pragma omp critical(gk_cv_error)
             skip = stop && (err_fold == 0 || f + 1 > err_fold);
-            if (skip)
+            if (skip || f % parts != part) /* another process's fold */
                 continue;
             /* training set: every point not in fold f, in input order (input
              * order decides ties, as when gridding) */
@@ -322,8 +336,7 @@ int gk_crossval(gk_context *ctx, const gk_points *pts, const gk_algorithm *alg, 
                     p = v = NAN;
                 res->predicted[i] = p;
                 res->variance[i] = v;
-                res->residual[i] = pts->z[i] - p;
-                res->zscore[i] = res->residual[i] / sqrt(v); /* NaN without variance */
+                gk_cv_fill(res, i);
             }
             gk_job_free(job);
         }

@@ -274,7 +274,8 @@ static int add_row_tree(const vgm_setup *s, vgm_bin *h, size_t i, const gk_kdtre
 /* The blocks of the i range on threads, each into its own histogram (hsize
  * bins); omni: no direction given. 0, or 1 when out of memory. */
 static int cpu_sums(const vgm_setup *s, size_t n, int omni, const gk_kdtree *tree, int threads,
-                    vgm_bin *hist, size_t hsize, const size_t *bstart, size_t nblocks)
+                    vgm_bin *hist, size_t hsize, const size_t *bstart, size_t nblocks, int part,
+                    int parts)
 {
     int use_tree = tree != NULL, failed = 0;
     double r2 = s->cutoff * s->cutoff * (1.0 + 1e-9); /* the exact test follows in add_pair */
@@ -296,7 +297,7 @@ static int cpu_sums(const vgm_setup *s, size_t n, int omni, const gk_kdtree *tre
             int bad;
 #pragma omp atomic read
             bad = failed;
-            if (bad)
+            if (bad || b % parts != part) /* another process's block */
                 continue;
             vgm_bin *h = hist + (size_t)b * hsize;
             for (size_t i = bstart[b]; i < bstart[b + 1]; i++) {
@@ -324,11 +325,13 @@ static int cpu_sums(const vgm_setup *s, size_t n, int omni, const gk_kdtree *tre
     return failed;
 }
 
-/* The sums of every class into *hist_out (s->ndir * s->ncls + 1 bins): on
- * the context's GPU when it has one, else on the CPU in fixed blocks merged
- * in order. bb: the points' bounds. */
-static int vgm_sums(gk_context *ctx, const vgm_setup *s, size_t n, int omni, const double *bb,
-                    vgm_bin **hist_out)
+/* The sums of every class, per block (*nblocks_out histograms of
+ * s->ndir * s->ncls + 1 bins): on the context's GPU when it has one (all
+ * in block 0; part 0 only), else on the CPU in fixed blocks, those with
+ * b % parts == part. bb: the points' bounds. */
+static int vgm_block_sums(gk_context *ctx, const vgm_setup *s, size_t n, int omni,
+                          const double *bb, int part, int parts, int where, vgm_bin **hist_out,
+                          size_t *nblocks_out, int *on_gpu_out)
 {
     double xmin = bb[0], ymin = bb[1], xmax = bb[2], ymax = bb[3];
     /* one spare class per histogram collects the omni fast path's far pairs */
@@ -352,14 +355,16 @@ static int vgm_sums(gk_context *ctx, const vgm_setup *s, size_t n, int omni, con
     bstart[nblocks] = n;
 
     /* the context's GPU, when it has one (device.c): the sums of every class */
-    int on_gpu = gpu_sums(ctx, s, n, hist);
+    *nblocks_out = nblocks;
+    int on_gpu = where != GK_VGM_CPU ? gpu_sums(ctx, s, n, hist) : 0;
+    *on_gpu_out = on_gpu > 0;
     if (on_gpu < 0) {
         free(hist);
         free(bstart);
         return gk_errno(ctx);
     }
-    if (on_gpu)
-        nblocks = 0; /* nothing left for the CPU */
+    if (on_gpu || where == GK_VGM_GPU)
+        nblocks = 0; /* nothing for the CPU */
     /* the k-d tree pays when the cutoff circle covers little of the extent */
     double area = (xmax - xmin) * (ymax - ymin), cutoff = s->cutoff;
     int use_tree = !on_gpu && n > 2000 && area > 0.0 && GSTAT_PI * cutoff * cutoff < 0.15 * area;
@@ -369,14 +374,21 @@ static int vgm_sums(gk_context *ctx, const vgm_setup *s, size_t n, int omni, con
     int threads = gk_context_threads(ctx);
     if (threads <= 0)
         threads = omp_get_num_procs();
-    int failed = cpu_sums(s, n, omni, tree, threads, hist, hsize, bstart, nblocks);
+    int failed = cpu_sums(s, n, omni, tree, threads, hist, hsize, bstart, nblocks, part, parts);
     gk_kdtree_free(tree);
     free(bstart);
     if (failed) {
         free(hist);
         return gk_error(ctx, GK_ERR_NOMEM, "variogram: out of memory");
     }
-    /* merge the blocks in order */
+    *hist_out = hist;
+    return GK_OK;
+}
+
+/* The blocks merged in order into block 0: the same additions whoever
+ * summed each block. */
+static void merge_blocks(vgm_bin *hist, size_t hsize, size_t nblocks)
+{
     for (size_t b = 1; b < nblocks; b++) {
         vgm_bin *src = hist + b * hsize;
         for (size_t k = 0; k < hsize; k++) {
@@ -385,8 +397,6 @@ static int vgm_sums(gk_context *ctx, const vgm_setup *s, size_t n, int omni, con
             hist[k].sg += src[k].sg;
         }
     }
-    *hist_out = hist;
-    return GK_OK;
 }
 
 /* The reported classes' pair counts, mean distances and semivariances. */
@@ -429,37 +439,103 @@ static int vgm_output(gk_context *ctx, const vgm_setup *s, const vgm_bin *hist,
     return GK_OK;
 }
 
-int gk_variogram(gk_context *ctx, const gk_points *pts, const gk_vgm_options *opt, gk_vgm *out)
+/* Checks the points and options and sets s up. */
+static int vgm_begin(gk_context *ctx, const gk_points *pts, const gk_vgm_options *opt,
+                     gk_vgm_options *o, vgm_setup *s, int *nreport, double *bb, size_t *n_out)
 {
-    memset(out, 0, sizeof *out);
-    gk_vgm_options o;
     if (opt)
-        o = *opt;
+        *o = *opt;
     else
-        memset(&o, 0, sizeof o);
+        memset(o, 0, sizeof *o);
     size_t n = pts ? gk_points_count(pts) : 0;
     if (n == 0)
         return gk_error(ctx, GK_ERR_NO_POINTS, "variogram: no points");
     if (n < 2)
         return gk_error(ctx, GK_ERR_NO_POINTS, "variogram: needs at least 2 points, got 1");
     const double *x = gk_points_x(pts), *y = gk_points_y(pts), *z = gk_points_z(pts);
-    double bb[4];
     gk_points_bounds(pts, &bb[0], &bb[1], &bb[2], &bb[3]);
     for (size_t i = 0; i < n; i++)
         if (!isfinite(z[i]))
             return gk_error(ctx, GK_ERR_ARG, "variogram: point %zu has a non-finite value", i + 1);
-
-    vgm_setup s;
-    int nreport = 0, rc = vgm_prepare(ctx, &o, bb, &s, &nreport);
+    int rc = vgm_prepare(ctx, o, bb, s, nreport);
     if (rc)
         return rc;
-    s.x = x;
-    s.y = y;
-    s.z = z;
-    vgm_bin *hist = NULL;
-    if ((rc = vgm_sums(ctx, &s, n, o.ndir == 0, bb, &hist)))
-        return rc;
-    rc = vgm_output(ctx, &s, hist, &o, nreport, out);
-    free(hist);
+    s->x = x;
+    s->y = y;
+    s->z = z;
+    *n_out = n;
+    return GK_OK;
+}
+
+int gk_variogram(gk_context *ctx, const gk_points *pts, const gk_vgm_options *opt, gk_vgm *out)
+{
+    memset(out, 0, sizeof *out);
+    gk_vgm_blocks b;
+    int rc = gk_variogram_blocks(ctx, pts, opt, 0, 1, GK_VGM_ANY, &b);
+    if (!rc)
+        rc = gk_variogram_merge(ctx, pts, opt, &b, out);
+    gk_vgm_blocks_free(&b);
     return rc;
+}
+
+int gk_variogram_blocks(gk_context *ctx, const gk_points *pts, const gk_vgm_options *opt,
+                        int part, int parts, int where, gk_vgm_blocks *out)
+{
+    memset(out, 0, sizeof *out);
+    if (parts < 1 || part < 0 || part >= parts)
+        return gk_error(ctx, GK_ERR_ARG, "variogram: part %d of %d", part, parts);
+    gk_vgm_options o;
+    vgm_setup s;
+    int nreport = 0;
+    double bb[4];
+    size_t n = 0;
+    int rc = vgm_begin(ctx, pts, opt, &o, &s, &nreport, bb, &n);
+    if (rc)
+        return rc;
+    vgm_bin *hist = NULL;
+    size_t nblocks = 0;
+    int on_gpu = 0;
+    if ((rc = vgm_block_sums(ctx, &s, n, o.ndir == 0, bb, part, parts, where, &hist, &nblocks,
+                             &on_gpu)))
+        return rc;
+    out->on_gpu = on_gpu;
+    out->nblocks = nblocks;
+    out->hsize = (size_t)s.ndir * s.ncls + 1;
+    out->bytes = nblocks * out->hsize * sizeof(vgm_bin);
+    out->data = hist;
+    return GK_OK;
+}
+
+void gk_vgm_blocks_add(gk_vgm_blocks *to, const void *from, int part, int parts)
+{
+    vgm_bin *h = to->data;
+    const vgm_bin *f = from;
+    for (size_t b = (size_t)part; b < to->nblocks; b += (size_t)parts)
+        memcpy(h + b * to->hsize, f + b * to->hsize, to->hsize * sizeof *h);
+}
+
+int gk_variogram_merge(gk_context *ctx, const gk_points *pts, const gk_vgm_options *opt,
+                       gk_vgm_blocks *blocks, gk_vgm *out)
+{
+    memset(out, 0, sizeof *out);
+    gk_vgm_options o;
+    vgm_setup s;
+    int nreport = 0;
+    double bb[4];
+    size_t n = 0;
+    int rc = vgm_begin(ctx, pts, opt, &o, &s, &nreport, bb, &n);
+    if (rc)
+        return rc;
+    if (!blocks->data || blocks->hsize != (size_t)s.ndir * s.ncls + 1)
+        return gk_error(ctx, GK_ERR_INTERNAL, "variogram: blocks of another setup");
+    merge_blocks(blocks->data, blocks->hsize, blocks->nblocks);
+    return vgm_output(ctx, &s, blocks->data, &o, nreport, out);
+}
+
+void gk_vgm_blocks_free(gk_vgm_blocks *b)
+{
+    if (b) {
+        free(b->data);
+        memset(b, 0, sizeof *b);
+    }
 }

@@ -147,6 +147,27 @@ typedef struct {
 int gk_variogram(gk_context *ctx, const gk_points *pts, const gk_vgm_options *opt, gk_vgm *out);
 void gk_vgm_free(gk_vgm *v);
 
+/* gk_variogram in parts, for processes that share the work (MPI): the pair
+ * triangle is cut into fixed blocks; part p of P sums the blocks b with
+ * b % P == p. where: GK_VGM_ANY (the context's GPU when it takes the job,
+ * every pair in block 0, else the CPU), GK_VGM_GPU (the GPU or nothing:
+ * on_gpu says which) or GK_VGM_CPU. gk_vgm_blocks_add() copies part p's
+ * blocks (data of `bytes` bytes, from any process) into a part's result;
+ * gk_variogram_merge() then adds the blocks in order, the additions one
+ * process makes: the same numbers, whatever P. */
+enum { GK_VGM_ANY = 0, GK_VGM_GPU = 1, GK_VGM_CPU = 2 };
+typedef struct {
+    size_t nblocks, hsize, bytes;
+    void *data; /* nblocks histograms of hsize classes */
+    int on_gpu; /* every pair was summed on the GPU, into block 0 */
+} gk_vgm_blocks;
+int gk_variogram_blocks(gk_context *ctx, const gk_points *pts, const gk_vgm_options *opt,
+                        int part, int parts, int where, gk_vgm_blocks *out);
+void gk_vgm_blocks_add(gk_vgm_blocks *to, const void *from, int part, int parts);
+int gk_variogram_merge(gk_context *ctx, const gk_points *pts, const gk_vgm_options *opt,
+                       gk_vgm_blocks *blocks, gk_vgm *out);
+void gk_vgm_blocks_free(gk_vgm_blocks *b);
+
 typedef struct {
     int method;      /* gstat fit.method: 1 (N_j), 2 (N_j/gamma^2), 6 (OLS), 7 (N_j/h_j^2, default) */
     int fit_sills;   /* 1 (default) */
@@ -202,6 +223,15 @@ typedef struct {
  * On error res is left empty (safe to free). */
 int gk_crossval(gk_context *ctx, const gk_points *pts, const gk_algorithm *alg, int nfold,
                 unsigned seed, gk_cv_result *res);
+/* gk_crossval's folds f (1..nfold) with (f - 1) % parts == part only (MPI:
+ * each process its share); the other points' predicted and variance stay
+ * NaN and the summary is not computed. A point's prediction does not depend
+ * on who computed it: gather predicted and variance per point from the
+ * parts, fill residual and zscore (gk_cv_fill) and summarize. */
+int gk_crossval_part(gk_context *ctx, const gk_points *pts, const gk_algorithm *alg, int nfold,
+                     unsigned seed, int part, int parts, gk_cv_result *res);
+/* residual and zscore of point i from its observed, predicted and variance. */
+void gk_cv_fill(gk_cv_result *res, size_t i);
 void gk_cv_result_free(gk_cv_result *res);
 
 /* The fold (1..nfold) of each of n points for a k-fold partition: a seeded

@@ -8,6 +8,7 @@
 #include "io/cancel_cleanup.h"
 #include "io/output_check.h"
 #include "io/replace_output.h"
+#include "mpi/world_geostat.h"
 #include "io/vmodel_json.h"
 #include "lib/grid_options.h"
 
@@ -544,7 +545,10 @@ static int run(gk_context *ctx, int argc, char **argv)
             goto done;
         kp = gk_algorithm_kriging(alg);
     }
-    if (co.out && !(out = gk_output_prepare(ctx, "-o", co.out, protect, np))) {
+    /* under MPI every rank computes its folds; rank 0 alone writes */
+    const gk_world *world = gk_world_get();
+    const int rank = gk_world_rank(world);
+    if (co.out && rank == 0 && !(out = gk_output_prepare(ctx, "-o", co.out, protect, np))) {
         rc = gk_errno(ctx);
         goto done;
     }
@@ -557,7 +561,7 @@ static int run(gk_context *ctx, int argc, char **argv)
 
     if ((rc = gk_grid_options_read_points(ctx, o, 1, &sp)))
         goto done;
-    if (sp.n_layers > 1 && !o->quiet)
+    if (sp.n_layers > 1 && !o->quiet && rank == 0)
         fprintf(stderr, "gridkit cv: warning: %d layers read, cross-validating the first (%s)\n",
                 sp.n_layers, sp.layers[0].name);
     const gk_points *pts = sp.layers[0].pts;
@@ -571,10 +575,12 @@ static int run(gk_context *ctx, int argc, char **argv)
         rc = gk_error(ctx, GK_ERR_ARG, "--nfold %d: more folds than points (%zu)", co.nfold, n);
         goto done;
     }
-    if ((rc = gk_crossval(ctx, pts, alg, co.nfold, co.seed, &res))) {
+    if ((rc = gk_world_crossval(ctx, world, pts, alg, co.nfold, co.seed, &res))) {
         gk_error(ctx, rc, "%s: %s", o->src, gk_errmsg(ctx)); /* name the input */
         goto done;
     }
+    if (rank > 0)
+        goto done;
     if (res.n_failed == res.n) {
         /* statistics of nothing (nan) are no result */
         rc = gk_error(ctx, GK_ERR_NO_POINTS,

@@ -6,6 +6,7 @@
  * Our own flags are taken out of argv; the rest (source options as for
  * `gridkit grid`) goes to gk_grid_options_new().
  */
+#include "mpi/world_geostat.h"
 #include "io/cancel_cleanup.h"
 #include "cli/commands.h"
 #include "lib/grid_options.h"
@@ -453,8 +454,12 @@ static int run(gk_context *ctx, int argc, char **argv)
     }
     /* outputs checked before the work: no input, no device, FIFO or link */
     const char *inputs[3] = {o->src, o->clipsrc, va.model};
-    if ((va.out && !(out = gk_output_prepare(ctx, "-o", va.out, inputs, 3))) ||
-        (va.plot && !(plot = gk_output_prepare(ctx, "--plot", va.plot, inputs, 3)))) {
+    /* under MPI every rank sums its pairs; rank 0 alone fits and writes */
+    const gk_world *world = gk_world_get();
+    const int rank = gk_world_rank(world);
+    if (rank == 0 &&
+        ((va.out && !(out = gk_output_prepare(ctx, "-o", va.out, inputs, 3))) ||
+         (va.plot && !(plot = gk_output_prepare(ctx, "--plot", va.plot, inputs, 3))))) {
         rc = gk_errno(ctx);
         goto done;
     }
@@ -472,7 +477,7 @@ static int run(gk_context *ctx, int argc, char **argv)
         goto done;
     }
     const gk_points *pts = sp.layers[0].pts;
-    if ((rc = gk_variogram(ctx, pts, &va.vo, &v)))
+    if ((rc = gk_world_variogram(ctx, world, pts, &va.vo, &v)) || rank > 0)
         goto done;
     if (va.fit || va.model) {
         have_model = 1;

@@ -20,11 +20,12 @@ int gk_cli_run(const char *name, const char *usage, const char *fallback, gk_cli
         return 1;
     }
     gk_gdal_init(ctx);
-    /* under MPI, grid shares its work among the ranks; the other commands
-     * run on rank 0 while the others wait for its outcome */
+    /* under MPI, grid, variogram and cv share their work among the ranks;
+     * ridges runs on rank 0 while the others wait for its outcome */
     const gk_world *world = gk_world_get();
     const int rank = gk_world_rank(world);
-    int rc = !world || rank == 0 || !strcmp(name, "grid") ? body(ctx, argc, argv) : 0;
+    const int shared = !strcmp(name, "grid") || !strcmp(name, "variogram") || !strcmp(name, "cv");
+    int rc = !world || rank == 0 || shared ? body(ctx, argc, argv) : 0;
     if (world) {
         int code = rc || gk_errno(ctx) ? (gk_errno(ctx) ? gk_errno(ctx) : GK_ERR_IO) : GK_OK;
         if (code && !gk_errno(ctx))

@@ -261,6 +261,27 @@ static int send_strip(const gk_world *w, int dest, int k)
     return gk_world_send(w, dest, GK_TAG_STRIP, &v, sizeof v);
 }
 
+/* Answers the waiting ranks the window lets through: a strip each, or -1
+ * (that rank is finished). Non-zero when MPI fails. */
+static int answer(board *bd, int *waiting, int *n_waiting, int *finished)
+{
+    int failed = 0;
+    pthread_mutex_lock(&bd->mu);
+    for (int i = 0; i < *n_waiting;) {
+        int k = take(bd, 0);
+        if (k == -2) {
+            i++;
+            continue;
+        }
+        failed |= send_strip(bd->s->world, waiting[i], k) != 0;
+        if (k < 0)
+            (*finished)++;
+        waiting[i] = waiting[--*n_waiting];
+    }
+    pthread_mutex_unlock(&bd->mu);
+    return failed;
+}
+
 /* Rank 0's main thread: hands out strips, takes the values in. */
 static int hub(board *bd)
 {
@@ -279,23 +300,10 @@ static int hub(board *bd)
         local_strips(bd); /* no thread: rank 0's strips first, then the others' */
     double last_report = 0;
     while (finished < workers) {
-        /* answer the waiting ranks the window lets through */
-        pthread_mutex_lock(&bd->mu);
         if (rc)
-            bd->stop = 1;
-        for (int i = 0; i < n_waiting;) {
-            int k = take(bd, 0);
-            if (k == -2) {
-                i++;
-                continue;
-            }
-            if (send_strip(w, waiting[i], k))
-                mpi_failed = 1;
-            if (k < 0)
-                finished++;
-            waiting[i] = waiting[--n_waiting];
-        }
-        pthread_mutex_unlock(&bd->mu);
+            halt(bd);
+        if (answer(bd, waiting, &n_waiting, &finished))
+            mpi_failed = 1;
         if (mpi_failed)
             break;
         if (finished == workers)
@@ -335,6 +343,10 @@ static int hub(board *bd)
                 memcpy(&hd, msg, sizeof hd);
             uint64_t *sg = (uint64_t *)((char *)msg + sizeof hd);
             int y0, h;
+            /* that rank's next strip first: it computes while this one is written */
+            waiting[n_waiting++] = src;
+            if (hd.rc == GK_OK && answer(bd, waiting, &n_waiting, &finished))
+                mpi_failed = 1;
             if (hd.rc == GK_OK && hd.strip >= 0 && hd.strip < bd->nstrips &&
                 n >= head_bytes(s->n_jobs)) {
                 strip_rows(s, bd->height, hd.strip, &y0, &h);
@@ -354,7 +366,6 @@ static int hub(board *bd)
             } else {
                 halt(bd); /* that rank failed: it says why in gk_world_agree */
             }
-            waiting[n_waiting++] = src;
         } else if (tag == GK_TAG_ASK) {
             waiting[n_waiting++] = src;
         }

@@ -117,6 +117,11 @@ int gk_world_start(void)
     }
     world = w;
     started = 1;
+    /* no CPU share beside a rank's GPU (engine's cpu_share.c): the host's
+     * cores belong to all its ranks, and a node's value then never depends
+     * on which device a race gave it to */
+    if (w.size > 1 && !getenv("GRIDKIT_CPU_SHARE"))
+        setenv("GRIDKIT_CPU_SHARE", "0", 1);
     /* one GPU per rank of a host, by local rank, unless the user chose */
     if (w.local_size > 1 && !getenv("CUDA_VISIBLE_DEVICES")) {
         int n = host_gpus();

@@ -17,8 +17,9 @@
 typedef struct gk_world gk_world;
 
 /* First thing in main(). Under an MPI launcher: loads the module, starts
- * MPI, and gives each rank of a host its own GPU (CUDA_VISIBLE_DEVICES =
- * the local rank modulo the host's GPUs, unless already set). Returns
+ * MPI, gives each rank of a host its own GPU (CUDA_VISIBLE_DEVICES = the
+ * local rank modulo the host's GPUs, unless already set) and turns the
+ * CPU's share of a GPU run off (GRIDKIT_CPU_SHARE=0, unless set). Returns
  * non-zero with a message on stderr where the launcher asked for several
  * ranks but MPI cannot start here (each would write the same output). */
 int gk_world_start(void);

@@ -28,6 +28,8 @@ done
 cat > "$root/env.sh" <<ENV
 here=\$(cd "\$(dirname "\${BASH_SOURCE[0]}")" && pwd)
 export OPAL_PREFIX=\$here/usr PMIX_INSTALL_PREFIX=\$here/usr/lib/$arch/pmix2
+# PMIx's components from here, not from a PMIx the machine may have
+export PMIX_MCA_mca_base_component_path=\$here/usr/lib/$arch/pmix2/lib/pmix
 export PATH=\$here/usr/bin:\$PATH
 export LD_LIBRARY_PATH=\$here/lib:\$here/usr/lib/$arch/openmpi/lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

@@ -26,29 +26,38 @@ ogr2ogr -f GPKG pts.gpkg pts.csv -oo X_POSSIBLE_NAMES=x -oo Y_POSSIBLE_NAMES=y -
 COMMON="-q --timings --device cuda -zfield z -txe 0 10000 -tye 0 10000 -ot Float32"
 declare -A ALG=(
   [kriging]="-outsize 16384 16384 -a kriging:model=Exp:psill=1:range=1500:nugget=0.001:max_points=32"
-  [invdist]="-outsize 4096 4096 --precision single -a invdist:power=2"
+  [invdist]="-outsize 4096 4096 -a invdist:power=2"
   [average]="-outsize 16384 16384 -a average:radius1=25:radius2=25"
 )
-# mpirun on one host, one GPU a rank (gridkit sets CUDA_VISIBLE_DEVICES by local rank)
+# mpirun on one host, one GPU a rank (gridkit sets CUDA_VISIBLE_DEVICES by
+# local rank); no binding, so that each rank has every core
 MPI="mpirun --bind-to none --oversubscribe -x PATH -x LD_LIBRARY_PATH -x GDAL_DATA -x PROJ_DATA -x PROJ_LIB"
 t() { local s=$(date +%s.%N); timeout 500 "$@" >out.txt 2>err.txt; local rc=$?
   awk -v a=$(date +%s.%N) -v b=$s -v rc=$rc 'BEGIN{printf "%.2f s%s", a - b, rc ? " FAILED rc " rc : ""}'; }
 ranks="1 2"; [ $NG -ge 4 ] && ranks="1 2 4"
-for c in ${@:-kriging invdist average}; do
+for c in ${@:-invdist kriging average}; do
   echo "== $c: ${ALG[$c]}"
-  echo "  plain (one process, every GPU of the host):  $(t ./gridkit grid $COMMON ${ALG[$c]} pts.gpkg plain_$c.tif)"
+  # the reference: one process on one GPU
+  echo "  plain, one GPU:  $(CUDA_VISIBLE_DEVICES=0 t ./gridkit grid $COMMON ${ALG[$c]} pts.gpkg plain_$c.tif)"
   grep -E "Timings" err.txt | sed 's/^/      /'
   for n in $ranks; do
+    vis=""; [ $n = 1 ] && vis="-x CUDA_VISIBLE_DEVICES=0"
+    [ $n = 1 ] && export CUDA_VISIBLE_DEVICES=0
     for rep in 1 2; do
-      echo "  mpirun -n $n, run $rep: $(t $MPI -n $n ./gridkit grid $COMMON ${ALG[$c]} pts.gpkg mpi_${c}_$n.tif)"
+      echo "  mpirun -n $n, run $rep: $(t $MPI $vis -n $n ./gridkit grid $COMMON ${ALG[$c]} pts.gpkg mpi_${c}_$n.tif)"
     done
+    unset CUDA_VISIBLE_DEVICES
     grep -E "Rank|Timings|rror" err.txt | sed 's/^/      /'
     cmp -s plain_$c.tif mpi_${c}_$n.tif && echo "      the same bytes as the plain run" ||
       echo "      BYTES DIFFER from the plain run"
+    rm -f mpi_${c}_$n.tif
+    # --parts: each rank writes its own strips
+    rm -rf parts_$c
+    [ $n = 1 ] && export CUDA_VISIBLE_DEVICES=0
+    echo "  mpirun -n $n --parts: $(t $MPI $vis -n $n ./gridkit grid $COMMON ${ALG[$c]} --parts parts_$c pts.gpkg parts_$c.vrt)"
+    unset CUDA_VISIBLE_DEVICES
+    grep -E "Timings|rror" err.txt | sed 's/^/      /'
+    rm -rf parts_$c parts_$c.vrt
   done
-  # --parts on the most ranks: each rank writes its strips
-  n=${ranks##* }
-  rm -rf parts_$c; echo "  mpirun -n $n --parts: $(t $MPI -n $n ./gridkit grid $COMMON ${ALG[$c]} --parts parts_$c pts.gpkg parts_$c.vrt)"
-  grep -E "Timings|rror" err.txt | sed 's/^/      /'
-  rm -f mpi_${c}_*.tif parts_$c/*; rm -f plain_$c.tif
+  rm -f plain_$c.tif
 done

@@ -134,20 +134,32 @@ parts() {
 parts parts_idw -zfield zinc -outsize 211 700 -co BLOCKYSIZE=16 -a invdist:power=2:radius=600:nodata=-1 "$M"
 parts parts_krige -zfield zinc -outsize 300 600 -a kriging:model=Sph:psill=0.6:range=900:variance=yes "$M"
 
-# variogram, cv and ridges: rank 0 computes, the output is the plain run's
+# variogram and cv share their pairs and folds among the ranks, ridges runs
+# on rank 0: the output is the plain run's, byte for byte
 other() {
     local name=$1 out=$2
     shift 2
-    rm -f "$W/$name".*
+    rm -rf "$W/$name".*
     local p=""
-    timeout 120 "$GK" "$@" "$W/$name.plain.$out" >/dev/null 2>&1 || p+="plain failed; "
-    timeout 180 "${MPI[@]}" -n 3 "$GK" "$@" "$W/$name.n3.$out" >"$W/$name.n3.log" 2>&1 ||
-        p+="-n 3 failed: $(tail -2 "$W/$name.n3.log"); "
-    cmp -s "$W/$name.plain.$out" "$W/$name.n3.$out" || p+="outputs differ; "
-    [ -z "$p" ] && ok "$name under mpirun" || ko "$name" "$p"
+    # each run's output under the same name (GeoJSON keeps it as the layer's)
+    mkdir -p "$W/$name.plain" "$W/$name.n2" "$W/$name.n3"
+    timeout 120 "$GK" "$@" "$W/$name.plain/out.$out" >"$W/$name.plain/stdout" 2>"$W/$name.plain/log" ||
+        p+="plain failed: $(tail -2 "$W/$name.plain/log"); "
+    for n in 2 3; do
+        timeout 180 "${MPI[@]}" -n $n "$GK" "$@" "$W/$name.n$n/out.$out" >"$W/$name.n$n/stdout" \
+            2>"$W/$name.n$n/log" || p+="-n $n failed: $(tail -2 "$W/$name.n$n/log"); "
+        cmp -s "$W/$name.plain/out.$out" "$W/$name.n$n/out.$out" || p+="-n $n: outputs differ; "
+        cmp -s "$W/$name.plain/stdout" "$W/$name.n$n/stdout" || p+="-n $n: stdout differs; "
+    done
+    [ -s "$W/$name.plain/out.$out" ] || p+="empty output; "
+    [ -z "$p" ] && ok "$name under mpirun -n 2 and 3" || ko "$name" "$p"
 }
 other variogram json variogram "$M" -zfield zinc --fit Nug,Sph --format json -o
+other variogram_10k csv variogram "$DATA/points_10k.xyz" --cutoff 900 --direction 0,45,90 --format csv -o
+other variogram_cressie csv variogram "$DATA/points_10k.xyz" --estimator cressie --format csv -o
 other cv csv cv "$M" -zfield zinc -a invdistnn:power=2:radius=900:max_points=12 -q -o
+other cv_kriging_5fold csv cv "$M" -zfield zinc --nfold 5 --seed 7 -a kriging:model=Sph:psill=0.6:range=900:max_points=20 -q -o
+other cv_summary json cv "$DATA/points_10k.xyz" --nfold 10 --format=json -a invdist:power=2:radius=300:max_points=16 -q -o
 other ridges gpkg ridges "$DATA/points_10k.xyz" -a curve:r1=40 -q
 
 # ---- faults -----------------------------------------------------------------
