@@ -22,6 +22,7 @@
 #include <time.h>
 
 #define STRIP_BYTES (32.0 * 1024 * 1024)
+#define GK_STRIPS_HELD_MAX (1024.0 * 1024 * 1024)
 
 int gk_strips_height(const gk_grid *g, int bands, int tile_h)
 {
@@ -444,8 +445,13 @@ int gk_strips_run(gk_strips *s)
     bd.s = s;
     bd.height = height;
     bd.nstrips = (s->g->ny + height - 1) / height;
-    /* strips in flight or finished but not yet written: memory on rank 0 */
+    /* strips in flight or finished but not yet written: rank 0 holds at
+     * most about this many; two a rank keeps every rank busy, up to 1 GiB */
+    double strip_bytes = (double)s->g->nx * height * bands * sizeof(double);
     bd.window = 2 * ranks + 2;
+    if (bd.window > 4 && bd.window * strip_bytes > GK_STRIPS_HELD_MAX)
+        bd.window = (int)(GK_STRIPS_HELD_MAX / strip_bytes) > 4 ? (int)(GK_STRIPS_HELD_MAX / strip_bytes)
+                                                                 : 4;
     bd.done = calloc((size_t)bd.nstrips, 1);
     bd.singular = s->singular;
     pthread_mutex_init(&bd.mu, NULL);
