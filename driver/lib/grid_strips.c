@@ -23,6 +23,11 @@
 
 #define STRIP_BYTES (32.0 * 1024 * 1024)
 #define GK_STRIPS_HELD_MAX (1024.0 * 1024 * 1024)
+/* The strips a rank asks rank 0 for: two requests are always outstanding
+ * (two ASKs at first, then a DATA for each strip), so the next strip's
+ * number is there when the current one is computed; rank 0 answers each
+ * request once, the last two with -1. */
+#define GK_STRIPS_AHEAD 2
 
 int gk_strips_height(const gk_grid *g, int bands, int tile_h)
 {
@@ -101,6 +106,93 @@ static int compute_strip(gk_strips *s, int height, int k, double *buf, uint64_t 
     }
     s->compute_s += now_s() - t0;
     return GK_OK;
+}
+
+/* A thread that computes a rank's next strip while the rank writes or sends
+ * the one before: the GPU (or the cores) never wait for the output. */
+typedef struct {
+    gk_strips *s;
+    int height;
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int threaded, have_job, done, quit, k, rc;
+    double *buf;
+    uint64_t *sg;
+} computer;
+
+static void *computer_main(void *arg)
+{
+    computer *c = arg;
+    pthread_mutex_lock(&c->mu);
+    for (;;) {
+        while (!c->have_job && !c->quit)
+            pthread_cond_wait(&c->cv, &c->mu);
+        if (c->quit)
+            break;
+        int k = c->k;
+        pthread_mutex_unlock(&c->mu);
+        int rc = compute_strip(c->s, c->height, k, c->buf, c->sg);
+        pthread_mutex_lock(&c->mu);
+        c->rc = rc;
+        c->have_job = 0;
+        c->done = 1;
+        pthread_cond_broadcast(&c->cv);
+    }
+    pthread_mutex_unlock(&c->mu);
+    return NULL;
+}
+
+static void computer_start(computer *c, gk_strips *s, int height)
+{
+    memset(c, 0, sizeof *c);
+    c->s = s;
+    c->height = height;
+    pthread_mutex_init(&c->mu, NULL);
+    pthread_cond_init(&c->cv, NULL);
+    /* without a thread, strips are computed in turn with the output */
+    c->threaded = pthread_create(&c->th, NULL, computer_main, c) == 0;
+}
+
+/* Strip k into buf (its singular counts into sg, zeroed here). */
+static void computer_give(computer *c, int k, double *buf, uint64_t *sg)
+{
+    memset(sg, 0, (size_t)c->s->n_jobs * sizeof *sg);
+    pthread_mutex_lock(&c->mu);
+    c->k = k;
+    c->buf = buf;
+    c->sg = sg;
+    c->done = 0;
+    c->have_job = 1;
+    pthread_cond_broadcast(&c->cv);
+    pthread_mutex_unlock(&c->mu);
+    if (!c->threaded) {
+        c->rc = compute_strip(c->s, c->height, k, buf, sg);
+        c->have_job = 0;
+        c->done = 1;
+    }
+}
+
+static int computer_wait(computer *c)
+{
+    pthread_mutex_lock(&c->mu);
+    while (!c->done)
+        pthread_cond_wait(&c->cv, &c->mu);
+    int rc = c->rc;
+    pthread_mutex_unlock(&c->mu);
+    return rc;
+}
+
+static void computer_stop(computer *c)
+{
+    pthread_mutex_lock(&c->mu);
+    c->quit = 1;
+    pthread_cond_broadcast(&c->cv);
+    pthread_mutex_unlock(&c->mu);
+    if (c->threaded)
+        pthread_join(c->th, NULL);
+    pthread_mutex_destroy(&c->mu);
+    pthread_cond_destroy(&c->cv);
 }
 
 /* Strip k as a part of its own (every band), under a temporary name and
@@ -211,38 +303,70 @@ static int report(board *bd)
 }
 
 /* Rank 0's own strips (a thread beside the hub, or the whole run where
- * there is no world). */
+ * there is no world): strip k+1 is computed while strip k is written. */
 static void *local_strips(void *arg)
 {
     board *bd = arg;
     gk_strips *s = bd->s;
     const int bands = s->n_jobs * s->planes;
-    double *buf = malloc((size_t)s->g->nx * bd->height * bands * sizeof(double));
-    uint64_t *sg = calloc((size_t)s->n_jobs, sizeof *sg);
-    int rc = buf && sg ? GK_OK : gk_error(s->ctx, GK_ERR_NOMEM, "out of memory for a strip");
-    while (!rc) {
-        pthread_mutex_lock(&bd->mu);
-        int k = take(bd, 1);
-        pthread_mutex_unlock(&bd->mu);
-        if (k < 0)
+    const size_t vals = (size_t)s->g->nx * bd->height * bands;
+    double *buf[2] = {malloc(vals * sizeof(double)), malloc(vals * sizeof(double))};
+    uint64_t *sg[2] = {calloc((size_t)s->n_jobs, sizeof(uint64_t)),
+                       calloc((size_t)s->n_jobs, sizeof(uint64_t))};
+    int rc = buf[0] && buf[1] && sg[0] && sg[1]
+                 ? GK_OK
+                 : gk_error(s->ctx, GK_ERR_NOMEM, "out of memory for a strip");
+    computer c;
+    computer_start(&c, s, bd->height);
+    pthread_mutex_lock(&bd->mu);
+    int k = rc ? -1 : take(bd, 1), cur = 0;
+    pthread_mutex_unlock(&bd->mu);
+    if (k >= 0)
+        computer_give(&c, k, buf[cur], sg[cur]);
+    while (k >= 0) {
+        rc = computer_wait(&c);
+        if (rc)
             break;
-        memset(sg, 0, (size_t)s->n_jobs * sizeof *sg);
-        rc = compute_strip(s, bd->height, k, buf, sg);
-        if (!rc)
-            rc = s->parts_dir ? write_part(s, bd->height, k, buf) : write_strip(s, bd->height, k, buf);
-        if (!rc) {
-            int y0, h;
-            strip_rows(s, bd->height, k, &y0, &h);
-            finish(bd, k, h, sg, s->n_jobs);
-            if (!s->world && !report(bd))
-                rc = gk_error(s->ctx, GK_ERR_CANCELLED, "cancelled");
+        /* the next strip, if the window lets it through now: computed meanwhile */
+        pthread_mutex_lock(&bd->mu);
+        int next = take(bd, 0);
+        pthread_mutex_unlock(&bd->mu);
+        if (next >= 0)
+            computer_give(&c, next, buf[!cur], sg[!cur]);
+        rc = s->parts_dir ? write_part(s, bd->height, k, buf[cur])
+                          : write_strip(s, bd->height, k, buf[cur]);
+        if (rc) {
+            if (next >= 0)
+                computer_wait(&c);
+            break;
         }
+        int y0, h;
+        strip_rows(s, bd->height, k, &y0, &h);
+        finish(bd, k, h, sg[cur], s->n_jobs);
+        if (!s->world && !report(bd)) {
+            rc = gk_error(s->ctx, GK_ERR_CANCELLED, "cancelled");
+            if (next >= 0)
+                computer_wait(&c);
+            break;
+        }
+        if (next == -2) { /* the window was full until this strip was written */
+            pthread_mutex_lock(&bd->mu);
+            next = take(bd, 1);
+            pthread_mutex_unlock(&bd->mu);
+            if (next >= 0)
+                computer_give(&c, next, buf[!cur], sg[!cur]);
+        }
+        k = next;
+        cur = !cur;
     }
+    computer_stop(&c);
     if (rc)
         halt(bd);
     bd->local_rc = rc;
-    free(buf);
-    free(sg);
+    free(buf[0]);
+    free(buf[1]);
+    free(sg[0]);
+    free(sg[1]);
     return NULL;
 }
 
@@ -289,7 +413,7 @@ static int hub(board *bd)
     gk_strips *s = bd->s;
     const gk_world *w = s->world;
     const int workers = gk_world_size(w) - 1, bands = s->n_jobs * s->planes;
-    int *waiting = malloc((size_t)workers * sizeof *waiting);
+    int *waiting = malloc((size_t)workers * GK_STRIPS_AHEAD * sizeof *waiting);
     int n_waiting = 0, finished = 0, rc = GK_OK, mpi_failed = 0;
     pthread_t local;
     int have_local = 0;
@@ -300,14 +424,16 @@ static int hub(board *bd)
     if (!rc && !have_local)
         local_strips(bd); /* no thread: rank 0's strips first, then the others' */
     double last_report = 0;
-    while (finished < workers) {
+    /* each worker's last GK_STRIPS_AHEAD answers are -1 */
+    const int endings = workers * GK_STRIPS_AHEAD;
+    while (finished < endings) {
         if (rc)
             halt(bd);
         if (answer(bd, waiting, &n_waiting, &finished))
             mpi_failed = 1;
         if (mpi_failed)
             break;
-        if (finished == workers)
+        if (finished == endings)
             break;
         /* only this exchange's tags: a rank done with its strips may
          * already have sent what comes next (gk_world_agree) */
@@ -397,41 +523,81 @@ static int worker(gk_strips *s, int height)
     const int bands = s->n_jobs * s->planes;
     const size_t hb = head_bytes(s->n_jobs);
     size_t cap = hb + (size_t)s->g->nx * height * bands * sizeof(double);
-    char *msg = malloc(cap);
-    int rc = msg ? GK_OK : gk_error(s->ctx, GK_ERR_NOMEM, "out of memory for a strip");
-    if (gk_world_send(w, 0, GK_TAG_ASK, NULL, 0))
-        gk_world_abort(w, 1);
-    for (;;) {
-        int32_t k;
-        if (gk_world_recv(w, 0, GK_TAG_STRIP, &k, sizeof k))
+    char *msg[2] = {malloc(cap), malloc(cap)};
+    int rc = msg[0] && msg[1] ? GK_OK : gk_error(s->ctx, GK_ERR_NOMEM, "out of memory for a strip");
+    for (int i = 0; i < GK_STRIPS_AHEAD; i++)
+        if (gk_world_send(w, 0, GK_TAG_ASK, NULL, 0))
             gk_world_abort(w, 1);
-        if (k < 0)
-            break;
-        data_head hd = {k, GK_OK};
-        uint64_t *sg = msg ? (uint64_t *)(msg + sizeof hd) : NULL;
-        double *buf = msg ? (double *)(msg + hb) : NULL;
-        if (!rc) {
-            memset(sg, 0, (size_t)s->n_jobs * sizeof *sg);
-            rc = compute_strip(s, height, k, buf, sg);
-            if (!rc && s->parts_dir)
-                rc = write_part(s, height, k, buf);
+    int outstanding = GK_STRIPS_AHEAD, queue[GK_STRIPS_AHEAD + 1], nq = 0;
+    computer c;
+    computer_start(&c, s, height);
+    int cur = -1, slot = 0, busy = 0; /* the strip in hand, its buffer; computing it */
+    for (;;) {
+        /* replies already here, and as many as needed to have a strip */
+        while (outstanding > 0 &&
+               (nq == 0 && cur < 0 ? 1 : gk_world_waiting(w, 0, GK_TAG_STRIP) > 0)) {
+            int32_t k;
+            if (gk_world_recv(w, 0, GK_TAG_STRIP, &k, sizeof k))
+                gk_world_abort(w, 1);
+            outstanding--;
+            if (k >= 0)
+                queue[nq++] = k;
         }
+        if (cur < 0 && nq > 0) {
+            cur = queue[0];
+            memmove(queue, queue + 1, (size_t)--nq * sizeof *queue);
+            if (!rc) {
+                computer_give(&c, cur, (double *)(msg[slot] + hb),
+                              (uint64_t *)(msg[slot] + sizeof(data_head)));
+                busy = 1;
+            }
+        }
+        if (cur < 0)
+            break; /* no strip left, every request answered */
+        if (busy) {
+            int crc = computer_wait(&c);
+            busy = 0;
+            if (!rc)
+                rc = crc;
+        }
+        /* the next strip starts before this one leaves */
+        int done_k = cur, done_slot = slot;
+        cur = -1;
+        if (nq > 0) {
+            cur = queue[0];
+            memmove(queue, queue + 1, (size_t)--nq * sizeof *queue);
+            slot = !slot;
+            if (!rc) {
+                computer_give(&c, cur, (double *)(msg[slot] + hb),
+                              (uint64_t *)(msg[slot] + sizeof(data_head)));
+                busy = 1;
+            }
+        }
+        if (!rc && s->parts_dir)
+            rc = write_part(s, height, done_k, (double *)(msg[done_slot] + hb));
         int y0, h;
-        strip_rows(s, height, k, &y0, &h);
-        hd.rc = rc;
+        strip_rows(s, height, done_k, &y0, &h);
+        data_head hd = {done_k, rc};
         size_t n = hb;
         if (!rc && !s->parts_dir)
             n += (size_t)s->g->nx * h * bands * sizeof(double);
         int sent;
-        if (msg) {
-            memcpy(msg, &hd, sizeof hd);
-            sent = gk_world_send(w, 0, GK_TAG_DATA, msg, n);
+        if (msg[done_slot]) {
+            memcpy(msg[done_slot], &hd, sizeof hd);
+            if (rc) /* the counts of a failed strip are nobody's */
+                memset(msg[done_slot] + sizeof hd, 0, hb - sizeof hd);
+            sent = gk_world_send(w, 0, GK_TAG_DATA, msg[done_slot], n);
         } else /* no buffer: a bare header says this rank failed */
             sent = gk_world_send(w, 0, GK_TAG_DATA, &hd, sizeof hd);
         if (sent)
             gk_world_abort(w, 1);
+        outstanding++;
     }
-    free(msg);
+    if (busy)
+        computer_wait(&c);
+    computer_stop(&c);
+    free(msg[0]);
+    free(msg[1]);
     return rc;
 }
 
