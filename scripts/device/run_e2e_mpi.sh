@@ -23,6 +23,7 @@ echo "GPUs: $NG ($(nvidia-smi -L | head -1)); $(nproc) cores; $(mpirun --version
 awk -v n=1048576 'BEGIN{srand(42); print "x,y,z"; for(i=0;i<n;i++){x=10000*rand(); y=10000*rand();
   printf "%.4f,%.4f,%.6f\n", x, y, sin(6e-4*x)+cos(5e-4*y)+0.1*rand()}}' > pts.csv
 ogr2ogr -f GPKG pts.gpkg pts.csv -oo X_POSSIBLE_NAMES=x -oo Y_POSSIBLE_NAMES=y -oo AUTODETECT_TYPE=YES -nln pts
+export GRIDKIT_CPU_SHARE=0  # the same bytes as one process: no CPU share of the GPU runs
 COMMON="-q --timings --device cuda -zfield z -txe 0 10000 -tye 0 10000 -ot Float32"
 declare -A ALG=(
   [kriging]="-outsize 16384 16384 -a kriging:model=Exp:psill=1:range=1500:nugget=0.001:max_points=32"
@@ -31,7 +32,7 @@ declare -A ALG=(
 )
 # mpirun on one host, one GPU a rank (gridkit sets CUDA_VISIBLE_DEVICES by
 # local rank); no binding, so that each rank has every core
-MPI="mpirun --bind-to none --oversubscribe -x PATH -x LD_LIBRARY_PATH -x GDAL_DATA -x PROJ_DATA -x PROJ_LIB"
+MPI="mpirun --bind-to none --oversubscribe --mca btl self,vader -x PATH -x LD_LIBRARY_PATH -x GDAL_DATA -x PROJ_DATA -x PROJ_LIB"
 t() { local s=$(date +%s.%N); timeout 500 "$@" >out.txt 2>err.txt; local rc=$?
   awk -v a=$(date +%s.%N) -v b=$s -v rc=$rc 'BEGIN{printf "%.2f s%s", a - b, rc ? " FAILED rc " rc : ""}'; }
 ranks="1 2"; [ $NG -ge 4 ] && ranks="1 2 4"
