@@ -330,12 +330,11 @@ int invdist_all_tile(Job *J, const Grid &G, const gk_gpu_tile *t, char *err, siz
     int cx = single ? SP_CX : DP_CX, bx = single ? SP_BX : DP_BX, by = single ? SP_BY : DP_BY;
     dim3 blk(bx, by);
     dim3 grd((t->w + cx * bx - 1) / (cx * bx), (t->h + by - 1) / by, 1);
-    /* slices of the points: enough blocks for several waves on every SM */
-    long long cellblocks = (long long)grd.x * grd.y;
-    long long want = (long long)J->nsm * 32;
-    int slices = (int)std::max(1LL, (want + cellblocks - 1) / cellblocks);
-    slices = std::min(slices, std::max(1, n / 4096));
-    slices = std::min(slices, 64);
+    /* slices of the points, each summed on its own and then added in order:
+     * their number depends on the points only, never on the tile or the
+     * GPU, so a node gets the same bits whatever tile it is in (MPI strips,
+     * other GPUs); up to 64 slices keep small tiles' blocks many */
+    int slices = std::min(std::max(1, n / 4096), 64);
     while (slices > 1 && (size_t)slices * ncell > (64u << 20))
         slices--;
     int chunk = (n + slices - 1) / slices;
