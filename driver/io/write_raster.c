@@ -577,10 +577,12 @@ static int write_ready(gk_raster_writer *w)
     return rc;
 }
 
+/* values: wd x ht of type vt (Float64, or the file's own type when direct) */
 static int write_window(gk_raster_writer *w, int band, int x0, int y0, int wd, int ht,
-                        const double *values)
+                        const void *values, GDALDataType vt)
 {
     const int bw = w->block_w, bh = w->block_h, ts = w->tsize;
+    const int vs = GDALGetDataTypeSizeBytes(vt);
     unsigned char **stage = w->stage + (size_t)(band - 1) * w->block_rows;
     int64_t *cnt = w->written + (size_t)(band - 1) * w->block_rows;
     const int r0 = y0 / bh, r1 = (y0 + ht - 1) / bh;
@@ -593,7 +595,7 @@ static int write_window(gk_raster_writer *w, int band, int x0, int y0, int wd, i
     /* rows r0..r1 stay staged until this window is counted in them */
     for (int y = y0; y < y0 + ht; y++) {
         int r = y / bh, ry = y - r * bh;
-        const double *src = values + (size_t)(y - y0) * wd;
+        const unsigned char *src = (const unsigned char *)values + (size_t)(y - y0) * wd * vs;
         if (!w->direct) {
             memcpy(stage[r] + ((size_t)ry * w->nx + x0) * sizeof(double), src,
                    (size_t)wd * sizeof(double));
@@ -603,9 +605,9 @@ static int write_window(gk_raster_writer *w, int band, int x0, int y0, int wd, i
             int bx = x / bw, xe = (bx + 1) * bw < x0 + wd ? (bx + 1) * bw : x0 + wd;
             unsigned char *dst =
                 stage[r] + ((size_t)bx * bw * bh + (size_t)ry * bw + (x - bx * bw)) * ts;
-            /* GDALRasterIO's own conversion: rounding, clamping */
-            GDALCopyWords(src + (x - x0), GDT_Float64, sizeof(double), dst, w->type, ts,
-                          xe - x);
+            /* GDALRasterIO's own conversion: rounding, clamping (a copy when
+             * the values are of the file's type already) */
+            GDALCopyWords(src + (size_t)(x - x0) * vs, vt, vs, dst, w->type, ts, xe - x);
             x = xe;
         }
     }
@@ -664,7 +666,7 @@ int gk_raster_writer_write(gk_raster_writer *w, int band, int x0, int y0, int wd
         return rc;
     }
     if (w->staged)
-        return write_window(w, band, x0, y0, wd, ht, values);
+        return write_window(w, band, x0, y0, wd, ht, values, GDT_Float64);
     pthread_mutex_lock(&w->io);
     double t0 = omp_get_wtime();
     CPLErrorReset();
@@ -676,6 +678,22 @@ int gk_raster_writer_write(gk_raster_writer *w, int band, int x0, int y0, int wd
     w->io_s += omp_get_wtime() - t0;
     pthread_mutex_unlock(&w->io);
     return rc;
+}
+
+int gk_raster_writer_wire_type(const gk_raster_writer *w)
+{
+    return w && w->direct ? (int)w->type : (int)GDT_Float64;
+}
+
+int gk_raster_writer_write_wire(gk_raster_writer *w, int band, int x0, int y0, int wd, int ht,
+                                const void *values)
+{
+    if (!w || !w->direct)
+        return gk_raster_writer_write(w, band, x0, y0, wd, ht, values);
+    if (band < 1 || band > w->bands || x0 < 0 || y0 < 0 || wd <= 0 || ht <= 0 ||
+        wd > w->nx - x0 || ht > w->ny - y0 || !values)
+        return gk_raster_writer_write(w, band, x0, y0, wd, ht, NULL); /* its message */
+    return write_window(w, band, x0, y0, wd, ht, values, w->type);
 }
 
 double gk_raster_writer_io_seconds(const gk_raster_writer *w)

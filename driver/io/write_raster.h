@@ -48,6 +48,14 @@ void gk_raster_writer_tile_size(const gk_raster_writer *w, int *tile_w, int *til
  * and take turns only for the file. */
 int gk_raster_writer_write(gk_raster_writer *w, int band, int x0, int y0, int wd, int ht,
                            const double *values);
+/* Values already converted elsewhere (another process: MPI strips): the
+ * GDAL type (GDALDataType) that gk_raster_writer_write_wire() takes, the
+ * file's own where its blocks are staged as such, else Float64. Convert
+ * with GDALCopyWords from doubles, as gk_raster_writer_write() does, and the
+ * file is the same. */
+int gk_raster_writer_wire_type(const gk_raster_writer *w);
+int gk_raster_writer_write_wire(gk_raster_writer *w, int band, int x0, int y0, int wd, int ht,
+                                const void *values);
 /* Seconds spent so far in GDAL's writing calls (taken in turn). */
 double gk_raster_writer_io_seconds(const gk_raster_writer *w);
 /* Tags nodata on a band after its pixels were written (kriging learns only

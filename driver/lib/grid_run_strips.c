@@ -154,13 +154,16 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
         rc = gk_error(ctx, GK_ERR_NOMEM, "out of memory");
 
     /* the output: rank 0's raster, or the parts' directory everywhere */
-    int tile[2] = {256, 256};
+    int tile[3] = {256, 256, GDT_Float64}; /* and the type strips travel in */
     if (!rc && !o->parts && rank == 0) {
         w = gk_raster_writer_open(ctx, &spec);
         if (!w)
             rc = gk_errno(ctx) ? gk_errno(ctx) : GK_ERR_IO;
         else
+        {
             gk_raster_writer_tile_size(w, &tile[0], &tile[1]);
+            tile[2] = gk_raster_writer_wire_type(w);
+        }
     }
     if (!rc && o->parts) {
         rc = parts_dir(ctx, o->parts);
@@ -227,6 +230,7 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
         s.planes = planes;
         s.tile_w = tile[0];
         s.tile_h = tile[1];
+        s.wire_type = tile[2];
         s.w = w;
         s.parts_dir = o->parts;
         s.parts_stem = stem;

@@ -14,6 +14,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "lib/grid_strips.h"
 
+#include <gdal.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -225,6 +226,24 @@ static int write_part(gk_strips *s, int height, int k, const double *buf)
     }
     gk_raster_writer_abort(w);
     free(name);
+    return rc;
+}
+
+/* Bytes of one value on the wire. */
+static int wire_size(const gk_strips *s)
+{
+    return s->wire_type ? GDALGetDataTypeSizeBytes((GDALDataType)s->wire_type) : 8;
+}
+
+/* Strip k's planes, as they travel to rank 0, to its writer. */
+static int write_wire(gk_strips *s, int height, int k, const unsigned char *vals)
+{
+    int y0, h, rc = GK_OK;
+    strip_rows(s, height, k, &y0, &h);
+    const int bands = s->n_jobs * s->planes, vs = wire_size(s);
+    for (int b = 0; b < bands && !rc; b++)
+        rc = gk_raster_writer_write_wire(s->w, b + 1, 0, y0, s->g->nx, h,
+                                         vals + (size_t)b * s->g->nx * h * vs);
     return rc;
 }
 
@@ -478,14 +497,14 @@ static int hub(board *bd)
                 n >= head_bytes(s->n_jobs)) {
                 strip_rows(s, bd->height, hd.strip, &y0, &h);
                 size_t want = head_bytes(s->n_jobs) +
-                              (s->parts_dir ? 0 : (size_t)s->g->nx * h * bands * sizeof(double));
+                              (s->parts_dir ? 0 : (size_t)s->g->nx * h * bands * wire_size(s));
                 int wrc = n != want ? gk_error(s->ctx, GK_ERR_INTERNAL,
                                                "rank %d sent strip %d in %zu bytes, not %zu",
                                                src, hd.strip, n, want)
                           : s->parts_dir ? GK_OK
-                                         : write_strip(s, bd->height, hd.strip,
-                                                       (const double *)((char *)msg +
-                                                                        head_bytes(s->n_jobs)));
+                                         : write_wire(s, bd->height, hd.strip,
+                                                      (const unsigned char *)msg +
+                                                          head_bytes(s->n_jobs));
                 if (wrc && !rc)
                     rc = wrc;
                 else if (!wrc)
@@ -522,9 +541,19 @@ static int worker(gk_strips *s, int height)
     const gk_world *w = s->world;
     const int bands = s->n_jobs * s->planes;
     const size_t hb = head_bytes(s->n_jobs);
-    size_t cap = hb + (size_t)s->g->nx * height * bands * sizeof(double);
-    char *msg[2] = {malloc(cap), malloc(cap)};
-    int rc = msg[0] && msg[1] ? GK_OK : gk_error(s->ctx, GK_ERR_NOMEM, "out of memory for a strip");
+    const size_t vals = (size_t)s->g->nx * height * bands;
+    /* values are computed as doubles; where the output's type is another,
+     * they travel converted (GDALCopyWords, as rank 0's writer would):
+     * half the bytes or less, and the conversion off rank 0 */
+    const int convert = !s->parts_dir && s->wire_type && s->wire_type != GDT_Float64;
+    const int vs = convert ? wire_size(s) : 8;
+    char *msg[2] = {malloc(hb + vals * vs), malloc(hb + vals * vs)};
+    double *dv[2];
+    for (int i = 0; i < 2; i++)
+        dv[i] = convert ? malloc(vals * sizeof(double)) : msg[i] ? (double *)(msg[i] + hb) : NULL;
+    int rc = msg[0] && msg[1] && dv[0] && dv[1]
+                 ? GK_OK
+                 : gk_error(s->ctx, GK_ERR_NOMEM, "out of memory for a strip");
     for (int i = 0; i < GK_STRIPS_AHEAD; i++)
         if (gk_world_send(w, 0, GK_TAG_ASK, NULL, 0))
             gk_world_abort(w, 1);
@@ -547,8 +576,7 @@ static int worker(gk_strips *s, int height)
             cur = queue[0];
             memmove(queue, queue + 1, (size_t)--nq * sizeof *queue);
             if (!rc) {
-                computer_give(&c, cur, (double *)(msg[slot] + hb),
-                              (uint64_t *)(msg[slot] + sizeof(data_head)));
+                computer_give(&c, cur, dv[slot], (uint64_t *)(msg[slot] + sizeof(data_head)));
                 busy = 1;
             }
         }
@@ -568,19 +596,21 @@ static int worker(gk_strips *s, int height)
             memmove(queue, queue + 1, (size_t)--nq * sizeof *queue);
             slot = !slot;
             if (!rc) {
-                computer_give(&c, cur, (double *)(msg[slot] + hb),
-                              (uint64_t *)(msg[slot] + sizeof(data_head)));
+                computer_give(&c, cur, dv[slot], (uint64_t *)(msg[slot] + sizeof(data_head)));
                 busy = 1;
             }
         }
         if (!rc && s->parts_dir)
-            rc = write_part(s, height, done_k, (double *)(msg[done_slot] + hb));
+            rc = write_part(s, height, done_k, dv[done_slot]);
         int y0, h;
         strip_rows(s, height, done_k, &y0, &h);
+        if (!rc && !s->parts_dir && convert) /* every band's plane, one after another */
+            GDALCopyWords64(dv[done_slot], GDT_Float64, sizeof(double), msg[done_slot] + hb,
+                            (GDALDataType)s->wire_type, vs, (GPtrDiff_t)s->g->nx * h * bands);
         data_head hd = {done_k, rc};
         size_t n = hb;
         if (!rc && !s->parts_dir)
-            n += (size_t)s->g->nx * h * bands * sizeof(double);
+            n += (size_t)s->g->nx * h * bands * vs;
         int sent;
         if (msg[done_slot]) {
             memcpy(msg[done_slot], &hd, sizeof hd);
@@ -596,6 +626,10 @@ static int worker(gk_strips *s, int height)
     if (busy)
         computer_wait(&c);
     computer_stop(&c);
+    if (convert) {
+        free(dv[0]);
+        free(dv[1]);
+    }
     free(msg[0]);
     free(msg[1]);
     return rc;

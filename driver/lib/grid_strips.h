@@ -34,6 +34,8 @@ typedef struct {
     gk_job **jobs;               /* one per layer, on every rank */
     int n_jobs, planes;          /* bands = n_jobs * planes */
     int tile_w, tile_h;          /* the output's tiles (whole blocks) */
+    int wire_type;               /* GDALDataType of the values sent to rank 0
+                                  * (gk_raster_writer_wire_type); 0: Float64 */
     gk_raster_writer *w;         /* rank 0, writer output; NULL for parts */
     /* parts output (every rank): where, and the spec of a part (nx, ny,
      * geotransform and dst are set per part); band_metadata[b] is band b's

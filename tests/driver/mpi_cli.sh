@@ -101,6 +101,8 @@ RANKS="2 3" same variance "${MZ[@]}" -a kriging:model=Sph:psill=0.6:range=900:va
 RANKS="2 3" same variance_band "${MZ[@]}" -co INTERLEAVE=BAND -a kriging:model=Sph:psill=0.6:range=900:variance=yes "$M"
 RANKS="2 3" same deflate "${MZ[@]}" -ot Float32 -co COMPRESS=DEFLATE -co TILED=YES -co BLOCKXSIZE=32 -co BLOCKYSIZE=32 -a invdist:power=2 "$M"
 RANKS="3" same two_layers -l pts_a -l pts_b -zfield val -outsize 150 140 -a average:radius=0.2 "$DATA/multi.gpkg"
+# values that travel converted to the output's type, clamped where they overflow it
+RANKS="2 3" same int16_clamped "${MZ[@]}" -ot Int16 -z_multiply 100 -a invdist:power=2:radius=600 "$M"
 RANKS="3" same png "${MZ[@]}" -ot Byte -of PNG -z_multiply 0.1 -a nearest:radius=500 "$M"
 
 # --parts: values against the plain run, the same files for 1 and 3 ranks
