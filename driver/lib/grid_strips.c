@@ -35,9 +35,14 @@ int gk_strips_height(const gk_grid *g, int bands, int tile_h)
     if (tile_h < 1)
         tile_h = 1;
     double row = (double)g->nx * bands * sizeof(double);
+    if (row * tile_h > STRIP_BYTES) {
+        /* rows so wide that one tile's height passes the budget: fewer rows
+         * (block rows then fill from several strips) */
+        int h = (int)(STRIP_BYTES / row);
+        h = h < 1 ? 1 : h;
+        return h > g->ny ? g->ny : h;
+    }
     int k = (int)(STRIP_BYTES / (row * tile_h));
-    if (k < 1)
-        k = 1;
     while (k > 1 && (g->ny + k * tile_h - 1) / (k * tile_h) < GK_STRIPS_MIN)
         k--;
     int h = k * tile_h;

@@ -55,8 +55,9 @@ typedef struct {
 
 /* Rows per strip for grid g, b bands, output tiles tile_h high: whole
  * tiles, at most about 32 MiB of doubles, and at least GK_STRIPS_MIN
- * strips where the grid has rows enough. Not the number of ranks: the
- * parts of --parts are the same files whatever it is. */
+ * strips where the grid has rows enough; where one tile's height of rows
+ * passes 32 MiB, as many rows as fit (at least one). Not the number of
+ * ranks: the parts of --parts are the same files whatever it is. */
 #define GK_STRIPS_MIN 64
 int gk_strips_height(const gk_grid *g, int bands, int tile_h);
 

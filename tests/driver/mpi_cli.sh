@@ -103,6 +103,8 @@ RANKS="2 3" same deflate "${MZ[@]}" -ot Float32 -co COMPRESS=DEFLATE -co TILED=Y
 RANKS="3" same two_layers -l pts_a -l pts_b -zfield val -outsize 150 140 -a average:radius=0.2 "$DATA/multi.gpkg"
 # values that travel converted to the output's type, clamped where they overflow it
 RANKS="2 3" same int16_clamped "${MZ[@]}" -ot Int16 -z_multiply 100 -a invdist:power=2:radius=600 "$M"
+# rows so wide that a strip is a few rows, not whole output tiles
+RANKS="3" same wide -zfield zinc -ot Byte -outsize 400000 24 -a count:radius=300 "$M"
 RANKS="3" same png "${MZ[@]}" -ot Byte -of PNG -z_multiply 0.1 -a nearest:radius=500 "$M"
 
 # --parts: values against the plain run, the same files for 1 and 3 ranks
