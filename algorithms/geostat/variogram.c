@@ -439,31 +439,38 @@ static int vgm_output(gk_context *ctx, const vgm_setup *s, const vgm_bin *hist,
     return GK_OK;
 }
 
-/* Checks the points and options and sets s up. */
+/* A variogram's points and options, checked, and its classes set up. */
+typedef struct {
+    gk_vgm_options o;
+    vgm_setup s;
+    int nreport;
+    double bb[4];
+    size_t n;
+} vgm_run;
+
 static int vgm_begin(gk_context *ctx, const gk_points *pts, const gk_vgm_options *opt,
-                     gk_vgm_options *o, vgm_setup *s, int *nreport, double *bb, size_t *n_out)
+                     vgm_run *r)
 {
+    memset(r, 0, sizeof *r);
     if (opt)
-        *o = *opt;
-    else
-        memset(o, 0, sizeof *o);
+        r->o = *opt;
     size_t n = pts ? gk_points_count(pts) : 0;
     if (n == 0)
         return gk_error(ctx, GK_ERR_NO_POINTS, "variogram: no points");
     if (n < 2)
         return gk_error(ctx, GK_ERR_NO_POINTS, "variogram: needs at least 2 points, got 1");
     const double *x = gk_points_x(pts), *y = gk_points_y(pts), *z = gk_points_z(pts);
-    gk_points_bounds(pts, &bb[0], &bb[1], &bb[2], &bb[3]);
+    gk_points_bounds(pts, &r->bb[0], &r->bb[1], &r->bb[2], &r->bb[3]);
     for (size_t i = 0; i < n; i++)
         if (!isfinite(z[i]))
             return gk_error(ctx, GK_ERR_ARG, "variogram: point %zu has a non-finite value", i + 1);
-    int rc = vgm_prepare(ctx, o, bb, s, nreport);
+    int rc = vgm_prepare(ctx, &r->o, r->bb, &r->s, &r->nreport);
     if (rc)
         return rc;
-    s->x = x;
-    s->y = y;
-    s->z = z;
-    *n_out = n;
+    r->s.x = x;
+    r->s.y = y;
+    r->s.z = z;
+    r->n = n;
     return GK_OK;
 }
 
@@ -484,23 +491,19 @@ int gk_variogram_blocks(gk_context *ctx, const gk_points *pts, const gk_vgm_opti
     memset(out, 0, sizeof *out);
     if (parts < 1 || part < 0 || part >= parts)
         return gk_error(ctx, GK_ERR_ARG, "variogram: part %d of %d", part, parts);
-    gk_vgm_options o;
-    vgm_setup s;
-    int nreport = 0;
-    double bb[4];
-    size_t n = 0;
-    int rc = vgm_begin(ctx, pts, opt, &o, &s, &nreport, bb, &n);
+    vgm_run r;
+    int rc = vgm_begin(ctx, pts, opt, &r);
     if (rc)
         return rc;
     vgm_bin *hist = NULL;
     size_t nblocks = 0;
     int on_gpu = 0;
-    if ((rc = vgm_block_sums(ctx, &s, n, o.ndir == 0, bb, part, parts, where, &hist, &nblocks,
-                             &on_gpu)))
+    if ((rc = vgm_block_sums(ctx, &r.s, r.n, r.o.ndir == 0, r.bb, part, parts, where, &hist,
+                             &nblocks, &on_gpu)))
         return rc;
     out->on_gpu = on_gpu;
     out->nblocks = nblocks;
-    out->hsize = (size_t)s.ndir * s.ncls + 1;
+    out->hsize = (size_t)r.s.ndir * r.s.ncls + 1;
     out->bytes = nblocks * out->hsize * sizeof(vgm_bin);
     out->data = hist;
     return GK_OK;
@@ -518,18 +521,14 @@ int gk_variogram_merge(gk_context *ctx, const gk_points *pts, const gk_vgm_optio
                        gk_vgm_blocks *blocks, gk_vgm *out)
 {
     memset(out, 0, sizeof *out);
-    gk_vgm_options o;
-    vgm_setup s;
-    int nreport = 0;
-    double bb[4];
-    size_t n = 0;
-    int rc = vgm_begin(ctx, pts, opt, &o, &s, &nreport, bb, &n);
+    vgm_run r;
+    int rc = vgm_begin(ctx, pts, opt, &r);
     if (rc)
         return rc;
-    if (!blocks->data || blocks->hsize != (size_t)s.ndir * s.ncls + 1)
+    if (!blocks->data || blocks->hsize != (size_t)r.s.ndir * r.s.ncls + 1)
         return gk_error(ctx, GK_ERR_INTERNAL, "variogram: blocks of another setup");
     merge_blocks(blocks->data, blocks->hsize, blocks->nblocks);
-    return vgm_output(ctx, &s, blocks->data, &o, nreport, out);
+    return vgm_output(ctx, &r.s, blocks->data, &r.o, r.nreport, out);
 }
 
 void gk_vgm_blocks_free(gk_vgm_blocks *b)
