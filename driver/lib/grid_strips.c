@@ -277,7 +277,22 @@ typedef struct {
     int rows_done;
     uint64_t *singular;  /* n_jobs */
     int local_rc;        /* rank 0's own strips */
+    /* whether other ranks' strips pay: rank 0's seconds computing a strip
+     * of its own, against its seconds taking one in from another rank */
+    int local_n, remote_n;
+    double local_s, remote_s;
 } board;
+
+/* A strip from another rank costs rank 0 its receiving and writing; where
+ * that is more than computing the strip itself (an output that is cheap to
+ * compute and dear to write), rank 0 keeps the rest for itself: more ranks
+ * are then no slower than one. Under mu. */
+static int remote_pays(const board *bd)
+{
+    if (bd->local_n < 2 || bd->remote_n < 2)
+        return 1;
+    return bd->remote_s / bd->remote_n <= bd->local_s / bd->local_n;
+}
 
 /* The next strip for anyone, -1 when none is left or the run stops; with
  * wait, blocks while the window is full, else returns -2 then. Under mu. */
@@ -347,12 +362,16 @@ static void *local_strips(void *arg)
     pthread_mutex_unlock(&bd->mu);
     if (k >= 0)
         computer_give(&c, k, buf[cur], sg[cur]);
+    double computed = 0;
     while (k >= 0) {
         rc = computer_wait(&c);
         if (rc)
             break;
         /* the next strip, if the window lets it through now: computed meanwhile */
         pthread_mutex_lock(&bd->mu);
+        bd->local_n++;
+        bd->local_s += s->compute_s - computed; /* the computer is idle: no race */
+        computed = s->compute_s;
         int next = take(bd, 0);
         pthread_mutex_unlock(&bd->mu);
         if (next >= 0)
@@ -416,8 +435,9 @@ static int answer(board *bd, int *waiting, int *n_waiting, int *finished)
 {
     int failed = 0;
     pthread_mutex_lock(&bd->mu);
+    const int pays = remote_pays(bd);
     for (int i = 0; i < *n_waiting;) {
-        int k = take(bd, 0);
+        int k = pays ? take(bd, 0) : -1;
         if (k == -2) {
             i++;
             continue;
@@ -484,6 +504,7 @@ static int hub(board *bd)
         int src;
         void *msg;
         size_t n;
+        double t_in = now_s();
         if (gk_world_recv_any(w, GK_WORLD_ANY, tag, &src, &tag, &msg, &n)) {
             mpi_failed = 1;
             break;
@@ -512,8 +533,13 @@ static int hub(board *bd)
                                                           head_bytes(s->n_jobs));
                 if (wrc && !rc)
                     rc = wrc;
-                else if (!wrc)
+                else if (!wrc) {
                     finish(bd, hd.strip, h, sg, s->n_jobs);
+                    pthread_mutex_lock(&bd->mu);
+                    bd->remote_n++;
+                    bd->remote_s += now_s() - t_in;
+                    pthread_mutex_unlock(&bd->mu);
+                }
             } else {
                 halt(bd); /* that rank failed: it says why in gk_world_agree */
             }
