@@ -47,13 +47,6 @@ typedef struct {
     uint64_t lin_rest; /* linear: nodes the GPU left to the CPU */
     pthread_mutex_t lock;
     pthread_cond_t freed;
-    /* page-locked host buffers a run gave back, for the next run of the job
-     * (MPI strips run the engine a strip at a time: allocating and freeing
-     * page-locked memory each time costs milliseconds and synchronises the
-     * device); under lock */
-    void *pool[GK_GPU_MAX_HANDLES];
-    size_t pool_bytes[GK_GPU_MAX_HANDLES];
-    int npool;
     char err[512];
 } gk_gpu_job;
 
@@ -712,36 +705,14 @@ uint64_t gk_device_linear_rest(const gk_job *job)
 
 void *gk_device_host_alloc(const gk_job *job, size_t bytes)
 {
-    gk_gpu_job *g = job->gpu;
-    if (!g)
-        return NULL;
-    void *p = NULL;
-    pthread_mutex_lock(&g->lock);
-    for (int i = 0; i < g->npool && !p; i++)
-        if (g->pool_bytes[i] >= bytes) {
-            p = g->pool[i];
-            g->npool--;
-            g->pool[i] = g->pool[g->npool];
-            g->pool_bytes[i] = g->pool_bytes[g->npool];
-        }
-    pthread_mutex_unlock(&g->lock);
-    return p ? p : g->api->host_alloc(bytes);
+    const gk_gpu_job *g = job->gpu;
+    return g ? g->api->host_alloc(bytes) : NULL;
 }
 
-/* bytes: what it was asked for with */
-void gk_device_host_free(const gk_job *job, void *p, size_t bytes)
+void gk_device_host_free(const gk_job *job, void *p)
 {
-    gk_gpu_job *g = job->gpu;
-    if (!g || !p)
-        return;
-    pthread_mutex_lock(&g->lock);
-    int kept = g->npool < GK_GPU_MAX_HANDLES;
-    if (kept) {
-        g->pool[g->npool] = p;
-        g->pool_bytes[g->npool++] = bytes;
-    }
-    pthread_mutex_unlock(&g->lock);
-    if (!kept)
+    const gk_gpu_job *g = job->gpu;
+    if (g && p)
         g->api->host_free(p);
 }
 
@@ -761,8 +732,6 @@ void gk_device_job_free(gk_job *job)
         if (g->ch[k])
             g->api->job_free(g->ch[k]);
     }
-    for (int i = 0; i < g->npool; i++)
-        g->api->host_free(g->pool[i]);
     pthread_mutex_destroy(&g->tree_lock);
     pthread_cond_destroy(&g->freed);
     pthread_mutex_destroy(&g->lock);

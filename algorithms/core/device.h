@@ -53,7 +53,7 @@ double gk_algorithm_cpu_node_seconds(const gk_algorithm *alg, double n_points, d
                                      double *setup_s);
 /* Page-locked memory for tile buffers of a GPU job (NULL: use malloc). */
 void *gk_device_host_alloc(const gk_job *job, size_t bytes);
-void gk_device_host_free(const gk_job *job, void *p, size_t bytes);
+void gk_device_host_free(const gk_job *job, void *p);
 const char *gk_device_error(const gk_job *job);
 void gk_device_job_free(gk_job *job);
 /* Kernel time (ms, CUDA events) of the job's last GPU tile; -1 on the CPU. */

@@ -369,7 +369,7 @@ int gk_job_run_rows(gk_job *job, const gk_grid *g, int y0, int rows, int tile_w,
                 }
             }
             if (pinned)
-                gk_device_host_free(job, buf, bytes);
+                gk_device_host_free(job, buf);
             else
                 free(buf);
             gk_scratch_free(&s);

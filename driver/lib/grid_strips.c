@@ -277,16 +277,16 @@ typedef struct {
     int rows_done;
     uint64_t *singular;  /* n_jobs */
     int local_rc;        /* rank 0's own strips */
-    /* whether other ranks' strips pay: rank 0's seconds computing strips of
-     * its own, against its seconds receiving others' */
+    /* whether other ranks' strips pay: rank 0's seconds computing a strip
+     * of its own, against its seconds taking one in from another rank */
     int local_n, remote_n;
     double local_s, remote_s;
 } board;
 
-/* A strip from another rank costs rank 0 its receiving (the writing it pays
- * whoever computed it); where that is more than computing the strip itself
- * (a grid cheap to compute and dear to write), rank 0 keeps the rest for
- * itself: more ranks are then no slower than one. Under mu. */
+/* A strip from another rank costs rank 0 its receiving and writing; where
+ * that is more than computing the strip itself (an output that is cheap to
+ * compute and dear to write), rank 0 keeps the rest for itself: more ranks
+ * are then no slower than one. Under mu. */
 static int remote_pays(const board *bd)
 {
     if (bd->local_n < 2 || bd->remote_n < 2)
@@ -509,7 +509,6 @@ static int hub(board *bd)
             mpi_failed = 1;
             break;
         }
-        t_in = now_s() - t_in; /* taking it in: what rank 0 pays for another's strip */
         if (tag == GK_TAG_DATA) {
             data_head hd = {-1, GK_ERR_INTERNAL};
             if (n >= sizeof hd)
@@ -538,7 +537,7 @@ static int hub(board *bd)
                     finish(bd, hd.strip, h, sg, s->n_jobs);
                     pthread_mutex_lock(&bd->mu);
                     bd->remote_n++;
-                    bd->remote_s += t_in;
+                    bd->remote_s += now_s() - t_in;
                     pthread_mutex_unlock(&bd->mu);
                 }
             } else {
