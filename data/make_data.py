@@ -111,6 +111,23 @@ def integer_grid():
         fh.write("Integer,Integer,Real,String\n")
 
 
+def lattice_400():
+    # A 20 x 20 survey lattice, 60 m apart, written in a shuffled order: the
+    # points equidistant from a node are many, and input order is not space
+    # order (gdal_grid breaks their ties by its quadtree's order).
+    rng = np.random.default_rng(400)
+    i, j = np.meshgrid(np.arange(20), np.arange(20))
+    x = 1000 + 60 * i.ravel()
+    y = 5000 + 60 * j.ravel()
+    z = np.round(100.0 + 0.02 * (x - 1000) + 0.01 * (y - 5000) + rng.normal(0, 5, 400), 2)
+    with open(os.path.join(OUT, "lattice_400.csv"), "w") as fh:
+        fh.write("x,y,z,WKT\n")
+        for k in rng.permutation(400):
+            fh.write('%d,%d,%.2f,"POINT Z (%d %d %.2f)"\n' % (x[k], y[k], z[k], x[k], y[k], z[k]))
+    with open(os.path.join(OUT, "lattice_400.csvt"), "w") as fh:
+        fh.write("Integer,Integer,Real,String\n")
+
+
 def latlon_300():
     rng = np.random.default_rng(300)
     i, j = np.meshgrid(np.arange(20), np.arange(15))
@@ -202,6 +219,7 @@ if __name__ == "__main__":
     random_500()
     utm_2000()
     integer_grid()
+    lattice_400()
     latlon_300()
     multi()
     points_10k()

@@ -11,6 +11,7 @@
 #include "device.h"
 #include "method.h"
 #include "gk_internal.h"
+#include "quadtree_order.h"
 
 #include <math.h>
 #include <omp.h>
@@ -71,6 +72,55 @@ gk_tile_fn gk_cpu_tile_fn(gk_alg_kind kind)
     return m ? m->cpu_tile : NULL;
 }
 
+/* Does gdal_grid take this algorithm's candidates from its quadtree, where
+ * equidistant points are ranked by the tree's order? invdistnn always, the
+ * per-quadrant limits always, nearest with a radius over more than
+ * GDAL_GRID_POINT_COUNT_THRESHOLD's default 100 points (reference
+ * gdal_grid.md, 'Quadtree use'); kriging's selection is gstat's. */
+static int gdal_quadtree_ties(const gk_algorithm *a, size_t n)
+{
+    const int quadrants = a->min_points_per_quadrant > 0 || a->max_points_per_quadrant > 0;
+    switch (a->kind) {
+    case GK_ALG_INVDISTNN:
+        return 1;
+    case GK_ALG_NEAREST:
+        return n > 100 && a->angle == 0.0 && (a->radius1 > 0.0 || a->radius2 > 0.0);
+    case GK_ALG_AVERAGE:
+    case GK_ALG_MINIMUM:
+    case GK_ALG_MAXIMUM:
+    case GK_ALG_RANGE:
+    case GK_ALG_COUNT:
+    case GK_ALG_AVERAGE_DISTANCE:
+        return quadrants;
+    default:
+        return 0;
+    }
+}
+
+/* The job's own copy of pts in gdal_grid's quadtree order: every rule that
+ * breaks ties by index ("the first in input order") then follows the tree's
+ * order, on the CPU and the GPU alike. NULL when out of memory. */
+static gk_points *quadtree_ordered(gk_context *ctx, const gk_points *pts)
+{
+    size_t n = pts->n;
+    uint32_t *order = malloc(n * sizeof *order);
+    gk_points *own = gk_points_new(ctx);
+    if (!order || !own || gk_points_reserve(own, n) ||
+        gk_gdal_quadtree_order(pts->x, pts->y, n, order)) {
+        free(order);
+        gk_points_free(own);
+        return NULL;
+    }
+    for (size_t k = 0; k < n; k++) {
+        own->x[k] = pts->x[order[k]];
+        own->y[k] = pts->y[order[k]];
+        own->z[k] = pts->z[order[k]];
+    }
+    own->n = n;
+    free(order);
+    return own;
+}
+
 gk_job *gk_job_new(gk_context *ctx, const gk_points *pts, const gk_algorithm *alg)
 {
     size_t n = pts ? pts->n : 0;
@@ -96,6 +146,14 @@ gk_job *gk_job_new(gk_context *ctx, const gk_points *pts, const gk_algorithm *al
     job->ctx = ctx;
     job->pts = pts;
     job->alg = *alg;
+    if (gdal_quadtree_ties(alg, n)) {
+        if (!(job->own_pts = quadtree_ordered(ctx, pts))) {
+            gk_error(ctx, GK_ERR_NOMEM, "out of memory ordering %zu points", n);
+            free(job);
+            return NULL;
+        }
+        job->pts = job->own_pts;
+    }
     job->nbands = 1;
     gk_ellipse_init(&job->ell, alg->radius1, alg->radius2, alg->angle);
 
@@ -130,6 +188,7 @@ void gk_job_free(gk_job *job)
         m->release(job);
     if (job->tree_free)
         job->tree_free(job->tree);
+    gk_points_free(job->own_pts);
     free(job);
 }
 

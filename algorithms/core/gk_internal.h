@@ -152,6 +152,7 @@ typedef struct gk_kdtree gk_kdtree;
 struct gk_job {
     gk_context *ctx;
     const gk_points *pts;
+    gk_points *own_pts; /* pts, when the job reorders the caller's points (engine.c) */
     gk_algorithm alg;
     const struct gk_method *method; /* alg's row, looked up once (core/method.h) */
     gk_ellipse ell;

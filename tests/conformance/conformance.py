@@ -41,6 +41,12 @@ GU = ["-txe", "495000", "505000", "-tye", "4995000", "5005100", "-outsize", "100
 GI = ["-txe", "-0.5", "40.5", "-tye", "-0.5", "40.5", "-outsize", "41", "41"]  # nodes on integers
 GL = ["-txe", "10.9995", "11.0195", "-tye", "47.9995", "48.0145", "-outsize", "80", "60"]
 GX = ["-txe", "0", "5000", "-tye", "0", "5000", "-outsize", "120", "120"]
+# the 20 x 20 lattice (60 m): nodes 1 m east of the points, 1 m east and north,
+# and halfway between two points east-west
+GA = ["-txe", "971", "2171", "-tye", "4970", "6170", "-outsize", "20", "20"]
+GB = ["-txe", "971", "2171", "-tye", "4971", "6171", "-outsize", "20", "20"]
+GM = ["-txe", "1000", "2140", "-tye", "4970", "6170", "-outsize", "19", "20"]
+T = "lattice_400.csv"
 R, U, I, L, M, X = ("random_500.gpkg", "utm_2000.shp", "integer_grid.csv", "latlon_300.gpkg",
                     "multi.gpkg", "points_10k.xyz")
 ZU = ["-zfield", "elev"]
@@ -224,6 +230,21 @@ CASES = [
     Case("utm_count_2d_no_zfield", U, ["-outsize", "90", "90", "-ot", "Int32"] + A("count:radius=250")),
     Case("utm_z_increase", U, GU + ZU + ["-z_increase", "-100"] + A("maximum:radius=300:nodata=-9999")),
     Case("utm_a_srs_override", U, GU + ZU + ["-a_srs", "EPSG:25832"] + A("invdistnn:radius=300")),
+    # ---- a lattice: equidistant points everywhere, ranked by gdal_grid's quadtree
+    Case("lat_invdistnn_ties", T, GA + A("invdistnn:power=2:radius=250:max_points=12:min_points=8"),
+         why="equidistant candidates at the 12th place: gdal_grid's quadtree order decides"),
+    Case("lat_invdistnn_ties_diagonal", T, GB + A("invdistnn:power=2:radius=250:max_points=12"),
+         why="ties in four directions: quadtree order"),
+    Case("lat_invdistnn_quadrants", T,
+         GB + A("invdistnn:power=2:radius=250:max_points=10:max_points_per_quadrant=3"),
+         why="each quadrant's ties: quadtree order"),
+    Case("lat_average_quadrants", T,
+         GB + A("average:radius=200:max_points=7:max_points_per_quadrant=2:nodata=-9999"),
+         why="each quadrant's ties: quadtree order"),
+    Case("lat_nearest_halfway", T, GM + A("nearest:radius=45:nodata=-9999"),
+         why="two points at 30 m: gdal_grid's quadtree path takes the last in its order"),
+    Case("int_invdistnn_ties", I, GI + A("invdistnn:power=2:radius=3:max_points=5"),
+         why="integer lattice with duplicates: ties and coincident points in quadtree order"),
     # ---- integer coordinates, exact hits, duplicates ---------------------------
     Case("int_invdist_exact_hits", I, GI,
          why="exact hits; coincident points with different Z: first in input order"),

@@ -1,0 +1,26 @@
+/*
+ * quadtree_order.h - the order in which gdal_grid's quadtree lists points.
+ *
+ * gdal_grid finds candidates with GDAL's CPLQuadTree (invdistnn, the
+ * per-quadrant limits, nearest with a radius over more than 100 points),
+ * and among equidistant candidates keeps the ones the tree lists first (or,
+ * for nearest, last). On lattices (DEMs exported as XYZ, survey grids) such
+ * ties are everywhere. The tree is a deterministic function of the points
+ * in input order, and a search lists its points in the tree's depth-first
+ * order whatever the search box, so one order of all points, computed once,
+ * reproduces every search's ties.
+ */
+#ifndef GK_QUADTREE_ORDER_H
+#define GK_QUADTREE_ORDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* order[k] = the input index of the k-th point in the depth-first order of
+ * the quadtree gdal_grid builds over (x, y)[0..n): root = the points'
+ * bounding box, points inserted in input order, 8 points a node before it
+ * splits, quarters of 55% of their parent's longer side. 0, or -1 when out
+ * of memory. */
+int gk_gdal_quadtree_order(const double *x, const double *y, size_t n, uint32_t *order);
+
+#endif
