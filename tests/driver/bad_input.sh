@@ -261,5 +261,17 @@ printf 'x y z\n0 0 1\n0 0 1\n5 5 2\n5 5 2\n0 5 3\n0 5 3\n' >"$d/dup.xyz"
 check_cmd cv_all_singular 'dup\.xyz: none of the 6 points got a prediction' -- \
     cv "$d/dup.xyz" -a kriging:model=Sph:psill=1:range=10
 
+# --parts: the destination must be the mosaic (.vrt), the format GeoTIFF parts,
+# the directory a directory; nothing written in any case
+d=$(case_dir parts)
+check parts_not_vrt 'the destination .*o\.tif must be a \.vrt' "$d/o.tif" -- "${G[@]}" \
+    --parts "$d/p" -a count:radius=100 "$R" "$d/o.tif"
+check parts_format '--parts writes GeoTIFF parts and a VRT: -of HFA' "$d/o.vrt" -- "${G[@]}" \
+    -of HFA --parts "$d/p" -a count:radius=100 "$R" "$d/o.vrt"
+touch "$d/afile"
+check parts_dir_is_file '--parts .*afile: not a directory' "$d/o.vrt" -- "${G[@]}" \
+    --parts "$d/afile" -a count:radius=100 "$R" "$d/o.vrt"
+[ -z "$(ls "$d/afile/" 2>/dev/null)" ] && [ ! -d "$d/p" ] || report parts_nothing_written "parts written"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
