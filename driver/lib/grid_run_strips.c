@@ -159,8 +159,7 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
         w = gk_raster_writer_open(ctx, &spec);
         if (!w)
             rc = gk_errno(ctx) ? gk_errno(ctx) : GK_ERR_IO;
-        else
-        {
+        else {
             gk_raster_writer_tile_size(w, &tile[0], &tile[1]);
             tile[2] = gk_raster_writer_wire_type(w);
         }

@@ -3,10 +3,11 @@
  * rank 0 or as parts (grid_strips.h).
  *
  * The exchange, worker rank r and rank 0:
- *   r -> 0  ASK                   once, at the start
+ *   r -> 0  ASK, ASK              at the start (GK_STRIPS_AHEAD requests)
  *   0 -> r  STRIP k               (or -1: no more, or the run stops)
- *   r -> 0  DATA header(k, rc, singular counts) [+ the strip's values]
- *   0 -> r  STRIP k' ...          a DATA asks for the next strip
+ *   r -> 0  DATA header(k, rc, singular counts) [+ the strip's values, in
+ *           the output's type]
+ *   0 -> r  STRIP k' ...          a DATA asks for another strip
  * A rank that fails sends a DATA with its code and takes the -1 that
  * follows; its message reaches the user through gk_world_agree(), which
  * every rank calls after the run.
@@ -240,27 +241,18 @@ static int wire_size(const gk_strips *s)
     return s->wire_type ? GDALGetDataTypeSizeBytes((GDALDataType)s->wire_type) : 8;
 }
 
-/* Strip k's planes, as they travel to rank 0, to its writer. */
-static int write_wire(gk_strips *s, int height, int k, const unsigned char *vals)
+/* Strip k's planes to rank 0's writer: doubles (rank 0's own), or as they
+ * travelled from another rank (wire, in the writer's wire type). */
+static int write_strip(gk_strips *s, int height, int k, const void *vals, int wire)
 {
     int y0, h, rc = GK_OK;
     strip_rows(s, height, k, &y0, &h);
-    const int bands = s->n_jobs * s->planes, vs = wire_size(s);
-    for (int b = 0; b < bands && !rc; b++)
-        rc = gk_raster_writer_write_wire(s->w, b + 1, 0, y0, s->g->nx, h,
-                                         vals + (size_t)b * s->g->nx * h * vs);
-    return rc;
-}
-
-/* Strip k's planes to rank 0's writer. */
-static int write_strip(gk_strips *s, int height, int k, const double *buf)
-{
-    int y0, h, rc = GK_OK;
-    strip_rows(s, height, k, &y0, &h);
-    const int bands = s->n_jobs * s->planes;
-    for (int b = 0; b < bands && !rc; b++)
-        rc = gk_raster_writer_write(s->w, b + 1, 0, y0, s->g->nx, h,
-                                    buf + (size_t)b * s->g->nx * h);
+    const int bands = s->n_jobs * s->planes, vs = wire ? wire_size(s) : (int)sizeof(double);
+    for (int b = 0; b < bands && !rc; b++) {
+        const void *plane = (const unsigned char *)vals + (size_t)b * s->g->nx * h * vs;
+        rc = wire ? gk_raster_writer_write_wire(s->w, b + 1, 0, y0, s->g->nx, h, plane)
+                  : gk_raster_writer_write(s->w, b + 1, 0, y0, s->g->nx, h, plane);
+    }
     return rc;
 }
 
@@ -377,7 +369,7 @@ static void *local_strips(void *arg)
         if (next >= 0)
             computer_give(&c, next, buf[!cur], sg[!cur]);
         rc = s->parts_dir ? write_part(s, bd->height, k, buf[cur])
-                          : write_strip(s, bd->height, k, buf[cur]);
+                          : write_strip(s, bd->height, k, buf[cur], 0);
         if (rc) {
             if (next >= 0)
                 computer_wait(&c);
@@ -528,9 +520,10 @@ static int hub(board *bd)
                                                "rank %d sent strip %d in %zu bytes, not %zu",
                                                src, hd.strip, n, want)
                           : s->parts_dir ? GK_OK
-                                         : write_wire(s, bd->height, hd.strip,
-                                                      (const unsigned char *)msg +
-                                                          head_bytes(s->n_jobs));
+                                         : write_strip(s, bd->height, hd.strip,
+                                                       (const unsigned char *)msg +
+                                                           head_bytes(s->n_jobs),
+                                                       1);
                 if (wrc && !rc)
                     rc = wrc;
                 else if (!wrc) {
@@ -680,9 +673,10 @@ int gk_strips_run(gk_strips *s)
      * most about this many; two a rank keeps every rank busy, up to 1 GiB */
     double strip_bytes = (double)s->g->nx * height * bands * sizeof(double);
     bd.window = 2 * ranks + 2;
-    if (bd.window > 4 && bd.window * strip_bytes > GK_STRIPS_HELD_MAX)
-        bd.window = (int)(GK_STRIPS_HELD_MAX / strip_bytes) > 4 ? (int)(GK_STRIPS_HELD_MAX / strip_bytes)
-                                                                 : 4;
+    if (bd.window > 4 && bd.window * strip_bytes > GK_STRIPS_HELD_MAX) {
+        int fit = (int)(GK_STRIPS_HELD_MAX / strip_bytes);
+        bd.window = fit > 4 ? fit : 4;
+    }
     bd.done = calloc((size_t)bd.nstrips, 1);
     bd.singular = s->singular;
     pthread_mutex_init(&bd.mu, NULL);
