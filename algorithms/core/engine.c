@@ -99,8 +99,9 @@ static int gdal_quadtree_ties(const gk_algorithm *a, size_t n)
 
 /* The job's own copy of pts in gdal_grid's quadtree order: every rule that
  * breaks ties by index ("the first in input order") then follows the tree's
- * order, on the CPU and the GPU alike. NULL when out of memory. */
-static gk_points *quadtree_ordered(gk_context *ctx, const gk_points *pts)
+ * order, on the CPU and the GPU alike; *order_out: the caller's index of each
+ * (cross-validation maps its folds through it). NULL when out of memory. */
+static gk_points *quadtree_ordered(gk_context *ctx, const gk_points *pts, uint32_t **order_out)
 {
     size_t n = pts->n;
     uint32_t *order = malloc(n * sizeof *order);
@@ -117,7 +118,7 @@ static gk_points *quadtree_ordered(gk_context *ctx, const gk_points *pts)
         own->z[k] = pts->z[order[k]];
     }
     own->n = n;
-    free(order);
+    *order_out = order;
     return own;
 }
 
@@ -147,7 +148,7 @@ gk_job *gk_job_new(gk_context *ctx, const gk_points *pts, const gk_algorithm *al
     job->pts = pts;
     job->alg = *alg;
     if (gdal_quadtree_ties(alg, n)) {
-        if (!(job->own_pts = quadtree_ordered(ctx, pts))) {
+        if (!(job->own_pts = quadtree_ordered(ctx, pts, &job->order))) {
             gk_error(ctx, GK_ERR_NOMEM, "out of memory ordering %zu points", n);
             free(job);
             return NULL;
@@ -189,6 +190,7 @@ void gk_job_free(gk_job *job)
     if (job->tree_free)
         job->tree_free(job->tree);
     gk_points_free(job->own_pts);
+    free(job->order);
     free(job);
 }
 

@@ -153,6 +153,7 @@ struct gk_job {
     gk_context *ctx;
     const gk_points *pts;
     gk_points *own_pts; /* pts, when the job reorders the caller's points (engine.c) */
+    uint32_t *order;    /* with own_pts: the caller's index of each of pts */
     gk_algorithm alg;
     const struct gk_method *method; /* alg's row, looked up once (core/method.h) */
     gk_ellipse ell;

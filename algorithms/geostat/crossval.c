@@ -1,15 +1,21 @@
 /*
- * crossval.c - leave-one-out and k-fold cross-validation (crossval.h).
+ * crossval.c - leave-one-out and k-fold cross-validation.
  *
- * Each fold is an ordinary job on the other folds' points; a held-out point
- * is predicted as the single node of a tiny 1x1 grid centred on it, so every
- * algorithm is cross-validated by exactly the code that grids with it. Folds
- * run in parallel, one job per fold per thread, each thread with a context
- * of its own (a context's error state is single-threaded).
+ * A held-out point is predicted as the single node of a tiny 1x1 grid
+ * centred on it, so every algorithm is cross-validated by exactly the code
+ * that grids with it. Three ways to get there (crossval.h): a job per fold
+ * on the other folds' points (rebuild); one job on every point whose k-d
+ * tree skips the fold's points (holdout: no index built per fold); global
+ * kriging's closed form (dubrule). Folds run in parallel, each thread with a
+ * context of its own (a context's error state is single-threaded).
  */
-#include "gridkit_geostat.h"
+#include "crossval.h"
+#include "kriging.h"
 
 #include "core/gk_internal.h"
+#include "core/method.h"
+#include "search/index.h"
+#include "search/kdtree.h"
 
 #include <math.h>
 #include <omp.h>
@@ -193,6 +199,271 @@ void gk_cv_fill(gk_cv_result *res, size_t i)
 int gk_crossval_part(gk_context *ctx, const gk_points *pts, const gk_algorithm *alg, int nfold,
                      unsigned seed, int part, int parts, gk_cv_result *res)
 {
+    return gk_crossval_with(ctx, pts, alg, nfold, seed, part, parts, GK_CV_AUTO, res);
+}
+
+gk_cv_method gk_cv_method_for(const gk_algorithm *a, size_t n, size_t maxfold)
+{
+    size_t ntrain = n - maxfold; /* the fewest points a fold is fitted on */
+    if (ntrain < 1 || (a->min_points > 0 && ntrain < (size_t)a->min_points))
+        return GK_CV_REBUILD; /* the rebuild's own message for such a fold */
+    /* an unlimited window sums its points in the tree's order, which is
+     * not the same for all points as for a fold's others: rebuilt */
+    const int limited = a->max_points > 0 || a->min_points_per_quadrant > 0 ||
+                        a->max_points_per_quadrant > 0;
+    switch (a->kind) {
+    case GK_ALG_NEAREST:
+        return GK_CV_HOLDOUT;
+    case GK_ALG_INVDISTNN:
+    case GK_ALG_INVDIST:
+        return limited ? GK_CV_HOLDOUT : GK_CV_REBUILD;
+    case GK_ALG_KRIGING: {
+        const gk_kriging_params *kp = &a->krige;
+        int p = kp->type == GK_KRIGE_SIMPLE ? 0
+                : 1 + (kp->drift == GK_DRIFT_LINEAR ? 2 : kp->drift == GK_DRIFT_QUADRATIC ? 5 : 0);
+        /* refitted per fold (model=auto), standardised per fold (drift
+         * rasters): the preparation depends on the points given */
+        if (kp->model_auto || kp->n_drift_rasters > 0 || ntrain < (size_t)p)
+            return GK_CV_REBUILD;
+        if (a->max_points == 0 && kp->maxdist == 0 && a->max_points_per_quadrant == 0)
+            return kp->block_w > 0 ? GK_CV_REBUILD : GK_CV_DUBRULE;
+        /* an unbounded model's pseudo-sill comes from the points' extent */
+        return gk_vmodel_bounded(&kp->model) ? GK_CV_HOLDOUT : GK_CV_REBUILD;
+    }
+    default:
+        return GK_CV_REBUILD;
+    }
+}
+
+/* What the three ways share: the input, the folds and where to report. */
+typedef struct {
+    gk_context *ctx;
+    const gk_points *pts;
+    const gk_algorithm *a; /* NaN nodata, kriging's variance on */
+    int nfold, part, parts;
+    const size_t *start, *member; /* fold f's points: member[start[f] .. start[f + 1]) */
+    double extent;
+    int threads;
+    gk_cv_result *res;
+    int stop, err_fold; /* the error reported, and its fold (0: none, or not a fold's) */
+} cv_run;
+
+/* Is fold f (0-based) this process's, and still to run? */
+static int fold_wanted(cv_run *r, int f)
+{
+    int skip;
+#pragma omp critical(gk_cv_error)
+    skip = r->stop && (r->err_fold == 0 || f + 1 > r->err_fold);
+    return !skip && f % r->parts == r->part;
+}
+
+/* One point's prediction from a 1x1 tile's planes (nb of them). */
+static void put_prediction(gk_cv_result *res, size_t i, const double *out, int nb)
+{
+    double p = out[0], v = nb == 2 ? out[1] : NAN;
+    if (!isfinite(p))
+        p = v = NAN;
+    res->predicted[i] = p;
+    res->variance[i] = v;
+    gk_cv_fill(res, i);
+}
+
+/* The 1x1 grid of point i. */
+static gk_grid point_grid(const cv_run *r, size_t i)
+{
+    double x = r->pts->x[i], y = r->pts->y[i], h = cell_size(r->extent, x, y);
+    gk_grid g = {x - 0.5 * h, x + 0.5 * h, y - 0.5 * h, y + 0.5 * h, 1, 1};
+    return g;
+}
+
+static gk_context *thread_context(const gk_context *ctx)
+{
+    gk_context *tctx = gk_context_new();
+    if (tctx) {
+        tctx->threads = 1;
+        tctx->triangulate = ctx->triangulate;
+        tctx->triangulate_user = ctx->triangulate_user;
+    }
+    return tctx;
+}
+
+static void report_nomem(cv_run *r, const char *what)
+{
+#pragma omp critical(gk_cv_error)
+    {
+        if (!r->stop)
+            r->stop = gk_error(r->ctx, GK_ERR_NOMEM, "out of memory for %s", what);
+    }
+}
+
+/* A job per fold on the other folds' points. */
+static void run_rebuild(cv_run *r)
+{
+    const gk_points *pts = r->pts;
+    size_t n = pts->n;
+    gk_cv_result *res = r->res;
+#pragma omp parallel num_threads(r->threads)
+    {
+        gk_context *tctx = thread_context(r->ctx);
+        gk_points *train = tctx ? gk_points_new(tctx) : NULL;
+        if (train && gk_points_reserve(train, n)) {
+            gk_points_free(train);
+            train = NULL;
+        }
+        if (!train)
+            report_nomem(r, "a fold's points");
+#pragma omp for schedule(dynamic, 1)
+        for (int f = 0; f < r->nfold; f++) {
+            if (!fold_wanted(r, f) || !train) /* another process's fold */
+                continue;
+            /* training set: every point not in fold f, in input order (input
+             * order decides ties, as when gridding) */
+            train->n = 0;
+            for (size_t i = 0; i < n; i++)
+                if (res->fold[i] != f + 1) {
+                    train->x[train->n] = pts->x[i];
+                    train->y[train->n] = pts->y[i];
+                    train->z[train->n] = pts->z[i];
+                    train->n++;
+                }
+            gk_job *job = gk_job_new(tctx, train, r->a);
+            if (!job) {
+                report_error(r->ctx, tctx, &r->stop, &r->err_fold, f + 1, r->nfold, train->n);
+                continue;
+            }
+            int nb = gk_job_bands(job);
+            if (nb < 1 || nb > 2) {
+                gk_error(tctx, GK_ERR_INTERNAL, "cross-validation: %s writes %d planes",
+                         r->a->canonical, nb);
+                report_error(r->ctx, tctx, &r->stop, &r->err_fold, f + 1, r->nfold, train->n);
+                gk_job_free(job);
+                continue;
+            }
+            for (size_t k = r->start[f]; k < r->start[f + 1]; k++) {
+                size_t i = r->member[k];
+                gk_grid g = point_grid(r, i);
+                double out[2] = {NAN, NAN};
+                if (gk_job_compute_window(job, &g, 0, 0, 1, 1, out)) {
+                    report_error(r->ctx, tctx, &r->stop, &r->err_fold, f + 1, r->nfold,
+                                 train->n);
+                    break;
+                }
+                put_prediction(res, i, out, nb);
+            }
+            gk_job_free(job);
+        }
+        gk_points_free(train);
+        gk_context_free(tctx);
+    }
+}
+
+/* One job on every point, on the CPU; each thread searches a view of its
+ * k-d tree that skips the fold at hand. */
+static void run_holdout(cv_run *r)
+{
+    const gk_points *pts = r->pts;
+    size_t n = pts->n;
+    gk_cv_result *res = r->res;
+    gk_context *jctx = thread_context(r->ctx);
+    int *group = malloc(n * sizeof *group);
+    if (!jctx || !group) {
+        report_nomem(r, "cross-validation");
+        gk_context_free(jctx);
+        free(group);
+        return;
+    }
+    jctx->threads = r->threads;
+    gk_context_set_device(jctx, "cpu");
+    gk_job *job = gk_job_new(jctx, pts, r->a);
+    if (job && !job->tree && gk_index_tree(job))
+        gk_error(jctx, GK_ERR_NOMEM, "out of memory for the k-d tree of %zu points", n);
+    if (!job || !job->tree || job->nbands < 1 || job->nbands > 2) {
+        if (!jctx->err)
+            gk_error(jctx, GK_ERR_INTERNAL, "cross-validation: %s has no k-d tree",
+                     r->a->canonical);
+        r->stop = gk_error(r->ctx, jctx->err, "cross-validation: %s", jctx->msg);
+        gk_job_free(job);
+        gk_context_free(jctx);
+        free(group);
+        return;
+    }
+    /* the folds in the job's order of the points (it may reorder them) */
+    for (size_t k = 0; k < n; k++)
+        group[k] = res->fold[job->order ? job->order[k] : k];
+    const int nb = job->nbands;
+#pragma omp parallel num_threads(r->threads)
+    {
+        gk_context *tctx = thread_context(r->ctx);
+        gk_job view = *job;
+        view.ctx = tctx;
+        view.tree = tctx ? gk_kdtree_holdout(job->tree, group) : NULL;
+        gk_scratch s = {0};
+        if (!view.tree)
+            report_nomem(r, "a search view");
+#pragma omp for schedule(dynamic, 1)
+        for (int f = 0; f < r->nfold; f++) {
+            if (!fold_wanted(r, f) || !view.tree)
+                continue;
+            gk_kdtree_holdout_set(view.tree, f + 1);
+            size_t ntrain = n - (r->start[f + 1] - r->start[f]);
+            for (size_t k = r->start[f]; k < r->start[f + 1]; k++) {
+                size_t i = r->member[k];
+                gk_grid g = point_grid(r, i);
+                gk_tile t = {&g, 0, 0, 1, 1, gk_hit_threshold2(&g)};
+                double out[2] = {NAN, NAN};
+                if (job->method->cpu_tile(&view, &t, out, &s) == UINT64_MAX) {
+                    gk_error(tctx, GK_ERR_NOMEM, "out of memory computing a prediction");
+                    report_error(r->ctx, tctx, &r->stop, &r->err_fold, f + 1, r->nfold, ntrain);
+                    break;
+                }
+                put_prediction(res, i, out, nb);
+            }
+        }
+        gk_scratch_free(&s);
+        gk_kdtree_free(view.tree);
+        gk_context_free(tctx);
+    }
+    gk_job_free(job);
+    gk_context_free(jctx);
+    free(group);
+}
+
+/* Global kriging: one factorised system, each fold in closed form. */
+static void run_dubrule(cv_run *r)
+{
+    gk_cv_result *res = r->res;
+    gk_context *jctx = thread_context(r->ctx);
+    if (!jctx) {
+        report_nomem(r, "cross-validation");
+        return;
+    }
+    jctx->threads = r->threads;
+    gk_context_set_device(jctx, "cpu");
+    gk_job *job = gk_job_new(jctx, r->pts, r->a);
+    if (!job || gk_krige_global_cv(job, r->nfold, r->start, r->member, r->part, r->parts,
+                                   r->threads, res->predicted, res->variance)) {
+        r->stop = gk_error(r->ctx, jctx->err ? jctx->err : GK_ERR_INTERNAL,
+                           "cross-validation: %s", jctx->msg);
+    } else {
+        for (size_t i = 0; i < r->pts->n; i++)
+            if ((res->fold[i] - 1) % r->parts == r->part) {
+                if (!isfinite(res->predicted[i]))
+                    res->predicted[i] = res->variance[i] = NAN;
+                gk_cv_fill(res, i);
+            }
+    }
+    gk_job_free(job);
+    gk_context_free(jctx);
+}
+
+static const char *method_name(gk_cv_method m)
+{
+    return m == GK_CV_HOLDOUT ? "holdout" : m == GK_CV_DUBRULE ? "dubrule" : "rebuild";
+}
+
+int gk_crossval_with(gk_context *ctx, const gk_points *pts, const gk_algorithm *alg, int nfold,
+                     unsigned seed, int part, int parts, gk_cv_method how, gk_cv_result *res)
+{
     memset(res, 0, sizeof *res);
     if (parts < 1 || part < 0 || part >= parts)
         return gk_error(ctx, GK_ERR_ARG, "cross-validation: part %d of %d", part, parts);
@@ -233,6 +504,8 @@ int gk_crossval_part(gk_context *ctx, const gk_points *pts, const gk_algorithm *
     memcpy(res->x, pts->x, n * sizeof *res->x);
     memcpy(res->y, pts->y, n * sizeof *res->y);
     memcpy(res->observed, pts->z, n * sizeof *res->observed);
+    for (size_t i = 0; i < n; i++) /* stay NaN where another process predicts */
+        res->predicted[i] = res->variance[i] = res->residual[i] = res->zscore[i] = NAN;
     if ((size_t)nfold == n)
         for (size_t i = 0; i < n; i++)
             res->fold[i] = (int)i + 1;
@@ -242,9 +515,11 @@ int gk_crossval_part(gk_context *ctx, const gk_points *pts, const gk_algorithm *
     /* Points grouped by fold (counting sort): member[start[f] .. start[f+1]). */
     size_t *start = calloc((size_t)nfold + 1, sizeof *start);
     size_t *member = malloc(n * sizeof *member);
-    if (!start || !member) {
+    size_t *fill = calloc((size_t)nfold, sizeof *fill);
+    if (!start || !member || !fill) {
         free(start);
         free(member);
+        free(fill);
         gk_cv_result_free(res);
         return gk_error(ctx, GK_ERR_NOMEM, "out of memory for %d folds", nfold);
     }
@@ -252,102 +527,46 @@ int gk_crossval_part(gk_context *ctx, const gk_points *pts, const gk_algorithm *
         start[res->fold[i]]++;
     for (int f = 0; f < nfold; f++)
         start[f + 1] += start[f];
-    {
-        size_t *fill = calloc((size_t)nfold, sizeof *fill);
-        if (!fill) {
-            free(start);
-            free(member);
-            gk_cv_result_free(res);
-            return gk_error(ctx, GK_ERR_NOMEM, "out of memory for %d folds", nfold);
-        }
-        for (size_t i = 0; i < n; i++) {
-            int f = res->fold[i] - 1;
-            member[start[f] + fill[f]++] = i;
-        }
-        free(fill);
+    for (size_t i = 0; i < n; i++) {
+        int f = res->fold[i] - 1;
+        member[start[f] + fill[f]++] = i;
     }
+    size_t maxfold = 0;
+    for (int f = 0; f < nfold; f++)
+        if (fill[f] > maxfold)
+            maxfold = fill[f];
+    free(fill);
+
+    gk_cv_method best = gk_cv_method_for(&a, n, maxfold);
+    if (how == GK_CV_AUTO)
+        how = best;
+    if (how != GK_CV_REBUILD && how != best) {
+        free(start);
+        free(member);
+        gk_cv_result_free(res);
+        return gk_error(ctx, GK_ERR_ARG, "cross-validation: %s cannot be cross-validated by %s",
+                        a.canonical, method_name(how));
+    }
+    res->method = method_name(how);
 
     double bx0, by0, bx1, by1;
     gk_points_bounds(pts, &bx0, &by0, &bx1, &by1);
-    double extent = fmax(bx1 - bx0, by1 - by0);
-
     int threads = ctx->threads > 0 ? ctx->threads : omp_get_num_procs();
     if (threads > nfold)
         threads = nfold;
-    int stop = GK_OK, err_fold = 0; /* the fold reported; 0: none, or not a fold's */
-
-#pragma omp parallel num_threads(threads)
-    {
-        gk_context *tctx = gk_context_new();
-        gk_points *train = tctx ? gk_points_new(tctx) : NULL;
-        if (tctx) {
-            tctx->threads = 1;
-            tctx->triangulate = ctx->triangulate;
-            tctx->triangulate_user = ctx->triangulate_user;
-        }
-        if (!train || gk_points_reserve(train, n)) {
-#pragma omp critical(gk_cv_error)
-            {
-                if (!stop)
-                    stop = gk_error(ctx, GK_ERR_NOMEM, "out of memory for a fold's points");
-            }
-        }
-#pragma omp for schedule(dynamic, 1)
-        for (int f = 0; f < nfold; f++) {
-            int skip;
-#pragma omp critical(gk_cv_error)
-            skip = stop && (err_fold == 0 || f + 1 > err_fold);
-            if (skip || f % parts != part) /* another process's fold */
-                continue;
-            /* training set: every point not in fold f, in input order (input
-             * order decides ties, as when gridding) */
-            train->n = 0;
-            for (size_t i = 0; i < n; i++)
-                if (res->fold[i] != f + 1) {
-                    train->x[train->n] = pts->x[i];
-                    train->y[train->n] = pts->y[i];
-                    train->z[train->n] = pts->z[i];
-                    train->n++;
-                }
-            gk_job *job = gk_job_new(tctx, train, &a);
-            if (!job) {
-                report_error(ctx, tctx, &stop, &err_fold, f + 1, nfold, train->n);
-                continue;
-            }
-            int nb = gk_job_bands(job);
-            if (nb < 1 || nb > 2) {
-                gk_error(tctx, GK_ERR_INTERNAL, "cross-validation: %s writes %d planes",
-                         a.canonical, nb);
-                report_error(ctx, tctx, &stop, &err_fold, f + 1, nfold, train->n);
-                gk_job_free(job);
-                continue;
-            }
-            for (size_t k = start[f]; k < start[f + 1]; k++) {
-                size_t i = member[k];
-                double x = pts->x[i], y = pts->y[i], h = cell_size(extent, x, y);
-                gk_grid g = {x - 0.5 * h, x + 0.5 * h, y - 0.5 * h, y + 0.5 * h, 1, 1};
-                double out[2] = {NAN, NAN};
-                if (gk_job_compute_window(job, &g, 0, 0, 1, 1, out)) {
-                    report_error(ctx, tctx, &stop, &err_fold, f + 1, nfold, train->n);
-                    break;
-                }
-                double p = out[0], v = nb == 2 ? out[1] : NAN;
-                if (!isfinite(p))
-                    p = v = NAN;
-                res->predicted[i] = p;
-                res->variance[i] = v;
-                gk_cv_fill(res, i);
-            }
-            gk_job_free(job);
-        }
-        gk_points_free(train);
-        gk_context_free(tctx);
-    }
+    cv_run r = {ctx, pts, &a, nfold, part, parts, start, member,
+                fmax(bx1 - bx0, by1 - by0), threads, res, GK_OK, 0};
+    if (how == GK_CV_HOLDOUT)
+        run_holdout(&r);
+    else if (how == GK_CV_DUBRULE)
+        run_dubrule(&r);
+    else
+        run_rebuild(&r);
     free(start);
     free(member);
-    if (stop) {
+    if (r.stop) {
         gk_cv_result_free(res);
-        return stop;
+        return r.stop;
     }
     gk_cv_summarize(res);
     return GK_OK;

@@ -192,6 +192,11 @@ size_t gk_krige_global_block_cols(const gk_job *job, size_t nodes);
 /* m nodes at once: est[c] and, when var is not NULL, var[c] (non-finite where
  * the system fails); g0: nr blocks of covariates, block r at g0 + r * ldg.
  * ws: (n + GK_KRIGE_MAX_P + 2) m + 2 n doubles. */
+/* Cross-validation of a global job in closed form (crossval.h): the points
+ * member[start[f] .. start[f + 1]) of each fold f with f % parts == part get
+ * pred[i] and var[i] (NaN where the other folds cannot fit them). */
+int gk_krige_global_cv(const gk_job *job, int nfold, const size_t *start, const size_t *member,
+                       int part, int parts, int threads, double *pred, double *var);
 void gk_krige_global_block(const gk_job *job, int m, const double *x0, const double *y0,
                            const double *g0, size_t ldg, double *est, double *var, double *ws);
 

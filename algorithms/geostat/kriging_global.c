@@ -47,6 +47,7 @@ struct gk_krige_global {
     double S[GK_KRIGE_MAX_P * GK_KRIGE_MAX_P], Sinv[GK_KRIGE_MAX_P];
     double beta[GK_KRIGE_MAX_P];
     double ox, oy, sc; /* drift origin and scale */
+    size_t *perm;      /* the input index of each point in that order */
 };
 
 void gk_krige_global_free(gk_krige_global *g)
@@ -58,6 +59,7 @@ void gk_krige_global_free(gk_krige_global *g)
         free(g->f[i].inv);
         free(g->f[i].B);
     }
+    free(g->perm);
     free(g->px);
     free(g->py);
     free(g->wd);
@@ -351,9 +353,8 @@ int gk_krige_global_build(gk_job *job)
     g->wd = malloc(n * sizeof *g->wd);
     g->px = malloc(n * sizeof *g->px);
     g->py = malloc(n * sizeof *g->py);
-    size_t *perm = malloc(n * sizeof *perm);
+    size_t *perm = g->perm = malloc(n * sizeof *perm);
     if (!ok || !g->wd || !g->px || !g->py || !perm) {
-        free(perm);
         return gk_error(ctx, GK_ERR_NOMEM,
                         "out of memory: global kriging of %zu points needs %.2f GB (give "
                         "max_points= for a local neighbourhood)",
@@ -372,7 +373,6 @@ int gk_krige_global_build(gk_job *job)
         g->nf = 2;
 
     if (factor(k, g, &g->f[0], 0) || (p > 0 && n < (size_t)p)) {
-        free(perm);
         k->global_singular = 1; /* every node nodata, counted */
         return GK_OK;
     }
@@ -420,7 +420,6 @@ int gk_krige_global_build(gk_job *job)
             btw[c] = dot1(bc, w, n);
         }
         if (gk_krige_chol(g->S, p, p, g->Sinv, GK_KRIGE_SCHUR_TOL)) {
-            free(perm);
             k->global_singular = 1;
             return GK_OK;
         }
@@ -434,8 +433,133 @@ int gk_krige_global_build(gk_job *job)
                 w[i] -= bc[i] * g->beta[c];
         }
     }
-    free(perm);
     bwd1(f0, n, w);
+    return GK_OK;
+}
+
+/* ---- cross-validation in closed form ------------------------------------------ *
+ * With K the system of every point ([C F; F' 0], or C for simple kriging)
+ * and Q the top left block of K^-1, the fold F's errors are
+ * e_F = Q_FF^-1 w_F and its kriging variances diag(Q_FF^-1), w = Q z the
+ * dual weights (Dubrule 1983; docs/dev/geostatistics.md). Q's entries are
+ * Q_ij = (L^-1 e_i).(L^-1 e_j) - h_i.h_j, with C = L L', h_i the i-th row of
+ * C^-1 F = L^-T B, times the inverse factor of S = B'B. A fold costs its
+ * points' columns of L^-1 (n^2/2 each), not a factorisation (n^3/6). */
+
+/* The fold's Q_FF (lower, m x m) from its columns Y (m of n) and rows H. */
+static void fold_q(const gk_krige_global *g, const size_t *pos, int m,
+                   const double *Y, const double *H, double *Q)
+{
+    size_t n = g->n;
+    int p = g->p;
+    for (int j = 0; j < m; j++)
+        for (int l = 0; l <= j; l++) {
+            size_t lo = pos[j] > pos[l] ? pos[j] : pos[l];
+            double q = dot1(Y + (size_t)j * n + lo, Y + (size_t)l * n + lo, n - lo);
+            for (int c = 0; c < p; c++)
+                q -= H[pos[j] * (size_t)p + c] * H[pos[l] * (size_t)p + c];
+            Q[(size_t)j * m + l] = q;
+        }
+}
+
+int gk_krige_global_cv(const gk_job *job, int nfold, const size_t *start, const size_t *member,
+                       int part, int parts, int threads, double *pred, double *var)
+{
+    gk_context *ctx = job->ctx;
+    const gk_krige_state *k = job->krige;
+    const gk_krige_global *g = k ? k->g : NULL;
+    if (!k || !k->global)
+        return gk_error(ctx, GK_ERR_INTERNAL, "closed-form cross-validation needs global kriging");
+    if (k->global_singular || !g)
+        return GK_OK; /* every prediction NaN, as every node of a grid */
+    const size_t n = g->n;
+    const int p = g->p;
+    const gfactor *f = &g->f[0];
+    size_t *at = malloc(n * sizeof *at);
+    double *H = malloc(n * (size_t)(p ? p : 1) * sizeof *H);
+    double *col = malloc(n * sizeof *col);
+    if (!at || !H || !col) {
+        free(at), free(H), free(col);
+        return gk_error(ctx, GK_ERR_NOMEM, "out of memory for cross-validation");
+    }
+    for (size_t a = 0; a < n; a++)
+        at[g->perm[a]] = a;
+    for (int c = 0; c < p; c++) {
+        memcpy(col, f->B + (size_t)c * n, n * sizeof *col);
+        bwd1(f, n, col);
+        for (size_t a = 0; a < n; a++)
+            H[a * (size_t)p + c] = col[a];
+    }
+    free(col);
+    if (p > 0)
+        for (size_t a = 0; a < n; a++)
+            gk_krige_fwd(g->S, p, p, g->Sinv, H + a * (size_t)p);
+
+    int failed = 0;
+#pragma omp parallel num_threads(threads)
+    {
+        double *Y = NULL, *Q = NULL, *qi = NULL, *e = NULL;
+        size_t *pos = NULL;
+        int cap = 0;
+#pragma omp for schedule(dynamic, 1)
+        for (int fo = 0; fo < nfold; fo++) {
+            int m = (int)(start[fo + 1] - start[fo]);
+            if (fo % parts != part || m == 0)
+                continue;
+            if (m > cap) {
+                free(Y), free(Q), free(qi), free(e), free(pos);
+                Y = malloc((size_t)m * n * sizeof *Y);
+                Q = malloc((size_t)m * m * sizeof *Q);
+                qi = malloc((size_t)m * sizeof *qi);
+                e = malloc((size_t)m * sizeof *e);
+                pos = malloc((size_t)m * sizeof *pos);
+                cap = Y && Q && qi && e && pos ? m : 0;
+                if (!cap) {
+#pragma omp atomic write
+                    failed = 1;
+                    continue;
+                }
+            }
+            const size_t *mem = member + start[fo];
+            for (int j = 0; j < m; j++) {
+                size_t a = pos[j] = at[mem[j]], k0 = a & ~(size_t)3;
+                double *y = Y + (size_t)j * n, *yy[KG_NC] = {y, y, y, y};
+                memset(y + k0, 0, (n - k0) * sizeof *y);
+                y[a] = 1.0;
+                fwd_rows(f, n, yy, k0, k0, n); /* L^-1 e_a: zero before a */
+            }
+            fold_q(g, pos, m, Y, H, Q);
+            int ok = gk_krige_chol(Q, m, m, qi, GK_KRIGE_CHOL_TOL) == 0;
+            for (int j = 0; j < m; j++)
+                e[j] = g->wd[pos[j]];
+            if (ok) {
+                gk_krige_fwd(Q, m, m, qi, e);
+                gk_krige_bwd(Q, m, m, qi, e);
+            }
+            for (int j = 0; j < m; j++) {
+                size_t i = mem[j];
+                if (!ok) { /* the other folds cannot fit these: no prediction */
+                    pred[i] = var[i] = NAN;
+                    continue;
+                }
+                /* (Q_FF^-1)_jj = |R^-1 e_j|^2, R the factor of Q_FF */
+                double *u = Y; /* column j of L^-1 is done with */
+                memset(u, 0, (size_t)m * sizeof *u);
+                u[j] = 1.0;
+                gk_krige_fwd(Q, m, m, qi, u);
+                double v = 0.0;
+                for (int r = j; r < m; r++)
+                    v += u[r] * u[r];
+                pred[i] = job->pts->z[i] - e[j];
+                var[i] = v;
+            }
+        }
+        free(Y), free(Q), free(qi), free(e), free(pos);
+    }
+    free(at);
+    free(H);
+    if (failed)
+        return gk_error(ctx, GK_ERR_NOMEM, "out of memory for cross-validation");
     return GK_OK;
 }
 

@@ -215,6 +215,9 @@ typedef struct {
     double cor;        /* Pearson correlation observed vs predicted; NaN if undefined */
     int nfold;         /* folds used (n for leave-one-out) */
     unsigned seed;     /* seed of the k-fold partition (unused by leave-one-out) */
+    const char *method; /* how the folds were predicted: "rebuild" (a job per fold),
+                         * "holdout" (one index, the fold skipped in each search) or
+                         * "dubrule" (global kriging in closed form); docs/cv.md */
 } gk_cv_result;
 
 /* Cross-validates alg on pts. nfold 0 or n: leave-one-out; 2 <= nfold < n:

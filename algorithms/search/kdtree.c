@@ -28,7 +28,18 @@ struct gk_kdtree {
     int *idx;      /* original index of each permuted point */
     kd_node *nodes;
     int nnodes;
+    /* a hold-out view (gk_kdtree_holdout): the arrays are the base tree's,
+     * and the points i with group[i] == g are skipped by every query */
+    const int *group;
+    int g;
+    int view;
 };
+
+/* Is the point of original index id held out? */
+static inline int held_out(const gk_kdtree *t, int id)
+{
+    return t->group && t->group[id] == t->g;
+}
 
 /* ---- build ----------------------------------------------------------- */
 
@@ -158,11 +169,32 @@ void gk_kdtree_free(gk_kdtree *t)
 {
     if (!t)
         return;
+    if (t->view) {
+        free(t);
+        return;
+    }
     free(t->x);
     free(t->y);
     free(t->idx);
     free(t->nodes);
     free(t);
+}
+
+gk_kdtree *gk_kdtree_holdout(const gk_kdtree *t, const int *group)
+{
+    gk_kdtree *v = malloc(sizeof *v);
+    if (!v)
+        return NULL;
+    *v = *t;
+    v->group = group;
+    v->g = 0;
+    v->view = 1;
+    return v;
+}
+
+void gk_kdtree_holdout_set(gk_kdtree *view, int g)
+{
+    view->g = g;
 }
 
 size_t gk_kdtree_size(const gk_kdtree *t)
@@ -201,7 +233,7 @@ static void radius_rec(range_q *q, int ni)
         for (int i = nd->lo; i < nd->hi; i++) {
             double dx = x[i] - q->cx, dy = y[i] - q->cy;
             double d = dx * dx + dy * dy;
-            if (d <= q->r2) {
+            if (d <= q->r2 && !held_out(q->t, q->t->idx[i])) {
                 if (q->n < q->cap) {
                     q->idx[q->n] = q->t->idx[i];
                     q->d2[q->n] = d;
@@ -244,7 +276,7 @@ static void box_rec(range_q *q, int ni)
         const double *x = q->t->x, *y = q->t->y;
         for (int i = nd->lo; i < nd->hi; i++) {
             double dx = x[i] - q->cx, dy = y[i] - q->cy;
-            if (fabs(dx) <= q->hx && fabs(dy) <= q->hy) {
+            if (fabs(dx) <= q->hx && fabs(dy) <= q->hy && !held_out(q->t, q->t->idx[i])) {
                 if (q->n < q->cap) {
                     q->idx[q->n] = q->t->idx[i];
                     q->d2[q->n] = dx * dx + dy * dy;
@@ -368,6 +400,8 @@ static void knn_rec(knn_q *q, int ni)
             int id = oi[i];
             if (q->n == q->k && !before(d, id, q->d2[0], q->idx[0]))
                 continue;
+            if (held_out(q->t, id))
+                continue;
             knn_insert_heap(q, d, id);
         }
         return;
@@ -469,7 +503,8 @@ static int knn_small(const gk_kdtree *t, double cx, double cy, int k, double r2m
             if (cnt > KD_LEAF) { /* a bucket of coincident points */
                 for (int i = lo; i < nd->hi; i++) {
                     double dx = x[i] - cx, dy = y[i] - cy;
-                    knn_small_insert(dx * dx + dy * dy, oi[i], k, &n, &bound, idx, d2);
+                    if (!held_out(t, oi[i]))
+                        knn_small_insert(dx * dx + dy * dy, oi[i], k, &n, &bound, idx, d2);
                 }
             } else {
                 unsigned mask = 0;
@@ -482,7 +517,8 @@ static int knn_small(const gk_kdtree *t, double cx, double cy, int k, double r2m
                 while (mask) {
                     int i = __builtin_ctz(mask);
                     mask &= mask - 1;
-                    knn_small_insert(dd[i], oi[lo + i], k, &n, &bound, idx, d2);
+                    if (!held_out(t, oi[lo + i]))
+                        knn_small_insert(dd[i], oi[lo + i], k, &n, &bound, idx, d2);
                 }
             }
         }
@@ -550,7 +586,7 @@ static void nn_rec(nn_q *q, int ni)
             double dx = x[i] - q->cx, dy = y[i] - q->cy;
             double d = dx * dx + dy * dy;
             /* ties go to the point last in input order */
-            if (d < q->best || (d == q->best && oi[i] > q->besti)) {
+            if ((d < q->best || (d == q->best && oi[i] > q->besti)) && !held_out(q->t, oi[i])) {
                 q->best = d;
                 q->besti = oi[i];
             }

@@ -17,6 +17,14 @@ gk_kdtree *gk_kdtree_build(const double *x, const double *y, size_t n);
 void gk_kdtree_free(gk_kdtree *t);
 size_t gk_kdtree_size(const gk_kdtree *t);
 
+/* Cross-validation: a view of t (sharing its arrays; free it with
+ * gk_kdtree_free before t) whose queries skip the points i with
+ * group[i] == g, g set by gk_kdtree_holdout_set (0 at first). Its answers
+ * are those of a tree built on the other points, indices still t's. One view
+ * per thread. NULL when out of memory. */
+gk_kdtree *gk_kdtree_holdout(const gk_kdtree *t, const int *group);
+void gk_kdtree_holdout_set(gk_kdtree *view, int g);
+
 /* Every point with dx^2 + dy^2 <= r2 around (cx, cy). Writes up to cap original
  * indices to idx and their squared distances to d2, in no particular order,
  * and returns the total number found (which may exceed cap: call again with

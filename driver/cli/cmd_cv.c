@@ -178,6 +178,7 @@ static void json_string(FILE *f, const char *key, const char *s)
 
 static void print_summary(FILE *f, const gk_cv_result *r, const char *alg, int json)
 {
+    const char *method = r->method ? r->method : "rebuild";
     if (json) {
         /* n as gstat-side summaries count it: the predictions the statistics use */
         fprintf(f, "{\"n\":%zu,\"n_failed\":%zu,\"n_points\":%zu,", r->n - r->n_failed,
@@ -191,6 +192,7 @@ static void print_summary(FILE *f, const gk_cv_result *r, const char *alg, int j
         json_number(f, "msdr", r->msdr, 0);
         fprintf(f, "\"nfold\":%d,\"seed\":%u,", r->nfold, r->seed);
         json_string(f, "algorithm", alg);
+        json_string(f, "method", method);
         fprintf(f, "\"leave_one_out\":%s}\n", (size_t)r->nfold == r->n ? "true" : "false");
         return;
     }
@@ -201,6 +203,10 @@ static void print_summary(FILE *f, const gk_cv_result *r, const char *alg, int j
         fprintf(f, "nfold       %d (leave-one-out)\n", r->nfold);
     else
         fprintf(f, "nfold       %d (seed %u)\n", r->nfold, r->seed);
+    fprintf(f, "method      %s (%s)\n", method,
+            !strcmp(method, "holdout")   ? "one search index, each fold left out of the search"
+            : !strcmp(method, "dubrule") ? "one kriging system, each fold in closed form"
+                                         : "a job per fold on the other folds' points");
     text_number(f, "mean_error", r->mean_error);
     text_number(f, "rmse", r->rmse);
     text_number(f, "mae", r->mae);

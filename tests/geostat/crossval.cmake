@@ -6,3 +6,11 @@ target_compile_definitions(test_crossval PRIVATE _POSIX_C_SOURCE=200809L)
 target_link_libraries(test_crossval PRIVATE gridkit_core)
 add_test(NAME crossval COMMAND test_crossval)
 set_tests_properties(crossval PROPERTIES TIMEOUT 120)
+
+# The fast ways (one index, the closed form) against a job per fold.
+add_executable(test_crossval_ways ${CMAKE_CURRENT_LIST_DIR}/test_crossval_ways.c)
+target_include_directories(test_crossval_ways PRIVATE ${CMAKE_SOURCE_DIR}/algorithms)
+target_compile_definitions(test_crossval_ways PRIVATE _POSIX_C_SOURCE=200809L)
+target_link_libraries(test_crossval_ways PRIVATE gridkit_core)
+add_test(NAME crossval_ways COMMAND test_crossval_ways)
+set_tests_properties(crossval_ways PROPERTIES TIMEOUT 300)

@@ -1,0 +1,29 @@
+/*
+ * geostat/crossval.h - how gk_crossval predicts a fold's points, exposed so
+ * that the tests can run each way on the same input and compare.
+ *
+ *  - rebuild: a job on the other folds' points, per fold (every algorithm);
+ *  - holdout: one job on every point, its k-d tree built once, and each
+ *    search skipping the fold's points (gk_kdtree_holdout): the same
+ *    selections, so the same doubles, as a job on the other points, for the
+ *    algorithms whose every search goes through that tree and whose
+ *    preparation does not depend on which points it is given;
+ *  - dubrule: global kriging's closed form (Dubrule 1983) from the one
+ *    factorised system of every point: equal to rebuilding to rounding.
+ */
+#ifndef GK_CROSSVAL_H
+#define GK_CROSSVAL_H
+
+#include "gridkit_geostat.h"
+
+typedef enum { GK_CV_AUTO = 0, GK_CV_REBUILD, GK_CV_HOLDOUT, GK_CV_DUBRULE } gk_cv_method;
+
+/* The way GK_CV_AUTO takes for alg on n points whose largest fold has
+ * maxfold of them. */
+gk_cv_method gk_cv_method_for(const gk_algorithm *alg, size_t n, size_t maxfold);
+
+/* gk_crossval_part, the way given (GK_ERR_ARG when it cannot take alg). */
+int gk_crossval_with(gk_context *ctx, const gk_points *pts, const gk_algorithm *alg, int nfold,
+                     unsigned seed, int part, int parts, gk_cv_method how, gk_cv_result *res);
+
+#endif
