@@ -47,6 +47,13 @@ typedef struct {
     uint64_t lin_rest; /* linear: nodes the GPU left to the CPU */
     pthread_mutex_t lock;
     pthread_cond_t freed;
+    /* page-locked tile buffers kept for the job's next run: allocating and
+     * freeing them (cudaFreeHost waits for the device) per run cost
+     * milliseconds each, which MPI's strips (a run each) paid 64+ times */
+#define GK_HOST_POOL 16
+    void *pool[GK_HOST_POOL];
+    size_t pool_bytes[GK_HOST_POOL];
+    int npool;
     char err[512];
 } gk_gpu_job;
 
@@ -705,15 +712,48 @@ uint64_t gk_device_linear_rest(const gk_job *job)
 
 void *gk_device_host_alloc(const gk_job *job, size_t bytes)
 {
-    const gk_gpu_job *g = job->gpu;
-    return g ? g->api->host_alloc(bytes) : NULL;
+    gk_gpu_job *g = job->gpu;
+    if (!g)
+        return NULL;
+    void *p = NULL;
+    pthread_mutex_lock(&g->lock);
+    for (int k = 0; k < g->npool; k++)
+        if (g->pool_bytes[k] >= bytes) {
+            p = g->pool[k];
+            g->npool--;
+            g->pool[k] = g->pool[g->npool];
+            g->pool_bytes[k] = g->pool_bytes[g->npool];
+            break;
+        }
+    pthread_mutex_unlock(&g->lock);
+    if (p)
+        return p;
+    /* the size travels in front of the buffer, for the pool (64 bytes keep
+     * the tile's doubles aligned as cudaMallocHost's) */
+    char *b = g->api->host_alloc(bytes + 64);
+    if (!b)
+        return NULL;
+    memcpy(b, &bytes, sizeof bytes);
+    return b + 64;
 }
 
 void gk_device_host_free(const gk_job *job, void *p)
 {
-    const gk_gpu_job *g = job->gpu;
-    if (g && p)
-        g->api->host_free(p);
+    gk_gpu_job *g = job->gpu;
+    if (!g || !p)
+        return;
+    size_t bytes;
+    memcpy(&bytes, (char *)p - 64, sizeof bytes);
+    pthread_mutex_lock(&g->lock);
+    int kept = g->npool < GK_HOST_POOL;
+    if (kept) {
+        g->pool[g->npool] = p;
+        g->pool_bytes[g->npool] = bytes;
+        g->npool++;
+    }
+    pthread_mutex_unlock(&g->lock);
+    if (!kept)
+        g->api->host_free((char *)p - 64);
 }
 
 const char *gk_device_error(const gk_job *job)
@@ -732,6 +772,8 @@ void gk_device_job_free(gk_job *job)
         if (g->ch[k])
             g->api->job_free(g->ch[k]);
     }
+    for (int k = 0; k < g->npool; k++)
+        g->api->host_free((char *)g->pool[k] - 64);
     pthread_mutex_destroy(&g->tree_lock);
     pthread_cond_destroy(&g->freed);
     pthread_mutex_destroy(&g->lock);

@@ -8,6 +8,8 @@
 # gridkit_mpi.so, pack-gdal-runtime's tarball (with gridkit and
 # gridkit_mpi.so) and scripts/device/pack-openmpi-runtime.sh's.
 # Usage, from the repository root: bash scripts/device/run_e2e_mpi.sh [case...]
+# Environment: INVDIST_N (invdist's grid side, default 4096), REPS (runs per
+# rank count, default 2), PARTS=0 (skip the --parts runs).
 set -o pipefail
 E=$PWD/.mpi-e2e
 W=/tmp/mpi-e2e
@@ -27,7 +29,7 @@ export GRIDKIT_CPU_SHARE=0  # the same bytes as one process: no CPU share of the
 COMMON="-q --timings --device cuda -zfield z -txe 0 10000 -tye 0 10000 -ot Float32"
 declare -A ALG=(
   [kriging]="-outsize 16384 16384 -a kriging:model=Exp:psill=1:range=1500:nugget=0.001:max_points=32"
-  [invdist]="-outsize 4096 4096 -a invdist:power=2"
+  [invdist]="-outsize ${INVDIST_N:-4096} ${INVDIST_N:-4096} -a invdist:power=2"
   [average]="-outsize 16384 16384 -a average:radius1=25:radius2=25"
 )
 # mpirun on one host, one GPU a rank (gridkit sets CUDA_VISIBLE_DEVICES by
@@ -44,7 +46,7 @@ for c in ${@:-invdist kriging average}; do
   for n in $ranks; do
     vis=""; [ $n = 1 ] && vis="-x CUDA_VISIBLE_DEVICES=0"
     [ $n = 1 ] && export CUDA_VISIBLE_DEVICES=0
-    for rep in 1 2; do
+    for rep in $(seq ${REPS:-2}); do
       echo "  mpirun -n $n, run $rep: $(t $MPI $vis -n $n ./gridkit grid $COMMON ${ALG[$c]} pts.gpkg mpi_${c}_$n.tif)"
     done
     unset CUDA_VISIBLE_DEVICES
@@ -53,6 +55,7 @@ for c in ${@:-invdist kriging average}; do
       echo "      BYTES DIFFER from the plain run"
     rm -f mpi_${c}_$n.tif
     # --parts: each rank writes its own strips
+    [ "${PARTS:-1}" = 0 ] && continue
     rm -rf parts_$c
     [ $n = 1 ] && export CUDA_VISIBLE_DEVICES=0
     echo "  mpirun -n $n --parts: $(t $MPI $vis -n $n ./gridkit grid $COMMON ${ALG[$c]} --parts parts_$c pts.gpkg parts_$c.vrt)"
