@@ -25,9 +25,12 @@
 
 void gk_fit_kappa_gstat(double kappa[GK_FIT_KAPPA_N])
 {
-    /* R's seq(0.3, 5, 0.1) is from + (0:n) * by: the same doubles */
-    for (int i = 0; i < GK_FIT_KAPPA_N; i++)
+    /* R's seq(0.3, 5, 0.1) is pmin(from + (0:n) * by, to): the same doubles */
+    for (int i = 0; i < GK_FIT_KAPPA_N; i++) {
         kappa[i] = 0.3 + (double)i * 0.1;
+        if (kappa[i] > 5.0)
+            kappa[i] = 5.0;
+    }
 }
 
 static int has_kappa_structure(const gk_vmodel *m)
