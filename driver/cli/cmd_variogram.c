@@ -399,11 +399,18 @@ static int fit_models(gk_context *ctx, const vgm_args *va, const gk_vgm *v, gk_v
             cand[0] = *model;
             ncand = 1;
         }
-        rc = gk_variogram_fit_best(ctx, v, -1, cand, ncand, kappa, nkappa, &fo, cand_fit, &kept);
-        if (rc && nkappa && strstr(gk_errmsg(ctx), "Mat or Ste"))
-            rc = gk_error(ctx, GK_ERR_ARG, "--fit-kappa: %s: the kappa search is for Mat and "
-                                           "Ste models (--fit Mat, --fit-best Exp,Mat,...)",
-                          gk_errmsg(ctx));
+        int with_kappa = 0;
+        for (int c = 0; c < ncand; c++)
+            for (int i = 0; i < cand[c].n; i++)
+                with_kappa |= cand[c].s[i].type == GK_VM_MAT || cand[c].s[i].type == GK_VM_STE;
+        if (nkappa && !with_kappa)
+            rc = gk_error(ctx, GK_ERR_ARG,
+                          "--fit-kappa: the kappa search is for Mat and Ste structures and %s "
+                          "none (--fit Nug,Mat, or Mat or Ste among --fit-best's candidates)",
+                          one ? "the model has" : "the candidates have");
+        else
+            rc = gk_variogram_fit_best(ctx, v, -1, cand, ncand, kappa, nkappa, &fo, cand_fit,
+                                       &kept);
         if (!rc) {
             *model = cand[kept];
             *fr = cand_fit[kept];
@@ -491,11 +498,10 @@ static int run(gk_context *ctx, int argc, char **argv)
     const gk_points *pts = sp.layers[0].pts;
     if (va.drift != GK_DRIFT_NONE || va.n_drift_rasters > 0) {
         /* every rank takes the same residuals from the same points */
-        if ((rc = gk_vgm_trend_points(ctx, pts, va.drift, va.n_drift_rasters, va.drift_raster,
-                                      va.drift_bilinear, &resid))) {
-            rc = gk_error(ctx, rc, "%s: %s", gk_grid_options_source(o), gk_errmsg(ctx));
+        if ((rc = gk_vgm_trend_points(ctx, gk_grid_options_source(o), pts, va.drift,
+                                      va.n_drift_rasters, va.drift_raster, va.drift_bilinear,
+                                      &resid)))
             goto done;
-        }
         pts = resid;
         rep.drift = va.drift == GK_DRIFT_LINEAR      ? "linear"
                     : va.drift == GK_DRIFT_QUADRATIC ? "quadratic"

@@ -180,7 +180,7 @@ int gk_vgm_build_candidates(gk_context *ctx, const gk_vgm_fit_args *fa, gk_vmode
     if (fa->no_fit)
         return gk_error(ctx, GK_ERR_ARG, "--fit-best fits; --no-fit needs --fit or --model");
     if (gk_vm_candidates(ctx, fa->fit_best, cand, GK_VM_MAX_CANDIDATES, ncand))
-        return gk_error(ctx, GK_ERR_ARG, "--fit-best %s: %s", fa->fit_best, gk_errmsg(ctx));
+        return gk_error(ctx, GK_ERR_ARG, "--fit-best: %s", gk_errmsg(ctx));
     double nugget = NAN, kappa = NAN, anis[2] = {0.0, 1.0};
     if (fa->nugget && parse_nugget(ctx, fa, &nugget))
         return gk_errno(ctx);

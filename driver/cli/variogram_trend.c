@@ -7,9 +7,9 @@
 
 #include <stdlib.h>
 
-int gk_vgm_trend_points(gk_context *ctx, const gk_points *pts, gk_drift_type drift,
-                        int n_rasters, const char *const *rasters, int bilinear,
-                        gk_points **out)
+int gk_vgm_trend_points(gk_context *ctx, const char *src, const gk_points *pts,
+                        gk_drift_type drift, int n_rasters, const char *const *rasters,
+                        int bilinear, gk_points **out)
 {
     *out = NULL;
     size_t n = gk_points_count(pts);
@@ -34,8 +34,10 @@ int gk_vgm_trend_points(gk_context *ctx, const gk_points *pts, gk_drift_type dri
         if ((rc = gk_drift_rasters_at_points(ctx, dr, pts, cov)))
             goto done;
     }
-    if ((rc = gk_trend_residuals(ctx, pts, drift, n_rasters, cov, res)))
+    if ((rc = gk_trend_residuals(ctx, pts, drift, n_rasters, cov, res))) {
+        rc = gk_error(ctx, rc, "%s: %s", src, gk_errmsg(ctx));
         goto done;
+    }
     const double *x = gk_points_x(pts), *y = gk_points_y(pts);
     if (!(p = gk_points_new(ctx)) || gk_points_reserve(p, n)) {
         rc = gk_error(ctx, GK_ERR_NOMEM, "out of memory for the residuals");
