@@ -338,9 +338,10 @@ static void write_model_table(FILE *f, const gk_vmodel *m, const gk_vgm_report *
 /* "1 + x + y + dist.tif": the trend's terms, as gstat's formula would list them. */
 static void trend_terms(const vgm_args *va, char *buf, size_t room)
 {
-    int w = snprintf(buf, room, "1%s", va->drift == GK_DRIFT_LINEAR      ? " + x + y"
-                                       : va->drift == GK_DRIFT_QUADRATIC ? " + x + y + x^2 + x*y + y^2"
-                                                                         : "");
+    const char *poly = va->drift == GK_DRIFT_LINEAR      ? " + x + y"
+                       : va->drift == GK_DRIFT_QUADRATIC ? " + x + y + x^2 + x*y + y^2"
+                                                         : "";
+    int w = snprintf(buf, room, "1%s", poly);
     for (int k = 0; k < va->n_drift_rasters && w >= 0 && (size_t)w < room; k++)
         w += snprintf(buf + w, room - (size_t)w, " + %s", va->drift_raster[k]);
 }

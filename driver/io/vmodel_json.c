@@ -48,7 +48,8 @@ void gk_vmodel_names(const gk_vmodel *m, char *buf, size_t room)
     if (room)
         buf[0] = '\0';
     for (int i = 0; i < m->n && used < room; i++) {
-        int w = snprintf(buf + used, room - used, "%s%s", i ? "+" : "", gk_vm_type_name(m->s[i].type));
+        int w = snprintf(buf + used, room - used, "%s%s", i ? "+" : "",
+                         gk_vm_type_name(m->s[i].type));
         if (w < 0)
             break;
         used += (size_t)w;
@@ -100,7 +101,8 @@ char *gk_vgm_to_json(const gk_vgm *v, const gk_vmodel *m, const gk_vgm_report *r
         return NULL;
     if (rep && (rep->drift || rep->n_rasters > 0)) {
         json_object *t = json_object_new_object();
-        json_object_object_add(t, "drift", json_object_new_string(rep->drift ? rep->drift : "none"));
+        json_object_object_add(t, "drift",
+                               json_object_new_string(rep->drift ? rep->drift : "none"));
         json_object *arr = json_object_new_array();
         for (int k = 0; k < rep->n_rasters; k++)
             json_object_array_add(arr, json_object_new_string(rep->rasters[k]));
