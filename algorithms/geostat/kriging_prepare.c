@@ -23,7 +23,8 @@ static const double GAUSS_W[4] = {0.1739274226, 0.3260725774, 0.3260725774, 0.17
 
 /* model=auto: gstat's sample variogram with its defaults, and a nugget plus
  * a spherical or an exponential structure fitted by fit.variogram's default
- * (method 7); the one with the smaller weighted SSErr is kept. */
+ * (method 7); the one with the smaller weighted SSErr is kept (the candidate
+ * list of gk_variogram_fit_best, fit.variogram(v, vgm(c("Sph", "Exp")))). */
 static int fit_auto(gk_context *ctx, const gk_points *pts, gk_vmodel *out)
 {
     gk_vgm_options vo;
@@ -32,34 +33,17 @@ static int fit_auto(gk_context *ctx, const gk_points *pts, gk_vmodel *out)
     memset(&v, 0, sizeof v);
     if (gk_variogram(ctx, pts, &vo, &v))
         return gk_error(ctx, gk_errno(ctx), "model=auto: %s", gk_errmsg(ctx));
-    static const gk_vm_type cand[] = {GK_VM_SPH, GK_VM_EXP};
-    double best = INFINITY;
-    char why[512] = "";
-    for (size_t c = 0; c < sizeof cand / sizeof cand[0]; c++) {
-        gk_vmodel m;
-        memset(&m, 0, sizeof m);
-        m.n = 2;
-        m.s[0] = (gk_vm_structure){GK_VM_NUG, NAN, 0, 0, 0, 1};
-        m.s[1] = (gk_vm_structure){cand[c], NAN, NAN, 0, 0, 1};
-        gk_fit_options fo = {7, 1, 1};
-        gk_fit_result fr;
-        memset(&fr, 0, sizeof fr);
-        if (gk_variogram_fit(ctx, &v, 0, &m, &fo, &fr)) {
-            snprintf(why, sizeof why, "%s", gk_errmsg(ctx));
-            gk_error_clear(ctx);
-            continue;
-        }
-        if (fr.sserr < best && m.n >= 1) {
-            best = fr.sserr;
-            *out = m;
-        }
-    }
+    gk_vmodel cand[2];
+    int ncand = 0, kept = -1;
+    gk_fit_options fo = {7, 1, 1};
+    int rc = gk_vm_candidates(ctx, "Sph,Exp", cand, 2, &ncand);
+    if (!rc)
+        rc = gk_variogram_fit_best(ctx, &v, 0, cand, ncand, NULL, 0, &fo, NULL, &kept);
     gk_vgm_free(&v);
-    if (!isfinite(best))
-        return gk_error(ctx, GK_ERR_ARG,
-                        "model=auto: no variogram model could be fitted (%s): give model= or "
-                        "variogram=",
-                        why[0] ? why : "no lag class with pairs");
+    if (rc)
+        return gk_error(ctx, GK_ERR_ARG, "model=auto: %s: give model= or variogram=",
+                        gk_errmsg(ctx));
+    *out = cand[kept];
     return GK_OK;
 }
 

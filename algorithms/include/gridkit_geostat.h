@@ -186,6 +186,48 @@ typedef struct {
 int gk_variogram_fit(gk_context *ctx, const gk_vgm *v, int dir, gk_vmodel *model,
                      const gk_fit_options *opt, gk_fit_result *res);
 
+/* Candidate models as gstat's vgm(c("Exp", "Sph", "Gau")): list is
+ * comma-separated names; each candidate is a nugget plus that structure (a
+ * name may nest structures with '+', "Sph+Exp", under one nugget; "Nug" alone
+ * is a pure nugget), every psill and range NaN (filled from the sample
+ * variogram by the fit), kappa 0.5. At most room candidates; an error naming
+ * an unknown model or an empty list. */
+#define GK_VM_MAX_CANDIDATES 16
+int gk_vm_candidates(gk_context *ctx, const char *list, gk_vmodel *cand, int room, int *ncand);
+
+/* gstat's fit.kappa = TRUE values, seq(0.3, 5, 0.1). */
+#define GK_FIT_KAPPA_N 48
+void gk_fit_kappa_gstat(double kappa[GK_FIT_KAPPA_N]);
+
+/* Fits each of ncand candidates (in place: the fitted model replaces the
+ * start) and keeps the smallest SSErr, the first of equals, as gstat's
+ * fit.variogram() with a model list. With nkappa > 0 (values in (0, 100]),
+ * a candidate with Mat or Ste structures is fitted once per kappa, every Mat
+ * and Ste structure taking it, and keeps its best (gstat's fit.kappa); other
+ * candidates are fitted once, and some candidate must have Mat or Ste. each
+ * (ncand entries, may be NULL) gets every candidate's result; a candidate
+ * that cannot be fitted keeps its start model and gets SSErr NaN, and only
+ * when none can is it an error. *kept = the index of the best. */
+int gk_variogram_fit_best(gk_context *ctx, const gk_vgm *v, int dir, gk_vmodel *cand, int ncand,
+                          const double *kappa, int nkappa, const gk_fit_options *opt,
+                          gk_fit_result *each, int *kept);
+
+/* ---- residuals of a trend --------------------------------------------- */
+/*
+ * the residuals z - X b of an ordinary least-squares trend, the data of
+ * gstat's variogram(z ~ x + y) (its lm.c: OLS by the normal equations). The
+ * trend's terms: a constant; for GK_DRIFT_LINEAR x and y, for
+ * GK_DRIFT_QUADRATIC also x^2, xy and y^2 (kriging's drift= terms); and ncov
+ * covariates, cov[k * n + i] for covariate k at point i (kriging's
+ * drift_raster= values). resid: n values. Errors name the problem: fewer
+ * points than terms, a constant or non-finite covariate, and a term that is a
+ * combination of the others at the points (collinear points with a
+ * polynomial drift) - a singular least-squares system.
+ */
+#define GK_TREND_MAX_COV GK_KRIGE_MAX_DRIFT_RASTERS
+int gk_trend_residuals(gk_context *ctx, const gk_points *pts, gk_drift_type drift, int ncov,
+                       const double *cov, double *resid);
+
 /* ---- cross-validation ------------------------------------------------- */
 /*
  * leave-one-out and k-fold cross-validation of any algorithm, as

@@ -15,6 +15,8 @@
 #include "cli/plot_variogram.h"
 #include "io/replace_output.h"
 #include "io/vmodel_json.h"
+#include "cli/variogram_fit_args.h"
+#include "cli/variogram_trend.h"
 
 #include <errno.h>
 #include <math.h>
@@ -29,8 +31,8 @@ static const char *usage_text =
     "                         [--format table|csv|json] [-o FILE] [--plot FILE.png|FILE.svg]\n"
     "\n"
     "Sample variogram of the points of SRC (any OGR source or XYZ file), as gstat's\n"
-    "variogram(z ~ 1), and optionally a weighted least-squares model fit as gstat's\n"
-    "fit.variogram().\n"
+    "variogram(z ~ 1) (or of a trend's residuals, variogram(z ~ x + y)), and optionally\n"
+    "a weighted least-squares model fit as gstat's fit.variogram().\n"
     "\n"
     "Source options (as gridkit grid): -l LAYER, -where EXPR, -sql SQL,\n"
     "  -spat XMIN YMIN XMAX YMAX, -clipsrc ..., -zfield FIELD, -z_increase V,\n"
@@ -46,6 +48,14 @@ static const char *usage_text =
     "                     from north (up to 16)\n"
     "  --tolerance DEG    angular half-tolerance (default 90 / number of directions)\n"
     "  --bandwidth B      GSLIB-style maximum distance across the direction (default none)\n"
+    "  --drift linear|quadratic   the variogram of the residuals of an ordinary least-\n"
+    "                     squares trend in x, y (quadratic: also x^2, xy, y^2), as gstat's\n"
+    "                     variogram(z ~ x + y): the model universal kriging\n"
+    "                     (-a kriging:type=universal:drift=...) needs\n"
+    "  --drift-raster FILE  a covariate of the trend, the raster sampled at the points as\n"
+    "                     kriging's drift_raster= (gstat's variogram(z ~ cov)); up to 4,\n"
+    "                     with or without --drift\n"
+    "  --drift-resample nearest|bilinear   how --drift-raster is sampled (default nearest)\n"
     "\n"
     "Fit options:\n"
     "  --fit MODEL[,MODEL...]  fit a nested model: the sum of the listed structures,\n"
@@ -58,6 +68,13 @@ static const char *usage_text =
     "  --kappa K[,K...]   kappa of Mat, Ste, Exc (default 0.5, as gstat)\n"
     "  --anis ANGLE,RATIO geometric anisotropy of the non-nugget structures\n"
     "                     (major axis azimuth, minor/major ratio; as gstat's anis)\n"
+    "  --fit-best MODEL[,MODEL...]  fit each listed model with a nugget and keep the\n"
+    "                     smallest SSErr, as gstat's fit.variogram(v, vgm(c(\"Exp\",\"Sph\")))\n"
+    "                     (\"Nug\" alone: a pure nugget; \"Sph+Exp\": nested); --nugget,\n"
+    "                     --kappa and --anis apply to every candidate\n"
+    "  --fit-kappa [K,K...]  fit Mat and Ste structures with each kappa and keep the\n"
+    "                     smallest SSErr (gstat's fit.kappa); without a list gstat's\n"
+    "                     0.3, 0.4, ..., 5 (--fit-kappa=K,K... also works)\n"
     "  --fit-method 1|2|6|7   weights N_j, N_j/gamma(h_j)^2, none, N_j/h_j^2 (default 7)\n"
     "  --model FILE.json  start from the model of a JSON file (as --format json writes,\n"
     "                     or a bare array of {\"model\",\"psill\",\"range\",...})\n"
@@ -70,54 +87,30 @@ static const char *usage_text =
     "  --format table|csv|json   (also -of / --output-format)\n"
     "                     table (default) on stdout; csv: np,dist,gamma[,dir.hor]\n"
     "                     (the fitted model goes to stderr); json: {\"experimental\",\n"
-    "                     \"model\", \"fit\"}, readable by -a kriging:variogram=FILE\n"
+    "                     \"model\", \"fit\"[, \"trend\"]}, readable by\n"
+    "                     -a kriging:variogram=FILE\n"
     "  -o FILE            write to FILE instead of stdout\n"
     "  --plot FILE        chart of the variogram and the model (.png or .svg)\n";
 
 typedef struct {
     gk_vgm_options vo;
-    const char *model; /* --model FILE.json */
-    const char *fit, *nugget, *psill, *range, *kappa, *anis, *format, *out, *plot;
-    int method, no_fit;
+    gk_vgm_fit_args fa; /* --fit, --fit-best and their start values */
+    const char *model;  /* --model FILE.json */
+    const char *format, *out, *plot;
+    int method;
+    /* --drift, --drift-raster, --drift-resample: the variogram of the residuals */
+    gk_drift_type drift;
+    int n_drift_rasters, drift_bilinear;
+    const char *drift_raster[GK_KRIGE_MAX_DRIFT_RASTERS];
 } vgm_args;
 
-static int parse_num(gk_context *ctx, const char *opt, const char *s, double *v)
+/* --fit-kappa takes the next argument as its list when it is one: a number
+ * first ("1.5,2", ".5", "-1" for the error), not an option or a file name. */
+static int looks_like_list(const char *s)
 {
-    char *end;
-    if (!s || !*s)
-        return gk_error(ctx, GK_ERR_ARG, "%s: missing number", opt);
-    double d = strtod(s, &end);
-    while (*end == ' ')
-        end++;
-    if (*end != '\0' || !isfinite(d))
-        return gk_error(ctx, GK_ERR_ARG, "%s: '%s' is not a number", opt, s);
-    *v = d;
-    return GK_OK;
-}
-
-/* comma-separated numbers; returns the count or -1 on error */
-static int parse_list(gk_context *ctx, const char *opt, const char *s, double *v, int max)
-{
-    int n = 0;
-    char buf[64];
-    const char *p = s;
-    while (1) {
-        const char *c = strchr(p, ',');
-        size_t len = c ? (size_t)(c - p) : strlen(p);
-        if (len >= sizeof buf || n >= max) {
-            gk_error(ctx, GK_ERR_ARG, "%s: too many or too long values in '%s'", opt, s);
-            return -1;
-        }
-        memcpy(buf, p, len);
-        buf[len] = '\0';
-        if (parse_num(ctx, opt, buf, &v[n]))
-            return -1;
-        n++;
-        if (!c)
-            break;
-        p = c + 1;
-    }
-    return n;
+    if (*s == '-' || *s == '+')
+        s++;
+    return (*s >= '0' && *s <= '9') || (*s == '.' && s[1] >= '0' && s[1] <= '9');
 }
 
 static int parse_args(gk_context *ctx, int argc, char **argv, vgm_args *va, char ***rest,
@@ -142,18 +135,32 @@ static int parse_args(gk_context *ctx, int argc, char **argv, vgm_args *va, char
             i += nv;
             continue;
         }
-        static const char *const own[] = {"--cutoff",     "--width",  "--lags",   "--estimator",
-                                          "--direction",  "--tolerance", "--bandwidth", "--fit",
-                                          "--fit-method", "--nugget", "--psill",  "--range",
-                                          "--kappa",      "--anis",   "--format", "-o",
-                                          "--plot", "-of", "--output-format", "--model"};
+        if (!strcmp(a, "--fit-kappa") || !strncmp(a, "--fit-kappa=", 12)) {
+            /* gstat's fit.kappa = TRUE without a list, a numeric vector with one */
+            if (a[11] == '=') {
+                va->fa.fit_kappa = a + 12;
+                if (!*va->fa.fit_kappa) {
+                    free(r);
+                    return gk_error(ctx, GK_ERR_ARG, "--fit-kappa=: the kappa list is empty");
+                }
+            } else {
+                va->fa.fit_kappa = i + 1 < argc && looks_like_list(argv[i + 1]) ? argv[++i] : "";
+            }
+            continue;
+        }
+        static const char *const own[] = {
+            "--cutoff",   "--width",        "--lags",         "--estimator", "--direction",
+            "--tolerance", "--bandwidth",   "--fit",          "--fit-method", "--nugget",
+            "--psill",    "--range",        "--kappa",        "--anis",      "--format",
+            "-o",         "--plot",         "-of",            "--output-format", "--model",
+            "--fit-best", "--drift",        "--drift-raster", "--drift-resample"};
         int k, is_own = -1;
         for (k = 0; k < (int)(sizeof own / sizeof own[0]); k++)
             if (!strcmp(a, own[k]))
                 is_own = k;
         if (is_own < 0) {
             if (!strcmp(a, "--no-fit")) {
-                va->no_fit = 1;
+                va->fa.no_fit = 1;
                 continue;
             }
             r[nr++] = argv[i];
@@ -168,15 +175,15 @@ static int parse_args(gk_context *ctx, int argc, char **argv, vgm_args *va, char
         double d = 0.0;
         switch (is_own) {
         case 0:
-            if (!(rc = parse_num(ctx, a, val, &va->vo.cutoff)) && va->vo.cutoff <= 0)
+            if (!(rc = gk_vgm_parse_num(ctx, a, val, &va->vo.cutoff)) && va->vo.cutoff <= 0)
                 rc = gk_error(ctx, GK_ERR_ARG, "--cutoff must be positive, not %s", val);
             break;
         case 1:
-            if (!(rc = parse_num(ctx, a, val, &va->vo.width)) && va->vo.width <= 0)
+            if (!(rc = gk_vgm_parse_num(ctx, a, val, &va->vo.width)) && va->vo.width <= 0)
                 rc = gk_error(ctx, GK_ERR_ARG, "--width must be positive, not %s", val);
             break;
         case 2:
-            if (!(rc = parse_num(ctx, a, val, &d)) && (d < 1 || d > 1e6 || d != floor(d)))
+            if (!(rc = gk_vgm_parse_num(ctx, a, val, &d)) && (d < 1 || d > 1e6 || d != floor(d)))
                 rc = gk_error(ctx, GK_ERR_ARG, "--lags must be a whole number >= 1, not %s", val);
             va->vo.nlags = (int)d;
             break;
@@ -190,32 +197,32 @@ static int parse_args(gk_context *ctx, int argc, char **argv, vgm_args *va, char
                               val);
             break;
         case 4: {
-            int n = parse_list(ctx, a, val, va->vo.azimuth, GK_VGM_MAX_DIRECTIONS);
+            int n = gk_vgm_parse_list(ctx, a, val, va->vo.azimuth, GK_VGM_MAX_DIRECTIONS);
             if (n < 0)
                 rc = gk_errno(ctx);
             va->vo.ndir = n < 0 ? 0 : n;
             break;
         }
         case 5:
-            if (!(rc = parse_num(ctx, a, val, &va->vo.tol_hor)) &&
+            if (!(rc = gk_vgm_parse_num(ctx, a, val, &va->vo.tol_hor)) &&
                 (va->vo.tol_hor <= 0 || va->vo.tol_hor > 180))
                 rc = gk_error(ctx, GK_ERR_ARG, "--tolerance must be in (0, 180], not %s", val);
             break;
         case 6:
-            if (!(rc = parse_num(ctx, a, val, &va->vo.bandwidth)) && va->vo.bandwidth <= 0)
+            if (!(rc = gk_vgm_parse_num(ctx, a, val, &va->vo.bandwidth)) && va->vo.bandwidth <= 0)
                 rc = gk_error(ctx, GK_ERR_ARG, "--bandwidth must be positive, not %s", val);
             break;
-        case 7: va->fit = val; break;
+        case 7: va->fa.fit = val; break;
         case 8:
-            if (!(rc = parse_num(ctx, a, val, &d)) && d != 1 && d != 2 && d != 6 && d != 7)
+            if (!(rc = gk_vgm_parse_num(ctx, a, val, &d)) && d != 1 && d != 2 && d != 6 && d != 7)
                 rc = gk_error(ctx, GK_ERR_ARG, "--fit-method must be 1, 2, 6 or 7, not %s", val);
             va->method = (int)d;
             break;
-        case 9: va->nugget = val; break;
-        case 10: va->psill = val; break;
-        case 11: va->range = val; break;
-        case 12: va->kappa = val; break;
-        case 13: va->anis = val; break;
+        case 9: va->fa.nugget = val; break;
+        case 10: va->fa.psill = val; break;
+        case 11: va->fa.range = val; break;
+        case 12: va->fa.kappa = val; break;
+        case 13: va->fa.anis = val; break;
         case 14:
         case 17:
         case 18:
@@ -233,6 +240,34 @@ static int parse_args(gk_context *ctx, int argc, char **argv, vgm_args *va, char
             break;
         }
         case 19: va->model = val; break;
+        case 20: va->fa.fit_best = val; break;
+        case 21:
+            if (!strcmp(val, "linear"))
+                va->drift = GK_DRIFT_LINEAR;
+            else if (!strcmp(val, "quadratic"))
+                va->drift = GK_DRIFT_QUADRATIC;
+            else if (!strcmp(val, "none"))
+                va->drift = GK_DRIFT_NONE;
+            else
+                rc = gk_error(ctx, GK_ERR_ARG,
+                              "--drift: '%s' is not linear or quadratic (a raster: "
+                              "--drift-raster FILE)",
+                              val);
+            break;
+        case 22:
+            if (va->n_drift_rasters >= GK_KRIGE_MAX_DRIFT_RASTERS)
+                rc = gk_error(ctx, GK_ERR_ARG, "--drift-raster: at most %d rasters",
+                              GK_KRIGE_MAX_DRIFT_RASTERS);
+            else
+                va->drift_raster[va->n_drift_rasters++] = val;
+            break;
+        case 23:
+            if (!strcmp(val, "bilinear") || !strcmp(val, "nearest"))
+                va->drift_bilinear = val[0] == 'b';
+            else
+                rc = gk_error(ctx, GK_ERR_ARG, "--drift-resample: '%s' is not nearest or bilinear",
+                              val);
+            break;
         }
         if (rc) {
             free(r);
@@ -241,135 +276,56 @@ static int parse_args(gk_context *ctx, int argc, char **argv, vgm_args *va, char
     }
     if (!va->format)
         va->format = "table";
-    if (va->model && va->fit)
-        return free(r), gk_error(ctx, GK_ERR_ARG, "give either --fit or --model, not both");
-    if (!va->fit && (va->nugget || va->psill || va->range || va->kappa || va->anis))
-        return free(r), gk_error(ctx, GK_ERR_ARG,
-                                 "--nugget, --psill, --range, --kappa and --anis need --fit MODEL");
-    if (va->no_fit && !va->fit && !va->model)
-        return free(r), gk_error(ctx, GK_ERR_ARG, "--no-fit needs --fit MODEL or --model FILE");
+    const gk_vgm_fit_args *fa = &va->fa;
+    const char *why = NULL;
+    if (fa->fit && fa->fit_best)
+        why = "give either --fit or --fit-best, not both";
+    else if (va->model && (fa->fit || fa->fit_best))
+        why = "give either --fit, --fit-best or --model, not two of them";
+    else if (!fa->fit && !fa->fit_best &&
+             (fa->nugget || fa->psill || fa->range || fa->kappa || fa->anis))
+        why = "--nugget, --psill, --range, --kappa and --anis need --fit MODEL or --fit-best LIST";
+    else if (fa->no_fit && !fa->fit && !va->model)
+        why = "--no-fit needs --fit MODEL or --model FILE";
+    else if (fa->fit_kappa && !fa->fit && !fa->fit_best && !va->model)
+        why = "--fit-kappa needs a model to fit: --fit Mat (or Ste), --fit-best or --model";
+    else if (fa->fit_kappa && fa->no_fit)
+        why = "--fit-kappa fits; it cannot go with --no-fit";
+    if (why)
+        return free(r), gk_error(ctx, GK_ERR_ARG, "%s", why);
     *rest = r;
     *nrest = nr;
     return GK_OK;
 }
 
-/* The model of --fit and the start values. */
-static int build_model(gk_context *ctx, const vgm_args *va, gk_vmodel *m)
+static void write_model_table(FILE *f, const gk_vmodel *m, const gk_vgm_report *rep,
+                              int method)
 {
-    memset(m, 0, sizeof *m);
-    char names[256];
-    if (strlen(va->fit) >= sizeof names)
-        return gk_error(ctx, GK_ERR_ARG, "--fit: model list too long");
-    strcpy(names, va->fit);
-    int nug = -1;
-    for (char *tok = strtok(names, ",+ "); tok; tok = strtok(NULL, ",+ ")) {
-        if (m->n >= GK_VM_MAX_STRUCTURES)
-            return gk_error(ctx, GK_ERR_ARG, "--fit: at most %d structures", GK_VM_MAX_STRUCTURES);
-        gk_vm_structure *s = &m->s[m->n];
-        if (gk_vm_type_from_name(tok, &s->type))
-            return gk_error(ctx, GK_ERR_ARG,
-                            "--fit: unknown variogram model '%s' (use Nug, Sph, Exp, Gau, Mat, "
-                            "Ste, Exc, Cir, Pen, Lin, Pow, Hol)",
-                            tok);
-        if (s->type == GK_VM_NUG) {
-            if (nug >= 0)
-                return gk_error(ctx, GK_ERR_ARG, "--fit: Nug listed twice");
-            nug = m->n;
-        }
-        s->psill = NAN;
-        s->range = s->type == GK_VM_NUG ? 0.0 : NAN;
-        s->kappa = 0.5;
-        s->anis_angle = 0.0;
-        s->anis_ratio = 1.0;
-        m->n++;
-    }
-    if (m->n == 0)
-        return gk_error(ctx, GK_ERR_ARG, "--fit: no model given");
-    if (va->nugget) {
-        double v = 0.0;
-        if (parse_num(ctx, "--nugget", va->nugget, &v))
-            return gk_errno(ctx);
-        if (v < 0)
-            return gk_error(ctx, GK_ERR_ARG, "--nugget must be >= 0, not %s", va->nugget);
-        if (nug < 0) { /* prepend, as vgm(..., nugget) puts it first */
-            if (m->n >= GK_VM_MAX_STRUCTURES)
-                return gk_error(ctx, GK_ERR_ARG, "--fit: at most %d structures",
-                                GK_VM_MAX_STRUCTURES);
-            memmove(&m->s[1], &m->s[0], m->n * sizeof m->s[0]);
-            m->n++;
-            nug = 0;
-            m->s[0] = (gk_vm_structure){GK_VM_NUG, v, 0.0, 0.5, 0.0, 1.0};
-        }
-        m->s[nug].psill = v;
-    }
-    int idx[GK_VM_MAX_STRUCTURES], ns = 0;
-    for (int i = 0; i < m->n; i++)
-        if (m->s[i].type != GK_VM_NUG)
-            idx[ns++] = i;
-    struct {
-        const char *opt, *val;
-        int what;
-    } lists[3] = {{"--psill", va->psill, 0}, {"--range", va->range, 1}, {"--kappa", va->kappa, 2}};
-    for (int l = 0; l < 3; l++) {
-        if (!lists[l].val)
-            continue;
-        double v[GK_VM_MAX_STRUCTURES];
-        int n = parse_list(ctx, lists[l].opt, lists[l].val, v, GK_VM_MAX_STRUCTURES);
-        if (n < 0)
-            return gk_errno(ctx);
-        if (n != ns && !(n == 1 && lists[l].what == 2))
-            return gk_error(ctx, GK_ERR_ARG,
-                            "%s: %d value%s for %d non-nugget structure%s", lists[l].opt, n,
-                            n == 1 ? "" : "s", ns, ns == 1 ? "" : "s");
-        for (int k = 0; k < ns; k++) {
-            double x = v[n == 1 ? 0 : k];
-            gk_vm_structure *s = &m->s[idx[k]];
-            if (lists[l].what == 0) {
-                if (x < 0)
-                    return gk_error(ctx, GK_ERR_ARG, "--psill must be >= 0, not %.15g", x);
-                s->psill = x;
-            } else if (lists[l].what == 1) {
-                if (x < 0 || (x == 0 && s->type != GK_VM_LIN))
-                    return gk_error(ctx, GK_ERR_ARG, "--range must be positive, not %.15g", x);
-                s->range = x;
-            } else {
-                s->kappa = x;
-            }
-        }
-    }
-    if (va->anis) {
-        double v[2];
-        int n = parse_list(ctx, "--anis", va->anis, v, 2);
-        if (n < 0)
-            return gk_errno(ctx);
-        if (n != 2)
-            return gk_error(ctx, GK_ERR_ARG, "--anis needs ANGLE,RATIO");
-        if (!(v[1] > 0 && v[1] <= 1) || !(v[0] >= 0 && v[0] < 360))
-            return gk_error(ctx, GK_ERR_ARG,
-                            "--anis: angle must be in [0, 360) and ratio in (0, 1], not %s",
-                            va->anis);
-        for (int k = 0; k < ns; k++) {
-            m->s[idx[k]].anis_angle = v[0];
-            m->s[idx[k]].anis_ratio = v[1];
-        }
-    }
-    if (va->no_fit) {
-        for (int i = 0; i < m->n; i++)
-            if (isnan(m->s[i].psill) || isnan(m->s[i].range))
-                return gk_error(ctx, GK_ERR_ARG,
-                                "--no-fit: give every start value (--psill, --range, --nugget)");
-        return gk_vmodel_check(ctx, m);
-    }
-    return GK_OK;
-}
-
-static void write_model_table(FILE *f, const gk_vmodel *m, const gk_fit_result *fr, int method)
-{
+    const gk_fit_result *fr = rep->fit;
     if (fr)
         fprintf(f, "# model: fit method %d, SSErr %.10g, %d iterations%s\n", method, fr->sserr,
                 fr->iterations, fr->converged ? "" : ", NO CONVERGENCE");
     else
         fprintf(f, "# model (not fitted)\n");
+    if (fr && rep->ncand > 0) {
+        fprintf(f, "# kept the smallest SSErr of %d candidates:\n", rep->ncand);
+        for (int c = 0; c < rep->ncand; c++) {
+            char name[128];
+            gk_vmodel_names(&rep->cand[c], name, sizeof name);
+            if (isfinite(rep->cand_fit[c].sserr))
+                fprintf(f, "#   %-16s SSErr %.10g%s\n", name, rep->cand_fit[c].sserr,
+                        c == rep->kept ? "  (kept)" : "");
+            else
+                fprintf(f, "#   %-16s could not be fitted\n", name);
+        }
+    }
+    if (fr && rep->nkappa > 0)
+        for (int i = 0; i < m->n; i++)
+            if (m->s[i].type == GK_VM_MAT || m->s[i].type == GK_VM_STE) {
+                fprintf(f, "# kappa %.10g: the smallest SSErr of %d values tried\n",
+                        m->s[i].kappa, rep->nkappa);
+                break;
+            }
     fprintf(f, "%5s %20s %20s %8s %8s %8s\n", "model", "psill", "range", "kappa", "ang1",
             "anis1");
     for (int i = 0; i < m->n; i++) {
@@ -377,6 +333,17 @@ static void write_model_table(FILE *f, const gk_vmodel *m, const gk_fit_result *
         fprintf(f, "%5s %20.12g %20.12g %8.4g %8.4g %8.4g\n", gk_vm_type_name(s->type), s->psill,
                 s->range, s->kappa, s->anis_angle, s->anis_ratio);
     }
+}
+
+/* "1 + x + y + dist.tif": the trend's terms, as gstat's formula would list them. */
+static void trend_terms(const vgm_args *va, char *buf, size_t room)
+{
+    const char *poly = va->drift == GK_DRIFT_LINEAR      ? " + x + y"
+                       : va->drift == GK_DRIFT_QUADRATIC ? " + x + y + x^2 + x*y + y^2"
+                                                         : "";
+    int w = snprintf(buf, room, "1%s", poly);
+    for (int k = 0; k < va->n_drift_rasters && w >= 0 && (size_t)w < room; k++)
+        w += snprintf(buf + w, room - (size_t)w, " + %s", va->drift_raster[k]);
 }
 
 /* The sample variogram, a line per lag and direction: np, dist, gamma in
@@ -395,11 +362,11 @@ static void write_rows(FILE *f, const gk_vgm *v, int directional, const char *fm
 }
 
 static int write_output(FILE *f, const vgm_args *va, const gk_vgm *v, size_t npts,
-                        const gk_vmodel *m, const gk_fit_result *fr)
+                        const gk_vmodel *m, const gk_vgm_report *rep)
 {
     int directional = va->vo.ndir > 0;
     if (!strcmp(va->format, "json")) {
-        char *s = gk_vgm_to_json(v, m, fr);
+        char *s = gk_vgm_to_json(v, m, rep);
         if (!s)
             return -1;
         fputs(s, f);
@@ -409,18 +376,78 @@ static int write_output(FILE *f, const vgm_args *va, const gk_vgm *v, size_t npt
         fprintf(f, "np,dist,gamma%s\n", directional ? ",dir.hor" : "");
         write_rows(f, v, directional, "%.0f,%.17g,%.17g", ",%.17g");
         if (m)
-            write_model_table(stderr, m, fr, va->method);
+            write_model_table(stderr, m, rep, va->method);
     } else {
         fprintf(f, "# %zu points, cutoff %.10g, width %.10g, %s estimator\n", npts, v->cutoff,
                 v->width, va->vo.estimator == GK_VGM_CRESSIE ? "Cressie-Hawkins" : "Matheron");
+        if (rep->drift || rep->n_rasters) {
+            char terms[1400];
+            trend_terms(va, terms, sizeof terms);
+            fprintf(f, "# residuals of the ordinary least-squares trend z ~ %s\n", terms);
+        }
         fprintf(f, "%8s %20s %20s%s\n", "np", "dist", "gamma", directional ? "  dir.hor" : "");
         write_rows(f, v, directional, "%8.0f %20.12g %20.12g", " %8g");
         if (m) {
             fputc('\n', f);
-            write_model_table(f, m, fr, va->method);
+            write_model_table(f, m, rep, va->method);
         }
     }
     return ferror(f) ? -1 : 0;
+}
+
+/* The fit: one model (--fit, --model), or the best of the candidates of
+ * --fit-best, each tried with every kappa of --fit-kappa where it has Mat
+ * or Ste (gk_variogram_fit_best, gstat's fit.variogram with a model list and
+ * fit.kappa). */
+static int fit_models(gk_context *ctx, const vgm_args *va, const gk_vgm *v, gk_vmodel *model,
+                      gk_vmodel *cand, int ncand, gk_fit_result *cand_fit, gk_vgm_report *rep,
+                      gk_fit_result *fr)
+{
+    gk_fit_options fo = {va->method, 1, 1};
+    double *kappa = NULL;
+    int nkappa = 0, rc;
+    if (va->fa.fit_kappa && (rc = gk_vgm_kappa_list(ctx, va->fa.fit_kappa, &kappa, &nkappa)))
+        return rc;
+    if (!va->fa.fit_best && !nkappa) {
+        rc = gk_variogram_fit(ctx, v, -1, model, &fo, fr);
+    } else {
+        int one = !va->fa.fit_best, kept = -1;
+        if (one) { /* --fit or --model with --fit-kappa: a list of one */
+            cand[0] = *model;
+            ncand = 1;
+        }
+        int with_kappa = 0;
+        for (int c = 0; c < ncand; c++)
+            for (int i = 0; i < cand[c].n; i++)
+                with_kappa |= cand[c].s[i].type == GK_VM_MAT || cand[c].s[i].type == GK_VM_STE;
+        if (nkappa && !with_kappa)
+            rc = gk_error(ctx, GK_ERR_ARG,
+                          "--fit-kappa: the kappa search is for Mat and Ste structures and %s "
+                          "none (--fit Nug,Mat, or Mat or Ste among --fit-best's candidates)",
+                          one ? "the model has" : "the candidates have");
+        else
+            rc = gk_variogram_fit_best(ctx, v, -1, cand, ncand, kappa, nkappa, &fo, cand_fit,
+                                       &kept);
+        if (!rc) {
+            *model = cand[kept];
+            *fr = cand_fit[kept];
+            rep->nkappa = nkappa;
+            if (!one) {
+                rep->ncand = ncand;
+                rep->kept = kept;
+                rep->cand = cand;
+                rep->cand_fit = cand_fit;
+            }
+        }
+    }
+    free(kappa);
+    if (rc)
+        return rc;
+    rep->fit = fr;
+    if (!fr->converged)
+        fprintf(stderr, "gridkit variogram: warning: no convergence after %d iterations\n",
+                fr->iterations);
+    return GK_OK;
 }
 
 static int run(gk_context *ctx, int argc, char **argv)
@@ -430,15 +457,21 @@ static int run(gk_context *ctx, int argc, char **argv)
     int nrest = 0;
     gk_grid_options *o = NULL;
     gk_source_points sp = {0};
+    gk_points *resid = NULL; /* --drift: the points with their residuals */
     gk_vgm v = {0};
-    gk_vmodel model;
-    gk_fit_result fr;
+    gk_vmodel model, cand[GK_VM_MAX_CANDIDATES];
+    gk_fit_result fr, cand_fit[GK_VM_MAX_CANDIDATES];
+    gk_vgm_report rep;
+    memset(&rep, 0, sizeof rep);
+    int ncand = 0;
     char *out = NULL, *plot = NULL; /* the files -o and --plot write (io/output_check.h) */
-    int have_model = 0, fitted = 0;
+    int have_model = 0;
     int rc = parse_args(ctx, argc, argv, &va, &rest, &nrest);
     if (rc)
         goto done;
-    if (va.fit && (rc = build_model(ctx, &va, &model)))
+    if (va.fa.fit && (rc = gk_vgm_build_model(ctx, &va.fa, &model)))
+        goto done;
+    if (va.fa.fit_best && (rc = gk_vgm_build_candidates(ctx, &va.fa, cand, &ncand)))
         goto done;
     if (va.model && (rc = gk_vmodel_read_json(ctx, va.model, &model)))
         goto done;
@@ -453,13 +486,16 @@ static int run(gk_context *ctx, int argc, char **argv)
         goto done;
     }
     /* outputs checked before the work: no input, no device, FIFO or link */
-    const char *inputs[3] = {o->src, o->clipsrc, va.model};
+    const char *inputs[3 + GK_KRIGE_MAX_DRIFT_RASTERS] = {o->src, o->clipsrc, va.model};
+    for (int k = 0; k < va.n_drift_rasters; k++)
+        inputs[3 + k] = va.drift_raster[k];
+    const int ninputs = 3 + va.n_drift_rasters;
     /* under MPI every rank sums its pairs; rank 0 alone fits and writes */
     const gk_world *world = gk_world_get();
     const int rank = gk_world_rank(world);
     if (rank == 0 &&
-        ((va.out && !(out = gk_output_prepare(ctx, "-o", va.out, inputs, 3))) ||
-         (va.plot && !(plot = gk_output_prepare(ctx, "--plot", va.plot, inputs, 3))))) {
+        ((va.out && !(out = gk_output_prepare(ctx, "-o", va.out, inputs, ninputs))) ||
+         (va.plot && !(plot = gk_output_prepare(ctx, "--plot", va.plot, inputs, ninputs))))) {
         rc = gk_errno(ctx);
         goto done;
     }
@@ -477,19 +513,26 @@ static int run(gk_context *ctx, int argc, char **argv)
         goto done;
     }
     const gk_points *pts = sp.layers[0].pts;
+    if (va.drift != GK_DRIFT_NONE || va.n_drift_rasters > 0) {
+        /* every rank takes the same residuals from the same points */
+        if ((rc = gk_vgm_trend_points(ctx, gk_grid_options_source(o), pts, va.drift,
+                                      va.n_drift_rasters, va.drift_raster, va.drift_bilinear,
+                                      &resid)))
+            goto done;
+        pts = resid;
+        rep.drift = va.drift == GK_DRIFT_LINEAR      ? "linear"
+                    : va.drift == GK_DRIFT_QUADRATIC ? "quadratic"
+                                                     : NULL;
+        rep.n_rasters = va.n_drift_rasters;
+        rep.rasters = va.drift_raster;
+    }
     if ((rc = gk_world_variogram(ctx, world, pts, &va.vo, &v)) || rank > 0)
         goto done;
-    if (va.fit || va.model) {
+    if (va.fa.fit || va.fa.fit_best || va.model) {
         have_model = 1;
-        if (!va.no_fit) {
-            gk_fit_options fo = {va.method, 1, 1};
-            if ((rc = gk_variogram_fit(ctx, &v, -1, &model, &fo, &fr)))
-                goto done;
-            fitted = 1;
-            if (!fr.converged)
-                fprintf(stderr, "gridkit variogram: warning: no convergence after %d iterations\n",
-                        fr.iterations);
-        }
+        if (!va.fa.no_fit &&
+            (rc = fit_models(ctx, &va, &v, &model, cand, ncand, cand_fit, &rep, &fr)))
+            goto done;
     }
     /* output: a table under a temporary name, renamed when complete */
     FILE *f = stdout;
@@ -508,8 +551,7 @@ static int run(gk_context *ctx, int argc, char **argv)
         }
         gk_cancel_watch(tmp);
     }
-    int wr = write_output(f, &va, &v, gk_points_count(pts), have_model ? &model : NULL,
-                          fitted ? &fr : NULL);
+    int wr = write_output(f, &va, &v, gk_points_count(pts), have_model ? &model : NULL, &rep);
     if (out) {
         int werr = wr ? errno : 0;
         if (fclose(f) != 0 && !werr)
@@ -531,14 +573,16 @@ static int run(gk_context *ctx, int argc, char **argv)
     }
     if (va.plot) {
         char sub[128];
-        snprintf(sub, sizeof sub, "(%zu points, %s)", gk_points_count(pts),
-                 va.vo.estimator == GK_VGM_CRESSIE ? "Cressie-Hawkins" : "Matheron");
+        snprintf(sub, sizeof sub, "(%zu points, %s%s)", gk_points_count(pts),
+                 va.vo.estimator == GK_VGM_CRESSIE ? "Cressie-Hawkins" : "Matheron",
+                 resid ? ", trend residuals" : "");
         rc = gk_plot_variogram(ctx, plot, &v, have_model ? &model : NULL, sub);
     }
 done:
     free(out);
     free(plot);
     gk_vgm_free(&v);
+    gk_points_free(resid);
     gk_source_points_free(&sp);
     gk_grid_options_free(o);
     free(rest);

@@ -42,11 +42,73 @@ static json_object *model_json(const gk_vmodel *m)
     return arr;
 }
 
-char *gk_vgm_to_json(const gk_vgm *v, const gk_vmodel *m, const gk_fit_result *fit)
+void gk_vmodel_names(const gk_vmodel *m, char *buf, size_t room)
+{
+    size_t used = 0;
+    if (room)
+        buf[0] = '\0';
+    for (int i = 0; i < m->n && used < room; i++) {
+        int w = snprintf(buf + used, room - used, "%s%s", i ? "+" : "",
+                         gk_vm_type_name(m->s[i].type));
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+}
+
+/* The kappa of the model's Mat or Ste structures (the one a kappa search set). */
+static double searched_kappa(const gk_vmodel *m)
+{
+    for (int i = 0; i < m->n; i++)
+        if (m->s[i].type == GK_VM_MAT || m->s[i].type == GK_VM_STE)
+            return m->s[i].kappa;
+    return NAN;
+}
+
+static json_object *fit_json(const gk_vmodel *m, const gk_vgm_report *rep)
+{
+    const gk_fit_result *fit = rep->fit;
+    json_object *f = json_object_new_object();
+    json_object_object_add(f, "sserr", jnum(fit->sserr));
+    json_object_object_add(f, "iterations", json_object_new_int(fit->iterations));
+    json_object_object_add(f, "converged", json_object_new_boolean(fit->converged));
+    if (rep->nkappa > 0 && m && isfinite(searched_kappa(m))) {
+        json_object_object_add(f, "kappa", jnum(searched_kappa(m)));
+        json_object_object_add(f, "kappa_values", json_object_new_int(rep->nkappa));
+    }
+    if (rep->ncand > 0) {
+        json_object *arr = json_object_new_array();
+        for (int c = 0; c < rep->ncand; c++) {
+            json_object *o = json_object_new_object();
+            char name[128];
+            gk_vmodel_names(&rep->cand[c], name, sizeof name);
+            json_object_object_add(o, "name", json_object_new_string(name));
+            json_object_object_add(o, "sserr", jnum(rep->cand_fit[c].sserr));
+            json_object_object_add(o, "kept", json_object_new_boolean(c == rep->kept));
+            if (isfinite(rep->cand_fit[c].sserr))
+                json_object_object_add(o, "model", model_json(&rep->cand[c]));
+            json_object_array_add(arr, o);
+        }
+        json_object_object_add(f, "candidates", arr);
+    }
+    return f;
+}
+
+char *gk_vgm_to_json(const gk_vgm *v, const gk_vmodel *m, const gk_vgm_report *rep)
 {
     json_object *root = json_object_new_object();
     if (!root)
         return NULL;
+    if (rep && (rep->drift || rep->n_rasters > 0)) {
+        json_object *t = json_object_new_object();
+        json_object_object_add(t, "drift",
+                               json_object_new_string(rep->drift ? rep->drift : "none"));
+        json_object *arr = json_object_new_array();
+        for (int k = 0; k < rep->n_rasters; k++)
+            json_object_array_add(arr, json_object_new_string(rep->rasters[k]));
+        json_object_object_add(t, "drift_rasters", arr);
+        json_object_object_add(root, "trend", t);
+    }
     if (v) {
         json_object_object_add(root, "cutoff", jnum(v->cutoff));
         json_object_object_add(root, "width", jnum(v->width));
@@ -67,13 +129,8 @@ char *gk_vgm_to_json(const gk_vgm *v, const gk_vmodel *m, const gk_fit_result *f
     }
     if (m)
         json_object_object_add(root, "model", model_json(m));
-    if (fit) {
-        json_object *f = json_object_new_object();
-        json_object_object_add(f, "sserr", jnum(fit->sserr));
-        json_object_object_add(f, "iterations", json_object_new_int(fit->iterations));
-        json_object_object_add(f, "converged", json_object_new_boolean(fit->converged));
-        json_object_object_add(root, "fit", f);
-    }
+    if (rep && rep->fit)
+        json_object_object_add(root, "fit", fit_json(m, rep));
     const char *s =
         json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
     char *ret = s ? strdup(s) : NULL;

@@ -209,6 +209,51 @@ check_cmd() {
 check_cmd variogram_unknown_model 'Xyz' -- variogram "$ME" -zfield logzinc --fit Xyz
 check_cmd variogram_missing_source 'nosuch' -- variogram "$DATA/nosuch.gpkg" -zfield logzinc
 check_cmd variogram_bad_cutoff 'cutoff' -- variogram "$ME" -zfield logzinc --cutoff abc
+# check_vgm NAME REGEX -- variogram arguments: as check_cmd, and -o FILE is neither written
+# nor left as a temporary
+check_vgm() {
+    local name=$1 kw=$2
+    shift 3
+    local dir
+    dir=$(case_dir "vgm_$name")
+    timeout 60 "$GK" variogram "$@" -of json -o "$dir/v.json" >"$WORK/$name.out" 2>"$WORK/$name.err"
+    local rc=$?
+    local p=()
+    [ $rc -ne 0 ] || p+=("exit status 0")
+    [ $rc -lt 124 ] || p+=("crashed or hung (rc $rc)")
+    grep -qiE -- "$kw" "$WORK/$name.err" || p+=("stderr does not match /$kw/")
+    [ ! -e "$dir/v.json" ] || p+=("output left behind: $dir/v.json")
+    ! ls -a "$dir" | grep -q 'gridkit-tmp' || p+=("temporary file left in $dir")
+    report "$name" "${p[@]}"
+}
+# candidate lists (--fit-best), fit.kappa (--fit-kappa), trend residuals (--drift)
+check_vgm variogram_fit_best_empty '--fit-best: candidate models: the list is empty' -- \
+    "$ME" -zfield logzinc --fit-best ''
+check_vgm variogram_fit_best_unknown "--fit-best: candidate models: unknown variogram model 'Xyz'" -- \
+    "$ME" -zfield logzinc --fit-best Exp,Xyz
+check_vgm variogram_fit_best_psill '--fit-best: --psill and --range do not apply' -- \
+    "$ME" -zfield logzinc --fit-best Exp,Sph --psill 0.5
+check_vgm variogram_fit_kappa_zero '--fit-kappa: kappa 0 is not in \(0, 100\]' -- \
+    "$ME" -zfield logzinc --fit Nug,Mat --fit-kappa 0.5,0
+check_vgm variogram_fit_kappa_negative '--fit-kappa: kappa -1 is not in \(0, 100\]' -- \
+    "$ME" -zfield logzinc --fit Nug,Mat --fit-kappa -1
+check_vgm variogram_fit_kappa_no_matern '--fit-kappa: the kappa search is for Mat and Ste' -- \
+    "$ME" -zfield logzinc --fit Nug,Sph --fit-kappa
+check_vgm variogram_fit_kappa_no_model '--fit-kappa needs a model to fit' -- \
+    "$ME" -zfield logzinc --fit-kappa 1,2
+check_vgm variogram_drift_unknown "--drift: 'cubic' is not linear or quadratic" -- \
+    "$ME" -zfield logzinc --drift cubic
+d=$(case_dir variogram_drift)
+printf 'x y z\n0 0 1\n1 0 2\n0 1 3\n' >"$d/three.xyz"
+check_vgm variogram_drift_too_few 'three\.xyz: trend residuals: 3 points for a trend of 6 terms' -- \
+    "$d/three.xyz" --drift quadratic
+printf 'x y z\n0 1 1\n1 3 2\n2 5 3\n3 7 1\n4 9 2\n' >"$d/line.xyz"
+check_vgm variogram_drift_collinear 'line\.xyz: trend residuals: .*singular: y is a linear combination' -- \
+    "$d/line.xyz" --drift linear
+check_vgm variogram_drift_raster_missing 'nosuch\.tif: cannot open it as a raster \(.*No such file' -- \
+    "$ME" -zfield logzinc --drift-raster "$d/nosuch.tif"
+check_vgm variogram_drift_raster_outside 'meuse_dist\.tif has no value at data point 1 .*outside the raster' -- \
+    "$DATA/aniso_trend.gpkg" -zfield z --drift-raster "$DATA/meuse_dist.tif"
 check_cmd cv_unknown_algorithm 'krigeit' -- cv "$ME" -zfield logzinc -a krigeit
 check_cmd cv_bad_nfold 'nfold' -- cv "$ME" -zfield logzinc -a nearest --nfold 1
 

@@ -161,6 +161,7 @@ other() {
 other variogram json variogram "$M" -zfield zinc --fit Nug,Sph --format json -o
 other variogram_10k csv variogram "$DATA/points_10k.xyz" --cutoff 900 --direction 0,45,90 --format csv -o
 other variogram_cressie csv variogram "$DATA/points_10k.xyz" --estimator cressie --format csv -o
+other variogram_trend_best json variogram "$M" -zfield zinc --drift linear --drift-raster "$DATA/meuse_dist_filled.tif" --fit-best Exp,Sph,Mat --fit-kappa --format json -o
 other cv csv cv "$M" -zfield zinc -a invdistnn:power=2:radius=900:max_points=12 -q -o
 other cv_kriging_5fold csv cv "$M" -zfield zinc --nfold 5 --seed 7 -a kriging:model=Sph:psill=0.6:range=900:max_points=20 -q -o
 other cv_summary json cv "$DATA/points_10k.xyz" --nfold 10 --format=json -a invdist:power=2:radius=300:max_points=16 -q -o

@@ -12,6 +12,10 @@ the case) and compares:
 
 * variogram: np exactly; dist and gamma to 1e-6 relative (per class);
 * fit: every structure's psill and range to 1e-3 relative;
+* model lists and fit.kappa (fit.variogram(v, vgm(c("Exp", "Sph")), fit.kappa = ...)):
+  the kept model's structures, psill and range to 1e-3 relative, its kappa exactly (a
+  value of the list), its SSErr to 1e-3 relative; every candidate's SSErr to 1e-3 and
+  the same one kept;
 * kriging: estimate and variance at every cell centre to 1e-6 relative,
   |g - r| <= tol * max(|r|, 1e-6 * max|r| of the case) (the floor only matters
   for a reference that is exactly 0); a reference NA must be nodata and vice versa.
@@ -108,6 +112,67 @@ for nm in ("Sph", "Exp", "Gau", "NugSph"):
         CASES.append(Case("fit", "fit_%s_m%d" % (nm, meth), MEUSE,
                           fit_args(STARTS[nm]) + ["--fit-method", str(meth)],
                           "fit_%s_m%d.json" % (nm, meth), 1e-3))
+
+# residual variograms, gstat's variogram(z ~ trend): OLS residuals of the trend
+# R: variogram(logzinc ~ x + y, meuse)
+V("vgm_meuse_resid_linear", MEUSE, ["--drift", "linear"], "vgm_meuse_resid_linear.csv")
+# R: variogram(logzinc ~ xc + yc + I(xc^2) + I(xc*yc) + I(yc^2), meuse)   (centred: same span)
+V("vgm_meuse_resid_quadratic", MEUSE, ["--drift", "quadratic"], "vgm_meuse_resid_quadratic.csv")
+# R: variogram(logzinc ~ x + y, meuse, alpha = c(0, 45, 90, 135))
+V("vgm_meuse_resid_linear_dir4", MEUSE, ["--drift", "linear", "--direction", "0,45,90,135"],
+  "vgm_meuse_resid_linear_dir4.csv")
+# R: variogram(logzinc ~ x + y, meuse, cressie = TRUE)
+V("vgm_meuse_resid_linear_cressie", MEUSE, ["--drift", "linear", "--estimator", "cressie"],
+  "vgm_meuse_resid_linear_cressie.csv")
+# R: variogram(logzinc ~ dist_rs, meuse): dist_rs, the raster's cell holding each point
+V("vgm_meuse_resid_dist", MEUSE, ["--drift-raster", "@DATA@/meuse_dist_filled.tif"],
+  "vgm_meuse_resid_dist.csv")
+# the same from the unfilled raster (every data point is on a floodplain cell)
+V("vgm_meuse_resid_dist_masked", MEUSE, ["--drift-raster", "@DATA@/meuse_dist.tif"],
+  "vgm_meuse_resid_dist.csv")
+# R: variogram(logzinc ~ x + y + dist_rs, meuse)
+V("vgm_meuse_resid_linear_dist", MEUSE, ["--drift", "linear", "--drift-raster",
+                                         "@DATA@/meuse_dist_filled.tif"],
+  "vgm_meuse_resid_linear_dist.csv")
+# R: variogram(z ~ x + y, aniso, cutoff = 600, width = 30)
+V("vgm_aniso_resid_linear", ANISO, ["--cutoff", "600", "--width", "30", "--drift", "linear"],
+  "vgm_aniso_resid_linear.csv")
+# R: variogram(z ~ x + y + I(x^2) + I(x*y) + I(y^2), aniso, cutoff = 600, width = 30)
+V("vgm_aniso_resid_quadratic", ANISO, ["--cutoff", "600", "--width", "30", "--drift", "quadratic"],
+  "vgm_aniso_resid_quadratic.csv")
+# R: the same with alpha = c(30, 120), tol.hor = 15
+V("vgm_aniso_resid_quadratic_dir_tol15", ANISO, ["--cutoff", "600", "--width", "30", "--drift",
+                                                 "quadratic", "--direction", "30,120",
+                                                 "--tolerance", "15"],
+  "vgm_aniso_resid_quadratic_dir_tol15.csv")
+
+# R: fit.variogram(SAMPLE, vgm(MODELS), fit.kappa = ...): each candidate a nugget plus the model
+B = lambda name, src, args, ref: CASES.append(Case("best", name, src, args, ref, 1e-3))
+A600 = ["--cutoff", "600", "--width", "30"]
+# R: fit.variogram(variogram(logzinc ~ 1, meuse), vgm("Mat"), fit.kappa = TRUE)
+B("fitk_meuse_Mat", MEUSE, ["--fit", "Nug,Mat", "--fit-kappa"], "fitk_meuse_Mat.json")
+# R: ... vgm("Ste"), fit.kappa = TRUE
+B("fitk_meuse_Ste", MEUSE, ["--fit", "Nug,Ste", "--fit-kappa"], "fitk_meuse_Ste.json")
+# R: ... vgm("Mat"), fit.kappa = c(0.5, 1, 1.5, 2, 2.5)
+B("fitk_meuse_Mat_list", MEUSE, ["--fit", "Nug,Mat", "--fit-kappa", "0.5,1,1.5,2,2.5"],
+  "fitk_meuse_Mat_list.json")
+# R: fit.variogram(variogram(z ~ 1, aniso, cutoff = 600, width = 30), vgm("Ste"), fit.kappa = TRUE)
+B("fitk_aniso_Ste", ANISO, A600 + ["--fit", "Nug,Ste", "--fit-kappa"], "fitk_aniso_Ste.json")
+# R: fit.variogram(variogram(z ~ x + y, aniso, ...), vgm("Mat"), fit.kappa = TRUE)
+B("fitk_aniso_resid_Mat", ANISO, A600 + ["--drift", "linear", "--fit", "Nug,Mat", "--fit-kappa"],
+  "fitk_aniso_resid_Mat.json")
+# R: fit.variogram(variogram(logzinc ~ 1, meuse), vgm(c("Exp", "Sph", "Gau")))
+B("best_meuse", MEUSE, ["--fit-best", "Exp,Sph,Gau"], "best_meuse.json")
+# R: fit.variogram(variogram(z ~ 1, aniso, cutoff = 600, width = 30), vgm(c("Exp", "Sph", "Gau")))
+B("best_aniso", ANISO, A600 + ["--fit-best", "Exp,Sph,Gau"], "best_aniso.json")
+# R: the same on variogram(..., alpha = c(30, 120), tol.hor = 15)
+B("best_aniso_dir", ANISO, A600 + ["--direction", "30,120", "--tolerance", "15",
+                                   "--fit-best", "Exp,Sph,Gau"], "best_aniso_dir.json")
+# R: the same on variogram(z ~ x + y, aniso, cutoff = 600, width = 30)
+B("best_aniso_resid", ANISO, A600 + ["--drift", "linear", "--fit-best", "Exp,Sph,Gau"],
+  "best_aniso_resid.json")
+# R: fit.variogram(variogram(logzinc ~ 1, meuse), vgm(c("Exp", "Mat")), fit.kappa = TRUE)
+B("best_meuse_kappa", MEUSE, ["--fit-best", "Exp,Mat", "--fit-kappa"], "best_meuse_kappa.json")
 
 K = lambda name, src, grid, spec, ref, why="", mask=None, nmax=0: CASES.append(
     Case("krige", name, src, (grid, spec, mask, nmax), ref, 1e-6, why))
@@ -227,7 +292,8 @@ def src_args(c, data):
 
 def case_vgm(gk, data, work, c, fmt):
     out = os.path.join(work, c.name + "." + fmt)
-    run([gk, "variogram"] + src_args(c, data) + c.args + ["--format", fmt, "-o", out])
+    args = [a.replace("@DATA@", data) for a in c.args]
+    run([gk, "variogram"] + src_args(c, data) + args + ["--format", fmt, "-o", out])
     if not os.path.exists(out):
         raise Fail("exit 0 but no %s written" % out)
     ref = read_ref_vgm(os.path.join(REFS, c.ref))
@@ -265,6 +331,67 @@ def case_fit(gk, data, work, c):
     if msgs:
         raise Fail("; ".join(msgs) + " (tol %g)" % c.tol)
     return "worst rel %.2g (tol %g)" % (worst, c.tol)
+
+
+def cmp_model(got, ref, tol, what):
+    """structures in order: type, psill and range to tol, kappa (Mat, Ste, Exc) exactly;
+    returns the worst relative difference of psill and range."""
+    if not isinstance(got, list) or len(got) != len(ref):
+        raise Fail("%s: model %s, gstat %s" % (what, json.dumps(got), json.dumps(ref)))
+    worst, msgs = 0.0, []
+    for g, r in zip(got, ref):
+        if str(g.get("model", "")).lower() != r["model"].lower():
+            raise Fail("%s: structure %s, gstat %s" % (what, g.get("model"), r["model"]))
+        for k in ("psill", "range"):
+            gv = float(g.get(k, 0.0) or 0.0)
+            e = rel(gv, r[k])
+            worst = max(worst, e)
+            if not e <= tol:
+                msgs.append("%s: %s %s %.9g, gstat %.9g (rel %.2g)" % (what, r["model"], k, gv, r[k], e))
+        if "kappa" in r and rel(float(g.get("kappa", float("nan"))), r["kappa"]) > 1e-12:
+            msgs.append("%s: %s kappa %r, gstat %r" % (what, r["model"], g.get("kappa"), r["kappa"]))
+    if msgs:
+        raise Fail("; ".join(msgs) + " (tol %g)" % tol)
+    return worst
+
+
+def case_best(gk, data, work, c):
+    out = os.path.join(work, c.name + ".json")
+    run([gk, "variogram"] + src_args(c, data) + c.args + ["--format", "json", "-o", out])
+    with open(out) as f:
+        got = json.load(f)
+    with open(os.path.join(REFS, c.ref)) as f:
+        ref = json.load(f)
+    fit = got.get("fit") or {}
+    worst = cmp_model(got.get("model"), ref["model"], c.tol, "kept model")
+    e = rel(float(fit.get("sserr", float("nan"))), ref["sserr"])
+    if not e <= c.tol:
+        raise Fail("SSErr %r, gstat %.9g (rel %.2g, tol %g)" % (fit.get("sserr"), ref["sserr"], e, c.tol))
+    worst_sse = e
+    kappa = [s["kappa"] for s in ref["model"] if s["model"] in ("Mat", "Ste")]
+    if ref["fit_kappa"] is not False and kappa and fit.get("kappa") != kappa[0]:
+        raise Fail("fit.kappa %r, gstat %r" % (fit.get("kappa"), kappa[0]))
+    cands = ref["candidates"]
+    if len(cands) > 1:  # a model list: every candidate and the one kept
+        gc = fit.get("candidates")
+        if not isinstance(gc, list) or len(gc) != len(cands):
+            raise Fail("candidates %s, gstat %d" % (json.dumps(gc), len(cands)))
+        for i, (g, r) in enumerate(zip(gc, cands)):
+            if g.get("name") != r["name"]:
+                raise Fail("candidate %d: %s, gstat %s" % (i + 1, g.get("name"), r["name"]))
+            e = rel(float(g.get("sserr") if g.get("sserr") is not None else float("nan")), r["sserr"])
+            worst_sse = max(worst_sse, e)
+            if not e <= c.tol:
+                raise Fail("candidate %s: SSErr %r, gstat %.9g (rel %.2g, tol %g)"
+                           % (r["name"], g.get("sserr"), r["sserr"], e, c.tol))
+            worst = max(worst, cmp_model(g.get("model"), r["model"], c.tol, "candidate " + r["name"]))
+            if bool(g.get("kept")) != (i == ref["kept"]):
+                raise Fail("kept %s, gstat kept %s" % (
+                    [x.get("name") for x in gc if x.get("kept")], cands[ref["kept"]]["name"]))
+    return "kept %s%s, worst rel psill/range %.2g, SSErr %.2g (tol %g)" % (
+        "+".join(s["model"] for s in ref["model"]),
+        " kappa %g" % kappa[0] if ref["fit_kappa"] is not False and kappa else "",
+        worst, worst_sse, c.tol)
 
 
 def read_ref_grid(path):
@@ -412,6 +539,8 @@ def main(argv):
                 msg = case_vgm(gk, data, work, c, "json")
             elif c.kind == "fit":
                 msg = case_fit(gk, data, work, c)
+            elif c.kind == "best":
+                msg = case_best(gk, data, work, c)
             elif c.kind == "krige":
                 msg = case_krige(gk, data, work, c)
             else:

@@ -71,6 +71,7 @@ jmodel <- function(m) {
   for (i in seq_len(nrow(m))) {
     e <- sprintf('{"model": "%s", "psill": %s, "range": %s', as.character(m$model[i]),
                  jnum(m$psill[i]), jnum(m$range[i]))
+    if (as.character(m$model[i]) %in% c("Mat", "Ste", "Exc")) e <- paste0(e, sprintf(', "kappa": %s', jnum(m$kappa[i])))
     if (m$ang1[i] != 0 || m$anis1[i] != 1) e <- paste0(e, sprintf(', "anis": [%s, %s]', jnum(m$ang1[i]), jnum(m$anis1[i])))
     s <- c(s, paste0(e, "}"))
   }
@@ -88,6 +89,83 @@ for (nm in names(starts)) for (meth in c(1, 2, 6, 7)) {
                  paste(sprintf('"%s"', gsub('"', "'", gsub("\n", " ", warn))), collapse = ", "))
   writeLines(txt, file.path(out, sprintf("fit_%s_m%d.json", nm, meth)))
 }
+
+# ---- residual variograms: variogram(z ~ trend), the OLS residuals' variogram ----------
+# quadratic trends on meuse use coordinates centred near the data (xc, yc): the same span as
+# x, y, but gstat's normal equations in raw RD coordinates (x^4 ~ 1e21) lose about 4e-6 of
+# gamma; each reference is checked against the variogram of lm()'s residuals below
+wres <- function(v, f, data, name, ...) {
+  data$res_ <- residuals(lm(f, as.data.frame(data)))
+  vr <- variogram(res_ ~ 1, data, ...)
+  cat(sprintf("%-28s gstat vs lm() residuals: max rel gamma diff %.2g\n", name, max(abs(v$gamma / vr$gamma - 1))))
+  stopifnot(max(abs(v$gamma / vr$gamma - 1)) < 1e-9)
+  wvgm(v, name)
+}
+lin <- logzinc ~ x + y
+quad <- logzinc ~ xc + yc + I(xc^2) + I(xc * yc) + I(yc^2)
+wres(variogram(lin, meuse), lin, meuse, "meuse_resid_linear")
+wres(variogram(quad, meuse), quad, meuse, "meuse_resid_quadratic")
+wres(variogram(lin, meuse, alpha = c(0, 45, 90, 135)), lin, meuse, "meuse_resid_linear_dir4",
+     alpha = c(0, 45, 90, 135))
+wres(variogram(lin, meuse, cressie = TRUE), lin, meuse, "meuse_resid_linear_cressie", cressie = TRUE)
+# the dist raster sampled at the data points (dist_rs above: the cell holding each point)
+wres(variogram(logzinc ~ dist_rs, meuse), logzinc ~ dist_rs, meuse, "meuse_resid_dist")
+wres(variogram(logzinc ~ x + y + dist_rs, meuse), logzinc ~ x + y + dist_rs, meuse, "meuse_resid_linear_dist")
+alin <- z ~ x + y
+aquad <- z ~ x + y + I(x^2) + I(x * y) + I(y^2)
+wres(variogram(alin, aniso, cutoff = 600, width = 30), alin, aniso, "aniso_resid_linear",
+     cutoff = 600, width = 30)
+wres(variogram(aquad, aniso, cutoff = 600, width = 30), aquad, aniso, "aniso_resid_quadratic",
+     cutoff = 600, width = 30)
+wres(variogram(aquad, aniso, cutoff = 600, width = 30, alpha = c(30, 120), tol.hor = 15), aquad, aniso,
+     "aniso_resid_quadratic_dir_tol15", cutoff = 600, width = 30, alpha = c(30, 120), tol.hor = 15)
+
+# ---- fit.kappa and model lists: fit.variogram(v, vgm("Mat"), fit.kappa = TRUE) and
+# fit.variogram(v, vgm(c("Exp", "Sph", "Gau"))); every candidate is also fitted on its own
+# (what fit.variogram does inside) so that the suite compares each SSErr, and the kept one
+# must be the first smallest
+quiet_fit <- function(...) {
+  warn <- character(0)
+  f <- withCallingHandlers(fit.variogram(...),
+                           warning = function(w) { warn <<- c(warn, conditionMessage(w)); invokeRestart("muffleWarning") })
+  attr(f, "warn") <- warn
+  f
+}
+jwarn <- function(w) paste(sprintf('"%s"', gsub('"', "'", gsub("\n", " ", w))), collapse = ", ")
+v_aniso <- variogram(z ~ 1, aniso, cutoff = 600, width = 30)
+v_aniso_dir <- variogram(z ~ 1, aniso, cutoff = 600, width = 30, alpha = c(30, 120), tol.hor = 15)
+v_aniso_res <- variogram(alin, aniso, cutoff = 600, width = 30)
+samples <- list(meuse = list(v_def, "vgm_meuse_default.csv"), aniso = list(v_aniso, "vgm_aniso_omni.csv"),
+                aniso_dir = list(v_aniso_dir, "vgm_aniso_dir_tol15.csv"),
+                aniso_resid = list(v_aniso_res, "vgm_aniso_resid_linear.csv"))
+wbest <- function(name, sample, models, fit.kappa = FALSE) {
+  v <- samples[[sample]][[1]]
+  mlist <- vgm(models)
+  if (length(models) == 1) mlist <- list(mlist)
+  fit <- quiet_fit(v, if (length(models) == 1) mlist[[1]] else mlist, fit.kappa = fit.kappa)
+  each <- lapply(mlist, function(m) quiet_fit(v, m, fit.kappa = fit.kappa))
+  sse <- sapply(each, function(f) attr(f, "SSErr"))
+  stopifnot(identical(attr(fit, "SSErr"), sse[which.min(sse)]))
+  cands <- sapply(seq_along(each), function(i) sprintf('{"name": "%s", "sserr": %s, "model": %s}',
+                  paste(as.character(each[[i]]$model), collapse = "+"), jnum(sse[i]), jmodel(each[[i]])))
+  kap <- if (isTRUE(fit.kappa)) "true" else if (is.numeric(fit.kappa)) sprintf("[%s]", paste(sapply(fit.kappa, jnum), collapse = ", ")) else "false"
+  txt <- sprintf(paste0('{"sample": "%s", "fit_method": 7, "models": [%s], "fit_kappa": %s,\n "model": %s,\n',
+                        ' "sserr": %s, "kept": %d, "singular": %s, "warnings": [%s],\n "candidates": [\n  %s]}'),
+                 samples[[sample]][[2]], paste(sprintf('"%s"', models), collapse = ", "), kap, jmodel(fit),
+                 jnum(attr(fit, "SSErr")), which.min(sse) - 1, tolower(as.character(attr(fit, "singular"))),
+                 jwarn(attr(fit, "warn")), paste(cands, collapse = ",\n  "))
+  writeLines(txt, file.path(out, paste0(name, ".json")))
+}
+wbest("fitk_meuse_Mat", "meuse", "Mat", fit.kappa = TRUE)
+wbest("fitk_meuse_Ste", "meuse", "Ste", fit.kappa = TRUE)
+wbest("fitk_meuse_Mat_list", "meuse", "Mat", fit.kappa = c(0.5, 1, 1.5, 2, 2.5))
+wbest("fitk_aniso_Ste", "aniso", "Ste", fit.kappa = TRUE)
+wbest("fitk_aniso_resid_Mat", "aniso_resid", "Mat", fit.kappa = TRUE)
+wbest("best_meuse", "meuse", c("Exp", "Sph", "Gau"))
+wbest("best_aniso", "aniso", c("Exp", "Sph", "Gau"))
+wbest("best_aniso_dir", "aniso_dir", c("Exp", "Sph", "Gau"))
+wbest("best_aniso_resid", "aniso_resid", c("Exp", "Sph", "Gau"))
+wbest("best_meuse_kappa", "meuse", c("Exp", "Mat"), fit.kappa = TRUE)
 
 # ---- kriging at every cell centre ------------------------------------------------
 wk <- function(p, name) {
