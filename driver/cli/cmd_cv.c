@@ -3,6 +3,7 @@
  * algorithm on the points `gridkit grid` would read (algorithms/geostat/crossval.c),
  * a summary on stdout and optionally the per-point residuals as a vector layer.
  */
+#include "mpi/world_points.h"
 #include "cli/commands.h"
 #include "gridkit_geostat.h"
 #include "io/cancel_cleanup.h"
@@ -565,7 +566,7 @@ static int run(gk_context *ctx, int argc, char **argv)
         goto done;
     }
 
-    if ((rc = gk_grid_options_read_points(ctx, o, 1, &sp)))
+    if ((rc = gk_world_read_points(gk_world_get(), ctx, o, 1, &sp)))
         goto done;
     if (sp.n_layers > 1 && !o->quiet && rank == 0)
         fprintf(stderr, "gridkit cv: warning: %d layers read, cross-validating the first (%s)\n",

@@ -6,6 +6,7 @@
  * Our own flags are taken out of argv; the rest (source options as for
  * `gridkit grid`) goes to gk_grid_options_new().
  */
+#include "mpi/world_points.h"
 #include "mpi/world_geostat.h"
 #include "io/cancel_cleanup.h"
 #include "cli/commands.h"
@@ -505,7 +506,7 @@ static int run(gk_context *ctx, int argc, char **argv)
     }
     if ((rc = gk_grid_options_apply_threads(ctx, o)))
         goto done;
-    if ((rc = gk_grid_options_read_points(ctx, o, 1, &sp)))
+    if ((rc = gk_world_read_points(gk_world_get(), ctx, o, 1, &sp)))
         goto done;
     if (sp.n_layers != 1) {
         rc = gk_error(ctx, GK_ERR_ARG, "%s: %d layers selected; choose one with -l",

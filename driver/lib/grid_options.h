@@ -32,6 +32,9 @@ struct gk_grid_options {
     char *parts;           /* --parts DIR: strips as GeoTIFFs there, dst their VRT */
     gk_progress_fn progress;
     void *progress_user;
+    /* points already read (MPI: broadcast by rank 0, mpi/world_points.h):
+     * the plan borrows them instead of reading the source */
+    gk_source_points *points;
 };
 
 /* Reads the points the source options select (shared by grid, variogram, cv). */

@@ -166,7 +166,8 @@ void gk_grid_plan_free(gk_grid_plan *p)
 {
     if (!p)
         return;
-    gk_source_points_free(&p->sp);
+    if (!p->sp_borrowed)
+        gk_source_points_free(&p->sp);
     gk_drift_rasters_close(p->drift);
     CSLDestroy(p->md);
     CSLDestroy(p->desc);
@@ -233,7 +234,13 @@ int gk_grid_plan_init(gk_context *ctx, const gk_grid_options *o, gk_grid_plan *p
     if (o->a_srs && !(p->a_srs_wkt = srs_to_wkt(ctx, o->a_srs)))
         goto fail;
     double t0 = gk_seconds();
-    int read_rc = gk_grid_options_read_points(ctx, o, gk_algorithm_needs_z(p->alg), &p->sp);
+    int read_rc = GK_OK;
+    if (o->points) {
+        p->sp = *o->points;
+        p->sp_borrowed = 1;
+    } else {
+        read_rc = gk_grid_options_read_points(ctx, o, gk_algorithm_needs_z(p->alg), &p->sp);
+    }
     p->read_s = gk_seconds() - t0;
     if (warm.started) {
         p->gpu_wait_s = warm_up_join(&warm);

@@ -20,6 +20,7 @@ typedef struct {
     gk_algorithm *alg;
     int planes;                 /* values per node: 2 for kriging with its variance, else 1 */
     gk_source_points sp;        /* one layer per input layer */
+    int sp_borrowed;            /* sp is the options' points (not freed here) */
     gk_grid g;                  /* the output grid */
     int bands;                  /* sp.n_layers * planes; band b = layer b / planes */
     char *a_srs_wkt;            /* -a_srs as WKT (owned); NULL: the source's */

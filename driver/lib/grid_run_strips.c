@@ -9,6 +9,7 @@
  * Only rank 0 speaks on stderr and reports progress.
  */
 #include "lib/grid_strips.h"
+#include "mpi/world_points.h"
 #include "io/cancel_cleanup.h"
 #include "io/output_check.h"
 #include "io/replace_output.h"
@@ -130,13 +131,26 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
     const int speak = rank == 0 && !o->quiet;
     double t_start = gk_seconds();
     gk_grid_plan plan;
-    int planned = gk_grid_plan_init(ctx, o, &plan) == GK_OK;
-    int rc = gk_world_agree(world, ctx, planned ? GK_OK : gk_errno(ctx));
+    /* the points first, on every rank at once: rank 0 reads and broadcasts */
+    gk_source_points sp;
+    gk_algorithm *alg = gk_algorithm_parse(ctx, o->algorithm);
+    int rc = alg ? gk_world_read_points(world, ctx, o, gk_algorithm_needs_z(alg), &sp)
+                 : gk_world_agree(world, ctx, gk_errno(ctx));
+    gk_algorithm_free(alg);
+    if (rc)
+        return rc;
+    const double read_s = gk_seconds() - t_start;
+    gk_grid_options with_points = *o;
+    with_points.points = &sp;
+    int planned = gk_grid_plan_init(ctx, &with_points, &plan) == GK_OK;
+    rc = gk_world_agree(world, ctx, planned ? GK_OK : gk_errno(ctx));
     if (rc) {
         if (planned)
             gk_grid_plan_free(&plan);
+        gk_source_points_free(&sp);
         return rc;
     }
+    plan.read_s = read_s;
     const gk_grid g = plan.g;
     const int n_jobs = plan.sp.n_layers, planes = plan.planes;
     const gk_kriging_params *kp = gk_algorithm_kriging(plan.alg);
@@ -242,9 +256,12 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
         nstrips = (g.ny + h - 1) / h;
         rc = gk_strips_run(&s);
         if (o->timings) /* every rank its own line: how the strips were shared */
-            fprintf(stderr, "Rank %d of %d (%s): %d of %d strips, %.3f s computing them, %s\n",
+            fprintf(stderr,
+                    "Rank %d of %d (%s): points in %.3f s (%s), %d of %d strips, %.3f s "
+                    "computing them, %s\n",
                     rank, gk_world_size(world), world ? gk_world_host(world) : "one process",
-                    s.strips_done, nstrips, s.compute_s, gk_context_device_name(ctx));
+                    read_s, plan.sp.n_layers ? plan.sp.layers[0].read_by : "-", s.strips_done,
+                    nstrips, s.compute_s, gk_context_device_name(ctx));
         rc = gk_world_agree(world, ctx, rc);
     }
     if (!rc && speak)
@@ -293,5 +310,6 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
     CPLFree(stem);
     CSLDestroy(part_co);
     gk_grid_plan_free(&plan);
+    gk_source_points_free(&sp);
     return rc;
 }

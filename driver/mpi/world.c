@@ -145,6 +145,8 @@ int gk_world_finish(int rc)
 const gk_world *gk_world_get(void) { return started && world.size > 1 ? &world : NULL; }
 int gk_world_rank(const gk_world *w) { return w ? w->rank : 0; }
 int gk_world_size(const gk_world *w) { return w ? w->size : 1; }
+
+int gk_world_local_size(const gk_world *w) { return w ? w->local_size : 1; }
 const char *gk_world_host(const gk_world *w) { return w ? w->host : ""; }
 
 int gk_world_send(const gk_world *w, int dest, int tag, const void *buf, size_t n)

@@ -30,6 +30,8 @@ int gk_world_finish(int rc);
 const gk_world *gk_world_get(void);
 int gk_world_rank(const gk_world *w);
 int gk_world_size(const gk_world *w);
+/* Ranks on this rank's host (1 without a world). */
+int gk_world_local_size(const gk_world *w);
 const char *gk_world_host(const gk_world *w);
 
 /* Messages between ranks (blocking). recv_any allocates the buffer. */

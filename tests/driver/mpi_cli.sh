@@ -10,6 +10,8 @@
 #   and metadata, and its parts and mosaic are the same files for 1 and 3
 #   ranks;
 # - variogram, cv and ridges under mpirun: the plain run's output;
+# - the points broadcast by rank 0 (GRIDKIT_MPI_READ=bcast): two layers,
+#   kriging, cv, variogram, and an input that only rank 0 can read;
 # - a rank whose input is missing, a rank that fills the disk while writing
 #   its parts, a rank killed outright, and the whole job interrupted: a
 #   non-zero exit, the failing rank named, no output and no temporary.
@@ -166,6 +168,15 @@ other cv csv cv "$M" -zfield zinc -a invdistnn:power=2:radius=900:max_points=12 
 other cv_kriging_5fold csv cv "$M" -zfield zinc --nfold 5 --seed 7 -a kriging:model=Sph:psill=0.6:range=900:max_points=20 -q -o
 other cv_summary json cv "$DATA/points_10k.xyz" --nfold 10 --format=json -a invdist:power=2:radius=300:max_points=16 -q -o
 other ridges gpkg ridges "$DATA/points_10k.xyz" -a curve:r1=40 -q
+# the points read by rank 0 and broadcast (the default across hosts): two
+# layers and an SRS through the broadcast; kriging's variance; cv and variogram
+MPI_EACH=("${MPI[@]}")
+MPI+=(-x GRIDKIT_MPI_READ=bcast)
+RANKS="3" same two_layers_bcast -l pts_a -l pts_b -zfield val -outsize 150 140 -a average:radius=0.2 "$DATA/multi.gpkg"
+RANKS="2" same variance_bcast "${MZ[@]}" -a kriging:model=Sph:psill=0.6:range=900:variance=yes "$M"
+other cv_bcast csv cv "$M" -zfield zinc -a invdistnn:power=2:radius=900:max_points=12 -q -o
+other variogram_bcast json variogram "$M" -zfield zinc --fit Nug,Sph --format json -o
+MPI=("${MPI_EACH[@]}")
 
 # ---- faults -----------------------------------------------------------------
 # fault NAME REGEX OUTPUT_GLOB -- command: fails within its time, says REGEX,
@@ -191,10 +202,34 @@ src="$M"
 exec "$GK" grid -q -zfield zinc -outsize 300 300 -a invdist:power=2 "\$src" "\$@"
 EOF
 chmod +x "$W/rank2_missing.sh"
-fault rank_input "rank 2 of 3.*no_such_dir" "$W/f_input*" -- "${MPI[@]}" -n 3 "$W/rank2_missing.sh" "$W/f_input.tif"
+# ... where every rank reads the points (GRIDKIT_MPI_READ=each)
+fault rank_input "rank 2 of 3.*no_such_dir" "$W/f_input*" -- "${MPI[@]}" -x GRIDKIT_MPI_READ=each \
+    -n 3 "$W/rank2_missing.sh" "$W/f_input.tif"
 # the same with --parts: no mosaic and no part left
 fault rank_input_parts "rank 2 of 3.*no_such_dir" "$W/f_inparts.vrt $W/f_inparts_dir/*" -- \
-    "${MPI[@]}" -n 3 "$W/rank2_missing.sh" --parts "$W/f_inparts_dir" "$W/f_inparts.vrt"
+    "${MPI[@]}" -x GRIDKIT_MPI_READ=each -n 3 "$W/rank2_missing.sh" --parts "$W/f_inparts_dir" \
+    "$W/f_inparts.vrt"
+# where rank 0 reads and broadcasts the points (GRIDKIT_MPI_READ=bcast; the
+# default across hosts) the input need only be where rank 0 runs
+timeout 120 "$GK" grid -q -zfield zinc -outsize 300 300 -a invdist:power=2 "$M" "$W/b_plain.tif" &&
+    timeout 120 "${MPI[@]}" -x GRIDKIT_MPI_READ=bcast -n 3 "$W/rank2_missing.sh" "$W/b_mpi.tif" \
+        >"$W/b_mpi.log" 2>&1 &&
+    cmp -s "$W/b_plain.tif" "$W/b_mpi.tif" && ok "broadcast: input on rank 0 only, plain run's bytes" ||
+    ko "broadcast: input on rank 0 only" "$(tail -3 "$W/b_mpi.log")"
+# rank 0 cannot read: its message (rank 0 says it unprefixed), nothing written (grid and cv)
+cat >"$W/rank0_missing.sh" <<EOF
+#!/bin/sh
+src="$M"
+[ "\${OMPI_COMM_WORLD_RANK:-0}" = 0 ] && src="$W/no_such_dir/meuse.gpkg"
+cmd=\$1
+shift
+exec "$GK" "\$cmd" "\$src" "\$@"
+EOF
+chmod +x "$W/rank0_missing.sh"
+fault rank0_input "cannot open.*no_such_dir" "$W/f_in0*" -- "${MPI[@]}" -n 3 "$W/rank0_missing.sh" \
+    grid -q -zfield zinc -outsize 300 300 -a invdist:power=2 "$W/f_in0.tif"
+fault rank0_input_cv "cannot open.*no_such_dir" "$W/f_in0cv*" -- "${MPI[@]}" -n 3 \
+    "$W/rank0_missing.sh" cv -q -zfield zinc -a nearest -o "$W/f_in0cv.gpkg"
 
 # a rank whose parts fill the disk (a 1 MB tmpfs; root only)
 if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=1m tmpfs "$MNT" 2>/dev/null; then
