@@ -12,8 +12,8 @@
 # - variogram, cv and ridges under mpirun: the plain run's output;
 # - the points broadcast by rank 0 (GRIDKIT_MPI_READ=bcast): two layers,
 #   kriging, cv, variogram, and an input that only rank 0 can read;
-# - a rank whose input is missing, a rank that fills the disk while writing
-#   its parts, a rank killed outright, and the whole job interrupted: a
+# - a rank whose input is missing, a rank without its GPU, a rank that fills
+#   the disk while writing its parts, a rank killed outright, and the whole job interrupted: a
 #   non-zero exit, the failing rank named, no output and no temporary.
 # Ends with "N passed, M failed".
 set -u
@@ -216,6 +216,17 @@ timeout 120 "$GK" grid -q -zfield zinc -outsize 300 300 -a invdist:power=2 "$M" 
         >"$W/b_mpi.log" 2>&1 &&
     cmp -s "$W/b_plain.tif" "$W/b_mpi.tif" && ok "broadcast: input on rank 0 only, plain run's bytes" ||
     ko "broadcast: input on rank 0 only" "$(tail -3 "$W/b_mpi.log")"
+# rank 1 without its GPU (hidden, as when lost; --device cuda asks for one): the job
+# stops with rank 1's message, nothing written
+cat >"$W/rank1_nogpu.sh" <<EOF
+#!/bin/sh
+dev=cpu
+[ "\${OMPI_COMM_WORLD_RANK:-0}" = 1 ] && dev=cuda && export CUDA_VISIBLE_DEVICES=
+exec "$GK" grid -q --device \$dev -zfield zinc -outsize 300 300 -a invdist:power=2 "$M" "\$@"
+EOF
+chmod +x "$W/rank1_nogpu.sh"
+fault rank_gpu "rank 1 of 3.*(GPU|CUDA|device)" "$W/f_gpu*" -- "${MPI[@]}" -n 3 "$W/rank1_nogpu.sh" \
+    "$W/f_gpu.tif"
 # rank 0 cannot read: its message (rank 0 says it unprefixed), nothing written (grid and cv)
 cat >"$W/rank0_missing.sh" <<EOF
 #!/bin/sh
