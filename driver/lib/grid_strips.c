@@ -126,7 +126,27 @@ typedef struct {
     int threaded, have_job, done, quit, k, rc;
     double *buf;
     uint64_t *sg;
+    void *wire; /* non-NULL: buf converted to the writer's wire type here too */
 } computer;
+
+static int wire_size(const gk_strips *s);
+
+/* Strip k, then (rank 0's own strips) its conversion to the output's type,
+ * as other ranks' strips travel: done beside the writer, not inside it,
+ * where it would hold up every strip behind it. */
+static int computer_run(computer *c, int k)
+{
+    int rc = compute_strip(c->s, c->height, k, c->buf, c->sg);
+    if (!rc && c->wire) {
+        const gk_strips *s = c->s;
+        int y0, h;
+        strip_rows(s, c->height, k, &y0, &h);
+        GDALCopyWords64(c->buf, GDT_Float64, sizeof(double), c->wire,
+                        (GDALDataType)s->wire_type, wire_size(s),
+                        (GPtrDiff_t)s->g->nx * h * s->n_jobs * s->planes);
+    }
+    return rc;
+}
 
 static void *computer_main(void *arg)
 {
@@ -139,7 +159,7 @@ static void *computer_main(void *arg)
             break;
         int k = c->k;
         pthread_mutex_unlock(&c->mu);
-        int rc = compute_strip(c->s, c->height, k, c->buf, c->sg);
+        int rc = computer_run(c, k);
         pthread_mutex_lock(&c->mu);
         c->rc = rc;
         c->have_job = 0;
@@ -161,20 +181,22 @@ static void computer_start(computer *c, gk_strips *s, int height)
     c->threaded = pthread_create(&c->th, NULL, computer_main, c) == 0;
 }
 
-/* Strip k into buf (its singular counts into sg, zeroed here). */
-static void computer_give(computer *c, int k, double *buf, uint64_t *sg)
+/* Strip k into buf (and wire, if not NULL; its singular counts into sg,
+ * zeroed here). */
+static void computer_give(computer *c, int k, double *buf, void *wire, uint64_t *sg)
 {
     memset(sg, 0, (size_t)c->s->n_jobs * sizeof *sg);
     pthread_mutex_lock(&c->mu);
     c->k = k;
     c->buf = buf;
+    c->wire = wire;
     c->sg = sg;
     c->done = 0;
     c->have_job = 1;
     pthread_cond_broadcast(&c->cv);
     pthread_mutex_unlock(&c->mu);
     if (!c->threaded) {
-        c->rc = compute_strip(c->s, c->height, k, buf, sg);
+        c->rc = computer_run(c, k);
         c->have_job = 0;
         c->done = 1;
     }
@@ -344,7 +366,11 @@ static void *local_strips(void *arg)
     double *buf[2] = {malloc(vals * sizeof(double)), malloc(vals * sizeof(double))};
     uint64_t *sg[2] = {calloc((size_t)s->n_jobs, sizeof(uint64_t)),
                        calloc((size_t)s->n_jobs, sizeof(uint64_t))};
-    int rc = buf[0] && buf[1] && sg[0] && sg[1]
+    /* converted beside the writer where the output is not doubles */
+    const int convert = !s->parts_dir && s->wire_type && s->wire_type != GDT_Float64;
+    void *wb[2] = {convert ? malloc(vals * wire_size(s)) : NULL,
+                   convert ? malloc(vals * wire_size(s)) : NULL};
+    int rc = buf[0] && buf[1] && sg[0] && sg[1] && (!convert || (wb[0] && wb[1]))
                  ? GK_OK
                  : gk_error(s->ctx, GK_ERR_NOMEM, "out of memory for a strip");
     computer c;
@@ -353,7 +379,7 @@ static void *local_strips(void *arg)
     int k = rc ? -1 : take(bd, 1), cur = 0;
     pthread_mutex_unlock(&bd->mu);
     if (k >= 0)
-        computer_give(&c, k, buf[cur], sg[cur]);
+        computer_give(&c, k, buf[cur], wb[cur], sg[cur]);
     double computed = 0;
     while (k >= 0) {
         rc = computer_wait(&c);
@@ -367,8 +393,9 @@ static void *local_strips(void *arg)
         int next = take(bd, 0);
         pthread_mutex_unlock(&bd->mu);
         if (next >= 0)
-            computer_give(&c, next, buf[!cur], sg[!cur]);
+            computer_give(&c, next, buf[!cur], wb[!cur], sg[!cur]);
         rc = s->parts_dir ? write_part(s, bd->height, k, buf[cur])
+             : convert    ? write_strip(s, bd->height, k, wb[cur], 1)
                           : write_strip(s, bd->height, k, buf[cur], 0);
         if (rc) {
             if (next >= 0)
@@ -389,7 +416,7 @@ static void *local_strips(void *arg)
             next = take(bd, 1);
             pthread_mutex_unlock(&bd->mu);
             if (next >= 0)
-                computer_give(&c, next, buf[!cur], sg[!cur]);
+                computer_give(&c, next, buf[!cur], wb[!cur], sg[!cur]);
         }
         k = next;
         cur = !cur;
@@ -400,6 +427,8 @@ static void *local_strips(void *arg)
     bd->local_rc = rc;
     free(buf[0]);
     free(buf[1]);
+    free(wb[0]);
+    free(wb[1]);
     free(sg[0]);
     free(sg[1]);
     return NULL;
@@ -600,7 +629,7 @@ static int worker(gk_strips *s, int height)
             cur = queue[0];
             memmove(queue, queue + 1, (size_t)--nq * sizeof *queue);
             if (!rc) {
-                computer_give(&c, cur, dv[slot], (uint64_t *)(msg[slot] + sizeof(data_head)));
+                computer_give(&c, cur, dv[slot], NULL, (uint64_t *)(msg[slot] + sizeof(data_head)));
                 busy = 1;
             }
         }
@@ -620,7 +649,7 @@ static int worker(gk_strips *s, int height)
             memmove(queue, queue + 1, (size_t)--nq * sizeof *queue);
             slot = !slot;
             if (!rc) {
-                computer_give(&c, cur, dv[slot], (uint64_t *)(msg[slot] + sizeof(data_head)));
+                computer_give(&c, cur, dv[slot], NULL, (uint64_t *)(msg[slot] + sizeof(data_head)));
                 busy = 1;
             }
         }
