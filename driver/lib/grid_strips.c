@@ -297,10 +297,11 @@ typedef struct {
     double local_s, remote_s;
 } board;
 
-/* A strip from another rank costs rank 0 its receiving and writing; where
- * that is more than computing the strip itself (an output that is cheap to
- * compute and dear to write), rank 0 keeps the rest for itself: more ranks
- * are then no slower than one. Under mu. */
+/* Rank 0 writes every strip, whoever computed it; what a strip from another
+ * rank costs it beyond that is the receiving. Where that is more than
+ * computing the strip itself (a strip cheap to compute and large), rank 0
+ * keeps the rest for itself: more ranks are then no slower than one. Under
+ * mu. */
 static int remote_pays(const board *bd)
 {
     if (bd->local_n < 2 || bd->remote_n < 2)
@@ -530,6 +531,7 @@ static int hub(board *bd)
             mpi_failed = 1;
             break;
         }
+        double t_recv = now_s() - t_in;
         if (tag == GK_TAG_DATA) {
             data_head hd = {-1, GK_ERR_INTERNAL};
             if (n >= sizeof hd)
@@ -559,7 +561,7 @@ static int hub(board *bd)
                     finish(bd, hd.strip, h, sg, s->n_jobs);
                     pthread_mutex_lock(&bd->mu);
                     bd->remote_n++;
-                    bd->remote_s += now_s() - t_in;
+                    bd->remote_s += t_recv;
                     pthread_mutex_unlock(&bd->mu);
                 }
             } else {
