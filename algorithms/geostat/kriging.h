@@ -184,6 +184,14 @@ void gk_krige_fwd(const double *l, int n, int ld, const double *inv, double *b);
 /* Solves L' y = b in place. */
 void gk_krige_bwd(const double *l, int n, int ld, const double *inv, double *b);
 
+/* The drift's frame (kriging_prepare.c): the points' centroid and their
+ * largest distance from it (1 when 0), so that polynomial terms are O(1). */
+void gk_drift_frame(const double *x, const double *y, size_t n, double *ox, double *oy,
+                    double *sc);
+/* A covariate's mean and spread (population) at n points, to standardise
+ * it: 0; 1 when value *bad is not finite; 2 when it is constant there. */
+int gk_covariate_scale(const double *g, size_t n, double *mean, double *sd, size_t *bad);
+
 /* Global neighbourhood (kriging_global.c). */
 int gk_krige_global_build(gk_job *job);
 void gk_krige_global_free(gk_krige_global *g);

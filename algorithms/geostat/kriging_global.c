@@ -386,15 +386,8 @@ int gk_krige_global_build(gk_job *job)
         w[i] = Z[perm[i]] - (k->type == GK_KRIGE_SIMPLE ? k->mean : 0.0);
     fwd1(f0, n, w);
     if (p > 0) {
-        double ox = 0, oy = 0, sc = 0;
-        for (size_t i = 0; i < n; i++)
-            ox += X[i], oy += Y[i];
-        ox /= (double)n;
-        oy /= (double)n;
-        for (size_t i = 0; i < n; i++)
-            sc = fmax(sc, hypot(X[i] - ox, Y[i] - oy));
-        if (!(sc > 0))
-            sc = 1.0;
+        double ox, oy, sc;
+        gk_drift_frame(X, Y, n, &ox, &oy, &sc);
         g->ox = ox, g->oy = oy, g->sc = sc;
         int np = 1 + k->poly;
         double f[6];

@@ -184,6 +184,39 @@ const gk_vmodel *gk_job_kriging_model(const gk_job *job)
     return job->krige ? &job->krige->model : NULL;
 }
 
+void gk_drift_frame(const double *x, const double *y, size_t n, double *ox, double *oy,
+                    double *sc)
+{
+    double cx = 0, cy = 0, r = 0;
+    for (size_t i = 0; i < n; i++)
+        cx += x[i], cy += y[i];
+    cx /= (double)n;
+    cy /= (double)n;
+    for (size_t i = 0; i < n; i++)
+        r = fmax(r, hypot(x[i] - cx, y[i] - cy));
+    *ox = cx;
+    *oy = cy;
+    *sc = r > 0 ? r : 1.0;
+}
+
+int gk_covariate_scale(const double *g, size_t n, double *mean, double *sd, size_t *bad)
+{
+    double s = 0.0, s2 = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(g[i])) {
+            *bad = i;
+            return 1;
+        }
+        s += g[i];
+    }
+    double m = s / (double)n;
+    for (size_t i = 0; i < n; i++)
+        s2 += (g[i] - m) * (g[i] - m);
+    *mean = m;
+    *sd = sqrt(s2 / (double)n);
+    return *sd > 1e-12 * (fabs(m) + 1e-300) ? 0 : 2;
+}
+
 int gk_job_set_drift(gk_job *job, int n_drift, const double *values, gk_drift_sampler_fn sampler,
                      void *user)
 {
@@ -208,28 +241,23 @@ int gk_job_set_drift(gk_job *job, int n_drift, const double *values, gk_drift_sa
     /* Standardised covariates: same predictions, a better conditioned S. */
     for (int r = 0; r < n_drift; r++) {
         const double *g = values + (size_t)r * n;
-        double s = 0.0, s2 = 0.0;
-        for (size_t i = 0; i < n; i++) {
-            if (!isfinite(g[i]))
-                return gk_error(ctx, GK_ERR_ARG,
-                                "kriging: drift variable %d has no value at point %zu (%.15g, "
-                                "%.15g)",
-                                r + 1, i + 1, job->pts->x[i], job->pts->y[i]);
-            s += g[i];
-        }
-        double mean = s / (double)n;
-        for (size_t i = 0; i < n; i++)
-            s2 += (g[i] - mean) * (g[i] - mean);
-        double sd = sqrt(s2 / (double)n);
-        if (!(sd > 1e-12 * (fabs(mean) + 1e-300)))
+        double mean, sd;
+        size_t i;
+        int bad = gk_covariate_scale(g, n, &mean, &sd, &i);
+        if (bad == 1)
+            return gk_error(ctx, GK_ERR_ARG,
+                            "kriging: drift variable %d has no value at point %zu (%.15g, "
+                            "%.15g)",
+                            r + 1, i + 1, job->pts->x[i], job->pts->y[i]);
+        if (bad)
             return gk_error(ctx, GK_ERR_ARG,
                             "kriging: drift variable %d is constant at the data points: it "
                             "cannot be told apart from the mean",
                             r + 1);
         k->gmean[r] = mean;
         k->gscale[r] = sd;
-        for (size_t i = 0; i < n; i++)
-            k->gpts[(size_t)r * n + i] = (g[i] - mean) / sd;
+        for (size_t q = 0; q < n; q++)
+            k->gpts[(size_t)r * n + q] = (g[q] - mean) / sd;
     }
     k->sampler = sampler;
     k->sampler_user = user;

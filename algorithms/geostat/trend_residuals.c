@@ -54,33 +54,17 @@ int gk_trend_residuals(gk_context *ctx, const gk_points *pts, gk_drift_type drif
     const double *X = pts->x, *Y = pts->y, *Z = pts->z;
 
     /* centre and scale of the polynomial terms, mean and spread of the covariates */
-    double ox = 0.0, oy = 0.0, sc = 0.0, cm[GK_TREND_MAX_COV], cs[GK_TREND_MAX_COV];
-    for (size_t i = 0; i < n; i++)
-        ox += X[i], oy += Y[i];
-    ox /= (double)n, oy /= (double)n;
-    for (size_t i = 0; i < n; i++) {
-        double d = hypot(X[i] - ox, Y[i] - oy);
-        if (d > sc)
-            sc = d;
-    }
-    if (!(sc > 0))
-        sc = 1.0;
+    double ox, oy, sc, cm[GK_TREND_MAX_COV], cs[GK_TREND_MAX_COV];
+    gk_drift_frame(X, Y, n, &ox, &oy, &sc);
     for (int k = 0; k < ncov; k++) {
-        const double *g = cov + (size_t)k * n;
-        double s = 0.0, s2 = 0.0;
-        for (size_t i = 0; i < n; i++) {
-            if (!isfinite(g[i]))
-                return gk_error(ctx, GK_ERR_ARG,
-                                "trend residuals: covariate %d has no value at point %zu "
-                                "(%.15g, %.15g)",
-                                k + 1, i + 1, X[i], Y[i]);
-            s += g[i];
-        }
-        cm[k] = s / (double)n;
-        for (size_t i = 0; i < n; i++)
-            s2 += (g[i] - cm[k]) * (g[i] - cm[k]);
-        cs[k] = sqrt(s2 / (double)n);
-        if (!(cs[k] > 1e-12 * (fabs(cm[k]) + 1e-300)))
+        size_t i;
+        int bad = gk_covariate_scale(cov + (size_t)k * n, n, &cm[k], &cs[k], &i);
+        if (bad == 1)
+            return gk_error(ctx, GK_ERR_ARG,
+                            "trend residuals: covariate %d has no value at point %zu "
+                            "(%.15g, %.15g)",
+                            k + 1, i + 1, X[i], Y[i]);
+        if (bad)
             return gk_error(ctx, GK_ERR_ARG,
                             "trend residuals: covariate %d is constant at the data points: it "
                             "cannot be told apart from the mean",
