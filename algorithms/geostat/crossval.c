@@ -215,8 +215,9 @@ gk_cv_method gk_cv_method_for(const gk_algorithm *a, size_t n, size_t maxfold)
     case GK_ALG_NEAREST:
         return GK_CV_HOLDOUT;
     case GK_ALG_INVDISTNN:
-    case GK_ALG_INVDIST:
         return limited ? GK_CV_HOLDOUT : GK_CV_REBUILD;
+    case GK_ALG_INVDIST: /* without a window its kernels read every point: no tree */
+        return limited && (a->radius1 > 0 || a->radius2 > 0) ? GK_CV_HOLDOUT : GK_CV_REBUILD;
     case GK_ALG_KRIGING: {
         const gk_kriging_params *kp = &a->krige;
         int p = kp->type == GK_KRIGE_SIMPLE ? 0
