@@ -1,8 +1,8 @@
 /*
- * world_points.c - rank 0 reads the points and broadcasts them
- * (world_points.h).
+ * world_points.c - the points on every rank: each reads them, or rank 0
+ * reads and broadcasts them (world_points.h).
  *
- * One reader instead of N: a shared file system serves the input once,
+ * Broadcasting is one reader instead of N: a shared file system serves the input once,
  * SQLite-based sources (GeoPackage) are not opened by hundreds of processes
  * at once, and the input need only be where rank 0 runs. The points travel
  * as one buffer: per layer its name, counts and x, y, z; then the SRS.
@@ -136,6 +136,12 @@ int gk_world_read_points(const gk_world *w, gk_context *ctx, const gk_grid_optio
      * at once beat one parsing it and broadcasting, so there every rank
      * reads; across hosts one read from the shared file system serves all */
     const char *how = getenv("GRIDKIT_MPI_READ");
+    if (w && how && *how && strcmp(how, "each") && strcmp(how, "bcast")) /* same on every rank */
+        return gk_world_agree(w, ctx,
+                              gk_error(ctx, GK_ERR_ARG,
+                                       "GRIDKIT_MPI_READ=%s: use each (every rank reads the "
+                                       "points) or bcast (rank 0 reads and broadcasts them)",
+                                       how));
     int each = how && *how ? !strcmp(how, "each")
                            : gk_world_local_size(w) == gk_world_size(w);
     if (!w || each) { /* every rank reads for itself */

@@ -227,6 +227,9 @@ EOF
 chmod +x "$W/rank1_nogpu.sh"
 fault rank_gpu "rank 1 of 3.*(GPU|CUDA|device)" "$W/f_gpu*" -- "${MPI[@]}" -n 3 "$W/rank1_nogpu.sh" \
     "$W/f_gpu.tif"
+# a GRIDKIT_MPI_READ that means nothing: said, nothing written
+fault mpi_read_env "GRIDKIT_MPI_READ=sometimes" "$W/f_env*" -- "${MPI[@]}" -x GRIDKIT_MPI_READ=sometimes \
+    -n 2 "$GK" grid -q -zfield zinc -outsize 50 50 -a invdist:power=2 "$M" "$W/f_env.tif"
 # rank 0 cannot read: its message (rank 0 says it unprefixed), nothing written (grid and cv)
 cat >"$W/rank0_missing.sh" <<EOF
 #!/bin/sh
