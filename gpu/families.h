@@ -7,7 +7,7 @@
  * krige_global_libs.cu), linear.cu, variogram.cu and variogram_fast.cu,
  * density.cu.
  * Everything is in namespace gk_gpu and hidden (the module is built with
- * -fvisibility=hidden): the module exports gk_gpu_module_v9 alone.
+ * -fvisibility=hidden): the module exports gk_gpu_module_v10 alone.
  */
 #ifndef GK_GPU_FAMILIES_H
 #define GK_GPU_FAMILIES_H

@@ -35,6 +35,7 @@ struct Job {
     double2 *sxy = nullptr; /* points in bin order */
     double *sz = nullptr;
     int *sidx = nullptr;   /* their input indices */
+    int *sgroup = nullptr; /* cross-validation: their folds (gk_gpu_job_desc's group) */
     int *bstart = nullptr; /* nbins + 1 */
     int nbx = 1, nby = 1;
     double gx0 = 0, gy0 = 0, bsx = 1, bsy = 1, ibsx = 1, ibsy = 1, margin = 0;
@@ -65,6 +66,10 @@ struct Job {
     double *kgp = nullptr; /* external drift: the covariates at the points */
     double *kg0 = nullptr; /* and at a tile's nodes */
     size_t kg0_cap = 0;
+    double2 *q = nullptr; /* cross-validation: a tile's given points */
+    size_t q_cap = 0;
+    int *qg = nullptr;    /* and the folds they leave out */
+    size_t qg_cap = 0;
     KgState *kg = nullptr; /* global kriging (krige_global.cu) */
     LinState *lin = nullptr; /* linear (linear.cu) */
     const Job *base = nullptr; /* a clone: the points and bins are base's */

@@ -45,11 +45,13 @@ namespace gk_gpu
  * from slot K - k on, all lanes in lockstep over the bins around the warp's
  * patch (knn_idw_warp_kernel without hits). Only candidates after the floor (fd, fi) in (distance, input
  * order) count, so a second pass continues where a first one stopped;
- * count gets how many of those the window holds. */
+ * count gets how many of those the window holds. The points of fold grp
+ * (cross-validation; 0: none) are not there. */
 template <int K>
 __device__ __forceinline__ void knn_warp_select(const LocalParams &P, double nx, double ny,
-                                                double (&D)[K], int (&I)[K], int &count,
-                                                int k, double fd = -1.0, int fi = -1)
+                                                int grp, double (&D)[K], int (&I)[K],
+                                                int &count, int k, double fd = -1.0,
+                                                int fi = -1)
 {
     const Bins &B = P.B;
     kbest_init(D, I, k);
@@ -57,6 +59,8 @@ __device__ __forceinline__ void knn_warp_select(const LocalParams &P, double nx,
     ring_search_warp(
         B, P.w, nx, ny,
         [&](int p, double, double, double d2) {
+            if (grp && P.sg[p] == grp) /* cross-validation: the node's own fold */
+                return;
             const int id = B.idx[p];
             if (!before(fd, fi, d2, id)) /* at or before the floor: an earlier pass's */
                 return;
@@ -94,14 +98,15 @@ __global__ void __launch_bounds__(128) krige_kernel(LocalParams P, KrigeParams K
     unsigned char *wbase = kr_smem + (size_t)warp * Lay::warp_bytes;
     const int i = blockIdx.x * 8 + (lane & 7), j = blockIdx.y * (4 * nwarps) + warp * 4 + (lane >> 3);
     const bool valid = i < P.g.w && j < P.g.h;
-    const double nx = node_x(P.g.xmin, P.g.cw, P.g.x0 + min(i, P.g.w - 1));
-    const double ny = node_x(P.g.ymax, P.g.ch, P.g.y0 + min(j, P.g.h - 1));
+    double nx, ny;
+    int grp;
+    tile_node(P, min(i, P.g.w - 1), min(j, P.g.h - 1), nx, ny, grp);
 
     int count;
     {
         double D[K];
         int I[K];
-        knn_warp_select<K>(P, nx, ny, D, I, count, P.k);
+        knn_warp_select<K>(P, nx, ny, grp, D, I, count, P.k);
         int *sel = (int *)(wbase + NG * Lay::group_T * sizeof(T));
         const int off = K - P.k;
 #pragma unroll
@@ -263,8 +268,9 @@ __global__ void __launch_bounds__(128, K <= 16 ? 7 : 6) /* the most without spil
     const int i = blockIdx.x * 8 + (lane & 7), jr = blockIdx.y * 16 + warp * 4 + (lane >> 3);
     const int w = P.g.w;
     const bool valid = i < w && jr < nrows;
-    const double nx = node_x(P.g.xmin, P.g.cw, P.g.x0 + min(i, w - 1));
-    const double ny = node_x(P.g.ymax, P.g.ch, P.g.y0 + j0 + min(jr, nrows - 1));
+    double nx, ny;
+    int grp;
+    tile_node(P, min(i, w - 1), j0 + min(jr, nrows - 1), nx, ny, grp);
     const size_t n = (size_t)min(jr, nrows - 1) * w + min(i, w - 1);
     double fd = -1.0;
     int fi = -1, total = 0;
@@ -275,7 +281,7 @@ __global__ void __launch_bounds__(128, K <= 16 ? 7 : 6) /* the most without spil
             break; /* the first pass saw every point of each window */
         double D[KP];
         int I[KP], count;
-        knn_warp_select<KP>(P, nx, ny, D, I, count, max(kk, 1), fd, fi);
+        knn_warp_select<KP>(P, nx, ny, grp, D, I, count, max(kk, 1), fd, fi);
         if (pass == 0)
             total = count;
         if (valid) { /* the kk found, without the sentinels in front */
@@ -358,8 +364,10 @@ __global__ void __launch_bounds__(128) kr_coop_kernel(LocalParams LP, KrigeParam
     if (n >= N) /* whole groups leave together */
         return;
     const int jr = (int)(n / w), i0 = (int)(n - (size_t)jr * w);
-    const double nx = node_x(LP.g.xmin, LP.g.cw, LP.g.x0 + i0);
-    const double ny = node_x(LP.g.ymax, LP.g.ch, LP.g.y0 + j0 + jr);
+    double nx, ny;
+    int grp;
+    tile_node(LP, i0, j0 + jr, nx, ny, grp);
+    (void)grp; /* the search (kr_search_kernel) left the fold out */
     const int m = min(cnt[n], LP.k);
     const int p = X ? KP.p : P;
     double est = LP.nodata, var = LP.nodata;

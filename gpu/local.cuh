@@ -25,7 +25,28 @@ struct LocalParams {
     int k, min_points, op;
     double *out;
     unsigned char *klg; /* the k-lists' global scratch, null: shared memory (kl_launch_lists) */
+    /* cross-validation (gk_gpu_tile's qx, qy, qgroup): the tile's nodes as
+     * given points, the fold each leaves out, and the points' folds in bin
+     * order (B's); q null: the lattice */
+    const double2 *q;
+    const int *qg, *sg;
 };
+
+/* Node (i, j) of the tile (both within it; j from the tile's first row): its
+ * coordinates, and the fold its search leaves out (0: none). */
+__device__ __forceinline__ void tile_node(const LocalParams &P, int i, int j, double &nx,
+                                          double &ny, int &grp)
+{
+    if (P.q) {
+        const size_t o = (size_t)j * P.g.w + i;
+        const double2 v = P.q[o];
+        nx = v.x, ny = v.y, grp = P.qg[o];
+    } else {
+        nx = node_x(P.g.xmin, P.g.cw, P.g.x0 + i);
+        ny = node_x(P.g.ymax, P.g.ch, P.g.y0 + j);
+        grp = 0;
+    }
+}
 
 struct ExtraParams {
     const double *x, *y; /* input order (aidw over every point) */

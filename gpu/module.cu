@@ -1,6 +1,6 @@
 /*
  * module.cu - gridkit's CUDA module: the C ABI of core/gpu_abi.h (the
- * gk_gpu_api table behind gk_gpu_module_v9), the probe, jobs (the points
+ * gk_gpu_api table behind gk_gpu_module_v10), the probe, jobs (the points
  * uploaded once per job, their bin grid for the local algorithms) and the
  * dispatch of a tile to its family's translation unit (families.h). Built
  * as a shared object with the CUDA runtime linked statically, dlopen()ed by
@@ -73,6 +73,14 @@ __global__ void gather_sorted(const double *x, const double *y, const double *z,
     sidx[i] = o;
 }
 
+/* the folds of cross-validation in bin order */
+__global__ void gather_group(const int *group, const int *sidx, int n, int *sgroup)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        sgroup[i] = group[sidx[i]];
+}
+
 __global__ void bin_starts(const int *keys, int n, int nbins, int *start)
 {
     int b = blockIdx.x * blockDim.x + threadIdx.x;
@@ -98,12 +106,12 @@ void job_destroy(Job *J)
         cudaStreamSynchronize(J->st);
     kg_free(J->kg);
     lin_free(J->lin);
-    void *own[] = {J->out,       J->part,     J->fftbuf, J->flags, J->pf,
-                   J->flag_list, J->counters, J->knbr,  J->kgp, J->kg0, J->kbig, J->klg};
+    void *own[] = {J->out,  J->part, J->fftbuf, J->flags, J->pf,   J->flag_list, J->counters,
+                   J->knbr, J->kgp,  J->kg0,    J->kbig,  J->klg, J->q,         J->qg};
     for (void *p : own)
         if (p)
             cudaFree(p);
-    void *shared[] = {J->x, J->y, J->z, J->sxy, J->sz, J->sidx, J->bstart};
+    void *shared[] = {J->x, J->y, J->z, J->sxy, J->sz, J->sidx, J->sgroup, J->bstart};
     for (void *p : shared)
         if (p && !J->base)
             cudaFree(p);
@@ -242,6 +250,7 @@ void *api_job_new(int dev, const gk_gpu_job_desc *d, char *err, size_t err_cap)
     J->dev = dev;
     J->d = *d;
     J->d.x = J->d.y = J->d.z = nullptr;
+    J->d.group = nullptr;
     J->n = d->n;
     const int n = (int)d->n;
     const size_t nb = d->n * sizeof(double);
@@ -331,6 +340,13 @@ void *api_job_new(int dev, const gk_gpu_job_desc *d, char *err, size_t err_cap)
             CK(cudaGetLastError());
             bin_starts<<<(nbins + 1 + T - 1) / T, T, 0, J->st>>>(keys2, n, nbins, J->bstart);
             CK(cudaGetLastError());
+            if (d->group) { /* keys is free now: the folds in input order there */
+                CK(cudaMalloc(&J->sgroup, d->n * sizeof(int)));
+                CK(cudaMemcpyAsync(keys, d->group, d->n * sizeof(int), cudaMemcpyHostToDevice,
+                                   J->st));
+                gather_group<<<(n + T - 1) / T, T, 0, J->st>>>(keys, J->sidx, n, J->sgroup);
+                CK(cudaGetLastError());
+            }
         }
     }
     if (row->make && row->make(J, d, err, err_cap))
@@ -488,6 +504,7 @@ static LocalParams local_params(Job *J, const Grid &G)
     P.min_points = d.min_points;
     P.op = d.op;
     P.out = J->out;
+    P.sg = J->sgroup;
     return P;
 }
 
@@ -505,6 +522,34 @@ static int tile_krige(Job *J, const Grid &G, const gk_gpu_tile *t, int nbands, c
 {
     LocalParams P = local_params(J, G);
     CK(cudaMemsetAsync(J->counters, 0, 4 * sizeof(unsigned int), J->st));
+    if (t->qx) { /* cross-validation: the given points, and their folds */
+        const size_t nq = (size_t)t->w * t->h;
+        if (!J->sgroup || J->kr.omax > 0 || J->d.quad_max > 0 || J->d.max_points > 64 ||
+            t->max_points > 0 || J->kr.nr > 0) {
+            snprintf(err, err_cap, "cross-validation tiles: local kriging with its folds, up "
+                                   "to 64 neighbours, without per-quadrant search or external "
+                                   "drift");
+            return -1;
+        }
+        double2 *hq = nullptr;
+        CK(grow(&J->q, &J->q_cap, nq));
+        CK(grow(&J->qg, &J->qg_cap, nq));
+        hq = new (std::nothrow) double2[nq];
+        if (!hq) {
+            snprintf(err, err_cap, "out of host memory");
+            return -1;
+        }
+        for (size_t o = 0; o < nq; o++)
+            hq[o] = make_double2(t->qx[o], t->qy[o]);
+        {
+            cudaError_t e = cudaMemcpy(J->q, hq, nq * sizeof(double2), cudaMemcpyHostToDevice);
+            delete[] hq;
+            CK(e);
+        }
+        CK(cudaMemcpyAsync(J->qg, t->qgroup, nq * sizeof(int), cudaMemcpyHostToDevice, J->st));
+        P.q = J->q;
+        P.qg = J->qg;
+    }
     return krige_tile(J, P, t, nbands, err, err_cap) ? -1 : 0;
 fail:
     return -1;
@@ -580,6 +625,10 @@ int api_tile(void *job, const gk_gpu_tile *t, double *out, uint64_t *nodata, uin
         snprintf(err, err_cap, "kriging job without its parameters");
         return -1;
     }
+    if (t->qx && d.op != GK_GPU_KRIGE) {
+        snprintf(err, err_cap, "cross-validation tiles are local kriging's only");
+        return -1;
+    }
     ck_last = cudaSuccess;
     CK(cudaSetDevice(J->dev));
     CK(grow(&J->out, &J->out_cap, ncell * nbands));
@@ -626,7 +675,9 @@ fail:
                      {(void **)&J->knbr, &J->knbr_cap},
                      {(void **)&J->kg0, &J->kg0_cap},
                      {(void **)&J->kbig, &J->kbig_cap},
-                     {(void **)&J->klg, &J->klg_cap}};
+                     {(void **)&J->klg, &J->klg_cap},
+                     {(void **)&J->q, &J->q_cap},
+                     {(void **)&J->qg, &J->qg_cap}};
         for (const auto &g : grown) {
             cudaFree(*g.buf);
             *g.buf = nullptr;
@@ -659,6 +710,7 @@ void *api_job_clone(void *job, char *err, size_t err_cap)
     J->x = B->x, J->y = B->y, J->z = B->z;
     J->zc = B->zc;
     J->sxy = B->sxy, J->sz = B->sz, J->sidx = B->sidx, J->bstart = B->bstart;
+    J->sgroup = B->sgroup;
     J->nbx = B->nbx, J->nby = B->nby;
     J->gx0 = B->gx0, J->gy0 = B->gy0, J->bsx = B->bsx, J->bsy = B->bsy;
     J->ibsx = B->ibsx, J->ibsy = B->ibsy, J->margin = B->margin;

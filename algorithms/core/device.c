@@ -331,6 +331,14 @@ int gk_device_job_attach(gk_job *job)
                  gk_algorithm_name(&job->alg), no);
         return GK_OK;
     }
+    if (ctx->cv_fold) { /* cross-validation: local kriging's kernels leave a fold out */
+        if (d.op != GK_GPU_KRIGE || job->order) {
+            snprintf(ctx->device_name, sizeof ctx->device_name,
+                     "cpu (cross-validation on the GPU: local kriging only)");
+            return GK_OK;
+        }
+        d.group = ctx->cv_fold;
+    }
     /* a method the GPU takes only when asked for by name (linear) */
     if ((job->method->flags & GK_M_GPU_EXPLICIT) && !explicit_gpu) {
         snprintf(ctx->device_name, sizeof ctx->device_name,
@@ -469,12 +477,19 @@ static uint64_t tile_split(const gk_job *job, gk_gpu_tile gt, double *out, int n
     g->splits++;
     pthread_mutex_unlock(&g->lock);
     gk_gpu_tile a = gt, b = gt;
-    if (gt.h >= gt.w) {
+    if (gt.h >= gt.w || gt.qx) { /* given points: always by rows (they are w a row) */
         a.h = gt.h / 2;
         b.y0 = gt.y0 + a.h;
         b.h = gt.h - a.h;
         if (gt.g0) /* its covariates: the same blocks, from row a.h */
             b.g0 = gt.g0 + (size_t)a.h * gt.g0_pitch;
+        if (gt.qx) {
+            size_t skip = (size_t)a.h * gt.w;
+            b.y0 = 0;
+            b.qx = gt.qx + skip;
+            b.qy = gt.qy + skip;
+            b.qgroup = gt.qgroup + skip;
+        }
     } else {
         a.w = gt.w / 2;
         b.x0 = gt.x0 + a.w;
@@ -495,7 +510,7 @@ static uint64_t tile_split(const gk_job *job, gk_gpu_tile gt, double *out, int n
         for (int band = 0; band < nbands; band++)
             for (int r = 0; r < gt.h; r++) {
                 double *dst = out + (size_t)band * gt.w * gt.h + (size_t)r * gt.w;
-                if (gt.h >= gt.w) {
+                if (gt.h >= gt.w || gt.qx) {
                     const gk_gpu_tile *sub = r < a.h ? &a : &b;
                     const double *src = (r < a.h ? ba + (size_t)band * na + (size_t)r * a.w
                                                  : bb + (size_t)band * nb + (size_t)(r - a.h) * b.w);
@@ -611,12 +626,70 @@ static uint64_t dense_nodes_on_cpu(const gk_job *job, const gk_tile *t, const do
     return nodata;
 }
 
+/* Kriging: the model and drift to every handle, once (on the first tile). */
+static int krige_once(const gk_job *job)
+{
+    gk_gpu_job *g = job->gpu;
+    const gk_method *m = job->method;
+    if (!m->gpu_krige)
+        return 0;
+    pthread_mutex_lock(&g->lock);
+    int rc = 0;
+    if (!g->krige_set) {
+        gk_gpu_krige kg;
+        if (m->gpu_krige(job, &kg)) {
+            snprintf(g->err, sizeof g->err, "kriging set-up the GPU kernel does not cover");
+            rc = -1;
+        } else {
+            for (int k = 0; k < g->nh && !rc; k++)
+                rc = g->api->krige_set(g->h[k], &kg, g->err, sizeof g->err);
+            g->krige_set = !rc;
+        }
+    }
+    pthread_mutex_unlock(&g->lock);
+    return rc;
+}
+
+uint64_t gk_device_points(const gk_job *job, size_t nq, const double *qx, const double *qy,
+                          const int *qgroup, double *out)
+{
+    if (krige_once(job))
+        return GK_DEVICE_FAILED;
+    const int nb = job->nbands;
+    /* the full rows of 8 as one tile, the rest as a row of its own */
+    size_t rows = nq / 8, rest = nq % 8, done = 0;
+    uint64_t nodata = 0, singular = 0;
+    double *buf = malloc((rows ? rows * 8 : rest) * nb * sizeof *buf);
+    if (!buf)
+        return UINT64_MAX;
+    for (int part = 0; part < 2; part++) {
+        size_t w = part ? rest : 8, h = part ? 1 : rows, cnt = w * h;
+        if (!cnt)
+            continue;
+        gk_gpu_tile gt = {.xmin = 0, .xmax = 1, .ymin = 0, .ymax = 1, .nx = (int)w, .ny = (int)h,
+                          .w = (int)w, .h = (int)h, .qx = qx + done, .qy = qy + done,
+                          .qgroup = qgroup + done};
+        uint64_t r = tile_split(job, gt, buf, nb, &singular, 0);
+        if (r >= GK_DEVICE_FAILED) {
+            free(buf);
+            return r;
+        }
+        nodata += r;
+        for (int b = 0; b < nb; b++)
+            memcpy(out + (size_t)b * nq + done, buf + (size_t)b * cnt, cnt * sizeof *out);
+        done += cnt;
+    }
+    free(buf);
+    return nodata;
+}
+
 uint64_t gk_device_tile(const gk_job *job, const gk_tile *t, double *out)
 {
     gk_gpu_job *g = job->gpu;
-    gk_gpu_tile gt = {t->g->xmin, t->g->xmax, t->g->ymin, t->g->ymax, t->g->nx, t->g->ny,
-                      t->x0,      t->y0,      t->w,       t->h,       t->hit2,  NULL,
-                      0,          0,        0};
+    gk_gpu_tile gt = {.xmin = t->g->xmin, .xmax = t->g->xmax, .ymin = t->g->ymin,
+                      .ymax = t->g->ymax, .nx = t->g->nx,     .ny = t->g->ny,
+                      .x0 = t->x0,        .y0 = t->y0,        .w = t->w,
+                      .h = t->h,          .hit2 = t->hit2};
     uint64_t singular = 0;
     double *g0 = NULL;
     const gk_method *m = job->method;
@@ -636,25 +709,9 @@ uint64_t gk_device_tile(const gk_job *job, const gk_tile *t, double *out)
             gt.g0_pitch = t->w;
         }
     }
-    if (m->gpu_krige) {
-        pthread_mutex_lock(&g->lock);
-        int rc = 0;
-        if (!g->krige_set) {
-            gk_gpu_krige kg;
-            if (m->gpu_krige(job, &kg)) {
-                snprintf(g->err, sizeof g->err, "kriging set-up the GPU kernel does not cover");
-                rc = -1;
-            } else {
-                for (int k = 0; k < g->nh && !rc; k++)
-                    rc = g->api->krige_set(g->h[k], &kg, g->err, sizeof g->err);
-                g->krige_set = !rc;
-            }
-        }
-        pthread_mutex_unlock(&g->lock);
-        if (rc) {
-            free(g0);
-            return GK_DEVICE_FAILED;
-        }
+    if (krige_once(job)) {
+        free(g0);
+        return GK_DEVICE_FAILED;
     }
     double *cnt = NULL;
     if (g->dense_k) { /* within radius: the points of each node's window first */

@@ -28,6 +28,12 @@ int gk_device_job_on_gpu(const gk_job *job);
  * memory): nodata count, GK_DEVICE_FAILED, or UINT64_MAX (host memory).
  * Thread-safe: up to gk_device_streams() tiles run at once. */
 uint64_t gk_device_tile(const gk_job *job, const gk_tile *t, double *out);
+/* Cross-validation (a job made with its context's cv_fold, local kriging):
+ * the predictions at nq given points, each leaving out the points of fold
+ * qgroup[k], into out (nbands x nq, band-major); as gk_device_tile
+ * otherwise. Points near each other in the arrays share their searches. */
+uint64_t gk_device_points(const gk_job *job, size_t nq, const double *qx, const double *qy,
+                          const int *qgroup, double *out);
 /* Tiles the job's GPUs can work on at once (0 on the CPU). */
 int gk_device_streams(const gk_job *job);
 /* Kriging within radius: nodes whose window held more points than the GPU's

@@ -36,6 +36,8 @@ struct gk_context {
     int device;            /* requested device (device.h: GK_DEV_*) */
     char device_name[768]; /* where the last job runs, with any fallback reason */
     char auto_cpu[256];    /* auto chose the CPU for this grid: why (device_choice.c) */
+    const int *cv_fold;    /* cross-validation's job: the points' folds, which a GPU job
+                            * takes along (geostat/crossval.c); NULL otherwise */
 };
 
 struct gk_points {

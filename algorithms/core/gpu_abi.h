@@ -18,8 +18,8 @@ extern "C" {
 
 /* One number: the entry symbol carries it, so a module of another version is
  * not even found, and the table repeats it. */
-#define GK_GPU_ABI_VERSION 9
-#define GK_GPU_ENTRY_FN gk_gpu_module_v9
+#define GK_GPU_ABI_VERSION 10
+#define GK_GPU_ENTRY_FN gk_gpu_module_v10
 #define GK_GPU_STR_(x) #x
 #define GK_GPU_STR(x) GK_GPU_STR_(x)
 #define GK_GPU_ENTRY GK_GPU_STR(GK_GPU_ENTRY_FN)
@@ -133,6 +133,10 @@ typedef struct {
      * whether every point is kept (method=direct) */
     double dens_eps, dens_sumw;
     int dens_direct;
+    /* cross-validation (GK_GPU_KRIGE): each point's fold (>= 1), n of them in
+     * the order of x, y, z (host, read during job_new only), which a tile's
+     * given points leave out (gk_gpu_tile's qgroup); NULL: none */
+    const int *group;
 } gk_gpu_job_desc;
 
 /* How a GK_GPU_GAUSS job forms its terms. */
@@ -161,6 +165,13 @@ typedef struct {
     /* local kriging: the nearest points taken in this tile, where the core
      * knows no node's window holds more (0: the job's max_points; never more) */
     int max_points;
+    /* cross-validation (GK_GPU_KRIGE with up to 64 neighbours, no
+     * per-quadrant search): node (i, j) of the w x h tile is the given point
+     * (qx, qy)[j * w + i] instead of a lattice node (x0 = y0 = 0), and its
+     * search skips the points of fold qgroup[j * w + i] (the job's group);
+     * host arrays, read during tile only. NULL: the lattice. */
+    const double *qx, *qy;
+    const int *qgroup;
 } gk_gpu_tile;
 
 /* Kriging (set once per job, before its first tile): the covariance

@@ -12,6 +12,7 @@
 #include "crossval.h"
 #include "kriging.h"
 
+#include "core/device.h"
 #include "core/gk_internal.h"
 #include "core/method.h"
 #include "search/index.h"
@@ -19,6 +20,7 @@
 
 #include <math.h>
 #include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -245,6 +247,7 @@ typedef struct {
     const size_t *start, *member; /* fold f's points: member[start[f] .. start[f + 1]) */
     double extent;
     int threads;
+    int device; /* the device asked for (core/device.h's GK_DEV_*) */
     gk_cv_result *res;
     int stop, err_fold; /* the error reported, and its fold (0: none, or not a fold's) */
 } cv_run;
@@ -358,8 +361,141 @@ static void run_rebuild(cv_run *r)
     }
 }
 
+/* Holdout on the GPU: local kriging whose kernels take a fold out of their
+ * search (core/gpu_abi.h: up to 64 neighbours, no per-quadrant search). */
+static int gpu_fits(const gk_algorithm *a)
+{
+    return a->kind == GK_ALG_KRIGING && a->max_points >= 1 && a->max_points <= 64 &&
+           a->max_points_per_quadrant == 0 && a->min_points_per_quadrant == 0 &&
+           a->krige.n_drift_rasters == 0;
+}
+
+/* Where the holdout's job goes: the CPU, or the device asked for (auto:
+ * the GPU where the CPU cores would take longer than starting it, as for a
+ * grid of as many nodes as points; the reason in the device name). */
+static void choose_device(const cv_run *r, gk_context *jctx)
+{
+    if (!gpu_fits(r->a) || r->device == GK_DEV_CPU) {
+        gk_context_set_device(jctx, "cpu");
+        return;
+    }
+    jctx->device = r->device;
+    jctx->cv_fold = r->res->fold;
+    if (r->device < GK_DEV_CUDA) {
+        double x0, y0, x1, y1, n = (double)r->pts->n;
+        gk_points_bounds(r->pts, &x0, &y0, &x1, &y1);
+        gk_context_auto_device(jctx, r->a, n, (x1 - x0) * (y1 - y0), n);
+    }
+}
+
+/* The points of this process's folds in an order that keeps neighbours
+ * together (rows of cells of about 4 points), so that a warp's 32 share
+ * their search; m of them. */
+static size_t *spatial_order(const cv_run *r, size_t *m)
+{
+    const gk_points *pts = r->pts;
+    size_t n = pts->n, k = 0;
+    double x0, y0, x1, y1;
+    gk_points_bounds(pts, &x0, &y0, &x1, &y1);
+    int side = (int)fmin(4096.0, fmax(1.0, ceil(sqrt((double)n / 4.0))));
+    double sx = side / fmax(x1 - x0, 1e-300), sy = side / fmax(y1 - y0, 1e-300);
+    size_t ncell = (size_t)side * side;
+    size_t *start = calloc(ncell + 1, sizeof *start), *idx = malloc(n * sizeof *idx);
+    int *cell = malloc(n * sizeof *cell);
+    if (!start || !idx || !cell) {
+        free(start);
+        free(idx);
+        free(cell);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if ((r->res->fold[i] - 1) % r->parts != r->part) {
+            cell[i] = -1;
+            continue;
+        }
+        int cx = (int)fmin(side - 1, fmax(0.0, (pts->x[i] - x0) * sx));
+        int cy = (int)fmin(side - 1, fmax(0.0, (pts->y[i] - y0) * sy));
+        cell[i] = cy * side + cx;
+        start[cell[i] + 1]++;
+    }
+    for (size_t c = 0; c < ncell; c++)
+        start[c + 1] += start[c];
+    for (size_t i = 0; i < n; i++)
+        if (cell[i] >= 0)
+            idx[start[cell[i]]++] = i, k++;
+    free(start);
+    free(cell);
+    *m = k;
+    return idx;
+}
+
+/* One job on the GPU with the folds uploaded; every wanted point a node of
+ * a tile of given points that leaves its fold out. */
+static void run_holdout_gpu(cv_run *r, gk_job *job)
+{
+    gk_cv_result *res = r->res;
+    const int nb = job->nbands;
+    size_t m = 0;
+    size_t *idx = spatial_order(r, &m);
+    double *qx = malloc((m ? m : 1) * sizeof *qx), *qy = malloc((m ? m : 1) * sizeof *qy);
+    double *out = malloc((m ? m : 1) * nb * sizeof *out);
+    int *qg = malloc((m ? m : 1) * sizeof *qg);
+    if (!idx || !qx || !qy || !out || !qg) {
+        report_nomem(r, "cross-validation on the GPU");
+        goto done;
+    }
+    for (size_t k = 0; k < m; k++) {
+        gk_grid g = point_grid(r, idx[k]); /* the node the CPU would compute */
+        qx[k] = gk_grid_node_x(&g, 0);
+        qy[k] = gk_grid_node_y(&g, 0);
+        qg[k] = res->fold[idx[k]];
+    }
+    /* a piece per stream of each GPU, at most 2^20 points at a time */
+    int streams = gk_device_streams(job);
+    size_t piece = (m + streams - 1) / (streams > 0 ? streams : 1);
+    piece = piece < 1024 ? 1024 : piece > ((size_t)1 << 20) ? (size_t)1 << 20 : piece;
+    long pieces = (long)((m + piece - 1) / piece);
+    uint64_t failed = 0;
+#pragma omp parallel for num_threads(streams > 0 ? streams : 1) schedule(dynamic, 1)
+    for (long c = 0; c < pieces; c++) {
+        size_t off = (size_t)c * piece, len = m - off < piece ? m - off : piece;
+        uint64_t rc;
+#pragma omp atomic read
+        rc = failed;
+        if (rc)
+            continue;
+        rc = gk_device_points(job, len, qx + off, qy + off, qg + off, out + off * nb);
+        if (rc >= GK_DEVICE_FAILED) {
+#pragma omp atomic write
+            failed = rc;
+        }
+    }
+    if (failed == UINT64_MAX) {
+        report_nomem(r, "cross-validation on the GPU");
+    } else if (failed) {
+        r->stop = gk_error(r->ctx, GK_ERR_INTERNAL, "cross-validation on the GPU: %s",
+                           gk_device_error(job));
+    } else {
+        for (long c = 0; c < pieces; c++) {
+            size_t off = (size_t)c * piece, len = m - off < piece ? m - off : piece;
+            const double *o = out + off * nb;
+            for (size_t k = 0; k < len; k++) {
+                double v[2] = {o[k], nb == 2 ? o[len + k] : NAN};
+                put_prediction(res, idx[off + k], v, nb);
+            }
+        }
+    }
+done:
+    free(idx);
+    free(qx);
+    free(qy);
+    free(qg);
+    free(out);
+}
+
 /* One job on every point, on the CPU; each thread searches a view of its
- * k-d tree that skips the fold at hand. */
+ * k-d tree that skips the fold at hand. The GPU's kernels take local
+ * kriging (run_holdout_gpu). */
 static void run_holdout(cv_run *r)
 {
     const gk_points *pts = r->pts;
@@ -374,8 +510,17 @@ static void run_holdout(cv_run *r)
         return;
     }
     jctx->threads = r->threads;
-    gk_context_set_device(jctx, "cpu");
+    choose_device(r, jctx);
     gk_job *job = gk_job_new(jctx, pts, r->a);
+    if (jctx->device != GK_DEV_CPU) /* else gk_crossval_with's word stands */
+        snprintf(res->device, sizeof res->device, "%s", gk_context_device_name(jctx));
+    if (job && gk_device_job_on_gpu(job)) {
+        run_holdout_gpu(r, job);
+        gk_job_free(job);
+        gk_context_free(jctx);
+        free(group);
+        return;
+    }
     if (job && !job->tree && gk_index_tree(job))
         gk_error(jctx, GK_ERR_NOMEM, "out of memory for the k-d tree of %zu points", n);
     if (!job || !job->tree || job->nbands < 1 || job->nbands > 2) {
@@ -549,14 +694,26 @@ int gk_crossval_with(gk_context *ctx, const gk_points *pts, const gk_algorithm *
                         a.canonical, method_name(how));
     }
     res->method = method_name(how);
+    snprintf(res->device, sizeof res->device, "cpu");
+    int device;
+    if (gk_device_requested(ctx, &device)) {
+        free(start);
+        free(member);
+        gk_cv_result_free(res);
+        return gk_errno(ctx);
+    }
+    if (device >= GK_DEV_CUDA && (how != GK_CV_HOLDOUT || !gpu_fits(&a)))
+        snprintf(res->device, sizeof res->device,
+                 "cpu (the GPU cross-validates local kriging with 1 to 64 neighbours, without "
+                 "per-quadrant search or drift rasters)");
 
     double bx0, by0, bx1, by1;
     gk_points_bounds(pts, &bx0, &by0, &bx1, &by1);
     int threads = ctx->threads > 0 ? ctx->threads : omp_get_num_procs();
     if (threads > nfold)
         threads = nfold;
-    cv_run r = {ctx, pts, &a, nfold, part, parts, start, member,
-                fmax(bx1 - bx0, by1 - by0), threads, res, GK_OK, 0};
+    cv_run r = {ctx,   pts,   &a,  nfold, part, parts, start, member, fmax(bx1 - bx0, by1 - by0),
+                threads, device, res, GK_OK, 0};
     if (how == GK_CV_HOLDOUT)
         run_holdout(&r);
     else if (how == GK_CV_DUBRULE)

@@ -7,7 +7,9 @@
  *    search skipping the fold's points (gk_kdtree_holdout): the same
  *    selections, so the same doubles, as a job on the other points, for the
  *    algorithms whose every search goes through that tree and whose
- *    preparation does not depend on which points it is given;
+ *    preparation does not depend on which points it is given; local
+ *    kriging on the GPU where one is asked for (or, with auto, from 20,000
+ *    points), its kernels skipping the fold: within 1e-9 of the CPU's;
  *  - dubrule: global kriging's closed form (Dubrule 1983) from the one
  *    factorised system of every point: equal to rebuilding to rounding.
  */

@@ -260,6 +260,8 @@ typedef struct {
     const char *method; /* how the folds were predicted: "rebuild" (a job per fold),
                          * "holdout" (one index, the fold skipped in each search) or
                          * "dubrule" (global kriging in closed form); docs/cv.md */
+    char device[256];   /* where: "cpu", or the GPU ("cuda:0 (name)"), with any reason
+                         * the CPU was chosen */
 } gk_cv_result;
 
 /* Cross-validates alg on pts. nfold 0 or n: leave-one-out; 2 <= nfold < n:

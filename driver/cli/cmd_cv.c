@@ -31,7 +31,7 @@
 static const char *cv_usage(void)
 {
     return "Usage: gridkit cv SRC -a algorithm[:key=value]* [--nfold K] [--seed S]\n"
-           "    [--format=text|json] [-o FILE] [--threads N]\n"
+           "    [--format=text|json] [-o FILE] [--threads N] [--device auto|cpu|cuda[:N]]\n"
            "    [-l layer] [-where expr] [-sql statement] [-spat xmin ymin xmax ymax]\n"
            "    [-clipsrc ...] [-clipsrcsql sql] [-clipsrclayer layer] [-clipsrcwhere expr]\n"
            "    [-zfield field] [-z_increase v] [-z_multiply v] [-oo NAME=VALUE]* [-a_srs srs]\n"
@@ -194,6 +194,7 @@ static void print_summary(FILE *f, const gk_cv_result *r, const char *alg, int j
         fprintf(f, "\"nfold\":%d,\"seed\":%u,", r->nfold, r->seed);
         json_string(f, "algorithm", alg);
         json_string(f, "method", method);
+        json_string(f, "device", r->device[0] ? r->device : "cpu");
         fprintf(f, "\"leave_one_out\":%s}\n", (size_t)r->nfold == r->n ? "true" : "false");
         return;
     }
@@ -208,6 +209,7 @@ static void print_summary(FILE *f, const gk_cv_result *r, const char *alg, int j
             !strcmp(method, "holdout")   ? "one search index, each fold left out of the search"
             : !strcmp(method, "dubrule") ? "one kriging system, each fold in closed form"
                                          : "a job per fold on the other folds' points");
+    fprintf(f, "device      %s\n", r->device[0] ? r->device : "cpu");
     text_number(f, "mean_error", r->mean_error);
     text_number(f, "rmse", r->rmse);
     text_number(f, "mae", r->mae);
@@ -559,7 +561,8 @@ static int run(gk_context *ctx, int argc, char **argv)
         rc = gk_errno(ctx);
         goto done;
     }
-    if ((rc = gk_grid_options_apply_threads(ctx, o)))
+    if ((rc = gk_grid_options_apply_threads(ctx, o)) ||
+        (rc = gk_context_request_device(ctx, o->device)))
         goto done;
     if (o->a_srs && !(srs = srs_to_wkt(ctx, o->a_srs))) {
         rc = gk_errno(ctx);

@@ -195,6 +195,27 @@ def main():
     except RuntimeError as e:
         check("variogram_file", False, str(e)[:160])
 
+    # ---- --device: where the folds ran, in the summary ----------------------------
+    krig = "kriging:model=Exp:psill=2:range=300:nugget=0.5:max_points=12"
+    jc = cv_json([SRC, "-a", krig, "--device", "cpu"])
+    check("device_cpu", jc["device"] == "cpu" and jc["method"] == "holdout", str(jc)[:200])
+    # what the GPU does not take says so, on any machine (nearest: the CPU's)
+    jn = cv_json([SRC, "-a", "nearest", "--device", "cuda"])
+    check("device_cuda_not_taken", jn["device"].startswith("cpu (the GPU cross-validates "
+          "local kriging"), jn["device"])
+    # kriging with --device cuda: on the GPU where one is usable (the same
+    # statistics as the CPU's within 1e-9), else an error naming the GPU
+    rc, out, err = run([SRC, "-a", krig, "--device", "cuda", "--format=json"])
+    if rc == 0:
+        jg = json.loads(out)
+        check("device_cuda_kriging", jg["device"].startswith("cuda") and
+              abs(jg["rmse"] - jc["rmse"]) <= 1e-9 * jc["rmse"], str(jg)[:200])
+    else:
+        check("device_cuda_kriging", rc == 1 and "no usable gpu" in err.lower(),
+              "rc %d: %s" % (rc, err.strip()[:160]))
+    jt = cv_json([SRC, "-a", krig, "--device", "cpu", "--threads", "1"])
+    check("device_threads_same", jt["rmse"] == jc["rmse"], "%r %r" % (jt["rmse"], jc["rmse"]))
+
     # ---- bad input ---------------------------------------------------------------
     copy = os.path.join(WORK, "input.gpkg")
     shutil.copy(SRC, copy)
@@ -214,6 +235,7 @@ def main():
         ("bad_grid_option", [copy, "-a", "nearest", "-outsize", "10", "10"], "outsize"),
         ("bad_second_name", [copy, "out.tif", "-a", "nearest"], "one source"),
         ("bad_format", [copy, "-a", "nearest", "--format=xml"], "format"),
+        ("bad_device", [copy, "-a", "nearest", "--device", "tpu"], "tpu"),
         ("bad_overwrite_input", [copy, "-a", "nearest", "-o", copy], "overwrite"),
         ("bad_missing_source", [os.path.join(WORK, "nope.gpkg"), "-a", "nearest"], "nope"),
         ("bad_extension", [copy, "-a", "nearest", "-o", os.path.join(WORK, "x.notaformat")],

@@ -124,5 +124,7 @@ void test_ridges(gk_context *ctx);
 void test_variograms(const dataset *u, const dataset *l);
 /* test_gpu_linear.c */
 void test_linear(gk_context *ctx, const dataset *u, const dataset *l, const dataset *s);
+/* test_gpu_crossval.c */
+void test_crossval(const dataset *u, const dataset *l);
 
 #endif
