@@ -512,7 +512,9 @@ static void run_holdout(cv_run *r)
     jctx->threads = r->threads;
     choose_device(r, jctx);
     gk_job *job = gk_job_new(jctx, pts, r->a);
-    if (jctx->device != GK_DEV_CPU) /* else gk_crossval_with's word stands */
+    /* else gk_crossval_with's word stands; auto's choice of the cores is
+     * plain "cpu" (its reason names the threads, which differ under MPI) */
+    if (jctx->device != GK_DEV_CPU && !jctx->auto_cpu[0])
         snprintf(res->device, sizeof res->device, "%s", gk_context_device_name(jctx));
     if (job && gk_device_job_on_gpu(job)) {
         run_holdout_gpu(r, job);

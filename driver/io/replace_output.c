@@ -136,6 +136,13 @@ int gk_output_claim(gk_context *ctx, const char *what, const char *dst, const ch
     return GK_OK;
 }
 
+void gk_output_settle(const char *tmp)
+{
+    int fd = open(tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0)
+        close(fd);
+}
+
 FILE *gk_output_open_temp(gk_context *ctx, const char *what, const char *dst, const char *tmp)
 {
     int fd = open_new(tmp);

@@ -48,6 +48,13 @@ int gk_output_commit_file(gk_context *ctx, const char *what, const char *tmp, co
  * that predictable name (in /tmp, say) is never written through. An error
  * names what, dst and tmp. */
 int gk_output_claim(gk_context *ctx, const char *what, const char *dst, const char *tmp);
+/* After a library has re-created a claimed file (opened it truncating, as
+ * GDAL's GTiff does): ext4 (auto_da_alloc) flushes a file truncated to
+ * empty to the disk when a handle of it closes, which the library's final
+ * close then waits for (about a second for 2 GB); a handle of ours, opened
+ * and closed at once, takes that flush while the file is still empty.
+ * Harmless elsewhere. */
+void gk_output_settle(const char *tmp);
 /* The same, opened for writing (a table, a plot); NULL and an error. */
 FILE *gk_output_open_temp(gk_context *ctx, const char *what, const char *dst, const char *tmp);
 

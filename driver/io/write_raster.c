@@ -343,6 +343,8 @@ gk_raster_writer *gk_raster_writer_open(gk_context *ctx, const gk_raster_spec *s
         writer_free(w);
         return NULL;
     }
+    if (w->copy || EQUAL(GDALGetDriverShortName(w->driver), "GTiff"))
+        gk_output_settle(create_name); /* GTiff made it over our claim */
     if (describe(w, spec) != GK_OK) {
         gk_raster_writer_abort(w);
         return NULL;
@@ -472,24 +474,29 @@ static void give_row(gk_raster_writer *w, unsigned char *b)
 
 /* Buffers for the block rows r0..r1 of a band that have none yet: zeroed,
  * so that pixels outside the raster (edge blocks) and any never written
- * read 0, as in GDAL's own new blocks. Zeroed outside the lock, installed
- * under it (another thread may have installed one meanwhile). */
-static int stage_rows(gk_raster_writer *w, unsigned char **stage, int r0, int r1)
+ * read 0, as in GDAL's own new blocks; not rows f0..f1, which the caller
+ * fills whole. Zeroed outside the lock, installed under it (another thread
+ * may have installed one meanwhile). */
+static int stage_rows(gk_raster_writer *w, unsigned char **stage, int r0, int r1, int f0, int f1)
 {
     enum { BATCH = 64 };
     unsigned char *got[BATCH];
     for (int r = r0; r <= r1;) {
-        int want = 0, k = 0;
+        int want = 0, k = 0, whole = 1;
         pthread_mutex_lock(&w->lock);
         for (int q = r; q <= r1 && want < BATCH; q++)
-            want += stage[q] == NULL;
+            if (stage[q] == NULL) {
+                want++;
+                whole &= q >= f0 && q <= f1;
+            }
         while (k < want && w->n_spare > 0)
             got[k++] = w->spare[--w->n_spare];
         pthread_mutex_unlock(&w->lock);
         for (int i = 0; i < want; i++) {
-            if (i < k)
-                memset(got[i], 0, w->row_bytes);
-            else if (!(got[i] = calloc(1, w->row_bytes))) {
+            if (i < k) {
+                if (!whole)
+                    memset(got[i], 0, w->row_bytes);
+            } else if (!(got[i] = calloc(1, w->row_bytes))) {
                 pthread_mutex_lock(&w->lock);
                 for (int j = 0; j < i; j++)
                     give_row(w, got[j]);
@@ -586,13 +593,21 @@ static int write_window(gk_raster_writer *w, int band, int x0, int y0, int wd, i
     unsigned char **stage = w->stage + (size_t)(band - 1) * w->block_rows;
     int64_t *cnt = w->written + (size_t)(band - 1) * w->block_rows;
     const int r0 = y0 / bh, r1 = (y0 + ht - 1) / bh;
-    if (stage_rows(w, stage, r0, r1) != GK_OK) {
+    /* the block rows this window fills whole, padding included (none: a
+     * window short of the full width, or blocks wider than the raster) */
+    const int full_w = x0 == 0 && wd == w->nx && (!w->direct || (size_t)w->nbx * bw == (size_t)w->nx);
+    const int f0 = full_w ? (y0 + bh - 1) / bh : 1, f1 = full_w ? (y0 + ht) / bh - 1 : 0;
+    if (stage_rows(w, stage, r0, r1, f0, f1) != GK_OK) {
         pthread_mutex_lock(&w->io);
         int rc = gk_error(w->ctx, GK_ERR_NOMEM, "out of memory writing %s", w->dst);
         pthread_mutex_unlock(&w->io);
         return rc;
     }
-    /* rows r0..r1 stay staged until this window is counted in them */
+    /* rows r0..r1 stay staged until this window is counted in them; a
+     * large window (a strip) is copied by several threads */
+    int nt = (size_t)wd * ht >= ((size_t)1 << 20) ? gk_context_threads(w->ctx) : 1;
+    nt = nt < 1 ? 1 : nt > 8 ? 8 : nt;
+#pragma omp parallel for num_threads(nt) schedule(static) if (nt > 1)
     for (int y = y0; y < y0 + ht; y++) {
         int r = y / bh, ry = y - r * bh;
         const unsigned char *src = (const unsigned char *)values + (size_t)(y - y0) * wd * vs;

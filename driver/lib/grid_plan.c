@@ -100,6 +100,39 @@ static double warm_up_join(gpu_warm_up *w)
     return gk_seconds() - t0;
 }
 
+struct gk_gpu_warm {
+    gpu_warm_up w;
+};
+
+gk_gpu_warm *gk_grid_warm_up(gk_context *ctx, const gk_grid_options *o, const gk_algorithm *alg)
+{
+    const char *dev = o->device && *o->device ? o->device : getenv("GRIDKIT_DEVICE");
+    const int want_cuda = dev && !strncmp(dev, "cuda", 4);
+    const int want_auto = !dev || !*dev || !strcmp(dev, "auto");
+    if (!want_cuda && (!want_auto || !gk_algorithm_may_use_gpu(alg)))
+        return NULL;
+    gk_gpu_warm *g = calloc(1, sizeof *g);
+    if (!g)
+        return NULL; /* the plan starts it */
+    g->w.device = o->device;
+    g->w.decide = want_auto;
+    g->w.alg = alg;
+    g->w.threads = gk_context_threads(ctx);
+    if (want_auto)
+        auto_look(o, &g->w.in);
+    warm_up_start(&g->w);
+    return g;
+}
+
+double gk_grid_warm_up_join(gk_gpu_warm *g)
+{
+    if (!g)
+        return 0;
+    double s = warm_up_join(&g->w);
+    free(g);
+    return s;
+}
+
 /* gdal_grid's geometry: extent from -txe/-tye, else (gridkit's choice) the
  * bounding box of the points actually used by every band; size from -outsize,
  * else -tr with gdal_grid's rounding, else 256 x 256. */

@@ -41,6 +41,14 @@ double gk_seconds(void);
  * GPU, unless the device is cpu), resolves the geometry, SRS, bands,
  * descriptions and metadata. On error: a message in ctx, *p freed. */
 int gk_grid_plan_init(gk_context *ctx, const gk_grid_options *o, gk_grid_plan *p);
+/* The GPU's start-up on a thread of its own, begun before the points are
+ * read where the plan is made after (gk_grid_run_strips): with auto only
+ * where the CPU cores would not finish first, as the plan decides. NULL
+ * where nothing was started; alg is read until the join. */
+typedef struct gk_gpu_warm gk_gpu_warm;
+gk_gpu_warm *gk_grid_warm_up(gk_context *ctx, const gk_grid_options *o, const gk_algorithm *alg);
+/* Waits for it to end and frees it: the seconds waited (0 for NULL). */
+double gk_grid_warm_up_join(gk_gpu_warm *g);
 /* The output SRS as WKT (-a_srs, else the source layer's), NULL if none. */
 const char *gk_grid_plan_srs(const gk_grid_plan *p);
 /* The job of input layer `layer` (index, kriging drift); NULL and a message

@@ -125,6 +125,15 @@ static int parts_dir(gk_context *ctx, const char *dir)
     return GK_OK;
 }
 
+/* gk_world_agree, its seconds (waiting for the slowest rank) added to *wait_s */
+static int agree(const gk_world *world, gk_context *ctx, int rc, double *wait_s)
+{
+    double t0 = gk_seconds();
+    rc = gk_world_agree(world, ctx, rc);
+    *wait_s += gk_seconds() - t0;
+    return rc;
+}
+
 int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world *world)
 {
     const int rank = gk_world_rank(world);
@@ -134,16 +143,21 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
     /* the points first, on every rank at once: rank 0 reads and broadcasts */
     gk_source_points sp;
     gk_algorithm *alg = gk_algorithm_parse(ctx, o->algorithm);
+    /* the GPU starts while the points are read, as in one process's plan */
+    gk_gpu_warm *warm = alg ? gk_grid_warm_up(ctx, o, alg) : NULL;
     int rc = alg ? gk_world_read_points(world, ctx, o, gk_algorithm_needs_z(alg), &sp)
                  : gk_world_agree(world, ctx, gk_errno(ctx));
+    double early_gpu_wait = gk_grid_warm_up_join(warm);
     gk_algorithm_free(alg);
     if (rc)
         return rc;
-    const double read_s = gk_seconds() - t_start;
+    const double read_s = gk_seconds() - t_start - early_gpu_wait;
     gk_grid_options with_points = *o;
     with_points.points = &sp;
+    double wait_s = 0, t_phase = gk_seconds();
     int planned = gk_grid_plan_init(ctx, &with_points, &plan) == GK_OK;
-    rc = gk_world_agree(world, ctx, planned ? GK_OK : gk_errno(ctx));
+    const double plan_s = gk_seconds() - t_phase;
+    rc = agree(world, ctx, planned ? GK_OK : gk_errno(ctx), &wait_s);
     if (rc) {
         if (planned)
             gk_grid_plan_free(&plan);
@@ -151,6 +165,8 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
         return rc;
     }
     plan.read_s = read_s;
+    const double plan_wait_s = plan.gpu_wait_s;
+    plan.gpu_wait_s += early_gpu_wait;
     const gk_grid g = plan.g;
     const int n_jobs = plan.sp.n_layers, planes = plan.planes;
     const gk_kriging_params *kp = gk_algorithm_kriging(plan.alg);
@@ -167,6 +183,7 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
     if (!jobs || !prepared || !singular)
         rc = gk_error(ctx, GK_ERR_NOMEM, "out of memory");
 
+    t_phase = gk_seconds();
     /* the output: rank 0's raster, or the parts' directory everywhere */
     int tile[3] = {256, 256, GDT_Float64}; /* and the type strips travel in */
     if (!rc && !o->parts && rank == 0) {
@@ -194,7 +211,7 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
             part_co = CSLSetNameValue(part_co, "TILED", "YES");
         part.creation_options = part_co;
     }
-    rc = gk_world_agree(world, ctx, rc);
+    rc = agree(world, ctx, rc, &wait_s);
     /* rank 0's tiles: the strips' height follows them on every rank */
     if (!rc && world && gk_world_bcast(world, tile, sizeof tile, 0))
         gk_world_abort(world, 1);
@@ -231,7 +248,9 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
                         kp->model_auto ? " (fitted)" : "");
         }
     }
-    rc = gk_world_agree(world, ctx, rc);
+    rc = agree(world, ctx, rc, &wait_s);
+    const double setup_s = gk_seconds() - t_phase;
+    double strips_s = 0, write_s = 0;
 
     if (!rc) {
         gk_strips s = {0};
@@ -254,7 +273,10 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
         s.singular = singular;
         int h = gk_strips_height(&g, plan.bands, tile[1]);
         nstrips = (g.ny + h - 1) / h;
+        t_phase = gk_seconds();
         rc = gk_strips_run(&s);
+        strips_s = gk_seconds() - t_phase;
+        write_s = w ? gk_raster_writer_io_seconds(w) : 0;
         if (o->timings) /* every rank its own line: how the strips were shared */
             fprintf(stderr,
                     "Rank %d of %d (%s): points in %.3f s (%s), %d of %d strips, %.3f s "
@@ -262,7 +284,7 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
                     rank, gk_world_size(world), world ? gk_world_host(world) : "one process",
                     read_s, plan.sp.n_layers ? plan.sp.layers[0].read_by : "-", s.strips_done,
                     nstrips, s.compute_s, gk_context_device_name(ctx));
-        rc = gk_world_agree(world, ctx, rc);
+        rc = agree(world, ctx, rc, &wait_s);
     }
     if (!rc && speak)
         fprintf(stderr, "Device: %s%s\n", gk_context_device_name(ctx),
@@ -283,6 +305,7 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
     }
 
     /* finish: the raster renamed into place, or the mosaic written last */
+    t_phase = gk_seconds();
     if (rank == 0) {
         if (!rc && w) {
             rc = gk_raster_writer_commit(w);
@@ -293,12 +316,18 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
         if (!rc && o->parts)
             rc = write_mosaic(ctx, o, &plan, dst, stem, nstrips, prepared, singular);
     }
-    rc = gk_world_agree(world, ctx, rc);
+    const double finish_s = gk_seconds() - t_phase;
+    rc = agree(world, ctx, rc, &wait_s);
     if (rc && rank == 0 && o->parts && stem && nstrips)
         drop_parts(o->parts, stem, nstrips);
     if (o->timings && rank == 0 && !rc)
-        fprintf(stderr, "Timings (s): total %.3f on %d rank%s\n", gk_seconds() - t_start,
-                gk_world_size(world), world ? "s" : "");
+        fprintf(stderr,
+                "Timings (s): read points %.3f, waiting for the GPU %.3f, plan %.3f, "
+                "output and jobs %.3f, strips %.3f (writing %.3f of it), finish output %.3f, "
+                "waiting for the other ranks %.3f in all; total %.3f on %d rank%s\n",
+                read_s, plan.gpu_wait_s, plan_s - plan_wait_s, setup_s, strips_s, write_s,
+                finish_s, wait_s,
+                gk_seconds() - t_start, gk_world_size(world), world ? "s" : "");
 
     gk_raster_writer_abort(w);
     for (int b = 0; jobs && b < n_jobs; b++)

@@ -131,6 +131,23 @@ typedef struct {
 
 static int wire_size(const gk_strips *s);
 
+/* Doubles to the output's type, as GDALRasterIO would convert them, on the
+ * rank's cores: one thread would hold up every strip behind it. */
+static void to_wire(const gk_strips *s, const double *src, void *dst, size_t n)
+{
+    const size_t chunk = (size_t)1 << 18;
+    const long pieces = (long)((n + chunk - 1) / chunk);
+    const int vs = GDALGetDataTypeSizeBytes((GDALDataType)s->wire_type);
+    int threads = gk_context_threads(s->ctx);
+    threads = threads < 1 ? 1 : threads > 8 ? 8 : threads;
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (long c = 0; c < pieces; c++) {
+        size_t o = (size_t)c * chunk, len = n - o < chunk ? n - o : chunk;
+        GDALCopyWords64(src + o, GDT_Float64, sizeof(double), (unsigned char *)dst + o * vs,
+                        (GDALDataType)s->wire_type, vs, (GPtrDiff_t)len);
+    }
+}
+
 /* Strip k, then (rank 0's own strips) its conversion to the output's type,
  * as other ranks' strips travel: done beside the writer, not inside it,
  * where it would hold up every strip behind it. */
@@ -141,9 +158,7 @@ static int computer_run(computer *c, int k)
         const gk_strips *s = c->s;
         int y0, h;
         strip_rows(s, c->height, k, &y0, &h);
-        GDALCopyWords64(c->buf, GDT_Float64, sizeof(double), c->wire,
-                        (GDALDataType)s->wire_type, wire_size(s),
-                        (GPtrDiff_t)s->g->nx * h * s->n_jobs * s->planes);
+        to_wire(s, c->buf, c->wire, (size_t)s->g->nx * h * s->n_jobs * s->planes);
     }
     return rc;
 }
@@ -660,8 +675,7 @@ static int worker(gk_strips *s, int height)
         int y0, h;
         strip_rows(s, height, done_k, &y0, &h);
         if (!rc && !s->parts_dir && convert) /* every band's plane, one after another */
-            GDALCopyWords64(dv[done_slot], GDT_Float64, sizeof(double), msg[done_slot] + hb,
-                            (GDALDataType)s->wire_type, vs, (GPtrDiff_t)s->g->nx * h * bands);
+            to_wire(s, dv[done_slot], msg[done_slot] + hb, (size_t)s->g->nx * h * bands);
         data_head hd = {done_k, rc};
         size_t n = hb;
         if (!rc && !s->parts_dir)

@@ -9,11 +9,16 @@
 # gridkit_mpi.so) and scripts/device/pack-openmpi-runtime.sh's.
 # Usage, from the repository root: bash scripts/device/run_e2e_mpi.sh [case...]
 # Environment: INVDIST_N (invdist's grid side, default 4096), REPS (runs per
-# rank count, default 2), PARTS=0 (skip the --parts runs).
+# rank count, default 2), PARTS=0 (skip the --parts runs), WORK (where the
+# points and outputs go, default /tmp/mpi-e2e; /dev/shm/... takes the disk
+# out of the outputs' writing).
 set -o pipefail
 E=$PWD/.mpi-e2e
-W=/tmp/mpi-e2e
-mkdir -p $W
+W=${WORK:-/tmp/mpi-e2e}
+mkdir -p $W || exit 1
+echo "work in $W: $(df -h $W | tail -1)"
+echo "writing 1 GiB there: $(dd if=/dev/zero of=$W/dd.bin bs=4M count=256 2>&1 | tail -1)"
+rm -f $W/dd.bin
 tar -C $W -xJf $E/gdal-runtime.tar.xz && source $W/gdal-runtime/env.sh || exit 1
 tar -C $W -xJf $E/ompi-runtime.tar.xz && source $W/ompi-runtime/env.sh || exit 1
 # the CUDA module is built here, from this tree (it needs no GDAL): the carry stays small
