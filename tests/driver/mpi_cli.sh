@@ -251,6 +251,11 @@ if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=1m tmpfs "$MNT" 2>/dev/null; the
     fault parts_disk_full "needs .* free|No space|cannot write" \
         "$MNT/full.vrt $MNT/parts/*" -- "${MPI[@]}" -n 3 "$GK" grid -q -zfield zinc -ot Byte -outsize 1000 1600 \
         -a invdist:power=2 --parts "$MNT/parts" "$M" "$MNT/full.vrt"
+    # one writer (rank 0, its own strips straight into the file) filling it:
+    # compressed, so that no free-space check stops it before
+    fault writer_disk_full "No space|cannot write" "$MNT/one.tif $MNT/*gridkit-tmp*" -- "${MPI[@]}" -n 3 \
+        "$GK" grid -q -zfield zinc -ot Float32 -outsize 1000 1600 -a invdist:power=2 \
+        -co COMPRESS=DEFLATE "$M" "$MNT/one.tif"
     umount "$MNT"
 else
     echo "SKIP parts_disk_full (needs root and a tmpfs mount)"
