@@ -2,9 +2,10 @@
  * test_gpu_crossval.c - cross-validation of local kriging on the GPU (its
  * kernels leave each fold out of their search) against the CPU's holdout
  * (a k-d tree view skipping the fold): leave-one-out and k-fold, the fused
- * and the two-phase kernels, drift, a radius with min_points, and the
- * lattice's ties and duplicates; predictions and variances within
- * check_bands' tolerances, the same failed points, and the GPU named.
+ * and the two-phase kernels, drift, blocks, anisotropy, a model solved in
+ * double, a radius with min_points, and the lattice's ties and duplicates;
+ * predictions and variances within check_bands' tolerances, the same
+ * failed points, and the GPU named.
  */
 #include "gpu_harness.h"
 
@@ -97,6 +98,11 @@ void test_crossval(const dataset *u, const dataset *l)
         "kriging:drift=linear:model=Exp:psill=60:range=700:nugget=5:max_points=20:radius=400:"
         "min_points=6",
         "kriging:drift=quadratic:model=Exp:psill=60:range=700:nugget=5:max_points=24",
+        "kriging:model=Exp:psill=60:range=500:nugget=5:max_points=8:block=50x50",
+        "kriging:drift=linear:model=Sph:psill=600:range=1200:nugget=1:anis_angle=30:"
+        "anis_ratio=0.5:max_points=16:block=120x40",
+        "kriging:model=Mat:psill=60:range=300:kappa=1.5:nugget=5:max_points=20:anis_angle=30:"
+        "anis_ratio=0.5",
     };
     for (size_t k = 0; k < sizeof us / sizeof *us; k++)
         compare_cv(us[k], 0, u, 0);
