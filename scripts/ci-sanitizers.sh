@@ -82,12 +82,13 @@ for part in $parts; do
     tsan)
         # The tile engine on several threads (algorithms), the readers on
         # several threads (read_points_ogr), the plugin's concurrent readers
-        # (plugin_threads), the CLI with its GPU warm-up thread (cli_threads)
+        # (plugin_threads), the CLI with its GPU warm-up thread (cli_threads,
+        # and cli_threads_parts: the strips path's threads)
         # and gauss's shared blocks of method=fft (density_gauss).
         export OMP_TOOL_LIBRARIES=/usr/lib/llvm-14/lib/libarcher.so
         if configure_build build-tsan "-fsanitize=thread" test_algorithms test_read_points \
             test_plugin_threads test_gauss gridkit &&
-            run_tests build-tsan '^(algorithms|read_points_ogr|plugin_threads|cli_threads|density_gauss)$'
+            run_tests build-tsan '^(algorithms|read_points_ogr|plugin_threads|cli_threads|cli_threads_parts|density_gauss)$'
         then :; else failed="$failed tsan"; fi
         unset OMP_TOOL_LIBRARIES ;;
     fuzz)

@@ -10,6 +10,7 @@
 #include <cpl_conv.h>
 #include <cpl_string.h>
 #include <math.h>
+#include <omp.h>
 #include <ogr_srs_api.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -117,7 +118,11 @@ gk_gpu_warm *gk_grid_warm_up(gk_context *ctx, const gk_grid_options *o, const gk
     g->w.device = o->device;
     g->w.decide = want_auto;
     g->w.alg = alg;
-    g->w.threads = gk_context_threads(ctx);
+    /* resolved here, so that the thread makes no OpenMP call: under clang's
+     * libomp a thread that made one and ended is a root that a parallel
+     * region begun later on another thread of ours trips on (TSan build,
+     * ctest cli_threads_parts: a crash in __kmpc_end_critical) */
+    g->w.threads = gk_context_threads(ctx) > 0 ? gk_context_threads(ctx) : omp_get_num_procs();
     if (want_auto)
         auto_look(o, &g->w.in);
     warm_up_start(&g->w);
@@ -248,7 +253,7 @@ int gk_grid_plan_init(gk_context *ctx, const gk_grid_options *o, gk_grid_plan *p
         warm.device = o->device;
         warm.decide = want_auto;
         warm.alg = p->alg;
-        warm.threads = gk_context_threads(ctx);
+        warm.threads = gk_context_threads(ctx) > 0 ? gk_context_threads(ctx) : omp_get_num_procs();
         if (want_auto)
             auto_look(o, &warm.in);
         warm_up_start(&warm);

@@ -143,7 +143,12 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
     /* the points first, on every rank at once: rank 0 reads and broadcasts */
     gk_source_points sp;
     gk_algorithm *alg = gk_algorithm_parse(ctx, o->algorithm);
-    /* the GPU starts while the points are read, as in one process's plan */
+    /* the GPU starts while the points are read, as in one process's plan
+     * (which applies --threads too: auto weighs the cores given) */
+    if (alg && gk_grid_options_apply_threads(ctx, o)) {
+        gk_algorithm_free(alg);
+        alg = NULL;
+    }
     gk_gpu_warm *warm = alg ? gk_grid_warm_up(ctx, o, alg) : NULL;
     int rc = alg ? gk_world_read_points(world, ctx, o, gk_algorithm_needs_z(alg), &sp)
                  : gk_world_agree(world, ctx, gk_errno(ctx));
