@@ -101,31 +101,48 @@ static double warm_up_join(gpu_warm_up *w)
     return gk_seconds() - t0;
 }
 
+/* May the run start the GPU: asked for by name, or auto (*want_auto) for
+ * an algorithm with a GPU kernel? An algorithm that never runs on a GPU
+ * starts nothing; it says so when it runs ("cpu (kriging: block ...)"). */
+static int gpu_may_start(const gk_grid_options *o, const gk_algorithm *alg, int *want_auto)
+{
+    const char *dev = o->device && *o->device ? o->device : getenv("GRIDKIT_DEVICE");
+    const int want_cuda = dev && !strncmp(dev, "cuda", 4);
+    *want_auto = !dev || !*dev || !strcmp(dev, "auto");
+    return want_cuda || (*want_auto && gk_algorithm_may_use_gpu(alg));
+}
+
+/* w for alg, its thread started (w->started says whether it was); alg is
+ * read until the join. */
+static void warm_up_begin(gpu_warm_up *w, gk_context *ctx, const gk_grid_options *o,
+                          const gk_algorithm *alg, int want_auto)
+{
+    w->device = o->device;
+    w->decide = want_auto;
+    w->alg = alg;
+    /* resolved here, so that the thread makes no OpenMP call: under clang's
+     * libomp a thread that made one and ended is a root that a parallel
+     * region begun later on another thread of ours trips on (TSan build,
+     * ctest cli_threads_parts: a crash in __kmpc_end_critical) */
+    w->threads = gk_context_threads(ctx) > 0 ? gk_context_threads(ctx) : omp_get_num_procs();
+    if (want_auto)
+        auto_look(o, &w->in);
+    warm_up_start(w);
+}
+
 struct gk_gpu_warm {
     gpu_warm_up w;
 };
 
 gk_gpu_warm *gk_grid_warm_up(gk_context *ctx, const gk_grid_options *o, const gk_algorithm *alg)
 {
-    const char *dev = o->device && *o->device ? o->device : getenv("GRIDKIT_DEVICE");
-    const int want_cuda = dev && !strncmp(dev, "cuda", 4);
-    const int want_auto = !dev || !*dev || !strcmp(dev, "auto");
-    if (!want_cuda && (!want_auto || !gk_algorithm_may_use_gpu(alg)))
+    int want_auto;
+    if (!gpu_may_start(o, alg, &want_auto))
         return NULL;
     gk_gpu_warm *g = calloc(1, sizeof *g);
     if (!g)
         return NULL; /* the plan starts it */
-    g->w.device = o->device;
-    g->w.decide = want_auto;
-    g->w.alg = alg;
-    /* resolved here, so that the thread makes no OpenMP call: under clang's
-     * libomp a thread that made one and ended is a root that a parallel
-     * region begun later on another thread of ours trips on (TSan build,
-     * ctest cli_threads_parts: a crash in __kmpc_end_critical) */
-    g->w.threads = gk_context_threads(ctx) > 0 ? gk_context_threads(ctx) : omp_get_num_procs();
-    if (want_auto)
-        auto_look(o, &g->w.in);
-    warm_up_start(&g->w);
+    warm_up_begin(&g->w, ctx, o, alg, want_auto);
     return g;
 }
 
@@ -240,23 +257,12 @@ int gk_grid_plan_init(gk_context *ctx, const gk_grid_options *o, gk_grid_plan *p
             gk_kriging_set_model(ctx, p->alg, &vm))
             goto fail;
     }
-    /* no start-up for an algorithm that never runs on a GPU: it says so
-     * when it runs ("cpu (kriging: block kriging ...)") */
-    const char *dev = o->device && *o->device ? o->device : getenv("GRIDKIT_DEVICE");
-    const int want_cuda = dev && !strncmp(dev, "cuda", 4);
-    const int want_auto = !dev || !*dev || !strcmp(dev, "auto");
-    if (!want_cuda && (!want_auto || !gk_algorithm_may_use_gpu(p->alg))) {
+    int want_auto;
+    if (!gpu_may_start(o, p->alg, &want_auto)) {
         if (gk_context_request_device(ctx, o->device))
             goto fail;
     } else {
-        /* the algorithm is only read from here until the join */
-        warm.device = o->device;
-        warm.decide = want_auto;
-        warm.alg = p->alg;
-        warm.threads = gk_context_threads(ctx) > 0 ? gk_context_threads(ctx) : omp_get_num_procs();
-        if (want_auto)
-            auto_look(o, &warm.in);
-        warm_up_start(&warm);
+        warm_up_begin(&warm, ctx, o, p->alg, want_auto);
         if (!warm.started && want_auto) { /* no thread: start nothing */
             if (!gk_context_auto_device(ctx, p->alg, warm.in.n, warm.in.area, warm.in.nodes)) {
                 if (gk_context_request_device(ctx, o->device))
