@@ -214,6 +214,18 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
         part_co = CSLDuplicate(o->creation_options);
         if (!CSLFetchNameValue(part_co, "TILED"))
             part_co = CSLSetNameValue(part_co, "TILED", "YES");
+        /* a part as tall as its strip holds whole tiles: where wide rows make
+         * strips shorter than 256 rows, tiles of 256 would be padded to
+         * twice the bytes (GTiff's tiles are multiples of 16) */
+        const char *by = CSLFetchNameValue(part_co, "BLOCKYSIZE");
+        tile[1] = by && atoi(by) > 0 ? atoi(by) : 256;
+        int h = gk_strips_height(&g, plan.bands, tile[1]);
+        if (!by && h < tile[1] && h >= 16) {
+            tile[1] = h / 16 * 16;
+            char v[16];
+            snprintf(v, sizeof v, "%d", tile[1]);
+            part_co = CSLSetNameValue(part_co, "BLOCKYSIZE", v);
+        }
         part.creation_options = part_co;
     }
     rc = agree(world, ctx, rc, &wait_s);

@@ -135,10 +135,19 @@ parts() {
         cmp -s "$f" "$W/${name}_3/parts/$(basename "$f")" || p+="$(basename "$f") differs; "
     done
     cmp -s "$W/${name}_1/mosaic.vrt" "$W/${name}_3/mosaic.vrt" || p+="mosaics differ; "
+    # whole tiles: a part's tiles are no taller than the part (no padding)
+    local info
+    info=$(gdalinfo "$(ls "$W/${name}_1/parts"/* | head -1)" 2>/dev/null)
+    local ph bh
+    ph=$(sed -n 's/^Size is [0-9]*, \([0-9]*\)$/\1/p' <<<"$info")
+    bh=$(sed -n 's/.*Block=[0-9]*x\([0-9]*\) .*/\1/p' <<<"$info" | head -1)
+    [ -n "$ph" ] && [ -n "$bh" ] && [ "$bh" -le "$ph" ] || p+="first part ${ph:-?} rows in tiles of ${bh:-?}; "
     [ -z "$p" ] && ok "parts $name ($n1 parts)" || ko "parts $name" "$p"
 }
 parts parts_idw -zfield zinc -outsize 211 700 -co BLOCKYSIZE=16 -a invdist:power=2:radius=600:nodata=-1 "$M"
 parts parts_krige -zfield zinc -outsize 300 600 -a kriging:model=Sph:psill=0.6:range=900:variance=yes "$M"
+# rows so wide (two bands) that a strip is shorter than 256 rows: tiles as tall as it
+parts parts_wide -zfield zinc -ot Float32 -outsize 12000 300 -a kriging:model=Sph:psill=0.6:range=900:variance=yes "$M"
 
 # variogram and cv share their pairs and folds among the ranks, ridges runs
 # on rank 0: the output is the plain run's, byte for byte
