@@ -4,6 +4,7 @@
  * CLI, the plugin's open string and the tests share.
  */
 #include "lib/grid_options.h"
+#include "mpi/world.h"
 
 #include <cpl_conv.h>
 #include <cpl_multiproc.h>
@@ -11,10 +12,12 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <omp.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 /* text from column 24 on, wrapped at spaces before column 78. */
 static size_t add_wrapped(char *buf, size_t used, size_t cap, const char *text)
@@ -141,12 +144,30 @@ static int check_threads(gk_context *ctx, const char *what, const char *given, l
                     GK_THREADS_MAX);
 }
 
+/* Where several ranks share a host, each takes its share of the cores that
+ * it may run on: unbound ranks (mpirun --bind-to none) would otherwise each
+ * start a thread per core, and their spinning threads slow every rank. A
+ * rank bound to fewer cores than its share keeps those. 0: every core. */
+static int rank_share(void)
+{
+    const gk_world *w = gk_world_get();
+    const int ranks = gk_world_local_size(w);
+    if (ranks <= 1)
+        return 0;
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    int mine = omp_get_num_procs(), share = online > 0 ? (int)(online / ranks) : mine;
+    share = share < mine ? share : mine;
+    return share < 1 ? 1 : share;
+}
+
 static int threads_wanted(gk_context *ctx, const gk_grid_options *o)
 {
     if (o->threads > 0)
         return o->threads; /* checked when parsed */
     const char *s = CPLGetConfigOption("GDAL_NUM_THREADS", NULL);
-    if (!s || EQUAL(s, "ALL_CPUS"))
+    if (!s)
+        return rank_share();
+    if (EQUAL(s, "ALL_CPUS"))
         return 0;
     char *end;
     errno = 0;

@@ -21,6 +21,7 @@
 #include <gdal.h>
 #include <gdal_utils.h>
 #include <errno.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -294,13 +295,15 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
         rc = gk_strips_run(&s);
         strips_s = gk_seconds() - t_phase;
         write_s = w ? gk_raster_writer_io_seconds(w) : 0;
+        const int threads = gk_context_threads(ctx) > 0 ? gk_context_threads(ctx) : omp_get_num_procs();
         if (o->timings) /* every rank its own line: how the strips were shared */
             fprintf(stderr,
                     "Rank %d of %d (%s): points in %.3f s (%s), %d of %d strips, %.3f s "
-                    "computing them, %s\n",
+                    "computing them, %s, %d thread%s\n",
                     rank, gk_world_size(world), world ? gk_world_host(world) : "one process",
                     read_s, plan.sp.n_layers ? plan.sp.layers[0].read_by : "-", s.strips_done,
-                    nstrips, s.compute_s, gk_context_device_name(ctx));
+                    nstrips, s.compute_s, gk_context_device_name(ctx),
+                    threads, threads == 1 ? "" : "s");
         rc = agree(world, ctx, rc, &wait_s);
     }
     if (!rc && speak)

@@ -187,6 +187,26 @@ other cv_bcast csv cv "$M" -zfield zinc -a invdistnn:power=2:radius=900:max_poin
 other variogram_bcast json variogram "$M" -zfield zinc --fit Nug,Sph --format json -o
 MPI=("${MPI_EACH[@]}")
 
+# ranks sharing a host share its cores: unbound, each takes its part unless
+# told (--threads, GDAL_NUM_THREADS); the Rank lines of --timings say so
+threads_of() {
+    local p=""
+    timeout 120 "${MPI[@]}" --bind-to none -n 2 "$@" "$GK" grid -q --timings -zfield zinc -outsize 40 30 \
+        -a invdist:power=2 "$M" "$W/threads.tif" >"$W/threads.out" 2>&1 || p="failed"
+    echo "$p$(grep -o '[0-9]* threads\?$' "$W/threads.out" | tr '\n' ' ')"
+}
+ONLN=$(getconf _NPROCESSORS_ONLN)
+SHARE=$((ONLN / 2 < $(nproc) ? ONLN / 2 : $(nproc)))
+[ "$SHARE" -ge 1 ] || SHARE=1
+want_share="$SHARE thread$([ "$SHARE" = 1 ] || echo s) $SHARE thread$([ "$SHARE" = 1 ] || echo s) "
+got=$(threads_of)
+[ "$got" = "$want_share" ] && ok "threads_share ($got)" || ko threads_share "want '$want_share', got '$got'"
+got=$(threads_of -x GDAL_NUM_THREADS=3)
+[ "$got" = "3 threads 3 threads " ] && ok "threads_gdal_num_threads" || ko threads_gdal_num_threads "got '$got'"
+got=$(threads_of -x GDAL_NUM_THREADS=ALL_CPUS)
+[ "$got" = "$(nproc) thread$([ "$(nproc)" = 1 ] || echo s) $(nproc) thread$([ "$(nproc)" = 1 ] || echo s) " ] &&
+    ok "threads_all_cpus" || ko threads_all_cpus "got '$got'"
+
 # ---- faults -----------------------------------------------------------------
 # fault NAME REGEX OUTPUT_GLOB -- command: fails within its time, says REGEX,
 # and leaves neither OUTPUT_GLOB nor a temporary
