@@ -111,11 +111,29 @@ static int general_options(int argc, char ***argv)
     return CSLCount(out);
 }
 
+/* The --device that grid or cv will use (their own parsing reports a bad
+ * one), so that under mpirun the GPU can start while MPI does. */
+static const char *device_arg(int argc, char **argv)
+{
+    int cmd = 0;
+    for (int i = 1; i < argc && !cmd; i++)
+        if (!strcmp(argv[i], "grid") || !strcmp(argv[i], "cv"))
+            cmd = i;
+    if (!cmd)
+        return NULL;
+    const char *spec = getenv("GRIDKIT_DEVICE");
+    for (int i = cmd + 1; i < argc; i++)
+        if (!strcmp(argv[i], "--device") && i + 1 < argc)
+            spec = argv[++i];
+    return spec;
+}
+
 int main(int argc, char **argv)
 {
-    /* under mpirun: MPI starts before any thread, and each rank gets its GPU */
-    if (gk_world_start())
-        return 1;
+    /* under mpirun: MPI starts before any thread of gridkit's computing, and
+     * each rank gets its GPU */
+    if (gk_world_start(device_arg(argc, argv)))
+        return gk_world_finish(1);
     stop_blas_threads();
     sqlite_without_statistics();
     gk_cancel_install(); /* Ctrl-C, kill, a closed terminal: no temporary stays */

@@ -4,9 +4,11 @@
  */
 #include "mpi/world.h"
 #include "mpi/mpi_abi.h"
+#include "gridkit.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +23,8 @@ struct gk_world {
 
 static gk_world world;
 static int started; /* MPI initialised (even as a world of one) */
+static pthread_t early_gpu;
+static int early_gpu_started;
 
 /* The launcher's word: ranks asked for, 0 when not launched by MPI, -1
  * when launched but the count is not in the environment. */
@@ -87,11 +91,62 @@ static int host_gpus(void)
     return n;
 }
 
-int gk_world_start(void)
+/* One GPU per rank of a host, by local rank, unless the user chose. */
+static void assign_gpu(int local_rank, int local_size)
+{
+    if (local_size <= 1 || local_rank < 0 || getenv("CUDA_VISIBLE_DEVICES"))
+        return;
+    int n = host_gpus();
+    if (n > 0) {
+        char v[16];
+        snprintf(v, sizeof v, "%d", local_rank % n);
+        setenv("CUDA_VISIBLE_DEVICES", v, 1);
+    }
+}
+
+/* The launcher's local rank and ranks on this host, where it says them
+ * before MPI starts (Open MPI, MPICH's Hydra); 0 when it does not. */
+static int launcher_local(int *local_rank, int *local_size)
+{
+    static const char *vars[][2] = {{"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"},
+                                    {"MPI_LOCALRANKID", "MPI_LOCALNRANKS"}};
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+        const char *r = getenv(vars[i][0]), *n = getenv(vars[i][1]);
+        if (r && *r && n && *n && atoi(n) > 0) {
+            *local_rank = atoi(r);
+            *local_size = atoi(n);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void *warm_gpu(void *spec)
+{
+    gk_device_warm_up(spec);
+    return NULL;
+}
+
+/* MPI's start takes a quarter of a second, the GPU's as long: they overlap
+ * where the command asks for CUDA (under auto the points decide later). */
+static void start_gpu_early(const char *spec)
+{
+    if (!spec || strncmp(spec, "cuda", 4))
+        return;
+    int local_rank, local_size;
+    if (!launcher_local(&local_rank, &local_size))
+        return;
+    assign_gpu(local_rank, local_size);
+    early_gpu_started = pthread_create(&early_gpu, NULL, warm_gpu, (void *)spec) == 0;
+}
+
+int gk_world_start(const char *gpu_spec)
 {
     int asked = launched_ranks();
     if (asked == 0)
         return 0;
+    if (asked != 1)
+        start_gpu_early(gpu_spec);
     char why[600] = "";
     void *h = open_module(why, sizeof why);
     gk_mpi_entry_fn entry = NULL;
@@ -122,20 +177,16 @@ int gk_world_start(void)
      * on which device a race gave it to */
     if (w.size > 1 && !getenv("GRIDKIT_CPU_SHARE"))
         setenv("GRIDKIT_CPU_SHARE", "0", 1);
-    /* one GPU per rank of a host, by local rank, unless the user chose */
-    if (w.local_size > 1 && !getenv("CUDA_VISIBLE_DEVICES")) {
-        int n = host_gpus();
-        if (n > 0) {
-            char v[16];
-            snprintf(v, sizeof v, "%d", w.local_rank % n);
-            setenv("CUDA_VISIBLE_DEVICES", v, 1);
-        }
-    }
+    /* one GPU per rank of a host (set already where the GPU started early) */
+    assign_gpu(w.local_rank, w.local_size);
     return 0;
 }
 
 int gk_world_finish(int rc)
 {
+    if (early_gpu_started)
+        pthread_join(early_gpu, NULL);
+    early_gpu_started = 0;
     if (started)
         world.api->finalize();
     started = 0;

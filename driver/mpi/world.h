@@ -21,8 +21,10 @@ typedef struct gk_world gk_world;
  * local rank modulo the host's GPUs, unless already set) and turns the
  * CPU's share of a GPU run off (GRIDKIT_CPU_SHARE=0, unless set). Returns
  * non-zero with a message on stderr where the launcher asked for several
- * ranks but MPI cannot start here (each would write the same output). */
-int gk_world_start(void);
+ * ranks but MPI cannot start here (each would write the same output).
+ * gpu_spec (may be NULL): the command's --device; where it asks for CUDA,
+ * the rank's GPU starts on a thread of its own while MPI starts. */
+int gk_world_start(const char *gpu_spec);
 /* Ends MPI (MPI_Finalize) where it was started; rc is the exit code. */
 int gk_world_finish(int rc);
 
