@@ -145,8 +145,7 @@ int gk_world_start(const char *gpu_spec)
     int asked = launched_ranks();
     if (asked == 0)
         return 0;
-    if (asked != 1)
-        start_gpu_early(gpu_spec);
+    start_gpu_early(gpu_spec);
     char why[600] = "";
     void *h = open_module(why, sizeof why);
     gk_mpi_entry_fn entry = NULL;

@@ -52,6 +52,8 @@ for c in ${@:-invdist kriging average}; do
     vis=""; [ $n = 1 ] && vis="-x CUDA_VISIBLE_DEVICES=0"
     [ $n = 1 ] && export CUDA_VISIBLE_DEVICES=0
     for rep in $(seq ${REPS:-2}); do
+      # a new file each time, as the plain run's: ext4 flushes a file renamed over another
+      rm -f mpi_${c}_$n.tif
       echo "  mpirun -n $n, run $rep: $(t $MPI $vis -n $n ./gridkit grid $COMMON ${ALG[$c]} pts.gpkg mpi_${c}_$n.tif)"
     done
     unset CUDA_VISIBLE_DEVICES

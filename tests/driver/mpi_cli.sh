@@ -12,9 +12,10 @@
 # - variogram, cv and ridges under mpirun: the plain run's output;
 # - the points broadcast by rank 0 (GRIDKIT_MPI_READ=bcast): two layers,
 #   kriging, cv, variogram, and an input that only rank 0 can read;
-# - a rank whose input is missing, a rank without its GPU, a rank that fills
-#   the disk while writing its parts, a rank killed outright, and the whole job interrupted: a
-#   non-zero exit, the failing rank named, no output and no temporary.
+# - a rank whose input is missing, a rank without its GPU, a rank out of
+#   memory, a rank that fills the disk while writing its parts, a rank killed
+#   outright, and the whole job interrupted: a non-zero exit, the failing rank
+#   named, no output and no temporary.
 # Ends with "N passed, M failed".
 set -u
 GK=${1:?usage: mpi_cli.sh GRIDKIT DATA_DIR WORK_DIR MPIRUN}
@@ -256,6 +257,16 @@ EOF
 chmod +x "$W/rank1_nogpu.sh"
 fault rank_gpu "rank 1 of 3.*(GPU|CUDA|device)" "$W/f_gpu*" -- "${MPI[@]}" -n 3 "$W/rank1_nogpu.sh" \
     "$W/f_gpu.tif"
+# a rank out of memory: rank 1's address space limited (450 MB; it starts in
+# less, OpenBLAS's threads included) below what its strips take (rows of 20
+# million values: 160 MB a strip buffer, four of them)
+cat >"$W/rank1_oom.sh" <<EOF
+#!/bin/bash
+[ "\${OMPI_COMM_WORLD_RANK:-0}" = 1 ] && ulimit -v 450000 && export OPENBLAS_NUM_THREADS=1
+exec "$GK" grid -q -zfield zinc -ot Byte -outsize 20000000 2 -a count:radius=300 "$M" "\$@"
+EOF
+chmod +x "$W/rank1_oom.sh"
+fault rank_oom "rank 1 of 2.*out of memory" "$W/f_oom*" -- "${MPI[@]}" -n 2 "$W/rank1_oom.sh" "$W/f_oom.tif"
 # a GRIDKIT_MPI_READ that means nothing: said, nothing written
 fault mpi_read_env "GRIDKIT_MPI_READ=sometimes" "$W/f_env*" -- "${MPI[@]}" -x GRIDKIT_MPI_READ=sometimes \
     -n 2 "$GK" grid -q -zfield zinc -outsize 50 50 -a invdist:power=2 "$M" "$W/f_env.tif"
