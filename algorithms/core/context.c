@@ -60,6 +60,16 @@ void gk_error_clear(gk_context *ctx)
     ctx->msg[0] = '\0';
 }
 
+void gk_ridges_set_sharing(gk_context *ctx, int part, int parts, gk_ridges_exchange_fn fn,
+                           void *user)
+{
+    const int on = fn && parts > 1 && part >= 0 && part < parts;
+    ctx->share_part = on ? part : 0;
+    ctx->share_parts = on ? parts : 1;
+    ctx->share_fn = on ? fn : NULL;
+    ctx->share_user = on ? user : NULL;
+}
+
 void gk_context_set_triangulator(gk_context *ctx, gk_triangulate_fn fn, void *user)
 {
     ctx->triangulate = fn;

@@ -6,6 +6,7 @@
 
 #include "gridkit.h"
 #include "gridkit_geostat.h"
+#include "gridkit_ridges.h"
 
 #include <stdint.h>
 
@@ -38,6 +39,10 @@ struct gk_context {
     char auto_cpu[256];    /* auto chose the CPU for this grid: why (device_choice.c) */
     const int *cv_fold;    /* cross-validation's job: the points' folds, which a GPU job
                             * takes along (geostat/crossval.c); NULL otherwise */
+    /* ridges' density walkers shared among processes (gk_ridges_set_sharing) */
+    int share_part, share_parts;
+    gk_ridges_exchange_fn share_fn;
+    void *share_user;
 };
 
 struct gk_points {

@@ -65,6 +65,23 @@ gk_lines *gk_ridges(gk_context *ctx, const gk_points *pts, gk_ridges_method *m, 
                     gk_progress_fn progress, void *progress_user);
 void gk_lines_free(gk_lines *lines);
 
+/* Density's walkers shared by processes (MPI ranks) that run the same
+ * gk_ridges() on the same points and method, each with its own context:
+ * part `part` of `parts` walks its slice of the walkers on the CPU, then
+ * calls exchange() once, with its outcome rc, every array (n_arrays of
+ * them, items of item_bytes[k] bytes) and the slices' bounds (offsets,
+ * parts + 1 of them). exchange() returns the parts' agreed outcome (ctx
+ * then holding the failing part's message) and, on success, fills part 0's
+ * arrays with the other parts' slices. Part 0 goes on to the lines; the
+ * other parts return no lines (not an error). The walkers are then the
+ * CPU's whatever the device: set it only where part 0 alone would walk on
+ * the CPU. parts <= 1 or fn NULL: nothing is shared. */
+typedef int (*gk_ridges_exchange_fn)(void *user, gk_context *ctx, int rc, void *const arrays[],
+                                     const size_t item_bytes[], int n_arrays,
+                                     const size_t *offsets);
+void gk_ridges_set_sharing(gk_context *ctx, int part, int parts, gk_ridges_exchange_fn fn,
+                           void *user);
+
 #ifdef __cplusplus
 }
 #endif

@@ -62,30 +62,59 @@ static int check_input(gk_context *ctx, const gk_cloud *c, const gk_ridges_metho
     return GK_OK;
 }
 
-/* Runs the walkers of s on the CPU, in blocks between progress reports. */
-static int walk_cpu(gk_context *ctx, const gk_scms_index *ix, gk_gpu_scms *s, int threads,
-                    gk_progress_fn progress, void *user)
+/* Runs walkers lo..hi-1 of s on the CPU, in blocks between progress reports. */
+static int walk_cpu(gk_context *ctx, const gk_scms_index *ix, gk_gpu_scms *s, size_t lo,
+                    size_t hi, int threads, gk_progress_fn progress, void *user)
 {
     int dim = s->dim;
-    for (size_t b0 = 0; b0 < s->n_walkers; b0 += GK_WALK_BLOCK) {
-        size_t b1 = s->n_walkers - b0 < GK_WALK_BLOCK ? s->n_walkers : b0 + GK_WALK_BLOCK;
+    for (size_t b0 = lo; b0 < hi; b0 += GK_WALK_BLOCK) {
+        size_t b1 = hi - b0 < GK_WALK_BLOCK ? hi : b0 + GK_WALK_BLOCK;
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 16)
         for (long i = (long)b0; i < (long)b1; i++)
             s->iters[i] =
                 gk_scms_walk(ix, s->walkers + (size_t)i * (size_t)dim, s->h, s->cutoff, s->tol,
                              s->max_iter, s->density + i, s->tangent + (size_t)i * (size_t)dim);
-        if (progress &&
-            !progress(0.1 + 0.8 * (double)b1 / (double)s->n_walkers, "density: walkers", user))
+        if (progress && !progress(0.1 + 0.8 * (double)(b1 - lo) / (double)(hi - lo),
+                                  "density: walkers", user))
             return gk_error(ctx, GK_ERR_CANCELLED, "cancelled");
     }
     return GK_OK;
 }
 
+/* Shared walkers (gk_ridges_set_sharing): this part's slice on the CPU, then
+ * every slice to part 0. *mine: 0 on the other parts, which stop there.
+ * Each walker's walk depends on its seed alone, so part 0 ends with the
+ * doubles of one process walking them all on the CPU. */
+static int walk_shared(gk_context *ctx, const gk_scms_index *ix, gk_gpu_scms *s, const double *x0,
+                       int threads, gk_progress_fn progress, void *user, int *mine)
+{
+    const int parts = ctx->share_parts, part = ctx->share_part;
+    size_t *off = malloc(((size_t)parts + 1) * sizeof *off);
+    int rc = off ? GK_OK : gk_error(ctx, GK_ERR_NOMEM, "density: out of memory");
+    for (int p = 0; off && p <= parts; p++)
+        off[p] = (size_t)((unsigned long long)s->n_walkers * (unsigned)p / (unsigned)parts);
+    if (off) {
+        off[parts] = s->n_walkers;
+        size_t d = (size_t)s->dim, lo = off[part], hi = off[part + 1];
+        memcpy(s->walkers + lo * d, x0 + lo * d, (hi - lo) * d * sizeof(double));
+        rc = walk_cpu(ctx, ix, s, lo, hi, threads, part == 0 ? progress : NULL, user);
+    }
+    void *const arrays[4] = {s->walkers, s->density, s->tangent, s->iters};
+    const size_t bytes[4] = {(size_t)s->dim * sizeof(double), sizeof(double),
+                             (size_t)s->dim * sizeof(double), sizeof(int32_t)};
+    /* called whatever rc: every part's outcome is agreed on here */
+    rc = ctx->share_fn(ctx->share_user, ctx, rc, arrays, bytes, 4, off);
+    free(off);
+    *mine = part == 0;
+    return rc;
+}
+
 /* The walkers from seeds x0 (n of them): on the GPU when it takes them,
  * else on the CPU from x0 again. s's arrays are the caller's. */
 static int walk(gk_context *ctx, const gk_scms_bins *b, const gk_cloud *c, gk_gpu_scms *s,
-                const double *x0, int threads, gk_progress_fn progress, void *user)
+                const double *x0, int threads, gk_progress_fn progress, void *user, int *mine)
 {
+    *mine = 1;
     s->dim = c->dim;
     s->n = c->n;
     s->p = c->p;
@@ -101,6 +130,8 @@ static int walk(gk_context *ctx, const gk_scms_bins *b, const gk_cloud *c, gk_gp
     s->start = b->ix.start;
     s->ps = b->ix.ps;
     s->ws = b->ix.ws;
+    if (ctx->share_fn)
+        return walk_shared(ctx, &b->ix, s, x0, threads, progress, user, mine);
     memcpy(s->walkers, x0, s->n_walkers * (size_t)c->dim * sizeof(double));
     int rc = gk_device_scms(ctx, s);
     if (rc < 0)
@@ -108,7 +139,7 @@ static int walk(gk_context *ctx, const gk_scms_bins *b, const gk_cloud *c, gk_gp
     if (rc == 1)
         return GK_OK;
     memcpy(s->walkers, x0, s->n_walkers * (size_t)c->dim * sizeof(double));
-    return walk_cpu(ctx, &b->ix, s, threads, progress, user);
+    return walk_cpu(ctx, &b->ix, s, 0, s->n_walkers, threads, progress, user);
 }
 
 /* The warning when walkers hit max_iter (malloc()ed), or NULL. */
@@ -235,12 +266,13 @@ static int walk_and_link(gk_context *ctx, const gk_cloud *c, const gk_scms_bins 
                      .density = malloc((n + 1) * sizeof(double)),
                      .tangent = malloc((n + 1) * d * sizeof(double)),
                      .iters = malloc((n + 1) * sizeof(int32_t))};
+    int mine = 1;
     int rc = !s.walkers || !s.density || !s.tangent || !s.iters
                  ? gk_error(ctx, GK_ERR_NOMEM, "density: out of memory for %zu walkers", n)
-                 : walk(ctx, b, c, &s, x0, threads, progress, user);
+                 : walk(ctx, b, c, &s, x0, threads, progress, user, &mine);
     double t = 0.0;
     gk_ridges_prof(NULL, &t);
-    if (rc == GK_OK) {
+    if (rc == GK_OK && mine) {
         *warning = cap_warning(&s);
         gk_walkers w = {c->dim, 0, s.walkers, s.tangent, s.density};
         threshold(&s, m, norm, &w);

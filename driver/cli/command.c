@@ -20,13 +20,14 @@ int gk_cli_run(const char *name, const char *usage, const char *fallback, gk_cli
         return 1;
     }
     gk_gdal_init(ctx);
-    /* under MPI, grid, variogram and cv share their work among the ranks;
-     * ridges runs on rank 0 while the others wait for its outcome */
+    /* under MPI every command shares its work among the ranks (ridges:
+     * density's walkers) */
     const gk_world *world = gk_world_get();
     const int rank = gk_world_rank(world);
-    const int shared = !strcmp(name, "grid") || !strcmp(name, "variogram") || !strcmp(name, "cv");
-    int rc = !world || rank == 0 || shared ? body(ctx, argc, argv) : 0;
-    if (world) {
+    int rc = body(ctx, argc, argv);
+    if (world && gk_world_failure_agreed()) {
+        rc = gk_errno(ctx) ? gk_errno(ctx) : GK_ERR_IO; /* agreed, with its message */
+    } else if (world) {
         int code = rc || gk_errno(ctx) ? (gk_errno(ctx) ? gk_errno(ctx) : GK_ERR_IO) : GK_OK;
         if (code && !gk_errno(ctx))
             gk_error(ctx, code, "%s", fallback ? fallback : "failed");

@@ -33,6 +33,8 @@ typedef struct {
     size_t n_points;          /* points read */
     size_t n_skipped;         /* points skipped (null Z, NaN) */
     char device[256];         /* where it ran, for the messages */
+    int ranks;                /* under MPI: the ranks that walked density's walkers (1: rank 0
+                               * alone); a rank other than 0 has no lines */
 } gk_ridges_result;
 
 /* Reads the points and computes the lines (no output file is touched). */

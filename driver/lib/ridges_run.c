@@ -6,6 +6,8 @@
 #include "io/read_points.h"
 #include "io/write_lines.h"
 #include "lib/ridges_options.h"
+#include "mpi/world_points.h"
+#include "mpi/world_ridges.h"
 
 #include <cpl_conv.h>
 #include <cpl_string.h>
@@ -53,14 +55,36 @@ static int prepare(gk_context *ctx, const gk_ridges_options *o, gk_ridges_result
     return GK_OK;
 }
 
+/* Under MPI, whether rank 0 alone would walk density's walkers on the CPU,
+ * so that the ranks may share them and give its doubles: --device cpu, or
+ * auto without a usable GPU (with cuda and none, rank 0 fails as one
+ * process does). */
+static int walkers_on_cpu(const gk_ridges_options *o, const gk_ridges_method *m)
+{
+    if (strcmp(gk_ridges_method_name(m), "density"))
+        return 0;
+    const char *dev = o->src->device && *o->src->device ? o->src->device : getenv("GRIDKIT_DEVICE");
+    if (dev && *dev && !strcmp(dev, "cpu"))
+        return 1;
+    if (dev && *dev && strcmp(dev, "auto"))
+        return 0;
+    gk_context *probe = gk_context_new();
+    const int no_gpu = probe && gk_context_set_device(probe, "cuda") != GK_OK;
+    gk_context_free(probe);
+    return no_gpu;
+}
+
 int gk_ridges_compute(gk_context *ctx, const gk_ridges_options *o, gk_ridges_result *r)
 {
     memset(r, 0, sizeof *r);
+    r->ranks = 1;
     const int dim = o->three_d ? 3 : 2;
+    const gk_world *world = gk_world_get();
+    const int rank = gk_world_rank(world);
     gk_source_points sp = {0};
     int rc = prepare(ctx, o, r);
-    if (!rc)
-        rc = gk_grid_options_read_points(ctx, o->src, o->three_d, &sp);
+    if (!rc) /* every rank: the reading is agreed on */
+        rc = gk_world_read_points(world, ctx, o->src, o->three_d, &sp);
     /* the reader's advice is grid's (an algorithm that ignores Z): ours */
     if (rc && o->three_d && !o->src->zfield && strstr(gk_errmsg(ctx), "2-D geometries"))
         rc = gk_error(ctx, rc, "--3d needs a z: %s has 2-D geometries; give -zfield FIELD, or "
@@ -70,16 +94,34 @@ int gk_ridges_compute(gk_context *ctx, const gk_ridges_options *o, gk_ridges_res
                       o->src->src, sp.n_layers);
     if (!rc && !(r->method = gk_ridges_parse(ctx, o->method, dim)))
         rc = gk_errno(ctx);
+    if (world && !gk_world_failure_agreed()) /* before anything else goes between ranks */
+        rc = gk_world_agree(world, ctx, rc);
     if (rc)
         goto done;
+    if (world) {
+        /* density's walkers shared where rank 0 would walk them on the CPU;
+         * otherwise rank 0 computes alone */
+        int share = rank == 0 ? walkers_on_cpu(o, r->method) : 0;
+        if (gk_world_bcast(world, &share, sizeof share, 0))
+            gk_world_abort(world, 1);
+        if (share) {
+            r->ranks = gk_world_size(world);
+            gk_ridges_set_sharing(ctx, rank, r->ranks, gk_world_ridges_exchange, (void *)world);
+        } else if (rank > 0) {
+            goto done;
+        }
+    }
     const gk_layer_points *lp = &sp.layers[0];
     r->layer = CPLStrdup(lp->name);
     r->n_points = gk_points_count(lp->pts);
     r->n_skipped = lp->n_skipped_z;
-    r->lines = gk_ridges(ctx, lp->pts, r->method, dim, o->progress, o->progress_user);
+    r->lines = gk_ridges(ctx, lp->pts, r->method, dim, rank == 0 ? o->progress : NULL,
+                         o->progress_user);
+    gk_ridges_set_sharing(ctx, 0, 1, NULL, NULL);
     if (!r->lines) {
         rc = gk_errno(ctx) ? gk_errno(ctx) : GK_ERR_INTERNAL;
-        gk_error(ctx, rc, "%s, layer \"%s\": %s", o->src->src, lp->name, gk_errmsg(ctx));
+        if (!gk_world_failure_agreed()) /* else another rank's, named by it */
+            gk_error(ctx, rc, "%s, layer \"%s\": %s", o->src->src, lp->name, gk_errmsg(ctx));
         goto done;
     }
     if (!r->srs_wkt && sp.srs_wkt)
@@ -106,6 +148,11 @@ static void report(const gk_ridges_options *o, const gk_ridges_result *r, const 
     fprintf(stderr, "Lines: %zu (%zu closed), %zu vertices.\n", l->n_lines, closed,
             l->start[l->n_lines]);
     fprintf(stderr, "Device: %s\n", r->device);
+    if (gk_world_get())
+        fprintf(stderr, r->ranks > 1 ? "Ranks: %d, the walkers shared among them\n"
+                                     : "Ranks: %d, rank 0 alone (the walkers are shared only "
+                                       "where they run on the CPU, with the density method)\n",
+                r->ranks > 1 ? r->ranks : gk_world_size(gk_world_get()));
     fprintf(stderr, "Output: %s (%s), layer \"%s\"%s.\n", o->src->dst, driver,
             gk_ridges_options_layer_name(o), l->dim == 3 ? ", LineStringZ" : "");
 }
@@ -114,15 +161,20 @@ int gk_ridges_run(gk_context *ctx, const gk_ridges_options *o)
 {
     if (!o->src->dst)
         return gk_error(ctx, GK_ERR_ARG, "no destination file given (try --help)");
-    /* the output is checked, and its temporary made, before any work */
+    /* the output is checked, and its temporary made, before any work (under
+     * MPI by rank 0, which writes) */
+    const int rank = gk_world_rank(gk_world_get());
     const char *protect[3] = {o->src->src, o->src->clipsrc, NULL};
-    gk_lines_writer *w = gk_lines_writer_open(ctx, o->src->dst, o->format, protect);
-    if (!w)
+    gk_lines_writer *w = NULL;
+    if (rank == 0 && !(w = gk_lines_writer_open(ctx, o->src->dst, o->format, protect)))
         return gk_errno(ctx) ? gk_errno(ctx) : GK_ERR_IO;
     gk_ridges_result r;
     int rc = gk_ridges_compute(ctx, o, &r);
-    if (rc) {
-        gk_lines_writer_abort(w);
+    if (rc || rank > 0) {
+        if (w)
+            gk_lines_writer_abort(w);
+        if (!rc)
+            gk_ridges_result_free(&r);
         return rc;
     }
     if (r.lines->warning) /* even with -q: a cap was hit, the lines may be unfinished */

@@ -23,6 +23,7 @@ struct gk_world {
 
 static gk_world world;
 static int started; /* MPI initialised (even as a world of one) */
+static int failure_agreed; /* an agreement has ended in a failure */
 static pthread_t early_gpu;
 static int early_gpu_started;
 
@@ -269,6 +270,11 @@ typedef struct {
     char msg[1000];
 } outcome;
 
+int gk_world_failure_agreed(void)
+{
+    return failure_agreed;
+}
+
 int gk_world_agree(const gk_world *w, gk_context *ctx, int rc)
 {
     if (!w)
@@ -296,6 +302,8 @@ int gk_world_agree(const gk_world *w, gk_context *ctx, int rc)
     }
     if (gk_world_bcast(w, &first, sizeof first, 0))
         gk_world_abort(w, 1);
+    if (first.rc)
+        failure_agreed = 1;
     if (first.rc) {
         if (first.rank == w->rank)
             return first.rc; /* ctx has its own message */

@@ -54,6 +54,11 @@ void gk_world_abort(const gk_world *w, int code);
  * came from ("rank 2 of 4 (node7): ..."). All ranks must call it at the
  * same point. With w NULL it returns rc. */
 int gk_world_agree(const gk_world *w, gk_context *ctx, int rc);
+/* Whether an agreement has ended in a failure, known to every rank that
+ * took part: they stop without agreeing again, while a rank that failed
+ * before the point where the others agreed still has its one agreement to
+ * make (which is the one they took part in). */
+int gk_world_failure_agreed(void);
 
 /* Message tags: each exchange has its own. */
 enum {

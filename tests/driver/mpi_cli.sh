@@ -178,6 +178,16 @@ other cv csv cv "$M" -zfield zinc -a invdistnn:power=2:radius=900:max_points=12 
 other cv_kriging_5fold csv cv "$M" -zfield zinc --nfold 5 --seed 7 -a kriging:model=Sph:psill=0.6:range=900:max_points=20 -q -o
 other cv_summary json cv "$DATA/points_10k.xyz" --nfold 10 --format=json -a invdist:power=2:radius=300:max_points=16 -q -o
 other ridges gpkg ridges "$DATA/points_10k.xyz" -a curve:r1=40 -q
+# density's walkers shared among the ranks (on the CPU): a ring and a line of noisy points
+awk 'BEGIN{srand(11); for (i = 0; i < 6000; i++) { t = 6.283185307 * rand(); r = 1000 + 60 * (rand() - 0.5);
+    printf "%.3f %.3f 0\n", 5000 + r * cos(t), 5000 + r * sin(t);
+    x = 2000 + 6000 * rand(); printf "%.3f %.3f 0\n", x, 3000 + 0.3 * (x - 2000) + 60 * (rand() - 0.5) } }' \
+    >"$W/ring.xyz"
+other ridges_density gpkg ridges "$W/ring.xyz" -a density --device cpu -q
+timeout 120 "${MPI[@]}" -n 3 "$GK" ridges "$W/ring.xyz" -a density --device cpu "$W/ridges_shared.gpkg" \
+    >"$W/ridges_shared.out" 2>&1
+grep -q "Ranks: 3, the walkers shared" "$W/ridges_shared.out" && ok "ridges_density shared among 3 ranks" ||
+    ko ridges_density_shared "$(tail -3 "$W/ridges_shared.out")"
 # the points read by rank 0 and broadcast (the default across hosts): two
 # layers and an SRS through the broadcast; kriging's variance; cv and variogram
 MPI_EACH=("${MPI[@]}")
@@ -232,6 +242,18 @@ src="$M"
 exec "$GK" grid -q -zfield zinc -outsize 300 300 -a invdist:power=2 "\$src" "\$@"
 EOF
 chmod +x "$W/rank2_missing.sh"
+# ridges: rank 1 alone with points it cannot use (all the same): it fails inside the
+# computation, before the ranks exchange their walkers; its message, nothing written
+awk 'BEGIN{for (i = 0; i < 50; i++) print "5 5 0"}' >"$W/same.xyz"
+cat >"$W/rank1_same.sh" <<EOF
+#!/bin/sh
+src="$W/ring.xyz"
+[ "\${OMPI_COMM_WORLD_RANK:-0}" = 1 ] && src="$W/same.xyz"
+exec "$GK" ridges -q -a density:bandwidth=40 --device cpu "\$src" "\$@"
+EOF
+chmod +x "$W/rank1_same.sh"
+fault ridges_rank_fails "rank 1 of 3.*same.xyz.*same place" "$W/f_ridges*" -- "${MPI[@]}" -x GRIDKIT_MPI_READ=each \
+    -n 3 "$W/rank1_same.sh" "$W/f_ridges.gpkg"
 # ... where every rank reads the points (GRIDKIT_MPI_READ=each)
 fault rank_input "rank 2 of 3.*no_such_dir" "$W/f_input*" -- "${MPI[@]}" -x GRIDKIT_MPI_READ=each \
     -n 3 "$W/rank2_missing.sh" "$W/f_input.tif"
