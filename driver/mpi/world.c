@@ -148,8 +148,8 @@ static void start_gpu_early(const char *spec)
 static void one_host_transport(void)
 {
     const char *size = getenv("OMPI_COMM_WORLD_SIZE"), *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
-    if (size && local && atoi(size) > 0 && atoi(size) == atoi(local) && !getenv("OMPI_MCA_pml"))
-        setenv("OMPI_MCA_pml", "ob1", 0);
+    if (size && local && atoi(size) > 0 && atoi(size) == atoi(local))
+        setenv("OMPI_MCA_pml", "ob1", 0); /* 0: the user's, where set */
 }
 
 int gk_world_start(const char *gpu_spec)
