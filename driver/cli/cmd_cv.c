@@ -9,6 +9,7 @@
 #include "io/cancel_cleanup.h"
 #include "io/output_check.h"
 #include "io/replace_output.h"
+#include "io/write_vector.h"
 #include "mpi/world_geostat.h"
 #include "io/vmodel_json.h"
 #include "lib/grid_options.h"
@@ -221,71 +222,6 @@ static void print_summary(FILE *f, const gk_cv_result *r, const char *alg, int j
 
 /* ---- residuals out -------------------------------------------------------- */
 
-/* Every file of the inputs (a shapefile's .dbf, .shx, .prj; a CSV's .csvt...),
- * for the overwrite check. */
-static char **input_files(const char *const *protect, char **open_options)
-{
-    char **files = NULL;
-    for (const char *const *p = protect; *p; p++) {
-        files = CSLAddString(files, *p);
-        CPLPushErrorHandler(CPLQuietErrorHandler);
-        GDALDatasetH ds = GDALOpenEx(*p, GDAL_OF_VECTOR | GDAL_OF_READONLY, NULL,
-                                     (const char *const *)open_options, NULL);
-        CPLPopErrorHandler();
-        if (!ds)
-            continue;
-        char **list = GDALGetFileList(ds);
-        for (char **f = list; f && *f; f++)
-            files = CSLAddString(files, *f);
-        CSLDestroy(list);
-        GDALClose(ds);
-    }
-    return files;
-}
-
-/* The input that name is (an existing file never is a new one), or NULL. */
-static const char *is_input(char **inputs, const char *name)
-{
-    for (char **f = inputs; f && *f; f++)
-        if (gk_output_same_file(name, *f)) /* a missing output is no input */
-            return *f;
-    return NULL;
-}
-
-/* The vector driver that creates files with dst's extension; GPKG without one. */
-static GDALDriverH vector_driver(gk_context *ctx, const char *dst)
-{
-    const char *ext = CPLGetExtension(dst);
-    if (!*ext)
-        return GDALGetDriverByName("GPKG");
-    for (int i = 0; i < GDALGetDriverCount(); i++) {
-        GDALDriverH d = GDALGetDriver(i);
-        if (!GDALGetMetadataItem(d, GDAL_DCAP_VECTOR, NULL) ||
-            !GDALGetMetadataItem(d, GDAL_DCAP_CREATE, NULL))
-            continue;
-        const char *exts = GDALGetMetadataItem(d, GDAL_DMD_EXTENSIONS, NULL);
-        if (!exts)
-            exts = GDALGetMetadataItem(d, GDAL_DMD_EXTENSION, NULL);
-        char **list = exts ? CSLTokenizeString(exts) : NULL;
-        int hit = CSLFindString(list, ext) >= 0;
-        CSLDestroy(list);
-        if (hit)
-            return d;
-    }
-    gk_error(ctx, GK_ERR_ARG,
-             "-o %s: no vector driver writes '.%s' files (try .gpkg, .shp, .geojson, .csv)", dst,
-             ext);
-    return NULL;
-}
-
-static void delete_quietly(GDALDriverH drv, const char *name)
-{
-    CPLPushErrorHandler(CPLQuietErrorHandler);
-    if (GDALDeleteDataset(drv, name) != CE_None)
-        VSIUnlink(name);
-    CPLPopErrorHandler();
-}
-
 static int set_real(OGRFeatureH f, int i, double v)
 {
     if (isfinite(v))
@@ -295,9 +231,25 @@ static int set_real(OGRFeatureH f, int i, double v)
     return i + 1;
 }
 
+/* Point i's residual as a feature of defn (fields in the order made). */
+static OGRFeatureH residual_feature(OGRFeatureDefnH defn, const gk_cv_result *r, size_t i)
+{
+    OGRFeatureH f = OGR_F_Create(defn);
+    OGRGeometryH g = OGR_G_CreateGeometry(wkbPoint);
+    OGR_G_SetPoint_2D(g, 0, r->x[i], r->y[i]);
+    OGR_F_SetGeometryDirectly(f, g);
+    int k = set_real(f, 0, r->observed[i]);
+    k = set_real(f, k, r->predicted[i]);
+    k = set_real(f, k, r->variance[i]);
+    k = set_real(f, k, r->residual[i]);
+    k = set_real(f, k, r->zscore[i]);
+    OGR_F_SetFieldInteger(f, k, r->fold[i]);
+    return f;
+}
+
 /* Fills the temporary dataset; GK_OK or an error naming dst. */
-static int fill_layer(gk_context *ctx, GDALDatasetH ds, GDALDriverH drv, const char *dst,
-                      const char *srs_wkt, const gk_cv_result *r)
+static int fill_layer(gk_context *ctx, gk_vector_out *v, const char *dst, const char *srs_wkt,
+                      const gk_cv_result *r, OGRFeatureDefnH *defn)
 {
     OGRSpatialReferenceH srs = NULL;
     if (srs_wkt) {
@@ -306,194 +258,62 @@ static int fill_layer(gk_context *ctx, GDALDatasetH ds, GDALDriverH drv, const c
             OSRSetAxisMappingStrategy(srs, OAMS_TRADITIONAL_GIS_ORDER);
     }
     char **lco = NULL;
-    if (!strcmp(GDALGetDriverShortName(drv), "CSV"))
+    if (!strcmp(gk_vector_out_driver(v), "CSV"))
         lco = CSLAddString(lco, "GEOMETRY=AS_XY");
-    OGRLayerH lyr = GDALDatasetCreateLayer(ds, CPLGetBasename(dst), srs, wkbPoint, lco);
+    OGRLayerH lyr = gk_vector_out_layer(v, CPLGetBasename(dst), srs, wkbPoint, lco);
     CSLDestroy(lco);
     if (srs)
         OSRDestroySpatialReference(srs);
     if (!lyr)
-        return gk_error(ctx, GK_ERR_IO, "-o %s: cannot create the layer: %s", dst,
-                        CPLGetLastErrorMsg());
+        return gk_errno(ctx);
+    char why[1400];
     static const char *const names[] = {"observed", "predicted", "variance", "residual", "zscore"};
-    for (int k = 0; k < 5; k++) {
-        OGRFieldDefnH fd = OGR_Fld_Create(names[k], OFTReal);
+    for (int k = 0; k < 6; k++) {
+        OGRFieldDefnH fd = OGR_Fld_Create(k < 5 ? names[k] : "fold", k < 5 ? OFTReal : OFTInteger);
         OGRErr e = OGR_L_CreateField(lyr, fd, TRUE);
         OGR_Fld_Destroy(fd);
         if (e != OGRERR_NONE)
-            return gk_error(ctx, GK_ERR_IO, "-o %s: cannot create field %s", dst, names[k]);
+            return gk_error(ctx, GK_ERR_IO, "-o %s: cannot create field %s%s", dst,
+                            k < 5 ? names[k] : "fold", gk_vector_out_reason(v, why, sizeof why));
     }
-    OGRFieldDefnH fd = OGR_Fld_Create("fold", OFTInteger);
-    OGRErr e = OGR_L_CreateField(lyr, fd, TRUE);
-    OGR_Fld_Destroy(fd);
-    if (e != OGRERR_NONE)
-        return gk_error(ctx, GK_ERR_IO, "-o %s: cannot create field fold", dst);
-
+    GDALDatasetH ds = gk_vector_out_dataset(v);
     int tx = GDALDatasetTestCapability(ds, ODsCTransactions) &&
              GDALDatasetStartTransaction(ds, FALSE) == OGRERR_NONE;
-    OGRFeatureDefnH defn = OGR_L_GetLayerDefn(lyr);
+    *defn = OGR_L_GetLayerDefn(lyr);
     for (size_t i = 0; i < r->n; i++) {
-        OGRFeatureH f = OGR_F_Create(defn);
-        OGRGeometryH g = OGR_G_CreateGeometry(wkbPoint);
-        OGR_G_SetPoint_2D(g, 0, r->x[i], r->y[i]);
-        OGR_F_SetGeometryDirectly(f, g);
-        int k = set_real(f, 0, r->observed[i]);
-        k = set_real(f, k, r->predicted[i]);
-        k = set_real(f, k, r->variance[i]);
-        k = set_real(f, k, r->residual[i]);
-        k = set_real(f, k, r->zscore[i]);
-        OGR_F_SetFieldInteger(f, k, r->fold[i]);
-        e = OGR_L_CreateFeature(lyr, f);
+        OGRFeatureH f = residual_feature(*defn, r, i);
+        CPLErrorReset();
+        OGRErr e = OGR_L_CreateFeature(lyr, f);
         OGR_F_Destroy(f);
         if (e != OGRERR_NONE)
-            return gk_error(ctx, GK_ERR_IO, "-o %s: writing point %zu failed: %s", dst, i + 1,
-                            CPLGetLastErrorMsg());
+            return gk_error(ctx, GK_ERR_IO, "-o %s: writing point %zu failed%s", dst, i + 1,
+                            gk_vector_out_reason(v, why, sizeof why));
     }
     if (tx && GDALDatasetCommitTransaction(ds) != OGRERR_NONE)
-        return gk_error(ctx, GK_ERR_IO, "-o %s: commit failed: %s", dst, CPLGetLastErrorMsg());
+        return gk_error(ctx, GK_ERR_IO, "-o %s: commit failed%s", dst,
+                        gk_vector_out_reason(v, why, sizeof why));
     return GK_OK;
 }
 
-/* Moves every file of the temporary dataset, side-cars included (GDAL 3.6
- * cannot rename vector datasets, and a shapefile's .prj is not always in its
- * file list): "<stem>.gridkit-tmp-<pid>.<rest>" -> "<stem>.<rest>". */
-static int rename_files(gk_context *ctx, const char *tmp, const char *dst, char **inputs,
-                        char ***moved)
+/* Writes the residuals as every output is written (io/write_vector.h):
+ * a failed run never leaves a half-written file, nor destroys an existing
+ * one. */
+static int write_residuals(gk_context *ctx, const char *dst, const gk_inputs *inputs,
+                           const char *srs_wkt, const gk_cv_result *r)
 {
-    const char *te = CPLGetExtension(tmp), *de = CPLGetExtension(dst);
-    size_t tl = strlen(tmp) - (*te ? strlen(te) + 1 : 0);
-    size_t dl = strlen(dst) - (*de ? strlen(de) + 1 : 0);
-    char *dir = CPLStrdup(CPLGetPath(tmp));
-    const char *tstem = CPLGetFilename(tmp); /* in tmp: stays valid */
-    size_t tsl = strlen(tstem) - (strlen(tmp) - tl);
-    char **entries = VSIReadDir(*dir ? dir : ".");
-    int rc = GK_OK, moved_main = 0;
-    /* pass 0 checks every target, pass 1 renames */
-    for (int pass = 0; pass < 2 && !rc; pass++) {
-        for (char **e = entries; e && *e && !rc; e++) {
-            if (strncmp(*e, tstem, tsl) != 0 || ((*e)[tsl] != '.' && (*e)[tsl] != '\0'))
-                continue;
-            char *from = CPLStrdup(CPLFormFilename(*dir ? dir : NULL, *e, NULL));
-            char *to = CPLStrdup(CPLSPrintf("%.*s%s", (int)dl, dst, *e + tsl));
-            const char *in = pass == 0 ? is_input(inputs, to) : NULL;
-            if (in) /* first pass: no rename may replace an input file */
-                rc = gk_error(ctx, GK_ERR_ARG, "refusing to overwrite input %s (output -o %s)",
-                              in, dst);
-            else if (pass == 1 && rename(from, to) != 0)
-                rc = gk_error(ctx, GK_ERR_IO, "-o %s: cannot rename %s to %s: %s", dst, from, to,
-                              strerror(errno));
-            else if (pass == 1)
-                *moved = CSLAddString(*moved, to);
-            moved_main |= pass == 1 && !strcmp(*e, tstem);
-            CPLFree(from);
-            CPLFree(to);
-        }
-    }
-    CSLDestroy(entries);
-    CPLFree(dir);
-    if (!rc && !moved_main && rename(tmp, dst) != 0)
-        rc = gk_error(ctx, GK_ERR_IO, "-o %s: cannot rename %s to it: %s", dst, tmp,
-                      strerror(errno));
-    else if (!rc && !moved_main)
-        *moved = CSLAddString(*moved, dst);
-    return rc;
-}
-
-/* The finished dataset at tmp takes dst's place (io/replace_output.h);
- * old_files: the old dataset's files, dst included. */
-static int replace_dst(gk_context *ctx, const char *tmp, const char *dst, char **inputs,
-                       char **old_files)
-{
-    char *aside = NULL, **moved = NULL;
-    gk_cancel_hold(); /* not with the old file aside and the new one unnamed */
-    int rc = gk_output_aside(ctx, dst, &aside);
-    if (rc == GK_OK) {
-        rc = rename_files(ctx, tmp, dst, inputs, &moved);
-        if (rc == GK_OK)
-            gk_output_drop_old(dst, aside, old_files, moved);
-        else
-            gk_output_restore(ctx, dst, aside);
-    }
-    gk_cancel_release();
-    CSLDestroy(moved);
-    free(aside);
-    return rc;
-}
-
-/* Writes under a temporary name, then replaces dst: a failed run never
- * leaves a half-written file, nor destroys an existing one. */
-static int write_residuals(gk_context *ctx, const char *dst, char **inputs, const char *srs_wkt,
-                           const gk_cv_result *r)
-{
-    /* dst, and every file of the dataset now at dst (replacing it deletes
-     * them all), must not be an input */
-    char **old_files = NULL;
-    VSIStatBufL st;
-    if (VSIStatL(dst, &st) == 0) {
-        CPLPushErrorHandler(CPLQuietErrorHandler);
-        GDALDatasetH ods = GDALOpenEx(dst, GDAL_OF_VECTOR | GDAL_OF_READONLY, NULL, NULL, NULL);
-        CPLPopErrorHandler();
-        if (ods) {
-            old_files = GDALGetFileList(ods);
-            GDALClose(ods);
-        }
-    }
-    old_files = CSLAddString(old_files, dst);
-    for (char **f = old_files; *f; f++) {
-        const char *in = is_input(inputs, *f);
-        if (in) {
-            gk_error(ctx, GK_ERR_ARG, "refusing to overwrite input %s (output -o %s)", in, dst);
-            CSLDestroy(old_files);
-            return GK_ERR_ARG;
-        }
-    }
-    GDALDriverH drv = vector_driver(ctx, dst);
-    if (!drv) {
-        CSLDestroy(old_files);
+    gk_vector_out *v = gk_vector_out_open(ctx, "-o", dst, NULL, inputs);
+    if (!v)
         return gk_errno(ctx);
-    }
-    char *tmp = gk_output_temp_name(dst, "", NULL);
-    if (!tmp) {
-        CSLDestroy(old_files);
-        return gk_error(ctx, GK_ERR_NOMEM, "-o %s: out of memory", dst);
-    }
-    /* our temporary name taken by something else (a link planted in /tmp):
-     * neither written through nor deleted */
-    struct stat tst;
-    if (lstat(tmp, &tst) == 0 && !S_ISREG(tst.st_mode)) {
-        int rc = gk_error(ctx, GK_ERR_IO,
-                          "-o %s: cannot create %s: something that is not a file of gridkit's "
-                          "has that name; it is left as it is",
-                          dst, tmp);
-        free(tmp);
-        CSLDestroy(old_files);
+    OGRFeatureDefnH defn = NULL;
+    int rc = fill_layer(ctx, v, dst, srs_wkt, r, &defn);
+    if (rc) {
+        gk_vector_out_abort(v);
         return rc;
     }
-    delete_quietly(drv, tmp);
-    gk_cancel_watch(tmp);
-    CPLErrorReset();
-    GDALDatasetH ds = GDALCreate(drv, tmp, 0, 0, 0, GDT_Unknown, NULL);
-    if (!ds) {
-        int rc = gk_error(ctx, GK_ERR_IO, "-o %s: cannot create it (%s): %s", dst,
-                          GDALGetDriverShortName(drv), CPLGetLastErrorMsg());
-        delete_quietly(drv, tmp);
-        gk_cancel_forget(tmp);
-        free(tmp);
-        CSLDestroy(old_files);
-        return rc;
-    }
-    int rc = fill_layer(ctx, ds, drv, dst, srs_wkt, r);
-    CPLErrorReset();
-    GDALClose(ds);
-    if (!rc && CPLGetLastErrorType() >= CE_Failure)
-        rc = gk_error(ctx, GK_ERR_IO, "-o %s: closing failed: %s", dst, CPLGetLastErrorMsg());
-    if (!rc)
-        rc = replace_dst(ctx, tmp, dst, inputs, old_files);
-    if (rc)
-        delete_quietly(drv, tmp);
-    gk_cancel_forget(tmp);
-    CSLDestroy(old_files);
-    free(tmp);
+    OGRFeatureH last = r->n ? residual_feature(defn, r, r->n - 1) : NULL;
+    rc = gk_vector_out_commit(v, (GIntBig)r->n, last);
+    if (last)
+        OGR_F_Destroy(last);
     return rc;
 }
 
@@ -524,6 +344,7 @@ static int run(gk_context *ctx, int argc, char **argv)
     gk_source_points sp = {0};
     gk_cv_result res = {0};
     char *srs = NULL, *out = NULL;
+    gk_inputs *inputs = NULL;
     int rc = split_args(ctx, argc, argv, &co, &nr, rest);
     if (rc)
         goto done;
@@ -538,14 +359,7 @@ static int run(gk_context *ctx, int argc, char **argv)
         goto done;
     }
     gk_algorithm_set_precision(alg, o->precision);
-    /* every input, so that -o is none of them (checked before the work) */
-    const char *protect[4 + GK_KRIGE_MAX_DRIFT_RASTERS] = {o->src, o->clipsrc, NULL};
-    int np = 2;
     const gk_kriging_params *kp = gk_algorithm_kriging(alg);
-    if (kp && kp->variogram_file[0])
-        protect[np++] = kp->variogram_file;
-    for (int k = 0; kp && k < kp->n_drift_rasters; k++)
-        protect[np++] = kp->drift_raster[k];
     /* kriging: variogram=FILE.json is read here, as gridkit grid reads it */
     if (kp && kp->variogram_file[0]) {
         gk_vmodel vm;
@@ -557,7 +371,10 @@ static int run(gk_context *ctx, int argc, char **argv)
     /* under MPI every rank computes its folds; rank 0 alone writes */
     const gk_world *world = gk_world_get();
     const int rank = gk_world_rank(world);
-    if (co.out && rank == 0 && !(out = gk_output_prepare(ctx, "-o", co.out, protect, np))) {
+    /* every input, so that -o is none of them (checked before the work) */
+    if (co.out && rank == 0 &&
+        (!(inputs = gk_grid_inputs(ctx, o, kp)) ||
+         !(out = gk_output_prepare(ctx, "-o", co.out, inputs)))) {
         rc = gk_errno(ctx);
         goto done;
     }
@@ -603,18 +420,13 @@ static int run(gk_context *ctx, int argc, char **argv)
         fprintf(stderr, "gridkit cv: warning: %zu of %zu points got no prediction (nodata); the "
                         "statistics use the other %zu\n",
                 res.n_failed, res.n, res.n - res.n_failed);
-    if (out) {
-        const char *inputs_of[3] = {o->src, o->clipsrc, NULL};
-        char **inputs = input_files(inputs_of, o->open_options);
-        rc = write_residuals(ctx, out, inputs, srs ? srs : sp.srs_wkt, &res);
-        CSLDestroy(inputs);
-        if (rc)
-            goto done;
-    }
+    if (out && (rc = write_residuals(ctx, out, inputs, srs ? srs : sp.srs_wkt, &res)))
+        goto done;
     print_summary(stdout, &res, gk_algorithm_string(alg), co.json);
     if (fflush(stdout) != 0)
         rc = gk_error(ctx, GK_ERR_IO, "writing the summary failed: %s", strerror(errno));
 done:
+    gk_inputs_free(inputs);
     gk_cv_result_free(&res);
     gk_source_points_free(&sp);
     gk_algorithm_free(alg);

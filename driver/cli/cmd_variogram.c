@@ -466,6 +466,7 @@ static int run(gk_context *ctx, int argc, char **argv)
     memset(&rep, 0, sizeof rep);
     int ncand = 0;
     char *out = NULL, *plot = NULL; /* the files -o and --plot write (io/output_check.h) */
+    gk_inputs *inputs = NULL;
     int have_model = 0;
     int rc = parse_args(ctx, argc, argv, &va, &rest, &nrest);
     if (rc)
@@ -486,19 +487,23 @@ static int run(gk_context *ctx, int argc, char **argv)
                       gk_grid_options_destination(o));
         goto done;
     }
-    /* outputs checked before the work: no input, no device, FIFO or link */
-    const char *inputs[3 + GK_KRIGE_MAX_DRIFT_RASTERS] = {o->src, o->clipsrc, va.model};
-    for (int k = 0; k < va.n_drift_rasters; k++)
-        inputs[3 + k] = va.drift_raster[k];
-    const int ninputs = 3 + va.n_drift_rasters;
     /* under MPI every rank sums its pairs; rank 0 alone fits and writes */
     const gk_world *world = gk_world_get();
     const int rank = gk_world_rank(world);
-    if (rank == 0 &&
-        ((va.out && !(out = gk_output_prepare(ctx, "-o", va.out, inputs, ninputs))) ||
-         (va.plot && !(plot = gk_output_prepare(ctx, "--plot", va.plot, inputs, ninputs))))) {
-        rc = gk_errno(ctx);
-        goto done;
+    /* outputs checked before the work: no input, no device, FIFO or link */
+    if (rank == 0 && (va.out || va.plot)) {
+        if (!(inputs = gk_grid_inputs(ctx, o, NULL)) ||
+            gk_inputs_add_file(inputs, va.model) != GK_OK) {
+            rc = gk_error(ctx, GK_ERR_NOMEM, "out of memory listing the inputs");
+            goto done;
+        }
+        for (int k = 0; k < va.n_drift_rasters && !rc; k++)
+            rc = gk_inputs_add(inputs, va.drift_raster[k], NULL);
+        if (rc || (va.out && !(out = gk_output_prepare(ctx, "-o", va.out, inputs))) ||
+            (va.plot && !(plot = gk_output_prepare(ctx, "--plot", va.plot, inputs)))) {
+            rc = rc ? gk_error(ctx, rc, "out of memory listing the inputs") : gk_errno(ctx);
+            goto done;
+        }
     }
     if (out && plot && gk_output_same_name(out, plot)) {
         rc = gk_error(ctx, GK_ERR_ARG, "-o %s and --plot %s are the same file", va.out, va.plot);
@@ -582,6 +587,7 @@ static int run(gk_context *ctx, int argc, char **argv)
 done:
     free(out);
     free(plot);
+    gk_inputs_free(inputs);
     gk_vgm_free(&v);
     gk_points_free(resid);
     gk_source_points_free(&sp);

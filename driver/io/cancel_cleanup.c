@@ -92,9 +92,10 @@ static void watch_one(const char *name)
 }
 
 /* The side-cars: suffixes after the whole name, and replacements of its
- * extension (shapefiles). */
+ * extension (a shapefile's parts, GML's schema, a CSV's types). The names
+ * are temporaries' ("<stem>.gridkit-tmp-<pid>..."): nothing else matches. */
 static const char *const after_name[] = {"", ".aux.xml", "-journal", "-wal", "-shm"};
-static const char *const shp_parts[] = {"dbf", "shx", "prj", "cpg", "qix"};
+static const char *const ext_parts[] = {"dbf", "shx", "prj", "cpg", "qix", "xsd", "gfs", "csvt"};
 
 static void for_each_name(const char *name, void (*fn)(const char *))
 {
@@ -106,10 +107,12 @@ static void for_each_name(const char *name, void (*fn)(const char *))
         snprintf(buf, len + 16, "%s%s", name, after_name[i]);
         fn(buf);
     }
-    if (len > 4 && !strcmp(name + len - 4, ".shp"))
-        for (size_t i = 0; i < sizeof shp_parts / sizeof *shp_parts; i++) {
-            snprintf(buf, len + 16, "%.*s.%s", (int)(len - 4), name, shp_parts[i]);
-            fn(buf);
+    const char *dot = strrchr(name, '.'), *slash = strrchr(name, '/');
+    if (dot && (!slash || dot > slash) && strcmp(dot, ".aux.xml"))
+        for (size_t i = 0; i < sizeof ext_parts / sizeof *ext_parts; i++) {
+            snprintf(buf, len + 16, "%.*s.%s", (int)(dot - name), name, ext_parts[i]);
+            if (strcmp(buf, name))
+                fn(buf);
         }
     free(buf);
 }

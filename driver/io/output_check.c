@@ -5,6 +5,7 @@
 /* realpath() is XSI */
 #define _XOPEN_SOURCE 700
 #include "io/output_check.h"
+#include "io/input_files.h"
 #include "io/stale_temps.h"
 
 #include <cpl_conv.h>
@@ -17,65 +18,34 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* Canonical spelling of a name that may not exist yet: realpath of the file,
- * else realpath of its directory + base name, else the name itself. */
-static char *canonical(const char *name)
-{
-    char *r = realpath(name, NULL);
-    if (r)
-        return r;
-    const char *path = CPLGetPath(name);
-    char *rd = realpath(*path ? path : ".", NULL);
-    if (!rd)
-        return strdup(name);
-    const char *base = CPLGetFilename(name);
-    size_t len = strlen(rd) + strlen(base) + 2;
-    char *out = malloc(len);
-    if (out)
-        snprintf(out, len, "%s/%s", rd, base);
-    free(rd);
-    return out;
-}
-
 int gk_output_same_name(const char *a, const char *b)
 {
     struct stat sa, sb;
     if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
         return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-    char *ca = canonical(a), *cb = canonical(b);
+    char *ca = gk_canonical_path(a), *cb = gk_canonical_path(b);
     int same = ca && cb && strcmp(ca, cb) == 0;
     free(ca);
     free(cb);
     return same;
 }
 
-/* dst is a file of the dataset in (its side-cars: .dbf, .prj, .aux.xml,
- * .csvt), looked up only when they share directory and stem, which keeps
- * the usual case free of another open of the input. */
-static int in_dataset(const char *dst, const char *in)
+int gk_output_not_input(gk_context *ctx, const char *what, const char *dst, const char *path,
+                        const gk_inputs *inputs)
 {
-    struct stat st;
-    if (stat(dst, &st) != 0) /* a file yet to be made is no input's */
-        return 0;
-    char *a = CPLStrdup(CPLResetExtension(dst, ""));
-    char *b = CPLStrdup(CPLResetExtension(in, ""));
-    int related = strcmp(a, b) == 0 || !strncmp(dst, in, strlen(in)); /* x.tif.aux.xml */
-    CPLFree(a);
-    CPLFree(b);
-    if (!related)
-        return 0;
-    CPLPushErrorHandler(CPLQuietErrorHandler);
-    GDALDatasetH ds = GDALOpenEx(in, GDAL_OF_READONLY, NULL, NULL, NULL);
-    CPLPopErrorHandler();
-    if (!ds)
-        return 0;
-    char **files = GDALGetFileList(ds);
-    int hit = 0;
-    for (char **f = files; f && *f && !hit; f++)
-        hit = gk_output_same_name(dst, *f);
-    CSLDestroy(files);
-    GDALClose(ds);
-    return hit;
+    const char *file = NULL;
+    const char *in = gk_inputs_owner(inputs, path, &file);
+    if (!in)
+        return GK_OK;
+    const int via = strcmp(path, dst) != 0; /* a link's target, a side-car */
+    if (!via && !strcmp(file, in) && !strcmp(file, dst))
+        return gk_error(ctx, GK_ERR_ARG, "refusing to overwrite input %s (%s %s): write elsewhere",
+                        in, what, dst);
+    return gk_error(ctx, GK_ERR_ARG,
+                    "refusing to overwrite input %s (%s %s%s%s is %s%s): write elsewhere", in, what,
+                    dst, via ? " -> " : "", via ? path : "",
+                    !strcmp(file, via ? path : dst) ? "one of its files" : "its file ",
+                    !strcmp(file, via ? path : dst) ? "" : file);
 }
 
 static const char *kind_of(mode_t m)
@@ -89,19 +59,15 @@ static const char *kind_of(mode_t m)
 }
 
 char *gk_output_prepare(gk_context *ctx, const char *what, const char *dst,
-                        const char *const *inputs, int n_inputs)
+                        const gk_inputs *inputs)
 {
     if (!dst || !*dst) {
         gk_error(ctx, GK_ERR_ARG, "%s: no file name", what);
         return NULL;
     }
-    for (int i = 0; i < n_inputs; i++)
-        if (inputs[i] && *inputs[i] &&
-            (gk_output_same_name(dst, inputs[i]) || in_dataset(dst, inputs[i]))) {
-            gk_error(ctx, GK_ERR_ARG, "refusing to overwrite input %s (%s %s): write elsewhere",
-                     inputs[i], what, dst);
-            return NULL;
-        }
+    /* a link's target too: stat() follows it */
+    if (gk_output_not_input(ctx, what, dst, dst, inputs))
+        return NULL;
     if (!strncmp(dst, "/vsi", 4))
         return strdup(dst);
 
@@ -116,14 +82,6 @@ char *gk_output_prepare(gk_context *ctx, const char *what, const char *dst,
                      what, dst, strerror(errno));
             return NULL;
         }
-        /* the target may be an input under another name */
-        for (int i = 0; i < n_inputs; i++)
-            if (inputs[i] && *inputs[i] && in_dataset(path, inputs[i])) {
-                gk_error(ctx, GK_ERR_ARG, "refusing to overwrite input %s (%s %s -> %s)",
-                         inputs[i], what, dst, path);
-                free(path);
-                return NULL;
-            }
         if (lstat(path, &st) != 0)
             st.st_mode = S_IFREG;
     } else {

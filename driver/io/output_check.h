@@ -6,12 +6,12 @@
 #define GK_OUTPUT_CHECK_H
 
 #include "gridkit.h"
+#include "io/input_files.h"
 
 /* The name to write for dst, malloc'd, or NULL and an error in ctx naming
  * what (the option, e.g. "-o") and dst:
- * - dst may not be one of inputs (NULL-terminated; NULL entries skipped)
- *   nor a file of an input dataset sharing its stem (a shapefile's .dbf),
- *   compared by device and inode, else by canonical path;
+ * - dst may be no file of inputs (input_files.h: however the inputs and
+ *   dst are spelt; inputs may be NULL);
  * - a directory, device, FIFO or socket is refused: gridkit replaces only
  *   regular files (a FIFO would hang the run, a device would be renamed);
  * - a symbolic link is followed: the result is its target (which must
@@ -19,7 +19,12 @@
  * - temporaries that a killed run left for this name are cleared
  *   (stale_temps.h). /vsi names are GDAL's business: only compared. */
 char *gk_output_prepare(gk_context *ctx, const char *what, const char *dst,
-                        const char *const *inputs, int n_inputs);
+                        const gk_inputs *inputs);
+
+/* GK_OK, or an error naming the input of which path (dst, or a file the
+ * output dst will have: a side-car) is a file. */
+int gk_output_not_input(gk_context *ctx, const char *what, const char *dst, const char *path,
+                        const gk_inputs *inputs);
 
 /* a and b name the same file: same device and inode, or, where either does
  * not exist, the same canonical path. */

@@ -100,6 +100,14 @@ static GDALDriverH choose_driver(gk_context *ctx, const gk_raster_spec *spec)
                  name);
         return NULL;
     }
+    /* memory or a database: no file to write, to check or to replace */
+    if (EQUAL(name, "MEM") || GDALGetMetadataItem(drv, GDAL_DMD_CONNECTION_PREFIX, NULL)) {
+        gk_error(ctx, GK_ERR_ARG,
+                 "output format '%s' writes no file, and gridkit writes its output to a file "
+                 "(e.g. GTiff, COG, GPKG)",
+                 name);
+        return NULL;
+    }
     return drv;
 }
 

@@ -6,6 +6,8 @@
 #define _XOPEN_SOURCE 700
 #include "io/replace_output.h"
 #include "io/cancel_cleanup.h"
+#include "io/output_check.h"
+#include "io/write_raster.h" /* gk_format_bytes */
 
 #include <cpl_conv.h>
 #include <cpl_string.h>
@@ -17,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 char *gk_output_temp_name(const char *dst, const char *tag, const char *ext_override)
@@ -61,6 +64,26 @@ void gk_output_restore(gk_context *ctx, const char *dst, const char *aside)
         gk_error(ctx, GK_ERR_IO,
                  "the new %s could not take its name, and the old one is now %s: %s", dst, aside,
                  strerror(errno));
+}
+
+const char *gk_output_disk_note(const char *path, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    if (!strncmp(path, "/vsi", 4))
+        return buf;
+    char *dir = CPLStrdup(CPLGetPath(path));
+    struct statvfs vfs;
+    if (statvfs(*dir ? dir : ".", &vfs) == 0) {
+        /* root may write into the blocks reserved for it */
+        double avail = (double)(geteuid() == 0 ? vfs.f_bfree : vfs.f_bavail) * vfs.f_frsize;
+        if (avail < 1048576.0) {
+            char have[32];
+            gk_format_bytes(avail, have, sizeof have);
+            snprintf(buf, cap, "the disk holding %s is full (%s free)", *dir ? dir : ".", have);
+        }
+    }
+    CPLFree(dir);
+    return buf;
 }
 
 int gk_output_same_file(const char *a, const char *b)
@@ -180,6 +203,18 @@ static char **dataset_files(const char *name)
     return files;
 }
 
+char **gk_output_old_files(const char *dst)
+{
+    char **files = dataset_files(dst);
+    /* dst is a part of another file's dataset (a shapefile's .dbf): that
+     * file and its other parts are not dst's to delete */
+    if (files && strcmp(files[0], dst) && !gk_output_same_file(files[0], dst)) {
+        CSLDestroy(files);
+        files = CSLAddString(NULL, dst);
+    }
+    return files;
+}
+
 /* GDALRenameDataset's fallback (GDAL 3.6 opens only rasters to list the
  * files): every file of the new dataset to its name beside dst, the main
  * file first; a side-car that cannot follow is deleted. */
@@ -204,14 +239,22 @@ static int rename_files(gk_context *ctx, const char *tmp, const char *dst, char 
 }
 
 int gk_output_replace_dataset(gk_context *ctx, GDALDriverH driver, const char *tmp,
-                              const char *dst)
+                              const char *dst, const gk_inputs *inputs)
 {
     VSIStatBufL st;
-    char **old = VSIStatL(dst, &st) == 0 ? dataset_files(dst) : NULL;
+    char **old = VSIStatL(dst, &st) == 0 ? gk_output_old_files(dst) : NULL;
     char **made = dataset_files(tmp);
     /* the new files' names once renamed (listed now: afterwards the old
      * side-cars would be listed as the new dataset's) */
     char **now = CPLCorrespondingPaths(tmp, dst, made);
+    /* replacing deletes the old files, renaming replaces the names: no
+     * input among either */
+    for (char **f = old; f && *f; f++)
+        if (gk_output_not_input(ctx, "output", dst, *f, inputs))
+            goto refused;
+    for (char **f = now; f && *f; f++)
+        if (gk_output_not_input(ctx, "output", dst, *f, inputs))
+            goto refused;
     char *aside = NULL;
     /* a cancel now would leave the old file aside and the new one unnamed */
     gk_cancel_hold();
@@ -230,6 +273,11 @@ int gk_output_replace_dataset(gk_context *ctx, GDALDriverH driver, const char *t
     CSLDestroy(made);
     CSLDestroy(now);
     return rc;
+refused:
+    CSLDestroy(old);
+    CSLDestroy(made);
+    CSLDestroy(now);
+    return gk_errno(ctx);
 }
 
 void gk_output_delete_quietly(GDALDriverH drv, const char *name)

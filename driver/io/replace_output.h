@@ -61,9 +61,22 @@ FILE *gk_output_open_temp(gk_context *ctx, const char *what, const char *dst, co
 /* The finished dataset at tmp (closed) takes dst's place: dst aside,
  * GDALRenameDataset (side-cars follow; a plain rename where the driver
  * cannot), then the old dataset's files that no new file replaced deleted.
- * Cancelling is held off meanwhile. For the raster and the lines writers. */
+ * None of the names the new files take may be a file of inputs (NULL:
+ * none). Cancelling is held off meanwhile. For the raster writer. */
+struct gk_inputs;
 int gk_output_replace_dataset(gk_context *ctx, GDALDriverH driver, const char *tmp,
-                              const char *dst);
+                              const char *dst, const struct gk_inputs *inputs);
+
+/* "the disk holding DIR is full (N free)" where path's directory has
+ * less than 1 MiB left for this user, else ""; buf holds it. For messages
+ * of writes that failed with a driver's own words, or none. */
+const char *gk_output_disk_note(const char *path, char *buf, size_t cap);
+
+/* The files of the dataset at dst that replacing dst deletes: dst, and
+ * its side-cars where dst is its dataset's main file (a GeoTIFF's .ovr,
+ * a shapefile's .dbf); dst alone where it is a part of another file's
+ * dataset. */
+char **gk_output_old_files(const char *dst);
 
 /* a and b both exist and are the same file (device and inode). */
 int gk_output_same_file(const char *a, const char *b);

@@ -15,6 +15,7 @@
 #define GK_WRITE_LINES_H
 
 #include "gridkit_ridges.h"
+#include "io/input_files.h"
 
 #include <gdal.h>
 
@@ -38,12 +39,13 @@ int gk_lines_to_layer(gk_context *ctx, GDALDatasetH ds, const gk_lines_layer *sp
 
 typedef struct gk_lines_writer gk_lines_writer;
 
-/* Checks the output and creates the temporary dataset: format (NULL:
- * guessed from dst's extension, GPKG when none matches) must be an OGR
- * vector driver that creates files; dst may be none of protect
- * (NULL-terminated) and must be a regular file or none. */
+/* Checks the output and creates the temporary dataset (write_vector.h):
+ * format (NULL: from dst's extension, GPKG without one) must be an OGR
+ * vector driver that creates files; dst may be no file of inputs and must
+ * be a regular file or none. A CSV gets its geometry as WKT unless -lco
+ * GEOMETRY says otherwise. */
 gk_lines_writer *gk_lines_writer_open(gk_context *ctx, const char *dst, const char *format,
-                                      const char *const *protect);
+                                      const gk_inputs *inputs);
 /* The driver's short name ("GPKG"). */
 const char *gk_lines_writer_driver(const gk_lines_writer *w);
 /* Writes the layer, closes and renames into place. Frees w. */

@@ -50,6 +50,7 @@ struct gk_raster_writer {
     GDALDriverH driver;  /* final driver */
     GDALDatasetH ds;     /* what the tiles go into: tmp, or mid for CreateCopy */
     int copy;            /* 1: driver has only CreateCopy */
+    const gk_inputs *inputs; /* the caller's, what no output file may be */
     char *dst;           /* user's destination */
     char *tmp;           /* temporary name of the final file */
     char *mid;           /* intermediate GTiff (copy only) */
@@ -132,10 +133,7 @@ static char *dir_of(const char *name)
 static int check_destination(gk_context *ctx, const gk_raster_spec *spec, double bytes,
                              int compressed, char **path)
 {
-    int n = 0;
-    while (spec->protect && spec->protect[n])
-        n++;
-    *path = gk_output_prepare(ctx, "output", spec->dst, spec->protect, n);
+    *path = gk_output_prepare(ctx, "output", spec->dst, spec->inputs);
     if (!*path)
         return gk_errno(ctx) ? gk_errno(ctx) : GK_ERR_ARG;
     if (is_vsi(*path))
@@ -200,6 +198,17 @@ static void writer_free(gk_raster_writer *w)
     free(w);
 }
 
+/* A write that failed: GDAL's words, and where the disk is full, that
+ * (a driver's own words then rarely say it). */
+static int write_failed(gk_raster_writer *w)
+{
+    char disk[600];
+    gk_output_disk_note(w->dst, disk, sizeof disk);
+    return gk_error(w->ctx, GK_ERR_IO, "cannot write %s: %s%s%s", w->dst,
+                    *disk ? disk : gdal_msg(), *disk ? " (GDAL: " : "",
+                    *disk ? CPLSPrintf("%s)", gdal_msg()) : "");
+}
+
 static int describe(gk_raster_writer *w, const gk_raster_spec *spec)
 {
     gk_context *ctx = w->ctx;
@@ -252,6 +261,9 @@ gk_raster_writer *gk_raster_writer_open(gk_context *ctx, const gk_raster_spec *s
         return NULL;
     }
     ensure_drivers();
+    /* an input first: the most important thing to say */
+    if (gk_output_not_input(ctx, "output", spec->dst, spec->dst, spec->inputs))
+        return NULL;
 
     GDALDriverH drv;
     GDALDataType type;
@@ -283,6 +295,7 @@ gk_raster_writer *gk_raster_writer_open(gk_context *ctx, const gk_raster_spec *s
     pthread_mutex_init(&w->lock, NULL);
     pthread_mutex_init(&w->io, NULL);
     w->ctx = ctx;
+    w->inputs = spec->inputs;
     w->driver = drv;
     w->nx = spec->nx;
     w->ny = spec->ny;
@@ -443,7 +456,7 @@ static int account(gk_raster_writer *w, int band, int y0, int wd, int ht)
     if (completed && w->partial[band - 1] == 0) {
         CPLErrorReset();
         if (GDALFlushRasterCache(GDALGetRasterBand(w->ds, band)) != CE_None || gdal_failed())
-            return gk_error(w->ctx, GK_ERR_IO, "cannot write %s: %s", w->dst, gdal_msg());
+            return write_failed(w);
     }
     return GK_OK;
 }
@@ -538,14 +551,14 @@ static int write_row(gk_raster_writer *w, int r, unsigned char **bufs)
             if (GDALRasterIO(h, GF_Write, 0, y0, w->nx, ht, bufs[b], w->nx, ht, GDT_Float64, 0,
                              0) != CE_None ||
                 gdal_failed())
-                return gk_error(w->ctx, GK_ERR_IO, "cannot write %s: %s", w->dst, gdal_msg());
+                return write_failed(w);
         }
     }
     /* through GDAL's cache: out now, every band's share of a pixel-interleaved
      * block at once, so the blocks reach the file in this row's turn */
     for (int b = 0; !w->direct && b < w->bands; b++)
         if (GDALFlushRasterCache(GDALGetRasterBand(w->ds, b + 1)) != CE_None || gdal_failed())
-            return gk_error(w->ctx, GK_ERR_IO, "cannot write %s: %s", w->dst, gdal_msg());
+            return write_failed(w);
     return GK_OK;
 }
 
@@ -688,7 +701,7 @@ int gk_raster_writer_write(gk_raster_writer *w, int band, int x0, int y0, int wd
     CPLErr e = GDALRasterIO(GDALGetRasterBand(w->ds, band), GF_Write, x0, y0, wd, ht,
                             (void *)values, wd, ht, GDT_Float64, 0, 0);
     int rc = e != CE_None || gdal_failed()
-                 ? gk_error(w->ctx, GK_ERR_IO, "cannot write %s: %s", w->dst, gdal_msg())
+                 ? write_failed(w)
                  : account(w, band, y0, wd, ht);
     w->io_s += omp_get_wtime() - t0;
     pthread_mutex_unlock(&w->io);
@@ -765,13 +778,13 @@ int gk_raster_writer_commit(gk_raster_writer *w)
             out = GDALCreateCopy(w->driver, w->tmp, w->ds, FALSE, w->copy_options, NULL, NULL);
         }
         if (!out || gdal_failed()) {
-            rc = gk_error(ctx, GK_ERR_IO, "cannot write %s: %s", w->dst, gdal_msg());
+            rc = write_failed(w);
             if (out)
                 GDALClose(out);
         } else {
             GDALClose(out);
             if (gdal_failed())
-                rc = gk_error(ctx, GK_ERR_IO, "cannot write %s: %s", w->dst, gdal_msg());
+                rc = write_failed(w);
         }
         GDALClose(w->ds);
         w->ds = NULL;
@@ -781,14 +794,14 @@ int gk_raster_writer_commit(gk_raster_writer *w)
         if (!gdal_failed())
             GDALClose(w->ds);
         else {
-            rc = gk_error(ctx, GK_ERR_IO, "cannot write %s: %s", w->dst, gdal_msg());
+            rc = write_failed(w);
             CPLPushErrorHandler(CPLQuietErrorHandler);
             GDALClose(w->ds);
             CPLPopErrorHandler();
         }
         w->ds = NULL;
         if (rc == GK_OK && gdal_failed())
-            rc = gk_error(ctx, GK_ERR_IO, "cannot write %s: %s", w->dst, gdal_msg());
+            rc = write_failed(w);
     }
     if (rc != GK_OK) {
         gk_output_delete_quietly(w->driver, w->tmp);
@@ -796,7 +809,7 @@ int gk_raster_writer_commit(gk_raster_writer *w)
         return rc;
     }
 
-    rc = gk_output_replace_dataset(ctx, w->driver, w->tmp, w->dst);
+    rc = gk_output_replace_dataset(ctx, w->driver, w->tmp, w->dst, w->inputs);
     if (rc != GK_OK)
         gk_output_delete_quietly(w->driver, w->tmp);
     writer_free(w);

@@ -15,6 +15,7 @@
 #define GK_WRITE_RASTER_H
 
 #include "gridkit.h"
+#include "io/input_files.h"
 
 typedef struct gk_raster_writer gk_raster_writer;
 
@@ -30,7 +31,7 @@ typedef struct {
     double nodata;
     const char *const *band_descriptions; /* bands entries or NULL */
     char **metadata;          /* dataset metadata NAME=VALUE (may be NULL) */
-    const char *const *protect; /* input file names that must never be overwritten (NULL-terminated) */
+    const gk_inputs *inputs;  /* what the output may not be (NULL: nothing) */
 } gk_raster_spec;
 
 /* A byte count in the unit that fits: "512 bytes", "1.50 KiB", "3.2 MiB". */

@@ -4,6 +4,8 @@
 
 #include "lib/gridkit_lib.h"
 #include "io/read_points.h"
+#include "io/input_files.h"
+#include "gridkit_geostat.h"
 
 struct gk_grid_options {
     char *src, *dst;
@@ -56,5 +58,10 @@ int gk_thread_limit(void);
  * else every core; an error stating the limit when GDAL_NUM_THREADS is above
  * it. */
 int gk_grid_options_apply_threads(gk_context *ctx, const gk_grid_options *o);
+
+/* The inputs o names (the source with its -oo, -clipsrc) and kp's (its
+ * variogram file and drift rasters; kp may be NULL): what no output of the
+ * command may be (grid_inputs.c). NULL and an error when out of memory. */
+gk_inputs *gk_grid_inputs(gk_context *ctx, const gk_grid_options *o, const gk_kriging_params *kp);
 
 #endif

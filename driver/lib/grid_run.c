@@ -126,19 +126,8 @@ int gk_grid_options_peek_points(const gk_grid_options *o, double *n_points, doub
 
 
 void gk_grid_raster_spec(const gk_grid_options *o, const gk_grid_plan *plan, gk_raster_spec *spec,
-                         const char **protect)
+                         const gk_inputs *inputs)
 {
-    const gk_kriging_params *kp = gk_algorithm_kriging(plan->alg);
-    /* every input: the output may be none of them (io/output_check.h) */
-    int np = 0;
-    protect[np++] = o->src;
-    if (o->clipsrc)
-        protect[np++] = o->clipsrc;
-    if (kp && kp->variogram_file[0])
-        protect[np++] = kp->variogram_file;
-    for (int k = 0; kp && k < kp->n_drift_rasters; k++)
-        protect[np++] = kp->drift_raster[k];
-    protect[np] = NULL;
     memset(spec, 0, sizeof *spec);
     spec->dst = o->dst;
     spec->format = o->format;
@@ -153,7 +142,7 @@ void gk_grid_raster_spec(const gk_grid_options *o, const gk_grid_plan *plan, gk_
     spec->nodata = plan->nodata;
     spec->band_descriptions = (const char *const *)plan->desc;
     spec->metadata = plan->md;
-    spec->protect = protect;
+    spec->inputs = inputs;
 }
 
 void gk_grid_print_band(const gk_grid_options *o, const gk_grid_plan *plan, int b)
@@ -201,11 +190,17 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
     const gk_kriging_params *kp = gk_algorithm_kriging(alg);
     const int nb = plan.planes;
     gk_raster_writer *w = NULL;
+    gk_inputs *inputs = NULL;
     int rc = GK_OK;
 
-    const char *protect[GK_GRID_PROTECT_MAX];
+    /* every input: the output may be none of them (io/input_files.h) */
+    inputs = gk_grid_inputs(ctx, o, kp);
+    if (!inputs) {
+        rc = gk_errno(ctx);
+        goto done;
+    }
     gk_raster_spec spec;
-    gk_grid_raster_spec(o, &plan, &spec, protect);
+    gk_grid_raster_spec(o, &plan, &spec, inputs);
     double t0 = gk_seconds();
     w = gk_raster_writer_open(ctx, &spec);
     t_open = gk_seconds() - t0;
@@ -300,6 +295,7 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
 
 done:
     gk_raster_writer_abort(w);
+    gk_inputs_free(inputs);
     gk_grid_plan_free(&plan);
     return rc;
 }

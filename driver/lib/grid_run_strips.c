@@ -182,11 +182,12 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
     uint64_t *singular = calloc((size_t)n_jobs + 1, sizeof *singular);
     char *stem = NULL, *dst = NULL;
     int nstrips = 0;
-    const char *protect[GK_GRID_PROTECT_MAX];
+    /* every input: no output may be one (io/input_files.h) */
+    gk_inputs *inputs = rank == 0 || o->parts ? gk_grid_inputs(ctx, o, kp) : NULL;
     gk_raster_spec spec, part;
-    gk_grid_raster_spec(o, &plan, &spec, protect);
+    gk_grid_raster_spec(o, &plan, &spec, inputs);
     char **part_co = NULL;
-    if (!jobs || !prepared || !singular)
+    if (!jobs || !prepared || !singular || ((rank == 0 || o->parts) && !inputs))
         rc = gk_error(ctx, GK_ERR_NOMEM, "out of memory");
 
     t_phase = gk_seconds();
@@ -203,11 +204,7 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
     }
     if (!rc && o->parts) {
         rc = parts_dir(ctx, o->parts);
-        int n_protect = 0;
-        while (protect[n_protect])
-            n_protect++;
-        if (!rc && rank == 0 &&
-            !(dst = gk_output_prepare(ctx, "--parts", o->dst, protect, n_protect)))
+        if (!rc && rank == 0 && !(dst = gk_output_prepare(ctx, "--parts", o->dst, inputs)))
             rc = gk_errno(ctx) ? gk_errno(ctx) : GK_ERR_IO;
         stem = CPLStrdup(CPLGetBasename(o->dst));
         part = spec;
@@ -358,6 +355,7 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
     free(dst);
     CPLFree(stem);
     CSLDestroy(part_co);
+    gk_inputs_free(inputs);
     gk_grid_plan_free(&plan);
     gk_source_points_free(&sp);
     return rc;

@@ -73,11 +73,10 @@ int gk_strips_run(gk_strips *s);
 /* gk_grid_run() in strips: under MPI (world), or for --parts. */
 int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world *world);
 
-#define GK_GRID_PROTECT_MAX (5 + GK_KRIGE_MAX_DRIFT_RASTERS)
-/* The output raster's spec from the plan; protect (GK_GRID_PROTECT_MAX
- * entries) receives the inputs it may not overwrite. */
+/* The output raster's spec from the plan; inputs: what it may not be
+ * (gk_grid_inputs), kept by the caller while the spec is used. */
 void gk_grid_raster_spec(const gk_grid_options *o, const gk_grid_plan *plan, gk_raster_spec *spec,
-                         const char **protect);
+                         const gk_inputs *inputs);
 /* gdal_grid's lines about band b (without -q). */
 void gk_grid_print_band(const gk_grid_options *o, const gk_grid_plan *plan, int b);
 

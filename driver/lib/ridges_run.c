@@ -164,15 +164,19 @@ int gk_ridges_run(gk_context *ctx, const gk_ridges_options *o)
     /* the output is checked, and its temporary made, before any work (under
      * MPI by rank 0, which writes) */
     const int rank = gk_world_rank(gk_world_get());
-    const char *protect[3] = {o->src->src, o->src->clipsrc, NULL};
     gk_lines_writer *w = NULL;
-    if (rank == 0 && !(w = gk_lines_writer_open(ctx, o->src->dst, o->format, protect)))
+    gk_inputs *inputs = NULL;
+    if (rank == 0 && (!(inputs = gk_grid_inputs(ctx, o->src, NULL)) ||
+                      !(w = gk_lines_writer_open(ctx, o->src->dst, o->format, inputs)))) {
+        gk_inputs_free(inputs);
         return gk_errno(ctx) ? gk_errno(ctx) : GK_ERR_IO;
+    }
     gk_ridges_result r;
     int rc = gk_ridges_compute(ctx, o, &r);
     if (rc || rank > 0) {
         if (w)
             gk_lines_writer_abort(w);
+        gk_inputs_free(inputs);
         if (!rc)
             gk_ridges_result_free(&r);
         return rc;
@@ -184,6 +188,7 @@ int gk_ridges_run(gk_context *ctx, const gk_ridges_options *o)
     gk_lines_layer spec = {gk_ridges_options_layer_name(o), o->layer_options, r.srs_wkt,
                            gk_ridges_method_string(r.method)};
     rc = gk_lines_writer_commit(w, &spec, r.lines);
+    gk_inputs_free(inputs);
     gk_ridges_result_free(&r);
     if (rc && !gk_errno(ctx))
         rc = gk_error(ctx, GK_ERR_IO, "could not finish %s", o->src->dst);

@@ -143,10 +143,12 @@ void test_protect(gk_context *ctx)
     char other_spelling[1300];
     snprintf(other_spelling, sizeof other_spelling, "%s/./../%s/points.csv", workdir,
              strrchr(workdir, '/') + 1);
-    const char *protect[] = {path("none.shp"), input, NULL};
+    gk_inputs *protect = gk_inputs_new();
+    gk_inputs_add(protect, path("none.shp"), NULL);
+    gk_inputs_add(protect, input, NULL);
     gk_raster_spec s = base_spec(other_spelling, 10, 10);
     s.format = "GTiff";
-    s.protect = protect;
+    s.inputs = protect;
     gk_raster_writer *w = gk_raster_writer_open(ctx, &s);
     CHECKF(!w && strstr(gk_errmsg(ctx), "refusing to overwrite input"), "protect: '%s'",
            gk_errmsg(ctx));
@@ -167,13 +169,16 @@ void test_protect(gk_context *ctx)
         unlink(link_name);
     }
     /* neither exists yet: compared by canonical path */
-    const char *protect2[] = {path("future.tif"), NULL};
+    gk_inputs *protect2 = gk_inputs_new();
+    gk_inputs_add(protect2, path("future.tif"), NULL);
     snprintf(other_spelling, sizeof other_spelling, "%s/./future.tif", workdir);
     s.dst = other_spelling;
-    s.protect = protect2;
+    s.inputs = protect2;
     w = gk_raster_writer_open(ctx, &s);
     CHECKF(!w && strstr(gk_errmsg(ctx), "refusing"), "non-existing: '%s'", gk_errmsg(ctx));
     gk_raster_writer_abort(w);
+    gk_inputs_free(protect);
+    gk_inputs_free(protect2);
     check_no_temporaries("protect");
 }
 
