@@ -107,8 +107,9 @@ static void for_each_name(const char *name, void (*fn)(const char *))
         snprintf(buf, len + 16, "%s%s", name, after_name[i]);
         fn(buf);
     }
+    /* only a temporary's: another name's stem may be a user's file's */
     const char *dot = strrchr(name, '.'), *slash = strrchr(name, '/');
-    if (dot && (!slash || dot > slash) && strcmp(dot, ".aux.xml"))
+    if (dot && (!slash || dot > slash) && strstr(slash ? slash : name, ".gridkit-tmp-"))
         for (size_t i = 0; i < sizeof ext_parts / sizeof *ext_parts; i++) {
             snprintf(buf, len + 16, "%.*s.%s", (int)(dot - name), name, ext_parts[i]);
             if (strcmp(buf, name))

@@ -53,7 +53,7 @@ static double process_start(long pid)
     return boot + strtod(p + 1, NULL) / (double)sysconf(_SC_CLK_TCK);
 }
 
-static int process_gone(long pid, time_t changed)
+int gk_process_gone(long pid, time_t changed)
 {
     if (pid <= 0)
         return 0;
@@ -117,7 +117,7 @@ void gk_output_clear_stale(const char *dst)
             continue;
         char *path = CPLStrdup(CPLFormFilename(*dir ? dir : NULL, *e, NULL));
         struct stat st, dst_st;
-        if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && process_gone(pid, st.st_ctime)) {
+        if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && gk_process_gone(pid, st.st_ctime)) {
             /* a run killed between its two renames left the old output aside */
             if (aside && lstat(dst, &dst_st) != 0 && errno == ENOENT) {
                 if (rename(path, dst) == 0)

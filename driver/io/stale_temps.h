@@ -5,6 +5,8 @@
 #ifndef GK_STALE_TEMPS_H
 #define GK_STALE_TEMPS_H
 
+#include <time.h>
+
 /* In dst's directory, the files named as gk_output_temp_name() names dst's
  * temporaries ("<stem>.gridkit-tmp-<pid>[-old|-src]<.ext>[side-car]") whose
  * process is gone are deleted; an old output left aside ("-old") goes back
@@ -15,5 +17,9 @@
  * writing and renaming all set it), i.e. the pid was reused. Start times
  * come from /proc; without /proc a live pid counts as the writer's. */
 void gk_output_clear_stale(const char *dst);
+
+/* The process pid is gone (the rule above), for a file of its that last
+ * changed at changed. */
+int gk_process_gone(long pid, time_t changed);
 
 #endif

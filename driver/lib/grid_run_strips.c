@@ -9,6 +9,7 @@
  * Only rank 0 speaks on stderr and reports progress.
  */
 #include "lib/grid_strips.h"
+#include "lib/grid_parts.h"
 #include "mpi/world_points.h"
 #include "io/cancel_cleanup.h"
 #include "io/output_check.h"
@@ -27,104 +28,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* Every part of a run, removed: the run failed, and parts without their
- * mosaic are no output. */
-static void drop_parts(const char *dir, const char *stem, int nstrips)
-{
-    for (int k = 0; k < nstrips; k++) {
-        char *p = gk_strips_part_name(dir, stem, k);
-        if (p) {
-            struct stat st;
-            if (lstat(p, &st) == 0 && S_ISREG(st.st_mode))
-                unlink(p);
-            free(p);
-        }
-    }
-}
-
-/* The mosaic of the parts, as gdalbuildvrt makes it, with the bands'
- * descriptions and metadata, under a temporary name and then renamed. */
-static int write_mosaic(gk_context *ctx, const gk_grid_options *o, const gk_grid_plan *plan,
-                        const char *dst, const char *stem, int nstrips,
-                        const char *const *prepared, const uint64_t *singular)
-{
-    char **names = calloc((size_t)nstrips + 1, sizeof *names);
-    int rc = names ? GK_OK : gk_error(ctx, GK_ERR_NOMEM, "out of memory");
-    for (int k = 0; k < nstrips && !rc; k++)
-        if (!(names[k] = gk_strips_part_name(o->parts, stem, k)))
-            rc = gk_error(ctx, GK_ERR_NOMEM, "out of memory");
-    char *tmp = rc ? NULL : gk_output_temp_name(dst, "", NULL);
-    if (!rc && !tmp)
-        rc = gk_error(ctx, GK_ERR_NOMEM, "out of memory");
-    GDALDatasetH v = NULL;
-    if (!rc) {
-        gk_cancel_watch(tmp);
-        GDALBuildVRTOptions *bo = GDALBuildVRTOptionsNew(NULL, NULL);
-        int usage = 0;
-        CPLErrorReset();
-        v = GDALBuildVRT(tmp, nstrips, NULL, (const char *const *)names, bo, &usage);
-        GDALBuildVRTOptionsFree(bo);
-        if (!v)
-            rc = gk_error(ctx, GK_ERR_IO, "cannot write the mosaic %s: %s", dst,
-                          CPLGetLastErrorMsg());
-    }
-    for (int b = 0; v && b < plan->bands; b++) {
-        GDALRasterBandH h = GDALGetRasterBand(v, b + 1);
-        if (plan->desc && plan->desc[b])
-            GDALSetDescription(h, plan->desc[b]);
-        if (prepared[b])
-            GDALSetMetadataItem(h, "GRIDKIT_PREPARED", prepared[b], NULL);
-        if (plan->set_nodata || singular[b / plan->planes])
-            GDALSetRasterNoDataValue(h, plan->nodata);
-    }
-    if (v) {
-        /* the grid's own geotransform: gdalbuildvrt averages the parts'
-         * resolutions, a last bit off */
-        double gt[6];
-        gk_grid_geotransform(&plan->g, gt);
-        GDALSetGeoTransform(v, gt);
-        /* a GeoTIFF's own item, as the single raster has it */
-        GDALSetMetadataItem(v, "AREA_OR_POINT", "Area", NULL);
-        for (char **m = plan->md; m && *m; m++) {
-            char *key = NULL;
-            const char *val = CPLParseNameValue(*m, &key);
-            if (key && val)
-                GDALSetMetadataItem(v, key, val, NULL);
-            CPLFree(key);
-        }
-        CPLErrorReset();
-        GDALClose(v);
-        if (CPLGetLastErrorType() >= CE_Failure)
-            rc = gk_error(ctx, GK_ERR_IO, "cannot write the mosaic %s: %s", dst,
-                          CPLGetLastErrorMsg());
-    }
-    /* one file (its parts are not its side-cars): renamed as a file */
-    if (!rc)
-        rc = gk_output_commit_file(ctx, "--parts", tmp, dst);
-    else if (tmp) {
-        unlink(tmp);
-        gk_cancel_forget(tmp);
-    }
-    free(tmp);
-    CSLDestroy(names);
-    return rc;
-}
-
-/* The parts' directory, made where missing (every rank: node-local disks
- * too). */
-static int parts_dir(gk_context *ctx, const char *dir)
-{
-    struct stat st;
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-        return gk_error(ctx, GK_ERR_IO, "--parts %s: cannot create the directory: %s", dir,
-                        strerror(errno));
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-        return gk_error(ctx, GK_ERR_IO, "--parts %s: not a directory", dir);
-    if (access(dir, W_OK) != 0)
-        return gk_error(ctx, GK_ERR_IO, "--parts %s: the directory is not writable", dir);
-    return GK_OK;
-}
 
 /* gk_world_agree, its seconds (waiting for the slowest rank) added to *wait_s */
 static int agree(const gk_world *world, gk_context *ctx, int rc, double *wait_s)
@@ -180,7 +83,8 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
     gk_job **jobs = calloc((size_t)n_jobs, sizeof *jobs);
     const char **prepared = calloc((size_t)plan.bands + 1, sizeof *prepared);
     uint64_t *singular = calloc((size_t)n_jobs + 1, sizeof *singular);
-    char *stem = NULL, *dst = NULL;
+    gk_parts parts;
+    memset(&parts, 0, sizeof parts);
     int nstrips = 0;
     /* every input: no output may be one (io/input_files.h) */
     gk_inputs *inputs = rank == 0 || o->parts ? gk_grid_inputs(ctx, o, kp) : NULL;
@@ -192,7 +96,7 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
 
     t_phase = gk_seconds();
     /* the output: rank 0's raster, or the parts' directory everywhere */
-    int tile[3] = {256, 256, GDT_Float64}; /* and the type strips travel in */
+    int tile[4] = {256, 256, GDT_Float64, 'a'}; /* the type strips travel in, the parts' slot */
     if (!rc && !o->parts && rank == 0) {
         w = gk_raster_writer_open(ctx, &spec);
         if (!w)
@@ -202,11 +106,10 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
             tile[2] = gk_raster_writer_wire_type(w);
         }
     }
-    if (!rc && o->parts) {
-        rc = parts_dir(ctx, o->parts);
-        if (!rc && rank == 0 && !(dst = gk_output_prepare(ctx, "--parts", o->dst, inputs)))
-            rc = gk_errno(ctx) ? gk_errno(ctx) : GK_ERR_IO;
-        stem = CPLStrdup(CPLGetBasename(o->dst));
+    if (!rc && o->parts && rank == 0 &&
+        !(rc = gk_parts_claim(ctx, &parts, o->parts, o->dst, inputs)))
+        tile[3] = parts.slot;
+    if (o->parts) {
         part = spec;
         part.format = "GTiff";
         part_co = CSLDuplicate(o->creation_options);
@@ -227,9 +130,14 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
         part.creation_options = part_co;
     }
     rc = agree(world, ctx, rc, &wait_s);
-    /* rank 0's tiles: the strips' height follows them on every rank */
+    /* rank 0's tiles: the strips' height follows them on every rank; its
+     * parts' slot */
     if (!rc && world && gk_world_bcast(world, tile, sizeof tile, 0))
         gk_world_abort(world, 1);
+    if (!rc && o->parts && rank > 0)
+        rc = gk_parts_join(ctx, &parts, o->parts, o->dst, (char)tile[3]);
+    if (o->parts)
+        rc = agree(world, ctx, rc, &wait_s);
 
     /* every layer's job, on every rank */
     for (int b = 0; b < n_jobs && !rc; b++) {
@@ -280,7 +188,7 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
         s.wire_type = tile[2];
         s.w = w;
         s.parts_dir = o->parts;
-        s.parts_stem = stem;
+        s.parts_stem = parts.stem;
         s.part_spec = &part;
         s.band_prepared = prepared;
         s.progress = rank == 0 ? o->progress : NULL;
@@ -331,12 +239,12 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
                 rc = gk_error(ctx, GK_ERR_IO, "could not finish %s", o->dst);
         }
         if (!rc && o->parts)
-            rc = write_mosaic(ctx, o, &plan, dst, stem, nstrips, prepared, singular);
+            rc = gk_parts_commit(ctx, &parts, &plan, nstrips, prepared, singular);
     }
     const double finish_s = gk_seconds() - t_phase;
     rc = agree(world, ctx, rc, &wait_s);
-    if (rc && rank == 0 && o->parts && stem && nstrips)
-        drop_parts(o->parts, stem, nstrips);
+    if (rc && o->parts)
+        gk_parts_abort(&parts, nstrips);
     if (o->timings && rank == 0 && !rc)
         fprintf(stderr,
                 "Timings (s): read points %.3f, waiting for the GPU %.3f, plan %.3f, "
@@ -352,8 +260,7 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
     free(jobs);
     free(prepared);
     free(singular);
-    free(dst);
-    CPLFree(stem);
+    gk_parts_free(&parts);
     CSLDestroy(part_co);
     gk_inputs_free(inputs);
     gk_grid_plan_free(&plan);

@@ -55,7 +55,7 @@ char *gk_strips_part_name(const char *dir, const char *stem, int k)
     size_t n = strlen(dir) + strlen(stem) + 32;
     char *s = malloc(n);
     if (s)
-        snprintf(s, n, "%s/%s.part-%06d.tif", dir, stem, k);
+        snprintf(s, n, "%s/%s-%06d.tif", dir, stem, k);
     return s;
 }
 

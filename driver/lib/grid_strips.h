@@ -61,7 +61,8 @@ typedef struct {
 #define GK_STRIPS_MIN 64
 int gk_strips_height(const gk_grid *g, int bands, int tile_h);
 
-/* The name of part k of parts_dir/stem (malloc'd). */
+/* The name of part k of parts_dir/stem: "DIR/STEM-000123.tif" (malloc'd;
+ * stem "<name>.part-a", grid_parts.h). */
 char *gk_strips_part_name(const char *dir, const char *stem, int k);
 
 /* Runs the strips on every rank. Returns this rank's own outcome: the
