@@ -216,6 +216,20 @@ std::map<std::string, std::weak_ptr<Shared>> &Cache()
 
 /* ---- dataset and band -------------------------------------------------- */
 
+/* Pixels of a side of n at factor f: ceil(n / f), in 64 bits (n + f - 1
+ * overflows an int near 2^31). */
+int OverviewSize(int n, int f)
+{
+    return (int)(((long long)n + f - 1) / f);
+}
+
+/* The end of the row of blocks (of height bh) that holds row r, within
+ * rows: in 64 bits, since the last block row may end past 2^31 - 1. */
+int BlockRowEnd(int r, int bh, int rows)
+{
+    return (int)std::min<long long>(rows, ((long long)r / bh + 1) * bh);
+}
+
 class GKDataset;
 
 class GKBand final : public GDALRasterBand
@@ -264,17 +278,17 @@ class GKDataset final : public GDALDataset
 GKDataset::GKDataset(std::shared_ptr<Shared> sh, int factor) : sh_(std::move(sh)), factor_(factor)
 {
     g_ = sh_->plan.g;
-    g_.nx = (g_.nx + factor - 1) / factor;
-    g_.ny = (g_.ny + factor - 1) / factor;
+    g_.nx = OverviewSize(g_.nx, factor);
+    g_.ny = OverviewSize(g_.ny, factor);
     nRasterXSize = g_.nx;
     nRasterYSize = g_.ny;
     for (int b = 1; b <= sh_->plan.bands; b++)
         SetBand(b, new GKBand(this, b));
     if (factor == 1) {
         SetMetadata(sh_->plan.md);
-        /* 2, 4, 8, ... until an overview fits in one block */
-        for (int f = 2; std::max((g_.nx + f / 2 - 1) / (f / 2), (g_.ny + f / 2 - 1) / (f / 2)) >
-                        kBlock && f < (1 << 30);
+        /* 2, 4, 8, ... until an overview fits in one block (at most 2^24
+         * for 2^31 - 1 pixels) */
+        for (int f = 2; std::max(OverviewSize(g_.nx, f / 2), OverviewSize(g_.ny, f / 2)) > kBlock;
              f *= 2)
             ovr_.emplace_back(new GKDataset(sh_, f));
     }
@@ -449,7 +463,7 @@ CPLErr GKBand::IRasterIO(GDALRWFlag rw, int x, int y, int w, int h, void *buf, i
         return GDALRasterBand::IRasterIO(rw, x, y, w, h, buf, bw, bh, bt, ps, ls, extra);
     /* One row of blocks at a time: computed in parallel, then copied out. */
     for (int r0 = y; r0 < y + h;) {
-        int r1 = std::min(y + h, (r0 / nBlockYSize + 1) * nBlockYSize);
+        int r1 = BlockRowEnd(r0, nBlockYSize, y + h);
         if (ds->Prefetch(x, r0, w, r1 - r0, 1, &nBand) != CE_None)
             return CE_Failure;
         CPLErr e = GDALRasterBand::IRasterIO(rw, x, r0, w, r1 - r0,
@@ -476,7 +490,7 @@ CPLErr GKDataset::IRasterIO(GDALRWFlag rw, int x, int y, int w, int h, void *buf
     int bxs, bys;
     GetRasterBand(1)->GetBlockSize(&bxs, &bys);
     for (int r0 = y; r0 < y + h;) {
-        int r1 = std::min(y + h, (r0 / bys + 1) * bys);
+        int r1 = BlockRowEnd(r0, bys, y + h);
         if (Prefetch(x, r0, w, r1 - r0, nb, bands) != CE_None)
             return CE_Failure;
         CPLErr e = GDALDataset::IRasterIO(rw, x, r0, w, r1 - r0,

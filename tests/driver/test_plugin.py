@@ -250,6 +250,65 @@ ref4 = arrays(cli(base + ["-outsize", "250", "200", MEUSE], "ovr4.tif"))[0]
 check(same(o, ref4), "overview 4x == gridkit grid at 250x200")
 ds = None
 
+# ---- sides near 2^31 - 1: sizes in 64 bits --------------------------------
+# Overview k (factor f = 2^k) has ceil(n / f) pixels a side, down to the first
+# that fits in one 256 x 256 block. 2147483647 x 5 gave -1073741824 x 3 (n + f
+# - 1 overflowed an int), and a 2147483000 side stopped at factor 512
+# (4194303 px) after a negative one, so a 100 x 100 translate computed 10,000
+# blocks of it: 40 s to minutes and 1.3 GB, against one block at 1e9.
+def ovr_sizes(nx, ny):
+    out, f = [], 2
+    while max(-(-nx // (f // 2)), -(-ny // (f // 2))) > 256:
+        out.append((-(-nx // f), -(-ny // f)))
+        f *= 2
+    return out
+
+
+INT_MAX = 2147483647
+for nx, ny in ((INT_MAX, 5), (2147483000, 2147483000), (INT_MAX, INT_MAX), (1, INT_MAX)):
+    ds = gdal.Open(conn(["-zfield", "logzinc", "-a", "nearest", "-outsize", str(nx), str(ny),
+                         MEUSE]))
+    b = ds.GetRasterBand(1)
+    sizes = [(b.GetOverview(k).XSize, b.GetOverview(k).YSize) for k in range(b.GetOverviewCount())]
+    check(sizes == ovr_sizes(nx, ny) and len(sizes) == 23 and sizes[-1][0] <= 256 and
+          sizes[-1][1] <= 256, "%d x %d: 23 overviews, ceil(n / 2^k), down to %s: %s ... %s"
+          % (nx, ny, sizes[-1:], sizes[:2], sizes[-2:]))
+check(ovr_sizes(INT_MAX, 5)[0] == (1073741824, 3), "the first overview of 2147483647 x 5 is "
+      "1073741824 x 3")
+ds = gdal.Open(conn(["-zfield", "logzinc", "-a", "invdistnn:radius=1000:max_points=12",
+                     "-outsize", "2147483000", "2147483000", MEUSE]))
+t0 = time.perf_counter()
+small = gdal.Translate("/vsimem/small.tif", ds, width=100, height=100)
+dt = time.perf_counter() - t0
+n = int(ds.GetMetadataItem("WINDOWS_COMPUTED", "GRIDKIT_DEBUG"))
+check(small is not None and n == 1 and dt < 5,
+      "2147483000^2 to 100 x 100: one block of the 256 x 256 overview (%d), %.2f s" % (n, dt))
+small = ds = None
+gdal.Unlink("/vsimem/small.tif")
+# The last rows of a 2147483647 x 2147483647 grid: the row of blocks there ends
+# at 2^31 (it overflowed). Those 300 x 300 nodes lie within 1 mm of the
+# corner (xmax, ymin) of the points' box, so nearest gives every one the Z of
+# the point nearest that corner.
+pts = []
+src = gdal.OpenEx(MEUSE, gdal.OF_VECTOR)
+for f in src.GetLayer(0):
+    g = f.GetGeometryRef()
+    pts.append((g.GetX(), g.GetY(), f.GetField("logzinc")))
+src = None
+x1, y0 = max(p[0] for p in pts), min(p[1] for p in pts)
+d2 = sorted(((p[0] - x1) ** 2 + (p[1] - y0) ** 2, p[2]) for p in pts)
+assert d2[0][0] < d2[1][0]
+ds = gdal.Open(conn(["-zfield", "logzinc", "-a", "nearest", "-outsize", str(INT_MAX),
+                     str(INT_MAX), MEUSE]))
+c = INT_MAX - 300
+corner = ds.GetRasterBand(1).ReadAsArray(c, c, 300, 300)
+check(corner is not None and corner.shape == (300, 300) and (corner == d2[0][1]).all(),
+      "band read of the last 300 x 300 of 2147483647^2: the nearest point's %.6f" % d2[0][1])
+corner = ds.ReadAsArray(c, c, 300, 300)
+check(corner is not None and corner.shape == (300, 300) and (corner == d2[0][1]).all(),
+      "dataset read of the last 300 x 300 of 2147483647^2")
+ds = None
+
 # ---- several handles, several threads (QGIS) ------------------------------
 res, errs = {}, []
 
