@@ -6,7 +6,8 @@
  * Open strings:
  *   GRIDKIT:<the arguments of `gridkit grid`, without the output name>
  *   file.gridkit   a text file holding the same arguments ('#' starts a
- *                  comment line; relative paths are taken from its folder)
+ *                  comment line; relative paths are taken from its folder;
+ *                  UTF-8, a byte order mark first skipped: gk_job_file_split)
  * The arguments are split like a POSIX shell splits words, without any
  * expansion (gk_job_args_split in lib/job_args.c): blanks separate words, '...'
  * keeps everything literally, "..." keeps everything but \" and \\, and a
@@ -40,8 +41,6 @@
 #include "ridges_dataset.h"
 
 #include <algorithm>
-#include <cctype>
-#include <climits>
 #include <atomic>
 #include <map>
 #include <memory>
@@ -56,33 +55,25 @@ namespace
 const int kBlock = 256;       /* block size, and the overview floor */
 const char *const kPrefix = "GRIDKIT:";
 
-/* Text for a message: control bytes and bytes of invalid UTF-8 as '?', at
- * most max bytes then "...", so that a binary file or a string with escape
- * sequences is never echoed raw to the terminal. */
+/* Text for a message: control characters and bytes of invalid UTF-8 as
+ * '?', at most max bytes then "...", so that a binary file or a string with
+ * escape sequences is never echoed raw to the terminal. */
 std::string Printable(const std::string &s, size_t max = 240)
 {
-    bool utf8 = CPLIsUTF8(s.c_str(), (int)std::min(s.size(), (size_t)INT_MAX)) != 0;
     std::string out;
-    for (size_t i = 0; i < s.size() && out.size() < max; i++) {
-        unsigned char c = (unsigned char)s[i];
-        out += (c < 32 || c == 127 || (c >= 128 && !utf8)) ? '?' : (char)c;
+    size_t i = 0;
+    while (i < s.size() && out.size() < max) {
+        unsigned cp = 0;
+        size_t len = gk_utf8_next(s.data() + i, s.size() - i, &cp);
+        if (!len || cp < 32 || (cp >= 127 && cp < 160))
+            out += '?';
+        else
+            out.append(s, i, len);
+        i += len ? len : 1;
     }
-    if (out.size() < s.size())
+    if (i < s.size())
         out += "...";
     return out;
-}
-
-/* Where a .gridkit file stops being text (a NUL or control byte, or invalid
- * UTF-8), or npos. */
-size_t FirstNonText(const std::string &s)
-{
-    for (size_t i = 0; i < s.size(); i++) {
-        unsigned char c = (unsigned char)s[i];
-        if ((c < 32 && !isspace(c)) || c == 127)
-            return i;
-    }
-    return CPLIsUTF8(s.c_str(), (int)std::min(s.size(), (size_t)INT_MAX)) ? std::string::npos
-                                                                            : 0;
 }
 
 /* A relative path that exists relative to dir, made absolute; else as is. */
@@ -570,14 +561,6 @@ GDALDataset *GKDataset::Open(GDALOpenInfo *oi)
                      shown);
             return nullptr;
         }
-        size_t bad = FirstNonText(text);
-        if (bad != std::string::npos) {
-            CPLError(CE_Failure, CPLE_OpenFailed,
-                     "GRIDKIT: %s is not a text file (byte 0x%02X at offset %zu is not text): a "
-                     ".gridkit file holds the arguments of `gridkit grid` as text",
-                     shown, bad < text.size() ? (unsigned char)text[bad] : 0u, bad);
-            return nullptr;
-        }
         dir = CPLGetPath(name);
     } else {
         text = name + strlen(kPrefix);
@@ -586,7 +569,17 @@ GDALDataset *GKDataset::Open(GDALOpenInfo *oi)
     {
         char **words = nullptr;
         const char *why = nullptr;
-        if (gk_job_args_split(text.data(), text.size(), file, &words, &why)) {
+        size_t bad = (size_t)-1;
+        int rc = file ? gk_job_file_split(text.data(), text.size(), &words, &why, &bad)
+                      : gk_job_args_split(text.data(), text.size(), 0, &words, &why);
+        if (rc && bad != (size_t)-1) {
+            CPLError(CE_Failure, CPLE_OpenFailed,
+                     "GRIDKIT: %s is not a text file (byte 0x%02X at offset %zu: %s): a "
+                     ".gridkit file holds the arguments of `gridkit grid` as UTF-8 text",
+                     shown, (unsigned char)text[bad], bad, why);
+            return nullptr;
+        }
+        if (rc) {
             CPLError(CE_Failure, CPLE_IllegalArg, "GRIDKIT: %s in '%s'", why, shown);
             return nullptr;
         }

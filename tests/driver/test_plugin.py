@@ -208,6 +208,34 @@ for name in ("binary.gridkit", "escape.gridkit", "GRIDKIT:-a \x1b[31mred x.gpkg"
           (b"?[31m" in err if name.startswith("GRIDKIT:") else b"not a text file" in err),
           "%r refused with a sanitised message: %r" % (name, err[:300]))
 
+# a UTF-8 byte order mark (what Windows editors put first) is skipped, as
+# GDAL's own text readers skip it: the file reads as without it (it made
+# "\ufeff#" no comment and "\ufeff-zfield" the source name)
+JOB = ("# the meuse zinc, log scale\n-zfield logzinc\n"
+       "-a invdistnn:radius=1000:max_points=12\n-outsize 300 257\nmeuse.gpkg\n")
+for name, text in (("bom_comment", JOB), ("bom_option", JOB.split("\n", 1)[1])):
+    with open("job/%s.gridkit" % name, "wb") as f:
+        f.write(b"\xef\xbb\xbf" + text.encode())
+    r = run(["gdal_translate", "-q", "job/%s.gridkit" % name, name + ".tif"])
+    check(r.returncode == 0 and same(arrays(name + ".tif")[0], arrays("cli_0.tif")[0]),
+          ".gridkit file with a UTF-8 BOM (%s) == gridkit grid %s"
+          % (text.split()[0], r.stderr.strip()[:200]))
+# not UTF-8 text: the message names the offending byte and its offset (it
+# said offset 0 for any invalid UTF-8), a UTF-16 file says so, and a C1
+# control character (U+009B, a terminal's CSI) is refused, never echoed
+NOT_TEXT = [("utf16.gridkit", JOB.encode("utf-16"), b"byte 0xFF at offset 0: a UTF-16 byte order mark"),
+            ("latin1.gridkit", b"-zfield logzinc -a nearest m\xe9use.gpkg\n",
+             b"byte 0xE9 at offset 28: not UTF-8"),
+            ("c1.gridkit", b"-a nearest \xc2\x9b31mx.gpkg\n",
+             b"byte 0xC2 at offset 11: a control character")]
+for name, data, want in NOT_TEXT:
+    with open(name, "wb") as f:
+        f.write(data)
+    r = subprocess.run(["gdalinfo", name], capture_output=True)
+    err = b"\n".join(l for l in r.stderr.splitlines() if l.startswith(b"ERROR"))
+    check(r.returncode != 0 and b"not a text file" in err and want in err
+          and b"\xc2\x9b" not in err, "%s refused: %r" % (name, err[:300]))
+
 # linear on collinear points warns through CPLError
 with open("line.xyz", "w") as f:
     f.write("x y z\n0 0 1\n1 1 2\n2 2 3\n")
