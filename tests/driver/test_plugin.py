@@ -388,5 +388,56 @@ try:
 except RuntimeError as e:
     check("unknown algorithm" in str(e), "Python: a bad string raises: %s" % str(e)[:80])
 
+# ---- GRIDKIT:ridges is read-only: its layer claims no write capability
+# (it handed out the Memory driver's layer: writable, and written to)
+from osgeo import ogr  # noqa: E402
+RCONN = "GRIDKIT:ridges " + MEUSE + " -a curve:r1=300"
+ds = gdal.OpenEx(RCONN, gdal.OF_VECTOR)
+lyr = ds.GetLayer(0)
+n0, fields0 = lyr.GetFeatureCount(), lyr.GetLayerDefn().GetFieldCount()
+WRITES = [ogr.OLCSequentialWrite, ogr.OLCRandomWrite, ogr.OLCCreateField, ogr.OLCDeleteField,
+          ogr.OLCReorderFields, ogr.OLCAlterFieldDefn, ogr.OLCDeleteFeature,
+          ogr.OLCCreateGeomField, ogr.OLCTransactions, ogr.OLCRename, "UpsertFeature",
+          "AlterGeomFieldDefn"]
+claimed = [c for c in WRITES if lyr.TestCapability(c)]
+check(n0 > 0 and not claimed, "GRIDKIT:ridges layer (%d lines) claims no write capability %s"
+      % (n0, claimed))
+check(not any(ds.TestCapability(c) for c in (ogr.ODsCCreateLayer, ogr.ODsCDeleteLayer)),
+      "GRIDKIT:ridges dataset: no layer creation or deletion")
+
+
+def refused(f):
+    try:
+        return f() != 0
+    except RuntimeError:
+        return True
+
+
+feat = ogr.Feature(lyr.GetLayerDefn())
+feat.SetGeometry(ogr.CreateGeometryFromWkt("LINESTRING (0 0, 1 1)"))
+first = lyr.GetFeature(lyr.GetNextFeature().GetFID())
+lyr.ResetReading()
+tries = {
+    "CreateFeature": lambda: lyr.CreateFeature(feat),
+    "SetFeature": lambda: lyr.SetFeature(first),
+    "DeleteFeature": lambda: lyr.DeleteFeature(first.GetFID()),
+    "CreateField": lambda: lyr.CreateField(ogr.FieldDefn("extra", ogr.OFTInteger)),
+    "DeleteField": lambda: lyr.DeleteField(0),
+    "ALTER TABLE": lambda: (ds.ExecuteSQL("ALTER TABLE %s ADD COLUMN other integer"
+                                          % lyr.GetName()), 0)[1],
+}
+done = [k for k, f in tries.items() if not refused(f)]
+check(not done and lyr.GetFeatureCount() == n0 and
+      lyr.GetLayerDefn().GetFieldCount() == fields0,
+      "GRIDKIT:ridges layer: every write refused, nothing changed %s" % done)
+lines = [f.GetGeometryRef().GetPointCount() for f in lyr]
+check(len(lines) == n0 and all(k >= 2 for k in lines), "GRIDKIT:ridges layer still reads")
+lyr = ds = None
+try:
+    u = gdal.OpenEx(RCONN, gdal.OF_VECTOR | gdal.OF_UPDATE)
+except RuntimeError as e:
+    u, why = None, str(e)
+check(u is None and "read-only" in why, "GRIDKIT:ridges in update mode: refused (%s)" % why[:80])
+
 print("%d failure(s)" % len(FAILS))
 sys.exit(1 if FAILS else 0)
