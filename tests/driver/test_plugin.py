@@ -374,6 +374,7 @@ BAD = [
     ("GRIDKIT:-zfield nosuchfield " + MEUSE, "nosuchfield"),
     ("GRIDKIT:-ot Foo -zfield logzinc " + MEUSE, "unknown data type 'Foo'"),
     ("GRIDKIT:-outsize 0 10 " + MEUSE, "-outsize"),
+    ("GRIDKIT:--threads 0 " + MEUSE, "--threads 0: the thread count must be from 1 to"),
 ]
 for s, want in BAD:
     r = run(["gdalinfo", s])
