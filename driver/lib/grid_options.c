@@ -133,15 +133,49 @@ int gk_thread_limit(void)
     return lim > GK_THREADS_MAX ? GK_THREADS_MAX : (int)lim;
 }
 
+/* The limit and where it comes from, for messages. */
+static const char *thread_limit_text(char buf[128])
+{
+    int cpus = CPLGetNumCPUs();
+    snprintf(buf, 128, "%d here (%d per CPU, %d CPU%s, never more than %d)", gk_thread_limit(),
+             GK_THREADS_PER_CPU, cpus, cpus == 1 ? "" : "s", GK_THREADS_MAX);
+    return buf;
+}
+
 static int check_threads(gk_context *ctx, const char *what, const char *given, long long n)
 {
     if (n <= gk_thread_limit())
         return GK_OK;
-    return gk_error(ctx, GK_ERR_ARG,
-                    "%s%s%s: too many threads; at most %d here (%d per CPU, %d CPUs, never more "
-                    "than %d)",
-                    what, what[0] == '-' ? " " : "=", given, gk_thread_limit(), GK_THREADS_PER_CPU, CPLGetNumCPUs(),
-                    GK_THREADS_MAX);
+    char lim[128];
+    return gk_error(ctx, GK_ERR_ARG, "%s%s%s: too many threads; at most %s", what,
+                    what[0] == '-' ? " " : "=", given, thread_limit_text(lim));
+}
+
+/* --threads N: a whole number from 1 to gk_thread_limit(), or ALL_CPUS. */
+static int parse_threads(gk_context *ctx, const char *a, const char *s, int *v)
+{
+    if (!strcasecmp(s, "ALL_CPUS")) {
+        *v = 0;
+        return GK_OK;
+    }
+    char *end, lim[128];
+    errno = 0;
+    long long n = strtoll(s, &end, 10);
+    if (end == s || *end)
+        return gk_error(ctx, GK_ERR_ARG,
+                        "%s: '%s' is not a whole number: give from 1 to %s, or ALL_CPUS", a, s,
+                        thread_limit_text(lim));
+    if (n < 1)
+        return gk_error(ctx, GK_ERR_ARG,
+                        "%s %s: the thread count must be from 1 to %s, or ALL_CPUS for every "
+                        "core",
+                        a, s, thread_limit_text(lim));
+    if (errno == ERANGE)
+        n = LLONG_MAX;
+    if (check_threads(ctx, a, s, n))
+        return gk_errno(ctx);
+    *v = (int)n;
+    return GK_OK;
 }
 
 /* Where several ranks share a host, each takes its share of the cores that
@@ -369,12 +403,8 @@ gk_grid_options *gk_grid_options_new(gk_context *ctx, int argc, char **argv)
             o->parts = CPLStrdup(argv[++i]);
         } else if (!strcmp(a, "--threads")) {
             NEED(1);
-            if (!strcasecmp(argv[i + 1], "ALL_CPUS"))
-                o->threads = 0;
-            else if (parse_int(ctx, a, argv[i + 1], &o->threads) ||
-                     check_threads(ctx, a, argv[i + 1], o->threads))
+            if (parse_threads(ctx, a, argv[++i], &o->threads))
                 goto fail;
-            i++;
         } else if (!strcmp(a, "--device")) {
             NEED(1);
             ONCE(o->device);

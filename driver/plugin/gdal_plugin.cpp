@@ -6,7 +6,8 @@
  * Open strings:
  *   GRIDKIT:<the arguments of `gridkit grid`, without the output name>
  *   file.gridkit   a text file holding the same arguments ('#' starts a
- *                  comment line; relative paths are taken from its folder)
+ *                  comment line; relative paths are taken from its folder;
+ *                  UTF-8, a byte order mark first skipped: gk_job_file_split)
  * The arguments are split like a POSIX shell splits words, without any
  * expansion (gk_job_args_split in lib/job_args.c): blanks separate words, '...'
  * keeps everything literally, "..." keeps everything but \" and \\, and a
@@ -40,8 +41,6 @@
 #include "ridges_dataset.h"
 
 #include <algorithm>
-#include <cctype>
-#include <climits>
 #include <atomic>
 #include <map>
 #include <memory>
@@ -56,33 +55,25 @@ namespace
 const int kBlock = 256;       /* block size, and the overview floor */
 const char *const kPrefix = "GRIDKIT:";
 
-/* Text for a message: control bytes and bytes of invalid UTF-8 as '?', at
- * most max bytes then "...", so that a binary file or a string with escape
- * sequences is never echoed raw to the terminal. */
+/* Text for a message: control characters and bytes of invalid UTF-8 as
+ * '?', at most max bytes then "...", so that a binary file or a string with
+ * escape sequences is never echoed raw to the terminal. */
 std::string Printable(const std::string &s, size_t max = 240)
 {
-    bool utf8 = CPLIsUTF8(s.c_str(), (int)std::min(s.size(), (size_t)INT_MAX)) != 0;
     std::string out;
-    for (size_t i = 0; i < s.size() && out.size() < max; i++) {
-        unsigned char c = (unsigned char)s[i];
-        out += (c < 32 || c == 127 || (c >= 128 && !utf8)) ? '?' : (char)c;
+    size_t i = 0;
+    while (i < s.size() && out.size() < max) {
+        unsigned cp = 0;
+        size_t len = gk_utf8_next(s.data() + i, s.size() - i, &cp);
+        if (!len || cp < 32 || (cp >= 127 && cp < 160))
+            out += '?';
+        else
+            out.append(s, i, len);
+        i += len ? len : 1;
     }
-    if (out.size() < s.size())
+    if (i < s.size())
         out += "...";
     return out;
-}
-
-/* Where a .gridkit file stops being text (a NUL or control byte, or invalid
- * UTF-8), or npos. */
-size_t FirstNonText(const std::string &s)
-{
-    for (size_t i = 0; i < s.size(); i++) {
-        unsigned char c = (unsigned char)s[i];
-        if ((c < 32 && !isspace(c)) || c == 127)
-            return i;
-    }
-    return CPLIsUTF8(s.c_str(), (int)std::min(s.size(), (size_t)INT_MAX)) ? std::string::npos
-                                                                            : 0;
 }
 
 /* A relative path that exists relative to dir, made absolute; else as is. */
@@ -216,6 +207,20 @@ std::map<std::string, std::weak_ptr<Shared>> &Cache()
 
 /* ---- dataset and band -------------------------------------------------- */
 
+/* Pixels of a side of n at factor f: ceil(n / f), in 64 bits (n + f - 1
+ * overflows an int near 2^31). */
+int OverviewSize(int n, int f)
+{
+    return (int)(((long long)n + f - 1) / f);
+}
+
+/* The end of the row of blocks (of height bh) that holds row r, within
+ * rows: in 64 bits, since the last block row may end past 2^31 - 1. */
+int BlockRowEnd(int r, int bh, int rows)
+{
+    return (int)std::min<long long>(rows, ((long long)r / bh + 1) * bh);
+}
+
 class GKDataset;
 
 class GKBand final : public GDALRasterBand
@@ -264,17 +269,17 @@ class GKDataset final : public GDALDataset
 GKDataset::GKDataset(std::shared_ptr<Shared> sh, int factor) : sh_(std::move(sh)), factor_(factor)
 {
     g_ = sh_->plan.g;
-    g_.nx = (g_.nx + factor - 1) / factor;
-    g_.ny = (g_.ny + factor - 1) / factor;
+    g_.nx = OverviewSize(g_.nx, factor);
+    g_.ny = OverviewSize(g_.ny, factor);
     nRasterXSize = g_.nx;
     nRasterYSize = g_.ny;
     for (int b = 1; b <= sh_->plan.bands; b++)
         SetBand(b, new GKBand(this, b));
     if (factor == 1) {
         SetMetadata(sh_->plan.md);
-        /* 2, 4, 8, ... until an overview fits in one block */
-        for (int f = 2; std::max((g_.nx + f / 2 - 1) / (f / 2), (g_.ny + f / 2 - 1) / (f / 2)) >
-                        kBlock && f < (1 << 30);
+        /* 2, 4, 8, ... until an overview fits in one block (at most 2^24
+         * for 2^31 - 1 pixels) */
+        for (int f = 2; std::max(OverviewSize(g_.nx, f / 2), OverviewSize(g_.ny, f / 2)) > kBlock;
              f *= 2)
             ovr_.emplace_back(new GKDataset(sh_, f));
     }
@@ -449,7 +454,7 @@ CPLErr GKBand::IRasterIO(GDALRWFlag rw, int x, int y, int w, int h, void *buf, i
         return GDALRasterBand::IRasterIO(rw, x, y, w, h, buf, bw, bh, bt, ps, ls, extra);
     /* One row of blocks at a time: computed in parallel, then copied out. */
     for (int r0 = y; r0 < y + h;) {
-        int r1 = std::min(y + h, (r0 / nBlockYSize + 1) * nBlockYSize);
+        int r1 = BlockRowEnd(r0, nBlockYSize, y + h);
         if (ds->Prefetch(x, r0, w, r1 - r0, 1, &nBand) != CE_None)
             return CE_Failure;
         CPLErr e = GDALRasterBand::IRasterIO(rw, x, r0, w, r1 - r0,
@@ -476,7 +481,7 @@ CPLErr GKDataset::IRasterIO(GDALRWFlag rw, int x, int y, int w, int h, void *buf
     int bxs, bys;
     GetRasterBand(1)->GetBlockSize(&bxs, &bys);
     for (int r0 = y; r0 < y + h;) {
-        int r1 = std::min(y + h, (r0 / bys + 1) * bys);
+        int r1 = BlockRowEnd(r0, bys, y + h);
         if (Prefetch(x, r0, w, r1 - r0, nb, bands) != CE_None)
             return CE_Failure;
         CPLErr e = GDALDataset::IRasterIO(rw, x, r0, w, r1 - r0,
@@ -556,14 +561,6 @@ GDALDataset *GKDataset::Open(GDALOpenInfo *oi)
                      shown);
             return nullptr;
         }
-        size_t bad = FirstNonText(text);
-        if (bad != std::string::npos) {
-            CPLError(CE_Failure, CPLE_OpenFailed,
-                     "GRIDKIT: %s is not a text file (byte 0x%02X at offset %zu is not text): a "
-                     ".gridkit file holds the arguments of `gridkit grid` as text",
-                     shown, bad < text.size() ? (unsigned char)text[bad] : 0u, bad);
-            return nullptr;
-        }
         dir = CPLGetPath(name);
     } else {
         text = name + strlen(kPrefix);
@@ -572,7 +569,17 @@ GDALDataset *GKDataset::Open(GDALOpenInfo *oi)
     {
         char **words = nullptr;
         const char *why = nullptr;
-        if (gk_job_args_split(text.data(), text.size(), file, &words, &why)) {
+        size_t bad = (size_t)-1;
+        int rc = file ? gk_job_file_split(text.data(), text.size(), &words, &why, &bad)
+                      : gk_job_args_split(text.data(), text.size(), 0, &words, &why);
+        if (rc && bad != (size_t)-1) {
+            CPLError(CE_Failure, CPLE_OpenFailed,
+                     "GRIDKIT: %s is not a text file (byte 0x%02X at offset %zu: %s): a "
+                     ".gridkit file holds the arguments of `gridkit grid` as UTF-8 text",
+                     shown, (unsigned char)text[bad], bad, why);
+            return nullptr;
+        }
+        if (rc) {
             CPLError(CE_Failure, CPLE_IllegalArg, "GRIDKIT: %s in '%s'", why, shown);
             return nullptr;
         }

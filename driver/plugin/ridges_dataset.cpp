@@ -4,28 +4,90 @@
  * (gk_ridges_options_new) and gk_ridges_compute, and the layer is made by
  * the CLI's own gk_lines_to_layer in an in-memory dataset (GDAL's "Memory"
  * driver): the same lines, fields and SRS as `gridkit ridges` writes. This
- * dataset owns that one and hands out its layer, read-only.
+ * dataset owns that one and hands out its layer behind a read-only layer.
  */
 #include "ridges_dataset.h"
 
 #include "cpl_string.h"
+#include "ogrsf_frmts.h"
 
 #include "io/write_lines.h"
 #include "lib/ridges_options.h"
 
 #include <memory>
+#include <vector>
 
 namespace
 {
 
+/* The lines' layer, read-only: reads go to the in-memory layer, and every
+ * write (features, fields, renaming) gets OGRLayer's "not supported",
+ * whatever the Memory driver would allow. */
+class GKRidgesLayer final : public OGRLayer
+{
+    OGRLayer *in_;
+    GDALDataset *ds_;
+
+  public:
+    GKRidgesLayer(OGRLayer *in, GDALDataset *ds) : in_(in), ds_(ds) {}
+    void ResetReading() override { in_->ResetReading(); }
+    OGRFeature *GetNextFeature() override { return in_->GetNextFeature(); }
+    OGRErr SetNextByIndex(GIntBig i) override { return in_->SetNextByIndex(i); }
+    OGRFeature *GetFeature(GIntBig fid) override { return in_->GetFeature(fid); }
+    GDALDataset *GetDataset() override { return ds_; }
+    const char *GetName() override { return in_->GetName(); }
+    OGRwkbGeometryType GetGeomType() override { return in_->GetGeomType(); }
+    OGRFeatureDefn *GetLayerDefn() override { return in_->GetLayerDefn(); }
+    OGRSpatialReference *GetSpatialRef() override { return in_->GetSpatialRef(); }
+    const char *GetFIDColumn() override { return in_->GetFIDColumn(); }
+    const char *GetGeometryColumn() override { return in_->GetGeometryColumn(); }
+    GIntBig GetFeatureCount(int force) override { return in_->GetFeatureCount(force); }
+    OGRErr GetExtent(OGREnvelope *e, int force) override { return in_->GetExtent(e, force); }
+    OGRErr GetExtent(int g, OGREnvelope *e, int force) override
+    {
+        return in_->GetExtent(g, e, force);
+    }
+    OGRGeometry *GetSpatialFilter() override { return in_->GetSpatialFilter(); }
+    void SetSpatialFilter(OGRGeometry *g) override { in_->SetSpatialFilter(g); }
+    void SetSpatialFilter(int i, OGRGeometry *g) override { in_->SetSpatialFilter(i, g); }
+    void SetSpatialFilterRect(double x0, double y0, double x1, double y1) override
+    {
+        in_->SetSpatialFilterRect(x0, y0, x1, y1);
+    }
+    void SetSpatialFilterRect(int i, double x0, double y0, double x1, double y1) override
+    {
+        in_->SetSpatialFilterRect(i, x0, y0, x1, y1);
+    }
+    OGRErr SetAttributeFilter(const char *q) override { return in_->SetAttributeFilter(q); }
+    OGRErr SetIgnoredFields(const char **f) override { return in_->SetIgnoredFields(f); }
+    int TestCapability(const char *cap) override
+    {
+        for (const char *read : {OLCRandomRead, OLCFastSpatialFilter, OLCFastFeatureCount,
+                                 OLCFastGetExtent, OLCFastSetNextByIndex, OLCStringsAsUTF8,
+                                 OLCIgnoreFields, OLCCurveGeometries, OLCMeasuredGeometries,
+                                 OLCZGeometries})
+            if (EQUAL(cap, read))
+                return in_->TestCapability(cap);
+        return FALSE; /* every write */
+    }
+};
+
 class GKRidgesDataset final : public GDALDataset
 {
     std::unique_ptr<GDALDataset> mem_;
+    std::vector<std::unique_ptr<GKRidgesLayer>> layers_;
 
   public:
-    explicit GKRidgesDataset(GDALDataset *mem) : mem_(mem) {}
-    int GetLayerCount() override { return mem_->GetLayerCount(); }
-    OGRLayer *GetLayer(int i) override { return mem_->GetLayer(i); }
+    explicit GKRidgesDataset(GDALDataset *mem) : mem_(mem)
+    {
+        for (int i = 0; i < mem_->GetLayerCount(); i++)
+            layers_.emplace_back(new GKRidgesLayer(mem_->GetLayer(i), this));
+    }
+    int GetLayerCount() override { return (int)layers_.size(); }
+    OGRLayer *GetLayer(int i) override
+    {
+        return i >= 0 && i < (int)layers_.size() ? layers_[i].get() : nullptr;
+    }
     int TestCapability(const char *) override { return FALSE; }
 };
 

@@ -318,5 +318,44 @@ check parts_dir_is_file '--parts .*afile: not a directory' "$d/o.vrt" -- "${G[@]
     --parts "$d/afile" -a count:radius=100 "$R" "$d/o.vrt"
 [ -z "$(ls "$d/afile/" 2>/dev/null)" ] && [ ! -d "$d/p" ] || report parts_nothing_written "parts written"
 
+# --threads: every command quotes the limit it enforces, 64 threads per CPU.
+# On one CPU (taskset) 64 runs and 65 is refused, and 0, -1, a count past
+# 2^63 and a word quote that same 64 (0, -1 and 99999999999 once quoted
+# 2147483647, the int range, while 65 was refused).
+if command -v taskset >/dev/null && taskset -c 0 true 2>/dev/null; then
+    d=$(case_dir threads)
+    for cmd in grid variogram cv ridges; do
+        case $cmd in
+        grid) rest=(-q -zfield logzinc -outsize 8 8 "$ME" "$d/o.tif") ;;
+        variogram) rest=("$ME" -zfield logzinc) ;;
+        cv) rest=(-a nearest -zfield logzinc "$ME") ;;
+        ridges) rest=(-q -a curve:r1=300 "$ME" "$d/r.gpkg") ;;
+        esac
+        for t in 0 -1 65 99999999999999999999 abc; do
+            name=threads_${cmd}_$t
+            case $t in
+            0 | -1) kw="--threads $t: the thread count must be from 1 to 64 here \(64 per CPU, 1 CPU," ;;
+            abc) kw="--threads: 'abc' is not a whole number: give from 1 to 64 here \(64 per CPU, 1 CPU," ;;
+            *) kw="--threads $t: too many threads; at most 64 here \(64 per CPU, 1 CPU," ;;
+            esac
+            timeout 60 taskset -c 0 "$GK" $cmd --threads "$t" "${rest[@]}" >"$WORK/$name.out" 2>"$WORK/$name.err"
+            rc=$?
+            p=()
+            [ $rc -ne 0 ] || p+=("exit status 0")
+            [ $rc -lt 124 ] || p+=("crashed or hung (rc $rc)")
+            grep -qE -- "$kw" "$WORK/$name.err" || p+=("stderr does not match /$kw/")
+            [ ! -e "$d/o.tif" ] && [ ! -e "$d/r.gpkg" ] || p+=("output written")
+            report "$name" "${p[@]}"
+        done
+        name=threads_${cmd}_64
+        timeout 60 taskset -c 0 "$GK" $cmd --threads 64 "${rest[@]}" >"$WORK/$name.out" 2>"$WORK/$name.err"
+        rc=$?
+        if [ $rc -eq 0 ]; then report "$name"; else report "$name" "the limit itself refused (rc $rc)"; fi
+        rm -f "$d/o.tif" "$d/r.gpkg"
+    done
+else
+    echo "SKIP threads_*: taskset cannot pin this process to one CPU"
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -208,6 +208,34 @@ for name in ("binary.gridkit", "escape.gridkit", "GRIDKIT:-a \x1b[31mred x.gpkg"
           (b"?[31m" in err if name.startswith("GRIDKIT:") else b"not a text file" in err),
           "%r refused with a sanitised message: %r" % (name, err[:300]))
 
+# a UTF-8 byte order mark (what Windows editors put first) is skipped, as
+# GDAL's own text readers skip it: the file reads as without it (it made
+# "\ufeff#" no comment and "\ufeff-zfield" the source name)
+JOB = ("# the meuse zinc, log scale\n-zfield logzinc\n"
+       "-a invdistnn:radius=1000:max_points=12\n-outsize 300 257\nmeuse.gpkg\n")
+for name, text in (("bom_comment", JOB), ("bom_option", JOB.split("\n", 1)[1])):
+    with open("job/%s.gridkit" % name, "wb") as f:
+        f.write(b"\xef\xbb\xbf" + text.encode())
+    r = run(["gdal_translate", "-q", "job/%s.gridkit" % name, name + ".tif"])
+    check(r.returncode == 0 and same(arrays(name + ".tif")[0], arrays("cli_0.tif")[0]),
+          ".gridkit file with a UTF-8 BOM (%s) == gridkit grid %s"
+          % (text.split()[0], r.stderr.strip()[:200]))
+# not UTF-8 text: the message names the offending byte and its offset (it
+# said offset 0 for any invalid UTF-8), a UTF-16 file says so, and a C1
+# control character (U+009B, a terminal's CSI) is refused, never echoed
+NOT_TEXT = [("utf16.gridkit", JOB.encode("utf-16"), b"byte 0xFF at offset 0: a UTF-16 byte order mark"),
+            ("latin1.gridkit", b"-zfield logzinc -a nearest m\xe9use.gpkg\n",
+             b"byte 0xE9 at offset 28: not UTF-8"),
+            ("c1.gridkit", b"-a nearest \xc2\x9b31mx.gpkg\n",
+             b"byte 0xC2 at offset 11: a control character")]
+for name, data, want in NOT_TEXT:
+    with open(name, "wb") as f:
+        f.write(data)
+    r = subprocess.run(["gdalinfo", name], capture_output=True)
+    err = b"\n".join(l for l in r.stderr.splitlines() if l.startswith(b"ERROR"))
+    check(r.returncode != 0 and b"not a text file" in err and want in err
+          and b"\xc2\x9b" not in err, "%s refused: %r" % (name, err[:300]))
+
 # linear on collinear points warns through CPLError
 with open("line.xyz", "w") as f:
     f.write("x y z\n0 0 1\n1 1 2\n2 2 3\n")
@@ -250,6 +278,65 @@ ref4 = arrays(cli(base + ["-outsize", "250", "200", MEUSE], "ovr4.tif"))[0]
 check(same(o, ref4), "overview 4x == gridkit grid at 250x200")
 ds = None
 
+# ---- sides near 2^31 - 1: sizes in 64 bits --------------------------------
+# Overview k (factor f = 2^k) has ceil(n / f) pixels a side, down to the first
+# that fits in one 256 x 256 block. 2147483647 x 5 gave -1073741824 x 3 (n + f
+# - 1 overflowed an int), and a 2147483000 side stopped at factor 512
+# (4194303 px) after a negative one, so a 100 x 100 translate computed 10,000
+# blocks of it: 40 s to minutes and 1.3 GB, against one block at 1e9.
+def ovr_sizes(nx, ny):
+    out, f = [], 2
+    while max(-(-nx // (f // 2)), -(-ny // (f // 2))) > 256:
+        out.append((-(-nx // f), -(-ny // f)))
+        f *= 2
+    return out
+
+
+INT_MAX = 2147483647
+for nx, ny in ((INT_MAX, 5), (2147483000, 2147483000), (INT_MAX, INT_MAX), (1, INT_MAX)):
+    ds = gdal.Open(conn(["-zfield", "logzinc", "-a", "nearest", "-outsize", str(nx), str(ny),
+                         MEUSE]))
+    b = ds.GetRasterBand(1)
+    sizes = [(b.GetOverview(k).XSize, b.GetOverview(k).YSize) for k in range(b.GetOverviewCount())]
+    check(sizes == ovr_sizes(nx, ny) and len(sizes) == 23 and sizes[-1][0] <= 256 and
+          sizes[-1][1] <= 256, "%d x %d: 23 overviews, ceil(n / 2^k), down to %s: %s ... %s"
+          % (nx, ny, sizes[-1:], sizes[:2], sizes[-2:]))
+check(ovr_sizes(INT_MAX, 5)[0] == (1073741824, 3), "the first overview of 2147483647 x 5 is "
+      "1073741824 x 3")
+ds = gdal.Open(conn(["-zfield", "logzinc", "-a", "invdistnn:radius=1000:max_points=12",
+                     "-outsize", "2147483000", "2147483000", MEUSE]))
+t0 = time.perf_counter()
+small = gdal.Translate("/vsimem/small.tif", ds, width=100, height=100)
+dt = time.perf_counter() - t0
+n = int(ds.GetMetadataItem("WINDOWS_COMPUTED", "GRIDKIT_DEBUG"))
+check(small is not None and n == 1 and dt < 5,
+      "2147483000^2 to 100 x 100: one block of the 256 x 256 overview (%d), %.2f s" % (n, dt))
+small = ds = None
+gdal.Unlink("/vsimem/small.tif")
+# The last rows of a 2147483647 x 2147483647 grid: the row of blocks there ends
+# at 2^31 (it overflowed). Those 300 x 300 nodes lie within 1 mm of the
+# corner (xmax, ymin) of the points' box, so nearest gives every one the Z of
+# the point nearest that corner.
+pts = []
+src = gdal.OpenEx(MEUSE, gdal.OF_VECTOR)
+for f in src.GetLayer(0):
+    g = f.GetGeometryRef()
+    pts.append((g.GetX(), g.GetY(), f.GetField("logzinc")))
+src = None
+x1, y0 = max(p[0] for p in pts), min(p[1] for p in pts)
+d2 = sorted(((p[0] - x1) ** 2 + (p[1] - y0) ** 2, p[2]) for p in pts)
+assert d2[0][0] < d2[1][0]
+ds = gdal.Open(conn(["-zfield", "logzinc", "-a", "nearest", "-outsize", str(INT_MAX),
+                     str(INT_MAX), MEUSE]))
+c = INT_MAX - 300
+corner = ds.GetRasterBand(1).ReadAsArray(c, c, 300, 300)
+check(corner is not None and corner.shape == (300, 300) and (corner == d2[0][1]).all(),
+      "band read of the last 300 x 300 of 2147483647^2: the nearest point's %.6f" % d2[0][1])
+corner = ds.ReadAsArray(c, c, 300, 300)
+check(corner is not None and corner.shape == (300, 300) and (corner == d2[0][1]).all(),
+      "dataset read of the last 300 x 300 of 2147483647^2")
+ds = None
+
 # ---- several handles, several threads (QGIS) ------------------------------
 res, errs = {}, []
 
@@ -287,6 +374,7 @@ BAD = [
     ("GRIDKIT:-zfield nosuchfield " + MEUSE, "nosuchfield"),
     ("GRIDKIT:-ot Foo -zfield logzinc " + MEUSE, "unknown data type 'Foo'"),
     ("GRIDKIT:-outsize 0 10 " + MEUSE, "-outsize"),
+    ("GRIDKIT:--threads 0 " + MEUSE, "--threads 0: the thread count must be from 1 to"),
 ]
 for s, want in BAD:
     r = run(["gdalinfo", s])
@@ -300,6 +388,57 @@ try:
     check(False, "Python: a bad string raises")
 except RuntimeError as e:
     check("unknown algorithm" in str(e), "Python: a bad string raises: %s" % str(e)[:80])
+
+# ---- GRIDKIT:ridges is read-only: its layer claims no write capability
+# (it handed out the Memory driver's layer: writable, and written to)
+from osgeo import ogr  # noqa: E402
+RCONN = "GRIDKIT:ridges " + MEUSE + " -a curve:r1=300"
+ds = gdal.OpenEx(RCONN, gdal.OF_VECTOR)
+lyr = ds.GetLayer(0)
+n0, fields0 = lyr.GetFeatureCount(), lyr.GetLayerDefn().GetFieldCount()
+WRITES = [ogr.OLCSequentialWrite, ogr.OLCRandomWrite, ogr.OLCCreateField, ogr.OLCDeleteField,
+          ogr.OLCReorderFields, ogr.OLCAlterFieldDefn, ogr.OLCDeleteFeature,
+          ogr.OLCCreateGeomField, ogr.OLCTransactions, ogr.OLCRename, "UpsertFeature",
+          "AlterGeomFieldDefn"]
+claimed = [c for c in WRITES if lyr.TestCapability(c)]
+check(n0 > 0 and not claimed, "GRIDKIT:ridges layer (%d lines) claims no write capability %s"
+      % (n0, claimed))
+check(not any(ds.TestCapability(c) for c in (ogr.ODsCCreateLayer, ogr.ODsCDeleteLayer)),
+      "GRIDKIT:ridges dataset: no layer creation or deletion")
+
+
+def refused(f):
+    try:
+        return f() != 0
+    except RuntimeError:
+        return True
+
+
+feat = ogr.Feature(lyr.GetLayerDefn())
+feat.SetGeometry(ogr.CreateGeometryFromWkt("LINESTRING (0 0, 1 1)"))
+first = lyr.GetFeature(lyr.GetNextFeature().GetFID())
+lyr.ResetReading()
+tries = {
+    "CreateFeature": lambda: lyr.CreateFeature(feat),
+    "SetFeature": lambda: lyr.SetFeature(first),
+    "DeleteFeature": lambda: lyr.DeleteFeature(first.GetFID()),
+    "CreateField": lambda: lyr.CreateField(ogr.FieldDefn("extra", ogr.OFTInteger)),
+    "DeleteField": lambda: lyr.DeleteField(0),
+    "ALTER TABLE": lambda: (ds.ExecuteSQL("ALTER TABLE %s ADD COLUMN other integer"
+                                          % lyr.GetName()), 0)[1],
+}
+done = [k for k, f in tries.items() if not refused(f)]
+check(not done and lyr.GetFeatureCount() == n0 and
+      lyr.GetLayerDefn().GetFieldCount() == fields0,
+      "GRIDKIT:ridges layer: every write refused, nothing changed %s" % done)
+lines = [f.GetGeometryRef().GetPointCount() for f in lyr]
+check(len(lines) == n0 and all(k >= 2 for k in lines), "GRIDKIT:ridges layer still reads")
+lyr = ds = None
+try:
+    u = gdal.OpenEx(RCONN, gdal.OF_VECTOR | gdal.OF_UPDATE)
+except RuntimeError as e:
+    u, why = None, str(e)
+check(u is None and "read-only" in why, "GRIDKIT:ridges in update mode: refused (%s)" % why[:80])
 
 print("%d failure(s)" % len(FAILS))
 sys.exit(1 if FAILS else 0)

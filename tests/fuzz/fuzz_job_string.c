@@ -1,6 +1,8 @@
 /* fuzz_job_string.c - libFuzzer target: GRIDKIT: open strings and .gridkit
  * files as the plugin parses them: gk_job_args_split, then the argv parser.
- * The first byte picks the mode (odd: a .gridkit file, with '#' comments). */
+ * The first byte picks the mode (odd: a .gridkit file's words, with '#'
+ * comments; fuzz_job_file takes a whole file, byte order mark and text check
+ * included). */
 #include "fuzz_common.h"
 #include "lib/grid_options.h"
 #include "lib/job_args.h"
