@@ -79,7 +79,10 @@ const char *gk_output_disk_note(const char *path, char *buf, size_t cap)
         if (avail < 1048576.0) {
             char have[32];
             gk_format_bytes(avail, have, sizeof have);
-            snprintf(buf, cap, "the disk holding %s is full (%s free)", *dir ? dir : ".", have);
+            char *where = realpath(*dir ? dir : ".", NULL);
+            snprintf(buf, cap, "the disk holding %s is full (%s free)",
+                     where ? where : *dir ? dir : ".", have);
+            free(where);
         }
     }
     CPLFree(dir);

@@ -8,6 +8,7 @@
 #include "io/write_lines.h"
 #include "io/write_vector.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,20 +42,36 @@ static int add_field(gk_context *ctx, OGRLayerH layer, const char *name, OGRFiel
     OGRErr e = OGR_L_CreateField(layer, f, TRUE);
     OGR_Fld_Destroy(f);
     if (e != OGRERR_NONE)
-        return gk_error(ctx, GK_ERR_IO, "cannot create the field %s: %s", name, gdal_msg());
+        return gk_error(ctx, GK_ERR_IO, "cannot create the field %s", name);
     return GK_OK;
 }
 
 /* Field indexes, in the order the fields are made. */
 enum { F_LENGTH, F_SUPPORT, F_CLOSED, F_DENSITY, F_WIDTH, F_METHOD, N_FIELDS };
 
-static int add_fields(gk_context *ctx, OGRLayerH layer, int idx[N_FIELDS])
+/* n_support's type: 64-bit where the driver has it (MapInfo has not), else
+ * 32-bit where every count fits, else real (exact to 2^53). */
+static OGRFieldType support_type(GDALDatasetH ds, const gk_lines *l)
 {
-    static const struct {
+    GDALDriverH d = GDALGetDatasetDriver(ds);
+    const char *types = d ? GDALGetMetadataItem(d, GDAL_DMD_CREATIONFIELDDATATYPES, NULL) : NULL;
+    if (!types || strstr(types, "Integer64"))
+        return OFTInteger64;
+    for (size_t i = 0; i < l->n_lines; i++)
+        if (l->n_support[i] > INT_MAX)
+            return OFTReal;
+    return OFTInteger;
+}
+
+static int add_fields(gk_context *ctx, GDALDatasetH ds, OGRLayerH layer, const gk_lines *l,
+                      int idx[N_FIELDS])
+{
+    const struct {
         const char *name;
         OGRFieldType type;
         OGRFieldSubType sub;
-    } def[N_FIELDS] = {{"length", OFTReal, OFSTNone},       {"n_support", OFTInteger64, OFSTNone},
+    } def[N_FIELDS] = {{"length", OFTReal, OFSTNone},
+                       {"n_support", support_type(ds, l), OFSTNone},
                        {"closed", OFTInteger, OFSTBoolean}, {"mean_density", OFTReal, OFSTNone},
                        {"width", OFTReal, OFSTNone},        {"method", OFTString, OFSTNone}};
     for (int k = 0; k < N_FIELDS; k++)
@@ -75,7 +92,11 @@ static OGRFeatureH line_feature(OGRLayerH layer, const gk_lines *l, size_t i, co
     OGR_F_SetGeometryDirectly(f, g);
     /* fields by name: a driver may have renamed or dropped one */
     OGR_F_SetFieldDouble(f, OGR_FD_GetFieldIndex(defn, "length"), l->length[i]);
-    OGR_F_SetFieldInteger64(f, OGR_FD_GetFieldIndex(defn, "n_support"), (GIntBig)l->n_support[i]);
+    int ks = OGR_FD_GetFieldIndex(defn, "n_support");
+    if (ks >= 0 && OGR_Fld_GetType(OGR_FD_GetFieldDefn(defn, ks)) == OFTReal)
+        OGR_F_SetFieldDouble(f, ks, (double)l->n_support[i]);
+    else
+        OGR_F_SetFieldInteger64(f, ks, (GIntBig)l->n_support[i]);
     OGR_F_SetFieldInteger(f, OGR_FD_GetFieldIndex(defn, "closed"), l->closed[i] ? 1 : 0);
     int k = OGR_FD_GetFieldIndex(defn, "mean_density");
     if (isnan(l->mean_density[i]))
@@ -106,7 +127,7 @@ static int fill_layer(gk_context *ctx, GDALDatasetH ds, OGRLayerH layer,
                       const gk_lines_layer *spec, const gk_lines *lines)
 {
     int idx[N_FIELDS];
-    if (add_fields(ctx, layer, idx))
+    if (add_fields(ctx, ds, layer, lines, idx))
         return gk_errno(ctx);
     int tr = GDALDatasetTestCapability(ds, ODsCTransactions) &&
              GDALDatasetStartTransaction(ds, FALSE) == OGRERR_NONE;
@@ -115,11 +136,11 @@ static int fill_layer(gk_context *ctx, GDALDatasetH ds, OGRLayerH layer,
         OGRFeatureH f = line_feature(layer, lines, i, spec->method);
         CPLErrorReset();
         if (OGR_L_CreateFeature(layer, f) != OGRERR_NONE)
-            rc = gk_error(ctx, GK_ERR_IO, "cannot write line %zu: %s", i + 1, gdal_msg());
+            rc = gk_error(ctx, GK_ERR_IO, "cannot write line %zu", i + 1);
         OGR_F_Destroy(f);
     }
     if (tr && rc == GK_OK && GDALDatasetCommitTransaction(ds) != OGRERR_NONE)
-        rc = gk_error(ctx, GK_ERR_IO, "cannot write the lines: %s", gdal_msg());
+        rc = gk_error(ctx, GK_ERR_IO, "cannot write the lines");
     else if (tr && rc != GK_OK)
         GDALDatasetRollbackTransaction(ds);
     return rc;
@@ -140,7 +161,10 @@ int gk_lines_to_layer(gk_context *ctx, GDALDatasetH ds, const gk_lines_layer *sp
     if (!layer)
         return gk_error(ctx, GK_ERR_IO, "cannot create the layer %s: %s",
                         spec->name ? spec->name : "ridges", gdal_msg());
-    return fill_layer(ctx, ds, layer, spec, lines);
+    int rc = fill_layer(ctx, ds, layer, spec, lines);
+    if (rc)
+        gk_error(ctx, rc, "%s: %s", gk_errmsg(ctx), gdal_msg());
+    return rc;
 }
 
 /* The same into a file's dataset, GDAL's messages naming the file. */
@@ -159,9 +183,10 @@ static int make_layer(gk_vector_out *out, GDALDatasetH ds, const gk_lines_layer 
     if (!*layer)
         return gk_errno(ctx);
     int rc = fill_layer(ctx, ds, *layer, spec, lines);
-    if (rc) { /* the reason, where the disk is full */
-        char why[1400];
-        gk_error(ctx, rc, "%s%s", gk_errmsg(ctx), gk_vector_out_reason(out, why, sizeof why));
+    if (rc) { /* GDAL's reason, and where the disk is full, that */
+        char why[2800];
+        gk_error(ctx, rc, "output %s: %s%s", gk_vector_out_path(out), gk_errmsg(ctx),
+                 gk_vector_out_reason(out, why, sizeof why));
     }
     return rc;
 }

@@ -544,8 +544,7 @@ static int write_row(gk_raster_writer *w, int r, unsigned char **bufs)
             for (int bx = 0; bx < w->nbx; bx++)
                 if (GDALWriteBlock(h, bx, r, bufs[b] + bx * block_bytes) != CE_None ||
                     gdal_failed())
-                    return gk_error(w->ctx, GK_ERR_IO, "cannot write %s: %s", w->dst,
-                                    gdal_msg());
+                    return write_failed(w);
         } else {
             int y0 = r * w->block_h, ht = y0 + w->block_h > w->ny ? w->ny - y0 : w->block_h;
             if (GDALRasterIO(h, GF_Write, 0, y0, w->nx, ht, bufs[b], w->nx, ht, GDT_Float64, 0,

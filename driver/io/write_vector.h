@@ -35,6 +35,8 @@ gk_vector_out *gk_vector_out_open(gk_context *ctx, const char *what, const char 
                                   const char *format, const gk_inputs *inputs);
 GDALDatasetH gk_vector_out_dataset(const gk_vector_out *v);
 gk_context *gk_vector_out_context(const gk_vector_out *v);
+/* The file it replaces (dst, or a link's target). */
+const char *gk_vector_out_path(const gk_vector_out *v);
 /* The driver's short name ("GPKG"). */
 const char *gk_vector_out_driver(const gk_vector_out *v);
 /* GDALDatasetCreateLayer, its warnings (an -lco the driver does not know)

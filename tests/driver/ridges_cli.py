@@ -203,6 +203,29 @@ r = ridges(["circle.gpkg", "out.geojson", "-a", METHOD, "-q"])
 check(r.returncode == 0 and gdal.OpenEx("out.geojson").GetDriver().ShortName == "GeoJSON",
       "GeoJSON guessed from .geojson")
 
+# ---- formats whose files are more than one, or that hold no geometry by default ----
+# GML: the schema (.xsd) is renamed with the .gml, which names it
+r = ridges(["circle.gpkg", "out.gml", "-a", METHOD, "-q"])
+gml = open("out.gml").read() if os.path.exists("out.gml") else ""
+check(r.returncode == 0 and os.path.exists("out.xsd") and 'schemaLocation="http://ogr.maptools.org/ '
+      'out.xsd"' in gml and not temps() and
+      [len(g) for g, _ in features("out.gml")] == [len(g) for g, _ in GPKG_FEATS],
+      "GML: out.gml and the out.xsd it names, no temporary (%s)" % r.stderr.strip()[-200:])
+# CSV: the lines as WKT unless -lco GEOMETRY says otherwise
+r = ridges(["circle.gpkg", "out.csv", "-a", METHOD, "-q"])
+check(r.returncode == 0 and "LINESTRING" in open("out.csv").read() and
+      len(features("out.csv")) == len(GPKG_FEATS), "CSV: the geometry as WKT (%s)" %
+      r.stderr.strip()[-200:])
+# MapInfo has no 64-bit integers: n_support as a 32-bit one
+r = ridges(["circle.gpkg", "out.tab", "-a", METHOD, "-q"])
+check(r.returncode == 0 and features("out.tab") and
+      features("out.tab")[0][1][1] == GPKG_FEATS[0][1][1] and not temps(),
+      "MapInfo: written, n_support kept (%s)" % r.stderr.strip()[-200:])
+# GDAL's warnings name the output, never the temporary
+r = ridges(["circle.gpkg", "lco.gpkg", "-a", METHOD, "-q", "-lco", "NO_SUCH_OPTION=1"])
+check(r.returncode == 0 and "lco.gpkg" in r.stderr and "NO_SUCH_OPTION" in r.stderr and
+      "gridkit-tmp" not in r.stderr, "an -lco warning names lco.gpkg (%s)" % r.stderr.strip()[-200:])
+
 # ---- 3-D -------------------------------------------------------------------------
 r = ridges(["circle.gpkg", "out3d.gpkg", "-a", METHOD, "-q", "--3d"])
 ok = r.returncode == 0
@@ -236,6 +259,14 @@ BAD = [(["circle.gpkg", "bad.gpkg"], "-a", "missing -a"),
        (["circle.gpkg", "bad.gpkg", "-a", METHOD, "-of", "NoSuchDriver"], "NoSuchDriver",
         "unknown driver"),
        (["circle.gpkg", "bad.tif", "-a", METHOD, "-of", "GTiff"], "vector", "a raster driver"),
+       (["circle.gpkg", "bad.tif", "-a", METHOD], "'.tif'", "a raster extension (no GeoPackage)"),
+       (["circle.gpkg", "bad.svg", "-a", METHOD], "'.svg'", "a read-only format's extension"),
+       (["circle.gpkg", "bad.parquet", "-a", METHOD], "'.parquet'", "an extension this GDAL lacks"),
+       (["circle.gpkg", "bad.arrow", "-a", METHOD], "'.arrow'", "an extension this GDAL lacks"),
+       (["circle.gpkg", "bad.gpkg", "-a", METHOD, "-of", "Memory"], "writes no file",
+        "a driver that writes no file"),
+       (["circle.gpkg", "bad.gdb", "-a", METHOD, "-of", "OpenFileGDB"], "folder",
+        "a driver that writes a folder"),
        (["circle.gpkg", "bad.gpkg", "-a", METHOD, "-outsize", "10", "10"], "-outsize",
         "a grid-only option"),
        (["circle.gpkg", "bad.gpkg", "-a", METHOD, "-zfield", "nosuch", "--3d"], "nosuch",
@@ -249,7 +280,8 @@ for args, word, what in BAD:
     msg = r.stderr.strip()
     check(r.returncode != 0 and "gridkit ridges: error:" in msg and word in msg,
           "%s: an error naming it (%s)" % (what, msg.splitlines()[-1][:160] if msg else ""))
-    check(not os.path.exists("bad.gpkg") and not os.path.exists("bad.tif") and not temps(),
+    check(not any(os.path.exists("bad." + e) for e in ("gpkg", "tif", "svg", "parquet", "arrow",
+                                                       "gdb")) and not temps(),
           "%s: no output or temporary left" % what)
     check(sha("circle.gpkg") == SRC_SHA and sha("keep.gpkg") == KEEP,
           "%s: the input and an existing output untouched" % what)
