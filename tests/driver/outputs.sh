@@ -72,6 +72,20 @@ cp "$W/utm_2000.dbf" "$W/dbf.orig"
 expect grid_dst_is_source_sidecar 1 'refusing to overwrite input' -- \
     "$GK" grid -q -zfield elev -outsize 20 20 -of GTiff "$W/utm_2000.shp" "$W/utm_2000.dbf"
 same grid_dst_is_source_sidecar_intact "$W/utm_2000.dbf" "$W/dbf.orig"
+# a raster written as another file's part (x.dbf, x.shp being no input): that
+# file's dataset keeps its other files
+mkdir -p "$W/part" && cp "$DATA"/utm_2000.* "$W/part/"
+expect grid_dst_is_other_datasets_part 0 '' -- \
+    "$GK" grid -q -zfield zinc -outsize 20 20 -of GTiff "$W/m.gpkg" "$W/part/utm_2000.dbf"
+if [ -e "$W/part/utm_2000.shp" ] && [ -e "$W/part/utm_2000.shx" ] && [ -e "$W/part/utm_2000.prj" ]; then
+    ok grid_dst_is_other_datasets_part_rest_kept
+else
+    ko grid_dst_is_other_datasets_part_rest_kept "$(ls "$W/part" | tr '\n' ' ')"
+fi
+# formats that write no file: refused before any work, nothing made
+expect grid_of_mem 1 "'MEM' writes no file" -- "$GK" grid "${G[@]}" -of MEM "$W/m.gpkg" "$W/mem.tif"
+expect cv_o_of_memory_ext 1 "no vector driver" -- "$GK" cv -zfield zinc -a nearest "$W/m.gpkg" -o "$W/r.xyz123"
+[ -e "$W/mem.tif" ] && ko grid_of_mem_nothing "mem.tif made" || ok grid_of_mem_nothing
 expect vgm_ok 0 '' -- "$GK" variogram "$W/m.gpkg" -zfield zinc -o "$W/v.txt" --plot "$W/v.svg"
 if grep -q '^#.*points' "$W/v.txt" && grep -q '<svg' "$W/v.svg"; then ok vgm_ok_files; else ko vgm_ok_files "v.txt or v.svg wrong"; fi
 
