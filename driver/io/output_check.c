@@ -48,6 +48,13 @@ int gk_output_not_input(gk_context *ctx, const char *what, const char *dst, cons
                     !strcmp(file, via ? path : dst) ? "" : file);
 }
 
+int gk_output_driver_writes_files(GDALDriverH d)
+{
+    const char *name = GDALGetDriverShortName(d);
+    return !EQUAL(name, "MEM") && !EQUAL(name, "Memory") &&
+           !GDALGetMetadataItem(d, GDAL_DMD_CONNECTION_PREFIX, NULL);
+}
+
 static const char *kind_of(mode_t m)
 {
     return S_ISCHR(m)    ? "a character device"

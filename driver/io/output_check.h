@@ -8,6 +8,8 @@
 #include "gridkit.h"
 #include "io/input_files.h"
 
+#include <gdal.h>
+
 /* The name to write for dst, malloc'd, or NULL and an error in ctx naming
  * what (the option, e.g. "-o") and dst:
  * - dst may be no file of inputs (input_files.h: however the inputs and
@@ -25,6 +27,11 @@ char *gk_output_prepare(gk_context *ctx, const char *what, const char *dst,
  * output dst will have: a side-car) is a file. */
 int gk_output_not_input(gk_context *ctx, const char *what, const char *dst, const char *path,
                         const gk_inputs *inputs);
+
+/* The driver writes its datasets to files: not memory (MEM, Memory) nor a
+ * database (a driver with a connection prefix, PG:): nothing there to
+ * write under a temporary name, check or replace. */
+int gk_output_driver_writes_files(GDALDriverH d);
 
 /* a and b name the same file: same device and inode, or, where either does
  * not exist, the same canonical path. */

@@ -3,6 +3,7 @@
  * before any work (see raster_format.h).
  */
 #include "io/raster_format.h"
+#include "io/output_check.h"
 
 #include <cpl_conv.h>
 #include <cpl_error.h>
@@ -100,8 +101,7 @@ static GDALDriverH choose_driver(gk_context *ctx, const gk_raster_spec *spec)
                  name);
         return NULL;
     }
-    /* memory or a database: no file to write, to check or to replace */
-    if (EQUAL(name, "MEM") || GDALGetMetadataItem(drv, GDAL_DMD_CONNECTION_PREFIX, NULL)) {
+    if (!gk_output_driver_writes_files(drv)) {
         gk_error(ctx, GK_ERR_ARG,
                  "output format '%s' writes no file, and gridkit writes its output to a file "
                  "(e.g. GTiff, COG, GPKG)",

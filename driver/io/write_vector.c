@@ -175,8 +175,7 @@ static GDALDriverH choose_driver(gk_context *ctx, const char *what, const char *
                  name);
         return NULL;
     }
-    /* memory or a database: no file to write, to check or to replace */
-    if (EQUAL(name, "Memory") || GDALGetMetadataItem(d, GDAL_DMD_CONNECTION_PREFIX, NULL)) {
+    if (!gk_output_driver_writes_files(d)) {
         gk_error(ctx, GK_ERR_ARG,
                  "-of %s: this driver writes no file, and gridkit writes its output to a file "
                  "(e.g. GPKG, FlatGeobuf, GeoJSON)",

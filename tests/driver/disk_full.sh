@@ -12,13 +12,7 @@
 # skipped with a message otherwise.
 # Ends with "N passed, M failed".
 set -u
-GK=${1:?usage: disk_full.sh GRIDKIT DATA_DIR WORK_DIR}
-DATA=${2:?data dir}
-WORK=${3:?work dir}
-case $GK in /*) ;; *) GK=$PWD/$GK ;; esac
-case $DATA in /*) ;; *) DATA=$PWD/$DATA ;; esac
-pass=0
-fail=0
+. "$(dirname "$0")/suite.sh"
 MNT=$WORK/mnt
 if mountpoint -q "$MNT" 2>/dev/null; then umount "$MNT"; fi
 rm -rf "$WORK"
@@ -39,8 +33,6 @@ awk 'BEGIN { srand(5); print "x,y";
     printf "%.3f,%.3f\n", cx * 100 + r * cos(t), cy * 100 + r * sin(t) } }' >"$WORK/rings.csv"
 ogr2ogr -f GPKG "$WORK/rings.gpkg" "$WORK/rings.csv" -oo X_POSSIBLE_NAMES=x -oo Y_POSSIBLE_NAMES=y -nln rings
 
-ok() { pass=$((pass + 1)); echo "PASS $1"; }
-ko() { fail=$((fail + 1)); echo "FAIL $1: $2"; }
 snapshot() { (cd "$MNT" && find . ! -name fill -type f | sort | xargs -r md5sum); }
 avail() { df -B1 --output=avail "$MNT" | tail -1 | tr -d ' '; }
 
@@ -74,9 +66,7 @@ case_() {
         cmp -s "$L/$name.before" "$L/$name.after" ||
             p+="files changed: $(diff "$L/$name.before" "$L/$name.after" | head -4 | tr '\n' ' '); "
         rm -f "$MNT/fill"
-        if [ -z "$p" ]; then ok "${name}_$keep"; else
-            ko "${name}_$keep" "$p | $(head -c 300 "$L/$name.$keep.err" | tr '\n' ' ')"
-        fi
+        check "${name}_$keep" "${p:+$p | $(head -c 300 "$L/$name.$keep.err" | tr '\n' ' ')}"
     done
 }
 
@@ -118,5 +108,4 @@ done
 case_ parts o.vrt -- "$GK" grid -q --parts P -zfield zinc -a invdist:power=2 -outsize 600 600 \
     -co COMPRESS=DEFLATE "$M" o.vrt
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

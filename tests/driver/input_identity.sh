@@ -11,13 +11,7 @@
 # file in the work directory keeps its bytes, none appears or goes.
 # Ends with "N passed, M failed".
 set -u
-GK=${1:?usage: input_identity.sh GRIDKIT DATA_DIR WORK_DIR}
-DATA=${2:?data dir}
-WORK=${3:?work dir}
-case $GK in /*) ;; *) GK=$PWD/$GK ;; esac
-case $DATA in /*) ;; *) DATA=$PWD/$DATA ;; esac
-pass=0
-fail=0
+. "$(dirname "$0")/suite.sh"
 rm -rf "$WORK"
 mkdir -p "$WORK/w" "$WORK/logs"
 W=$WORK/w
@@ -70,9 +64,6 @@ snapshot() { (cd "$W" && find . -printf '%y %p %l\n' | sort && find . -type f | 
 snapshot >"$L/before"
 cp -a "$W" "$WORK/pristine"
 
-ok() { pass=$((pass + 1)); echo "PASS $1"; }
-ko() { fail=$((fail + 1)); echo "FAIL $1: $2"; }
-
 # refuse NAME -- command...: an error naming an input, nothing in W changed
 refuse() {
     local name=$1
@@ -88,7 +79,7 @@ refuse() {
         # put it back, so that the next cases still test
         cd "$WORK" && rm -rf "$W" && cp -a "$WORK/pristine" "$W" && cd "$W"
     fi
-    if [ -z "$p" ]; then ok "$name"; else ko "$name" "$p | $(head -c 300 "$L/$name.err" | tr '\n' ' ')"; fi
+    check "$name" "${p:+$p | $(head -c 300 "$L/$name.err" | tr '\n' ' ')}"
 }
 
 # ---- the commands: SRC ZFIELD OUT [extra args] --------------------------------
@@ -156,5 +147,4 @@ refuse parts_symlink_to_input -- "$GK" grid -q --parts pdir -zfield zinc -a aver
     >/dev/null 2>"$L/control.err"
 if [ $? -eq 0 ] && [ -s "$WORK/ok.tif" ]; then ok control_grid; else ko control_grid "$(head -c 300 "$L/control.err")"; fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -9,20 +9,11 @@
 # is also the parts' directory is refused before anything is made.
 # Ends with "N passed, M failed".
 set -u
-GK=${1:?usage: parts.sh GRIDKIT DATA_DIR WORK_DIR}
-DATA=${2:?data dir}
-WORK=${3:?work dir}
-case $GK in /*) ;; *) GK=$PWD/$GK ;; esac
-case $DATA in /*) ;; *) DATA=$PWD/$DATA ;; esac
-pass=0
-fail=0
+. "$(dirname "$0")/suite.sh"
 rm -rf "$WORK"
 mkdir -p "$WORK"
 W=$WORK
 M=$DATA/meuse.gpkg
-ok() { pass=$((pass + 1)); echo "PASS $1"; }
-ko() { fail=$((fail + 1)); echo "FAIL $1: $2"; }
-check() { if [ -z "$2" ]; then ok "$1"; else ko "$1" "$2"; fi; }
 sum() { gdalinfo -checksum "$1" 2>/dev/null | grep Checksum | tr '\n' ' '; }
 # waits (at most 60 s) until a file matching the glob exists
 wait_for() { for _ in $(seq 600); do compgen -G "$1" >/dev/null && return 0; sleep 0.1; done; return 1; }
@@ -110,5 +101,4 @@ p=""
 [ -e "$W/newdir" ] && p+="newdir left; "
 check failed_run_removes_its_dir "$p"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish
