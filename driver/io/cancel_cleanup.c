@@ -4,6 +4,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "io/cancel_cleanup.h"
+#include "io/stale_temps.h"
 
 #include <signal.h>
 #include <stdatomic.h>
@@ -95,7 +96,6 @@ static void watch_one(const char *name)
  * extension (a shapefile's parts, GML's schema, a CSV's types). The names
  * are temporaries' ("<stem>.gridkit-tmp-<pid>..."): nothing else matches. */
 static const char *const after_name[] = {"", ".aux.xml", "-journal", "-wal", "-shm"};
-static const char *const ext_parts[] = {"dbf", "shx", "prj", "cpg", "qix", "xsd", "gfs", "csvt"};
 
 static void for_each_name(const char *name, void (*fn)(const char *))
 {
@@ -110,8 +110,8 @@ static void for_each_name(const char *name, void (*fn)(const char *))
     /* only a temporary's: another name's stem may be a user's file's */
     const char *dot = strrchr(name, '.'), *slash = strrchr(name, '/');
     if (dot && (!slash || dot > slash) && strstr(slash ? slash : name, ".gridkit-tmp-"))
-        for (size_t i = 0; i < sizeof ext_parts / sizeof *ext_parts; i++) {
-            snprintf(buf, len + 16, "%.*s.%s", (int)(dot - name), name, ext_parts[i]);
+        for (const char *const *s = gk_output_sidecar_exts; *s; s++) {
+            snprintf(buf, len + 16, "%.*s.%s", (int)(dot - name), name, *s);
             if (strcmp(buf, name))
                 fn(buf);
         }

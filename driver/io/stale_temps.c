@@ -17,6 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 
+const char *const gk_output_sidecar_exts[] = {"dbf", "shx", "prj", "cpg", "qix", "sbn", "sbx",
+                                              "xsd", "gfs", "csvt", "dat", "id", "map", NULL};
+
 /* Seconds since the epoch at which pid started, or -1 when unknown. */
 static double process_start(long pid)
 {
@@ -83,11 +86,9 @@ static int ours(const char *tail, const char *ext, int *aside)
         if (tail[0] == '.' && !strncmp(tail + 1, ext, el) &&
             (tail[1 + el] == '\0' || tail[1 + el] == '.' || tail[1 + el] == '-'))
             return 1;
-        static const char *const shp_parts[] = {".dbf", ".shx", ".prj", ".cpg", ".qix"};
-        if (EQUAL(ext, "shp"))
-            for (size_t i = 0; i < sizeof shp_parts / sizeof *shp_parts; i++)
-                if (!strcmp(tail, shp_parts[i]))
-                    return 1;
+        for (const char *const *s = gk_output_sidecar_exts; *s; s++)
+            if (tail[0] == '.' && !strcmp(tail + 1, *s))
+                return 1;
         return 0;
     }
     return !*tail || !strcmp(tail, ".aux.xml") || !strcmp(tail, "-journal") ||

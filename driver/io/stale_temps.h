@@ -18,6 +18,11 @@
  * come from /proc; without /proc a live pid counts as the writer's. */
 void gk_output_clear_stale(const char *dst);
 
+/* The side-cars a driver writes beside a file in place of its extension
+ * (a shapefile's parts, GML's schema, a CSV's types), NULL-terminated:
+ * a temporary's are temporaries too. */
+extern const char *const gk_output_sidecar_exts[];
+
 /* The process pid is gone (the rule above), for a file of its that last
  * changed at changed. */
 int gk_process_gone(long pid, time_t changed);

@@ -234,6 +234,18 @@ expect_after_kill() {
 }
 expect_after_kill
 rm -f "$W"/big*.gridkit-tmp-*
+# a killed GML or shapefile writer's temporaries, side-cars included (the
+# schema, the parts): removed by the next run for that output (999999: no
+# such process)
+touch "$W/lines.gridkit-tmp-999999.gml" "$W/lines.gridkit-tmp-999999.xsd" \
+    "$W/lines.gridkit-tmp-999999.gfs" "$W/lines.xsd.keep"
+"$GK" ridges -q "$W/m.gpkg" "$W/lines.gml" -a curve:r1=300 2>"$W/lines.err"
+left=$(ls "$W" | grep 'lines\.gridkit-tmp' | tr '\n' ' ')
+if [ -z "$left" ] && [ -e "$W/lines.gml" ] && [ -e "$W/lines.xsd" ] && [ -e "$W/lines.xsd.keep" ]; then
+    ok stale_sidecars_removed_by_next_run
+else
+    ko stale_sidecars_removed_by_next_run "left: '$left' ($(head -c 200 "$W/lines.err"))"
+fi
 # a pid reused since: a live process under the temporary's pid that started after
 # the file last changed is no writer of it. The pid is picked through
 # /proc/sys/kernel/ns_last_pid (root); skipped where that is not possible.
