@@ -515,6 +515,12 @@ static int ends_with_ci(const char *s, const char *suffix)
     return n >= m && EQUAL(s + n - m, suffix);
 }
 
+int gk_source_is_xyz(const char *src, char **open_options)
+{
+    const char *fmt = CSLFetchNameValue(open_options, "FORMAT");
+    return (fmt && EQUAL(fmt, "XYZ")) || (src && ends_with_ci(src, ".xyz"));
+}
+
 static int read_xyz(gk_context *ctx, const gk_read_options *ro, gk_clip_region *clip,
                     gk_source_points *out)
 {
@@ -691,8 +697,7 @@ static int read_ogr(gk_context *ctx, const gk_read_options *ro, gk_clip_region *
 
 int gk_peek_points(const gk_read_options *ro, double *n_features, double bbox[4])
 {
-    const char *fmt = CSLFetchNameValue(ro->open_options, "FORMAT");
-    if (!ro->src || ro->sql || (fmt && EQUAL(fmt, "XYZ")) || ends_with_ci(ro->src, ".xyz"))
+    if (!ro->src || ro->sql || gk_source_is_xyz(ro->src, ro->open_options))
         return -1;
     if (GDALGetDriverCount() == 0)
         GDALAllRegister();
@@ -746,8 +751,7 @@ int gk_read_points(gk_context *ctx, const gk_read_options *ro, gk_source_points 
     gk_clip_region clip;
     int rc = gk_clip_build(ctx, ro, &ec, &clip);
     if (!rc) {
-        const char *fmt = CSLFetchNameValue(ro->open_options, "FORMAT");
-        if ((fmt && EQUAL(fmt, "XYZ")) || ends_with_ci(ro->src, ".xyz"))
+        if (gk_source_is_xyz(ro->src, ro->open_options))
             rc = read_xyz(ctx, ro, &clip, out);
         else
             rc = read_ogr(ctx, ro, &clip, &ec, out);

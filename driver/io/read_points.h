@@ -56,4 +56,8 @@ void gk_source_points_free(gk_source_points *sp);
  * reports those). -where, -spat and -clipsrc are ignored: an upper bound. */
 int gk_peek_points(const gk_read_options *ro, double *n_features, double bbox[4]);
 
+/* src is read by gridkit's own XYZ reader (-oo FORMAT=XYZ, or a name
+ * ending in .xyz), not through GDAL. */
+int gk_source_is_xyz(const char *src, char **open_options);
+
 #endif

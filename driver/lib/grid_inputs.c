@@ -8,8 +8,10 @@ gk_inputs *gk_grid_inputs(gk_context *ctx, const gk_grid_options *o, const gk_kr
 {
     gk_inputs *in = gk_inputs_new();
     int rc = in ? GK_OK : GK_ERR_NOMEM;
+    /* XYZ text is a plain file: GDAL's XYZ driver would scan it */
     if (!rc)
-        rc = gk_inputs_add(in, o->src, o->open_options);
+        rc = gk_source_is_xyz(o->src, o->open_options) ? gk_inputs_add_file(in, o->src)
+                                                       : gk_inputs_add(in, o->src, o->open_options);
     if (!rc)
         rc = gk_inputs_add(in, o->clipsrc, NULL);
     if (!rc && kp && kp->variogram_file[0])
