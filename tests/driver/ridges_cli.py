@@ -195,11 +195,14 @@ with open("circle2.xyz", "w") as f:
 with open("circle_nanz.csv", "w") as f:
     f.write("x,y,z\n" + "".join("%r,%r,%s\n" % (x, y, ("", "nan", repr(z))[i % 3])
                                 for i, (x, y, z) in enumerate(CIRCLE)))
-for src in ("circle2.xyz", "circle_nanz.csv"):
-    r = ridges([src, "xy.gpkg", "-a", METHOD])
-    ok = r.returncode == 0 and "Layer \"%s\": %d points." % (src.split(".")[0], N) in r.stderr
+XY_OO = ["-oo", "X_POSSIBLE_NAMES=x", "-oo", "Y_POSSIBLE_NAMES=y"]
+for args in (["circle2.xyz"], ["circle_nanz.csv"], ["circle_nanz.csv", "-zfield", "z"] + XY_OO,
+             ["circle_nanz.csv", "-oo", "Z_POSSIBLE_NAMES=z"] + XY_OO):
+    r = ridges(args + ["xy.gpkg", "-a", METHOD])
+    ok = r.returncode == 0 and "Layer \"%s\": %d points." % (args[0].split(".")[0], N) in r.stderr
     check(ok and features("xy.gpkg") == GPKG_FEATS,
-          "%s without --3d: every point read, the same lines (%s)" % (src, r.stderr.strip()[-200:]))
+          "%s without --3d: every point read, the same lines (%s)" % (" ".join(args),
+                                                                      r.stderr.strip()[-200:]))
 # -zfield without --3d: not read (a field that is not there is no error), and said
 r = ridges(["circle_nanz.csv", "xy.gpkg", "-a", METHOD, "-zfield", "nosuch"])
 check(r.returncode == 0 and "-zfield not read" in r.stderr and
