@@ -29,8 +29,13 @@ static void set_text(OGRFeatureH f, int i)
     char t[64];
     if (i % 9 == 4)
         return; /* null */
-    snprintf(t, sizeof t, i % 9 == 1 ? "" : i % 9 == 2 ? " %.17g " : i % 9 == 7 ? "nan" : "%.17g",
-             0.37 * i - 3);
+    double v = 0.37 * i - 3;
+    if (i % 9 == 1)
+        t[0] = '\0'; /* empty: no value */
+    else if (i % 9 == 7)
+        snprintf(t, sizeof t, "nan");
+    else
+        snprintf(t, sizeof t, i % 9 == 2 ? " %.17g " : "%.17g", v);
     OGR_F_SetFieldString(f, k, t);
 }
 
