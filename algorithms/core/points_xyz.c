@@ -159,6 +159,7 @@ typedef struct {
     size_t skipped;
     int started;      /* first data line seen (header decided) */
     int zcol;         /* 0-based Z column */
+    int xy_only;      /* gk_points_read_xy: columns 1 and 2 only, z = 0 */
     int err;
 } xyz_state;
 
@@ -233,7 +234,7 @@ static int first_line(xyz_state *st, const char *lb, const char *le)
     if (!next_field(&p, le, &pending, &fb, &fe, &sep))
         return 0;
     int header = !gk_parse_double(fb, fe, &v);
-    if (!st->zcolumn) {
+    if (!st->zcolumn || st->xy_only) {
         st->zcol = 2;
         return header;
     }
@@ -298,7 +299,7 @@ static int parse_line(xyz_state *st, const char *lb, const char *le)
     }
     const char *fb[3] = {0}, *fe[3] = {0};
     const char *b, *e;
-    int pending = 0, col = 0, last = st->zcol > 1 ? st->zcol : 1;
+    int pending = 0, col = 0, last = st->xy_only ? 1 : st->zcol > 1 ? st->zcol : 1;
     const char *zb = NULL, *ze = NULL;
     char sep, sep0 = 0;
     p = lb;
@@ -322,14 +323,26 @@ static int parse_line(xyz_state *st, const char *lb, const char *le)
         }
         col++;
     }
-    if (col < 2 || !zb)
+    if (col < 2 || (!zb && !st->xy_only))
         return malformed(st, lb, le,
-                         col < 2 ? "expected X, Y and Z fields" : "missing Z field");
+                         col >= 2        ? "missing Z field"
+                         : st->xy_only ? "expected X and Y fields"
+                                       : "expected X, Y and Z fields");
     double x, y, z;
     if (!gk_parse_double(fb[0], fe[0], &x))
         return malformed(st, lb, le, "X is not a number");
     if (!gk_parse_double(fb[1], fe[1], &y))
         return malformed(st, lb, le, "Y is not a number");
+    if (st->xy_only) { /* whatever follows X and Y is not looked at */
+        if (!isfinite(x) || !isfinite(y)) {
+            st->skipped++;
+            return 0;
+        }
+        int rc = gk_points_add(st->out, x, y, 0.0);
+        if (rc)
+            st->err = rc;
+        return rc;
+    }
     if (zb == ze) {
         st->skipped++;
         return 0;
@@ -348,8 +361,8 @@ static int parse_line(xyz_state *st, const char *lb, const char *le)
     return rc;
 }
 
-int gk_points_read_xyz(gk_context *ctx, const char *path, const char *zcolumn,
-                       gk_points *out, size_t *n_skipped)
+static int read_text(gk_context *ctx, const char *path, const char *zcolumn, int xy_only,
+                     gk_points *out, size_t *n_skipped)
 {
     if (n_skipped)
         *n_skipped = 0;
@@ -374,7 +387,7 @@ int gk_points_read_xyz(gk_context *ctx, const char *path, const char *zcolumn,
         fclose(f);
         return gk_error(ctx, GK_ERR_NOMEM, "out of memory reading %s", path);
     }
-    xyz_state st = {ctx, path, zcolumn, out, 0, 0, 0, 2, 0};
+    xyz_state st = {ctx, path, zcolumn, out, 0, 0, 0, 2, xy_only, 0};
     int eof = 0;
     while (!st.err) {
         if (!eof) {
@@ -424,4 +437,15 @@ int gk_points_read_xyz(gk_context *ctx, const char *path, const char *zcolumn,
     if (n_skipped)
         *n_skipped = st.skipped;
     return st.err;
+}
+
+int gk_points_read_xyz(gk_context *ctx, const char *path, const char *zcolumn,
+                       gk_points *out, size_t *n_skipped)
+{
+    return read_text(ctx, path, zcolumn, 0, out, n_skipped);
+}
+
+int gk_points_read_xy(gk_context *ctx, const char *path, gk_points *out, size_t *n_skipped)
+{
+    return read_text(ctx, path, NULL, 1, out, n_skipped);
 }

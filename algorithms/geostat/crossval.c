@@ -204,8 +204,14 @@ int gk_crossval_part(gk_context *ctx, const gk_points *pts, const gk_algorithm *
     return gk_crossval_with(ctx, pts, alg, nfold, seed, part, parts, GK_CV_AUTO, res);
 }
 
-gk_cv_method gk_cv_method_for(const gk_algorithm *a, size_t n, size_t maxfold)
+/* The way GK_CV_AUTO takes, and for a rebuild why (the words after the
+ * algorithm's name in the note on the slow path) and how to avoid it
+ * (NULL when nothing would). */
+static gk_cv_method method_why(const gk_algorithm *a, size_t n, size_t maxfold, const char **why,
+                               const char **avoid)
 {
+    static const char *const max_k = "give max_points=K to use one index";
+    *why = *avoid = NULL;
     size_t ntrain = n - maxfold; /* the fewest points a fold is fitted on */
     if (ntrain < 1 || (a->min_points > 0 && ntrain < (size_t)a->min_points))
         return GK_CV_REBUILD; /* the rebuild's own message for such a fold */
@@ -217,25 +223,69 @@ gk_cv_method gk_cv_method_for(const gk_algorithm *a, size_t n, size_t maxfold)
     case GK_ALG_NEAREST:
         return GK_CV_HOLDOUT;
     case GK_ALG_INVDISTNN:
-        return limited ? GK_CV_HOLDOUT : GK_CV_REBUILD;
+        if (limited)
+            return GK_CV_HOLDOUT;
+        *why = "without max_points: every fold rebuilds its search";
+        *avoid = max_k;
+        return GK_CV_REBUILD;
     case GK_ALG_INVDIST: /* without a window its kernels read every point: no tree */
-        return limited && (a->radius1 > 0 || a->radius2 > 0) ? GK_CV_HOLDOUT : GK_CV_REBUILD;
+        if (limited && (a->radius1 > 0 || a->radius2 > 0))
+            return GK_CV_HOLDOUT;
+        if (a->radius1 > 0 || a->radius2 > 0) {
+            *why = "with a radius and no max_points: every fold rebuilds its search";
+            *avoid = max_k;
+        } else {
+            *why = "without a radius: every fold copies the other folds' points, and every "
+                   "prediction reads them all";
+            *avoid = "a search window (radius=R with max_points=K) uses one index";
+        }
+        return GK_CV_REBUILD;
     case GK_ALG_KRIGING: {
         const gk_kriging_params *kp = &a->krige;
         int p = kp->type == GK_KRIGE_SIMPLE ? 0
                 : 1 + (kp->drift == GK_DRIFT_LINEAR ? 2 : kp->drift == GK_DRIFT_QUADRATIC ? 5 : 0);
         /* refitted per fold (model=auto), standardised per fold (drift
          * rasters): the preparation depends on the points given */
-        if (kp->model_auto || kp->n_drift_rasters > 0 || ntrain < (size_t)p)
+        if (ntrain < (size_t)p)
             return GK_CV_REBUILD;
-        if (a->max_points == 0 && kp->maxdist == 0 && a->max_points_per_quadrant == 0)
-            return kp->block_w > 0 ? GK_CV_REBUILD : GK_CV_DUBRULE;
+        if (kp->model_auto) {
+            *why = "with model=auto: every fold fits its variogram again (as gstat's "
+                   "krige.cv) and rebuilds its search";
+            *avoid = "give the model (model=..., or variogram=FILE.json from gridkit "
+                     "variogram --fit) to predict every fold from one index";
+            return GK_CV_REBUILD;
+        }
+        if (kp->n_drift_rasters > 0) {
+            *why = "with drift rasters: every fold standardises them on its points and "
+                   "rebuilds its search";
+            return GK_CV_REBUILD;
+        }
+        if (a->max_points == 0 && kp->maxdist == 0 && a->max_points_per_quadrant == 0) {
+            if (kp->block_w == 0)
+                return GK_CV_DUBRULE;
+            *why = "in blocks over every point: every fold solves a system of its own";
+            *avoid = max_k;
+            return GK_CV_REBUILD;
+        }
         /* an unbounded model's pseudo-sill comes from the points' extent */
-        return gk_vmodel_bounded(&kp->model) ? GK_CV_HOLDOUT : GK_CV_REBUILD;
-    }
-    default:
+        if (gk_vmodel_bounded(&kp->model))
+            return GK_CV_HOLDOUT;
+        *why = "with an unbounded model (Lin, Pow): every fold takes its pseudo-sill from its "
+               "own points and rebuilds its search";
+        *avoid = "a bounded model uses one index";
         return GK_CV_REBUILD;
     }
+    default:
+        *why = "as a job per fold: every fold rebuilds its preparation (its index or "
+               "triangulation) on the other folds' points";
+        return GK_CV_REBUILD;
+    }
+}
+
+gk_cv_method gk_cv_method_for(const gk_algorithm *a, size_t n, size_t maxfold)
+{
+    const char *why, *avoid;
+    return method_why(a, n, maxfold, &why, &avoid);
 }
 
 /* What the three ways share: the input, the folds and where to report. */
@@ -250,7 +300,77 @@ typedef struct {
     int device; /* the device asked for (core/device.h's GK_DEV_*) */
     gk_cv_result *res;
     int stop, err_fold; /* the error reported, and its fold (0: none, or not a fold's) */
+    /* progress: this process's points, those predicted; the rebuild's
+     * note (why, avoid) said once, with its estimate, early in the run */
+    gk_progress_fn progress;
+    void *progress_user;
+    size_t total, done;
+    double t0;
+    const char *why, *avoid;
+    int noted;
 } cv_run;
+
+/* The slow path's note: weighed once the folds have run this long (the
+ * rate of the first folds, which pay for starting the threads, would
+ * mislead), and said when the whole run would take at least the other. */
+#define GK_CV_NOTE_AFTER 0.5
+#define GK_CV_NOTE_SECONDS 2.0
+
+/* The rebuild's note for a run of about est seconds; NULL when not worth
+ * saying. */
+static const char *slow_note(const cv_run *r, double est, char *buf, size_t cap)
+{
+    if (!r->why || est < GK_CV_NOTE_SECONDS)
+        return NULL;
+    char when[32];
+    if (est < 3600)
+        snprintf(when, sizeof when, "%.0f s", est);
+    else
+        snprintf(when, sizeof when, "%.1f h", est / 3600);
+    snprintf(buf, cap, "cross-validating %s %s (about %s here)%s%s", gk_algorithm_name(r->a),
+             r->why, when, r->avoid ? "; " : "", r->avoid ? r->avoid : "");
+    return buf;
+}
+
+/* k more points predicted: the progress callback, from one thread at a
+ * time; a callback that returns 0 stops the folds. */
+static void progress_add(cv_run *r, size_t k)
+{
+    if (!r->progress || !k)
+        return;
+#pragma omp critical(gk_cv_error)
+    {
+        r->done += k;
+        char buf[768];
+        const char *note = NULL;
+        double elapsed = omp_get_wtime() - r->t0;
+        /* until a note is weighed, nothing is reported: it comes first */
+        int hold = r->why && !r->noted;
+        if (hold && (elapsed >= GK_CV_NOTE_AFTER || r->done >= r->total)) {
+            r->noted = 1;
+            hold = 0;
+            if (r->done < r->total)
+                note = slow_note(r, elapsed * ((double)r->total / (double)r->done), buf,
+                                 sizeof buf);
+        }
+        double f = r->total ? (double)r->done / (double)r->total : 1.0;
+        if (!hold && !r->stop && !r->progress(f > 1.0 ? 1.0 : f, note, r->progress_user)) {
+            r->stop = gk_error(r->ctx, GK_ERR_CANCELLED, "cross-validation: cancelled");
+            r->err_fold = 0;
+        }
+    }
+}
+
+/* Points predicted one at a time (holdout): handed to progress_add in
+ * batches of about 1/512 of the total, so the callback's lock stays rare. */
+static void progress_batch(cv_run *r, size_t *pending, int flush)
+{
+    size_t step = r->total / 512 > 0 ? r->total / 512 : 1;
+    if (*pending && (flush || *pending >= step)) {
+        progress_add(r, *pending);
+        *pending = 0;
+    }
+}
 
 /* Is fold f (0-based) this process's, and still to run? */
 static int fold_wanted(cv_run *r, int f)
@@ -355,6 +475,7 @@ static void run_rebuild(cv_run *r)
                 put_prediction(res, i, out, nb);
             }
             gk_job_free(job);
+            progress_add(r, r->start[f + 1] - r->start[f]);
         }
         gk_points_free(train);
         gk_context_free(tctx);
@@ -468,9 +589,13 @@ static void run_holdout_gpu(cv_run *r, gk_job *job)
         if (rc >= GK_DEVICE_FAILED) {
 #pragma omp atomic write
             failed = rc;
+        } else {
+            progress_add(r, len);
         }
     }
-    if (failed == UINT64_MAX) {
+    if (r->stop) {
+        /* cancelled: said */
+    } else if (failed == UINT64_MAX) {
         report_nomem(r, "cross-validation on the GPU");
     } else if (failed) {
         r->stop = gk_error(r->ctx, GK_ERR_INTERNAL, "cross-validation on the GPU: %s",
@@ -546,12 +671,15 @@ static void run_holdout(cv_run *r)
         view.ctx = tctx;
         view.tree = tctx ? gk_kdtree_holdout(job->tree, group) : NULL;
         gk_scratch s = {0};
+        size_t pending = 0;
         if (!view.tree)
             report_nomem(r, "a search view");
 #pragma omp for schedule(dynamic, 1)
         for (int f = 0; f < r->nfold; f++) {
             if (!fold_wanted(r, f) || !view.tree)
                 continue;
+            pending += r->start[f + 1] - r->start[f];
+            progress_batch(r, &pending, 0);
             gk_kdtree_holdout_set(view.tree, f + 1);
             size_t ntrain = n - (r->start[f + 1] - r->start[f]);
             for (size_t k = r->start[f]; k < r->start[f + 1]; k++) {
@@ -567,6 +695,7 @@ static void run_holdout(cv_run *r)
                 put_prediction(res, i, out, nb);
             }
         }
+        progress_batch(r, &pending, 1);
         gk_scratch_free(&s);
         gk_kdtree_free(view.tree);
         gk_context_free(tctx);
@@ -599,6 +728,7 @@ static void run_dubrule(cv_run *r)
                     res->predicted[i] = res->variance[i] = NAN;
                 gk_cv_fill(res, i);
             }
+        progress_add(r, r->total);
     }
     gk_job_free(job);
     gk_context_free(jctx);
@@ -611,6 +741,21 @@ static const char *method_name(gk_cv_method m)
 
 int gk_crossval_with(gk_context *ctx, const gk_points *pts, const gk_algorithm *alg, int nfold,
                      unsigned seed, int part, int parts, gk_cv_method how, gk_cv_result *res)
+{
+    return gk_crossval_run(ctx, pts, alg, nfold, seed, part, parts, how, NULL, NULL, res);
+}
+
+int gk_crossval_part_ex(gk_context *ctx, const gk_points *pts, const gk_algorithm *alg, int nfold,
+                        unsigned seed, int part, int parts, gk_progress_fn progress,
+                        void *progress_user, gk_cv_result *res)
+{
+    return gk_crossval_run(ctx, pts, alg, nfold, seed, part, parts, GK_CV_AUTO, progress,
+                           progress_user, res);
+}
+
+int gk_crossval_run(gk_context *ctx, const gk_points *pts, const gk_algorithm *alg, int nfold,
+                    unsigned seed, int part, int parts, gk_cv_method how, gk_progress_fn progress,
+                    void *progress_user, gk_cv_result *res)
 {
     memset(res, 0, sizeof *res);
     if (parts < 1 || part < 0 || part >= parts)
@@ -685,7 +830,8 @@ int gk_crossval_with(gk_context *ctx, const gk_points *pts, const gk_algorithm *
             maxfold = fill[f];
     free(fill);
 
-    gk_cv_method best = gk_cv_method_for(&a, n, maxfold);
+    const char *why, *avoid;
+    gk_cv_method best = method_why(&a, n, maxfold, &why, &avoid);
     if (how == GK_CV_AUTO)
         how = best;
     if (how != GK_CV_REBUILD && how != best) {
@@ -714,9 +860,30 @@ int gk_crossval_with(gk_context *ctx, const gk_points *pts, const gk_algorithm *
     int threads = ctx->threads > 0 ? ctx->threads : omp_get_num_procs();
     if (threads > nfold)
         threads = nfold;
-    cv_run r = {ctx,   pts,   &a,  nfold, part, parts, start, member, fmax(bx1 - bx0, by1 - by0),
-                threads, device, res, GK_OK, 0};
-    if (how == GK_CV_HOLDOUT)
+    cv_run r = {.ctx = ctx,
+                .pts = pts,
+                .a = &a,
+                .nfold = nfold,
+                .part = part,
+                .parts = parts,
+                .start = start,
+                .member = member,
+                .extent = fmax(bx1 - bx0, by1 - by0),
+                .threads = threads,
+                .device = device,
+                .res = res};
+    r.progress = progress;
+    r.progress_user = progress_user;
+    for (int f = part; f < nfold; f += parts)
+        r.total += start[f + 1] - start[f];
+    if (how == GK_CV_REBUILD) {
+        r.why = why;
+        r.avoid = avoid;
+    }
+    r.t0 = omp_get_wtime();
+    if (progress && !progress(0.0, NULL, progress_user))
+        r.stop = gk_error(ctx, GK_ERR_CANCELLED, "cross-validation: cancelled");
+    else if (how == GK_CV_HOLDOUT)
         run_holdout(&r);
     else if (how == GK_CV_DUBRULE)
         run_dubrule(&r);

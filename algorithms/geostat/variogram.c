@@ -21,6 +21,7 @@
 #include <emmintrin.h>
 #endif
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -271,11 +272,72 @@ static int add_row_tree(const vgm_setup *s, vgm_bin *h, size_t i, const gk_kdtre
     return 0;
 }
 
+/* Progress over this part's blocks, each weighed by its work (its pairs,
+ * or its rows with the tree); the note on the all-pairs path (why, avoid)
+ * said once, with its estimate, after the first block. */
+typedef struct {
+    gk_progress_fn fn;
+    void *user;
+    double total, done, t0;
+    int noted;
+    char what[160], why[200], avoid[160]; /* the note: what (about T here)why; avoid */
+} vgm_progress;
+
+/* The all-pairs note: weighed once the blocks have run this long (the
+ * first ones pay for starting the threads), and said when the whole sum
+ * would take at least the other. */
+#define GK_VGM_NOTE_AFTER 0.5
+#define GK_VGM_NOTE_SECONDS 2.0
+
+/* w more of the work done: the callback, from one thread at a time; 0 when
+ * it asks to stop. */
+static int vgm_progress_add(vgm_progress *p, double w)
+{
+    int go = 1;
+    if (!p || !p->fn)
+        return 1;
+#pragma omp critical(gk_vgm_progress)
+    {
+        p->done += w;
+        char note[640];
+        const char *msg = NULL;
+        double elapsed = omp_get_wtime() - p->t0;
+        /* until a note is weighed, nothing is reported: it comes first */
+        int hold = p->what[0] && !p->noted;
+        if (hold && (elapsed >= GK_VGM_NOTE_AFTER || p->done >= p->total)) {
+            p->noted = 1;
+            hold = 0;
+            double est = p->done > 0 ? elapsed * (p->total / p->done) : 0.0;
+            if (p->what[0] && p->done < p->total && est >= GK_VGM_NOTE_SECONDS) {
+                char when[32];
+                if (est < 3600)
+                    snprintf(when, sizeof when, "%.0f s", est);
+                else
+                    snprintf(when, sizeof when, "%.1f h", est / 3600);
+                snprintf(note, sizeof note, "%s (about %s here)%s%s%s", p->what, when, p->why,
+                         p->avoid[0] ? "; " : "", p->avoid);
+                msg = note;
+            }
+        }
+        double f = p->total > 0 ? p->done / p->total : 1.0;
+        go = hold || p->fn(f > 1.0 ? 1.0 : f, msg, p->user) != 0;
+    }
+    return go;
+}
+
+/* Block b's work: its pairs (j < i), or its rows where the tree finds them. */
+static double block_work(const size_t *bstart, size_t b, int rows)
+{
+    double a = (double)bstart[b], e = (double)bstart[b + 1];
+    return rows ? e - a : 0.5 * (e * (e - 1.0) - a * (a - 1.0));
+}
+
 /* The blocks of the i range on threads, each into its own histogram (hsize
- * bins); omni: no direction given. 0, or 1 when out of memory. */
+ * bins); omni: no direction given. 0, 1 when out of memory, 2 when the
+ * progress callback asked to stop. */
 static int cpu_sums(const vgm_setup *s, size_t n, int omni, const gk_kdtree *tree, int threads,
                     vgm_bin *hist, size_t hsize, const size_t *bstart, size_t nblocks, int part,
-                    int parts)
+                    int parts, vgm_progress *vp)
 {
     int use_tree = tree != NULL, failed = 0;
     double r2 = s->cutoff * s->cutoff * (1.0 + 1e-9); /* the exact test follows in add_pair */
@@ -316,6 +378,10 @@ static int cpu_sums(const vgm_setup *s, size_t n, int omni, const gk_kdtree *tre
                     break;
                 }
             }
+            if (!vgm_progress_add(vp, block_work(bstart, (size_t)b, use_tree))) {
+#pragma omp atomic write
+                failed = 2;
+            }
         }
         free(idx);
         free(d2);
@@ -330,8 +396,8 @@ static int cpu_sums(const vgm_setup *s, size_t n, int omni, const gk_kdtree *tre
  * in block 0; part 0 only), else on the CPU in fixed blocks, those with
  * b % parts == part. bb: the points' bounds. */
 static int vgm_block_sums(gk_context *ctx, const vgm_setup *s, size_t n, int omni,
-                          const double *bb, int part, int parts, int where, vgm_bin **hist_out,
-                          size_t *nblocks_out, int *on_gpu_out)
+                          const double *bb, int part, int parts, int where, vgm_progress *vp,
+                          vgm_bin **hist_out, size_t *nblocks_out, int *on_gpu_out)
 {
     double xmin = bb[0], ymin = bb[1], xmax = bb[2], ymax = bb[3];
     /* one spare class per histogram collects the omni fast path's far pairs */
@@ -363,23 +429,53 @@ static int vgm_block_sums(gk_context *ctx, const vgm_setup *s, size_t n, int omn
         free(bstart);
         return gk_errno(ctx);
     }
+    if (on_gpu && vp->fn && !vp->fn(1.0, NULL, vp->user)) {
+        free(hist);
+        free(bstart);
+        return gk_error(ctx, GK_ERR_CANCELLED, "variogram: cancelled");
+    }
     if (on_gpu || where == GK_VGM_GPU)
         nblocks = 0; /* nothing for the CPU */
     /* the k-d tree pays when the cutoff circle covers little of the extent */
     double area = (xmax - xmin) * (ymax - ymin), cutoff = s->cutoff;
     int use_tree = !on_gpu && n > 2000 && area > 0.0 && GSTAT_PI * cutoff * cutoff < 0.15 * area;
-    gk_kdtree *tree = NULL;
-    if (use_tree)
-        tree = gk_kdtree_build(s->x, s->y, n);
     int threads = gk_context_threads(ctx);
     if (threads <= 0)
         threads = omp_get_num_procs();
-    int failed = cpu_sums(s, n, omni, tree, threads, hist, hsize, bstart, nblocks, part, parts);
+    if (nblocks > 0 && vp->fn) {
+        for (size_t b = (size_t)part; b < nblocks; b += (size_t)parts)
+            vp->total += block_work(bstart, b, use_tree);
+        if (!use_tree && n > 2000 && area > 0.0) {
+            /* every pair compared because the cutoff is long against the
+             * extent: a shorter one lets the tree find the pairs */
+            snprintf(vp->what, sizeof vp->what,
+                     "variogram of %zu points: comparing all %.3g pairs", n,
+                     0.5 * (double)n * (double)(n - 1));
+            snprintf(vp->why, sizeof vp->why,
+                     ", as the cutoff circle (radius %.6g) covers %.0f%% of their extent", cutoff,
+                     100.0 * GSTAT_PI * cutoff * cutoff / area);
+            snprintf(vp->avoid, sizeof vp->avoid,
+                     "a --cutoff below %.6g (15%%) lets a k-d tree find the pairs",
+                     sqrt(0.15 * area / GSTAT_PI));
+        }
+        vp->t0 = omp_get_wtime();
+        if (!vp->fn(0.0, NULL, vp->user)) {
+            free(hist);
+            free(bstart);
+            return gk_error(ctx, GK_ERR_CANCELLED, "variogram: cancelled");
+        }
+    }
+    gk_kdtree *tree = NULL;
+    if (use_tree && nblocks > 0)
+        tree = gk_kdtree_build(s->x, s->y, n);
+    int failed = cpu_sums(s, n, omni, tree, threads, hist, hsize, bstart, nblocks, part, parts,
+                          vp);
     gk_kdtree_free(tree);
     free(bstart);
     if (failed) {
         free(hist);
-        return gk_error(ctx, GK_ERR_NOMEM, "variogram: out of memory");
+        return failed == 2 ? gk_error(ctx, GK_ERR_CANCELLED, "variogram: cancelled")
+                           : gk_error(ctx, GK_ERR_NOMEM, "variogram: out of memory");
     }
     *hist_out = hist;
     return GK_OK;
@@ -488,6 +584,13 @@ int gk_variogram(gk_context *ctx, const gk_points *pts, const gk_vgm_options *op
 int gk_variogram_blocks(gk_context *ctx, const gk_points *pts, const gk_vgm_options *opt,
                         int part, int parts, int where, gk_vgm_blocks *out)
 {
+    return gk_variogram_blocks_ex(ctx, pts, opt, part, parts, where, NULL, NULL, out);
+}
+
+int gk_variogram_blocks_ex(gk_context *ctx, const gk_points *pts, const gk_vgm_options *opt,
+                           int part, int parts, int where, gk_progress_fn progress,
+                           void *progress_user, gk_vgm_blocks *out)
+{
     memset(out, 0, sizeof *out);
     if (parts < 1 || part < 0 || part >= parts)
         return gk_error(ctx, GK_ERR_ARG, "variogram: part %d of %d", part, parts);
@@ -498,7 +601,11 @@ int gk_variogram_blocks(gk_context *ctx, const gk_points *pts, const gk_vgm_opti
     vgm_bin *hist = NULL;
     size_t nblocks = 0;
     int on_gpu = 0;
-    if ((rc = vgm_block_sums(ctx, &r.s, r.n, r.o.ndir == 0, r.bb, part, parts, where, &hist,
+    vgm_progress vp;
+    memset(&vp, 0, sizeof vp);
+    vp.fn = progress;
+    vp.user = progress_user;
+    if ((rc = vgm_block_sums(ctx, &r.s, r.n, r.o.ndir == 0, r.bb, part, parts, where, &vp, &hist,
                              &nblocks, &on_gpu)))
         return rc;
     out->on_gpu = on_gpu;

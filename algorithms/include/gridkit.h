@@ -144,6 +144,11 @@ int gk_points_bounds(const gk_points *pts, double *xmin, double *ymin, double *x
  * holds whatever was read before it. */
 int gk_points_read_xyz(gk_context *ctx, const char *path, const char *zcolumn,
                        gk_points *out, size_t *n_skipped);
+/* The same file read for X and Y only (a caller that does not use Z): a
+ * 2-column file works, and a Z that is empty, NaN or not there keeps its
+ * line; every point gets z = 0. A NaN or infinite X or Y is skipped and
+ * counted. */
+int gk_points_read_xy(gk_context *ctx, const char *path, gk_points *out, size_t *n_skipped);
 
 /* ---- grid geometry ---------------------------------------------------- */
 typedef struct {

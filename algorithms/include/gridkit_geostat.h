@@ -163,6 +163,18 @@ typedef struct {
 } gk_vgm_blocks;
 int gk_variogram_blocks(gk_context *ctx, const gk_points *pts, const gk_vgm_options *opt,
                         int part, int parts, int where, gk_vgm_blocks *out);
+/* gk_variogram_blocks with progress and cancel. progress (may be NULL) is
+ * called from one thread at a time with the share of this part's work done,
+ * from 0 to 1 (the GPU's: 1 when done; a GK_VGM_GPU call that the GPU does
+ * not take: never); its message is NULL, except once where every pair is
+ * compared because the cutoff is long against the points' extent, for an
+ * estimated 2 s or more: then a line for the user saying so, about how long
+ * it takes on this machine, and the cutoff below which a k-d tree finds the
+ * pairs. A callback that returns 0 stops the work: GK_ERR_CANCELLED, out
+ * empty. The sums do not depend on the callback. */
+int gk_variogram_blocks_ex(gk_context *ctx, const gk_points *pts, const gk_vgm_options *opt,
+                           int part, int parts, int where, gk_progress_fn progress,
+                           void *progress_user, gk_vgm_blocks *out);
 void gk_vgm_blocks_add(gk_vgm_blocks *to, const void *from, int part, int parts);
 int gk_variogram_merge(gk_context *ctx, const gk_points *pts, const gk_vgm_options *opt,
                        gk_vgm_blocks *blocks, gk_vgm *out);
@@ -277,6 +289,19 @@ int gk_crossval(gk_context *ctx, const gk_points *pts, const gk_algorithm *alg, 
  * parts, fill residual and zscore (gk_cv_fill) and summarize. */
 int gk_crossval_part(gk_context *ctx, const gk_points *pts, const gk_algorithm *alg, int nfold,
                      unsigned seed, int part, int parts, gk_cv_result *res);
+/* gk_crossval_part with progress and cancel. progress (may be NULL) is
+ * called from one thread at a time with the share of this part's points
+ * predicted so far, from 0 to 1; its message is NULL, except once where the
+ * folds take the slow way (a job rebuilt per fold) for an estimated 2 s or
+ * more: then a line for the user saying why, about how long it takes on
+ * this machine, and how to avoid it, e.g. "cross-validating invdist with a
+ * radius and no max_points: every fold rebuilds its search (about 640 s
+ * here); give max_points=K to use one index". A callback that returns 0
+ * stops the work: GK_ERR_CANCELLED, res empty. The results do not depend on
+ * the callback. */
+int gk_crossval_part_ex(gk_context *ctx, const gk_points *pts, const gk_algorithm *alg, int nfold,
+                        unsigned seed, int part, int parts, gk_progress_fn progress,
+                        void *progress_user, gk_cv_result *res);
 /* residual and zscore of point i from its observed, predicted and variance. */
 void gk_cv_fill(gk_cv_result *res, size_t i);
 void gk_cv_result_free(gk_cv_result *res);

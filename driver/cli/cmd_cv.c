@@ -5,6 +5,7 @@
  */
 #include "mpi/world_points.h"
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "gridkit_geostat.h"
 #include "io/cancel_cleanup.h"
 #include "io/output_check.h"
@@ -36,6 +37,7 @@ static const char *cv_usage(void)
            "    [-l layer] [-where expr] [-sql statement] [-spat xmin ymin xmax ymax]\n"
            "    [-clipsrc ...] [-clipsrcsql sql] [-clipsrclayer layer] [-clipsrcwhere expr]\n"
            "    [-zfield field] [-z_increase v] [-z_multiply v] [-oo NAME=VALUE]* [-a_srs srs]\n"
+           "    [-q]\n"
            "\n"
            "Predicts every point from the others (leave-one-out, the default) or each of K\n"
            "random folds from the rest (--nfold K, partition drawn with --seed, default 1),\n"
@@ -44,7 +46,9 @@ static const char *cv_usage(void)
            "(R's var), msdr (mean z^2), cor; z-scores need a variance (kriging).\n"
            "--format json: one JSON object. -o FILE writes the points with observed,\n"
            "predicted, variance, residual, zscore, fold (driver from the extension, GPKG\n"
-           "when none). Source options as `gridkit grid`; the first layer is used.\n";
+           "when none). Source options as `gridkit grid`; the first layer is used.\n"
+           "GDAL's progress on stderr (-q: none), after a line saying why, when the folds\n"
+           "take the slow way (a job rebuilt per fold) for more than a few seconds.\n";
 }
 
 /* ---- own options ---------------------------------------------------------- */
@@ -402,7 +406,11 @@ static int run(gk_context *ctx, int argc, char **argv)
         rc = gk_error(ctx, GK_ERR_ARG, "--nfold %d: more folds than points (%zu)", co.nfold, n);
         goto done;
     }
-    if ((rc = gk_world_crossval(ctx, world, pts, alg, co.nfold, co.seed, &res))) {
+    gk_note_progress_state ps = {{0, 0}, "cv"};
+    rc = gk_world_crossval(ctx, world, pts, alg, co.nfold, co.seed,
+                           o->quiet ? NULL : gk_term_progress_notes, &ps, &res);
+    gk_term_progress_end(&ps.term);
+    if (rc) {
         gk_error(ctx, rc, "%s: %s", o->src, gk_errmsg(ctx)); /* name the input */
         goto done;
     }

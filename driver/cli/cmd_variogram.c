@@ -10,6 +10,7 @@
 #include "mpi/world_geostat.h"
 #include "io/cancel_cleanup.h"
 #include "cli/commands.h"
+#include "cli/progress.h"
 #include "lib/grid_options.h"
 #include "lib/gridkit_lib.h"
 #include "io/output_check.h"
@@ -37,7 +38,7 @@ static const char *usage_text =
     "\n"
     "Source options (as gridkit grid): -l LAYER, -where EXPR, -sql SQL,\n"
     "  -spat XMIN YMIN XMAX YMAX, -clipsrc ..., -zfield FIELD, -z_increase V,\n"
-    "  -z_multiply V, -oo NAME=VALUE, --threads N\n"
+    "  -z_multiply V, -oo NAME=VALUE, --threads N, -q (no progress on stderr)\n"
     "\n"
     "Variogram options:\n"
     "  --cutoff D         largest pair distance (default: 1/3 of the bounding-box diagonal)\n"
@@ -532,7 +533,11 @@ static int run(gk_context *ctx, int argc, char **argv)
         rep.n_rasters = va.n_drift_rasters;
         rep.rasters = va.drift_raster;
     }
-    if ((rc = gk_world_variogram(ctx, world, pts, &va.vo, &v)) || rank > 0)
+    gk_note_progress_state ps = {{0, 0}, "variogram"};
+    rc = gk_world_variogram(ctx, world, pts, &va.vo, o->quiet ? NULL : gk_term_progress_notes,
+                            &ps, &v);
+    gk_term_progress_end(&ps.term);
+    if (rc || rank > 0)
         goto done;
     if (va.fa.fit || va.fa.fit_best || va.model) {
         have_model = 1;

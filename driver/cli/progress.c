@@ -31,3 +31,22 @@ int gk_term_progress(double complete, const char *message, void *user)
     fflush(stderr);
     return 1;
 }
+
+int gk_term_progress_notes(double complete, const char *message, void *user)
+{
+    gk_note_progress_state *st = user;
+    if (message) {
+        gk_term_progress_end(&st->term); /* not expected: the dots go on below */
+        fprintf(stderr, "gridkit %s: %s\n", st->command, message);
+        fflush(stderr);
+    }
+    if (complete <= 0.0 && !st->term.started)
+        return 1; /* "0" comes with the first step */
+    return gk_term_progress(complete, NULL, &st->term);
+}
+
+void gk_term_progress_end(const gk_term_progress_state *st)
+{
+    if (st->started && st->last_tick >= 0 && st->last_tick < 40)
+        fputc('\n', stderr);
+}

@@ -3,6 +3,7 @@
  * at once, each on its own range of FIDs (see read_gpkg.h).
  */
 #include "io/read_gpkg.h"
+#include "io/text_number.h"
 #include "io/wkb_point.h"
 
 #include "cpl_error.h"
@@ -93,20 +94,46 @@ static void read_chunk(const gk_gpkg_layer *l, sqlite3_stmt *st, chunk *c)
         }
         if (k == 0)
             continue; /* POINT EMPTY: no vertex */
+        if (l->no_z) {
+            if (!isfinite(x) || !isfinite(y)) {
+                c->n_skipped_z++;
+                continue;
+            }
+            c->x[c->n] = x;
+            c->y[c->n] = y;
+            c->z[c->n] = 0.0;
+            c->n++;
+            continue;
+        }
         if (l->zfield) {
             int zt = sqlite3_column_type(st, 1);
             if (zt == SQLITE_NULL) {
                 c->n_skipped_z++;
                 continue;
             }
-            if (zt != SQLITE_INTEGER && zt != SQLITE_FLOAT) {
+            if (l->zfield_type == OFTString) {
+                /* the text OGR's driver reads (sqlite3_column_text), read
+                 * as read_points.c reads it; not a number: OGR's path says
+                 * which feature */
+                const unsigned char *t = sqlite3_column_text(st, 1);
+                int got = zt == SQLITE_BLOB || !t ? -1 : gk_text_number((const char *)t, &z);
+                if (got < 0) {
+                    c->declined = 1;
+                    break;
+                }
+                if (got == 0) { /* empty text: no value */
+                    c->n_skipped_z++;
+                    continue;
+                }
+            } else if (zt != SQLITE_INTEGER && zt != SQLITE_FLOAT) {
                 c->declined = 1;
                 break;
+            } else {
+                /* the conversions OGR's GeoPackage driver applies */
+                z = l->zfield_type == OFTInteger     ? (double)sqlite3_column_int(st, 1)
+                    : l->zfield_type == OFTInteger64 ? (double)sqlite3_column_int64(st, 1)
+                                                     : sqlite3_column_double(st, 1);
             }
-            /* the conversions OGR's GeoPackage driver applies */
-            z = l->zfield_type == OFTInteger     ? (double)sqlite3_column_int(st, 1)
-                : l->zfield_type == OFTInteger64 ? (double)sqlite3_column_int64(st, 1)
-                                                 : sqlite3_column_double(st, 1);
         }
         z = (z + l->z_increase) * l->z_multiply;
         /* infinite or NaN coordinates: skipped and counted, as OGR's path does */

@@ -7,11 +7,12 @@
  *
  * Only what it reads exactly as OGR does: a plain table with an integer
  * primary key, Point geometries in standard GeoPackage blobs, Z from the
- * geometry or from an Integer, Integer64 or Real field. Anything else
- * (another geometry type, a 2-D point where Z is needed, an extended blob,
- * a text Z value, an SQLite error) declines before a point is kept, and the
- * caller reads the layer through OGR instead, which then has the last word
- * on errors. Points come out in FID order, as OGR gives them.
+ * geometry or from an Integer, Integer64 or Real field, or from a String field
+ * whose text is a number (text_number.h). Anything else (another geometry
+ * type, a 2-D point where Z is needed, an extended blob, text that is not a
+ * number, text in a number field, an SQLite error) declines before a point
+ * is kept, and the caller reads the layer through OGR instead, which then
+ * has the last word on errors. Points come out in FID order, as OGR gives them.
  */
 #ifndef GK_READ_GPKG_H
 #define GK_READ_GPKG_H
@@ -29,8 +30,9 @@ typedef struct {
     const char *fid;    /* its FID column */
     const char *geom;   /* its geometry column */
     const char *zfield; /* NULL: Z from the geometry */
-    int zfield_type;    /* OGRFieldType of zfield: OFTInteger, OFTInteger64 or OFTReal */
+    int zfield_type;    /* OGRFieldType of zfield: OFTInteger, OFTInteger64, OFTReal, OFTString */
     int need_3d;        /* Z from the geometry and the algorithm reads it */
+    int no_z;           /* X and Y only (GK_Z_NOT_READ): z = 0, a NaN Z keeps its point */
     double z_increase, z_multiply;
     int threads;        /* connections read at once (>= 1) */
     long long n_hint;   /* the layer's feature count if known (OGR's fast count), else -1 */

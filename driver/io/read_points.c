@@ -20,6 +20,7 @@
 #include "io/clip_region.h"
 #include "io/gdal_messages.h"
 #include "io/read_gpkg.h"
+#include "io/text_number.h"
 #include "io/wkb_point.h"
 
 #include "cpl_conv.h"
@@ -40,7 +41,9 @@
 
 /* ---- vertex visitor ----------------------------------------------------- */
 
-typedef enum { Z_GEOM, Z_FIELD, Z_SKIP } z_mode;
+/* Z from the geometry, from the -zfield value at hand, none for this
+ * feature (a null -zfield: skipped), or not read at all (GK_Z_NOT_READ). */
+typedef enum { Z_GEOM, Z_FIELD, Z_SKIP, Z_NONE } z_mode;
 
 typedef struct {
     gk_context *ctx;
@@ -58,6 +61,13 @@ static inline void add_vertex(visitor *v, double x, double y, double z)
 {
     if (v->clip->active && !gk_clip_inside(v->clip, x, y)) {
         v->lp->n_clipped++;
+        return;
+    }
+    if (v->mode == Z_NONE) {
+        if (!isfinite(x) || !isfinite(y))
+            v->lp->n_skipped_z++;
+        else if (gk_points_add(v->lp->pts, x, y, 0.0))
+            v->err = GK_ERR_NOMEM;
         return;
     }
     if (v->mode == Z_SKIP) {
@@ -125,19 +135,93 @@ static void visit(visitor *v, OGRGeometryH g)
 /* What every reading path of one layer shares. */
 typedef struct {
     OGRFeatureDefnH defn;
-    int zidx;     /* -zfield index, -1 */
-    int check_2d; /* Z from the geometry and the algorithm reads it */
+    int zidx;      /* -zfield index, -1 */
+    int check_2d;  /* Z from the geometry and the algorithm reads it */
+    int z_text;    /* the -zfield is not a number field (String, Date, ...): its text is read */
+    z_mode mode;   /* Z_GEOM, or Z_NONE for GK_Z_NOT_READ */
+    const char *src;
 } layer_ctx;
+
+/* Fields whose name says they may hold Z, for the messages that ask for
+ * -zfield: gridkit never takes one without being told (gdal_grid's rule:
+ * the geometry's Z, or -zfield). How many; their names into buf. */
+static int z_candidates(OGRFeatureDefnH defn, char *buf, size_t cap)
+{
+    static const char *const names[] = {"z",     "elev",     "elevation", "height", "alt",
+                                        "altitude", "depth", "value",     "val",    "level"};
+    int n = 0;
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < OGR_FD_GetFieldCount(defn); i++) {
+        const char *f = OGR_Fld_GetNameRef(OGR_FD_GetFieldDefn(defn, i));
+        for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+            if (!EQUAL(f, names[k]))
+                continue;
+            int w = snprintf(buf + len, cap - len, "%s%s", n ? ", " : "", f);
+            if (w > 0 && (size_t)w < cap - len)
+                len += (size_t)w;
+            n++;
+            break;
+        }
+    }
+    return n;
+}
 
 static int error_2d(visitor *v, const layer_ctx *lc)
 {
-    char names[1024];
+    char names[1024], cand[256], hint[300] = "";
     gk_field_list(lc->defn, names, sizeof names);
+    int nc = z_candidates(lc->defn, cand, sizeof cand);
+    if (nc)
+        snprintf(hint, sizeof hint, "%s look%s like one; ", cand, nc == 1 ? "s" : "");
     return v->err = gk_error(v->ctx, GK_ERR_ARG,
                              "layer \"%s\" has 2-D geometries and no -zfield: give "
-                             "-zfield with one of its fields (%s), or use an algorithm that "
-                             "ignores Z (count, average_distance, average_distance_pts)",
-                             v->lp->name, names);
+                             "-zfield NAME, the field that holds Z (%sfields: %s), or use an "
+                             "algorithm that ignores Z (count, average_distance, "
+                             "average_distance_pts)",
+                             v->lp->name, hint, names);
+}
+
+/* Printable excerpt of a field's text for a message. */
+static void shown_text(const char *s, char *dst, size_t cap)
+{
+    size_t n = 0;
+    for (; *s && n + 4 < cap; s++)
+        dst[n++] = (unsigned char)*s >= 32 && *s != 127 ? *s : '?';
+    if (*s) {
+        memcpy(dst + n, "...", 3);
+        n += 3;
+    }
+    dst[n] = '\0';
+}
+
+/* Feature f's -zfield value: 1 with *z, 0 for none (null, unset, empty
+ * text: the point is skipped and counted), -1 after an error naming the
+ * field, the feature and the text when the field holds text that is not a
+ * number (OGR's conversion would give 0 for "grass"). */
+static int zfield_value(visitor *v, const layer_ctx *lc, OGRFeatureH f, double *z)
+{
+    *z = 0;
+    if (!OGR_F_IsFieldSetAndNotNull(f, lc->zidx))
+        return 0;
+    if (!lc->z_text) {
+        *z = OGR_F_GetFieldAsDouble(f, lc->zidx);
+        return 1;
+    }
+    const char *s = OGR_F_GetFieldAsString(f, lc->zidx);
+    int k = gk_text_number(s, z);
+    if (k < 0) {
+        char shown[80];
+        shown_text(s, shown, sizeof shown);
+        OGRFieldDefnH fd = OGR_FD_GetFieldDefn(lc->defn, lc->zidx);
+        v->err = gk_error(v->ctx, GK_ERR_ARG,
+                          "-zfield \"%s\" of layer \"%s\" of %s: feature %lld has \"%s\", "
+                          "which is not a number (a %s field; Z must be a number)",
+                          OGR_Fld_GetNameRef(fd), v->lp->name, lc->src,
+                          (long long)OGR_F_GetFID(f), shown,
+                          OGR_GetFieldTypeName(OGR_Fld_GetType(fd)));
+    }
+    return k;
 }
 
 /* One feature's geometry; Z from the field when zidx >= 0 (mode set by the
@@ -160,14 +244,13 @@ static void read_features(visitor *v, const layer_ctx *lc, OGRLayerH lyr)
         OGRGeometryH g = OGR_F_GetGeometryRef(f);
         if (g) {
             if (lc->zidx >= 0) {
-                if (OGR_F_IsFieldSetAndNotNull(f, lc->zidx)) {
-                    v->mode = Z_FIELD;
-                    v->zfield_value = OGR_F_GetFieldAsDouble(f, lc->zidx);
-                } else {
-                    v->mode = Z_SKIP;
-                }
+                double z;
+                int k = zfield_value(v, lc, f, &z);
+                v->mode = k > 0 ? Z_FIELD : Z_SKIP;
+                v->zfield_value = z;
             }
-            visit_feature_geometry(v, lc, g);
+            if (!v->err)
+                visit_feature_geometry(v, lc, g);
         }
         OGR_F_Destroy(f);
     }
@@ -280,7 +363,7 @@ static int read_arrow(visitor *v, const layer_ctx *lc, OGRLayerH lyr)
     int rc = ARROW_NO;
     if (st.get_schema(&st, &sc) == 0 && sc.format && !strcmp(sc.format, "+s")) {
         int gcol = child_index(&sc, gname, "zZ"), zcol = -1;
-        if (lc->zidx >= 0)
+        if (lc->zidx >= 0 && !lc->z_text) /* text is read feature by feature */
             zcol = child_index(
                 &sc, OGR_Fld_GetNameRef(OGR_FD_GetFieldDefn(lc->defn, lc->zidx)), "gil");
         if (gcol >= 0 && (lc->zidx < 0 || zcol >= 0)) {
@@ -382,10 +465,11 @@ static int read_gpkg(gk_context *ctx, const gk_read_options *ro, GDALDatasetH ds
         g.zfield = OGR_Fld_GetNameRef(fd);
         g.zfield_type = OGR_Fld_GetType(fd);
         if (g.zfield_type != OFTInteger && g.zfield_type != OFTInteger64 &&
-            g.zfield_type != OFTReal)
+            g.zfield_type != OFTReal && g.zfield_type != OFTString)
             return GK_GPKG_DECLINED;
     }
     g.need_3d = lc->check_2d;
+    g.no_z = lc->mode == Z_NONE;
     g.z_increase = ro->z_increase;
     g.z_multiply = ro->z_multiply;
     /* a connection per core, up to 16 (16-core machine, a million points,
@@ -422,8 +506,29 @@ static int read_layer(gk_context *ctx, const gk_read_options *ro, const char *sr
     char why[1100], names[1024];
     const char *lname = lp->name;
     OGRFeatureDefnH defn = OGR_L_GetLayerDefn(lyr);
+    const int no_z = ro->needs_z == GK_Z_NOT_READ;
+    if (OGR_FD_GetGeomFieldCount(defn) == 0) {
+        /* every feature would be read for nothing, and "no usable point" would not say why */
+        GDALDriverH drv = GDALGetDatasetDriver(ds);
+        int csv = drv && EQUAL(GDALGetDriverShortName(drv), "CSV");
+        gk_field_list(defn, names, sizeof names);
+        if (is_sql)
+            return gk_error(ctx, GK_ERR_ARG,
+                            "the -sql result on %s has no geometry (fields: %s): select the "
+                            "geometry too%s",
+                            src, names,
+                            csv ? "; a CSV's X and Y columns become one with -oo "
+                                  "X_POSSIBLE_NAMES=COLUMN -oo Y_POSSIBLE_NAMES=COLUMN"
+                                : "");
+        return gk_error(ctx, GK_ERR_ARG, "layer \"%s\" of %s has no geometry (fields: %s)%s",
+                        lname, src, names,
+                        csv ? ": name its X and Y columns with -oo X_POSSIBLE_NAMES=COLUMN "
+                              "-oo Y_POSSIBLE_NAMES=COLUMN (or a WKT column with -oo "
+                              "GEOM_POSSIBLE_NAMES=COLUMN)"
+                            : "");
+    }
     int zidx = -1;
-    if (ro->zfield) {
+    if (ro->zfield && !no_z) {
         zidx = OGR_FD_GetFieldIndex(defn, ro->zfield);
         if (zidx < 0) {
             gk_field_list(defn, names, sizeof names);
@@ -449,8 +554,15 @@ static int read_layer(gk_context *ctx, const gk_read_options *ro, const char *sr
     }
     GIntBig fc = OGR_L_TestCapability(lyr, OLCFastFeatureCount) ? OGR_L_GetFeatureCount(lyr, 0)
                                                                  : -1;
-    layer_ctx lc = {defn, zidx, !ro->zfield && ro->needs_z};
-    visitor v = {ctx, lp, clip, Z_GEOM, 0, ro->z_increase, ro->z_multiply, NULL, NULL, NULL, 0, 0};
+    int z_text = 0;
+    if (zidx >= 0) {
+        OGRFieldType t = OGR_Fld_GetType(OGR_FD_GetFieldDefn(defn, zidx));
+        z_text = t != OFTInteger && t != OFTInteger64 && t != OFTReal;
+    }
+    layer_ctx lc = {defn, zidx, !ro->zfield && ro->needs_z == GK_Z_NEEDED, z_text,
+                    no_z ? Z_NONE : Z_GEOM, src};
+    visitor v = {ctx, lp, clip, lc.mode, 0, ro->z_increase, ro->z_multiply, NULL, NULL, NULL, 0,
+                 0};
     int nfail = ec->n_fail;
     int done = 0;
     if (gpkg_wanted(ro, ds, is_sql, clip, defn)) {
@@ -466,7 +578,7 @@ static int read_layer(gk_context *ctx, const gk_read_options *ro, const char *sr
         gk_points_free(lp->pts);
         lp->n_features = lp->n_skipped_z = lp->n_clipped = 0;
         v.err = GK_OK;
-        v.mode = Z_GEOM;
+        v.mode = lc.mode;
         lp->pts = gk_points_new(ctx);
         if (!lp->pts)
             return GK_ERR_NOMEM;
@@ -499,11 +611,21 @@ static int read_layer(gk_context *ctx, const gk_read_options *ro, const char *sr
                         !is_sql && ro->where ? " (-where \"" : "",
                         !is_sql && ro->where ? ro->where : "",
                         !is_sql && ro->where ? "\")" : "");
-    if (gk_points_count(lp->pts) == 0)
+    if (gk_points_count(lp->pts) == 0) {
+        /* no Z anywhere and a field that may hold it: say how to take it */
+        char cand[256], hint[400] = "";
+        int nc = !ro->zfield && !no_z && lp->n_skipped_z > 0
+                     ? z_candidates(defn, cand, sizeof cand)
+                     : 0;
+        if (nc)
+            snprintf(hint, sizeof hint, "; to take Z from a field give -zfield NAME (%s look%s "
+                     "like one)", cand, nc == 1 ? "s" : "");
         return gk_error(ctx, GK_ERR_NO_POINTS,
                         "layer \"%s\" of %s has no usable point: %zu feature(s) read, "
-                        "%zu vertex(es) outside -spat/-clipsrc, %zu without finite X, Y and Z",
-                        lname, src, lp->n_features, lp->n_clipped, lp->n_skipped_z);
+                        "%zu vertex(es) outside -spat/-clipsrc, %zu without finite X, Y%s%s",
+                        lname, src, lp->n_features, lp->n_clipped, lp->n_skipped_z,
+                        no_z ? "" : " and Z", hint);
+    }
     return GK_OK;
 }
 
@@ -547,7 +669,9 @@ static int read_xyz(gk_context *ctx, const gk_read_options *ro, gk_clip_region *
         gk_points_free(raw);
         return gk_error(ctx, GK_ERR_NOMEM, "out of memory");
     }
-    int rc = gk_points_read_xyz(ctx, src, ro->zfield, raw, &lp->n_skipped_z);
+    const int no_z = ro->needs_z == GK_Z_NOT_READ;
+    int rc = no_z ? gk_points_read_xy(ctx, src, raw, &lp->n_skipped_z)
+                  : gk_points_read_xyz(ctx, src, ro->zfield, raw, &lp->n_skipped_z);
     if (rc) {
         gk_points_free(raw);
         return rc;
@@ -555,7 +679,7 @@ static int read_xyz(gk_context *ctx, const gk_read_options *ro, gk_clip_region *
     size_t n = gk_points_count(raw);
     lp->n_features = n + lp->n_skipped_z;
     lp->read_by = "xyz";
-    if (!clip->active && ro->z_increase == 0.0 && ro->z_multiply == 1.0) {
+    if (!clip->active && (no_z || (ro->z_increase == 0.0 && ro->z_multiply == 1.0))) {
         lp->pts = raw;
     } else {
         lp->pts = gk_points_new(ctx);
@@ -569,7 +693,7 @@ static int read_xyz(gk_context *ctx, const gk_read_options *ro, gk_clip_region *
                 lp->n_clipped++;
                 continue;
             }
-            double zz = (z[i] + ro->z_increase) * ro->z_multiply;
+            double zz = no_z ? 0.0 : (z[i] + ro->z_increase) * ro->z_multiply;
             if (!isfinite(zz)) { /* -z_increase/-z_multiply overflowed */
                 lp->n_skipped_z++;
                 continue;
@@ -581,8 +705,9 @@ static int read_xyz(gk_context *ctx, const gk_read_options *ro, gk_clip_region *
     if (gk_points_count(lp->pts) == 0)
         return gk_error(ctx, GK_ERR_NO_POINTS,
                         "%s has no usable point: %zu line(s) read, %zu outside -spat/-clipsrc, "
-                        "%zu without finite X, Y and Z",
-                        src, lp->n_features, lp->n_clipped, lp->n_skipped_z);
+                        "%zu without finite X, Y%s",
+                        src, lp->n_features, lp->n_clipped, lp->n_skipped_z,
+                        no_z ? "" : " and Z");
     /* The same file asked for several times (-l x -l x): one band each. */
     for (int i = 1; i < n_layers; i++) {
         gk_layer_points *d = &out->layers[i];
@@ -615,6 +740,118 @@ void gk_source_points_free(gk_source_points *sp)
     memset(sp, 0, sizeof *sp);
 }
 
+/* ---- a CSV's X and Y columns ---------------------------------------------- */
+
+/* Case-insensitive strstr from position from; the position or -1. */
+static int find_ci(const char *s, const char *sub, int from)
+{
+    size_t n = strlen(s), m = strlen(sub);
+    for (size_t i = (size_t)from; i + m <= n; i++)
+        if (EQUALN(s + i, sub, m))
+            return (int)i;
+    return -1;
+}
+
+/* Column k holds numbers: every non-empty value of the first rows does, and
+ * one at least is not empty (QGIS's test of a coordinate column). */
+static int numeric_column(OGRLayerH lyr, int k)
+{
+    int seen = 0, ok = 1;
+    OGRFeatureH f;
+    OGR_L_ResetReading(lyr);
+    for (int r = 0; ok && r < 50 && (f = OGR_L_GetNextFeature(lyr)) != NULL; r++) {
+        double v;
+        if (OGR_F_IsFieldSetAndNotNull(f, k)) {
+            int t = gk_text_number(OGR_F_GetFieldAsString(f, k), &v);
+            ok = t >= 0;
+            seen |= t > 0;
+        }
+        OGR_F_Destroy(f);
+    }
+    OGR_L_ResetReading(lyr);
+    return ok && seen;
+}
+
+/* The X and Y columns of lyr as QGIS's delimited-text import picks them:
+ * the first pair below (in this order) where a numeric column's name holds
+ * the first word and the same name with the second word in its place is
+ * another numeric column ("x"/"y", "Lon_deg"/"Lat_deg", "Easting"/
+ * "Northing"). 1 with their indexes, else 0. */
+static int csv_xy_columns(OGRLayerH lyr, int *xi, int *yi)
+{
+    static const char *const pairs[][2] = {{"longitude", "latitude"}, {"lon", "lat"},
+                                           {"long", "lat"},           {"east", "north"},
+                                           {"x", "y"},                {"e", "n"}};
+    OGRFeatureDefnH defn = OGR_L_GetLayerDefn(lyr);
+    int nf = OGR_FD_GetFieldCount(defn);
+    for (size_t p = 0; p < sizeof pairs / sizeof *pairs; p++) {
+        const char *xw = pairs[p][0], *yw = pairs[p][1];
+        for (int i = 0; i < nf; i++) {
+            const char *xn = OGR_Fld_GetNameRef(OGR_FD_GetFieldDefn(defn, i));
+            for (int at = find_ci(xn, xw, 0); at >= 0; at = find_ci(xn, xw, at + 1)) {
+                char yn[512];
+                if (snprintf(yn, sizeof yn, "%.*s%s%s", at, xn, yw, xn + at + strlen(xw)) >=
+                    (int)sizeof yn)
+                    continue;
+                for (int j = 0; j < nf; j++) {
+                    const char *name = OGR_Fld_GetNameRef(OGR_FD_GetFieldDefn(defn, j));
+                    /* a name with a comma or '*' cannot be given as an open option */
+                    if (j == i || !EQUAL(name, yn) || strpbrk(xn, ",*") || strpbrk(name, ",*") ||
+                        !numeric_column(lyr, i) || !numeric_column(lyr, j))
+                        continue;
+                    *xi = i;
+                    *yi = j;
+                    return 1;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+/* GDAL's CSV driver makes points only from the columns that
+ * X_POSSIBLE_NAMES and Y_POSSIBLE_NAMES name (or a WKT column): a plain
+ * x,y,z file has no geometry. Where the user named none of the options
+ * that place the geometry and the layer has none, the source is opened
+ * again with its X and Y columns (csv_xy_columns) named. ds, or the dataset
+ * opened again (NULL when that fails: the message is in ctx). */
+static GDALDatasetH csv_xy(gk_context *ctx, const gk_read_options *ro, GDALDatasetH ds,
+                           gk_err_capture *ec)
+{
+    static const char *const placing[] = {"X_POSSIBLE_NAMES", "Y_POSSIBLE_NAMES",
+                                          "Z_POSSIBLE_NAMES", "GEOM_POSSIBLE_NAMES",
+                                          "KEEP_GEOM_COLUMNS"};
+    GDALDriverH drv = GDALGetDatasetDriver(ds);
+    if (!drv || !EQUAL(GDALGetDriverShortName(drv), "CSV"))
+        return ds;
+    for (size_t k = 0; k < sizeof placing / sizeof *placing; k++)
+        if (CSLFetchNameValue(ro->open_options, placing[k]))
+            return ds;
+    OGRLayerH lyr = CSLCount(ro->layers) > 0 ? GDALDatasetGetLayerByName(ds, ro->layers[0])
+                    : GDALDatasetGetLayerCount(ds) == 1 ? GDALDatasetGetLayer(ds, 0)
+                                                        : NULL;
+    int xi, yi;
+    if (!lyr || OGR_FD_GetGeomFieldCount(OGR_L_GetLayerDefn(lyr)) > 0 ||
+        !csv_xy_columns(lyr, &xi, &yi))
+        return ds;
+    OGRFeatureDefnH defn = OGR_L_GetLayerDefn(lyr);
+    char **oo = CSLDuplicate(ro->open_options);
+    oo = CSLSetNameValue(oo, "X_POSSIBLE_NAMES", OGR_Fld_GetNameRef(OGR_FD_GetFieldDefn(defn, xi)));
+    oo = CSLSetNameValue(oo, "Y_POSSIBLE_NAMES", OGR_Fld_GetNameRef(OGR_FD_GetFieldDefn(defn, yi)));
+    CPLDebug("GRIDKIT", "%s: X and Y from the columns \"%s\" and \"%s\"", ro->src,
+             CSLFetchNameValue(oo, "X_POSSIBLE_NAMES"), CSLFetchNameValue(oo, "Y_POSSIBLE_NAMES"));
+    GDALClose(ds);
+    ds = GDALOpenEx(ro->src, GDAL_OF_VECTOR | GDAL_OF_VERBOSE_ERROR, NULL,
+                    (const char *const *)oo, NULL);
+    CSLDestroy(oo);
+    if (!ds) {
+        char why[1100];
+        gk_error(ctx, GK_ERR_IO, "cannot open %s again with its X and Y columns named%s",
+                 ro->src, gk_gdal_reason(ec, why, sizeof why));
+    }
+    return ds;
+}
+
 static int read_ogr(gk_context *ctx, const gk_read_options *ro, gk_clip_region *clip,
                     gk_err_capture *ec, gk_source_points *out)
 {
@@ -626,6 +863,8 @@ static int read_ogr(gk_context *ctx, const gk_read_options *ro, gk_clip_region *
     if (!ds)
         return gk_error(ctx, GK_ERR_IO, "cannot open %s as a vector datasource%s", src,
                         gk_gdal_reason(ec, why, sizeof why));
+    if (!(ds = csv_xy(ctx, ro, ds, ec)))
+        return gk_errno(ctx);
     int n_l = CSLCount(ro->layers);
     int rc = GK_OK;
     if (!ro->sql && n_l == 0 && GDALDatasetGetLayerCount(ds) != 1) {

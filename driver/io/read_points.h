@@ -23,8 +23,23 @@ typedef struct {
     double z_increase;        /* Z' = (Z + z_increase) * z_multiply */
     double z_multiply;
     char **open_options;      /* -oo NAME=VALUE, NULL-terminated (may be NULL) */
-    int needs_z;              /* 0: algorithm ignores Z (count, distance metrics) */
+    int needs_z;              /* GK_Z_NEEDED, GK_Z_IGNORED or GK_Z_NOT_READ */
 } gk_read_options;
+
+/* What the caller does with Z (gk_read_options.needs_z). */
+enum {
+    /* the algorithm ignores Z or takes it as an optional weight (count, the
+     * distance metrics, heatmap): Z is read as for GK_Z_NEEDED, but 2-D
+     * geometry without -zfield gives Z = 0 */
+    GK_Z_IGNORED = 0,
+    /* Z from -zfield, else the geometry: 2-D geometry without -zfield is an
+     * error; a null, NaN or infinite Z skips its point (counted) */
+    GK_Z_NEEDED = 1,
+    /* X and Y only (gridkit ridges without --3d): neither the geometry's Z
+     * nor -zfield, -z_increase, -z_multiply is read; every point gets
+     * z = 0, a 2-column XYZ file is read, a NaN or missing Z keeps its point */
+    GK_Z_NOT_READ = 2
+};
 
 /* One input layer = one output band. */
 typedef struct {
@@ -43,9 +58,15 @@ typedef struct {
 } gk_source_points;
 
 /* Reads every requested layer. Errors (missing file, unknown layer or field,
- * bad WHERE/SQL, bad clip source, a layer with no usable point, Z needed but
- * the geometries are 2-D and no -zfield is given) set a message naming the
- * input and return non-zero; nothing is left allocated in *out then. */
+ * bad WHERE/SQL, bad clip source, a layer without geometry or with no usable
+ * point, Z needed but the geometries are 2-D and no -zfield is given, a
+ * -zfield value that is text and not a number) set a message naming the
+ * input and return non-zero; nothing is left allocated in *out then.
+ *
+ * A source read by GDAL's CSV driver with no geometry of its own and none of
+ * the open options that say where it is (X_POSSIBLE_NAMES, ...) takes X and
+ * Y from the columns QGIS's delimited-text import would pick (x/y, lon/lat,
+ * easting/northing, ...: csv_xy() in read_points.c). Z is never guessed. */
 int gk_read_points(gk_context *ctx, const gk_read_options *ro, gk_source_points *out);
 void gk_source_points_free(gk_source_points *sp);
 

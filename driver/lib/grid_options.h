@@ -39,7 +39,8 @@ struct gk_grid_options {
     gk_source_points *points;
 };
 
-/* Reads the points the source options select (shared by grid, variogram, cv). */
+/* Reads the points the source options select (shared by grid, variogram, cv,
+ * ridges); needs_z: GK_Z_NEEDED, GK_Z_IGNORED or GK_Z_NOT_READ (io/read_points.h). */
 int gk_grid_options_read_points(gk_context *ctx, const gk_grid_options *o, int needs_z,
                                 gk_source_points *sp);
 /* gk_peek_points() for the options' source: 0 and the feature count and

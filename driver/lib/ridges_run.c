@@ -83,8 +83,10 @@ int gk_ridges_compute(gk_context *ctx, const gk_ridges_options *o, gk_ridges_res
     const int rank = gk_world_rank(world);
     gk_source_points sp = {0};
     int rc = prepare(ctx, o, r);
+    /* without --3d the lines are 2-D: z is not read at all (docs/ridges.md) */
     if (!rc) /* every rank: the reading is agreed on */
-        rc = gk_world_read_points(world, ctx, o->src, o->three_d, &sp);
+        rc = gk_world_read_points(world, ctx, o->src, o->three_d ? GK_Z_NEEDED : GK_Z_NOT_READ,
+                                  &sp);
     /* the reader's advice is grid's (an algorithm that ignores Z): ours */
     if (rc && o->three_d && !o->src->zfield && strstr(gk_errmsg(ctx), "2-D geometries"))
         rc = gk_error(ctx, rc, "--3d needs a z: %s has 2-D geometries; give -zfield FIELD, or "
@@ -141,9 +143,15 @@ static void report(const gk_ridges_options *o, const gk_ridges_result *r, const 
     for (size_t i = 0; i < l->n_lines; i++)
         closed += l->closed[i] != 0;
     fprintf(stderr, "Layer \"%s\": %zu points.\n", r->layer, r->n_points);
-    if (r->n_skipped)
+    if (r->n_skipped && l->dim == 3)
         fprintf(stderr, "Skipped %zu points with a null, NaN or infinite Z, or a NaN or "
                         "infinite X/Y.\n", r->n_skipped);
+    else if (r->n_skipped)
+        fprintf(stderr, "Skipped %zu points with a NaN or infinite X/Y.\n", r->n_skipped);
+    if (l->dim == 2 && (o->src->zfield || o->src->z_increase != 0.0 ||
+                        o->src->z_multiply != 1.0))
+        fprintf(stderr, "Note: %s not read: without --3d the lines are 2-D and z is not "
+                        "used.\n", o->src->zfield ? "-zfield" : "-z_increase/-z_multiply");
     fprintf(stderr, "Method: \"%s\".\n", gk_ridges_method_string(r->method));
     fprintf(stderr, "Lines: %zu (%zu closed), %zu vertices.\n", l->n_lines, closed,
             l->start[l->n_lines]);

@@ -10,22 +10,34 @@
 #include <string.h>
 
 int gk_world_variogram(gk_context *ctx, const gk_world *w, const gk_points *pts,
-                       const gk_vgm_options *opt, gk_vgm *out)
+                       const gk_vgm_options *opt, gk_progress_fn progress, void *progress_user,
+                       gk_vgm *out)
 {
     memset(out, 0, sizeof *out);
-    if (!w)
-        return gk_variogram(ctx, pts, opt, out);
-    const int rank = gk_world_rank(w), ranks = gk_world_size(w);
     gk_vgm_blocks b = {0};
+    if (!w) {
+        int rc = gk_variogram_blocks_ex(ctx, pts, opt, 0, 1, GK_VGM_ANY, progress, progress_user,
+                                        &b);
+        if (!rc)
+            rc = gk_variogram_merge(ctx, pts, opt, &b, out);
+        gk_vgm_blocks_free(&b);
+        return rc;
+    }
+    const int rank = gk_world_rank(w), ranks = gk_world_size(w);
+    if (rank > 0) /* rank 0 alone reports, on its share */
+        progress = NULL;
     /* rank 0's GPU first, as one process would use it; then the CPU, shared */
-    int rc = rank == 0 ? gk_variogram_blocks(ctx, pts, opt, 0, ranks, GK_VGM_GPU, &b) : GK_OK;
+    int rc = rank == 0 ? gk_variogram_blocks_ex(ctx, pts, opt, 0, ranks, GK_VGM_GPU, progress,
+                                                progress_user, &b)
+                       : GK_OK;
     rc = gk_world_agree(w, ctx, rc);
     int32_t on_gpu = !rc && b.on_gpu;
     if (!rc && gk_world_bcast(w, &on_gpu, sizeof on_gpu, 0))
         gk_world_abort(w, 1);
     if (!rc && !on_gpu) {
         gk_vgm_blocks_free(&b);
-        rc = gk_variogram_blocks(ctx, pts, opt, rank, ranks, GK_VGM_CPU, &b);
+        rc = gk_variogram_blocks_ex(ctx, pts, opt, rank, ranks, GK_VGM_CPU, progress,
+                                    progress_user, &b);
         rc = gk_world_agree(w, ctx, rc);
         if (!rc && rank > 0 && gk_world_send(w, 0, GK_TAG_PART, b.data, b.bytes))
             gk_world_abort(w, 1);
@@ -46,12 +58,16 @@ int gk_world_variogram(gk_context *ctx, const gk_world *w, const gk_points *pts,
 }
 
 int gk_world_crossval(gk_context *ctx, const gk_world *w, const gk_points *pts,
-                      const gk_algorithm *alg, int nfold, unsigned seed, gk_cv_result *res)
+                      const gk_algorithm *alg, int nfold, unsigned seed, gk_progress_fn progress,
+                      void *progress_user, gk_cv_result *res)
 {
-    if (!w)
-        return gk_crossval(ctx, pts, alg, nfold, seed, res);
+    if (!w) /* gk_crossval's part 0 of 1, summarised */
+        return gk_crossval_part_ex(ctx, pts, alg, nfold, seed, 0, 1, progress, progress_user,
+                                   res);
     const int rank = gk_world_rank(w), ranks = gk_world_size(w);
-    int rc = gk_crossval_part(ctx, pts, alg, nfold, seed, rank, ranks, res);
+    /* rank 0 alone reports, on its share */
+    int rc = gk_crossval_part_ex(ctx, pts, alg, nfold, seed, rank, ranks,
+                                 rank == 0 ? progress : NULL, progress_user, res);
     rc = gk_world_agree(w, ctx, rc);
     if (rc) {
         gk_cv_result_free(res);

@@ -12,14 +12,18 @@
 
 /* gk_variogram: the pair blocks summed by the ranks in turn, merged on
  * rank 0 in block order (on the GPU, where rank 0's context takes it, rank 0
- * alone). With w NULL, gk_variogram itself. */
+ * alone). With w NULL, gk_variogram itself. progress (may be NULL): as
+ * gk_variogram_blocks_ex's, on rank 0 only, over its share. */
 int gk_world_variogram(gk_context *ctx, const gk_world *w, const gk_points *pts,
-                       const gk_vgm_options *opt, gk_vgm *out);
+                       const gk_vgm_options *opt, gk_progress_fn progress, void *progress_user,
+                       gk_vgm *out);
 
 /* gk_crossval: the folds shared by the ranks in turn, each point's
  * prediction gathered on rank 0 and summarised there. With w NULL,
- * gk_crossval itself. */
+ * gk_crossval itself. progress (may be NULL): as gk_crossval_part_ex's, on
+ * rank 0 only, over its share. */
 int gk_world_crossval(gk_context *ctx, const gk_world *w, const gk_points *pts,
-                      const gk_algorithm *alg, int nfold, unsigned seed, gk_cv_result *res);
+                      const gk_algorithm *alg, int nfold, unsigned seed, gk_progress_fn progress,
+                      void *progress_user, gk_cv_result *res);
 
 #endif

@@ -306,6 +306,29 @@ printf 'x y z\n0 0 1\n0 0 1\n5 5 2\n5 5 2\n0 5 3\n0 5 3\n' >"$d/dup.xyz"
 check_cmd cv_all_singular 'dup\.xyz: none of the 6 points got a prediction' -- \
     cv "$d/dup.xyz" -a kriging:model=Sph:psill=1:range=10
 
+# a -zfield of words: an error naming the field, the feature and the text (was: a raster of
+# zeros, exit 0), through the GeoPackage's fast path and OGR's (-where), and for cv and variogram
+MW=(-zfield landuse -txe 178440 181560 -tye 329600 333760 -outsize 20 20)
+d=$(case_dir zfield_words)
+check zfield_words '-zfield "landuse" of layer "meuse" .*feature 1 has "Ah", which is not a number' \
+    "$d/o.tif" -- "${MW[@]}" -a invdist "$ME" "$d/o.tif"
+check zfield_words_where 'feature 1 has "Ah", which is not a number' "$d/o.tif" -- "${MW[@]}" \
+    -where 'fid > 0' -a invdist "$ME" "$d/o.tif"
+check_cmd cv_zfield_words 'landuse.*"Ah", which is not a number' -- cv "$ME" -zfield landuse \
+    -a nearest
+check_cmd vgm_zfield_words 'landuse.*"Ah", which is not a number' -- variogram "$ME" \
+    -zfield landuse
+# a plain x,y,z CSV: X and Y found (no -oo), Z not guessed: the error says -zfield NAME
+# (was: "no usable point: 5 feature(s) read, 0 ... outside, 0 without finite X, Y and Z")
+d=$(case_dir csv_xyz_no_zfield)
+printf 'x,y,z\n0,0,1\n1,0,2\n0,1,3\n1,1,4\n0.5,0.5,5\n' >"$d/p.csv"
+check csv_xyz_no_zfield 'layer "p" has 2-D geometries and no -zfield: give -zfield NAME.*z looks like one' \
+    "$d/o.tif" -- -outsize 4 4 -a invdist "$d/p.csv" "$d/o.tif"
+# no coordinate columns: the error names the fields and the open options
+printf 'a,b,c\n0,0,1\n1,0,2\n' >"$d/q.csv"
+check csv_no_geometry 'layer "q" of .*q\.csv has no geometry \(fields: "a", "b", "c"\): .*-oo X_POSSIBLE_NAMES=COLUMN -oo Y_POSSIBLE_NAMES=COLUMN' \
+    "$d/o.tif" -- -outsize 4 4 -zfield c -a invdist "$d/q.csv" "$d/o.tif"
+
 # --parts: the destination must be the mosaic (.vrt), the format GeoTIFF parts,
 # the directory a directory; nothing written in any case
 d=$(case_dir parts)

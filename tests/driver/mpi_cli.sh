@@ -178,6 +178,17 @@ other cv csv cv "$M" -zfield zinc -a invdistnn:power=2:radius=900:max_points=12 
 other cv_kriging_5fold csv cv "$M" -zfield zinc --nfold 5 --seed 7 -a kriging:model=Sph:psill=0.6:range=900:max_points=20 -q -o
 other cv_summary json cv "$DATA/points_10k.xyz" --nfold 10 --format=json -a invdist:power=2:radius=300:max_points=16 -q -o
 other ridges gpkg ridges "$DATA/points_10k.xyz" -a curve:r1=40 -q
+# progress (variogram and cv without -q): rank 0 alone reports, one line of dots as in
+# the plain run
+other cv_progress csv cv "$M" -zfield zinc -a invdistnn:power=2:radius=900:max_points=12 -o
+for name in variogram cv_progress; do
+    p=""
+    for run in plain n2 n3; do
+        c=$(grep -o '100 - done' "$W/$name.$run/log" | wc -l)
+        [ "$c" = 1 ] || p+="$run: $c lines of progress; "
+    done
+    [ -z "$p" ] && ok "$name: one line of progress, rank 0's" || ko "${name}_progress" "$p"
+done
 # density's walkers shared among the ranks (on the CPU): a ring and a line of noisy points
 awk 'BEGIN{srand(11); for (i = 0; i < 6000; i++) { t = 6.283185307 * rand(); r = 1000 + 60 * (rand() - 0.5);
     printf "%.3f %.3f 0\n", 5000 + r * cos(t), 5000 + r * sin(t);

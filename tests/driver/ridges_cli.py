@@ -23,6 +23,7 @@ from osgeo import gdal, ogr, osr  # noqa: E402  (after GDAL_DRIVER_PATH)
 gdal.UseExceptions()
 FAILS = []
 R, SIGMA, N = 100.0, 2.0, 2000
+CIRCLE = []  # the points (x, y, z), made by make_inputs()
 METHOD = "curve:r1=5"  # r1 = 2.5 sigma, as the seed cases' r1 = 2 sigma
 
 
@@ -41,8 +42,9 @@ def ridges(args, **kw):
 
 
 def make_inputs():
+    global CIRCLE
     rnd = random.Random(24)
-    pts = []
+    pts = CIRCLE = []
     for _ in range(N):
         a, r = rnd.uniform(0, 2 * math.pi), R + rnd.gauss(0, SIGMA)
         x, y = 180000 + r * math.cos(a), 330000 + r * math.sin(a)
@@ -183,6 +185,38 @@ r = ridges(["circle.csv", "csv2.gpkg", "-a", METHOD, "-q", "-oo", "X_POSSIBLE_NA
 ds = gdal.OpenEx("csv2.gpkg") if r.returncode == 0 else None
 check(ds is not None and ds.GetLayer(0).GetSpatialRef().IsSame(src_srs), "-a_srs gives the CRS")
 ds = None
+
+# ---- without --3d z is not read (docs/ridges.md) -------------------------------
+# X and Y only: a 2-column XYZ file, and a CSV whose z is empty or NaN in
+# two rows of three, read without -oo (its x and y columns found as QGIS
+# finds them), give the GeoPackage's lines: no point is dropped for its z
+with open("circle2.xyz", "w") as f:
+    f.write("".join("%r %r\n" % (x, y) for x, y, _ in CIRCLE))
+with open("circle_nanz.csv", "w") as f:
+    f.write("x,y,z\n" + "".join("%r,%r,%s\n" % (x, y, ("", "nan", repr(z))[i % 3])
+                                for i, (x, y, z) in enumerate(CIRCLE)))
+XY_OO = ["-oo", "X_POSSIBLE_NAMES=x", "-oo", "Y_POSSIBLE_NAMES=y"]
+for args in (["circle2.xyz"], ["circle_nanz.csv"], ["circle_nanz.csv", "-zfield", "z"] + XY_OO,
+             ["circle_nanz.csv", "-oo", "Z_POSSIBLE_NAMES=z"] + XY_OO):
+    r = ridges(args + ["xy.gpkg", "-a", METHOD])
+    ok = r.returncode == 0 and "Layer \"%s\": %d points." % (args[0].split(".")[0], N) in r.stderr
+    check(ok and features("xy.gpkg") == GPKG_FEATS,
+          "%s without --3d: every point read, the same lines (%s)" % (" ".join(args),
+                                                                      r.stderr.strip()[-200:]))
+# -zfield without --3d: not read (a field that is not there is no error), and said
+r = ridges(["circle_nanz.csv", "xy.gpkg", "-a", METHOD, "-zfield", "nosuch"])
+check(r.returncode == 0 and "-zfield not read" in r.stderr and
+      features("xy.gpkg") == GPKG_FEATS, "-zfield without --3d: not read, said (%s)" %
+      r.stderr.strip()[-200:])
+# with --3d z is required as before: the empty and NaN rows are skipped and counted
+r = ridges(["circle_nanz.csv", "xy3.gpkg", "-a", METHOD, "-q", "--3d", "-zfield", "z"])
+check(r.returncode == 0, "--3d -zfield z on the CSV (%s)" % r.stderr.strip()[-200:])
+r = ridges(["circle_nanz.csv", "xy3.gpkg", "-a", METHOD, "--3d", "-zfield", "z"])
+check("Skipped %d points" % (N - N // 3) in r.stderr, "--3d: the rows without z skipped, "
+      "counted (%s)" % r.stderr.strip()[-200:])
+r = ridges(["circle2.xyz", "bad.gpkg", "-a", METHOD, "-q", "--3d"])
+check(r.returncode != 0 and "line 1" in r.stderr and not os.path.exists("bad.gpkg"),
+      "--3d on a 2-column XYZ file: refused (%s)" % r.stderr.strip()[-160:])
 
 # ---- other drivers -------------------------------------------------------------
 r = ridges(["circle.gpkg", "out.shp", "-a", METHOD, "-q", "-of", "ESRI Shapefile"])

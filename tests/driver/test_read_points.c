@@ -192,6 +192,40 @@ static void test_xyz(void)
     CHECK(rc == 0 && gk_points_count(p) == 1 && gk_points_z(p)[0] == 4);
     gk_points_free(p);
 
+    /* X and Y only (gridkit ridges without --3d): two columns are enough,
+     * an empty, NaN or missing Z keeps its line (z 0), what follows X and Y
+     * is not read; a NaN or infinite X or Y is still skipped and counted */
+    {
+        const char *path = tpath("xy.xyz");
+        write_text(path, "x y\n1 2\n3 4 nan\n5 6 \n7 8 words here\n9,10\ninf 1\n1 nan 3\n");
+        p = gk_points_new(ctx);
+        rc = gk_points_read_xy(ctx, path, p, &sk);
+        CHECK(rc == 0);
+        CHECK_EQ_SZ(gk_points_count(p), 5);
+        CHECK_EQ_SZ(sk, 2);
+        const double wx[] = {1, 3, 5, 7, 9}, wy[] = {2, 4, 6, 8, 10};
+        for (size_t i = 0; rc == 0 && i < gk_points_count(p) && i < 5; i++)
+            CHECK(gk_points_x(p)[i] == wx[i] && gk_points_y(p)[i] == wy[i] &&
+                  gk_points_z(p)[i] == 0);
+        gk_points_free(p);
+        /* the same file needs Z when read as XYZ */
+        p = gk_points_new(ctx);
+        CHECK(gk_points_read_xyz(ctx, path, NULL, p, &sk) != 0);
+        CHECK_MSG(ctx, "line 2");
+        gk_points_free(p);
+        /* one column, or decimal commas, still refused */
+        write_text(path, "1 2\n3\n");
+        p = gk_points_new(ctx);
+        CHECK(gk_points_read_xy(ctx, path, p, &sk) != 0);
+        CHECK_MSG(ctx, "line 2: expected X and Y fields");
+        gk_points_free(p);
+        write_text(path, "0,5 0,25\n");
+        p = gk_points_new(ctx);
+        CHECK(gk_points_read_xy(ctx, path, p, &sk) != 0);
+        CHECK_MSG(ctx, "decimal comma");
+        gk_points_free(p);
+    }
+
     /* missing file */
     p = gk_points_new(ctx);
     rc = gk_points_read_xyz(ctx, tpath("nope.xyz"), NULL, p, &sk);

@@ -12,8 +12,33 @@
 
 /* Layers for every case the Arrow path decodes itself or hands to OGR: 3-D,
  * 2-D, M and ZM points, empty points, every geometry kind, null geometries,
- * null / integer / 64-bit Z fields, a layer without attributes and one of
- * several batches. */
+ * null / integer / 64-bit / text Z fields, a layer without attributes and
+ * one of several batches. */
+
+/* A String field "txt" on l: numbers as text, some empty, padded or "nan". */
+static void add_text_field(OGRLayerH l)
+{
+    OGRFieldDefnH fd = OGR_Fld_Create("txt", OFTString);
+    OGR_L_CreateField(l, fd, 1);
+    OGR_Fld_Destroy(fd);
+}
+
+static void set_text(OGRFeatureH f, int i)
+{
+    int k = OGR_F_GetFieldIndex(f, "txt");
+    char t[64];
+    if (i % 9 == 4)
+        return; /* null */
+    double v = 0.37 * i - 3;
+    if (i % 9 == 1)
+        t[0] = '\0'; /* empty: no value */
+    else if (i % 9 == 7)
+        snprintf(t, sizeof t, "nan");
+    else
+        snprintf(t, sizeof t, i % 9 == 2 ? " %.17g " : "%.17g", v);
+    OGR_F_SetFieldString(f, k, t);
+}
+
 static void make_arrow_fixture(const char *driver, const char *path)
 {
     GDALDatasetH ds = GDALCreate(GDALGetDriverByName(driver), path, 0, 0, 0, GDT_Unknown, NULL);
@@ -25,6 +50,7 @@ static void make_arrow_fixture(const char *driver, const char *path)
     OGRFieldDefnH fd = OGR_Fld_Create("big", OFTInteger64);
     OGR_L_CreateField(l, fd, 1);
     OGR_Fld_Destroy(fd);
+    add_text_field(l);
     const char *wkt[] = {"POINT Z (1 2 3)",
                          "POINT (4 5)",
                          "POINT M (6 7 8)",
@@ -47,6 +73,7 @@ static void make_arrow_fixture(const char *driver, const char *path)
             OGR_F_SetFieldDouble(f, 1, v);
         if (i % 7 != 3)
             OGR_F_SetFieldInteger64(f, 2, ((GIntBig)1 << 40) + i);
+        set_text(f, i);
         const char *w = wkt[i % n];
         if (w) {
             OGRGeometryH g;
@@ -64,6 +91,7 @@ static void make_arrow_fixture(const char *driver, const char *path)
     }
     /* many 3-D points (several batches), some null values */
     l = new_layer(ds, "many", NULL, wkbPoint25D);
+    add_text_field(l);
     int tr = OGR_L_TestCapability(l, OLCTransactions);
     if (tr)
         must(OGR_L_StartTransaction(l), "OGR_L_StartTransaction");
@@ -80,6 +108,7 @@ static void make_arrow_fixture(const char *driver, const char *path)
             OGR_F_SetFieldNull(f, 1);
         else
             OGR_F_SetFieldDouble(f, 1, i * 0.25);
+        set_text(f, i);
         must(OGR_L_CreateFeature(l, f), "OGR_L_CreateFeature");
     }
     if (tr)
@@ -206,14 +235,18 @@ void test_arrow(void)
     make_arrow_fixture("FlatGeobuf", fgb);
     const char *srcs[] = {gpkg, fgb};
     const char *layers[] = {"mixed", "many", "bare"};
-    const char *zfields[] = {NULL, "val", "id", "big"};
+    const char *zfields[] = {NULL, "val", "id", "big", "txt"};
+    const int needs[] = {GK_Z_IGNORED, GK_Z_NEEDED, GK_Z_NOT_READ};
     for (int s = 0; s < 2; s++)
         for (int l = 0; l < 3; l++)
-            for (int z = 0; z < 4; z++)
-                for (int nz = 0; nz < 2; nz++) {
-                    same_both_ways(srcs[s], layers[l], zfields[z], nz, NULL);
+            for (int z = 0; z < 5; z++)
+                for (int nz = 0; nz < 3; nz++) {
+                    if (nz == 2 && z > 0 && z < 4)
+                        continue; /* Z not read: which -zfield does not matter */
+                    same_both_ways(srcs[s], layers[l], zfields[z], needs[nz], NULL);
                     if (l < 2)
-                        same_both_ways(srcs[s], layers[l], zfields[z], nz, "id % 3 <> 1");
+                        same_both_ways(srcs[s], layers[l], zfields[z], needs[nz],
+                                       "id % 3 <> 1");
                 }
     same_both_ways(gpkg, "sparse", "val", 1, NULL);
     same_both_ways(gpkg, "sparse", NULL, 1, NULL);

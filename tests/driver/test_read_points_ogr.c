@@ -181,6 +181,263 @@ static void check_grid_ids(const gk_source_points *sp, const int *ids, size_t n)
     }
 }
 
+/* The points of layer 0 are exactly (x[i], y[i], z[i]), in order. */
+static void check_points(const gk_source_points *sp, size_t n, const double *x, const double *y,
+                         const double *z)
+{
+    CHECK(sp->n_layers == 1);
+    CHECK_EQ_SZ(npts(sp, 0), n);
+    for (size_t i = 0; sp->n_layers == 1 && i < n && i < npts(sp, 0); i++)
+        CHECKF(gk_points_x(sp->layers[0].pts)[i] == x[i] &&
+                   gk_points_y(sp->layers[0].pts)[i] == y[i] &&
+                   gk_points_z(sp->layers[0].pts)[i] == z[i],
+               "point %zu: (%.17g %.17g %.17g), want (%g %g %g)", i,
+               gk_points_x(sp->layers[0].pts)[i], gk_points_y(sp->layers[0].pts)[i],
+               gk_points_z(sp->layers[0].pts)[i], x[i], y[i], z[i]);
+}
+
+/* A CSV read without the open options that place its geometry: X and Y
+ * from the columns QGIS's delimited-text import would take, Z never
+ * guessed; without such columns an error that names the open options. */
+static void test_csv_columns(gk_context *ctx)
+{
+    gk_source_points sp;
+    gk_read_options ro = opts(tpath("pts.csv")); /* x,y,z,w */
+    ro.zfield = "z";
+    CHECK(rd(ctx, &ro, &sp) == 0);
+    {
+        const double x[] = {0, 1, 2, 3}, y[] = {0, 0, 0, 0}, z[] = {1, 2, 3, 4};
+        check_points(&sp, 4, x, y, z);
+    }
+    gk_source_points_free(&sp);
+    /* no -zfield: the column z is not taken for Z; the message says how */
+    ro.zfield = NULL;
+    CHECK(rd(ctx, &ro, &sp) == GK_ERR_ARG);
+    CHECK_MSG(ctx, "2-D geometries and no -zfield: give -zfield NAME");
+    CHECK_MSG(ctx, "z looks like one");
+    ro.needs_z = GK_Z_IGNORED; /* count: the points, Z 0 */
+    CHECK(rd(ctx, &ro, &sp) == 0);
+    {
+        const double x[] = {0, 1, 2, 3}, y[] = {0, 0, 0, 0}, z[] = {0, 0, 0, 0};
+        check_points(&sp, 4, x, y, z);
+    }
+    gk_source_points_free(&sp);
+    /* the user's other open options stay (AUTODETECT_TYPE: w is a number
+     * field, its empty value a null) */
+    char *autodetect[] = {"AUTODETECT_TYPE=YES", NULL};
+    ro = opts(tpath("pts.csv"));
+    ro.open_options = autodetect;
+    ro.zfield = "w";
+    CHECK(rd(ctx, &ro, &sp) == 0);
+    {
+        const double x[] = {0, 2, 3}, y[] = {0, 0, 0}, z[] = {10, 30, 40};
+        check_points(&sp, 3, x, y, z);
+        CHECK_EQ_SZ(sp.layers[0].n_skipped_z, 1);
+    }
+    gk_source_points_free(&sp);
+
+    /* lon/lat comes before x/y, names are matched in any case, with
+     * anything around the word ("Lon_deg" pairs with "Lat_deg") */
+    write_text(tpath("lonlat.csv"), "id,X,Lon_deg,Lat_deg,Y,h\n1,100,5.5,52.25,200,7\n"
+                                    "2,101,5.75,52.5,201,8\n");
+    ro = opts(tpath("lonlat.csv"));
+    ro.zfield = "h";
+    CHECK(rd(ctx, &ro, &sp) == 0);
+    {
+        const double x[] = {5.5, 5.75}, y[] = {52.25, 52.5}, z[] = {7, 8};
+        check_points(&sp, 2, x, y, z);
+    }
+    gk_source_points_free(&sp);
+    write_text(tpath("en.csv"), "Station,Easting,Northing,depth\nA,500000.5,4000000.25,-3\n");
+    ro = opts(tpath("en.csv"));
+    ro.zfield = "depth";
+    CHECK(rd(ctx, &ro, &sp) == 0);
+    {
+        const double x[] = {500000.5}, y[] = {4000000.25}, z[] = {-3};
+        check_points(&sp, 1, x, y, z);
+    }
+    gk_source_points_free(&sp);
+
+    /* no pair of number columns: an error naming the layer, its fields and
+     * the open options that place the points */
+    write_text(tpath("text_x.csv"), "x,y,z\na,1,2\n");
+    write_text(tpath("nocoords.csv"), "a,b,c\n1,2,3\n");
+    const char *none[] = {"text_x.csv", "nocoords.csv"};
+    for (int i = 0; i < 2; i++) {
+        ro = opts(tpath(none[i]));
+        CHECK(rd(ctx, &ro, &sp) == GK_ERR_ARG);
+        CHECK_MSG(ctx, "has no geometry (fields: ");
+        CHECK_MSG(ctx, "-oo X_POSSIBLE_NAMES=COLUMN -oo Y_POSSIBLE_NAMES=COLUMN");
+    }
+    /* the user's own placing options win: nothing is added */
+    char *keep[] = {"KEEP_GEOM_COLUMNS=NO", NULL};
+    ro = opts(tpath("pts.csv"));
+    ro.open_options = keep;
+    CHECK(rd(ctx, &ro, &sp) == GK_ERR_ARG);
+    CHECK_MSG(ctx, "has no geometry");
+    /* a geometry of the file's own (a WKT column) is left as it is */
+    write_text(tpath("wkt.csv"), "WKT,x,y,z\n\"POINT (7 8)\",1,2,3\n");
+    ro = opts(tpath("wkt.csv"));
+    ro.zfield = "z";
+    CHECK(rd(ctx, &ro, &sp) == 0);
+    {
+        const double x[] = {7}, y[] = {8}, z[] = {3};
+        check_points(&sp, 1, x, y, z);
+    }
+    gk_source_points_free(&sp);
+}
+
+/* Reads ro three ways (straight from SQLite where it may, through OGR's
+ * Arrow stream or feature by feature, and feature by feature only): the
+ * same code and message from each; the result of the first in *sp. */
+static int rd_every_way(gk_context *ctx, const gk_read_options *ro, gk_source_points *sp)
+{
+    static const char *const ways[3][2] = {{"YES", "YES"}, {"NO", "YES"}, {"NO", "NO"}};
+    int rc0 = 0;
+    char msg0[1024] = "";
+    for (int w = 0; w < 3; w++) {
+        CPLSetConfigOption("GRIDKIT_GPKG_SQLITE", ways[w][0]);
+        CPLSetConfigOption("GRIDKIT_OGR_ARROW", ways[w][1]);
+        gk_source_points one;
+        int rc = rd(ctx, ro, w ? &one : sp);
+        if (w == 0) {
+            rc0 = rc;
+            snprintf(msg0, sizeof msg0, "%s", gk_errmsg(ctx));
+            continue;
+        }
+        CHECKF(rc == rc0 && !strcmp(msg0, gk_errmsg(ctx)), "way %d: %d \"%s\", way 0: %d \"%s\"",
+               w, rc, gk_errmsg(ctx), rc0, msg0);
+        if (rc == 0 && rc0 == 0) {
+            size_t n = npts(&one, 0);
+            int same = n == npts(sp, 0) && one.layers[0].n_skipped_z == sp->layers[0].n_skipped_z;
+            for (size_t i = 0; same && i < n; i++)
+                same = gk_points_z(one.layers[0].pts)[i] == gk_points_z(sp->layers[0].pts)[i];
+            CHECKF(same, "way %d: other points than way 0", w);
+        }
+        if (rc == 0)
+            gk_source_points_free(&one);
+    }
+    CPLSetConfigOption("GRIDKIT_GPKG_SQLITE", NULL);
+    CPLSetConfigOption("GRIDKIT_OGR_ARROW", NULL);
+    gk_error_clear(ctx);
+    if (rc0)
+        gk_error(ctx, rc0, "%s", msg0);
+    return rc0;
+}
+
+/* A -zfield whose values are text (a String field, as a CSV's columns are
+ * without AUTODETECT_TYPE): a number is read as one, an empty value is
+ * skipped as a null is, anything else is an error naming the field, the
+ * feature and the text (OGR alone gives 0 for "grass"), on every path. */
+static void test_zfield_text(gk_context *ctx)
+{
+    const char *path = tpath("text.gpkg");
+    GDALDatasetH ds = GDALCreate(GDALGetDriverByName("GPKG"), path, 0, 0, 0, GDT_Unknown, NULL);
+    const char *good[] = {"1.5", " 2 ", "", NULL, "-4e1", "nan", "7"};
+    const char *bad[] = {"1", "grass", "3"};
+    for (int L = 0; L < 2; L++) {
+        OGRLayerH l = new_layer(ds, L ? "bad" : "good", NULL, wkbPoint);
+        OGRFieldDefnH fd = OGR_Fld_Create("s", OFTString);
+        OGR_L_CreateField(l, fd, 1);
+        OGR_Fld_Destroy(fd);
+        int n = L ? 3 : 7;
+        for (int i = 0; i < n; i++) {
+            OGRFeatureH f = OGR_F_Create(OGR_L_GetLayerDefn(l));
+            OGR_F_SetFieldInteger(f, 0, i);
+            const char *s = L ? bad[i] : good[i];
+            if (s)
+                OGR_F_SetFieldString(f, 2, s);
+            char w[64];
+            snprintf(w, sizeof w, "POINT (%d 0)", i);
+            OGR_F_SetGeometryDirectly(f, wkt_geom(w));
+            must(OGR_L_CreateFeature(l, f), "OGR_L_CreateFeature");
+            OGR_F_Destroy(f);
+        }
+    }
+    GDALClose(ds);
+
+    gk_source_points sp;
+    gk_read_options ro = opts(path);
+    char *good_l[] = {"good", NULL}, *bad_l[] = {"bad", NULL};
+    ro.zfield = "s";
+    for (int where = 0; where < 2; where++) {
+        ro.layers = good_l;
+        ro.where = where ? "id >= 0" : NULL; /* -where: OGR's paths only */
+        CHECK(rd_every_way(ctx, &ro, &sp) == 0);
+        const double x[] = {0, 1, 4, 6}, y[] = {0, 0, 0, 0}, z[] = {1.5, 2, -40, 7};
+        check_points(&sp, 4, x, y, z);
+        CHECK_EQ_SZ(sp.layers[0].n_skipped_z, 3); /* empty, null, nan */
+        gk_source_points_free(&sp);
+        ro.layers = bad_l;
+        CHECK(rd_every_way(ctx, &ro, &sp) == GK_ERR_ARG);
+        CHECK_MSG(ctx, "-zfield \"s\" of layer \"bad\"");
+        CHECK_MSG(ctx, "feature 2 has \"grass\", which is not a number");
+        CHECK_MSG(ctx, "String");
+    }
+    /* a CSV's columns are text: an empty one is no value, not 0 */
+    ro = opts(tpath("pts.csv"));
+    ro.zfield = "w";
+    CHECK(rd(ctx, &ro, &sp) == 0);
+    {
+        const double x[] = {0, 2, 3}, y[] = {0, 0, 0}, z[] = {10, 30, 40};
+        check_points(&sp, 3, x, y, z);
+        CHECK_EQ_SZ(sp.layers[0].n_skipped_z, 1);
+    }
+    gk_source_points_free(&sp);
+    write_text(tpath("words.csv"), "x,y,kind\n0,0,1\n1,1,sand\n");
+    ro = opts(tpath("words.csv"));
+    ro.zfield = "kind";
+    CHECK(rd(ctx, &ro, &sp) == GK_ERR_ARG);
+    CHECK_MSG(ctx, "\"sand\", which is not a number");
+}
+
+/* GK_Z_NOT_READ (ridges without --3d): X and Y only, on every path. */
+static void test_z_not_read(gk_context *ctx)
+{
+    gk_source_points sp;
+    gk_read_options ro = opts(tpath("in.gpkg"));
+    char *nanz[] = {"nanz", NULL}, *flat[] = {"flat", NULL};
+    ro.needs_z = GK_Z_NOT_READ;
+    ro.layers = nanz; /* a NaN Z keeps its point */
+    ro.z_multiply = 10;
+    CHECK(rd_every_way(ctx, &ro, &sp) == 0);
+    {
+        const double x[] = {0, 1, 2}, y[] = {0, 1, 2}, z[] = {0, 0, 0};
+        check_points(&sp, 3, x, y, z);
+        CHECK_EQ_SZ(sp.layers[0].n_skipped_z, 0);
+    }
+    gk_source_points_free(&sp);
+    ro.layers = flat; /* -zfield not read: its null and its absence alike */
+    ro.zfield = "val";
+    CHECK(rd_every_way(ctx, &ro, &sp) == 0);
+    CHECK_EQ_SZ(npts(&sp, 0), 3);
+    gk_source_points_free(&sp);
+    ro.zfield = "nosuch";
+    CHECK(rd(ctx, &ro, &sp) == 0);
+    gk_source_points_free(&sp);
+
+    /* XYZ of two columns; a CSV whose z is empty or NaN */
+    write_text(tpath("two.xyz"), "1 2\n3 4\n");
+    ro = opts(tpath("two.xyz"));
+    ro.needs_z = GK_Z_NOT_READ;
+    CHECK(rd(ctx, &ro, &sp) == 0);
+    {
+        const double x[] = {1, 3}, y[] = {2, 4}, z[] = {0, 0};
+        check_points(&sp, 2, x, y, z);
+    }
+    gk_source_points_free(&sp);
+    ro.needs_z = GK_Z_NEEDED;
+    CHECK(rd(ctx, &ro, &sp) == GK_ERR_IO);
+    CHECK_MSG(ctx, "line 1");
+    write_text(tpath("nanz.csv"), "x,y,z\n0,0,\n1,1,nan\n2,2,3\n");
+    ro = opts(tpath("nanz.csv"));
+    ro.needs_z = GK_Z_NOT_READ;
+    ro.zfield = "z";
+    CHECK(rd(ctx, &ro, &sp) == 0);
+    CHECK_EQ_SZ(npts(&sp, 0), 3);
+    gk_source_points_free(&sp);
+}
+
 /* Each case sets or clears one option of `ro` from the case before (and
  * checks what it needs: ids, counts, messages), so the cases stay written
  * out in order rather than in a table. */
@@ -497,6 +754,10 @@ void test_ogr(void)
     ro.zfield = NULL;
     CHECK(rd(ctx, &ro, &sp) == GK_ERR_ARG);
     CHECK_MSG(ctx, "2-D");
+
+    test_csv_columns(ctx);
+    test_zfield_text(ctx);
+    test_z_not_read(ctx);
 
     /* XYZ through gk_read_points: clip and Z transform apply; -where refused */
     write_text(tpath("pts.XYZ"), "x y h\n0 0 1\n1 1 2\n2 2 3\n3 3 nan\n");
