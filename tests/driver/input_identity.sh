@@ -25,7 +25,7 @@ cp "$DATA"/utm_2000.shp "$DATA"/utm_2000.shx "$DATA"/utm_2000.dbf "$DATA"/utm_20
 cp "$DATA/lattice_400.csv" pts.csv
 cp "$DATA/lattice_400.csvt" pts.csvt
 gzip -c pts.csv >pts.csv.gz
-mkdir zsrc && cp utm_2000.* zsrc/ && (cd zsrc && zip -q ../z.zip utm_2000.*) && rm -r zsrc
+/usr/bin/python3 -m zipfile -c z.zip utm_2000.shp utm_2000.shx utm_2000.dbf utm_2000.prj
 cat >v.vrt <<'EOF'
 <OGRVRTDataSource>
   <OGRVRTLayer name="pts">
