@@ -615,7 +615,7 @@ static int gauss_build(gk_job *job)
             gauss_canonical(a, sumabs); /* with its clusters, order and bound */
             return rc;
         }
-        if (rc != 1)
+        if (rc != GK_IFGT_TAKE_CUTOFF)
             return rc;
     }
     if (a->gauss.method == GK_GAUSS_FFT && !(job->gfft = gk_gauss_fft_new()))

@@ -403,6 +403,45 @@ static double *grid_of(const gk_points *pts, const gk_grid *g, const char *spec,
     return out;
 }
 
+/* method=ifgt where no plan meets epsilon (a bandwidth narrow against the
+ * spread; the clustered points at epsilon=1e-12): an error that says so and
+ * asks for cutoff, not a job whose tiles have no expansions (it crashed);
+ * method=auto on the same takes the cut-off. */
+static void ifgt_no_plan(void)
+{
+    gk_points *uni = gk_points_new(ctx), *clu = gk_points_new(ctx);
+    for (int i = 0; i < 5000; i++)
+        gk_points_add(uni, 1000 * urand(), 1000 * urand(), 1.0);
+    for (int i = 0; i < 5000; i++) /* three tight clusters over 100 x 100 */
+        gk_points_add(clu, 20 + 30 * (i % 3) + 5 * (urand() - 0.5),
+                      30 + 20 * (i % 3) + 5 * (urand() - 0.5), 1.0);
+    const struct {
+        gk_points *pts;
+        const char *spec;
+    } no[] = {{uni, "gauss:bandwidth=1:method=ifgt"},
+              {clu, "gauss:bandwidth=10:method=ifgt:epsilon=1e-12"}};
+    gk_grid g = {0, 1000, 0, 1000, 10, 10};
+    double out[100];
+    for (int k = 0; k < 2; k++) {
+        gk_algorithm *a = gk_algorithm_parse(ctx, no[k].spec);
+        CHECK(a != NULL);
+        gk_job *job = a ? gk_job_new(ctx, no[k].pts, a) : NULL;
+        int rc = job ? gk_job_compute_window(job, &g, 0, 0, 10, 10, out) : gk_errno(ctx);
+        CHECKF(!job && rc == GK_ERR_ARG && strstr(gk_errmsg(ctx), "no plan meets epsilon") &&
+                   strstr(gk_errmsg(ctx), "method=cutoff"),
+               "%s: rc %d: %s", no[k].spec, rc, gk_errmsg(ctx));
+        gk_job_free(job);
+        gk_algorithm_free(a);
+        gk_error_clear(ctx);
+    }
+    char str[1024] = "";
+    double *v = grid_of(uni, &g, "gauss:bandwidth=1", str, sizeof str);
+    CHECKF(v && strstr(str, "chosen=cutoff"), "auto: %s", str);
+    free(v);
+    gk_points_free(uni);
+    gk_points_free(clu);
+}
+
 /* method=auto: the IFGT where the bandwidth is wide against the spread and
  * the points many, the cut-off where it is narrow; either within the bound
  * of the direct sum; and its string, read back, chooses the same way and
@@ -668,6 +707,7 @@ int main(void)
     anisotropic();
     relative();
     ifgt_wide();
+    ifgt_no_plan();
     auto_choice();
     fft_model();
     same_bytes();

@@ -270,6 +270,12 @@ check decimal_commas 'dc\.xyz: line 2: .*decimal comma' "$d/o.tif" -- -outsize 4
 d=$(case_dir decimal_commas_z)
 printf '0 0 1,5\n1 1 2,5\n' >"$d/dz.xyz"
 check decimal_commas_z 'dz\.xyz: line 1: .*decimal comma' "$d/o.tif" -- -outsize 4 4 "$d/dz.xyz" "$d/o.tif"
+# gauss method=ifgt where no plan meets epsilon: an error asking for cutoff
+# (was a segfault: the tiles ran without expansions)
+d=$(case_dir ifgt_no_plan)
+awk 'BEGIN { srand(7); print "x y z"; for (i = 0; i < 5000; i++) printf "%.6f %.6f 1\n", 1000 * rand(), 1000 * rand() }' >"$d/u.xyz"
+check ifgt_no_plan 'method=ifgt: no plan meets epsilon=1e-06 .*use method=cutoff' "$d/o.tif" -- \
+    -outsize 10 10 -a gauss:bandwidth=1:method=ifgt "$d/u.xyz" "$d/o.tif"
 for a in invdist invdistnn kriging; do
     d=$(case_dir min_above_max_$a)
     extra=
