@@ -276,6 +276,14 @@ d=$(case_dir ifgt_no_plan)
 awk 'BEGIN { srand(7); print "x y z"; for (i = 0; i < 5000; i++) printf "%.6f %.6f 1\n", 1000 * rand(), 1000 * rand() }' >"$d/u.xyz"
 check ifgt_no_plan 'method=ifgt: no plan meets epsilon=1e-06 .*use method=cutoff' "$d/o.tif" -- \
     -outsize 10 10 -a gauss:bandwidth=1:method=ifgt "$d/u.xyz" "$d/o.tif"
+# kernel sizes the arithmetic cannot hold: refused with the range (radius
+# 1e-160 gave NaN on a point at a cell centre, 1e154 scaled the raw sum)
+d=$(case_dir heatmap_radius_tiny)
+check heatmap_radius_tiny 'radius=1e-160 is outside \[1\.49166814624004e-154, 6\.7039039649713e\+153\]' \
+    "$d/o.tif" -- "${G[@]}" -a heatmap:radius=1e-160 "$R" "$d/o.tif"
+d=$(case_dir gauss_bandwidth_tiny)
+check gauss_bandwidth_tiny 'bandwidth=1e-160 is outside \[1\.0547686614863e-154, 4\.74037595405459e\+153\]' \
+    "$d/o.tif" -- "${G[@]}" -a gauss:bandwidth=1e-160:normalize=no:method=direct "$R" "$d/o.tif"
 for a in invdist invdistnn kriging; do
     d=$(case_dir min_above_max_$a)
     extra=
