@@ -31,9 +31,9 @@
  * density/gauss_relative.c, method=ifgt density/gauss_ifgt.c, method=fft
  * (binned, a looser bound) density/gauss_fft.c.
  */
+#include "core/double_edge.h"
 #include "core/method.h"
 #include "density/density_bins.h"
-#include "density/density_range.h"
 #include "density/density_sum.h"
 #include "density/gauss.h"
 
@@ -86,8 +86,8 @@ static int gs_sigma_error(gk_context *ctx, const char *spec, const char *what, d
                     "-a %s: %s%.15g is outside [%.15g, %.15g], where 2 sigma^2 and 1 / (2 "
                     "sigma^2) are normal doubles; beyond it the kernel's exponent under- or "
                     "overflows",
-                    spec, what, s, gk_dens_edge(gs_sigma_ok, NULL, 1.0, 0.0),
-                    gk_dens_edge(gs_sigma_ok, NULL, 1.0, INFINITY));
+                    spec, what, s, gk_double_edge(gs_sigma_ok, NULL, 1.0, 0.0),
+                    gk_double_edge(gs_sigma_ok, NULL, 1.0, INFINITY));
 }
 
 /* The reach of a point in x and in y: method=direct none; cutoff the half

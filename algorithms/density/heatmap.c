@@ -10,9 +10,9 @@
  * (density/density_sum.h), on the CPU and the GPU alike, so the bytes
  * depend on the inputs only.
  */
+#include "core/double_edge.h"
 #include "core/method.h"
 #include "density/density_bins.h"
-#include "density/density_range.h"
 #include "density/density_sum.h"
 
 #include <float.h>
@@ -254,8 +254,8 @@ static int heatmap_parse(gk_context *ctx, const char *spec, char *rest, gk_algor
         return gk_error(ctx, GK_ERR_ARG,
                         "-a %s: radius=%.15g is outside [%.15g, %.15g], where r^2, 1/r^2%s are "
                         "normal doubles; beyond it the kernel's arithmetic under- or overflows",
-                        spec, r, gk_dens_edge(heat_radius_ok_v, a, 1.0, 0.0),
-                        gk_dens_edge(heat_radius_ok_v, a, 1.0, INFINITY),
+                        spec, r, gk_double_edge(heat_radius_ok_v, a, 1.0, 0.0),
+                        gk_double_edge(heat_radius_ok_v, a, 1.0, INFINITY),
                         a->heat.scaled ? " and the scaled kernel's constant" : "");
     if (!isfinite(a->nodata) && !isnan(a->nodata))
         return gk_error(ctx, GK_ERR_ARG, "-a %s: nodata must be finite", spec);

@@ -1,11 +1,11 @@
 /*
- * density_range.h - where a kernel size stops being computable: the range
- * of a radius or bandwidth over which a method's arithmetic neither
- * overflows nor underflows (heatmap.c, gauss.c), found exactly on the
- * doubles so that a message states the true bound.
+ * double_edge.h - where a size stops being computable: the range of a
+ * radius, bandwidth or length over which a method's arithmetic neither
+ * overflows nor underflows (density/heatmap.c, density/gauss.c, ridges/),
+ * found exactly on the doubles so that a message states the true bound.
  */
-#ifndef GK_DENSITY_RANGE_H
-#define GK_DENSITY_RANGE_H
+#ifndef GK_DOUBLE_EDGE_H
+#define GK_DOUBLE_EDGE_H
 
 #include <stdint.h>
 #include <string.h>
@@ -13,8 +13,8 @@
 /* The last positive double from good (ok) towards bad (not ok) for which
  * ok(arg, v) holds, ok being true on an interval: bisection on the bits,
  * which positive doubles order as their values. */
-static inline double gk_dens_edge(int (*ok)(const void *, double), const void *arg, double good,
-                                  double bad)
+static inline double gk_double_edge(int (*ok)(const void *, double), const void *arg, double good,
+                                    double bad)
 {
     uint64_t g, b;
     memcpy(&g, &good, sizeof g);
