@@ -167,7 +167,8 @@ static int parse_keys(gk_context *ctx, gk_ridges_method *m, const char *name, ch
 static int check_method(gk_context *ctx, const gk_ridges_method *m)
 {
     if (m->kind == GK_RIDGE_CURVE && m->r1 > 0 && m->r2 > 0 && m->r2 < m->r1)
-        return gk_error(ctx, GK_ERR_ARG, "-a curve: r2=%g must be at least r1=%g", m->r2, m->r1);
+        return gk_error(ctx, GK_ERR_ARG, "-a curve: r2=%.15g must be at least r1=%.15g", m->r2,
+                        m->r1);
     return GK_OK;
 }
 
