@@ -82,7 +82,7 @@ double gk_ridges_user_length(const gk_ridges_method *m, double v)
     return ldexp(v, m->scale_exp);
 }
 
-/* Extents within [2^-64, 2^64] run as they are; others in a frame scaled
+/* Extents within [2^-64, 2^65) run as they are; others in a frame scaled
  * by a power of two to an extent in [1, 2): exact (a power of two changes
  * only the exponent), so that the methods' squares, cubes and sixth powers
  * of lengths (variances, their determinants) stay within double's range
