@@ -67,11 +67,13 @@ static void fmt_num(char *buf, size_t cap, double v)
     }
 }
 
-/* ":key=value", the value "auto" when v <= 0 and auto_ok. */
+/* ":key=value", the value "auto" when v <= 0 and auto_ok. A default
+ * derived from another key that overflows (gap = 2 r2 of r2=1e308) is
+ * "auto" too: it reads back to the same rule, where "inf" would not parse. */
 static void add_num(gk_strbuf *sb, const char *key, double v, int auto_ok)
 {
     char num[40];
-    if (auto_ok && !(v > 0)) {
+    if (auto_ok && !(v > 0 && isfinite(v))) {
         gk_strbuf_add(sb, ":%s=auto", key);
         return;
     }
