@@ -2,11 +2,11 @@
  * ridges` (gk_ridges_parse: curve:..., density:...) and their canonical
  * strings. The first byte picks the points' dimension (bit 0: 2 or 3) and
  * whether the method then runs (bit 1) on a fixed small cloud (a noisy arc
- * of 24 points), one thread on the CPU: the run-time checks of the keys
+ * of 16 points), one thread on the CPU: the run-time checks of the keys
  * (lengths against the points' extent, the bins, the walkers' bounds) and
  * the method string with its estimated values, which must parse again to
  * itself. A rejection without a message aborts. Only keys whose work is
- * small on 24 points run (small_work): a fine mesh (up to 5e7 nodes) and
+ * small on 16 points run (small_work): a fine mesh (up to 5e7 nodes) and
  * iteration caps of millions are valid, bounded and slow, not findings. */
 #include "fuzz_common.h"
 #include "gridkit_ridges.h"
@@ -17,8 +17,8 @@
 static gk_points *arc(gk_context *ctx, int dim)
 {
     gk_points *p = gk_points_new(ctx);
-    for (int i = 0; i < 24; i++) {
-        double a = 0.12 * i, r = 10.0 + 0.3 * sin(7.3 * i);
+    for (int i = 0; i < 16; i++) {
+        double a = 0.18 * i, r = 10.0 + 0.3 * sin(7.3 * i);
         gk_points_add(p, r * cos(a), r * sin(a), dim == 3 ? 0.5 * a + 0.2 * cos(5.1 * i) : 0.0);
     }
     return p;
@@ -28,9 +28,9 @@ static gk_points *arc(gk_context *ctx, int dim)
 static int small_work(const gk_ridges_method *m)
 {
     if (m->kind == GK_RIDGE_CURVE)
-        return m->max_iter <= 1000 && m->max_rounds <= 100;
+        return m->max_iter <= 200 && m->max_rounds <= 100;
     const double sp = m->spacing > 0 ? m->spacing : m->bandwidth > 0 ? m->bandwidth / 2 : 1.0;
-    return m->max_iter_scms <= 1000 && (!m->seeds_mesh || sp >= 0.2);
+    return m->max_iter_scms <= 200 && (!m->seeds_mesh || sp >= 0.2);
 }
 
 /* The method's string parses again, to itself. */
