@@ -75,9 +75,10 @@ for part in $parts; do
         # there) and gpu (needs CUDA).
         if configure_build build-asan "$san_ub" test_algorithms test_kriging test_variogram \
             test_crossval test_geostat_progress test_delaunay test_linear test_read_points \
-            test_write_raster test_parse test_plugin_threads test_gauss test_heatmap gridkit &&
+            test_write_raster test_parse test_plugin_threads test_gauss test_heatmap \
+            test_ridges_input test_ridges_scale gridkit &&
             run_tests build-asan \
-                '^(algorithms|kriging|variogram|crossval|cv_variogram_progress|delaunay|linear|parse_canonical|read_points_.*|write_raster|bad_input|plugin_threads|cli_threads|density_gauss|density_heatmap)$'
+                '^(algorithms|kriging|variogram|crossval|cv_variogram_progress|delaunay|linear|parse_canonical|read_points_.*|write_raster|bad_input|plugin_threads|cli_threads|density_gauss|density_heatmap|ridges_input|ridges_scale)$'
         then :; else failed="$failed asan"; fi ;;
     tsan)
         # The tile engine on several threads (algorithms), the readers on

@@ -112,8 +112,14 @@ typedef struct {
 } gk_strbuf;
 void gk_strbuf_add(gk_strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* A whole-string number for an -a key=value (NaN only for nodata); 0 or -1. */
+/* A whole-string number for an -a key=value (NaN only for nodata, a
+ * subnormal only for nodata): 0, or GK_PARAM_NAN (not a number),
+ * GK_PARAM_TINY (below DBL_MIN: underflowed or subnormal), GK_PARAM_HUGE
+ * (beyond DBL_MAX); gk_param_number_why(rc) says which for a message
+ * ("KEY=VALUE <why>"). */
+enum { GK_PARAM_NAN = -1, GK_PARAM_TINY = -2, GK_PARAM_HUGE = -3 };
 int gk_param_number(const char *key, const char *s, double *out);
+const char *gk_param_number_why(int rc);
 
 /* Search ellipse, precomputed from radius1/radius2/angle. */
 typedef struct {

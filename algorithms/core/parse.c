@@ -61,17 +61,38 @@ int gk_param_number(const char *key, const char *s, double *out)
     while (*end && isspace((unsigned char)*end))
         end++;
     /* nodata=nan is legitimate (empty cells as NaN); NaN anywhere else is not. */
-    if (end == s || *end || errno == ERANGE || (isnan(v) && strcmp(key, "nodata") != 0))
-        return -1;
+    const int nodata = strcmp(key, "nodata") == 0;
+    if (end == s || *end || (isnan(v) && !nodata))
+        return GK_PARAM_NAN;
+    if (errno == ERANGE && isinf(v))
+        return GK_PARAM_HUGE;
+    /* a subnormal nodata is a value a Float64 cell holds; as a length, a
+     * power or a weight it has lost its precision and its square is 0 */
+    if (errno == ERANGE && !(nodata && v != 0.0))
+        return GK_PARAM_TINY;
     *out = v;
     return 0;
+}
+
+const char *gk_param_number_why(int rc)
+{
+    switch (rc) {
+    case GK_PARAM_TINY:
+        return "is below 2.2250738585072014e-308, the smallest normal double (a value this "
+               "small has lost its precision and its square is 0)";
+    case GK_PARAM_HUGE:
+        return "is beyond 1.7976931348623157e+308, the largest double";
+    default:
+        return "is not a number";
+    }
 }
 
 static int parse_number(gk_context *ctx, const char *alg, const char *key, const char *s,
                         double *out)
 {
-    if (gk_param_number(key, s, out))
-        return gk_error(ctx, GK_ERR_ARG, "-a %s: %s=%s is not a number", alg, key, s);
+    int rc = gk_param_number(key, s, out);
+    if (rc)
+        return gk_error(ctx, GK_ERR_ARG, "-a %s: %s=%s %s", alg, key, s, gk_param_number_why(rc));
     return GK_OK;
 }
 

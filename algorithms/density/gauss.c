@@ -31,14 +31,17 @@
  * density/gauss_relative.c, method=ifgt density/gauss_ifgt.c, method=fft
  * (binned, a looser bound) density/gauss_fft.c.
  */
+#include "core/double_edge.h"
 #include "core/method.h"
 #include "density/density_bins.h"
 #include "density/density_sum.h"
 #include "density/gauss.h"
 
 #include <ctype.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -62,6 +65,29 @@ static int gs_rotated(const gk_algorithm *a)
 static double gs_log(const gk_algorithm *a)
 {
     return log(1.0 / a->gauss.epsilon);
+}
+
+/* Whether a bandwidth can be computed with: 2 sigma^2 and c = 1 / (2
+ * sigma^2) normal doubles, so that exp(-d^2 c) keeps double precision (a
+ * subnormal d^2 errs by at most 2^-1074 c <= 2^-52) and the density's 2 pi
+ * sigma_x sigma_y is finite and normal. Beyond it c is infinite (a point on
+ * a node gave 0 x inf = NaN, then 0) or loses its bits. */
+static int gs_sigma_ok(const void *unused, double s)
+{
+    (void)unused;
+    const double t = 2.0 * s * s;
+    return isnormal(t) && isnormal(1.0 / t);
+}
+
+/* The error for a bandwidth outside gs_sigma_ok's range; what names it. */
+static int gs_sigma_error(gk_context *ctx, const char *spec, const char *what, double s)
+{
+    return gk_error(ctx, GK_ERR_ARG,
+                    "-a %s: %s%.15g is outside [%.15g, %.15g], where 2 sigma^2 and 1 / (2 "
+                    "sigma^2) are normal doubles; beyond it the kernel's exponent under- or "
+                    "overflows",
+                    spec, what, s, gk_double_edge(gs_sigma_ok, NULL, 1.0, 0.0),
+                    gk_double_edge(gs_sigma_ok, NULL, 1.0, INFINITY));
 }
 
 /* The reach of a point in x and in y: method=direct none; cutoff the half
@@ -404,6 +430,7 @@ static int gauss_parse_any(gk_context *ctx, const char *spec, char *rest, gk_alg
     a->gauss.angle = 0.0;
     a->gauss.rc = NAN;
     double bw = NAN, bx = NAN, by = NAN;
+    int angle_given = 0;
     a->gauss.epsilon = 1e-6;
     a->gauss.method = GK_GAUSS_CUTOFF;
     a->gauss.method_auto = 1;
@@ -459,14 +486,20 @@ static int gauss_parse_any(gk_context *ctx, const char *spec, char *rest, gk_alg
         } else if (!strcasecmp(key, "bandwidth") || !strcasecmp(key, "bandwidth_x") ||
                    !strcasecmp(key, "bandwidth_y") || !strcasecmp(key, "angle") ||
                    !strcasecmp(key, "epsilon") || !strcasecmp(key, "nodata")) {
-            if (gk_param_number(key, val, &num))
-                return gk_error(ctx, GK_ERR_ARG, "-a %s: %s: '%s' is not a number", spec, key,
-                                val);
+            int nrc = gk_param_number(key, val, &num);
+            if (nrc)
+                return gk_error(ctx, GK_ERR_ARG, "-a %s: %s: '%s' %s", spec, key, val,
+                                gk_param_number_why(nrc));
             if (!strncasecmp(key, "bandwidth", 9)) {
                 if (!(num > 0) || !isfinite(num))
                     return gk_error(ctx, GK_ERR_ARG,
                                     "-a %s: %s: must be finite and > 0 (got '%s')", spec, key,
                                     val);
+                if (!gs_sigma_ok(NULL, num)) {
+                    char what[32];
+                    snprintf(what, sizeof what, "%s=", key);
+                    return gs_sigma_error(ctx, spec, what, num);
+                }
                 *(key[9] == '\0' ? &bw : tolower((unsigned char)key[10]) == 'x' ? &bx : &by) =
                     num;
             } else if (!strcasecmp(key, "angle")) {
@@ -474,7 +507,7 @@ static int gauss_parse_any(gk_context *ctx, const char *spec, char *rest, gk_alg
                     return gk_error(ctx, GK_ERR_ARG,
                                     "-a %s: angle: must be within [-360, 360] degrees (got '%s')",
                                     spec, val);
-                a->gauss.angle = num;
+                a->gauss.angle = num, angle_given = 1;
             } else if (!strcasecmp(key, "epsilon")) {
                 if (!(num > 0 && num < 1))
                     return gk_error(ctx, GK_ERR_ARG,
@@ -500,10 +533,10 @@ static int gauss_parse_any(gk_context *ctx, const char *spec, char *rest, gk_alg
                         "-a %s: bandwidth_x and bandwidth_y go together (or give bandwidth for "
                         "both)",
                         spec);
-    if (a->gauss.angle != 0.0 && isnan(a->gauss.sigma))
+    if (angle_given && isnan(bx) && isnan(by))
         return gk_error(ctx, GK_ERR_ARG,
-                        "-a %s: angle needs bandwidth_x and bandwidth_y (Scott's rule is "
-                        "isotropic)",
+                        "-a %s: angle needs bandwidth_x and bandwidth_y (it turns an elliptical "
+                        "kernel; bandwidth alone, or Scott's rule, is a circle)",
                         spec);
     if (a->gauss.sigma_y == a->gauss.sigma)
         a->gauss.sigma_y = NAN; /* isotropic */
@@ -596,12 +629,27 @@ static int gauss_build(gk_job *job)
                             "-a %s: bandwidth: cannot be estimated from %zu points (Scott's "
                             "rule needs >= 2 points spread in both x and y); give bandwidth=",
                             a->gauss.smooth ? "kernel_smooth" : "gauss", n);
+        if (!gs_sigma_ok(NULL, s))
+            return gs_sigma_error(job->ctx, a->gauss.smooth ? "kernel_smooth" : "gauss",
+                                  "Scott's rule's bandwidth (from the points' spread) ", s);
         a->gauss.sigma = s;
         a->gauss.rc = s * sqrt(2.0 * log(1.0 / a->gauss.epsilon));
     }
     double sumabs = 0;
     for (size_t i = 0; i < n; i++)
         sumabs += fabs(p->z[i]);
+    /* a node's sum is at most sum|w| (over 2 pi sigma_x sigma_y): beyond
+     * the largest double it would be written as infinity */
+    const double top =
+        a->gauss.smooth || !a->gauss.normalize ? sumabs
+                                               : sumabs / (2.0 * M_PI * a->gauss.sigma * gs_sy(a));
+    if (!(top <= DBL_MAX))
+        return gk_error(job->ctx, GK_ERR_ARG,
+                        "-a %s: a cell's value could reach sum|w| = %.15g%s, beyond the largest "
+                        "double (%.15g): give a larger bandwidth, normalize=no or smaller weights",
+                        a->gauss.smooth ? "kernel_smooth" : "gauss", sumabs,
+                        a->gauss.normalize && !a->gauss.smooth ? " over 2 pi sigma_x sigma_y" : "",
+                        DBL_MAX);
     gauss_canonical(a, sumabs);
     if (a->gauss.relative)
         return gk_gauss_relative_build(job);
@@ -615,7 +663,7 @@ static int gauss_build(gk_job *job)
             gauss_canonical(a, sumabs); /* with its clusters, order and bound */
             return rc;
         }
-        if (rc != 1)
+        if (rc != GK_IFGT_TAKE_CUTOFF)
             return rc;
     }
     if (a->gauss.method == GK_GAUSS_FFT && !(job->gfft = gk_gauss_fft_new()))

@@ -40,8 +40,10 @@ uint64_t gk_gauss_relative_tile(const gk_job *job, const gk_tile *t, double *out
  * truncation order for the bound E sum|w| and computes the expansions
  * (a->gauss.ifgt_* get them); GK_OK, or GK_ERR_ARG when no choice meets the
  * bound in double. cut_ns: method=auto's cost of the cut-off a node (ns,
- * GK_IFGT_NS_* below), INFINITY for method=ifgt; 1 (no error) when no plan
- * beats it. Then a tile; the free. */
+ * GK_IFGT_NS_* below), INFINITY for method=ifgt; GK_IFGT_TAKE_CUTOFF (no
+ * error; not a gk_status, whose GK_ERR_ARG is 1) when no plan beats it,
+ * never for method=ifgt. Then a tile; the free. */
+#define GK_IFGT_TAKE_CUTOFF (-1)
 int gk_ifgt_build(gk_job *job, double cut_ns);
 uint64_t gk_ifgt_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s);
 void gk_ifgt_free(struct gk_ifgt *g);

@@ -173,17 +173,19 @@ int gk_ifgt_build(gk_job *job, double cut_ns)
             break;
     }
     free(st.d2);
-    if (best_ns >= cut_ns) { /* auto: the cut-off is cheaper */
-        free(centre), free(rx);
-        return 1;
-    }
-    if (!best_k) {
+    /* method=ifgt (cut_ns infinite) without a plan is an error; auto takes
+     * the cut-off when no plan beats it, none found included */
+    if (!best_k && !(cut_ns < INFINITY)) {
         free(centre), free(rx);
         return gk_error(job->ctx, GK_ERR_ARG,
-                        "-a gauss: method=ifgt cannot meet epsilon=%g with bandwidth %g here "
-                        "(the expansions would need more than %d clusters or lose the bound "
-                        "to rounding); use method=cutoff",
+                        "-a gauss: method=ifgt: no plan meets epsilon=%.15g with bandwidth "
+                        "%.15g here (the expansions would need more than %d clusters or lose "
+                        "the bound to rounding); use method=cutoff",
                         E, a->gauss.sigma, kmax);
+    }
+    if (!best_k || best_ns >= cut_ns) { /* auto: the cut-off is cheaper */
+        free(centre), free(rx);
+        return GK_IFGT_TAKE_CUTOFF;
     }
     gk_ifgt *g = calloc(1, sizeof *g);
     const int K = best_k, P = best_p;

@@ -10,10 +10,12 @@
  * (density/density_sum.h), on the CPU and the GPU alike, so the bytes
  * depend on the inputs only.
  */
+#include "core/double_edge.h"
 #include "core/method.h"
 #include "density/density_bins.h"
 #include "density/density_sum.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,10 +133,27 @@ static uint64_t heatmap_tile(const gk_job *job, const gk_tile *t, double *out, g
     return nodata;
 }
 
+/* A node's sum is at most sum|w| times the kernel's largest value (1, or
+ * decay at the circle when decay > 1) times the scaled constant: beyond
+ * the largest double it would be written as infinity, so it is refused. */
 static int heatmap_build(gk_job *job)
 {
-    return gk_dens_bins_build(job->ctx, job->pts, job->alg.heat.radius * (1.0 + 1e-9), 4,
-                              &job->dbins);
+    const gk_algorithm *a = &job->alg;
+    const gk_points *p = job->pts;
+    double sumabs = 0.0;
+    for (size_t i = 0; i < p->n; i++)
+        sumabs += fabs(p->z[i]);
+    const gk_ds_heat_k k = gk_ds_heat_init(a->heat.kernel, a->heat.scaled, a->heat.decay,
+                                           a->heat.radius);
+    const double top = sumabs * fmax(1.0, fabs(a->heat.decay)) * (k.scale != 0.0 ? k.scale : 1.0);
+    if (!(top <= DBL_MAX))
+        return gk_error(job->ctx, GK_ERR_ARG,
+                        "-a %s: a cell's sum could reach sum|w| = %.15g times the kernel's "
+                        "largest value%s, beyond the largest double (%.15g): give a larger "
+                        "radius, output=raw or smaller weights",
+                        a->canonical, sumabs, k.scale != 0.0 ? " and the scaled constant" : "",
+                        DBL_MAX);
+    return gk_dens_bins_build(job->ctx, p, a->heat.radius * (1.0 + 1e-9), 4, &job->dbins);
 }
 
 /* ---- its keys ----------------------------------------------------------- */
@@ -142,15 +161,38 @@ static int heatmap_build(gk_job *job)
 static void heatmap_canonical(gk_algorithm *a)
 {
     gk_strbuf sb = {a->canonical, sizeof a->canonical, 0};
-    gk_strbuf_add(&sb, "heatmap:radius=%.17g:kernel=%s:decay=%.17g:output=%s:nodata=%.17g",
-                  a->heat.radius, KERNELS[a->heat.kernel], a->heat.decay,
-                  a->heat.scaled ? "scaled" : "raw", a->nodata);
+    gk_strbuf_add(&sb, "heatmap:radius=%.17g:kernel=%s", a->heat.radius, KERNELS[a->heat.kernel]);
+    if (a->heat.kernel == GK_HM_TRIANGULAR) /* the only kernel with a decay */
+        gk_strbuf_add(&sb, ":decay=%.17g", a->heat.decay);
+    gk_strbuf_add(&sb, ":output=%s:nodata=%.17g", a->heat.scaled ? "scaled" : "raw", a->nodata);
+}
+
+/* Whether radius r can be computed with: r^2 and 1/r^2 normal doubles (u^2
+ * = d^2 (1/r^2) then errs by at most 2^-1074 / r^2 <= 2^-52 where d^2 is
+ * subnormal; the circle test d^2 <= r^2 keeps its bits), and with
+ * output=scaled the kernel's constant (C / (pi r^2), in QGIS's order of
+ * operations) normal too: an overflow in it made it 0, which reads as
+ * "raw". */
+static int heat_radius_ok(const gk_algorithm *a, double r)
+{
+    const double r2 = r * r;
+    if (!isnormal(r2) || !isnormal(1.0 / r2))
+        return 0;
+    const gk_ds_heat_k k = gk_ds_heat_init(a->heat.kernel, a->heat.scaled, a->heat.decay, r);
+    const int has_scale = a->heat.scaled && !(a->heat.kernel == GK_HM_TRIANGULAR && a->heat.decay < 0);
+    return !has_scale || isnormal(k.scale);
+}
+
+static int heat_radius_ok_v(const void *a, double r)
+{
+    return heat_radius_ok(a, r);
 }
 
 static int heatmap_parse(gk_context *ctx, const char *spec, char *rest, gk_algorithm *a)
 {
     a->heat.radius = NAN;
     a->heat.kernel = GK_HM_QUARTIC;
+    int decay_given = 0;
     char *save = rest;
     for (char *tok = strtok_r(NULL, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
         char *eq = strchr(tok, '=');
@@ -179,13 +221,14 @@ static int heatmap_parse(gk_context *ctx, const char *spec, char *rest, gk_algor
                                 "-a %s: output: unknown output '%s' (raw or scaled)", spec, val);
         } else if (!strcasecmp(key, "radius") || !strcasecmp(key, "decay") ||
                    !strcasecmp(key, "nodata")) {
-            if (gk_param_number(key, val, &num))
-                return gk_error(ctx, GK_ERR_ARG, "-a %s: %s: '%s' is not a number", spec, key,
-                                val);
+            int nrc = gk_param_number(key, val, &num);
+            if (nrc)
+                return gk_error(ctx, GK_ERR_ARG, "-a %s: %s: '%s' %s", spec, key, val,
+                                gk_param_number_why(nrc));
             if (!strcasecmp(key, "radius"))
                 a->heat.radius = num;
             else if (!strcasecmp(key, "decay"))
-                a->heat.decay = num;
+                a->heat.decay = num, decay_given = 1;
             else
                 a->nodata = num, a->nodata_given = 1;
         } else {
@@ -202,6 +245,18 @@ static int heatmap_parse(gk_context *ctx, const char *spec, char *rest, gk_algor
     if (!isfinite(d) || d < -HM_DECAY_MAX || d > HM_DECAY_MAX)
         return gk_error(ctx, GK_ERR_ARG, "-a %s: decay must be within [-100, 100] (QGIS's range)",
                         spec);
+    if (decay_given && a->heat.kernel != GK_HM_TRIANGULAR)
+        return gk_error(ctx, GK_ERR_ARG,
+                        "-a %s: decay: the %s kernel has none (decay is the triangular "
+                        "kernel's value at the radius)",
+                        spec, KERNELS[a->heat.kernel]);
+    if (!heat_radius_ok(a, r))
+        return gk_error(ctx, GK_ERR_ARG,
+                        "-a %s: radius=%.15g is outside [%.15g, %.15g], where r^2, 1/r^2%s are "
+                        "normal doubles; beyond it the kernel's arithmetic under- or overflows",
+                        spec, r, gk_double_edge(heat_radius_ok_v, a, 1.0, 0.0),
+                        gk_double_edge(heat_radius_ok_v, a, 1.0, INFINITY),
+                        a->heat.scaled ? " and the scaled kernel's constant" : "");
     if (!isfinite(a->nodata) && !isnan(a->nodata))
         return gk_error(ctx, GK_ERR_ARG, "-a %s: nodata must be finite", spec);
     heatmap_canonical(a);

@@ -23,8 +23,9 @@
 
 static int num(gk_context *ctx, const char *key, const char *s, double *out)
 {
-    if (gk_param_number(key, s, out))
-        return gk_error(ctx, GK_ERR_ARG, "-a kriging: %s=%s is not a number", key, s);
+    int rc = gk_param_number(key, s, out);
+    if (rc)
+        return gk_error(ctx, GK_ERR_ARG, "-a kriging: %s=%s %s", key, s, gk_param_number_why(rc));
     if (isinf(*out))
         return gk_error(ctx, GK_ERR_ARG, "-a kriging: %s=%s must be finite", key, s);
     return GK_OK;

@@ -209,7 +209,7 @@ static int vgm_prepare(gk_context *ctx, const gk_vgm_options *o, const double *b
     double nd = floor(cutoff / width) + 1.0;
     if (nd > 1e7)
         return gk_error(ctx, GK_ERR_ARG,
-                        "variogram: cutoff %.15g / width %.15g gives %.0f classes, more than "
+                        "variogram: cutoff %.15g / width %.15g gives %.15g classes, more than "
                         "the 10000000 allowed (choose a larger width or a smaller cutoff)",
                         cutoff, width, nd);
     int ncls = (int)nd;

@@ -244,6 +244,19 @@ int gk_variogram_fit(gk_context *ctx, const gk_vgm *v, int dir, gk_vmodel *model
         rc = gk_error(ctx, GK_ERR_ARG, "variogram fit: the sample variogram has no pairs");
         goto done;
     }
+    /* gamma 0 in every class: z does not vary, so there is nothing to fit
+     * (the fit's system is singular whatever the start) */
+    int flat = 1;
+    for (int i = 0; i < fd.n && flat; i++)
+        flat = fd.g[i] == 0.0;
+    if (flat) {
+        rc = gk_error(ctx, GK_ERR_ARG,
+                      "variogram fit: the sample variogram is 0 in every class (%d): z is "
+                      "constant (no pair of points differs), so there is no variogram to fit; "
+                      "a constant z needs no model",
+                      fd.n);
+        goto done;
+    }
     if (o.method == 7)
         for (int i = 0; i < fd.n; i++)
             if (fd.h[i] == 0.0) {

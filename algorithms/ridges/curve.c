@@ -115,8 +115,9 @@ static int radii(gk_context *ctx, const gk_cloud *c, gk_ridges_method *m, double
     *r2 = m->r2 > 0 ? m->r2 : 2.0 * m->r1;
     if (*r2 < m->r1)
         return gk_error(ctx, GK_ERR_ARG,
-                        "-a curve: r2=%g must be at least r1=%g (estimated from the data); "
-                        "give a larger r2, or r1 as well", *r2, m->r1);
+                        "-a curve: r2=%.15g must be at least r1=%.15g (estimated from the "
+                        "data); give a larger r2, or r1 as well",
+                        gk_ridges_user_length(m, *r2), gk_ridges_user_length(m, m->r1));
     *gap = m->gap >= 0 ? m->gap : 2.0 * *r2;
     return GK_OK;
 }

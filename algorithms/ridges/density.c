@@ -12,6 +12,7 @@
 #include "ridges/density.h"
 
 #include "core/device.h"
+#include "core/double_edge.h"
 
 #include <omp.h>
 #include <stdio.h>
@@ -25,26 +26,29 @@
 static int check_input(gk_context *ctx, const gk_cloud *c, const gk_ridges_method *m)
 {
     if (m->bandwidth_given && !(m->bandwidth > 0.0 && isfinite(m->bandwidth)))
-        return gk_error(ctx, GK_ERR_ARG, "density: bandwidth=%g: must be a finite number > 0",
-                        m->bandwidth);
-    if (!(m->tolerance > 0.0 && m->tolerance < 1.0))
-        return gk_error(ctx, GK_ERR_ARG, "density: tolerance=%g: must be in (0, 1)", m->tolerance);
+        return gk_error(ctx, GK_ERR_ARG, "density: bandwidth=%.15g: must be a finite number > 0",
+                        gk_ridges_user_length(m, m->bandwidth));
+    if (!(m->tolerance >= GK_SCMS_TOL_MIN && m->tolerance < 1.0))
+        return gk_error(ctx, GK_ERR_ARG, "density: tolerance=%.15g: must be in [%.15g, 1)",
+                        m->tolerance, GK_SCMS_TOL_MIN);
     if (!(m->threshold >= 0.0 && isfinite(m->threshold)) ||
         (!m->threshold_absolute && m->threshold > 1.0))
         return gk_error(ctx, GK_ERR_ARG,
-                        "density: threshold=%g: must be >= 0 (and <= 1 when "
+                        "density: threshold=%.15g: must be >= 0 (and <= 1 when "
                         "threshold_mode=relative)",
                         m->threshold);
     if (!(m->angle > 0.0 && m->angle <= 90.0))
-        return gk_error(ctx, GK_ERR_ARG, "density: angle=%g: must be in (0, 90] degrees", m->angle);
+        return gk_error(ctx, GK_ERR_ARG, "density: angle=%.15g: must be in (0, 90] degrees",
+                        m->angle);
     if (!(m->cutoff > 0.0 && isfinite(m->cutoff)))
-        return gk_error(ctx, GK_ERR_ARG, "density: cutoff=%g: must be a finite number > 0",
+        return gk_error(ctx, GK_ERR_ARG, "density: cutoff=%.15g: must be a finite number > 0",
                         m->cutoff);
-    if (m->max_iter_scms < 1)
-        return gk_error(ctx, GK_ERR_ARG, "density: max_iter=%d: must be >= 1", m->max_iter_scms);
+    if (m->max_iter_scms < 1 || m->max_iter_scms > GK_SCMS_ITER_MAX)
+        return gk_error(ctx, GK_ERR_ARG, "density: max_iter=%d: must be from 1 to %d",
+                        m->max_iter_scms, GK_SCMS_ITER_MAX);
     if (isnan(m->spacing) || isinf(m->spacing))
-        return gk_error(ctx, GK_ERR_ARG, "density: spacing=%g: must be a finite number",
-                        m->spacing);
+        return gk_error(ctx, GK_ERR_ARG, "density: spacing=%.15g: must be a finite number",
+                        gk_ridges_user_length(m, m->spacing));
     if (c->dim != 2 && c->dim != 3)
         return gk_error(ctx, GK_ERR_ARG, "density: points of %d dimensions (2 or 3 expected)",
                         c->dim);
@@ -152,13 +156,13 @@ static char *cap_warning(const gk_gpu_scms *s)
      * 3,000 at the defaults); they move less than a bandwidth and the
      * threshold mostly drops them, so only a share of 1 % or more is worth a
      * warning. */
-    if (bad * 100 < s->n_walkers)
+    if (!bad || bad * 100 < s->n_walkers)
         return NULL;
     char *w = malloc(256);
     if (w)
         snprintf(w, 256,
                  "density: %zu of %zu walkers did not converge within max_iter=%d steps "
-                 "(tolerance=%g); their last positions were used",
+                 "(tolerance=%.15g); their last positions were used",
                  bad, s->n_walkers, s->max_iter, s->tol);
     return w;
 }
@@ -184,18 +188,77 @@ static size_t threshold(const gk_gpu_scms *s, const gk_ridges_method *m, double 
     return n;
 }
 
-/* The bandwidth: m's, or the rule's (recorded in m). */
+/* The densities' normalisation, n (2 pi)^(dim/2) h^dim (kernel sums per
+ * unit^dim). */
+static double density_norm(size_t n, int dim, double h)
+{
+    return (double)n * pow(2.0 * M_PI, 0.5 * dim) * pow(h, dim);
+}
+
+typedef struct {
+    size_t n;
+    int dim;
+} norm_arg;
+
+/* Whether the walkers' arithmetic holds h: h^2 and 1 / h^2 (the kernel's
+ * exponent) and the normalisation normal doubles. */
+static int bandwidth_ok(const void *arg, double h)
+{
+    const norm_arg *a = arg;
+    return isnormal(h * h) && isnormal(1.0 / (h * h)) && isnormal(density_norm(a->n, a->dim, h));
+}
+
+/* The bandwidth: m's, or the rule's (recorded in m); then what the
+ * arithmetic and the bins hold. The link's bins have a side of at least 2
+ * h, the kernel sums' cutoff h / GK_SCMS_SPAN: a failure of the first is
+ * the bandwidth's, of the second (the bandwidth passed) the cutoff's. */
 static int choose_bandwidth(gk_context *ctx, const gk_cloud *c, gk_ridges_method *m, int threads)
 {
-    if (m->bandwidth_given)
-        return GK_OK;
-    double h = gk_density_bandwidth(c, threads);
-    if (!(h > 0.0))
+    if (!m->bandwidth_given) {
+        double h = gk_density_bandwidth(c, threads);
+        if (!(h > 0.0))
+            return gk_error(ctx, GK_ERR_ARG,
+                            "density: the bandwidth could not be estimated from the "
+                            "%zu points; give bandwidth=",
+                            c->n);
+        m->bandwidth = h;
+    }
+    const norm_arg na = {c->n, c->dim};
+    const double h = m->bandwidth;
+    if (!bandwidth_ok(&na, h))
         return gk_error(ctx, GK_ERR_ARG,
-                        "density: the bandwidth could not be estimated from the "
-                        "%zu points; give bandwidth=",
-                        c->n);
-    m->bandwidth = h;
+                        "density: bandwidth=%.15g%s is outside [%.15g, %.15g] for %zu points in "
+                        "%d-D, where h^2, 1/h^2 and the densities' normalisation n (2 pi)^(d/2) "
+                        "h^d are normal doubles",
+                        gk_ridges_user_length(m, h), m->bandwidth_given ? "" : " (estimated)",
+                        gk_ridges_user_length(m, gk_double_edge(bandwidth_ok, &na, 1.0, 0.0)),
+                        gk_ridges_user_length(m, gk_double_edge(bandwidth_ok, &na, 1.0, INFINITY)),
+                        c->n, c->dim);
+    double extent = 0.0;
+    for (int k = 0; k < c->dim; k++) {
+        double lo = c->p[k], hi = c->p[k];
+        for (size_t i = 1; i < c->n; i++) {
+            lo = fmin(lo, c->p[i * (size_t)c->dim + k]);
+            hi = fmax(hi, c->p[i * (size_t)c->dim + k]);
+        }
+        extent = fmax(extent, hi - lo);
+    }
+    const double lim = c->dim == 3 ? 2097152.0 : 2147483648.0; /* scms_index.c's bins a side */
+    if (!(floor(extent / (2.0 * h)) + 1.0 < lim))
+        return gk_error(ctx, GK_ERR_ARG,
+                        "density: bandwidth=%.15g%s is too small for the points' extent %.15g: "
+                        "the link's bins of 2 bandwidths would be more than %.0f a side (a "
+                        "bandwidth of at least %.3g)",
+                        gk_ridges_user_length(m, h), m->bandwidth_given ? "" : " (estimated)",
+                        gk_ridges_user_length(m, extent), lim - 1.0,
+                        gk_ridges_user_length(m, extent / (2.0 * (lim - 2.0))));
+    if (!(floor(extent / (m->cutoff * h / GK_SCMS_SPAN)) + 1.0 < lim))
+        return gk_error(ctx, GK_ERR_ARG,
+                        "density: cutoff=%.15g is too small for the points' extent %.15g with "
+                        "bandwidth %.15g: the kernel sums' bins of cutoff x bandwidth / %d would "
+                        "be more than %.0f a side (a cutoff of at least %.3g)",
+                        m->cutoff, gk_ridges_user_length(m, extent), gk_ridges_user_length(m, h),
+                        GK_SCMS_SPAN, lim - 1.0, GK_SCMS_SPAN * extent / ((lim - 2.0) * h));
     return GK_OK;
 }
 
@@ -237,7 +300,7 @@ static int seeds(gk_context *ctx, const gk_cloud *c, const gk_scms_bins *b,
     double sp = m->spacing > 0.0 ? m->spacing : 0.5 * m->bandwidth;
     int rc = gk_density_mesh_seeds(
         ctx, c, b, m->bandwidth, m->cutoff, sp, m->threshold_absolute ? 0.0 : m->threshold,
-        m->threshold_absolute ? m->threshold * norm : 0.0, threads, owned, n);
+        m->threshold_absolute ? m->threshold * norm : 0.0, threads, m->scale_exp, owned, n);
     *x0 = *owned;
     return rc;
 }
@@ -314,14 +377,11 @@ int gk_density_graph(gk_context *ctx, const gk_cloud *c, gk_ridges_method *m, gk
     gk_scms_bins b;
     int brc =
         gk_scms_bins_build(&b, c->dim, c->n, c->p, NULL, m->cutoff * m->bandwidth / GK_SCMS_SPAN);
-    if (brc)
-        return brc == 1
-                   ? gk_error(ctx, GK_ERR_NOMEM, "density: out of memory binning %zu points", c->n)
-                   : gk_error(ctx, GK_ERR_ARG,
-                              "density: bandwidth=%g is too small for the "
-                              "points' extent (too many bins of cutoff * bandwidth)",
-                              m->bandwidth);
-    double norm = (double)c->n * pow(2.0 * M_PI, 0.5 * c->dim) * pow(m->bandwidth, c->dim);
+    if (brc) /* too many bins a side was refused above */
+        return gk_error(ctx, brc == 1 ? GK_ERR_NOMEM : GK_ERR_INTERNAL,
+                        "density: %s binning %zu points", brc == 1 ? "out of memory" : "failed",
+                        c->n);
+    double norm = density_norm(c->n, c->dim, m->bandwidth);
     const double *x0;
     double *owned;
     size_t n = 0;

@@ -22,11 +22,12 @@ typedef struct {
 } gk_walkers;
 
 /* Mesh seeds of spacing s over c's box where the kernel sum reaches
- * keep (kernel-sum units): *seeds gets a malloc()ed n * dim array.
+ * keep (kernel-sum units): *seeds gets a malloc()ed n * dim array
+ * (scale_exp: the method's, for the message's spacing).
  * GK_OK or an error in ctx. */
 int gk_density_mesh_seeds(gk_context *ctx, const gk_cloud *c, const gk_scms_bins *b, double h,
                           double cutoff, double s, double keep_rel, double keep_abs, int threads,
-                          double **seeds, size_t *n_seeds);
+                          int scale_exp, double **seeds, size_t *n_seeds);
 
 /* keep[i] = 0 for walker i within delta of an earlier kept one, else 1
  * (density_dedup.c). 0, or 1 when out of memory. */

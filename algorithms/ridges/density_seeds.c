@@ -24,7 +24,7 @@ static void mesh_node(const double *lo, const int64_t *cnt, double s, int dim, s
  * are covered by closer ones (the mesh is finer than h). */
 int gk_density_mesh_seeds(gk_context *ctx, const gk_cloud *c, const gk_scms_bins *b, double h,
                           double cutoff, double s, double keep_rel, double keep_abs, int threads,
-                          double **seeds, size_t *n_seeds)
+                          int scale_exp, double **seeds, size_t *n_seeds)
 {
     int dim = c->dim;
     double lo[3], total = 1.0;
@@ -40,9 +40,9 @@ int gk_density_mesh_seeds(gk_context *ctx, const gk_cloud *c, const gk_scms_bins
     }
     if (!(total <= GK_MESH_MAX))
         return gk_error(ctx, GK_ERR_ARG,
-                        "density: spacing=%g makes %.3g mesh nodes over the points' box (at most "
-                        "%.0f); give a larger spacing or seeds=data",
-                        s, total, GK_MESH_MAX);
+                        "density: spacing=%.15g makes %.3g mesh nodes over the points' box (at "
+                        "most %.0f); give a larger spacing or seeds=data",
+                        ldexp(s, scale_exp), total, GK_MESH_MAX);
     size_t n = (size_t)total;
     double *sum = malloc(n * sizeof(double));
     if (!sum)

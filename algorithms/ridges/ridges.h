@@ -37,8 +37,14 @@ struct gk_ridges_method {
     /* both: the lines */
     double min_length; /* shorter chains and spurs are dropped (< 0: method's default; 0: none) */
     double simplify;   /* Douglas-Peucker tolerance; 0: off */
+    /* the frame of a run (ridges.c): its coordinates and lengths are the
+     * points' times 2^-scale_exp (0 but for extreme scales) */
+    int scale_exp;
     char text[1024];   /* canonical string (gk_ridges_method_string) */
 };
+
+/* A length of the run's frame in the points' units, for messages. */
+double gk_ridges_user_length(const gk_ridges_method *m, double v);
 
 /* The samples, interleaved: point i is p[i*dim .. i*dim+dim-1]. */
 typedef struct {

@@ -3,6 +3,7 @@
  * (ridges_params.c splits the string and builds the canonical one).
  */
 #include "ridges_util.h"
+#include "scms_step.h"
 
 #include <math.h>
 #include <string.h>
@@ -16,9 +17,14 @@ static int number(gk_context *ctx, const gk_ridges_method *m, const char *key, c
         *v = 0.0;
         return GK_OK;
     }
-    if (gk_param_number(key, val, v) || !isfinite(*v))
-        return gk_error(ctx, GK_ERR_ARG, "-a %s: %s=%s is not a finite number%s",
-                        gk_ridges_method_name(m), key, val, auto_ok ? " (or auto)" : "");
+    int rc = gk_param_number(key, val, v);
+    if (rc)
+        return gk_error(ctx, GK_ERR_ARG, "-a %s: %s=%s %s", gk_ridges_method_name(m), key, val,
+                        rc == GK_PARAM_NAN && auto_ok ? "is not a number (or auto)"
+                                                      : gk_param_number_why(rc));
+    if (!isfinite(*v))
+        return gk_error(ctx, GK_ERR_ARG, "-a %s: %s=%s is not a finite number",
+                        gk_ridges_method_name(m), key, val);
     return GK_OK;
 }
 
@@ -108,8 +114,11 @@ static int density_number(gk_context *ctx, gk_ridges_method *m, const char *key,
     if (!strcasecmp(key, "tolerance")) {
         if (number(ctx, m, "tolerance", val, 0, &v))
             return GK_ERR_ARG;
-        if (!(v > 0 && v < 1))
-            return bad(ctx, m, "tolerance", val, "between 0 and 1 (exclusive)");
+        if (!(v >= GK_SCMS_TOL_MIN && v < 1))
+            return bad(ctx, m, "tolerance", val,
+                       "from 2.220446049250313e-16 (2^-52: a step below that many bandwidths "
+                       "is below the rounding of the mean shift, so no walker would stop) to "
+                       "1 (exclusive)");
         m->tolerance = v;
         return GK_OK;
     }
@@ -125,8 +134,15 @@ static int density_number(gk_context *ctx, gk_ridges_method *m, const char *key,
         return non_negative(ctx, m, "threshold", val, 0, 0.0, &m->threshold);
     if (!strcasecmp(key, "cutoff"))
         return positive(ctx, m, "cutoff", val, 0, &m->cutoff);
-    if (!strcasecmp(key, "max_iter"))
-        return count(ctx, m, "max_iter", val, &m->max_iter_scms);
+    if (!strcasecmp(key, "max_iter")) {
+        int rc = count(ctx, m, "max_iter", val, &m->max_iter_scms);
+        if (!rc && m->max_iter_scms > GK_SCMS_ITER_MAX)
+            return bad(ctx, m, "max_iter", val,
+                       "a whole number from 1 to 1000000 (each step of each walker sums its "
+                       "neighbours: a walker still moving after a million steps creeps along a "
+                       "flat density, and thousands of them would take hours)");
+        return rc;
+    }
     return -1;
 }
 

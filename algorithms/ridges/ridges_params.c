@@ -67,11 +67,13 @@ static void fmt_num(char *buf, size_t cap, double v)
     }
 }
 
-/* ":key=value", the value "auto" when v <= 0 and auto_ok. */
+/* ":key=value", the value "auto" when v <= 0 and auto_ok. A default
+ * derived from another key that overflows (gap = 2 r2 of r2=1e308) is
+ * "auto" too: it reads back to the same rule, where "inf" would not parse. */
 static void add_num(gk_strbuf *sb, const char *key, double v, int auto_ok)
 {
     char num[40];
-    if (auto_ok && !(v > 0)) {
+    if (auto_ok && !(v > 0 && isfinite(v))) {
         gk_strbuf_add(sb, ":%s=auto", key);
         return;
     }
@@ -167,7 +169,8 @@ static int parse_keys(gk_context *ctx, gk_ridges_method *m, const char *name, ch
 static int check_method(gk_context *ctx, const gk_ridges_method *m)
 {
     if (m->kind == GK_RIDGE_CURVE && m->r1 > 0 && m->r2 > 0 && m->r2 < m->r1)
-        return gk_error(ctx, GK_ERR_ARG, "-a curve: r2=%g must be at least r1=%g", m->r2, m->r1);
+        return gk_error(ctx, GK_ERR_ARG, "-a curve: r2=%.15g must be at least r1=%.15g", m->r2,
+                        m->r1);
     return GK_OK;
 }
 

@@ -44,6 +44,16 @@
  * 100 h^2 for a disc of 50 h^2, where side 4 h and 3 x 3 would visit 144. */
 #define GK_SCMS_SPAN 2
 
+/* The smallest tolerance (in bandwidths): a step below 2^-52 bandwidths is
+ * below the rounding of the mean shift itself (kernel-weighted offsets of
+ * about a bandwidth, summed in double), so the stop test could never pass
+ * and every walker would run to max_iter. */
+#define GK_SCMS_TOL_MIN 2.220446049250313e-16
+/* The most steps a walker takes: each sums its neighbours within the
+ * cut-off (microseconds); beyond a million steps a walker creeps along a
+ * flat density rather than converging, and thousands of them take hours. */
+#define GK_SCMS_ITER_MAX 1000000
+
 /* The samples binned as above (built by ridges/scms_index.c). */
 typedef struct {
     int dim;

@@ -186,7 +186,8 @@ static int parse_args(gk_context *ctx, int argc, char **argv, vgm_args *va, char
             break;
         case 2:
             if (!(rc = gk_vgm_parse_num(ctx, a, val, &d)) && (d < 1 || d > 1e6 || d != floor(d)))
-                rc = gk_error(ctx, GK_ERR_ARG, "--lags must be a whole number >= 1, not %s", val);
+                rc = gk_error(ctx, GK_ERR_ARG,
+                              "--lags must be a whole number from 1 to 1000000, not %s", val);
             va->vo.nlags = (int)d;
             break;
         case 3:

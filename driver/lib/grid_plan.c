@@ -190,7 +190,7 @@ static int grid_geometry(gk_context *ctx, const gk_grid_options *o, const gk_sou
         double ny = floor((g->ymax - g->ymin + o->tr[1] / 2) / o->tr[1]);
         if (nx < 1 || ny < 1 || nx > 2147483647.0 || ny > 2147483647.0)
             return gk_error(ctx, GK_ERR_ARG,
-                            "-tr %.15g %.15g over x %.15g..%.15g, y %.15g..%.15g gives %.0f x %.0f "
+                            "-tr %.15g %.15g over x %.15g..%.15g, y %.15g..%.15g gives %.15g x %.15g "
                             "pixels: each side must be from 1 to 2147483647",
                             o->tr[0], o->tr[1], g->xmin, g->xmax, g->ymin, g->ymax, nx, ny);
         g->nx = (int)nx;

@@ -59,8 +59,10 @@ from osgeo import gdal
 d = gdal.Open('$WORK/q_$tag.tif'); g = d.GetGeoTransform()
 print('%.17g %.17g %.17g %.17g %d %d' % (g[0], g[0] + g[1] * d.RasterXSize,
       g[3] + g[5] * d.RasterYSize, g[3], d.RasterXSize, d.RasterYSize))")
+      dk=  # decay is the triangular kernel's only (another kernel refuses it)
+      [ $kname = triangular ] && dk=:decay=$decay
       "$BUILD/gridkit" grid -q "${wg[@]}" \
-        -a heatmap:radius=4.5:kernel=$kname:decay=$decay:output=$oname:nodata=-9999 \
+        -a heatmap:radius=4.5:kernel=$kname$dk:output=$oname:nodata=-9999 \
         -txe $xmin $xmax -tye $ymin $ymax -outsize $nx $ny -ot Float64 \
         "$WORK/pts.gpkg" "$WORK/g_$tag.tif" || { echo "FAIL $tag: gridkit"; FAILS=$((FAILS + 1)); continue; }
       r=$($PY - "$WORK/q_$tag.tif" "$WORK/g_$tag.tif" <<'EOF_PY'

@@ -385,6 +385,108 @@ static void bad_input(void)
     }
 }
 
+/* The value at the node (0, 0) of points (x[i], y[i]) (y NULL: 0) of
+ * weight w; NAN when spec does not parse or the job fails (the message in
+ * ctx). */
+static double node_value(const char *spec, const double *x, const double *y, int n, double w)
+{
+    gk_points *pts = gk_points_new(ctx);
+    for (int i = 0; i < n; i++)
+        gk_points_add(pts, x[i], y ? y[i] : 0.0, w);
+    gk_algorithm *a = gk_algorithm_parse(ctx, spec);
+    gk_job *job = a ? gk_job_new(ctx, pts, a) : NULL;
+    double v = NAN;
+    gk_grid g = {-1, 1, -1, 1, 1, 1};
+    if (job && gk_job_compute_window(job, &g, 0, 0, 1, 1, &v) != GK_OK)
+        v = NAN;
+    gk_job_free(job);
+    gk_algorithm_free(a);
+    gk_points_free(pts);
+    return v;
+}
+
+/* Bandwidths whose arithmetic under- or overflows are refused with the
+ * range (bandwidth=1e-160:normalize=no:method=direct gave 0 where a point
+ * on the node makes it 1, and said bound=0: 1 / (2 sigma^2) was infinite).
+ * The range, worked out here: 2 sigma^2 and 1 / (2 sigma^2) normal, sigma
+ * from 2^-511.5 to 2^510.5 (to a rounding); just inside, a point on the
+ * node gives exactly 1 and one at sigma gives exp(-1/2). Scott's rule on a
+ * cloud 1e-160 wide is refused likewise; a density that would pass the
+ * largest double (ten points on a node at the smallest sigma) too. */
+static void kernel_size(void)
+{
+    const double lo = ldexp(1, -511) / sqrt(2.0), hi = ldexp(1, 510) * sqrt(2.0);
+    const char *bad[] = {"gauss:bandwidth=1e-160:normalize=no:method=direct",
+                         "gauss:bandwidth_x=1e160:bandwidth_y=1",
+                         "kernel_smooth:bandwidth=1e-155", "gauss:bandwidth=1e-300:mode=relative"};
+    for (int k = 0; k < 4; k++) {
+        gk_algorithm *a = gk_algorithm_parse(ctx, bad[k]);
+        char w[60];
+        snprintf(w, sizeof w, "%.6g", lo);
+        CHECKF(!a && strstr(gk_errmsg(ctx), "bandwidth") && strstr(gk_errmsg(ctx), "outside") &&
+                   strstr(gk_errmsg(ctx), "1.0547686614"),
+               "%s: %s", bad[k], a ? "accepted" : gk_errmsg(ctx));
+        gk_algorithm_free(a);
+        gk_error_clear(ctx);
+    }
+    const double sig[] = {lo * 0.9999, lo * 1.0001, hi * 0.9999, hi * 1.0001};
+    for (int k = 0; k < 4; k++) {
+        char spec[160];
+        snprintf(spec, sizeof spec, "gauss:bandwidth=%.17g:normalize=no:method=direct", sig[k]);
+        const double x[] = {0.0, sig[k]};
+        const double v = node_value(spec, x, NULL, 1, 1.0);
+        const double v2 = node_value(spec, x + 1, NULL, 1, 1.0);
+        if (k == 1 || k == 2)
+            CHECKF(v == 1.0 && fabs(v2 - exp(-0.5)) <= 4e-16, "%s: %.17g %.17g: %s", spec, v, v2,
+                   gk_errmsg(ctx));
+        else
+            CHECKF(isnan(v) && strstr(gk_errmsg(ctx), "outside"), "%s: %g %s", spec, v,
+                   gk_errmsg(ctx));
+        gk_error_clear(ctx);
+    }
+    /* 20 / (2 pi sigma^2) = 20 x 1.43e307 */
+    double twenty[20] = {0};
+    char spec[160];
+    snprintf(spec, sizeof spec, "gauss:bandwidth=%.17g:method=direct", sig[1]);
+    CHECKF(isnan(node_value(spec, twenty, NULL, 20, 1.0)) &&
+               strstr(gk_errmsg(ctx), "largest double"),
+           "%s: %s", spec, gk_errmsg(ctx));
+    gk_error_clear(ctx);
+    /* Scott's rule on points 1e-160 apart */
+    double tx[6], ty[6];
+    for (int i = 0; i < 6; i++)
+        tx[i] = 1e-160 * i, ty[i] = 1e-160 * (i % 3);
+    CHECKF(isnan(node_value("gauss", tx, ty, 6, 1.0)) && strstr(gk_errmsg(ctx), "Scott") &&
+               strstr(gk_errmsg(ctx), "outside"),
+           "Scott: %s", gk_errmsg(ctx));
+    gk_error_clear(ctx);
+}
+
+/* angle turns an elliptical kernel: without bandwidth_x or bandwidth_y
+ * (bandwidth alone, or Scott's rule) it is an error, as docs/heatmap.md
+ * says, also angle=0; a subnormal number is called what it is. */
+static void keys(void)
+{
+    const char *bad[][2] = {
+        {"gauss:bandwidth=1:angle=30", "angle needs bandwidth_x"},
+        {"gauss:angle=0:bandwidth=2", "angle needs bandwidth_x"},
+        {"kernel_smooth:bandwidth=2:angle=10", "angle needs bandwidth_x"},
+        {"gauss:bandwidth=5e-324", "bandwidth: '5e-324' is below 2.2250738585072014e-308"},
+        {"gauss:epsilon=1e-310", "epsilon: '1e-310' is below 2.2250738585072014e-308"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        gk_algorithm *a = gk_algorithm_parse(ctx, bad[i][0]);
+        CHECKF(!a && strstr(gk_errmsg(ctx), bad[i][1]), "%s: %s", bad[i][0],
+               a ? "accepted" : gk_errmsg(ctx));
+        gk_algorithm_free(a);
+        gk_error_clear(ctx);
+    }
+    gk_algorithm *a = gk_algorithm_parse(ctx, "gauss:angle=30:bandwidth=1:bandwidth_x=2");
+    CHECKF(a && strstr(gk_algorithm_string(a), "bandwidth_x=2:bandwidth_y=1:angle=30"), "%s",
+           a ? gk_algorithm_string(a) : gk_errmsg(ctx));
+    gk_algorithm_free(a);
+}
+
 /* The values of spec over g (NULL on failure; the job's string into str). */
 static double *grid_of(const gk_points *pts, const gk_grid *g, const char *spec, char *str,
                        size_t cap)
@@ -401,6 +503,45 @@ static double *grid_of(const gk_points *pts, const gk_grid *g, const char *spec,
     if (!ok)
         free(out), out = NULL;
     return out;
+}
+
+/* method=ifgt where no plan meets epsilon (a bandwidth narrow against the
+ * spread; the clustered points at epsilon=1e-12): an error that says so and
+ * asks for cutoff, not a job whose tiles have no expansions (it crashed);
+ * method=auto on the same takes the cut-off. */
+static void ifgt_no_plan(void)
+{
+    gk_points *uni = gk_points_new(ctx), *clu = gk_points_new(ctx);
+    for (int i = 0; i < 5000; i++)
+        gk_points_add(uni, 1000 * urand(), 1000 * urand(), 1.0);
+    for (int i = 0; i < 5000; i++) /* three tight clusters over 100 x 100 */
+        gk_points_add(clu, 20 + 30 * (i % 3) + 5 * (urand() - 0.5),
+                      30 + 20 * (i % 3) + 5 * (urand() - 0.5), 1.0);
+    const struct {
+        gk_points *pts;
+        const char *spec;
+    } no[] = {{uni, "gauss:bandwidth=1:method=ifgt"},
+              {clu, "gauss:bandwidth=10:method=ifgt:epsilon=1e-12"}};
+    gk_grid g = {0, 1000, 0, 1000, 10, 10};
+    double out[100];
+    for (int k = 0; k < 2; k++) {
+        gk_algorithm *a = gk_algorithm_parse(ctx, no[k].spec);
+        CHECK(a != NULL);
+        gk_job *job = a ? gk_job_new(ctx, no[k].pts, a) : NULL;
+        int rc = job ? gk_job_compute_window(job, &g, 0, 0, 10, 10, out) : gk_errno(ctx);
+        CHECKF(!job && rc == GK_ERR_ARG && strstr(gk_errmsg(ctx), "no plan meets epsilon") &&
+                   strstr(gk_errmsg(ctx), "method=cutoff"),
+               "%s: rc %d: %s", no[k].spec, rc, gk_errmsg(ctx));
+        gk_job_free(job);
+        gk_algorithm_free(a);
+        gk_error_clear(ctx);
+    }
+    char str[1024] = "";
+    double *v = grid_of(uni, &g, "gauss:bandwidth=1", str, sizeof str);
+    CHECKF(v && strstr(str, "chosen=cutoff"), "auto: %s", str);
+    free(v);
+    gk_points_free(uni);
+    gk_points_free(clu);
 }
 
 /* method=auto: the IFGT where the bandwidth is wide against the spread and
@@ -663,11 +804,14 @@ int main(void)
 {
     ctx = gk_context_new();
     bad_input();
+    kernel_size();
+    keys();
     scott_default();
     own_exp();
     anisotropic();
     relative();
     ifgt_wide();
+    ifgt_no_plan();
     auto_choice();
     fft_model();
     same_bytes();

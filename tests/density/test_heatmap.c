@@ -6,6 +6,7 @@
 #include "gk_check.h"
 #include "gridkit.h"
 
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,6 +114,109 @@ static void bad_input(void)
 }
 
 
+/* The value at the node (0, 0) of points (x[i], 0) of weight w, or NAN
+ * when spec does not parse or the job fails (the message in ctx). */
+static double value_of(const char *spec, const double *x, int n, double w)
+{
+    gk_points *pts = gk_points_new(ctx);
+    for (int i = 0; i < n; i++)
+        gk_points_add(pts, x[i], 0.0, w);
+    gk_algorithm *a = gk_algorithm_parse(ctx, spec);
+    gk_job *job = a ? gk_job_new(ctx, pts, a) : NULL;
+    double v = NAN;
+    gk_grid g = {-1, 1, -1, 1, 1, 1};
+    if (job && gk_job_compute_window(job, &g, 0, 0, 1, 1, &v) != GK_OK)
+        v = NAN;
+    gk_job_free(job);
+    gk_algorithm_free(a);
+    gk_points_free(pts);
+    return v;
+}
+
+/* spec is refused while parsing, with a message holding each of want[] */
+static void refused(const char *spec, const char *w1, const char *w2, const char *w3)
+{
+    gk_algorithm *a = gk_algorithm_parse(ctx, spec);
+    const char *m = gk_errmsg(ctx);
+    CHECKF(!a && gk_errno(ctx) == GK_ERR_ARG && strstr(m, w1) && (!w2 || strstr(m, w2)) &&
+               (!w3 || strstr(m, w3)),
+           "%s: %s (want %s, %s, %s)", spec, a ? "accepted" : m, w1, w2 ? w2 : "", w3 ? w3 : "");
+    gk_algorithm_free(a);
+    gk_error_clear(ctx);
+}
+
+/* Radii whose arithmetic under- or overflows (radius=1e-160 gave NaN at a
+ * point on a node: 0 x 1/r^2 = 0 x inf; radius=1e154:output=scaled wrote
+ * the raw sum, its constant 116 / (5 pi r^2) overflowing to 0, which
+ * means "raw") are refused with the range, worked out here: r^2 and
+ * 1/r^2 normal from 2^-511 to 2^511, and scaled quartic's 5 pi r^2 and
+ * 116 / (5 pi r^2) finite from sqrt(116 / (5 pi DBL_MAX)) to
+ * sqrt(DBL_MAX / (5 pi)). At the ends the kernel is exact: points at 0 and
+ * r / 2 give 1 + (1 - 1/4)^2 = 1.5625. */
+static void kernel_size(void)
+{
+    char spec[200], lo[40], hi[40];
+    const double r0 = ldexp(1, -511), r1 = ldexp(1, 511);
+    snprintf(lo, sizeof lo, "%.15g", r0);
+    snprintf(hi, sizeof hi, "%.15g", r1);
+    refused("heatmap:radius=1e-160", "radius=1e-160", lo, hi);
+    refused("heatmap:radius=1e160:kernel=uniform", "radius=1e+160", lo, hi);
+    snprintf(spec, sizeof spec, "heatmap:radius=%.17g", nextafter(r0, 0));
+    refused(spec, "radius", lo, NULL);
+    snprintf(spec, sizeof spec, "heatmap:radius=%.17g", nextafter(r1, INFINITY));
+    refused(spec, "radius", hi, NULL);
+    const double xs0[] = {0, r0 / 2}, xs1[] = {0, r1 / 2};
+    snprintf(spec, sizeof spec, "heatmap:radius=%.17g", r0);
+    CHECKF(value_of(spec, xs0, 2, 1.0) == 1.5625, "%s: %s", spec, gk_errmsg(ctx));
+    snprintf(spec, sizeof spec, "heatmap:radius=%.17g", r1);
+    CHECKF(value_of(spec, xs1, 2, 1.0) == 1.5625, "%s: %s", spec, gk_errmsg(ctx));
+
+    refused("heatmap:radius=1e154:output=scaled", "radius=1e+154", "scaled", NULL);
+    const double qlo = sqrt(116. / (5. * M_PI) / DBL_MAX), qhi = sqrt(DBL_MAX / (5. * M_PI));
+    const double r[] = {qlo * 0.999, qlo * 1.001, qhi * 0.999, qhi * 1.001};
+    for (int k = 0; k < 4; k++) {
+        snprintf(spec, sizeof spec, "heatmap:radius=%.17g:output=scaled", r[k]);
+        gk_algorithm *a = gk_algorithm_parse(ctx, spec);
+        CHECKF((a != NULL) == (k == 1 || k == 2), "%s: %s", spec, a ? "accepted" : gk_errmsg(ctx));
+        gk_algorithm_free(a);
+        gk_error_clear(ctx);
+        if (k == 1 || k == 2) { /* one point on the node: the constant itself */
+            const double x0 = 0, c = 116. / (5. * M_PI * (r[k] * r[k])) * (15. / 16.);
+            CHECK_REL(value_of(spec, &x0, 1, 1.0), c, 1e-15);
+        }
+    }
+    /* ten points on the node near the lower end: 10 x 1.6e308 would be
+     * written as infinity; refused, naming the sum */
+    const double ten[10] = {0};
+    snprintf(spec, sizeof spec, "heatmap:radius=%.17g:output=scaled", r[1]);
+    CHECK(isnan(value_of(spec, ten, 10, 1.0)) && strstr(gk_errmsg(ctx), "sum|w|") &&
+          strstr(gk_errmsg(ctx), "largest double"));
+    gk_error_clear(ctx);
+}
+
+/* decay belongs to the triangular kernel (docs/heatmap.md): on another
+ * kernel it is an error, whatever its place in the string; a subnormal
+ * number is called what it is, not "not a number"; a subnormal nodata is a
+ * value like any other. */
+static void keys(void)
+{
+    refused("heatmap:radius=1:decay=0", "decay", "quartic", NULL);
+    refused("heatmap:decay=0.5:radius=1:kernel=uniform", "decay", "uniform", NULL);
+    gk_algorithm *a = gk_algorithm_parse(ctx, "heatmap:decay=0.5:radius=1:kernel=triangular");
+    CHECKF(a && strstr(gk_algorithm_string(a), "decay=0.5"), "%s", a ? "" : gk_errmsg(ctx));
+    gk_algorithm_free(a);
+    a = gk_algorithm_parse(ctx, "heatmap:radius=2:kernel=epanechnikov");
+    CHECK(a && !strstr(gk_algorithm_string(a), "decay"));
+    gk_algorithm *b = a ? gk_algorithm_parse(ctx, gk_algorithm_string(a)) : NULL;
+    CHECK(b && !strcmp(gk_algorithm_string(a), gk_algorithm_string(b)));
+    gk_algorithm_free(b);
+    gk_algorithm_free(a);
+    refused("heatmap:radius=5e-324", "radius: '5e-324' is below 2.2250738585072014e-308", NULL,
+            NULL);
+    refused("heatmap:radius=1e999", "beyond", NULL, NULL);
+    CHECK(value_at("heatmap:radius=1:nodata=5e-324", 0, 100) == 4.9406564584124654e-324);
+}
+
 static void same_bytes(void)
 {
     enum { N = 3000, NX = 97, NY = 61 };
@@ -139,6 +243,8 @@ int main(void)
     ctx = gk_context_new();
     hand_values();
     bad_input();
+    kernel_size();
+    keys();
     same_bytes();
     gk_context_free(ctx);
     printf("test_heatmap: %d checks, %d failures\n", checks, failures);

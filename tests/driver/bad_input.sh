@@ -243,6 +243,16 @@ check_vgm variogram_fit_kappa_no_model '--fit-kappa needs a model to fit' -- \
     "$ME" -zfield logzinc --fit-kappa 1,2
 check_vgm variogram_drift_unknown "--drift: 'cubic' is not linear or quadratic" -- \
     "$ME" -zfield logzinc --drift cubic
+# the bound in the message; a tiny width's class count in 15 digits, not 300;
+# constant z: no variogram to fit (it advised other starting values)
+check_vgm variogram_lags_bound '--lags must be a whole number from 1 to 1000000, not 10000000' -- \
+    "$ME" -zfield logzinc --lags 10000000
+check_vgm variogram_width_tiny 'width 1e-300 gives 1\.59660664972846e\+303 classes, more than the 10000000' -- \
+    "$ME" -zfield logzinc --width 1e-300
+d=$(case_dir variogram_constant)
+printf 'x y z\n0 0 5\n1 0 5\n0 1 5\n1 1 5\n2 0 5\n0 2 5\n2 2 5\n3 1 5\n' >"$d/const.xyz"
+check_vgm variogram_constant_z 'sample variogram is 0 in every class .*z is constant' -- \
+    "$d/const.xyz" --fit Sph
 d=$(case_dir variogram_drift)
 printf 'x y z\n0 0 1\n1 0 2\n0 1 3\n' >"$d/three.xyz"
 check_vgm variogram_drift_too_few 'three\.xyz: trend residuals: 3 points for a trend of 6 terms' -- \
@@ -258,6 +268,9 @@ check_cmd cv_unknown_algorithm 'krigeit' -- cv "$ME" -zfield logzinc -a krigeit
 check_cmd cv_bad_nfold 'nfold' -- cv "$ME" -zfield logzinc -a nearest --nfold 1
 
 # ---- silent garbage and unclear messages ---------------------------------------
+d=$(case_dir tr_tiny)
+check tr_tiny '-tr 1e-300 1e-300 over .* gives 1e\+303 x 1e\+303 pixels' "$d/o.tif" -- \
+    -txe 0 1000 -tye 0 1000 -tr 1e-300 1e-300 "$R" "$d/o.tif"
 d=$(case_dir huge_coordinates)
 printf 'x y z\n1e308 1e308 1\n-1e308 -1e308 2\n0 0 3\n' >"$d/big.xyz"
 check huge_coordinates 'extent.*at most 1e\+150' "$d/o.tif" -- -outsize 10 10 "$d/big.xyz" "$d/o.tif"
@@ -270,6 +283,20 @@ check decimal_commas 'dc\.xyz: line 2: .*decimal comma' "$d/o.tif" -- -outsize 4
 d=$(case_dir decimal_commas_z)
 printf '0 0 1,5\n1 1 2,5\n' >"$d/dz.xyz"
 check decimal_commas_z 'dz\.xyz: line 1: .*decimal comma' "$d/o.tif" -- -outsize 4 4 "$d/dz.xyz" "$d/o.tif"
+# gauss method=ifgt where no plan meets epsilon: an error asking for cutoff
+# (was a segfault: the tiles ran without expansions)
+d=$(case_dir ifgt_no_plan)
+awk 'BEGIN { srand(7); print "x y z"; for (i = 0; i < 5000; i++) printf "%.6f %.6f 1\n", 1000 * rand(), 1000 * rand() }' >"$d/u.xyz"
+check ifgt_no_plan 'method=ifgt: no plan meets epsilon=1e-06 .*use method=cutoff' "$d/o.tif" -- \
+    -outsize 10 10 -a gauss:bandwidth=1:method=ifgt "$d/u.xyz" "$d/o.tif"
+# kernel sizes the arithmetic cannot hold: refused with the range (radius
+# 1e-160 gave NaN on a point at a cell centre, 1e154 scaled the raw sum)
+d=$(case_dir heatmap_radius_tiny)
+check heatmap_radius_tiny 'radius=1e-160 is outside \[1\.49166814624004e-154, 6\.7039039649713e\+153\]' \
+    "$d/o.tif" -- "${G[@]}" -a heatmap:radius=1e-160 "$R" "$d/o.tif"
+d=$(case_dir gauss_bandwidth_tiny)
+check gauss_bandwidth_tiny 'bandwidth=1e-160 is outside \[1\.0547686614863e-154, 4\.74037595405459e\+153\]' \
+    "$d/o.tif" -- "${G[@]}" -a gauss:bandwidth=1e-160:normalize=no:method=direct "$R" "$d/o.tif"
 for a in invdist invdistnn kriging; do
     d=$(case_dir min_above_max_$a)
     extra=

@@ -308,9 +308,24 @@ BAD = [(["circle.gpkg", "bad.gpkg"], "-a", "missing -a"),
        (["nosuch.gpkg", "bad.gpkg", "-a", METHOD], "nosuch.gpkg", "a missing source"),
        (["two.gpkg", "bad.gpkg", "-a", METHOD, "--3d"], "--3d needs a z", "--3d on 2-D points"),
        (["two.gpkg", "keep.gpkg", "-a", METHOD], "2 points", "a failed run over an existing "
-        "output")]
+        "output"),
+       # the key at fault is named (cutoff was blamed on the bandwidth), with its bound
+       (["circle.gpkg", "bad.gpkg", "-a", "density:cutoff=1e-300"],
+        "cutoff=1e-300 is too small for the points' extent", "a cutoff too small for the bins"),
+       (["circle.gpkg", "bad.gpkg", "-a", "density:bandwidth=5e-324"],
+        "bandwidth=5e-324 is below 2.2250738585072014e-308", "a subnormal bandwidth"),
+       # hours of walking refused up front (it ran on)
+       (["circle.gpkg", "bad.gpkg", "-a", "density:tolerance=1e-300:max_iter=1000000000"],
+        "tolerance=1e-300 must be from 2.220446049250313e-16", "a tolerance below rounding"),
+       (["circle.gpkg", "bad.gpkg", "-a", "density:max_iter=1000000000"],
+        "max_iter=1000000000 must be a whole number from 1 to 1000000", "max_iter beyond its "
+        "bound")]
 for args, word, what in BAD:
-    r = ridges(args + ["-q"])
+    try:
+        r = ridges(args + ["-q"], timeout=120)
+    except subprocess.TimeoutExpired:
+        check(False, "%s: still running after 120 s" % what)
+        continue
     msg = r.stderr.strip()
     check(r.returncode != 0 and "gridkit ridges: error:" in msg and word in msg,
           "%s: an error naming it (%s)" % (what, msg.splitlines()[-1][:160] if msg else ""))

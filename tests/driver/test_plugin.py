@@ -383,6 +383,24 @@ for s, want in BAD:
           "bad string fails cleanly: %s -> %s" % (s.replace(DATA, "DATA"),
                                                    r.stderr.strip().splitlines()[0][:120]
                                                    if r.stderr.strip() else "(nothing)"))
+
+# gauss method=ifgt where no plan meets epsilon: GDAL's error, not a crash
+# of the host (the plugin ran tiles without expansions: SIGSEGV)
+import random  # noqa: E402
+rnd = random.Random(7)
+with open("ifgt_narrow.xyz", "w") as f:
+    f.write("x y z\n")
+    for _ in range(5000):
+        f.write("%r %r 1\n" % (rnd.uniform(0, 1000), rnd.uniform(0, 1000)))
+ifgt_args = "-a gauss:bandwidth=1:method=ifgt -outsize 10 10 " + os.path.abspath("ifgt_narrow.xyz")
+with open("ifgt_narrow.gridkit", "w") as f:
+    f.write(ifgt_args + "\n")
+for src in ("GRIDKIT:" + ifgt_args, "ifgt_narrow.gridkit"):
+    r = run(["gdal_translate", "-q", src, "ifgt_narrow.tif"])
+    check(r.returncode != 0 and r.returncode < 128 and "no plan meets epsilon" in r.stderr
+          and "method=cutoff" in r.stderr,
+          "ifgt without a plan fails cleanly (%s): rc %d, %s" %
+          (src[:20], r.returncode, r.stderr.strip()[:160]))
 try:
     gdal.Open("GRIDKIT:-a bogus " + MEUSE)
     check(False, "Python: a bad string raises")

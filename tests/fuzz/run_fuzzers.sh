@@ -4,7 +4,7 @@
 #
 #   tests/fuzz/run_fuzzers.sh [-runs N | -time SECONDS] [TARGET ...]
 #
-# Targets: algorithm_string grid_args job_string job_file xyz vmodel_json
+# Targets: algorithm_string grid_args job_string job_file xyz vmodel_json ridges_string
 # (default all).
 # Default: -time 20. Environment: FUZZ_BUILD (build folder, default
 # build-fuzz), FUZZ_JOBS (build jobs, default nproc).
@@ -19,7 +19,7 @@ build=${FUZZ_BUILD:-build-fuzz}
 mode=-max_total_time=20
 if [ "${1:-}" = -runs ]; then mode=-runs=$2; shift 2
 elif [ "${1:-}" = -time ]; then mode=-max_total_time=$2; shift 2; fi
-targets=${*:-algorithm_string grid_args job_string job_file xyz vmodel_json}
+targets=${*:-algorithm_string grid_args job_string job_file xyz vmodel_json ridges_string}
 
 san="-fsanitize=address,undefined -fno-sanitize-recover=all"
 mkdir -p "$build"

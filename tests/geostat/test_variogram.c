@@ -367,6 +367,18 @@ static void test_fit(void)
     dist[0] = mz_dist[0];
     fo.method = 3;
     CHECK(gk_variogram_fit(ctx, &v, 0, &m, &fo, NULL) == GK_ERR_ARG);
+    /* a constant z: gamma 0 in every class; the message says so instead of
+     * advising other starting values (no start fits what does not vary) */
+    for (int k = 0; k < 15; k++)
+        gamma[k] = 0.0;
+    for (int meth = 1; meth <= 7; meth += meth == 2 ? 4 : 1) {
+        gk_vmodel mc = {2, {{GK_VM_NUG, NAN, 0, .5, 0, 1}, {GK_VM_SPH, NAN, NAN, .5, 0, 1}}};
+        fo.method = meth;
+        int rc = gk_variogram_fit(ctx, &v, 0, &mc, &fo, NULL);
+        CHECKF(rc == GK_ERR_ARG && strstr(gk_errmsg(ctx), "z is constant") &&
+                   !strstr(gk_errmsg(ctx), "starting values"),
+               "method %d: rc %d: %s", meth, rc, gk_errmsg(ctx));
+    }
     gk_context_free(ctx);
 }
 

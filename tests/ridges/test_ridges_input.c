@@ -92,6 +92,20 @@ static void parser(gk_context *ctx)
     bad_spec(ctx, "density:seeds=grid", "seeds");
     bad_spec(ctx, "density:threshold_mode=max", "threshold_mode");
     bad_spec(ctx, "density:r1=2", "r1");
+    /* a subnormal is called what it is (it was "not a finite number") */
+    bad_spec(ctx, "density:bandwidth=5e-324", "bandwidth=5e-324 is below 2.2250738585072014e-308");
+    bad_spec(ctx, "curve:r1=1e-400", "r1=1e-400 is below 2.2250738585072014e-308");
+    bad_spec(ctx, "curve:r1=1e400", "r1=1e400 is beyond");
+    /* walks that could not end in time, refused with the bound */
+    bad_spec(ctx, "density:tolerance=1e-300", "tolerance=1e-300 must be from 2.220446049250313e-16");
+    bad_spec(ctx, "density:max_iter=1000000001", "from 1 to 1000000");
+    round_trip(ctx, "density:tolerance=2.220446049250313e-16:max_iter=1000000", 2);
+    round_trip(ctx, "curve:max_iter=1000000000", 2);
+    /* defaults that overflow (gap = 2 r2, r2 = 2 r1, min_length = 4 h) read
+     * back: they were written as "inf", which does not parse */
+    round_trip(ctx, "curve:r2=1e308", 2);
+    round_trip(ctx, "curve:r1=1e308", 3);
+    round_trip(ctx, "density:bandwidth=1e308", 2);
     CHECK(gk_ridges_parse(ctx, "curve", 4) == NULL && gk_errno(ctx) == GK_ERR_ARG);
     const char *help = gk_ridges_methods_help();
     CHECK(strstr(help, "curve:r1=") && strstr(help, "density:bandwidth=") &&
