@@ -285,9 +285,23 @@ static int add_dataset(gk_inputs *in, const char *input, const char *name, char 
     return rc;
 }
 
+/* A remote or streamed source (/vsicurl/, /vsis3/, /vsistdin/, a URL):
+ * no local file is in it, and opening it again costs a download. */
+static int is_remote(const char *name)
+{
+    if (strstr(name, "://"))
+        return 1;
+    if (strncmp(name, "/vsi", 4) || !strncmp(name, "/vsimem/", 8))
+        return 0;
+    for (size_t a = 0; a < sizeof archives / sizeof *archives; a++)
+        if (!strncmp(name, archives[a], strlen(archives[a])))
+            return is_remote(name + strlen(archives[a]));
+    return 1;
+}
+
 int gk_inputs_add(gk_inputs *in, const char *name, char **open_options)
 {
-    if (!in || !name || !*name)
+    if (!in || !name || !*name || is_remote(name))
         return GK_OK;
     size_t before = in->n;
     if (add_name(in, name, name, 0) < 0)
