@@ -6,8 +6,9 @@
  * (lengths against the points' extent, the bins, the walkers' bounds) and
  * the method string with its estimated values, which must parse again to
  * itself. A rejection without a message aborts. Only keys whose work is
- * small on 16 points run (small_work): a fine mesh (up to 5e7 nodes) and
- * iteration caps of millions are valid, bounded and slow, not findings. */
+ * small on 16 points run (small_work): a mesh finer than 1 (up to 5e7
+ * nodes, each a walker) and caps above 200 steps are valid, bounded and
+ * slow, not findings. */
 #include "fuzz_common.h"
 #include "gridkit_ridges.h"
 #include "ridges/ridges.h"
@@ -30,7 +31,7 @@ static int small_work(const gk_ridges_method *m)
     if (m->kind == GK_RIDGE_CURVE)
         return m->max_iter <= 200 && m->max_rounds <= 100;
     const double sp = m->spacing > 0 ? m->spacing : m->bandwidth > 0 ? m->bandwidth / 2 : 1.0;
-    return m->max_iter_scms <= 200 && (!m->seeds_mesh || sp >= 0.2);
+    return m->max_iter_scms <= 200 && (!m->seeds_mesh || sp >= 1.0); /* <= ~800 nodes */
 }
 
 /* The method's string parses again, to itself. */
