@@ -107,7 +107,7 @@ static gk_points *quadtree_ordered(gk_context *ctx, const gk_points *pts, uint32
     uint32_t *order = malloc(n * sizeof *order);
     gk_points *own = gk_points_new(ctx);
     if (!order || !own || gk_points_reserve(own, n) ||
-        gk_gdal_quadtree_order(pts->x, pts->y, n, order)) {
+        gk_gdal_quadtree_order(pts->x, pts->y, n, order, ctx->threads)) {
         free(order);
         gk_points_free(own);
         return NULL;

@@ -9,6 +9,7 @@
  */
 #include "core/quadtree_order.h"
 
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,47 +52,168 @@ static int same_box(const qt_box *a, const qt_box *b)
  * it), and a point always goes to the first quarter that holds it. Only the
  * order of a leaf's points does: input order (a split hands the node's
  * points down in the order it had them). So the depth-first order is built
- * top down, each node's points partitioned stably among its quarters. */
+ * top down, each node's points partitioned stably among its quarters: a
+ * result of the points alone, whatever the threads.
+ *
+ * Points travel with their index as records, so that each level is a
+ * sequential pass (indexing x and y through a permutation missed the cache
+ * on every point: most of invdistnn's set-up for a million points); two
+ * buffers take turns, and a leaf writes its indices to the order. Large
+ * nodes are split by several threads (fixed chunks: the same partition for
+ * any thread count), and their quarters are tasks. */
 typedef struct {
-    const double *x, *y;
-    uint32_t *tmp;
-    unsigned char *child;
-} qt_work;
+    double x, y;
+    uint32_t i;
+} qt_rec;
 
-static void order_node(qt_work *w, uint32_t *idx, size_t n, const qt_box *box)
+/* A node this large is partitioned in QT_CHUNKS chunks as tasks; one this
+ * large or more is a task of its own. */
+#define QT_PAR_NODE ((size_t)1 << 17)
+#define QT_CHUNKS 64
+#define QT_TASK_NODE ((size_t)1 << 13)
+
+/* The first quarter whose closed box holds (x, y), a point of the node.
+ * The quarters share the node's bounds but along the cuts: a point is
+ * placed by two comparisons with the cuts (the cases holds() on each
+ * quarter decides the same way), and only one in a gap that rounding may
+ * leave between the two parts of a tiny box is tested quarter by quarter. */
+typedef struct {
+    qt_box q[4];
+    int y1, y2[2];                        /* the first cut, each half's, along y (else x) */
+    double hi1, lo1, hi2[2], lo2[2];      /* first part's upper, second part's lower bound */
+} qt_cuts;
+
+/* as split() decides: the axis and the two parts' bounds along it */
+static void cut_of(const qt_box *in, const qt_box *a, const qt_box *b, int *y, double *hi,
+                   double *lo)
 {
-    if (n <= QT_CAPACITY)
-        return; /* a leaf: its points stay in input order */
+    *y = !(in->maxx - in->minx > in->maxy - in->miny);
+    *hi = *y ? a->maxy : a->maxx;
+    *lo = *y ? b->miny : b->minx;
+}
+
+static void cuts_of(const qt_box *box, const qt_box half[2], const qt_box q[4], qt_cuts *k)
+{
+    memcpy(k->q, q, sizeof k->q);
+    cut_of(box, &half[0], &half[1], &k->y1, &k->hi1, &k->lo1);
+    for (int h = 0; h < 2; h++)
+        cut_of(&half[h], &q[2 * h], &q[2 * h + 1], &k->y2[h], &k->hi2[h], &k->lo2[h]);
+}
+
+static unsigned char quarter(const qt_cuts *k, double x, double y)
+{
+    /* without branches on the data (half the points go each way) */
+    const double v[2] = {x, y};
+    const double v1 = v[k->y1];
+    const int a1 = v1 <= k->hi1, h = !a1;
+    const double v2 = v[k->y2[h]];
+    const int a2 = v2 <= k->hi2[h];
+    if ((a1 | (v1 >= k->lo1)) & (a2 | (v2 >= k->lo2[h])))
+        return (unsigned char)(2 * h + !a2);
+    unsigned char c = 0;
+    while (c < 4 && !holds(&k->q[c], x, y))
+        c++;
+    return c; /* 4: in no quarter (cannot happen to a point) */
+}
+
+static void leaf(const qt_rec *src, size_t n, uint32_t *out)
+{
+    for (size_t k = 0; k < n; k++)
+        out[k] = src[k].i;
+}
+
+/* src[0..n): a node's points in its order. They go to dst partitioned
+ * stably by quarter (the node's own, none, first); ch holds each one's
+ * quarter meanwhile. count[c]: how many in quarter c. */
+static void partition(const qt_rec *src, qt_rec *dst, unsigned char *ch, size_t n,
+                      const qt_cuts *k4, size_t count[5])
+{
+    if (n < QT_PAR_NODE) {
+        for (int c = 0; c < 5; c++)
+            count[c] = 0;
+        for (size_t k = 0; k < n; k++)
+            count[ch[k] = quarter(k4, src[k].x, src[k].y)]++;
+        size_t at[5];
+        at[4] = 0;
+        at[0] = count[4];
+        for (int c = 1; c < 4; c++)
+            at[c] = at[c - 1] + count[c - 1];
+        for (size_t k = 0; k < n; k++)
+            dst[at[ch[k]]++] = src[k];
+        return;
+    }
+    size_t cc[QT_CHUNKS][5];
+#pragma omp taskloop num_tasks(QT_CHUNKS) shared(cc)
+    for (int t = 0; t < QT_CHUNKS; t++) {
+        size_t lo = n * (size_t)t / QT_CHUNKS, hi = n * (size_t)(t + 1) / QT_CHUNKS;
+        size_t c5[5] = {0, 0, 0, 0, 0};
+        for (size_t k = lo; k < hi; k++)
+            c5[ch[k] = quarter(k4, src[k].x, src[k].y)]++;
+        for (int c = 0; c < 5; c++)
+            cc[t][c] = c5[c];
+    }
+    /* chunk t's first place in quarter c: behind the quarters before c and
+     * behind chunks 0..t-1 in c */
+    const int seq[5] = {4, 0, 1, 2, 3};
+    size_t at = 0;
+    for (int s = 0; s < 5; s++) {
+        int c = seq[s];
+        count[c] = 0;
+        for (int t = 0; t < QT_CHUNKS; t++) {
+            size_t m = cc[t][c];
+            cc[t][c] = at;
+            at += m;
+            count[c] += m;
+        }
+    }
+#pragma omp taskloop num_tasks(QT_CHUNKS) shared(cc)
+    for (int t = 0; t < QT_CHUNKS; t++) {
+        size_t lo = n * (size_t)t / QT_CHUNKS, hi = n * (size_t)(t + 1) / QT_CHUNKS;
+        size_t at5[5];
+        for (int c = 0; c < 5; c++)
+            at5[c] = cc[t][c];
+        for (size_t k = lo; k < hi; k++)
+            dst[at5[ch[k]]++] = src[k];
+    }
+}
+
+static void order_node(qt_rec *src, qt_rec *dst, unsigned char *ch, size_t n, qt_box box,
+                       uint32_t *out)
+{
+    if (n <= QT_CAPACITY) {
+        leaf(src, n, out); /* a leaf: its points stay in input order */
+        return;
+    }
     qt_box half[2], q[4];
-    split(box, &half[0], &half[1]);
+    split(&box, &half[0], &half[1]);
     split(&half[0], &q[0], &q[1]);
     split(&half[1], &q[2], &q[3]);
     for (int c = 0; c < 4; c++)
-        if (same_box(box, &q[c]))
-            return; /* no extent left to split: one node keeps them all */
-    size_t count[5] = {0, 0, 0, 0, 0};
-    for (size_t k = 0; k < n; k++) {
-        uint32_t i = idx[k];
-        int c = 0;
-        while (c < 4 && !holds(&q[c], w->x[i], w->y[i]))
-            c++;
-        w->child[k] = (unsigned char)c; /* 4: in no quarter (cannot happen to a point) */
-        count[c]++;
+        if (same_box(&box, &q[c])) {
+            leaf(src, n, out); /* no extent left to split: one node keeps them all */
+            return;
+        }
+    size_t count[5];
+    qt_cuts cuts;
+    cuts_of(&box, half, q, &cuts);
+    partition(src, dst, ch, n, &cuts, count);
+    leaf(dst, count[4], out); /* the node's own points come first */
+    size_t b = count[4];
+    for (int c = 0; c < 4; c++) {
+        size_t m = count[c];
+        if (m >= QT_TASK_NODE) {
+#pragma omp task
+            order_node(dst + b, src + b, ch + b, m, q[c], out + b);
+        } else {
+            order_node(dst + b, src + b, ch + b, m, q[c], out + b);
+        }
+        b += m;
     }
-    size_t at[5];
-    at[4] = 0; /* points in no quarter come first: the node's own */
-    at[0] = count[4];
-    for (int c = 1; c < 4; c++)
-        at[c] = at[c - 1] + count[c - 1];
-    size_t begin[4] = {at[0], at[1], at[2], at[3]};
-    for (size_t k = 0; k < n; k++)
-        w->tmp[at[w->child[k]]++] = idx[k];
-    memcpy(idx, w->tmp, n * sizeof *idx);
-    for (int c = 0; c < 4; c++)
-        order_node(w, idx + begin[c], count[c], &q[c]);
+#pragma omp taskwait
 }
 
-int gk_gdal_quadtree_order(const double *x, const double *y, size_t n, uint32_t *order)
+int gk_gdal_quadtree_order(const double *x, const double *y, size_t n, uint32_t *order,
+                           int threads)
 {
     if (n == 0)
         return 0;
@@ -106,16 +228,21 @@ int gk_gdal_quadtree_order(const double *x, const double *y, size_t n, uint32_t 
         if (y[i] > root.maxy)
             root.maxy = y[i];
     }
-    qt_work w = {x, y, malloc(n * sizeof(uint32_t)), malloc(n)};
-    if (!w.tmp || !w.child) {
-        free(w.tmp);
-        free(w.child);
+    qt_rec *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+    unsigned char *ch = malloc(n);
+    if (!a || !b || !ch) {
+        free(a), free(b), free(ch);
         return -1;
     }
     for (size_t i = 0; i < n; i++)
-        order[i] = (uint32_t)i;
-    order_node(&w, order, n, &root);
-    free(w.tmp);
-    free(w.child);
+        a[i] = (qt_rec){x[i], y[i], (uint32_t)i};
+    if (n < QT_PAR_NODE || threads == 1)
+        order_node(a, b, ch, n, root, order);
+    else {
+#pragma omp parallel num_threads(threads > 0 ? threads : omp_get_num_procs())
+#pragma omp single
+        order_node(a, b, ch, n, root, order);
+    }
+    free(a), free(b), free(ch);
     return 0;
 }

@@ -19,8 +19,10 @@
 /* order[k] = the input index of the k-th point in the depth-first order of
  * the quadtree gdal_grid builds over (x, y)[0..n): root = the points'
  * bounding box, points inserted in input order, 8 points a node before it
- * splits, quarters of 55% of their parent's longer side. 0, or -1 when out
- * of memory. */
-int gk_gdal_quadtree_order(const double *x, const double *y, size_t n, uint32_t *order);
+ * splits, quarters of 55% of their parent's longer side. On threads
+ * threads (0: every core); the order is the same for any count. 0, or -1
+ * when out of memory. */
+int gk_gdal_quadtree_order(const double *x, const double *y, size_t n, uint32_t *order,
+                           int threads);
 
 #endif

@@ -6,7 +6,7 @@ int gk_index_tree(gk_job *job)
 {
     if (job->tree)
         return GK_OK;
-    job->tree = gk_kdtree_build(job->pts->x, job->pts->y, job->pts->n);
+    job->tree = gk_kdtree_build_threads(job->pts->x, job->pts->y, job->pts->n, job->ctx->threads);
     if (!job->tree)
         return GK_ERR_NOMEM;
     job->tree_free = gk_kdtree_free;

@@ -9,6 +9,7 @@
 #include "kdtree.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -43,49 +44,56 @@ static inline int held_out(const gk_kdtree *t, int id)
 
 /* ---- build ----------------------------------------------------------- */
 
-static double coord(const double *x, const double *y, int axis, int i)
+/* Points travel as records through the build, so that each pass reads
+ * them in sequence (through a permutation every point missed the cache);
+ * the permutation they end in is the one the plain build makes. */
+typedef struct {
+    double x, y;
+    int32_t i, pad;
+} kd_rec;
+
+static double rkey(const kd_rec *r, int axis)
 {
-    return axis ? y[i] : x[i];
+    return axis ? r->y : r->x;
 }
 
-/* Orders perm[lo..hi) so that perm[k] holds the k-th smallest key along axis
+/* Orders r[lo..hi) so that r[k] holds the k-th smallest key along axis
  * (ties by original index, so the layout does not depend on anything else). */
-static void select_kth(int *perm, size_t lo, size_t hi, size_t k, const double *x,
-                       const double *y, int axis)
+static void select_kth(kd_rec *r, size_t lo, size_t hi, size_t k, int axis)
 {
     while (hi - lo > 1) {
         size_t mid = lo + (hi - lo) / 2;
         /* median of three as pivot */
-        int a = perm[lo], b = perm[mid], c = perm[hi - 1];
-        double ka = coord(x, y, axis, a), kb = coord(x, y, axis, b), kc = coord(x, y, axis, c);
+        const kd_rec *a = &r[lo], *b = &r[mid], *c = &r[hi - 1];
+        double ka = rkey(a, axis), kb = rkey(b, axis), kc = rkey(c, axis);
         int piv;
         double kp;
         if ((ka < kb) == (kb < kc)) {
-            piv = b;
+            piv = b->i;
             kp = kb;
         } else if ((kb < ka) == (ka < kc)) {
-            piv = a;
+            piv = a->i;
             kp = ka;
         } else {
-            piv = c;
+            piv = c->i;
             kp = kc;
         }
         /* three-way partition on (key, index) */
         size_t i = lo, lt = lo, gt = hi;
         while (i < gt) {
-            int p = perm[i];
-            double kq = coord(x, y, axis, p);
-            int less = kq < kp || (kq == kp && p < piv);
-            int more = kq > kp || (kq == kp && p > piv);
+            kd_rec p = r[i];
+            double kq = rkey(&p, axis);
+            int less = kq < kp || (kq == kp && p.i < piv);
+            int more = kq > kp || (kq == kp && p.i > piv);
             if (less) {
-                perm[i] = perm[lt];
-                perm[lt] = p;
+                r[i] = r[lt];
+                r[lt] = p;
                 lt++;
                 i++;
             } else if (more) {
                 gt--;
-                perm[i] = perm[gt];
-                perm[gt] = p;
+                r[i] = r[gt];
+                r[gt] = p;
             } else {
                 i++;
             }
@@ -99,13 +107,46 @@ static void select_kth(int *perm, size_t lo, size_t hi, size_t k, const double *
     }
 }
 
-static void build_node(gk_kdtree *t, int *perm, const double *x, const double *y, int ni,
-                       size_t lo, size_t hi)
+/* The nodes below a node of m points, as the shape alone makes them (every
+ * node above KD_LEAF points splits in two halves by count): the numbers of
+ * a subtree's nodes are fixed before it is built, so subtrees build at once
+ * and the layout is the same for any thread count. A node whose points all
+ * coincide stays a leaf and leaves its would-be descendants' numbers
+ * unused. At each depth the sizes are floor or ceil of m / 2^d: two counts
+ * a level. */
+static size_t kd_desc(size_t m)
+{
+    size_t s = m, c0 = 1, c1 = 0, leaves = 0; /* c0 nodes of s points, c1 of s + 1 */
+    while (c0 || c1) {
+        const size_t h = s / 2;
+        size_t n0 = 0, n1 = 0; /* the next level: n0 nodes of h points, n1 of h + 1 */
+        if (s <= KD_LEAF)
+            leaves += c0;
+        else if (s % 2 == 0)
+            n0 += 2 * c0;
+        else
+            n0 += c0, n1 += c0;
+        if (s + 1 <= KD_LEAF)
+            leaves += c1;
+        else if ((s + 1) % 2 == 0) /* s odd: two halves of h + 1 */
+            n1 += 2 * c1;
+        else
+            n0 += c1, n1 += c1;
+        s = h, c0 = n0, c1 = n1;
+    }
+    return leaves ? 2 * (leaves - 1) : 0;
+}
+
+/* Subtrees of at least this many points are built as tasks. */
+#define KD_TASK ((size_t)1 << 15)
+
+/* Node ni over r[lo..hi); its descendants are numbered from next on. */
+static void build_node(gk_kdtree *t, kd_rec *r, int ni, size_t lo, size_t hi, int next)
 {
     kd_node *nd = &t->nodes[ni];
     double x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY;
     for (size_t i = lo; i < hi; i++) {
-        double px = x[perm[i]], py = y[perm[i]];
+        double px = r[i].x, py = r[i].y;
         x0 = px < x0 ? px : x0;
         x1 = px > x1 ? px : x1;
         y0 = py < y0 ? py : y0;
@@ -124,15 +165,27 @@ static void build_node(gk_kdtree *t, int *perm, const double *x, const double *y
     }
     int axis = (y1 - y0) > (x1 - x0);
     size_t mid = lo + (hi - lo) / 2;
-    select_kth(perm, lo, hi, mid, x, y, axis);
-    int c = t->nnodes;
-    t->nnodes += 2;
+    select_kth(r, lo, hi, mid, axis);
+    int c = next;
     nd->left = c;
-    build_node(t, perm, x, y, c, lo, mid);
-    build_node(t, perm, x, y, c + 1, mid, hi);
+    int next_r = c + 2 + (int)kd_desc(mid - lo);
+    if (hi - lo >= KD_TASK) {
+#pragma omp task
+        build_node(t, r, c, lo, mid, c + 2);
+        build_node(t, r, c + 1, mid, hi, next_r);
+#pragma omp taskwait
+    } else {
+        build_node(t, r, c, lo, mid, c + 2);
+        build_node(t, r, c + 1, mid, hi, next_r);
+    }
 }
 
 gk_kdtree *gk_kdtree_build(const double *x, const double *y, size_t n)
+{
+    return gk_kdtree_build_threads(x, y, n, 1);
+}
+
+gk_kdtree *gk_kdtree_build_threads(const double *x, const double *y, size_t n, int threads)
 {
     if (n > (size_t)INT32_MAX)
         return NULL;
@@ -140,28 +193,38 @@ gk_kdtree *gk_kdtree_build(const double *x, const double *y, size_t n)
     if (!t)
         return NULL;
     t->n = n;
-    /* leaves hold at least KD_LEAF/2 points, so at most n/8 + 1 of them */
-    size_t maxnodes = 2 * (n / (KD_LEAF / 2) + 1) + 1;
+    size_t maxnodes = 1 + kd_desc(n);
     size_t m = n ? n : 1;
     t->x = malloc(m * sizeof *t->x);
     t->y = malloc(m * sizeof *t->y);
     t->idx = malloc(m * sizeof *t->idx);
     t->nodes = malloc(maxnodes * sizeof *t->nodes);
-    if (!t->x || !t->y || !t->idx || !t->nodes) {
+    kd_rec *r = malloc(m * sizeof *r);
+    if (!t->x || !t->y || !t->idx || !t->nodes || !r || maxnodes > (size_t)INT32_MAX) {
+        free(r);
         gk_kdtree_free(t);
         return NULL;
     }
-    if (n == 0)
+    t->nnodes = (int)maxnodes;
+    if (n == 0) {
+        free(r);
         return t;
-    int *perm = t->idx;
-    for (size_t i = 0; i < n; i++)
-        perm[i] = (int)i;
-    t->nnodes = 1;
-    build_node(t, perm, x, y, 0, 0, n);
-    for (size_t i = 0; i < n; i++) {
-        t->x[i] = x[perm[i]];
-        t->y[i] = y[perm[i]];
     }
+    for (size_t i = 0; i < n; i++)
+        r[i] = (kd_rec){x[i], y[i], (int32_t)i, 0};
+    if (threads == 1 || n < KD_TASK)
+        build_node(t, r, 0, 0, n, 1);
+    else {
+#pragma omp parallel num_threads(threads > 0 ? threads : omp_get_num_procs())
+#pragma omp single
+        build_node(t, r, 0, 0, n, 1);
+    }
+    for (size_t i = 0; i < n; i++) {
+        t->x[i] = r[i].x;
+        t->y[i] = r[i].y;
+        t->idx[i] = r[i].i;
+    }
+    free(r);
     return t;
 }
 

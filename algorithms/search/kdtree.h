@@ -14,6 +14,9 @@ typedef struct gk_kdtree gk_kdtree;
 
 /* Copies the coordinates; NULL on allocation failure. */
 gk_kdtree *gk_kdtree_build(const double *x, const double *y, size_t n);
+/* The same tree, built on threads threads (0: every core): the same layout
+ * and answers for any count. */
+gk_kdtree *gk_kdtree_build_threads(const double *x, const double *y, size_t n, int threads);
 void gk_kdtree_free(gk_kdtree *t);
 size_t gk_kdtree_size(const gk_kdtree *t);
 

@@ -200,6 +200,7 @@ int main(void)
     ctx = gk_context_new();
     test_registry();
     test_kdtree();
+    test_kdtree_threads();
     test_sort();
     test_invdist();
     test_invdistnn();

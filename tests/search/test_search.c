@@ -204,6 +204,59 @@ void test_kdtree(void)
     pset_free(&p);
 }
 
+/* The tree built by several threads (subtrees as tasks above 32768 points)
+ * answers every query as the one-thread tree does, and both as brute force
+ * on a sample: uniform points, clustered points with exact duplicates, a
+ * lattice. */
+void test_kdtree_threads(void)
+{
+    const size_t n = 150000;
+    for (int kind = 0; kind < 3; kind++) {
+        pset p;
+        if (kind == 0)
+            make_uniform(&p, n);
+        else if (kind == 1) {
+            make_clustered(&p, n);
+            for (size_t i = 0; i < n; i += 7) /* duplicates */
+                p.x[i] = p.x[i / 2], p.y[i] = p.y[i / 2];
+        } else {
+            pset_alloc(&p, n);
+            for (size_t i = 0; i < n; i++)
+                p.x[i] = (double)(i % 400) * 0.25, p.y[i] = (double)(i / 400) * 0.25, p.z[i] = 0;
+        }
+        gk_kdtree *t1 = gk_kdtree_build_threads(p.x, p.y, n, 1);
+        int bad = 0;
+        for (int th = 2; th <= 7; th += 5) {
+            gk_kdtree *t = gk_kdtree_build_threads(p.x, p.y, n, th);
+            CHECK(t != NULL && t1 != NULL);
+            for (int q = 0; t && t1 && q < 400; q++) {
+                double cx = urand() * 110.0 - 5.0, cy = urand() * 110.0 - 5.0;
+                int a[40], b[40];
+                double da[40], db[40];
+                int k = 1 + q % 40;
+                int ga = gk_kdtree_knn(t, cx, cy, k, INFINITY, a, da);
+                int gb = gk_kdtree_knn(t1, cx, cy, k, INFINITY, b, db);
+                bad += ga != gb || memcmp(a, b, (size_t)ga * sizeof *a) ||
+                       memcmp(da, db, (size_t)ga * sizeof *da);
+                if (q % 50 == 0) { /* the nearest against every point */
+                    double best = INFINITY;
+                    int bi = -1;
+                    for (size_t i = 0; i < n; i++) {
+                        double e = bf_d2(&p, i, cx, cy);
+                        if (e < best)
+                            best = e, bi = (int)i;
+                    }
+                    bad += ga < 1 || a[0] != bi || da[0] != best;
+                }
+            }
+            gk_kdtree_free(t);
+        }
+        CHECKF(bad == 0, "k-d tree on several threads, data %d: %d queries differ", kind, bad);
+        gk_kdtree_free(t1);
+        pset_free(&p);
+    }
+}
+
 /* ---- sorting and quadrant selection ---------------------------------------------- */
 
 void test_sort(void)
