@@ -107,16 +107,15 @@ static gk_points *quadtree_ordered(gk_context *ctx, const gk_points *pts, uint32
     uint32_t *order = malloc(n * sizeof *order);
     gk_points *own = gk_points_new(ctx);
     if (!order || !own || gk_points_reserve(own, n) ||
-        gk_gdal_quadtree_order(pts->x, pts->y, n, order, ctx->threads)) {
+        gk_gdal_quadtree_order(pts->x, pts->y, n, order, own->x, own->y, ctx->threads)) {
         free(order);
         gk_points_free(own);
         return NULL;
     }
-    for (size_t k = 0; k < n; k++) {
-        own->x[k] = pts->x[order[k]];
-        own->y[k] = pts->y[order[k]];
+    const int nt = ctx->threads > 0 ? ctx->threads : omp_get_num_procs();
+#pragma omp parallel for if (n >= 65536) num_threads(nt)
+    for (size_t k = 0; k < n; k++)
         own->z[k] = pts->z[order[k]];
-    }
     own->n = n;
     *order_out = order;
     return own;

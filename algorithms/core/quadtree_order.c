@@ -116,10 +116,20 @@ static unsigned char quarter(const qt_cuts *k, double x, double y)
     return c; /* 4: in no quarter (cannot happen to a point) */
 }
 
-static void leaf(const qt_rec *src, size_t n, uint32_t *out)
+/* Where a leaf's points go: their indices, and where wanted their
+ * coordinates, from offset on. */
+typedef struct {
+    uint32_t *order;
+    double *x, *y;
+} qt_out;
+
+static void leaf(const qt_rec *src, size_t n, const qt_out *o, size_t at)
 {
     for (size_t k = 0; k < n; k++)
-        out[k] = src[k].i;
+        o->order[at + k] = src[k].i;
+    if (o->x)
+        for (size_t k = 0; k < n; k++)
+            o->x[at + k] = src[k].x, o->y[at + k] = src[k].y;
 }
 
 /* src[0..n): a node's points in its order. They go to dst partitioned
@@ -178,10 +188,10 @@ static void partition(const qt_rec *src, qt_rec *dst, unsigned char *ch, size_t 
 }
 
 static void order_node(qt_rec *src, qt_rec *dst, unsigned char *ch, size_t n, qt_box box,
-                       uint32_t *out)
+                       const qt_out *out, size_t at)
 {
     if (n <= QT_CAPACITY) {
-        leaf(src, n, out); /* a leaf: its points stay in input order */
+        leaf(src, n, out, at); /* a leaf: its points stay in input order */
         return;
     }
     qt_box half[2], q[4];
@@ -190,22 +200,22 @@ static void order_node(qt_rec *src, qt_rec *dst, unsigned char *ch, size_t n, qt
     split(&half[1], &q[2], &q[3]);
     for (int c = 0; c < 4; c++)
         if (same_box(&box, &q[c])) {
-            leaf(src, n, out); /* no extent left to split: one node keeps them all */
+            leaf(src, n, out, at); /* no extent left to split: one node keeps them all */
             return;
         }
     size_t count[5];
     qt_cuts cuts;
     cuts_of(&box, half, q, &cuts);
     partition(src, dst, ch, n, &cuts, count);
-    leaf(dst, count[4], out); /* the node's own points come first */
+    leaf(dst, count[4], out, at); /* the node's own points come first */
     size_t b = count[4];
     for (int c = 0; c < 4; c++) {
         size_t m = count[c];
         if (m >= QT_TASK_NODE) {
 #pragma omp task
-            order_node(dst + b, src + b, ch + b, m, q[c], out + b);
+            order_node(dst + b, src + b, ch + b, m, q[c], out, at + b);
         } else {
-            order_node(dst + b, src + b, ch + b, m, q[c], out + b);
+            order_node(dst + b, src + b, ch + b, m, q[c], out, at + b);
         }
         b += m;
     }
@@ -213,35 +223,36 @@ static void order_node(qt_rec *src, qt_rec *dst, unsigned char *ch, size_t n, qt
 }
 
 int gk_gdal_quadtree_order(const double *x, const double *y, size_t n, uint32_t *order,
-                           int threads)
+                           double *ox, double *oy, int threads)
 {
     if (n == 0)
         return 0;
-    qt_box root = {x[0], y[0], x[0], y[0]};
-    for (size_t i = 1; i < n; i++) {
-        if (x[i] < root.minx)
-            root.minx = x[i];
-        if (y[i] < root.miny)
-            root.miny = y[i];
-        if (x[i] > root.maxx)
-            root.maxx = x[i];
-        if (y[i] > root.maxy)
-            root.maxy = y[i];
-    }
     qt_rec *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
     unsigned char *ch = malloc(n);
     if (!a || !b || !ch) {
         free(a), free(b), free(ch);
         return -1;
     }
-    for (size_t i = 0; i < n; i++)
+    const int par = n >= QT_PAR_NODE && threads != 1;
+    const int nt = threads > 0 ? threads : omp_get_num_procs();
+    qt_box root = {x[0], y[0], x[0], y[0]};
+    double x0 = x[0], y0 = y[0], x1 = x[0], y1 = y[0];
+#pragma omp parallel for if (par) num_threads(nt) reduction(min : x0, y0) reduction(max : x1, y1)
+    for (size_t i = 0; i < n; i++) {
         a[i] = (qt_rec){x[i], y[i], (uint32_t)i};
-    if (n < QT_PAR_NODE || threads == 1)
-        order_node(a, b, ch, n, root, order);
+        x0 = x[i] < x0 ? x[i] : x0;
+        y0 = y[i] < y0 ? y[i] : y0;
+        x1 = x[i] > x1 ? x[i] : x1;
+        y1 = y[i] > y1 ? y[i] : y1;
+    }
+    root.minx = x0, root.miny = y0, root.maxx = x1, root.maxy = y1;
+    const qt_out out = {order, ox, oy};
+    if (!par)
+        order_node(a, b, ch, n, root, &out, 0);
     else {
-#pragma omp parallel num_threads(threads > 0 ? threads : omp_get_num_procs())
+#pragma omp parallel num_threads(nt)
 #pragma omp single
-        order_node(a, b, ch, n, root, order);
+        order_node(a, b, ch, n, root, &out, 0);
     }
     free(a), free(b), free(ch);
     return 0;

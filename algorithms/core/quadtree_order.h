@@ -19,10 +19,11 @@
 /* order[k] = the input index of the k-th point in the depth-first order of
  * the quadtree gdal_grid builds over (x, y)[0..n): root = the points'
  * bounding box, points inserted in input order, 8 points a node before it
- * splits, quarters of 55% of their parent's longer side. On threads
+ * splits, quarters of 55% of their parent's longer side; where ox and oy
+ * are not NULL, the points' coordinates in that order too. On threads
  * threads (0: every core); the order is the same for any count. 0, or -1
  * when out of memory. */
 int gk_gdal_quadtree_order(const double *x, const double *y, size_t n, uint32_t *order,
-                           int threads);
+                           double *ox, double *oy, int threads);
 
 #endif

@@ -157,7 +157,13 @@ int main(void)
                 reference(x, y, n, want);
             for (size_t t = 0; t < sizeof threads / sizeof *threads; t++) {
                 memset(got, 0xff, (n + 1) * sizeof *got);
-                int rc = gk_gdal_quadtree_order(x, y, n, got, threads[t]);
+                double *ox = malloc((n + 1) * sizeof *ox), *oy = malloc((n + 1) * sizeof *oy);
+                int rc = gk_gdal_quadtree_order(x, y, n, got, t ? ox : NULL, t ? oy : NULL,
+                                                threads[t]);
+                /* the coordinates in that order, where asked for */
+                for (size_t k = 0; !rc && t && k < n; k++)
+                    rc = ox[k] != x[want[k]] || oy[k] != y[want[k]] ? 9 : 0;
+                free(ox), free(oy);
                 cases++;
                 if (rc || (n && memcmp(got, want, n * sizeof *got))) {
                     size_t k = 0;
