@@ -39,6 +39,7 @@ run_tests() {
     rm -rf "$dir/san-logs"
     mkdir -p "$dir/san-logs"
     ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:log_path=$src/$dir/san-logs/asan" \
+    LSAN_OPTIONS="suppressions=$src/scripts/lsan.supp:print_suppressions=0" \
     UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$src/$dir/san-logs/ubsan" \
     TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:ignore_noninstrumented_modules=1:log_path=$src/$dir/san-logs/tsan" \
         ctest --test-dir "$dir" --output-on-failure -R "$re"
@@ -76,20 +77,21 @@ for part in $parts; do
         if configure_build build-asan "$san_ub" test_algorithms test_kriging test_variogram \
             test_crossval test_geostat_progress test_delaunay test_linear test_read_points \
             test_write_raster test_parse test_plugin_threads test_gauss test_heatmap \
-            test_ridges_input test_ridges_scale gridkit &&
+            test_ridges_input test_ridges_scale test_quadtree_order gridkit &&
             run_tests build-asan \
-                '^(algorithms|kriging|variogram|crossval|cv_variogram_progress|delaunay|linear|parse_canonical|read_points_.*|write_raster|bad_input|plugin_threads|cli_threads|density_gauss|density_heatmap|ridges_input|ridges_scale)$'
+                '^(algorithms|kriging|variogram|crossval|cv_variogram_progress|delaunay|linear|parse_canonical|read_points_.*|write_raster|bad_input|plugin_threads|cli_threads|density_gauss|density_heatmap|ridges_input|ridges_scale|quadtree_order)$'
         then :; else failed="$failed asan"; fi ;;
     tsan)
         # The tile engine on several threads (algorithms), the readers on
         # several threads (read_points_ogr), the plugin's concurrent readers
         # (plugin_threads), the CLI with its GPU warm-up thread (cli_threads,
         # and cli_threads_parts: the strips path's threads)
-        # and gauss's shared blocks of method=fft (density_gauss).
+        # and gauss's shared blocks of method=fft (density_gauss), the tie order's
+        # and the k-d tree's tasks (quadtree_order, algorithms).
         export OMP_TOOL_LIBRARIES=/usr/lib/llvm-14/lib/libarcher.so
         if configure_build build-tsan "-fsanitize=thread" test_algorithms test_read_points \
-            test_plugin_threads test_gauss gridkit &&
-            run_tests build-tsan '^(algorithms|read_points_ogr|plugin_threads|cli_threads|cli_threads_parts|density_gauss)$'
+            test_plugin_threads test_gauss test_quadtree_order gridkit &&
+            run_tests build-tsan '^(algorithms|read_points_ogr|plugin_threads|cli_threads|cli_threads_parts|density_gauss|quadtree_order)$'
         then :; else failed="$failed tsan"; fi
         unset OMP_TOOL_LIBRARIES ;;
     fuzz)

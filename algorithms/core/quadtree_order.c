@@ -57,20 +57,18 @@ static int same_box(const qt_box *a, const qt_box *b)
  *
  * Points travel with their index as records, so that each level is a
  * sequential pass (indexing x and y through a permutation missed the cache
- * on every point: most of invdistnn's set-up for a million points); two
- * buffers take turns, and a leaf writes its indices to the order. Large
- * nodes are split by several threads (fixed chunks: the same partition for
- * any thread count), and their quarters are tasks. */
+ * on every point); two buffers take turns, and a leaf writes its indices
+ * (and coordinates) to their place in the order. Nodes of QT_PAR_NODE
+ * points and more are split one at a time, each pass shared by the
+ * threads in QT_CHUNKS fixed chunks; the smaller subtrees then run side by
+ * side, each on one thread. */
 typedef struct {
     double x, y;
     uint32_t i;
 } qt_rec;
 
-/* A node this large is partitioned in QT_CHUNKS chunks as tasks; one this
- * large or more is a task of its own. */
 #define QT_PAR_NODE ((size_t)1 << 17)
 #define QT_CHUNKS 64
-#define QT_TASK_NODE ((size_t)1 << 13)
 
 /* The first quarter whose closed box holds (x, y), a point of the node.
  * The quarters share the node's bounds but along the cuts: a point is
@@ -136,9 +134,9 @@ static void leaf(const qt_rec *src, size_t n, const qt_out *o, size_t at)
  * stably by quarter (the node's own, none, first); ch holds each one's
  * quarter meanwhile. count[c]: how many in quarter c. */
 static void partition(const qt_rec *src, qt_rec *dst, unsigned char *ch, size_t n,
-                      const qt_cuts *k4, size_t count[5])
+                      const qt_cuts *k4, size_t count[5], int nt)
 {
-    if (n < QT_PAR_NODE) {
+    if (n < QT_PAR_NODE || nt == 1) {
         for (int c = 0; c < 5; c++)
             count[c] = 0;
         for (size_t k = 0; k < n; k++)
@@ -153,7 +151,7 @@ static void partition(const qt_rec *src, qt_rec *dst, unsigned char *ch, size_t 
         return;
     }
     size_t cc[QT_CHUNKS][5];
-#pragma omp taskloop num_tasks(QT_CHUNKS) shared(cc)
+#pragma omp parallel for num_threads(nt) schedule(static)
     for (int t = 0; t < QT_CHUNKS; t++) {
         size_t lo = n * (size_t)t / QT_CHUNKS, hi = n * (size_t)(t + 1) / QT_CHUNKS;
         size_t c5[5] = {0, 0, 0, 0, 0};
@@ -176,7 +174,7 @@ static void partition(const qt_rec *src, qt_rec *dst, unsigned char *ch, size_t 
             count[c] += m;
         }
     }
-#pragma omp taskloop num_tasks(QT_CHUNKS) shared(cc)
+#pragma omp parallel for num_threads(nt) schedule(static)
     for (int t = 0; t < QT_CHUNKS; t++) {
         size_t lo = n * (size_t)t / QT_CHUNKS, hi = n * (size_t)(t + 1) / QT_CHUNKS;
         size_t at5[5];
@@ -187,39 +185,68 @@ static void partition(const qt_rec *src, qt_rec *dst, unsigned char *ch, size_t 
     }
 }
 
-static void order_node(qt_rec *src, qt_rec *dst, unsigned char *ch, size_t n, qt_box box,
-                       const qt_out *out, size_t at)
+/* A node: its points at src[0..n) (the other buffer at dst), its box, its
+ * place at in the order. */
+typedef struct {
+    qt_rec *src, *dst;
+    unsigned char *ch;
+    size_t n, at;
+    qt_box box;
+} qt_node;
+
+typedef struct {
+    qt_node *v;
+    size_t n, cap;
+} qt_list;
+
+static int push(qt_list *l, qt_node nd)
 {
-    if (n <= QT_CAPACITY) {
-        leaf(src, n, out, at); /* a leaf: its points stay in input order */
-        return;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 64;
+        qt_node *v = realloc(l->v, cap * sizeof *v);
+        if (!v)
+            return -1;
+        l->v = v, l->cap = cap;
+    }
+    l->v[l->n++] = nd;
+    return 0;
+}
+
+/* One node: a leaf's points to the order, else partitioned among its
+ * quarters (on nt threads), whose nodes go to kids (or, with kids NULL,
+ * are done at once, depth first). */
+static int order_node(const qt_node *nd, const qt_out *out, int nt, qt_list *kids)
+{
+    if (nd->n <= QT_CAPACITY) {
+        leaf(nd->src, nd->n, out, nd->at); /* a leaf: its points stay in input order */
+        return 0;
     }
     qt_box half[2], q[4];
-    split(&box, &half[0], &half[1]);
+    split(&nd->box, &half[0], &half[1]);
     split(&half[0], &q[0], &q[1]);
     split(&half[1], &q[2], &q[3]);
     for (int c = 0; c < 4; c++)
-        if (same_box(&box, &q[c])) {
-            leaf(src, n, out, at); /* no extent left to split: one node keeps them all */
-            return;
+        if (same_box(&nd->box, &q[c])) {
+            /* no extent left to split: one node keeps them all */
+            leaf(nd->src, nd->n, out, nd->at);
+            return 0;
         }
     size_t count[5];
     qt_cuts cuts;
-    cuts_of(&box, half, q, &cuts);
-    partition(src, dst, ch, n, &cuts, count);
-    leaf(dst, count[4], out, at); /* the node's own points come first */
+    cuts_of(&nd->box, half, q, &cuts);
+    partition(nd->src, nd->dst, nd->ch, nd->n, &cuts, count, nt);
+    leaf(nd->dst, count[4], out, nd->at); /* the node's own points come first */
     size_t b = count[4];
     for (int c = 0; c < 4; c++) {
-        size_t m = count[c];
-        if (m >= QT_TASK_NODE) {
-#pragma omp task
-            order_node(dst + b, src + b, ch + b, m, q[c], out, at + b);
-        } else {
-            order_node(dst + b, src + b, ch + b, m, q[c], out, at + b);
-        }
-        b += m;
+        qt_node kid = {nd->dst + b, nd->src + b, nd->ch + b, count[c], nd->at + b, q[c]};
+        if (kids) {
+            if (push(kids, kid))
+                return -1;
+        } else if (order_node(&kid, out, 1, NULL))
+            return -1;
+        b += count[c];
     }
-#pragma omp taskwait
+    return 0;
 }
 
 int gk_gdal_quadtree_order(const double *x, const double *y, size_t n, uint32_t *order,
@@ -247,12 +274,28 @@ int gk_gdal_quadtree_order(const double *x, const double *y, size_t n, uint32_t 
     }
     root.minx = x0, root.miny = y0, root.maxx = x1, root.maxy = y1;
     const qt_out out = {order, ox, oy};
-    if (!par)
-        order_node(a, b, ch, n, root, &out, 0);
-    else {
-#pragma omp parallel num_threads(nt)
-#pragma omp single
-        order_node(a, b, ch, n, root, &out, 0);
+    /* the large nodes one at a time, their passes on every thread; then the
+     * subtrees below them side by side */
+    qt_list big = {0}, small = {0};
+    int rc = push(&big, (qt_node){a, b, ch, n, 0, root});
+    while (!rc && big.n) {
+        qt_node nd = big.v[--big.n];
+        qt_list kids = {0};
+        rc = order_node(&nd, &out, par ? nt : 1, &kids);
+        for (size_t k = 0; !rc && k < kids.n; k++)
+            rc = push(kids.v[k].n >= QT_PAR_NODE && par ? &big : &small, kids.v[k]);
+        free(kids.v);
+    }
+    int failed = 0;
+#pragma omp parallel for if (par && small.n > 1) num_threads(nt) schedule(dynamic, 1) \
+    reduction(| : failed)
+    for (size_t k = 0; k < small.n; k++)
+        failed |= order_node(&small.v[k], &out, 1, NULL);
+    free(big.v);
+    free(small.v);
+    if (rc || failed) {
+        free(a), free(b), free(ch);
+        return -1;
     }
     free(a), free(b), free(ch);
     return 0;

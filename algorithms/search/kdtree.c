@@ -137,13 +137,24 @@ static size_t kd_desc(size_t m)
     return leaves ? 2 * (leaves - 1) : 0;
 }
 
-/* Subtrees of at least this many points are built as tasks. */
-#define KD_TASK ((size_t)1 << 15)
+/* Nodes of at least this many points are split level by level, side by
+ * side; the subtrees below them are then built side by side, each on one
+ * thread. */
+#define KD_PAR_NODE ((size_t)1 << 15)
 
-/* Node ni over r[lo..hi); its descendants are numbered from next on. */
-static void build_node(gk_kdtree *t, kd_rec *r, int ni, size_t lo, size_t hi, int next)
+typedef struct {
+    int ni;         /* the node's number */
+    size_t lo, hi;  /* its points */
+    int next;       /* its descendants' first number */
+} kd_item;
+
+/* Node it: its box, and, unless it is a leaf, its split (the two halves
+ * put in place by select_kth); its children's items in kid[0..1], their
+ * count returned. */
+static int build_one(gk_kdtree *t, kd_rec *r, const kd_item *it, kd_item kid[2])
 {
-    kd_node *nd = &t->nodes[ni];
+    kd_node *nd = &t->nodes[it->ni];
+    const size_t lo = it->lo, hi = it->hi;
     double x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY;
     for (size_t i = lo; i < hi; i++) {
         double px = r[i].x, py = r[i].y;
@@ -161,23 +172,62 @@ static void build_node(gk_kdtree *t, kd_rec *r, int ni, size_t lo, size_t hi, in
     nd->pad = 0;
     if (hi - lo <= KD_LEAF || (x1 == x0 && y1 == y0)) {
         nd->left = -1;
-        return;
+        return 0;
     }
     int axis = (y1 - y0) > (x1 - x0);
     size_t mid = lo + (hi - lo) / 2;
     select_kth(r, lo, hi, mid, axis);
-    int c = next;
+    const int c = it->next;
     nd->left = c;
-    int next_r = c + 2 + (int)kd_desc(mid - lo);
-    if (hi - lo >= KD_TASK) {
-#pragma omp task
-        build_node(t, r, c, lo, mid, c + 2);
-        build_node(t, r, c + 1, mid, hi, next_r);
-#pragma omp taskwait
-    } else {
-        build_node(t, r, c, lo, mid, c + 2);
-        build_node(t, r, c + 1, mid, hi, next_r);
+    kid[0] = (kd_item){c, lo, mid, c + 2};
+    kid[1] = (kd_item){c + 1, mid, hi, c + 2 + (int)kd_desc(mid - lo)};
+    return 2;
+}
+
+/* The subtree of it, depth first on this thread. */
+static void build_node(gk_kdtree *t, kd_rec *r, const kd_item *it)
+{
+    kd_item kid[2];
+    int k = build_one(t, r, it, kid);
+    for (int j = 0; j < k; j++)
+        build_node(t, r, &kid[j]);
+}
+
+/* The whole tree on nt threads; 0, or -1 when out of memory. */
+static int build_tree(gk_kdtree *t, kd_rec *r, size_t n, int nt)
+{
+    /* at most n / KD_PAR_NODE nodes that large at one depth, 2 n / KD_PAR_NODE
+     * in all, and two children each */
+    size_t cap = 2 * (n / KD_PAR_NODE + 2);
+    kd_item *level = malloc(cap * sizeof *level), *kids = malloc(2 * cap * sizeof *kids);
+    kd_item *small = malloc(2 * cap * sizeof *small);
+    int *got = malloc(cap * sizeof *got);
+    if (!level || !kids || !small || !got) {
+        free(level), free(kids), free(small), free(got);
+        return -1;
     }
+    size_t nl = 1, ns = 0;
+    level[0] = (kd_item){0, 0, n, 1};
+    while (nl) {
+#pragma omp parallel for if (nl > 1) num_threads(nt) schedule(dynamic, 1)
+        for (size_t i = 0; i < nl; i++)
+            got[i] = build_one(t, r, &level[i], &kids[2 * i]);
+        size_t m = 0;
+        for (size_t i = 0; i < nl; i++)
+            for (int j = 0; j < got[i]; j++) {
+                kd_item k = kids[2 * i + j];
+                if (k.hi - k.lo >= KD_PAR_NODE)
+                    level[m++] = k;
+                else
+                    small[ns++] = k;
+            }
+        nl = m;
+    }
+#pragma omp parallel for if (ns > 1) num_threads(nt) schedule(dynamic, 1)
+    for (size_t i = 0; i < ns; i++)
+        build_node(t, r, &small[i]);
+    free(level), free(kids), free(small), free(got);
+    return 0;
 }
 
 gk_kdtree *gk_kdtree_build(const double *x, const double *y, size_t n)
@@ -212,12 +262,10 @@ gk_kdtree *gk_kdtree_build_threads(const double *x, const double *y, size_t n, i
     }
     for (size_t i = 0; i < n; i++)
         r[i] = (kd_rec){x[i], y[i], (int32_t)i, 0};
-    if (threads == 1 || n < KD_TASK)
-        build_node(t, r, 0, 0, n, 1);
-    else {
-#pragma omp parallel num_threads(threads > 0 ? threads : omp_get_num_procs())
-#pragma omp single
-        build_node(t, r, 0, 0, n, 1);
+    if (build_tree(t, r, n, threads > 0 ? threads : omp_get_num_procs())) {
+        free(r);
+        gk_kdtree_free(t);
+        return NULL;
     }
     for (size_t i = 0; i < n; i++) {
         t->x[i] = r[i].x;

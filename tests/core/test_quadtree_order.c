@@ -145,7 +145,9 @@ static void make(int kind, size_t n, double *x, double *y)
 int main(void)
 {
     static const size_t sizes[] = {0, 1, 8, 9, 17, 1000, 131071, 131072, 400003};
-    static const int threads[] = {1, 2, 7};
+    /* the most threads first: LLVM's libomp (the sanitizer builds') leaks
+     * a team it grows */
+    static const int threads[] = {7, 2, 1};
     int cases = 0;
     for (int kind = 0; kind < N_KINDS; kind++)
         for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
@@ -158,10 +160,10 @@ int main(void)
             for (size_t t = 0; t < sizeof threads / sizeof *threads; t++) {
                 memset(got, 0xff, (n + 1) * sizeof *got);
                 double *ox = malloc((n + 1) * sizeof *ox), *oy = malloc((n + 1) * sizeof *oy);
-                int rc = gk_gdal_quadtree_order(x, y, n, got, t ? ox : NULL, t ? oy : NULL,
-                                                threads[t]);
+                int rc = gk_gdal_quadtree_order(x, y, n, got, t < 2 ? ox : NULL,
+                                                t < 2 ? oy : NULL, threads[t]);
                 /* the coordinates in that order, where asked for */
-                for (size_t k = 0; !rc && t && k < n; k++)
+                for (size_t k = 0; !rc && t < 2 && k < n; k++)
                     rc = ox[k] != x[want[k]] || oy[k] != y[want[k]] ? 9 : 0;
                 free(ox), free(oy);
                 cases++;
