@@ -100,18 +100,24 @@ static int gdal_quadtree_ties(const gk_algorithm *a, size_t n)
 /* The job's own copy of pts in gdal_grid's quadtree order: every rule that
  * breaks ties by index ("the first in input order") then follows the tree's
  * order, on the CPU and the GPU alike; *order_out: the caller's index of each
- * (cross-validation maps its folds through it). NULL when out of memory. */
-static gk_points *quadtree_ordered(gk_context *ctx, const gk_points *pts, uint32_t **order_out)
+ * (cross-validation maps its folds through it); *lev_out: the tree's
+ * boundaries, which a search tree can follow (gk_index_tree_knn). NULL when
+ * out of memory. */
+static gk_points *quadtree_ordered(gk_context *ctx, const gk_points *pts, uint32_t **order_out,
+                                   uint8_t **lev_out)
 {
     size_t n = pts->n;
     uint32_t *order = malloc(n * sizeof *order);
+    uint8_t *lev = malloc(n);
     gk_points *own = gk_points_new(ctx);
-    if (!order || !own || gk_points_reserve(own, n) ||
-        gk_gdal_quadtree_order(pts->x, pts->y, n, order, own->x, own->y, ctx->threads)) {
+    if (!order || !lev || !own || gk_points_reserve(own, n) ||
+        gk_gdal_quadtree_order(pts->x, pts->y, n, order, own->x, own->y, lev, ctx->threads)) {
         free(order);
+        free(lev);
         gk_points_free(own);
         return NULL;
     }
+    *lev_out = lev;
     const int nt = ctx->threads > 0 ? ctx->threads : omp_get_num_procs();
 #pragma omp parallel for if (n >= 65536) num_threads(nt)
     for (size_t k = 0; k < n; k++)
@@ -147,7 +153,7 @@ gk_job *gk_job_new(gk_context *ctx, const gk_points *pts, const gk_algorithm *al
     job->pts = pts;
     job->alg = *alg;
     if (gdal_quadtree_ties(alg, n)) {
-        if (!(job->own_pts = quadtree_ordered(ctx, pts, &job->order))) {
+        if (!(job->own_pts = quadtree_ordered(ctx, pts, &job->order, &job->order_lev))) {
             gk_error(ctx, GK_ERR_NOMEM, "out of memory ordering %zu points", n);
             free(job);
             return NULL;
@@ -190,6 +196,7 @@ void gk_job_free(gk_job *job)
         job->tree_free(job->tree);
     gk_points_free(job->own_pts);
     free(job->order);
+    free(job->order_lev);
     free(job);
 }
 

@@ -167,6 +167,7 @@ struct gk_job {
     const gk_points *pts;
     gk_points *own_pts; /* pts, when the job reorders the caller's points (engine.c) */
     uint32_t *order;    /* with own_pts: the caller's index of each of pts */
+    uint8_t *order_lev; /* with own_pts: the quadtree's boundaries (quadtree_order.h) */
     gk_algorithm alg;
     const struct gk_method *method; /* alg's row, looked up once (core/method.h) */
     gk_ellipse ell;

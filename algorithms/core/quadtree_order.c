@@ -98,20 +98,25 @@ static void cuts_of(const qt_box *box, const qt_box half[2], const qt_box q[4], 
         cut_of(&half[h], &q[2 * h], &q[2 * h + 1], &k->y2[h], &k->hi2[h], &k->lo2[h]);
 }
 
-static unsigned char quarter(const qt_cuts *k, double x, double y)
+static __attribute__((noinline)) unsigned char quarter_by_boxes(const qt_cuts *k, double x,
+                                                                double y)
 {
-    /* without branches on the data (half the points go each way) */
-    const double v[2] = {x, y};
-    const double v1 = v[k->y1];
-    const int a1 = v1 <= k->hi1, h = !a1;
-    const double v2 = v[k->y2[h]];
-    const int a2 = v2 <= k->hi2[h];
-    if ((a1 | (v1 >= k->lo1)) & (a2 | (v2 >= k->lo2[h])))
-        return (unsigned char)(2 * h + !a2);
     unsigned char c = 0;
     while (c < 4 && !holds(&k->q[c], x, y))
         c++;
     return c; /* 4: in no quarter (cannot happen to a point) */
+}
+
+static inline unsigned char quarter(const qt_cuts *k, double x, double y)
+{
+    /* without branches on the data (half the points go each way) */
+    const double v1 = k->y1 ? y : x;
+    const int a1 = v1 <= k->hi1, h = !a1;
+    const double v2 = k->y2[h] ? y : x;
+    const int a2 = v2 <= k->hi2[h];
+    if ((a1 | (v1 >= k->lo1)) & (a2 | (v2 >= k->lo2[h])))
+        return (unsigned char)(2 * h + !a2);
+    return quarter_by_boxes(k, x, y);
 }
 
 /* Where a leaf's points go: their indices, and where wanted their
@@ -119,6 +124,7 @@ static unsigned char quarter(const qt_cuts *k, double x, double y)
 typedef struct {
     uint32_t *order;
     double *x, *y;
+    uint8_t *lcp; /* gk_gdal_quadtree_order's tree levels, or NULL */
 } qt_out;
 
 static void leaf(const qt_rec *src, size_t n, const qt_out *o, size_t at)
@@ -128,60 +134,133 @@ static void leaf(const qt_rec *src, size_t n, const qt_out *o, size_t at)
     if (o->x)
         for (size_t k = 0; k < n; k++)
             o->x[at + k] = src[k].x, o->y[at + k] = src[k].y;
+    if (o->lcp && n > 1)
+        memset(o->lcp + at + 1, GK_QT_NO_SPLIT, n - 1); /* one leaf: no boundary */
+}
+
+/* A boundary of the binary form of the tree (a node's halves, then each
+ * half's quarters) at depth 2 d (between halves) or 2 d + 1, kept below
+ * GK_QT_NO_SPLIT (deeper boundaries saturate: still boundaries). */
+static uint8_t level_of(size_t d2)
+{
+    return (uint8_t)(d2 < GK_QT_NO_SPLIT - 1 ? d2 : GK_QT_NO_SPLIT - 1);
+}
+
+/* The boundary before a group of points (quarter c of a node at depth d,
+ * and g of that quarter's own quarters, 4 meaning a node's own points),
+ * after the group (pc, pg) */
+static uint8_t boundary(size_t d, int pc, int pg, int c, int g)
+{
+    if (pc != c)
+        return level_of(pc == 4 || c == 4 || pc / 2 != c / 2 ? 2 * d : 2 * d + 1);
+    return level_of(pg == 4 || g == 4 || pg / 2 != g / 2 ? 2 * d + 2 : 2 * d + 3);
+}
+
+/* Two levels in one pass: a node's points go to its quarters and, in each
+ * quarter that splits too, on to that quarter's quarters, so each pass over
+ * the points (the cost: they come from memory) does two levels' work. A
+ * point's place is a bucket: quarter c (4 = in none, first), then within a
+ * splitting quarter its quarter g (4 first again); bucket = 5 * rank(c) +
+ * rank(g), rank(4) = 0. */
+typedef struct {
+    qt_cuts top, sub[4];
+    qt_box q[4], qq[4][4];
+    int can_split[4]; /* the quarter's own quarters differ from it */
+} qt_split2;
+
+#define QT_B 25
+static inline int rank5(int c) { return c == 4 ? 0 : c + 1; }
+
+static inline unsigned char raw_key(const qt_split2 *sp, double x, double y)
+{
+    unsigned char c = quarter(&sp->top, x, y);
+    unsigned char g = c < 4 ? quarter(&sp->sub[c], x, y) : 4;
+    return (unsigned char)(5 * rank5(c) + rank5(g));
+}
+
+/* the bucket of each raw key, once the quarters' counts decide which split */
+static void bucket_lut(const qt_split2 *sp, const size_t raw[QT_B], unsigned char lut[QT_B],
+                       int split[4])
+{
+    for (int c = 0; c < 4; c++) {
+        size_t m = 0;
+        for (int g = 0; g < 5; g++)
+            m += raw[5 * rank5(c) + g];
+        split[c] = m > QT_CAPACITY && sp->can_split[c];
+    }
+    for (int r = 0; r < QT_B; r++) {
+        int rc = r / 5; /* rank of c */
+        int keep = rc > 0 && split[rc - 1];
+        lut[r] = (unsigned char)(keep ? r : 5 * rc);
+    }
 }
 
 /* src[0..n): a node's points in its order. They go to dst partitioned
- * stably by quarter (the node's own, none, first); ch holds each one's
- * quarter meanwhile. count[c]: how many in quarter c. */
+ * stably by bucket; ch holds each one's raw key meanwhile. count[b]: how
+ * many in bucket b; split[c]: whether quarter c was split too. */
 static void partition(const qt_rec *src, qt_rec *dst, unsigned char *ch, size_t n,
-                      const qt_cuts *k4, size_t count[5], int nt)
+                      const qt_split2 *sp, size_t count[QT_B], int split[4], int nt)
 {
+    unsigned char lut[QT_B];
     if (n < QT_PAR_NODE || nt == 1) {
-        for (int c = 0; c < 5; c++)
-            count[c] = 0;
+        size_t raw[QT_B] = {0};
         for (size_t k = 0; k < n; k++)
-            count[ch[k] = quarter(k4, src[k].x, src[k].y)]++;
-        size_t at[5];
-        at[4] = 0;
-        at[0] = count[4];
-        for (int c = 1; c < 4; c++)
-            at[c] = at[c - 1] + count[c - 1];
+            raw[ch[k] = raw_key(sp, src[k].x, src[k].y)]++;
+        bucket_lut(sp, raw, lut, split);
+        size_t at[QT_B];
+        for (int b = 0; b < QT_B; b++)
+            count[b] = 0;
+        for (int r = 0; r < QT_B; r++)
+            count[lut[r]] += raw[r];
+        at[0] = 0;
+        for (int b = 1; b < QT_B; b++)
+            at[b] = at[b - 1] + count[b - 1];
         for (size_t k = 0; k < n; k++)
-            dst[at[ch[k]]++] = src[k];
+            dst[at[lut[ch[k]]]++] = src[k];
         return;
     }
-    size_t cc[QT_CHUNKS][5];
+    size_t cc[QT_CHUNKS][QT_B];
 #pragma omp parallel for num_threads(nt) schedule(static)
     for (int t = 0; t < QT_CHUNKS; t++) {
         size_t lo = n * (size_t)t / QT_CHUNKS, hi = n * (size_t)(t + 1) / QT_CHUNKS;
-        size_t c5[5] = {0, 0, 0, 0, 0};
+        size_t c25[QT_B] = {0};
         for (size_t k = lo; k < hi; k++)
-            c5[ch[k] = quarter(k4, src[k].x, src[k].y)]++;
-        for (int c = 0; c < 5; c++)
-            cc[t][c] = c5[c];
+            c25[ch[k] = raw_key(sp, src[k].x, src[k].y)]++;
+        for (int r = 0; r < QT_B; r++)
+            cc[t][r] = c25[r];
     }
-    /* chunk t's first place in quarter c: behind the quarters before c and
-     * behind chunks 0..t-1 in c */
-    const int seq[5] = {4, 0, 1, 2, 3};
+    size_t raw[QT_B] = {0};
+    for (int t = 0; t < QT_CHUNKS; t++)
+        for (int r = 0; r < QT_B; r++)
+            raw[r] += cc[t][r];
+    bucket_lut(sp, raw, lut, split);
+    /* chunk t's first place in bucket b: behind the buckets before b and
+     * behind chunks 0..t-1 in b */
+    size_t ct[QT_CHUNKS][QT_B];
+    for (int t = 0; t < QT_CHUNKS; t++) {
+        for (int b = 0; b < QT_B; b++)
+            ct[t][b] = 0;
+        for (int r = 0; r < QT_B; r++)
+            ct[t][lut[r]] += cc[t][r];
+    }
     size_t at = 0;
-    for (int s = 0; s < 5; s++) {
-        int c = seq[s];
-        count[c] = 0;
+    for (int b = 0; b < QT_B; b++) {
+        count[b] = 0;
         for (int t = 0; t < QT_CHUNKS; t++) {
-            size_t m = cc[t][c];
-            cc[t][c] = at;
+            size_t m = ct[t][b];
+            ct[t][b] = at;
             at += m;
-            count[c] += m;
+            count[b] += m;
         }
     }
 #pragma omp parallel for num_threads(nt) schedule(static)
     for (int t = 0; t < QT_CHUNKS; t++) {
         size_t lo = n * (size_t)t / QT_CHUNKS, hi = n * (size_t)(t + 1) / QT_CHUNKS;
-        size_t at5[5];
-        for (int c = 0; c < 5; c++)
-            at5[c] = cc[t][c];
+        size_t atb[QT_B];
+        for (int b = 0; b < QT_B; b++)
+            atb[b] = ct[t][b];
         for (size_t k = lo; k < hi; k++)
-            dst[at5[ch[k]]++] = src[k];
+            dst[atb[lut[ch[k]]]++] = src[k];
     }
 }
 
@@ -190,7 +269,7 @@ static void partition(const qt_rec *src, qt_rec *dst, unsigned char *ch, size_t 
 typedef struct {
     qt_rec *src, *dst;
     unsigned char *ch;
-    size_t n, at;
+    size_t n, at, depth;
     qt_box box;
 } qt_node;
 
@@ -212,45 +291,94 @@ static int push(qt_list *l, qt_node nd)
     return 0;
 }
 
-/* One node: a leaf's points to the order, else partitioned among its
- * quarters (on nt threads), whose nodes go to kids (or, with kids NULL,
- * are done at once, depth first). */
-static int order_node(const qt_node *nd, const qt_out *out, int nt, qt_list *kids)
+/* The quarters of box (split() twice); 0 when they would equal it (no
+ * extent left to split: the node keeps every point). */
+static int quarters(const qt_box *box, qt_box q[4], qt_cuts *cuts)
 {
-    if (nd->n <= QT_CAPACITY) {
-        leaf(nd->src, nd->n, out, nd->at); /* a leaf: its points stay in input order */
-        return 0;
-    }
-    qt_box half[2], q[4];
-    split(&nd->box, &half[0], &half[1]);
+    qt_box half[2];
+    split(box, &half[0], &half[1]);
     split(&half[0], &q[0], &q[1]);
     split(&half[1], &q[2], &q[3]);
     for (int c = 0; c < 4; c++)
-        if (same_box(&nd->box, &q[c])) {
-            /* no extent left to split: one node keeps them all */
-            leaf(nd->src, nd->n, out, nd->at);
+        if (same_box(box, &q[c]))
             return 0;
-        }
-    size_t count[5];
-    qt_cuts cuts;
-    cuts_of(&nd->box, half, q, &cuts);
-    partition(nd->src, nd->dst, nd->ch, nd->n, &cuts, count, nt);
-    leaf(nd->dst, count[4], out, nd->at); /* the node's own points come first */
-    size_t b = count[4];
-    for (int c = 0; c < 4; c++) {
-        qt_node kid = {nd->dst + b, nd->src + b, nd->ch + b, count[c], nd->at + b, q[c]};
-        if (kids) {
-            if (push(kids, kid))
-                return -1;
-        } else if (order_node(&kid, out, 1, NULL))
-            return -1;
-        b += count[c];
+    cuts_of(box, half, q, cuts);
+    return 1;
+}
+
+static int order_node(const qt_node *nd, const qt_out *out, int nt, qt_list *kids);
+
+/* a node found by a pass: handed to kids, or with kids NULL done at once,
+ * depth first */
+static int next(qt_node kid, const qt_out *out, qt_list *kids)
+{
+    if (kid.n <= QT_CAPACITY) {
+        leaf(kid.src, kid.n, out, kid.at); /* a leaf: its points stay in input order */
+        return 0;
     }
+    return kids ? push(kids, kid) : order_node(&kid, out, 1, NULL);
+}
+
+/* One node: a leaf's points to the order, else partitioned among its
+ * quarters and their quarters (on nt threads), whose nodes go to next(). */
+static int order_node(const qt_node *nd, const qt_out *out, int nt, qt_list *kids)
+{
+    qt_split2 sp;
+    if (nd->n <= QT_CAPACITY || !quarters(&nd->box, sp.q, &sp.top)) {
+        leaf(nd->src, nd->n, out, nd->at);
+        return 0;
+    }
+    for (int c = 0; c < 4; c++)
+        sp.can_split[c] = quarters(&sp.q[c], sp.qq[c], &sp.sub[c]);
+    size_t count[QT_B];
+    int split2[4];
+    partition(nd->src, nd->dst, nd->ch, nd->n, &sp, count, split2, nt);
+    /* the points are now in dst, their next pass's source; the order of
+     * buckets is the depth-first order: own points first */
+    const size_t d = nd->depth;
+    int pc = -1, pg = -1; /* the last group that had points */
+#define GROUP(c_, g_, m_)                                                                          \
+    do {                                                                                           \
+        if ((m_) > 0) {                                                                            \
+            if (out->lcp && pc >= 0)                                                               \
+                out->lcp[nd->at + b] = boundary(d, pc, pg, c_, g_);                                \
+            pc = (c_), pg = (g_);                                                                  \
+        }                                                                                          \
+    } while (0)
+    size_t b = 0;
+    GROUP(4, 4, count[0]);
+    leaf(nd->dst, count[0], out, nd->at);
+    b = count[0];
+    for (int c = 0; c < 4; c++) {
+        const int rc = 5 * (c + 1);
+        if (!split2[c]) {
+            GROUP(c, 4, count[rc]);
+            qt_node kid = {nd->dst + b,     nd->src + b, nd->ch + b, count[rc], nd->at + b,
+                           nd->depth + 1, sp.q[c]};
+            if (next(kid, out, kids))
+                return -1;
+            b += count[rc];
+            continue;
+        }
+        GROUP(c, 4, count[rc]);
+        leaf(nd->dst + b, count[rc], out, nd->at + b); /* the quarter's own points */
+        b += count[rc];
+        for (int g = 0; g < 4; g++) {
+            size_t m = count[rc + g + 1];
+            GROUP(c, g, m);
+            qt_node kid = {nd->dst + b, nd->src + b, nd->ch + b, m, nd->at + b, nd->depth + 2,
+                           sp.qq[c][g]};
+            if (next(kid, out, kids))
+                return -1;
+            b += m;
+        }
+    }
+#undef GROUP
     return 0;
 }
 
 int gk_gdal_quadtree_order(const double *x, const double *y, size_t n, uint32_t *order,
-                           double *ox, double *oy, int threads)
+                           double *ox, double *oy, uint8_t *lcp, int threads)
 {
     if (n == 0)
         return 0;
@@ -273,11 +401,13 @@ int gk_gdal_quadtree_order(const double *x, const double *y, size_t n, uint32_t 
         y1 = y[i] > y1 ? y[i] : y1;
     }
     root.minx = x0, root.miny = y0, root.maxx = x1, root.maxy = y1;
-    const qt_out out = {order, ox, oy};
+    const qt_out out = {order, ox, oy, lcp};
+    if (lcp)
+        lcp[0] = 0;
     /* the large nodes one at a time, their passes on every thread; then the
      * subtrees below them side by side */
     qt_list big = {0}, small = {0};
-    int rc = push(&big, (qt_node){a, b, ch, n, 0, root});
+    int rc = push(&big, (qt_node){a, b, ch, n, 0, 0, root});
     while (!rc && big.n) {
         qt_node nd = big.v[--big.n];
         qt_list kids = {0};

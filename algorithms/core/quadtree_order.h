@@ -20,10 +20,15 @@
  * the quadtree gdal_grid builds over (x, y)[0..n): root = the points'
  * bounding box, points inserted in input order, 8 points a node before it
  * splits, quarters of 55% of their parent's longer side; where ox and oy
- * are not NULL, the points' coordinates in that order too. On threads
- * threads (0: every core); the order is the same for any count. 0, or -1
- * when out of memory. */
+ * are not NULL, the points' coordinates in that order too. Where lcp is
+ * not NULL, the tree itself: lcp[k] (k >= 1) = the depth of the tree's
+ * boundary between the k-1-th and the k-th point in binary form (each
+ * quadtree node two levels: its halves, then their quarters; a search
+ * tree can follow it, gk_kdtree_build_levels), GK_QT_NO_SPLIT inside a
+ * leaf. On threads threads (0: every core); the order is the same for any
+ * count. 0, or -1 when out of memory. */
+#define GK_QT_NO_SPLIT 255
 int gk_gdal_quadtree_order(const double *x, const double *y, size_t n, uint32_t *order,
-                           double *ox, double *oy, int threads);
+                           double *ox, double *oy, uint8_t *lcp, int threads);
 
 #endif

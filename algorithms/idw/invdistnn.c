@@ -125,6 +125,25 @@ static double invdistnn_cost(const gk_algorithm *a, double n, double area, doubl
     return 300.0 + 80.0 * k;
 }
 
+/* The common case asks only k-NN questions, whose sorted answers do not
+ * depend on the tree's shape: the tree of the order the job already has.
+ * max_points=0 sums a circle's points in the tree's order, and the
+ * per-quadrant paths ask radius questions too: the selected tree there. */
+static int knn_only(const gk_job *job)
+{
+    return job->alg.max_points > 0 && !gk_nb_has_quadrants(&job->alg);
+}
+
+static int invdistnn_tree(gk_job *job)
+{
+    return knn_only(job) ? gk_method_tree_knn(job) : gk_method_tree(job);
+}
+
+static int invdistnn_index(gk_job *job)
+{
+    return knn_only(job) ? gk_index_tree_knn(job) : gk_index_tree(job);
+}
+
 const gk_method gk_method_invdistnn = {
     .name = "invdistnn",
     .kind = GK_ALG_INVDISTNN,
@@ -134,8 +153,8 @@ const gk_method gk_method_invdistnn = {
     .defaults = invdistnn_defaults,
     .check = invdistnn_check,
     .canonical = invdistnn_canonical,
-    .prepare = gk_method_tree,
-    .cpu_index = gk_index_tree,
+    .prepare = invdistnn_tree,
+    .cpu_index = invdistnn_index,
     .cpu_tile = gk_invdistnn_tile,
     .gpu_describe = invdistnn_gpu,
     .cost_ns = invdistnn_cost,

@@ -11,5 +11,11 @@ int gk_method_tree(gk_job *job);
 /* The k-d tree whatever the device (the CPU's share of a GPU job's nodes),
  * once; the caller serialises. GK_OK or GK_ERR_NOMEM. */
 int gk_index_tree(gk_job *job);
+/* The same for a method whose every query is a k-NN one (answers sorted by
+ * distance, then index): where the job's points are in gdal_grid's quadtree
+ * order, a tree that follows the quadtree (gk_kdtree_build_levels: nothing
+ * selected, the same answers) instead. */
+int gk_method_tree_knn(gk_job *job);
+int gk_index_tree_knn(gk_job *job);
 
 #endif

@@ -12,8 +12,12 @@
 #include <omp.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define KD_LEAF 16 /* split nodes above this: leaves hold 8..16 points */
+/* pending subtrees of a k-NN walk: one a level at most; the selected build
+ * is about log2(n / 8) deep, one from levels below GK_KD_NO_SPLIT + 32 */
+#define KD_STACK 320
 #define KD_SMALL_K 128 /* sorted-array k-NN up to this k (measured faster), a heap above */
 
 typedef struct {
@@ -34,6 +38,7 @@ struct gk_kdtree {
     const int *group;
     int g;
     int view;
+    int borrowed; /* x and y are the caller's (gk_kdtree_build_levels) */
 };
 
 /* Is the point of original index id held out? */
@@ -276,6 +281,223 @@ gk_kdtree *gk_kdtree_build_threads(const double *x, const double *y, size_t n, i
     return t;
 }
 
+/* ---- a tree that follows another tree's order ------------------------- */
+
+/* Points in the depth-first order of a tree (gdal_grid's quadtree, kept by
+ * the job), with that tree's boundaries lev[k] between points k-1 and k: a
+ * node's range splits at its shallowest boundary (the first of equals), so
+ * the nodes are that tree's nodes in binary form, with tight boxes and
+ * leaves of at most KD_LEAF points. Nothing is selected or moved. */
+typedef struct {
+    kd_node *v;
+    size_t n, cap;
+} kd_vec;
+
+static int vec_take(kd_vec *a, size_t m)
+{
+    if (a->n + m > a->cap) {
+        size_t cap = a->cap ? 2 * a->cap : 256;
+        while (cap < a->n + m)
+            cap *= 2;
+        kd_node *v = realloc(a->v, cap * sizeof *v);
+        if (!v)
+            return -1;
+        a->v = v, a->cap = cap;
+    }
+    a->n += m;
+    return 0;
+}
+
+/* where [lo, hi) splits: its shallowest boundary, or 0 (a leaf). Below
+ * a tree's deepest level that lev can tell (GK_KD_NO_SPLIT - 1: the
+ * boundaries of deeper nodes all read so), the one nearest the middle, so
+ * that the depth stays below GK_KD_NO_SPLIT + log2(n). */
+static size_t lev_split(const uint8_t *lev, size_t lo, size_t hi)
+{
+    if (hi - lo <= KD_LEAF)
+        return 0;
+    size_t at = 0;
+    unsigned best = GK_KD_NO_SPLIT;
+    for (size_t k = lo + 1; k < hi; k++)
+        if (lev[k] < best)
+            best = lev[k], at = k;
+    if (best == GK_KD_NO_SPLIT - 1) {
+        const size_t mid = lo + (hi - lo) / 2;
+        for (size_t k = at; k < hi; k++)
+            if (lev[k] == best && (k > mid ? k - mid : mid - k) < (at > mid ? at - mid : mid - at))
+                at = k;
+    }
+    return at;
+}
+
+static void lev_box(const gk_kdtree *t, kd_node *nd)
+{
+    double x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY;
+    for (int32_t i = nd->lo; i < nd->hi; i++) {
+        double px = t->x[i], py = t->y[i];
+        x0 = px < x0 ? px : x0;
+        x1 = px > x1 ? px : x1;
+        y0 = py < y0 ? py : y0;
+        y1 = py > y1 ? py : y1;
+    }
+    nd->xmin = x0, nd->ymin = y0, nd->xmax = x1, nd->ymax = y1;
+}
+
+static void union_box(kd_node *nd, const kd_node *a, const kd_node *b)
+{
+    nd->xmin = a->xmin < b->xmin ? a->xmin : b->xmin;
+    nd->ymin = a->ymin < b->ymin ? a->ymin : b->ymin;
+    nd->xmax = a->xmax > b->xmax ? a->xmax : b->xmax;
+    nd->ymax = a->ymax > b->ymax ? a->ymax : b->ymax;
+}
+
+/* node ni of a (its range set) and its subtree, children in pairs after it */
+static int lev_subtree(const gk_kdtree *t, const uint8_t *lev, kd_vec *a, size_t ni)
+{
+    const size_t lo = (size_t)a->v[ni].lo, hi = (size_t)a->v[ni].hi;
+    const size_t mid = lev_split(lev, lo, hi);
+    a->v[ni].pad = 0;
+    if (!mid) {
+        a->v[ni].left = -1;
+        lev_box(t, &a->v[ni]);
+        return 0;
+    }
+    const size_t c = a->n;
+    if (vec_take(a, 2))
+        return -1;
+    a->v[ni].left = (int32_t)c;
+    a->v[c].lo = (int32_t)lo, a->v[c].hi = (int32_t)mid;
+    a->v[c + 1].lo = (int32_t)mid, a->v[c + 1].hi = (int32_t)hi;
+    if (lev_subtree(t, lev, a, c) || lev_subtree(t, lev, a, c + 1))
+        return -1;
+    union_box(&a->v[ni], &a->v[c], &a->v[c + 1]);
+    return 0;
+}
+
+gk_kdtree *gk_kdtree_build_levels(const double *x, const double *y, const uint8_t *lev, size_t n,
+                                  int threads)
+{
+    if (n > (size_t)INT32_MAX)
+        return NULL;
+    gk_kdtree *t = calloc(1, sizeof *t);
+    if (!t)
+        return NULL;
+    t->n = n;
+    size_t m = n ? n : 1;
+    t->x = (double *)x; /* in the order already: kept, not copied */
+    t->y = (double *)y;
+    t->borrowed = 1;
+    t->idx = malloc(m * sizeof *t->idx);
+    kd_vec top = {0};
+    kd_vec *sub = NULL;
+    size_t *slot = NULL, nsub = 0, cap = 0;
+    int failed = !t->idx || vec_take(&top, 1);
+    if (failed)
+        goto out;
+    const int nt = threads > 0 ? threads : omp_get_num_procs();
+#pragma omp parallel for if (n >= KD_PAR_NODE && nt > 1) num_threads(nt)
+    for (size_t i = 0; i < n; i++)
+        t->idx[i] = (int)i;
+    /* nodes of KD_PAR_NODE points and more, top down, one at a time (the
+     * scan for the split is theirs); the subtrees below them side by side,
+     * each in its own array, then moved behind them */
+    top.v[0].lo = 0, top.v[0].hi = (int32_t)n;
+#define ADD_SLOT(ni_)                                                                              \
+    do {                                                                                           \
+        if (nsub == cap) {                                                                         \
+            size_t *v_ = realloc(slot, (cap = cap ? 2 * cap : 64) * sizeof *slot);                \
+            if (!v_) {                                                                             \
+                failed = 1;                                                                        \
+                break;                                                                             \
+            }                                                                                      \
+            slot = v_;                                                                             \
+        }                                                                                          \
+        slot[nsub++] = (ni_);                                                                      \
+    } while (0)
+    for (size_t ni = 0; !failed && ni < top.n; ni++) {
+        kd_node *nd = &top.v[ni];
+        if ((size_t)(nd->hi - nd->lo) < KD_PAR_NODE && ni > 0)
+            continue; /* a subtree's root, built below */
+        size_t mid = lev_split(lev, (size_t)nd->lo, (size_t)nd->hi);
+        nd->pad = 0;
+        if (!mid || (size_t)(nd->hi - nd->lo) < KD_PAR_NODE) {
+            ADD_SLOT(ni);
+            continue;
+        }
+        const int32_t lo = nd->lo, hi = nd->hi;
+        const size_t c = top.n;
+        if (vec_take(&top, 2)) {
+            failed = 1;
+            break;
+        }
+        top.v[ni].left = (int32_t)c;
+        top.v[c].lo = lo, top.v[c].hi = (int32_t)mid;
+        top.v[c + 1].lo = (int32_t)mid, top.v[c + 1].hi = hi;
+        for (int j = 0; j < 2; j++)
+            if ((size_t)(top.v[c + j].hi - top.v[c + j].lo) < KD_PAR_NODE)
+                ADD_SLOT(c + j);
+    }
+#undef ADD_SLOT
+    if (failed || !(sub = calloc(nsub ? nsub : 1, sizeof *sub)))
+        goto out;
+#pragma omp parallel for if (nsub > 1 && nt > 1) num_threads(nt) schedule(dynamic, 1) \
+    reduction(| : failed)
+    for (size_t s = 0; s < nsub; s++) {
+        kd_vec *a = &sub[s];
+        if (vec_take(a, 1)) {
+            failed = 1;
+            continue;
+        }
+        a->v[0].lo = top.v[slot[s]].lo, a->v[0].hi = top.v[slot[s]].hi;
+        failed |= lev_subtree(t, lev, a, 0);
+    }
+    if (failed)
+        goto out;
+    /* each subtree's root into its slot, the rest behind the top nodes in
+     * slot order: a layout that depends on the points only */
+    size_t total = top.n;
+    for (size_t s = 0; s < nsub; s++)
+        total += sub[s].n - 1;
+    if (total > (size_t)INT32_MAX || !(t->nodes = malloc(total * sizeof *t->nodes))) {
+        failed = 1;
+        goto out;
+    }
+    memcpy(t->nodes, top.v, top.n * sizeof *top.v);
+    size_t base = top.n;
+    for (size_t s = 0; s < nsub; s++) {
+        const kd_vec *a = &sub[s];
+        const int32_t shift = (int32_t)base - 1; /* local node j > 0 goes to base + j - 1 */
+        kd_node *root = &t->nodes[slot[s]];
+        *root = a->v[0];
+        if (root->left >= 0)
+            root->left += shift;
+        for (size_t j = 1; j < a->n; j++) {
+            kd_node nd = a->v[j];
+            if (nd.left >= 0)
+                nd.left += shift;
+            t->nodes[base + j - 1] = nd;
+        }
+        base += a->n - 1;
+    }
+    t->nnodes = (int)total;
+    /* the top nodes' boxes, children first; a subtree's root has its box
+     * (its children, if any, lie behind the top nodes) */
+    for (size_t ni = top.n; ni-- > 0;) {
+        kd_node *nd = &t->nodes[ni];
+        if (nd->left >= 0 && (size_t)nd->left < top.n)
+            union_box(nd, &t->nodes[nd->left], &t->nodes[nd->left + 1]);
+    }
+out:
+    for (size_t s = 0; sub && s < nsub; s++)
+        free(sub[s].v);
+    free(sub), free(slot), free(top.v);
+    if (failed) {
+        gk_kdtree_free(t);
+        return NULL;
+    }
+    return t;
+}
+
 void gk_kdtree_free(gk_kdtree *t)
 {
     if (!t)
@@ -284,8 +506,10 @@ void gk_kdtree_free(gk_kdtree *t)
         free(t);
         return;
     }
-    free(t->x);
-    free(t->y);
+    if (!t->borrowed) {
+        free(t->x);
+        free(t->y);
+    }
     free(t->idx);
     free(t->nodes);
     free(t);
@@ -578,8 +802,8 @@ static int knn_small(const gk_kdtree *t, double cx, double cy, int k, double r2m
     const kd_node *nodes = t->nodes;
     const double *restrict x = t->x, *restrict y = t->y;
     const int *restrict oi = t->idx;
-    int stack[96];
-    double stackd[96];
+    int stack[KD_STACK];
+    double stackd[KD_STACK];
     int sp = 0, n = 0, ni = 0;
     double bound = r2max;
     if (box_d2(&nodes[0], cx, cy) > bound)

@@ -9,6 +9,7 @@
 #define GK_KDTREE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct gk_kdtree gk_kdtree;
 
@@ -17,6 +18,17 @@ gk_kdtree *gk_kdtree_build(const double *x, const double *y, size_t n);
 /* The same tree, built on threads threads (0: every core): the same layout
  * and answers for any count. */
 gk_kdtree *gk_kdtree_build_threads(const double *x, const double *y, size_t n, int threads);
+/* Over points in the depth-first order of another tree, given by its
+ * boundaries: lev[k] (k >= 1) the depth of the boundary between points k-1
+ * and k, GK_KD_NO_SPLIT inside a leaf (gk_gdal_quadtree_order's lcp). The
+ * nodes follow that tree, so nothing is selected or moved (O(n)); indices
+ * are positions in x, y, which the tree keeps (not copied: they must
+ * outlive it). Queries whose answers are sorted (k-NN, nearest)
+ * answer exactly as over gk_kdtree_build's tree; radius and box queries
+ * list their points in another order. NULL when out of memory. */
+#define GK_KD_NO_SPLIT 255
+gk_kdtree *gk_kdtree_build_levels(const double *x, const double *y, const uint8_t *lev, size_t n,
+                                  int threads);
 void gk_kdtree_free(gk_kdtree *t);
 size_t gk_kdtree_size(const gk_kdtree *t);
 

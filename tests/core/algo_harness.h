@@ -70,6 +70,7 @@ double eval1(const gk_algorithm *a, const double *x, const double *y, const doub
 /* ---- the families (run by main in this order) --------------------------------- */
 void test_kdtree(void);         /* tests/search/test_search.c */
 void test_kdtree_threads(void);
+void test_kdtree_levels(void);
 void test_sort(void);
 void test_invdist(void);        /* tests/idw/test_idw.c */
 void test_invdistnn(void);

@@ -201,6 +201,7 @@ int main(void)
     test_registry();
     test_kdtree();
     test_kdtree_threads();
+    test_kdtree_levels();
     test_sort();
     test_invdist();
     test_invdistnn();

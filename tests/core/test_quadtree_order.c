@@ -157,14 +157,25 @@ int main(void)
             make(kind, n, x, y);
             if (n)
                 reference(x, y, n, want);
+            uint8_t *lev0 = malloc(n + 1), *lev = malloc(n + 1);
             for (size_t t = 0; t < sizeof threads / sizeof *threads; t++) {
                 memset(got, 0xff, (n + 1) * sizeof *got);
                 double *ox = malloc((n + 1) * sizeof *ox), *oy = malloc((n + 1) * sizeof *oy);
-                int rc = gk_gdal_quadtree_order(x, y, n, got, t < 2 ? ox : NULL,
-                                                t < 2 ? oy : NULL, threads[t]);
+                int rc = gk_gdal_quadtree_order(x, y, n, got, t < 2 ? ox : NULL, t < 2 ? oy : NULL,
+                                                t == 1 ? NULL : t ? lev : lev0, threads[t]);
                 /* the coordinates in that order, where asked for */
                 for (size_t k = 0; !rc && t < 2 && k < n; k++)
                     rc = ox[k] != x[want[k]] || oy[k] != y[want[k]] ? 9 : 0;
+                /* the tree's boundaries: the same for any threads; none
+                 * inside the 8 points a leaf holds (unless it cannot split:
+                 * the kinds with points repeated at one place) */
+                if (!rc && t > 1 && n > 1 && memcmp(lev + 1, lev0 + 1, n - 1))
+                    rc = 10;
+                for (size_t k = 1, run = 0; !rc && t == 0 && k < n; k++) {
+                    run = lev0[k] == GK_QT_NO_SPLIT ? run + 1 : 0;
+                    if (run >= 8 && kind != ONE_POINT && kind != DUPLICATES && kind != OVERLAP)
+                        rc = 11;
+                }
                 free(ox), free(oy);
                 cases++;
                 if (rc || (n && memcmp(got, want, n * sizeof *got))) {
@@ -176,7 +187,7 @@ int main(void)
                     failures++;
                 }
             }
-            free(x), free(y), free(want), free(got);
+            free(x), free(y), free(want), free(got), free(lev0), free(lev);
         }
     printf("%d orders, %d failed\n", cases, failures);
     return failures != 0;

@@ -3,6 +3,8 @@
  * bucket grid's window statistics against every point (part of
  * test_algorithms). */
 #include "core/algo_harness.h"
+#include "core/quadtree_order.h"
+#include "search/kdtree.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -255,6 +257,64 @@ void test_kdtree_threads(void)
         }
         CHECKF(bad == 0, "k-d tree on several threads, data %d: %d queries differ", kind, bad);
         gk_kdtree_free(t1);
+        pset_free(&p);
+    }
+}
+
+/* A tree that follows gdal_grid's quadtree (gk_kdtree_build_levels, what
+ * invdistnn's CPU path uses): its k-NN and nearest answers are the selected
+ * tree's, on points in the quadtree's order, for uniform, clustered (with
+ * duplicates), lattice and one-place data, and for any threads. */
+void test_kdtree_levels(void)
+{
+    const size_t n = 150000;
+    for (int kind = 0; kind < 4; kind++) {
+        pset p;
+        if (kind == 0)
+            make_uniform(&p, n);
+        else if (kind == 1) {
+            make_clustered(&p, n);
+            for (size_t i = 0; i < n; i += 7) /* duplicates */
+                p.x[i] = p.x[i / 2], p.y[i] = p.y[i / 2];
+        } else if (kind == 2) {
+            pset_alloc(&p, n);
+            for (size_t i = 0; i < n; i++) /* a lattice, each place twice */
+                p.x[i] = (double)(i / 2 % 300) * 0.25, p.y[i] = (double)(i / 600) * 0.25;
+        } else {
+            pset_alloc(&p, n);
+            for (size_t i = 0; i < n; i++) /* 40 places, many points each */
+                p.x[i] = (double)(i % 40), p.y[i] = 50.0;
+        }
+        uint32_t *order = malloc(n * sizeof *order);
+        double *ox = malloc(n * sizeof *ox), *oy = malloc(n * sizeof *oy);
+        uint8_t *lev = malloc(n);
+        CHECK(!gk_gdal_quadtree_order(p.x, p.y, n, order, ox, oy, lev, 2));
+        gk_kdtree *sel = gk_kdtree_build_threads(ox, oy, n, 1);
+        int bad = 0;
+        for (int th = 7; th >= 1; th -= 6) {
+            gk_kdtree *t = gk_kdtree_build_levels(ox, oy, lev, n, th);
+            CHECK(t != NULL && sel != NULL);
+            for (int q = 0; t && sel && q < 600; q++) {
+                double cx = urand() * 110.0 - 5.0, cy = urand() * 110.0 - 5.0;
+                int a[64], b[64];
+                double da[64], db[64];
+                int k = 1 + q % 64;
+                double r2 = q % 3 ? INFINITY : 9.0;
+                int ga = gk_kdtree_knn(t, cx, cy, k, r2, a, da);
+                int gb = gk_kdtree_knn(sel, cx, cy, k, r2, b, db);
+                bad += ga != gb || memcmp(a, b, (size_t)ga * sizeof *a) ||
+                       memcmp(da, db, (size_t)ga * sizeof *da);
+                double ea, eb;
+                bad += gk_kdtree_nearest(t, cx, cy, INFINITY, &ea) !=
+                           gk_kdtree_nearest(sel, cx, cy, INFINITY, &eb) ||
+                       ea != eb;
+            }
+            gk_kdtree_free(t);
+        }
+        CHECKF(bad == 0, "k-d tree from the quadtree's levels, data %d: %d queries differ", kind,
+               bad);
+        gk_kdtree_free(sel);
+        free(order), free(ox), free(oy), free(lev);
         pset_free(&p);
     }
 }
