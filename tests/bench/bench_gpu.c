@@ -11,7 +11,15 @@
  *                                            list, kriging's block per node) and
  *                                            more than 16 a quadrant
  *
+ *   bench_gpu docs-check                     (no GPU) every row of the first
+ *                                            table has its figures in the docs
+ *
  * GK_BENCH_ONLY=TEXT runs only the cases whose spec holds TEXT.
+ *
+ * The guard (bench_docs.h): each GPU figure is printed beside the one
+ * docs/benchmarks.md gives for its row (GK_BENCH_DOCS=FILE for another
+ * file), flagged SLOWER when more than 20% slower; the exit status is 3
+ * when any was.
  *
  * Kriging cases (estimate and variance, two bands) compare with the CPU on
  * a 1024^2 grid of the same extent and scale its time per node; the
@@ -31,6 +39,7 @@
 #include "core/device.h"
 #include "gridkit.h"
 #include "gridkit_geostat.h"
+#include "bench_docs.h"
 #include "bench_util.h"
 
 #include <math.h>
@@ -135,6 +144,10 @@ static void bench_variogram(const gk_points *pts, size_t ncpu)
 }
 
 /* Points in host memory to a float raster in host memory, one tile. */
+/* the guard's figures (bench_docs.h): NULL when the docs cannot be read */
+static bench_docs *docs;
+static int compared, flagged;
+
 static void end_to_end(gk_context *ctx, const gk_points *pts, const char *spec, int single,
                        int n)
 {
@@ -161,9 +174,35 @@ static void end_to_end(gk_context *ctx, const gk_points *pts, const char *spec, 
            "(doubles) %5.1f | to float %5.1f\n",
            spec, single ? "single" : "double", (t3 - t0) * 1e3, (t1 - t0) * 1e3, kms, nb,
            nb > 1 ? "s" : " ", (t2 - t1) * 1e3 - kms, (t3 - t2) * 1e3);
+    if (docs) {
+        const char *prec = single ? "single" : "double";
+        printf("  %-62s", "");
+        bench_docs_compare(docs, spec, prec, "total", (t3 - t0) * 1e3, &compared, &flagged);
+        bench_docs_compare(docs, spec, prec, "upload + index", (t1 - t0) * 1e3, &compared,
+                           &flagged);
+        printf("\n");
+    }
     free(v);
     free(f);
     gk_algorithm_free(alg);
+}
+
+/* the row's name in the tables: its spec, and what sets the variants apart */
+static void case_label(const bench_case *bc, char *label, size_t size)
+{
+    snprintf(label, size, "%s%s%s", bc->spec, bc->env ? " (one rcp/pair)" : "",
+             bc->pad > 0 ? " (wider grid)" : "");
+}
+
+/* the guard's last line; 3 when a figure was more than 20% slower */
+static int guard_summary(const char *path)
+{
+    if (!docs)
+        return 0;
+    printf("guard: %d of %d figures more than %.0f%% slower than %s%s\n", flagged, compared,
+           (BENCH_DOCS_SLACK - 1.0) * 100.0, path, flagged ? " (SLOWER above)" : "");
+    bench_docs_free(docs);
+    return flagged ? 3 : 0;
 }
 
 static void tune_krige(gk_context *ctx, const gk_points *pts)
@@ -318,11 +357,16 @@ static void tune(gk_context *ctx, const gk_points *pts, int k)
 
 int main(int argc, char **argv)
 {
+    int docs_check = argc > 1 && !strcmp(argv[1], "docs-check");
+    const char *docs_path = getenv("GK_BENCH_DOCS") ? getenv("GK_BENCH_DOCS") : "docs/benchmarks.md";
+    docs = bench_docs_load(docs_path);
+    if (docs_check && !docs)
+        return 1;
     int kriging = argc > 1 && !strcmp(argv[1], "krige");
     int big = argc > 1 && !strcmp(argv[1], "big");
     int tuning = kriging || (argc > 1 && (!strcmp(argv[1], "tune") || !strcmp(argv[1], "vgm") ||
                                           !strcmp(argv[1], "engine")));
-    size_t np = argc > 1 && !tuning && !big ? strtoull(argv[1], NULL, 10) : 1048576;
+    size_t np = docs_check ? 1 : argc > 1 && !tuning && !big ? strtoull(argv[1], NULL, 10) : 1048576;
     int grid = argc > 2 && !tuning && !big ? atoi(argv[2]) : 4096;
     int idw_grid = argc > 3 ? atoi(argv[3]) : 1024;
     gk_context *ctx = gk_context_new();
@@ -337,7 +381,7 @@ int main(int argc, char **argv)
         zmax = fmax(zmax, z);
     }
     double zrange = zmax - zmin;
-    if (gk_context_set_device(ctx, "cuda")) {
+    if (!docs_check && gk_context_set_device(ctx, "cuda")) {
         printf("no usable GPU: %s\n", gk_errmsg(ctx));
         return 1;
     }
@@ -421,6 +465,25 @@ int main(int argc, char **argv)
     };
     const bench_case *cs = big ? big_cases : cases;
     const size_t ncs = big ? sizeof big_cases / sizeof *big_cases : sizeof cases / sizeof *cases;
+    if (docs_check) { /* each row of the first table has its three GPU figures there */
+        int missing = 0;
+        for (size_t c = 0; c < ncs; c++) {
+            char label[160];
+            case_label(&cs[c], label, sizeof label);
+            const char *prec = cs[c].single ? "single" : "double";
+            static const char *const col[] = {"GPU setup", "GPU kernel", "GPU tile"};
+            for (int k = 0; k < 3; k++)
+                if (isnan(bench_docs_ms(docs, label, prec, col[k]))) {
+                    printf("%s: no '%s' figure for `%s` | %s\n", docs_path, col[k], label, prec);
+                    missing++;
+                }
+        }
+        printf("%s: %d of %zu rows' GPU figures missing\n", docs_path, missing, 3 * ncs);
+        bench_docs_free(docs);
+        return missing != 0;
+    }
+    if (!docs)
+        printf("guard off: no figures to compare with (%s)\n", docs_path);
     printf("%zu points, local grid %d^2, invdist grid %d^2 (GPU) / %d^2 (CPU)\n", np, grid,
            idw_grid, cpu_grid_idw);
     printf("%-38s %-6s %6s | %9s %10s %10s | %9s %10s | %8s %9s %9s\n", "algorithm", "prec", "grid",
@@ -501,12 +564,22 @@ int main(int argc, char **argv)
         double cpu_per_cell = cn ? t_cpu / ((double)cn * cn) : 0;
         double speed = t_cpu > 0 ? cpu_per_cell * ncell / (kt[1] * 1e-3) : 0;
         char label[160];
-        snprintf(label, sizeof label, "%s%s%s", bc->spec, bc->env ? " (one rcp/pair)" : "",
-                 bc->pad > 0 ? " (wider grid)" : "");
+        case_label(bc, label, sizeof label);
         printf("%-38s %-6s %6d | %7.1fms %8.2fms %8.2fms | %7.1fms %8.1fms | %7.0fx %9.3g %9.2g\n",
                label, bc->single ? "single" : "double", gn, t_gsetup * 1e3, kt[1], wt[1],
                t_csetup * 1e3, t_cpu * 1e3, speed, all_pairs ? pairs / (kt[1] * 1e-3) : 0.0,
                maxdiff / zrange);
+        if (docs) {
+            const char *prec = bc->single ? "single" : "double";
+            printf("%-38s", "  guard:");
+            if (!big)
+                bench_docs_compare(docs, label, prec, "GPU setup", t_gsetup * 1e3, &compared,
+                                   &flagged);
+            bench_docs_compare(docs, label, prec, "GPU kernel", kt[1], &compared, &flagged);
+            if (!big)
+                bench_docs_compare(docs, label, prec, "GPU tile", wt[1], &compared, &flagged);
+            printf("\n");
+        }
         if (all_pairs && !bc->env && cn != gn)
             printf("%-38s CPU %d^2: %.3g pairs/s\n", "", cn, (double)cn * cn * np / t_cpu);
         free(gv);
@@ -514,7 +587,7 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
     if (big)
-        return 0;
+        return guard_summary(docs_path);
     bench_variogram(pts, 65536);
     printf("end to end, %d^2 (first call of a fresh job: module loaded already):\n", grid);
     end_to_end(ctx, pts, "invdistnn:radius=200:max_points=16", 0, grid);
@@ -523,5 +596,5 @@ int main(int argc, char **argv)
     end_to_end(ctx, pts, KRIGE16 ":variance=no", 1, grid);
     gk_points_free(pts);
     gk_context_free(ctx);
-    return 0;
+    return guard_summary(docs_path);
 }
