@@ -306,17 +306,15 @@ static int quarters(const qt_box *box, qt_box q[4], qt_cuts *cuts)
     return 1;
 }
 
-static int order_node(const qt_node *nd, const qt_out *out, int nt, qt_list *kids);
-
-/* a node found by a pass: handed to kids, or with kids NULL done at once,
- * depth first */
+/* a node found by a pass: a leaf at once, else handed to kids (a list, not
+ * a recursion: trees of clustered points are hundreds of levels deep) */
 static int next(qt_node kid, const qt_out *out, qt_list *kids)
 {
     if (kid.n <= QT_CAPACITY) {
         leaf(kid.src, kid.n, out, kid.at); /* a leaf: its points stay in input order */
         return 0;
     }
-    return kids ? push(kids, kid) : order_node(&kid, out, 1, NULL);
+    return push(kids, kid);
 }
 
 /* One node: a leaf's points to the order, else partitioned among its
@@ -419,8 +417,17 @@ int gk_gdal_quadtree_order(const double *x, const double *y, size_t n, uint32_t 
     int failed = 0;
 #pragma omp parallel for if (par && small.n > 1) num_threads(nt) schedule(dynamic, 1) \
     reduction(| : failed)
-    for (size_t k = 0; k < small.n; k++)
-        failed |= order_node(&small.v[k], &out, 1, NULL);
+    for (size_t k = 0; k < small.n; k++) {
+        /* each node writes only its own places: any order of work will do */
+        qt_list todo = {0};
+        int f = push(&todo, small.v[k]);
+        while (!f && todo.n) {
+            qt_node nd = todo.v[--todo.n];
+            f = order_node(&nd, &out, 1, &todo);
+        }
+        free(todo.v);
+        failed |= f;
+    }
     free(big.v);
     free(small.v);
     if (rc || failed) {
