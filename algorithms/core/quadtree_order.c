@@ -58,17 +58,24 @@ static int same_box(const qt_box *a, const qt_box *b)
  * Points travel with their index as records, so that each level is a
  * sequential pass (indexing x and y through a permutation missed the cache
  * on every point); two buffers take turns, and a leaf writes its indices
- * (and coordinates) to their place in the order. Nodes of QT_PAR_NODE
+ * (and coordinates) to their place in the order. Nodes of par_node()
  * points and more are split one at a time, each pass shared by the
  * threads in QT_CHUNKS fixed chunks; the smaller subtrees then run side by
- * side, each on one thread. */
+ * side, each on one thread, at least 8 a thread (the quarters are 55% and
+ * 45% of their parent's sides: subtrees of one level differ up to 2x). */
 typedef struct {
     double x, y;
     uint32_t i;
 } qt_rec;
 
-#define QT_PAR_NODE ((size_t)1 << 17)
+#define QT_PAR_MIN ((size_t)1 << 16) /* fewer points: one thread */
 #define QT_CHUNKS 64
+
+static size_t par_node(size_t n, int nt)
+{
+    size_t m = n / (8 * (size_t)nt);
+    return m > 4096 ? m : 4096;
+}
 
 /* The first quarter whose closed box holds (x, y), a point of the node.
  * The quarters share the node's bounds but along the cuts: a point is
@@ -202,7 +209,7 @@ static void partition(const qt_rec *src, qt_rec *dst, unsigned char *ch, size_t 
                       const qt_split2 *sp, size_t count[QT_B], int split[4], int nt)
 {
     unsigned char lut[QT_B];
-    if (n < QT_PAR_NODE || nt == 1) {
+    if (nt == 1) {
         size_t raw[QT_B] = {0};
         for (size_t k = 0; k < n; k++)
             raw[ch[k] = raw_key(sp, src[k].x, src[k].y)]++;
@@ -386,7 +393,7 @@ int gk_gdal_quadtree_order(const double *x, const double *y, size_t n, uint32_t 
         free(a), free(b), free(ch);
         return -1;
     }
-    const int par = n >= QT_PAR_NODE && threads != 1;
+    const int par = n >= QT_PAR_MIN && threads != 1;
     const int nt = threads > 0 ? threads : omp_get_num_procs();
     qt_box root = {x[0], y[0], x[0], y[0]};
     double x0 = x[0], y0 = y[0], x1 = x[0], y1 = y[0];
@@ -411,7 +418,7 @@ int gk_gdal_quadtree_order(const double *x, const double *y, size_t n, uint32_t 
         qt_list kids = {0};
         rc = order_node(&nd, &out, par ? nt : 1, &kids);
         for (size_t k = 0; !rc && k < kids.n; k++)
-            rc = push(kids.v[k].n >= QT_PAR_NODE && par ? &big : &small, kids.v[k]);
+            rc = push(kids.v[k].n >= par_node(n, nt) && par ? &big : &small, kids.v[k]);
         free(kids.v);
     }
     int failed = 0;

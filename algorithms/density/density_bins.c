@@ -6,7 +6,10 @@
 #include "density/density_sum.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
+
+#define DB_PAR ((size_t)1 << 16) /* points: fewer are binned on one thread */
 
 void gk_dens_bins_free(gk_dens_bins *b)
 {
@@ -24,13 +27,11 @@ int gk_dens_bins_build(gk_context *ctx, const gk_points *p, double reach, int pe
 {
     *out = NULL;
     size_t n = p->n;
-    double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
-    for (size_t i = 0; i < n; i++) {
-        xmin = fmin(xmin, p->x[i]), xmax = fmax(xmax, p->x[i]);
-        ymin = fmin(ymin, p->y[i]), ymax = fmax(ymax, p->y[i]);
-    }
-    if (!n)
-        xmin = xmax = ymin = ymax = 0.0;
+    const int nt = ctx->threads > 0 ? ctx->threads : omp_get_num_procs();
+    const int par = n >= DB_PAR && nt > 1;
+    double xmin = 0.0, xmax = 0.0, ymin = 0.0, ymax = 0.0;
+    if (n)
+        gk_points_bounds(p, &xmin, &ymin, &xmax, &ymax);
     double W = xmax - xmin, H = ymax - ymin;
     double side = reach / per; /* finer: the bins a tile reads overhang its reach by less */
     int nbx = 1, nby = 1;
@@ -45,43 +46,60 @@ int gk_dens_bins_build(gk_context *ctx, const gk_points *p, double reach, int pe
     } else {
         side = fmax(fmax(W, H), 1.0) * 2.0;
     }
+    const size_t nbins = (size_t)nbx * (size_t)nby;
+    /* chunks of points counted and placed side by side, each with its own
+     * count per bin: as many as the threads while those counts stay within
+     * the points' own size */
+    size_t nch = par ? (size_t)nt : 1;
+    while (nch > 1 && nch * nbins > n)
+        nch--;
     gk_dens_bins *b = calloc(1, sizeof *b);
-    size_t nbins = (size_t)nbx * (size_t)nby;
     int *bin = malloc((n ? n : 1) * sizeof *bin);
+    int *cnt = calloc(nch * nbins + 1, sizeof *cnt);
     if (b) {
         b->x = malloc((n ? n : 1) * sizeof *b->x);
         b->y = malloc((n ? n : 1) * sizeof *b->y);
         b->z = malloc((n ? n : 1) * sizeof *b->z);
         b->start = calloc(nbins + 1, sizeof *b->start);
     }
-    if (!b || !bin || !b->x || !b->y || !b->z || !b->start) {
-        free(bin);
+    if (!b || !bin || !cnt || !b->x || !b->y || !b->z || !b->start) {
+        free(bin), free(cnt);
         gk_dens_bins_free(b);
         return gk_error(ctx, GK_ERR_NOMEM, "out of memory binning %zu points", n);
     }
     b->n = n, b->nbx = nbx, b->nby = nby, b->x0 = xmin, b->y0 = ymin, b->side = side;
-    for (size_t i = 0; i < n; i++) {
-        double fx = floor((p->x[i] - xmin) / side), fy = floor((p->y[i] - ymin) / side);
-        int ix = fx < 0 ? 0 : fx > nbx - 1 ? nbx - 1 : (int)fx;
-        int iy = fy < 0 ? 0 : fy > nby - 1 ? nby - 1 : (int)fy;
-        bin[i] = iy * nbx + ix;
-        b->start[bin[i] + 1]++;
+#pragma omp parallel for if (nch > 1) num_threads((int)nch) schedule(static)
+    for (size_t c = 0; c < nch; c++) {
+        const size_t lo = n * c / nch, hi = n * (c + 1) / nch;
+        int *cc = cnt + c * nbins;
+        for (size_t i = lo; i < hi; i++) {
+            double fx = floor((p->x[i] - xmin) / side), fy = floor((p->y[i] - ymin) / side);
+            int ix = fx < 0 ? 0 : fx > nbx - 1 ? nbx - 1 : (int)fx;
+            int iy = fy < 0 ? 0 : fy > nby - 1 ? nby - 1 : (int)fy;
+            bin[i] = iy * nbx + ix;
+            cc[bin[i]]++;
+        }
     }
-    for (size_t k = 0; k < nbins; k++)
-        b->start[k + 1] += b->start[k];
-    int *fill = malloc((nbins ? nbins : 1) * sizeof *fill);
-    if (!fill) {
-        free(bin);
-        gk_dens_bins_free(b);
-        return gk_error(ctx, GK_ERR_NOMEM, "out of memory binning %zu points", n);
+    /* a bin's points in input order: chunk c's go behind chunks 0..c-1's */
+    for (size_t k = 0; k < nbins; k++) {
+        int at = b->start[k];
+        for (size_t c = 0; c < nch; c++) {
+            int m = cnt[c * nbins + k];
+            cnt[c * nbins + k] = at;
+            at += m;
+        }
+        b->start[k + 1] = at;
     }
-    for (size_t k = 0; k < nbins; k++)
-        fill[k] = b->start[k];
-    for (size_t i = 0; i < n; i++) {
-        int at = fill[bin[i]]++;
-        b->x[at] = p->x[i], b->y[at] = p->y[i], b->z[at] = p->z[i];
+#pragma omp parallel for if (nch > 1) num_threads((int)nch) schedule(static)
+    for (size_t c = 0; c < nch; c++) {
+        const size_t lo = n * c / nch, hi = n * (c + 1) / nch;
+        int *fill = cnt + c * nbins;
+        for (size_t i = lo; i < hi; i++) {
+            int at = fill[bin[i]]++;
+            b->x[at] = p->x[i], b->y[at] = p->y[i], b->z[at] = p->z[i];
+        }
     }
-    free(fill);
+    free(cnt);
     free(bin);
     *out = b;
     return GK_OK;

@@ -582,10 +582,8 @@ static int kernel_smooth_parse(gk_context *ctx, const char *spec, char *rest, gk
 static double gauss_cut_ns(const gk_points *p, double rx, double ry)
 {
     double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
-    for (size_t i = 0; i < p->n; i++) {
-        xmin = fmin(xmin, p->x[i]), xmax = fmax(xmax, p->x[i]);
-        ymin = fmin(ymin, p->y[i]), ymax = fmax(ymax, p->y[i]);
-    }
+    if (p->n)
+        gk_points_bounds(p, &xmin, &ymin, &xmax, &ymax);
     const double k = (double)p->n * gk_gauss_overlap(rx, xmax - xmin) *
                      gk_gauss_overlap(ry, ymax - ymin);
     return k * GK_GAUSS_NS_PAIR;

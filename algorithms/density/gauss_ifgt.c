@@ -35,6 +35,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,22 +78,44 @@ typedef struct {
     int k;       /* centres so far */
 } fp_state;
 
-static void cluster_to(const gk_points *pts, fp_state *st, int K, int *centre, double *rx)
+/* Each centre's pass shared by the threads in FP_CHUNKS fixed chunks, each
+ * finding its own farthest point (the first of equals); the chunks' answers
+ * compared in order give the one pass's answer, whatever the threads. */
+#define FP_CHUNKS 64
+#define FP_PAR ((size_t)1 << 15)
+
+static void cluster_to(const gk_points *pts, fp_state *st, int K, int *centre, double *rx,
+                       int threads)
 {
     const size_t n = pts->n;
+    const double *px = pts->x, *py = pts->y;
+    double *d2 = st->d2;
+    const int nt = threads > 0 ? threads : omp_get_num_procs();
     for (; st->k < K; st->k++) {
         const size_t c = st->next;
         centre[st->k] = (int)c;
-        const double x = pts->x[c], y = pts->y[c];
+        const double x = px[c], y = py[c];
+        double cfar[FP_CHUNKS];
+        size_t carg[FP_CHUNKS];
+#pragma omp parallel for if (n >= FP_PAR && nt > 1) num_threads(nt) schedule(static)
+        for (int t = 0; t < FP_CHUNKS; t++) {
+            const size_t lo = n * (size_t)t / FP_CHUNKS, hi = n * (size_t)(t + 1) / FP_CHUNKS;
+            double far = -1.0;
+            size_t arg = lo;
+            for (size_t i = lo; i < hi; i++) {
+                double dx = px[i] - x, dy = py[i] - y, e = dx * dx + dy * dy;
+                if (e < d2[i])
+                    d2[i] = e;
+                if (d2[i] > far)
+                    far = d2[i], arg = i;
+            }
+            cfar[t] = far, carg[t] = arg;
+        }
         double far = -1.0;
         size_t arg = 0;
-        for (size_t i = 0; i < n; i++) {
-            double dx = pts->x[i] - x, dy = pts->y[i] - y, e = dx * dx + dy * dy;
-            if (e < st->d2[i])
-                st->d2[i] = e;
-            if (st->d2[i] > far)
-                far = st->d2[i], arg = i;
-        }
+        for (int t = 0; t < FP_CHUNKS; t++)
+            if (cfar[t] > far)
+                far = cfar[t], arg = carg[t];
         rx[st->k] = sqrt(far);
         st->next = arg;
     }
@@ -133,10 +156,8 @@ int gk_ifgt_build(gk_job *job, double cut_ns)
         st.d2[i] = INFINITY;
     /* the extent, for the clusters a node sees */
     double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
-    for (size_t i = 0; i < n; i++) {
-        xmin = fmin(xmin, pts->x[i]), xmax = fmax(xmax, pts->x[i]);
-        ymin = fmin(ymin, pts->y[i]), ymax = fmax(ymax, pts->y[i]);
-    }
+    if (n)
+        gk_points_bounds(pts, &xmin, &ymin, &xmax, &ymax);
     const double reach = h * sqrt(log(4.0 / E));
     int best_k = 0, best_p = 0;
     double best_ns = INFINITY;
@@ -149,7 +170,7 @@ int gk_ifgt_build(gk_job *job, double cut_ns)
         if (k * GK_IFGT_NS_CLUSTER > 0.05 * fmin(best_ns, cut_ns))
             break;
         if (n)
-            cluster_to(pts, &st, k, centre, rx);
+            cluster_to(pts, &st, k, centre, rx, job->ctx->threads);
         else
             rx[k - 1] = 0, centre[k - 1] = 0;
         const double r_x = rx[k - 1], r_y = r_x + reach, q = 2.0 * r_x * r_y / (h * h);

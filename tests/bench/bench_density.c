@@ -39,12 +39,15 @@ static int cmp_d(const void *a, const void *b)
 static int failed;
 
 /* GPU: kernel ms (median of 3 after a warm-up) and wall ms of the whole
- * grid; the band of rows [0, rows) into band. -1 without a GPU. */
+ * grid; the band of rows [0, rows) into band. -1 without a GPU. The job's
+ * preparation (bandwidth, plan, bins, upload) in *prep_ms. */
 static double gpu_run(gk_context *ctx, const gk_points *pts, const char *spec, const gk_grid *g,
-                      int rows, double *band, double *wall_ms)
+                      int rows, double *band, double *wall_ms, double *prep_ms)
 {
     gk_algorithm *alg = gk_algorithm_parse(ctx, spec);
+    double tp = now();
     gk_job *job = alg ? gk_job_new(ctx, pts, alg) : NULL;
+    *prep_ms = (now() - tp) * 1e3;
     double kt[3] = {-1, -1, -1};
     *wall_ms = -1;
     size_t n = (size_t)g->nx * g->ny;
@@ -92,12 +95,12 @@ static void one(gk_context *gc, gk_context *cc, const gk_points *pts, const char
 {
     size_t np = gk_points_count(pts), nodes = (size_t)g->nx * g->ny;
     double *bg = calloc(nodes, sizeof *bg), *bc = calloc(nodes, sizeof *bc);
-    double wall, kms = gpu_run(gc, pts, spec, g, g->ny, bg, &wall);
+    double wall, prep, kms = gpu_run(gc, pts, spec, g, g->ny, bg, &wall, &prep);
     double tc = cpu_run(cc, pts, spec, g, bc);
     int same = kms >= 0 && !memcmp(bg, bc, nodes * sizeof *bg);
-    printf("%-42s %zu pts, %dx%d: GPU kernel %.2f ms (%.3g effective pairs/s), wall %.1f ms; "
-           "CPU %d threads %.2f s; CPU / GPU wall %.0fx; %s\n",
-           spec, np, g->nx, g->ny, kms, (double)np * nodes / (kms * 1e-3), wall,
+    printf("%-42s %zu pts, %dx%d: GPU prepare %.1f ms, kernel %.2f ms (%.3g effective pairs/s), "
+           "wall %.1f ms; CPU %d threads %.2f s; CPU / GPU wall %.0fx; %s\n",
+           spec, np, g->nx, g->ny, prep, kms, (double)np * nodes / (kms * 1e-3), wall,
            omp_get_max_threads(), tc, tc / (wall * 1e-3),
            kms < 0 ? "not run on a GPU" : same ? "bit-identical" : "DIFFERENT");
     if (kms >= 0 && !same)
@@ -121,7 +124,7 @@ static void seed_case(gk_context *gc, gk_context *cc)
     char spec[200];
     snprintf(spec, sizeof spec, "gauss:bandwidth=%.17g:epsilon=%g:normalize=no", sigma, eps);
     double *v = calloc((size_t)G * G, sizeof *v);
-    double wall, kms = gpu_run(gc, pts, spec, &g, G, v, &wall);
+    double wall, prep, kms = gpu_run(gc, pts, spec, &g, G, v, &wall, &prep);
     double *c = calloc((size_t)G * G, sizeof *c);
     double tc = cpu_run(cc, pts, spec, &g, c);
     if (kms < 0) /* no GPU: check the CPU's values */
