@@ -7,11 +7,15 @@
  * node whose children would equal it (no extent left) keeps every point. A
  * search lists a node's own points, then its children's, in child order.
  */
+#define _DEFAULT_SOURCE 1 /* madvise() and MADV_HUGEPAGE, where Linux has them */
 #include "core/quadtree_order.h"
 
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #define QT_CAPACITY 8
 #define QT_SPLIT_RATIO 0.55
@@ -382,12 +386,31 @@ static int order_node(const qt_node *nd, const qt_out *out, int nt, qt_list *kid
     return 0;
 }
 
+/* The two record buffers are written once each before they are read, by
+ * every thread at once: in 4 KiB pages the kernel's page faults (one lock
+ * per process) took a third of the time on 16 cores; in 2 MiB pages, where
+ * the kernel gives them on request, a few hundred times fewer. */
+static void *big_alloc(size_t size)
+{
+#if defined(MADV_HUGEPAGE)
+    const size_t huge = (size_t)2 << 20;
+    if (size >= 2 * huge) {
+        void *p = NULL;
+        if (posix_memalign(&p, huge, (size + huge - 1) / huge * huge))
+            return NULL;
+        madvise(p, (size + huge - 1) / huge * huge, MADV_HUGEPAGE); /* a hint: may be refused */
+        return p;
+    }
+#endif
+    return malloc(size);
+}
+
 int gk_gdal_quadtree_order(const double *x, const double *y, size_t n, uint32_t *order,
                            double *ox, double *oy, uint8_t *lcp, int threads)
 {
     if (n == 0)
         return 0;
-    qt_rec *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+    qt_rec *a = big_alloc(n * sizeof *a), *b = big_alloc(n * sizeof *b);
     unsigned char *ch = malloc(n);
     if (!a || !b || !ch) {
         free(a), free(b), free(ch);

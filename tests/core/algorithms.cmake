@@ -12,4 +12,4 @@ target_include_directories(test_algorithms PRIVATE ${CMAKE_SOURCE_DIR}/algorithm
 target_compile_definitions(test_algorithms PRIVATE _POSIX_C_SOURCE=200809L)
 target_link_libraries(test_algorithms PRIVATE gridkit_core)
 add_test(NAME algorithms COMMAND test_algorithms)
-set_tests_properties(algorithms PROPERTIES TIMEOUT 120)
+set_tests_properties(algorithms PROPERTIES TIMEOUT 300) # ThreadSanitizer runs it 5x slower
