@@ -68,17 +68,19 @@ int gk_dens_bins_build(gk_context *ctx, const gk_points *p, double reach, int pe
         return gk_error(ctx, GK_ERR_NOMEM, "out of memory binning %zu points", n);
     }
     b->n = n, b->nbx = nbx, b->nby = nby, b->x0 = xmin, b->y0 = ymin, b->side = side;
+#pragma omp parallel for if (par) num_threads(nt) schedule(static)
+    for (size_t i = 0; i < n; i++) { /* the divisions: on every thread, whatever nch */
+        double fx = floor((p->x[i] - xmin) / side), fy = floor((p->y[i] - ymin) / side);
+        int ix = fx < 0 ? 0 : fx > nbx - 1 ? nbx - 1 : (int)fx;
+        int iy = fy < 0 ? 0 : fy > nby - 1 ? nby - 1 : (int)fy;
+        bin[i] = iy * nbx + ix;
+    }
 #pragma omp parallel for if (nch > 1) num_threads((int)nch) schedule(static)
     for (size_t c = 0; c < nch; c++) {
         const size_t lo = n * c / nch, hi = n * (c + 1) / nch;
         int *cc = cnt + c * nbins;
-        for (size_t i = lo; i < hi; i++) {
-            double fx = floor((p->x[i] - xmin) / side), fy = floor((p->y[i] - ymin) / side);
-            int ix = fx < 0 ? 0 : fx > nbx - 1 ? nbx - 1 : (int)fx;
-            int iy = fy < 0 ? 0 : fy > nby - 1 ? nby - 1 : (int)fy;
-            bin[i] = iy * nbx + ix;
+        for (size_t i = lo; i < hi; i++)
             cc[bin[i]]++;
-        }
     }
     /* a bin's points in input order: chunk c's go behind chunks 0..c-1's */
     for (size_t k = 0; k < nbins; k++) {

@@ -42,10 +42,12 @@ typedef double id_v8 __attribute__((vector_size(64)));
 
 static inline __attribute__((always_inline)) void
 sum_p2_body(const double *x, const double *dy2, const double *z, size_t n, const double *cx,
-            int nodes, double *swz, double *sw)
+            const int nn, int nodes, double *swz, double *sw)
 {
+    /* nn nodes a pass (a constant where inlined): each node's sums are the
+     * same doubles whatever nn, only the registers they need differ */
     id_v8 a[NODES], b[NODES];
-    for (int k = 0; k < NODES; k++)
+    for (int k = 0; k < nn; k++)
         a[k] = b[k] = (id_v8){0};
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
@@ -53,21 +55,21 @@ sum_p2_body(const double *x, const double *dy2, const double *z, size_t n, const
         memcpy(&X, x + i, sizeof X);
         memcpy(&D, dy2 + i, sizeof D);
         memcpy(&Z, z + i, sizeof Z);
-        for (int k = 0; k < NODES; k++) {
+        for (int k = 0; k < nn; k++) {
             id_v8 d = X - cx[k];
             id_v8 w = 1.0 / (d * d + D);
             a[k] += w * Z;
             b[k] += w;
         }
     }
-    for (int k = 0; k < NODES; k++) /* the tail: lane l takes point i + l */
+    for (int k = 0; k < nn; k++) /* the tail: lane l takes point i + l */
         for (size_t t = i; t < n; t++) {
             double d = x[t] - cx[k];
             double w = 1.0 / (d * d + dy2[t]);
             a[k][t - i] += w * z[t];
             b[k][t - i] += w;
         }
-    for (int k = 0; k < nodes; k++) {
+    for (int k = 0; k < nodes && k < nn; k++) {
         id_v8 u = a[k], v = b[k];
         swz[k] = ((u[0] + u[4]) + (u[2] + u[6])) + ((u[1] + u[5]) + (u[3] + u[7]));
         sw[k] = ((v[0] + v[4]) + (v[2] + v[6])) + ((v[1] + v[5]) + (v[3] + v[7]));
@@ -77,16 +79,55 @@ sum_p2_body(const double *x, const double *dy2, const double *z, size_t n, const
 static void sum_p2_portable(const double *x, const double *dy2, const double *z, size_t n,
                             const double *cx, int nodes, double *swz, double *sw)
 {
-    sum_p2_body(x, dy2, z, n, cx, nodes, swz, sw);
+    sum_p2_body(x, dy2, z, n, cx, NODES, nodes, swz, sw);
 }
 
 #if GK_HAVE_X86
+/* AVX2 in intrinsics: the generic vector type under a target attribute
+ * compiled to lane-by-lane inserts and spills (half SSE2's speed on a Zen
+ * 3). Lanes 0-3 and 4-7 of the portable kernel are two registers here; the
+ * same operations (a multiply and an add, never fused: -ffp-contract=off),
+ * the same tail and the same fold, so the same bytes. */
 __attribute__((target("avx2"))) static void sum_p2_avx2(const double *x, const double *dy2,
                                                         const double *z, size_t n,
                                                         const double *cx, int nodes,
                                                         double *swz, double *sw)
 {
-    sum_p2_body(x, dy2, z, n, cx, nodes, swz, sw);
+    for (int k0 = 0; k0 < nodes; k0 += 2) {
+        const int nn = nodes - k0 < 2 ? nodes - k0 : 2;
+        __m256d a[2][2], b[2][2], c[2];
+        for (int k = 0; k < 2; k++) {
+            a[k][0] = a[k][1] = b[k][0] = b[k][1] = _mm256_setzero_pd();
+            c[k] = _mm256_set1_pd(cx[k0 + (k < nn ? k : 0)]);
+        }
+        const __m256d one = _mm256_set1_pd(1.0);
+        size_t i = 0;
+        for (; i + 8 <= n; i += 8)
+            for (int h = 0; h < 2; h++) {
+                const __m256d X = _mm256_loadu_pd(x + i + 4 * h);
+                const __m256d D = _mm256_loadu_pd(dy2 + i + 4 * h);
+                const __m256d Z = _mm256_loadu_pd(z + i + 4 * h);
+                for (int k = 0; k < 2; k++) {
+                    __m256d d = _mm256_sub_pd(X, c[k]);
+                    __m256d w = _mm256_div_pd(one, _mm256_add_pd(_mm256_mul_pd(d, d), D));
+                    a[k][h] = _mm256_add_pd(a[k][h], _mm256_mul_pd(w, Z));
+                    b[k][h] = _mm256_add_pd(b[k][h], w);
+                }
+            }
+        for (int k = 0; k < nn; k++) {
+            double u[8], v[8];
+            _mm256_storeu_pd(u, a[k][0]), _mm256_storeu_pd(u + 4, a[k][1]);
+            _mm256_storeu_pd(v, b[k][0]), _mm256_storeu_pd(v + 4, b[k][1]);
+            for (size_t t = i; t < n; t++) { /* the tail: lane l takes point i + l */
+                double d = x[t] - cx[k0 + k];
+                double w = 1.0 / (d * d + dy2[t]);
+                u[t - i] += w * z[t];
+                v[t - i] += w;
+            }
+            swz[k0 + k] = ((u[0] + u[4]) + (u[2] + u[6])) + ((u[1] + u[5]) + (u[3] + u[7]));
+            sw[k0 + k] = ((v[0] + v[4]) + (v[2] + v[6])) + ((v[1] + v[5]) + (v[3] + v[7]));
+        }
+    }
 }
 
 __attribute__((target("avx512f"))) static void sum_p2_avx512(const double *x, const double *dy2,
@@ -94,7 +135,7 @@ __attribute__((target("avx512f"))) static void sum_p2_avx512(const double *x, co
                                                              const double *cx, int nodes,
                                                              double *swz, double *sw)
 {
-    sum_p2_body(x, dy2, z, n, cx, nodes, swz, sw);
+    sum_p2_body(x, dy2, z, n, cx, NODES, nodes, swz, sw);
 }
 #endif
 
@@ -192,6 +233,61 @@ __attribute__((target("avx512f"))) static void sum_p2_f32_avx512(const float *x,
 }
 
 static int have_avx512(void) { return gk_cpu_level() == GK_ISA_AVX512; }
+
+/* Single precision, p = 2, AVX2: 8 lanes, two nodes a pass (the registers
+ * hold four sums and the points), the reciprocal estimate refined by one
+ * Newton step (AVX2's estimate has 12 bits, AVX-512's 14: within float's
+ * last bits either way); sums folded into double every 1024 points. */
+__attribute__((target("avx2,fma"))) static void sum_p2_f32_avx2(const float *x, const float *dy2,
+                                                                const float *z, size_t n,
+                                                                const float *cx, int nodes,
+                                                                double *swz, double *sw)
+{
+    const __m256 one = _mm256_set1_ps(1.0f);
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    for (int k0 = 0; k0 < nodes; k0 += 2) {
+        const int nn = nodes - k0 < 2 ? nodes - k0 : 2;
+        __m256 c[2];
+        double dwz[2] = {0, 0}, dw[2] = {0, 0};
+        for (int k = 0; k < 2; k++)
+            c[k] = _mm256_set1_ps(cx[k0 + (k < nn ? k : 0)]);
+        for (size_t b = 0; b < n; b += 1024) {
+            size_t e_ = n - b < 1024 ? n - b : 1024;
+            __m256 awz[2], aw[2];
+            for (int k = 0; k < 2; k++)
+                awz[k] = aw[k] = _mm256_setzero_ps();
+            for (size_t i = b; i < b + e_; i += 8) {
+                size_t left = b + e_ - i;
+                __m256i m = _mm256_cmpgt_epi32(_mm256_set1_epi32(left >= 8 ? 8 : (int)left), lane);
+                __m256 X = _mm256_maskload_ps(x + i, m);
+                __m256 D = _mm256_maskload_ps(dy2 + i, m);
+                __m256 Z = _mm256_maskload_ps(z + i, m);
+                __m256 fm = _mm256_castsi256_ps(m);
+                for (int k = 0; k < 2; k++) {
+                    __m256 d = _mm256_sub_ps(X, c[k]);
+                    __m256 r2 = _mm256_fmadd_ps(d, d, D);
+                    __m256 r = _mm256_rcp_ps(r2);
+                    __m256 e = _mm256_fnmadd_ps(r2, r, one);
+                    r = _mm256_and_ps(_mm256_fmadd_ps(r, e, r), fm); /* lanes past n: 0 */
+                    awz[k] = _mm256_fmadd_ps(r, Z, awz[k]);
+                    aw[k] = _mm256_add_ps(aw[k], r);
+                }
+            }
+            for (int k = 0; k < 2; k++) {
+                float u[8], v[8];
+                _mm256_storeu_ps(u, awz[k]), _mm256_storeu_ps(v, aw[k]);
+                double su = 0, sv = 0;
+                for (int l = 0; l < 8; l++)
+                    su += u[l], sv += v[l];
+                dwz[k] += su, dw[k] += sv;
+            }
+        }
+        for (int k = 0; k < nn; k++)
+            swz[k0 + k] = dwz[k], sw[k0 + k] = dw[k];
+    }
+}
+
+static int have_avx2(void) { return gk_cpu_level() == GK_ISA_AVX2; }
 #endif
 
 /* Portable single precision (no AVX-512): same algebra, compiler-vectorised. */
@@ -316,6 +412,8 @@ uint64_t gk_invdist_all_tile(const gk_job *job, const gk_tile *t, double *out, g
 #if GK_HAVE_X86
                 if (have_avx512())
                     sum_p2_f32_avx512(xf, dyf, zf, n, cxf, swz, sw);
+                else if (have_avx2())
+                    sum_p2_f32_avx2(xf, dyf, zf, n, cxf, nodes, swz, sw);
                 else
 #endif
                     sum_p2_f32_generic(xf, dyf, zf, n, cxf, nodes, swz, sw);

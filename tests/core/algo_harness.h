@@ -73,6 +73,7 @@ void test_kdtree_threads(void);
 void test_kdtree_levels(void);
 void test_sort(void);
 void test_invdist(void);        /* tests/idw/test_idw.c */
+void test_invdist_single(void);
 void test_invdistnn(void);
 void test_quadrants(void);
 void test_quadrants_knn(void);

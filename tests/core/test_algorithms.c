@@ -204,6 +204,7 @@ int main(void)
     test_kdtree_levels();
     test_sort();
     test_invdist();
+    test_invdist_single();
     test_invdistnn();
     test_quadrants();
     test_quadrants_knn();

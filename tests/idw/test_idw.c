@@ -70,6 +70,48 @@ void test_invdist(void)
     CHECK(nd);
 }
 
+/* invdist over every point with --precision single (the AVX-512, AVX2 and
+ * portable kernels: whichever this CPU runs) against the exact double sum, on
+ * UTM-sized coordinates, with counts that leave partial vectors (points
+ * not a multiple of 8, rows not of 4 nodes) and a node on a point. */
+void test_invdist_single(void)
+{
+    gk_context *ctx = gk_context_new();
+    gk_points *pts = gk_points_new(ctx);
+    const size_t n = 3001;
+    double zmin = INFINITY, zmax = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        double x = 500000.0 + 10000.0 * urand(), y = 5000000.0 + 10000.0 * urand();
+        double z = 100.0 + 40.0 * sin(6e-4 * (x - 500000.0)) + 0.5 * urand();
+        if (i == 17) /* on node (3, 5) of the grid below */
+            x = 500000.0 + 10000.0 * 3.5 / 37.0, y = 5010000.0 - 10000.0 * 5.5 / 29.0;
+        gk_points_add(pts, x, y, z);
+        zmin = fmin(zmin, z), zmax = fmax(zmax, z);
+    }
+    gk_grid g = {500000.0, 510000.0, 5000000.0, 5010000.0, 37, 29};
+    double *vd = malloc(37 * 29 * sizeof *vd), *vs = malloc(37 * 29 * sizeof *vs);
+    gk_algorithm *a = gk_algorithm_parse(ctx, "invdist");
+    gk_job *jd = gk_job_new(ctx, pts, a);
+    gk_algorithm_set_precision(a, GK_PRECISION_SINGLE);
+    gk_job *js = gk_job_new(ctx, pts, a);
+    CHECK(jd && js);
+    CHECK(!gk_job_compute_window(jd, &g, 0, 0, 37, 29, vd));
+    CHECK(!gk_job_compute_window(js, &g, 0, 0, 37, 29, vs));
+    double worst = 0;
+    for (int k = 0; k < 37 * 29; k++)
+        worst = fmax(worst, fabs(vs[k] - vd[k]));
+    /* float on tile-local coordinates: about 1e-6 of the range (docs/benchmarks.md) */
+    CHECKF(worst <= 1e-5 * (zmax - zmin), "invdist single: %.3g of the range from double",
+           worst / (zmax - zmin));
+    CHECKF(vs[5 * 37 + 3] == gk_points_z(pts)[17] && vd[5 * 37 + 3] == gk_points_z(pts)[17],
+           "invdist single: a node on a point takes its value (%.17g)", vs[5 * 37 + 3]);
+    gk_job_free(jd), gk_job_free(js);
+    gk_algorithm_free(a);
+    gk_points_free(pts);
+    gk_context_free(ctx);
+    free(vd), free(vs);
+}
+
 void test_invdistnn(void)
 {
     const double x[] = {1, 0, -1.2, 0, 2}, y[] = {0, 1, 0, -1.4, 2}, z[] = {1, 2, 3, 4, 100};
