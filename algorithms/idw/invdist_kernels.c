@@ -256,9 +256,23 @@ __attribute__((target("avx2,fma"))) static void sum_p2_f32_avx2(const float *x, 
             __m256 awz[2], aw[2];
             for (int k = 0; k < 2; k++)
                 awz[k] = aw[k] = _mm256_setzero_ps();
-            for (size_t i = b; i < b + e_; i += 8) {
-                size_t left = b + e_ - i;
-                __m256i m = _mm256_cmpgt_epi32(_mm256_set1_epi32(left >= 8 ? 8 : (int)left), lane);
+            size_t i = b;
+            for (; i + 8 <= b + e_; i += 8) { /* whole vectors */
+                __m256 X = _mm256_loadu_ps(x + i);
+                __m256 D = _mm256_loadu_ps(dy2 + i);
+                __m256 Z = _mm256_loadu_ps(z + i);
+                for (int k = 0; k < 2; k++) {
+                    __m256 d = _mm256_sub_ps(X, c[k]);
+                    __m256 r2 = _mm256_fmadd_ps(d, d, D);
+                    __m256 r = _mm256_rcp_ps(r2);
+                    __m256 e = _mm256_fnmadd_ps(r2, r, one);
+                    r = _mm256_fmadd_ps(r, e, r);
+                    awz[k] = _mm256_fmadd_ps(r, Z, awz[k]);
+                    aw[k] = _mm256_add_ps(aw[k], r);
+                }
+            }
+            if (i < b + e_) { /* the last points of the block, masked */
+                __m256i m = _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(b + e_ - i)), lane);
                 __m256 X = _mm256_maskload_ps(x + i, m);
                 __m256 D = _mm256_maskload_ps(dy2 + i, m);
                 __m256 Z = _mm256_maskload_ps(z + i, m);
