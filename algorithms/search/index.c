@@ -2,47 +2,34 @@
 #include "index.h"
 #include "kdtree.h"
 
-int gk_index_tree(gk_job *job)
+/* The job's tree, once: where every query of the method is a k-NN one and
+ * the points are in gdal_grid's quadtree order, the tree of that quadtree
+ * (nothing selected); else the selected tree. */
+static int index_tree(gk_job *job, int knn_only)
 {
     if (job->tree)
         return GK_OK;
-    job->tree = gk_kdtree_build_threads(job->pts->x, job->pts->y, job->pts->n, job->ctx->threads);
+    const gk_points *p = job->pts;
+    job->tree = knn_only && job->order_lev
+                    ? gk_kdtree_build_levels(p->x, p->y, job->order_lev, p->n, job->ctx->threads)
+                    : gk_kdtree_build_threads(p->x, p->y, p->n, job->ctx->threads);
     if (!job->tree)
         return GK_ERR_NOMEM;
     job->tree_free = gk_kdtree_free;
     return GK_OK;
 }
 
-int gk_method_tree(gk_job *job)
+static int method_tree(gk_job *job, int knn_only)
 {
     if (job->gpu)
         return GK_OK;
-    if (gk_index_tree(job))
+    if (index_tree(job, knn_only))
         return gk_error(job->ctx, GK_ERR_NOMEM,
                         "out of memory building the spatial index of %zu points", job->pts->n);
     return GK_OK;
 }
 
-int gk_index_tree_knn(gk_job *job)
-{
-    if (!job->order_lev)
-        return gk_index_tree(job);
-    if (job->tree)
-        return GK_OK;
-    job->tree = gk_kdtree_build_levels(job->pts->x, job->pts->y, job->order_lev, job->pts->n,
-                                       job->ctx->threads);
-    if (!job->tree)
-        return GK_ERR_NOMEM;
-    job->tree_free = gk_kdtree_free;
-    return GK_OK;
-}
-
-int gk_method_tree_knn(gk_job *job)
-{
-    if (job->gpu)
-        return GK_OK;
-    if (gk_index_tree_knn(job))
-        return gk_error(job->ctx, GK_ERR_NOMEM,
-                        "out of memory building the spatial index of %zu points", job->pts->n);
-    return GK_OK;
-}
+int gk_index_tree(gk_job *job) { return index_tree(job, 0); }
+int gk_index_tree_knn(gk_job *job) { return index_tree(job, 1); }
+int gk_method_tree(gk_job *job) { return method_tree(job, 0); }
+int gk_method_tree_knn(gk_job *job) { return method_tree(job, 1); }

@@ -240,14 +240,23 @@ gk_kdtree *gk_kdtree_build(const double *x, const double *y, size_t n)
     return gk_kdtree_build_threads(x, y, n, 1);
 }
 
-gk_kdtree *gk_kdtree_build_threads(const double *x, const double *y, size_t n, int threads)
+/* A tree of n points, its arrays still to come; NULL beyond int32 indices or
+ * out of memory. */
+static gk_kdtree *tree_new(size_t n)
 {
     if (n > (size_t)INT32_MAX)
         return NULL;
     gk_kdtree *t = calloc(1, sizeof *t);
+    if (t)
+        t->n = n;
+    return t;
+}
+
+gk_kdtree *gk_kdtree_build_threads(const double *x, const double *y, size_t n, int threads)
+{
+    gk_kdtree *t = tree_new(n);
     if (!t)
         return NULL;
-    t->n = n;
     size_t maxnodes = 1 + kd_desc(n);
     size_t m = n ? n : 1;
     t->x = malloc(m * sizeof *t->x);
@@ -377,12 +386,9 @@ static int lev_subtree(const gk_kdtree *t, const uint8_t *lev, kd_vec *a, size_t
 gk_kdtree *gk_kdtree_build_levels(const double *x, const double *y, const uint8_t *lev, size_t n,
                                   int threads)
 {
-    if (n > (size_t)INT32_MAX)
-        return NULL;
-    gk_kdtree *t = calloc(1, sizeof *t);
+    gk_kdtree *t = tree_new(n);
     if (!t)
         return NULL;
-    t->n = n;
     size_t m = n ? n : 1;
     t->x = (double *)x; /* in the order already: kept, not copied */
     t->y = (double *)y;

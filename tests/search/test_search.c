@@ -206,26 +206,40 @@ void test_kdtree(void)
     pset_free(&p);
 }
 
+/* The trees' data sets: 0 uniform, 1 clustered with exact duplicates, 2 a
+ * lattice with each place twice, 3 forty places holding every point. */
+static void make_kind(pset *p, size_t n, int kind)
+{
+    if (kind == 0) {
+        make_uniform(p, n);
+        return;
+    }
+    if (kind == 1) {
+        make_clustered(p, n);
+        for (size_t i = 0; i < n; i += 7)
+            p->x[i] = p->x[i / 2], p->y[i] = p->y[i / 2];
+        return;
+    }
+    pset_alloc(p, n);
+    for (size_t i = 0; i < n; i++) {
+        p->z[i] = 0;
+        if (kind == 2)
+            p->x[i] = (double)(i / 2 % 300) * 0.25, p->y[i] = (double)(i / 600) * 0.25;
+        else
+            p->x[i] = (double)(i % 40), p->y[i] = 50.0;
+    }
+}
+
 /* The tree built by several threads (subtrees as tasks above 32768 points)
  * answers every query as the one-thread tree does, and both as brute force
  * on a sample: uniform points, clustered points with exact duplicates, a
- * lattice. */
+ * lattice (make_kind 0-2). */
 void test_kdtree_threads(void)
 {
     const size_t n = 150000;
     for (int kind = 0; kind < 3; kind++) {
         pset p;
-        if (kind == 0)
-            make_uniform(&p, n);
-        else if (kind == 1) {
-            make_clustered(&p, n);
-            for (size_t i = 0; i < n; i += 7) /* duplicates */
-                p.x[i] = p.x[i / 2], p.y[i] = p.y[i / 2];
-        } else {
-            pset_alloc(&p, n);
-            for (size_t i = 0; i < n; i++)
-                p.x[i] = (double)(i % 400) * 0.25, p.y[i] = (double)(i / 400) * 0.25, p.z[i] = 0;
-        }
+        make_kind(&p, n, kind);
         gk_kdtree *t1 = gk_kdtree_build_threads(p.x, p.y, n, 1);
         int bad = 0;
         /* the most threads first: LLVM's libomp (the sanitizer builds') leaks
@@ -270,21 +284,7 @@ void test_kdtree_levels(void)
     const size_t n = 70000; /* above both builds' thresholds for sharing the work */
     for (int kind = 0; kind < 4; kind++) {
         pset p;
-        if (kind == 0)
-            make_uniform(&p, n);
-        else if (kind == 1) {
-            make_clustered(&p, n);
-            for (size_t i = 0; i < n; i += 7) /* duplicates */
-                p.x[i] = p.x[i / 2], p.y[i] = p.y[i / 2];
-        } else if (kind == 2) {
-            pset_alloc(&p, n);
-            for (size_t i = 0; i < n; i++) /* a lattice, each place twice */
-                p.x[i] = (double)(i / 2 % 300) * 0.25, p.y[i] = (double)(i / 600) * 0.25;
-        } else {
-            pset_alloc(&p, n);
-            for (size_t i = 0; i < n; i++) /* 40 places, many points each */
-                p.x[i] = (double)(i % 40), p.y[i] = 50.0;
-        }
+        make_kind(&p, n, kind);
         uint32_t *order = malloc(n * sizeof *order);
         double *ox = malloc(n * sizeof *ox), *oy = malloc(n * sizeof *oy);
         uint8_t *lev = malloc(n);
