@@ -41,8 +41,11 @@ for c in ${CASES:-average}; do
   done
   doc=$(python3 "$HERE/docs_figure.py" "$A" "gridkit grid" docs/benchmarks.md) || doc=
   if [ -n "$doc" ]; then
-    awk -v b=$best -v d=$doc 'BEGIN{printf "    guard: best %.3f s (docs %.3f s, %.2fx)%s\n", b, d, b / d,
-      b > 1.2 * d && b - d > 0.01 ? " SLOWER" : ""; exit !(b > 1.2 * d && b - d > 0.01)}' && slower=1
+    # (a comparison in printf's arguments must be in parentheses: awk reads
+    # a bare > there as a redirection to a file)
+    awk -v b=$best -v d=$doc 'BEGIN{slow = (b > 1.2 * d && b - d > 0.01)
+      printf "    guard: best %.3f s (docs %.3f s, %.2fx)%s\n", b, d, b / d, (slow ? " SLOWER" : "")
+      exit !slow}' && slower=1
   else
     echo "    guard: docs/benchmarks.md has no figure for \`$A\`"
   fi
