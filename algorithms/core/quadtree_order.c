@@ -318,7 +318,8 @@ static int quarters(const qt_box *box, qt_box q[4], qt_cuts *cuts)
 }
 
 /* a node found by a pass: a leaf at once, else handed to kids (a list, not
- * a recursion: trees of clustered points are hundreds of levels deep) */
+ * a recursion: a tree of clustered points is as deep as its boxes can
+ * halve, hundreds of levels where coordinates span many magnitudes) */
 static int next(qt_node kid, const qt_out *out, qt_list *kids)
 {
     if (kid.n <= QT_CAPACITY) {
@@ -460,10 +461,6 @@ int gk_gdal_quadtree_order(const double *x, const double *y, size_t n, uint32_t 
     }
     free(big.v);
     free(small.v);
-    if (rc || failed) {
-        free(a), free(b), free(ch);
-        return -1;
-    }
     free(a), free(b), free(ch);
-    return 0;
+    return rc || failed ? -1 : 0;
 }

@@ -383,6 +383,20 @@ static int lev_subtree(const gk_kdtree *t, const uint8_t *lev, kd_vec *a, size_t
     return 0;
 }
 
+/* a subtree's root, by its number among the top nodes; -1 out of memory */
+static int add_slot(size_t **slot, size_t *n, size_t *cap, size_t ni)
+{
+    if (*n == *cap) {
+        size_t c = *cap ? 2 * *cap : 64;
+        size_t *v = realloc(*slot, c * sizeof *v);
+        if (!v)
+            return -1;
+        *slot = v, *cap = c;
+    }
+    (*slot)[(*n)++] = ni;
+    return 0;
+}
+
 gk_kdtree *gk_kdtree_build_levels(const double *x, const double *y, const uint8_t *lev, size_t n,
                                   int threads)
 {
@@ -408,18 +422,6 @@ gk_kdtree *gk_kdtree_build_levels(const double *x, const double *y, const uint8_
      * scan for the split is theirs); the subtrees below them side by side,
      * each in its own array, then moved behind them */
     top.v[0].lo = 0, top.v[0].hi = (int32_t)n;
-#define ADD_SLOT(ni_)                                                                              \
-    do {                                                                                           \
-        if (nsub == cap) {                                                                         \
-            size_t *v_ = realloc(slot, (cap = cap ? 2 * cap : 64) * sizeof *slot);                \
-            if (!v_) {                                                                             \
-                failed = 1;                                                                        \
-                break;                                                                             \
-            }                                                                                      \
-            slot = v_;                                                                             \
-        }                                                                                          \
-        slot[nsub++] = (ni_);                                                                      \
-    } while (0)
     for (size_t ni = 0; !failed && ni < top.n; ni++) {
         kd_node *nd = &top.v[ni];
         if ((size_t)(nd->hi - nd->lo) < KD_PAR_NODE && ni > 0)
@@ -427,7 +429,7 @@ gk_kdtree *gk_kdtree_build_levels(const double *x, const double *y, const uint8_
         size_t mid = lev_split(lev, (size_t)nd->lo, (size_t)nd->hi);
         nd->pad = 0;
         if (!mid || (size_t)(nd->hi - nd->lo) < KD_PAR_NODE) {
-            ADD_SLOT(ni);
+            failed = add_slot(&slot, &nsub, &cap, ni);
             continue;
         }
         const int32_t lo = nd->lo, hi = nd->hi;
@@ -440,10 +442,9 @@ gk_kdtree *gk_kdtree_build_levels(const double *x, const double *y, const uint8_
         top.v[c].lo = lo, top.v[c].hi = (int32_t)mid;
         top.v[c + 1].lo = (int32_t)mid, top.v[c + 1].hi = hi;
         for (int j = 0; j < 2; j++)
-            if ((size_t)(top.v[c + j].hi - top.v[c + j].lo) < KD_PAR_NODE)
-                ADD_SLOT(c + j);
+            if (!failed && (size_t)(top.v[c + j].hi - top.v[c + j].lo) < KD_PAR_NODE)
+                failed = add_slot(&slot, &nsub, &cap, c + j);
     }
-#undef ADD_SLOT
     if (failed || !(sub = calloc(nsub ? nsub : 1, sizeof *sub)))
         goto out;
 #pragma omp parallel for if (nsub > 1 && nt > 1) num_threads(nt) schedule(dynamic, 1) \

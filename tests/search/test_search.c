@@ -230,7 +230,7 @@ static void make_kind(pset *p, size_t n, int kind)
     }
 }
 
-/* The tree built by several threads (subtrees as tasks above 32768 points)
+/* The tree built by several threads (subtrees side by side above 32768 points)
  * answers every query as the one-thread tree does, and both as brute force
  * on a sample: uniform points, clustered points with exact duplicates, a
  * lattice (make_kind 0-2). */
