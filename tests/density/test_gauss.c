@@ -696,6 +696,24 @@ static void same_bytes(void)
     for (int k = 0; k < 7; k++)
         same_bytes_over(ctx, pts, &g, specs[k]);
     gk_points_free(pts);
+    /* enough points for the preparation's own threads (the bins counted in
+     * chunks, auto's and ifgt's farthest-point clustering in chunks), with
+     * duplicates: the same bytes for any threads there too */
+    enum { M = 70000 };
+    pts = gk_points_new(ctx);
+    for (int i = 0; i < M; i++) {
+        double u = urand(), v = urand(), w = urand() - 0.3;
+        if (i % 9 == 0 && i > 0) /* a repeat of an earlier point */
+            gk_points_add(pts, gk_points_x(pts)[i / 2], gk_points_y(pts)[i / 2], w);
+        else
+            gk_points_add(pts, 1000 * u * u * u, 600 * v * v, w);
+    }
+    gk_grid g2 = {0, 1000, 0, 600, 37, 23};
+    const char *specs2[] = {"gauss:bandwidth=30", "gauss:bandwidth=300:method=ifgt",
+                            "kernel_smooth:bandwidth=25"};
+    for (int k = 0; k < 3; k++)
+        same_bytes_over(ctx, pts, &g2, specs2[k]);
+    gk_points_free(pts);
 }
 
 /* kernel_smooth: sum K z / sum K against long double, direct and cutoff; the
