@@ -5,9 +5,9 @@
  * (average and the metrics), quadrants.cu (per-quadrant selection),
  * kriging.cu and kriging_big.cu (local kriging), krige_global.cu (with
  * krige_global_libs.cu), linear.cu, variogram.cu and variogram_fast.cu,
- * density.cu.
+ * density.cu; quadtree_order.cu (gdal_grid's tie order, for job_new).
  * Everything is in namespace gk_gpu and hidden (the module is built with
- * -fvisibility=hidden): the module exports gk_gpu_module_v10 alone.
+ * -fvisibility=hidden): the module exports gk_gpu_module_v11 alone.
  */
 #ifndef GK_GPU_FAMILIES_H
 #define GK_GPU_FAMILIES_H
@@ -28,6 +28,18 @@ struct ExtraParams;
 struct KrigeParams; /* krige_cov.cuh */
 struct KgState;     /* krige_global.cu */
 struct LinState;    /* linear.cu */
+
+/* ---- quadtree_order.cu ------------------------------------------------------ */
+
+/* order[0..n) (device) = the input indices of device points (x, y) in
+ * gdal_grid's quadtree order (algorithms/core/quadtree_order.h) over the
+ * box {minx, miny, maxx, maxy} of the points, on stream st. 0, or non-zero
+ * and a reason. */
+int quadtree_order(cudaStream_t st, const double *x, const double *y, int n, const double box[4],
+                   unsigned *order, char *err, size_t err_cap);
+/* The same from host arrays to a host order (tests, bench_gpu); *ms: its time. */
+int api_quadtree_order(int dev, const double *x, const double *y, size_t n, uint32_t *order,
+                       double *ms, char *err, size_t err_cap);
 
 /* ---- density.cu: heatmap and gauss, jobs of op GK_GPU_HEATMAP, GK_GPU_GAUSS -- */
 

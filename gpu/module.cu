@@ -1,6 +1,6 @@
 /*
  * module.cu - gridkit's CUDA module: the C ABI of core/gpu_abi.h (the
- * gk_gpu_api table behind gk_gpu_module_v10), the probe, jobs (the points
+ * gk_gpu_api table behind gk_gpu_module_v11), the probe, jobs (the points
  * uploaded once per job, their bin grid for the local algorithms) and the
  * dispatch of a tile to its family's translation unit (families.h). Built
  * as a shared object with the CUDA runtime linked statically, dlopen()ed by
@@ -71,6 +71,19 @@ __global__ void gather_sorted(const double *x, const double *y, const double *z,
     sxy[i] = make_double2(x[o], y[o]);
     sz[i] = z[o];
     sidx[i] = o;
+}
+
+/* the points in gdal_grid's tie order (quadtree_order.cu) */
+__global__ void gather_order(const double *x, const double *y, const double *z,
+                             const unsigned *order, int n, double *ox, double *oy, double *oz)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    const unsigned o = order[i];
+    ox[i] = x[o];
+    oy[i] = y[o];
+    oz[i] = z[o];
 }
 
 /* the folds of cross-validation in bin order */
@@ -243,6 +256,8 @@ void *api_job_new(int dev, const gk_gpu_job_desc *d, char *err, size_t err_cap)
     Job *J = new (std::nothrow) Job;
     int *keys = nullptr, *vals = nullptr, *keys2 = nullptr, *vals2 = nullptr;
     void *tmp = nullptr;
+    unsigned *qorder = nullptr; /* gdal_grid's tie order, and the points in it */
+    double *qx = nullptr, *qy = nullptr, *qz = nullptr;
     if (!J) {
         snprintf(err, err_cap, "out of host memory");
         return nullptr;
@@ -281,6 +296,25 @@ void *api_job_new(int dev, const gk_gpu_job_desc *d, char *err, size_t err_cap)
             ymax = std::max(ymax, d->y[i]);
         }
         J->zc = std::isfinite(zmin) && std::isfinite(zmax) ? 0.5 * (zmin + zmax) : 0.0;
+        if (row->points && d->quadtree_order && n > 1) {
+            const double box[4] = {xmin, ymin, xmax, ymax};
+            CK(cudaMalloc(&qorder, d->n * sizeof *qorder));
+            CK(cudaMalloc(&qx, nb));
+            CK(cudaMalloc(&qy, nb));
+            CK(cudaMalloc(&qz, nb));
+            if (quadtree_order(J->st, J->x, J->y, n, box, qorder, err, err_cap))
+                goto fail;
+            const int T = 256;
+            gather_order<<<(n + T - 1) / T, T, 0, J->st>>>(J->x, J->y, J->z, qorder, n, qx, qy,
+                                                           qz);
+            CK(cudaGetLastError());
+            CK(cudaStreamSynchronize(J->st));
+            cudaFree(J->x);
+            cudaFree(J->y);
+            cudaFree(J->z);
+            J->x = qx, J->y = qy, J->z = qz;
+            qx = qy = qz = nullptr;
+        }
         if (row->bins) {
             /* square-ish bins of ~4 points, or a fraction of the window */
             double W = xmax - xmin, H = ymax - ymin;
@@ -357,9 +391,14 @@ void *api_job_new(int dev, const gk_gpu_job_desc *d, char *err, size_t err_cap)
     cudaFree(keys2);
     cudaFree(vals2);
     cudaFree(tmp);
+    cudaFree(qorder);
     return J;
 fail:
     cudaGetLastError();
+    cudaFree(qorder);
+    cudaFree(qx);
+    cudaFree(qy);
+    cudaFree(qz);
     cudaFree(keys);
     cudaFree(vals);
     cudaFree(keys2);
@@ -761,7 +800,7 @@ const gk_gpu_api the_api = {GK_GPU_ABI_VERSION, api_probe,          api_job_new,
                             api_tile,           api_job_free,       api_last_kernel_ms,
                             api_krige_set,      api_variogram,      api_device_count,
                             api_host_alloc,     api_host_free,      api_job_clone,
-                            api_curve_evolve,   api_scms};
+                            api_curve_evolve,   api_scms,           api_quadtree_order};
 
 
 } // namespace gk_gpu

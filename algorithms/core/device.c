@@ -255,6 +255,7 @@ static const char *describe(const gk_job *job, gk_gpu_job_desc *d)
     d->min_points = a->min_points;
     d->nodata = a->nodata;
     d->single = a->precision == GK_PRECISION_SINGLE;
+    d->quadtree_order = job->ties && !job->own_pts;
     if (!m || !m->gpu_describe)
         return "this algorithm has no GPU kernel yet";
     return m->gpu_describe(job, d);
@@ -332,7 +333,7 @@ int gk_device_job_attach(gk_job *job)
         return GK_OK;
     }
     if (ctx->cv_fold) { /* cross-validation: local kriging's kernels leave a fold out */
-        if (d.op != GK_GPU_KRIGE || job->order) {
+        if (d.op != GK_GPU_KRIGE || job->ties) {
             snprintf(ctx->device_name, sizeof ctx->device_name,
                      "cpu (cross-validation on the GPU: local kriging only)");
             return GK_OK;
@@ -554,7 +555,9 @@ int gk_device_cpu_index(gk_job *job)
     if (!g || !m->cpu_index)
         return GK_OK; /* a CPU job has its index */
     pthread_mutex_lock(&g->tree_lock);
-    int rc = m->cpu_index(job);
+    int rc = gk_job_order_points(job); /* the GPU ordered only its own copy */
+    if (!rc)
+        rc = m->cpu_index(job);
     pthread_mutex_unlock(&g->tree_lock);
     return rc;
 }

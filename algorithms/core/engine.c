@@ -127,6 +127,19 @@ static gk_points *quadtree_ordered(gk_context *ctx, const gk_points *pts, uint32
     return own;
 }
 
+int gk_job_order_points(gk_job *job)
+{
+    if (!job->ties || job->own_pts)
+        return GK_OK;
+    gk_points *own = quadtree_ordered(job->ctx, job->pts, &job->order, &job->order_lev);
+    if (!own)
+        return gk_error(job->ctx, GK_ERR_NOMEM, "out of memory ordering %zu points",
+                        job->pts->n);
+    job->own_pts = own;
+    job->pts = own;
+    return GK_OK;
+}
+
 gk_job *gk_job_new(gk_context *ctx, const gk_points *pts, const gk_algorithm *alg)
 {
     size_t n = pts ? pts->n : 0;
@@ -152,14 +165,7 @@ gk_job *gk_job_new(gk_context *ctx, const gk_points *pts, const gk_algorithm *al
     job->ctx = ctx;
     job->pts = pts;
     job->alg = *alg;
-    if (gdal_quadtree_ties(alg, n)) {
-        if (!(job->own_pts = quadtree_ordered(ctx, pts, &job->order, &job->order_lev))) {
-            gk_error(ctx, GK_ERR_NOMEM, "out of memory ordering %zu points", n);
-            free(job);
-            return NULL;
-        }
-        job->pts = job->own_pts;
-    }
+    job->ties = gdal_quadtree_ties(alg, n);
     job->nbands = 1;
     gk_ellipse_init(&job->ell, alg->radius1, alg->radius2, alg->angle);
 
@@ -174,8 +180,11 @@ gk_job *gk_job_new(gk_context *ctx, const gk_points *pts, const gk_algorithm *al
         return NULL;
     }
     job->method = m;
+    /* a GPU orders its own copy of the points (gk_gpu_job_desc's
+     * quadtree_order); the CPU's share of a GPU run orders the job's then
+     * (gk_device_cpu_index) */
     if ((m->build && m->build(job)) || gk_device_job_attach(job) ||
-        (m->prepare && m->prepare(job))) {
+        (!job->gpu && gk_job_order_points(job)) || (m->prepare && m->prepare(job))) {
         gk_job_free(job);
         return NULL;
     }

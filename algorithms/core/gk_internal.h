@@ -168,6 +168,7 @@ struct gk_job {
     gk_points *own_pts; /* pts, when the job reorders the caller's points (engine.c) */
     uint32_t *order;    /* with own_pts: the caller's index of each of pts */
     uint8_t *order_lev; /* with own_pts: the quadtree's boundaries (quadtree_order.h) */
+    int ties;           /* ties are broken in gdal_grid's quadtree order (engine.c) */
     gk_algorithm alg;
     const struct gk_method *method; /* alg's row, looked up once (core/method.h) */
     gk_ellipse ell;
@@ -188,6 +189,11 @@ struct gk_job {
     uint64_t shared_nodes; /* of a GPU run, computed on the CPU (cpu_share.c) */
     char warning[512];     /* what preparation changed silently, for the user ("" if none) */
 };
+
+/* Where the job breaks ties in gdal_grid's quadtree order: its points put in
+ * that order, once (engine.c; a GPU job's module orders its own copy, and
+ * the CPU's share of the run calls this first). 0, or an error code. */
+int gk_job_order_points(gk_job *job);
 
 /* A window of the output grid, with the exact-hit threshold of that grid. */
 typedef struct {

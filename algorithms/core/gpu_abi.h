@@ -18,8 +18,8 @@ extern "C" {
 
 /* One number: the entry symbol carries it, so a module of another version is
  * not even found, and the table repeats it. */
-#define GK_GPU_ABI_VERSION 10
-#define GK_GPU_ENTRY_FN gk_gpu_module_v10
+#define GK_GPU_ABI_VERSION 11
+#define GK_GPU_ENTRY_FN gk_gpu_module_v11
 #define GK_GPU_STR_(x) #x
 #define GK_GPU_STR(x) GK_GPU_STR_(x)
 #define GK_GPU_ENTRY GK_GPU_STR(GK_GPU_ENTRY_FN)
@@ -137,6 +137,10 @@ typedef struct {
      * the order of x, y, z (host, read during job_new only), which a tile's
      * given points leave out (gk_gpu_tile's qgroup); NULL: none */
     const int *group;
+    /* 1: the module puts the points in gdal_grid's quadtree order (core/
+     * quadtree_order.h) before anything else, as the core would have: ties
+     * by index then follow that order */
+    int quadtree_order;
 } gk_gpu_job_desc;
 
 /* How a GK_GPU_GAUSS job forms its terms. */
@@ -328,6 +332,11 @@ typedef struct {
      * and a reason (the CPU then runs them). */
     int (*curve_evolve)(int dev, gk_gpu_evolve *e, char *err, size_t err_cap);
     int (*scms)(int dev, gk_gpu_scms *s, char *err, size_t err_cap);
+    /* gdal_grid's quadtree order of n points on device dev into order (host),
+     * as job_new makes it (tests, benchmarks); *ms its time on the device, the
+     * points there already. 0, or non-zero and a reason. */
+    int (*quadtree_order)(int dev, const double *x, const double *y, size_t n, uint32_t *order,
+                          double *ms, char *err, size_t err_cap);
 } gk_gpu_api;
 
 /* tile()'s code when the GPU had no memory for the tile (the caller splits it) */

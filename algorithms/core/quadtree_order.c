@@ -9,6 +9,7 @@
  */
 #define _DEFAULT_SOURCE 1 /* madvise() and MADV_HUGEPAGE, where Linux has them */
 #include "core/quadtree_order.h"
+#include "core/quadtree_split.h"
 
 #include <omp.h>
 #include <stdlib.h>
@@ -16,40 +17,6 @@
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
-
-#define QT_CAPACITY 8
-#define QT_SPLIT_RATIO 0.55
-
-typedef struct {
-    double minx, miny, maxx, maxy;
-} qt_box;
-
-/* CPLQuadTreeSplitBounds: the longer side (x when strictly longer) cut into
- * two overlapping parts of QT_SPLIT_RATIO each */
-static void split(const qt_box *in, qt_box *a, qt_box *b)
-{
-    *a = *in;
-    *b = *in;
-    if (in->maxx - in->minx > in->maxy - in->miny) {
-        double range = in->maxx - in->minx;
-        a->maxx = in->minx + range * QT_SPLIT_RATIO;
-        b->minx = in->maxx - range * QT_SPLIT_RATIO;
-    } else {
-        double range = in->maxy - in->miny;
-        a->maxy = in->miny + range * QT_SPLIT_RATIO;
-        b->miny = in->maxy - range * QT_SPLIT_RATIO;
-    }
-}
-
-static int holds(const qt_box *b, double x, double y)
-{
-    return x >= b->minx && x <= b->maxx && y >= b->miny && y <= b->maxy;
-}
-
-static int same_box(const qt_box *a, const qt_box *b)
-{
-    return memcmp(a, b, sizeof *a) == 0;
-}
 
 /* The tree's shape does not depend on the order points arrive in: a node
  * splits once a ninth point reaches it (unless its quarters would equal
@@ -79,55 +46,6 @@ static size_t par_node(size_t n, int nt)
 {
     size_t m = n / (8 * (size_t)nt);
     return m > 4096 ? m : 4096;
-}
-
-/* The first quarter whose closed box holds (x, y), a point of the node.
- * The quarters share the node's bounds but along the cuts: a point is
- * placed by two comparisons with the cuts (the cases holds() on each
- * quarter decides the same way), and only one in a gap that rounding may
- * leave between the two parts of a tiny box is tested quarter by quarter. */
-typedef struct {
-    qt_box q[4];
-    int y1, y2[2];                        /* the first cut, each half's, along y (else x) */
-    double hi1, lo1, hi2[2], lo2[2];      /* first part's upper, second part's lower bound */
-} qt_cuts;
-
-/* as split() decides: the axis and the two parts' bounds along it */
-static void cut_of(const qt_box *in, const qt_box *a, const qt_box *b, int *y, double *hi,
-                   double *lo)
-{
-    *y = !(in->maxx - in->minx > in->maxy - in->miny);
-    *hi = *y ? a->maxy : a->maxx;
-    *lo = *y ? b->miny : b->minx;
-}
-
-static void cuts_of(const qt_box *box, const qt_box half[2], const qt_box q[4], qt_cuts *k)
-{
-    memcpy(k->q, q, sizeof k->q);
-    cut_of(box, &half[0], &half[1], &k->y1, &k->hi1, &k->lo1);
-    for (int h = 0; h < 2; h++)
-        cut_of(&half[h], &q[2 * h], &q[2 * h + 1], &k->y2[h], &k->hi2[h], &k->lo2[h]);
-}
-
-static __attribute__((noinline)) unsigned char quarter_by_boxes(const qt_cuts *k, double x,
-                                                                double y)
-{
-    unsigned char c = 0;
-    while (c < 4 && !holds(&k->q[c], x, y))
-        c++;
-    return c; /* 4: in no quarter (cannot happen to a point) */
-}
-
-static inline unsigned char quarter(const qt_cuts *k, double x, double y)
-{
-    /* without branches on the data (half the points go each way) */
-    const double v1 = k->y1 ? y : x;
-    const int a1 = v1 <= k->hi1, h = !a1;
-    const double v2 = k->y2[h] ? y : x;
-    const int a2 = v2 <= k->hi2[h];
-    if ((a1 | (v1 >= k->lo1)) & (a2 | (v2 >= k->lo2[h])))
-        return (unsigned char)(2 * h + !a2);
-    return quarter_by_boxes(k, x, y);
 }
 
 /* Where a leaf's points go: their indices, and where wanted their
@@ -175,7 +93,6 @@ static uint8_t boundary(size_t d, int pc, int pg, int c, int g)
  * rank(g), rank(4) = 0. */
 typedef struct {
     qt_cuts top, sub[4];
-    qt_box q[4], qq[4][4];
     int can_split[4]; /* the quarter's own quarters differ from it */
 } qt_split2;
 
@@ -184,8 +101,8 @@ static inline int rank5(int c) { return c == 4 ? 0 : c + 1; }
 
 static inline unsigned char raw_key(const qt_split2 *sp, double x, double y)
 {
-    unsigned char c = quarter(&sp->top, x, y);
-    unsigned char g = c < 4 ? quarter(&sp->sub[c], x, y) : 4;
+    unsigned char c = qt_quarter(&sp->top, x, y);
+    unsigned char g = c < 4 ? qt_quarter(&sp->sub[c], x, y) : 4;
     return (unsigned char)(5 * rank5(c) + rank5(g));
 }
 
@@ -302,21 +219,6 @@ static int push(qt_list *l, qt_node nd)
     return 0;
 }
 
-/* The quarters of box (split() twice); 0 when they would equal it (no
- * extent left to split: the node keeps every point). */
-static int quarters(const qt_box *box, qt_box q[4], qt_cuts *cuts)
-{
-    qt_box half[2];
-    split(box, &half[0], &half[1]);
-    split(&half[0], &q[0], &q[1]);
-    split(&half[1], &q[2], &q[3]);
-    for (int c = 0; c < 4; c++)
-        if (same_box(box, &q[c]))
-            return 0;
-    cuts_of(box, half, q, cuts);
-    return 1;
-}
-
 /* a node found by a pass: a leaf at once, else handed to kids (a list, not
  * a recursion: a tree of clustered points is as deep as its boxes can
  * halve, hundreds of levels where coordinates span many magnitudes) */
@@ -334,12 +236,12 @@ static int next(qt_node kid, const qt_out *out, qt_list *kids)
 static int order_node(const qt_node *nd, const qt_out *out, int nt, qt_list *kids)
 {
     qt_split2 sp;
-    if (nd->n <= QT_CAPACITY || !quarters(&nd->box, sp.q, &sp.top)) {
+    if (nd->n <= QT_CAPACITY || !qt_quarters(&nd->box, &sp.top)) {
         leaf(nd->src, nd->n, out, nd->at);
         return 0;
     }
     for (int c = 0; c < 4; c++)
-        sp.can_split[c] = quarters(&sp.q[c], sp.qq[c], &sp.sub[c]);
+        sp.can_split[c] = qt_quarters(&sp.top.q[c], &sp.sub[c]);
     size_t count[QT_B];
     int split2[4];
     partition(nd->src, nd->dst, nd->ch, nd->n, &sp, count, split2, nt);
@@ -364,7 +266,7 @@ static int order_node(const qt_node *nd, const qt_out *out, int nt, qt_list *kid
         if (!split2[c]) {
             GROUP(c, 4, count[rc]);
             qt_node kid = {nd->dst + b,     nd->src + b, nd->ch + b, count[rc], nd->at + b,
-                           nd->depth + 1, sp.q[c]};
+                           nd->depth + 1, sp.top.q[c]};
             if (next(kid, out, kids))
                 return -1;
             b += count[rc];
@@ -377,7 +279,7 @@ static int order_node(const qt_node *nd, const qt_out *out, int nt, qt_list *kid
             size_t m = count[rc + g + 1];
             GROUP(c, g, m);
             qt_node kid = {nd->dst + b, nd->src + b, nd->ch + b, m, nd->at + b, nd->depth + 2,
-                           sp.qq[c][g]};
+                           sp.sub[c].q[g]};
             if (next(kid, out, kids))
                 return -1;
             b += m;

@@ -206,6 +206,17 @@ static void tie_order(const gk_points *pts)
     qsort(t, 3, sizeof *t, cmp_d);
     printf("gdal_grid's tie order alone, %zu points, %d threads: %.1f ms\n", n,
            omp_get_num_procs(), t[1]);
+    /* the GPU's (what invdistnn's GPU set-up runs), the points on it already */
+    const gk_gpu_api *api = gk_device_module();
+    uint32_t *o = malloc(n * sizeof *o);
+    char err[256];
+    for (int r = 0; r < 3 && o && api; r++)
+        if (api->quadtree_order(0, gk_points_x(pts), gk_points_y(pts), n, o, &t[r], err,
+                                sizeof err))
+            t[r] = NAN;
+    free(o);
+    qsort(t, 3, sizeof *t, cmp_d);
+    printf("gdal_grid's tie order alone on the GPU, %zu points: %.2f ms\n", n, t[1]);
 }
 
 /* the row's name in the tables: its spec, and what sets the variants apart */

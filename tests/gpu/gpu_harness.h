@@ -126,5 +126,6 @@ void test_variograms(const dataset *u, const dataset *l);
 void test_linear(gk_context *ctx, const dataset *u, const dataset *l, const dataset *s);
 /* test_gpu_crossval.c */
 void test_crossval(const dataset *u, const dataset *l);
+void test_quadtree_order(void); /* test_gpu_quadtree_order.c */
 
 #endif

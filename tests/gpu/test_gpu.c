@@ -205,6 +205,7 @@ int main(void)
     }
     dataset u = make_utm(ctx), l = make_lattice(ctx), sm = make_small(ctx);
 
+    test_quadtree_order();
     test_gpu_basic(&u, &l);
     test_extra(&u, &l, &sm);
     test_big_k(&u, &l, &sm);

@@ -1,0 +1,282 @@
+/*
+ * quadtree_order.cu - gdal_grid's quadtree order (algorithms/core/
+ * quadtree_order.h) built on the device, one tree level a pass, with no
+ * work on the host but the count of what is left. A pass takes the points
+ * of the nodes still splitting (each node's points together, in input
+ * order): each point gets its quarter (quadtree_split.h's own code), a
+ * stable radix sort by (node, quarter) keeps input order within each, the
+ * runs of equal keys are the node's own points and its quarters, and a
+ * quarter of more than 8 points with room to split is a node of the next
+ * pass; every other run's points have their final place. The boxes are
+ * computed on the device by quadtree_split.h too (-fmad=false: rounded as
+ * the host's), so the tree is the CPU's and the order the same.
+ */
+#include "families.h"
+#include "check.h"
+
+#include "core/quadtree_split.h"
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_run_length_encode.cuh>
+#include <cub/device/device_scan.cuh>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+
+namespace gk_gpu
+{
+
+/* a node still splitting: its place in the order, its points' place in
+ * the pass (start, count), its quarters */
+struct QNode {
+    int at, start, count;
+    qt_cuts cuts;
+};
+
+/* where the points of one (node, quarter) key go: dst onwards; node >= 0:
+ * to that node of the next pass, -1: their final place */
+struct KeyDest {
+    int start; /* the key's first place among the sorted points */
+    int dst;
+    int node;
+};
+
+__global__ void qt_identity(unsigned *order, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        order[i] = (unsigned)i;
+}
+
+__global__ void qt_iota(unsigned *v, unsigned *actn, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        v[i] = (unsigned)i, actn[i] = 0;
+}
+
+/* key = node * 5 + the point's quarter + 1 (0: in none, listed first) */
+__global__ void qt_keys(const double *x, const double *y, const unsigned *act,
+                        const unsigned *actn, const QNode *nodes, int na, unsigned *key)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= na)
+        return;
+    const unsigned p = act[i], nd = actn[i];
+    const unsigned char c = qt_quarter(&nodes[nd].cuts, x[p], y[p]);
+    key[i] = nd * 5u + (c == 4 ? 0u : (unsigned)c + 1u);
+}
+
+/* does run j's quarter split again? flag and its points (0 if not) */
+__global__ void qt_run_flags(const unsigned *ukey, const unsigned *ucnt, const int *nruns,
+                             const QNode *nodes, int *flag, int *fcnt)
+{
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= *nruns)
+        return;
+    const unsigned k = ukey[j], r = k % 5;
+    const int cnt = (int)ucnt[j];
+    qt_cuts kc;
+    const int split = r > 0 && cnt > QT_CAPACITY && qt_quarters(&nodes[k / 5].cuts.q[r - 1], &kc);
+    flag[j] = split;
+    fcnt[j] = split ? cnt : 0;
+}
+
+/* run j's destination; the next pass's nodes; tot = {nodes, points} of it */
+__global__ void qt_run_emit(const unsigned *ukey, const unsigned *ucnt, const int *nruns,
+                            const unsigned *ustart, const int *flag, const int *fid,
+                            const int *foff, const int *fcnt, const QNode *nodes,
+                            QNode *next, KeyDest *kd, int *tot)
+{
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    const int nr = *nruns;
+    if (j >= nr)
+        return;
+    const unsigned k = ukey[j], r = k % 5;
+    const QNode &nd = nodes[k / 5];
+    const int s = (int)ustart[j], at = nd.at + (s - nd.start);
+    KeyDest d = {s, at, -1};
+    if (flag[j]) {
+        QNode &c = next[fid[j]];
+        c.at = at;
+        c.start = foff[j];
+        c.count = (int)ucnt[j];
+        qt_quarters(&nd.cuts.q[r - 1], &c.cuts);
+        d.dst = foff[j];
+        d.node = fid[j];
+    }
+    kd[k] = d;
+    if (j == nr - 1) {
+        tot[0] = fid[j] + flag[j];
+        tot[1] = foff[j] + fcnt[j];
+    }
+}
+
+__global__ void qt_scatter(const unsigned *key, const unsigned *pts, const KeyDest *kd, int na,
+                           unsigned *order, unsigned *act, unsigned *actn)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= na)
+        return;
+    const KeyDest d = kd[key[i]];
+    const int at = d.dst + (i - d.start);
+    if (d.node < 0) {
+        order[at] = pts[i];
+    } else {
+        act[at] = pts[i];
+        actn[at] = (unsigned)d.node;
+    }
+}
+
+/* one allocation carved into aligned parts */
+struct Carve {
+    char *base;
+    size_t off;
+    template <class T> T *take(size_t n)
+    {
+        off = (off + 255) & ~(size_t)255;
+        T *p = (T *)(base ? base + off : nullptr);
+        off += n * sizeof(T);
+        return p;
+    }
+};
+
+int quadtree_order(cudaStream_t st, const double *x, const double *y, int n, const double box[4],
+                   unsigned *order, char *err, size_t err_cap)
+{
+    const int T = 256;
+    const size_t un = (size_t)n, maxnodes = un / (QT_CAPACITY + 1) + 1;
+    char *mem = nullptr;
+    int h_tot[2];
+    int rc = -1, na = n, nn = 1;
+    qt_box root = {box[0], box[1], box[2], box[3]};
+    QNode r0;
+    unsigned *act, *actn, *key, *key2, *pts2, *ukey, *ucnt, *ustart;
+    int *flag, *fid, *foff, *fcnt, *d_nruns, *d_tot;
+    QNode *nodes, *next;
+    KeyDest *kd;
+    void *tmp;
+    size_t tb = 0, t1 = 0;
+    r0.at = 0, r0.start = 0, r0.count = n;
+    if (n <= QT_CAPACITY || !qt_quarters(&root, &r0.cuts)) { /* one leaf: input order */
+        qt_identity<<<(n + T - 1) / T, T, 0, st>>>(order, n);
+        CK(cudaGetLastError());
+        CK(cudaStreamSynchronize(st));
+        return 0;
+    }
+    /* the CUB calls' scratch: the largest of them at n items */
+    CK(cub::DeviceRadixSort::SortPairs(nullptr, t1, (unsigned *)nullptr, (unsigned *)nullptr,
+                                       (unsigned *)nullptr, (unsigned *)nullptr, n, 0, 32, st));
+    tb = std::max(tb, t1);
+    CK(cub::DeviceRunLengthEncode::Encode(nullptr, t1, (unsigned *)nullptr, (unsigned *)nullptr,
+                                          (unsigned *)nullptr, (int *)nullptr, n, st));
+    tb = std::max(tb, t1);
+    CK(cub::DeviceScan::ExclusiveSum(nullptr, t1, (unsigned *)nullptr, (unsigned *)nullptr, n,
+                                     st));
+    tb = std::max(tb, t1);
+    for (int pass = 0; pass < 2; pass++) {
+        Carve c = {mem, 0};
+        act = c.take<unsigned>(un), actn = c.take<unsigned>(un), key = c.take<unsigned>(un);
+        key2 = c.take<unsigned>(un), pts2 = c.take<unsigned>(un), ukey = c.take<unsigned>(un);
+        ucnt = c.take<unsigned>(un), ustart = c.take<unsigned>(un);
+        flag = c.take<int>(un), fid = c.take<int>(un), foff = c.take<int>(un);
+        fcnt = c.take<int>(un), d_nruns = c.take<int>(1), d_tot = c.take<int>(2);
+        nodes = c.take<QNode>(maxnodes), next = c.take<QNode>(maxnodes);
+        kd = c.take<KeyDest>(5 * maxnodes), tmp = c.take<char>(tb);
+        if (!mem)
+            CK(cudaMallocAsync((void **)&mem, c.off, st));
+    }
+    qt_iota<<<(n + T - 1) / T, T, 0, st>>>(act, actn, n);
+    CK(cudaGetLastError());
+    CK(cudaMemcpyAsync(nodes, &r0, sizeof r0, cudaMemcpyHostToDevice, st));
+    while (na > 0) {
+        const int gp = (na + T - 1) / T, runs = (int)std::min<long long>(na, 5LL * nn);
+        const int gr = (runs + T - 1) / T;
+        qt_keys<<<gp, T, 0, st>>>(x, y, act, actn, nodes, na, key);
+        CK(cudaGetLastError());
+        int bits = 1;
+        while ((1LL << bits) < 5LL * nn)
+            bits++;
+        size_t t = tb;
+        CK(cub::DeviceRadixSort::SortPairs(tmp, t, key, key2, act, pts2, na, 0, bits, st));
+        t = tb;
+        CK(cub::DeviceRunLengthEncode::Encode(tmp, t, key2, ukey, ucnt, d_nruns, na, st));
+        /* over a bound of the runs: the entries past the last run follow it */
+        t = tb;
+        CK(cub::DeviceScan::ExclusiveSum(tmp, t, ucnt, ustart, runs, st));
+        qt_run_flags<<<gr, T, 0, st>>>(ukey, ucnt, d_nruns, nodes, flag, fcnt);
+        CK(cudaGetLastError());
+        t = tb;
+        CK(cub::DeviceScan::ExclusiveSum(tmp, t, flag, fid, runs, st));
+        t = tb;
+        CK(cub::DeviceScan::ExclusiveSum(tmp, t, fcnt, foff, runs, st));
+        qt_run_emit<<<gr, T, 0, st>>>(ukey, ucnt, d_nruns, ustart, flag, fid, foff, fcnt, nodes,
+                                      next, kd, d_tot);
+        CK(cudaGetLastError());
+        qt_scatter<<<gp, T, 0, st>>>(key2, pts2, kd, na, order, act, actn);
+        CK(cudaGetLastError());
+        CK(cudaMemcpyAsync(h_tot, d_tot, sizeof h_tot, cudaMemcpyDeviceToHost, st));
+        CK(cudaStreamSynchronize(st));
+        nn = h_tot[0];
+        na = h_tot[1];
+        std::swap(nodes, next);
+    }
+    rc = 0;
+fail:
+    if (rc)
+        cudaStreamSynchronize(st);
+    if (mem)
+        cudaFreeAsync(mem, st);
+    return rc;
+}
+
+int api_quadtree_order(int dev, const double *x, const double *y, size_t n, uint32_t *order,
+                       double *ms, char *err, size_t err_cap)
+{
+    cudaStream_t st = nullptr;
+    cudaEvent_t e0 = nullptr, e1 = nullptr;
+    double *dx = nullptr, *dy = nullptr;
+    unsigned *dord = nullptr;
+    int rc = -1;
+    float t = 0;
+    double box[4] = {x[0], y[0], x[0], y[0]};
+    for (size_t i = 0; i < n; i++) {
+        box[0] = x[i] < box[0] ? x[i] : box[0];
+        box[1] = y[i] < box[1] ? y[i] : box[1];
+        box[2] = x[i] > box[2] ? x[i] : box[2];
+        box[3] = y[i] > box[3] ? y[i] : box[3];
+    }
+    CK(cudaSetDevice(dev));
+    CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    CK(cudaMalloc(&dx, n * sizeof *dx));
+    CK(cudaMalloc(&dy, n * sizeof *dy));
+    CK(cudaMalloc(&dord, n * sizeof *dord));
+    CK(cudaMemcpyAsync(dx, x, n * sizeof *dx, cudaMemcpyHostToDevice, st));
+    CK(cudaMemcpyAsync(dy, y, n * sizeof *dy, cudaMemcpyHostToDevice, st));
+    CK(cudaEventRecord(e0, st));
+    if (quadtree_order(st, dx, dy, (int)n, box, dord, err, err_cap))
+        goto fail;
+    CK(cudaEventRecord(e1, st));
+    CK(cudaMemcpyAsync(order, dord, n * sizeof *dord, cudaMemcpyDeviceToHost, st));
+    CK(cudaStreamSynchronize(st));
+    CK(cudaEventElapsedTime(&t, e0, e1));
+    if (ms)
+        *ms = t;
+    rc = 0;
+fail:
+    cudaFree(dx);
+    cudaFree(dy);
+    cudaFree(dord);
+    if (e0)
+        cudaEventDestroy(e0);
+    if (e1)
+        cudaEventDestroy(e1);
+    if (st)
+        cudaStreamDestroy(st);
+    return rc;
+}
+
+} // namespace gk_gpu
