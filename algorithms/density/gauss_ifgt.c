@@ -34,6 +34,7 @@
 #include "density/gauss.h"
 
 #include <float.h>
+#include <stdint.h>
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -71,50 +72,168 @@ void gk_ifgt_free(gk_ifgt *g)
 
 /* Farthest-point clustering, grown a centre at a time (first: point 0;
  * ties: the lowest index): after cluster_to(.., K, ..) rx[k] is the largest
- * distance to the nearest of the first k + 1 centres, k < K. */
+ * distance to the nearest of the first k + 1 centres, k < K.
+ *
+ * The points are kept in the cells of a grid (in index order within each),
+ * each cell with its box and its largest distance so far. A new centre
+ * changes no point of a cell whose box is at least that far from it: the
+ * distance to the box, rounded as a point's own (the same operations on
+ * the box's nearer side: rounding is monotonic), is a lower bound on every
+ * point's, so the cell is skipped, exactly. After the first few centres
+ * only the cells near the new one are read, and the centres, distances and
+ * plan are the same as a pass over every point would give. */
 typedef struct {
-    double *d2; /* each point's squared distance to its nearest centre so far */
-    size_t next; /* the next centre: the farthest point */
-    int k;       /* centres so far */
+    size_t n;
+    int nc;                /* cells */
+    size_t *start;         /* nc + 1: each cell's points */
+    double *x, *y, *d2;    /* the points by cell, and their squared distance to the nearest centre */
+    uint32_t *id;          /* their input index */
+    double *bx0, *by0, *bx1, *by1, *cmax; /* each cell's box and largest d2 */
+    size_t *carg;          /* input index of its first point at cmax */
+    size_t next;           /* the next centre: the farthest point (input index) */
+    int k;                 /* centres so far */
 } fp_state;
 
-/* Each centre's pass shared by the threads in FP_CHUNKS fixed chunks, each
- * finding its own farthest point (the first of equals); the chunks' answers
- * compared in order give the one pass's answer, whatever the threads. */
+/* fixed chunks of cells, whatever the threads */
 #define FP_CHUNKS 64
 #define FP_PAR ((size_t)1 << 15)
+#define FP_CELL_PTS 128 /* points a cell, about */
+
+static void fp_free(fp_state *st)
+{
+    free(st->start), free(st->x), free(st->y), free(st->d2), free(st->id);
+    free(st->bx0), free(st->by0), free(st->bx1), free(st->by1), free(st->cmax), free(st->carg);
+}
+
+/* the points into cells of a grid over their box, in index order within
+ * each (a counting sort in fixed chunks); -1 when out of memory */
+static int fp_init(fp_state *st, const gk_points *pts, double xmin, double ymin, double xmax,
+                   double ymax, int threads)
+{
+    const size_t n = pts->n;
+    memset(st, 0, sizeof *st);
+    st->n = n;
+    int side = (int)sqrt((double)n / FP_CELL_PTS);
+    side = side < 1 ? 1 : side > 1024 ? 1024 : side;
+    const int nc = side * side;
+    st->nc = nc;
+    st->start = calloc((size_t)nc + 1, sizeof *st->start);
+    st->x = malloc(n * sizeof *st->x), st->y = malloc(n * sizeof *st->y);
+    st->d2 = malloc(n * sizeof *st->d2), st->id = malloc(n * sizeof *st->id);
+    st->bx0 = malloc(nc * sizeof(double)), st->by0 = malloc(nc * sizeof(double));
+    st->bx1 = malloc(nc * sizeof(double)), st->by1 = malloc(nc * sizeof(double));
+    st->cmax = malloc(nc * sizeof(double)), st->carg = malloc(nc * sizeof(size_t));
+    uint32_t *cell = malloc(n * sizeof *cell);
+    size_t *cc = calloc((size_t)FP_CHUNKS * nc, sizeof *cc); /* chunk t's cell c: t * nc + c */
+    if (!st->start || !st->x || !st->y || !st->d2 || !st->id || !st->bx0 || !st->by0 ||
+        !st->bx1 || !st->by1 || !st->cmax || !st->carg || !cell || !cc) {
+        free(cell), free(cc);
+        fp_free(st);
+        return -1;
+    }
+    const double sx = xmax > xmin ? side / (xmax - xmin) : 0;
+    const double sy = ymax > ymin ? side / (ymax - ymin) : 0;
+    const int nt = threads > 0 ? threads : omp_get_num_procs();
+    const int par = n >= FP_PAR && nt > 1;
+#pragma omp parallel for if (par) num_threads(nt) schedule(static)
+    for (int t = 0; t < FP_CHUNKS; t++) {
+        const size_t lo = n * (size_t)t / FP_CHUNKS, hi = n * (size_t)(t + 1) / FP_CHUNKS;
+        size_t *ct = cc + (size_t)t * nc;
+        for (size_t i = lo; i < hi; i++) {
+            int cx = (int)((pts->x[i] - xmin) * sx), cy = (int)((pts->y[i] - ymin) * sy);
+            cx = cx < 0 ? 0 : cx >= side ? side - 1 : cx;
+            cy = cy < 0 ? 0 : cy >= side ? side - 1 : cy;
+            ct[cell[i] = (uint32_t)(cy * side + cx)]++;
+        }
+    }
+    /* places: cell by cell, chunk by chunk (a cell's points in input order) */
+    size_t at = 0;
+    for (int c = 0; c < nc; c++) {
+        st->start[c] = at;
+        for (int t = 0; t < FP_CHUNKS; t++) {
+            size_t m = cc[(size_t)t * nc + c];
+            cc[(size_t)t * nc + c] = at;
+            at += m;
+        }
+    }
+    st->start[nc] = at;
+#pragma omp parallel for if (par) num_threads(nt) schedule(static)
+    for (int t = 0; t < FP_CHUNKS; t++) {
+        const size_t lo = n * (size_t)t / FP_CHUNKS, hi = n * (size_t)(t + 1) / FP_CHUNKS;
+        size_t *ct = cc + (size_t)t * nc;
+        for (size_t i = lo; i < hi; i++) {
+            size_t q = ct[cell[i]]++;
+            st->x[q] = pts->x[i], st->y[q] = pts->y[i], st->id[q] = (uint32_t)i;
+            st->d2[q] = INFINITY;
+        }
+    }
+    free(cell), free(cc);
+#pragma omp parallel for if (par) num_threads(nt) schedule(static)
+    for (int c = 0; c < nc; c++) {
+        double x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY;
+        for (size_t q = st->start[c]; q < st->start[c + 1]; q++) {
+            x0 = fmin(x0, st->x[q]), x1 = fmax(x1, st->x[q]);
+            y0 = fmin(y0, st->y[q]), y1 = fmax(y1, st->y[q]);
+        }
+        st->bx0[c] = x0, st->by0[c] = y0, st->bx1[c] = x1, st->by1[c] = y1;
+        st->cmax[c] = st->start[c] < st->start[c + 1] ? INFINITY : -1.0;
+        st->carg[c] = st->start[c] < st->start[c + 1] ? st->id[st->start[c]] : 0;
+    }
+    return 0;
+}
+
+/* the distance from the centre to a box, rounded as a point's: no point of
+ * the box is nearer, as the program computes it */
+static double box_d2(double x, double y, double x0, double y0, double x1, double y1)
+{
+    double dx = x < x0 ? x0 - x : x > x1 ? x1 - x : 0.0;
+    double dy = y < y0 ? y0 - y : y > y1 ? y1 - y : 0.0;
+    return dx * dx + dy * dy;
+}
 
 static void cluster_to(const gk_points *pts, fp_state *st, int K, int *centre, double *rx,
                        int threads)
 {
-    const size_t n = pts->n;
-    const double *px = pts->x, *py = pts->y;
-    double *d2 = st->d2;
+    const int nc = st->nc;
     const int nt = threads > 0 ? threads : omp_get_num_procs();
+    const int par = st->n >= FP_PAR && nt > 1;
     for (; st->k < K; st->k++) {
         const size_t c = st->next;
         centre[st->k] = (int)c;
-        const double x = px[c], y = py[c];
+        const double x = pts->x[c], y = pts->y[c];
         double cfar[FP_CHUNKS];
         size_t carg[FP_CHUNKS];
-#pragma omp parallel for if (n >= FP_PAR && nt > 1) num_threads(nt) schedule(static)
+#pragma omp parallel for if (par) num_threads(nt) schedule(static)
         for (int t = 0; t < FP_CHUNKS; t++) {
-            const size_t lo = n * (size_t)t / FP_CHUNKS, hi = n * (size_t)(t + 1) / FP_CHUNKS;
+            const int lo = (int)((long long)nc * t / FP_CHUNKS),
+                      hi = (int)((long long)nc * (t + 1) / FP_CHUNKS);
             double far = -1.0;
-            size_t arg = lo;
-            for (size_t i = lo; i < hi; i++) {
-                double dx = px[i] - x, dy = py[i] - y, e = dx * dx + dy * dy;
-                if (e < d2[i])
-                    d2[i] = e;
-                if (d2[i] > far)
-                    far = d2[i], arg = i;
+            size_t arg = SIZE_MAX;
+            for (int b = lo; b < hi; b++) {
+                if (st->start[b] == st->start[b + 1])
+                    continue;
+                if (!(box_d2(x, y, st->bx0[b], st->by0[b], st->bx1[b], st->by1[b]) >=
+                      st->cmax[b])) {
+                    double m = -1.0;
+                    size_t a = 0;
+                    for (size_t q = st->start[b]; q < st->start[b + 1]; q++) {
+                        double dx = st->x[q] - x, dy = st->y[q] - y, e = dx * dx + dy * dy;
+                        if (e < st->d2[q])
+                            st->d2[q] = e;
+                        if (st->d2[q] > m)
+                            m = st->d2[q], a = st->id[q];
+                    }
+                    st->cmax[b] = m, st->carg[b] = a;
+                }
+                if (st->cmax[b] > far || (st->cmax[b] == far && st->carg[b] < arg))
+                    far = st->cmax[b], arg = st->carg[b];
             }
             cfar[t] = far, carg[t] = arg;
         }
         double far = -1.0;
-        size_t arg = 0;
+        size_t arg = SIZE_MAX;
         for (int t = 0; t < FP_CHUNKS; t++)
-            if (cfar[t] > far)
+            if (cfar[t] > far || (cfar[t] == far && carg[t] < arg))
                 far = cfar[t], arg = carg[t];
         rx[st->k] = sqrt(far);
         st->next = arg;
@@ -134,6 +253,86 @@ static int order_for(double q, double tol)
     return 0;
 }
 
+/* A plan of k clusters of radius r_x on points of extent W x H: a node's
+ * cost (ns), and its order in *p; INFINITY when no order up to IFGT_PMAX
+ * meets the bound, or rounding would lose it. Never smaller for a larger
+ * r_x (the order, the reach and the clusters seen only grow). */
+static double plan_ns(double r_x, int k, double reach, double h, double E, size_t n, double W,
+                      double H, int *p_out)
+{
+    const double r_y = r_x + reach, q = 2.0 * r_x * r_y / (h * h);
+    const int p = order_for(q, E / 2.0);
+    *p_out = p;
+    if (!p || !(exp(q) * ((double)n + p * (p + 1) / 2 + 8) * DBL_EPSILON <= E / 4.0))
+        return INFINITY;
+    const double t = p * (p + 1) / 2.0;
+    /* the clusters within r_y of a node: its box's share, of which the disc
+     * takes pi / 4 while it is small */
+    const double rho = fmax(r_y / fmax(W, H), 0.0);
+    const double disc = rho >= 1.0 ? 1.0 : M_PI / 4.0 + (1.0 - M_PI / 4.0) * rho;
+    double seen = k * gk_gauss_overlap(r_y, W) * gk_gauss_overlap(r_y, H) * disc + 1.0;
+    seen = seen < k ? seen : k;
+    /* a node's share of the expansions, and its clusters' series */
+    return (t * 4.0 + seen * (t * 2.0 + 40.0)) * GK_IFGT_NS_UNIT;
+}
+
+/* Could a plan of the K that gk_ifgt_build tries beat cut_ns? A lower bound
+ * on any k centres' radius, from the cells of a G x G grid the points
+ * occupy: a disc of radius r meets at most (2r/sx + 2)(2r/sy + 2) cells,
+ * and k discs holding every point meet every occupied one. Where even that
+ * radius gives no plan cheaper than the cut-off, the clustering (a pass
+ * over the points per centre) cannot find one either: plan_ns only grows
+ * with the radius. 1 when some might (or the box is flat), else 0. */
+#define MP_G 256
+static int may_pay(const gk_points *pts, double xmin, double ymin, double xmax, double ymax,
+                   int kmax, double reach, double h, double E, double cut_ns, int threads)
+{
+    const size_t n = pts->n;
+    const double W = xmax - xmin, H = ymax - ymin;
+    if (!(W > 0) || !(H > 0))
+        return 1;
+    const size_t words = (size_t)MP_G * MP_G / 64;
+    uint64_t *bits = calloc((size_t)FP_CHUNKS * words, sizeof *bits);
+    if (!bits)
+        return 1; /* the clustering decides, as without the bound */
+    const double sx = MP_G / W, sy = MP_G / H;
+    const int nt = threads > 0 ? threads : omp_get_num_procs();
+#pragma omp parallel for if (n >= FP_PAR && nt > 1) num_threads(nt) schedule(static)
+    for (int t = 0; t < FP_CHUNKS; t++) {
+        const size_t lo = n * (size_t)t / FP_CHUNKS, hi = n * (size_t)(t + 1) / FP_CHUNKS;
+        uint64_t *b = bits + (size_t)t * words;
+        for (size_t i = lo; i < hi; i++) {
+            int cx = (int)((pts->x[i] - xmin) * sx), cy = (int)((pts->y[i] - ymin) * sy);
+            cx = cx < 0 ? 0 : cx >= MP_G ? MP_G - 1 : cx;
+            cy = cy < 0 ? 0 : cy >= MP_G ? MP_G - 1 : cy;
+            const unsigned c = (unsigned)(cy * MP_G + cx);
+            b[c >> 6] |= (uint64_t)1 << (c & 63);
+        }
+    }
+    double occ = 0;
+    for (size_t w = 0; w < words; w++) {
+        uint64_t v = 0;
+        for (int t = 0; t < FP_CHUNKS; t++)
+            v |= bits[(size_t)t * words + w];
+        occ += __builtin_popcountll(v);
+    }
+    free(bits);
+    const double cw = W / MP_G, ch = H / MP_G;
+    for (int k = 1; k <= kmax; k = k < kmax && 2 * k > kmax ? kmax : 2 * k) {
+        if (k * GK_IFGT_NS_CLUSTER > 0.05 * cut_ns)
+            break;
+        /* the smallest r with k (2r/cw + 2)(2r/ch + 2) >= occ, shaved for rounding */
+        const double A = 4.0 / (cw * ch), B = 4.0 / cw + 4.0 / ch, C = 4.0 - occ / k;
+        const double r = C >= 0 ? 0.0 : 0.999 * (-B + sqrt(B * B - 4.0 * A * C)) / (2.0 * A);
+        int p;
+        if (plan_ns(r, k, reach, h, E, n, W, H, &p) < cut_ns)
+            return 1;
+        if (k == kmax)
+            break;
+    }
+    return 0;
+}
+
 int gk_ifgt_build(gk_job *job, double cut_ns)
 {
     gk_algorithm *a = &job->alg;
@@ -147,18 +346,22 @@ int gk_ifgt_build(gk_job *job, double cut_ns)
     int kmax = (double)n < kcap ? (int)(n ? n : 1) : (int)kcap;
     int *centre = malloc(kmax * sizeof *centre);
     double *rx = malloc(kmax * sizeof *rx);
-    fp_state st = {malloc((n ? n : 1) * sizeof *st.d2), 0, 0};
-    if (!centre || !rx || !st.d2) {
-        free(centre), free(rx), free(st.d2);
-        return gk_error(job->ctx, GK_ERR_NOMEM, "out of memory clustering %zu points", n);
-    }
-    for (size_t i = 0; i < n; i++)
-        st.d2[i] = INFINITY;
     /* the extent, for the clusters a node sees */
     double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
     if (n)
         gk_points_bounds(pts, &xmin, &ymin, &xmax, &ymax);
     const double reach = h * sqrt(log(4.0 / E));
+    /* auto: no clustering at all where no plan can beat the cut-off */
+    if (cut_ns < INFINITY && n &&
+        !may_pay(pts, xmin, ymin, xmax, ymax, kmax, reach, h, E, cut_ns, job->ctx->threads)) {
+        free(centre), free(rx);
+        return GK_IFGT_TAKE_CUTOFF;
+    }
+    fp_state st;
+    if (!centre || !rx || (n && fp_init(&st, pts, xmin, ymin, xmax, ymax, job->ctx->threads))) {
+        free(centre), free(rx);
+        return gk_error(job->ctx, GK_ERR_NOMEM, "out of memory clustering %zu points", n);
+    }
     int best_k = 0, best_p = 0;
     double best_ns = INFINITY;
     /* K = 1, 2, 4, ..., and kmax last (every point its own centre when
@@ -173,27 +376,15 @@ int gk_ifgt_build(gk_job *job, double cut_ns)
             cluster_to(pts, &st, k, centre, rx, job->ctx->threads);
         else
             rx[k - 1] = 0, centre[k - 1] = 0;
-        const double r_x = rx[k - 1], r_y = r_x + reach, q = 2.0 * r_x * r_y / (h * h);
-        const int p = order_for(q, E / 2.0);
-        if (p && exp(q) * ((double)n + p * (p + 1) / 2 + 8) * DBL_EPSILON <= E / 4.0) {
-            const double t = p * (p + 1) / 2.0;
-            /* the clusters within r_y of a node: its box's share, of which
-             * the disc takes pi / 4 while it is small */
-            const double rho = fmax(r_y / fmax(xmax - xmin, ymax - ymin), 0.0);
-            const double disc = rho >= 1.0 ? 1.0 : M_PI / 4.0 + (1.0 - M_PI / 4.0) * rho;
-            double seen = k * gk_gauss_overlap(r_y, xmax - xmin) *
-                              gk_gauss_overlap(r_y, ymax - ymin) * disc +
-                          1.0;
-            seen = seen < k ? seen : k;
-            /* a node's share of the expansions, and its clusters' series */
-            const double ns = (t * 4.0 + seen * (t * 2.0 + 40.0)) * GK_IFGT_NS_UNIT;
-            if (ns < best_ns)
-                best_ns = ns, best_k = k, best_p = p;
-        }
+        int p;
+        const double ns = plan_ns(rx[k - 1], k, reach, h, E, n, xmax - xmin, ymax - ymin, &p);
+        if (ns < best_ns)
+            best_ns = ns, best_k = k, best_p = p;
         if (k == kmax)
             break;
     }
-    free(st.d2);
+    if (n)
+        fp_free(&st);
     /* method=ifgt (cut_ns infinite) without a plan is an error; auto takes
      * the cut-off when no plan beats it, none found included */
     if (!best_k && !(cut_ns < INFINITY)) {
