@@ -588,12 +588,18 @@ fail:
     return -1;
 }
 
+__global__ void pair_xy(const double *x, const double *y, size_t n, double2 *xy)
+{
+    const size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i < n)
+        xy[i] = make_double2(x[i], y[i]);
+}
+
 int density_make(Job *J, const gk_gpu_job_desc *d, char *err, size_t err_cap)
 {
     if (d->op == GK_GPU_GAUSS && d->dens_form == GK_GPU_GS_IFGT)
         return ifgt_make(J, d, err, err_cap);
     const size_t nbins = (size_t)d->dens_nbx * d->dens_nby;
-    std::vector<double2> hxy;
     if (!d->dens_start || d->n > (size_t)INT32_MAX) {
         snprintf(err, err_cap, "density job without its bins, or over 2^31 points");
         return -1;
@@ -603,21 +609,24 @@ int density_make(Job *J, const gk_gpu_job_desc *d, char *err, size_t err_cap)
     CK(cudaMalloc(&J->sxy, (n ? n : 1) * sizeof(double2)));
     CK(cudaMalloc(&J->sz, (n ? n : 1) * sizeof(double)));
     CK(cudaMalloc(&J->bstart, (nbins + 1) * sizeof(int)));
-    hxy.resize(n);
-    for (size_t k = 0; k < n; k++)
-        hxy[k] = make_double2(d->dens_x[k], d->dens_y[k]);
-    CK(cudaMemcpyAsync(J->sxy, hxy.data(), n * sizeof(double2), cudaMemcpyHostToDevice, J->st));
+    /* x and y as they are, paired on the device (mode=relative's
+     * gk_ds_relative reads them apart too: they stay in J's x, y) */
+    CK(cudaMalloc(&J->x, (n ? n : 1) * sizeof(double)));
+    CK(cudaMalloc(&J->y, (n ? n : 1) * sizeof(double)));
+    CK(cudaMemcpyAsync(J->x, d->dens_x, n * sizeof(double), cudaMemcpyHostToDevice, J->st));
+    CK(cudaMemcpyAsync(J->y, d->dens_y, n * sizeof(double), cudaMemcpyHostToDevice, J->st));
     CK(cudaMemcpyAsync(J->sz, d->dens_z, n * sizeof(double), cudaMemcpyHostToDevice, J->st));
     CK(cudaMemcpyAsync(J->bstart, d->dens_start, (nbins + 1) * sizeof(int),
                        cudaMemcpyHostToDevice, J->st));
-    if (d->op == GK_GPU_GAUSS && d->dens_form == GK_GPU_GS_RELATIVE) {
-        /* gk_ds_relative reads x and y apart: the bin-ordered copies in x, y */
-        CK(cudaMalloc(&J->x, (n ? n : 1) * sizeof(double)));
-        CK(cudaMalloc(&J->y, (n ? n : 1) * sizeof(double)));
-        CK(cudaMemcpyAsync(J->x, d->dens_x, n * sizeof(double), cudaMemcpyHostToDevice, J->st));
-        CK(cudaMemcpyAsync(J->y, d->dens_y, n * sizeof(double), cudaMemcpyHostToDevice, J->st));
-    }
+    if (n)
+        pair_xy<<<(unsigned)((n + 255) / 256), 256, 0, J->st>>>(J->x, J->y, n, J->sxy);
+    CK(cudaGetLastError());
     CK(cudaStreamSynchronize(J->st));
+    if (!(d->op == GK_GPU_GAUSS && d->dens_form == GK_GPU_GS_RELATIVE)) {
+        cudaFree(J->x);
+        cudaFree(J->y);
+        J->x = J->y = nullptr;
+    }
     J->nbx = d->dens_nbx, J->nby = d->dens_nby;
     J->gx0 = d->dens_x0, J->gy0 = d->dens_y0, J->bsx = J->bsy = d->dens_side;
     return 0;

@@ -28,6 +28,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <vector>
 
 #define GK_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -71,6 +72,30 @@ __global__ void gather_sorted(const double *x, const double *y, const double *z,
     sxy[i] = make_double2(x[o], y[o]);
     sz[i] = z[o];
     sidx[i] = o;
+}
+
+/* each block's least and largest x, y, z (NaN left out, as fmin does) */
+__global__ void extent_partials(const double *x, const double *y, const double *z, int n,
+                                double *part)
+{
+    __shared__ double sh[6][256];
+    double v[6] = {INFINITY, INFINITY, INFINITY, -INFINITY, -INFINITY, -INFINITY};
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        v[0] = fmin(v[0], x[i]), v[1] = fmin(v[1], y[i]), v[2] = fmin(v[2], z[i]);
+        v[3] = fmax(v[3], x[i]), v[4] = fmax(v[4], y[i]), v[5] = fmax(v[5], z[i]);
+    }
+    for (int k = 0; k < 6; k++)
+        sh[k][threadIdx.x] = v[k];
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if ((int)threadIdx.x < s)
+            for (int k = 0; k < 6; k++)
+                sh[k][threadIdx.x] = k < 3 ? fmin(sh[k][threadIdx.x], sh[k][threadIdx.x + s])
+                                           : fmax(sh[k][threadIdx.x], sh[k][threadIdx.x + s]);
+        __syncthreads();
+    }
+    if (threadIdx.x < 6)
+        part[blockIdx.x * 6 + threadIdx.x] = sh[threadIdx.x][0];
 }
 
 /* the points in gdal_grid's tie order (quadtree_order.cu) */
@@ -258,6 +283,7 @@ void *api_job_new(int dev, const gk_gpu_job_desc *d, char *err, size_t err_cap)
     void *tmp = nullptr;
     unsigned *qorder = nullptr; /* gdal_grid's tie order, and the points in it */
     double *qx = nullptr, *qy = nullptr, *qz = nullptr;
+    double *ext = nullptr; /* the blocks' extents */
     if (!J) {
         snprintf(err, err_cap, "out of host memory");
         return nullptr;
@@ -284,16 +310,27 @@ void *api_job_new(int dev, const gk_gpu_job_desc *d, char *err, size_t err_cap)
         CK(cudaMemcpyAsync(J->y, d->y, nb, cudaMemcpyHostToDevice, J->st));
         CK(cudaMemcpyAsync(J->z, d->z, nb, cudaMemcpyHostToDevice, J->st));
     }
-    {
-        double zmin = INFINITY, zmax = -INFINITY, xmin = INFINITY, xmax = -INFINITY,
-               ymin = INFINITY, ymax = -INFINITY;
-        for (size_t i = 0; i < d->n; i++) {
-            zmin = std::min(zmin, d->z[i]);
-            zmax = std::max(zmax, d->z[i]);
-            xmin = std::min(xmin, d->x[i]);
-            xmax = std::max(xmax, d->x[i]);
-            ymin = std::min(ymin, d->y[i]);
-            ymax = std::max(ymax, d->y[i]);
+    if (row->points) {
+        /* the points' extent and Z's, on the device (a pass over the host's
+         * arrays took longer than the upload) */
+        double xmin, ymin, zmin, xmax, ymax, zmax;
+        {
+            const int nblk = std::max(1, std::min(2 * J->nsm, (n + 255) / 256));
+            CK(cudaMalloc(&ext, (size_t)nblk * 6 * sizeof(double)));
+            extent_partials<<<nblk, 256, 0, J->st>>>(J->x, J->y, J->z, n, ext);
+            CK(cudaGetLastError());
+            std::vector<double> part((size_t)nblk * 6);
+            CK(cudaMemcpyAsync(part.data(), ext, part.size() * sizeof(double),
+                               cudaMemcpyDeviceToHost, J->st));
+            CK(cudaStreamSynchronize(J->st));
+            xmin = ymin = zmin = INFINITY;
+            xmax = ymax = zmax = -INFINITY;
+            for (int b = 0; b < nblk; b++) {
+                const double *v = &part[(size_t)b * 6];
+                xmin = std::fmin(xmin, v[0]), ymin = std::fmin(ymin, v[1]);
+                zmin = std::fmin(zmin, v[2]), xmax = std::fmax(xmax, v[3]);
+                ymax = std::fmax(ymax, v[4]), zmax = std::fmax(zmax, v[5]);
+            }
         }
         J->zc = std::isfinite(zmin) && std::isfinite(zmax) ? 0.5 * (zmin + zmax) : 0.0;
         if (row->points && d->quadtree_order && n > 1) {
@@ -392,9 +429,11 @@ void *api_job_new(int dev, const gk_gpu_job_desc *d, char *err, size_t err_cap)
     cudaFree(vals2);
     cudaFree(tmp);
     cudaFree(qorder);
+    cudaFree(ext);
     return J;
 fail:
     cudaGetLastError();
+    cudaFree(ext);
     cudaFree(qorder);
     cudaFree(qx);
     cudaFree(qy);
