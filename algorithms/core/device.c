@@ -555,7 +555,7 @@ int gk_device_cpu_index(gk_job *job)
     if (!g || !m->cpu_index)
         return GK_OK; /* a CPU job has its index */
     pthread_mutex_lock(&g->tree_lock);
-    int rc = gk_job_order_points(job); /* the GPU ordered only its own copy */
+    int rc = gk_job_prepare_ties(job); /* the GPU ordered only its own copy */
     if (!rc)
         rc = m->cpu_index(job);
     pthread_mutex_unlock(&g->tree_lock);

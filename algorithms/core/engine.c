@@ -140,6 +140,8 @@ int gk_job_order_points(gk_job *job)
     return GK_OK;
 }
 
+int gk_job_prepare_ties(gk_job *job) { return job->lazy_ties ? GK_OK : gk_job_order_points(job); }
+
 gk_job *gk_job_new(gk_context *ctx, const gk_points *pts, const gk_algorithm *alg)
 {
     size_t n = pts ? pts->n : 0;
@@ -166,6 +168,11 @@ gk_job *gk_job_new(gk_context *ctx, const gk_points *pts, const gk_algorithm *al
     job->pts = pts;
     job->alg = *alg;
     job->ties = gdal_quadtree_ties(alg, n);
+    /* invdistnn's k nearest: an answer without equal distances is the same
+     * in any order of the points, so the CPU orders them only once a query
+     * meets some (idw/invdistnn.c) */
+    job->lazy_ties = job->ties && alg->kind == GK_ALG_INVDISTNN && alg->max_points > 0 &&
+                     alg->min_points_per_quadrant <= 0 && alg->max_points_per_quadrant <= 0;
     job->nbands = 1;
     gk_ellipse_init(&job->ell, alg->radius1, alg->radius2, alg->angle);
 
@@ -184,7 +191,7 @@ gk_job *gk_job_new(gk_context *ctx, const gk_points *pts, const gk_algorithm *al
      * quadtree_order); the CPU's share of a GPU run orders the job's then
      * (gk_device_cpu_index) */
     if ((m->build && m->build(job)) || gk_device_job_attach(job) ||
-        (!job->gpu && gk_job_order_points(job)) || (m->prepare && m->prepare(job))) {
+        (!job->gpu && gk_job_prepare_ties(job)) || (m->prepare && m->prepare(job))) {
         gk_job_free(job);
         return NULL;
     }
@@ -206,6 +213,8 @@ void gk_job_free(gk_job *job)
     gk_points_free(job->own_pts);
     free(job->order);
     free(job->order_lev);
+    if (job->lazy_free)
+        job->lazy_free(job);
     free(job);
 }
 
@@ -393,8 +402,8 @@ int gk_job_run_rows(gk_job *job, const gk_grid *g, int y0, int rows, int tile_w,
      * slices) runs on the cores from inside the engine's few GPU threads:
      * one nested level, for this run only */
     const int levels = omp_get_max_active_levels();
-    if (job->gpu && levels < 2)
-        omp_set_max_active_levels(2);
+    if ((job->gpu || job->lazy_ties) && levels < 2)
+        omp_set_max_active_levels(2); /* lazy_ties: the view is built on every core */
 #pragma omp parallel num_threads(threads + helper)
     {
         if (helper && omp_get_thread_num() == threads) {

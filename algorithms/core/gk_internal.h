@@ -152,6 +152,9 @@ typedef struct {
     size_t cap2;
     float *f;     /* single-precision staging */
     size_t fcap;
+    /* lazy ties (idw/invdistnn.c): this thread's nodes, those that met ties,
+     * and its comparisons in gdal_grid's order */
+    uint64_t nodes, tie_nodes, tie_cmps;
 } gk_scratch;
 int gk_scratch_reserve(gk_scratch *s, size_t n);
 int gk_scratch_reserve2(gk_scratch *s, size_t n);
@@ -169,6 +172,11 @@ struct gk_job {
     uint32_t *order;    /* with own_pts: the caller's index of each of pts */
     uint8_t *order_lev; /* with own_pts: the quadtree's boundaries (quadtree_order.h) */
     int ties;           /* ties are broken in gdal_grid's quadtree order (engine.c) */
+    int lazy_ties;      /* on the CPU only where they occur: kbins, then tie_view */
+    struct gk_knn_bins *kbins; /* lazy_ties: the points as given, in bins (search/knn_bins.h) */
+    struct gk_job *tie_view;   /* lazy_ties: the job over its points in that order, once a
+                                * query met a tie (search/index.h's gk_index_tie_view) */
+    void (*lazy_free)(struct gk_job *job); /* frees kbins and tie_view (search/index.c) */
     gk_algorithm alg;
     const struct gk_method *method; /* alg's row, looked up once (core/method.h) */
     gk_ellipse ell;
@@ -194,6 +202,8 @@ struct gk_job {
  * that order, once (engine.c; a GPU job's module orders its own copy, and
  * the CPU's share of the run calls this first). 0, or an error code. */
 int gk_job_order_points(gk_job *job);
+/* The same where the CPU needs it before any query (not where lazy_ties). */
+int gk_job_prepare_ties(gk_job *job);
 
 /* A window of the output grid, with the exact-hit threshold of that grid. */
 typedef struct {

@@ -648,7 +648,10 @@ static void run_holdout(cv_run *r)
         free(group);
         return;
     }
-    if (job && !job->tree && gk_index_tree(job))
+    /* the folds' trees over the points in the job's order (its ties' order) */
+    if (job && gk_job_order_points(job))
+        gk_error(jctx, GK_ERR_NOMEM, "out of memory ordering %zu points", n);
+    else if (job && !job->tree && gk_index_tree(job))
         gk_error(jctx, GK_ERR_NOMEM, "out of memory for the k-d tree of %zu points", n);
     if (!job || !job->tree || job->nbands < 1 || job->nbands > 2) {
         if (!jctx->err)

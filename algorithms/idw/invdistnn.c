@@ -5,13 +5,106 @@
 #include "idw.h"
 #include "search/gpu_window.h"
 #include "search/index.h"
+#include "search/knn_bins.h"
 #include "search/neighbours.h"
 
 #include <stdio.h>
 
+/* The k nearest from the bins, the points as given (lazy ties,
+ * core/gk_internal.h). Where no two of them are equally far (the k-th and
+ * the next included) and at most one is an exact hit, the answer is the
+ * ordered job's as it is; where some are, each group of equal distances
+ * (the k-th's whole, or every hit) is put in gdal_grid's order by
+ * gk_knn_bins_before. 1 or 0 as gk_idwnn_node, -1 out of memory, 2: the
+ * order is wanted whole (too many comparisons here, or one undecided). */
+#define IDWNN_TIES 2
+#define IDWNN_MAX_CMPS 4096 /* a thread's comparisons before the order is built whole */
+static int idwnn_bins(const gk_job *job, double nx, double ny, double r2, double s2, double hit2,
+                      gk_scratch *s, double *v)
+{
+    const gk_algorithm *a = &job->alg;
+    const int k = a->max_points;
+    const size_t n = job->pts->n;
+    size_t want = (size_t)k + 1;
+    int got;
+    for (;;) {
+        if (want > s->cap && gk_scratch_reserve(s, want) != GK_OK)
+            return -1;
+        got = gk_knn_bins_knn(job->kbins, nx, ny, (int)want, r2, s->idx, s->d2);
+        if ((size_t)got < want || want >= n)
+            break;
+        /* every hit, and every point as far as the k-th, must be seen */
+        const double last = s->d2[got - 1];
+        if (!(last + s2 < hit2) && last != s->d2[k - 1])
+            break;
+        want = 2 * want < n ? 2 * want : n;
+    }
+    int hits = 0, tied = 0;
+    while (hits < got && s->d2[hits] + s2 < hit2)
+        hits++;
+    for (int j = 1; j < got && !tied; j++)
+        tied = s->d2[j] == s->d2[j - 1];
+    if (hits > 1 || tied) {
+        s->tie_nodes++;
+        if (s->tie_cmps > IDWNN_MAX_CMPS)
+            return IDWNN_TIES;
+    }
+    if (hits > 0) { /* the first hit in the order */
+        int best = s->idx[0];
+        for (int j = 1; j < hits; j++) {
+            const int c = gk_knn_bins_before(job->kbins, s->idx[j], best);
+            s->tie_cmps++;
+            if (c < 0)
+                return IDWNN_TIES;
+            best = c ? s->idx[j] : best;
+        }
+        *v = job->pts->z[best];
+        return 1;
+    }
+    const int m = got < k ? got : k;
+    for (int lo = 0; tied && lo < m;) { /* each run of equal distances in the order */
+        int hi = lo + 1;
+        while (hi < got && s->d2[hi] == s->d2[lo])
+            hi++;
+        for (int j = lo + 1; j < hi; j++) {
+            const int id = s->idx[j];
+            int t = j;
+            while (t > lo) {
+                const int c = gk_knn_bins_before(job->kbins, id, s->idx[t - 1]);
+                s->tie_cmps++;
+                if (c < 0)
+                    return IDWNN_TIES;
+                if (!c)
+                    break;
+                s->idx[t] = s->idx[t - 1];
+                t--;
+            }
+            s->idx[t] = id;
+        }
+        lo = hi;
+    }
+    if (m == 0 || m < (a->min_points > 0 ? a->min_points : 0))
+        return 0;
+    return gk_idw_sum(job->pts->z, s->idx, s->d2, (size_t)m, s2, a->power, v);
+}
+
 int gk_idwnn_node(const gk_job *job, double nx, double ny, double radius, double hit2,
                   gk_scratch *s, double *v)
 {
+    if (job->kbins && !job->own_pts) { /* lazy ties (core/gk_internal.h) */
+        const gk_job *view = __atomic_load_n(&job->tie_view, __ATOMIC_ACQUIRE);
+        s->nodes++;
+        /* where ties are common (lattices), the ordered job answers all */
+        if (!view || s->tie_nodes * 8 < s->nodes) {
+            const double sm = job->alg.smoothing;
+            int rc = idwnn_bins(job, nx, ny, radius * radius, sm * sm, hit2, s, v);
+            if (rc != IDWNN_TIES)
+                return rc;
+            if (!view && !(view = gk_index_tie_view((gk_job *)job)))
+                return -1;
+        }
+        return gk_idwnn_node(view, nx, ny, radius, hit2, s, v);
+    }
     const gk_algorithm *a = &job->alg;
     const double *z = job->pts->z;
     double s2 = a->smoothing * a->smoothing;
@@ -134,14 +227,21 @@ static int knn_only(const gk_job *job)
     return job->alg.max_points > 0 && !gk_nb_has_quadrants(&job->alg);
 }
 
-static int invdistnn_tree(gk_job *job)
-{
-    return knn_only(job) ? gk_method_tree_knn(job) : gk_method_tree(job);
-}
-
 static int invdistnn_index(gk_job *job)
 {
+    if (job->lazy_ties && !job->own_pts) /* cross-validation orders them first */
+        return gk_index_knn_bins(job);
     return knn_only(job) ? gk_index_tree_knn(job) : gk_index_tree(job);
+}
+
+static int invdistnn_tree(gk_job *job)
+{
+    if (job->gpu)
+        return GK_OK; /* the GPU keeps its own index */
+    if (invdistnn_index(job))
+        return gk_error(job->ctx, GK_ERR_NOMEM,
+                        "out of memory building the spatial index of %zu points", job->pts->n);
+    return GK_OK;
 }
 
 const gk_method gk_method_invdistnn = {

@@ -1,4 +1,4 @@
-/* search/index.h - a job's k-d tree, built by the method rows that search
+/* search/index.h - a job's k-d tree (or k-NN bins), built by the method rows that search
  * (core/method.h's prepare and cpu_index hooks). */
 #ifndef GK_SEARCH_INDEX_H
 #define GK_SEARCH_INDEX_H
@@ -17,5 +17,14 @@ int gk_index_tree(gk_job *job);
  * selected, the same answers) instead. */
 int gk_method_tree_knn(gk_job *job);
 int gk_index_tree_knn(gk_job *job);
+
+/* A lazy_ties job (core/gk_internal.h): its bins over the points as given
+ * (search/knn_bins.h), once; the caller serialises. GK_OK or GK_ERR_NOMEM. */
+int gk_index_knn_bins(gk_job *job);
+/* Its view over the points in gdal_grid's quadtree order with their k-d
+ * tree, built by the first caller (any thread; the others wait): a query
+ * that met equal distances is answered through it, as the ordered job
+ * answers. NULL when out of memory. */
+const gk_job *gk_index_tie_view(gk_job *job);
 
 #endif

@@ -71,6 +71,8 @@ double eval1(const gk_algorithm *a, const double *x, const double *y, const doub
 void test_kdtree(void);         /* tests/search/test_search.c */
 void test_kdtree_threads(void);
 void test_kdtree_levels(void);
+void test_knn_bins(void);
+void test_invdistnn_ties(void);
 void test_sort(void);
 void test_invdist(void);        /* tests/idw/test_idw.c */
 void test_invdist_single(void);

@@ -202,6 +202,8 @@ int main(void)
     test_kdtree();
     test_kdtree_threads();
     test_kdtree_levels();
+    test_knn_bins();
+    test_invdistnn_ties();
     test_sort();
     test_invdist();
     test_invdist_single();

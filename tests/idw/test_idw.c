@@ -1,6 +1,7 @@
 /* test_idw.c - invdist, invdistnn (with quadrant selection, from the k-d
  * tree too) and aidw on hand-checked cases (part of test_algorithms). */
 #include "core/algo_harness.h"
+#include "core/quadtree_order.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -137,6 +138,114 @@ void test_invdistnn(void)
     CHECK_NEAR(eval1(&a, x, y, z, 5, 0, 0, &nd),
                (1 + 2 + 3 / 1.2 + 4 / 1.4) / (2 + 1 / 1.2 + 1 / 1.4), 1e-14);
     CHECK(eval1(&a, x, y, z, 5, 2, 2, &nd) == 100.0); /* hit */
+}
+
+/* invdistnn's k nearest as gdal_grid takes them, by brute force: every
+ * point within the radius sorted by distance, equal distances in the order
+ * of gdal_grid's quadtree; the first of the hits (in that order) where any;
+ * the first k summed in that order. */
+static int ties_reference(const gk_points *pts, const uint32_t *rank, double nx, double ny,
+                          double r, int k, double s2, double hit2, size_t *sel, double *sd,
+                          double *v)
+{
+    const size_t n = gk_points_count(pts);
+    const double *x = gk_points_x(pts), *y = gk_points_y(pts), *z = gk_points_z(pts);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        double dx = x[i] - nx, dy = y[i] - ny, e = dx * dx + dy * dy;
+        if (e > r * r)
+            continue;
+        size_t j = m++; /* insertion by (distance, rank) */
+        while (j > 0 && (sd[j - 1] > e || (sd[j - 1] == e && rank[sel[j - 1]] > rank[i]))) {
+            sd[j] = sd[j - 1], sel[j] = sel[j - 1];
+            j--;
+        }
+        sd[j] = e, sel[j] = i;
+    }
+    long hit = -1;
+    for (size_t j = 0; j < m; j++)
+        if (sd[j] + s2 < hit2 && (hit < 0 || rank[sel[j]] < rank[hit]))
+            hit = (long)sel[j];
+    if (hit >= 0) {
+        *v = z[hit];
+        return 1;
+    }
+    if (m > (size_t)k)
+        m = (size_t)k;
+    double num = 0.0, den = 0.0;
+    for (size_t j = 0; j < m; j++) {
+        double w = 1.0 / (sd[j] + s2);
+        num += w * z[sel[j]];
+        den += w;
+    }
+    if (m == 0 || den == 0.0)
+        return 0;
+    *v = num / den;
+    return 1;
+}
+
+/* The CPU's invdistnn orders the points only once a query meets equal
+ * distances (core/gk_internal.h's lazy_ties): its every node is the brute
+ * force's, bit for bit, on points without ties, a lattice (ties
+ * everywhere, nodes on points), integer coordinates (ties here and there)
+ * and duplicates, on 1 and 3 threads. */
+void test_invdistnn_ties(void)
+{
+    gk_context *ctx = gk_context_new();
+    gk_context_set_device(ctx, "cpu");
+    for (int kind = 0; kind < 4; kind++) {
+        gk_points *pts = gk_points_new(ctx);
+        for (int i = 0; i < 6000; i++) {
+            double x = 100.0 * urand(), y = 100.0 * urand();
+            if (kind == 1)
+                x = (double)(i % 80) * 1.25, y = (double)(i / 80) * 1.25;
+            if (kind == 2)
+                x = floor(x), y = floor(y);
+            if (kind == 3 && i % 9 == 4)
+                x = 50.0, y = 50.0; /* 666 points on one place */
+            gk_points_add(pts, x, y, sin(0.1 * x) + 0.01 * (double)(i % 97));
+        }
+        const size_t n = gk_points_count(pts);
+        uint32_t *order = malloc(n * sizeof *order), *rank = malloc(n * sizeof *rank);
+        CHECK(!gk_gdal_quadtree_order(gk_points_x(pts), gk_points_y(pts), n, order, NULL, NULL,
+                                      NULL, 1));
+        for (size_t i = 0; i < n; i++)
+            rank[order[i]] = (uint32_t)i;
+        gk_grid g = {-1.25, 101.25, -1.25, 101.25, 83, 83}; /* nodes 1.25 apart */
+        const double hit2 = gk_hit_threshold2(&g);
+        size_t *sel = malloc(n * sizeof *sel);
+        double *sd = malloc(n * sizeof *sd), *v = malloc(83 * 83 * sizeof *v);
+        static const char *specs[] = {"invdistnn:radius=6:max_points=12",
+                                      "invdistnn:radius=3:max_points=1:smoothing=0.5"};
+        for (int sp = 0; sp < 2; sp++) {
+            for (int th = 3; th >= 1; th -= 2) {
+                gk_context_set_threads(ctx, th);
+                gk_algorithm *a = gk_algorithm_parse(ctx, specs[sp]);
+                gk_job *job = a ? gk_job_new(ctx, pts, a) : NULL;
+                CHECK(job && !gk_job_compute_window(job, &g, 0, 0, 83, 83, v));
+                int bad = 0;
+                const double nd = job ? job->alg.nodata : 0;
+                for (int r = 0; job && r < 83; r++)
+                    for (int c = 0; c < 83; c++) {
+                        double want = nd;
+                        ties_reference(pts, rank, gk_grid_node_x(&g, c), gk_grid_node_y(&g, r),
+                                       job->alg.radius1, job->alg.max_points,
+                                       job->alg.smoothing * job->alg.smoothing, hit2, sel, sd,
+                                       &want);
+                        double got = v[r * 83 + c];
+                        bad += memcmp(&want, &got, sizeof got) != 0;
+                    }
+                CHECKF(bad == 0, "invdistnn %s, data %d, %d threads: %d of 83^2 nodes differ "
+                                 "from gdal_grid's ties",
+                       specs[sp], kind, th, bad);
+                gk_job_free(job);
+                gk_algorithm_free(a);
+            }
+        }
+        free(order), free(rank), free(sel), free(sd), free(v);
+        gk_points_free(pts);
+    }
+    gk_context_free(ctx);
 }
 
 /* Quadrants around (0, 0): q0 SW {A, B}, q1 SE {C}, q2 NW {D}, q3 NE {E, G, F}. */

@@ -5,6 +5,7 @@
 #include "core/algo_harness.h"
 #include "core/quadtree_order.h"
 #include "search/kdtree.h"
+#include "search/knn_bins.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -315,6 +316,74 @@ void test_kdtree_levels(void)
                bad);
         gk_kdtree_free(sel);
         free(order), free(ox), free(oy), free(lev);
+        pset_free(&p);
+    }
+}
+
+/* The bins' k nearest (search/knn_bins.h, invdistnn's CPU index) are the
+ * k-d tree's: the same distances, and the same points wherever no two are
+ * equally far; for uniform, clustered (with duplicates), lattice and
+ * one-place data, nodes in and around the points, within a radius or not,
+ * and bins built on one thread or several. */
+void test_knn_bins(void)
+{
+    const size_t n = 70000;
+    for (int kind = 0; kind < 4; kind++) {
+        pset p;
+        make_kind(&p, n, kind);
+        gk_kdtree *t = gk_kdtree_build_threads(p.x, p.y, n, 1);
+        int bad = 0, ties = 0;
+        for (int th = 7; th >= 1; th -= 6) {
+            gk_knn_bins *b = gk_knn_bins_build(p.x, p.y, n, th);
+            CHECK(b != NULL && t != NULL);
+            for (int q = 0; b && t && q < 600; q++) {
+                double cx = urand() * 130.0 - 15.0, cy = urand() * 130.0 - 15.0;
+                int a[65], c[65];
+                double da[65], dc[65];
+                int k = 1 + q % 65;
+                double r2 = q % 3 ? INFINITY : 9.0;
+                int ga = gk_knn_bins_knn(b, cx, cy, k, r2, a, da);
+                int gc = gk_kdtree_knn(t, cx, cy, k, r2, c, dc);
+                int tied = 0;
+                for (int j = 1; j < gc; j++)
+                    tied |= dc[j] == dc[j - 1];
+                ties += tied;
+                bad += ga != gc || memcmp(da, dc, (size_t)gc * sizeof *da) ||
+                       (!tied && memcmp(a, c, (size_t)gc * sizeof *a));
+            }
+            gk_knn_bins_free(b);
+        }
+        CHECKF(bad == 0, "k-NN bins, data %d: %d queries differ from the k-d tree", kind, bad);
+        CHECKF(kind < 2 || ties > 0, "k-NN bins, data %d: no query met a tie", kind);
+        /* two points' order without the order: gdal_grid's quadtree's, or
+         * undecided (-1) within its bound; pairs near each other (ties are
+         * between neighbours) and anywhere */
+        uint32_t *order = malloc(n * sizeof *order), *rank = malloc(n * sizeof *rank);
+        CHECK(!gk_gdal_quadtree_order(p.x, p.y, n, order, NULL, NULL, NULL, 2));
+        for (size_t i = 0; i < n; i++)
+            rank[order[i]] = (uint32_t)i;
+        gk_knn_bins *b = gk_knn_bins_build(p.x, p.y, n, 2);
+        int wrong = 0, decided = 0;
+        for (int q = 0; b && q < 3000; q++) {
+            int i = (int)(urand() * n), j = (int)(urand() * n);
+            if (q % 2) { /* a neighbour of i */
+                int nb[8];
+                double nd[8];
+                int g = gk_knn_bins_knn(b, p.x[i], p.y[i], 8, INFINITY, nb, nd);
+                j = nb[g - 1];
+            }
+            if (i == j)
+                continue;
+            int c = gk_knn_bins_before(b, i, j);
+            decided += c >= 0;
+            wrong += c >= 0 && c != (rank[i] < rank[j]);
+        }
+        CHECKF(wrong == 0, "k-NN bins, data %d: %d pairs against gdal_grid's order", kind, wrong);
+        CHECKF(kind == 3 || decided > 2500, "k-NN bins, data %d: %d of 3000 pairs decided", kind,
+               decided);
+        gk_knn_bins_free(b);
+        free(order), free(rank);
+        gk_kdtree_free(t);
         pset_free(&p);
     }
 }
