@@ -316,12 +316,14 @@ void *api_job_new(int dev, const gk_gpu_job_desc *d, char *err, size_t err_cap)
         double xmin, ymin, zmin, xmax, ymax, zmax;
         {
             const int nblk = std::max(1, std::min(2 * J->nsm, (n + 255) / 256));
-            CK(cudaMalloc(&ext, (size_t)nblk * 6 * sizeof(double)));
+            CK(cudaMallocAsync(&ext, (size_t)nblk * 6 * sizeof(double), J->st));
             extent_partials<<<nblk, 256, 0, J->st>>>(J->x, J->y, J->z, n, ext);
             CK(cudaGetLastError());
             std::vector<double> part((size_t)nblk * 6);
             CK(cudaMemcpyAsync(part.data(), ext, part.size() * sizeof(double),
                                cudaMemcpyDeviceToHost, J->st));
+            CK(cudaFreeAsync(ext, J->st));
+            ext = nullptr;
             CK(cudaStreamSynchronize(J->st));
             xmin = ymin = zmin = INFINITY;
             xmax = ymax = zmax = -INFINITY;
@@ -429,7 +431,6 @@ void *api_job_new(int dev, const gk_gpu_job_desc *d, char *err, size_t err_cap)
     cudaFree(vals2);
     cudaFree(tmp);
     cudaFree(qorder);
-    cudaFree(ext);
     return J;
 fail:
     cudaGetLastError();
