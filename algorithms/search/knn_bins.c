@@ -22,7 +22,7 @@ struct gk_knn_bins {
 };
 
 #define KB_PAR ((size_t)1 << 15)
-#define KB_PPB 2.0 /* points a bin: 1.5-2x quicker queries than 4 or 8, k = 16 */
+#define KB_PPB 2.0 /* points a bin: k = 16 over 4M points took 8% longer at 4, 35% at 8 */
 #define KB_CHUNKS 64
 
 static int bin_of(double v, double g0, double ib, int nb)
@@ -204,19 +204,22 @@ int gk_knn_bins_knn(const gk_knn_bins *b, double cx, double cy, int k, double r2
                               b->start[(size_t)yy * nbx + xx + 1], cx, cy, k, r2max, &cnt, idx,
                               d2);
                 }
-        /* the points not visited lie in bins beyond one side of the ring */
+        /* the points not visited lie in bins beyond one side of the ring,
+         * and within the points' extent along the other axis: a node off
+         * the extent stops as soon as one near it does */
         double lb = INFINITY;
+        const double m = b->margin;
         if (bx - r > 0)
-            lb = fmin(lb, cx - (b->x0 + (bx - r) * b->bs));
+            lb = fmin(lb, hypot(fmax(cx - (b->x0 + (bx - r) * b->bs) - m, 0.0), gy));
         if (bx + r < nbx - 1)
-            lb = fmin(lb, (b->x0 + (bx + r + 1) * b->bs) - cx);
+            lb = fmin(lb, hypot(fmax((b->x0 + (bx + r + 1) * b->bs) - cx - m, 0.0), gy));
         if (by - r > 0)
-            lb = fmin(lb, cy - (b->y0 + (by - r) * b->bs));
+            lb = fmin(lb, hypot(fmax(cy - (b->y0 + (by - r) * b->bs) - m, 0.0), gx));
         if (by + r < nby - 1)
-            lb = fmin(lb, (b->y0 + (by + r + 1) * b->bs) - cy);
+            lb = fmin(lb, hypot(fmax((b->y0 + (by + r + 1) * b->bs) - cy - m, 0.0), gx));
         if (lb == INFINITY)
             break; /* every bin visited */
-        lb = fmax(fmax(lb - b->margin, 0.0) * (1.0 - 1e-12), g);
+        lb = fmax(lb * (1.0 - 1e-12), g);
         const double lb2 = lb * lb;
         if (lb2 > r2max || (cnt == k && lb2 > d2[k - 1]))
             break;
