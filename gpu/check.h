@@ -43,6 +43,17 @@ inline size_t tile_mem_limit()
     return e && *e ? (size_t)strtoull(e, nullptr, 10) : (size_t)0;
 }
 
+/* A call's own stream and timing events, where it made them. */
+inline void release_stream(cudaStream_t st, cudaEvent_t e0, cudaEvent_t e1)
+{
+    if (e0)
+        cudaEventDestroy(e0);
+    if (e1)
+        cudaEventDestroy(e1);
+    if (st)
+        cudaStreamDestroy(st);
+}
+
 template <class T> inline cudaError_t grow(T **p, size_t *cap, size_t n)
 {
     if (n <= *cap)

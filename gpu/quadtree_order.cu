@@ -270,12 +270,7 @@ fail:
     cudaFree(dx);
     cudaFree(dy);
     cudaFree(dord);
-    if (e0)
-        cudaEventDestroy(e0);
-    if (e1)
-        cudaEventDestroy(e1);
-    if (st)
-        cudaStreamDestroy(st);
+    release_stream(st, e0, e1);
     return rc;
 }
 

@@ -155,12 +155,7 @@ fail:
     cudaFree(dens);
     cudaFree(its);
     cudaFree(perm);
-    if (e0)
-        cudaEventDestroy(e0);
-    if (e1)
-        cudaEventDestroy(e1);
-    if (st)
-        cudaStreamDestroy(st);
+    release_stream(st, e0, e1);
     return rc;
 }
 

@@ -105,6 +105,17 @@ static void fp_free(fp_state *st)
     free(st->bx0), free(st->by0), free(st->bx1), free(st->by1), free(st->cmax), free(st->carg);
 }
 
+/* the cell of (x, y) in a side x side grid from (xmin, ymin), sx and sy
+ * cells a unit */
+static uint32_t cell_of(double x, double y, double xmin, double ymin, double sx, double sy,
+                        int side)
+{
+    int cx = (int)((x - xmin) * sx), cy = (int)((y - ymin) * sy);
+    cx = cx < 0 ? 0 : cx >= side ? side - 1 : cx;
+    cy = cy < 0 ? 0 : cy >= side ? side - 1 : cy;
+    return (uint32_t)(cy * side + cx);
+}
+
 /* the points into cells of a grid over their box, in index order within
  * each (a counting sort in fixed chunks); -1 when out of memory */
 static int fp_init(fp_state *st, const gk_points *pts, double xmin, double ymin, double xmax,
@@ -139,12 +150,8 @@ static int fp_init(fp_state *st, const gk_points *pts, double xmin, double ymin,
     for (int t = 0; t < FP_CHUNKS; t++) {
         const size_t lo = n * (size_t)t / FP_CHUNKS, hi = n * (size_t)(t + 1) / FP_CHUNKS;
         size_t *ct = cc + (size_t)t * nc;
-        for (size_t i = lo; i < hi; i++) {
-            int cx = (int)((pts->x[i] - xmin) * sx), cy = (int)((pts->y[i] - ymin) * sy);
-            cx = cx < 0 ? 0 : cx >= side ? side - 1 : cx;
-            cy = cy < 0 ? 0 : cy >= side ? side - 1 : cy;
-            ct[cell[i] = (uint32_t)(cy * side + cx)]++;
-        }
+        for (size_t i = lo; i < hi; i++)
+            ct[cell[i] = cell_of(pts->x[i], pts->y[i], xmin, ymin, sx, sy, side)]++;
     }
     /* places: cell by cell, chunk by chunk (a cell's points in input order) */
     size_t at = 0;
@@ -302,10 +309,7 @@ static int may_pay(const gk_points *pts, double xmin, double ymin, double xmax, 
         const size_t lo = n * (size_t)t / FP_CHUNKS, hi = n * (size_t)(t + 1) / FP_CHUNKS;
         uint64_t *b = bits + (size_t)t * words;
         for (size_t i = lo; i < hi; i++) {
-            int cx = (int)((pts->x[i] - xmin) * sx), cy = (int)((pts->y[i] - ymin) * sy);
-            cx = cx < 0 ? 0 : cx >= MP_G ? MP_G - 1 : cx;
-            cy = cy < 0 ? 0 : cy >= MP_G ? MP_G - 1 : cy;
-            const unsigned c = (unsigned)(cy * MP_G + cx);
+            const uint32_t c = cell_of(pts->x[i], pts->y[i], xmin, ymin, sx, sy, MP_G);
             b[c >> 6] |= (uint64_t)1 << (c & 63);
         }
     }
