@@ -168,11 +168,6 @@ gk_job *gk_job_new(gk_context *ctx, const gk_points *pts, const gk_algorithm *al
     job->pts = pts;
     job->alg = *alg;
     job->ties = gdal_quadtree_ties(alg, n);
-    /* invdistnn's k nearest: an answer without equal distances is the same
-     * in any order of the points, so the CPU orders them only once a query
-     * meets some (idw/invdistnn.c) */
-    job->lazy_ties = job->ties && alg->kind == GK_ALG_INVDISTNN && alg->max_points > 0 &&
-                     alg->min_points_per_quadrant <= 0 && alg->max_points_per_quadrant <= 0;
     job->nbands = 1;
     gk_ellipse_init(&job->ell, alg->radius1, alg->radius2, alg->angle);
 
@@ -187,6 +182,7 @@ gk_job *gk_job_new(gk_context *ctx, const gk_points *pts, const gk_algorithm *al
         return NULL;
     }
     job->method = m;
+    job->lazy_ties = job->ties && m->lazy_ties && m->lazy_ties(alg);
     /* a GPU orders its own copy of the points (gk_gpu_job_desc's
      * quadtree_order); the CPU's share of a GPU run orders the job's then
      * (gk_device_cpu_index) */

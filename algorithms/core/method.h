@@ -80,6 +80,10 @@ typedef struct gk_method {
     /* The CPU's index for its share of a GPU job's nodes, built once (the
      * caller serialises); GK_OK or GK_ERR_NOMEM. NULL: the CPU takes none. */
     int (*cpu_index)(gk_job *job);
+    /* Where the job breaks ties in gdal_grid's quadtree order: does the CPU
+     * settle them itself, only where its queries meet some (job->lazy_ties,
+     * no ordering of every point first)? NULL: no. */
+    int (*lazy_ties)(const gk_algorithm *a);
     /* Could the GPU run it at all (auto starts the GPU early)? NULL: when it
      * has gpu_describe and no GK_M_GPU_EXPLICIT. */
     int (*gpu_possible)(const gk_algorithm *a);

@@ -219,19 +219,22 @@ static double invdistnn_cost(const gk_algorithm *a, double n, double area, doubl
 }
 
 /* The common case asks only k-NN questions, whose sorted answers do not
- * depend on the tree's shape: the tree of the order the job already has.
+ * depend on the index's shape: without equal distances they do not depend
+ * on the order of the points either, so the CPU settles gdal_grid's ties
+ * only where a query meets some (the bins, idwnn_bins), and where the
+ * points are ordered (cross-validation) takes the tree of that order.
  * max_points=0 sums a circle's points in the tree's order, and the
  * per-quadrant paths ask radius questions too: the selected tree there. */
-static int knn_only(const gk_job *job)
+static int knn_only(const gk_algorithm *a)
 {
-    return job->alg.max_points > 0 && !gk_nb_has_quadrants(&job->alg);
+    return a->max_points > 0 && !gk_nb_has_quadrants(a);
 }
 
 static int invdistnn_index(gk_job *job)
 {
-    if (job->lazy_ties && !job->own_pts) /* cross-validation orders them first */
+    if (job->lazy_ties && !job->own_pts)
         return gk_index_knn_bins(job);
-    return knn_only(job) ? gk_index_tree_knn(job) : gk_index_tree(job);
+    return knn_only(&job->alg) ? gk_index_tree_knn(job) : gk_index_tree(job);
 }
 
 static int invdistnn_tree(gk_job *job)
@@ -255,6 +258,7 @@ const gk_method gk_method_invdistnn = {
     .canonical = invdistnn_canonical,
     .prepare = invdistnn_tree,
     .cpu_index = invdistnn_index,
+    .lazy_ties = knn_only,
     .cpu_tile = gk_invdistnn_tile,
     .gpu_describe = invdistnn_gpu,
     .cost_ns = invdistnn_cost,
