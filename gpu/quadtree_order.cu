@@ -240,6 +240,10 @@ int api_quadtree_order(int dev, const double *x, const double *y, size_t n, uint
     unsigned *dord = nullptr;
     int rc = -1;
     float t = 0;
+    if (n == 0 || n > (size_t)INT32_MAX) {
+        snprintf(err, err_cap, "%zu points: from 1 to 2^31-1", n);
+        return -1;
+    }
     double box[4] = {x[0], y[0], x[0], y[0]};
     for (size_t i = 0; i < n; i++) {
         box[0] = x[i] < box[0] ? x[i] : box[0];
