@@ -335,7 +335,7 @@ void *api_job_new(int dev, const gk_gpu_job_desc *d, char *err, size_t err_cap)
             }
         }
         J->zc = std::isfinite(zmin) && std::isfinite(zmax) ? 0.5 * (zmin + zmax) : 0.0;
-        if (row->points && d->quadtree_order && n > 1) {
+        if (d->quadtree_order && n > 1) {
             const double box[4] = {xmin, ymin, xmax, ymax};
             CK(cudaMalloc(&qorder, d->n * sizeof *qorder));
             CK(cudaMalloc(&qx, nb));
