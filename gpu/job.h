@@ -43,6 +43,8 @@ struct Job {
     /* per-tile buffers, grown on demand */
     double *out = nullptr;
     size_t out_cap = 0;
+    float *outf = nullptr; /* out as Float32 pixels (gk_gpu_tile's out_float) */
+    size_t outf_cap = 0;
     double2 *part = nullptr;
     size_t part_cap = 0;
     double *fftbuf = nullptr; /* gauss method=fft: lattice, lines, plans */

@@ -1,6 +1,6 @@
 /*
  * module.cu - gridkit's CUDA module: the C ABI of core/gpu_abi.h (the
- * gk_gpu_api table behind gk_gpu_module_v11), the probe, jobs (the points
+ * gk_gpu_api table behind gk_gpu_module_v12), the probe, jobs (the points
  * uploaded once per job, their bin grid for the local algorithms) and the
  * dispatch of a tile to its family's translation unit (families.h). Built
  * as a shared object with the CUDA runtime linked statically, dlopen()ed by
@@ -16,6 +16,7 @@
 #include "check.h"
 #include "job.h"
 #include "local.cuh"
+#include "core/to_float32.h"
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cuda_runtime.h>
@@ -50,6 +51,14 @@ __global__ void count_nodata(const double *out, size_t n, double nodata, unsigne
     unsigned int m = __ballot_sync(0xffffffffu, nd);
     if ((threadIdx.x & 31) == 0 && m)
         atomicAdd(cnt, (unsigned int)__popc(m));
+}
+
+/* A tile's values as Float32 pixels, by the CPU's rule (core/to_float32.h). */
+__global__ void to_float32(const double *in, size_t n, float *out)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = gk_to_float32(in[i]);
 }
 
 __global__ void bin_keys(const double *x, const double *y, int n, double gx0, double gy0,
@@ -144,8 +153,8 @@ void job_destroy(Job *J)
         cudaStreamSynchronize(J->st);
     kg_free(J->kg);
     lin_free(J->lin);
-    void *own[] = {J->out,  J->part, J->fftbuf, J->flags, J->pf,   J->flag_list, J->counters,
-                   J->knbr, J->kgp,  J->kg0,    J->kbig,  J->klg, J->q,         J->qg};
+    void *own[] = {J->out,  J->outf, J->part, J->fftbuf, J->flags, J->pf, J->flag_list,
+                   J->counters, J->knbr, J->kgp, J->kg0, J->kbig, J->klg, J->q, J->qg};
     for (void *p : own)
         if (p)
             cudaFree(p);
@@ -729,8 +738,17 @@ int api_tile(void *job, const gk_gpu_tile *t, double *out, uint64_t *nodata, uin
     count_nodata<<<(unsigned)((ncell + 255) / 256), 256, 0, J->st>>>(J->out, ncell, d.nodata,
                                                                      J->counters + 1);
     CK(cudaGetLastError());
-    CK(cudaMemcpyAsync(out, J->out, ncell * nbands * sizeof(double), cudaMemcpyDeviceToHost,
-                       J->st));
+    if (t->out_float) { /* half the bytes back, and no pass over them on the host */
+        CK(grow(&J->outf, &J->outf_cap, ncell * nbands));
+        to_float32<<<(unsigned)((ncell * nbands + 255) / 256), 256, 0, J->st>>>(
+            J->out, ncell * nbands, J->outf);
+        CK(cudaGetLastError());
+        CK(cudaMemcpyAsync(out, J->outf, ncell * nbands * sizeof(float), cudaMemcpyDeviceToHost,
+                           J->st));
+    } else {
+        CK(cudaMemcpyAsync(out, J->out, ncell * nbands * sizeof(double), cudaMemcpyDeviceToHost,
+                           J->st));
+    }
     CK(cudaMemcpyAsync(&cnt, J->counters + 1, sizeof cnt, cudaMemcpyDeviceToHost, J->st));
     CK(cudaMemcpyAsync(&nsing, J->counters + 3, sizeof nsing, cudaMemcpyDeviceToHost, J->st));
     CK(cudaStreamSynchronize(J->st));
@@ -748,6 +766,7 @@ fail:
             void **buf;
             size_t *cap;
         } grown[] = {{(void **)&J->out, &J->out_cap},
+                     {(void **)&J->outf, &J->outf_cap},
                      {(void **)&J->part, &J->part_cap},
                      {(void **)&J->flags, &J->flags_cap},
                      {(void **)&J->flag_list, &J->flag_list_cap},

@@ -8,6 +8,7 @@
 #include "device.h"
 #include "gpu_abi.h"
 #include "method.h"
+#include "to_float32.h"
 
 #include <dlfcn.h>
 #include <math.h>
@@ -454,7 +455,8 @@ static int tile_on_handle(const gk_job *job, const gk_gpu_tile *gt, double *out,
 }
 
 /* A tile the GPU has no memory for is computed as two halves, recursively;
- * every node's value depends on the node alone, so the result is the same. */
+ * every node's value depends on the node alone, so the result is the same.
+ * out: nbands planes of gt.w x gt.h values of esz bytes (gt.out_float). */
 static uint64_t tile_split(const gk_job *job, gk_gpu_tile gt, double *out, int nbands,
                            uint64_t *singular, int counting)
 {
@@ -478,7 +480,8 @@ static uint64_t tile_split(const gk_job *job, gk_gpu_tile gt, double *out, int n
     g->splits++;
     pthread_mutex_unlock(&g->lock);
     gk_gpu_tile a = gt, b = gt;
-    if (gt.h >= gt.w || gt.qx) { /* given points: always by rows (they are w a row) */
+    const int by_rows = gt.h >= gt.w || gt.qx != NULL;
+    if (by_rows) { /* given points: always by rows (they are w a row) */
         a.h = gt.h / 2;
         b.y0 = gt.y0 + a.h;
         b.h = gt.h - a.h;
@@ -498,28 +501,33 @@ static uint64_t tile_split(const gk_job *job, gk_gpu_tile gt, double *out, int n
         if (gt.g0)
             b.g0 = gt.g0 + a.w;
     }
+    const size_t esz = gt.out_float ? sizeof(float) : sizeof(double);
     size_t na = (size_t)a.w * a.h, nb = (size_t)b.w * b.h;
     double *ba = malloc((na + nb) * nbands * sizeof *ba);
     if (!ba)
         return UINT64_MAX;
-    double *bb = ba + na * nbands;
+    double *bb = (double *)((unsigned char *)ba + na * nbands * esz);
     uint64_t ra = tile_split(job, a, ba, nbands, singular, counting);
     uint64_t rb =
         ra >= GK_DEVICE_FAILED ? ra : tile_split(job, b, bb, nbands, singular, counting);
     if (ra < GK_DEVICE_FAILED && rb < GK_DEVICE_FAILED) {
         /* back into the tile's row-major bands */
+        const unsigned char *ca = (const unsigned char *)ba, *cb = (const unsigned char *)bb;
         for (int band = 0; band < nbands; band++)
             for (int r = 0; r < gt.h; r++) {
-                double *dst = out + (size_t)band * gt.w * gt.h + (size_t)r * gt.w;
-                if (gt.h >= gt.w || gt.qx) {
+                unsigned char *dst =
+                    (unsigned char *)out + ((size_t)band * gt.w * gt.h + (size_t)r * gt.w) * esz;
+                if (by_rows) {
                     const gk_gpu_tile *sub = r < a.h ? &a : &b;
-                    const double *src = (r < a.h ? ba + (size_t)band * na + (size_t)r * a.w
-                                                 : bb + (size_t)band * nb + (size_t)(r - a.h) * b.w);
-                    memcpy(dst, src, (size_t)sub->w * sizeof *dst);
+                    const unsigned char *src =
+                        r < a.h ? ca + ((size_t)band * na + (size_t)r * a.w) * esz
+                                : cb + ((size_t)band * nb + (size_t)(r - a.h) * b.w) * esz;
+                    memcpy(dst, src, (size_t)sub->w * esz);
                 } else {
-                    memcpy(dst, ba + (size_t)band * na + (size_t)r * a.w, (size_t)a.w * sizeof *dst);
-                    memcpy(dst + a.w, bb + (size_t)band * nb + (size_t)r * b.w,
-                           (size_t)b.w * sizeof *dst);
+                    memcpy(dst, ca + ((size_t)band * na + (size_t)r * a.w) * esz,
+                           (size_t)a.w * esz);
+                    memcpy(dst + (size_t)a.w * esz,
+                           cb + ((size_t)band * nb + (size_t)r * b.w) * esz, (size_t)b.w * esz);
                 }
             }
     }
@@ -534,6 +542,14 @@ static uint64_t tile_split(const gk_job *job, gk_gpu_tile gt, double *out, int n
 static int is_nodata(double v, double nodata)
 {
     return v == nodata || (isnan(v) && isnan(nodata));
+}
+
+int gk_device_converts(const gk_job *job)
+{
+    /* not where the CPU finishes the tile's values (linear's rest, kriging's
+     * dense nodes): those are converted after them */
+    const gk_gpu_job *g = job->gpu;
+    return g && !g->dense_k && !job->method->gpu_finish;
 }
 
 int gk_device_job_shares(const gk_job *job)
@@ -686,7 +702,8 @@ uint64_t gk_device_points(const gk_job *job, size_t nq, const double *qx, const 
     return nodata;
 }
 
-uint64_t gk_device_tile(const gk_job *job, const gk_tile *t, double *out)
+uint64_t gk_device_tile(const gk_job *job, const gk_tile *t, double *out, int want_float,
+                        int *is_float)
 {
     gk_gpu_job *g = job->gpu;
     gk_gpu_tile gt = {.xmin = t->g->xmin, .xmax = t->g->xmax, .ymin = t->g->ymin,
@@ -696,10 +713,18 @@ uint64_t gk_device_tile(const gk_job *job, const gk_tile *t, double *out)
     uint64_t singular = 0;
     double *g0 = NULL;
     const gk_method *m = job->method;
+    *is_float = 0;
     if (m->gpu_inputs) {
         int rc = m->gpu_inputs(job, t, &g0);
         if (rc > 0) { /* the CPU's tile would be nodata too */
             size_t T = (size_t)t->w * t->h;
+            if (want_float && gk_device_converts(job)) { /* out holds floats only */
+                const float nd = gk_to_float32(job->alg.nodata);
+                for (size_t q = 0; q < T * job->nbands; q++)
+                    memcpy((float *)out + q, &nd, sizeof nd);
+                *is_float = 1;
+                return T;
+            }
             for (size_t q = 0; q < T * job->nbands; q++)
                 out[q] = job->alg.nodata;
             return T;
@@ -731,6 +756,7 @@ uint64_t gk_device_tile(const gk_job *job, const gk_tile *t, double *out)
             most = fmax(most, cnt[q]);
         gt.max_points = most < g->dense_k ? (int)most : g->dense_k;
     }
+    gt.out_float = *is_float = want_float && gk_device_converts(job);
     uint64_t nodata = tile_split(job, gt, out, job->nbands, &singular, 0);
     free(g0);
     if (cnt && nodata < GK_DEVICE_FAILED)

@@ -26,8 +26,14 @@ int gk_device_job_attach(gk_job *job);
 int gk_device_job_on_gpu(const gk_job *job);
 /* Computes a tile on one of the job's GPUs (split where a GPU runs out of
  * memory): nodata count, GK_DEVICE_FAILED, or UINT64_MAX (host memory).
- * Thread-safe: up to gk_device_streams() tiles run at once. */
-uint64_t gk_device_tile(const gk_job *job, const gk_tile *t, double *out);
+ * want_float: Float32 pixels wanted; *is_float says whether out got them
+ * (converted on the device, core/to_float32.h) or doubles (a tile the CPU
+ * finishes: linear's, kriging's dense nodes). Thread-safe: up to
+ * gk_device_streams() tiles run at once. */
+uint64_t gk_device_tile(const gk_job *job, const gk_tile *t, double *out, int want_float,
+                        int *is_float);
+/* Does the job's GPU give Float32 tiles when asked (gk_device_tile)? */
+int gk_device_converts(const gk_job *job);
 /* Cross-validation (a job made with its context's cv_fold, local kriging):
  * the predictions at nq given points, each leaving out the points of fold
  * qgroup[k], into out (nbands x nq, band-major); as gk_device_tile

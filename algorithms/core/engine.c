@@ -8,6 +8,7 @@
  * GPU backend will take later: a window in, a buffer of doubles out.
  */
 #include "cpu_share.h"
+#include "to_float32.h"
 #include "device.h"
 #include "method.h"
 #include "gk_internal.h"
@@ -214,13 +215,21 @@ void gk_job_free(gk_job *job)
     free(job);
 }
 
-/* One tile, on the job's device. */
-static uint64_t compute_tile(gk_job *job, const gk_tile *t, double *out, gk_scratch *s)
+/* One tile, on the job's device, into out in type vt (the CPU's doubles
+ * converted here; a GPU converts its own). */
+static uint64_t compute_tile(gk_job *job, const gk_tile *t, double *out, gk_scratch *s,
+                             gk_value_type vt)
 {
-    if (job->gpu)
-        return gk_device_tile(job, t, out);
-    return job->method->cpu_tile(job, t, out, s);
+    const int want_float = vt == GK_VALUES_FLOAT32;
+    int is_float = 0;
+    uint64_t nodata = job->gpu ? gk_device_tile(job, t, out, want_float, &is_float)
+                               : job->method->cpu_tile(job, t, out, s);
+    if (want_float && !is_float && nodata < GK_DEVICE_FAILED)
+        gk_to_float32_in_place(out, (size_t)t->w * t->h * job->nbands);
+    return nodata;
 }
+
+float gk_value_to_float32(double v) { return gk_to_float32(v); }
 
 static int check_window(gk_job *job, const gk_grid *g, int x0, int y0, int w, int h)
 {
@@ -236,12 +245,29 @@ static int check_window(gk_job *job, const gk_grid *g, int x0, int y0, int w, in
 int gk_job_compute_window(gk_job *job, const gk_grid *g, int x0, int y0, int w, int h,
                           double *out)
 {
+    return gk_job_compute_window_typed(job, g, x0, y0, w, h, GK_VALUES_FLOAT64, out);
+}
+
+int gk_job_compute_window_typed(gk_job *job, const gk_grid *g, int x0, int y0, int w, int h,
+                                gk_value_type vt, void *out)
+{
     int rc = check_window(job, g, x0, y0, w, h);
     if (rc)
         return rc;
     gk_scratch s = {0};
+    if (vt != GK_VALUES_FLOAT64 && vt != GK_VALUES_FLOAT32)
+        return gk_error(job->ctx, GK_ERR_ARG, "unknown value type %d", (int)vt);
     gk_tile t = {g, x0, y0, w, h, gk_hit_threshold2(g)};
-    uint64_t nodata = compute_tile(job, &t, out, &s);
+    /* a float window the CPU computes is converted from doubles in place:
+     * room for them */
+    double *dbl = NULL;
+    if (vt == GK_VALUES_FLOAT32 && !gk_device_converts(job) &&
+        !(dbl = malloc((size_t)w * h * job->nbands * sizeof *dbl)))
+        return gk_error(job->ctx, GK_ERR_NOMEM, "out of memory computing a tile");
+    uint64_t nodata = compute_tile(job, &t, dbl ? dbl : out, &s, vt);
+    if (dbl && nodata < GK_DEVICE_FAILED)
+        memcpy(out, dbl, (size_t)w * h * job->nbands * sizeof(float));
+    free(dbl);
     gk_scratch_free(&s);
     if (nodata == GK_DEVICE_FAILED)
         return gk_error(job->ctx, GK_ERR_INTERNAL, "GPU: %s", gk_device_error(job));
@@ -277,7 +303,9 @@ static void choose_tiles(const gk_grid *g, int threads, int *tw, int *th)
 /* What the threads of a run share. */
 typedef struct {
     gk_job *job;
-    gk_tile_sink sink;
+    gk_tile_sink sink;             /* doubles, */
+    gk_tile_sink_typed typed_sink; /* or the run's type vt */
+    gk_value_type vt;
     void *sink_user;
     gk_progress_fn progress;
     void *progress_user;
@@ -288,16 +316,28 @@ typedef struct {
 
 /* A finished tile (or a GPU failure) to the sink, one at a time unless the
  * sink takes them at once: nonzero when the run stops. */
-static int deliver(void *user, const gk_tile *t, uint64_t nodata, const double *buf)
+static int to_sink(run_state *r, const gk_tile *t, const double *buf)
+{
+    return r->typed_sink
+               ? r->typed_sink(r->sink_user, t->x0, t->y0, t->w, t->h, r->job->nbands, buf)
+               : r->sink(r->sink_user, t->x0, t->y0, t->w, t->h, r->job->nbands, buf);
+}
+
+/* buf: the tile in the run's type (gk_share_help's slices: doubles, converted
+ * here) */
+static int deliver_as(void *user, const gk_tile *t, uint64_t nodata, double *buf, int is_vt)
 {
     run_state *r = user;
+    if (!is_vt && r->vt == GK_VALUES_FLOAT32 && nodata < GK_DEVICE_FAILED)
+        gk_to_float32_in_place(buf, (size_t)t->w * t->h * r->job->nbands);
     gk_job *job = r->job;
     int stop, sink_failed = 0;
-    if (r->concurrent && r->sink && nodata < GK_DEVICE_FAILED) {
+    const int has_sink = r->sink || r->typed_sink;
+    if (r->concurrent && has_sink && nodata < GK_DEVICE_FAILED) {
 #pragma omp atomic read
         stop = r->stop;
         if (!stop)
-            sink_failed = r->sink(r->sink_user, t->x0, t->y0, t->w, t->h, job->nbands, buf) != 0;
+            sink_failed = to_sink(r, t, buf) != 0;
     }
 #pragma omp critical(gk_sink)
     {
@@ -310,8 +350,7 @@ static int deliver(void *user, const gk_tile *t, uint64_t nodata, const double *
         } else if (!r->stop) {
             job->nodes += (uint64_t)t->w * t->h;
             job->nodata_nodes += nodata;
-            if (sink_failed || (!r->concurrent && r->sink &&
-                                r->sink(r->sink_user, t->x0, t->y0, t->w, t->h, job->nbands, buf)))
+            if (sink_failed || (!r->concurrent && has_sink && to_sink(r, t, buf)))
                 r->stop = GK_ERR_IO;
             r->done += (double)t->w * t->h;
             if (!r->stop && r->progress && !r->progress(r->done / r->total, NULL, r->progress_user))
@@ -320,6 +359,12 @@ static int deliver(void *user, const gk_tile *t, uint64_t nodata, const double *
         stop = r->stop;
     }
     return stop;
+}
+
+/* A slice of the helper's (doubles). */
+static int deliver_slice(void *user, const gk_tile *t, uint64_t nodata, double *buf)
+{
+    return deliver_as(user, t, nodata, buf, 0);
 }
 
 int gk_job_run(gk_job *job, const gk_grid *g, int tile_w, int tile_h, gk_tile_sink sink,
@@ -336,8 +381,32 @@ int gk_job_run_ex(gk_job *job, const gk_grid *g, int tile_w, int tile_h, unsigne
                            progress, progress_user);
 }
 
+static int run_rows(gk_job *job, const gk_grid *g, int y0, int rows, int tile_w, int tile_h,
+                    unsigned flags, gk_value_type vt, gk_tile_sink sink,
+                    gk_tile_sink_typed typed_sink, void *sink_user, gk_progress_fn progress,
+                    void *progress_user);
+
 int gk_job_run_rows(gk_job *job, const gk_grid *g, int y0, int rows, int tile_w, int tile_h,
                     unsigned flags, gk_tile_sink sink, void *sink_user, gk_progress_fn progress,
+                    void *progress_user)
+{
+    return run_rows(job, g, y0, rows, tile_w, tile_h, flags, GK_VALUES_FLOAT64, sink, NULL,
+                    sink_user, progress, progress_user);
+}
+
+int gk_job_run_typed(gk_job *job, const gk_grid *g, int y0, int rows, int tile_w, int tile_h,
+                     unsigned flags, gk_value_type vt, gk_tile_sink_typed sink, void *sink_user,
+                     gk_progress_fn progress, void *progress_user)
+{
+    if (vt != GK_VALUES_FLOAT64 && vt != GK_VALUES_FLOAT32)
+        return gk_error(job->ctx, GK_ERR_ARG, "unknown value type %d", (int)vt);
+    return run_rows(job, g, y0, rows, tile_w, tile_h, flags, vt, NULL, sink, sink_user, progress,
+                    progress_user);
+}
+
+static int run_rows(gk_job *job, const gk_grid *g, int y0, int rows, int tile_w, int tile_h,
+                    unsigned flags, gk_value_type vt, gk_tile_sink sink,
+                    gk_tile_sink_typed typed_sink, void *sink_user, gk_progress_fn progress,
                     void *progress_user)
 {
     gk_context *ctx = job->ctx;
@@ -377,7 +446,7 @@ int gk_job_run_rows(gk_job *job, const gk_grid *g, int y0, int rows, int tile_w,
     choose_tiles(&strip, job->gpu ? gk_device_streams(job) : threads, &tile_w, &tile_h);
     int ntx = (g->nx + tile_w - 1) / tile_w, nty = (rows + tile_h - 1) / tile_h;
     long long ntiles = (long long)ntx * nty;
-    run_state r = {job, sink, sink_user, progress, progress_user,
+    run_state r = {job, sink, typed_sink, vt, sink_user, progress, progress_user,
                    (double)g->nx * (double)rows, 0, GK_OK, (flags & GK_SINK_CONCURRENT) != 0};
     double hit2 = gk_hit_threshold2(g);
     job->nodes = job->nodata_nodes = job->shared_nodes = 0;
@@ -403,7 +472,7 @@ int gk_job_run_rows(gk_job *job, const gk_grid *g, int y0, int rows, int tile_w,
 #pragma omp parallel num_threads(threads + helper)
     {
         if (helper && omp_get_thread_num() == threads) {
-            gk_share_help(queue, &r.stop, deliver, &r);
+            gk_share_help(queue, &r.stop, deliver_slice, &r);
         } else {
             gk_scratch s = {0};
             size_t bytes = (size_t)tile_w * tile_h * job->nbands * sizeof(double);
@@ -425,9 +494,9 @@ int gk_job_run_rows(gk_job *job, const gk_grid *g, int y0, int rows, int tile_w,
                         break;
                     t.hit2 = hit2;
                     double t0 = omp_get_wtime();
-                    uint64_t nodata = compute_tile(job, &t, buf, &s);
+                    uint64_t nodata = compute_tile(job, &t, buf, &s, vt);
                     gk_share_gpu_done(queue, &t, omp_get_wtime() - t0);
-                    deliver(&r, &t, nodata, buf);
+                    deliver_as(&r, &t, nodata, buf, 1);
                 }
             } else {
                 /* Dynamic, in row-major order: tiles in flight stay within
@@ -446,7 +515,7 @@ int gk_job_run_rows(gk_job *job, const gk_grid *g, int y0, int rows, int tile_w,
                         t.w = g->nx - t.x0;
                     if (t.y0 + t.h > y0 + rows)
                         t.h = y0 + rows - t.y0;
-                    deliver(&r, &t, compute_tile(job, &t, buf, &s), buf);
+                    deliver_as(&r, &t, compute_tile(job, &t, buf, &s, vt), buf, 1);
                 }
             }
             if (pinned)

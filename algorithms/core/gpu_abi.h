@@ -18,8 +18,8 @@ extern "C" {
 
 /* One number: the entry symbol carries it, so a module of another version is
  * not even found, and the table repeats it. */
-#define GK_GPU_ABI_VERSION 11
-#define GK_GPU_ENTRY_FN gk_gpu_module_v11
+#define GK_GPU_ABI_VERSION 12
+#define GK_GPU_ENTRY_FN gk_gpu_module_v12
 #define GK_GPU_STR_(x) #x
 #define GK_GPU_STR(x) GK_GPU_STR_(x)
 #define GK_GPU_ENTRY GK_GPU_STR(GK_GPU_ENTRY_FN)
@@ -176,6 +176,9 @@ typedef struct {
      * host arrays, read during tile only. NULL: the lattice. */
     const double *qx, *qy;
     const int *qgroup;
+    /* 1: out gets floats, converted on the device by core/to_float32.h's
+     * rule (half the copy back, no conversion on the host); 0: doubles */
+    int out_float;
 } gk_gpu_tile;
 
 /* Kriging (set once per job, before its first tile): the covariance
@@ -299,8 +302,8 @@ typedef struct {
     int (*probe)(int dev, char *name, size_t name_cap, char *err, size_t err_cap);
     /* Uploads the points and builds the GPU index; NULL and a reason on failure. */
     void *(*job_new)(int dev, const gk_gpu_job_desc *d, char *err, size_t err_cap);
-    /* Computes a tile into out (w*h doubles per band, row-major, nodata where no
-     * value); *nodata gets the count of nodata nodes (band 1), *singular the
+    /* Computes a tile into out (w*h doubles per band, or floats where
+     * t->out_float, row-major, nodata where no value); *nodata gets the count of nodata nodes (band 1), *singular the
      * nodes whose kriging system was singular. 0; GK_GPU_TILE_NOMEM when the
      * GPU's memory was too small for the tile; else non-zero and a reason.
      * Thread-safe (serialised per job: a caller wanting tiles in flight at

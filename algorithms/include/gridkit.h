@@ -264,6 +264,25 @@ int gk_job_run_rows(gk_job *job, const gk_grid *g, int y0, int rows, int tile_w,
                     unsigned flags, gk_tile_sink sink, void *sink_user, gk_progress_fn progress,
                     void *progress_user);
 
+/* The values a typed sink gets: doubles, or Float32 pixels converted by
+ * GDAL's rule (GDALCopyWords of GDAL 3.6: to nearest, beyond FLT_MAX to
+ * infinity), on the GPU where a tile is computed there (half the bytes to
+ * copy back, no pass over them on the host). */
+typedef enum { GK_VALUES_FLOAT64 = 0, GK_VALUES_FLOAT32 = 1 } gk_value_type;
+/* A sink of gk_job_run_typed: nbands planes of w*h values of the run's type. */
+typedef int (*gk_tile_sink_typed)(void *user, int x0, int y0, int w, int h, int nbands,
+                                  const void *values);
+/* gk_job_run_rows with the tiles handed in type vt. */
+int gk_job_run_typed(gk_job *job, const gk_grid *g, int y0, int rows, int tile_w, int tile_h,
+                     unsigned flags, gk_value_type vt, gk_tile_sink_typed sink, void *sink_user,
+                     gk_progress_fn progress, void *progress_user);
+/* One value as GK_VALUES_FLOAT32 converts it (a writer checks it against
+ * the GDAL it links before it takes such tiles). */
+float gk_value_to_float32(double v);
+/* gk_job_compute_window with out in type vt. */
+int gk_job_compute_window_typed(gk_job *job, const gk_grid *g, int x0, int y0, int w, int h,
+                                gk_value_type vt, void *out);
+
 /* Counters of the last run, for the user's report. */
 typedef struct {
     uint64_t nodes;        /* nodes computed */

@@ -712,6 +712,40 @@ int gk_raster_writer_wire_type(const gk_raster_writer *w)
     return w && w->direct ? (int)w->type : (int)GDT_Float64;
 }
 
+/* gk_value_to_float32 against GDALCopyWords: the edges of the rule (the
+ * overflow to infinity just past FLT_MAX, subnormals, ties) and ordinary
+ * values; NaN only as NaN. */
+static pthread_once_t f32_once = PTHREAD_ONCE_INIT;
+static int f32_same;
+
+static void f32_check(void)
+{
+    const double big = (double)FLT_MAX;
+    double v[] = {0.0, -0.0, 1.0, -1.0, 0.1, -2.5e-3, 1e30, -1e-30, 6.02214076e23,
+                  1.0000000596046448, 1.0000000596046449, 3.0000001192092896, big,
+                  nextafter(big, INFINITY), big * (1.0 + 0x1p-25), big * (1.0 + 0x1p-24), 1e39,
+                  -big, -nextafter(big, INFINITY), -1e39, (double)FLT_MIN,
+                  (double)FLT_MIN * 0.5, 0x1p-149, 0x1p-150, 0x1.8p-150, 0x1p-151, -0x1p-150,
+                  1e-300, 4503599627370497.0, INFINITY, -INFINITY, NAN};
+    const int n = (int)(sizeof v / sizeof *v);
+    float g[sizeof v / sizeof *v];
+    GDALCopyWords(v, GDT_Float64, sizeof(double), g, GDT_Float32, sizeof(float), n);
+    int same = 1;
+    for (int k = 0; k < n; k++) {
+        float m = gk_value_to_float32(v[k]);
+        same &= isnan(m) ? isnan(g[k]) != 0 : memcmp(&m, &g[k], sizeof m) == 0;
+    }
+    f32_same = same;
+}
+
+int gk_raster_writer_takes_float32(const gk_raster_writer *w)
+{
+    if (!w || !w->direct || w->type != GDT_Float32)
+        return 0;
+    pthread_once(&f32_once, f32_check);
+    return f32_same;
+}
+
 int gk_raster_writer_write_wire(gk_raster_writer *w, int band, int x0, int y0, int wd, int ht,
                                 const void *values)
 {

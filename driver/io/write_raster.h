@@ -57,6 +57,11 @@ int gk_raster_writer_write(gk_raster_writer *w, int band, int x0, int y0, int wd
 int gk_raster_writer_wire_type(const gk_raster_writer *w);
 int gk_raster_writer_write_wire(gk_raster_writer *w, int band, int x0, int y0, int wd, int ht,
                                 const void *values);
+/* Does gk_raster_writer_write_wire() take Float32 pixels converted by
+ * gk_value_to_float32 (GK_VALUES_FLOAT32), with the bytes GDAL's own
+ * conversion would give: the file's blocks staged as Float32, and the GDAL
+ * in use converting as gridkit does (checked once on edge values)? */
+int gk_raster_writer_takes_float32(const gk_raster_writer *w);
 /* Seconds spent so far in GDAL's writing calls (taken in turn). */
 double gk_raster_writer_io_seconds(const gk_raster_writer *w);
 /* Tags nodata on a band after its pixels were written (kriging learns only

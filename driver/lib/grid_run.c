@@ -76,6 +76,20 @@ static int sink(void *user, int x0, int y0, int w, int h, int nbands, const doub
     return rc;
 }
 
+/* sink for Float32 tiles (gk_raster_writer_takes_float32) */
+static int sink_float32(void *user, int x0, int y0, int w, int h, int nbands, const void *values)
+{
+    sink_state *s = user;
+    pthread_mutex_lock(&s->cache_lock);
+    cache_fit(s->cache, h, nbands);
+    pthread_mutex_unlock(&s->cache_lock);
+    int rc = 0;
+    for (int b = 0; b < nbands && !rc; b++)
+        rc = gk_raster_writer_write_wire(s->w, s->band + b, x0, y0, w, h,
+                                         (const float *)values + (size_t)b * w * h) != GK_OK;
+    return rc;
+}
+
 typedef struct {
     gk_progress_fn fn;
     void *user;
@@ -255,8 +269,15 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
         scaled_progress sc = {o->progress, o->progress_user, (double)b / sp.n_layers,
                               1.0 / sp.n_layers};
         t0 = gk_seconds();
-        rc = gk_job_run_ex(job, &g, tw, th, GK_SINK_CONCURRENT, sink, &ss,
-                           o->progress ? band_progress : NULL, &sc);
+        /* Float32 files get Float32 tiles: a GPU converts its own and
+         * copies half the bytes back */
+        if (gk_raster_writer_takes_float32(w))
+            rc = gk_job_run_typed(job, &g, 0, g.ny, tw, th, GK_SINK_CONCURRENT,
+                                  GK_VALUES_FLOAT32, sink_float32, &ss,
+                                  o->progress ? band_progress : NULL, &sc);
+        else
+            rc = gk_job_run_ex(job, &g, tw, th, GK_SINK_CONCURRENT, sink, &ss,
+                               o->progress ? band_progress : NULL, &sc);
         t_grid += gk_seconds() - t0;
         if (!o->quiet && !rc)
             fprintf(stderr, "Device: %s\n", gk_context_device_name(ctx));

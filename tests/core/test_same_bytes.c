@@ -152,6 +152,70 @@ static int run_windows(gk_context *ctx, const dataset *d, const char *spec, int 
     return rc;
 }
 
+/* Float32 tiles (gk_job_run_typed) and windows: each value the double run's
+ * converted by gk_value_to_float32, whatever the threads and tiles */
+static int sink_f32(void *user, int x0, int y0, int w, int h, int nbands, const void *v)
+{
+    sink_ctx *s = user;
+    float *out = (float *)s->out;
+    const float *in = v;
+    size_t plane = (size_t)s->g->nx * s->g->ny;
+    for (int b = 0; b < nbands; b++)
+        for (int r = 0; r < h; r++)
+            memcpy(out + b * plane + (size_t)(y0 + r) * s->g->nx + x0,
+                   in + (size_t)b * w * h + (size_t)r * w, (size_t)w * sizeof *in);
+    return 0;
+}
+
+static void check_float32(gk_context *ctx, const dataset *d, const char *spec, const double *ref,
+                          int nb)
+{
+    const gk_grid *g = &d->g;
+    const size_t n = (size_t)nb * g->nx * g->ny;
+    float *want = malloc(n * sizeof *want), *got = malloc(n * sizeof *got);
+    float *win = malloc((size_t)nb * 23 * 70 * sizeof *win);
+    gk_context_set_threads(ctx, 7);
+    gk_algorithm *alg = gk_algorithm_parse(ctx, spec);
+    gk_job *job = alg ? gk_job_new(ctx, d->pts, alg) : NULL;
+    if (!want || !got || !win || !job) {
+        CHECK(!"float32 run could not start");
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++)
+        want[i] = gk_value_to_float32(ref[i]);
+    for (int how = 0; how < 2; how++) {
+        memset(got, 0, n * sizeof *got);
+        int rc = GK_OK;
+        if (how == 0) {
+            sink_ctx s = {g, nb, (double *)got};
+            rc = gk_job_run_typed(job, g, 0, g->ny, 13, 200, 0, GK_VALUES_FLOAT32, sink_f32, &s,
+                                  NULL, NULL);
+        } else {
+            for (int y0 = 0; !rc && y0 < g->ny; y0 += 70)
+                for (int x0 = 0; !rc && x0 < g->nx; x0 += 23) {
+                    int w = x0 + 23 > g->nx ? g->nx - x0 : 23, h = y0 + 70 > g->ny ? g->ny - y0 : 70;
+                    rc = gk_job_compute_window_typed(job, g, x0, y0, w, h, GK_VALUES_FLOAT32, win);
+                    for (int b = 0; !rc && b < nb; b++)
+                        for (int r = 0; r < h; r++)
+                            memcpy(got + (size_t)b * g->nx * g->ny + (size_t)(y0 + r) * g->nx + x0,
+                                   win + (size_t)b * w * h + (size_t)r * w, (size_t)w * sizeof *win);
+                }
+        }
+        checks++;
+        if (rc || memcmp(got, want, n * sizeof *got)) {
+            failures++;
+            fprintf(stderr, "FAIL %s %s: Float32 %s differ from the doubles converted (%s)\n",
+                    d->name, spec, how ? "windows" : "tiles", rc ? gk_errmsg(ctx) : "values");
+        }
+    }
+done:
+    gk_job_free(job);
+    gk_algorithm_free(alg);
+    free(want);
+    free(got);
+    free(win);
+}
+
 static int first_difference(const double *a, const double *b, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -276,6 +340,7 @@ int main(int argc, char **argv)
                     compare(d, spec, how, ref, got, nb);
                 free(got);
             }
+            check_float32(ctx, d, spec, ref, nb);
             double *got = malloc((size_t)nb * d->g.nx * d->g.ny * sizeof *got);
             for (size_t w = 0; w < sizeof win / sizeof *win; w++) {
                 /* 1 x 1 windows only on the small specs' cost */

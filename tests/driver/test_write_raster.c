@@ -11,6 +11,8 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <float.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -245,6 +247,76 @@ static void test_integer_conversion(gk_context *ctx)
         GDALClose(ds);
     }
     check_no_temporaries("conversion");
+}
+
+/* ---- Float32: gridkit's conversion (GK_VALUES_FLOAT32, also on a GPU) is
+ * GDALCopyWords's, bit for bit ----------------------------------------------- */
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+static uint64_t rng_next(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+static void test_float32_rule(gk_context *ctx)
+{
+    /* every exponent a double has, random mantissas and signs: overflow past
+     * FLT_MAX, subnormals, underflow to zero and ties included */
+    enum { N = 200000 };
+    double *v = malloc(N * sizeof *v);
+    float *g = malloc(N * sizeof *g);
+    if (!v || !g) {
+        CHECK(!"out of memory");
+        free(v);
+        free(g);
+        return;
+    }
+    for (int k = 0; k < N; k++) {
+        uint64_t bits = rng_next();
+        if (k % 4 == 1) /* ties: a float's mantissa and then exactly half an ulp */
+            bits = (bits & 0xFFFFFFFFE0000000ull) | 0x10000000ull;
+        if (k % 8 == 3) /* near FLT_MAX and the float subnormals */
+            bits = (bits & 0x800FFFFFFFFFFFFFull) |
+                   ((uint64_t)(k % 16 == 3 ? 1023 + 127 : 1023 - 126 - (int)(rng_next() % 30))
+                    << 52);
+        memcpy(&v[k], &bits, sizeof bits);
+    }
+    const double edge[] = {(double)FLT_MAX, nextafter((double)FLT_MAX, INFINITY),
+                           -nextafter((double)FLT_MAX, INFINITY), 0x1p-150, 0x1.8p-150,
+                           -0x1p-150, INFINITY, -INFINITY, NAN, -0.0};
+    memcpy(v, edge, sizeof edge);
+    GDALCopyWords(v, GDT_Float64, sizeof(double), g, GDT_Float32, sizeof(float), N);
+    int bad = 0;
+    for (int k = 0; k < N; k++) {
+        float m = gk_value_to_float32(v[k]);
+        if (isnan(m) ? !isnan(g[k]) : memcmp(&m, &g[k], sizeof m) != 0) {
+            if (bad++ < 5)
+                CHECKF(0, "%.17g: gridkit %.9g, GDALCopyWords %.9g", v[k], m, g[k]);
+        }
+    }
+    CHECKF(bad == 0, "%d of %d values converted otherwise than GDALCopyWords", bad, N);
+    free(v);
+    free(g);
+
+    /* the writer takes Float32 pixels as they are, where its blocks hold them */
+    gk_raster_spec s = base_spec(path("f32.tif"), 10, 1);
+    s.type = "Float32";
+    gk_raster_writer *w = gk_raster_writer_open(ctx, &s);
+    CHECKF(w, "open: %s", gk_errmsg(ctx));
+    if (w) {
+        CHECK(gk_raster_writer_takes_float32(w));
+        gk_raster_writer_abort(w);
+    }
+    s = base_spec(path("f64.tif"), 10, 1);
+    w = gk_raster_writer_open(ctx, &s);
+    if (w) {
+        CHECK(!gk_raster_writer_takes_float32(w)); /* Float64: doubles */
+        gk_raster_writer_abort(w);
+    }
+    check_no_temporaries("float32");
 }
 
 /* A nodata the output type cannot hold (Int16 0.5 would be
@@ -742,6 +814,7 @@ int main(int argc, char **argv)
         test_gtiff_roundtrip(ctx, 1);
         test_gtiff_roundtrip(ctx, 0);
         test_integer_conversion(ctx);
+        test_float32_rule(ctx);
         test_nodata_fits_type(ctx);
         test_nodata_after_writing(ctx);
         test_format_bytes();

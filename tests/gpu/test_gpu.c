@@ -22,6 +22,8 @@
 
 #include "core/device.h"
 
+#include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +94,104 @@ static void test_engine(const dataset *u)
         {"kriging:model=Exp:psill=60:range=500:nugget=5:max_points=16:variance=no", u, 0},
     };
     windows_cases(windows, NCASES(windows));
+}
+
+/* Float32 tiles converted on the GPU (gk_job_run_typed, compute_window_typed):
+ * bit for bit the host's conversion (gk_value_to_float32, GDALCopyWords's
+ * rule) of the same job's doubles, also where values overflow a float or
+ * fall to its subnormals (z scaled), where a tile is split, and where the
+ * CPU finishes a tile (linear, kriging's dense nodes: converted on the host). */
+static int sink_f32(void *user, int x0, int y0, int w, int h, int nbands, const void *v)
+{
+    raster2 *r = user; /* r->v holds floats here */
+    float *out = (float *)r->v;
+    const float *in = v;
+    const size_t plane = (size_t)r->nx * r->ny;
+    for (int b = 0; b < nbands; b++)
+        for (int j = 0; j < h; j++)
+            memcpy(out + b * plane + (size_t)(y0 + j) * r->nx + x0,
+                   in + (size_t)b * w * h + (size_t)j * w, (size_t)w * sizeof *in);
+    return 0;
+}
+
+static void float32_case(const char *spec, int single, const dataset *d, double zscale,
+                         int split)
+{
+    gk_context *ctx = gk_context_new();
+    gk_context_set_device(ctx, "cuda");
+    gk_algorithm *alg = gk_algorithm_parse(ctx, spec);
+    gk_algorithm_set_precision(alg, single ? GK_PRECISION_SINGLE : GK_PRECISION_DOUBLE);
+    const size_t n = gk_points_count(d->pts);
+    const double *px = gk_points_x(d->pts), *py = gk_points_y(d->pts), *pz = gk_points_z(d->pts);
+    gk_points *p = gk_points_new(ctx);
+    for (size_t i = 0; p && i < n; i++)
+        gk_points_add(p, px[i], py[i], pz[i] * zscale);
+    if (split)
+        setenv("GRIDKIT_GPU_TILE_MEM", "40000", 1);
+    gk_job *job = alg && p ? gk_job_new(ctx, p, alg) : NULL;
+    const gk_grid *g = &d->g;
+    const int nb = job ? gk_job_bands(job) : 1;
+    const size_t T = (size_t)g->nx * g->ny * nb;
+    double *dv = malloc(T * sizeof *dv);
+    float *want = malloc(T * sizeof *want), *tiles = malloc(T * sizeof *tiles),
+          *win = malloc(T * sizeof *win);
+    int rc = !job || !dv || !want || !tiles || !win;
+    if (!rc)
+        rc = gk_job_compute_window(job, g, 0, 0, g->nx, g->ny, dv) ||
+             gk_job_compute_window_typed(job, g, 0, 0, g->nx, g->ny, GK_VALUES_FLOAT32, win);
+    if (!rc) {
+        raster2 r = {(double *)tiles, g->nx, g->ny};
+        rc = gk_job_run_typed(job, g, 0, g->ny, 0, 0, 0, GK_VALUES_FLOAT32, sink_f32, &r, NULL,
+                              NULL);
+    }
+    unsetenv("GRIDKIT_GPU_TILE_MEM");
+    CHECKF(!rc, "%s (z x %g): %s", spec, zscale, gk_errmsg(ctx));
+    if (!rc) {
+        size_t bad = 0, inf = 0, sub = 0;
+        for (size_t i = 0; i < T; i++) {
+            want[i] = gk_value_to_float32(dv[i]);
+            bad += memcmp(&want[i], &win[i], sizeof(float)) != 0;
+            bad += memcmp(&want[i], &tiles[i], sizeof(float)) != 0;
+            inf += isinf(want[i]) != 0;
+            sub += want[i] != 0 && fabsf(want[i]) < FLT_MIN;
+        }
+        const int needs_inf = zscale > 1, needs_sub = zscale < 1;
+        const int ok = bad == 0 && (!needs_inf || inf > 0) && (!needs_sub || sub > 0) &&
+                       (!split || gk_device_tile_splits(job) > 0);
+        CHECKF(ok, "%s (z x %g%s): %zu Float32 values differ from the host's conversion (%zu "
+               "infinite, %zu subnormal)", spec, zscale, split ? ", split" : "", bad, inf, sub);
+        printf("%s %-60s %s z x %-6g%s Float32 on the device: %zu differ, %zu inf, %zu subnormal\n",
+               ok ? "ok  " : "FAIL", spec, single ? "single" : "double", zscale,
+               split ? " split" : "", bad, inf, sub);
+    }
+    free(dv);
+    free(want);
+    free(tiles);
+    free(win);
+    gk_job_free(job);
+    gk_points_free(p);
+    gk_algorithm_free(alg);
+    gk_context_free(ctx);
+}
+
+static void test_float32(const dataset *u)
+{
+    static const char *specs[] = {
+        "invdistnn:radius=400:max_points=16",
+        "invdist:power=2",
+        "average:radius1=300:radius2=300",
+        "kriging:model=Exp:psill=60:range=500:nugget=5:max_points=16", /* 2 bands */
+        "kriging:model=Exp:psill=60:range=700:nugget=5:radius=320", /* dense nodes: host */
+        "linear", /* finished on the CPU: host */
+    };
+    for (size_t i = 0; i < NCASES(specs); i++) {
+        float32_case(specs[i], 0, u, 1.0, 0);
+        float32_case(specs[i], 0, u, 1e37, 0); /* past FLT_MAX: infinity, as GDAL */
+        float32_case(specs[i], 0, u, 1e-41, 0); /* subnormal floats */
+    }
+    float32_case(specs[1], 1, u, 1.0, 0);
+    float32_case(specs[0], 0, u, 1e37, 1);
+    float32_case(specs[3], 0, u, 1.0, 1);
 }
 
 static void test_device_option(void)
@@ -219,6 +319,7 @@ int main(void)
     test_global(&l);
     test_variograms(&u, &l);
     test_engine(&u);
+    test_float32(&u);
     test_linear(ctx, &u, &l, &sm);
     test_ridges(ctx);
     test_density(&u, &l, &sm);
