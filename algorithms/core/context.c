@@ -75,3 +75,5 @@ void gk_context_set_triangulator(gk_context *ctx, gk_triangulate_fn fn, void *us
     ctx->triangulate = fn;
     ctx->triangulate_user = user;
 }
+
+void gk_context_set_gpu_late(gk_context *ctx, int on) { ctx->gpu_late = on != 0; }

@@ -33,6 +33,8 @@
 #define MIN_SHARE 0.03   /* the CPU's rate against the GPUs' below which it stays out */
 #define SETUP_SHARE 0.25 /* the index's build at most this part of the GPUs' rest */
 #define SUB_W 32         /* columns of a helper thread's piece of a slice */
+#define FRONT_S 0.02     /* a late start's slice before the GPU comes: short, so that
+                          * the GPU, once there, waits little for the one in flight */
 
 typedef struct slice {
     gk_tile t;
@@ -46,15 +48,20 @@ struct gk_share {
     const gk_grid *g;
     int y0, y1; /* the rows of g the run covers */
     int tw, th, ntx, gpu_threads, helpers, force;
+    int cores;  /* every core of the run: a late start's helper before the GPU is on */
+    int late;   /* a late start: the helper begins at the front (cpu_share.h) */
+    int gpu_on; /* late: the GPU threads take tiles */
     long long ntiles;
     pthread_mutex_t mu;
-    /* tiles [front, back] are left; the helper has taken back_rows rows off
-     * the bottom of tile back */
+    /* tiles [front, back] are left; the helper has taken front_rows rows off
+     * the top of tile front (late start) and back_rows off the bottom of
+     * tile back */
     long long front, back;
-    int back_rows;
+    int front_rows, back_rows;
     /* rates: finished GPU tiles (nodes, seconds of the threads computing
      * them) and the helper's slices */
     double gpu_nodes, gpu_s, cpu_nodes, cpu_s;
+    double late_nodes; /* the helper's front slices (a late start) */
     slice *done;
     int rows_forced;
     int have_pre; /* forced: a slice claimed before the run starts */
@@ -98,7 +105,7 @@ static int helper_allowed(const gk_job *job)
 }
 
 gk_share *gk_share_new(gk_job *job, const gk_grid *g, int y0, int rows, int tile_w, int tile_h,
-                       int gpu_threads, int cpu_threads)
+                       int gpu_threads, int cpu_threads, int late)
 {
     gk_share *q = calloc(1, sizeof *q);
     if (!q)
@@ -119,7 +126,9 @@ gk_share *gk_share_new(gk_job *job, const gk_grid *g, int y0, int rows, int tile
     q->force = getenv_force();
     const int off = e && !strcmp(e, "0");
     q->helpers = cpu_threads - gpu_threads;
-    if (off || !helper_allowed(job) || q->helpers < (q->force ? 1 : 2))
+    q->cores = cpu_threads;
+    q->late = late;
+    if (off || !(late || helper_allowed(job)) || q->helpers < (q->force ? 1 : 2))
         q->helpers = 0;
     /* forced (tests): the helper's first slices are its own before any GPU
      * thread starts, so that every run shares */
@@ -144,17 +153,35 @@ void gk_share_free(gk_share *q)
     free(q);
 }
 
-int gk_share_has_helper(const gk_share *q) { return q->helpers > 0; }
+int gk_share_has_helper(const gk_share *q) { return q->helpers > 0 || q->late; }
 
-uint64_t gk_share_cpu_nodes(const gk_share *q) { return (uint64_t)q->cpu_nodes; }
+void gk_share_gpu_on(gk_share *q)
+{
+    pthread_mutex_lock(&q->mu);
+    q->gpu_on = 1;
+    pthread_mutex_unlock(&q->mu);
+}
+
+int gk_share_empty(gk_share *q)
+{
+    pthread_mutex_lock(&q->mu);
+    int e = q->front > q->back;
+    pthread_mutex_unlock(&q->mu);
+    return e;
+}
+
+uint64_t gk_share_cpu_nodes(const gk_share *q) { return (uint64_t)(q->cpu_nodes + q->late_nodes); }
 
 int gk_share_next(gk_share *q, gk_tile *t)
 {
     int got = 0;
     pthread_mutex_lock(&q->mu);
-    if (q->front <= q->back) {
+    while (!got && q->front <= q->back) {
         long long k = q->front++;
         tile_of(q, k, t);
+        t->y0 += q->front_rows; /* the helper had the rows above */
+        t->h -= q->front_rows;
+        q->front_rows = 0;
         if (k == q->back)
             t->h -= q->back_rows; /* the helper has the rows below */
         got = t->h > 0;
@@ -176,7 +203,38 @@ static double gpu_left(const gk_share *q)
 {
     if (q->front > q->back)
         return 0;
-    return (double)(q->back - q->front + 1) * q->tw * q->th - (double)q->back_rows * q->tw;
+    return (double)(q->back - q->front + 1) * q->tw * q->th -
+           (double)(q->front_rows + q->back_rows) * q->tw;
+}
+
+/* A late start's slice of `rows` rows off the top of the first tile left:
+ * 1 and *t, or 0 when the queue is empty. */
+static int claim_front(gk_share *q, int rows, gk_tile *t)
+{
+    int got = 0;
+    pthread_mutex_lock(&q->mu);
+    while (!got && q->front <= q->back) {
+        int left = tile_rows(q, q->front) - q->front_rows -
+                   (q->front == q->back ? q->back_rows : 0);
+        if (left <= 0) { /* the tile is all taken */
+            q->front++;
+            q->front_rows = 0;
+            continue;
+        }
+        if (rows > left)
+            rows = left;
+        tile_of(q, q->front, t);
+        t->y0 += q->front_rows;
+        t->h = rows;
+        q->front_rows += rows;
+        if (rows == left) {
+            q->front++;
+            q->front_rows = 0;
+        }
+        got = 1;
+    }
+    pthread_mutex_unlock(&q->mu);
+    return got;
 }
 
 /* The helper's next slice off the bottom of the last tile left: 1 and *t, or
@@ -187,12 +245,14 @@ static int claim(gk_share *q, double cpu_rate, double setup_s, int first, gk_til
     int got = 0;
     pthread_mutex_lock(&q->mu);
     if (q->front <= q->back) {
-        int h = tile_rows(q, q->back) - q->back_rows;
+        /* h: the tile's rows above the helper's; avail: those no one has */
+        const int top = q->front == q->back ? q->front_rows : 0;
+        int h = tile_rows(q, q->back) - q->back_rows, avail = h - top;
         int rows = q->force ? q->rows_forced : (int)ceil(cpu_rate * SLICE_S / q->tw);
         if (rows < 1)
             rows = 1;
-        if (rows > h)
-            rows = h;
+        if (rows > avail)
+            rows = avail;
         double nodes = (double)rows * q->tw;
         /* the GPUs' rate: their threads work side by side */
         double gpu_rate = q->gpu_s > 0 ? q->gpu_threads * q->gpu_nodes / q->gpu_s : 0;
@@ -204,12 +264,12 @@ static int claim(gk_share *q, double cpu_rate, double setup_s, int first, gk_til
             pays = MARGIN * nodes / cpu_rate + setup_s <= rest &&
                    (!first || (cpu_rate >= MIN_SHARE * gpu_rate && setup_s <= SETUP_SHARE * rest));
         }
-        if (pays) {
+        if (pays && rows > 0) {
             tile_of(q, q->back, t);
             t->y0 += h - rows;
             t->h = rows;
             q->back_rows += rows;
-            if (q->back_rows >= tile_rows(q, q->back)) {
+            if (q->back_rows + top >= tile_rows(q, q->back)) {
                 q->back--;
                 q->back_rows = 0;
             }
@@ -231,7 +291,7 @@ static int gpu_started(gk_share *q, int *queue_empty)
 
 /* A slice on the helper's cores, in pieces of SUB_W columns. */
 static uint64_t compute_slice(gk_share *q, const gk_tile *t, double *out, gk_scratch *scr,
-                              double *piece)
+                              double *piece, int threads)
 {
     const gk_job *job = q->job;
     gk_tile_fn fn = job->method->cpu_tile;
@@ -239,7 +299,7 @@ static uint64_t compute_slice(gk_share *q, const gk_tile *t, double *out, gk_scr
     const size_t T = (size_t)t->w * t->h;
     uint64_t nodata = 0;
     int failed = 0;
-#pragma omp parallel for num_threads(q->helpers) schedule(dynamic, 1) reduction(+ : nodata) \
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) reduction(+ : nodata) \
     reduction(| : failed)
     for (int p = 0; p < npieces; p++) {
         const int me = omp_get_thread_num();
@@ -275,10 +335,21 @@ static int stopped(int *stop)
     return st;
 }
 
+/* Is a late start still without its GPU (the helper then takes the front)? */
+static int gpu_off(gk_share *q)
+{
+    if (!q->late)
+        return 0;
+    pthread_mutex_lock(&q->mu);
+    int off = !q->gpu_on;
+    pthread_mutex_unlock(&q->mu);
+    return off;
+}
+
 void gk_share_help(gk_share *q, int *stop, gk_share_deliver_fn deliver, void *user)
 {
     gk_job *job = q->job;
-    if (!q->helpers)
+    if (!q->helpers && !q->late)
         return;
     /* the model's rate until the first slice is measured */
     double setup_s = 0, node_s = 1.0;
@@ -287,16 +358,57 @@ void gk_share_help(gk_share *q, int *stop, gk_share_deliver_fn deliver, void *us
         gk_points_bounds(job->pts, &x0, &y0, &x1, &y1); /* a job has points */
         node_s = gk_algorithm_cpu_node_seconds(&job->alg, (double)job->pts->n,
                                                (x1 - x0) * (y1 - y0), &setup_s);
-        if (!isfinite(node_s) || !(node_s > 0))
-            return;
-        if (job->tree)
+        if (!isfinite(node_s) || !(node_s > 0)) {
+            if (!q->late)
+                return;
+            node_s = 1e-6; /* a late start computes anyway: a guess, then measured */
+        }
+        if (job->tree || job->cpu_prepared)
             setup_s = 0; /* built already (without one the model says 0) */
     }
     const int nb = job->nbands;
-    gk_scratch *scr = calloc((size_t)q->helpers, sizeof *scr);
-    double *piece = malloc((size_t)q->helpers * SUB_W * q->th * nb * sizeof *piece);
+    const int team = q->cores > q->helpers ? q->cores : q->helpers;
+    gk_scratch *scr = calloc((size_t)team, sizeof *scr);
+    double *piece = malloc((size_t)team * SUB_W * q->th * nb * sizeof *piece);
+    double *front = NULL; /* a late start's front slice, handed over at once */
+    double front_nodes = 0, front_s = 0; /* and the rate of every core on them */
+    int front_rows_last = 0;
+    /* one core left to the GPU's start (the driver's and the context's
+     * set-up run on a thread of their own) */
+    const int front_team = q->cores > 2 ? q->cores - 1 : q->cores;
     int first = 1, failed = !scr || !piece;
     while (!failed && !stopped(stop)) {
+        if (gpu_off(q)) {
+            /* a first slice of two rows measures the rate; then FRONT_S
+             * each, growing at most twofold (the model can be far off) */
+            double rate = front_s > 0 ? front_nodes / front_s : front_team / node_s;
+            int rows = front_rows_last ? (int)ceil(rate * FRONT_S / q->tw) : 2;
+            if (front_rows_last && rows > 2 * front_rows_last)
+                rows = 2 * front_rows_last;
+            rows = rows < 1 ? 1 : rows;
+            front_rows_last = rows;
+            gk_tile t;
+            if (!claim_front(q, rows, &t))
+                break; /* all done before the GPU came */
+            if (!front && !(front = malloc((size_t)q->tw * q->th * nb * sizeof *front))) {
+                failed = 1;
+                break;
+            }
+            double t1 = omp_get_wtime();
+            uint64_t nd = compute_slice(q, &t, front, scr, piece, front_team);
+            front_nodes += (double)t.w * t.h;
+            front_s += omp_get_wtime() - t1;
+            q->late_nodes += (double)t.w * t.h;
+            if (nd == UINT64_MAX) {
+                failed = 1;
+                break;
+            }
+            if (deliver(user, &t, nd, front))
+                break;
+            continue;
+        }
+        if (!q->helpers)
+            break; /* no cores left beside the GPU threads */
         int empty;
         if (!q->force && !gpu_started(q, &empty)) { /* no GPU rate yet */
             if (empty)
@@ -304,7 +416,9 @@ void gk_share_help(gk_share *q, int *stop, gk_share_deliver_fn deliver, void *us
             sleep_ms(0.5);
             continue;
         }
-        double cpu_rate = q->cpu_s > 0 ? q->cpu_nodes / q->cpu_s : q->helpers / node_s;
+        double cpu_rate = q->cpu_s > 0    ? q->cpu_nodes / q->cpu_s
+                          : front_s > 0 ? front_nodes / front_s * q->helpers / front_team
+                                        : q->helpers / node_s;
         gk_tile t;
         if (q->have_pre) {
             t = q->pre;
@@ -328,7 +442,7 @@ void gk_share_help(gk_share *q, int *stop, gk_share_deliver_fn deliver, void *us
         }
         s->t = t;
         s->values = v;
-        s->nodata = compute_slice(q, &t, v, scr, piece);
+        s->nodata = compute_slice(q, &t, v, scr, piece, q->helpers);
         s->next = q->done;
         q->done = s;
         if (s->nodata == UINT64_MAX) {
@@ -338,10 +452,11 @@ void gk_share_help(gk_share *q, int *stop, gk_share_deliver_fn deliver, void *us
         q->cpu_nodes += (double)t.w * t.h;
         q->cpu_s += omp_get_wtime() - t1;
     }
-    for (int i = 0; scr && i < q->helpers; i++)
+    for (int i = 0; scr && i < team; i++)
         gk_scratch_free(&scr[i]);
     free(scr);
     free(piece);
+    free(front);
     if (failed) {
         if (!stopped(stop)) {
 #pragma omp atomic write

@@ -11,6 +11,12 @@
  * takes its share. The results are the CPU's tile functions' own, so a
  * node's value does not depend on who computed it beyond the stated
  * tolerances between the CPU and the GPU. Internal to the core.
+ *
+ * A late start (the GPU still starting when the run begins, device.c): the
+ * helper takes slices off the top of the first tile left, on every core,
+ * and hands each over at once, until a GPU thread says the GPU is there
+ * (gk_share_gpu_on); the GPUs then take the tiles from where it is, and it
+ * goes on as above. Where no GPU comes it takes the whole grid so.
  */
 #ifndef GK_CPU_SHARE_H
 #define GK_CPU_SHARE_H
@@ -30,13 +36,17 @@ typedef int (*gk_share_deliver_fn)(void *user, const gk_tile *t, uint64_t nodata
  * =force, for tests: from the start, without the cost rule), uses the
  * cores left of cpu_threads. NULL when out of memory. */
 gk_share *gk_share_new(gk_job *job, const gk_grid *g, int y0, int rows, int tile_w, int tile_h,
-                       int gpu_threads, int cpu_threads);
+                       int gpu_threads, int cpu_threads, int late);
 void gk_share_free(gk_share *q);
 /* Does the run have a helper thread (one more than the GPU threads)? */
 int gk_share_has_helper(const gk_share *q);
 /* A GPU thread's next tile (whole, or the rows the helper left of the last);
  * 0 when the queue is empty. */
 int gk_share_next(gk_share *q, gk_tile *t);
+/* A late start's GPU is ready: the GPU threads take tiles from now on. */
+void gk_share_gpu_on(gk_share *q);
+/* Is the queue empty (a late start's GPU threads stop waiting then)? */
+int gk_share_empty(gk_share *q);
 /* A GPU thread finished a tile of t's nodes in `seconds`. */
 void gk_share_gpu_done(gk_share *q, const gk_tile *t, double seconds);
 /* The helper thread's work: slices while they pay, then their delivery.

@@ -14,9 +14,11 @@
 #include <math.h>
 #include <omp.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef GK_GPU_MODULE_NAME
@@ -89,6 +91,8 @@ static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
 #define MAX_PROBED 64
 static int probed[MAX_PROBED]; /* 0 unknown, 1 usable, -1 not */
 static char probe_msg[MAX_PROBED][256];
+/* gk_device_probe_done's answer, read without waiting on a probe under way */
+static atomic_int probe_finished[MAX_PROBED];
 
 static void *try_open(const char *path, char *why, size_t cap)
 {
@@ -104,6 +108,13 @@ static void load_module(void)
 {
     char path[4096], why[400] = "";
     void *h = NULL;
+    /* tests: a GPU that takes this many milliseconds longer to start (a late
+     * start's paths on any machine) */
+    const char *delay = getenv("GRIDKIT_GPU_START_DELAY");
+    if (delay && atoi(delay) > 0) {
+        struct timespec ts = {atoi(delay) / 1000, (long)(atoi(delay) % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+    }
     /* 1. GRIDKIT_GPU_MODULE: an explicit override wins */
     const char *env = getenv("GRIDKIT_GPU_MODULE");
     if (env && *env)
@@ -149,6 +160,8 @@ int gk_device_probe(int dev, char *name, size_t name_cap, char *why, size_t why_
 {
     pthread_once(&load_once, load_module);
     if (!mod_api) {
+        if (dev >= 0 && dev < MAX_PROBED)
+            atomic_store(&probe_finished[dev], 1);
         snprintf(why, why_cap, "%s", mod_reason);
         return -1;
     }
@@ -164,12 +177,20 @@ int gk_device_probe(int dev, char *name, size_t name_cap, char *why, size_t why_
         snprintf(probe_msg[dev], sizeof probe_msg[dev], "%s", rc ? er : nm);
     }
     int ok = probed[dev] > 0;
+    atomic_store(&probe_finished[dev], 1);
     if (ok)
         snprintf(name, name_cap, "%s", probe_msg[dev]);
     else
         snprintf(why, why_cap, "%s", probe_msg[dev]);
     pthread_mutex_unlock(&probe_lock);
     return ok ? 0 : -1;
+}
+
+int gk_device_probe_done(int dev)
+{
+    if (dev < 0 || dev >= MAX_PROBED)
+        return 1; /* the probe answers at once */
+    return atomic_load(&probe_finished[dev]);
 }
 
 int gk_context_set_device(gk_context *ctx, const char *spec)
@@ -241,7 +262,7 @@ int gk_device_requested(gk_context *ctx, int *code)
 /* ---- jobs -------------------------------------------------------------- */
 
 /* The GPU form of the job, or a reason why it has none yet. */
-static const char *describe(const gk_job *job, gk_gpu_job_desc *d)
+const char *gk_device_describe(const gk_job *job, gk_gpu_job_desc *d)
 {
     const gk_algorithm *a = &job->alg;
     const gk_method *m = job->method;
@@ -293,21 +314,97 @@ static int count_jobs(gk_gpu_job *g, const gk_gpu_job_desc *kd)
     return 0;
 }
 
-/* The GPU job could not be made (g holds no module job any more): an error
- * when the GPU was asked for by name, else the CPU with the reason. */
-static int attach_failed(gk_context *ctx, gk_gpu_job *g, int explicit_gpu, int dev,
-                         const char *name)
+int gk_device_streams_wanted(void)
 {
-    int rc = GK_OK;
-    if (explicit_gpu)
-        rc = gk_error(ctx, GK_ERR_UNSUPPORTED, "cuda:%d (%s): %s", dev, name, g->err);
+    const char *se = getenv("GRIDKIT_GPU_STREAMS");
+    return se && atoi(se) >= 1 && atoi(se) <= 8 ? atoi(se) : 2;
+}
+
+/* The GPU form of job d on `dev` ("auto" and "cuda": every usable GPU;
+ * "cuda:N": that one), probed already: g, or NULL and the reason in why.
+ * Touches neither the job nor its context (a late start builds it on a
+ * thread of its own, device_late.c). *desc: what it runs on. */
+void *gk_device_build(const gk_gpu_job_desc *dd, int code, int dev, int count_window,
+                      const char *name, char *desc, size_t desc_cap, char *why, size_t why_cap)
+{
+    gk_gpu_job_desc d = *dd;
+    int devs[GK_GPU_MAX_HANDLES], ndev = 1;
+    devs[0] = dev;
+    if (code <= GK_DEV_CUDA) {
+        int count = mod_api->device_count();
+        for (int k = 1; k < count && ndev < GK_GPU_MAX_HANDLES; k++) {
+            char nm[200], wy[600];
+            if (!gk_device_probe(k, nm, sizeof nm, wy, sizeof wy))
+                devs[ndev++] = k;
+        }
+    }
+    int streams = gk_device_streams_wanted();
+    if (d.op == GK_GPU_KRIGE_GLOBAL)
+        streams = 1; /* each module job holds its own n x n factor */
+    while (ndev * streams > GK_GPU_MAX_HANDLES)
+        streams--;
+    gk_gpu_job *g = calloc(1, sizeof *g);
+    if (!g) {
+        snprintf(why, why_cap, "out of memory");
+        return NULL;
+    }
+    g->api = mod_api;
+    pthread_mutex_init(&g->lock, NULL);
+    pthread_cond_init(&g->freed, NULL);
+    int failed = 0;
+    for (int s = 0; s < streams && !failed; s++)
+        for (int k = 0; k < ndev; k++) {
+            /* the first job of a GPU uploads the points; the others share them */
+            void *h = s > 0 && g->nh > k ? mod_api->job_clone(g->h[k], g->err, sizeof g->err)
+                                        : NULL;
+            if (!h)
+                h = mod_api->job_new(devs[k], &d, g->err, sizeof g->err);
+            if (!h) { /* fewer streams than hoped: still a GPU job */
+                failed = g->nh == 0;
+                break;
+            }
+            g->hdev[g->nh] = devs[k];
+            g->h[g->nh++] = h;
+        }
+    /* a bound of the kernel's, not the user's, on a window's points (kriging
+     * within radius): count each node's window first */
+    if (!failed && count_window && count_jobs(g, &d)) {
+        for (int k = g->nh - 1; k >= 0; k--)
+            mod_api->job_free(g->h[k]);
+        failed = 1;
+    }
+    if (failed) {
+        snprintf(why, why_cap, "%s", g->err);
+        pthread_cond_destroy(&g->freed);
+        pthread_mutex_destroy(&g->lock);
+        free(g);
+        return NULL;
+    }
+    pthread_mutex_init(&g->tree_lock, NULL);
+    g->op = d.op;
+    g->err[0] = '\0';
+    if (ndev == 1)
+        snprintf(desc, desc_cap, "cuda:%d (%s)", dev, name);
     else
-        snprintf(ctx->device_name, sizeof ctx->device_name, "cpu (GPU %s failed: %s)", name,
-                 g->err);
-    pthread_cond_destroy(&g->freed);
-    pthread_mutex_destroy(&g->lock);
-    free(g);
-    return rc;
+        snprintf(desc, desc_cap, "cuda:%d-%d (%d GPUs, the first %s)", devs[0], devs[ndev - 1],
+                 ndev, name);
+    return g;
+}
+
+/* Local kriging within radius: the windows' points are counted first. */
+int gk_device_counts_window(const gk_job *job, const gk_gpu_job_desc *d)
+{
+    return d->window == GK_GPU_WIN_CIRCLE && job->alg.max_points == 0 && d->max_points > 0;
+}
+
+/* May the CPU cores start the job while the GPU starts (gk_context_set_gpu_late)?
+ * Not where a tile's values need both (kriging's dense windows, linear's
+ * rest), nor global kriging's one system, nor cross-validation. */
+static int late_eligible(const gk_job *job, const gk_gpu_job_desc *d, int code)
+{
+    return code == GK_DEV_AUTO && job->ctx->gpu_late && !job->ctx->cv_fold &&
+           d->op != GK_GPU_KRIGE_GLOBAL && !gk_device_counts_window(job, d) &&
+           !(job->method->flags & GK_M_GPU_CPU_TAIL);
 }
 
 int gk_device_job_attach(gk_job *job)
@@ -327,7 +424,7 @@ int gk_device_job_attach(gk_job *job)
     }
 
     gk_gpu_job_desc d;
-    const char *no = describe(job, &d);
+    const char *no = gk_device_describe(job, &d);
     if (no) {
         snprintf(ctx->device_name, sizeof ctx->device_name, "cpu (%s: %s)",
                  gk_algorithm_name(&job->alg), no);
@@ -348,6 +445,13 @@ int gk_device_job_attach(gk_job *job)
                  gk_algorithm_name(&job->alg));
         return GK_OK;
     }
+    /* the GPU still starting: the job is prepared for the CPU, which starts
+     * the grid; the GPU joins when it is ready (device_late.c) */
+    if (late_eligible(job, &d, code) && !gk_device_probe_done(dev) &&
+        gk_device_late_begin(job, code, dev) == GK_OK) {
+        snprintf(ctx->device_name, sizeof ctx->device_name, "cpu (the GPU was starting)");
+        return GK_OK;
+    }
     char name[200], why[600];
     if (gk_device_probe(dev, name, sizeof name, why, sizeof why)) {
         if (explicit_gpu)
@@ -355,64 +459,18 @@ int gk_device_job_attach(gk_job *job)
         snprintf(ctx->device_name, sizeof ctx->device_name, "cpu (no usable GPU: %s)", why);
         return GK_OK;
     }
-    /* "auto" and "cuda": every usable GPU; "cuda:N": that one */
-    int devs[GK_GPU_MAX_HANDLES], ndev = 1;
-    devs[0] = dev;
-    if (code <= GK_DEV_CUDA) {
-        int count = mod_api->device_count();
-        for (int k = 1; k < count && ndev < GK_GPU_MAX_HANDLES; k++) {
-            char nm[200], wy[600];
-            if (!gk_device_probe(k, nm, sizeof nm, wy, sizeof wy))
-                devs[ndev++] = k;
-        }
+    char desc[400];
+    gk_gpu_job *g = gk_device_build(&d, code, dev, gk_device_counts_window(job, &d), name, desc,
+                                    sizeof desc, why, sizeof why);
+    if (!g) {
+        if (explicit_gpu)
+            return gk_error(ctx, GK_ERR_UNSUPPORTED, "cuda:%d (%s): %s", dev, name, why);
+        snprintf(ctx->device_name, sizeof ctx->device_name, "cpu (GPU %s failed: %.500s)", name,
+                 why);
+        return GK_OK;
     }
-    int streams = 2;
-    const char *se = getenv("GRIDKIT_GPU_STREAMS");
-    if (se && atoi(se) >= 1 && atoi(se) <= 8)
-        streams = atoi(se);
-    if (d.op == GK_GPU_KRIGE_GLOBAL)
-        streams = 1; /* each module job holds its own n x n factor */
-    while (ndev * streams > GK_GPU_MAX_HANDLES)
-        streams--;
-    gk_gpu_job *g = calloc(1, sizeof *g);
-    if (!g)
-        return gk_error(ctx, GK_ERR_NOMEM, "out of memory");
-    g->api = mod_api;
-    pthread_mutex_init(&g->lock, NULL);
-    pthread_cond_init(&g->freed, NULL);
-    for (int s = 0; s < streams; s++)
-        for (int k = 0; k < ndev; k++) {
-            /* the first job of a GPU uploads the points; the others share them */
-            void *h = s > 0 && g->nh > k ? mod_api->job_clone(g->h[k], g->err, sizeof g->err)
-                                        : NULL;
-            if (!h)
-                h = mod_api->job_new(devs[k], &d, g->err, sizeof g->err);
-            if (!h) {
-                if (g->nh > 0) /* fewer streams than hoped: still a GPU job */
-                    goto done;
-                return attach_failed(ctx, g, explicit_gpu, devs[k], name);
-            }
-            g->hdev[g->nh] = devs[k];
-            g->h[g->nh++] = h;
-        }
-done:
-    /* a bound of the kernel's, not the user's, on a window's points (kriging
-     * within radius): count each node's window first */
-    if (d.window == GK_GPU_WIN_CIRCLE && job->alg.max_points == 0 && d.max_points > 0 &&
-        count_jobs(g, &d)) {
-        for (int k = g->nh - 1; k >= 0; k--)
-            mod_api->job_free(g->h[k]);
-        return attach_failed(ctx, g, explicit_gpu, dev, name);
-    }
-    pthread_mutex_init(&g->tree_lock, NULL);
-    g->op = d.op;
-    g->err[0] = '\0';
     job->gpu = g;
-    if (ndev == 1)
-        snprintf(ctx->device_name, sizeof ctx->device_name, "cuda:%d (%s)", dev, name);
-    else
-        snprintf(ctx->device_name, sizeof ctx->device_name, "cuda:%d-%d (%d GPUs, the first %s)",
-                 devs[0], devs[ndev - 1], ndev, name);
+    snprintf(ctx->device_name, sizeof ctx->device_name, "%s", desc);
     return GK_OK;
 }
 
@@ -566,6 +624,8 @@ int gk_device_job_uses_cpu(const gk_job *job)
 
 int gk_device_cpu_index(gk_job *job)
 {
+    if (job->cpu_prepared)
+        return GK_OK; /* a late GPU's job: prepared for the CPU first */
     gk_gpu_job *g = job->gpu;
     const gk_method *m = job->method;
     if (!g || !m->cpu_index)
@@ -850,7 +910,14 @@ const char *gk_device_error(const gk_job *job)
 
 void gk_device_job_free(gk_job *job)
 {
-    gk_gpu_job *g = job->gpu;
+    gk_device_late_end(job);
+    gk_device_gpu_free(job->gpu);
+    job->gpu = NULL;
+}
+
+void gk_device_gpu_free(void *gpu)
+{
+    gk_gpu_job *g = gpu;
     if (!g)
         return;
     for (int k = g->nh - 1; k >= 0; k--) { /* clones before the jobs they share */
@@ -864,7 +931,6 @@ void gk_device_job_free(gk_job *job)
     pthread_cond_destroy(&g->freed);
     pthread_mutex_destroy(&g->lock);
     free(g);
-    job->gpu = NULL;
 }
 
 double gk_device_last_kernel_ms(const gk_job *job)

@@ -22,6 +22,32 @@
  * gk_context_device_name); an error only when a GPU was asked for explicitly
  * and cannot be used. */
 int gk_device_job_attach(gk_job *job);
+/* Has device dev's probe (gk_device_probe) finished? Never waits. */
+int gk_device_probe_done(int dev);
+/* A late start (gk_context_set_gpu_late; device_late.c): where attach
+ * finds the GPU still starting, begin puts the rest of its start on a thread
+ * of its own and the job is prepared for the CPU; once prepared, the job
+ * hands it its GPU form (late_start), which it builds. GK_OK, or an error
+ * (attach then waits for the GPU as without a late start). */
+typedef struct gk_device_late gk_device_late;
+int gk_device_late_begin(gk_job *job, int code, int dev);
+int gk_device_late_start(gk_job *job);
+/* Is a late start under way, not yet adopted? */
+int gk_device_late_pending(const gk_job *job);
+/* 1: the GPU's side is ready and now the job's (job->gpu; the first caller
+ * adopts it); 0: still starting; -1: none will come (the reason in the
+ * context's device name). */
+int gk_device_late_poll(gk_job *job);
+/* The job is going: a start still probing is left to end alone; one
+ * building is waited for and its GPU side freed. */
+void gk_device_late_end(gk_job *job);
+/* device.c's parts a late start uses: the job's GPU form, a GPU side built
+ * from it (NULL and why; desc: what it runs on), freeing one. */
+const char *gk_device_describe(const gk_job *job, gk_gpu_job_desc *d);
+int gk_device_counts_window(const gk_job *job, const gk_gpu_job_desc *d);
+void *gk_device_build(const gk_gpu_job_desc *d, int code, int dev, int count_window,
+                      const char *name, char *desc, size_t desc_cap, char *why, size_t why_cap);
+void gk_device_gpu_free(void *gpu);
 /* Is the job on the GPU? */
 int gk_device_job_on_gpu(const gk_job *job);
 /* Computes a tile on one of the job's GPUs (split where a GPU runs out of
@@ -40,6 +66,8 @@ int gk_device_converts(const gk_job *job);
  * otherwise. Points near each other in the arrays share their searches. */
 uint64_t gk_device_points(const gk_job *job, size_t nq, const double *qx, const double *qy,
                           const int *qgroup, double *out);
+/* Jobs per GPU, each with its stream (GRIDKIT_GPU_STREAMS, else 2). */
+int gk_device_streams_wanted(void);
 /* Tiles the job's GPUs can work on at once (0 on the CPU). */
 int gk_device_streams(const gk_job *job);
 /* Kriging within radius: nodes whose window held more points than the GPU's

@@ -16,8 +16,10 @@
 
 #include <math.h>
 #include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 int gk_scratch_reserve(gk_scratch *s, size_t n)
 {
@@ -188,10 +190,12 @@ gk_job *gk_job_new(gk_context *ctx, const gk_points *pts, const gk_algorithm *al
      * quadtree_order); the CPU's share of a GPU run orders the job's then
      * (gk_device_cpu_index) */
     if ((m->build && m->build(job)) || gk_device_job_attach(job) ||
-        (!job->gpu && gk_job_prepare_ties(job)) || (m->prepare && m->prepare(job))) {
+        (!job->gpu && gk_job_prepare_ties(job)) || (m->prepare && m->prepare(job)) ||
+        gk_device_late_start(job)) {
         gk_job_free(job);
         return NULL;
     }
+    job->cpu_prepared = !job->gpu; /* its CPU index is built (a late GPU joins it) */
     return job;
 }
 
@@ -361,6 +365,38 @@ static int deliver_as(void *user, const gk_tile *t, uint64_t nodata, double *buf
     return stop;
 }
 
+/* A late start's GPU thread: waits for the GPU; 1 once it is the job's, 0
+ * when the cores took the grid first or no GPU will come. */
+static int late_gpu_joins(gk_job *job, gk_share *queue)
+{
+    for (;;) {
+        int p = gk_device_late_poll(job);
+        if (p > 0) {
+            gk_share_gpu_on(queue);
+            return 1;
+        }
+        if (p < 0 || gk_share_empty(queue))
+            return 0;
+        struct timespec ts = {0, 500000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* What ran a late start, for the user. */
+static void late_device_name(gk_job *job, double nodes)
+{
+    gk_context *ctx = job->ctx;
+    if (job->gpu) {
+        size_t len = strlen(ctx->device_name);
+        snprintf(ctx->device_name + len, sizeof ctx->device_name - len,
+                 "; the CPU cores took %.1f%% of the nodes while it started",
+                 100.0 * (double)job->shared_nodes / nodes);
+    } else if (gk_device_late_poll(job) == 0) {
+        snprintf(ctx->device_name, sizeof ctx->device_name,
+                 "cpu (the cores finished before the GPU had started)");
+    }
+}
+
 /* A slice of the helper's (doubles). */
 static int deliver_slice(void *user, const gk_tile *t, uint64_t nodata, double *buf)
 {
@@ -421,11 +457,15 @@ static int run_rows(gk_job *job, const gk_grid *g, int y0, int rows, int tile_w,
     strip.ny = rows;
     const int cpu = ctx->threads > 0 ? ctx->threads : omp_get_num_procs();
     int threads = cpu;
-    if (job->gpu) {
+    /* a late start: the GPU still starting, the CPU begins (cpu_share.h) */
+    const int late = gk_device_late_pending(job) && gk_device_late_poll(job) == 0;
+    const int gpu_run = job->gpu || late;
+    /* its streams as one GPU's (more GPUs, found later, share these threads) */
+    const int streams = job->gpu ? gk_device_streams(job) : late ? gk_device_streams_wanted() : 0;
+    if (gpu_run) {
         /* Each GPU stream takes large tiles, one at a time; one more thread
          * hands a finished tile to the sink meanwhile. Tiles of up to 1 M
          * nodes, smaller where that leaves every stream too few. */
-        int streams = gk_device_streams(job);
         threads = streams + 1;
         /* linear: the CPU locates the nodes a tile's triangles left after
          * the tile (the row's gpu_finish); more tiles in flight overlap that */
@@ -443,7 +483,7 @@ static int run_rows(gk_job *job, const gk_grid *g, int y0, int rows, int tile_w,
         tile_w = w;
         tile_h = h;
     }
-    choose_tiles(&strip, job->gpu ? gk_device_streams(job) : threads, &tile_w, &tile_h);
+    choose_tiles(&strip, gpu_run ? streams : threads, &tile_w, &tile_h);
     int ntx = (g->nx + tile_w - 1) / tile_w, nty = (rows + tile_h - 1) / tile_h;
     long long ntiles = (long long)ntx * nty;
     run_state r = {job, sink, typed_sink, vt, sink_user, progress, progress_user,
@@ -457,8 +497,8 @@ static int run_rows(gk_job *job, const gk_grid *g, int y0, int rows, int tile_w,
     /* A GPU run: its threads take tiles from a queue, and one more thread
      * may take a share for the cores they leave free (cpu_share.c). */
     gk_share *queue = NULL;
-    if (job->gpu) {
-        queue = gk_share_new(job, g, y0, rows, tile_w, tile_h, threads, cpu);
+    if (gpu_run) {
+        queue = gk_share_new(job, g, y0, rows, tile_w, tile_h, threads, cpu, late);
         if (!queue)
             return gk_error(ctx, GK_ERR_NOMEM, "out of memory");
     }
@@ -467,12 +507,14 @@ static int run_rows(gk_job *job, const gk_grid *g, int y0, int rows, int tile_w,
      * slices) runs on the cores from inside the engine's few GPU threads:
      * one nested level, for this run only */
     const int levels = omp_get_max_active_levels();
-    if ((job->gpu || job->lazy_ties) && levels < 2)
+    if ((gpu_run || job->lazy_ties) && levels < 2)
         omp_set_max_active_levels(2); /* lazy_ties: the view is built on every core */
 #pragma omp parallel num_threads(threads + helper)
     {
         if (helper && omp_get_thread_num() == threads) {
             gk_share_help(queue, &r.stop, deliver_slice, &r);
+        } else if (late && !late_gpu_joins(job, queue)) {
+            /* no GPU came before the cores had the grid, or none will */
         } else {
             gk_scratch s = {0};
             size_t bytes = (size_t)tile_w * tile_h * job->nbands * sizeof(double);
@@ -528,6 +570,8 @@ static int run_rows(gk_job *job, const gk_grid *g, int y0, int rows, int tile_w,
     omp_set_max_active_levels(levels);
     if (queue)
         job->shared_nodes = gk_share_cpu_nodes(queue);
+    if (late)
+        late_device_name(job, (double)g->nx * rows);
     gk_share_free(queue);
     const int stop = r.stop;
     if (stop == GK_ERR_INTERNAL)

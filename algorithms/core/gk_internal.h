@@ -37,6 +37,7 @@ struct gk_context {
     int device;            /* requested device (device.h: GK_DEV_*) */
     char device_name[768]; /* where the last job runs, with any fallback reason */
     char auto_cpu[256];    /* auto chose the CPU for this grid: why (device_choice.c) */
+    int gpu_late;          /* auto: the CPU may start a job while the GPU starts */
     const int *cv_fold;    /* cross-validation's job: the points' folds, which a GPU job
                             * takes along (geostat/crossval.c); NULL otherwise */
     /* ridges' density walkers shared among processes (gk_ridges_set_sharing) */
@@ -186,6 +187,8 @@ struct gk_job {
     double aidw_r_exp; /* expected mean NN distance 1 / (2 sqrt(n / A)) */
     int nbands;        /* planes each tile function writes (1, or 2 with a variance) */
     void *gpu;         /* device.c: the job's GPU side, NULL on the CPU */
+    int cpu_prepared;  /* prepared for the CPU (its index built), whatever joins later */
+    struct gk_device_late *late; /* device.c: the GPU's side being made meanwhile */
     struct gk_krige_state *krige; /* kriging only (geostat/kriging_prepare.c) */
     struct gk_bucket_grid *bg;    /* window statistics fast path (bucket_grid.c), or NULL */
     struct gk_dens_bins *dbins;   /* heatmap, gauss, kernel_smooth (density/density_bins.h) */

@@ -100,6 +100,12 @@ const char *gk_context_device_name(gk_context *ctx);
  * thread of their own while they read points; later jobs then start at once.
  * Thread-safe; does nothing for "cpu" or where no GPU is usable. */
 void gk_device_warm_up(const char *spec);
+/* on: under "auto", a job made while the GPU is still starting (a warm-up
+ * under way) does not wait for it: the CPU cores compute its first rows and
+ * the GPU takes the rest from where they are once it is ready (its tiles
+ * then within test_gpu's tolerances of the CPU's, as a GPU run's are). Off
+ * by default: a job waits for the GPU's start. */
+void gk_context_set_gpu_late(gk_context *ctx, int on);
 /* 0 when the algorithm does not run on a GPU under --device auto (global
  * kriging with external drift never does; linear only with --device cuda),
  * so that starting one is wasted; 1 when it may. */

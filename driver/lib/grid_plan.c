@@ -13,6 +13,7 @@
 #include <omp.h>
 #include <ogr_srs_api.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -57,6 +58,7 @@ static void auto_look(const gk_grid_options *o, auto_inputs *in)
 typedef struct {
     pthread_t th;
     int started;
+    atomic_int finished;         /* the thread's work is done (a join will not wait) */
     const char *device;
     int decide;                  /* auto: start the GPU or not, by `in` */
     const gk_algorithm *alg;     /* not changed while the thread runs */
@@ -79,12 +81,14 @@ static void *warm_up_main(void *arg)
     }
     if (w->use_gpu)
         gk_device_warm_up(w->device);
+    atomic_store(&w->finished, 1);
     return NULL;
 }
 
 static void warm_up_start(gpu_warm_up *w)
 {
     w->started = 0;
+    atomic_store(&w->finished, 0);
     if (w->device && !strcmp(w->device, "cpu"))
         return;
     w->started = pthread_create(&w->th, NULL, warm_up_main, w) == 0;
@@ -221,6 +225,10 @@ void gk_grid_plan_free(gk_grid_plan *p)
 {
     if (!p)
         return;
+    if (p->starting) { /* a late start's warm-up: ended by now, or soon */
+        warm_up_join(&p->starting->w);
+        free(p->starting);
+    }
     if (!p->sp_borrowed)
         gk_source_points_free(&p->sp);
     gk_drift_rasters_close(p->drift);
@@ -238,12 +246,22 @@ const char *gk_grid_plan_srs(const gk_grid_plan *p)
 
 int gk_grid_plan_init(gk_context *ctx, const gk_grid_options *o, gk_grid_plan *p)
 {
+    return gk_grid_plan_init_ex(ctx, o, p, 0);
+}
+
+int gk_grid_plan_init_ex(gk_context *ctx, const gk_grid_options *o, gk_grid_plan *p, int late)
+{
     memset(p, 0, sizeof *p);
+    gk_context_set_gpu_late(ctx, 0);
     if (gk_grid_options_apply_threads(ctx, o))
         return gk_errno(ctx);
     /* A GPU asked for by name is checked (started) by set_device: that waits
      * until the points are read, while the warm-up thread starts it. */
-    gpu_warm_up warm = {0};
+    /* on the heap: a late start's thread outlives this call (p->starting) */
+    gk_gpu_warm *hw = calloc(1, sizeof *hw);
+    if (!hw)
+        return gk_error(ctx, GK_ERR_NOMEM, "out of memory");
+    gpu_warm_up *warm = &hw->w;
     int rc = GK_OK;
     if (!(p->alg = gk_algorithm_parse(ctx, o->algorithm)))
         goto fail;
@@ -262,15 +280,15 @@ int gk_grid_plan_init(gk_context *ctx, const gk_grid_options *o, gk_grid_plan *p
         if (gk_context_request_device(ctx, o->device))
             goto fail;
     } else {
-        warm_up_begin(&warm, ctx, o, p->alg, want_auto);
-        if (!warm.started && want_auto) { /* no thread: start nothing */
-            if (!gk_context_auto_device(ctx, p->alg, warm.in.n, warm.in.area, warm.in.nodes)) {
+        warm_up_begin(warm, ctx, o, p->alg, want_auto);
+        if (!warm->started && want_auto) { /* no thread: start nothing */
+            if (!gk_context_auto_device(ctx, p->alg, warm->in.n, warm->in.area, warm->in.nodes)) {
                 if (gk_context_request_device(ctx, o->device))
                     goto fail;
             } else if (gk_context_set_device(ctx, o->device)) {
                 goto fail;
             }
-        } else if (!warm.started && gk_context_set_device(ctx, o->device)) {
+        } else if (!warm->started && gk_context_set_device(ctx, o->device)) {
             goto fail;
         }
     }
@@ -286,12 +304,22 @@ int gk_grid_plan_init(gk_context *ctx, const gk_grid_options *o, gk_grid_plan *p
         read_rc = gk_grid_options_read_points(ctx, o, gk_algorithm_needs_z(p->alg), &p->sp);
     }
     p->read_s = gk_seconds() - t0;
-    if (warm.started) {
-        p->gpu_wait_s = warm_up_join(&warm);
+    if (warm->started && late && warm->decide && !atomic_load(&warm->finished) && !read_rc &&
+        gk_context_auto_device(ctx, p->alg, warm->in.n, warm->in.area, warm->in.nodes)) {
+        /* auto, the GPU still starting: the jobs begin on the CPU cores and
+         * the GPU joins them; its thread is joined when the plan is freed */
+        p->starting = hw;
+        hw = NULL;
+        gk_context_set_gpu_late(ctx, 1);
+        if (gk_context_request_device(ctx, o->device))
+            goto fail;
+    }
+    if (hw && warm->started) {
+        p->gpu_wait_s = warm_up_join(warm);
         /* auto: the thread's choice, made again on ctx (same inputs, same
          * answer) so that ctx says why the CPU ran */
-        int use_gpu = !warm.decide ||
-                      gk_context_auto_device(ctx, p->alg, warm.in.n, warm.in.area, warm.in.nodes);
+        int use_gpu = !warm->decide ||
+                      gk_context_auto_device(ctx, p->alg, warm->in.n, warm->in.area, warm->in.nodes);
         if (use_gpu ? gk_context_set_device(ctx, o->device)
                     : gk_context_request_device(ctx, o->device))
             goto fail;
@@ -330,15 +358,17 @@ int gk_grid_plan_init(gk_context *ctx, const gk_grid_options *o, gk_grid_plan *p
         p->md = CSLSetNameValue(p->md, "GRIDKIT_PRECISION", "single");
     p->set_nodata = gk_algorithm_nodata_given(p->alg);
     p->nodata = gk_algorithm_nodata(p->alg);
+    free(hw);
     return GK_OK;
 
 fail:
-    if (warm.started) {
+    if (warm->started) {
         /* an unusable GPU is the error reported, over what failed meanwhile */
-        warm_up_join(&warm);
-        if (warm.use_gpu)
+        warm_up_join(warm);
+        if (warm->use_gpu)
             gk_context_set_device(ctx, o->device);
     }
+    free(hw);
     rc = gk_errno(ctx) ? gk_errno(ctx) : GK_ERR_INTERNAL;
     gk_grid_plan_free(p);
     return rc;

@@ -31,6 +31,8 @@ typedef struct {
     struct gk_drift_rasters *drift; /* kriging with external drift, else NULL */
     double read_s;              /* seconds reading the points (--timings) */
     double gpu_wait_s;          /* seconds then waiting for the GPU's start-up */
+    struct gk_gpu_warm *starting; /* a late start's GPU warm-up, still running (joined
+                                   * by gk_grid_plan_free) */
 } gk_grid_plan;
 
 /* Wall-clock seconds, for --timings. */
@@ -41,6 +43,10 @@ double gk_seconds(void);
  * GPU, unless the device is cpu), resolves the geometry, SRS, bands,
  * descriptions and metadata. On error: a message in ctx, *p freed. */
 int gk_grid_plan_init(gk_context *ctx, const gk_grid_options *o, gk_grid_plan *p);
+/* The same; late: under auto, where the GPU is still starting once the
+ * points are read, the plan does not wait for it: the jobs begin on the CPU
+ * cores and the GPU joins them (gk_context_set_gpu_late). */
+int gk_grid_plan_init_ex(gk_context *ctx, const gk_grid_options *o, gk_grid_plan *p, int late);
 /* The GPU's start-up on a thread of its own, begun before the points are
  * read where the plan is made after (gk_grid_run_strips): with auto only
  * where the CPU cores would not finish first, as the plan decides. NULL

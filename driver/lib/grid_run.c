@@ -195,7 +195,7 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
     double t_start = gk_seconds(), t_open = 0, t_prepare = 0, t_grid = 0, t_write = 0,
            t_finish = 0;
     gk_grid_plan plan;
-    if (gk_grid_plan_init(ctx, o, &plan))
+    if (gk_grid_plan_init_ex(ctx, o, &plan, 1))
         return gk_errno(ctx);
     double t_plan = gk_seconds() - t_start;
     const gk_grid g = plan.g;
