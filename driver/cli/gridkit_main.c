@@ -19,6 +19,7 @@
 #include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 /* OpenBLAS, loaded with libgdal (through Armadillo), starts a thread per
  * core as it loads, and they spin for about 0.1 s waiting for work: a third
@@ -128,6 +129,19 @@ static const char *device_arg(int argc, char **argv)
     return spec;
 }
 
+/* a sanitizer's build (gcc's macros, clang's features): exit as usual */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define GK_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) ||                        \
+    __has_feature(memory_sanitizer)
+#define GK_SANITIZED 1
+#endif
+#endif
+#ifndef GK_SANITIZED
+#define GK_SANITIZED 0
+#endif
+
 int main(int argc, char **argv)
 {
     /* under mpirun: MPI starts before any thread of gridkit's computing, and
@@ -166,5 +180,15 @@ int main(int argc, char **argv)
     }
     CSLDestroy(argv);
     GDALDestroyDriverManager();
-    return gk_world_finish(rc);
+    rc = gk_world_finish(rc);
+#if !GK_SANITIZED
+    /* Every file is closed and renamed by now: the exit handlers and the
+     * destructors of libgdal's 130 libraries and the GPU module only cost
+     * time (0.02-0.04 s a run, H200 host). Sanitizer builds exit normally,
+     * for their leak checks. */
+    fflush(NULL);
+    _exit(rc);
+#else
+    return rc;
+#endif
 }

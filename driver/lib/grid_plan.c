@@ -94,6 +94,14 @@ static void warm_up_start(gpu_warm_up *w)
     w->started = pthread_create(&w->th, NULL, warm_up_main, w) == 0;
 }
 
+/* A late start (gk_context_set_gpu_late) where the cost model puts the
+ * cores' time under this: twice the GPU's start. Beyond it the GPU does the
+ * grid in a fraction of its start (1 M points to 4096^2: 0.05-0.1 s after
+ * 0.2 s of start, H200), the cores' share meanwhile saved it under 0.01 s,
+ * and their preparation beside the start cost more (kriging: 0.03-0.1 s
+ * slower than waiting; docs/benchmarks.md). */
+#define LATE_MAX_S 0.6
+
 /* Seconds spent waiting for it. */
 static double warm_up_join(gpu_warm_up *w)
 {
@@ -305,9 +313,12 @@ int gk_grid_plan_init_ex(gk_context *ctx, const gk_grid_options *o, gk_grid_plan
     }
     p->read_s = gk_seconds() - t0;
     if (warm->started && late && warm->decide && !atomic_load(&warm->finished) && !read_rc &&
-        gk_context_auto_device(ctx, p->alg, warm->in.n, warm->in.area, warm->in.nodes)) {
-        /* auto, the GPU still starting: the jobs begin on the CPU cores and
-         * the GPU joins them; its thread is joined when the plan is freed */
+        gk_context_auto_device(ctx, p->alg, warm->in.n, warm->in.area, warm->in.nodes) &&
+        gk_algorithm_cpu_seconds(p->alg, warm->in.n, warm->in.area, warm->in.nodes,
+                                 warm->threads) < LATE_MAX_S) {
+        /* auto, the GPU still starting, and a job the cores might finish
+         * or take a real share of meanwhile: they begin and the GPU joins
+         * them; its thread is joined when the plan is freed */
         p->starting = hw;
         hw = NULL;
         gk_context_set_gpu_late(ctx, 1);
