@@ -14,8 +14,8 @@
  *
  * One program from a file per family (gpu_harness.h lists them); this one
  * holds the device option, the CPU's share of a GPU run, split tiles, one
- * stream and odd windows, and main, which runs the families in a fixed
- * order: 580 comparisons where a GPU is usable (`grep -c "^ok "` on the
+ * stream, odd windows and Float32 tiles converted on the GPU, and main, which runs the families in a fixed
+ * order: 614 comparisons where a GPU is usable (`grep -c "^ok "` on the
  * output counts them).
  */
 #include "gpu_harness.h"
