@@ -34,6 +34,8 @@ int gk_device_late_begin(gk_job *job, int code, int dev);
 int gk_device_late_start(gk_job *job);
 /* Is a late start under way, not yet adopted? */
 int gk_device_late_pending(const gk_job *job);
+/* Has it ended without a GPU (never adopting one)? */
+int gk_device_late_failed(gk_job *job);
 /* 1: the GPU's side is ready and now the job's (job->gpu; the first caller
  * adopts it); 0: still starting; -1: none will come (the reason in the
  * context's device name). */

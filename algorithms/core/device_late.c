@@ -142,6 +142,17 @@ int gk_device_late_poll(gk_job *job)
 
 int gk_device_late_pending(const gk_job *job) { return job->late != NULL && !job->gpu; }
 
+int gk_device_late_failed(gk_job *job)
+{
+    gk_device_late *L = job->late;
+    if (!L)
+        return 0;
+    pthread_mutex_lock(&L->mu);
+    int failed = L->state == LATE_DONE && !L->g;
+    pthread_mutex_unlock(&L->mu);
+    return failed;
+}
+
 void gk_device_late_end(gk_job *job)
 {
     gk_device_late *L = job->late;

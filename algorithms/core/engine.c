@@ -391,9 +391,11 @@ static void late_device_name(gk_job *job, double nodes)
         snprintf(ctx->device_name + len, sizeof ctx->device_name - len,
                  "; the CPU cores took %.1f%% of the nodes while it started",
                  100.0 * (double)job->shared_nodes / nodes);
-    } else if (gk_device_late_poll(job) == 0) {
+    } else if (!gk_device_late_failed(job)) { /* no adopting now: it computed nothing */
         snprintf(ctx->device_name, sizeof ctx->device_name,
                  "cpu (the cores finished before the GPU had started)");
+    } else {
+        gk_device_late_poll(job); /* the reason, in the device name */
     }
 }
 

@@ -738,12 +738,15 @@ static void f32_check(void)
     f32_same = same;
 }
 
-int gk_raster_writer_takes_float32(const gk_raster_writer *w)
+int gk_float32_rule_holds(void)
 {
-    if (!w || !w->direct || w->type != GDT_Float32)
-        return 0;
     pthread_once(&f32_once, f32_check);
     return f32_same;
+}
+
+int gk_raster_writer_takes_float32(const gk_raster_writer *w)
+{
+    return w && w->direct && w->type == GDT_Float32 && gk_float32_rule_holds();
 }
 
 int gk_raster_writer_write_wire(gk_raster_writer *w, int band, int x0, int y0, int wd, int ht,

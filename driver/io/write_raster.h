@@ -17,6 +17,10 @@
 #include "gridkit.h"
 #include "io/input_files.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct gk_raster_writer gk_raster_writer;
 
 typedef struct {
@@ -62,6 +66,9 @@ int gk_raster_writer_write_wire(gk_raster_writer *w, int band, int x0, int y0, i
  * conversion would give: the file's blocks staged as Float32, and the GDAL
  * in use converting as gridkit does (checked once on edge values)? */
 int gk_raster_writer_takes_float32(const gk_raster_writer *w);
+/* Does the GDAL in use convert doubles to Float32 as gk_value_to_float32
+ * does (checked once)? */
+int gk_float32_rule_holds(void);
 /* Seconds spent so far in GDAL's writing calls (taken in turn). */
 double gk_raster_writer_io_seconds(const gk_raster_writer *w);
 /* Tags nodata on a band after its pixels were written (kriging learns only
@@ -75,5 +82,9 @@ int gk_raster_writer_set_band_metadata(gk_raster_writer *w, int band, const char
 int gk_raster_writer_commit(gk_raster_writer *w);
 /* Deletes the temporary output. Frees w. Safe on NULL. */
 void gk_raster_writer_abort(gk_raster_writer *w);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -36,6 +36,7 @@
 #include "cpl_vsi.h"
 #include "ogr_spatialref.h"
 
+#include "io/write_raster.h"
 #include "lib/grid_plan.h"
 #include "lib/job_args.h"
 #include "ridges_dataset.h"
@@ -120,6 +121,9 @@ struct Shared {
     gk_grid_plan plan{};
     bool have_plan = false;
     GDALDataType type = GDT_Float64;
+    /* the values Compute gives: Float32 for Float32 bands where GDAL
+     * converts as gridkit does (a GPU then converts them itself), else doubles */
+    GDALDataType wire = GDT_Float64;
     OGRSpatialReference srs;
     int threads = 1;
 
@@ -168,19 +172,20 @@ struct Shared {
         return jobs[layer];
     }
 
-    /* planes x w x h doubles of window (x0, y0) of grid g. */
-    bool Compute(int layer, const gk_grid &g, int x0, int y0, int w, int h, double *out,
+    /* planes x w x h values (of type wire) of window (x0, y0) of grid g. */
+    bool Compute(int layer, const gk_grid &g, int x0, int y0, int w, int h, void *out,
                  std::string &err)
     {
         gk_job *job = Job(layer, err);
         if (!job)
             return false;
+        const gk_value_type vt = wire == GDT_Float32 ? GK_VALUES_FLOAT32 : GK_VALUES_FLOAT64;
         int rc;
         if (on_gpu[layer]) {
             std::lock_guard<std::mutex> lock(*gpu_mu[layer]);
-            rc = gk_job_compute_window(job, &g, x0, y0, w, h, out);
+            rc = gk_job_compute_window_typed(job, &g, x0, y0, w, h, vt, out);
         } else {
-            rc = gk_job_compute_window(job, &g, x0, y0, w, h, out);
+            rc = gk_job_compute_window_typed(job, &g, x0, y0, w, h, vt, out);
         }
         if (rc) {
             err = gk_errmsg(ctx);
@@ -263,7 +268,7 @@ class GKDataset final : public GDALDataset
      * for the layers of the given bands, on several threads. */
     CPLErr Prefetch(int x, int y, int w, int h, int nb, const int *bands);
     /* Puts planes of a computed block into the other bands' caches. */
-    void Store(int layer, int bx, int by, int w, int h, const double *v, int skip_band);
+    void Store(int layer, int bx, int by, int w, int h, const void *v, int skip_band);
 };
 
 GKDataset::GKDataset(std::shared_ptr<Shared> sh, int factor) : sh_(std::move(sh)), factor_(factor)
@@ -320,9 +325,11 @@ GDALRasterBand *GKBand::GetOverview(int i)
     return ds->ovr_[i]->GetRasterBand(nBand);
 }
 
-void GKDataset::Store(int layer, int bx, int by, int w, int h, const double *v, int skip_band)
+void GKDataset::Store(int layer, int bx, int by, int w, int h, const void *v, int skip_band)
 {
     const int planes = sh_->plan.planes;
+    const GDALDataType wt = sh_->wire;
+    const int ws = GDALGetDataTypeSizeBytes(wt);
     for (int p = 0; p < planes; p++) {
         int b = layer * planes + p + 1;
         if (b == skip_band)
@@ -341,8 +348,8 @@ void GKDataset::Store(int layer, int bx, int by, int w, int h, const double *v, 
         int sz = GDALGetDataTypeSizeBytes(band->GetRasterDataType());
         GByte *dst = static_cast<GByte *>(blk->GetDataRef());
         for (int r = 0; r < h; r++)
-            GDALCopyWords(v + (size_t)p * w * h + (size_t)r * w, GDT_Float64, 8,
-                          dst + (size_t)r * bw * sz, band->GetRasterDataType(), sz, w);
+            GDALCopyWords(static_cast<const GByte *>(v) + ((size_t)p * w * h + (size_t)r * w) * ws,
+                          wt, ws, dst + (size_t)r * bw * sz, band->GetRasterDataType(), sz, w);
         blk->DropLock();
     }
 }
@@ -354,7 +361,8 @@ CPLErr GKBand::IReadBlock(int bx, int by, void *data)
     const int x0 = bx * nBlockXSize, y0 = by * nBlockYSize;
     const int w = std::min(nBlockXSize, nRasterXSize - x0);
     const int h = std::min(nBlockYSize, nRasterYSize - y0);
-    std::vector<double> v((size_t)s.plan.planes * w * h);
+    const int ws = GDALGetDataTypeSizeBytes(s.wire);
+    std::vector<double> v((size_t)s.plan.planes * w * h); /* room for doubles */
     std::string err;
     if (!s.Compute(layer_, ds->g_, x0, y0, w, h, v.data(), err)) {
         CPLError(CE_Failure, CPLE_AppDefined, "GRIDKIT: %s", err.c_str());
@@ -363,8 +371,9 @@ CPLErr GKBand::IReadBlock(int bx, int by, void *data)
     const int sz = GDALGetDataTypeSizeBytes(eDataType);
     if (w < nBlockXSize || h < nBlockYSize)
         memset(data, 0, (size_t)nBlockXSize * nBlockYSize * sz);
+    const GByte *src = reinterpret_cast<const GByte *>(v.data());
     for (int r = 0; r < h; r++)
-        GDALCopyWords(v.data() + (size_t)plane_ * w * h + (size_t)r * w, GDT_Float64, 8,
+        GDALCopyWords(src + ((size_t)plane_ * w * h + (size_t)r * w) * ws, s.wire, ws,
                       static_cast<GByte *>(data) + (size_t)r * nBlockXSize * sz, eDataType, sz,
                       w);
     ds->Store(layer_, bx, by, w, h, v.data(), nBand);
@@ -639,6 +648,8 @@ GDALDataset *GKDataset::Open(GDALOpenInfo *oi)
             return nullptr;
         }
     }
+    if (sh->type == GDT_Float32 && gk_float32_rule_holds())
+        sh->wire = GDT_Float32;
     if (file) {
         ReplaceString(&o->src, Resolve(dir, o->src));
         if (o->clipsrc)

@@ -109,6 +109,9 @@ CASES = [
     ["-zfield", "logzinc", "-a", "kriging:model=Sph:psill=0.59:range=897:nugget=0.05",
      "-outsize", "300", "280", MEUSE],
     ["-zfield", "logzinc", "-a", "aidw", "-ot", "Float32", "-outsize", "270", "300", MEUSE],
+    # Float32 tiles from the engine (gk_job_compute_window_typed), both kriging planes
+    ["-zfield", "logzinc", "-a", "kriging:model=Sph:psill=0.59:range=897:nugget=0.05:max_points=20",
+     "-ot", "Float32", "-outsize", "300", "280", MEUSE],
     ["-a", "nearest:nodata=0", "-ot", "Int16", "-outsize", "257", "300",
      os.path.join(DATA, "random_500.gpkg")],
     ["-zfield", "val", "-l", "pts_a", "-l", "pts_b", "-a", "average:radius1=150:radius2=150",
