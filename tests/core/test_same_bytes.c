@@ -183,6 +183,15 @@ static void check_float32(gk_context *ctx, const dataset *d, const char *spec, c
     }
     for (size_t i = 0; i < n; i++)
         want[i] = gk_value_to_float32(ref[i]);
+    /* a type that is neither: refused, with the type in the message */
+    checks++;
+    if (gk_job_compute_window_typed(job, g, 0, 0, 1, 1, (gk_value_type)7, win) != GK_ERR_ARG ||
+        gk_job_run_typed(job, g, 0, g->ny, 0, 0, 0, (gk_value_type)7, sink_f32, NULL, NULL,
+                         NULL) != GK_ERR_ARG ||
+        !strstr(gk_errmsg(ctx), "value type 7")) {
+        failures++;
+        fprintf(stderr, "FAIL %s %s: an unknown value type was not refused\n", d->name, spec);
+    }
     for (int how = 0; how < 2; how++) {
         memset(got, 0, n * sizeof *got);
         int rc = GK_OK;
