@@ -63,12 +63,17 @@ typedef struct {
 
 /* Called by the computing threads at once (GK_SINK_CONCURRENT): the writer
  * converts their tiles in parallel and takes the file in turn. */
-static int sink(void *user, int x0, int y0, int w, int h, int nbands, const double *values)
+static void sink_fit(sink_state *s, int h, int nbands)
 {
-    sink_state *s = user;
     pthread_mutex_lock(&s->cache_lock);
     cache_fit(s->cache, h, nbands); /* the engine may take larger tiles (GPU) */
     pthread_mutex_unlock(&s->cache_lock);
+}
+
+static int sink(void *user, int x0, int y0, int w, int h, int nbands, const double *values)
+{
+    sink_state *s = user;
+    sink_fit(s, h, nbands);
     int rc = 0;
     for (int b = 0; b < nbands && !rc; b++)
         rc = gk_raster_writer_write(s->w, s->band + b, x0, y0, w, h,
@@ -80,9 +85,7 @@ static int sink(void *user, int x0, int y0, int w, int h, int nbands, const doub
 static int sink_float32(void *user, int x0, int y0, int w, int h, int nbands, const void *values)
 {
     sink_state *s = user;
-    pthread_mutex_lock(&s->cache_lock);
-    cache_fit(s->cache, h, nbands);
-    pthread_mutex_unlock(&s->cache_lock);
+    sink_fit(s, h, nbands);
     int rc = 0;
     for (int b = 0; b < nbands && !rc; b++)
         rc = gk_raster_writer_write_wire(s->w, s->band + b, x0, y0, w, h,
