@@ -10,9 +10,13 @@
  * rounded like sqrt(): every path gives the same doubles (the
  * tests run each with GRIDKIT_ISA).
  *
- * The factor is left-looking by columns: column j takes the updates of the
- * columns before it four at a time (one load and store of column j per four,
- * the same rounding as one at a time), then is scaled by 1 / L_jj.
+ * The factor is left-looking by columns: each element takes the products of
+ * the columns before it off one at a time, in column order, then is scaled
+ * by 1 / L_jj (tests/geostat/test_kriging_kernels.c holds every path to that
+ * order, bit for bit). The portable body takes them four columns a pass; the
+ * AVX2 one keeps a panel of four columns in registers, so that the columns
+ * before it are loaded once for the four and their chains of subtractions
+ * run side by side.
  */
 #include "kriging_kernels.h"
 #include "core/cpu_level.h"
@@ -312,10 +316,6 @@ KK_INLINE void select_body(const int *restrict cid, const double *restrict cd2, 
     {                                                                                             \
         cov0_body(k, px, py, m, cx, cy, c0, h, ISA);                                              \
     }                                                                                             \
-    ATTR static int chol_##SUF(double *L, int m, int ld, double *inv, double tol, int p0)         \
-    {                                                                                             \
-        return chol_body(L, m, ld, inv, tol, p0);                                                 \
-    }                                                                                             \
     ATTR static void sort_##SUF(int *v, int m, int *tmp)                                          \
     {                                                                                             \
         sort_body(v, m, tmp);                                                                     \
@@ -333,6 +333,10 @@ KK_INLINE void select_body(const int *restrict cid, const double *restrict cd2, 
     }
 
 KK_DEFINE(portable, , 0)
+static int chol_portable(double *L, int m, int ld, double *inv, double tol, int p0)
+{
+    return chol_body(L, m, ld, inv, tol, p0);
+}
 #if GK_KK_X86
 KK_DEFINE(avx2, __attribute__((target("avx2"))), 1)
 __attribute__((target("avx512f"))) static void sort_avx512(int *v, int m, int *tmp)
@@ -350,6 +354,133 @@ __attribute__((target("avx512f"))) static void cov0_avx512(const gk_krige_state 
                                                            double *c0, double *h)
 {
     cov0_body(k, px, py, m, cx, cy, c0, h, 2);
+}
+#endif
+
+/* ---- AVX2: the factor with a column's rows in registers ------------------- */
+/* Up to 32 rows of column j stay in eight registers while the columns before
+ * it are subtracted one at a time: each element takes the same products and
+ * subtractions, in the same order, as chol_body's, so the doubles are the
+ * same; only the loads and stores of column j are saved. */
+#if GK_KK_X86
+#define KK2 __attribute__((target("avx2")))
+#define KK2_INLINE KK2 static inline __attribute__((always_inline))
+
+/* lanes below n of a vector */
+KK2_INLINE __m256i lanes_below(int n)
+{
+    return _mm256_cmpgt_epi64(_mm256_set1_epi64x(n), _mm256_setr_epi64x(0, 1, 2, 3));
+}
+
+/* Rows [r, r + n) of the W columns j0.. (n <= 4 nv <= 12): each takes the
+ * columns before j0 (their loads shared by the W columns, whose chains of
+ * subtractions then run side by side), then the panel's earlier columns,
+ * then is scaled by 1 / L_jj. With pivot (r == j0, columns not done), row
+ * j0 + k of column k is its diagonal: checked against orig[k], then set.
+ * Rows of a panel column above its diagonal are padding: they are
+ * computed with the rest and stored, never read back as the factor. */
+KK2_INLINE int chol_panel_avx2(double *L, int ld, double *inv, double tol, int j0, int r, int n,
+                               int pivot, const double *orig, const int W, const int nv)
+{
+    const __m256i tail = lanes_below(n - 4 * (nv - 1));
+    __m256d acc[4][3];
+#pragma GCC unroll 4
+    for (int k = 0; k < W; k++) {
+        const double *c = L + (size_t)(j0 + k) * ld + r;
+#pragma GCC unroll 3
+        for (int v = 0; v < nv - 1; v++)
+            acc[k][v] = _mm256_loadu_pd(c + 4 * v);
+        acc[k][nv - 1] = _mm256_maskload_pd(c + 4 * (nv - 1), tail);
+    }
+    for (int q = 0; q < j0; q++) {
+        const double *lq = L + (size_t)q * ld;
+        __m256d l[3];
+        /* rows past n read padding or the next column: finite or not,
+         * those lanes are never stored */
+#pragma GCC unroll 3
+        for (int v = 0; v < nv; v++)
+            l[v] = _mm256_loadu_pd(lq + r + 4 * v);
+#pragma GCC unroll 4
+        for (int k = 0; k < W; k++) {
+            const __m256d a = _mm256_broadcast_sd(lq + j0 + k);
+#pragma GCC unroll 3
+            for (int v = 0; v < nv; v++)
+                acc[k][v] = _mm256_sub_pd(acc[k][v], _mm256_mul_pd(a, l[v]));
+        }
+    }
+#pragma GCC unroll 4
+    for (int k = 0; k < W; k++) {
+        const int j = j0 + k;
+#pragma GCC unroll 4
+        for (int kk = 0; kk < k; kk++) { /* the panel's columns before j, final */
+            const __m256d a = _mm256_broadcast_sd(L + (size_t)(j0 + kk) * ld + j);
+#pragma GCC unroll 3
+            for (int v = 0; v < nv; v++)
+                acc[k][v] = _mm256_sub_pd(acc[k][v], _mm256_mul_pd(a, acc[kk][v]));
+        }
+        double d = 0.0;
+        if (pivot) {
+            double row[4];
+            _mm256_storeu_pd(row, acc[k][0]);
+            if (!(row[k] > tol * fabs(orig[k])))
+                return -1;
+            d = sqrt(row[k]);
+            inv[j] = 1.0 / d;
+        }
+        const __m256d iv = _mm256_set1_pd(inv[j]);
+#pragma GCC unroll 3
+        for (int v = 0; v < nv; v++)
+            acc[k][v] = _mm256_mul_pd(acc[k][v], iv);
+        if (pivot) {
+            const __m256i at = _mm256_cmpeq_epi64(_mm256_set1_epi64x(k),
+                                                  _mm256_setr_epi64x(0, 1, 2, 3));
+            acc[k][0] = _mm256_blendv_pd(acc[k][0], _mm256_set1_pd(d), _mm256_castsi256_pd(at));
+        }
+        double *c = L + (size_t)j * ld + r;
+#pragma GCC unroll 3
+        for (int v = 0; v < nv - 1; v++)
+            _mm256_storeu_pd(c + 4 * v, acc[k][v]);
+        _mm256_maskstore_pd(c + 4 * (nv - 1), tail, acc[k][nv - 1]);
+    }
+    return 0;
+}
+
+#define KK2_PANEL(W, NV) chol_panel_avx2(L, ld, inv, tol, j0, r, n, pivot, orig, W, NV)
+
+/* Panels of up to four columns, never mixing columns done (before p0) with
+ * columns to pivot; rows in chunks of 12 (twelve accumulators). */
+KK2 static int chol_avx2r(double *L, int m, int ld, double *inv, double tol, int p0)
+{
+    for (int j0 = 0; j0 < m;) {
+        const int done = j0 < p0; /* rows before p0 are the factor already */
+        int W = m - j0 < 4 ? m - j0 : 4;
+        if (done && p0 - j0 < W)
+            W = p0 - j0;
+        double orig[4];
+        for (int k = 0; k < W; k++)
+            orig[k] = L[(size_t)(j0 + k) * ld + j0 + k];
+        for (int r = done ? p0 : j0; r < m; r += 12) {
+            int n = m - r < 12 ? m - r : 12, pivot = !done && r == j0, rc;
+            switch ((W - 1) * 3 + (n + 3) / 4 - 1) { /* constant shapes: the loops unroll */
+            case 0: rc = KK2_PANEL(1, 1); break;
+            case 1: rc = KK2_PANEL(1, 2); break;
+            case 2: rc = KK2_PANEL(1, 3); break;
+            case 3: rc = KK2_PANEL(2, 1); break;
+            case 4: rc = KK2_PANEL(2, 2); break;
+            case 5: rc = KK2_PANEL(2, 3); break;
+            case 6: rc = KK2_PANEL(3, 1); break;
+            case 7: rc = KK2_PANEL(3, 2); break;
+            case 8: rc = KK2_PANEL(3, 3); break;
+            case 9: rc = KK2_PANEL(4, 1); break;
+            case 10: rc = KK2_PANEL(4, 2); break;
+            default: rc = KK2_PANEL(4, 3); break;
+            }
+            if (rc)
+                return -1;
+        }
+        j0 += W;
+    }
+    return 0;
 }
 #endif
 
@@ -373,6 +504,35 @@ KK512 static void cov_lower_avx512p(const gk_krige_state *k, const double *px, c
 }
 
 #endif
+
+/* ---- the k nearest as a set ---------------------------------------------------- */
+
+double gk_kk_select_set(int *cid, double *cd2, int n, int k, int *idx)
+{
+    if (n - k > 8) { /* many to drop: rank them all */
+        double *d2 = cd2 + n; /* room for k after the candidates (the caller's) */
+        gk_kk_select(cid, cd2, n, k, idx, d2);
+        return d2[k - 1];
+    }
+    /* few to drop: the last by (d2, index), one at a time, to the end */
+    for (int e = n; e > k; e--) {
+        int b = 0;
+        for (int i = 1; i < e; i++)
+            if (cd2[i] > cd2[b] || (cd2[i] == cd2[b] && cid[i] > cid[b]))
+                b = i;
+        double td = cd2[b];
+        int ti = cid[b];
+        cd2[b] = cd2[e - 1], cid[b] = cid[e - 1];
+        cd2[e - 1] = td, cid[e - 1] = ti;
+    }
+    double dk = cd2[0];
+    for (int i = 0; i < k; i++) {
+        idx[i] = cid[i];
+        if (cd2[i] > dk)
+            dk = cd2[i];
+    }
+    return dk;
+}
 
 /* ---- dispatch -------------------------------------------------------------- */
 
@@ -434,7 +594,7 @@ int gk_kk_chol_from(double *L, int m, int ld, double *inv, double tol, int p0)
 {
 #if GK_KK_X86
     if (kk_isa >= 1)
-        return chol_avx2(L, m, ld, inv, tol, p0);
+        return chol_avx2r(L, m, ld, inv, tol, p0);
 #endif
     return chol_portable(L, m, ld, inv, tol, p0);
 }

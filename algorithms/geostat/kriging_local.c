@@ -116,7 +116,7 @@ static long select_points(const gk_job *job, double nx, double ny, gk_scratch *s
         if (kmax > job->pts->n)
             kmax = job->pts->n;
         size_t capc = 4 * kmax + 16; /* candidates from a radius search */
-        if (gk_scratch_reserve(s, kmax + capc))
+        if (gk_scratch_reserve(s, 2 * kmax + capc)) /* gk_kk_select_set: k after them */
             return -1;
         /* The previous node's k points lie within its k-th distance plus the
          * step, so that bound (with slack for rounding) loses none of the k
@@ -134,7 +134,12 @@ static long select_points(const gk_job *job, double nx, double ny, gk_scratch *s
              * it, ranked, are cheaper than the k-nearest search's insertions. */
             size_t nc = gk_kdtree_radius(job->tree, nx, ny, b2, s->idx + kmax, s->d2 + kmax, capc);
             if (nc >= kmax && nc <= capc) {
-                gk_kk_select(s->idx + kmax, s->d2 + kmax, (int)nc, (int)kmax, s->idx, s->d2);
+                if (a->max_points_per_quadrant > 0) { /* the filter takes them nearest first */
+                    gk_kk_select(s->idx + kmax, s->d2 + kmax, (int)nc, (int)kmax, s->idx, s->d2);
+                } else { /* the set is all that counts: it is sorted by index next */
+                    s->d2[kmax - 1] = gk_kk_select_set(s->idx + kmax, s->d2 + kmax, (int)nc,
+                                                       (int)kmax, s->idx);
+                }
                 m = (long)kmax;
             }
         }
@@ -202,19 +207,23 @@ typedef struct {
     double ox, oy, sc; /* drift origin and scale of the cached selection */
     /* what the next selection reuses (a pair's covariance is the same double
      * in any system; the factor's leading block depends on the matrix's
-     * leading block alone): the same doubles as computing everything */
-    double *Ac, *Acn;   /* M x M: the covariances of cidx's set, and the next */
-    int ac_valid;       /* Ac holds cidx[0..cm)'s */
+     * leading block alone): the same doubles as computing everything.
+     * A point keeps its slot of Ac while it stays selected, so that only
+     * the points new to a selection cost a column of covariances. */
+    double *Ac;         /* M x M, both triangles: Ac[a * M + b] = C(slot a, slot b) */
+    int *slot, *cslot;  /* M each: the selection's slots, and cidx's */
+    int *used;          /* M: scratch, the slots kept */
+    int ac_valid;       /* Ac holds cidx[0..cm)'s, in cslot */
     int l_valid;        /* L holds cidx[0..cm)'s whole factor */
     int *pos;           /* M: a selected point's place in the previous set, or -1 */
-    double *nxs, *nys, *tmpv; /* M each: the points not in the previous set */
+    double *tmpv;       /* M: scratch */
 } kws;
 
 static int ws_layout(kws *ws, gk_scratch *s, int M)
 {
     const int P = GK_KRIGE_MAX_P;
     M = (M + 7) & ~7; /* whole vectors of 8 (kriging_kernels.h) */
-    size_t need = ws->head + 3 * (size_t)M * M + (size_t)M * (9 + P) + (size_t)P * P + 5 * P;
+    size_t need = ws->head + 2 * (size_t)M * M + (size_t)M * (8 + P) + (size_t)P * P + 5 * P;
     if (need < (size_t)M)
         need = (size_t)M;
     if (gk_scratch_reserve2(s, need))
@@ -236,13 +245,13 @@ static int ws_layout(kws *ws, gk_scratch *s, int M)
     ws->r = p, p += P;
     ws->t = p, p += P;
     ws->Ac = p, p += (size_t)M * M;
-    ws->Acn = p, p += (size_t)M * M;
-    ws->nxs = p, p += M;
-    ws->nys = p, p += M;
     ws->tmpv = p;
     ws->cidx = s->idx2;
-    ws->sidx = s->idx2 + M; /* idx2 holds as many ints as d2b doubles (>= M^2) */
+    ws->sidx = s->idx2 + M; /* idx2 holds as many ints as d2b doubles (>= 2 M^2) */
     ws->pos = s->idx2 + 2 * M;
+    ws->slot = s->idx2 + 3 * M;
+    ws->cslot = s->idx2 + 4 * M;
+    ws->used = s->idx2 + 5 * M;
     ws->valid = ws->ac_valid = ws->l_valid = 0;
     return 0;
 }
@@ -250,45 +259,32 @@ static int ws_layout(kws *ws, gk_scratch *s, int M)
 static void finish(const gk_job *job, const gk_krige_state *k, kws *ws, long m);
 static void schur(const gk_krige_state *k, kws *ws, long m);
 
-/* The covariances of the selection idx[0..m) into ws->Acn: copied from ws->Ac
- * for the pairs of the previous selection (pos[]), in runs; for each new
- * point one column over every point (a distance is the same double either
- * way round: (-d)^2 = d^2), written to its row and its column. */
+/* The covariances of the selection into Ac, by slot: for each point new to
+ * it one column over every point (a distance is the same double either way
+ * round: (-d)^2 = d^2), written to its slot's row and column; the kept
+ * points' pairs are there already. Without reuse, all pairs. */
 static void covariances(const gk_krige_state *k, kws *ws, long m, int reuse)
 {
     int M = ws->M;
-    double *An = ws->Acn;
-    if (!reuse) {
-        gk_kk_cov_lower(k, ws->px, ws->py, (int)m, An, M, ws->h);
+    double *Ac = ws->Ac;
+    const int *slot = ws->slot;
+    if (!reuse) { /* slots are positions: the lower triangle, mirrored */
+        gk_kk_cov_lower(k, ws->px, ws->py, (int)m, Ac, M, ws->h);
+        for (long j = 0; j < m; j++)
+            for (long i = j + 1; i < m; i++)
+                Ac[(size_t)i * M + j] = Ac[(size_t)j * M + i];
         return;
     }
-    const int *pos = ws->pos;
-    for (long j = 0; j < m; j++) {
-        double *c = An + (size_t)j * M;
-        c[j] = k->A;
-        if (pos[j] < 0)
-            continue;
-        const double *o = ws->Ac + (size_t)pos[j] * M;
-        for (long i = j + 1; i < m;) { /* runs of old points, consecutive in both */
-            if (pos[i] < 0) {
-                i++;
-                continue;
-            }
-            long e = i + 1;
-            while (e < m && pos[e] == pos[e - 1] + 1)
-                e++;
-            memcpy(c + i, o + pos[i], (size_t)(e - i) * sizeof *c);
-            i = e;
-        }
-    }
     for (long r = 0; r < m; r++) {
-        if (pos[r] >= 0)
+        if (ws->pos[r] >= 0)
             continue;
-        double *col = ws->tmpv;
+        double *col = ws->tmpv, *row = Ac + (size_t)slot[r] * M;
         gk_kk_cov0(k, ws->px, ws->py, (int)m, ws->px[r], ws->py[r], col, ws->h);
-        for (long j = 0; j < r; j++) /* row r of the columns before it */
-            An[(size_t)j * M + r] = col[j];
-        memcpy(An + (size_t)r * M + r + 1, col + r + 1, (size_t)(m - r - 1) * sizeof *col);
+        for (long i = 0; i < m; i++) {
+            row[slot[i]] = col[i];
+            Ac[(size_t)slot[i] * M + slot[r]] = col[i];
+        }
+        row[slot[r]] = k->A;
     }
 }
 
@@ -312,6 +308,23 @@ static void factorise(const gk_job *job, const gk_krige_state *k, kws *ws, const
         if (ws->l_valid)
             while (p0 < m && ws->pos[p0] == p0)
                 p0++;
+        /* kept points keep their slots; new ones take the free ones */
+        memset(ws->used, 0, (size_t)M * sizeof *ws->used);
+        for (long i = 0; i < m; i++)
+            if (ws->pos[i] >= 0) {
+                ws->slot[i] = ws->cslot[ws->pos[i]];
+                ws->used[ws->slot[i]] = 1;
+            }
+        int f = 0;
+        for (long i = 0; i < m; i++)
+            if (ws->pos[i] < 0) {
+                while (ws->used[f])
+                    f++;
+                ws->slot[i] = f++;
+            }
+    } else {
+        for (long i = 0; i < m; i++)
+            ws->slot[i] = (int)i;
     }
     memcpy(ws->cidx, idx, (size_t)m * sizeof *idx);
     memcpy(ws->sidx, idx, (size_t)m * sizeof *idx);
@@ -327,13 +340,14 @@ static void factorise(const gk_job *job, const gk_krige_state *k, kws *ws, const
         ws->py[i] = ws->py[m - 1];
     }
     covariances(k, ws, m, reuse);
+    memcpy(ws->cslot, ws->slot, (size_t)m * sizeof *ws->slot);
     for (long j = 0; j < m; j++) { /* the factor's rows from p0 (and j) on */
         long r0 = j > p0 ? j : p0;
-        memcpy(ws->L + (size_t)j * M + r0, ws->Acn + (size_t)j * M + r0,
-               (size_t)(m - r0) * sizeof(double));
+        const double *o = ws->Ac + (size_t)ws->slot[j] * M;
+        double *c = ws->L + (size_t)j * M;
+        for (long i = r0; i < m; i++)
+            c[i] = o[ws->slot[i]];
     }
-    double *t = ws->Ac;
-    ws->Ac = ws->Acn, ws->Acn = t;
     ws->ac_valid = 1;
     int bad = gk_kk_chol_from(ws->L, (int)m, M, ws->inv, GK_KRIGE_CHOL_TOL, (int)p0);
     ws->l_valid = !bad;
@@ -357,16 +371,19 @@ static void finish(const gk_job *job, const gk_krige_state *k, kws *ws, long m)
         gk_kk_fwd(ws->L, (int)m, M, ws->inv, ws->w, 1, M);
         return;
     }
-    /* Drift origin and scale: the selection's centroid and extent. */
-    double ox = 0.0, oy = 0.0, sc = 0.0;
-    for (long i = 0; i < m; i++)
-        ox += X[idx[i]], oy += Y[idx[i]];
-    ox /= (double)m;
-    oy /= (double)m;
-    for (long i = 0; i < m; i++) {
-        double ex = X[idx[i]] - ox, ey = Y[idx[i]] - oy, d = sqrt(ex * ex + ey * ey);
-        if (d > sc)
-            sc = d;
+    /* Drift origin and scale: the selection's centroid and extent (a
+     * constant drift, ordinary kriging's, has no use for them). */
+    double ox = 0.0, oy = 0.0, sc = k->poly == 0 ? 1.0 : 0.0;
+    if (k->poly > 0) {
+        for (long i = 0; i < m; i++)
+            ox += X[idx[i]], oy += Y[idx[i]];
+        ox /= (double)m;
+        oy /= (double)m;
+        for (long i = 0; i < m; i++) {
+            double ex = X[idx[i]] - ox, ey = Y[idx[i]] - oy, d = sqrt(ex * ex + ey * ey);
+            if (d > sc)
+                sc = d;
+        }
     }
     if (!(sc > 0))
         sc = 1.0;

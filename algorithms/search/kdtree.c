@@ -572,6 +572,20 @@ static void radius_rec(range_q *q, int ni)
     const kd_node *nd = &q->t->nodes[ni];
     if (nd->left < 0) {
         const double *x = q->t->x, *y = q->t->y;
+        if (!q->t->group && q->n + (size_t)(nd->hi - nd->lo) <= q->cap) {
+            /* room for the whole leaf: every point written, the count
+             * advanced by the test (no branch to mispredict) */
+            size_t n = q->n;
+            for (int i = nd->lo; i < nd->hi; i++) {
+                double dx = x[i] - q->cx, dy = y[i] - q->cy;
+                double d = dx * dx + dy * dy;
+                q->idx[n] = q->t->idx[i];
+                q->d2[n] = d;
+                n += d <= q->r2;
+            }
+            q->n = n;
+            return;
+        }
         for (int i = nd->lo; i < nd->hi; i++) {
             double dx = x[i] - q->cx, dy = y[i] - q->cy;
             double d = dx * dx + dy * dy;
