@@ -75,29 +75,16 @@ gk_tile_fn gk_cpu_tile_fn(gk_alg_kind kind)
     return m ? m->cpu_tile : NULL;
 }
 
-/* Does gdal_grid take this algorithm's candidates from its quadtree, where
- * equidistant points are ranked by the tree's order? invdistnn always, the
- * per-quadrant limits always, nearest with a radius over more than
- * GDAL_GRID_POINT_COUNT_THRESHOLD's default 100 points (reference
- * gdal_grid.md, 'Quadtree use'); kriging's selection is gstat's. */
-static int gdal_quadtree_ties(const gk_algorithm *a, size_t n)
+int gk_ties_always(const gk_algorithm *a, size_t n)
 {
-    const int quadrants = a->min_points_per_quadrant > 0 || a->max_points_per_quadrant > 0;
-    switch (a->kind) {
-    case GK_ALG_INVDISTNN:
-        return 1;
-    case GK_ALG_NEAREST:
-        return n > 100 && a->angle == 0.0 && (a->radius1 > 0.0 || a->radius2 > 0.0);
-    case GK_ALG_AVERAGE:
-    case GK_ALG_MINIMUM:
-    case GK_ALG_MAXIMUM:
-    case GK_ALG_RANGE:
-    case GK_ALG_COUNT:
-    case GK_ALG_AVERAGE_DISTANCE:
-        return quadrants;
-    default:
-        return 0;
-    }
+    (void)a, (void)n;
+    return 1;
+}
+
+int gk_ties_quadrants(const gk_algorithm *a, size_t n)
+{
+    (void)n;
+    return a->min_points_per_quadrant > 0 || a->max_points_per_quadrant > 0;
 }
 
 /* The job's own copy of pts in gdal_grid's quadtree order: every rule that
@@ -170,7 +157,6 @@ gk_job *gk_job_new(gk_context *ctx, const gk_points *pts, const gk_algorithm *al
     job->ctx = ctx;
     job->pts = pts;
     job->alg = *alg;
-    job->ties = gdal_quadtree_ties(alg, n);
     job->nbands = 1;
     gk_ellipse_init(&job->ell, alg->radius1, alg->radius2, alg->angle);
 
@@ -179,6 +165,7 @@ gk_job *gk_job_new(gk_context *ctx, const gk_points *pts, const gk_algorithm *al
      * method's state. The GPU keeps its own copy of the points and its own
      * index. */
     const gk_method *m = gk_method_of(alg->kind);
+    job->ties = m && m->quadtree_ties && m->quadtree_ties(alg, n);
     if (!m) {
         gk_error(ctx, GK_ERR_ARG, "unknown algorithm kind %d", (int)alg->kind);
         free(job);

@@ -81,12 +81,12 @@ struct gk_algorithm {
     double aidw_alpha[5];
     double aidw_rmin, aidw_rmax;
     gk_precision precision;
-    gk_kriging_params krige; /* GK_ALG_KRIGING only (kriging_params.c) */
-    struct {                 /* GK_ALG_HEATMAP only (density/heatmap.c) */
+    gk_kriging_params krige; /* kriging only (kriging_params.c) */
+    struct {                 /* heatmap only (density/heatmap.c) */
         double radius, decay;
         int kernel, scaled;
     } heat;
-    struct {                 /* GK_ALG_GAUSS only (density/gauss.c) */
+    struct {                 /* gauss and kernel_smooth only (density/gauss.c) */
         double sigma;        /* along x (or the ellipse's first axis); NaN: Scott's rule, set in build */
         double sigma_y;      /* along y (the second axis); NaN: sigma */
         double angle;        /* the first axis's rotation from x, degrees counter-clockwise */

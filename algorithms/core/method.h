@@ -3,9 +3,10 @@
  * method is one row of this table, defined in the method's own file
  * (idw/invdist.c, window/metrics.c, geostat/kriging.c, ...) and listed once
  * in algorithms/methods.c. The parser (parse.c), the tile engine (engine.c),
- * device choice (device_choice.c) and the GPU description (device.c) read
- * the row; none of them switches on the method. docs/dev/adding-a-method.md
- * walks through a new one.
+ * the bucket grid, cross-validation, device choice (device_choice.c) and the
+ * GPU description (device.c) read the row; none of them switches on the
+ * method (tests/core/check_methods.py). docs/dev/adding-a-method.md walks
+ * through a new one.
  */
 #ifndef GK_METHOD_H
 #define GK_METHOD_H
@@ -25,7 +26,6 @@ enum {
     GK_KEY_MIN_POINTS = 1 << 7,
     GK_KEY_NODATA = 1 << 8,
     GK_KEY_QUADRANT = 1 << 9, /* min_points_per_quadrant, max_points_per_quadrant */
-    GK_KEY_AIDW = 1 << 10,    /* k, alpha1..alpha5, r_min, r_max */
 };
 #define GK_KEY_ELLIPSE (GK_KEY_RADIUS1 | GK_KEY_RADIUS2 | GK_KEY_RADIUS | GK_KEY_ANGLE)
 
@@ -38,6 +38,11 @@ enum {
     GK_M_OWN_RADIUS = 1 << 4,   /* radius= is its own parameter, not the search circle */
     GK_M_Z_WEIGHT = 1 << 5,     /* z is an optional weight: 1 for every point without -zfield */
 };
+
+/* How cross-validation predicts a fold (geostat/crossval.c): a job on the
+ * other folds' points per fold; one job on every point whose searches skip
+ * the fold; global kriging's closed form. */
+typedef enum { GK_CV_AUTO = 0, GK_CV_REBUILD, GK_CV_HOLDOUT, GK_CV_DUBRULE } gk_cv_method;
 
 /* What the generic parser saw, for a row's adjust hook. */
 typedef struct {
@@ -52,9 +57,13 @@ typedef struct gk_method {
      * computes, lower case, no full stop. */
     const char *summary;
     /* With a parse hook: the keys of its grammar, "key, key=a|b, ..." (the
-     * generic ones are named from .keys). */
+     * generic ones are named from .keys). With own_key: its keys beside the
+     * generic ones, "key, key, ...". */
     const char *own_keys;
     unsigned keys;  /* GK_KEY_*: what the generic parser accepts */
+    /* In the generic grammar, a key of own_keys: its value (a number, read
+     * as every key's) into a; GK_OK or an error in ctx. NULL: none. */
+    int (*own_key)(gk_context *ctx, const char *alg, const char *key, double v, gk_algorithm *a);
     unsigned flags; /* GK_M_* */
     /* Defaults that differ from parse.c's common ones (NULL: none). */
     void (*defaults)(gk_algorithm *a);
@@ -80,6 +89,10 @@ typedef struct gk_method {
     /* The CPU's index for its share of a GPU job's nodes, built once (the
      * caller serialises); GK_OK or GK_ERR_NOMEM. NULL: the CPU takes none. */
     int (*cpu_index)(gk_job *job);
+    /* Does gdal_grid take its candidates from its quadtree, so that points
+     * at equal distances are ranked by the tree's order (job->ties: the job
+     * copies the points in that order)? n: the points. NULL: no. */
+    int (*quadtree_ties)(const gk_algorithm *a, size_t n);
     /* Where the job breaks ties in gdal_grid's quadtree order: does the CPU
      * settle them itself, only where its queries meet some (job->lazy_ties,
      * no ordering of every point first)? NULL: no. */
@@ -105,6 +118,22 @@ typedef struct gk_method {
      * whole tile is nodata, -1 when out of memory. NULL hook: none. */
     int (*gpu_inputs)(const gk_job *job, const gk_tile *t, double **g0);
 
+    /* Cross-validation's way (GK_CV_AUTO's choice), ntrain being the fewest
+     * points a fold is fitted on: GK_CV_HOLDOUT where one job's searches can
+     * skip a fold with the same doubles as a job on the other points (every
+     * search through its k-d tree, a preparation independent of the points
+     * given), GK_CV_DUBRULE for a closed form, else GK_CV_REBUILD with *why
+     * (the words after the method's name in the note on the slow path) and
+     * *avoid (what would avoid it, or NULL). NULL hook: a job per fold. */
+    gk_cv_method (*cv_way)(const gk_algorithm *a, size_t ntrain, const char **why,
+                           const char **avoid);
+    /* Can the GPU predict the folds of a holdout (its kernels skipping the
+     * fold)? NULL: no. */
+    int (*cv_gpu)(const gk_algorithm *a);
+    /* The algorithm as cross-validation runs it, after "no result" is NaN
+     * (kriging reports its variance for the z-scores). NULL: as given. */
+    void (*cv_adjust)(gk_algorithm *a);
+
     /* One core's nanoseconds per node, and in *setup_ns for the CPU's index,
      * for n uniform points over area (device_choice.c); NULL or INFINITY:
      * no figure (auto keeps the GPU). */
@@ -119,6 +148,19 @@ extern const gk_method *const gk_methods[];
 extern const int gk_n_methods;
 
 /* ---- shared pieces the rows use ------------------------------------- */
+
+/* A count key's value (max_points=, k=): a whole number from 0 to 1e9 into
+ * *out; GK_OK or an error in ctx naming alg and key. */
+int gk_param_count(gk_context *ctx, const char *alg, const char *key, double v, int *out);
+
+/* quadtree_ties for methods whose every search is gdal_grid's quadtree
+ * (invdistnn), and for those whose per-quadrant limits are (the window
+ * statistics: with min/max_points_per_quadrant). */
+int gk_ties_always(const gk_algorithm *a, size_t n);
+int gk_ties_quadrants(const gk_algorithm *a, size_t n);
+
+/* cv_way's advice where a limit on the neighbours gives one index. */
+#define GK_CV_AVOID_MAX_K "give max_points=K to use one index"
 
 /* Cost model pieces (device_choice.c): the points in a node's window and
  * the selection's k, for n uniform points over area (1: no window, every

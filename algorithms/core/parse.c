@@ -31,14 +31,6 @@ static const struct {
     {"nodata", GK_KEY_NODATA},
     {"min_points_per_quadrant", GK_KEY_QUADRANT},
     {"max_points_per_quadrant", GK_KEY_QUADRANT},
-    {"k", GK_KEY_AIDW},
-    {"alpha1", GK_KEY_AIDW},
-    {"alpha2", GK_KEY_AIDW},
-    {"alpha3", GK_KEY_AIDW},
-    {"alpha4", GK_KEY_AIDW},
-    {"alpha5", GK_KEY_AIDW},
-    {"r_min", GK_KEY_AIDW},
-    {"r_max", GK_KEY_AIDW},
 };
 #define N_KEYS (sizeof KEYS / sizeof KEYS[0])
 
@@ -96,7 +88,7 @@ static int parse_number(gk_context *ctx, const char *alg, const char *key, const
     return GK_OK;
 }
 
-static int as_count(gk_context *ctx, const char *alg, const char *key, double v, int *out)
+int gk_param_count(gk_context *ctx, const char *alg, const char *key, double v, int *out)
 {
     if (v < 0 || v != floor(v) || v > 1e9)
         return gk_error(ctx, GK_ERR_ARG,
@@ -161,12 +153,15 @@ size_t gk_algorithm_keys_at(int i, char *buf, size_t cap)
     gk_strbuf sb = {all, sizeof all, 0};
     if (i >= 0 && i < gk_n_methods) {
         const gk_method *m = gk_methods[i];
-        if (m->parse)
+        if (m->parse) {
             gk_strbuf_add(&sb, "%s", m->own_keys ? m->own_keys : "");
-        else
+        } else {
             for (size_t k = 0; k < N_KEYS; k++)
                 if (m->keys & KEYS[k].bit)
                     gk_strbuf_add(&sb, "%s%s", all[0] ? ", " : "", KEYS[k].key);
+            if (m->own_key && m->own_keys)
+                gk_strbuf_add(&sb, "%s%s", all[0] ? ", " : "", m->own_keys);
+        }
     }
     if (cap)
         snprintf(buf, cap, "%s", all);
@@ -195,6 +190,25 @@ typedef struct {
     gk_parse_seen seen;
 } parsed_keys;
 
+/* Is key one of m's own keys (own_keys, "a, b, ...")? Then 1, its spelling
+ * there in name. */
+static int own_key_name(const gk_method *m, const char *key, char *name, size_t cap)
+{
+    if (!m->own_key || !m->own_keys)
+        return 0;
+    size_t len = strlen(key);
+    for (const char *p = m->own_keys; *p;) {
+        size_t n = strcspn(p, ", ");
+        if (n == len && strncasecmp(p, key, len) == 0) {
+            snprintf(name, cap, "%.*s", (int)n, p);
+            return 1;
+        }
+        p += n;
+        p += strspn(p, ", ");
+    }
+    return 0;
+}
+
 /* One key=value of gdal_grid's syntax into a (m's keys only). */
 static int apply_key(gk_context *ctx, const char *spec, const gk_method *m, char *tok,
                      gk_algorithm *a, parsed_keys *pk)
@@ -209,11 +223,17 @@ static int apply_key(gk_context *ctx, const char *spec, const gk_method *m, char
     for (size_t i = 0; i < N_KEYS; i++)
         if (strcasecmp(key, KEYS[i].key) == 0)
             k = i;
-    if (k == N_KEYS || !(m->keys & KEYS[k].bit))
-        return gk_error(ctx, GK_ERR_ARG, "-a %s: algorithm %s has no parameter '%s'", spec,
-                        aname, key);
-    key = KEYS[k].key;
     double v = 0;
+    if (k == N_KEYS || !(m->keys & KEYS[k].bit)) {
+        char own[32];
+        if (!own_key_name(m, key, own, sizeof own))
+            return gk_error(ctx, GK_ERR_ARG, "-a %s: algorithm %s has no parameter '%s'", spec,
+                            aname, key);
+        if (parse_number(ctx, aname, own, val, &v))
+            return GK_ERR_ARG;
+        return m->own_key(ctx, aname, own, v, a);
+    }
+    key = KEYS[k].key;
     if (parse_number(ctx, aname, key, val, &v))
         return GK_ERR_ARG;
     if (!strcmp(key, "power"))
@@ -229,23 +249,16 @@ static int apply_key(gk_context *ctx, const char *spec, const gk_method *m, char
     else if (!strcmp(key, "angle"))
         a->angle = v;
     else if (!strcmp(key, "max_points"))
-        return pk->seen.max_points = 1, as_count(ctx, aname, key, v, &a->max_points);
+        return pk->seen.max_points = 1, gk_param_count(ctx, aname, key, v, &a->max_points);
     else if (!strcmp(key, "min_points"))
-        return as_count(ctx, aname, key, v, &a->min_points);
+        return gk_param_count(ctx, aname, key, v, &a->min_points);
     else if (!strcmp(key, "nodata"))
         a->nodata = v, a->nodata_given = 1;
     else if (!strcmp(key, "min_points_per_quadrant"))
-        return pk->seen.quadrant = 1, as_count(ctx, aname, key, v, &a->min_points_per_quadrant);
+        return pk->seen.quadrant = 1, gk_param_count(ctx, aname, key, v, &a->min_points_per_quadrant);
     else if (!strcmp(key, "max_points_per_quadrant"))
-        return pk->seen.quadrant = 1, as_count(ctx, aname, key, v, &a->max_points_per_quadrant);
-    else if (!strcmp(key, "k"))
-        return as_count(ctx, aname, key, v, &a->aidw_k);
-    else if (!strncmp(key, "alpha", 5))
-        a->aidw_alpha[key[5] - '1'] = v;
-    else if (!strcmp(key, "r_min"))
-        a->aidw_rmin = v;
-    else if (!strcmp(key, "r_max"))
-        a->aidw_rmax = v;
+        return pk->seen.quadrant = 1,
+               gk_param_count(ctx, aname, key, v, &a->max_points_per_quadrant);
     return GK_OK;
 }
 

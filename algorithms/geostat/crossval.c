@@ -206,80 +206,20 @@ int gk_crossval_part(gk_context *ctx, const gk_points *pts, const gk_algorithm *
 
 /* The way GK_CV_AUTO takes, and for a rebuild why (the words after the
  * algorithm's name in the note on the slow path) and how to avoid it
- * (NULL when nothing would). */
+ * (NULL when nothing would): the row's own rule (core/method.h's cv_way). */
 static gk_cv_method method_why(const gk_algorithm *a, size_t n, size_t maxfold, const char **why,
                                const char **avoid)
 {
-    static const char *const max_k = "give max_points=K to use one index";
     *why = *avoid = NULL;
     size_t ntrain = n - maxfold; /* the fewest points a fold is fitted on */
     if (ntrain < 1 || (a->min_points > 0 && ntrain < (size_t)a->min_points))
         return GK_CV_REBUILD; /* the rebuild's own message for such a fold */
-    /* an unlimited window sums its points in the tree's order, which is
-     * not the same for all points as for a fold's others: rebuilt */
-    const int limited = a->max_points > 0 || a->min_points_per_quadrant > 0 ||
-                        a->max_points_per_quadrant > 0;
-    switch (a->kind) {
-    case GK_ALG_NEAREST:
-        return GK_CV_HOLDOUT;
-    case GK_ALG_INVDISTNN:
-        if (limited)
-            return GK_CV_HOLDOUT;
-        *why = "without max_points: every fold rebuilds its search";
-        *avoid = max_k;
-        return GK_CV_REBUILD;
-    case GK_ALG_INVDIST: /* without a window its kernels read every point: no tree */
-        if (limited && (a->radius1 > 0 || a->radius2 > 0))
-            return GK_CV_HOLDOUT;
-        if (a->radius1 > 0 || a->radius2 > 0) {
-            *why = "with a radius and no max_points: every fold rebuilds its search";
-            *avoid = max_k;
-        } else {
-            *why = "without a radius: every fold copies the other folds' points, and every "
-                   "prediction reads them all";
-            *avoid = "a search window (radius=R with max_points=K) uses one index";
-        }
-        return GK_CV_REBUILD;
-    case GK_ALG_KRIGING: {
-        const gk_kriging_params *kp = &a->krige;
-        int p = kp->type == GK_KRIGE_SIMPLE ? 0
-                : 1 + (kp->drift == GK_DRIFT_LINEAR ? 2 : kp->drift == GK_DRIFT_QUADRATIC ? 5 : 0);
-        /* refitted per fold (model=auto), standardised per fold (drift
-         * rasters): the preparation depends on the points given */
-        if (ntrain < (size_t)p)
-            return GK_CV_REBUILD;
-        if (kp->model_auto) {
-            *why = "with model=auto: every fold fits its variogram again (as gstat's "
-                   "krige.cv) and rebuilds its search";
-            *avoid = "give the model (model=..., or variogram=FILE.json from gridkit "
-                     "variogram --fit) to predict every fold from one index";
-            return GK_CV_REBUILD;
-        }
-        if (kp->n_drift_rasters > 0) {
-            *why = "with drift rasters: every fold standardises them on its points and "
-                   "rebuilds its search";
-            return GK_CV_REBUILD;
-        }
-        if (a->max_points == 0 && kp->maxdist == 0 && a->max_points_per_quadrant == 0) {
-            if (kp->block_w == 0)
-                return GK_CV_DUBRULE;
-            *why = "in blocks over every point: every fold solves a system of its own";
-            *avoid = max_k;
-            return GK_CV_REBUILD;
-        }
-        /* an unbounded model's pseudo-sill comes from the points' extent */
-        if (gk_vmodel_bounded(&kp->model))
-            return GK_CV_HOLDOUT;
-        *why = "with an unbounded model (Lin, Pow): every fold takes its pseudo-sill from its "
-               "own points and rebuilds its search";
-        *avoid = "a bounded model uses one index";
-        return GK_CV_REBUILD;
-    }
-    default:
-        *why = "as a job per fold: every fold rebuilds its preparation (its index or "
-               "triangulation) on the other folds' points";
-        return GK_CV_REBUILD;
-    }
+    const gk_method *m = gk_method_of(a->kind);
+    if (m && m->cv_way)
+        return m->cv_way(a, ntrain, why, avoid);
+    *why = "as a job per fold: every fold rebuilds its preparation (its index or "
+           "triangulation) on the other folds' points";
+    return GK_CV_REBUILD;
 }
 
 gk_cv_method gk_cv_method_for(const gk_algorithm *a, size_t n, size_t maxfold)
@@ -486,9 +426,8 @@ static void run_rebuild(cv_run *r)
  * search (core/gpu_abi.h: up to 64 neighbours, no per-quadrant search). */
 static int gpu_fits(const gk_algorithm *a)
 {
-    return a->kind == GK_ALG_KRIGING && a->max_points >= 1 && a->max_points <= 64 &&
-           a->max_points_per_quadrant == 0 && a->min_points_per_quadrant == 0 &&
-           a->krige.n_drift_rasters == 0;
+    const gk_method *m = gk_method_of(a->kind);
+    return m && m->cv_gpu && m->cv_gpu(a);
 }
 
 /* Where the holdout's job goes: the CPU, or the device asked for (auto:
@@ -788,8 +727,9 @@ int gk_crossval_run(gk_context *ctx, const gk_points *pts, const gk_algorithm *a
      * and kriging always reports its variance (for the z-scores). */
     gk_algorithm a = *alg;
     a.nodata = NAN;
-    if (a.kind == GK_ALG_KRIGING)
-        a.krige.variance = 1;
+    const gk_method *m = gk_method_of(a.kind);
+    if (m && m->cv_adjust)
+        m->cv_adjust(&a);
 
     if (!alloc_result(res, n)) {
         gk_cv_result_free(res);

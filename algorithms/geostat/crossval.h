@@ -16,9 +16,8 @@
 #ifndef GK_CROSSVAL_H
 #define GK_CROSSVAL_H
 
+#include "core/method.h" /* gk_cv_method: each row says its way (cv_way) */
 #include "gridkit_geostat.h"
-
-typedef enum { GK_CV_AUTO = 0, GK_CV_REBUILD, GK_CV_HOLDOUT, GK_CV_DUBRULE } gk_cv_method;
 
 /* The way GK_CV_AUTO takes for alg on n points whose largest fold has
  * maxfold of them. */

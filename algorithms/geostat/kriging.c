@@ -199,6 +199,58 @@ static double kriging_cost(const gk_algorithm *a, double n, double area, double 
 
 /* gstat's grammar (kriging_params.c); the neighbourhood is nmax = max_points,
  * nmin = min_points, omax = max_points_per_quadrant, maxdist its own. */
+/* Cross-validation (geostat/crossval.c): where one index serves every fold,
+ * where the closed form does, and why not elsewhere. */
+static gk_cv_method kriging_cv(const gk_algorithm *a, size_t ntrain, const char **why,
+                               const char **avoid)
+{
+    const gk_kriging_params *kp = &a->krige;
+    int p = kp->type == GK_KRIGE_SIMPLE
+                ? 0
+                : 1 + (kp->drift == GK_DRIFT_LINEAR ? 2 : kp->drift == GK_DRIFT_QUADRATIC ? 5 : 0);
+    /* refitted per fold (model=auto), standardised per fold (drift
+     * rasters): the preparation depends on the points given */
+    if (ntrain < (size_t)p)
+        return GK_CV_REBUILD;
+    if (kp->model_auto) {
+        *why = "with model=auto: every fold fits its variogram again (as gstat's "
+               "krige.cv) and rebuilds its search";
+        *avoid = "give the model (model=..., or variogram=FILE.json from gridkit "
+                 "variogram --fit) to predict every fold from one index";
+        return GK_CV_REBUILD;
+    }
+    if (kp->n_drift_rasters > 0) {
+        *why = "with drift rasters: every fold standardises them on its points and "
+               "rebuilds its search";
+        return GK_CV_REBUILD;
+    }
+    if (a->max_points == 0 && kp->maxdist == 0 && a->max_points_per_quadrant == 0) {
+        if (kp->block_w == 0)
+            return GK_CV_DUBRULE;
+        *why = "in blocks over every point: every fold solves a system of its own";
+        *avoid = GK_CV_AVOID_MAX_K;
+        return GK_CV_REBUILD;
+    }
+    /* an unbounded model's pseudo-sill comes from the points' extent */
+    if (gk_vmodel_bounded(&kp->model))
+        return GK_CV_HOLDOUT;
+    *why = "with an unbounded model (Lin, Pow): every fold takes its pseudo-sill from its "
+           "own points and rebuilds its search";
+    *avoid = "a bounded model uses one index";
+    return GK_CV_REBUILD;
+}
+
+/* The GPU's kernels skip a fold in local kriging: up to 64 neighbours, no
+ * per-quadrant search, no drift rasters (core/gpu_abi.h). */
+static int kriging_cv_gpu(const gk_algorithm *a)
+{
+    return a->max_points >= 1 && a->max_points <= 64 && a->max_points_per_quadrant == 0 &&
+           a->min_points_per_quadrant == 0 && a->krige.n_drift_rasters == 0;
+}
+
+/* Folds report their kriging variance, for the z-scores. */
+static void kriging_cv_adjust(gk_algorithm *a) { a->krige.variance = 1; }
+
 const gk_method gk_method_kriging = {
     .name = "kriging",
     .kind = GK_ALG_KRIGING,
@@ -218,4 +270,7 @@ const gk_method gk_method_kriging = {
     .gpu_krige = gk_kriging_gpu_params,
     .gpu_inputs = gk_kriging_gpu_covariates,
     .cost_ns = kriging_cost,
+    .cv_way = kriging_cv,
+    .cv_gpu = kriging_cv_gpu,
+    .cv_adjust = kriging_cv_adjust,
 };

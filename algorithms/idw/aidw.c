@@ -208,12 +208,28 @@ static double aidw_cost(const gk_algorithm *a, double n, double area, double *se
     return 300.0 + 80.0 * (a->aidw_k > k ? a->aidw_k : k);
 }
 
+/* k, alpha1..alpha5, r_min, r_max: keys of its own in gdal_grid's grammar. */
+static int aidw_key(gk_context *ctx, const char *alg, const char *key, double v, gk_algorithm *a)
+{
+    if (!strcmp(key, "k"))
+        return gk_param_count(ctx, alg, key, v, &a->aidw_k);
+    if (!strncmp(key, "alpha", 5))
+        a->aidw_alpha[key[5] - '1'] = v;
+    else if (!strcmp(key, "r_min"))
+        a->aidw_rmin = v;
+    else
+        a->aidw_rmax = v;
+    return GK_OK;
+}
+
 const gk_method gk_method_aidw = {
     .name = "aidw",
     .kind = GK_ALG_AIDW,
     .summary = "adaptive inverse distance: the power follows the local point density",
-    .keys = GK_KEY_AIDW | GK_KEY_SMOOTHING | GK_KEY_ELLIPSE | GK_KEY_MAX_POINTS |
-            GK_KEY_MIN_POINTS | GK_KEY_NODATA,
+    .keys = GK_KEY_SMOOTHING | GK_KEY_ELLIPSE | GK_KEY_MAX_POINTS | GK_KEY_MIN_POINTS |
+            GK_KEY_NODATA,
+    .own_keys = "k, alpha1, alpha2, alpha3, alpha4, alpha5, r_min, r_max",
+    .own_key = aidw_key,
     .defaults = aidw_defaults,
     .check = aidw_check,
     .canonical = aidw_canonical,

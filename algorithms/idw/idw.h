@@ -18,6 +18,15 @@ int gk_aidw_prepare(gk_job *job);
 
 /* ":power=...:smoothing=..." for the canonical string. */
 void gk_idw_canonical(const gk_algorithm *a, gk_strbuf *sb);
+/* A neighbour limit (max_points or per quadrant): the window then takes
+ * its k nearest, the same with a fold held out of the search as on the
+ * other points; an unlimited window sums its points in the tree's order,
+ * which is not the same for all points as for a fold's others. */
+static inline int gk_idw_limited(const gk_algorithm *a)
+{
+    return a->max_points > 0 || a->min_points_per_quadrant > 0 || a->max_points_per_quadrant > 0;
+}
+
 /* The GPU's k-NN list bound on max_points: NULL, or why not. */
 const char *gk_idw_gpu_limits(const gk_algorithm *a);
 

@@ -179,6 +179,25 @@ static double invdist_cost(const gk_algorithm *a, double n, double area, double 
     return gk_cost_select_ns(k, win);
 }
 
+/* Without a window its kernels read every point: no tree to hold a fold out of. */
+static gk_cv_method invdist_cv(const gk_algorithm *a, size_t ntrain, const char **why,
+                               const char **avoid)
+{
+    (void)ntrain;
+    const int window = a->radius1 > 0 || a->radius2 > 0;
+    if (gk_idw_limited(a) && window)
+        return GK_CV_HOLDOUT;
+    if (window) {
+        *why = "with a radius and no max_points: every fold rebuilds its search";
+        *avoid = GK_CV_AVOID_MAX_K;
+    } else {
+        *why = "without a radius: every fold copies the other folds' points, and every "
+               "prediction reads them all";
+        *avoid = "a search window (radius=R with max_points=K) uses one index";
+    }
+    return GK_CV_REBUILD;
+}
+
 const gk_method gk_method_invdist = {
     .name = "invdist",
     .kind = GK_ALG_INVDIST,
@@ -192,4 +211,5 @@ const gk_method gk_method_invdist = {
     .cpu_tile = gk_invdist_tile,
     .gpu_describe = invdist_gpu,
     .cost_ns = invdist_cost,
+    .cv_way = invdist_cv,
 };

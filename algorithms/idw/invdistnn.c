@@ -247,6 +247,17 @@ static int invdistnn_tree(gk_job *job)
     return GK_OK;
 }
 
+static gk_cv_method invdistnn_cv(const gk_algorithm *a, size_t ntrain, const char **why,
+                                 const char **avoid)
+{
+    (void)ntrain;
+    if (gk_idw_limited(a))
+        return GK_CV_HOLDOUT;
+    *why = "without max_points: every fold rebuilds its search";
+    *avoid = GK_CV_AVOID_MAX_K;
+    return GK_CV_REBUILD;
+}
+
 const gk_method gk_method_invdistnn = {
     .name = "invdistnn",
     .kind = GK_ALG_INVDISTNN,
@@ -258,8 +269,10 @@ const gk_method gk_method_invdistnn = {
     .canonical = invdistnn_canonical,
     .prepare = invdistnn_tree,
     .cpu_index = invdistnn_index,
+    .quadtree_ties = gk_ties_always,
     .lazy_ties = knn_only,
     .cpu_tile = gk_invdistnn_tile,
     .gpu_describe = invdistnn_gpu,
     .cost_ns = invdistnn_cost,
+    .cv_way = invdistnn_cv,
 };

@@ -76,14 +76,32 @@ static double nearest_cost(const gk_algorithm *a, double n, double area, double 
     return 400.0;
 }
 
+/* gdal_grid searches its quadtree with a radius over more than
+ * GDAL_GRID_POINT_COUNT_THRESHOLD's default 100 points (docs/dev/gdal_grid.md,
+ * 'Quadtree use'). */
+static int nearest_ties(const gk_algorithm *a, size_t n)
+{
+    return n > 100 && a->angle == 0.0 && (a->radius1 > 0.0 || a->radius2 > 0.0);
+}
+
+/* Cross-validation: the nearest point of the others is the held-out search's. */
+static gk_cv_method nearest_cv(const gk_algorithm *a, size_t ntrain, const char **why,
+                               const char **avoid)
+{
+    (void)a, (void)ntrain, (void)why, (void)avoid;
+    return GK_CV_HOLDOUT;
+}
+
 const gk_method gk_method_nearest = {
     .name = "nearest",
     .kind = GK_ALG_NEAREST,
     .summary = "value of the nearest point (gdal_grid)",
     .keys = GK_KEY_ELLIPSE | GK_KEY_NODATA,
+    .quadtree_ties = nearest_ties,
     .prepare = gk_method_tree,
     .cpu_index = gk_index_tree,
     .cpu_tile = gk_nearest_tile,
     .gpu_describe = nearest_gpu,
     .cost_ns = nearest_cost,
+    .cv_way = nearest_cv,
 };

@@ -35,9 +35,12 @@ int gk_bg_suits(const gk_algorithm *a, const gk_ellipse *e)
     const gk_method *m = gk_method_of(a->kind);
     if (!m || !(m->flags & GK_M_WINDOW_STAT))
         return 0;
-    if (a->min_points_per_quadrant > 0 || a->max_points_per_quadrant > 0)
-        return a->kind == GK_ALG_AVERAGE_DISTANCE_PTS; /* it ignores quadrant keys */
-    return a->kind != GK_ALG_AVERAGE || a->max_points <= 0; /* only average takes max_points */
+    /* every point of the window, in any order: no per-quadrant limits, no
+     * max_points (of the window statistics, a row's keys say which take them) */
+    if ((m->keys & GK_KEY_QUADRANT) &&
+        (a->min_points_per_quadrant > 0 || a->max_points_per_quadrant > 0))
+        return 0;
+    return !(m->keys & GK_KEY_MAX_POINTS) || a->max_points <= 0;
 }
 
 void gk_bg_free(gk_bucket_grid *g)

@@ -111,6 +111,7 @@ const gk_method gk_method_average = {
     .summary = "moving average of the points in the search ellipse (gdal_grid)",
     .keys = GK_WINDOW_KEYS | GK_KEY_MAX_POINTS | GK_KEY_QUADRANT,
     .flags = GK_M_WINDOW_STAT,
+    .quadtree_ties = gk_ties_quadrants,
     .prepare = gk_window_prepare,
     .release = gk_window_release,
     .cpu_index = gk_index_tree,

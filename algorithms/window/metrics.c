@@ -202,6 +202,7 @@ METRIC_GPU(average_distance_pts_gpu, GK_GPU_AVERAGE_DISTANCE_PTS)
         .summary = summ,                                                                           \
         .keys = GK_WINDOW_KEYS | (extra_keys),                                                     \
         .flags = GK_M_WINDOW_STAT | (extra_flags),                                                 \
+        .quadtree_ties = gk_ties_quadrants,                                                        \
         .prepare = gk_window_prepare,                                                              \
         .release = gk_window_release,                                                              \
         .cpu_index = gk_index_tree,                                                                \
