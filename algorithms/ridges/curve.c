@@ -1,5 +1,5 @@
 /*
- * curve.c - Rupniewski's curve reconstruction (reference §1.2): choose,
+ * curve.c - Rupniewski's curve reconstruction (docs/ridges.md, the curve method): choose,
  * then rounds of evolve and decimate until a round changes nothing, then
  * order. choose and decimate keep the sequential, input-order semantics
  * (well defined, and the parallel variants wrecked the results); evolve runs

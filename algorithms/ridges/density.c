@@ -1,7 +1,7 @@
 /*
  * density.c - `density`: ridges of the Gaussian kernel density by
- * subspace-constrained mean shift (Ozertem & Erdogmus 2011; reference §2),
- * linked into a graph (§3, density_link.c). The walker's arithmetic is
+ * subspace-constrained mean shift (Ozertem & Erdogmus 2011; docs/ridges.md),
+ * linked into a graph (density_link.c). The walker's arithmetic is
  * scms_step.h's, shared with the GPU.
  *
  *   check -> bandwidth (given, or density_bandwidth.c's rule) -> bins of

@@ -1,5 +1,5 @@
 /*
- * density_link.c - converged walkers to a graph (reference §3): merged
+ * density_link.c - converged walkers to a graph (docs/ridges.md, density ridges): merged
  * within 0.1 h, each linked to its nearest neighbour ahead and its nearest
  * behind along its own tangent, within the link distance and the angle,
  * or across a gap of up to twice that between two ends (link_edges), then

@@ -1,6 +1,6 @@
 /*
  * bench_density.c - heatmap, gauss and kernel_smooth: the GPU against the
- * CPU cores, and the seed's Gauss transform case (no GDAL).
+ * CPU cores, and Markovic's (2016) Gauss transform case (no GDAL).
  *
  *   bench_density [points] [grid]       defaults 1048576 4096
  *
@@ -13,11 +13,11 @@
  * must be bit-identical to the GPU's (exit 1 otherwise).
  *
  * Then 100,000 points to 1024^2 with wide bandwidths (method=cutoff
- * against ifgt), a turned ellipse and mode=relative; and the seed's case
- * (reference/ridges_and_fgt.md, section 4): 200,000
+ * against ifgt), a turned ellipse and mode=relative; and Markovic's (2016,
+ * IFGT in OpenCL) 2-D case: 200,000
  * points uniform in the unit square, 200,000 targets (a 447 x 447 grid over
- * it), h = 1 (sigma = 1/sqrt(2)), epsilon 1e-3 absolute: 1.424 s on the
- * seed's GPU. The bound is checked against a long-double direct sum at 400
+ * it), h = 1 (sigma = 1/sqrt(2)), epsilon 1e-3 absolute: 1.424 s on that
+ * paper's GPU (a Tesla K20m). The bound is checked against a long-double direct sum at 400
  * nodes (exit 1 when it fails).
  */
 #include "core/device.h"
@@ -109,7 +109,7 @@ static void one(gk_context *gc, gk_context *cc, const gk_points *pts, const char
     free(bc);
 }
 
-/* The seed's case; the bound against long double at 400 nodes. */
+/* Markovic's 2-D case; the bound against long double at 400 nodes. */
 static void seed_case(gk_context *gc, gk_context *cc)
 {
     enum { N = 200000, G = 447 };
@@ -146,7 +146,7 @@ static void seed_case(gk_context *gc, gk_context *cc)
     }
     int ok = worst <= eps;
     printf("seed case: %d points to %dx%d, sigma %.6g, epsilon %g: GPU kernel %.2f ms, wall %.1f "
-           "ms; seed's GPU 1424 ms: %.0fx (kernel), %.0fx (wall); CPU %d threads %.2f s; worst "
+           "ms; Markovic's K20m 1424 ms: %.0fx (kernel), %.0fx (wall); CPU %d threads %.2f s; worst "
            "|error| / sum|w| at 400 nodes %.2e: bound %s\n",
            N, G, G, sigma, eps, kms, wall, 1424.0 / kms, 1424.0 / wall, omp_get_max_threads(),
            tc, worst, ok ? "met" : "BROKEN");

@@ -56,7 +56,9 @@ class Case:
     """name, source, gdal_grid args for both tools; ref: None (same args),
     a list (other gdal_grid args computing the correct answer) or
     ("linear", inside_args, outside_args, outside_env); env: extra env for
-    gdal_grid; why: printed on failure."""
+    gdal_grid; why: printed on failure ("differences #N": row N of
+    docs/gdal_grid_differences.md, where gridkit departs from gdal_grid on
+    purpose)."""
 
     def __init__(self, name, src, args, ref=None, env=None, tol=TOL, why=""):
         self.name, self.src, self.args = name, src, args
@@ -93,13 +95,13 @@ CASES = [
     Case("invdist_maxpts_minpts_smooth", R,
          GR + A("invdist:power=2.5:smoothing=3:radius=120:max_points=8:min_points=5:nodata=-1"),
          ref=GR + A("invdistnn:power=2.5:smoothing=3:radius=120:max_points=8:min_points=5:nodata=-1"),
-         why="8 #1; ref invdistnn"),
+         why="differences #1; ref invdistnn"),
     Case("invdist_quadrant", R,
          GR + A("invdist:radius=100:max_points=10:min_points_per_quadrant=1:"
                 "max_points_per_quadrant=3:nodata=-5"),
          ref=GR + A("invdistnn:radius=100:max_points=10:min_points_per_quadrant=1:"
                     "max_points_per_quadrant=3:nodata=-5"),
-         why="invdist + per-quadrant keys honoured (8 #4); ref invdistnn"),
+         why="invdist + per-quadrant keys honoured (differences #4); ref invdistnn"),
     # ---- invdistnn -------------------------------------------------------------
     Case("invdistnn_r80_max6", R, GR + A("invdistnn:radius=80:max_points=6")),
     Case("invdistnn_full", R,
@@ -121,19 +123,19 @@ CASES = [
     # ---- nearest ---------------------------------------------------------------
     Case("nearest_all", R, GR + A("nearest")),
     Case("nearest_r40", R, GR + A("nearest:radius=40:nodata=-9999"), env=BRUTE,
-         why="nearest honours the radius (8 #2); ref gdal brute force"),
+         why="nearest honours the radius (differences #2); ref gdal brute force"),
     Case("nearest_r1r2_equal", R, GR + A("nearest:radius1=30:radius2=30"), env=BRUTE,
-         why="8 #2; ref gdal brute force"),
+         why="differences #2; ref gdal brute force"),
     Case("nearest_ellipse_angle", R, GR + A("nearest:radius1=60:radius2=30:angle=20:nodata=-1")),
     # ---- linear ----------------------------------------------------------------
     Case("linear_default", R, ["-txe", "-100", "1100", "-tye", "-100", "1100", "-outsize", "120", "120"]
          + A("linear"),
          ref=linear_ref(["-txe", "-100", "1100", "-tye", "-100", "1100", "-outsize", "120", "120"], -1),
-         why="outside the hull: exact nearest (8 #17); ref gdal linear:radius=0 + brute nearest"),
+         why="outside the hull: exact nearest (differences #17); ref gdal linear:radius=0 + brute nearest"),
     Case("linear_r0", R, GR + A("linear:radius=0:nodata=-9999")),
     Case("linear_r50", R, GR + A("linear:radius=50:nodata=-9999"),
          ref=linear_ref(GR, 50, ":nodata=-9999"),
-         why="outside the hull: nearest inside the circle (8 #17)"),
+         why="outside the hull: nearest inside the circle (differences #17)"),
     # ---- metrics ---------------------------------------------------------------
     Case("minimum_r100", R, GR + A("minimum:radius=100")),
     Case("maximum_ellipse", R,
@@ -145,7 +147,7 @@ CASES = [
     Case("average_distance_r100", R, GR + A("average_distance:radius=100:nodata=-9999")),
     Case("average_distance_ellipse", R, GR + A("average_distance:radius1=90:radius2=140:angle=10")),
     Case("average_distance_pts_r60", R, GR + A("average_distance_pts:radius=60:nodata=-9999"),
-         env=BRUTE, why="no self-pairs (8 #3); ref gdal brute force"),
+         env=BRUTE, why="no self-pairs (differences #3); ref gdal brute force"),
     Case("average_distance_pts_ellipse", R,
          GR + A("average_distance_pts:radius1=80:radius2=40:angle=30:min_points=3:nodata=-1")),
     Case("minimum_quadrant", R, GR + A("minimum:radius=150:min_points_per_quadrant=1:nodata=-9999")),
@@ -191,27 +193,27 @@ CASES = [
          + A("nearest:nodata=-9999")),
     Case("where_explicit", R, GR + ["-where", "class = 2"] + A("invdist")),
     Case("where_auto_extent", R, ["-where", "class >= 3", "-outsize", "64", "64"] + A("average:radius=80"),
-         why="auto extent = extent of the points used (8 #8); ref gdal with that -txe/-tye"),
+         why="auto extent = extent of the points used (differences #8); ref gdal with that -txe/-tye"),
     Case("sql_explicit", R, GR + ["-sql", "SELECT * FROM random_500 WHERE z > 100"]
          + A("invdistnn:radius=120"),
          ref=GR + ["-sql", "SELECT * FROM random_500 WHERE z > 100", "-a_srs", "@SRSOF@"]
          + A("invdistnn:radius=120"),
-         why="-sql output takes the SQL layer's SRS (8 #16; GDAL 3.6 reads a GPKG layer "
+         why="-sql output takes the SQL layer's SRS (differences #16; GDAL 3.6 reads a GPKG layer "
              "without SRS as 'Undefined geographic SRS')"),
     Case("sql_utm_srs", U, ZU + ["-sql", "SELECT * FROM utm_2000 WHERE elev > 800",
                                  "-outsize", "80", "80"] + A("average:radius=400:nodata=-9999"),
          ref=ZU + ["-sql", "SELECT * FROM utm_2000 WHERE elev > 800", "-outsize", "80", "80",
                    "-a_srs", "@DATA@/utm_2000.prj"] + A("average:radius=400:nodata=-9999"),
-         why="-sql output takes the SQL layer's SRS (8 #16) and the extent of its points (8 #8)"),
+         why="-sql output takes the SQL layer's SRS (differences #16) and the extent of its points (differences #8)"),
     Case("spat_explicit", R, GR + ["-spat", "200", "200", "800", "800"] + A("invdist")),
     Case("spat_auto_extent", R, ["-spat", "150", "250", "850", "700", "-outsize", "70", "45"]
-         + A("nearest"), why="8 #8"),
+         + A("nearest"), why="differences #8"),
     Case("clipsrc_rect", R, GR + ["-clipsrc", "100", "100", "700", "900"] + A("average:radius=80")),
     Case("clipsrc_wkt", R, GR + ["-clipsrc", "POLYGON((100 100,900 200,800 900,200 700,100 100))"]
          + A("invdistnn:radius=100:nodata=-9999")),
     Case("clipsrc_wkt_auto_extent", R,
          ["-clipsrc", "POLYGON((100 100,900 200,800 900,200 700,100 100))", "-outsize", "50", "50"]
-         + A("minimum:radius=100:nodata=-9999"), why="8 #8"),
+         + A("minimum:radius=100:nodata=-9999"), why="differences #8"),
     Case("clipsrc_spat_extent", R, GR + ["-spat", "300", "100", "950", "600", "-clipsrc", "spat_extent"]
          + A("maximum:radius=70:nodata=-9999")),
     Case("zfield_w", R, GR + ["-zfield", "w"] + A("invdistnn:radius=100")),
@@ -223,10 +225,10 @@ CASES = [
     Case("utm_tr", U, ["-txe", "495000", "505000", "-tye", "4995000", "5005000", "-tr", "100", "100"]
          + ZU + A("average:radius=250:nodata=-9999")),
     Case("utm_linear", U, GU + ZU + A("linear"), ref=linear_ref(GU + ZU, -1),
-         why="8 #17: exact nearest outside the hull"),
-    Case("utm_nearest_r200", U, GU + ZU + A("nearest:radius=200:nodata=-9999"), env=BRUTE, why="8 #2"),
+         why="differences #17: exact nearest outside the hull"),
+    Case("utm_nearest_r200", U, GU + ZU + A("nearest:radius=200:nodata=-9999"), env=BRUTE, why="differences #2"),
     Case("utm_avgdistpts", U, GU + A("average_distance_pts:radius=150:nodata=-9999"), env=BRUTE,
-         why="8 #3"),
+         why="differences #3"),
     Case("utm_count_2d_no_zfield", U, ["-outsize", "90", "90", "-ot", "Int32"] + A("count:radius=250")),
     Case("utm_z_increase", U, GU + ZU + ["-z_increase", "-100"] + A("maximum:radius=300:nodata=-9999")),
     Case("utm_a_srs_override", U, GU + ZU + ["-a_srs", "EPSG:25832"] + A("invdistnn:radius=300")),
@@ -281,14 +283,14 @@ CASES = [
     Case("latlon_invdist_auto", L, ["-outsize", "64", "64"]),
     Case("latlon_invdistnn", L, GL + A("invdistnn:radius=0.003:max_points=8:nodata=-9999")),
     Case("latlon_average_ellipse", L, GL + A("average:radius1=0.002:radius2=0.001:angle=30:nodata=-9999")),
-    Case("latlon_nearest_r", L, GL + A("nearest:radius=0.0015:nodata=-9999"), env=BRUTE, why="8 #2"),
+    Case("latlon_nearest_r", L, GL + A("nearest:radius=0.0015:nodata=-9999"), env=BRUTE, why="differences #2"),
     Case("latlon_count", L, GL + A("count:radius=0.002")),
     # ---- plain XYZ text (gdal_grid reads it through an OGR VRT) ---------------
     Case("xyz_invdistnn", X, GX + A("invdistnn:radius=150:max_points=16:nodata=-9999")),
     Case("xyz_nearest_auto", X, ["-outsize", "100", "100"] + A("nearest")),
     Case("xyz_average", X, GX + A("average:radius=100:nodata=-9999")),
     Case("xyz_invdist", X, ["-txe", "0", "5000", "-tye", "0", "5000", "-outsize", "60", "60"]),
-    Case("xyz_linear", X, GX + A("linear"), ref=linear_ref(GX, -1), why="8 #17"),
+    Case("xyz_linear", X, GX + A("linear"), ref=linear_ref(GX, -1), why="differences #17"),
 ]
 
 # ---- helpers ---------------------------------------------------------------------

@@ -5,7 +5,8 @@
  * strips), and through gk_job_compute_window on whole and odd windows (what
  * the GDAL plugin's blocks call), on three data sets (uniform, clustered
  * with duplicates, a lattice at UTM-sized coordinates). Bytes, not values:
- * a 1-ulp difference fails.
+ * a 1-ulp difference fails. Every method of the registry must have a spec
+ * here (a new one without fails).
  *
  *   test_same_bytes [--write FILE | --compare FILE]
  *
@@ -285,7 +286,33 @@ static const char *const specs[] = {
     "kriging:model=Sph:psill=0.59:range=897:nugget=0.05",
     "kriging:model=Exp:psill=1:range=300:nugget=0.1",
     "kriging:type=universal:drift=linear:model=Sph:psill=1:range=400:nugget=0.1",
+    /* densities: QGIS's kernels, the Gauss transform's ways, kernel regression */
+    "heatmap:radius=120",
+    "heatmap:radius=90:kernel=triweight:output=scaled",
+    "gauss:bandwidth=60:method=direct",
+    "gauss:bandwidth=60:method=cutoff:epsilon=1e-6",
+    "gauss:bandwidth_x=80:bandwidth_y=40:angle=30",
+    "gauss:bandwidth=60:method=ifgt:epsilon=1e-4",
+    "gauss:bandwidth=60:method=fft:epsilon=1e-4",
+    "gauss:bandwidth=60:mode=relative:epsilon=1e-3",
+    "kernel_smooth:bandwidth=70",
 };
+
+/* Every method of the registry has a spec above: a method added without one
+ * fails here (the same bytes are promised for all). */
+static void every_method_has_a_spec(void)
+{
+    const int nspecs = (int)(sizeof specs / sizeof *specs);
+    for (int i = 0; i < gk_n_algorithms(); i++) {
+        const char *name = gk_algorithm_name_at(i);
+        size_t len = strlen(name);
+        int found = 0;
+        for (int si = 0; si < nspecs; si++)
+            found |= strncmp(specs[si], name, len) == 0 &&
+                     (specs[si][len] == ':' || specs[si][len] == '\0');
+        CHECKF(found, "method %s has no case in test_same_bytes's specs", name);
+    }
+}
 
 int main(int argc, char **argv)
 {
@@ -299,6 +326,7 @@ int main(int argc, char **argv)
                 argc == 3 ? argv[2] : "", argc == 3 ? "cannot open" : "bad arguments");
         return 2;
     }
+    every_method_has_a_spec();
     gk_context *ctx = gk_context_new();
     dataset ds[3];
     make_uniform(ctx, &ds[0]);

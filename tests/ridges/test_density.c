@@ -195,7 +195,8 @@ static void test_threads(void)
 }
 
 /* The default bandwidth measures the noise: on a straight band of sigma
- * 2.17 (the issue's segment) and a 3-D helix of sigma 2, within 20 % (the
+ * 2.17 (the width of the noisy segment in docs/ridges.md's example) and a
+ * 3-D helix of sigma 2, within 20 % (the
  * local PCA truncates the profile at ~4 sigma, -3 %; 512 centres of ~100
  * points each leave a few % of scatter in the median). */
 static void test_bandwidth_rule(void)
