@@ -12,6 +12,20 @@ uint64_t gk_aidw_tile(const gk_job *job, const gk_tile *t, double *out, gk_scrat
 /* invdist over every point (no search window), invdist_kernels.c: SIMD
  * kernels in double, or in single precision on tile-local coordinates. */
 uint64_t gk_invdist_all_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s);
+/* invdist over every point in single precision with the far points
+ * interpolated (invdist_far.c): where it applies, and a tile of it. */
+int gk_invdist_far_fits(const gk_job *job);
+uint64_t gk_invdist_far_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s);
+/* invdist_kernels.c's pieces it shares: the single-precision sums of
+ * w (z - zc) and w, w = 1 / (d^2 + dy2), over n points for nodes <= 4 nodes
+ * of a row (x and cx in one frame); the exact double sums of one node; and
+ * the exact hits of a tile (hit[k]: the point a node takes, or -1). */
+void gk_invdist_sums_f32(const float *x, const float *dy2, const float *z, size_t n,
+                         const float *cx, int nodes, double *swz, double *sw);
+void gk_invdist_exact(const gk_points *p, double s2, double cx, double cy, double *swz,
+                      double *sw);
+void gk_invdist_mark_hits(const gk_points *p, const gk_tile *t, double s2, int *hit);
+
 /* Adaptive IDW: checks its keys and sets the expected nearest-neighbour
  * distance of the point set. */
 int gk_aidw_prepare(gk_job *job);

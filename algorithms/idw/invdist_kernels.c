@@ -13,8 +13,8 @@
  * by the row and precomputed, so a pair costs one subtract and one FMA before
  * the reciprocal.
  */
+#include "idw.h"
 #include "core/cpu_level.h"
-#include "core/gk_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -328,13 +328,55 @@ static void sum_p2_f32_generic(const float *x, const float *dy2, const float *z,
     }
 }
 
+/* ---- what invdist_far.c shares ------------------------------------------- */
+
+void gk_invdist_sums_f32(const float *x, const float *dy2, const float *z, size_t n,
+                         const float *cx, int nodes, double *swz, double *sw)
+{
+#if GK_HAVE_X86
+    if (have_avx512()) { /* four nodes always: the others repeat the last */
+        float c4[NODES];
+        double a[NODES], b[NODES];
+        for (int k = 0; k < NODES; k++)
+            c4[k] = cx[k < nodes ? k : nodes - 1];
+        sum_p2_f32_avx512(x, dy2, z, n, c4, a, b);
+        for (int k = 0; k < nodes; k++)
+            swz[k] = a[k], sw[k] = b[k];
+        return;
+    }
+    if (have_avx2()) {
+        sum_p2_f32_avx2(x, dy2, z, n, cx, nodes, swz, sw);
+        return;
+    }
+#endif
+    sum_p2_f32_generic(x, dy2, z, n, cx, nodes, swz, sw);
+}
+
+void gk_invdist_exact(const gk_points *p, double s2, double cx, double cy, double *swz,
+                      double *sw)
+{
+    double *dy2 = malloc((p->n ? p->n : 1) * sizeof *dy2);
+    double a = 0, b = 0;
+    if (dy2) {
+        for (size_t i = 0; i < p->n; i++) {
+            double d = p->y[i] - cy;
+            dy2[i] = d * d + s2;
+        }
+        sum_p2_generic(p->x, dy2, p->z, p->n, &cx, 1, &a, &b);
+    } else { /* no memory for the row: nodata rather than a guess */
+        a = b = NAN;
+    }
+    free(dy2);
+    *swz = a, *sw = b;
+}
+
 /* ---- tile driver ------------------------------------------------------ */
 
 /* Exact hits, found once per tile instead of tested per pair: a point within
  * the hit distance (a millionth of a cell) of a node rounds to that node, so
  * one pass over the points marks, for each node of the tile, the first point
  * in input order that hits it (gdal_grid's rule), or -1. */
-static void mark_hits(const gk_points *p, const gk_tile *t, double s2, int *hit)
+void gk_invdist_mark_hits(const gk_points *p, const gk_tile *t, double s2, int *hit)
 {
     const gk_grid *g = t->g;
     const double cw = (g->xmax - g->xmin) / g->nx, ch = (g->ymax - g->ymin) / g->ny;
@@ -378,12 +420,14 @@ uint64_t gk_invdist_all_tile(const gk_job *job, const gk_tile *t, double *out, g
     const int is_p2 = job->alg.power == 2.0;
     const int single = is_p2 && job->alg.precision == GK_PRECISION_SINGLE;
     uint64_t n_nodata = 0;
+    if (single && gk_invdist_far_fits(job))
+        return gk_invdist_far_tile(job, t, out, s);
 
     if (gk_scratch_reserve(s, n) || gk_scratch_reserve2(s, (size_t)t->w * t->h))
         return UINT64_MAX;
     double *dy2 = s->d2;
     int *hit = s->idx2;
-    mark_hits(p, t, s2, hit);
+    gk_invdist_mark_hits(p, t, s2, hit);
     float *xf = NULL, *zf = NULL, *dyf = NULL;
     double ox = 0, zc = 0;
     if (single) {

@@ -76,6 +76,7 @@ void test_invdistnn_ties(void);
 void test_sort(void);
 void test_invdist(void);        /* tests/idw/test_idw.c */
 void test_invdist_single(void);
+void test_invdist_single_far(void);
 void test_invdistnn(void);
 void test_quadrants(void);
 void test_quadrants_knn(void);

@@ -207,6 +207,7 @@ int main(void)
     test_sort();
     test_invdist();
     test_invdist_single();
+    test_invdist_single_far();
     test_invdistnn();
     test_quadrants();
     test_quadrants_knn();

@@ -113,6 +113,79 @@ void test_invdist_single(void)
     free(vd), free(vs);
 }
 
+/* invdist --precision single on enough points and nodes for the far points'
+ * sums to be interpolated (idw/invdist_far.c): against the exact double sum
+ * on uniform points with a dense cluster, repeated points and a point on a
+ * node, with smoothing, on square and on 2:1 cells; and the same bytes
+ * whatever the windows (the blocks are the grid's, not the tiles'). */
+void test_invdist_single_far(void)
+{
+    gk_context *ctx = gk_context_new();
+    gk_points *pts = gk_points_new(ctx);
+    const size_t n = 6000;
+    double zmin = INFINITY, zmax = -INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        double x, y;
+        if (i % 3 == 0) { /* a cluster around (3000, 7000) */
+            x = 503000.0 + 300.0 * urand(), y = 5007000.0 + 300.0 * urand();
+        } else {
+            x = 500000.0 + 10000.0 * urand(), y = 5000000.0 + 10000.0 * urand();
+        }
+        if (i % 97 == 5 && i > 5) /* repeated points, another value */
+            x = gk_points_x(pts)[i - 5], y = gk_points_y(pts)[i - 5];
+        if (i == 11) /* on node (70, 40) of the 150 x 120 grid below */
+            x = 500000.0 + 10000.0 * 70.5 / 150.0, y = 5010000.0 - 10000.0 * 40.5 / 120.0;
+        double z = 100.0 + 40.0 * sin(6e-4 * (x - 500000.0)) * cos(4e-4 * (y - 5000000.0)) +
+                   0.5 * urand();
+        gk_points_add(pts, x, y, z);
+        zmin = fmin(zmin, z), zmax = fmax(zmax, z);
+    }
+    const char *specs[] = {"invdist", "invdist:smoothing=20"};
+    const gk_grid grids[] = {{500000.0, 510000.0, 5000000.0, 5010000.0, 150, 120},
+                             {500000.0, 510000.0, 5000000.0, 5010000.0, 100, 200}};
+    for (int sp = 0; sp < 2; sp++)
+        for (int gi = 0; gi < 2; gi++) {
+            const gk_grid *g = &grids[gi];
+            size_t nn = (size_t)g->nx * g->ny;
+            double *vd = malloc(nn * sizeof *vd), *vs = malloc(nn * sizeof *vs);
+            double *vw = malloc(nn * sizeof *vw);
+            gk_algorithm *a = gk_algorithm_parse(ctx, specs[sp]);
+            gk_job *jd = gk_job_new(ctx, pts, a);
+            gk_algorithm_set_precision(a, GK_PRECISION_SINGLE);
+            gk_job *js = gk_job_new(ctx, pts, a);
+            CHECK(jd && js);
+            CHECK(!gk_job_compute_window(jd, g, 0, 0, g->nx, g->ny, vd));
+            CHECK(!gk_job_compute_window(js, g, 0, 0, g->nx, g->ny, vs));
+            double worst = 0;
+            for (size_t k = 0; k < nn; k++)
+                worst = fmax(worst, fabs(vs[k] - vd[k]));
+            CHECKF(worst <= 1e-6 * (zmax - zmin),
+                   "invdist single, far sums interpolated (%s, %dx%d): %.3g of the range from "
+                   "double",
+                   specs[sp], g->nx, g->ny, worst / (zmax - zmin));
+            /* odd windows, computed apart: the same bytes */
+            for (int y0 = 0; y0 < g->ny; y0 += 37)
+                for (int x0 = 0; x0 < g->nx; x0 += 23) {
+                    int w = g->nx - x0 < 23 ? g->nx - x0 : 23;
+                    int h = g->ny - y0 < 37 ? g->ny - y0 : 37;
+                    CHECK(!gk_job_compute_window(js, g, x0, y0, w, h, vw));
+                    int same = 1;
+                    for (int r = 0; r < h; r++)
+                        same &= memcmp(vw + (size_t)r * w, vs + (size_t)(y0 + r) * g->nx + x0,
+                                       (size_t)w * sizeof *vw) == 0;
+                    CHECKF(same, "invdist single far: window %d,%d %dx%d differs", x0, y0, w, h);
+                }
+            if (gi == 0 && sp == 0) /* the node on the point takes its value (no smoothing) */
+                CHECKF(vs[40 * 150 + 70] == gk_points_z(pts)[11], "hit: single %.17g, z %.17g",
+                       vs[40 * 150 + 70], gk_points_z(pts)[11]);
+            gk_job_free(jd), gk_job_free(js);
+            gk_algorithm_free(a);
+            free(vd), free(vs), free(vw);
+        }
+    gk_points_free(pts);
+    gk_context_free(ctx);
+}
+
 void test_invdistnn(void)
 {
     const double x[] = {1, 0, -1.2, 0, 2}, y[] = {0, 1, 0, -1.4, 2}, z[] = {1, 2, 3, 4, 100};
