@@ -16,33 +16,32 @@ parts=${*:-asan tsan fuzz}
 failed=""
 t_start=$(date +%s)
 
-# configure_build DIR FLAGS TARGETS...: a Debug clang build of TARGETS.
+# configure_build DIR FLAGS: a Debug clang build of everything (the tests
+# choose themselves by label).
 configure_build() {
     dir=$1 flags=$2
-    shift 2
     mkdir -p "$dir"
     cmake -S "$src" -B "$dir" -DCMAKE_BUILD_TYPE=Debug -DGRIDKIT_WITH_CUDA=OFF \
         -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
         -DCMAKE_C_FLAGS_DEBUG="-g -O1 -fno-omit-frame-pointer $flags" \
         -DCMAKE_CXX_FLAGS_DEBUG="-g -O1 -fno-omit-frame-pointer $flags" \
         -DCMAKE_EXE_LINKER_FLAGS="$flags" >"$dir/gk-build.log" 2>&1 || { cat "$dir/gk-build.log"; return 1; }
-    tl=""
-    for t in "$@"; do tl="$tl --target $t"; done
-    cmake --build "$dir" -j"$jobs" $tl >>"$dir/gk-build.log" 2>&1 || { tail -40 "$dir/gk-build.log"; return 1; }
+    cmake --build "$dir" -j"$jobs" >>"$dir/gk-build.log" 2>&1 || { tail -40 "$dir/gk-build.log"; return 1; }
 }
 
-# run_tests DIR REGEX: ctest, plus any sanitizer report a child process wrote
-# (scripts such as bad_input.sh judge exit codes themselves, so reports go to
-# files too and any file is a failure).
+# run_tests DIR LABEL: ctest on the tests labelled LABEL (tests/CMakeLists.txt's
+# gk_add_c_test and gk_sanitize), plus any sanitizer report a child process
+# wrote (scripts such as bad_input.sh judge exit codes themselves, so reports
+# go to files too and any file is a failure).
 run_tests() {
-    dir=$1 re=$2
+    dir=$1 label=$2
     rm -rf "$dir/san-logs"
     mkdir -p "$dir/san-logs"
     ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:log_path=$src/$dir/san-logs/asan" \
     LSAN_OPTIONS="suppressions=$src/scripts/lsan.supp:print_suppressions=0" \
     UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$src/$dir/san-logs/ubsan" \
     TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:ignore_noninstrumented_modules=1:log_path=$src/$dir/san-logs/tsan" \
-        ctest --test-dir "$dir" --output-on-failure -R "$re"
+        ctest --test-dir "$dir" --output-on-failure -L "^$label\$"
     rc=$?
     if [ -n "$(ls "$dir/san-logs")" ]; then
         for f in "$dir"/san-logs/*; do echo "== $f"; head -80 "$f"; done
@@ -70,28 +69,20 @@ for part in $parts; do
     t0=$(date +%s)
     case $part in
     asan)
-        # Every C suite and the CLI's bad-input script. Left out: conformance,
-        # gstat, plugin, cv_cli, memory_flat, qgis (Python/R drive the plugin
-        # or measure memory: an instrumented build is too slow or meaningless
-        # there) and gpu (needs CUDA).
-        if configure_build build-asan "$san_ub" test_algorithms test_kriging test_variogram \
-            test_crossval test_geostat_progress test_delaunay test_linear test_read_points \
-            test_write_raster test_parse test_plugin_threads test_gauss test_heatmap \
-            test_ridges_input test_ridges_scale test_quadtree_order gridkit &&
-            run_tests build-asan \
-                '^(algorithms|kriging|variogram|crossval|cv_variogram_progress|delaunay|linear|parse_canonical|read_points_.*|write_raster|bad_input|plugin_threads|cli_threads|density_gauss|density_heatmap|ridges_input|ridges_scale|quadtree_order)$'
+        # Every C test program (gk_add_c_test) and the CLI's scripts labelled
+        # asan. Not labelled: conformance, gstat, plugin, cv_cli, memory_flat,
+        # qgis (Python/R drive the plugin or measure memory: an instrumented
+        # build is too slow or meaningless there); gpu skips (no CUDA here).
+        if configure_build build-asan "$san_ub" && run_tests build-asan asan
         then :; else failed="$failed asan"; fi ;;
     tsan)
-        # The tile engine on several threads (algorithms), the readers on
-        # several threads (read_points_ogr), the plugin's concurrent readers
-        # (plugin_threads), the CLI with its GPU warm-up thread (cli_threads,
-        # and cli_threads_parts: the strips path's threads)
-        # and gauss's shared blocks of method=fft (density_gauss), the tie order's
-        # and the k-d tree's tasks (quadtree_order, algorithms).
+        # The tests labelled tsan: the tile engine and the k-d tree's tasks
+        # (algorithms), the readers (read_points_ogr), the plugin's concurrent
+        # readers (plugin_threads), the CLI with its GPU warm-up thread
+        # (cli_threads, cli_threads_parts), gauss's shared blocks of method=fft
+        # (density_gauss), the tie order's tasks (quadtree_order).
         export OMP_TOOL_LIBRARIES=/usr/lib/llvm-14/lib/libarcher.so
-        if configure_build build-tsan "-fsanitize=thread" test_algorithms test_read_points \
-            test_plugin_threads test_gauss test_quadtree_order gridkit &&
-            run_tests build-tsan '^(algorithms|read_points_ogr|plugin_threads|cli_threads|cli_threads_parts|density_gauss|quadtree_order)$'
+        if configure_build build-tsan "-fsanitize=thread" && run_tests build-tsan tsan
         then :; else failed="$failed tsan"; fi
         unset OMP_TOOL_LIBRARIES ;;
     fuzz)

@@ -11,5 +11,6 @@ add_executable(test_algorithms ${GK_ALGO_TEST_SOURCES})
 target_include_directories(test_algorithms PRIVATE ${CMAKE_SOURCE_DIR}/algorithms)
 target_compile_definitions(test_algorithms PRIVATE _POSIX_C_SOURCE=200809L)
 target_link_libraries(test_algorithms PRIVATE gridkit_core)
-add_test(NAME algorithms COMMAND test_algorithms)
+gk_add_c_test(NAME algorithms COMMAND test_algorithms)
+gk_sanitize(tsan algorithms) # the tile engine and the k-d tree's tasks on several threads
 set_tests_properties(algorithms PROPERTIES TIMEOUT 300) # ThreadSanitizer runs it 5x slower

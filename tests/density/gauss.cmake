@@ -5,7 +5,8 @@ add_executable(test_gauss ${CMAKE_CURRENT_LIST_DIR}/test_gauss.c)
 target_include_directories(test_gauss PRIVATE ${CMAKE_SOURCE_DIR}/tests ${CMAKE_SOURCE_DIR}/algorithms)
 target_compile_definitions(test_gauss PRIVATE _POSIX_C_SOURCE=200809L)
 target_link_libraries(test_gauss PRIVATE gridkit_core m)
-add_test(NAME density_gauss COMMAND test_gauss)
+gk_add_c_test(NAME density_gauss COMMAND test_gauss)
+gk_sanitize(tsan density_gauss) # method=fft's shared blocks
 set_tests_properties(density_gauss PROPERTIES TIMEOUT 300)
 # against spatstat.explore's densityfun (an exact direct sum) at our pixel
 # centres; skipped (77) without R, spatstat.explore or python3-gdal

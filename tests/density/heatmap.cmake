@@ -6,7 +6,7 @@ add_executable(test_heatmap ${CMAKE_CURRENT_LIST_DIR}/test_heatmap.c)
 target_include_directories(test_heatmap PRIVATE ${CMAKE_SOURCE_DIR}/tests)
 target_compile_definitions(test_heatmap PRIVATE _POSIX_C_SOURCE=200809L)
 target_link_libraries(test_heatmap PRIVATE gridkit_core m)
-add_test(NAME density_heatmap COMMAND test_heatmap)
+gk_add_c_test(NAME density_heatmap COMMAND test_heatmap)
 set_tests_properties(density_heatmap PROPERTIES TIMEOUT 300)
 if(GRIDKIT_QGIS_TESTS)
   add_test(NAME heatmap_qgis

@@ -7,7 +7,7 @@ if(TARGET gridkit_gdal)
                                      ${CMAKE_SOURCE_DIR}/driver/plugin/gdal_plugin.cpp
                                      ${CMAKE_SOURCE_DIR}/driver/plugin/ridges_dataset.cpp)
   target_link_libraries(test_plugin_threads PRIVATE gridkit_gdal Threads::Threads)
-  add_test(NAME plugin_threads COMMAND test_plugin_threads ${CMAKE_SOURCE_DIR}/data)
+  gk_add_c_test(NAME plugin_threads COMMAND test_plugin_threads ${CMAKE_SOURCE_DIR}/data)
   set_tests_properties(plugin_threads PROPERTIES TIMEOUT 300)
 
   set(_gk_tc ${CMAKE_CURRENT_BINARY_DIR}/cli_threads)
@@ -26,4 +26,6 @@ if(TARGET gridkit_gdal)
                    -a invdist:power=2:max_points=30:radius=600 -outsize 400 1500
                    --parts ${_gk_tc}_parts -q ${_gk_tc}_parts.vrt)
   set_tests_properties(cli_threads_parts PROPERTIES TIMEOUT 300)
+  gk_sanitize(asan cli_threads cli_threads_parts)
+  gk_sanitize(tsan plugin_threads cli_threads cli_threads_parts)
 endif()

@@ -5,7 +5,7 @@ add_executable(test_variogram ${CMAKE_CURRENT_LIST_DIR}/test_variogram.c)
 target_include_directories(test_variogram PRIVATE ${CMAKE_SOURCE_DIR}/algorithms)
 target_compile_definitions(test_variogram PRIVATE _POSIX_C_SOURCE=200809L)
 target_link_libraries(test_variogram PRIVATE gridkit_core)
-add_test(NAME variogram COMMAND test_variogram)
+gk_add_c_test(NAME variogram COMMAND test_variogram)
 set_tests_properties(variogram PROPERTIES TIMEOUT 120)
 
 # candidate models, fit.kappa and trend residuals (gk_variogram_fit_best,
@@ -14,5 +14,5 @@ add_executable(test_variogram_best ${CMAKE_CURRENT_LIST_DIR}/test_variogram_best
 target_include_directories(test_variogram_best PRIVATE ${CMAKE_SOURCE_DIR}/algorithms)
 target_compile_definitions(test_variogram_best PRIVATE _POSIX_C_SOURCE=200809L)
 target_link_libraries(test_variogram_best PRIVATE gridkit_core)
-add_test(NAME variogram_best COMMAND test_variogram_best)
+gk_add_c_test(NAME variogram_best COMMAND test_variogram_best)
 set_tests_properties(variogram_best PROPERTIES TIMEOUT 120)
