@@ -504,6 +504,26 @@ static int link_settled(dt_join *J)
     return bad ? GK_DT_PAR_GIVE_UP : GK_OK;
 }
 
+/* The triangles of S beyond strip q's barriers (its settled triangles'
+ * links), in the order of its triangles, into out (NULL: only counted). */
+static size_t barrier_seeds(const dt_strip *q, int *out)
+{
+    size_t c = 0;
+    if (!q->settled)
+        return 0;
+    for (int t = 0; t < q->tri.n_tri; t++)
+        if (q->settled[t])
+            for (int k = 0; k < 3; k++) {
+                int nb = q->tri.neighbor[3 * (size_t)t + k];
+                if (nb <= -2) {
+                    if (out)
+                        out[c] = (-2 - nb) / 3;
+                    c++;
+                }
+            }
+    return c;
+}
+
 /* The free region: S's triangles reached from the barriers' far sides. */
 static void free_region(dt_join *J)
 {
@@ -514,18 +534,40 @@ static void free_region(dt_join *J)
     unsigned char *inR = J->inR;
     int *rid = J->rid, *stack = J->stack;
     int sp = 0, nR = 0;
-    for (int s = 0; s < K; s++) {
-        dt_strip *q = &st[s];
-        for (int t = 0; t < q->tri.n_tri; t++)
-            if (q->settled && q->settled[t])
-                for (int k = 0; k < 3; k++) {
-                    int nb = q->tri.neighbor[3 * (size_t)t + k];
+    /* The seeds: each strip's scanned on a thread of its own (most of the
+     * time here), then taken in strip order, each once, as one pass would. */
+    size_t *at = calloc((size_t)K + 1, sizeof *at);
+    int *seed = NULL;
+    if (at) {
+#pragma omp parallel for num_threads(J->nth) schedule(dynamic, 1)
+        for (int s = 0; s < K; s++)
+            at[s + 1] = barrier_seeds(&st[s], NULL);
+        for (int s = 0; s < K; s++)
+            at[s + 1] += at[s];
+        seed = malloc((at[K] + 1) * sizeof *seed);
+    }
+    if (seed) {
+#pragma omp parallel for num_threads(J->nth) schedule(dynamic, 1)
+        for (int s = 0; s < K; s++)
+            barrier_seeds(&st[s], seed + at[s]);
+        for (size_t i = 0; i < at[K]; i++)
+            if (!inR[seed[i]]) {
+                inR[seed[i]] = 1;
+                stack[sp++] = seed[i];
+            }
+    } else { /* no memory for the list: the same seeds in one pass */
+        for (int s = 0; s < K; s++)
+            for (int t = 0; st[s].settled && t < st[s].tri.n_tri; t++)
+                for (int k = 0; st[s].settled[t] && k < 3; k++) {
+                    int nb = st[s].tri.neighbor[3 * (size_t)t + k];
                     if (nb <= -2 && !inR[(-2 - nb) / 3]) {
                         inR[(-2 - nb) / 3] = 1;
                         stack[sp++] = (-2 - nb) / 3;
                     }
                 }
     }
+    free(seed);
+    free(at);
     if (nset == 0) /* nothing settled: S is everything */
         for (int t = 0; t < ntS; t++)
             inR[t] = 1;

@@ -162,6 +162,18 @@ static uint32_t tri_key(const gk_tin *tin, double xl, double xh, double yl, doub
     return base;
 }
 
+/* How far ahead the passes below prefetch what a later element will read or
+ * write at a random place: the triangles come from the triangulator in its
+ * own order, the points by input index, so nearly every access misses the
+ * cache, and the loops are otherwise latency-bound. */
+#if defined(__GNUC__) || defined(__clang__)
+#define TIN_AHEAD 16
+#define TIN_PREFETCH(p, w) __builtin_prefetch((p), (w))
+#else
+#define TIN_AHEAD 0
+#define TIN_PREFETCH(p, w) ((void)0)
+#endif
+
 /* A point by input index, for the triangles' first pass: one cache line. */
 typedef struct {
     double x, y;
@@ -196,6 +208,13 @@ static int tin_renumber(gk_tin *tin, const gk_points *pts, tin_pt *byid, int nth
     if (s) {
 #pragma omp parallel for num_threads(nth) schedule(static)
         for (size_t v = 0; v < n; v++) {
+            if (v + TIN_AHEAD < n) {
+                size_t a = (uint32_t)s[v + TIN_AHEAD];
+                TIN_PREFETCH(byid + a, 1);
+                TIN_PREFETCH(pts->x + a, 0);
+                TIN_PREFETCH(pts->y + a, 0);
+                TIN_PREFETCH(pts->z + a, 0);
+            }
             int i = (int)(uint32_t)s[v];
             tin->orig[v] = i;
             byid[i].id = (int)v;
@@ -221,9 +240,17 @@ static int tin_orient(gk_tin *tin, uint64_t *key, const tin_pt *byid, int nth)
 {
     int nt = tin->n_tri, bad = 0;
     size_t n = tin->n;
-#pragma omp parallel for num_threads(nth) schedule(static) reduction(| : bad)
+    /* chunks of 4096 triangles: the look-ahead stays in the thread's own
+     * chunk, whose triangles no other thread rewrites meanwhile */
+#pragma omp parallel for num_threads(nth) schedule(static, 4096) reduction(| : bad)
     for (int t = 0; t < nt; t++) {
         int *v = tin->vertex + 3 * (size_t)t, *nb = tin->neighbor + 3 * (size_t)t;
+        if ((t & 4095) + TIN_AHEAD < 4096 && t + TIN_AHEAD < nt) /* a later triangle's points */
+            for (int k = 0; k < 3; k++) {
+                unsigned a = (unsigned)v[3 * TIN_AHEAD + k];
+                if (a < n)
+                    TIN_PREFETCH(byid + a, 0);
+            }
         int ok = 1;
         for (int k = 0; k < 3; k++)
             if (v[k] < 0 || (size_t)v[k] >= n || nb[k] < -1 || nb[k] >= nt)
@@ -315,12 +342,23 @@ static int tin_sort(gk_tin *tin, uint64_t *key, int nth)
 #pragma omp parallel num_threads(nth)
     {
 #pragma omp for schedule(static)
-        for (int i = 0; i < nt; i++)
+        for (int i = 0; i < nt; i++) {
+            if (i + TIN_AHEAD < nt)
+                TIN_PREFETCH(inv + (uint32_t)s[i + TIN_AHEAD], 1);
             inv[(uint32_t)s[i]] = i;
+        }
         /* A scatter in the old order: its reads of inv are near each other
          * (neighbours were made together), only the writes jump. */
 #pragma omp for schedule(static)
         for (int o = 0; o < nt; o++) {
+            if (o + TIN_AHEAD < nt) {
+                const int *nb = tin->neighbor + 3 * ((size_t)o + TIN_AHEAD);
+                for (int k = 0; k < 3; k++)
+                    if (nb[k] >= 0)
+                        TIN_PREFETCH(inv + nb[k], 0);
+                TIN_PREFETCH(vert + 3 * (size_t)inv[o + TIN_AHEAD], 1);
+                TIN_PREFETCH(nbr + 3 * (size_t)inv[o + TIN_AHEAD], 1);
+            }
             size_t i = 3 * (size_t)inv[o];
             for (int k = 0; k < 3; k++) {
                 int u = tin->neighbor[3 * (size_t)o + k];
