@@ -3,7 +3,6 @@
  * algorithm on the points `gridkit grid` would read (algorithms/geostat/crossval.c),
  * a summary on stdout and optionally the per-point residuals as a vector layer.
  */
-#include "mpi/world_points.h"
 #include "cli/commands.h"
 #include "cli/progress.h"
 #include "gridkit_geostat.h"

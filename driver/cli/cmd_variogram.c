@@ -6,7 +6,6 @@
  * Our own flags are taken out of argv; the rest (source options as for
  * `gridkit grid`) goes to gk_grid_options_new().
  */
-#include "mpi/world_points.h"
 #include "mpi/world_geostat.h"
 #include "io/cancel_cleanup.h"
 #include "cli/commands.h"

@@ -6,6 +6,7 @@
 #include "io/read_points.h"
 #include "io/input_files.h"
 #include "gridkit_geostat.h"
+#include "mpi/world.h"
 
 struct gk_grid_options {
     char *src, *dst;
@@ -43,6 +44,10 @@ struct gk_grid_options {
  * ridges); needs_z: GK_Z_NEEDED, GK_Z_IGNORED or GK_Z_NOT_READ (io/read_points.h). */
 int gk_grid_options_read_points(gk_context *ctx, const gk_grid_options *o, int needs_z,
                                 gk_source_points *sp);
+/* gk_grid_options_read_points on every rank of w (mpi/world_points.h: read
+ * by each, or by rank 0 and broadcast; w NULL: one process). */
+int gk_world_read_points(const gk_world *w, gk_context *ctx, const gk_grid_options *o,
+                         int needs_z, gk_source_points *sp);
 /* gk_peek_points() for the options' source: 0 and the feature count and
  * bounding box where the source keeps them, -1 otherwise. */
 int gk_grid_options_peek_points(const gk_grid_options *o, double *n_points, double bbox[4]);

@@ -9,6 +9,7 @@
 #include "io/vmodel_json.h"
 #include "io/triangulate_gdal.h"
 #include "io/write_raster.h"
+#include "mpi/world_points.h"
 
 #include <cpl_conv.h>
 #include <cpl_string.h>
@@ -132,6 +133,24 @@ int gk_grid_options_read_points(gk_context *ctx, const gk_grid_options *o, int n
     gk_read_options ro;
     read_spec(o, needs_z, &ro);
     return gk_read_points(ctx, &ro, sp);
+}
+
+typedef struct {
+    const gk_grid_options *o;
+    int needs_z;
+} options_reader;
+
+static int read_options_points(gk_context *ctx, void *user, gk_source_points *sp)
+{
+    const options_reader *r = user;
+    return gk_grid_options_read_points(ctx, r->o, r->needs_z, sp);
+}
+
+int gk_world_read_points(const gk_world *w, gk_context *ctx, const gk_grid_options *o,
+                         int needs_z, gk_source_points *sp)
+{
+    options_reader r = {o, needs_z};
+    return gk_world_share_points(w, ctx, read_options_points, &r, sp);
 }
 
 int gk_grid_options_peek_points(const gk_grid_options *o, double *n_points, double bbox[4])

@@ -10,7 +10,7 @@
  */
 #include "lib/grid_strips.h"
 #include "lib/grid_parts.h"
-#include "mpi/world_points.h"
+#include "lib/grid_options.h" /* gk_world_read_points */
 #include "io/cancel_cleanup.h"
 #include "io/output_check.h"
 #include "io/replace_output.h"

@@ -6,7 +6,7 @@
 #include "io/read_points.h"
 #include "io/write_lines.h"
 #include "lib/ridges_options.h"
-#include "mpi/world_points.h"
+#include "lib/grid_options.h" /* gk_world_read_points */
 #include "mpi/world_ridges.h"
 
 #include <cpl_conv.h>

@@ -128,8 +128,8 @@ static int bcast_all(const gk_world *w, void *buf, size_t n)
     return 0;
 }
 
-int gk_world_read_points(const gk_world *w, gk_context *ctx, const gk_grid_options *o,
-                         int needs_z, gk_source_points *sp)
+int gk_world_share_points(const gk_world *w, gk_context *ctx, gk_points_reader read, void *user,
+                          gk_source_points *sp)
 {
     memset(sp, 0, sizeof *sp);
     /* Measured on one host (docs/benchmarks.md): N ranks parsing the file
@@ -145,7 +145,7 @@ int gk_world_read_points(const gk_world *w, gk_context *ctx, const gk_grid_optio
     int each = how && *how ? !strcmp(how, "each")
                            : gk_world_local_size(w) == gk_world_size(w);
     if (!w || each) { /* every rank reads for itself */
-        int rc = gk_world_agree(w, ctx, gk_grid_options_read_points(ctx, o, needs_z, sp));
+        int rc = gk_world_agree(w, ctx, read(ctx, user, sp));
         if (rc)
             gk_source_points_free(sp);
         return rc;
@@ -153,7 +153,7 @@ int gk_world_read_points(const gk_world *w, gk_context *ctx, const gk_grid_optio
     const int rank = gk_world_rank(w);
     blob b = {0};
     int rc = GK_OK;
-    if (rank == 0 && !(rc = gk_grid_options_read_points(ctx, o, needs_z, sp)) && pack(sp, &b))
+    if (rank == 0 && !(rc = read(ctx, user, sp)) && pack(sp, &b))
         rc = gk_error(ctx, GK_ERR_NOMEM, "out of memory packing the points to broadcast");
     if ((rc = gk_world_agree(w, ctx, rc))) {
         if (rank == 0)

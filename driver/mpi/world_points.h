@@ -7,13 +7,17 @@
 #ifndef GK_WORLD_POINTS_H
 #define GK_WORLD_POINTS_H
 
-#include "lib/grid_options.h"
+#include "io/read_points.h"
 #include "mpi/world.h"
 
-/* The points o selects, on every rank of w (w NULL: read them). Every rank
- * calls it at the same point; a rank 0 that cannot read makes every rank
- * return its error (gk_world_agree). On error *sp is empty. */
-int gk_world_read_points(const gk_world *w, gk_context *ctx, const gk_grid_options *o,
-                         int needs_z, gk_source_points *sp);
+/* One rank's reading of the points: GK_OK, or an error in ctx. */
+typedef int (*gk_points_reader)(gk_context *ctx, void *user, gk_source_points *sp);
+
+/* The points read(ctx, user) gives, on every rank of w (w NULL: read them).
+ * Every rank calls it at the same point; a rank 0 that cannot read makes
+ * every rank return its error (gk_world_agree). On error *sp is empty.
+ * lib/grid_options.h's gk_world_read_points reads a source's options so. */
+int gk_world_share_points(const gk_world *w, gk_context *ctx, gk_points_reader read, void *user,
+                          gk_source_points *sp);
 
 #endif

@@ -7,7 +7,9 @@ methods (algorithms/methods.def, no includes of its own) may be included from
 anywhere in algorithms/, and methods.c, which makes the rows' list from it,
 knows the core only. gpu/ implements the
 core's contract (core/gpu_abi.h) and may share a family's arithmetic headers;
-driver/ sees the public headers only. docs/architecture.md draws the map.
+driver/ sees the public headers only, and inside it io (readers, writers)
+<- mpi (the ranks) <- lib (the library calls) <- cli and plugin (the two
+front ends, which never include each other). docs/architecture.md draws the map.
 """
 import os
 import re
@@ -30,17 +32,28 @@ for layer in list(ALLOWED):
 ALLOWED["list"] = set()
 ALLOWED["gpu"] = {"include", "core", "geostat", "linear", "ridges", "density"}
 ALLOWED["driver"] = {"include"}
+# driver/'s folders (an include there is named from driver/: "io/read_points.h")
+DRIVER = {
+    "io": {"include"},
+    "mpi": {"include", "io"},
+    "lib": {"include", "io", "mpi"},
+    "cli": {"include", "io", "mpi", "lib"},
+    "plugin": {"include", "io", "lib"},
+}
 
 INC = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 PUBLIC = set(os.listdir(os.path.join(ALG, "include")))
 
 
-def folder_of_include(src_dir, name):
-    """The algorithms/ folder an #include "name" resolves to, or None (outside)."""
+def folder_of_include(src_dir, name, driver=False):
+    """The algorithms/ folder (driver/'s, for a driver file) an #include "name"
+    resolves to, or None (outside)."""
     if os.path.exists(os.path.join(src_dir, name)):
         return "."  # its own folder (or a neighbour by a relative path)
     if name in PUBLIC:
         return "include"
+    if driver and "/" in name and name.split("/")[0] in DRIVER:
+        return "driver/" + name.split("/")[0]
     if name.endswith(".def") and os.path.exists(os.path.join(ALG, name)):
         return "list"
     head = name.split("/")[0]
@@ -55,7 +68,15 @@ def layer_of(path):
         if len(rel) == 2:
             return "list" if rel[1].endswith(".def") else "methods"
         return rel[1]
+    if rel[0] == "driver" and len(rel) > 2 and rel[1] in DRIVER:
+        return "driver/" + rel[1]
     return rel[0]
+
+
+def allowed(layer):
+    if layer.startswith("driver/"):
+        return {"include"} | {"driver/" + d for d in DRIVER[layer[len("driver/"):]]}
+    return ALLOWED.get(layer, set())
 
 
 def main():
@@ -70,11 +91,11 @@ def main():
                 layer = layer_of(path)
                 text = open(path, encoding="utf-8", errors="replace").read()
                 for name in INC.findall(text):
-                    target = folder_of_include(dirpath, name)
+                    target = folder_of_include(dirpath, name, layer.startswith("driver"))
                     checked += 1
                     if target in (None, ".") or target == layer:
                         continue
-                    if target not in ALLOWED.get(layer, set()):
+                    if target not in allowed(layer):
                         bad.append("%s includes \"%s\" (%s -> %s)" %
                                    (os.path.relpath(path, ROOT), name, layer, target))
     for b in bad:
