@@ -17,9 +17,10 @@ failed=""
 t_start=$(date +%s)
 
 # configure_build DIR FLAGS LABEL: a Debug clang build of what the tests
-# labelled LABEL run (their programs, read from ctest: no hand list; the GDAL
-# plugin module and the MPI module are not among them, and an instrumented
-# module would need an instrumented process to load it).
+# labelled LABEL run (the configure writes their programs to
+# sanitize-LABEL.txt: no hand list; the GDAL plugin module and the MPI module
+# are not among them, and an instrumented module would need an instrumented
+# process to load it).
 configure_build() {
     dir=$1 flags=$2 label=$3
     mkdir -p "$dir"
@@ -28,15 +29,7 @@ configure_build() {
         -DCMAKE_C_FLAGS_DEBUG="-g -O1 -fno-omit-frame-pointer $flags" \
         -DCMAKE_CXX_FLAGS_DEBUG="-g -O1 -fno-omit-frame-pointer $flags" \
         -DCMAKE_EXE_LINKER_FLAGS="$flags" >"$dir/gk-build.log" 2>&1 || { cat "$dir/gk-build.log"; return 1; }
-    abs=$(cd "$dir" && pwd)
-    known=$(cmake --build "$dir" --target help | sed -n 's/^\.\.\. \([^ ]*\).*/\1/p')
-    targets=""
-    for p in $(ctest --test-dir "$dir" -N -V -L "^$label\$" | sed -n 's/.*Test command: //p' |
-        tr -d '"' | tr ' ' '\n' | grep "^$abs/" | sort -u); do
-        b=$(basename "$p")
-        echo "$known" | grep -qx "$b" && targets="$targets $b"
-    done
-    targets=$(echo $targets | tr ' ' '\n' | sort -u)
+    targets=$(cat "$dir/sanitize-$label.txt")
     [ -n "$targets" ] || { echo "no test labelled $label"; return 1; }
     tl=""
     for t in $targets; do tl="$tl --target $t"; done

@@ -7,5 +7,5 @@ if(GRIDKIT_WITH_GDAL)
                    ${CMAKE_BINARY_DIR}/gridkit ${CMAKE_SOURCE_DIR}/data
                    ${CMAKE_BINARY_DIR}/test-work/bad_input)
   set_tests_properties(bad_input PROPERTIES TIMEOUT 300)
-  gk_sanitize(asan bad_input)
+  gk_sanitize(asan bad_input NEEDS gridkit)
 endif()

@@ -26,6 +26,6 @@ if(TARGET gridkit_gdal)
                    -a invdist:power=2:max_points=30:radius=600 -outsize 400 1500
                    --parts ${_gk_tc}_parts -q ${_gk_tc}_parts.vrt)
   set_tests_properties(cli_threads_parts PROPERTIES TIMEOUT 300)
-  gk_sanitize(asan cli_threads cli_threads_parts)
-  gk_sanitize(tsan plugin_threads cli_threads cli_threads_parts)
+  gk_sanitize(asan cli_threads cli_threads_parts NEEDS gridkit)
+  gk_sanitize(tsan plugin_threads cli_threads cli_threads_parts NEEDS gridkit)
 endif()
