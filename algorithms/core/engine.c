@@ -59,6 +59,18 @@ int gk_scratch_reserve2(gk_scratch *s, size_t n)
     return GK_OK;
 }
 
+int gk_scratch_reserve_f(gk_scratch *s, size_t n)
+{
+    if (n <= s->fcap)
+        return GK_OK;
+    float *f = realloc(s->f, n * sizeof *f);
+    if (!f)
+        return GK_ERR_NOMEM;
+    s->f = f;
+    s->fcap = n;
+    return GK_OK;
+}
+
 void gk_scratch_free(gk_scratch *s)
 {
     free(s->idx);

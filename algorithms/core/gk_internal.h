@@ -159,6 +159,8 @@ typedef struct {
 } gk_scratch;
 int gk_scratch_reserve(gk_scratch *s, size_t n);
 int gk_scratch_reserve2(gk_scratch *s, size_t n);
+/* At least n floats in s->f; GK_OK or GK_ERR_NOMEM. */
+int gk_scratch_reserve_f(gk_scratch *s, size_t n);
 void gk_scratch_free(gk_scratch *s);
 
 /* Triangulation prepared for point location (linear/tin.c). */

@@ -18,6 +18,11 @@
  *
  * Exact hits are the tile's (gk_invdist_mark_hits); a node where float
  * rounds a near point onto it (infinite weight) is redone in double.
+ *
+ * A tile that holds part of a block sums that block's Chebyshev points
+ * again: the engine's tiles (multiples of 16) and the plugin's blocks (256)
+ * cost at most one extra pass each; a library caller asking for many tiny
+ * windows pays FAR_Q^2 sums over the far points per window and block.
  */
 #include "idw.h"
 
@@ -57,12 +62,13 @@ static void cheb_weights(double x, double *L)
 
 static double cheb_point(int k) { return cos((2.0 * k + 1.0) * M_PI / (2.0 * FAR_Q)); }
 
-/* What a block needs: its points split near / far, in floats about its centre. */
+/* What a block needs: its points split near / far, in floats about its
+ * centre. The two share n places: the near from the front, the far from the
+ * back (the same memory as summing every point). */
 typedef struct {
-    float *xn, *zn, *dyn; /* near: x - cx, z - zc, and a row's dy^2 + s^2 */
-    float *xf, *zf, *dyf; /* far */
-    double *yn, *yf;      /* y - cy of each, in double (the rows' dy) */
-    size_t nn, nf;
+    float *x, *z, *dy; /* x - cx, z - zc, and a row's dy^2 + s^2 */
+    double *y;         /* y - cy, in double (the rows' dy) */
+    size_t nn, nf;     /* near: [0, nn); far: [n - nf, n) */
 } far_split;
 
 /* The sums at block (bi, bj)'s nodes inside tile t, into out (zc + sum/sum). */
@@ -82,18 +88,16 @@ static uint64_t far_block(const gk_job *job, const gk_tile *t, int bi, int bj, d
      * of the block along either axis, whatever the cells' shape */
     const double m = FAR_M * (cw > ch ? cw : ch), nx_ = hx + m, ny_ = hy + m;
 
+    const size_t n = p->n;
     sp->nn = sp->nf = 0;
-    for (size_t i = 0; i < p->n; i++) {
+    for (size_t i = 0; i < n; i++) {
         double dx = p->x[i] - bcx, dy = p->y[i] - bcy;
-        float z = (float)(p->z[i] - zc);
-        if (fabs(dx) <= nx_ && fabs(dy) <= ny_) {
-            sp->xn[sp->nn] = (float)dx, sp->yn[sp->nn] = dy, sp->zn[sp->nn] = z;
-            sp->nn++;
-        } else {
-            sp->xf[sp->nf] = (float)dx, sp->yf[sp->nf] = dy, sp->zf[sp->nf] = z;
-            sp->nf++;
-        }
+        size_t k = fabs(dx) <= nx_ && fabs(dy) <= ny_ ? sp->nn++ : n - ++sp->nf;
+        sp->x[k] = (float)dx, sp->y[k] = dy, sp->z[k] = (float)(p->z[i] - zc);
     }
+    float *xn = sp->x, *zn = sp->z, *dyn = sp->dy;
+    float *xf = sp->x + (n - sp->nf), *zf = sp->z + (n - sp->nf), *dyf = sp->dy + (n - sp->nf);
+    const double *yn = sp->y, *yf = sp->y + (n - sp->nf);
 
     /* the far sums at the Chebyshev points, a row of them at a time */
     double Fwz[FAR_Q][FAR_Q], Fw[FAR_Q][FAR_Q]; /* [y point][x point] */
@@ -108,13 +112,12 @@ static uint64_t far_block(const gk_job *job, const gk_tile *t, int bi, int bj, d
         }
         const double yq = hy * cheb_point(b);
         for (size_t i = 0; i < sp->nf; i++) {
-            double d = sp->yf[i] - yq;
-            sp->dyf[i] = (float)(d * d + s2);
+            double d = yf[i] - yq;
+            dyf[i] = (float)(d * d + s2);
         }
         for (int a = 0; a < FAR_Q; a += 4) {
             int k = FAR_Q - a < 4 ? FAR_Q - a : 4;
-            gk_invdist_sums_f32(sp->xf, sp->dyf, sp->zf, sp->nf, cxq + a, k, &Fwz[b][a],
-                                &Fw[b][a]);
+            gk_invdist_sums_f32(xf, dyf, zf, sp->nf, cxq + a, k, &Fwz[b][a], &Fw[b][a]);
         }
     }
 
@@ -140,8 +143,8 @@ static uint64_t far_block(const gk_job *job, const gk_tile *t, int bi, int bj, d
         double Ly[FAR_Q];
         cheb_weights(ry / hy, Ly);
         for (size_t i = 0; i < sp->nn; i++) {
-            double d = sp->yn[i] - ry;
-            sp->dyn[i] = (float)(d * d + s2);
+            double d = yn[i] - ry;
+            dyn[i] = (float)(d * d + s2);
         }
         for (int c = x0; c < x1; c += 4) {
             int k = x1 - c < 4 ? x1 - c : 4;
@@ -150,7 +153,7 @@ static uint64_t far_block(const gk_job *job, const gk_tile *t, int bi, int bj, d
             for (int q = 0; q < 4; q++)
                 cx[q] = (float)(gk_grid_node_x(g, c + (q < k ? q : k - 1)) - bcx);
             if (sp->nn)
-                gk_invdist_sums_f32(sp->xn, sp->dyn, sp->zn, sp->nn, cx, k, swz, sw);
+                gk_invdist_sums_f32(xn, dyn, zn, sp->nn, cx, k, swz, sw);
             for (int q = 0; q < k; q++) {
                 size_t o = (size_t)(r - t->y0) * t->w + (c + q - t->x0);
                 if (hit[o] >= 0) {
@@ -183,15 +186,9 @@ uint64_t gk_invdist_far_tile(const gk_job *job, const gk_tile *t, double *out, g
     const gk_points *p = job->pts;
     const size_t n = p->n;
     const double s2 = job->alg.smoothing * job->alg.smoothing;
-    if (gk_scratch_reserve(s, 2 * n) || gk_scratch_reserve2(s, (size_t)t->w * t->h))
+    if (gk_scratch_reserve(s, n) || gk_scratch_reserve2(s, (size_t)t->w * t->h) ||
+        gk_scratch_reserve_f(s, 3 * n))
         return UINT64_MAX;
-    if (6 * n > s->fcap) {
-        float *f = realloc(s->f, 6 * n * sizeof *f);
-        if (!f)
-            return UINT64_MAX;
-        s->f = f;
-        s->fcap = 6 * n;
-    }
     int *hit = s->idx2;
     gk_invdist_mark_hits(p, t, s2, hit);
     /* z about the middle of its range, as invdist_kernels.c: float keeps its
@@ -202,8 +199,7 @@ uint64_t gk_invdist_far_tile(const gk_job *job, const gk_tile *t, double *out, g
         zmax = fmax(zmax, p->z[i]);
     }
     const double zc = 0.5 * (zmin + zmax);
-    far_split sp = {s->f, s->f + n, s->f + 2 * n, s->f + 3 * n, s->f + 4 * n, s->f + 5 * n,
-                    s->d2, s->d2 + n, 0, 0};
+    far_split sp = {s->f, s->f + n, s->f + 2 * n, s->d2, 0, 0};
     uint64_t n_nodata = 0;
     for (int bj = t->y0 / FAR_B; bj * FAR_B < t->y0 + t->h; bj++)
         for (int bi = t->x0 / FAR_B; bi * FAR_B < t->x0 + t->w; bi++)

@@ -398,18 +398,6 @@ void gk_invdist_mark_hits(const gk_points *p, const gk_tile *t, double s2, int *
     }
 }
 
-static int reserve_f(gk_scratch *s, size_t n)
-{
-    if (n <= s->fcap)
-        return 0;
-    float *f = realloc(s->f, n * sizeof *f);
-    if (!f)
-        return -1;
-    s->f = f;
-    s->fcap = n;
-    return 0;
-}
-
 uint64_t gk_invdist_all_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s)
 {
     const gk_points *p = job->pts;
@@ -431,7 +419,7 @@ uint64_t gk_invdist_all_tile(const gk_job *job, const gk_tile *t, double *out, g
     float *xf = NULL, *zf = NULL, *dyf = NULL;
     double ox = 0, zc = 0;
     if (single) {
-        if (reserve_f(s, 3 * n))
+        if (gk_scratch_reserve_f(s, 3 * n))
             return UINT64_MAX;
         xf = s->f;
         zf = s->f + n;
