@@ -357,11 +357,12 @@ __attribute__((target("avx512f"))) static void cov0_avx512(const gk_krige_state 
 }
 #endif
 
-/* ---- AVX2: the factor with a column's rows in registers ------------------- */
-/* Up to 32 rows of column j stay in eight registers while the columns before
- * it are subtracted one at a time: each element takes the same products and
- * subtractions, in the same order, as chol_body's, so the doubles are the
- * same; only the loads and stores of column j are saved. */
+/* ---- AVX2: the factor in panels of registers ------------------------------ */
+/* A panel of up to four columns, up to 12 rows at a time, stays in twelve
+ * registers while the columns before it are subtracted one at a time: each
+ * element takes the same products and subtractions, in the same order, as
+ * chol_body's, so the doubles are the same; the loads of the earlier columns
+ * are shared by the panel, and its four chains of subtractions overlap. */
 #if GK_KK_X86
 #define KK2 __attribute__((target("avx2")))
 #define KK2_INLINE KK2 static inline __attribute__((always_inline))
@@ -449,7 +450,7 @@ KK2_INLINE int chol_panel_avx2(double *L, int ld, double *inv, double tol, int j
 
 /* Panels of up to four columns, never mixing columns done (before p0) with
  * columns to pivot; rows in chunks of 12 (twelve accumulators). */
-KK2 static int chol_avx2r(double *L, int m, int ld, double *inv, double tol, int p0)
+KK2 static int chol_avx2(double *L, int m, int ld, double *inv, double tol, int p0)
 {
     for (int j0 = 0; j0 < m;) {
         const int done = j0 < p0; /* rows before p0 are the factor already */
@@ -594,7 +595,7 @@ int gk_kk_chol_from(double *L, int m, int ld, double *inv, double tol, int p0)
 {
 #if GK_KK_X86
     if (kk_isa >= 1)
-        return chol_avx2r(L, m, ld, inv, tol, p0);
+        return chol_avx2(L, m, ld, inv, tol, p0);
 #endif
     return chol_portable(L, m, ld, inv, tol, p0);
 }
