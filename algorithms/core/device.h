@@ -100,9 +100,6 @@ const char *gk_device_error(const gk_job *job);
 void gk_device_job_free(gk_job *job);
 /* Kernel time (ms, CUDA events) of the job's last GPU tile; -1 on the CPU. */
 double gk_device_last_kernel_ms(const gk_job *job);
-/* linear: the tin's triangles and buckets into the GPU job's description
- * (linear/tin.c; the arrays stay the tin's). */
-void gk_tin_gpu_desc(const gk_tin *tin, gk_gpu_job_desc *d);
 
 /* The experimental variogram's class sums (v's classes, direction-major) on
  * the context's GPU: 1 when it ran there, 0 when the CPU should (the reason

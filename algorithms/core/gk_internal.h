@@ -163,8 +163,6 @@ int gk_scratch_reserve2(gk_scratch *s, size_t n);
 int gk_scratch_reserve_f(gk_scratch *s, size_t n);
 void gk_scratch_free(gk_scratch *s);
 
-/* Triangulation prepared for point location (linear/tin.c). */
-typedef struct gk_tin gk_tin;
 /* The points' k-d tree (search/kdtree.h). */
 typedef struct gk_kdtree gk_kdtree;
 
@@ -185,17 +183,16 @@ struct gk_job {
     gk_ellipse ell;
     gk_kdtree *tree; /* NULL for algorithms that never search (global invdist) */
     void (*tree_free)(gk_kdtree *); /* set by whoever built tree (search/index.c) */
-    gk_tin *tin;     /* linear only */
-    double aidw_r_exp; /* expected mean NN distance 1 / (2 sqrt(n / A)) */
     int nbands;        /* planes each tile function writes (1, or 2 with a variance) */
     void *gpu;         /* device.c: the job's GPU side, NULL on the CPU */
     int cpu_prepared;  /* prepared for the CPU (its index built), whatever joins later */
     struct gk_device_late *late; /* device.c: the GPU's side being made meanwhile */
-    struct gk_krige_state *krige; /* kriging only (geostat/kriging_prepare.c) */
-    struct gk_bucket_grid *bg;    /* window statistics fast path (bucket_grid.c), or NULL */
-    struct gk_dens_bins *dbins;   /* heatmap, gauss, kernel_smooth (density/density_bins.h) */
-    struct gk_ifgt *ifgt;         /* gauss method=ifgt (density/gauss_ifgt.c) */
-    struct gk_gauss_fft *gfft;    /* gauss method=fft's blocks (density/gauss_fft.c) */
+    /* The method's own state, as PROJ's P->opaque: its row's build or
+     * prepare makes it, its release frees it, and only its family reads it,
+     * through the typed accessor in the family's header (linear's TIN,
+     * kriging's state, the window statistics' bucket grid, ...). NULL until
+     * made. Views of the job (ties, cross-validation) share it read-only. */
+    void *state;
     /* stats of the last run, updated atomically */
     uint64_t nodes, nodata_nodes;
     uint64_t singular_nodes; /* nodes whose system was singular (kriging) */

@@ -107,15 +107,25 @@ int gk_dens_bins_build(gk_context *ctx, const gk_points *p, double reach, int pe
     return GK_OK;
 }
 
+gk_dens_state *gk_dens_state_make(gk_job *job)
+{
+    if (!job->state && !(job->state = calloc(1, sizeof(gk_dens_state))))
+        gk_error(job->ctx, GK_ERR_NOMEM, "out of memory");
+    return job->state;
+}
+
 void gk_dens_release(gk_job *job)
 {
-    gk_dens_bins_free(job->dbins);
-    job->dbins = NULL;
+    gk_dens_state *s = job->state;
+    if (s)
+        gk_dens_bins_free(s->bins);
+    free(s);
+    job->state = NULL;
 }
 
 int gk_dens_cpu_index(gk_job *job)
 {
-    return job->dbins ? GK_OK : GK_ERR_NOMEM;
+    return gk_dens_bins_of(job) ? GK_OK : GK_ERR_NOMEM;
 }
 
 void gk_dens_gpu_bins(const gk_dens_bins *b, gk_gpu_job_desc *d)

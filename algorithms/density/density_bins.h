@@ -38,8 +38,27 @@ int gk_dens_bins_build(gk_context *ctx, const gk_points *p, double reach, int pe
                        gk_dens_bins **out);
 void gk_dens_bins_free(gk_dens_bins *b);
 
-/* The registry rows' hooks: release frees the bins; the CPU's index of a
- * GPU job is the same bins, which prepare built. */
+/* The family's state (the job's; heatmap, gauss, kernel_smooth): the bins,
+ * and gauss's expansions (method=ifgt) or lattice blocks (method=fft). */
+typedef struct {
+    gk_dens_bins *bins;
+    struct gk_ifgt *ifgt;
+    struct gk_gauss_fft *fft;
+} gk_dens_state;
+
+/* The job's state, made empty where it has none: NULL when out of memory
+ * (the error in the job's context). */
+gk_dens_state *gk_dens_state_make(gk_job *job);
+/* Its parts, NULL where not made. */
+static inline gk_dens_bins *gk_dens_bins_of(const gk_job *job)
+{
+    const gk_dens_state *s = (const gk_dens_state *)job->state;
+    return s ? s->bins : NULL;
+}
+
+/* The registry rows' hooks: release frees the bins and the state (gauss
+ * frees its own parts first); the CPU's index of a GPU job is the same
+ * bins, which prepare built. */
 void gk_dens_release(gk_job *job);
 int gk_dens_cpu_index(gk_job *job);
 

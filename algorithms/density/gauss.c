@@ -303,7 +303,7 @@ static uint64_t gauss_sum_tile(const gk_job *job, const gk_tile *t, double *out,
     if (gk_scratch_reserve(s, (size_t)(w + h) * (GS_CHUNK + 1) + 4 * GS_CHUNK) ||
         gk_scratch_reserve2(s, (smooth ? 3 : 1) * ncell))
         return UINT64_MAX;
-    gauss_acc A = {.b = job->dbins, .w = w, .h = h};
+    gauss_acc A = {.b = gk_dens_bins_of(job), .w = w, .h = h};
     double *nx = s->d2, *ny = nx + w;
     A.nx = nx, A.ny = ny;
     A.ex = ny + h;
@@ -326,7 +326,7 @@ static uint64_t gauss_sum_tile(const gk_job *job, const gk_tile *t, double *out,
     memset(s->d2b, 0, (smooth ? 3 : 1) * ncell * sizeof *s->d2b);
     memset(out, 0, ncell * sizeof *out);
     gk_dens_tile_nodes(t, nx, ny);
-    gk_dens_tile_runs(job->dbins, nx, w, ny, h, A.rx, A.ry, gauss_run, &A);
+    gk_dens_tile_runs(gk_dens_bins_of(job), nx, w, ny, h, A.rx, A.ry, gauss_run, &A);
     if (A.m)
         gauss_flush_any(&A);
     if (A.dirty)
@@ -664,9 +664,12 @@ static int gauss_build(gk_job *job)
         if (rc != GK_IFGT_TAKE_CUTOFF)
             return rc;
     }
-    if (a->gauss.method == GK_GAUSS_FFT && !(job->gfft = gk_gauss_fft_new()))
+    gk_dens_state *st = gk_dens_state_make(job);
+    if (!st)
+        return GK_ERR_NOMEM;
+    if (a->gauss.method == GK_GAUSS_FFT && !(st->fft = gk_gauss_fft_new()))
         return gk_error(job->ctx, GK_ERR_NOMEM, "out of memory");
-    return gk_dens_bins_build(job->ctx, p, fmax(rx, ry), 8, &job->dbins);
+    return gk_dens_bins_build(job->ctx, p, fmax(rx, ry), 8, &st->bins);
 }
 
 /* One core: ~0.6 ns a product over the square of side 2 r_c (1 M points,
@@ -702,9 +705,9 @@ static const char *gauss_gpu(const gk_job *job, gk_gpu_job_desc *d)
     d->dens_div = !a->gauss.smooth && a->gauss.normalize ? 2.0 * M_PI * sx * sy : 0.0;
     d->dens_smooth = a->gauss.smooth;
     if (a->gauss.relative) { /* density_sum.h's gk_ds_relative, a thread a node */
-        if (!job->dbins)
+        if (!gk_dens_bins_of(job))
             return "mode=relative without its bins";
-        gk_dens_gpu_bins(job->dbins, d);
+        gk_dens_gpu_bins(gk_dens_bins_of(job), d);
         d->dens_form = GK_GPU_GS_RELATIVE;
         d->dens_c = 1.0 / (2.0 * sx * sx);
         d->dens_eps = a->gauss.epsilon, d->dens_sumw = a->gauss.sumw;
@@ -712,14 +715,14 @@ static const char *gauss_gpu(const gk_job *job, gk_gpu_job_desc *d)
         return NULL;
     }
     if (a->gauss.method == GK_GAUSS_IFGT) {
-        if (!job->ifgt)
+        if (!gk_gauss_ifgt_of(job))
             return "ifgt without its expansions";
-        gk_ifgt_gpu_desc(job->ifgt, d);
+        gk_ifgt_gpu_desc(gk_gauss_ifgt_of(job), d);
         return NULL;
     }
-    if (!job->dbins)
+    if (!gk_dens_bins_of(job))
         return "gauss without its bins";
-    gk_dens_gpu_bins(job->dbins, d);
+    gk_dens_gpu_bins(gk_dens_bins_of(job), d);
     gauss_reach(a, &d->dens_r, &d->dens_ry);
     d->dens_c = 1.0 / (2.0 * sx * sx);
     d->dens_cy = 1.0 / (2.0 * sy * sy);
@@ -737,17 +740,18 @@ static const char *gauss_gpu(const gk_job *job, gk_gpu_job_desc *d)
 
 static void gauss_release(gk_job *job)
 {
+    gk_dens_state *s = job->state;
+    if (s) {
+        gk_ifgt_free(s->ifgt);
+        gk_gauss_fft_free(s->fft);
+    }
     gk_dens_release(job);
-    gk_ifgt_free(job->ifgt);
-    job->ifgt = NULL;
-    gk_gauss_fft_free(job->gfft);
-    job->gfft = NULL;
 }
 
 static int gauss_cpu_index(gk_job *job)
 {
     if (job->alg.gauss.method == GK_GAUSS_IFGT)
-        return job->ifgt ? GK_OK : GK_ERR_NOMEM;
+        return gk_gauss_ifgt_of(job) ? GK_OK : GK_ERR_NOMEM;
     return gk_dens_cpu_index(job);
 }
 

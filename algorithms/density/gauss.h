@@ -7,6 +7,7 @@
 #define GK_GAUSS_H
 
 #include "core/gk_internal.h"
+#include "density_bins.h"
 
 /* gk_algorithm.gauss.method */
 enum { GK_GAUSS_DIRECT, GK_GAUSS_CUTOFF, GK_GAUSS_IFGT, GK_GAUSS_FFT };
@@ -31,7 +32,7 @@ static inline double gk_gauss_overlap(double r, double L)
 }
 
 /* mode=relative: checks the weights (>= 0), sums them and bins the points
- * of positive weight (job->dbins); then a tile. */
+ * of positive weight (the state's bins); then a tile. */
 int gk_gauss_relative_build(gk_job *job);
 uint64_t gk_gauss_relative_tile(const gk_job *job, const gk_tile *t, double *out,
                                 gk_scratch *s);
@@ -53,6 +54,19 @@ void gk_ifgt_gpu_desc(const struct gk_ifgt *g, gk_gpu_job_desc *d);
 /* method=fft's blocks of cells, shared by the tiles (thread-safe). */
 struct gk_gauss_fft *gk_gauss_fft_new(void);
 void gk_gauss_fft_free(struct gk_gauss_fft *c);
+
+/* The job's expansions and lattice blocks (its gk_dens_state), NULL where
+ * not made. */
+static inline struct gk_ifgt *gk_gauss_ifgt_of(const gk_job *job)
+{
+    const gk_dens_state *s = (const gk_dens_state *)job->state;
+    return s ? s->ifgt : NULL;
+}
+static inline struct gk_gauss_fft *gk_gauss_fft_of(const gk_job *job)
+{
+    const gk_dens_state *s = (const gk_dens_state *)job->state;
+    return s ? s->fft : NULL;
+}
 /* method=fft: a tile from the binned lattice (the cut-off sum, cutoff_tile,
  * where the cells are too coarse for a lattice); UINT64_MAX out of memory. */
 uint64_t gk_gauss_fft_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s,

@@ -140,7 +140,7 @@ static int block_values(const gk_job *job, const gk_grid *g, const gf_axis *X, c
                         long long bx, long long by, int w, int h, double *out)
 {
     const gk_algorithm *a = &job->alg;
-    gf_bin G = {job->dbins, gk_grid_node_x(g, 0), gk_grid_node_y(g, 0), X->step, Y->step,
+    gf_bin G = {gk_dens_bins_of(job), gk_grid_node_x(g, 0), gk_grid_node_y(g, 0), X->step, Y->step,
                 bx * X->L - X->R, by * Y->L - Y->R, X->N, Y->N, NULL};
     const size_t nB = (size_t)G.W * G.H, nT = (size_t)G.H * w;
     const int NM = X->N > Y->N ? X->N : Y->N;
@@ -155,7 +155,7 @@ static int block_values(const gk_job *job, const gk_grid *g, const gf_axis *X, c
     /* the points whose lattice nodes fall in the window, in bin order */
     const double ex[2] = {G.x0 + (double)G.k0 * G.dx, G.x0 + (double)(G.k0 + G.W - 1) * G.dx};
     const double ey[2] = {G.y0 - (double)G.l0 * G.dy, G.y0 - (double)(G.l0 + G.H - 1) * G.dy};
-    gk_dens_tile_runs(job->dbins, ex, 2, ey, 2, G.dx, G.dy, bin_run, &G);
+    gk_dens_tile_runs(gk_dens_bins_of(job), ex, 2, ey, 2, G.dx, G.dy, bin_run, &G);
     /* along x: each lattice row, kept at the cells' columns (lattice R + m i) */
     for (int r = 0; r < G.H; r++) {
         double *Tr = T + (size_t)r * w;
@@ -258,7 +258,7 @@ static void drop(gk_gauss_fft *c, gf_entry *e)
 static gf_entry *block_get(const gk_job *job, const gk_grid *g, const gf_axis *X,
                            const gf_axis *Y, long long bx, long long by)
 {
-    gk_gauss_fft *c = job->gfft;
+    gk_gauss_fft *c = gk_gauss_fft_of(job);
     double key[6];
     grid_key(g, key);
     pthread_mutex_lock(&c->mu);
@@ -357,8 +357,8 @@ uint64_t gk_gauss_fft_tile(const gk_job *job, const gk_tile *t, double *out, gk_
             /* every cell taken once (a run): the block goes */
             e->left -= (i1 - i0) * (j1 - j0);
             if (e->left <= 0)
-                drop(job->gfft, e);
-            pthread_mutex_unlock(&job->gfft->mu);
+                drop(gk_gauss_fft_of(job), e);
+            pthread_mutex_unlock(&gk_gauss_fft_of(job)->mu);
         }
     axis_free(&X), axis_free(&Y);
     return rc;

@@ -491,7 +491,12 @@ int gk_ifgt_build(gk_job *job, double cut_ns)
     a->gauss.ifgt_bound = exp(-(reach * reach) / (h * h)) + trunc +
                           exp(qmax) * ((double)n + P * (P + 1) / 2 + 8) * DBL_EPSILON;
     free(centre), free(rx), free(own), free(rk);
-    job->ifgt = g;
+    gk_dens_state *ds = gk_dens_state_make(job);
+    if (!ds) {
+        gk_ifgt_free(g);
+        return GK_ERR_NOMEM;
+    }
+    ds->ifgt = g;
     return GK_OK;
 }
 
@@ -509,7 +514,7 @@ static int ifgt_node(const gk_job *job, double nx, double ny, double hit2, gk_sc
                      double *v)
 {
     (void)hit2, (void)s;
-    const gk_ifgt *g = job->ifgt;
+    const gk_ifgt *g = gk_gauss_ifgt_of(job);
     const gk_algorithm *a = &job->alg;
     double sum = 0.0;
     for (int k = 0; k < g->k; k++) {

@@ -29,7 +29,7 @@
 
 void gk_gauss_relative_view(const gk_job *job, gk_ds_bins_view *v)
 {
-    const gk_dens_bins *b = job->dbins;
+    const gk_dens_bins *b = gk_dens_bins_of(job);
     v->x = b->x, v->y = b->y, v->z = b->z, v->start = b->start;
     v->nbx = b->nbx, v->nby = b->nby, v->x0 = b->x0, v->y0 = b->y0, v->side = b->side;
 }
@@ -46,7 +46,7 @@ uint64_t gk_gauss_relative_tile(const gk_job *job, const gk_tile *t, double *out
     for (int j = 0; j < t->h; j++) {
         const double ny = gk_grid_node_y(t->g, t->y0 + j);
         for (int i = 0; i < t->w; i++) {
-            double sum = a->gauss.sumw > 0 && job->dbins->n
+            double sum = a->gauss.sumw > 0 && gk_dens_bins_of(job)->n
                              ? gk_ds_relative(&v, gk_grid_node_x(t->g, t->x0 + i), ny, c,
                                               a->gauss.epsilon, a->gauss.sumw, direct)
                              : 0.0;
@@ -85,7 +85,8 @@ int gk_gauss_relative_build(gk_job *job)
         }
     const double n = (double)(p->n > 2 ? p->n : 2);
     const double reach = a->gauss.sigma * sqrt(2.0 * log(n / a->gauss.epsilon));
-    int rc = gk_dens_bins_build(job->ctx, pos, reach, 8, &job->dbins);
+    gk_dens_state *st = gk_dens_state_make(job);
+    int rc = st ? gk_dens_bins_build(job->ctx, pos, reach, 8, &st->bins) : GK_ERR_NOMEM;
     gk_points_free(pos);
     return rc;
 }

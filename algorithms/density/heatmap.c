@@ -117,7 +117,7 @@ static uint64_t heatmap_tile(const gk_job *job, const gk_tile *t, double *out, g
     const size_t ncell = (size_t)w * h;
     if (gk_scratch_reserve(s, (size_t)(w + h)) || gk_scratch_reserve2(s, ncell))
         return UINT64_MAX;
-    heat_acc A = {.b = job->dbins, .a = a, .w = w, .h = h, .sum = out, .hit = s->idx2};
+    heat_acc A = {.b = gk_dens_bins_of(job), .a = a, .w = w, .h = h, .sum = out, .hit = s->idx2};
     A.k = gk_ds_heat_init(a->heat.kernel, a->heat.scaled, a->heat.decay, a->heat.radius);
     double *nx = s->d2, *ny = nx + w;
     A.nx = nx, A.ny = ny;
@@ -125,7 +125,7 @@ static uint64_t heatmap_tile(const gk_job *job, const gk_tile *t, double *out, g
     memset(A.hit, 0, ncell * sizeof *A.hit);
     gk_dens_tile_nodes(t, nx, ny);
     const double reach = a->heat.radius * (1.0 + 1e-9);
-    gk_dens_tile_runs(job->dbins, nx, w, ny, h, reach, reach, heat_run, &A);
+    gk_dens_tile_runs(gk_dens_bins_of(job), nx, w, ny, h, reach, reach, heat_run, &A);
     uint64_t nodata = 0;
     for (size_t k = 0; k < ncell; k++)
         if (!A.hit[k])
@@ -153,7 +153,10 @@ static int heatmap_build(gk_job *job)
                         "radius, output=raw or smaller weights",
                         a->canonical, sumabs, k.scale != 0.0 ? " and the scaled constant" : "",
                         DBL_MAX);
-    return gk_dens_bins_build(job->ctx, p, a->heat.radius * (1.0 + 1e-9), 4, &job->dbins);
+    gk_dens_state *st = gk_dens_state_make(job);
+    if (!st)
+        return GK_ERR_NOMEM;
+    return gk_dens_bins_build(job->ctx, p, a->heat.radius * (1.0 + 1e-9), 4, &st->bins);
 }
 
 /* ---- its keys ----------------------------------------------------------- */
@@ -276,10 +279,10 @@ static double heatmap_cost(const gk_algorithm *a, double n, double area, double 
 static const char *heatmap_gpu(const gk_job *job, gk_gpu_job_desc *d)
 {
     const gk_algorithm *a = &job->alg;
-    if (!job->dbins)
+    if (!gk_dens_bins_of(job))
         return "heatmap without its bins";
     d->op = GK_GPU_HEATMAP;
-    gk_dens_gpu_bins(job->dbins, d);
+    gk_dens_gpu_bins(gk_dens_bins_of(job), d);
     d->dens_r = d->dens_ry = a->heat.radius;
     d->dens_kernel = a->heat.kernel;
     d->dens_scaled = a->heat.scaled;

@@ -97,7 +97,7 @@ void gk_krige_add_singular(const gk_job *job, uint64_t n)
 
 int gk_krige_tile_start(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s)
 {
-    const gk_krige_state *k = job->krige;
+    const gk_krige_state *k = gk_krige_of(job);
     size_t T = (size_t)t->w * t->h;
     int tile_ok = k->ready && !k->global_singular;
     /* nr blocks of T, at the head of the workspace */
@@ -116,7 +116,7 @@ int gk_krige_tile_start(const gk_job *job, const gk_tile *t, double *out, gk_scr
 static uint64_t global_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s,
                             size_t head)
 {
-    const gk_krige_state *k = job->krige;
+    const gk_krige_state *k = gk_krige_of(job);
     const gk_grid *g = t->g;
     size_t T = (size_t)t->w * t->h;
     double nodata = job->alg.nodata;
@@ -161,7 +161,7 @@ static uint64_t global_tile(const gk_job *job, const gk_tile *t, double *out, gk
 
 uint64_t gk_kriging_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s)
 {
-    const gk_krige_state *k = job->krige;
+    const gk_krige_state *k = gk_krige_of(job);
     size_t T = (size_t)t->w * t->h;
     /* the node covariates (nr blocks of T, then node x, y) before the system */
     size_t head = (size_t)k->nr * T + (k->nr ? 2 * T : 0);

@@ -98,6 +98,12 @@ typedef struct gk_krige_state {
     int global_singular; /* that system is singular: every node is nodata */
 } gk_krige_state;
 
+/* Kriging's state, the job's (made by gk_kriging_prepare). */
+static inline gk_krige_state *gk_krige_of(const gk_job *job)
+{
+    return (gk_krige_state *)job->state;
+}
+
 
 /* Covariance (or pseudo-covariance) at separation (dx, dy): A - gamma, with
  * gamma evaluated as gk_vmodel_gamma does (same operations, so the same

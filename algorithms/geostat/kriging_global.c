@@ -333,7 +333,7 @@ static int alloc_factor(gfactor *f, size_t n, int p)
 int gk_krige_global_build(gk_job *job)
 {
     gk_context *ctx = job->ctx;
-    gk_krige_state *k = job->krige;
+    gk_krige_state *k = gk_krige_of(job);
     const double *X = job->pts->x, *Y = job->pts->y, *Z = job->pts->z;
     size_t n = job->pts->n;
     int p = k->p;
@@ -459,7 +459,7 @@ int gk_krige_global_cv(const gk_job *job, int nfold, const size_t *start, const 
                        int part, int parts, int threads, double *pred, double *var)
 {
     gk_context *ctx = job->ctx;
-    const gk_krige_state *k = job->krige;
+    const gk_krige_state *k = gk_krige_of(job);
     const gk_krige_global *g = k ? k->g : NULL;
     if (!k || !k->global)
         return gk_error(ctx, GK_ERR_INTERNAL, "closed-form cross-validation needs global kriging");
@@ -601,7 +601,7 @@ static void solve_columns(const gfactor *f, size_t n, double *C, int nc, const d
 void gk_krige_global_block(const gk_job *job, int m, const double *x0, const double *y0,
                            const double *g0, size_t ldg, double *est, double *var, double *ws)
 {
-    const gk_krige_state *k = job->krige;
+    const gk_krige_state *k = gk_krige_of(job);
     const gk_krige_global *g = k->g;
     size_t n = g->n;
     int p = g->p;

@@ -74,7 +74,7 @@ const char *gk_kriging_gpu(const gk_job *job, gk_gpu_job_desc *d)
 /* The kriging state (ready after gk_kriging_prepare) in the module's terms. */
 int gk_kriging_gpu_params(const gk_job *job, gk_gpu_krige *g)
 {
-    const gk_krige_state *k = job->krige;
+    const gk_krige_state *k = gk_krige_of(job);
     if (!k || k->nb < 1 || k->nb > GK_GPU_KRIGE_MAX_DISCR || k->nr > GK_GPU_KRIGE_MAX_P - 6 ||
         (k->nr > 0 && !k->gpts) || k->ns < 1 || k->ns > GK_GPU_KRIGE_MAX_STRUCT)
         return -1;
@@ -154,7 +154,7 @@ int gk_kriging_gpu_params(const gk_job *job, gk_gpu_krige *g)
  * drift missing, or the sampler failed) is nodata, as on the CPU. */
 int gk_kriging_gpu_covariates(const gk_job *job, const gk_tile *t, double **g0)
 {
-    const gk_krige_state *k = job->krige;
+    const gk_krige_state *k = gk_krige_of(job);
     *g0 = NULL;
     if (!k || k->nr == 0)
         return 0;

@@ -504,7 +504,7 @@ static int local_node(const gk_job *job, const gk_krige_state *k, kws *ws, gk_sc
 uint64_t gk_krige_local_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s,
                              size_t head)
 {
-    const gk_krige_state *k = job->krige;
+    const gk_krige_state *k = gk_krige_of(job);
     const gk_grid *g = t->g;
     size_t T = (size_t)t->w * t->h;
     double nodata = job->alg.nodata;

@@ -65,7 +65,7 @@ int gk_kriging_prepare(gk_job *job)
     gk_krige_state *k = calloc(1, sizeof *k);
     if (!k)
         return gk_error(ctx, GK_ERR_NOMEM, "out of memory");
-    job->krige = k;
+    job->state = k;
     job->nbands = kp->variance ? 2 : 1;
 
     if (kp->variogram_file[0] && kp->model.n == 0)
@@ -170,18 +170,19 @@ int gk_kriging_prepare(gk_job *job)
 
 void gk_kriging_free(gk_job *job)
 {
-    gk_krige_state *k = job->krige;
+    gk_krige_state *k = job->state;
     if (!k)
         return;
     gk_krige_global_free(k->g);
     free(k->gpts);
     free(k);
-    job->krige = NULL;
+    job->state = NULL;
 }
 
 const gk_vmodel *gk_job_kriging_model(const gk_job *job)
 {
-    return job->krige ? &job->krige->model : NULL;
+    const gk_krige_state *k = job->alg.kind == GK_ALG_KRIGING ? gk_krige_of(job) : NULL;
+    return k ? &k->model : NULL;
 }
 
 void gk_drift_frame(const double *x, const double *y, size_t n, double *ox, double *oy,
@@ -221,7 +222,7 @@ int gk_job_set_drift(gk_job *job, int n_drift, const double *values, gk_drift_sa
                      void *user)
 {
     gk_context *ctx = job->ctx;
-    gk_krige_state *k = job->krige;
+    gk_krige_state *k = gk_krige_of(job);
     if (job->alg.kind != GK_ALG_KRIGING || !k)
         return gk_error(ctx, GK_ERR_ARG, "external drift is for kriging only");
     if (n_drift != k->nr)
@@ -274,7 +275,7 @@ int gk_job_set_drift(gk_job *job, int n_drift, const double *values, gk_drift_sa
 
 int gk_kriging_covariates(const gk_job *job, const gk_tile *t, double *g0)
 {
-    const gk_krige_state *k = job->krige;
+    const gk_krige_state *k = gk_krige_of(job);
     const size_t T = (size_t)t->w * t->h;
     double *xs = g0 + (size_t)k->nr * T, *ys = xs + T;
     for (int j = 0; j < t->h; j++)

@@ -12,6 +12,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 double gk_aidw_mu(const gk_algorithm *a, double R)
@@ -56,8 +57,18 @@ int gk_aidw_prepare(gk_job *job)
             return gk_error(job->ctx, GK_ERR_NOMEM,
                             "aidw: out of memory building the index of %zu points", n);
     }
-    job->aidw_r_exp = gk_aidw_r_exp(p);
+    gk_aidw_state *st = job->state ? job->state : malloc(sizeof *st);
+    if (!st)
+        return gk_error(job->ctx, GK_ERR_NOMEM, "aidw: out of memory");
+    st->r_exp = gk_aidw_r_exp(p);
+    job->state = st;
     return GK_OK;
+}
+
+void gk_aidw_release(gk_job *job)
+{
+    free(job->state);
+    job->state = NULL;
 }
 
 double gk_aidw_r_exp(const gk_points *p)
@@ -95,8 +106,9 @@ static int local_alpha(const gk_job *job, double nx, double ny, gk_scratch *s, d
         sum += sqrt(s->d2[i]);
     double r_obs = sum / got;
     double R;
-    if (job->aidw_r_exp > 0.0)
-        R = r_obs / job->aidw_r_exp;
+    const double r_exp = ((const gk_aidw_state *)job->state)->r_exp;
+    if (r_exp > 0.0)
+        R = r_obs / r_exp;
     else
         R = r_obs > 0.0 ? INFINITY : 0.0;
     *alpha = gk_aidw_alpha(a, gk_aidw_mu(a, R));
@@ -234,6 +246,7 @@ const gk_method gk_method_aidw = {
     .check = aidw_check,
     .canonical = aidw_canonical,
     .prepare = aidw_prepare,
+    .release = gk_aidw_release,
     .cpu_index = gk_index_tree,
     .cpu_tile = gk_aidw_tile,
     .gpu_describe = aidw_gpu,

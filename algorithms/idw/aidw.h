@@ -16,4 +16,9 @@ double gk_aidw_alpha(const gk_algorithm *a, double mu);
  * density, 1 / (2 sqrt(n / A)) over their bounding box (n >= 1). */
 double gk_aidw_r_exp(const gk_points *p);
 
+/* Its state (the job's, made by prepare): r_exp of the job's points. */
+typedef struct {
+    double r_exp;
+} gk_aidw_state;
+
 #endif

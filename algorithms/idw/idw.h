@@ -26,9 +26,9 @@ void gk_invdist_exact(const gk_points *p, double s2, double cx, double cy, doubl
                       double *sw);
 void gk_invdist_mark_hits(const gk_points *p, const gk_tile *t, double s2, int *hit);
 
-/* Adaptive IDW: checks its keys and sets the expected nearest-neighbour
- * distance of the point set. */
+/* Adaptive IDW (aidw.h has its state): checks its keys and makes the state (and the CPU's tree); release frees it. */
 int gk_aidw_prepare(gk_job *job);
+void gk_aidw_release(gk_job *job);
 
 /* ":power=...:smoothing=..." for the canonical string. */
 void gk_idw_canonical(const gk_algorithm *a, gk_strbuf *sb);

@@ -271,7 +271,7 @@ static double *tile_nodes(const gk_tin *tin, const gk_tile *t, gk_scratch *s)
 static uint64_t fill_rest(const gk_job *job, const gk_tile *t, double *out, const double *xs,
                           uint64_t *rest, int nth)
 {
-    const gk_tin *tin = job->tin;
+    const gk_tin *tin = gk_linear_tin(job);
     const double nodata = job->alg.nodata;
     int w = t->w, h = t->h;
     const double *ys = xs + w, *lxs = ys + h, *lys = lxs + w;
@@ -317,7 +317,7 @@ static uint64_t fill_rest(const gk_job *job, const gk_tile *t, double *out, cons
 
 uint64_t gk_linear_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s)
 {
-    const gk_tin *tin = job->tin;
+    const gk_tin *tin = gk_linear_tin(job);
     const gk_grid *g = t->g;
     int w = t->w, h = t->h;
     size_t nn = (size_t)w * h;
@@ -357,7 +357,7 @@ uint64_t gk_linear_tile(const gk_job *job, const gk_tile *t, double *out, gk_scr
 uint64_t gk_linear_finish(const gk_job *job, const gk_tile *t, double *out, uint64_t *rest)
 {
     gk_scratch s = {0};
-    double *xs = tile_nodes(job->tin, t, &s);
+    double *xs = tile_nodes(gk_linear_tin(job), t, &s);
     /* every core when called alone (a window); inside the engine's tile
      * threads, this one */
     int nth = job->ctx->threads > 0 ? job->ctx->threads : omp_get_num_procs();
@@ -396,8 +396,8 @@ static void tin_gpu_desc(const gk_tin *tin, gk_gpu_job_desc *d)
 
 static void linear_release(gk_job *job)
 {
-    gk_tin_free(job->tin);
-    job->tin = NULL;
+    gk_tin_free(job->state);
+    job->state = NULL;
 }
 
 static void linear_canonical(const gk_algorithm *a, gk_strbuf *sb)
@@ -409,10 +409,10 @@ static void linear_canonical(const gk_algorithm *a, gk_strbuf *sb)
  * on the CPU (gk_linear_finish). */
 static const char *linear_gpu(const gk_job *job, gk_gpu_job_desc *d)
 {
-    if (!job->tin)
+    if (!gk_linear_tin(job))
         return "linear without its triangulation";
     d->op = GK_GPU_LINEAR;
-    tin_gpu_desc(job->tin, d);
+    tin_gpu_desc(gk_linear_tin(job), d);
     return NULL;
 }
 

@@ -5,8 +5,15 @@
 
 #include "core/gk_internal.h"
 
-/* Builds/frees the point-location structure (job->tin; needs the context's
- * triangulator). */
+/* The triangulation prepared for point location (tin.h): linear's state. */
+typedef struct gk_tin gk_tin;
+static inline const gk_tin *gk_linear_tin(const gk_job *job)
+{
+    return (const gk_tin *)job->state;
+}
+
+/* Builds the point-location structure as the job's state (needs the
+ * context's triangulator); gk_tin_free frees one. */
 int gk_tin_build(gk_job *job);
 void gk_tin_free(gk_tin *tin);
 /* Number of triangles (0 when the nearest-point fallback is in use). */

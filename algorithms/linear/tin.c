@@ -499,8 +499,8 @@ int gk_tin_build(gk_job *job)
     gk_context *ctx = job->ctx;
     const gk_points *pts = job->pts;
     size_t n = pts->n;
-    gk_tin_free(job->tin);
-    job->tin = NULL;
+    gk_tin_free(job->state);
+    job->state = NULL;
     if (n == 0)
         return gk_error(ctx, GK_ERR_NO_POINTS, "linear: no points to triangulate");
     if (n > (size_t)INT_MAX)
@@ -547,7 +547,7 @@ int gk_tin_build(gk_job *job)
             gk_tin_free(tin);
             return gk_error(ctx, GK_ERR_NOMEM, "linear: out of memory for %zu points", n);
         }
-        job->tin = tin;
+        job->state = tin;
         return GK_OK;
     }
     if (rc != GK_OK) {
@@ -590,7 +590,7 @@ int gk_tin_build(gk_job *job)
         gk_tin_free(tin);
         return gk_error(ctx, GK_ERR_NOMEM, "linear: out of memory for %d triangles", tri.n_tri);
     }
-    job->tin = tin;
+    job->state = tin;
     return GK_OK;
 }
 

@@ -9,6 +9,7 @@
 
 #include "core/gk_internal.h"
 #include "core/gpu_abi.h"
+#include "linear.h"
 #include "linear_raster.h"
 
 #include <stddef.h>

@@ -121,8 +121,9 @@ static int sort_threads(const gk_job *job, size_t n, size_t nb)
     return t < 1 ? 1 : t;
 }
 
-int gk_bg_prepare(gk_job *job)
+int gk_bg_build(const gk_job *job, gk_bucket_grid **out)
 {
+    *out = NULL;
     const gk_points *p = job->pts;
     const size_t n = p->n;
     double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
@@ -206,7 +207,7 @@ int gk_bg_prepare(gk_job *job)
     }
     free(cur);
     free(key);
-    job->bg = g;
+    *out = g;
     return GK_OK;
 }
 

@@ -27,8 +27,9 @@ typedef struct gk_bucket_grid gk_bucket_grid;
 int gk_bg_suits(const gk_algorithm *a, const gk_ellipse *e);
 /* Does this job take it? (gk_bg_suits, on the CPU) */
 int gk_bg_wanted(const gk_job *job);
-/* Builds job->bg (the prepare hook of gk_job_new); GK_ERR_NOMEM on failure. */
-int gk_bg_prepare(gk_job *job);
+/* The bucket grid of the job's points for its ellipse into *out (NULL on
+ * failure); GK_OK, or GK_ERR_NOMEM with the message in the job's context. */
+int gk_bg_build(const gk_job *job, gk_bucket_grid **out);
 void gk_bg_free(gk_bucket_grid *g);
 
 /* Per node row: the bucket rows the ellipse around (., ny) touches and, for

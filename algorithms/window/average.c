@@ -34,13 +34,13 @@ static uint64_t average_bg_tile(const gk_job *job, const gk_tile *t, double *out
 {
     const gk_algorithm *a = &job->alg;
     uint64_t nodata = 0;
-    const int method = gk_bg_method(job->bg, &job->ell, t->g, GK_BG_SUM_Z);
+    const int method = gk_bg_method(gk_window_bg(job), &job->ell, t->g, GK_BG_SUM_Z);
     if (method == GK_BG_STAMP) {
         const size_t sb = gk_bg_stamp_scratch(t->w), nn = (size_t)t->w * (size_t)t->h;
         if (gk_scratch_reserve(s, sb + nn) != GK_OK)
             return UINT64_MAX;
         double *cnt = s->d2 + sb;
-        gk_bg_stamp(job->bg, &job->ell, t->g, t->x0, t->y0, t->w, t->h, GK_BG_SUM_Z, s->d2, cnt,
+        gk_bg_stamp(gk_window_bg(job), &job->ell, t->g, t->x0, t->y0, t->w, t->h, GK_BG_SUM_Z, s->d2, cnt,
                     out);
         for (size_t i = 0; i < nn; i++) {
             if (cnt[i] == 0.0 || cnt[i] < (double)a->min_points) {
@@ -58,7 +58,7 @@ static uint64_t average_bg_tile(const gk_job *job, const gk_tile *t, double *out
         for (int j = 0; j < t->h; j++) {
             double *row = out + (size_t)j * t->w;
             gk_bg_sweep_out r;
-            gk_bg_sweep(job->bg, &job->ell, t->g, t->x0, t->w, gk_grid_node_y(t->g, t->y0 + j),
+            gk_bg_sweep(gk_window_bg(job), &job->ell, t->g, t->x0, t->w, gk_grid_node_y(t->g, t->y0 + j),
                         GK_BG_SUM_Z, s->d2, &r);
             for (int i = 0; i < t->w; i++) {
                 if (r.n[i] == 0.0 || r.n[i] < (double)a->min_points) {
@@ -75,11 +75,11 @@ static uint64_t average_bg_tile(const gk_job *job, const gk_tile *t, double *out
     for (int j = 0; j < t->h; j++) {
         double ny = gk_grid_node_y(t->g, t->y0 + j);
         double *row = out + (size_t)j * t->w;
-        gk_bg_rows_init(job->bg, &job->ell, ny, &rows);
+        gk_bg_rows_init(gk_window_bg(job), &job->ell, ny, &rows);
         for (int i = 0; i < t->w; i++) {
             double nx = gk_grid_node_x(t->g, t->x0 + i);
             gk_bg_acc acc;
-            gk_bg_node(job->bg, &job->ell, &rows, nx, ny, GK_BG_SUM_Z, &acc);
+            gk_bg_node(gk_window_bg(job), &job->ell, &rows, nx, ny, GK_BG_SUM_Z, &acc);
             if (acc.n == 0 || acc.n < a->min_points) {
                 row[i] = a->nodata;
                 nodata++;
@@ -93,7 +93,7 @@ static uint64_t average_bg_tile(const gk_job *job, const gk_tile *t, double *out
 
 uint64_t gk_average_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s)
 {
-    if (job->bg)
+    if (gk_window_bg(job))
         return average_bg_tile(job, t, out, s);
     return gk_nb_run_tile(job, t, out, s, average_node);
 }

@@ -79,7 +79,7 @@ static int metrics_node(const gk_job *job, double nx, double ny, double hit2, gk
 static int pairs_bg_node(const gk_job *job, const gk_bg_rows *rows, double nx, double ny,
                          gk_scratch *s, double *v)
 {
-    const gk_bucket_grid *g = job->bg;
+    const gk_bucket_grid *g = gk_window_bg(job);
     size_t cand = gk_bg_candidates(g, rows, nx);
     if (cand > s->cap && gk_scratch_reserve(s, cand) != GK_OK)
         return -1;
@@ -110,12 +110,12 @@ static uint64_t metrics_bg_tile(const gk_job *job, const gk_tile *t, double *out
                    : -1;
     uint64_t nodata = 0;
     gk_bg_rows rows;
-    const int method = what >= 0 ? gk_bg_method(job->bg, &job->ell, t->g, what) : GK_BG_SCAN;
+    const int method = what >= 0 ? gk_bg_method(gk_window_bg(job), &job->ell, t->g, what) : GK_BG_SCAN;
     if (method == GK_BG_STAMP) { /* count only */
         const size_t sbn = gk_bg_stamp_scratch(t->w);
         if (gk_scratch_reserve2(s, sbn) != GK_OK)
             return UINT64_MAX;
-        gk_bg_stamp(job->bg, &job->ell, t->g, t->x0, t->y0, t->w, t->h, what, s->d2b, out, NULL);
+        gk_bg_stamp(gk_window_bg(job), &job->ell, t->g, t->x0, t->y0, t->w, t->h, what, s->d2b, out, NULL);
         for (size_t i = 0; i < (size_t)t->w * (size_t)t->h; i++)
             if (!(out[i] >= (double)a->min_points)) {
                 out[i] = a->nodata;
@@ -135,9 +135,9 @@ static uint64_t metrics_bg_tile(const gk_job *job, const gk_tile *t, double *out
         double *row = out + (size_t)j * t->w;
         gk_bg_sweep_out sw;
         if (sweep)
-            gk_bg_sweep(job->bg, &job->ell, t->g, t->x0, t->w, ny, what, sb, &sw);
+            gk_bg_sweep(gk_window_bg(job), &job->ell, t->g, t->x0, t->w, ny, what, sb, &sw);
         else
-            gk_bg_rows_init(job->bg, &job->ell, ny, &rows);
+            gk_bg_rows_init(gk_window_bg(job), &job->ell, ny, &rows);
         for (int i = 0; i < t->w; i++) {
             double nx = gk_grid_node_x(t->g, t->x0 + i), v = 0.0;
             int r;
@@ -150,7 +150,7 @@ static uint64_t metrics_bg_tile(const gk_job *job, const gk_tile *t, double *out
                 if (sweep) /* count only */
                     acc = (gk_bg_acc){(long)sw.n[i], 0.0, INFINITY, -INFINITY};
                 else
-                    gk_bg_node(job->bg, &job->ell, &rows, nx, ny, what, &acc);
+                    gk_bg_node(gk_window_bg(job), &job->ell, &rows, nx, ny, what, &acc);
                 /* count: empty is a count of 0, not nodata; the others need a point */
                 r = acc.n >= a->min_points && (acc.n > 0 || what == GK_BG_COUNT);
                 if (what == GK_BG_COUNT)
@@ -175,7 +175,7 @@ static uint64_t metrics_bg_tile(const gk_job *job, const gk_tile *t, double *out
 
 uint64_t gk_metrics_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s)
 {
-    if (job->bg)
+    if (gk_window_bg(job))
         return metrics_bg_tile(job, t, out, s);
     return gk_nb_run_tile(job, t, out, s, metrics_node);
 }

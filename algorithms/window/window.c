@@ -11,15 +11,19 @@
 /* The bucket grid where it suits (no ordered selection), else the tree. */
 int gk_window_prepare(gk_job *job)
 {
-    if (gk_bg_wanted(job))
-        return gk_bg_prepare(job);
+    if (gk_bg_wanted(job)) {
+        gk_bucket_grid *g;
+        int rc = gk_bg_build(job, &g);
+        job->state = g;
+        return rc;
+    }
     return gk_method_tree(job);
 }
 
 void gk_window_release(gk_job *job)
 {
-    gk_bg_free(job->bg);
-    job->bg = NULL;
+    gk_bg_free(job->state);
+    job->state = NULL;
 }
 
 const char *gk_window_gpu(const gk_job *job, gk_gpu_job_desc *d, gk_gpu_op op, int honours_max)

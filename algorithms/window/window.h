@@ -10,6 +10,13 @@ uint64_t gk_average_tile(const gk_job *job, const gk_tile *t, double *out, gk_sc
 /* minimum, maximum, range, count, average_distance, average_distance_pts */
 uint64_t gk_metrics_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s);
 
+/* The window statistics' state: the bucket grid, or NULL where the k-d tree
+ * serves (an ordered selection). */
+static inline struct gk_bucket_grid *gk_window_bg(const gk_job *job)
+{
+    return (struct gk_bucket_grid *)job->state;
+}
+
 int gk_window_prepare(gk_job *job);
 void gk_window_release(gk_job *job);
 /* The GPU's form: the ellipse, the kernel op, and whether max_points bounds

@@ -28,15 +28,15 @@ static void bench_window(gk_points *pts, gk_alg_kind kind, double r, const gk_gr
     double t0 = now();
     gk_job *job = gk_job_new(ctx, pts, &a);
     double t1 = now();
-    if (!job || !job->bg) {
+    if (!job || !gk_window_bg(job)) {
         gk_job_free(job);
         return;
     }
     const char *name[] = {"avx-512", "generic", "row sweep", "tile stamp"};
     int sweeps = kind == GK_ALG_AVERAGE || kind == GK_ALG_COUNT;
     for (int mode = 0; mode < 2 + 2 * sweeps; mode++) {
-        gk_bg_use_simd(job->bg, mode != 1);
-        gk_bg_force_method(job->bg, mode <= 1 ? GK_BG_SCAN : mode == 2 ? GK_BG_SWEEP : GK_BG_STAMP);
+        gk_bg_use_simd(gk_window_bg(job), mode != 1);
+        gk_bg_force_method(gk_window_bg(job), mode <= 1 ? GK_BG_SCAN : mode == 2 ? GK_BG_SWEEP : GK_BG_STAMP);
         double t2 = now();
         for (int y0 = 0; y0 < g->ny; y0 += 256)
             for (int x0 = 0; x0 < g->nx; x0 += 256)
@@ -47,8 +47,8 @@ static void bench_window(gk_points *pts, gk_alg_kind kind, double r, const gk_gr
                gk_algorithm_name(&a), r, what, name[mode], (t1 - t0) * 1e3,
                (t3 - t2) / ((double)g->nx * g->ny) * 1e9);
     }
-    gk_bg_force_method(job->bg, -1);
-    int m = gk_bg_method(job->bg, &job->ell, g,
+    gk_bg_force_method(gk_window_bg(job), -1);
+    int m = gk_bg_method(gk_window_bg(job), &job->ell, g,
                          kind == GK_ALG_COUNT ? GK_BG_COUNT : kind == GK_ALG_AVERAGE ? GK_BG_SUM_Z : -1);
     printf("  (the rule picks the %s)\n",
            m == GK_BG_STAMP ? "tile stamp" : m == GK_BG_SWEEP ? "row sweep" : "per-node scan");
@@ -121,7 +121,7 @@ static int bench(void)
     gk_scratch s = {0};
     gk_tile tile = {&g, 0, 0, 1000, 1000, HIT2};
     t0 = now();
-    gk_invdistnn_tile(&tj.job, &tile, out, &s);
+    gk_invdistnn_tile(tj.job, &tile, out, &s);
     t1 = now();
     printf("invdistnn max_points=12 1000x1000 tile: %.0f ns/node\n", (t1 - t0) / 1e6 * 1e9);
     gk_scratch_free(&s);
@@ -160,6 +160,7 @@ static int bench(void)
 int main(void)
 {
     ctx = gk_context_new();
+    gk_context_set_device(ctx, "cpu"); /* the tile functions are called on the jobs */
     int rc = bench();
     gk_context_free(ctx);
     return rc;

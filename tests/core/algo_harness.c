@@ -124,19 +124,15 @@ void tjob_init(tjob *tj, const double *x, const double *y, const double *z, size
     tj->pts = gk_points_new(ctx);
     for (size_t i = 0; i < n; i++)
         gk_points_add(tj->pts, x[i], y[i], z ? z[i] : 0.0);
-    memset(&tj->job, 0, sizeof tj->job);
-    tj->job.ctx = ctx;
-    tj->job.pts = tj->pts;
-    tj->job.alg = *a;
-    gk_ellipse_init(&tj->job.ell, a->radius1, a->radius2, a->angle);
-    tj->job.tree = gk_kdtree_build(tj->pts->x, tj->pts->y, n);
-    if (a->kind == GK_ALG_AIDW)
-        CHECK(gk_aidw_prepare(&tj->job) == GK_OK);
+    tj->job = gk_job_new(ctx, tj->pts, a);
+    CHECKF(tj->job != NULL, "gk_job_new: %s", gk_errmsg(ctx));
+    if (!tj->job)
+        exit(1);
 }
 
 void tjob_free(tjob *tj)
 {
-    gk_kdtree_free(tj->job.tree);
+    gk_job_free(tj->job);
     gk_points_free(tj->pts);
 }
 
@@ -165,11 +161,11 @@ double node_value(tjob *tj, double x, double y, int *nodata)
     gk_tile t = {&g, 0, 0, 1, 1, HIT2};
     gk_scratch s = {0};
     double v = NAN;
-    uint64_t nd = fn_of(tj->job.alg.kind)(&tj->job, &t, &v, &s);
+    uint64_t nd = fn_of(tj->job->alg.kind)(tj->job, &t, &v, &s);
     gk_scratch_free(&s);
     *nodata = nd == 1;
     if (nd == 1)
-        CHECK(v == tj->job.alg.nodata);
+        CHECK(v == tj->job->alg.nodata);
     return v;
 }
 

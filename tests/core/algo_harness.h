@@ -12,6 +12,7 @@
 #include "window/window.h"
 #include "search/bucket_grid.h"
 #include "core/gk_internal.h"
+#include "core/method.h"
 #include "search/kdtree.h"
 #include "search/neighbours.h"
 
@@ -50,7 +51,7 @@ double bf_d2(const pset *p, size_t i, double cx, double cy);
 extern gk_context *ctx;
 typedef struct {
     gk_points *pts;
-    gk_job job;
+    gk_job *job; /* gk_job_new's, on the CPU */
 } tjob;
 
 gk_algorithm alg_of(gk_alg_kind kind);

@@ -139,8 +139,8 @@ void test_tiles_vs_bruteforce(void)
             double *left = malloc((size_t)hw * g.ny * sizeof *left);
             double *right = malloc((size_t)(g.nx - hw) * g.ny * sizeof *right);
             gk_tile t1 = {&g, 0, 0, hw, g.ny, HIT2}, t2 = {&g, hw, 0, g.nx - hw, g.ny, HIT2};
-            uint64_t nd = fn_of(a.kind)(&tj.job, &t1, left, &s);
-            nd += fn_of(a.kind)(&tj.job, &t2, right, &s);
+            uint64_t nd = fn_of(a.kind)(tj.job, &t1, left, &s);
+            nd += fn_of(a.kind)(tj.job, &t2, right, &s);
             gk_scratch_free(&s);
             for (int j = 0; j < g.ny; j++) {
                 for (int i = 0; i < hw; i++)
@@ -155,7 +155,7 @@ void test_tiles_vs_bruteforce(void)
             for (int j = 0; j < g.ny; j++) {
                 for (int i = 0; i < g.nx; i++) {
                     double v, nx = gk_grid_node_x(&g, i), ny = gk_grid_node_y(&g, j);
-                    int ok = bf_node(&a, &tj.job.ell, &sets[si], nx, ny, &v, c);
+                    int ok = bf_node(&a, &tj.job->ell, &sets[si], nx, ny, &v, c);
                     double got = out[j * g.nx + i];
                     if (!ok) {
                         bnd++;
@@ -198,6 +198,7 @@ static void test_registry(void)
 int main(void)
 {
     ctx = gk_context_new();
+    gk_context_set_device(ctx, "cpu"); /* the tile functions are called on the jobs */
     test_registry();
     test_kdtree();
     test_kdtree_threads();

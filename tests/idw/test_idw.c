@@ -358,9 +358,9 @@ void test_quadrants(void)
     a.max_points_per_quadrant = 5;
     tjob_init(&tj, QX, QY, QZ, 7, &a);
     gk_scratch s = {0};
-    long n = gk_nb_ellipse(&tj.job, 0, 0, &s);
+    long n = gk_nb_ellipse(tj.job, 0, 0, &s);
     CHECK(n == 7);
-    n = gk_nb_quadrants(&tj.job, 0, 0, s.idx, s.d2, (size_t)n, 0, 0, 5, &s);
+    n = gk_nb_quadrants(tj.job, 0, 0, s.idx, s.d2, (size_t)n, 0, 0, 5, &s);
     const int order[] = {0, 2, 3, 4, 1, 6, 5}; /* A C D E B G F */
     CHECK(n == 7);
     for (int i = 0; i < 7 && n == 7; i++)
@@ -445,24 +445,24 @@ void test_quadrants_knn(void)
                 /* nodes on lattice points, half-way between them, anywhere */
                 double nx = k < 20 ? k % 7 * 3 : k < 40 ? 0.5 + k % 9 * 2 : 20.0 * k / 61.0;
                 double ny = k < 20 ? k % 5 * 4 : k < 40 ? 0.5 + k % 6 * 3 : 20.0 * (k % 13) / 13.0;
-                long n1 = gk_nb_ellipse(&tj.job, nx, ny, &s1);
+                long n1 = gk_nb_ellipse(tj.job, nx, ny, &s1);
                 if (n1 >= 0)
-                    n1 = gk_nb_quadrants(&tj.job, nx, ny, s1.idx, s1.d2, (size_t)n1, a.max_points,
+                    n1 = gk_nb_quadrants(tj.job, nx, ny, s1.idx, s1.d2, (size_t)n1, a.max_points,
                                          a.min_points_per_quadrant, a.max_points_per_quadrant,
                                          &s1);
-                long n2 = gk_nb_ellipse_quadrants(&tj.job, nx, ny, 1, &s2);
+                long n2 = gk_nb_ellipse_quadrants(tj.job, nx, ny, 1, &s2);
                 int same = n1 == n2;
                 for (long i = 0; same && i < n1; i++)
                     same = s1.idx[i] == s2.idx[i] && s1.d2[i] == s2.d2[i];
                 /* the circle's form (invdistnn), where the ellipse is one */
                 if (radii[e][0] == radii[e][1] && gk_nb_quadrants_bounded(&a, 1)) {
                     double r2 = a.radius1 * a.radius1;
-                    long n4 = gk_nb_circle(&tj.job, nx, ny, r2, &s1);
+                    long n4 = gk_nb_circle(tj.job, nx, ny, r2, &s1);
                     if (n4 >= 0)
-                        n4 = gk_nb_quadrants(&tj.job, nx, ny, s1.idx, s1.d2, (size_t)n4,
+                        n4 = gk_nb_quadrants(tj.job, nx, ny, s1.idx, s1.d2, (size_t)n4,
                                              a.max_points, a.min_points_per_quadrant,
                                              a.max_points_per_quadrant, &s1);
-                    long n3 = gk_nb_quadrants_knn(&tj.job, nx, ny, r2, NULL, a.max_points,
+                    long n3 = gk_nb_quadrants_knn(tj.job, nx, ny, r2, NULL, a.max_points,
                                                   a.min_points_per_quadrant,
                                                   a.max_points_per_quadrant, &s2);
                     same = same && n3 == n4;
@@ -520,7 +520,7 @@ void test_aidw(void)
     tjob tj;
     a.aidw_k = 2;
     tjob_init(&tj, xs, ys, zs, 4, &a);
-    CHECK_NEAR(tj.job.aidw_r_exp, 0.25, 1e-15);
+    CHECK_NEAR(((const gk_aidw_state *)tj.job->state)->r_exp, 0.25, 1e-15);
     int nd;
     /* centre: r_obs = sqrt(0.5), R = 2.83 -> mu 1 -> alpha 3.5; all equidistant */
     CHECK_NEAR(node_value(&tj, 0.5, 0.5, &nd), 2.5, 1e-14);
@@ -546,7 +546,7 @@ void test_aidw(void)
             by1 = fmax(by1, p.y[i]);
         }
         double rexp = 1.0 / (2.0 * sqrt((double)p.n / ((bx1 - bx0) * (by1 - by0))));
-        CHECK_NEAR(tj.job.aidw_r_exp, rexp, 1e-13);
+        CHECK_NEAR(((const gk_aidw_state *)tj.job->state)->r_exp, rexp, 1e-13);
         cand *c = malloc(p.n * sizeof *c);
         int bad = 0, seen[5] = {0};
         for (int q = 0; q < 200; q++) {

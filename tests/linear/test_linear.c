@@ -26,38 +26,23 @@ static double urand(void)
     return (rng >> 11) * (1.0 / 9007199254740992.0);
 }
 
-/* A job built by hand, as gk_job_new does: index (unless no_tree: linear
- * needs none), then triangulation. */
-static gk_job *make_job_tree(gk_context *ctx, const gk_points *pts, double radius, int no_tree)
-{
-    gk_job *job = calloc(1, sizeof *job);
-    job->ctx = ctx;
-    job->pts = pts;
-    job->alg.kind = GK_ALG_LINEAR;
-    job->alg.radius = radius;
-    job->alg.nodata = NODATA;
-    job->tree = no_tree ? NULL : gk_kdtree_build(pts->x, pts->y, pts->n);
-    if (gk_tin_build(job) != GK_OK) {
-        fprintf(stderr, "gk_tin_build: %s\n", gk_errmsg(ctx));
-        gk_kdtree_free(job->tree);
-        free(job);
-        return NULL;
-    }
-    return job;
-}
-
+/* linear:radius=R:nodata=NODATA on the CPU, through the API. */
 static gk_job *make_job(gk_context *ctx, const gk_points *pts, double radius)
 {
-    return make_job_tree(ctx, pts, radius, 0);
+    char spec[96];
+    snprintf(spec, sizeof spec, "linear:radius=%.17g:nodata=%.17g", radius, NODATA);
+    gk_context_set_device(ctx, "cpu");
+    gk_algorithm *alg = gk_algorithm_parse(ctx, spec);
+    gk_job *job = alg ? gk_job_new(ctx, pts, alg) : NULL;
+    if (!job)
+        fprintf(stderr, "%s: %s\n", spec, gk_errmsg(ctx));
+    gk_algorithm_free(alg);
+    return job;
 }
 
 static void free_job(gk_job *job)
 {
-    if (!job)
-        return;
-    gk_kdtree_free(job->tree);
-    gk_tin_free(job->tin);
-    free(job);
+    gk_job_free(job);
 }
 
 /* The whole grid, in tiles of tw x th. */
@@ -225,7 +210,7 @@ static void test_latlon(gk_context *ctx)
             gk_points_add(pts, x, y, 100.0 + 2000.0 * (x - 10.0) + 3000.0 * (y - 45.0));
         }
     gk_job *job = make_job(ctx, pts, 0.0);
-    CHECKF(job && gk_tin_triangles(job->tin) > 600, "lat/lon: triangulation");
+    CHECKF(job && gk_tin_triangles(gk_linear_tin(job)) > 600, "lat/lon: triangulation");
     if (!job)
         return;
     gk_grid g = {10.002, 10.017, 45.002, 45.017, 97, 89};
@@ -256,25 +241,23 @@ static void test_latlon(gk_context *ctx)
 /* Every node against brute force: inside a triangle the plane of the (any)
  * triangle that holds it, outside the hull the nearest point (ties to the
  * last in input order) within the radius. The triangles are the core's own.
- * Also: the same bits for any tiling, with and without the job's index. */
+ * Also: the same bits for any tiling. */
 static void check_against_brute(gk_context *ctx, const char *what, const gk_points *pts,
                                 const gk_grid *g, double radius, double tol)
 {
     size_t nn = (size_t)g->nx * g->ny;
     double *a = malloc(nn * sizeof *a), *b = malloc(nn * sizeof *b), *c = malloc(nn * sizeof *c);
-    gk_job *job = make_job(ctx, pts, radius), *job2 = make_job_tree(ctx, pts, radius, 1);
-    CHECKF(job && job2, "%s: job", what);
-    if (!job || !job2) {
-        free_job(job);
-        free_job(job2);
+    gk_job *job = make_job(ctx, pts, radius);
+    CHECKF(job != NULL, "%s: job", what);
+    if (!job) {
         free(a), free(b), free(c);
         return;
     }
     uint64_t nd = compute(job, g, g->nx, g->ny, a);
     uint64_t nd2 = compute(job, g, 7, 5, b);
-    compute(job2, g, 64, 3, c);
+    compute(job, g, 64, 3, c);
     CHECKF(nd == nd2 && !memcmp(a, b, nn * sizeof *a) && !memcmp(a, c, nn * sizeof *a),
-           "%s: the result depends on the tiling or on the index", what);
+           "%s: the result depends on the tiling", what);
     gk_triangulation tri;
     CHECKF(gk_delaunay(ctx, (int)pts->n, pts->x, pts->y, &tri) == GK_OK, "%s: delaunay", what);
     int bad = 0, inside = 0, outside = 0;
@@ -324,7 +307,6 @@ static void check_against_brute(gk_context *ctx, const char *what, const gk_poin
     free(tri.vertex);
     free(tri.neighbor);
     free_job(job);
-    free_job(job2);
     free(a), free(b), free(c);
 }
 
@@ -391,8 +373,8 @@ static void test_degenerate(gk_context *ctx)
             CHECKF(job != NULL, "collinear n=%d: job: %s", counts[c], gk_errmsg(ctx));
             if (!job)
                 continue;
-            CHECKF(gk_tin_triangles(job->tin) == 0, "collinear n=%d: %d triangles", counts[c],
-                   gk_tin_triangles(job->tin));
+            CHECKF(gk_tin_triangles(gk_linear_tin(job)) == 0, "collinear n=%d: %d triangles", counts[c],
+                   gk_tin_triangles(gk_linear_tin(job)));
             uint64_t nd = compute(job, &g, 16, 16, out);
             int bad = 0;
             for (int j = 0; j < g.ny; j++)
@@ -444,7 +426,7 @@ static void test_duplicates(gk_context *ctx)
         CHECKF(maxerr <= 1e-9, "duplicates: plane error %g", maxerr);
         CHECKF(interp > 8000, "duplicates: only %d nodes interpolated", interp);
         printf("%zu points with duplicates: %d triangles, %d nodes, max plane error %.3g\n",
-               pts->n, gk_tin_triangles(job->tin), interp, maxerr);
+               pts->n, gk_tin_triangles(gk_linear_tin(job)), interp, maxerr);
         free_job(job);
     }
     /* Coincident points with different z: any of them may win, nothing may break. */
@@ -472,14 +454,12 @@ static void test_no_triangulator(void)
     gk_points_add(pts, 0, 0, 0);
     gk_points_add(pts, 1, 0, 0);
     gk_points_add(pts, 0, 1, 0);
-    gk_job job;
-    memset(&job, 0, sizeof job);
-    job.ctx = ctx;
-    job.pts = pts;
-    job.alg.kind = GK_ALG_LINEAR;
-    CHECKF(gk_tin_build(&job) == GK_OK && gk_tin_triangles(job.tin) == 1,
-           "core triangulator: %s", gk_errmsg(ctx));
-    gk_tin_free(job.tin);
+    gk_algorithm *alg = gk_algorithm_parse(ctx, "linear");
+    gk_job *job = alg ? gk_job_new(ctx, pts, alg) : NULL;
+    CHECKF(job && gk_tin_triangles(gk_linear_tin(job)) == 1, "core triangulator: %s",
+           gk_errmsg(ctx));
+    gk_job_free(job);
+    gk_algorithm_free(alg);
     gk_points_free(pts);
     gk_context_free(ctx);
 }

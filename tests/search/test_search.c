@@ -507,8 +507,8 @@ static long bg_check(const pset *p, gk_points *pts, const gk_grid *g, gk_alg_kin
     a.angle = angle;
     a.min_points = min_points;
     gk_job *job = gk_job_new(ctx, pts, &a);
-    CHECK(job && job->bg && !job->tree);
-    if (!job || !job->bg) {
+    CHECK(job && gk_window_bg(job) && !job->tree);
+    if (!job || !gk_window_bg(job)) {
         gk_job_free(job);
         return 0;
     }
@@ -526,8 +526,8 @@ static long bg_check(const pset *p, gk_points *pts, const gk_grid *g, gk_alg_kin
      * that tiles start at other nodes than 0 and hold two strips of rows */
     for (int mode = 0; mode < 5; mode++) {
         int simd = mode >= 1, sweep = mode >= 2 ? mode - 1 : 0;
-        gk_bg_use_simd(job->bg, simd);
-        gk_bg_force_method(job->bg, mode <= 1 ? GK_BG_SCAN : mode == 2 ? GK_BG_SWEEP : GK_BG_STAMP);
+        gk_bg_use_simd(gk_window_bg(job), simd);
+        gk_bg_force_method(gk_window_bg(job), mode <= 1 ? GK_BG_SCAN : mode == 2 ? GK_BG_SWEEP : GK_BG_STAMP);
         if (mode < 4) {
             CHECK(gk_job_compute_window(job, g, 0, 0, g->nx, g->ny, out) == GK_OK);
         } else {
@@ -642,13 +642,13 @@ void test_bucket_grid(void)
         a.radius1 = a.radius2 = 5;
         a.max_points = 4;
         gk_job *job = gk_job_new(ctx, pts, &a);
-        CHECK(job && !job->bg && job->tree);
+        CHECK(job && !gk_window_bg(job) && job->tree);
         gk_job_free(job);
         a = alg_of(GK_ALG_COUNT);
         a.radius1 = a.radius2 = 5;
         a.min_points_per_quadrant = 1;
         job = gk_job_new(ctx, pts, &a);
-        CHECK(job && !job->bg && job->tree);
+        CHECK(job && !gk_window_bg(job) && job->tree);
         gk_job_free(job);
         gk_points_free(pts);
     }
