@@ -464,16 +464,16 @@ static int fft_tile(Job *J, const Grid &G, const DensParams &P, char *err, size_
 {
     const gk_gpu_job_desc &d = J->d;
     gk_fft_axis X, Y;
-    if (gk_fft_axis_plan(G.cw, d.dens_sx, d.dens_r, &X) ||
-        gk_fft_axis_plan(-G.ch, d.dens_sy, d.dens_ry, &Y))
+    if (gk_fft_axis_plan(G.cw, d.p.dens.sx, d.p.dens.r, &X) ||
+        gk_fft_axis_plan(-G.ch, d.p.dens.sy, d.p.dens.ry, &Y))
         return 1;
     std::vector<double> plan((size_t)3 * X.N + 3 * Y.N);
     double *xwr = plan.data(), *xwi = xwr + X.N / 2, *xkr = xwi + X.N / 2, *xki = xkr + X.N;
     double *ywr = xki + X.N, *ywi = ywr + Y.N / 2, *ykr = ywi + Y.N / 2, *yki = ykr + Y.N;
     gk_fft_twiddles(X.N, xwr, xwi);
-    gk_fft_spectrum(&X, d.dens_sx, d.dens_r, xwr, xwi, xkr, xki);
+    gk_fft_spectrum(&X, d.p.dens.sx, d.p.dens.r, xwr, xwi, xkr, xki);
     gk_fft_twiddles(Y.N, ywr, ywi);
-    gk_fft_spectrum(&Y, d.dens_sy, d.dens_ry, ywr, ywi, ykr, yki);
+    gk_fft_spectrum(&Y, d.p.dens.sy, d.p.dens.ry, ywr, ywi, ykr, yki);
     /* the buffer: the plans, B (Y.N x X.N), T (Y.N x X.cells), lines' scratch */
     const size_t nB = (size_t)X.N * Y.N, nT = (size_t)Y.N * X.cells;
     const int NM = std::max(X.N, Y.N);
@@ -558,30 +558,30 @@ __global__ void __launch_bounds__(256) gauss_relative_f64(DensParams P, gk_ds_bi
  * shares them as it shares the bins). */
 static int ifgt_make(Job *J, const gk_gpu_job_desc *d, char *err, size_t err_cap)
 {
-    const int K = d->ifgt_k;
-    const size_t nc = d->ifgt_ncoef;
-    if (K < 1 || d->ifgt_p < 1 || d->ifgt_p > GI_PMAX || !d->ifgt_coef || !d->ifgt_orders) {
+    const int K = d->p.dens.ifgt_k;
+    const size_t nc = d->p.dens.ifgt_ncoef;
+    if (K < 1 || d->p.dens.ifgt_p < 1 || d->p.dens.ifgt_p > GI_PMAX || !d->p.dens.ifgt_coef || !d->p.dens.ifgt_orders) {
         snprintf(err, err_cap, "ifgt job without its expansions, or order over %d", GI_PMAX);
         return -1;
     }
     std::vector<double2> hc((size_t)K);
     for (int k = 0; k < K; k++)
-        hc[k] = make_double2(d->ifgt_cx[k], d->ifgt_cy[k]);
+        hc[k] = make_double2(d->p.dens.ifgt_cx[k], d->p.dens.ifgt_cy[k]);
     CK(cudaMalloc(&J->sxy, (size_t)K * sizeof(double2)));
     CK(cudaMalloc(&J->sz, (nc + K) * sizeof(double)));
     CK(cudaMalloc(&J->bstart, 2 * (size_t)K * sizeof(int)));
     CK(cudaMemcpyAsync(J->sxy, hc.data(), (size_t)K * sizeof(double2), cudaMemcpyHostToDevice,
                        J->st));
-    CK(cudaMemcpyAsync(J->sz, d->ifgt_coef, nc * sizeof(double), cudaMemcpyHostToDevice, J->st));
-    CK(cudaMemcpyAsync(J->sz + nc, d->ifgt_reach2, K * sizeof(double), cudaMemcpyHostToDevice,
+    CK(cudaMemcpyAsync(J->sz, d->p.dens.ifgt_coef, nc * sizeof(double), cudaMemcpyHostToDevice, J->st));
+    CK(cudaMemcpyAsync(J->sz + nc, d->p.dens.ifgt_reach2, K * sizeof(double), cudaMemcpyHostToDevice,
                        J->st));
-    CK(cudaMemcpyAsync(J->bstart, d->ifgt_orders, K * sizeof(int), cudaMemcpyHostToDevice,
+    CK(cudaMemcpyAsync(J->bstart, d->p.dens.ifgt_orders, K * sizeof(int), cudaMemcpyHostToDevice,
                        J->st));
-    CK(cudaMemcpyAsync(J->bstart + K, d->ifgt_offs, K * sizeof(int), cudaMemcpyHostToDevice,
+    CK(cudaMemcpyAsync(J->bstart + K, d->p.dens.ifgt_offs, K * sizeof(int), cudaMemcpyHostToDevice,
                        J->st));
     CK(cudaStreamSynchronize(J->st));
-    J->d.ifgt_cx = J->d.ifgt_cy = J->d.ifgt_coef = J->d.ifgt_reach2 = nullptr;
-    J->d.ifgt_orders = J->d.ifgt_offs = nullptr;
+    J->d.p.dens.ifgt_cx = J->d.p.dens.ifgt_cy = J->d.p.dens.ifgt_coef = J->d.p.dens.ifgt_reach2 = nullptr;
+    J->d.p.dens.ifgt_orders = J->d.p.dens.ifgt_offs = nullptr;
     return 0;
 fail:
     cudaGetLastError();
@@ -597,15 +597,15 @@ __global__ void pair_xy(const double *x, const double *y, size_t n, double2 *xy)
 
 int density_make(Job *J, const gk_gpu_job_desc *d, char *err, size_t err_cap)
 {
-    if (d->op == GK_GPU_GAUSS && d->dens_form == GK_GPU_GS_IFGT)
+    if (d->op == GK_GPU_GAUSS && d->p.dens.form == GK_GPU_GS_IFGT)
         return ifgt_make(J, d, err, err_cap);
-    const size_t nbins = (size_t)d->dens_nbx * d->dens_nby;
-    if (!d->dens_start || d->n > (size_t)INT32_MAX) {
+    const size_t nbins = (size_t)d->p.dens.nbx * d->p.dens.nby;
+    if (!d->p.dens.start || d->n > (size_t)INT32_MAX) {
         snprintf(err, err_cap, "density job without its bins, or over 2^31 points");
         return -1;
     }
     /* the bins' points (mode=relative's are those of positive weight) */
-    const size_t n = (size_t)d->dens_start[nbins];
+    const size_t n = (size_t)d->p.dens.start[nbins];
     CK(cudaMalloc(&J->sxy, (n ? n : 1) * sizeof(double2)));
     CK(cudaMalloc(&J->sz, (n ? n : 1) * sizeof(double)));
     CK(cudaMalloc(&J->bstart, (nbins + 1) * sizeof(int)));
@@ -613,22 +613,22 @@ int density_make(Job *J, const gk_gpu_job_desc *d, char *err, size_t err_cap)
      * gk_ds_relative reads them apart too: they stay in J's x, y) */
     CK(cudaMalloc(&J->x, (n ? n : 1) * sizeof(double)));
     CK(cudaMalloc(&J->y, (n ? n : 1) * sizeof(double)));
-    CK(cudaMemcpyAsync(J->x, d->dens_x, n * sizeof(double), cudaMemcpyHostToDevice, J->st));
-    CK(cudaMemcpyAsync(J->y, d->dens_y, n * sizeof(double), cudaMemcpyHostToDevice, J->st));
-    CK(cudaMemcpyAsync(J->sz, d->dens_z, n * sizeof(double), cudaMemcpyHostToDevice, J->st));
-    CK(cudaMemcpyAsync(J->bstart, d->dens_start, (nbins + 1) * sizeof(int),
+    CK(cudaMemcpyAsync(J->x, d->p.dens.x, n * sizeof(double), cudaMemcpyHostToDevice, J->st));
+    CK(cudaMemcpyAsync(J->y, d->p.dens.y, n * sizeof(double), cudaMemcpyHostToDevice, J->st));
+    CK(cudaMemcpyAsync(J->sz, d->p.dens.z, n * sizeof(double), cudaMemcpyHostToDevice, J->st));
+    CK(cudaMemcpyAsync(J->bstart, d->p.dens.start, (nbins + 1) * sizeof(int),
                        cudaMemcpyHostToDevice, J->st));
     if (n)
         pair_xy<<<(unsigned)((n + 255) / 256), 256, 0, J->st>>>(J->x, J->y, n, J->sxy);
     CK(cudaGetLastError());
     CK(cudaStreamSynchronize(J->st));
-    if (!(d->op == GK_GPU_GAUSS && d->dens_form == GK_GPU_GS_RELATIVE)) {
+    if (!(d->op == GK_GPU_GAUSS && d->p.dens.form == GK_GPU_GS_RELATIVE)) {
         cudaFree(J->x);
         cudaFree(J->y);
         J->x = J->y = nullptr;
     }
-    J->nbx = d->dens_nbx, J->nby = d->dens_nby;
-    J->gx0 = d->dens_x0, J->gy0 = d->dens_y0, J->bsx = J->bsy = d->dens_side;
+    J->nbx = d->p.dens.nbx, J->nby = d->p.dens.nby;
+    J->gx0 = d->p.dens.x0, J->gy0 = d->p.dens.y0, J->bsx = J->bsy = d->p.dens.side;
     return 0;
 fail:
     cudaGetLastError();
@@ -646,18 +646,18 @@ int density_tile(Job *J, const Grid &G, char *err, size_t err_cap)
     P.start = J->bstart;
     P.nbx = J->nbx, P.nby = J->nby;
     P.x0 = J->gx0, P.y0 = J->gy0, P.side = J->bsx;
-    P.r = d.dens_r, P.ry = d.dens_ry, P.c = d.dens_c, P.cy = d.dens_cy;
-    P.div = d.dens_div;
+    P.r = d.p.dens.r, P.ry = d.p.dens.ry, P.c = d.p.dens.c, P.cy = d.p.dens.cy;
+    P.div = d.p.dens.div;
     if (d.op == GK_GPU_HEATMAP) /* dens_r is gauss's cut-off otherwise, maybe infinite */
-        P.hk = gk_ds_heat_init(d.dens_kernel, d.dens_scaled, d.dens_decay, d.dens_r);
+        P.hk = gk_ds_heat_init(d.p.dens.kernel, d.p.dens.scaled, d.p.dens.decay, d.p.dens.r);
     else
         P.hk = gk_ds_heat_k{};
-    P.smooth = d.dens_smooth;
+    P.smooth = d.p.dens.smooth;
     P.nodata = d.nodata;
     P.out = J->out;
     if (d.op == GK_GPU_HEATMAP) {
         dim3 b(HM_B, HM_B), g((G.w + HM_B - 1) / HM_B, (G.h + HM_B - 1) / HM_B);
-        switch (d.dens_kernel) { /* a kernel each: the switch out of the loop */
+        switch (d.p.dens.kernel) { /* a kernel each: the switch out of the loop */
         case GK_HM_QUARTIC:
             heatmap_f64<GK_HM_QUARTIC><<<g, b, 0, J->st>>>(P);
             break;
@@ -674,25 +674,25 @@ int density_tile(Job *J, const Grid &G, char *err, size_t err_cap)
             heatmap_f64<GK_HM_EPANECHNIKOV><<<g, b, 0, J->st>>>(P);
             break;
         }
-    } else if (d.dens_form == GK_GPU_GS_RELATIVE) {
+    } else if (d.p.dens.form == GK_GPU_GS_RELATIVE) {
         gk_ds_bins_view v;
         v.x = J->x, v.y = J->y, v.z = J->sz, v.start = J->bstart;
         v.nbx = J->nbx, v.nby = J->nby, v.x0 = J->gx0, v.y0 = J->gy0, v.side = J->bsx;
         dim3 g((G.w + 15) / 16, (G.h + 15) / 16);
-        gauss_relative_f64<<<g, 256, 0, J->st>>>(P, v, d.dens_eps, d.dens_sumw, d.dens_direct);
-    } else if (d.dens_form == GK_GPU_GS_FFT && (lattice = fft_tile(J, G, P, err, err_cap)) != 1) {
+        gauss_relative_f64<<<g, 256, 0, J->st>>>(P, v, d.p.dens.eps, d.p.dens.sumw, d.p.dens.direct);
+    } else if (d.p.dens.form == GK_GPU_GS_FFT && (lattice = fft_tile(J, G, P, err, err_cap)) != 1) {
         if (lattice < 0)
             return -1;
-    } else if (d.dens_form == GK_GPU_GS_IFGT) { /* (fft on cells too coarse: the factors) */
+    } else if (d.p.dens.form == GK_GPU_GS_IFGT) { /* (fft on cells too coarse: the factors) */
         dim3 g((G.w + 15) / 16, (G.h + 15) / 16);
-        gauss_ifgt_f64<<<g, 256, 0, J->st>>>(P, J->sxy, J->sz, J->sz + d.ifgt_ncoef, J->bstart,
-                                             J->bstart + d.ifgt_k, d.ifgt_k, d.ifgt_h);
-    } else if (d.dens_form == GK_GPU_GS_TURNED) {
+        gauss_ifgt_f64<<<g, 256, 0, J->st>>>(P, J->sxy, J->sz, J->sz + d.p.dens.ifgt_ncoef, J->bstart,
+                                             J->bstart + d.p.dens.ifgt_k, d.p.dens.ifgt_k, d.p.dens.ifgt_h);
+    } else if (d.p.dens.form == GK_GPU_GS_TURNED) {
         dim3 b(GT_B, GT_B), g((G.w + GT_B - 1) / GT_B, (G.h + GT_B - 1) / GT_B);
         if (P.smooth)
-            gauss_turned_f64<true><<<g, b, 0, J->st>>>(P, d.dens_ca, d.dens_sa, d.dens_lim);
+            gauss_turned_f64<true><<<g, b, 0, J->st>>>(P, d.p.dens.ca, d.p.dens.sa, d.p.dens.lim);
         else
-            gauss_turned_f64<false><<<g, b, 0, J->st>>>(P, d.dens_ca, d.dens_sa, d.dens_lim);
+            gauss_turned_f64<false><<<g, b, 0, J->st>>>(P, d.p.dens.ca, d.p.dens.sa, d.p.dens.lim);
     } else {
         /* a grid of fewer blocks than the GPU can run at once: the points'
          * segments split over more blocks, reduced after (the same bits) */

@@ -7,7 +7,7 @@
  * krige_global_libs.cu), linear.cu, variogram.cu and variogram_fast.cu,
  * density.cu; quadtree_order.cu (gdal_grid's tie order, for job_new).
  * Everything is in namespace gk_gpu and hidden (the module is built with
- * -fvisibility=hidden): the module exports gk_gpu_module_v11 alone.
+ * -fvisibility=hidden): the module exports GK_GPU_ENTRY_FN alone.
  */
 #ifndef GK_GPU_FAMILIES_H
 #define GK_GPU_FAMILIES_H

@@ -218,9 +218,9 @@ LinState *lin_new(cudaStream_t st, const gk_gpu_job_desc *d, char *err, size_t e
         snprintf(err, err_cap, "out of host memory");
         return nullptr;
     }
-    L->nt = d->lin_nt;
-    L->nlev = d->lin_nlev;
-    if (L->nt > 0 && (L->nlev < 1 || L->nlev > GK_GPU_LIN_MAX_LEVELS || !d->lin_bstart)) {
+    L->nt = d->p.lin.nt;
+    L->nlev = d->p.lin.nlev;
+    if (L->nt > 0 && (L->nlev < 1 || L->nlev > GK_GPU_LIN_MAX_LEVELS || !d->p.lin.bstart)) {
         snprintf(err, err_cap, "linear: %d bucket levels", L->nlev);
         lin_free(L);
         return nullptr;
@@ -230,30 +230,30 @@ LinState *lin_new(cudaStream_t st, const gk_gpu_job_desc *d, char *err, size_t e
         return L;
     }
     for (int l = 0; l < L->nlev; l++) {
-        L->lev[l] = d->lin_lev[l];
+        L->lev[l] = d->p.lin.lev[l];
         L->lev_off[l] = nb;
         nb += (size_t)L->lev[l].nx * L->lev[l].ny;
     }
-    if (nb != d->lin_nbuckets) {
-        snprintf(err, err_cap, "linear: %zu buckets, the levels say %zu", d->lin_nbuckets, nb);
+    if (nb != d->p.lin.nbuckets) {
+        snprintf(err, err_cap, "linear: %zu buckets, the levels say %zu", d->p.lin.nbuckets, nb);
         lin_free(L);
         return nullptr;
     }
     try {
-        L->bstart.assign(d->lin_bstart, d->lin_bstart + nb + 1);
+        L->bstart.assign(d->p.lin.bstart, d->p.lin.bstart + nb + 1);
     } catch (...) {
         snprintf(err, err_cap, "out of host memory for %zu buckets", nb);
         lin_free(L);
         return nullptr;
     }
-    if ((e = cudaMalloc(&L->xy, 2 * d->lin_nv * sizeof(double))) != cudaSuccess ||
+    if ((e = cudaMalloc(&L->xy, 2 * d->p.lin.nv * sizeof(double))) != cudaSuccess ||
         (e = cudaMalloc(&L->plane, 3 * L->nt * sizeof(double))) != cudaSuccess ||
         (e = cudaMalloc(&L->vert, 3 * L->nt * sizeof(int))) != cudaSuccess ||
-        (e = cudaMemcpyAsync(L->xy, d->lin_xy, 2 * d->lin_nv * sizeof(double),
+        (e = cudaMemcpyAsync(L->xy, d->p.lin.xy, 2 * d->p.lin.nv * sizeof(double),
                              cudaMemcpyHostToDevice, st)) != cudaSuccess ||
-        (e = cudaMemcpyAsync(L->plane, d->lin_plane, 3 * L->nt * sizeof(double),
+        (e = cudaMemcpyAsync(L->plane, d->p.lin.plane, 3 * L->nt * sizeof(double),
                              cudaMemcpyHostToDevice, st)) != cudaSuccess ||
-        (e = cudaMemcpyAsync(L->vert, d->lin_vertex, 3 * L->nt * sizeof(int),
+        (e = cudaMemcpyAsync(L->vert, d->p.lin.vertex, 3 * L->nt * sizeof(int),
                              cudaMemcpyHostToDevice, st)) != cudaSuccess) {
         snprintf(err, err_cap, "linear: %zu triangles: %s", L->nt, cudaGetErrorString(e));
         cudaGetLastError();

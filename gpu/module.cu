@@ -1,6 +1,6 @@
 /*
  * module.cu - gridkit's CUDA module: the C ABI of core/gpu_abi.h (the
- * gk_gpu_api table behind gk_gpu_module_v12), the probe, jobs (the points
+ * gk_gpu_api table behind GK_GPU_ENTRY_FN, gk_gpu_module_v<version>), the probe, jobs (the points
  * uploaded once per job, their bin grid for the local algorithms) and the
  * dispatch of a tile to its family's translation unit (families.h). Built
  * as a shared object with the CUDA runtime linked statically, dlopen()ed by
@@ -479,12 +479,14 @@ static int run_extra(Job *J, const LocalParams &P, dim3 g, dim3 b, const gk_gpu_
     E.quad_keep = d.quad_max;
     if (d.max_points > 0 && (E.quad_keep == 0 || d.max_points < E.quad_keep))
         E.quad_keep = d.max_points;
-    E.aidw_k = d.aidw_k;
-    for (int a = 0; a < 5; a++)
-        E.alpha[a] = d.aidw_alpha[a];
-    E.rmin = d.aidw_rmin;
-    E.rmax = d.aidw_rmax;
-    E.r_exp = d.aidw_r_exp;
+    if (d.op == GK_GPU_AIDW) { /* its block of the desc */
+        E.aidw_k = d.p.aidw.k;
+        for (int a = 0; a < 5; a++)
+            E.alpha[a] = d.p.aidw.alpha[a];
+        E.rmin = d.p.aidw.rmin;
+        E.rmax = d.p.aidw.rmax;
+        E.r_exp = d.p.aidw.r_exp;
+    }
     if (d.op == GK_GPU_AVERAGE_DISTANCE_PTS) {
         if (pairs_tile(J, P, g, b, t, err, err_cap))
             return -1;

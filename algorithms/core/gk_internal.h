@@ -8,6 +8,7 @@
 #include "gridkit_geostat.h"
 #include "gridkit_ridges.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifndef M_PI
@@ -61,6 +62,10 @@ typedef enum {
     GK_ALG_COUNT_OF_KINDS
 } gk_alg_kind;
 
+/* Room for a method's own parameters in gk_algorithm (kriging's are the
+ * largest, about 1.7 KB). */
+#define GK_ALG_OWN_BYTES 2048
+
 /* Parsed -a string. Field meanings and defaults follow gdal_grid 3.6
  * (docs/dev/gdal_grid.md, 'Parameters and defaults'); parse.c sets them. */
 struct gk_algorithm {
@@ -75,34 +80,22 @@ struct gk_algorithm {
     int max_points_per_quadrant;
     double nodata;
     int nodata_given;
-    /* aidw (Lu & Wong 2008): k neighbours for the nearest-neighbour statistic,
-     * alpha at mu = 0.1, 0.3, 0.5, 0.7, 0.9, and R_min/R_max of the membership. */
-    int aidw_k;
-    double aidw_alpha[5];
-    double aidw_rmin, aidw_rmax;
     gk_precision precision;
-    gk_kriging_params krige; /* kriging only (kriging_params.c) */
-    struct {                 /* heatmap only (density/heatmap.c) */
-        double radius, decay;
-        int kernel, scaled;
-    } heat;
-    struct {                 /* gauss and kernel_smooth only (density/gauss.c) */
-        double sigma;        /* along x (or the ellipse's first axis); NaN: Scott's rule, set in build */
-        double sigma_y;      /* along y (the second axis); NaN: sigma */
-        double angle;        /* the first axis's rotation from x, degrees counter-clockwise */
-        double epsilon;      /* absolute bound's factor, in (0, 1) */
-        double rc;           /* isotropic cut-off radius (reported), set with sigma */
-        int method;          /* GAUSS_DIRECT or GAUSS_CUTOFF */
-        int method_auto, normalize;
-        int smooth;          /* kernel_smooth: sum K z / sum K */
-        int relative;        /* mode=relative: |error| <= E exact (density/gauss_relative.c) */
-        double sumw;         /* relative: sum of the weights (>= 0), set in build */
-        int ifgt_k, ifgt_p;  /* method=ifgt: clusters and largest truncation order, set in build */
-        int ifgt_pmin;       /* and the smallest (each cluster has its own) */
-        double ifgt_rx, ifgt_ry, ifgt_bound; /* its cluster radius, reach and error bound */
-    } gauss;
+    /* The method's own parameters (aidw's k and alphas, kriging's model, the
+     * densities' kernels): its family defines their struct and reaches it
+     * with GK_ALG_OWN; copied with the algorithm, zero until parsed. */
+    union {
+        max_align_t align;
+        unsigned char bytes[GK_ALG_OWN_BYTES];
+    } own;
     char canonical[1024];
 };
+
+/* A family's parameters of type T in algorithm a (its struct fits: the
+ * family checks with GK_ALG_OWN_FITS). */
+#define GK_ALG_OWN(T, a) ((T *)(void *)(a)->own.bytes)
+#define GK_ALG_OWN_FITS(T)                                                                         \
+    _Static_assert(sizeof(T) <= GK_ALG_OWN_BYTES, #T " fits in gk_algorithm's own parameters")
 
 /* printf pieces appended to buf[room]; once one does not fit, the rest are
  * dropped (the buffer keeps what fitted). */

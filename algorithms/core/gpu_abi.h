@@ -18,10 +18,13 @@ extern "C" {
 
 /* One number: the entry symbol carries it, so a module of another version is
  * not even found, and the table repeats it. */
-#define GK_GPU_ABI_VERSION 12
-#define GK_GPU_ENTRY_FN gk_gpu_module_v12
+#define GK_GPU_ABI_VERSION 13
+#define GK_GPU_CAT_(a, b) a##b
+#define GK_GPU_CAT(a, b) GK_GPU_CAT_(a, b)
 #define GK_GPU_STR_(x) #x
 #define GK_GPU_STR(x) GK_GPU_STR_(x)
+/* gk_gpu_module_v<version>: the function the module defines, its name for dlsym */
+#define GK_GPU_ENTRY_FN GK_GPU_CAT(gk_gpu_module_v, GK_GPU_ABI_VERSION)
 #define GK_GPU_ENTRY GK_GPU_STR(GK_GPU_ENTRY_FN)
 
 /* What a job computes (the core maps gdal_grid's algorithms onto these). */
@@ -62,12 +65,78 @@ typedef struct {
     int nx, ny;
 } gk_gpu_lin_level;
 
+/* The operations' own parameter blocks (gk_gpu_job_desc's p, by op). */
+
+/* GK_GPU_AIDW: neighbours of the statistic, powers at mu = 0.1 .. 0.9, the
+ * membership's R_min / R_max, the expected mean NN distance */
+typedef struct {
+    int k;
+    double alpha[5], rmin, rmax, r_exp;
+} gk_gpu_aidw;
+
+/* GK_GPU_LINEAR (algorithms/linear/tin.c's tin; host arrays, read during
+ * job_new only): nv vertices (2 doubles each), nt triangles (3 vertex
+ * numbers, counter-clockwise; a plane z = p0 + p1 (x - xa) + p2 (y - ya)
+ * about the first vertex a, p1 NaN: degenerate), sorted into the buckets of
+ * nlev levels, whose offsets (nbuckets + 1) are bstart */
+typedef struct {
+    size_t nv, nt, nbuckets;
+    const double *xy, *plane;
+    const int *vertex, *bstart;
+    int nlev;
+    gk_gpu_lin_level lev[GK_GPU_LIN_MAX_LEVELS];
+} gk_gpu_linear;
+
+/* GK_GPU_HEATMAP and GK_GPU_GAUSS (algorithms/density/density_bins.h,
+ * density_sum.h): the core's bins uploaded as they are (host arrays, read
+ * during job_new only), and each term's arithmetic from density_sum.h, so
+ * that the bits are the CPU's */
+typedef struct {
+    int nbx, nby;
+    double x0, y0, side;
+    const int *start;           /* nbx * nby + 1 */
+    const double *x, *y, *z;    /* n, in bin order */
+    double r;      /* heatmap: radius (d <= r); gauss: cut-off of |dx| (INFINITY: none) */
+    double ry;     /* gauss: cut-off of |dy| */
+    int kernel;    /* heatmap: GK_HM_* of density_sum.h */
+    int scaled;    /* heatmap: output=scaled */
+    double decay;  /* heatmap: triangular's decay */
+    double c;      /* gauss: 1 / (2 sigma_x^2) */
+    double cy;     /* gauss: 1 / (2 sigma_y^2) */
+    double div;    /* gauss: the sum is divided by it (normalize=yes), 0: not */
+    int smooth;    /* gauss: kernel_smooth, sum K z / sum K (nodata where sum K is 0) */
+    int form;      /* gauss: gk_gpu_gauss_form */
+    /* gauss, GK_GPU_GS_TURNED: Q / 2 = u^2 c + v^2 cy with u = ca dx + sa dy,
+     * v = ca dy - sa dx; a term where Q / 2 <= lim (INFINITY: every one) */
+    double ca, sa, lim;
+    /* gauss, GK_GPU_GS_IFGT (density/gauss_ifgt.c; host arrays, read during
+     * job_new only): K centres, the largest order, h = sqrt(2) sigma; each
+     * cluster's order p_k, squared reach and first coefficient (ncoef in
+     * all, p_k (p_k + 1) / 2 a cluster, by the power of y then x); no bins */
+    int ifgt_k, ifgt_p;
+    double ifgt_h;
+    const double *ifgt_cx, *ifgt_cy, *ifgt_coef, *ifgt_reach2;
+    const int *ifgt_orders, *ifgt_offs;
+    size_t ifgt_ncoef;
+    /* gauss, GK_GPU_GS_FFT (density/gauss_fft.c, density_fft.h): sigma along
+     * x and y (the cut-offs are r, ry); the bins as for the factors, whose
+     * kernel takes grids too coarse for a lattice */
+    double sx, sy;
+    /* gauss, GK_GPU_GS_RELATIVE (density_sum.h's gk_ds_relative): the bins
+     * hold the points of positive weight; c as above, E, sum w, and whether
+     * every point is kept (method=direct) */
+    double eps, sumw;
+    int direct;
+} gk_gpu_density;
+
+/* A job: what every op shares (the points, the search window of the local
+ * ops, gdal_grid's tie order), then the op's own block. */
 typedef struct {
     int op;     /* gk_gpu_op */
     int single; /* 1: single-precision kernels where the op has them */
     size_t n;
     const double *x, *y, *z; /* host arrays, read during job_new only */
-    double power, smoothing;
+    double power, smoothing; /* the IDW ops */
     int max_points, min_points;
     int window;                      /* gk_gpu_window_kind */
     double r2;                       /* circle: squared radius */
@@ -80,59 +149,6 @@ typedef struct {
      * each quadrant's quad_max nearest of every point (max_points_per_quadrant
      * with no max_points or radius), max_points = 4 quad_max */
     int quad_min, quad_max;
-    /* aidw: neighbours of the statistic, powers at mu = 0.1 .. 0.9, the
-     * membership's R_min / R_max, the expected mean NN distance */
-    int aidw_k;
-    double aidw_alpha[5], aidw_rmin, aidw_rmax, aidw_r_exp;
-    /* linear (algorithms/linear/tin.c's tin; host arrays, read during job_new
-     * only): lin_nv vertices (2 doubles each), lin_nt triangles (3 vertex
-     * numbers, counter-clockwise; a plane z = p0 + p1 (x - xa) + p2 (y - ya)
-     * about the first vertex a, p1 NaN: degenerate), sorted into the buckets
-     * of lin_nlev levels, whose offsets (lin_nbuckets + 1) are lin_bstart */
-    size_t lin_nv, lin_nt, lin_nbuckets;
-    const double *lin_xy, *lin_plane;
-    const int *lin_vertex, *lin_bstart;
-    int lin_nlev;
-    gk_gpu_lin_level lin_lev[GK_GPU_LIN_MAX_LEVELS];
-    /* heatmap and gauss (algorithms/density/density_bins.h, density_sum.h):
-     * the core's bins uploaded as they are (host arrays, read during job_new
-     * only), and each term's arithmetic from density_sum.h, so that the bits
-     * are the CPU's */
-    int dens_nbx, dens_nby;
-    double dens_x0, dens_y0, dens_side;
-    const int *dens_start;                     /* nbx * nby + 1 */
-    const double *dens_x, *dens_y, *dens_z;    /* n, in bin order */
-    double dens_r;      /* heatmap: radius (d <= r); gauss: cut-off of |dx| (INFINITY: none) */
-    double dens_ry;     /* gauss: cut-off of |dy| */
-    int dens_kernel;    /* heatmap: GK_HM_* of density_sum.h */
-    int dens_scaled;    /* heatmap: output=scaled */
-    double dens_decay;  /* heatmap: triangular's decay */
-    double dens_c;      /* gauss: 1 / (2 sigma_x^2) */
-    double dens_cy;     /* gauss: 1 / (2 sigma_y^2) */
-    double dens_div;    /* gauss: the sum is divided by it (normalize=yes), 0: not */
-    int dens_smooth;    /* gauss: kernel_smooth, sum K z / sum K (nodata where sum K is 0) */
-    int dens_form;      /* gauss: gk_gpu_gauss_form */
-    /* gauss, GK_GPU_GS_TURNED: Q / 2 = u^2 dens_c + v^2 dens_cy with u = ca dx + sa dy,
-     * v = ca dy - sa dx; a term where Q / 2 <= dens_lim (INFINITY: every one) */
-    double dens_ca, dens_sa, dens_lim;
-    /* gauss, GK_GPU_GS_IFGT (density/gauss_ifgt.c; host arrays, read during
-     * job_new only): K centres, the largest order, h = sqrt(2) sigma; each
-     * cluster's order p_k, squared reach and first coefficient (ncoef in
-     * all, p_k (p_k + 1) / 2 a cluster, by the power of y then x); no bins */
-    int ifgt_k, ifgt_p;
-    double ifgt_h;
-    const double *ifgt_cx, *ifgt_cy, *ifgt_coef, *ifgt_reach2;
-    const int *ifgt_orders, *ifgt_offs;
-    size_t ifgt_ncoef;
-    /* gauss, GK_GPU_GS_FFT (density/gauss_fft.c, density_fft.h): sigma along
-     * x and y (the cut-offs are dens_r, dens_ry); the bins as for the
-     * factors, whose kernel takes grids too coarse for a lattice */
-    double dens_sx, dens_sy;
-    /* gauss, GK_GPU_GS_RELATIVE (density_sum.h's gk_ds_relative): the bins
-     * hold the points of positive weight; dens_c as above, E, sum w, and
-     * whether every point is kept (method=direct) */
-    double dens_eps, dens_sumw;
-    int dens_direct;
     /* cross-validation (GK_GPU_KRIGE): each point's fold (>= 1), n of them in
      * the order of x, y, z (host, read during job_new only), which a tile's
      * given points leave out (gk_gpu_tile's qgroup); NULL: none */
@@ -141,6 +157,14 @@ typedef struct {
      * quadtree_order.h) before anything else, as the core would have: ties
      * by index then follow that order */
     int quadtree_order;
+    /* The op's own block; only the op's member is meaningful (a new op with
+     * parameters of its own adds its member here). Kriging's are set per job
+     * by krige_set (gk_gpu_krige below). */
+    union {
+        gk_gpu_aidw aidw;
+        gk_gpu_linear lin;
+        gk_gpu_density dens;
+    } p;
 } gk_gpu_job_desc;
 
 /* How a GK_GPU_GAUSS job forms its terms. */

@@ -130,10 +130,10 @@ int gk_dens_cpu_index(gk_job *job)
 
 void gk_dens_gpu_bins(const gk_dens_bins *b, gk_gpu_job_desc *d)
 {
-    d->dens_nbx = b->nbx, d->dens_nby = b->nby;
-    d->dens_x0 = b->x0, d->dens_y0 = b->y0, d->dens_side = b->side;
-    d->dens_start = b->start;
-    d->dens_x = b->x, d->dens_y = b->y, d->dens_z = b->z;
+    d->p.dens.nbx = b->nbx, d->p.dens.nby = b->nby;
+    d->p.dens.x0 = b->x0, d->p.dens.y0 = b->y0, d->p.dens.side = b->side;
+    d->p.dens.start = b->start;
+    d->p.dens.x = b->x, d->p.dens.y = b->y, d->p.dens.z = b->z;
 }
 
 void gk_dens_tile_nodes(const gk_tile *t, double *nx, double *ny)

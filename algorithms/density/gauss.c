@@ -55,16 +55,16 @@
  * axes (u, v) turned by angle from (x, y). */
 static double gs_sy(const gk_algorithm *a)
 {
-    return isnan(a->gauss.sigma_y) ? a->gauss.sigma : a->gauss.sigma_y;
+    return isnan(gk_gauss_of(a)->sigma_y) ? gk_gauss_of(a)->sigma : gk_gauss_of(a)->sigma_y;
 }
 static int gs_rotated(const gk_algorithm *a)
 {
-    return a->gauss.angle != 0.0;
+    return gk_gauss_of(a)->angle != 0.0;
 }
 /* ln(1/E): cutoff drops the points with Q / 2 > ln(1/E), whose terms are below E. */
 static double gs_log(const gk_algorithm *a)
 {
-    return log(1.0 / a->gauss.epsilon);
+    return log(1.0 / gk_gauss_of(a)->epsilon);
 }
 
 /* Whether a bandwidth can be computed with: 2 sigma^2 and c = 1 / (2
@@ -96,16 +96,16 @@ static int gs_sigma_error(gk_context *ctx, const char *spec, const char *what, d
  * fewer. */
 static void gauss_reach(const gk_algorithm *a, double *rx, double *ry)
 {
-    if (a->gauss.method == GK_GAUSS_DIRECT) {
+    if (gk_gauss_of(a)->method == GK_GAUSS_DIRECT) {
         *rx = *ry = INFINITY;
         return;
     }
-    const double k = sqrt(2.0 * gs_log(a)) * (1.0 + 1e-9), sx = a->gauss.sigma, sy = gs_sy(a);
+    const double k = sqrt(2.0 * gs_log(a)) * (1.0 + 1e-9), sx = gk_gauss_of(a)->sigma, sy = gs_sy(a);
     if (!gs_rotated(a)) {
         *rx = sx * k, *ry = sy * k;
         return;
     }
-    const double t = a->gauss.angle * (M_PI / 180.0), c = cos(t), s = sin(t);
+    const double t = gk_gauss_of(a)->angle * (M_PI / 180.0), c = cos(t), s = sin(t);
     *rx = k * sqrt(sx * sx * c * c + sy * sy * s * s);
     *ry = k * sqrt(sx * sx * s * s + sy * sy * c * c);
 }
@@ -298,7 +298,7 @@ static void gauss_run(size_t p0, size_t p1, void *arg)
 static uint64_t gauss_sum_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s)
 {
     const gk_algorithm *a = &job->alg;
-    const int w = t->w, h = t->h, smooth = a->gauss.smooth;
+    const int w = t->w, h = t->h, smooth = gk_gauss_of(a)->smooth;
     const size_t ncell = (size_t)w * h;
     if (gk_scratch_reserve(s, (size_t)(w + h) * (GS_CHUNK + 1) + 4 * GS_CHUNK) ||
         gk_scratch_reserve2(s, (smooth ? 3 : 1) * ncell))
@@ -309,14 +309,14 @@ static uint64_t gauss_sum_tile(const gk_job *job, const gk_tile *t, double *out,
     A.ex = ny + h;
     A.ey = A.ex + (size_t)GS_CHUNK * w;
     A.span = s->idx;
-    const double sx = a->gauss.sigma, sy = gs_sy(a);
+    const double sx = gk_gauss_of(a)->sigma, sy = gs_sy(a);
     A.cx = 1.0 / (2.0 * sx * sx);
     A.cy = 1.0 / (2.0 * sy * sy);
     gauss_reach(a, &A.rx, &A.ry);
     if ((A.rotated = gs_rotated(a))) {
-        const double t = a->gauss.angle * (M_PI / 180.0);
+        const double t = gk_gauss_of(a)->angle * (M_PI / 180.0);
         A.cu = A.cx, A.cv = A.cy, A.ca = cos(t), A.sa = sin(t);
-        A.lim = a->gauss.method == GK_GAUSS_DIRECT ? INFINITY : gs_log(a) * (1.0 + 1e-9);
+        A.lim = gk_gauss_of(a)->method == GK_GAUSS_DIRECT ? INFINITY : gs_log(a) * (1.0 + 1e-9);
     }
     A.tot_num = out;
     A.num = s->d2b;
@@ -339,7 +339,7 @@ static uint64_t gauss_sum_tile(const gk_job *job, const gk_tile *t, double *out,
             else
                 out[k] = a->nodata, nodata++;
         }
-    } else if (a->gauss.normalize) {
+    } else if (gk_gauss_of(a)->normalize) {
         const double area = 2.0 * M_PI * sx * sy;
         for (size_t k = 0; k < ncell; k++)
             out[k] = out[k] / area;
@@ -350,11 +350,11 @@ static uint64_t gauss_sum_tile(const gk_job *job, const gk_tile *t, double *out,
 static uint64_t gauss_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s)
 {
     const gk_algorithm *a = &job->alg;
-    if (a->gauss.relative)
+    if (gk_gauss_of(a)->relative)
         return gk_gauss_relative_tile(job, t, out, s);
-    if (a->gauss.method == GK_GAUSS_IFGT)
+    if (gk_gauss_of(a)->method == GK_GAUSS_IFGT)
         return gk_ifgt_tile(job, t, out, s);
-    if (a->gauss.method == GK_GAUSS_FFT)
+    if (gk_gauss_of(a)->method == GK_GAUSS_FFT)
         return gk_gauss_fft_tile(job, t, out, s, gauss_sum_tile);
     return gauss_sum_tile(job, t, out, s);
 }
@@ -365,58 +365,58 @@ static void gauss_canonical(gk_algorithm *a, double sumabs)
 {
     gk_strbuf sb = {a->canonical, sizeof a->canonical, 0};
     /* no bandwidth: Scott's rule, until build sets it */
-    gk_strbuf_add(&sb, "%s", a->gauss.smooth ? "kernel_smooth" : "gauss");
-    const int iso = isnan(a->gauss.sigma_y) && a->gauss.angle == 0.0;
-    if (!isnan(a->gauss.sigma) && iso)
-        gk_strbuf_add(&sb, ":bandwidth=%.17g", a->gauss.sigma);
+    gk_strbuf_add(&sb, "%s", gk_gauss_of(a)->smooth ? "kernel_smooth" : "gauss");
+    const int iso = isnan(gk_gauss_of(a)->sigma_y) && gk_gauss_of(a)->angle == 0.0;
+    if (!isnan(gk_gauss_of(a)->sigma) && iso)
+        gk_strbuf_add(&sb, ":bandwidth=%.17g", gk_gauss_of(a)->sigma);
     else if (!iso)
-        gk_strbuf_add(&sb, ":bandwidth_x=%.17g:bandwidth_y=%.17g:angle=%.17g", a->gauss.sigma,
-                      gs_sy(a), a->gauss.angle);
-    const char *m = a->gauss.method == GK_GAUSS_DIRECT ? "direct"
-                    : a->gauss.method == GK_GAUSS_IFGT ? "ifgt"
-                    : a->gauss.method == GK_GAUSS_FFT  ? "fft"
+        gk_strbuf_add(&sb, ":bandwidth_x=%.17g:bandwidth_y=%.17g:angle=%.17g", gk_gauss_of(a)->sigma,
+                      gs_sy(a), gk_gauss_of(a)->angle);
+    const char *m = gk_gauss_of(a)->method == GK_GAUSS_DIRECT ? "direct"
+                    : gk_gauss_of(a)->method == GK_GAUSS_IFGT ? "ifgt"
+                    : gk_gauss_of(a)->method == GK_GAUSS_FFT  ? "fft"
                                                        : "cutoff";
     /* auto stays auto (read back, it chooses again, the same way), and
      * says what it chose once build has */
-    gk_strbuf_add(&sb, ":epsilon=%.17g:mode=%s:method=%s", a->gauss.epsilon,
-                  a->gauss.relative ? "relative" : "absolute", a->gauss.method_auto ? "auto" : m);
-    if (a->gauss.method_auto && sumabs >= 0)
+    gk_strbuf_add(&sb, ":epsilon=%.17g:mode=%s:method=%s", gk_gauss_of(a)->epsilon,
+                  gk_gauss_of(a)->relative ? "relative" : "absolute", gk_gauss_of(a)->method_auto ? "auto" : m);
+    if (gk_gauss_of(a)->method_auto && sumabs >= 0)
         gk_strbuf_add(&sb, ":chosen=%s", m);
-    if (!a->gauss.smooth)
-        gk_strbuf_add(&sb, ":normalize=%s", a->gauss.normalize ? "yes" : "no");
-    if (a->gauss.relative) {
+    if (!gk_gauss_of(a)->smooth)
+        gk_strbuf_add(&sb, ":normalize=%s", gk_gauss_of(a)->normalize ? "yes" : "no");
+    if (gk_gauss_of(a)->relative) {
         /* a cut-off per node; the bound is E times each node's value */
         if (sumabs >= 0)
             gk_strbuf_add(&sb, ":bound=relative");
-    } else if (a->gauss.method == GK_GAUSS_IFGT && a->gauss.ifgt_k > 0) {
+    } else if (gk_gauss_of(a)->method == GK_GAUSS_IFGT && gk_gauss_of(a)->ifgt_k > 0) {
         /* its choice, and the bound it predicts (below the promised one) */
-        double pb = a->gauss.ifgt_bound * sumabs;
-        if (a->gauss.normalize)
-            pb /= 2.0 * M_PI * a->gauss.sigma * a->gauss.sigma;
+        double pb = gk_gauss_of(a)->ifgt_bound * sumabs;
+        if (gk_gauss_of(a)->normalize)
+            pb /= 2.0 * M_PI * gk_gauss_of(a)->sigma * gk_gauss_of(a)->sigma;
         gk_strbuf_add(&sb,
                       ":clusters=%d:order=%d:min_order=%d:cluster_radius=%.9g:reach=%.9g:"
                       "predicted=%.6g",
-                      a->gauss.ifgt_k, a->gauss.ifgt_p, a->gauss.ifgt_pmin, a->gauss.ifgt_rx,
-                      a->gauss.ifgt_ry, pb);
-    } else if (a->gauss.method == GK_GAUSS_FFT) {
+                      gk_gauss_of(a)->ifgt_k, gk_gauss_of(a)->ifgt_p, gk_gauss_of(a)->ifgt_pmin, gk_gauss_of(a)->ifgt_rx,
+                      gk_gauss_of(a)->ifgt_ry, pb);
+    } else if (gk_gauss_of(a)->method == GK_GAUSS_FFT) {
         /* the lattice's steps, at most a quarter sigma; its bound below */
         gk_strbuf_add(&sb, ":lattice=sigma/4");
-    } else if (a->gauss.method == GK_GAUSS_CUTOFF && !isnan(a->gauss.sigma)) {
+    } else if (gk_gauss_of(a)->method == GK_GAUSS_CUTOFF && !isnan(gk_gauss_of(a)->sigma)) {
         if (iso) {
-            gk_strbuf_add(&sb, ":cutoff_radius=%.17g", a->gauss.rc);
+            gk_strbuf_add(&sb, ":cutoff_radius=%.17g", gk_gauss_of(a)->rc);
         } else { /* the half extents of the ellipse kept */
             double rx, ry;
             gauss_reach(a, &rx, &ry);
             gk_strbuf_add(&sb, ":cutoff_x=%.9g:cutoff_y=%.9g", rx, ry);
         }
     }
-    if (sumabs >= 0 && !a->gauss.smooth && !a->gauss.relative) {
-        double b = (a->gauss.epsilon +
-                    (a->gauss.method == GK_GAUSS_FFT ? GK_GAUSS_FFT_BINNING : 0.0)) *
+    if (sumabs >= 0 && !gk_gauss_of(a)->smooth && !gk_gauss_of(a)->relative) {
+        double b = (gk_gauss_of(a)->epsilon +
+                    (gk_gauss_of(a)->method == GK_GAUSS_FFT ? GK_GAUSS_FFT_BINNING : 0.0)) *
                    sumabs;
-        if (a->gauss.normalize)
-            b /= 2.0 * M_PI * a->gauss.sigma * gs_sy(a);
-        gk_strbuf_add(&sb, ":bound=%.6g", a->gauss.method == GK_GAUSS_DIRECT ? 0.0 : b);
+        if (gk_gauss_of(a)->normalize)
+            b /= 2.0 * M_PI * gk_gauss_of(a)->sigma * gs_sy(a);
+        gk_strbuf_add(&sb, ":bound=%.6g", gk_gauss_of(a)->method == GK_GAUSS_DIRECT ? 0.0 : b);
     }
     gk_strbuf_add(&sb, ":nodata=%.17g", a->nodata);
 }
@@ -425,16 +425,16 @@ static int gauss_parse_any(gk_context *ctx, const char *spec, char *rest, gk_alg
                            int smooth)
 {
     const char *name = smooth ? "kernel_smooth" : "gauss";
-    a->gauss.smooth = smooth;
-    a->gauss.sigma = a->gauss.sigma_y = NAN;
-    a->gauss.angle = 0.0;
-    a->gauss.rc = NAN;
+    gk_gauss_of(a)->smooth = smooth;
+    gk_gauss_of(a)->sigma = gk_gauss_of(a)->sigma_y = NAN;
+    gk_gauss_of(a)->angle = 0.0;
+    gk_gauss_of(a)->rc = NAN;
     double bw = NAN, bx = NAN, by = NAN;
     int angle_given = 0;
-    a->gauss.epsilon = 1e-6;
-    a->gauss.method = GK_GAUSS_CUTOFF;
-    a->gauss.method_auto = 1;
-    a->gauss.normalize = 1;
+    gk_gauss_of(a)->epsilon = 1e-6;
+    gk_gauss_of(a)->method = GK_GAUSS_CUTOFF;
+    gk_gauss_of(a)->method_auto = 1;
+    gk_gauss_of(a)->normalize = 1;
     char *save = rest;
     for (char *tok = strtok_r(NULL, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
         char *eq = strchr(tok, '=');
@@ -445,15 +445,15 @@ static int gauss_parse_any(gk_context *ctx, const char *spec, char *rest, gk_alg
         double num;
         if (!strcasecmp(key, "method")) {
             if (!strcasecmp(val, "auto"))
-                a->gauss.method = GK_GAUSS_CUTOFF, a->gauss.method_auto = 1;
+                gk_gauss_of(a)->method = GK_GAUSS_CUTOFF, gk_gauss_of(a)->method_auto = 1;
             else if (!strcasecmp(val, "direct"))
-                a->gauss.method = GK_GAUSS_DIRECT, a->gauss.method_auto = 0;
+                gk_gauss_of(a)->method = GK_GAUSS_DIRECT, gk_gauss_of(a)->method_auto = 0;
             else if (!strcasecmp(val, "cutoff"))
-                a->gauss.method = GK_GAUSS_CUTOFF, a->gauss.method_auto = 0;
+                gk_gauss_of(a)->method = GK_GAUSS_CUTOFF, gk_gauss_of(a)->method_auto = 0;
             else if (!strcasecmp(val, "ifgt"))
-                a->gauss.method = GK_GAUSS_IFGT, a->gauss.method_auto = 0;
+                gk_gauss_of(a)->method = GK_GAUSS_IFGT, gk_gauss_of(a)->method_auto = 0;
             else if (!strcasecmp(val, "fft"))
-                a->gauss.method = GK_GAUSS_FFT, a->gauss.method_auto = 0;
+                gk_gauss_of(a)->method = GK_GAUSS_FFT, gk_gauss_of(a)->method_auto = 0;
             else
                 return gk_error(ctx, GK_ERR_ARG,
                                 "-a %s: method: unknown method '%s' (auto, direct, cutoff, ifgt, "
@@ -461,17 +461,17 @@ static int gauss_parse_any(gk_context *ctx, const char *spec, char *rest, gk_alg
                                 spec, val);
         } else if (!strcasecmp(key, "mode")) {
             if (!strcasecmp(val, "relative"))
-                a->gauss.relative = 1;
+                gk_gauss_of(a)->relative = 1;
             else if (!strcasecmp(val, "absolute"))
-                a->gauss.relative = 0;
+                gk_gauss_of(a)->relative = 0;
             else
                 return gk_error(ctx, GK_ERR_ARG,
                                 "-a %s: mode: unknown mode '%s' (absolute, relative)", spec, val);
         } else if (!smooth && !strcasecmp(key, "normalize")) {
             if (!strcasecmp(val, "yes"))
-                a->gauss.normalize = 1;
+                gk_gauss_of(a)->normalize = 1;
             else if (!strcasecmp(val, "no"))
-                a->gauss.normalize = 0;
+                gk_gauss_of(a)->normalize = 0;
             else
                 return gk_error(ctx, GK_ERR_ARG, "-a %s: normalize: '%s' is not yes or no", spec,
                                 val);
@@ -507,12 +507,12 @@ static int gauss_parse_any(gk_context *ctx, const char *spec, char *rest, gk_alg
                     return gk_error(ctx, GK_ERR_ARG,
                                     "-a %s: angle: must be within [-360, 360] degrees (got '%s')",
                                     spec, val);
-                a->gauss.angle = num, angle_given = 1;
+                gk_gauss_of(a)->angle = num, angle_given = 1;
             } else if (!strcasecmp(key, "epsilon")) {
                 if (!(num > 0 && num < 1))
                     return gk_error(ctx, GK_ERR_ARG,
                                     "-a %s: epsilon: must be within (0, 1) (got '%s')", spec, val);
-                a->gauss.epsilon = num;
+                gk_gauss_of(a)->epsilon = num;
             } else {
                 a->nodata = num, a->nodata_given = 1;
             }
@@ -526,9 +526,9 @@ static int gauss_parse_any(gk_context *ctx, const char *spec, char *rest, gk_alg
     if (!isfinite(a->nodata) && !isnan(a->nodata))
         return gk_error(ctx, GK_ERR_ARG, "-a %s: nodata must be finite", spec);
     /* bandwidth sets both axes; bandwidth_x and bandwidth_y override it */
-    a->gauss.sigma = isnan(bx) ? bw : bx;
-    a->gauss.sigma_y = isnan(by) ? bw : by;
-    if (isnan(a->gauss.sigma) != isnan(a->gauss.sigma_y))
+    gk_gauss_of(a)->sigma = isnan(bx) ? bw : bx;
+    gk_gauss_of(a)->sigma_y = isnan(by) ? bw : by;
+    if (isnan(gk_gauss_of(a)->sigma) != isnan(gk_gauss_of(a)->sigma_y))
         return gk_error(ctx, GK_ERR_ARG,
                         "-a %s: bandwidth_x and bandwidth_y go together (or give bandwidth for "
                         "both)",
@@ -538,30 +538,30 @@ static int gauss_parse_any(gk_context *ctx, const char *spec, char *rest, gk_alg
                         "-a %s: angle needs bandwidth_x and bandwidth_y (it turns an elliptical "
                         "kernel; bandwidth alone, or Scott's rule, is a circle)",
                         spec);
-    if (a->gauss.sigma_y == a->gauss.sigma)
-        a->gauss.sigma_y = NAN; /* isotropic */
-    if (a->gauss.method == GK_GAUSS_IFGT &&
-        (smooth || a->gauss.relative || !isnan(a->gauss.sigma_y) || a->gauss.angle != 0.0))
+    if (gk_gauss_of(a)->sigma_y == gk_gauss_of(a)->sigma)
+        gk_gauss_of(a)->sigma_y = NAN; /* isotropic */
+    if (gk_gauss_of(a)->method == GK_GAUSS_IFGT &&
+        (smooth || gk_gauss_of(a)->relative || !isnan(gk_gauss_of(a)->sigma_y) || gk_gauss_of(a)->angle != 0.0))
         return gk_error(ctx, GK_ERR_ARG,
                         "-a %s: method=ifgt takes gauss with an isotropic bandwidth and "
                         "mode=absolute for now",
                         spec);
-    if (a->gauss.method == GK_GAUSS_FFT && (smooth || a->gauss.relative || a->gauss.angle != 0.0))
+    if (gk_gauss_of(a)->method == GK_GAUSS_FFT && (smooth || gk_gauss_of(a)->relative || gk_gauss_of(a)->angle != 0.0))
         return gk_error(ctx, GK_ERR_ARG,
                         "-a %s: method=fft takes gauss with mode=absolute and an unturned "
                         "kernel (no angle)",
                         spec);
-    if (a->gauss.relative && smooth)
+    if (gk_gauss_of(a)->relative && smooth)
         return gk_error(ctx, GK_ERR_ARG,
                         "-a %s: mode=relative is gauss's (a ratio of sums: use mode=absolute)",
                         spec);
-    if (a->gauss.relative && (!isnan(a->gauss.sigma_y) || a->gauss.angle != 0.0))
+    if (gk_gauss_of(a)->relative && (!isnan(gk_gauss_of(a)->sigma_y) || gk_gauss_of(a)->angle != 0.0))
         return gk_error(ctx, GK_ERR_ARG,
                         "-a %s: mode=relative takes an isotropic bandwidth for now (no "
                         "bandwidth_x, bandwidth_y or angle)",
                         spec);
-    if (isfinite(a->gauss.sigma))
-        a->gauss.rc = a->gauss.sigma * sqrt(2.0 * log(1.0 / a->gauss.epsilon));
+    if (isfinite(gk_gauss_of(a)->sigma))
+        gk_gauss_of(a)->rc = gk_gauss_of(a)->sigma * sqrt(2.0 * log(1.0 / gk_gauss_of(a)->epsilon));
     gauss_canonical(a, -1);
     return GK_OK;
 }
@@ -596,8 +596,8 @@ static double gauss_cut_ns(const gk_points *p, double rx, double ry)
 static int gauss_auto_tries_ifgt(const gk_algorithm *a, const gk_points *p, double rx,
                                  double ry)
 {
-    if (!a->gauss.method_auto || a->gauss.smooth || a->gauss.relative || gs_rotated(a) ||
-        !isnan(a->gauss.sigma_y))
+    if (!gk_gauss_of(a)->method_auto || gk_gauss_of(a)->smooth || gk_gauss_of(a)->relative || gs_rotated(a) ||
+        !isnan(gk_gauss_of(a)->sigma_y))
         return 0;
     return gauss_cut_ns(p, rx, ry) >= GS_AUTO_MIN * GK_GAUSS_NS_PAIR;
 }
@@ -610,7 +610,7 @@ static int gauss_build(gk_job *job)
     gk_algorithm *a = &job->alg;
     const gk_points *p = job->pts;
     size_t n = p->n;
-    if (isnan(a->gauss.sigma)) {
+    if (isnan(gk_gauss_of(a)->sigma)) {
         /* sigma_x = sd_x n^(-1/6), sigma_y likewise; isotropic: sqrt(sigma_x sigma_y) */
         double mx = 0, my = 0, sx = 0, sy = 0;
         for (size_t i = 0; i < n; i++)
@@ -626,12 +626,12 @@ static int gauss_build(gk_job *job)
             return gk_error(job->ctx, GK_ERR_ARG,
                             "-a %s: bandwidth: cannot be estimated from %zu points (Scott's "
                             "rule needs >= 2 points spread in both x and y); give bandwidth=",
-                            a->gauss.smooth ? "kernel_smooth" : "gauss", n);
+                            gk_gauss_of(a)->smooth ? "kernel_smooth" : "gauss", n);
         if (!gs_sigma_ok(NULL, s))
-            return gs_sigma_error(job->ctx, a->gauss.smooth ? "kernel_smooth" : "gauss",
+            return gs_sigma_error(job->ctx, gk_gauss_of(a)->smooth ? "kernel_smooth" : "gauss",
                                   "Scott's rule's bandwidth (from the points' spread) ", s);
-        a->gauss.sigma = s;
-        a->gauss.rc = s * sqrt(2.0 * log(1.0 / a->gauss.epsilon));
+        gk_gauss_of(a)->sigma = s;
+        gk_gauss_of(a)->rc = s * sqrt(2.0 * log(1.0 / gk_gauss_of(a)->epsilon));
     }
     double sumabs = 0;
     for (size_t i = 0; i < n; i++)
@@ -639,25 +639,25 @@ static int gauss_build(gk_job *job)
     /* a node's sum is at most sum|w| (over 2 pi sigma_x sigma_y): beyond
      * the largest double it would be written as infinity */
     const double top =
-        a->gauss.smooth || !a->gauss.normalize ? sumabs
-                                               : sumabs / (2.0 * M_PI * a->gauss.sigma * gs_sy(a));
+        gk_gauss_of(a)->smooth || !gk_gauss_of(a)->normalize ? sumabs
+                                               : sumabs / (2.0 * M_PI * gk_gauss_of(a)->sigma * gs_sy(a));
     if (!(top <= DBL_MAX))
         return gk_error(job->ctx, GK_ERR_ARG,
                         "-a %s: a cell's value could reach sum|w| = %.15g%s, beyond the largest "
                         "double (%.15g): give a larger bandwidth, normalize=no or smaller weights",
-                        a->gauss.smooth ? "kernel_smooth" : "gauss", sumabs,
-                        a->gauss.normalize && !a->gauss.smooth ? " over 2 pi sigma_x sigma_y" : "",
+                        gk_gauss_of(a)->smooth ? "kernel_smooth" : "gauss", sumabs,
+                        gk_gauss_of(a)->normalize && !gk_gauss_of(a)->smooth ? " over 2 pi sigma_x sigma_y" : "",
                         DBL_MAX);
     gauss_canonical(a, sumabs);
-    if (a->gauss.relative)
+    if (gk_gauss_of(a)->relative)
         return gk_gauss_relative_build(job);
     double rx, ry;
     gauss_reach(a, &rx, &ry);
-    if (a->gauss.method == GK_GAUSS_IFGT || gauss_auto_tries_ifgt(a, p, rx, ry)) {
+    if (gk_gauss_of(a)->method == GK_GAUSS_IFGT || gauss_auto_tries_ifgt(a, p, rx, ry)) {
         /* auto: the IFGT when its plan costs a node less than the cut-off */
-        int rc = gk_ifgt_build(job, a->gauss.method_auto ? gauss_cut_ns(p, rx, ry) : INFINITY);
+        int rc = gk_ifgt_build(job, gk_gauss_of(a)->method_auto ? gauss_cut_ns(p, rx, ry) : INFINITY);
         if (rc == GK_OK) {
-            a->gauss.method = GK_GAUSS_IFGT;
+            gk_gauss_of(a)->method = GK_GAUSS_IFGT;
             gauss_canonical(a, sumabs); /* with its clusters, order and bound */
             return rc;
         }
@@ -667,7 +667,7 @@ static int gauss_build(gk_job *job)
     gk_dens_state *st = gk_dens_state_make(job);
     if (!st)
         return GK_ERR_NOMEM;
-    if (a->gauss.method == GK_GAUSS_FFT && !(st->fft = gk_gauss_fft_new()))
+    if (gk_gauss_of(a)->method == GK_GAUSS_FFT && !(st->fft = gk_gauss_fft_new()))
         return gk_error(job->ctx, GK_ERR_NOMEM, "out of memory");
     return gk_dens_bins_build(job->ctx, p, fmax(rx, ry), 8, &st->bins);
 }
@@ -678,20 +678,20 @@ static int gauss_build(gk_job *job)
 static double gauss_cost(const gk_algorithm *a, double n, double area, double *setup_ns)
 {
     *setup_ns = 20.0 * n;
-    if (a->gauss.relative) { /* a nearest search a node, a term a point within ~r_c */
-        double r2 = isnan(a->gauss.sigma) ? INFINITY
-                                          : 2.0 * a->gauss.sigma * a->gauss.sigma *
-                                                log((n + 1) / a->gauss.epsilon);
+    if (gk_gauss_of(a)->relative) { /* a nearest search a node, a term a point within ~r_c */
+        double r2 = isnan(gk_gauss_of(a)->sigma) ? INFINITY
+                                          : 2.0 * gk_gauss_of(a)->sigma * gk_gauss_of(a)->sigma *
+                                                log((n + 1) / gk_gauss_of(a)->epsilon);
         double k = area > 0 ? n * M_PI * r2 / area : n;
         return 300.0 + 40.0 * (k < n ? k : n);
     }
-    if (a->gauss.method == GK_GAUSS_IFGT && a->gauss.ifgt_k > 0) { /* its plan's cost */
-        const double t = a->gauss.ifgt_p * (a->gauss.ifgt_p + 1) / 2.0, k = a->gauss.ifgt_k;
+    if (gk_gauss_of(a)->method == GK_GAUSS_IFGT && gk_gauss_of(a)->ifgt_k > 0) { /* its plan's cost */
+        const double t = gk_gauss_of(a)->ifgt_p * (gk_gauss_of(a)->ifgt_p + 1) / 2.0, k = gk_gauss_of(a)->ifgt_k;
         *setup_ns = n * (k * GK_IFGT_NS_CLUSTER + 4.0 * t * GK_IFGT_NS_UNIT);
         return 100.0 + k * (2.0 * t + 40.0) * GK_IFGT_NS_UNIT;
     }
     double rx = INFINITY, ry = INFINITY;
-    if (!isnan(a->gauss.sigma))
+    if (!isnan(gk_gauss_of(a)->sigma))
         gauss_reach(a, &rx, &ry);
     double k = area > 0 && isfinite(rx) ? n * 4.0 * rx * ry / area : n;
     return 100.0 + 0.6 * (k < n ? k : n);
@@ -700,21 +700,21 @@ static double gauss_cost(const gk_algorithm *a, double n, double area, double *s
 static const char *gauss_gpu(const gk_job *job, gk_gpu_job_desc *d)
 {
     const gk_algorithm *a = &job->alg;
-    const double sx = a->gauss.sigma, sy = gs_sy(a);
+    const double sx = gk_gauss_of(a)->sigma, sy = gs_sy(a);
     d->op = GK_GPU_GAUSS;
-    d->dens_div = !a->gauss.smooth && a->gauss.normalize ? 2.0 * M_PI * sx * sy : 0.0;
-    d->dens_smooth = a->gauss.smooth;
-    if (a->gauss.relative) { /* density_sum.h's gk_ds_relative, a thread a node */
+    d->p.dens.div = !gk_gauss_of(a)->smooth && gk_gauss_of(a)->normalize ? 2.0 * M_PI * sx * sy : 0.0;
+    d->p.dens.smooth = gk_gauss_of(a)->smooth;
+    if (gk_gauss_of(a)->relative) { /* density_sum.h's gk_ds_relative, a thread a node */
         if (!gk_dens_bins_of(job))
             return "mode=relative without its bins";
         gk_dens_gpu_bins(gk_dens_bins_of(job), d);
-        d->dens_form = GK_GPU_GS_RELATIVE;
-        d->dens_c = 1.0 / (2.0 * sx * sx);
-        d->dens_eps = a->gauss.epsilon, d->dens_sumw = a->gauss.sumw;
-        d->dens_direct = a->gauss.method == GK_GAUSS_DIRECT;
+        d->p.dens.form = GK_GPU_GS_RELATIVE;
+        d->p.dens.c = 1.0 / (2.0 * sx * sx);
+        d->p.dens.eps = gk_gauss_of(a)->epsilon, d->p.dens.sumw = gk_gauss_of(a)->sumw;
+        d->p.dens.direct = gk_gauss_of(a)->method == GK_GAUSS_DIRECT;
         return NULL;
     }
-    if (a->gauss.method == GK_GAUSS_IFGT) {
+    if (gk_gauss_of(a)->method == GK_GAUSS_IFGT) {
         if (!gk_gauss_ifgt_of(job))
             return "ifgt without its expansions";
         gk_ifgt_gpu_desc(gk_gauss_ifgt_of(job), d);
@@ -723,17 +723,17 @@ static const char *gauss_gpu(const gk_job *job, gk_gpu_job_desc *d)
     if (!gk_dens_bins_of(job))
         return "gauss without its bins";
     gk_dens_gpu_bins(gk_dens_bins_of(job), d);
-    gauss_reach(a, &d->dens_r, &d->dens_ry);
-    d->dens_c = 1.0 / (2.0 * sx * sx);
-    d->dens_cy = 1.0 / (2.0 * sy * sy);
-    d->dens_form = GK_GPU_GS_FACTORS;
-    if (a->gauss.method == GK_GAUSS_FFT) /* the lattice's plan comes with each tile's grid */
-        d->dens_form = GK_GPU_GS_FFT, d->dens_sx = sx, d->dens_sy = sy;
+    gauss_reach(a, &d->p.dens.r, &d->p.dens.ry);
+    d->p.dens.c = 1.0 / (2.0 * sx * sx);
+    d->p.dens.cy = 1.0 / (2.0 * sy * sy);
+    d->p.dens.form = GK_GPU_GS_FACTORS;
+    if (gk_gauss_of(a)->method == GK_GAUSS_FFT) /* the lattice's plan comes with each tile's grid */
+        d->p.dens.form = GK_GPU_GS_FFT, d->p.dens.sx = sx, d->p.dens.sy = sy;
     if (gs_rotated(a)) { /* as gauss_tile sets up gauss_flush_turned */
-        const double t = a->gauss.angle * (M_PI / 180.0);
-        d->dens_form = GK_GPU_GS_TURNED;
-        d->dens_ca = cos(t), d->dens_sa = sin(t);
-        d->dens_lim = a->gauss.method == GK_GAUSS_DIRECT ? INFINITY : gs_log(a) * (1.0 + 1e-9);
+        const double t = gk_gauss_of(a)->angle * (M_PI / 180.0);
+        d->p.dens.form = GK_GPU_GS_TURNED;
+        d->p.dens.ca = cos(t), d->p.dens.sa = sin(t);
+        d->p.dens.lim = gk_gauss_of(a)->method == GK_GAUSS_DIRECT ? INFINITY : gs_log(a) * (1.0 + 1e-9);
     }
     return NULL;
 }
@@ -750,7 +750,7 @@ static void gauss_release(gk_job *job)
 
 static int gauss_cpu_index(gk_job *job)
 {
-    if (job->alg.gauss.method == GK_GAUSS_IFGT)
+    if (gk_gauss_of(&job->alg)->method == GK_GAUSS_IFGT)
         return gk_gauss_ifgt_of(job) ? GK_OK : GK_ERR_NOMEM;
     return gk_dens_cpu_index(job);
 }

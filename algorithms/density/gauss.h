@@ -9,7 +9,29 @@
 #include "core/gk_internal.h"
 #include "density_bins.h"
 
-/* gk_algorithm.gauss.method */
+/* gauss's and kernel_smooth's parameters (the algorithm's own). */
+typedef struct {
+    double sigma;       /* along x (or the ellipse's first axis); NaN: Scott's rule, set in build */
+    double sigma_y;     /* along y (the second axis); NaN: sigma */
+    double angle;       /* the first axis's rotation from x, degrees counter-clockwise */
+    double epsilon;     /* absolute bound's factor, in (0, 1) */
+    double rc;          /* isotropic cut-off radius (reported), set with sigma */
+    int method;         /* GK_GAUSS_* below */
+    int method_auto, normalize;
+    int smooth;         /* kernel_smooth: sum K z / sum K */
+    int relative;       /* mode=relative: |error| <= E exact (density/gauss_relative.c) */
+    double sumw;        /* relative: sum of the weights (>= 0), set in build */
+    int ifgt_k, ifgt_p; /* method=ifgt: clusters and largest truncation order, set in build */
+    int ifgt_pmin;      /* and the smallest (each cluster has its own) */
+    double ifgt_rx, ifgt_ry, ifgt_bound; /* its cluster radius, reach and error bound */
+} gk_gauss_params;
+GK_ALG_OWN_FITS(gk_gauss_params);
+static inline gk_gauss_params *gk_gauss_of(const gk_algorithm *a)
+{
+    return GK_ALG_OWN(gk_gauss_params, a);
+}
+
+/* gk_gauss_params.method */
 enum { GK_GAUSS_DIRECT, GK_GAUSS_CUTOFF, GK_GAUSS_IFGT, GK_GAUSS_FFT };
 
 /* method=auto's cost model, one core of this project's EPYC, ns: a product

@@ -179,9 +179,9 @@ static int block_values(const gk_job *job, const gk_grid *g, const gf_axis *X, c
         for (int j = 0; j < h; j++)
             out[(size_t)j * w + i] = zero ? 0.0 : line[Y->R + Y->m * j];
     }
-    if (a->gauss.normalize) {
-        const double area = 2.0 * M_PI * a->gauss.sigma *
-                            (isnan(a->gauss.sigma_y) ? a->gauss.sigma : a->gauss.sigma_y);
+    if (gk_gauss_of(a)->normalize) {
+        const double area = 2.0 * M_PI * gk_gauss_of(a)->sigma *
+                            (isnan(gk_gauss_of(a)->sigma_y) ? gk_gauss_of(a)->sigma : gk_gauss_of(a)->sigma_y);
         for (size_t c = 0; c < (size_t)w * h; c++)
             out[c] = out[c] / area;
     }
@@ -322,8 +322,8 @@ uint64_t gk_gauss_fft_tile(const gk_job *job, const gk_tile *t, double *out, gk_
     const gk_algorithm *a = &job->alg;
     const gk_grid *g = t->g;
     const double cw = (g->xmax - g->xmin) / g->nx, ch = (g->ymax - g->ymin) / g->ny;
-    const double sx = a->gauss.sigma, sy = isnan(a->gauss.sigma_y) ? sx : a->gauss.sigma_y;
-    const double k = sqrt(2.0 * log(1.0 / a->gauss.epsilon)) * (1.0 + 1e-9);
+    const double sx = gk_gauss_of(a)->sigma, sy = isnan(gk_gauss_of(a)->sigma_y) ? sx : gk_gauss_of(a)->sigma_y;
+    const double k = sqrt(2.0 * log(1.0 / gk_gauss_of(a)->epsilon)) * (1.0 + 1e-9);
     gf_axis X, Y;
     memset(&Y, 0, sizeof Y);
     int rx = axis_init(&X, cw, sx, sx * k), ry = rx ? 1 : axis_init(&Y, ch, sy, sy * k);

@@ -342,7 +342,7 @@ int gk_ifgt_build(gk_job *job, double cut_ns)
     gk_algorithm *a = &job->alg;
     const gk_points *pts = job->pts;
     const size_t n = pts->n;
-    const double h = sqrt(2.0) * a->gauss.sigma, E = a->gauss.epsilon;
+    const double h = sqrt(2.0) * gk_gauss_of(a)->sigma, E = gk_gauss_of(a)->epsilon;
     /* no more centres than 4e8 / n (400 for a million points), nor than
      * the points */
     double kcap = fmax(64.0, 4e8 / fmax((double)n, 1.0));
@@ -397,7 +397,7 @@ int gk_ifgt_build(gk_job *job, double cut_ns)
                         "-a gauss: method=ifgt: no plan meets epsilon=%.15g with bandwidth "
                         "%.15g here (the expansions would need more than %d clusters or lose "
                         "the bound to rounding); use method=cutoff",
-                        E, a->gauss.sigma, kmax);
+                        E, gk_gauss_of(a)->sigma, kmax);
     }
     if (!best_k || best_ns >= cut_ns) { /* auto: the cut-off is cheaper */
         free(centre), free(rx);
@@ -483,12 +483,12 @@ int gk_ifgt_build(gk_job *job, double cut_ns)
                 c[m] *= fac[i2] * fac[j];
     }
     const double r_y = rx[K - 1] + reach;
-    a->gauss.ifgt_k = K, a->gauss.ifgt_p = P, a->gauss.ifgt_pmin = P;
+    gk_gauss_of(a)->ifgt_k = K, gk_gauss_of(a)->ifgt_p = P, gk_gauss_of(a)->ifgt_pmin = P;
     for (int k = 0; k < K; k++)
-        a->gauss.ifgt_pmin = g->pk[k] < a->gauss.ifgt_pmin ? g->pk[k] : a->gauss.ifgt_pmin;
-    a->gauss.ifgt_rx = rx[K - 1], a->gauss.ifgt_ry = r_y;
+        gk_gauss_of(a)->ifgt_pmin = g->pk[k] < gk_gauss_of(a)->ifgt_pmin ? g->pk[k] : gk_gauss_of(a)->ifgt_pmin;
+    gk_gauss_of(a)->ifgt_rx = rx[K - 1], gk_gauss_of(a)->ifgt_ry = r_y;
     /* per unit of sum|w|: reach, series, rounding (each within its share of E) */
-    a->gauss.ifgt_bound = exp(-(reach * reach) / (h * h)) + trunc +
+    gk_gauss_of(a)->ifgt_bound = exp(-(reach * reach) / (h * h)) + trunc +
                           exp(qmax) * ((double)n + P * (P + 1) / 2 + 8) * DBL_EPSILON;
     free(centre), free(rx), free(own), free(rk);
     gk_dens_state *ds = gk_dens_state_make(job);
@@ -502,12 +502,12 @@ int gk_ifgt_build(gk_job *job, double cut_ns)
 
 void gk_ifgt_gpu_desc(const gk_ifgt *g, gk_gpu_job_desc *d)
 {
-    d->dens_form = GK_GPU_GS_IFGT;
-    d->ifgt_k = g->k, d->ifgt_p = g->p;
-    d->ifgt_h = g->h;
-    d->ifgt_cx = g->cx, d->ifgt_cy = g->cy, d->ifgt_coef = g->coef;
-    d->ifgt_orders = g->pk, d->ifgt_offs = g->off, d->ifgt_reach2 = g->ry2;
-    d->ifgt_ncoef = g->ncoef;
+    d->p.dens.form = GK_GPU_GS_IFGT;
+    d->p.dens.ifgt_k = g->k, d->p.dens.ifgt_p = g->p;
+    d->p.dens.ifgt_h = g->h;
+    d->p.dens.ifgt_cx = g->cx, d->p.dens.ifgt_cy = g->cy, d->p.dens.ifgt_coef = g->coef;
+    d->p.dens.ifgt_orders = g->pk, d->p.dens.ifgt_offs = g->off, d->p.dens.ifgt_reach2 = g->ry2;
+    d->p.dens.ifgt_ncoef = g->ncoef;
 }
 
 static int ifgt_node(const gk_job *job, double nx, double ny, double hit2, gk_scratch *s,
@@ -526,8 +526,8 @@ static int ifgt_node(const gk_job *job, double nx, double ny, double hit2, gk_sc
         const double e = gk_ds_ifgt_series(g->coef + g->off[k], p, p * (p + 1) / 2, bx, by);
         sum = sum + gk_ds_exp(-(bx * bx + by * by)) * e;
     }
-    if (a->gauss.normalize)
-        sum = sum / (2.0 * M_PI * a->gauss.sigma * a->gauss.sigma);
+    if (gk_gauss_of(a)->normalize)
+        sum = sum / (2.0 * M_PI * gk_gauss_of(a)->sigma * gk_gauss_of(a)->sigma);
     *v = sum;
     return 1;
 }

@@ -39,18 +39,18 @@ uint64_t gk_gauss_relative_tile(const gk_job *job, const gk_tile *t, double *out
 {
     (void)s;
     const gk_algorithm *a = &job->alg;
-    const double sig = a->gauss.sigma, c = 1.0 / (2.0 * sig * sig);
-    const int direct = a->gauss.method == GK_GAUSS_DIRECT;
+    const double sig = gk_gauss_of(a)->sigma, c = 1.0 / (2.0 * sig * sig);
+    const int direct = gk_gauss_of(a)->method == GK_GAUSS_DIRECT;
     gk_ds_bins_view v;
     gk_gauss_relative_view(job, &v);
     for (int j = 0; j < t->h; j++) {
         const double ny = gk_grid_node_y(t->g, t->y0 + j);
         for (int i = 0; i < t->w; i++) {
-            double sum = a->gauss.sumw > 0 && gk_dens_bins_of(job)->n
+            double sum = gk_gauss_of(a)->sumw > 0 && gk_dens_bins_of(job)->n
                              ? gk_ds_relative(&v, gk_grid_node_x(t->g, t->x0 + i), ny, c,
-                                              a->gauss.epsilon, a->gauss.sumw, direct)
+                                              gk_gauss_of(a)->epsilon, gk_gauss_of(a)->sumw, direct)
                              : 0.0;
-            if (a->gauss.normalize)
+            if (gk_gauss_of(a)->normalize)
                 sum = sum / (2.0 * M_PI * sig * sig);
             out[(size_t)j * t->w + i] = sum;
         }
@@ -72,7 +72,7 @@ int gk_gauss_relative_build(gk_job *job)
                             k + 1, p->z[k]);
         sumw += p->z[k];
     }
-    a->gauss.sumw = sumw;
+    gk_gauss_of(a)->sumw = sumw;
     /* the points of positive weight (a zero adds nothing), in bins of about
      * a typical cut-off's eighth */
     gk_points *pos = gk_points_new(job->ctx);
@@ -84,7 +84,7 @@ int gk_gauss_relative_build(gk_job *job)
             return gk_error(job->ctx, GK_ERR_NOMEM, "out of memory");
         }
     const double n = (double)(p->n > 2 ? p->n : 2);
-    const double reach = a->gauss.sigma * sqrt(2.0 * log(n / a->gauss.epsilon));
+    const double reach = gk_gauss_of(a)->sigma * sqrt(2.0 * log(n / gk_gauss_of(a)->epsilon));
     gk_dens_state *st = gk_dens_state_make(job);
     int rc = st ? gk_dens_bins_build(job->ctx, pos, reach, 8, &st->bins) : GK_ERR_NOMEM;
     gk_points_free(pos);

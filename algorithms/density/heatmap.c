@@ -15,6 +15,14 @@
 #include "density/density_bins.h"
 #include "density/density_sum.h"
 
+/* Its parameters (the algorithm's own). */
+typedef struct {
+    double radius, decay;
+    int kernel, scaled;
+} heat_params;
+GK_ALG_OWN_FITS(heat_params);
+#define HEAT(a) GK_ALG_OWN(heat_params, a)
+
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -62,8 +70,8 @@ GK_DS_CLONES static void heat_run(size_t p0, size_t p1, void *arg)
 {
     heat_acc *A = arg;
     const gk_dens_bins *b = A->b;
-    const int w = A->w, h = A->h, kernel = A->a->heat.kernel;
-    const double r = A->a->heat.radius;
+    const int w = A->w, h = A->h, kernel = HEAT(A->a)->kernel;
+    const double r = HEAT(A->a)->radius;
     /* slack for the ranges only: a node they keep is still tested exactly */
     const double rs = r * (1.0 + 1e-9);
     const double x0 = A->nx[0], y0 = A->ny[0];
@@ -118,13 +126,13 @@ static uint64_t heatmap_tile(const gk_job *job, const gk_tile *t, double *out, g
     if (gk_scratch_reserve(s, (size_t)(w + h)) || gk_scratch_reserve2(s, ncell))
         return UINT64_MAX;
     heat_acc A = {.b = gk_dens_bins_of(job), .a = a, .w = w, .h = h, .sum = out, .hit = s->idx2};
-    A.k = gk_ds_heat_init(a->heat.kernel, a->heat.scaled, a->heat.decay, a->heat.radius);
+    A.k = gk_ds_heat_init(HEAT(a)->kernel, HEAT(a)->scaled, HEAT(a)->decay, HEAT(a)->radius);
     double *nx = s->d2, *ny = nx + w;
     A.nx = nx, A.ny = ny;
     memset(out, 0, ncell * sizeof *out);
     memset(A.hit, 0, ncell * sizeof *A.hit);
     gk_dens_tile_nodes(t, nx, ny);
-    const double reach = a->heat.radius * (1.0 + 1e-9);
+    const double reach = HEAT(a)->radius * (1.0 + 1e-9);
     gk_dens_tile_runs(gk_dens_bins_of(job), nx, w, ny, h, reach, reach, heat_run, &A);
     uint64_t nodata = 0;
     for (size_t k = 0; k < ncell; k++)
@@ -143,9 +151,9 @@ static int heatmap_build(gk_job *job)
     double sumabs = 0.0;
     for (size_t i = 0; i < p->n; i++)
         sumabs += fabs(p->z[i]);
-    const gk_ds_heat_k k = gk_ds_heat_init(a->heat.kernel, a->heat.scaled, a->heat.decay,
-                                           a->heat.radius);
-    const double top = sumabs * fmax(1.0, fabs(a->heat.decay)) * (k.scale != 0.0 ? k.scale : 1.0);
+    const gk_ds_heat_k k = gk_ds_heat_init(HEAT(a)->kernel, HEAT(a)->scaled, HEAT(a)->decay,
+                                           HEAT(a)->radius);
+    const double top = sumabs * fmax(1.0, fabs(HEAT(a)->decay)) * (k.scale != 0.0 ? k.scale : 1.0);
     if (!(top <= DBL_MAX))
         return gk_error(job->ctx, GK_ERR_ARG,
                         "-a %s: a cell's sum could reach sum|w| = %.15g times the kernel's "
@@ -156,7 +164,7 @@ static int heatmap_build(gk_job *job)
     gk_dens_state *st = gk_dens_state_make(job);
     if (!st)
         return GK_ERR_NOMEM;
-    return gk_dens_bins_build(job->ctx, p, a->heat.radius * (1.0 + 1e-9), 4, &st->bins);
+    return gk_dens_bins_build(job->ctx, p, HEAT(a)->radius * (1.0 + 1e-9), 4, &st->bins);
 }
 
 /* ---- its keys ----------------------------------------------------------- */
@@ -164,10 +172,10 @@ static int heatmap_build(gk_job *job)
 static void heatmap_canonical(gk_algorithm *a)
 {
     gk_strbuf sb = {a->canonical, sizeof a->canonical, 0};
-    gk_strbuf_add(&sb, "heatmap:radius=%.17g:kernel=%s", a->heat.radius, KERNELS[a->heat.kernel]);
-    if (a->heat.kernel == GK_HM_TRIANGULAR) /* the only kernel with a decay */
-        gk_strbuf_add(&sb, ":decay=%.17g", a->heat.decay);
-    gk_strbuf_add(&sb, ":output=%s:nodata=%.17g", a->heat.scaled ? "scaled" : "raw", a->nodata);
+    gk_strbuf_add(&sb, "heatmap:radius=%.17g:kernel=%s", HEAT(a)->radius, KERNELS[HEAT(a)->kernel]);
+    if (HEAT(a)->kernel == GK_HM_TRIANGULAR) /* the only kernel with a decay */
+        gk_strbuf_add(&sb, ":decay=%.17g", HEAT(a)->decay);
+    gk_strbuf_add(&sb, ":output=%s:nodata=%.17g", HEAT(a)->scaled ? "scaled" : "raw", a->nodata);
 }
 
 /* Whether radius r can be computed with: r^2 and 1/r^2 normal doubles (u^2
@@ -181,8 +189,8 @@ static int heat_radius_ok(const gk_algorithm *a, double r)
     const double r2 = r * r;
     if (!isnormal(r2) || !isnormal(1.0 / r2))
         return 0;
-    const gk_ds_heat_k k = gk_ds_heat_init(a->heat.kernel, a->heat.scaled, a->heat.decay, r);
-    const int has_scale = a->heat.scaled && !(a->heat.kernel == GK_HM_TRIANGULAR && a->heat.decay < 0);
+    const gk_ds_heat_k k = gk_ds_heat_init(HEAT(a)->kernel, HEAT(a)->scaled, HEAT(a)->decay, r);
+    const int has_scale = HEAT(a)->scaled && !(HEAT(a)->kernel == GK_HM_TRIANGULAR && HEAT(a)->decay < 0);
     return !has_scale || isnormal(k.scale);
 }
 
@@ -193,8 +201,8 @@ static int heat_radius_ok_v(const void *a, double r)
 
 static int heatmap_parse(gk_context *ctx, const char *spec, char *rest, gk_algorithm *a)
 {
-    a->heat.radius = NAN;
-    a->heat.kernel = GK_HM_QUARTIC;
+    HEAT(a)->radius = NAN;
+    HEAT(a)->kernel = GK_HM_QUARTIC;
     int decay_given = 0;
     char *save = rest;
     for (char *tok = strtok_r(NULL, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
@@ -213,12 +221,12 @@ static int heatmap_parse(gk_context *ctx, const char *spec, char *rest, gk_algor
                                 "-a %s: kernel: unknown kernel '%s' (known: quartic, "
                                 "triangular, uniform, triweight, epanechnikov)",
                                 spec, val);
-            a->heat.kernel = k;
+            HEAT(a)->kernel = k;
         } else if (!strcasecmp(key, "output")) {
             if (!strcasecmp(val, "raw"))
-                a->heat.scaled = 0;
+                HEAT(a)->scaled = 0;
             else if (!strcasecmp(val, "scaled"))
-                a->heat.scaled = 1;
+                HEAT(a)->scaled = 1;
             else
                 return gk_error(ctx, GK_ERR_ARG,
                                 "-a %s: output: unknown output '%s' (raw or scaled)", spec, val);
@@ -229,9 +237,9 @@ static int heatmap_parse(gk_context *ctx, const char *spec, char *rest, gk_algor
                 return gk_error(ctx, GK_ERR_ARG, "-a %s: %s: '%s' %s", spec, key, val,
                                 gk_param_number_why(nrc));
             if (!strcasecmp(key, "radius"))
-                a->heat.radius = num;
+                HEAT(a)->radius = num;
             else if (!strcasecmp(key, "decay"))
-                a->heat.decay = num, decay_given = 1;
+                HEAT(a)->decay = num, decay_given = 1;
             else
                 a->nodata = num, a->nodata_given = 1;
         } else {
@@ -241,25 +249,25 @@ static int heatmap_parse(gk_context *ctx, const char *spec, char *rest, gk_algor
                             spec, key);
         }
     }
-    double r = a->heat.radius, d = a->heat.decay;
+    double r = HEAT(a)->radius, d = HEAT(a)->decay;
     if (!(r > 0) || !isfinite(r))
         return gk_error(ctx, GK_ERR_ARG,
                         "-a %s: radius: the kernel's radius is required, finite and > 0", spec);
     if (!isfinite(d) || d < -HM_DECAY_MAX || d > HM_DECAY_MAX)
         return gk_error(ctx, GK_ERR_ARG, "-a %s: decay must be within [-100, 100] (QGIS's range)",
                         spec);
-    if (decay_given && a->heat.kernel != GK_HM_TRIANGULAR)
+    if (decay_given && HEAT(a)->kernel != GK_HM_TRIANGULAR)
         return gk_error(ctx, GK_ERR_ARG,
                         "-a %s: decay: the %s kernel has none (decay is the triangular "
                         "kernel's value at the radius)",
-                        spec, KERNELS[a->heat.kernel]);
+                        spec, KERNELS[HEAT(a)->kernel]);
     if (!heat_radius_ok(a, r))
         return gk_error(ctx, GK_ERR_ARG,
                         "-a %s: radius=%.15g is outside [%.15g, %.15g], where r^2, 1/r^2%s are "
                         "normal doubles; beyond it the kernel's arithmetic under- or overflows",
                         spec, r, gk_double_edge(heat_radius_ok_v, a, 1.0, 0.0),
                         gk_double_edge(heat_radius_ok_v, a, 1.0, INFINITY),
-                        a->heat.scaled ? " and the scaled kernel's constant" : "");
+                        HEAT(a)->scaled ? " and the scaled kernel's constant" : "");
     if (!isfinite(a->nodata) && !isnan(a->nodata))
         return gk_error(ctx, GK_ERR_ARG, "-a %s: nodata must be finite", spec);
     heatmap_canonical(a);
@@ -272,7 +280,7 @@ static int heatmap_parse(gk_context *ctx, const char *spec, char *rest, gk_algor
 static double heatmap_cost(const gk_algorithm *a, double n, double area, double *setup_ns)
 {
     *setup_ns = 20.0 * n;
-    double k = area > 0 ? n * M_PI * a->heat.radius * a->heat.radius / area : n;
+    double k = area > 0 ? n * M_PI * HEAT(a)->radius * HEAT(a)->radius / area : n;
     return 100.0 + 5.0 * (k < n ? k : n);
 }
 
@@ -283,10 +291,10 @@ static const char *heatmap_gpu(const gk_job *job, gk_gpu_job_desc *d)
         return "heatmap without its bins";
     d->op = GK_GPU_HEATMAP;
     gk_dens_gpu_bins(gk_dens_bins_of(job), d);
-    d->dens_r = d->dens_ry = a->heat.radius;
-    d->dens_kernel = a->heat.kernel;
-    d->dens_scaled = a->heat.scaled;
-    d->dens_decay = a->heat.decay;
+    d->p.dens.r = d->p.dens.ry = HEAT(a)->radius;
+    d->p.dens.kernel = HEAT(a)->kernel;
+    d->p.dens.scaled = HEAT(a)->scaled;
+    d->p.dens.decay = HEAT(a)->decay;
     return NULL;
 }
 

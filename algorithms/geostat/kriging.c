@@ -182,17 +182,17 @@ static int kriging_prepare(gk_job *job)
  * every node of one system). */
 static int kriging_gpu_possible(const gk_algorithm *a)
 {
-    return !(a->krige.n_drift_rasters > 0 && a->max_points == 0);
+    return !(gk_krige_params_of(a)->n_drift_rasters > 0 && a->max_points == 0);
 }
 
 static double kriging_cost(const gk_algorithm *a, double n, double area, double *setup_ns)
 {
     double win, k;
     gk_cost_window(a, n, area, &win, &k);
-    if (a->max_points <= 0 && !(a->krige.maxdist > 0))
+    if (a->max_points <= 0 && !(gk_krige_params_of(a)->maxdist > 0))
         return INFINITY; /* one system of every point */
     if (a->max_points <= 0) /* every point within maxdist */
-        k = fmin(n, n * M_PI * a->krige.maxdist * a->krige.maxdist / area);
+        k = fmin(n, n * M_PI * gk_krige_params_of(a)->maxdist * gk_krige_params_of(a)->maxdist / area);
     *setup_ns = n * GK_NS_TREE_PER_POINT;
     return 500.0 + 28.0 * k * k;
 }
@@ -204,7 +204,7 @@ static double kriging_cost(const gk_algorithm *a, double n, double area, double 
 static gk_cv_method kriging_cv(const gk_algorithm *a, size_t ntrain, const char **why,
                                const char **avoid)
 {
-    const gk_kriging_params *kp = &a->krige;
+    const gk_kriging_params *kp = gk_krige_params_of(a);
     int p = kp->type == GK_KRIGE_SIMPLE
                 ? 0
                 : 1 + (kp->drift == GK_DRIFT_LINEAR ? 2 : kp->drift == GK_DRIFT_QUADRATIC ? 5 : 0);
@@ -245,11 +245,11 @@ static gk_cv_method kriging_cv(const gk_algorithm *a, size_t ntrain, const char 
 static int kriging_cv_gpu(const gk_algorithm *a)
 {
     return a->max_points >= 1 && a->max_points <= 64 && a->max_points_per_quadrant == 0 &&
-           a->min_points_per_quadrant == 0 && a->krige.n_drift_rasters == 0;
+           a->min_points_per_quadrant == 0 && gk_krige_params_of(a)->n_drift_rasters == 0;
 }
 
 /* Folds report their kriging variance, for the z-scores. */
-static void kriging_cv_adjust(gk_algorithm *a) { a->krige.variance = 1; }
+static void kriging_cv_adjust(gk_algorithm *a) { gk_krige_params_of(a)->variance = 1; }
 
 const gk_method gk_method_kriging = {
     .name = "kriging",

@@ -75,6 +75,13 @@ typedef struct {
     double ca, sa, f; /* gstat's transform: t0 = ca dx + sa dy, t1 = f (-sa dx + ca dy) */
 } gk_krige_struct;
 
+/* Kriging's parameters (the algorithm's own; gridkit_geostat.h's type). */
+GK_ALG_OWN_FITS(gk_kriging_params);
+static inline gk_kriging_params *gk_krige_params_of(const gk_algorithm *a)
+{
+    return GK_ALG_OWN(gk_kriging_params, a);
+}
+
 typedef struct gk_krige_state {
     gk_vmodel model;   /* the model in use (fitted when model=auto) */
     int ns;

@@ -32,7 +32,7 @@ static int krige_radius_k(void)
 const char *gk_kriging_gpu(const gk_job *job, gk_gpu_job_desc *d)
 {
     const gk_algorithm *a = &job->alg;
-    const gk_kriging_params *kp = &a->krige;
+    const gk_kriging_params *kp = gk_krige_params_of(a);
     const int omax = a->max_points_per_quadrant;
     /* kriging_prepare.c's k->global */
     const int global = a->max_points == 0 && kp->maxdist == 0 && omax == 0;

@@ -106,7 +106,7 @@ static long select_every_quadrant(const gk_job *job, double nx, double ny, gk_sc
 static long select_points(const gk_job *job, double nx, double ny, gk_scratch *s, knn_prev *pv)
 {
     const gk_algorithm *a = &job->alg;
-    const gk_kriging_params *kp = &a->krige;
+    const gk_kriging_params *kp = gk_krige_params_of(a);
     double r2 = kp->maxdist > 0 ? kp->maxdist * kp->maxdist : INFINITY;
     long m;
     if (a->max_points_per_quadrant > 0 && a->max_points == 0 && kp->maxdist == 0)

@@ -12,6 +12,7 @@
  * As elsewhere in gridkit an unknown key or a bad value is an error.
  */
 #include "core/gk_internal.h"
+#include "kriging.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -194,7 +195,7 @@ static int check_model(gk_context *ctx, const gk_kriging_params *k)
 
 static void build_canonical(gk_algorithm *a)
 {
-    const gk_kriging_params *k = &a->krige;
+    const gk_kriging_params *k = gk_krige_params_of(a);
     gk_strbuf sb = {a->canonical, sizeof a->canonical, 0};
     static const char *types[] = {"ordinary", "simple", "universal"};
     gk_strbuf_add(&sb, "kriging:type=%s", types[k->type]);
@@ -365,7 +366,7 @@ static int parse_block(gk_context *ctx, const char *val, gk_kriging_params *k)
  * variance=, nodata=. */
 static int key_search_output(gk_context *ctx, const char *key, const char *val, gk_algorithm *a)
 {
-    gk_kriging_params *k = &a->krige;
+    gk_kriging_params *k = gk_krige_params_of(a);
     int rc = GK_OK;
     if (!strcasecmp(key, "max_points")) {
         rc = count(ctx, "max_points", val, &a->max_points);
@@ -479,7 +480,7 @@ static int build_model(gk_context *ctx, gk_kriging_params *k, const kparse *ps)
 
 int gk_kriging_parse(gk_context *ctx, const char *spec, char *save, gk_algorithm *a)
 {
-    gk_kriging_params *k = &a->krige;
+    gk_kriging_params *k = gk_krige_params_of(a);
     memset(k, 0, sizeof *k);
     k->variance = 1;
     a->max_points = a->min_points = a->max_points_per_quadrant = 0;
@@ -532,18 +533,18 @@ int gk_kriging_parse(gk_context *ctx, const char *spec, char *save, gk_algorithm
 
 const gk_kriging_params *gk_algorithm_kriging(const gk_algorithm *a)
 {
-    return a && a->kind == GK_ALG_KRIGING ? &a->krige : NULL;
+    return a && a->kind == GK_ALG_KRIGING ? gk_krige_params_of(a) : NULL;
 }
 
 int gk_kriging_set_model(gk_context *ctx, gk_algorithm *a, const gk_vmodel *m)
 {
     if (a->kind != GK_ALG_KRIGING)
         return gk_error(ctx, GK_ERR_ARG, "not a kriging algorithm");
-    gk_kriging_params save = a->krige;
-    a->krige.model = *m;
-    a->krige.model_auto = 0;
-    if (check_model(ctx, &a->krige)) {
-        a->krige = save;
+    gk_kriging_params save = (*gk_krige_params_of(a));
+    gk_krige_params_of(a)->model = *m;
+    gk_krige_params_of(a)->model_auto = 0;
+    if (check_model(ctx, gk_krige_params_of(a))) {
+        (*gk_krige_params_of(a)) = save;
         return gk_errno(ctx);
     }
     build_canonical(a);
@@ -552,5 +553,5 @@ int gk_kriging_set_model(gk_context *ctx, gk_algorithm *a, const gk_vmodel *m)
 
 int gk_algorithm_bands(const gk_algorithm *alg)
 {
-    return alg->kind == GK_ALG_KRIGING && alg->krige.variance ? 2 : 1;
+    return alg->kind == GK_ALG_KRIGING && gk_krige_params_of(alg)->variance ? 2 : 1;
 }

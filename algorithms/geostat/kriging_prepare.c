@@ -59,7 +59,7 @@ static double nugget_of(const gk_vmodel *m)
 int gk_kriging_prepare(gk_job *job)
 {
     gk_context *ctx = job->ctx;
-    const gk_kriging_params *kp = &job->alg.krige;
+    const gk_kriging_params *kp = gk_krige_params_of(&job->alg);
     const gk_algorithm *a = &job->alg;
     const gk_points *pts = job->pts;
     gk_krige_state *k = calloc(1, sizeof *k);

@@ -17,16 +17,16 @@
 
 double gk_aidw_mu(const gk_algorithm *a, double R)
 {
-    if (!(R > a->aidw_rmin)) /* also NaN */
+    if (!(R > gk_aidw_of(a)->rmin)) /* also NaN */
         return 0.0;
-    if (R >= a->aidw_rmax)
+    if (R >= gk_aidw_of(a)->rmax)
         return 1.0;
-    return 0.5 - 0.5 * cos(M_PI * (R - a->aidw_rmin) / (a->aidw_rmax - a->aidw_rmin));
+    return 0.5 - 0.5 * cos(M_PI * (R - gk_aidw_of(a)->rmin) / (gk_aidw_of(a)->rmax - gk_aidw_of(a)->rmin));
 }
 
 double gk_aidw_alpha(const gk_algorithm *a, double mu)
 {
-    const double *al = a->aidw_alpha;
+    const double *al = gk_aidw_of(a)->alpha;
     if (!(mu > 0.1))
         return al[0];
     if (mu >= 0.9)
@@ -45,12 +45,12 @@ int gk_aidw_prepare(gk_job *job)
     size_t n = p->n;
     if (n == 0)
         return gk_error(job->ctx, GK_ERR_NO_POINTS, "aidw: no points");
-    if (job->alg.aidw_k < 1)
-        return gk_error(job->ctx, GK_ERR_ARG, "aidw: k must be >= 1 (got %d)", job->alg.aidw_k);
-    if (!(job->alg.aidw_rmax > job->alg.aidw_rmin))
+    if (gk_aidw_of(&job->alg)->k < 1)
+        return gk_error(job->ctx, GK_ERR_ARG, "aidw: k must be >= 1 (got %d)", gk_aidw_of(&job->alg)->k);
+    if (!(gk_aidw_of(&job->alg)->rmax > gk_aidw_of(&job->alg)->rmin))
         return gk_error(job->ctx, GK_ERR_ARG,
                         "aidw: r_max (%.15g) must be larger than r_min (%.15g)",
-                        job->alg.aidw_rmax, job->alg.aidw_rmin);
+                        gk_aidw_of(&job->alg)->rmax, gk_aidw_of(&job->alg)->rmin);
     if (!job->tree && !job->gpu) { /* the GPU keeps its own index */
         job->tree = gk_kdtree_build(p->x, p->y, n);
         if (!job->tree)
@@ -95,7 +95,7 @@ double gk_aidw_r_exp(const gk_points *p)
 static int local_alpha(const gk_job *job, double nx, double ny, gk_scratch *s, double *alpha)
 {
     const gk_algorithm *a = &job->alg;
-    int k = a->aidw_k;
+    int k = gk_aidw_of(a)->k;
     if ((size_t)k > s->cap && gk_scratch_reserve(s, (size_t)k) != GK_OK)
         return -1;
     int got = gk_kdtree_knn(job->tree, nx, ny, k, INFINITY, s->idx, s->d2);
@@ -155,21 +155,21 @@ uint64_t gk_aidw_tile(const gk_job *job, const gk_tile *t, double *out, gk_scrat
 
 static void aidw_defaults(gk_algorithm *a)
 {
-    a->aidw_k = 10;
+    gk_aidw_of(a)->k = 10;
     const double alpha[5] = {1.5, 2.0, 2.5, 3.0, 3.5};
-    memcpy(a->aidw_alpha, alpha, sizeof alpha);
-    a->aidw_rmin = 0.0;
-    a->aidw_rmax = 2.0;
+    memcpy(gk_aidw_of(a)->alpha, alpha, sizeof alpha);
+    gk_aidw_of(a)->rmin = 0.0;
+    gk_aidw_of(a)->rmax = 2.0;
 }
 
 static int aidw_check(gk_context *ctx, const char *spec, gk_algorithm *a)
 {
-    if (a->aidw_k < 1)
+    if (gk_aidw_of(a)->k < 1)
         return gk_error(ctx, GK_ERR_ARG, "-a %s: k must be >= 1", spec);
-    if (!(a->aidw_rmax > a->aidw_rmin))
+    if (!(gk_aidw_of(a)->rmax > gk_aidw_of(a)->rmin))
         return gk_error(ctx, GK_ERR_ARG, "-a %s: r_max must be larger than r_min", spec);
     for (int i = 0; i < 5; i++)
-        if (!isfinite(a->aidw_alpha[i]) || a->aidw_alpha[i] < 0)
+        if (!isfinite(gk_aidw_of(a)->alpha[i]) || gk_aidw_of(a)->alpha[i] < 0)
             return gk_error(ctx, GK_ERR_ARG, "-a %s: alpha%d must be >= 0", spec, i + 1);
     return GK_OK;
 }
@@ -179,8 +179,8 @@ static void aidw_canonical(const gk_algorithm *a, gk_strbuf *sb)
     gk_strbuf_add(sb,
                   ":k=%d:alpha1=%.17g:alpha2=%.17g:alpha3=%.17g:alpha4=%.17g:alpha5=%.17g:"
                   "r_min=%.17g:r_max=%.17g:smoothing=%.17g",
-                  a->aidw_k, a->aidw_alpha[0], a->aidw_alpha[1], a->aidw_alpha[2], a->aidw_alpha[3],
-                  a->aidw_alpha[4], a->aidw_rmin, a->aidw_rmax, a->smoothing);
+                  gk_aidw_of(a)->k, gk_aidw_of(a)->alpha[0], gk_aidw_of(a)->alpha[1], gk_aidw_of(a)->alpha[2], gk_aidw_of(a)->alpha[3],
+                  gk_aidw_of(a)->alpha[4], gk_aidw_of(a)->rmin, gk_aidw_of(a)->rmax, a->smoothing);
 }
 
 static int aidw_prepare(gk_job *job)
@@ -195,16 +195,16 @@ static const char *aidw_gpu(const gk_job *job, gk_gpu_job_desc *d)
     const char *no = gk_gpu_desc_ellipse(job, d);
     if (no)
         return no;
-    if (a->aidw_k < 1 || a->aidw_k > GK_GPU_MAX_LIST_K)
+    if (gk_aidw_of(a)->k < 1 || gk_aidw_of(a)->k > GK_GPU_MAX_LIST_K)
         return "aidw with k above " GK_STR(GK_GPU_MAX_LIST_K) " has no GPU kernel";
-    if (!(a->aidw_rmax > a->aidw_rmin))
+    if (!(gk_aidw_of(a)->rmax > gk_aidw_of(a)->rmin))
         return "aidw needs r_max > r_min";
     d->op = GK_GPU_AIDW;
-    d->aidw_k = a->aidw_k;
-    memcpy(d->aidw_alpha, a->aidw_alpha, sizeof d->aidw_alpha);
-    d->aidw_rmin = a->aidw_rmin;
-    d->aidw_rmax = a->aidw_rmax;
-    d->aidw_r_exp = gk_aidw_r_exp(job->pts);
+    d->p.aidw.k = gk_aidw_of(a)->k;
+    memcpy(d->p.aidw.alpha, gk_aidw_of(a)->alpha, sizeof d->p.aidw.alpha);
+    d->p.aidw.rmin = gk_aidw_of(a)->rmin;
+    d->p.aidw.rmax = gk_aidw_of(a)->rmax;
+    d->p.aidw.r_exp = gk_aidw_r_exp(job->pts);
     if (job->ell.all)
         return NULL; /* every point: max_points, min_points and quadrants unused */
     if (gk_nb_has_quadrants(a))
@@ -217,20 +217,20 @@ static double aidw_cost(const gk_algorithm *a, double n, double area, double *se
     double win, k;
     gk_cost_window(a, n, area, &win, &k);
     *setup_ns = n * GK_NS_TREE_PER_POINT;
-    return 300.0 + 80.0 * (a->aidw_k > k ? a->aidw_k : k);
+    return 300.0 + 80.0 * (gk_aidw_of(a)->k > k ? gk_aidw_of(a)->k : k);
 }
 
 /* k, alpha1..alpha5, r_min, r_max: keys of its own in gdal_grid's grammar. */
 static int aidw_key(gk_context *ctx, const char *alg, const char *key, double v, gk_algorithm *a)
 {
     if (!strcmp(key, "k"))
-        return gk_param_count(ctx, alg, key, v, &a->aidw_k);
+        return gk_param_count(ctx, alg, key, v, &gk_aidw_of(a)->k);
     if (!strncmp(key, "alpha", 5))
-        a->aidw_alpha[key[5] - '1'] = v;
+        gk_aidw_of(a)->alpha[key[5] - '1'] = v;
     else if (!strcmp(key, "r_min"))
-        a->aidw_rmin = v;
+        gk_aidw_of(a)->rmin = v;
     else
-        a->aidw_rmax = v;
+        gk_aidw_of(a)->rmax = v;
     return GK_OK;
 }
 

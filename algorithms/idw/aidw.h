@@ -4,6 +4,20 @@
 
 #include "core/gk_internal.h"
 
+/* Its parameters (Lu & Wong 2008): k neighbours for the nearest-neighbour
+ * statistic, alpha at mu = 0.1, 0.3, 0.5, 0.7, 0.9, and R_min/R_max of the
+ * membership. */
+typedef struct {
+    int k;
+    double alpha[5];
+    double rmin, rmax;
+} gk_aidw_params;
+GK_ALG_OWN_FITS(gk_aidw_params);
+static inline gk_aidw_params *gk_aidw_of(const gk_algorithm *a)
+{
+    return GK_ALG_OWN(gk_aidw_params, a);
+}
+
 /* Fuzzy membership of the nearest-neighbour statistic R: 0 up to r_min,
  * 0.5 - 0.5 cos(pi (R - r_min) / (r_max - r_min)) between, 1 from r_max. */
 double gk_aidw_mu(const gk_algorithm *a, double R);

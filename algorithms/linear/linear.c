@@ -372,24 +372,24 @@ uint64_t gk_linear_finish(const gk_job *job, const gk_tile *t, double *out, uint
  * stay the tin's). */
 static void tin_gpu_desc(const gk_tin *tin, gk_gpu_job_desc *d)
 {
-    d->lin_nv = tin->n_tri > 0 ? tin->n : 0;
-    d->lin_nt = tin->n_tri > 0 ? (size_t)tin->n_tri : 0;
-    d->lin_xy = tin->xy;
-    d->lin_vertex = tin->vertex;
-    d->lin_plane = tin->plane;
-    d->lin_nlev = tin->n_tri > 0 ? tin->nlev : 0;
-    d->lin_nbuckets = 0;
-    for (int l = 0; l < d->lin_nlev; l++) {
+    d->p.lin.nv = tin->n_tri > 0 ? tin->n : 0;
+    d->p.lin.nt = tin->n_tri > 0 ? (size_t)tin->n_tri : 0;
+    d->p.lin.xy = tin->xy;
+    d->p.lin.vertex = tin->vertex;
+    d->p.lin.plane = tin->plane;
+    d->p.lin.nlev = tin->n_tri > 0 ? tin->nlev : 0;
+    d->p.lin.nbuckets = 0;
+    for (int l = 0; l < d->p.lin.nlev; l++) {
         const gk_tin_level *lv = &tin->lev[l];
-        gk_gpu_lin_level *o = &d->lin_lev[l];
+        gk_gpu_lin_level *o = &d->p.lin.lev[l];
         o->x0 = lv->x0;
         o->y0 = lv->y0;
         o->inv = lv->inv;
         o->nx = lv->nx;
         o->ny = lv->ny;
-        d->lin_nbuckets += (size_t)lv->nx * lv->ny;
+        d->p.lin.nbuckets += (size_t)lv->nx * lv->ny;
     }
-    d->lin_bstart = tin->bstart;
+    d->p.lin.bstart = tin->bstart;
 }
 
 /* ---- the registry's row ------------------------------------------------ */

@@ -15,9 +15,17 @@
 
 #include <stddef.h>
 
+/* One number: the entry symbol carries it (a module of another version is
+ * not found), and the table repeats it. */
 #define GK_MPI_ABI_VERSION 1
 #define GK_MPI_MODULE_NAME "gridkit_mpi.so"
-#define GK_MPI_ENTRY "gk_mpi_module_v1"
+#define GK_MPI_CAT_(a, b) a##b
+#define GK_MPI_CAT(a, b) GK_MPI_CAT_(a, b)
+#define GK_MPI_STR_(x) #x
+#define GK_MPI_STR(x) GK_MPI_STR_(x)
+/* gk_mpi_module_v<version>: the function the module defines, its name for dlsym */
+#define GK_MPI_ENTRY_FN GK_MPI_CAT(gk_mpi_module_v, GK_MPI_ABI_VERSION)
+#define GK_MPI_ENTRY GK_MPI_STR(GK_MPI_ENTRY_FN)
 
 #define GK_MPI_ANY (-1) /* any source, any tag */
 

@@ -110,11 +110,11 @@ gk_algorithm alg_of(gk_alg_kind kind)
     a.kind = kind;
     a.power = 2.0;
     a.nodata = -9999.0;
-    a.aidw_k = 10;
+    gk_aidw_of(&a)->k = 10;
     const double al[5] = {1.5, 2.0, 2.5, 3.0, 3.5};
-    memcpy(a.aidw_alpha, al, sizeof al);
-    a.aidw_rmin = 0.0;
-    a.aidw_rmax = 2.0;
+    memcpy(gk_aidw_of(&a)->alpha, al, sizeof al);
+    gk_aidw_of(&a)->rmin = 0.0;
+    gk_aidw_of(&a)->rmax = 2.0;
     return a;
 }
 

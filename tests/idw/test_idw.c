@@ -497,11 +497,11 @@ void test_aidw(void)
     CHECK_NEAR(gk_aidw_alpha(&a, 0.8), 3.25, 1e-14);
     CHECK_NEAR(gk_aidw_alpha(&a, 0.9), 3.5, 1e-14);
     CHECK_NEAR(gk_aidw_alpha(&a, 1.0), 3.5, 1e-14);
-    a.aidw_alpha[1] = 7.0; /* only the 0.1-0.5 neighbourhood moves */
+    gk_aidw_of(&a)->alpha[1] = 7.0; /* only the 0.1-0.5 neighbourhood moves */
     CHECK_NEAR(gk_aidw_alpha(&a, 0.4), 0.5 * 7.0 + 0.5 * 2.5, 1e-14);
     CHECK_NEAR(gk_aidw_alpha(&a, 0.2), 0.5 * 1.5 + 0.5 * 7.0, 1e-14);
     CHECK_NEAR(gk_aidw_alpha(&a, 0.6), 2.75, 1e-14);
-    a.aidw_alpha[1] = 2.0;
+    gk_aidw_of(&a)->alpha[1] = 2.0;
     /* membership: cosine between r_min = 0 and r_max = 2 */
     CHECK(gk_aidw_mu(&a, 0.0) == 0.0);
     CHECK(gk_aidw_mu(&a, -1.0) == 0.0);
@@ -509,16 +509,16 @@ void test_aidw(void)
     CHECK_NEAR(gk_aidw_mu(&a, 0.5), 0.5 - 0.5 * sqrt(0.5), 1e-14);
     CHECK(gk_aidw_mu(&a, 2.0) == 1.0);
     CHECK(gk_aidw_mu(&a, 5.0) == 1.0);
-    a.aidw_rmin = 1.0;
-    a.aidw_rmax = 3.0;
+    gk_aidw_of(&a)->rmin = 1.0;
+    gk_aidw_of(&a)->rmax = 3.0;
     CHECK_NEAR(gk_aidw_mu(&a, 2.0), 0.5, 1e-14);
-    a.aidw_rmin = 0.0;
-    a.aidw_rmax = 2.0;
+    gk_aidw_of(&a)->rmin = 0.0;
+    gk_aidw_of(&a)->rmax = 2.0;
 
     /* r_exp of the unit square's corners: 1 / (2 sqrt(4 / 1)) = 0.25 */
     const double xs[] = {0, 1, 0, 1}, ys[] = {0, 0, 1, 1}, zs[] = {1, 2, 3, 4};
     tjob tj;
-    a.aidw_k = 2;
+    gk_aidw_of(&a)->k = 2;
     tjob_init(&tj, xs, ys, zs, 4, &a);
     CHECK_NEAR(((const gk_aidw_state *)tj.job->state)->r_exp, 0.25, 1e-15);
     int nd;
@@ -532,7 +532,7 @@ void test_aidw(void)
     make_clustered(&p, 300);
     for (int pass = 0; pass < 2; pass++) {
         a = alg_of(GK_ALG_AIDW);
-        a.aidw_k = 7;
+        gk_aidw_of(&a)->k = 7;
         if (pass == 1) {
             a.radius1 = a.radius2 = 15;
             a.max_points = 20;
