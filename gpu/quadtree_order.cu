@@ -12,7 +12,7 @@
  * the host's), so the tree is the CPU's and the order the same.
  */
 #include "families.h"
-#include "check.h"
+#include "call.h"
 
 #include "core/quadtree_split.h"
 
@@ -234,12 +234,6 @@ fail:
 int api_quadtree_order(int dev, const double *x, const double *y, size_t n, uint32_t *order,
                        double *ms, char *err, size_t err_cap)
 {
-    cudaStream_t st = nullptr;
-    cudaEvent_t e0 = nullptr, e1 = nullptr;
-    double *dx = nullptr, *dy = nullptr;
-    unsigned *dord = nullptr;
-    int rc = -1;
-    float t = 0;
     if (n == 0 || n > (size_t)INT32_MAX) {
         snprintf(err, err_cap, "%zu points: from 1 to 2^31-1", n);
         return -1;
@@ -251,31 +245,28 @@ int api_quadtree_order(int dev, const double *x, const double *y, size_t n, uint
         box[2] = x[i] > box[2] ? x[i] : box[2];
         box[3] = y[i] > box[3] ? y[i] : box[3];
     }
-    CK(cudaSetDevice(dev));
-    CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
-    CK(cudaMalloc(&dx, n * sizeof *dx));
-    CK(cudaMalloc(&dy, n * sizeof *dy));
-    CK(cudaMalloc(&dord, n * sizeof *dord));
-    CK(cudaMemcpyAsync(dx, x, n * sizeof *dx, cudaMemcpyHostToDevice, st));
-    CK(cudaMemcpyAsync(dy, y, n * sizeof *dy, cudaMemcpyHostToDevice, st));
-    CK(cudaEventRecord(e0, st));
+    Call c;
+    double *dx = nullptr, *dy = nullptr;
+    unsigned *dord = nullptr;
+    c.part(dx, n);
+    c.part(dy, n);
+    c.part(dord, n);
+    CK_RET(c.open(dev));
+    CK_RET(c.carve());
+    cudaStream_t st = c.st;
+    CK_RET(cudaMemcpyAsync(dx, x, n * sizeof *dx, cudaMemcpyHostToDevice, st));
+    CK_RET(cudaMemcpyAsync(dy, y, n * sizeof *dy, cudaMemcpyHostToDevice, st));
+    CK_RET(cudaEventRecord(c.e0, st));
     if (quadtree_order(st, dx, dy, (int)n, box, dord, err, err_cap))
-        goto fail;
-    CK(cudaEventRecord(e1, st));
-    CK(cudaMemcpyAsync(order, dord, n * sizeof *dord, cudaMemcpyDeviceToHost, st));
-    CK(cudaStreamSynchronize(st));
-    CK(cudaEventElapsedTime(&t, e0, e1));
+        return -1;
+    CK_RET(cudaEventRecord(c.e1, st));
+    CK_RET(cudaMemcpyAsync(order, dord, n * sizeof *dord, cudaMemcpyDeviceToHost, st));
+    CK_RET(cudaStreamSynchronize(st));
+    float t = 0;
+    CK_RET(c.elapsed(&t));
     if (ms)
         *ms = t;
-    rc = 0;
-fail:
-    cudaFree(dx);
-    cudaFree(dy);
-    cudaFree(dord);
-    release_stream(st, e0, e1);
-    return rc;
+    return 0;
 }
 
 } // namespace gk_gpu

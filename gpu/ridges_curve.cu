@@ -28,7 +28,7 @@
  * (gpu/CMakeLists.txt).
  */
 #include "families.h"
-#include "check.h"
+#include "call.h"
 #include "ridges/curve_step.h"
 
 #include <cub/device/device_radix_sort.cuh>
@@ -264,16 +264,6 @@ int api_curve_evolve(int dev, gk_gpu_evolve *e, char *err, size_t err_cap)
     const size_t n = e->n;
     const unsigned int m = (unsigned int)e->m;
     const size_t maxch = n / GK_CS_CHUNK + (size_t)m + 1; /* at most one short chunk per owner */
-    double *dp = nullptr, *ds = nullptr, *part = nullptr;
-    unsigned int *rkey = nullptr, *ridx = nullptr, *cstart = nullptr, *owner = nullptr,
-                 *order = nullptr, *first = nullptr, *nch = nullptr, *cfirst = nullptr;
-    int *dflags = nullptr, *hflags = nullptr;
-    void *tmp = nullptr;
-    size_t tmpb = 0, tb1 = 0, tb2 = 0, tb3 = 0;
-    cudaStream_t st = nullptr;
-    cudaEvent_t e0 = nullptr, e1 = nullptr;
-    float ms = 0.0f;
-    int rc = -1;
     e->iters = 0;
     e->converged = 0;
     if (n == 0 || m == 0 || n > 0xFFFFFFF0u || e->m > 0xFFFFFFF0u || (dim != 2 && dim != 3)) {
@@ -281,103 +271,92 @@ int api_curve_evolve(int dev, gk_gpu_evolve *e, char *err, size_t err_cap)
                  "outside what the GPU kernel takes", n, e->m, dim);
         return -1;
     }
-    {
-        const CellGrid g = make_grid(e->p, n, dim, e->r1);
-        const double r2 = e->r1 * e->r1;
-        const unsigned int tb = 256;
-        const int cell_bits = bits_for(g.cells - 1), owner_bits = bits_for(m);
-        CK(cudaSetDevice(dev));
-        CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-        CK(cudaEventCreate(&e0));
-        CK(cudaEventCreate(&e1));
-        CK(cudaMalloc(&dp, n * dim * sizeof(double)));
-        CK(cudaMalloc(&ds, (size_t)m * dim * sizeof(double)));
-        CK(cudaMalloc(&part, maxch * dim * sizeof(double)));
-        CK(cudaMalloc(&rkey, 2 * (size_t)m * sizeof(unsigned int)));
-        CK(cudaMalloc(&ridx, 2 * (size_t)m * sizeof(unsigned int)));
-        CK(cudaMalloc(&cstart, ((size_t)g.cells + 1) * sizeof(unsigned int)));
-        CK(cudaMalloc(&owner, 2 * n * sizeof(unsigned int)));
-        CK(cudaMalloc(&order, 2 * n * sizeof(unsigned int)));
-        CK(cudaMalloc(&first, ((size_t)m + 1) * sizeof(unsigned int)));
-        CK(cudaMalloc(&nch, ((size_t)m + 1) * sizeof(unsigned int)));
-        CK(cudaMalloc(&cfirst, ((size_t)m + 1) * sizeof(unsigned int)));
-        CK(cudaMalloc(&dflags, F_N * sizeof(int)));
-        CK(cudaMallocHost(&hflags, F_N * sizeof(int)));
-        for (int u = 0; u < F_N; u++) /* max_iter <= 0: no step, not converged */
-            hflags[u] = 0;
-        CK(cub::DeviceRadixSort::SortPairs(nullptr, tb1, rkey, rkey + m, ridx, ridx + m, (int)m,
+    const CellGrid g = make_grid(e->p, n, dim, e->r1);
+    const double r2 = e->r1 * e->r1;
+    const unsigned int tb = 256;
+    const int cell_bits = bits_for(g.cells - 1), owner_bits = bits_for(m);
+    Call c;
+    CK_RET(c.open(dev));
+    cudaStream_t st = c.st;
+    double *dp = nullptr, *ds = nullptr, *part = nullptr;
+    unsigned int *rkey = nullptr, *ridx = nullptr, *cstart = nullptr, *owner = nullptr,
+                 *order = nullptr, *first = nullptr, *nch = nullptr, *cfirst = nullptr;
+    int *dflags = nullptr, *hflags = nullptr;
+    unsigned char *tmp = nullptr;
+    size_t tb1 = 0, tb2 = 0, tb3 = 0;
+    /* the sorts' and the scan's scratch first (a size query reads no memory) */
+    CK_RET(cub::DeviceRadixSort::SortPairs(nullptr, tb1, rkey, rkey + m, ridx, ridx + m, (int)m,
                                            0, cell_bits, st));
-        CK(cub::DeviceRadixSort::SortPairs(nullptr, tb2, owner, owner + n, order, order + n,
+    CK_RET(cub::DeviceRadixSort::SortPairs(nullptr, tb2, owner, owner + n, order, order + n,
                                            (int)n, 0, owner_bits, st));
-        CK(cub::DeviceScan::ExclusiveSum(nullptr, tb3, nch, cfirst, (int)m + 1, st));
-        tmpb = std::max(tb1, std::max(tb2, tb3));
-        CK(cudaMalloc(&tmp, tmpb));
-        CK(cudaMemcpyAsync(dp, e->p, n * dim * sizeof(double), cudaMemcpyHostToDevice, st));
-        CK(cudaMemcpyAsync(ds, e->s, (size_t)m * dim * sizeof(double), cudaMemcpyHostToDevice,
+    CK_RET(cub::DeviceScan::ExclusiveSum(nullptr, tb3, nch, cfirst, (int)m + 1, st));
+    const size_t tmpb = std::max(tb1, std::max(tb2, tb3));
+    c.part(dp, n * dim);
+    c.part(ds, (size_t)m * dim);
+    c.part(part, maxch * dim);
+    c.part(rkey, 2 * (size_t)m);
+    c.part(ridx, 2 * (size_t)m);
+    c.part(cstart, (size_t)g.cells + 1);
+    c.part(owner, 2 * n);
+    c.part(order, 2 * n);
+    c.part(first, (size_t)m + 1);
+    c.part(nch, (size_t)m + 1);
+    c.part(cfirst, (size_t)m + 1);
+    c.part(dflags, F_N);
+    c.part(tmp, tmpb);
+    CK_RET(c.carve());
+    CK_RET(c.host(hflags, F_N));
+    for (int u = 0; u < F_N; u++) /* max_iter <= 0: no step, not converged */
+        hflags[u] = 0;
+    CK_RET(cudaMemcpyAsync(dp, e->p, n * dim * sizeof(double), cudaMemcpyHostToDevice, st));
+    CK_RET(cudaMemcpyAsync(ds, e->s, (size_t)m * dim * sizeof(double), cudaMemcpyHostToDevice,
                            st));
-        CK(cudaMemsetAsync(dflags, 0, F_N * sizeof(int), st));
-        CK(cudaEventRecord(e0, st));
-        const unsigned int gm = (m + tb - 1) / tb, gm1 = (m + 1 + tb - 1) / tb,
-                           gc = (g.cells + 1 + tb - 1) / tb;
-        const unsigned int gn = (unsigned int)((n + tb - 1) / tb);
-        const unsigned int gch = (unsigned int)((maxch + tb - 1) / tb);
-        /* Steps are queued in batches; done is read after each. A batch
-         * past convergence costs only its sorts and scans. */
-        for (int queued = 0; queued < e->max_iter;) {
-            int batch = std::min(e->max_iter - queued, queued < 32 ? 8 : 32);
-            for (int u = 0; u < batch; u++) {
-                size_t b = tmpb;
-                rep_cells<<<gm, tb, 0, st>>>(g, ds, m, rkey, ridx, dflags);
-                CK(cub::DeviceRadixSort::SortPairs(tmp, b, rkey, rkey + m, ridx, ridx + m, (int)m,
-                                                   0, cell_bits, st));
-                cell_starts<<<gc, tb, 0, st>>>(rkey + m, m, g.cells, cstart, dflags);
-                assign<<<gn, tb, 0, st>>>(g, dp, n, ds, cstart, ridx + m, r2, m, owner, order,
-                                          dflags);
-                b = tmpb;
-                CK(cub::DeviceRadixSort::SortPairs(tmp, b, owner, owner + n, order, order + n,
+    CK_RET(cudaMemsetAsync(dflags, 0, F_N * sizeof(int), st));
+    CK_RET(cudaEventRecord(c.e0, st));
+    const unsigned int gm = (m + tb - 1) / tb, gm1 = (m + 1 + tb - 1) / tb,
+                       gc = (g.cells + 1 + tb - 1) / tb;
+    const unsigned int gn = (unsigned int)((n + tb - 1) / tb);
+    const unsigned int gch = (unsigned int)((maxch + tb - 1) / tb);
+    /* Steps are queued in batches; done is read after each. A batch past
+     * convergence costs only its sorts and scans. */
+    for (int queued = 0; queued < e->max_iter;) {
+        int batch = std::min(e->max_iter - queued, queued < 32 ? 8 : 32);
+        for (int u = 0; u < batch; u++) {
+            size_t b = tmpb;
+            rep_cells<<<gm, tb, 0, st>>>(g, ds, m, rkey, ridx, dflags);
+            CK_RET(cub::DeviceRadixSort::SortPairs(tmp, b, rkey, rkey + m, ridx, ridx + m,
+                                                   (int)m, 0, cell_bits, st));
+            cell_starts<<<gc, tb, 0, st>>>(rkey + m, m, g.cells, cstart, dflags);
+            assign<<<gn, tb, 0, st>>>(g, dp, n, ds, cstart, ridx + m, r2, m, owner, order,
+                                      dflags);
+            b = tmpb;
+            CK_RET(cub::DeviceRadixSort::SortPairs(tmp, b, owner, owner + n, order, order + n,
                                                    (int)n, 0, owner_bits, st));
-                owner_starts<<<gm1, tb, 0, st>>>(owner + n, n, m, first, nch, dflags);
-                b = tmpb;
-                CK(cub::DeviceScan::ExclusiveSum(tmp, b, nch, cfirst, (int)m + 1, st));
-                chunk_sums<<<gch, tb, 0, st>>>(dim, dp, order + n, first, cfirst, m, maxch, part,
-                                               dflags);
-                move<<<gm, tb, 0, st>>>(dim, first, cfirst, part, m, ds, dflags);
-                step_end<<<1, 1, 0, st>>>(dflags);
-                CK(cudaGetLastError());
-            }
-            queued += batch;
-            CK(cudaMemcpyAsync(hflags, dflags, F_N * sizeof(int), cudaMemcpyDeviceToHost, st));
-            CK(cudaStreamSynchronize(st));
-            if (hflags[F_DONE])
-                break;
+            owner_starts<<<gm1, tb, 0, st>>>(owner + n, n, m, first, nch, dflags);
+            b = tmpb;
+            CK_RET(cub::DeviceScan::ExclusiveSum(tmp, b, nch, cfirst, (int)m + 1, st));
+            chunk_sums<<<gch, tb, 0, st>>>(dim, dp, order + n, first, cfirst, m, maxch, part,
+                                           dflags);
+            move<<<gm, tb, 0, st>>>(dim, first, cfirst, part, m, ds, dflags);
+            step_end<<<1, 1, 0, st>>>(dflags);
+            CK_RET(cudaGetLastError());
         }
-        e->iters = hflags[F_ITERS];
-        e->converged = hflags[F_DONE];
-        CK(cudaEventRecord(e1, st));
-        CK(cudaMemcpyAsync(e->s, ds, (size_t)m * dim * sizeof(double), cudaMemcpyDeviceToHost,
-                           st));
-        CK(cudaStreamSynchronize(st));
-        CK(cudaEventElapsedTime(&ms, e0, e1));
-        e->kernel_ms = ms;
-        rc = 0;
+        queued += batch;
+        CK_RET(cudaMemcpyAsync(hflags, dflags, F_N * sizeof(int), cudaMemcpyDeviceToHost, st));
+        CK_RET(cudaStreamSynchronize(st));
+        if (hflags[F_DONE])
+            break;
     }
-fail:
-    cudaFree(dp);
-    cudaFree(ds);
-    cudaFree(part);
-    cudaFree(rkey);
-    cudaFree(ridx);
-    cudaFree(cstart);
-    cudaFree(owner);
-    cudaFree(order);
-    cudaFree(first);
-    cudaFree(nch);
-    cudaFree(cfirst);
-    cudaFree(dflags);
-    cudaFreeHost(hflags);
-    cudaFree(tmp);
-    release_stream(st, e0, e1);
-    return rc;
+    e->iters = hflags[F_ITERS];
+    e->converged = hflags[F_DONE];
+    CK_RET(cudaEventRecord(c.e1, st));
+    CK_RET(cudaMemcpyAsync(e->s, ds, (size_t)m * dim * sizeof(double), cudaMemcpyDeviceToHost,
+                           st));
+    CK_RET(cudaStreamSynchronize(st));
+    float ms = 0.0f;
+    CK_RET(c.elapsed(&ms));
+    e->kernel_ms = ms;
+    return 0;
 }
 
 } // namespace gk_gpu

@@ -10,7 +10,7 @@
  * samples: in input order they are scattered over the whole cloud.
  */
 #include "families.h"
-#include "check.h"
+#include "call.h"
 #include "ridges/scms_step.h"
 
 #include <cuda_runtime.h>
@@ -76,87 +76,69 @@ int api_scms(int dev, gk_gpu_scms *s, char *err, size_t err_cap)
 {
     const int dim = s->dim;
     const size_t n = s->n, nw = s->n_walkers;
-    uint64_t *key = nullptr;
-    size_t *start = nullptr;
-    double *ps = nullptr, *ws = nullptr, *wk = nullptr, *dens = nullptr, *tan = nullptr;
-    int32_t *its = nullptr;
-    uint32_t *perm = nullptr;
-    cudaStream_t st = nullptr;
-    cudaEvent_t e0 = nullptr, e1 = nullptr;
-    float ms = 0.0f;
-    int rc = -1;
     if ((dim != 2 && dim != 3) || n == 0 || nw == 0 || !s->key || !s->start || !s->ps) {
         snprintf(err, err_cap, "density: %zu samples, %zu walkers, %d dimensions, no bins: "
                  "outside what the GPU kernel takes", n, nw, dim);
         return -1;
     }
-    {
-        CK(cudaSetDevice(dev));
-        CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-        CK(cudaEventCreate(&e0));
-        CK(cudaEventCreate(&e1));
-        CK(cudaMalloc(&key, s->n_bins * sizeof(uint64_t)));
-        CK(cudaMalloc(&start, (s->n_bins + 1) * sizeof(size_t)));
-        CK(cudaMalloc(&ps, n * dim * sizeof(double)));
-        if (s->ws)
-            CK(cudaMalloc(&ws, n * sizeof(double)));
-        CK(cudaMalloc(&wk, nw * dim * sizeof(double)));
-        CK(cudaMalloc(&tan, nw * dim * sizeof(double)));
-        CK(cudaMalloc(&dens, nw * sizeof(double)));
-        CK(cudaMalloc(&its, nw * sizeof(int32_t)));
-        CK(cudaMalloc(&perm, nw * sizeof(uint32_t)));
-        CK(cudaMemcpyAsync(key, s->key, s->n_bins * sizeof(uint64_t), cudaMemcpyHostToDevice, st));
-        CK(cudaMemcpyAsync(start, s->start, (s->n_bins + 1) * sizeof(size_t),
+    Call c;
+    uint64_t *key = nullptr;
+    size_t *start = nullptr;
+    double *ps = nullptr, *ws = nullptr, *wk = nullptr, *dens = nullptr, *tan = nullptr;
+    int32_t *its = nullptr;
+    uint32_t *perm = nullptr;
+    c.part(key, s->n_bins);
+    c.part(start, s->n_bins + 1);
+    c.part(ps, n * dim);
+    if (s->ws)
+        c.part(ws, n);
+    c.part(wk, nw * dim);
+    c.part(tan, nw * dim);
+    c.part(dens, nw);
+    c.part(its, nw);
+    c.part(perm, nw);
+    CK_RET(c.open(dev));
+    CK_RET(c.carve());
+    cudaStream_t st = c.st;
+    CK_RET(cudaMemcpyAsync(key, s->key, s->n_bins * sizeof(uint64_t), cudaMemcpyHostToDevice, st));
+    CK_RET(cudaMemcpyAsync(start, s->start, (s->n_bins + 1) * sizeof(size_t),
                            cudaMemcpyHostToDevice, st));
-        CK(cudaMemcpyAsync(ps, s->ps, n * dim * sizeof(double), cudaMemcpyHostToDevice, st));
-        if (s->ws)
-            CK(cudaMemcpyAsync(ws, s->ws, n * sizeof(double), cudaMemcpyHostToDevice, st));
-        CK(cudaMemcpyAsync(wk, s->walkers, nw * dim * sizeof(double), cudaMemcpyHostToDevice,
+    CK_RET(cudaMemcpyAsync(ps, s->ps, n * dim * sizeof(double), cudaMemcpyHostToDevice, st));
+    if (s->ws)
+        CK_RET(cudaMemcpyAsync(ws, s->ws, n * sizeof(double), cudaMemcpyHostToDevice, st));
+    CK_RET(cudaMemcpyAsync(wk, s->walkers, nw * dim * sizeof(double), cudaMemcpyHostToDevice,
                            st));
-        gk_scms_index ix{};
-        ix.dim = dim;
-        for (int k = 0; k < 3; k++) {
-            ix.origin[k] = s->origin[k];
-            ix.nc[k] = s->nc[k];
-        }
-        ix.side = s->side;
-        ix.n_bins = s->n_bins;
-        ix.key = key;
-        ix.start = start;
-        ix.ps = ps;
-        ix.ws = ws;
-        gk_scms_index hix = ix; /* the host's view, for the launch order */
-        hix.key = s->key;
-        const std::vector<uint32_t> order = launch_order(hix, s->walkers, nw);
-        CK(cudaMemcpyAsync(perm, order.data(), nw * sizeof(uint32_t), cudaMemcpyHostToDevice, st));
-        CK(cudaEventRecord(e0, st));
-        walk<<<(unsigned int)((nw + 127) / 128), 128, 0, st>>>(ix, perm, wk, nw, s->h, s->cutoff,
-                                                               s->tol, s->max_iter, dens, tan, its);
-        CK(cudaGetLastError());
-        CK(cudaEventRecord(e1, st));
-        CK(cudaMemcpyAsync(s->walkers, wk, nw * dim * sizeof(double), cudaMemcpyDeviceToHost,
-                           st));
-        CK(cudaMemcpyAsync(s->tangent, tan, nw * dim * sizeof(double), cudaMemcpyDeviceToHost,
-                           st));
-        CK(cudaMemcpyAsync(s->density, dens, nw * sizeof(double), cudaMemcpyDeviceToHost, st));
-        CK(cudaMemcpyAsync(s->iters, its, nw * sizeof(int32_t), cudaMemcpyDeviceToHost, st));
-        CK(cudaStreamSynchronize(st));
-        CK(cudaEventElapsedTime(&ms, e0, e1));
-        s->kernel_ms = ms;
-        rc = 0;
+    gk_scms_index ix{};
+    ix.dim = dim;
+    for (int k = 0; k < 3; k++) {
+        ix.origin[k] = s->origin[k];
+        ix.nc[k] = s->nc[k];
     }
-fail:
-    cudaFree(key);
-    cudaFree(start);
-    cudaFree(ps);
-    cudaFree(ws);
-    cudaFree(wk);
-    cudaFree(tan);
-    cudaFree(dens);
-    cudaFree(its);
-    cudaFree(perm);
-    release_stream(st, e0, e1);
-    return rc;
+    ix.side = s->side;
+    ix.n_bins = s->n_bins;
+    ix.key = key;
+    ix.start = start;
+    ix.ps = ps;
+    ix.ws = ws;
+    gk_scms_index hix = ix; /* the host's view, for the launch order */
+    hix.key = s->key;
+    const std::vector<uint32_t> order = launch_order(hix, s->walkers, nw);
+    CK_RET(cudaMemcpyAsync(perm, order.data(), nw * sizeof(uint32_t), cudaMemcpyHostToDevice, st));
+    CK_RET(cudaEventRecord(c.e0, st));
+    walk<<<(unsigned int)((nw + 127) / 128), 128, 0, st>>>(ix, perm, wk, nw, s->h, s->cutoff,
+                                                           s->tol, s->max_iter, dens, tan, its);
+    CK_RET(cudaGetLastError());
+    CK_RET(cudaEventRecord(c.e1, st));
+    CK_RET(cudaMemcpyAsync(s->walkers, wk, nw * dim * sizeof(double), cudaMemcpyDeviceToHost, st));
+    CK_RET(cudaMemcpyAsync(s->tangent, tan, nw * dim * sizeof(double), cudaMemcpyDeviceToHost,
+                           st));
+    CK_RET(cudaMemcpyAsync(s->density, dens, nw * sizeof(double), cudaMemcpyDeviceToHost, st));
+    CK_RET(cudaMemcpyAsync(s->iters, its, nw * sizeof(int32_t), cudaMemcpyDeviceToHost, st));
+    CK_RET(cudaStreamSynchronize(st));
+    float ms = 0.0f;
+    CK_RET(c.elapsed(&ms));
+    s->kernel_ms = ms;
+    return 0;
 }
 
 } // namespace gk_gpu

@@ -20,7 +20,7 @@
  * distance sum adds the float distance (the double one on the exact path).
  */
 #include "families.h"
-#include "check.h"
+#include "call.h"
 #include "variogram.cuh"
 
 #include <cub/device/device_radix_sort.cuh>
@@ -32,6 +32,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 namespace gk_gpu
 {
@@ -354,17 +355,15 @@ int api_variogram(int dev, const gk_gpu_vgm *v, double *np, double *sd, double *
     double *xs = nullptr;
     float4 *tb = nullptr, *pk = nullptr;
     float2 *bnd = nullptr, *hbnd = nullptr;
+    std::vector<float2> hbv; /* hbnd's */
     unsigned int *key = nullptr, *dlost = nullptr, lost = 0;
     int *idx = nullptr;
-    void *tmp = nullptr;
+    unsigned char *tmp = nullptr;
     size_t tmpb = 0;
     unsigned long long *pnp = nullptr;
     double *psd = nullptr, *psg = nullptr;
-    cudaStream_t st = nullptr;
-    cudaEvent_t e0 = nullptr, e1 = nullptr;
     float ms = 0.0f;
     const size_t smem = (size_t)nb * VT * 20 + VT * 32;
-    int rc = -1;
     if (nb < 1 || smem > 200 * 1024 || n > (size_t)INT_MAX - VT) {
         snprintf(err, err_cap, "%d classes x directions: more than the GPU variogram keeps "
                  "per thread (at most %d)", nb, (int)((200 * 1024 - VT * 32) / (VT * 20)));
@@ -388,8 +387,10 @@ int api_variogram(int dev, const gk_gpu_vgm *v, double *np, double *sd, double *
          * general one (A/B timing) or its float bounds would overflow */
         const char *old_env = getenv("GRIDKIT_GPU_VGM_OLD");
         const bool want_fast = !dir && !(old_env && *old_env && strcmp(old_env, "0"));
-        if (want_fast)
-            hbnd = (float2 *)malloc((size_t)(v->ncls + 1) * sizeof *hbnd);
+        if (want_fast) {
+            hbv.resize((size_t)v->ncls + 1);
+            hbnd = hbv.data();
+        }
         /* rounding bounds (both kernels) and class-limit table (vgm_bounds) */
         double tol = 0.0, cullr2 = 0.0;
         float cut2_lo = 0.0f, cut2_hi = 0.0f;
@@ -422,39 +423,42 @@ int api_variogram(int dev, const gk_gpu_vgm *v, double *np, double *sd, double *
         int nslabs = 1, ybits = 0, keybits = 20;
         if (fast)
             vgm_str_shape((int)n, nslabs, ybits, keybits);
-        CK(cudaSetDevice(dev));
-        CK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-        CK(cudaEventCreate(&e0));
-        CK(cudaEventCreate(&e1));
-        CK(cudaMalloc(&x, bytes));
-        CK(cudaMalloc(&y, bytes));
-        CK(cudaMalloc(&z, bytes));
-        CK(cudaMalloc(&pf, 2 * n * sizeof(float2)));
+        Call c;
+        CK_RET(c.open(dev));
+        cudaStream_t st = c.st;
+        /* the sort's scratch first (a size query reads no memory) */
+        CK_RET(cub::DeviceRadixSort::SortPairs(nullptr, tmpb, key, key + n, idx, idx + n, (int)n,
+                                               0, 32, st));
+        c.part(x, n);
+        c.part(y, n);
+        c.part(z, n);
+        c.part(pf, 2 * n);
+        c.part(xs, 3 * n);
+        c.part(tb, (size_t)ntiles);
+        c.part(key, 2 * n);
+        c.part(idx, 2 * n);
+        c.part(tmp, tmpb);
+        c.part(pnp, nblk * nb);
+        c.part(psd, nblk * nb);
+        c.part(psg, nblk * nb);
+        c.part(onp, 3 * (size_t)nb);
+        if (fast) {
+            c.part(pk, n);
+            c.part(bnd, (size_t)v->ncls + 1);
+            c.part(dlost, 1);
+        }
+        CK_RET(c.carve());
         pfs = pf + n;
-        CK(cudaMalloc(&xs, 3 * bytes));
-        CK(cudaMalloc(&tb, (size_t)ntiles * sizeof(float4)));
-        CK(cudaMalloc(&key, 2 * n * sizeof(unsigned int)));
-        CK(cudaMalloc(&idx, 2 * n * sizeof(int)));
-        CK(cub::DeviceRadixSort::SortPairs(nullptr, tmpb, key, key + n, idx, idx + n, (int)n, 0,
-                                           32, st));
-        CK(cudaMalloc(&tmp, tmpb));
-        CK(cudaMalloc(&pnp, nblk * nb * sizeof(unsigned long long)));
-        CK(cudaMalloc(&psd, nblk * nb * sizeof(double)));
-        CK(cudaMalloc(&psg, nblk * nb * sizeof(double)));
-        CK(cudaMalloc(&onp, 3 * nb * sizeof(double)));
         osd = onp + nb;
         osg = osd + nb;
         if (fast) {
-            CK(cudaMalloc(&pk, n * sizeof(float4)));
-            CK(cudaMalloc(&bnd, (size_t)(v->ncls + 1) * sizeof(float2)));
-            CK(cudaMalloc(&dlost, sizeof(unsigned int)));
-            CK(cudaMemcpyAsync(bnd, hbnd, (size_t)(v->ncls + 1) * sizeof(float2),
+            CK_RET(cudaMemcpyAsync(bnd, hbnd, (size_t)(v->ncls + 1) * sizeof(float2),
                                cudaMemcpyHostToDevice, st));
-            CK(cudaMemsetAsync(dlost, 0, sizeof(unsigned int), st));
+            CK_RET(cudaMemsetAsync(dlost, 0, sizeof(unsigned int), st));
         }
-        CK(cudaMemcpyAsync(x, v->x, bytes, cudaMemcpyHostToDevice, st));
-        CK(cudaMemcpyAsync(y, v->y, bytes, cudaMemcpyHostToDevice, st));
-        CK(cudaMemcpyAsync(z, v->z, bytes, cudaMemcpyHostToDevice, st));
+        CK_RET(cudaMemcpyAsync(x, v->x, bytes, cudaMemcpyHostToDevice, st));
+        CK_RET(cudaMemcpyAsync(y, v->y, bytes, cudaMemcpyHostToDevice, st));
+        CK_RET(cudaMemcpyAsync(z, v->z, bytes, cudaMemcpyHostToDevice, st));
         P.x = xs;
         P.y = xs + n;
         P.z = xs + 2 * n;
@@ -463,40 +467,40 @@ int api_variogram(int dev, const gk_gpu_vgm *v, double *np, double *sd, double *
         P.pnp = pnp;
         P.psd = psd;
         P.psg = psg;
-        CK(cudaFuncSetAttribute(vgm_kernel<0>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+        CK_RET(cudaFuncSetAttribute(vgm_kernel<0>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                 (int)smem));
-        CK(cudaFuncSetAttribute(vgm_kernel<1>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+        CK_RET(cudaFuncSetAttribute(vgm_kernel<1>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                 (int)smem));
         const unsigned int g256 = (unsigned int)((n + 255) / 256);
         const float mm = (float)(M * (1.0 + 1e-6));
-        CK(cudaEventRecord(e0, st));
+        CK_RET(cudaEventRecord(c.e0, st));
         vgm_centre<<<g256, 256, 0, st>>>(x, y, (int)n, cx, cy, pf);
-        CK(cudaGetLastError());
+        CK_RET(cudaGetLastError());
         if (fast) { /* STR tiles */
             vgm_xkey<<<g256, 256, 0, st>>>(pf, (int)n, key, idx);
-            CK(cudaGetLastError());
-            CK(cub::DeviceRadixSort::SortPairs(tmp, tmpb, key, key + n, idx, idx + n, (int)n, 0,
+            CK_RET(cudaGetLastError());
+            CK_RET(cub::DeviceRadixSort::SortPairs(tmp, tmpb, key, key + n, idx, idx + n, (int)n, 0,
                                                32, st));
             vgm_ykey<<<g256, 256, 0, st>>>(
                 pf, idx + n, (int)n, nslabs, ybits, mm,
                 M > 0.0 ? (float)(((1 << ybits) - 1) / (2.0 * M * (1.0 + 1e-6))) : 0.0f, key, idx);
-            CK(cudaGetLastError());
-            CK(cub::DeviceRadixSort::SortPairs(tmp, tmpb, key, key + n, idx, idx + n, (int)n, 0,
+            CK_RET(cudaGetLastError());
+            CK_RET(cub::DeviceRadixSort::SortPairs(tmp, tmpb, key, key + n, idx, idx + n, (int)n, 0,
                                                keybits, st));
         } else { /* Morton order */
             vgm_key<<<g256, 256, 0, st>>>(pf, (int)n, mm,
                                           M > 0.0 ? (float)(1024.0 / (2.0 * M * (1.0 + 1e-6)))
                                                   : 0.0f,
                                           key, idx);
-            CK(cudaGetLastError());
-            CK(cub::DeviceRadixSort::SortPairs(tmp, tmpb, key, key + n, idx, idx + n, (int)n, 0,
+            CK_RET(cudaGetLastError());
+            CK_RET(cub::DeviceRadixSort::SortPairs(tmp, tmpb, key, key + n, idx, idx + n, (int)n, 0,
                                                20, st));
         }
         vgm_gather<<<g256, 256, 0, st>>>(idx + n, (int)n, x, y, z, pf, xs, xs + n, xs + 2 * n,
                                          pfs, pk);
-        CK(cudaGetLastError());
+        CK_RET(cudaGetLastError());
         vgm_bbox<<<(unsigned)((ntiles + 127) / 128), 128, 0, st>>>(pfs, (int)n, ntiles, tb);
-        CK(cudaGetLastError());
+        CK_RET(cudaGetLastError());
         dim3 grid(ntiles, strips);
         if (fast) {
             VgmFast F{};
@@ -525,21 +529,21 @@ int api_variogram(int dev, const gk_gpu_vgm *v, double *np, double *sd, double *
         } else {
             vgm_kernel<0><<<grid, VT, smem, st>>>(P);
         }
-        CK(cudaGetLastError());
+        CK_RET(cudaGetLastError());
         /* twice at most: a planning bug in the fast kernel (pairs it could
          * not place, never expected) is said and redone with the old one */
         for (int pass = 0; pass < 2; pass++) {
             vgm_merge<<<nb, 256, 0, st>>>(pnp, psd, psg, nblk, nb, onp, osd, osg);
-            CK(cudaGetLastError());
+            CK_RET(cudaGetLastError());
             if (pass == 0) {
-                CK(cudaEventRecord(e1, st));
+                CK_RET(cudaEventRecord(c.e1, st));
                 if (fast)
-                    CK(cudaMemcpyAsync(&lost, dlost, sizeof lost, cudaMemcpyDeviceToHost, st));
+                    CK_RET(cudaMemcpyAsync(&lost, dlost, sizeof lost, cudaMemcpyDeviceToHost, st));
             }
-            CK(cudaMemcpyAsync(np, onp, nb * sizeof(double), cudaMemcpyDeviceToHost, st));
-            CK(cudaMemcpyAsync(sd, osd, nb * sizeof(double), cudaMemcpyDeviceToHost, st));
-            CK(cudaMemcpyAsync(sg, osg, nb * sizeof(double), cudaMemcpyDeviceToHost, st));
-            CK(cudaStreamSynchronize(st));
+            CK_RET(cudaMemcpyAsync(np, onp, nb * sizeof(double), cudaMemcpyDeviceToHost, st));
+            CK_RET(cudaMemcpyAsync(sd, osd, nb * sizeof(double), cudaMemcpyDeviceToHost, st));
+            CK_RET(cudaMemcpyAsync(sg, osg, nb * sizeof(double), cudaMemcpyDeviceToHost, st));
+            CK_RET(cudaStreamSynchronize(st));
             if (!lost)
                 break;
             fprintf(stderr, "gridkit: GPU variogram: %u pairs outside their planned classes "
@@ -547,34 +551,12 @@ int api_variogram(int dev, const gk_gpu_vgm *v, double *np, double *sd, double *
                     lost);
             lost = 0;
             vgm_kernel<0><<<grid, VT, smem, st>>>(P);
-            CK(cudaGetLastError());
+            CK_RET(cudaGetLastError());
         }
-        CK(cudaEventElapsedTime(&ms, e0, e1));
+        CK_RET(c.elapsed(&ms));
         *kernel_ms = ms;
-        rc = 0;
     }
-fail:
-    if (rc)
-        cudaGetLastError();
-    free(hbnd);
-    cudaFree(x);
-    cudaFree(y);
-    cudaFree(z);
-    cudaFree(pf);
-    cudaFree(xs);
-    cudaFree(tb);
-    cudaFree(pk);
-    cudaFree(bnd);
-    cudaFree(dlost);
-    cudaFree(key);
-    cudaFree(idx);
-    cudaFree(tmp);
-    cudaFree(pnp);
-    cudaFree(psd);
-    cudaFree(psg);
-    cudaFree(onp);
-    release_stream(st, e0, e1);
-    return rc;
+    return 0;
 }
 
 } // namespace gk_gpu
