@@ -17,9 +17,6 @@
 namespace gk_gpu
 {
 
-struct KgState;  /* global kriging (krige_global.cu) */
-struct LinState; /* linear (linear.cu) */
-
 struct Job {
     int dev = 0;
     gk_gpu_job_desc d{};
@@ -72,8 +69,10 @@ struct Job {
     size_t q_cap = 0;
     int *qg = nullptr;    /* and the folds they leave out */
     size_t qg_cap = 0;
-    KgState *kg = nullptr; /* global kriging (krige_global.cu) */
-    LinState *lin = nullptr; /* linear (linear.cu) */
+    /* The op's own state (global kriging's factor, linear's triangles):
+     * made by its row's make in module.cu, freed by its drop, cloned by its
+     * clone; only the op's family file reads it. */
+    void *own = nullptr;
     const Job *base = nullptr; /* a clone: the points and bins are base's */
 };
 

@@ -144,33 +144,6 @@ __global__ void bin_starts(const int *keys, int n, int nbins, int *start)
     start[b] = lo;
 }
 
-void job_destroy(Job *J)
-{
-    if (!J)
-        return;
-    cudaSetDevice(J->dev);
-    if (J->st)
-        cudaStreamSynchronize(J->st);
-    kg_free(J->kg);
-    lin_free(J->lin);
-    void *own[] = {J->out,  J->outf, J->part, J->fftbuf, J->flags, J->pf, J->flag_list,
-                   J->counters, J->knbr, J->kgp, J->kg0, J->kbig, J->klg, J->q, J->qg};
-    for (void *p : own)
-        if (p)
-            cudaFree(p);
-    void *shared[] = {J->x, J->y, J->z, J->sxy, J->sz, J->sidx, J->sgroup, J->bstart};
-    for (void *p : shared)
-        if (p && !J->base)
-            cudaFree(p);
-    if (J->e0)
-        cudaEventDestroy(J->e0);
-    if (J->e1)
-        cudaEventDestroy(J->e1);
-    if (J->st)
-        cudaStreamDestroy(J->st);
-    delete J;
-}
-
 /* ---- ABI ------------------------------------------------------------------- */
 
 int api_probe(int dev, char *name, size_t name_cap, char *err, size_t err_cap)
@@ -229,7 +202,11 @@ static int tile_krige_global(Job *, const Grid &, const gk_gpu_tile *, int, char
 static int tile_linear(Job *, const Grid &, const gk_gpu_tile *, int, char *, size_t);
 static int make_krige_global(Job *J, const gk_gpu_job_desc *d, char *err, size_t err_cap)
 {
-    return (J->kg = kg_new(J->dev, J->st, d, err, err_cap)) ? 0 : -1;
+    return (J->own = kg_new(J->dev, J->st, d, err, err_cap)) ? 0 : -1;
+}
+static void drop_krige_global(void *own)
+{
+    kg_free(static_cast<KgState *>(own));
 }
 static int tile_density(Job *J, const Grid &G, const gk_gpu_tile *, int, char *err,
                         size_t err_cap)
@@ -238,7 +215,15 @@ static int tile_density(Job *J, const Grid &G, const gk_gpu_tile *, int, char *e
 }
 static int make_linear(Job *J, const gk_gpu_job_desc *d, char *err, size_t err_cap)
 {
-    return (J->lin = lin_new(J->st, d, err, err_cap)) ? 0 : -1;
+    return (J->own = lin_new(J->st, d, err, err_cap)) ? 0 : -1;
+}
+static void drop_linear(void *own)
+{
+    lin_free(static_cast<LinState *>(own));
+}
+static void *clone_linear(const void *own, char *err, size_t err_cap)
+{
+    return lin_clone(static_cast<const LinState *>(own), err, err_cap);
 }
 
 /* One row per op (core/gpu_abi.h's gk_gpu_op); a new kernel is its family's
@@ -250,26 +235,34 @@ struct OpRow {
     When knn_bins;   /* bins of ~1.5 points: k-nearest searches */
     When wide_bins;  /* bins of at least an eighth of the window's box: window scans */
     bool krige;      /* kriging: krige_set first, the variance band */
-    int (*make)(Job *J, const gk_gpu_job_desc *d, char *err, size_t err_cap); /* state of its own */
+    /* state of its own (Job::own): made, freed, and cloned for another stream
+     * (NULL clone: a job with state cannot be cloned) */
+    int (*make)(Job *J, const gk_gpu_job_desc *d, char *err, size_t err_cap);
+    void (*drop)(void *own);
+    void *(*clone)(const void *own, char *err, size_t err_cap);
     TileFn tile;
 };
 static const OpRow OPS[] = {
-    {GK_GPU_INVDIST_ALL, true, false, NEVER, NEVER, false, nullptr, tile_invdist_all},
-    {GK_GPU_IDW_KNN, true, true, WITH_K, WITHOUT_K, false, nullptr, tile_local},
-    {GK_GPU_NEAREST, true, true, ALWAYS, NEVER, false, nullptr, tile_local},
-    {GK_GPU_AVERAGE, true, true, NEVER, ALWAYS, false, nullptr, tile_local},
-    {GK_GPU_COUNT, true, true, NEVER, ALWAYS, false, nullptr, tile_local},
-    {GK_GPU_MINIMUM, true, true, NEVER, ALWAYS, false, nullptr, tile_local},
-    {GK_GPU_MAXIMUM, true, true, NEVER, ALWAYS, false, nullptr, tile_local},
-    {GK_GPU_RANGE, true, true, NEVER, ALWAYS, false, nullptr, tile_local},
-    {GK_GPU_AVERAGE_DISTANCE, true, true, NEVER, ALWAYS, false, nullptr, tile_local},
-    {GK_GPU_AVERAGE_DISTANCE_PTS, true, true, NEVER, ALWAYS, false, nullptr, tile_local},
-    {GK_GPU_AIDW, true, true, ALWAYS, WITHOUT_K, false, nullptr, tile_local},
-    {GK_GPU_KRIGE, true, true, ALWAYS, NEVER, true, nullptr, tile_krige},
-    {GK_GPU_KRIGE_GLOBAL, true, false, NEVER, NEVER, true, make_krige_global, tile_krige_global},
-    {GK_GPU_LINEAR, false, false, NEVER, NEVER, false, make_linear, tile_linear},
-    {GK_GPU_HEATMAP, false, false, NEVER, NEVER, false, density_make, tile_density},
-    {GK_GPU_GAUSS, false, false, NEVER, NEVER, false, density_make, tile_density},
+    {GK_GPU_INVDIST_ALL, true, false, NEVER, NEVER, false, nullptr, nullptr, nullptr, tile_invdist_all},
+    {GK_GPU_IDW_KNN, true, true, WITH_K, WITHOUT_K, false, nullptr, nullptr, nullptr, tile_local},
+    {GK_GPU_NEAREST, true, true, ALWAYS, NEVER, false, nullptr, nullptr, nullptr, tile_local},
+    {GK_GPU_AVERAGE, true, true, NEVER, ALWAYS, false, nullptr, nullptr, nullptr, tile_local},
+    {GK_GPU_COUNT, true, true, NEVER, ALWAYS, false, nullptr, nullptr, nullptr, tile_local},
+    {GK_GPU_MINIMUM, true, true, NEVER, ALWAYS, false, nullptr, nullptr, nullptr, tile_local},
+    {GK_GPU_MAXIMUM, true, true, NEVER, ALWAYS, false, nullptr, nullptr, nullptr, tile_local},
+    {GK_GPU_RANGE, true, true, NEVER, ALWAYS, false, nullptr, nullptr, nullptr, tile_local},
+    {GK_GPU_AVERAGE_DISTANCE, true, true, NEVER, ALWAYS, false, nullptr, nullptr, nullptr, tile_local},
+    {GK_GPU_AVERAGE_DISTANCE_PTS, true, true, NEVER, ALWAYS, false, nullptr, nullptr, nullptr, tile_local},
+    {GK_GPU_AIDW, true, true, ALWAYS, WITHOUT_K, false, nullptr, nullptr, nullptr, tile_local},
+    {GK_GPU_KRIGE, true, true, ALWAYS, NEVER, true, nullptr, nullptr, nullptr, tile_krige},
+    {GK_GPU_KRIGE_GLOBAL, true, false, NEVER, NEVER, true, make_krige_global, drop_krige_global,
+     nullptr, tile_krige_global},
+    {GK_GPU_LINEAR, false, false, NEVER, NEVER, false, make_linear, drop_linear, clone_linear,
+     tile_linear},
+    {GK_GPU_HEATMAP, false, false, NEVER, NEVER, false, density_make, nullptr, nullptr,
+     tile_density},
+    {GK_GPU_GAUSS, false, false, NEVER, NEVER, false, density_make, nullptr, nullptr,
+     tile_density},
 };
 
 static const OpRow *op_row(int op)
@@ -278,6 +271,34 @@ static const OpRow *op_row(int op)
         if (r.op == op)
             return &r;
     return nullptr;
+}
+
+void job_destroy(Job *J)
+{
+    if (!J)
+        return;
+    cudaSetDevice(J->dev);
+    if (J->st)
+        cudaStreamSynchronize(J->st);
+    const OpRow *row = op_row(J->d.op);
+    if (J->own && row && row->drop)
+        row->drop(J->own);
+    void *own[] = {J->out,  J->outf, J->part, J->fftbuf, J->flags, J->pf, J->flag_list,
+                   J->counters, J->knbr, J->kgp, J->kg0, J->kbig, J->klg, J->q, J->qg};
+    for (void *p : own)
+        if (p)
+            cudaFree(p);
+    void *shared[] = {J->x, J->y, J->z, J->sxy, J->sz, J->sidx, J->sgroup, J->bstart};
+    for (void *p : shared)
+        if (p && !J->base)
+            cudaFree(p);
+    if (J->e0)
+        cudaEventDestroy(J->e0);
+    if (J->e1)
+        cudaEventDestroy(J->e1);
+    if (J->st)
+        cudaStreamDestroy(J->st);
+    delete J;
 }
 
 void *api_job_new(int dev, const gk_gpu_job_desc *d, char *err, size_t err_cap)
@@ -538,7 +559,7 @@ static int tile_krige_global(Job *J, const Grid &, const gk_gpu_tile *t, int, ch
 {
     CK(cudaMemsetAsync(J->counters, 0, 4 * sizeof(unsigned int), J->st));
     {
-        const int rc = kg_tile(J->kg, t, J->kr.nr > 0 ? J->kg0 : nullptr, J->out,
+        const int rc = kg_tile(static_cast<KgState *>(J->own), t, J->kr.nr > 0 ? J->kg0 : nullptr, J->out,
                                J->counters + 3, err, err_cap);
         if (rc == GK_GPU_TILE_NOMEM)
             ck_last = cudaErrorMemoryAllocation;
@@ -553,7 +574,7 @@ static int tile_linear(Job *J, const Grid &, const gk_gpu_tile *t, int, char *er
 {
     CK(cudaMemsetAsync(J->counters, 0, 4 * sizeof(unsigned int), J->st));
     {
-        const int rc = lin_tile(J->lin, J->st, t, J->out, err, err_cap);
+        const int rc = lin_tile(static_cast<LinState *>(J->own), J->st, t, J->out, err, err_cap);
         if (rc == GK_GPU_TILE_NOMEM)
             ck_last = cudaErrorMemoryAllocation;
         return rc ? -1 : 0;
@@ -664,7 +685,7 @@ int api_krige_set(void *job, const gk_gpu_krige *k, char *err, size_t err_cap)
         snprintf(err, err_cap, "kriging parameters the GPU module cannot use");
         return -1;
     }
-    if (J->d.op == GK_GPU_KRIGE_GLOBAL && kg_set(J->kg, k, err, err_cap))
+    if (J->d.op == GK_GPU_KRIGE_GLOBAL && kg_set(static_cast<KgState *>(J->own), k, err, err_cap))
         return -1;
     if (J->d.op == GK_GPU_KRIGE && k->nr > 0) { /* the covariates at the points */
         const size_t bytes = (size_t)k->nr * J->n * sizeof(double);
@@ -794,7 +815,8 @@ fail:
 void *api_job_clone(void *job, char *err, size_t err_cap)
 {
     const Job *B = (const Job *)job;
-    if (!B || B->kg || B->base) {
+    const OpRow *row = B ? op_row(B->d.op) : nullptr;
+    if (!B || !row || (B->own && !row->clone) || B->base) {
         snprintf(err, err_cap, "this job cannot be cloned");
         return nullptr;
     }
@@ -817,7 +839,7 @@ void *api_job_clone(void *job, char *err, size_t err_cap)
     J->pxmax = B->pxmax, J->pymax = B->pymax;
     J->nsm = B->nsm;
     J->smem_optin = B->smem_optin;
-    if (B->lin && !(J->lin = lin_clone(B->lin, err, err_cap)))
+    if (B->own && !(J->own = row->clone(B->own, err, err_cap)))
         goto fail;
     CK(cudaSetDevice(J->dev));
     CK(cudaStreamCreateWithFlags(&J->st, cudaStreamNonBlocking));
