@@ -185,21 +185,6 @@ const gk_vmodel *gk_job_kriging_model(const gk_job *job)
     return k ? &k->model : NULL;
 }
 
-void gk_drift_frame(const double *x, const double *y, size_t n, double *ox, double *oy,
-                    double *sc)
-{
-    double cx = 0, cy = 0, r = 0;
-    for (size_t i = 0; i < n; i++)
-        cx += x[i], cy += y[i];
-    cx /= (double)n;
-    cy /= (double)n;
-    for (size_t i = 0; i < n; i++)
-        r = fmax(r, hypot(x[i] - cx, y[i] - cy));
-    *ox = cx;
-    *oy = cy;
-    *sc = r > 0 ? r : 1.0;
-}
-
 int gk_covariate_scale(const double *g, size_t n, double *mean, double *sd, size_t *bad)
 {
     double s = 0.0, s2 = 0.0;
@@ -272,22 +257,3 @@ int gk_job_set_drift(gk_job *job, int n_drift, const double *values, gk_drift_sa
     }
     return GK_OK;
 }
-
-int gk_kriging_covariates(const gk_job *job, const gk_tile *t, double *g0)
-{
-    const gk_krige_state *k = gk_krige_of(job);
-    const size_t T = (size_t)t->w * t->h;
-    double *xs = g0 + (size_t)k->nr * T, *ys = xs + T;
-    for (int j = 0; j < t->h; j++)
-        for (int i = 0; i < t->w; i++) {
-            xs[(size_t)j * t->w + i] = gk_grid_node_x(t->g, t->x0 + i);
-            ys[(size_t)j * t->w + i] = gk_grid_node_y(t->g, t->y0 + j);
-        }
-    if (k->sampler(k->sampler_user, T, xs, ys, g0))
-        return -1;
-    for (int r = 0; r < k->nr; r++)
-        for (size_t q = 0; q < T; q++)
-            g0[(size_t)r * T + q] = (g0[(size_t)r * T + q] - k->gmean[r]) / k->gscale[r];
-    return 0;
-}
-

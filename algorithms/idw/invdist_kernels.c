@@ -408,9 +408,6 @@ uint64_t gk_invdist_all_tile(const gk_job *job, const gk_tile *t, double *out, g
     const int is_p2 = job->alg.power == 2.0;
     const int single = is_p2 && job->alg.precision == GK_PRECISION_SINGLE;
     uint64_t n_nodata = 0;
-    if (single && gk_invdist_far_fits(job))
-        return gk_invdist_far_tile(job, t, out, s);
-
     if (gk_scratch_reserve(s, n) || gk_scratch_reserve2(s, (size_t)t->w * t->h))
         return UINT64_MAX;
     double *dy2 = s->d2;

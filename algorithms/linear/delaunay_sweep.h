@@ -1,10 +1,21 @@
 /*
- * linear/delaunay_sweep.h - what the parallel strips (delaunay_strips.c)
- * take from the sweep (delaunay.c): the sweep itself and the exact incircle
- * test.
+ * linear/delaunay_sweep.h - what gk_delaunay (delaunay.c) and the parallel
+ * strips (delaunay_strips.c) take from the sweep (delaunay_sweep.c): the
+ * sweep itself and the exact incircle test.
  */
 #ifndef GK_DELAUNAY_SWEEP_H
 #define GK_DELAUNAY_SWEEP_H
+
+#ifdef GK_DELAUNAY_TEST_DEFER
+/* Test build (tests/linear/delaunay.cmake, delaunay.c and delaunay_sweep.c
+ * again): every GK_DELAUNAY_TEST_DEFER-th point is moved to the end of the
+ * sweep, so the inside-the-hull path is exercised. */
+#define gk_delaunay gk_delaunay_deferred
+#define gk_orient_exact gk_orient_exact_deferred
+#define gk_delaunay_strips gk_delaunay_strips_deferred
+#define gk_dt_sweep gk_dt_sweep_deferred
+#define gk_incircle_exact gk_incircle_exact_deferred
+#endif
 
 #include "delaunay.h"
 

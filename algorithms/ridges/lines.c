@@ -16,6 +16,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+void gk_lines_free(gk_lines *l)
+{
+    if (!l)
+        return;
+    free(l->start);
+    free(l->x);
+    free(l->y);
+    free(l->z);
+    free(l->length);
+    free(l->n_support);
+    free(l->closed);
+    free(l->mean_density);
+    free(l->width);
+    free(l->warning);
+    free(l);
+}
+
 typedef struct {
     size_t first, n; /* into kv */
     int closed;

@@ -5,34 +5,9 @@
 #include "ridges_util.h"
 
 #include <math.h>
-#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-int gk_ridges_threads(const gk_context *ctx)
-{
-    int t = gk_context_threads(ctx);
-    return t > 0 ? t : omp_get_num_procs();
-}
-
-void gk_lines_free(gk_lines *l)
-{
-    if (!l)
-        return;
-    free(l->start);
-    free(l->x);
-    free(l->y);
-    free(l->z);
-    free(l->length);
-    free(l->n_support);
-    free(l->closed);
-    free(l->mean_density);
-    free(l->width);
-    free(l->warning);
-    free(l);
-}
 
 /* The points with finite coordinates, interleaved; *skipped the others. */
 static int make_cloud(gk_context *ctx, const gk_points *pts, int dim, gk_cloud *c,
@@ -75,11 +50,6 @@ static int check_cloud(gk_context *ctx, const gk_cloud *c, size_t skipped)
     return gk_error(ctx, GK_ERR_ARG,
                     "ridges: all %zu points are at the same place (%.15g, %.15g%s); no line passes "
                     "through a single place", c->n, c->p[0], c->p[1], c->dim == 3 ? ", ..." : "");
-}
-
-double gk_ridges_user_length(const gk_ridges_method *m, double v)
-{
-    return ldexp(v, m->scale_exp);
 }
 
 /* Extents within [2^-64, 2^65) run as they are; others in a frame scaled
@@ -228,23 +198,6 @@ static char *join_warning(char *w, size_t skipped, size_t n_lines, size_t lost)
         snprintf(out, len, "%s%s%s", w ? w : "", w ? "; " : "", note);
     free(w);
     return out;
-}
-
-void gk_ridges_prof(const char *what, double *t)
-{
-    static int on = -1;
-    if (on < 0) {
-        const char *e = getenv("GRIDKIT_RIDGES_PROFILE");
-        on = e && *e && strcmp(e, "0");
-    }
-    if (!on)
-        return;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    double now = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-    if (what && *t > 0.0)
-        fprintf(stderr, "ridges: %s: %.4f s\n", what, now - *t);
-    *t = now;
 }
 
 static gk_lines *lines_of(gk_context *ctx, const gk_cloud *c, gk_ridges_method *m, char **warning,

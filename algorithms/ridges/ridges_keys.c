@@ -9,6 +9,11 @@
 #include <string.h>
 #include <strings.h>
 
+const char *gk_ridges_method_name(const gk_ridges_method *m)
+{
+    return m && m->kind == GK_RIDGE_DENSITY ? "density" : "curve";
+}
+
 /* A finite number; "auto" gives *v = 0 when auto_ok. */
 static int number(gk_context *ctx, const gk_ridges_method *m, const char *key, const char *val,
                   int auto_ok, double *v)

@@ -42,11 +42,6 @@ const char *gk_ridges_methods_help(void)
     return HELP;
 }
 
-const char *gk_ridges_method_name(const gk_ridges_method *m)
-{
-    return m && m->kind == GK_RIDGE_DENSITY ? "density" : "curve";
-}
-
 const char *gk_ridges_method_string(const gk_ridges_method *m)
 {
     return m ? m->text : "";

@@ -1,7 +1,7 @@
 /*
  * ridges_util.h - what the family's own files share beyond the methods'
  * contract (ridges.h): the -a parser's pieces (ridges_params.c,
- * ridges_keys.c) and the thread count (ridges.c).
+ * ridges_keys.c) and the thread count (ridges_util.c).
  */
 #ifndef GK_RIDGES_UTIL_H
 #define GK_RIDGES_UTIL_H

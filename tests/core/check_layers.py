@@ -10,6 +10,10 @@ core's contract (core/gpu_abi.h) and may share a family's arithmetic headers;
 driver/ sees the public headers only, and inside it io (readers, writers)
 <- mpi (the ranks) <- lib (the library calls) <- cli and plugin (the two
 front ends, which never include each other). docs/architecture.md draws the map.
+
+Inside each folder of algorithms/, the files call each other in one direction:
+no two files call each other's functions, directly or round a longer loop
+(a family's shared primitives sit in a file below its entry, which is on top).
 """
 import os
 import re
@@ -79,6 +83,45 @@ def allowed(layer):
     return ALLOWED.get(layer, set())
 
 
+DEF = re.compile(r"^(?!static)[A-Za-z_][\w \*]*?\b(gk_\w+)\s*\([^;{]*\)\s*\{", re.M)
+COMMENT = re.compile(r"/\*.*?\*/", re.S)
+
+
+def call_cycles():
+    """Each folder's loops of calls between its .c files (function names gk_*)."""
+    found = []
+    for folder, _, files in os.walk(ALG):
+        srcs = sorted(f for f in files if f.endswith(".c"))
+        text = {f: COMMENT.sub("", open(os.path.join(folder, f), encoding="utf-8").read())
+                for f in srcs}
+        defined = {}
+        for f in srcs:
+            for name in DEF.findall(text[f]):
+                defined[name] = f
+        calls = {f: set() for f in srcs}
+        for f in srcs:
+            for word in set(re.findall(r"\b(gk_\w+)\s*\(", text[f])):
+                g = defined.get(word)
+                if g and g != f:
+                    calls[f].add(g)
+        state = {}
+
+        def visit(f, path):
+            state[f] = 1
+            for g in sorted(calls[f]):
+                if state.get(g) == 1:
+                    loop = path[path.index(g):] + [g]
+                    found.append("%s: %s" % (os.path.relpath(folder, ROOT), " -> ".join(loop)))
+                elif not state.get(g):
+                    visit(g, path + [g])
+            state[f] = 2
+
+        for f in srcs:
+            if not state.get(f):
+                visit(f, [f])
+    return found
+
+
 def main():
     bad = []
     checked = 0
@@ -101,7 +144,11 @@ def main():
     for b in bad:
         print("layering: " + b)
     print("%d includes checked, %d against the direction of dependency" % (checked, len(bad)))
-    return 1 if bad or checked == 0 else 0
+    loops = call_cycles()
+    for c in loops:
+        print("calls in a loop: " + c)
+    print("%d loops of calls between a folder's files" % len(loops))
+    return 1 if bad or loops or checked == 0 else 0
 
 
 if __name__ == "__main__":

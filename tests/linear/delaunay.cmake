@@ -1,9 +1,10 @@
-# delaunay: the core's sweep-hull Delaunay (algorithms/linear/delaunay.c), checked
+# delaunay: the core's sweep-hull Delaunay (algorithms/linear/delaunay*.c), checked
 # for validity and against GDAL's qhull triangulation.
 if(TARGET gridkit_gdal)
   # The same source again with part of the points moved to the end of the
   # sweep, so that inside-the-hull insertion is tested too.
-  add_library(gk_delaunay_deferred OBJECT ${CMAKE_SOURCE_DIR}/algorithms/linear/delaunay.c)
+  add_library(gk_delaunay_deferred OBJECT ${CMAKE_SOURCE_DIR}/algorithms/linear/delaunay.c
+    ${CMAKE_SOURCE_DIR}/algorithms/linear/delaunay_sweep.c)
   target_compile_definitions(gk_delaunay_deferred PRIVATE GK_DELAUNAY_TEST_DEFER=3)
   target_include_directories(gk_delaunay_deferred PRIVATE ${CMAKE_SOURCE_DIR}/algorithms
     ${CMAKE_SOURCE_DIR}/algorithms/include)
