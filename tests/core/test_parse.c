@@ -1,10 +1,15 @@
-/* test_parse.c - the -a string parser: every algorithm's canonical string
- * (what the CLI prints and GRIDKIT_ALGORITHM stores) parses again to itself.
- * Found by fuzz_algorithm_string: the data metrics printed max_points, a key
- * they reject, and kriging with variogram=FILE printed an empty model=. */
+/* test_parse.c - the -a string parser, from the cases in tests/core/specs/:
+ * each string of round_trip.txt has a canonical string (what the CLI prints
+ * and GRIDKIT_ALGORITHM stores) that parses again to itself, each of
+ * bad.tsv is refused with a message naming the problem; and every key the
+ * methods list is one their parsers take. Found by fuzz_algorithm_string:
+ * the data metrics printed max_points, a key they reject, and kriging with
+ * variogram=FILE printed an empty model=. A new case is a line in a file. */
 #include "gk_check.h"
 #include "gridkit.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The list front ends read (gridkit grid --help, --algorithms, QGIS): every
@@ -53,43 +58,95 @@ static void check_listed_keys(gk_context *ctx)
     }
 }
 
-int main(void)
+/* The lines of dir/name that are not comments or blank, with their
+ * newline cut; NULL-terminated, malloc()ed (free each, then the array). */
+static char **read_lines(const char *dir, const char *name)
 {
-    static const char *const specs[] = {
-        "invdist:power=3:radius1=50:radius2=40:angle=10:max_points=9:min_points=2",
-        "invdistnn:radius=150:max_points=12:max_points_per_quadrant=3",
-        "average:radius=50:min_points_per_quadrant=1:nodata=-9999",
-        "nearest:radius1=2:radius2=1:angle=30",
-        "linear:radius=100:nodata=-1",
-        "minimum:radius=10:min_points=2",
-        "maximum:radius=10",
-        "range:radius=10:max_points_per_quadrant=4",
-        "count:radius=10",
-        "average_distance:radius1=2:radius2=1:angle=90:max_points_per_quadrant=2",
-        "average_distance_pts:radius=150:nodata=-9999",
-        "aidw:k=7:smoothing=1:radius1=400:radius2=300:angle=10:max_points=70:min_points=20",
-        "kriging:model=Sph:psill=0.59:range=897:nugget=0.05:max_points=20",
-        /* the model comes from the file later: the string names the file */
-        "kriging:variogram=vgm.json:max_points=20",
-    };
-    gk_context *ctx = gk_context_new();
-    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
-        gk_algorithm *a = gk_algorithm_parse(ctx, specs[i]);
-        CHECK(a != NULL);
-        if (!a) {
-            fprintf(stderr, "  '%s': %s\n", specs[i], gk_errmsg(ctx));
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "cannot read %s\n", path);
+        return NULL;
+    }
+    size_t n = 0, cap = 64;
+    char **v = malloc(cap * sizeof *v), line[1024];
+    while (v && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        if (!line[0] || line[0] == '#')
             continue;
+        if (n + 2 > cap) {
+            char **w = realloc(v, (cap *= 2) * sizeof *v);
+            if (!w)
+                break;
+            v = w;
         }
+        size_t len = strlen(line) + 1;
+        if (!(v[n] = malloc(len)))
+            break;
+        memcpy(v[n++], line, len);
+    }
+    fclose(f);
+    if (v)
+        v[n] = NULL;
+    return v;
+}
+
+static void free_lines(char **v)
+{
+    for (size_t i = 0; v && v[i]; i++)
+        free(v[i]);
+    free(v);
+}
+
+/* Every string of round_trip.txt parses, and its canonical string parses
+ * again to itself. */
+static void check_round_trips(gk_context *ctx, char **specs)
+{
+    CHECK(specs && specs[0]);
+    for (size_t i = 0; specs && specs[i]; i++) {
+        gk_algorithm *a = gk_algorithm_parse(ctx, specs[i]);
+        CHECKF(a != NULL, "'%s': %s", specs[i], gk_errmsg(ctx));
+        if (!a)
+            continue;
         gk_algorithm *b = gk_algorithm_parse(ctx, gk_algorithm_string(a));
-        CHECK(b != NULL);
-        if (!b)
-            fprintf(stderr, "  canonical '%s' of '%s' does not parse: %s\n",
-                    gk_algorithm_string(a), specs[i], gk_errmsg(ctx));
-        else
-            CHECK(!strcmp(gk_algorithm_string(b), gk_algorithm_string(a)));
+        CHECKF(b && !strcmp(gk_algorithm_string(b), gk_algorithm_string(a)),
+               "canonical '%s' of '%s' does not read back: %s", gk_algorithm_string(a),
+               specs[i], b ? gk_algorithm_string(b) : gk_errmsg(ctx));
         gk_algorithm_free(b);
         gk_algorithm_free(a);
     }
+}
+
+/* Every string of bad.tsv is refused as a bad argument, and the message
+ * names what is wrong (the word after the tab). */
+static void check_refused(gk_context *ctx, char **cases)
+{
+    CHECK(cases && cases[0]);
+    for (size_t i = 0; cases && cases[i]; i++) {
+        char *tab = strchr(cases[i], '\t');
+        CHECKF(tab != NULL, "bad.tsv line '%s' has no tab", cases[i]);
+        if (!tab)
+            continue;
+        *tab = '\0';
+        gk_algorithm *a = gk_algorithm_parse(ctx, cases[i]);
+        CHECKF(!a && gk_errno(ctx) == GK_ERR_ARG && strstr(gk_errmsg(ctx), tab + 1),
+               "'%s' should be refused naming '%s': %s", cases[i], tab + 1,
+               a ? gk_algorithm_string(a) : gk_errmsg(ctx));
+        gk_algorithm_free(a);
+        gk_error_clear(ctx);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    const char *dir = argc > 1 ? argv[1] : "tests/core/specs";
+    gk_context *ctx = gk_context_new();
+    char **round = read_lines(dir, "round_trip.txt"), **bad = read_lines(dir, "bad.tsv");
+    check_round_trips(ctx, round);
+    check_refused(ctx, bad);
+    free_lines(round);
+    free_lines(bad);
     check_listed_keys(ctx);
     gk_context_free(ctx);
     printf("%d checks, %d failures\n", checks, failures);

@@ -338,51 +338,18 @@ static void scott_default(void)
 
 static void bad_input(void)
 {
-    const char *bad[][2] = {
-        {"gauss:bandwidth=0", "bandwidth"},       {"gauss:bandwidth=-1", "bandwidth"},
-        {"gauss:bandwidth=nan", "bandwidth"},     {"gauss:bandwidth=inf", "bandwidth"},
-        {"gauss:epsilon=0", "epsilon"},           {"gauss:epsilon=1", "epsilon"},
-        {"gauss:epsilon=-0.1", "epsilon"},        {"gauss:epsilon=nan", "epsilon"},
-        {"kernel_smooth:method=fft", "method"},   {"gauss:method=fft:mode=relative", "fft"},
-        {"gauss:method=fft:bandwidth_x=2:bandwidth_y=1:angle=10", "fft"},
-        {"gauss:method=fast", "method"},          {"kernel_smooth:mode=relative", "gauss's"},
-        {"gauss:mode=x", "mode"},                 {"gauss:normalize=maybe", "normalize"},
-        {"gauss:radius=3", "radius"},
-        {"gauss:bandwidth_x=2", "go together"},   {"gauss:bandwidth_y=0", "bandwidth_y"},
-        {"gauss:angle=30", "angle needs"},
-        {"gauss:mode=relative:bandwidth_x=2:bandwidth_y=1", "isotropic"},
-        {"kernel_smooth:method=ifgt", "method"},  {"gauss:method=ifgt:mode=relative", "ifgt"},
-        {"gauss:method=ifgt:bandwidth_x=1:bandwidth_y=2", "ifgt"},        {"gauss:bandwidth=2:angle=1000", "angle"},
-        {"gauss:bandwidth_x=2:bandwidth_y=inf", "bandwidth_y"},
-    };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        gk_algorithm *a = gk_algorithm_parse(ctx, bad[i][0]);
-        CHECKF(!a && gk_errno(ctx) == GK_ERR_ARG && strstr(gk_errmsg(ctx), bad[i][1]),
-               "%s: %s", bad[i][0], gk_errmsg(ctx));
-        gk_algorithm_free(a);
-        gk_error_clear(ctx);
-    }
+    /* refused strings and round trips: tests/core/specs (test_parse) */
     gk_algorithm *a = gk_algorithm_parse(ctx, "gauss:bandwidth=2.5:epsilon=1e-4:normalize=no");
     CHECK(a != NULL);
     if (a) {
-        gk_algorithm *b = gk_algorithm_parse(ctx, gk_algorithm_string(a));
-        CHECK(b && !strcmp(gk_algorithm_string(a), gk_algorithm_string(b)));
         CHECK(strstr(gk_algorithm_string(a), "cutoff_radius=") != NULL);
         CHECK(!gk_algorithm_needs_z(a) && gk_algorithm_z_is_weight(a));
-        gk_algorithm_free(b);
-        gk_algorithm_free(a);
     }
-    /* an anisotropic kernel's string reads back to itself */
+    gk_algorithm_free(a);
+    /* an anisotropic kernel's string names both axes and the angle */
     a = gk_algorithm_parse(ctx, "gauss:bandwidth=3:bandwidth_y=1.5:angle=20");
-    CHECK(a != NULL);
-    if (a) {
-        gk_algorithm *b = gk_algorithm_parse(ctx, gk_algorithm_string(a));
-        CHECKF(b && !strcmp(gk_algorithm_string(a), gk_algorithm_string(b)), "%s",
-               gk_algorithm_string(a));
-        CHECK(strstr(gk_algorithm_string(a), "bandwidth_x=3:bandwidth_y=1.5:angle=20") != NULL);
-        gk_algorithm_free(b);
-        gk_algorithm_free(a);
-    }
+    CHECK(a && strstr(gk_algorithm_string(a), "bandwidth_x=3:bandwidth_y=1.5:angle=20") != NULL);
+    gk_algorithm_free(a);
 }
 
 /* The value at the node (0, 0) of points (x[i], y[i]) (y NULL: 0) of
