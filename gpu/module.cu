@@ -14,6 +14,7 @@
  */
 #include "families.h"
 #include "check.h"
+#include "op_row.h"
 #include "job.h"
 #include "local.cuh"
 #include "core/to_float32.h"
@@ -186,15 +187,6 @@ int api_probe(int dev, char *name, size_t name_cap, char *err, size_t err_cap)
 
 /* ---- the ops: what a job of each builds, and how its tile runs ------------ */
 
-/* When a row's bin rule applies: never, always, or by max_points. */
-enum When : unsigned char { NEVER, ALWAYS, WITH_K, WITHOUT_K };
-static bool holds(When w, int max_points)
-{
-    return w == ALWAYS || (w == WITH_K && max_points > 0) || (w == WITHOUT_K && max_points == 0);
-}
-
-typedef int (*TileFn)(Job *J, const Grid &G, const gk_gpu_tile *t, int nbands, char *err,
-                      size_t err_cap);
 static int tile_invdist_all(Job *, const Grid &, const gk_gpu_tile *, int, char *, size_t);
 static int tile_local(Job *, const Grid &, const gk_gpu_tile *, int, char *, size_t);
 static int tile_krige(Job *, const Grid &, const gk_gpu_tile *, int, char *, size_t);
@@ -226,51 +218,44 @@ static void *clone_linear(const void *own, char *err, size_t err_cap)
     return lin_clone(static_cast<const LinState *>(own), err, err_cap);
 }
 
-/* One row per op (core/gpu_abi.h's gk_gpu_op); a new kernel is its family's
- * file and a row here. */
-struct OpRow {
-    int op;
-    bool points;     /* uploads the points (linear reads its triangles only) */
-    bool bins;       /* sorts them into the bin grid of the window searches */
-    When knn_bins;   /* bins of ~1.5 points: k-nearest searches */
-    When wide_bins;  /* bins of at least an eighth of the window's box: window scans */
-    bool krige;      /* kriging: krige_set first, the variance band */
-    /* state of its own (Job::own): made, freed, and cloned for another stream
-     * (NULL clone: a job with state cannot be cloned) */
-    int (*make)(Job *J, const gk_gpu_job_desc *d, char *err, size_t err_cap);
-    void (*drop)(void *own);
-    void *(*clone)(const void *own, char *err, size_t err_cap);
-    TileFn tile;
+/* The rows of the ops whose tiles run here or in families without a row of
+ * their own; a new op's row may be in its family's file instead. */
+const OpRow op_invdist_all = {true, false, NEVER, NEVER, false, nullptr, nullptr, nullptr,
+                              tile_invdist_all};
+const OpRow op_idw_knn = {true, true, WITH_K, WITHOUT_K, false, nullptr, nullptr, nullptr,
+                          tile_local};
+const OpRow op_nearest = {true, true, ALWAYS, NEVER, false, nullptr, nullptr, nullptr, tile_local};
+const OpRow op_average = {true, true, NEVER, ALWAYS, false, nullptr, nullptr, nullptr, tile_local};
+const OpRow op_count = {true, true, NEVER, ALWAYS, false, nullptr, nullptr, nullptr, tile_local};
+const OpRow op_minimum = {true, true, NEVER, ALWAYS, false, nullptr, nullptr, nullptr, tile_local};
+const OpRow op_maximum = {true, true, NEVER, ALWAYS, false, nullptr, nullptr, nullptr, tile_local};
+const OpRow op_range = {true, true, NEVER, ALWAYS, false, nullptr, nullptr, nullptr, tile_local};
+const OpRow op_average_distance = {true,    true,    NEVER,   ALWAYS,    false,
+                                   nullptr, nullptr, nullptr, tile_local};
+const OpRow op_average_distance_pts = {true,    true,    NEVER,   ALWAYS,    false,
+                                       nullptr, nullptr, nullptr, tile_local};
+const OpRow op_aidw = {true, true, ALWAYS, WITHOUT_K, false, nullptr, nullptr, nullptr, tile_local};
+const OpRow op_krige = {true, true, ALWAYS, NEVER, true, nullptr, nullptr, nullptr, tile_krige};
+const OpRow op_krige_global = {true,          false, NEVER, NEVER, true, make_krige_global,
+                               drop_krige_global, nullptr, tile_krige_global};
+const OpRow op_linear = {false,       false,        NEVER,      NEVER, false, make_linear,
+                         drop_linear, clone_linear, tile_linear};
+const OpRow op_heatmap = {false, false, NEVER, NEVER, false, density_make, nullptr, nullptr,
+                          tile_density};
+const OpRow op_gauss = {false, false, NEVER, NEVER, false, density_make, nullptr, nullptr,
+                        tile_density};
+
+/* The table: one row per line of core/gpu_ops.def, by op number. */
+static const OpRow *const OPS[] = {
+#define GK_GPU_OP(NAME, row) &row,
+#include "core/gpu_ops.def"
+#undef GK_GPU_OP
 };
-static const OpRow OPS[] = {
-    {GK_GPU_INVDIST_ALL, true, false, NEVER, NEVER, false, nullptr, nullptr, nullptr, tile_invdist_all},
-    {GK_GPU_IDW_KNN, true, true, WITH_K, WITHOUT_K, false, nullptr, nullptr, nullptr, tile_local},
-    {GK_GPU_NEAREST, true, true, ALWAYS, NEVER, false, nullptr, nullptr, nullptr, tile_local},
-    {GK_GPU_AVERAGE, true, true, NEVER, ALWAYS, false, nullptr, nullptr, nullptr, tile_local},
-    {GK_GPU_COUNT, true, true, NEVER, ALWAYS, false, nullptr, nullptr, nullptr, tile_local},
-    {GK_GPU_MINIMUM, true, true, NEVER, ALWAYS, false, nullptr, nullptr, nullptr, tile_local},
-    {GK_GPU_MAXIMUM, true, true, NEVER, ALWAYS, false, nullptr, nullptr, nullptr, tile_local},
-    {GK_GPU_RANGE, true, true, NEVER, ALWAYS, false, nullptr, nullptr, nullptr, tile_local},
-    {GK_GPU_AVERAGE_DISTANCE, true, true, NEVER, ALWAYS, false, nullptr, nullptr, nullptr, tile_local},
-    {GK_GPU_AVERAGE_DISTANCE_PTS, true, true, NEVER, ALWAYS, false, nullptr, nullptr, nullptr, tile_local},
-    {GK_GPU_AIDW, true, true, ALWAYS, WITHOUT_K, false, nullptr, nullptr, nullptr, tile_local},
-    {GK_GPU_KRIGE, true, true, ALWAYS, NEVER, true, nullptr, nullptr, nullptr, tile_krige},
-    {GK_GPU_KRIGE_GLOBAL, true, false, NEVER, NEVER, true, make_krige_global, drop_krige_global,
-     nullptr, tile_krige_global},
-    {GK_GPU_LINEAR, false, false, NEVER, NEVER, false, make_linear, drop_linear, clone_linear,
-     tile_linear},
-    {GK_GPU_HEATMAP, false, false, NEVER, NEVER, false, density_make, nullptr, nullptr,
-     tile_density},
-    {GK_GPU_GAUSS, false, false, NEVER, NEVER, false, density_make, nullptr, nullptr,
-     tile_density},
-};
+static_assert(sizeof OPS / sizeof OPS[0] == GK_GPU_OP_END - 1, "a row per op");
 
 static const OpRow *op_row(int op)
 {
-    for (const OpRow &r : OPS)
-        if (r.op == op)
-            return &r;
-    return nullptr;
+    return op > GK_GPU_OP_NONE && op < GK_GPU_OP_END ? OPS[op - 1] : nullptr;
 }
 
 void job_destroy(Job *J)

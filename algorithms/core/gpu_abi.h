@@ -27,27 +27,14 @@ extern "C" {
 #define GK_GPU_ENTRY_FN GK_GPU_CAT(gk_gpu_module_v, GK_GPU_ABI_VERSION)
 #define GK_GPU_ENTRY GK_GPU_STR(GK_GPU_ENTRY_FN)
 
-/* What a job computes (the core maps gdal_grid's algorithms onto these). */
+/* What a job computes (the core maps gdal_grid's algorithms onto these):
+ * one per line of gpu_ops.def, numbered from 1 in its order. */
 typedef enum {
-    GK_GPU_INVDIST_ALL = 1, /* invdist over every point */
-    GK_GPU_IDW_KNN,         /* IDW over the max_points nearest in the window (0 = all) */
-    GK_GPU_NEAREST,         /* nearest in the window; ties: last in input order */
-    GK_GPU_AVERAGE,
-    GK_GPU_COUNT,
-    GK_GPU_MINIMUM,
-    GK_GPU_MAXIMUM,
-    GK_GPU_RANGE,
-    GK_GPU_AVERAGE_DISTANCE,
-    GK_GPU_KRIGE, /* local kriging over the max_points nearest in the window */
-    GK_GPU_AVERAGE_DISTANCE_PTS, /* mean distance over the pairs i < j of the window */
-    GK_GPU_AIDW, /* adaptive IDW: power from the aidw_k nearest (algorithms/idw/aidw.c) */
-    GK_GPU_KRIGE_GLOBAL, /* kriging with every point in one system (max_points=0, no radius):
-                          * needs cuSOLVER and cuBLAS, loaded when the job is made */
-    GK_GPU_LINEAR, /* linear: the core's triangles rasterised (algorithms/linear/linear_raster.h);
-                    * nodes no proper triangle takes come back as GK_LR_UNSET bits and
-                    * the core locates them itself */
-    GK_GPU_HEATMAP, /* QGIS's heatmap kernels (algorithms/density/heatmap.c) */
-    GK_GPU_GAUSS    /* Gaussian sums: gauss, or kernel_smooth's ratio (density/gauss.c) */
+    GK_GPU_OP_NONE = 0,
+#define GK_GPU_OP(NAME, row) GK_GPU_##NAME,
+#include "gpu_ops.def"
+#undef GK_GPU_OP
+    GK_GPU_OP_END /* one past the last */
 } gk_gpu_op;
 
 /* Search window around a node. */

@@ -58,7 +58,7 @@ def folder_of_include(src_dir, name, driver=False):
         return "include"
     if driver and "/" in name and name.split("/")[0] in DRIVER:
         return "driver/" + name.split("/")[0]
-    if name.endswith(".def") and os.path.exists(os.path.join(ALG, name)):
+    if name.endswith(".def") and "/" not in name and os.path.exists(os.path.join(ALG, name)):
         return "list"
     head = name.split("/")[0]
     if "/" in name and os.path.isdir(os.path.join(ALG, head)):
