@@ -33,8 +33,9 @@
 #define MIN_SHARE 0.03   /* the CPU's rate against the GPUs' below which it stays out */
 #define SETUP_SHARE 0.25 /* the index's build at most this part of the GPUs' rest */
 #define SUB_W 32         /* columns of a helper thread's piece of a slice */
-#define FRONT_S 0.02     /* a late start's slice before the GPU comes: short, so that
-                          * the GPU, once there, waits little for the one in flight */
+/* a late start's slice before the GPU comes: short, so that the GPU, once
+ * there, waits little for the one in flight */
+#define FRONT_S 0.02
 
 typedef struct slice {
     gk_tile t;

@@ -229,7 +229,8 @@ int gk_knn_bins_knn(const gk_knn_bins *b, double cx, double cy, int k, double r2
 
 /* ---- gdal_grid's order of two points -------------------------------------- */
 
-#define KB_MAX_DEPTH 2048   /* the tree's levels at most (boxes halve ~60 times an axis from 1e4 to 1 ulp) */
+/* the tree's levels at most (boxes halve ~60 times an axis from 1e4 to 1 ulp) */
+#define KB_MAX_DEPTH 2048
 #define KB_BUDGET (1L << 17) /* bins and points looked at for one comparison */
 
 typedef struct {
