@@ -149,8 +149,8 @@ __device__ __forceinline__ void ring_search(const Bins &B, const Win &w, double 
  * go on until every lane's stop holds. No divergence in the loops; a few more
  * candidates per node. */
 template <class Visit, class Stop>
-__device__ __forceinline__ void ring_search_warp(const Bins &B, const Win &w, double nx,
-                                                 double ny, Visit &&visit, Stop &&stop)
+__device__ __forceinline__ void ring_search_warp(const Bins &B, const Win &w, double nx, double ny,
+                                                 Visit &&visit, Stop &&stop)
 {
     const int bx = bin_of(nx, B.gx0, B.ibsx, B.nbx), by = bin_of(ny, B.gy0, B.ibsy, B.nby);
     const unsigned FULL = 0xffffffffu;
@@ -182,7 +182,6 @@ __device__ __forceinline__ void ring_search_warp(const Bins &B, const Win &w, do
             return;
     }
 }
-
 
 } // namespace gk_gpu
 

@@ -89,9 +89,9 @@ __device__ __forceinline__ void each_point(const DensParams &P, const Span &s, d
 
 /* ---- gauss ---------------------------------------------------------------- */
 
-#define GS_B 64      /* nodes a side of a block */
-#define GS_T 4       /* nodes a side of a thread */
-#define GS_CH 32     /* points a chunk */
+#define GS_B 64  /* nodes a side of a block */
+#define GS_T 4   /* nodes a side of a thread */
+#define GS_CH 32 /* points a chunk */
 #define GS_THREADS 256
 
 /* A node's value from its sums (gauss, or kernel_smooth's ratio). */
@@ -109,8 +109,8 @@ __device__ __forceinline__ double gauss_value(const DensParams &P, double v, dou
  * as the value) or written to part, a plane per segment (and the kernel
  * masses after them, kernel_smooth), for gauss_reduce. */
 template <bool SMOOTH>
-__global__ void __launch_bounds__(GS_THREADS) gauss_f64(DensParams P, int kper, double *part,
-                                                        size_t ncell, int nsegs)
+__global__ void __launch_bounds__(GS_THREADS)
+    gauss_f64(DensParams P, int kper, double *part, size_t ncell, int nsegs)
 {
     __shared__ double sx[GS_CH][GS_B], swy[GS_CH][GS_B], sey[SMOOTH ? GS_CH : 1][GS_B];
     const int tid = threadIdx.x, tx = tid & 15, ty = tid >> 4;
@@ -181,8 +181,8 @@ __global__ void __launch_bounds__(GS_THREADS) gauss_f64(DensParams P, int kper, 
                     const double2 q = P.xy[base + c];
                     z = P.z[base + c];
                     if (k < ni)
-                        fx = gk_ds_gauss1(node_x(P.g.xmin, P.g.cw, P.g.x0 + bi + k) - q.x, P.c,
-                                          P.r);
+                        fx =
+                            gk_ds_gauss1(node_x(P.g.xmin, P.g.cw, P.g.x0 + bi + k) - q.x, P.c, P.r);
                     if (k < nj)
                         fy = gk_ds_gauss1(node_x(P.g.ymax, P.g.ch, P.g.y0 + bj + k) - q.y, P.cy,
                                           P.ry);
@@ -263,8 +263,8 @@ __global__ void gauss_reduce(DensParams P, const double *part, size_t ncell, int
 #define GT_CH 256 /* points a chunk */
 
 template <bool SMOOTH>
-__global__ void __launch_bounds__(GT_B *GT_B) gauss_turned_f64(DensParams P, double ca,
-                                                                 double sa, double lim)
+__global__ void __launch_bounds__(GT_B *GT_B)
+    gauss_turned_f64(DensParams P, double ca, double sa, double lim)
 {
     __shared__ double2 sxy[GT_CH];
     __shared__ double sz[GT_CH];
@@ -306,10 +306,9 @@ __global__ void __launch_bounds__(GT_B *GT_B) gauss_turned_f64(DensParams P, dou
  * gk_ds_ifgt_series. */
 #define GI_PMAX 40
 
-__global__ void __launch_bounds__(256) gauss_ifgt_f64(DensParams P, const double2 *cen,
-                                                       const double *coef, const double *reach2,
-                                                       const int *orders, const int *offs,
-                                                       int K, double h)
+__global__ void __launch_bounds__(256)
+    gauss_ifgt_f64(DensParams P, const double2 *cen, const double *coef, const double *reach2,
+                   const int *orders, const int *offs, int K, double h)
 {
     const int i = blockIdx.x * 16 + (threadIdx.x & 15), j = blockIdx.y * 16 + (threadIdx.x >> 4);
     if (i >= P.g.w || j >= P.g.h)
@@ -334,11 +333,10 @@ __global__ void __launch_bounds__(256) gauss_ifgt_f64(DensParams P, const double
 
 /* ---- heatmap -------------------------------------------------------------- */
 
-#define HM_B 16    /* nodes a side of a block, a thread each */
-#define HM_CH 256  /* points a chunk */
+#define HM_B 16   /* nodes a side of a block, a thread each */
+#define HM_CH 256 /* points a chunk */
 
-template <int K>
-__global__ void __launch_bounds__(HM_B *HM_B) heatmap_f64(DensParams P)
+template <int K> __global__ void __launch_bounds__(HM_B *HM_B) heatmap_f64(DensParams P)
 {
     __shared__ double2 sxy[HM_CH];
     __shared__ double sz[HM_CH];
@@ -369,8 +367,8 @@ __global__ void __launch_bounds__(HM_B *HM_B) heatmap_f64(DensParams P)
 /* The lattice window of a block, a thread a node: each node sums the parts
  * of the points binned onto it, in bin order (the CPU adds them point after
  * point in that order: the same sum). */
-__global__ void fft_gather(DensParams P, double x0, double y0, double dx, double dy,
-                           long long k0, long long l0, int W, int H, double *B)
+__global__ void fft_gather(DensParams P, double x0, double y0, double dx, double dy, long long k0,
+                           long long l0, int W, int H, double *B)
 {
     const int k = blockIdx.x * blockDim.x + threadIdx.x, l = blockIdx.y * blockDim.y + threadIdx.y;
     if (k >= W || l >= H)
@@ -497,8 +495,8 @@ static int fft_tile(Job *J, const Grid &G, const DensParams &P, char *err, size_
         for (long long by = by0; by <= by1; by++)
             for (long long bx = bx0; bx <= bx1; bx++) {
                 dim3 b(16, 16), g((X.N + 15) / 16, (Y.N + 15) / 16);
-                fft_gather<<<g, b, 0, J->st>>>(P, x0, y0, X.step, Y.step,
-                                               bx * X.L - X.R, by * Y.L - Y.R, X.N, Y.N, dB);
+                fft_gather<<<g, b, 0, J->st>>>(P, x0, y0, X.step, Y.step, bx * X.L - X.R,
+                                               by * Y.L - Y.R, X.N, Y.N, dB);
                 CK(cudaGetLastError());
                 FftLines L{};
                 L.in = dB, L.in_line = X.N, L.in_elem = 1;
@@ -537,8 +535,8 @@ fail:
 
 /* A thread a node: density_sum.h's gk_ds_relative over the bins of the
  * points of positive weight, as the CPU. */
-__global__ void __launch_bounds__(256) gauss_relative_f64(DensParams P, gk_ds_bins_view v,
-                                                           double eps, double sumw, int direct)
+__global__ void __launch_bounds__(256)
+    gauss_relative_f64(DensParams P, gk_ds_bins_view v, double eps, double sumw, int direct)
 {
     const int i = blockIdx.x * 16 + (threadIdx.x & 15), j = blockIdx.y * 16 + (threadIdx.x >> 4);
     if (i >= P.g.w || j >= P.g.h)
@@ -560,7 +558,8 @@ static int ifgt_make(Job *J, const gk_gpu_job_desc *d, char *err, size_t err_cap
 {
     const int K = d->p.dens.ifgt_k;
     const size_t nc = d->p.dens.ifgt_ncoef;
-    if (K < 1 || d->p.dens.ifgt_p < 1 || d->p.dens.ifgt_p > GI_PMAX || !d->p.dens.ifgt_coef || !d->p.dens.ifgt_orders) {
+    if (K < 1 || d->p.dens.ifgt_p < 1 || d->p.dens.ifgt_p > GI_PMAX || !d->p.dens.ifgt_coef ||
+        !d->p.dens.ifgt_orders) {
         snprintf(err, err_cap, "ifgt job without its expansions, or order over %d", GI_PMAX);
         return -1;
     }
@@ -572,15 +571,17 @@ static int ifgt_make(Job *J, const gk_gpu_job_desc *d, char *err, size_t err_cap
     CK(cudaMalloc(&J->bstart, 2 * (size_t)K * sizeof(int)));
     CK(cudaMemcpyAsync(J->sxy, hc.data(), (size_t)K * sizeof(double2), cudaMemcpyHostToDevice,
                        J->st));
-    CK(cudaMemcpyAsync(J->sz, d->p.dens.ifgt_coef, nc * sizeof(double), cudaMemcpyHostToDevice, J->st));
-    CK(cudaMemcpyAsync(J->sz + nc, d->p.dens.ifgt_reach2, K * sizeof(double), cudaMemcpyHostToDevice,
+    CK(cudaMemcpyAsync(J->sz, d->p.dens.ifgt_coef, nc * sizeof(double), cudaMemcpyHostToDevice,
                        J->st));
+    CK(cudaMemcpyAsync(J->sz + nc, d->p.dens.ifgt_reach2, K * sizeof(double),
+                       cudaMemcpyHostToDevice, J->st));
     CK(cudaMemcpyAsync(J->bstart, d->p.dens.ifgt_orders, K * sizeof(int), cudaMemcpyHostToDevice,
                        J->st));
     CK(cudaMemcpyAsync(J->bstart + K, d->p.dens.ifgt_offs, K * sizeof(int), cudaMemcpyHostToDevice,
                        J->st));
     CK(cudaStreamSynchronize(J->st));
-    J->d.p.dens.ifgt_cx = J->d.p.dens.ifgt_cy = J->d.p.dens.ifgt_coef = J->d.p.dens.ifgt_reach2 = nullptr;
+    J->d.p.dens.ifgt_cx = J->d.p.dens.ifgt_cy = J->d.p.dens.ifgt_coef = J->d.p.dens.ifgt_reach2 =
+        nullptr;
     J->d.p.dens.ifgt_orders = J->d.p.dens.ifgt_offs = nullptr;
     return 0;
 fail:
@@ -679,14 +680,16 @@ int density_tile(Job *J, const Grid &G, char *err, size_t err_cap)
         v.x = J->x, v.y = J->y, v.z = J->sz, v.start = J->bstart;
         v.nbx = J->nbx, v.nby = J->nby, v.x0 = J->gx0, v.y0 = J->gy0, v.side = J->bsx;
         dim3 g((G.w + 15) / 16, (G.h + 15) / 16);
-        gauss_relative_f64<<<g, 256, 0, J->st>>>(P, v, d.p.dens.eps, d.p.dens.sumw, d.p.dens.direct);
+        gauss_relative_f64<<<g, 256, 0, J->st>>>(P, v, d.p.dens.eps, d.p.dens.sumw,
+                                                 d.p.dens.direct);
     } else if (d.p.dens.form == GK_GPU_GS_FFT && (lattice = fft_tile(J, G, P, err, err_cap)) != 1) {
         if (lattice < 0)
             return -1;
     } else if (d.p.dens.form == GK_GPU_GS_IFGT) { /* (fft on cells too coarse: the factors) */
         dim3 g((G.w + 15) / 16, (G.h + 15) / 16);
-        gauss_ifgt_f64<<<g, 256, 0, J->st>>>(P, J->sxy, J->sz, J->sz + d.p.dens.ifgt_ncoef, J->bstart,
-                                             J->bstart + d.p.dens.ifgt_k, d.p.dens.ifgt_k, d.p.dens.ifgt_h);
+        gauss_ifgt_f64<<<g, 256, 0, J->st>>>(P, J->sxy, J->sz, J->sz + d.p.dens.ifgt_ncoef,
+                                             J->bstart, J->bstart + d.p.dens.ifgt_k,
+                                             d.p.dens.ifgt_k, d.p.dens.ifgt_h);
     } else if (d.p.dens.form == GK_GPU_GS_TURNED) {
         dim3 b(GT_B, GT_B), g((G.w + GT_B - 1) / GT_B, (G.h + GT_B - 1) / GT_B);
         if (P.smooth)
@@ -721,8 +724,8 @@ int density_tile(Job *J, const Grid &G, char *err, size_t err_cap)
                                     (int)smem));
             gauss_f64<true><<<g, GS_THREADS, smem, J->st>>>(P, kper, part, ncell, nsegs);
         } else {
-            CK(cudaFuncSetAttribute(gauss_f64<false>,
-                                    cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+            CK(cudaFuncSetAttribute(gauss_f64<false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    (int)smem));
             gauss_f64<false><<<g, GS_THREADS, smem, J->st>>>(P, kper, part, ncell, nsegs);
         }
         CK(cudaGetLastError());

@@ -74,8 +74,7 @@ void quad_all_launch(dim3 g, dim3 b, cudaStream_t st, const LocalParams &P, cons
 
 /* ---- kriging.cu, kriging_big.cu --------------------------------------------- */
 
-int krige_tile(Job *J, LocalParams &P, const gk_gpu_tile *t, int nbands, char *err,
-               size_t err_cap);
+int krige_tile(Job *J, LocalParams &P, const gk_gpu_tile *t, int nbands, char *err, size_t err_cap);
 void kr_quad_filter_launch(cudaStream_t st, const LocalParams &P, const KrigeParams &KP, int j0,
                            int nr, int K, int *nbr, int *cnt);
 bool krige_big(int k, int omax);
@@ -99,8 +98,8 @@ int kg_set(KgState *g, const gk_gpu_krige *k, char *err, size_t err_cap);
  * when the model asks for them); nodes whose system fails get nodata and
  * count in *singular (a device counter). 0, GK_GPU_TILE_NOMEM, or -1 and a
  * reason. */
-int kg_tile(KgState *g, const gk_gpu_tile *t, const double *g0, double *out,
-            unsigned int *singular, char *err, size_t err_cap);
+int kg_tile(KgState *g, const gk_gpu_tile *t, const double *g0, double *out, unsigned int *singular,
+            char *err, size_t err_cap);
 void kg_free(KgState *g);
 
 /* ---- linear.cu: gdal_grid's `linear`, jobs of op GK_GPU_LINEAR ----------------

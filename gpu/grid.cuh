@@ -40,7 +40,6 @@ __device__ __forceinline__ bool thread_node(const Grid &g, int &i, int &j, doubl
     return true;
 }
 
-
 } // namespace gk_gpu
 
 #endif

@@ -370,8 +370,7 @@ int aidw_tile(Job *J, const LocalParams &P, const ExtraParams &E, dim3 g, dim3 b
     const gk_gpu_job_desc &d = J->d;
     const cudaStream_t st = J->st;
     const int ka = d.p.aidw.k, k = d.max_points;
-    if (ka < 1 || ka > GK_GPU_MAX_LIST_K ||
-        (d.window != GK_GPU_WIN_ALL && k > GK_GPU_MAX_LIST_K)) {
+    if (ka < 1 || ka > GK_GPU_MAX_LIST_K || (d.window != GK_GPU_WIN_ALL && k > GK_GPU_MAX_LIST_K)) {
         snprintf(err, err_cap, "aidw: k %d, max_points %d: no GPU kernel", ka, k);
         return -1;
     }

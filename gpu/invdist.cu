@@ -69,8 +69,7 @@ __global__ void to_local_f32(const double *x, const double *y, const double *z, 
  * the same slices and shared-memory tiles: the loops stay written out in
  * each, whose sums, tile types and cells per thread are its own. */
 enum { IDW_P2 = 0, IDW_P2_PAIRED = 1, IDW_POW = 2 };
-template <int W>
-__global__ void __launch_bounds__(SP_BX *SP_BY, 4) invdist_all_f32(AllParams P)
+template <int W> __global__ void __launch_bounds__(SP_BX *SP_BY, 4) invdist_all_f32(AllParams P)
 {
     __shared__ float4 sp[AP_CHUNK];
     const int tid = threadIdx.y * SP_BX + threadIdx.x;

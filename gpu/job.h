@@ -59,15 +59,15 @@ struct Job {
     int *knbr = nullptr; /* kriging: neighbours of a band of rows, then counts */
     size_t knbr_cap = 0;
     unsigned char *kbig = nullptr; /* kriging beyond shared memory: a system per block */
-    size_t kbig_cap = 0;  /* bytes */
-    unsigned char *klg = nullptr; /* k-lists beyond shared memory: a warp's each */
-    size_t klg_cap = 0;   /* bytes */
-    double *kgp = nullptr; /* external drift: the covariates at the points */
-    double *kg0 = nullptr; /* and at a tile's nodes */
+    size_t kbig_cap = 0;           /* bytes */
+    unsigned char *klg = nullptr;  /* k-lists beyond shared memory: a warp's each */
+    size_t klg_cap = 0;            /* bytes */
+    double *kgp = nullptr;         /* external drift: the covariates at the points */
+    double *kg0 = nullptr;         /* and at a tile's nodes */
     size_t kg0_cap = 0;
     double2 *q = nullptr; /* cross-validation: a tile's given points */
     size_t q_cap = 0;
-    int *qg = nullptr;    /* and the folds they leave out */
+    int *qg = nullptr; /* and the folds they leave out */
     size_t qg_cap = 0;
     /* The op's own state (global kriging's factor, linear's triangles):
      * made by its row's make in module.cu, freed by its drop, cloned by its

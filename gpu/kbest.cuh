@@ -44,7 +44,6 @@ __device__ __forceinline__ void kbest_offer(double (&D)[K], int (&I)[K], double 
     }
 }
 
-
 /* Sentinels in front of a k-best list (k <= K): no candidate passes them, so
  * the k-th nearest is always D[K-1] (a run-time index would move the lists
  * out of registers) and the k found are D/I[K-k .. K). */
@@ -62,9 +61,9 @@ template <int K> __device__ __forceinline__ void kbest_init(double (&D)[K], int 
  * 0); returns the window's point count as far as searched. With WARP, the
  * lanes of a warp search in lockstep (every lane must call it). */
 template <int K, bool WARP>
-__device__ __forceinline__ int knn_search(const Bins &B, const Win &w, double nx, double ny,
-                                          int k, double s2, double hit2, double (&D)[K],
-                                          int (&I)[K], int &hit)
+__device__ __forceinline__ int knn_search(const Bins &B, const Win &w, double nx, double ny, int k,
+                                          double s2, double hit2, double (&D)[K], int (&I)[K],
+                                          int &hit)
 {
     kbest_init(D, I, k);
     int count = 0;
@@ -86,7 +85,6 @@ __device__ __forceinline__ int knn_search(const Bins &B, const Win &w, double nx
         ring_search(B, w, nx, ny, visit, stop);
     return count;
 }
-
 
 } // namespace gk_gpu
 

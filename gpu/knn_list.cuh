@@ -239,8 +239,8 @@ __device__ __forceinline__ int kl_search_lists(const Bins &B, const Win &w, doub
         /* a point with x >= nx has its bin at or right of bx (bin_of is
          * monotone), and none has when nx > xmax; likewise the other sides */
         const bool xr = NQ == 4 && (q & 1), yu = NQ == 4 && (q & 2);
-        const bool none = NQ == 4 && ((xr ? nx > B.xmax : nx < B.gx0) ||
-                                      (yu ? ny > B.ymax : ny < B.gy0));
+        const bool none =
+            NQ == 4 && ((xr ? nx > B.xmax : nx < B.gx0) || (yu ? ny > B.ymax : ny < B.gy0));
         lim[q] = NQ == 1 ? INT_MAX
                  : none  ? -1
                          : max(xr ? B.nbx - 1 - bx : bx, yu ? B.nby - 1 - by : by);
@@ -303,9 +303,9 @@ __device__ __forceinline__ double warp_sum(double v)
 /* The warps over N nodes (a tile's, or a band's of rows), row-major; the
  * grid strides. */
 #define KL_FOR_NODES_N(N, n)                                                                       \
-    for (size_t n = (size_t)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); n < (N);       \
+    for (size_t n = (size_t)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); n < (N);          \
          n += (size_t)gridDim.x * (blockDim.x >> 5))
-#define KL_FOR_NODES(P, n) KL_FOR_NODES_N((size_t)(P).g.w * (P).g.h, n)
+#define KL_FOR_NODES(P, n) KL_FOR_NODES_N((size_t)(P).g.w *(P).g.h, n)
 
 /* Node n of the band of rows from j0 of P's tile. */
 __device__ __forceinline__ void kl_node_xy(const LocalParams &P, size_t n, int j0, double &nx,
@@ -366,8 +366,8 @@ static cudaError_t kl_launch_lists(void (*kernel)(LocalParams, A...), Job *J, in
         if (e != cudaSuccess)
             return e;
     } else {
-        const size_t warps = std::max<size_t>(
-            1, std::min({nodes, (size_t)J->nsm * 128, KL_GLOBAL_BYTES / per}));
+        const size_t warps =
+            std::max<size_t>(1, std::min({nodes, (size_t)J->nsm * 128, KL_GLOBAL_BYTES / per}));
         nw = (int)std::min<size_t>(4, warps);
         blocks = warps / nw; /* whole blocks: never more warps than the bytes hold */
         cudaError_t e = grow(&J->klg, &J->klg_cap, blocks * nw * per);

@@ -17,7 +17,7 @@
 namespace gk_gpu
 {
 
-#define KR_MAXP 3 /* drift columns of the fast kernels: 0, 1 or 3 */
+#define KR_MAXP 3                   /* drift columns of the fast kernels: 0, 1 or 3 */
 #define KR_XMAXP GK_GPU_KRIGE_MAX_P /* of the extended ones (quadratic, external, block) */
 
 struct KStruct {
@@ -25,7 +25,7 @@ struct KStruct {
     double psill, range, ca, sa, f;
     double ir; /* 1 / range: a multiply per entry instead of a division */
     float fpsill, frange, fca, fsa, ff, fir; /* the same in float: no conversions per entry */
-    double kappa; /* Mat, Ste, Exc */
+    double kappa;                            /* Mat, Ste, Exc */
 };
 
 /* A structure's parameter in the covariance type */
@@ -75,10 +75,10 @@ static inline void krige_params_fill(KrigeParams &KP, const gk_gpu_krige &k)
             continue;
         }
         const double ir = v.range > 0.0 ? 1.0 / v.range : 0.0;
-        KP.st[KP.ns++] = KStruct{v.type,         v.aniso,        v.psill,       v.range,
-                                 v.ca,           v.sa,           v.f,           ir,
-                                 (float)v.psill, (float)v.range, (float)v.ca,   (float)v.sa,
-                                 (float)v.f,     (float)ir,      v.kappa};
+        KP.st[KP.ns++] =
+            KStruct{v.type,      v.aniso,     v.psill,    v.range,        v.ca,
+                    v.sa,        v.f,         ir,         (float)v.psill, (float)v.range,
+                    (float)v.ca, (float)v.sa, (float)v.f, (float)ir,      v.kappa};
     }
     KP.iso1 = KP.ns == 1 && !KP.st[0].aniso && KP.st[0].type <= GK_GPU_V_GAU;
     if (KP.iso1) {
@@ -91,7 +91,8 @@ static inline void krige_params_fill(KrigeParams &KP, const gk_gpu_krige &k)
         KP.iqb = gau ? 0.0 : 1.0;
         KP.fic0 = (float)KP.ic0, KP.fice = (float)KP.ice, KP.fics = (float)KP.ics;
         /* float: e = 2^-(q log2 e), the SFU's exponential */
-        KP.fiqa = (float)(KP.iqa * 1.4426950408889634), KP.fiqb = (float)(KP.iqb * 1.4426950408889634);
+        KP.fiqa = (float)(KP.iqa * 1.4426950408889634),
+        KP.fiqb = (float)(KP.iqb * 1.4426950408889634);
     }
     KP.ext = 0;
     for (int s = 0; s < KP.ns; s++)
@@ -155,7 +156,8 @@ template <class T> __device__ __forceinline__ T kgam(const KStruct &st, bool fas
  * changes the registers of a kernel that has it, so only the extended
  * kernels (X) have it (kcov<T, true>). By value: the address of a kernel
  * parameter would copy the parameters to local memory. */
-static __device__ __noinline__ double kgam_ext(int type, double psill, double a, double kappa, double h)
+static __device__ __noinline__ double kgam_ext(int type, double psill, double a, double kappa,
+                                               double h)
 {
     if (h == 0.0) /* gk_vm_unit's gamma(0) = 0 */
         return 0.0;
@@ -277,8 +279,8 @@ template <class T> __host__ __device__ __forceinline__ T kr_poly(int c, T u, T v
  * node in the drift's centred, scaled coordinates, or its average over the
  * block; then the node's covariates g0[r * ld]; zero from column p on. */
 template <int PM>
-__device__ __forceinline__ void kr_f0(const KrigeParams &KP, int p, double u0, double v0,
-                                      double sc, const double *g0, size_t ld, double (&f0)[PM])
+__device__ __forceinline__ void kr_f0(const KrigeParams &KP, int p, double u0, double v0, double sc,
+                                      const double *g0, size_t ld, double (&f0)[PM])
 {
     const int np = 1 + KP.poly;
     const bool avg = KP.nb > 1 && KP.poly > 0;

@@ -42,9 +42,9 @@
 namespace gk_gpu
 {
 
-#define KG_CHOL_TOL 1e-12  /* kriging_global.c's CHOL_TOL */
-#define KG_SCHUR_TOL 1e-11 /* and SCHUR_TOL */
-#define KG_NT 256          /* threads per node (one block per node) */
+#define KG_CHOL_TOL 1e-12             /* kriging_global.c's CHOL_TOL */
+#define KG_SCHUR_TOL 1e-11            /* and SCHUR_TOL */
+#define KG_NT 256                     /* threads per node (one block per node) */
 #define KG_C0_BYTES ((size_t)1 << 30) /* right-hand sides of a block */
 
 /* ---- the state of a job ----------------------------------------------------- */
@@ -236,8 +236,7 @@ __global__ void __launch_bounds__(KG_NT) kg_estimate(KrigeParams KP, KgBlock B)
 /* One node per block, after the solve (c0 holds L^-1 c0 from row lead):
  * var = c00 - |L^-1 c0|^2 + r' S^-1 r, r = f0 - (L^-1 F)' (L^-1 c0).
  * NV: 1 + the drift columns it can take. */
-template <int NV>
-__global__ void __launch_bounds__(KG_NT) kg_variance(KrigeParams KP, KgBlock B)
+template <int NV> __global__ void __launch_bounds__(KG_NT) kg_variance(KrigeParams KP, KgBlock B)
 {
     __shared__ double sh[NV][KG_NT];
     const size_t q = B.q0 + blockIdx.x;
@@ -294,13 +293,12 @@ __global__ void __launch_bounds__(KG_NT) kg_variance(KrigeParams KP, KgBlock B)
 
 /* cublasDtrsm with L's lower triangle on the left, or its 64-bit form (x64) */
 static cublasStatus_t kg_trsm(const KgState *g, cublasOperation_t op, size_t m, size_t ncol,
-                              const double *one, const double *A, size_t lda, double *B,
-                              size_t ldb)
+                              const double *one, const double *A, size_t lda, double *B, size_t ldb)
 {
     if (g->x64)
         return libs.bl_trsm64(g->bl, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, op,
-                              CUBLAS_DIAG_NON_UNIT, (int64_t)m, (int64_t)ncol, one, A,
-                              (int64_t)lda, B, (int64_t)ldb);
+                              CUBLAS_DIAG_NON_UNIT, (int64_t)m, (int64_t)ncol, one, A, (int64_t)lda,
+                              B, (int64_t)ldb);
     return libs.bl_trsm(g->bl, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, op, CUBLAS_DIAG_NON_UNIT,
                         (int)m, (int)ncol, one, A, (int)lda, B, (int)ldb);
 }
@@ -310,11 +308,11 @@ static void kg_estimate_launch(const KgState *g, const KgBlock &B, unsigned node
 {
     const bool blk = g->KP.nb > 1;
     if (g->KP.ext)
-        (blk ? kg_estimate<true, true> : kg_estimate<true, false>)<<<nodes, KG_NT, 0, g->st>>>(
-            g->KP, B);
+        (blk ? kg_estimate<true, true>
+             : kg_estimate<true, false>)<<<nodes, KG_NT, 0, g->st>>>(g->KP, B);
     else
-        (blk ? kg_estimate<false, true> : kg_estimate<false, false>)<<<nodes, KG_NT, 0, g->st>>>(
-            g->KP, B);
+        (blk ? kg_estimate<false, true>
+             : kg_estimate<false, false>)<<<nodes, KG_NT, 0, g->st>>>(g->KP, B);
 }
 
 #define KG_CK(call)                                                                                \
@@ -432,9 +430,8 @@ KgState *kg_new(int dev, cudaStream_t st, const gk_gpu_job_desc *d, char *err, s
         std::vector<size_t> perm(n);
         std::iota(perm.begin(), perm.end(), (size_t)0);
         const double *Y = d->y;
-        std::sort(perm.begin(), perm.end(), [Y](size_t a, size_t b) {
-            return Y[a] < Y[b] || (Y[a] == Y[b] && a < b);
-        });
+        std::sort(perm.begin(), perm.end(),
+                  [Y](size_t a, size_t b) { return Y[a] < Y[b] || (Y[a] == Y[b] && a < b); });
         g->hx.resize(n);
         g->hy.resize(n);
         g->hz.resize(n);
@@ -494,10 +491,8 @@ KgState *kg_new(int dev, cudaStream_t st, const gk_gpu_job_desc *d, char *err, s
         (e = cudaMalloc(&g->px, nb)) != cudaSuccess ||
         (e = cudaMalloc(&g->py, nb)) != cudaSuccess ||
         (e = cudaMalloc(&g->dint, 2 * sizeof(int))) != cudaSuccess ||
-        (e = cudaMemcpyAsync(g->px, g->hx.data(), nb, cudaMemcpyHostToDevice, st)) !=
-            cudaSuccess ||
-        (e = cudaMemcpyAsync(g->py, g->hy.data(), nb, cudaMemcpyHostToDevice, st)) !=
-            cudaSuccess ||
+        (e = cudaMemcpyAsync(g->px, g->hx.data(), nb, cudaMemcpyHostToDevice, st)) != cudaSuccess ||
+        (e = cudaMemcpyAsync(g->py, g->hy.data(), nb, cudaMemcpyHostToDevice, st)) != cudaSuccess ||
         (e = cudaStreamSynchronize(st)) != cudaSuccess)
         goto cuda_fail;
     return g;
@@ -557,10 +552,10 @@ int kg_set(KgState *g, const gk_gpu_krige *k, char *err, size_t err_cap)
     std::vector<char> hwork; /* the 64-bit form's host workspace */
     bool bs_ok;
     if (g->x64) {
-        bs_ok = libs.dn_create_params(&prm) == CUSOLVER_STATUS_SUCCESS &&
-                libs.dn_xpotrf_bs(g->dn, prm, CUBLAS_FILL_MODE_LOWER, (int64_t)n, CUDA_R_64F,
-                                  g->L, (int64_t)n, CUDA_R_64F, &wbytes,
-                                  &hbytes) == CUSOLVER_STATUS_SUCCESS;
+        bs_ok =
+            libs.dn_create_params(&prm) == CUSOLVER_STATUS_SUCCESS &&
+            libs.dn_xpotrf_bs(g->dn, prm, CUBLAS_FILL_MODE_LOWER, (int64_t)n, CUDA_R_64F, g->L,
+                              (int64_t)n, CUDA_R_64F, &wbytes, &hbytes) == CUSOLVER_STATUS_SUCCESS;
     } else {
         bs_ok = libs.dn_potrf_bs(g->dn, CUBLAS_FILL_MODE_LOWER, ni, g->L, ni, &lwork) ==
                 CUSOLVER_STATUS_SUCCESS;
@@ -587,15 +582,15 @@ int kg_set(KgState *g, const gk_gpu_krige *k, char *err, size_t err_cap)
     }
     {
         cusolverStatus_t s =
-            g->x64 ? libs.dn_xpotrf(g->dn, prm, CUBLAS_FILL_MODE_LOWER, (int64_t)n, CUDA_R_64F,
-                                    g->L, (int64_t)n, CUDA_R_64F, work, wbytes,
-                                    hbytes ? hwork.data() : nullptr, hbytes, g->dint)
-                   : libs.dn_potrf(g->dn, CUBLAS_FILL_MODE_LOWER, ni, g->L, ni, work, lwork,
-                                   g->dint);
+            g->x64
+                ? libs.dn_xpotrf(g->dn, prm, CUBLAS_FILL_MODE_LOWER, (int64_t)n, CUDA_R_64F, g->L,
+                                 (int64_t)n, CUDA_R_64F, work, wbytes,
+                                 hbytes ? hwork.data() : nullptr, hbytes, g->dint)
+                : libs.dn_potrf(g->dn, CUBLAS_FILL_MODE_LOWER, ni, g->L, ni, work, lwork, g->dint);
         cudaError_t e1 = cudaMemcpyAsync(&info, g->dint, sizeof info, cudaMemcpyDeviceToHost, st);
-        cudaError_t e2 = cudaMemcpy2DAsync(diag.data(), sizeof(double), g->L,
-                                           (n + 1) * sizeof(double), sizeof(double), n,
-                                           cudaMemcpyDeviceToHost, st);
+        cudaError_t e2 =
+            cudaMemcpy2DAsync(diag.data(), sizeof(double), g->L, (n + 1) * sizeof(double),
+                              sizeof(double), n, cudaMemcpyDeviceToHost, st);
         cudaError_t e3 = cudaStreamSynchronize(st);
         cudaFree(work);
         if (prm)
@@ -637,8 +632,7 @@ int kg_set(KgState *g, const gk_gpu_krige *k, char *err, size_t err_cap)
     KG_BL(kg_trsm(g, CUBLAS_OP_N, n, nr, &one, g->L, n, g->W, n), "cublasDtrsm");
     if (p > 0) {
         /* the Schur complement S = B'B and beta on the host, as the CPU */
-        KG_CK(cudaMemcpyAsync(R.data(), g->W, n * nr * sizeof(double), cudaMemcpyDeviceToHost,
-                              st));
+        KG_CK(cudaMemcpyAsync(R.data(), g->W, n * nr * sizeof(double), cudaMemcpyDeviceToHost, st));
         KG_CK(cudaStreamSynchronize(st));
         double *w = R.data();
         const double *B = w + n;
@@ -677,8 +671,8 @@ int kg_set(KgState *g, const gk_gpu_krige *k, char *err, size_t err_cap)
     return 0;
 }
 
-int kg_tile(KgState *g, const gk_gpu_tile *t, const double *g0, double *out,
-            unsigned int *singular, char *err, size_t err_cap)
+int kg_tile(KgState *g, const gk_gpu_tile *t, const double *g0, double *out, unsigned int *singular,
+            char *err, size_t err_cap)
 {
     if (!g->ready) {
         snprintf(err, err_cap, "global kriging job without its parameters");

@@ -40,8 +40,8 @@ static void *open_first(const char *env, const char *const *names, const char **
     return nullptr;
 }
 
-template <class F> static bool sym(void *h, const char *name, F &fn, const char *lib, char *why,
-                                   size_t why_cap)
+template <class F>
+static bool sym(void *h, const char *name, F &fn, const char *lib, char *why, size_t why_cap)
 {
     *(void **)&fn = dlsym(h, name);
     if (!fn)

@@ -23,10 +23,9 @@ namespace gk_gpu
  * L^-1 F (geostat/kriging_local.c's local_node): the p x p Schur complement; f0 the
  * drift at the target, p <= PM columns. */
 template <int PM, class T>
-__device__ __forceinline__ void kr_finish(const KrigeParams &KP, int p, T aa, T aw,
-                                          const T (&fa)[PM], const T (&fw)[PM],
-                                          const T (&ff)[PM][PM], const double (&f0)[PM],
-                                          bool &sing, double &est, double &var)
+__device__ __forceinline__ void
+kr_finish(const KrigeParams &KP, int p, T aa, T aw, const T (&fa)[PM], const T (&fw)[PM],
+          const T (&ff)[PM][PM], const double (&f0)[PM], bool &sing, double &est, double &var)
 {
     if (p == 0) {
         est = KP.mean + (double)aw;
@@ -128,9 +127,8 @@ __device__ __forceinline__ void kr_target_drift(const KrigeParams &KP, int p, T 
  * node's neighbours (input indices); ox, oy, sc the drift's origin and scale. */
 template <class T, bool X, bool XM>
 __device__ __forceinline__ void kr_assemble(const KrigeParams &KP, T *M, int LD, int m, int p,
-                                            const T *px, const T *py, const T *pz,
-                                            const int *sel, T ox, T oy, T sc, int first,
-                                            int step)
+                                            const T *px, const T *py, const T *pz, const int *sel,
+                                            T ox, T oy, T sc, int first, int step)
 {
     const T A = (T)KP.A;
     const int ntri = m * (m + 1) / 2;
@@ -145,14 +143,14 @@ __device__ __forceinline__ void kr_assemble(const KrigeParams &KP, T *M, int LD,
     }
     for (int c = first; c < m; c += step) {
         if constexpr (X) {
-            M[m * LD + c] = KP.nb > 1 ? kr_cov0_block<T, XM>(KP, px[c], py[c])
-                                      : kcov<T, XM>(KP, px[c], py[c]);
+            M[m * LD + c] =
+                KP.nb > 1 ? kr_cov0_block<T, XM>(KP, px[c], py[c]) : kcov<T, XM>(KP, px[c], py[c]);
             M[(m + 1) * LD + c] = pz[c];
             const int id = sel[c], np = 1 + KP.poly;
             const T u = (px[c] - ox) / sc, v = (py[c] - oy) / sc;
             for (int cc = 0; cc < p; cc++)
-                M[(m + 2 + cc) * LD + c] = cc < np ? kr_poly<T>(cc, u, v)
-                                                   : (T)KP.gp[(size_t)(cc - np) * KP.gld + id];
+                M[(m + 2 + cc) * LD + c] =
+                    cc < np ? kr_poly<T>(cc, u, v) : (T)KP.gp[(size_t)(cc - np) * KP.gld + id];
         } else {
             M[m * LD + c] = kcov<T, XM>(KP, px[c], py[c]);
             M[(m + 1) * LD + c] = pz[c];
@@ -201,7 +199,6 @@ inline int kr_band(int K, int w, int h, int align)
     const int band = (int)std::min<size_t>((size_t)h, ((size_t)64 << 20) / ((size_t)w * (K + 1)));
     return std::max(align, band / align * align);
 }
-
 
 } // namespace gk_gpu
 

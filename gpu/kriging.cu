@@ -48,10 +48,9 @@ namespace gk_gpu
  * count gets how many of those the window holds. The points of fold grp
  * (cross-validation; 0: none) are not there. */
 template <int K>
-__device__ __forceinline__ void knn_warp_select(const LocalParams &P, double nx, double ny,
-                                                int grp, double (&D)[K], int (&I)[K],
-                                                int &count, int k, double fd = -1.0,
-                                                int fi = -1)
+__device__ __forceinline__ void knn_warp_select(const LocalParams &P, double nx, double ny, int grp,
+                                                double (&D)[K], int (&I)[K], int &count, int k,
+                                                double fd = -1.0, int fi = -1)
 {
     const Bins &B = P.B;
     kbest_init(D, I, k);
@@ -96,7 +95,8 @@ __global__ void __launch_bounds__(128) krige_kernel(LocalParams P, KrigeParams K
     extern __shared__ __align__(16) unsigned char kr_smem[];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
     unsigned char *wbase = kr_smem + (size_t)warp * Lay::warp_bytes;
-    const int i = blockIdx.x * 8 + (lane & 7), j = blockIdx.y * (4 * nwarps) + warp * 4 + (lane >> 3);
+    const int i = blockIdx.x * 8 + (lane & 7),
+              j = blockIdx.y * (4 * nwarps) + warp * 4 + (lane >> 3);
     const bool valid = i < P.g.w && j < P.g.h;
     double nx, ny;
     int grp;
@@ -131,7 +131,8 @@ __global__ void __launch_bounds__(128) krige_kernel(LocalParams P, KrigeParams K
         const double mx = __shfl_sync(0xffffffffu, nx, src);
         const double my = __shfl_sync(0xffffffffu, ny, src);
         const int vsrc = __shfl_sync(0xffffffffu, (int)valid, src);
-        const int si = blockIdx.x * 8 + (src & 7), sj = blockIdx.y * (4 * nwarps) + warp * 4 + (src >> 3);
+        const int si = blockIdx.x * 8 + (src & 7),
+                  sj = blockIdx.y * (4 * nwarps) + warp * 4 + (src >> 3);
         const int m = min(cnt, kmax);
         double est = P.nodata, var = P.nodata;
         const int pre = kr_before_system<X>(KP, (size_t)sj * P.g.w + si, vsrc, m, P.min_points,
@@ -251,7 +252,6 @@ __global__ void __launch_bounds__(128) krige_kernel(LocalParams P, KrigeParams K
     (void)ncell;
 }
 
-
 /* ---- two phases: the neighbour search, then a lane group per node ------- */
 
 /* Phase 1: the k nearest of each node of a band of rows [j0, j0 + nrows),
@@ -313,12 +313,12 @@ __global__ void __launch_bounds__(128, K <= 16 ? 7 : 6) /* the most without spil
  * share the per-step overhead among more rows; more lanes keep fewer
  * registers. TS: the solve's type; TC: the covariances'. */
 template <int K, int G, class TS, int PY = KR_MAXP> struct KrCoopLay {
-    static constexpr int NGR = 32 / G;  /* nodes per warp */
-    static constexpr int LD = K + 1;    /* odd: rows read without bank conflicts */
-    static constexpr int MAT = K * LD;  /* per node */
-    static constexpr int CB = K;        /* column j of L */
-    static constexpr int COL = 2 * CB;  /* double-buffered */
-    static constexpr int PTS = 2 * K;   /* node-local x and y */
+    static constexpr int NGR = 32 / G;      /* nodes per warp */
+    static constexpr int LD = K + 1;        /* odd: rows read without bank conflicts */
+    static constexpr int MAT = K * LD;      /* per node */
+    static constexpr int CB = K;            /* column j of L */
+    static constexpr int COL = 2 * CB;      /* double-buffered */
+    static constexpr int PTS = 2 * K;       /* node-local x and y */
     static constexpr int YS = K * (2 + PY); /* rows of L^-1 [c0 z F], as found */
     /* The nodes of a warp start 32 / NGR banks apart, so that their rows,
      * columns and broadcasts fall on different banks (a multiple of 32 words
@@ -345,9 +345,9 @@ template <> __device__ __forceinline__ float kr_rsqrt<float>(float v)
  * columns kept, the first p = KP.p of them used (the others stay zero);
  * else p = P, 0, 1 or 3. XM: every model type (krige_kernel's). */
 template <int K, int G, int P, class TS, class TC, bool X = false, bool XM = X>
-__global__ void __launch_bounds__(128) kr_coop_kernel(LocalParams LP, KrigeParams KP, int j0,
-                                                      int nrows, const int *__restrict__ nbr,
-                                                      const int *__restrict__ cnt)
+__global__ void __launch_bounds__(128)
+    kr_coop_kernel(LocalParams LP, KrigeParams KP, int j0, int nrows, const int *__restrict__ nbr,
+                   const int *__restrict__ cnt)
 {
     using L = KrCoopLay<K, G, TS, X ? P : KR_MAXP>;
     constexpr int R = K / G, NQ = 2 + P; /* rows per lane; right-hand sides: c0, z, drift */
@@ -493,7 +493,7 @@ __global__ void __launch_bounds__(128) kr_coop_kernel(LocalParams LP, KrigeParam
 #pragma unroll
             for (int t = 0; t < NQ; t++)
                 y[t] = Y[j * NQ + t];
-            /* rows at or above the pivot turn to garbage: their y is in Y */
+                /* rows at or above the pivot turn to garbage: their y is in Y */
 #pragma unroll
             for (int i = 0; i < R; i++)
 #pragma unroll
@@ -578,7 +578,6 @@ __global__ void __launch_bounds__(128) kr_coop_kernel(LocalParams LP, KrigeParam
     }
 }
 
-
 /* ---- launches ------------------------------------------------------------- */
 
 template <int K, class T, int PM = KR_MAXP, bool X = false, bool XM = X>
@@ -620,7 +619,8 @@ static cudaError_t launch_krige_2p(cudaStream_t st, const LocalParams &P, const 
         if (KP.omax > 0)
             kr_quad_filter_launch(st, P, KP, j0, nr, K, nbr, cnt);
         kr_coop_kernel<K, G, PD, TS, TC, X, XM>
-            <<<(unsigned)((N + per_block - 1) / per_block), 128, sm, st>>>(Pc, KP, j0, nr, nbr, cnt);
+            <<<(unsigned)((N + per_block - 1) / per_block), 128, sm, st>>>(Pc, KP, j0, nr, nbr,
+                                                                           cnt);
         if ((e = cudaGetLastError()) != cudaSuccess)
             return e;
     }
@@ -644,11 +644,13 @@ static cudaError_t launch_krige_2p_x(cudaStream_t st, const LocalParams &P, cons
                                      int *nbr)
 {
     const int p = KP.p;
-    return p == 0            ? launch_krige_2p<K, G, 0, T, T, true, XM>(st, P, KP, nbr)
-           : p == 1          ? launch_krige_2p<K, G, 1, T, T, true, XM>(st, P, KP, nbr)
-           : p <= 3          ? launch_krige_2p<K, G, 3, T, T, true, XM>(st, P, KP, nbr)
-           : p <= 6 && !XM   ? launch_krige_2p<K, G, XM ? KR_XMAXP : 6, T, T, true, XM>(st, P, KP, nbr)
-                             : launch_krige_2p<K, G, KR_XMAXP, T, T, true, XM>(st, P, KP, nbr);
+    return p == 0   ? launch_krige_2p<K, G, 0, T, T, true, XM>(st, P, KP, nbr)
+           : p == 1 ? launch_krige_2p<K, G, 1, T, T, true, XM>(st, P, KP, nbr)
+           : p <= 3 ? launch_krige_2p<K, G, 3, T, T, true, XM>(st, P, KP, nbr)
+                    : p <= 6 && !XM
+               ? launch_krige_2p < K,
+           G, XM ? KR_XMAXP : 6, T, T, true,
+           XM > (st, P, KP, nbr) : launch_krige_2p<K, G, KR_XMAXP, T, T, true, XM>(st, P, KP, nbr);
 }
 
 template <class T, bool XM>
@@ -711,7 +713,6 @@ static cudaError_t launch_krige_k(cudaStream_t st, int k, const LocalParams &P,
     return launch_krige<64, T>(st, P, KP);
 }
 
-
 /* Models smooth at the origin (gamma ~ h^a, a > 1: Gau, Hol, Mat and Ste
  * above kappa 1/2, Exc above 1) give systems too ill-conditioned for float
  * (1e-5 of the range is not kept for Gau), and so do unbounded ones (Lin
@@ -748,11 +749,9 @@ static bool krige_needs_double(const gk_gpu_krige &k)
     return false;
 }
 
-
 /* A tile of local kriging, P filled by api_tile: up to 64 neighbours here,
  * more (or max_points_per_quadrant over every point) in kriging_big.cu. */
-int krige_tile(Job *J, LocalParams &P, const gk_gpu_tile *t, int nbands, char *err,
-               size_t err_cap)
+int krige_tile(Job *J, LocalParams &P, const gk_gpu_tile *t, int nbands, char *err, size_t err_cap)
 {
     const gk_gpu_job_desc &d = J->d;
     const Grid &G = P.g;
@@ -773,8 +772,7 @@ int krige_tile(Job *J, LocalParams &P, const gk_gpu_tile *t, int nbands, char *e
     KP.g0ld = ncell;
     /* fewer where the core counted no more in any window (every point
      * within radius): the same points, a smaller kernel */
-    const int K = t->max_points > 0 && t->max_points < d.max_points ? t->max_points
-                                                                     : d.max_points;
+    const int K = t->max_points > 0 && t->max_points < d.max_points ? t->max_points : d.max_points;
     P.k = K;
     if (d.single && krige_needs_double(k))
         KP.single = 0;

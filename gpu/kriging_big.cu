@@ -36,8 +36,7 @@ __host__ __device__ inline size_t kb_node_elems(int K, int PM)
 }
 
 /* Sums of NV values over the block (4 warps); every thread gets them. */
-template <class T, int NV>
-__device__ __forceinline__ void kb_block_sums(T (&v)[NV], T (*red)[NV])
+template <class T, int NV> __device__ __forceinline__ void kb_block_sums(T (&v)[NV], T (*red)[NV])
 {
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 #pragma unroll
@@ -84,11 +83,10 @@ template <class T> __host__ __device__ constexpr size_t kb_panel_scratch()
  * memory), then the diagonal block factored in shared memory and each row
  * below it solved against the block. The same pivots, tested the same way;
  * true when one is not above tolA. */
-template <class T>
-__device__ bool kb_chol_panels(T *M, int LD, int m, int nr, T tolA, T *scr)
+template <class T> __device__ bool kb_chol_panels(T *M, int LD, int m, int nr, T tolA, T *scr)
 {
     constexpr int NB = 32;
-    T(*P)[NB + 1] = (T(*)[NB + 1])scr; /* P[kk][cc]: row j0 + cc, column kt + kk */
+    T(*P)[NB + 1] = (T(*)[NB + 1]) scr; /* P[kk][cc]: row j0 + cc, column kt + kk */
     T(*D)[NB + 1] = (T(*)[NB + 1])(scr + NB * (NB + 1));
     T *ij = scr + 2 * NB * (NB + 1);
     const int tid = threadIdx.x, G = blockDim.x;
@@ -177,9 +175,9 @@ __device__ bool kb_chol_panels(T *M, int LD, int m, int nr, T tolA, T *scr)
  * kb_node_elems, factored by kb_chol_panels (its scratch the dynamic shared
  * memory). X, XM and PM as krige_kernel's. */
 template <class T, int PM, bool X, bool XM, bool GM>
-__global__ void __launch_bounds__(128) kr_block_kernel(LocalParams LP, KrigeParams KP, int j0,
-                                                       int nrows, const int *__restrict__ nbr,
-                                                       const int *__restrict__ cnt, T *gmat)
+__global__ void __launch_bounds__(128)
+    kr_block_kernel(LocalParams LP, KrigeParams KP, int j0, int nrows, const int *__restrict__ nbr,
+                    const int *__restrict__ cnt, T *gmat)
 {
     extern __shared__ __align__(16) unsigned char kb_smem[];
     constexpr int NV = 2 + 2 * PM + PM * (PM + 1) / 2;
@@ -198,8 +196,7 @@ __global__ void __launch_bounds__(128) kr_block_kernel(LocalParams LP, KrigePara
         const size_t o = (size_t)(j0 + jr) * w + i0;
         const int m = min(cnt[n], K);
         double est = LP.nodata, var = LP.nodata;
-        const int pre =
-            kr_before_system<X>(KP, o, true, m, LP.min_points, p == 0, p, est, var);
+        const int pre = kr_before_system<X>(KP, o, true, m, LP.min_points, p == 0, p, est, var);
         bool sing = pre == KR_SINGULAR;
         if (pre == KR_SOLVE) {
             const int *sel = nbr + n * K;
@@ -368,8 +365,8 @@ __global__ void kr_quad_filter(LocalParams P, const double *__restrict__ x,
 /* Kriging's lists (kr_search_kernel's layout, any k): the k nearest of each
  * node of rows [j0, j0 + nrows), nbr[n * K + q] in (distance, input order),
  * cnt[n] the window's count as far as searched. No exact hits (gstat). */
-__global__ void __launch_bounds__(128) kl_search_kernel(LocalParams P, int j0, int nrows,
-                                                        int *nbr, int *cnt)
+__global__ void __launch_bounds__(128)
+    kl_search_kernel(LocalParams P, int j0, int nrows, int *nbr, int *cnt)
 {
     extern __shared__ __align__(16) unsigned char kl_smem[];
     const int lane = threadIdx.x & 31, K = P.k;
@@ -394,9 +391,9 @@ __global__ void __launch_bounds__(128) kl_search_kernel(LocalParams P, int j0, i
  * nbr[n * P.k ...], P.k = 4 omax, and cnt[n] their number; 0 where the set
  * holds fewer than min_points (`enough` 0), as the CPU counts before the
  * filter. */
-__global__ void __launch_bounds__(128) kl_quad_search_kernel(LocalParams P, int j0, int nrows,
-                                                             int omax, int enough, int *nbr,
-                                                             int *cnt)
+__global__ void __launch_bounds__(128)
+    kl_quad_search_kernel(LocalParams P, int j0, int nrows, int omax, int enough, int *nbr,
+                          int *cnt)
 {
     extern __shared__ __align__(16) unsigned char kl_smem[];
     const int lane = threadIdx.x & 31, K = P.k;
@@ -431,8 +428,8 @@ void kr_quad_filter_launch(cudaStream_t st, const LocalParams &P, const KrigePar
                            int nr, int K, int *nbr, int *cnt)
 {
     const size_t N = (size_t)nr * P.g.w;
-    kr_quad_filter<<<(unsigned)((N + 127) / 128), 128, 0, st>>>(P, KP.x, KP.y, KP.omax, j0, nr,
-                                                               K, nbr, cnt);
+    kr_quad_filter<<<(unsigned)((N + 127) / 128), 128, 0, st>>>(P, KP.x, KP.y, KP.omax, j0, nr, K,
+                                                                nbr, cnt);
 }
 
 /* Phase 2 of the big kernels on a band: the workspace in shared memory, or
@@ -463,12 +460,14 @@ static cudaError_t kb_solve(Job *J, const LocalParams &P, const KrigeParams &KP,
         kr_block_kernel<T, PM, X, XM, false>
             <<<(unsigned)blocks, 128, sm, J->st>>>(P, KP, j0, nr, nbr, cnt, gmat);
     } else {
-        blocks = std::min(N, std::max<size_t>(1, std::min((size_t)J->nsm * 16, ((size_t)1 << 30) / bytes)));
+        blocks = std::min(
+            N, std::max<size_t>(1, std::min((size_t)J->nsm * 16, ((size_t)1 << 30) / bytes)));
         if ((e = grow(&J->kbig, &J->kbig_cap, blocks * bytes)))
             return e;
         gmat = (T *)J->kbig;
-        kr_block_kernel<T, PM, X, XM, true><<<(unsigned)blocks, 128, kb_panel_scratch<T>(),
-                                              J->st>>>(P, KP, j0, nr, nbr, cnt, gmat);
+        kr_block_kernel<T, PM, X, XM, true>
+            <<<(unsigned)blocks, 128, kb_panel_scratch<T>(), J->st>>>(P, KP, j0, nr, nbr, cnt,
+                                                                      gmat);
     }
     return cudaGetLastError();
 }
@@ -503,8 +502,8 @@ cudaError_t launch_krige_big(Job *J, const LocalParams &P, const KrigeParams &KP
         const size_t N = (size_t)nr * w;
         int *nbr = J->knbr, *cnt = nbr + (size_t)K * N;
         if (qsel > 0)
-            e = kl_launch_lists(kl_quad_search_kernel, J, qsel, 4, N, P, j0, nr, qsel, enough,
-                                nbr, cnt);
+            e = kl_launch_lists(kl_quad_search_kernel, J, qsel, 4, N, P, j0, nr, qsel, enough, nbr,
+                                cnt);
         else
             e = kl_launch(kl_search_kernel, J, K, N, P, j0, nr, nbr, cnt);
         if (e)

@@ -79,7 +79,6 @@ __device__ __forceinline__ double idw_weight(double r2, double p)
     return p == 2.0 ? 1.0 / r2 : pow(r2, -0.5 * p);
 }
 
-
 /* f(std::integral_constant<int, K>{}) for K the first of Ks not below k, the
  * last of them beyond them all: a kernel's compile-time size for a run-time
  * k (the sizes keep the k-best lists in registers). */

@@ -196,12 +196,8 @@ static int make_krige_global(Job *J, const gk_gpu_job_desc *d, char *err, size_t
 {
     return (J->own = kg_new(J->dev, J->st, d, err, err_cap)) ? 0 : -1;
 }
-static void drop_krige_global(void *own)
-{
-    kg_free(static_cast<KgState *>(own));
-}
-static int tile_density(Job *J, const Grid &G, const gk_gpu_tile *, int, char *err,
-                        size_t err_cap)
+static void drop_krige_global(void *own) { kg_free(static_cast<KgState *>(own)); }
+static int tile_density(Job *J, const Grid &G, const gk_gpu_tile *, int, char *err, size_t err_cap)
 {
     return density_tile(J, G, err, err_cap);
 }
@@ -209,10 +205,7 @@ static int make_linear(Job *J, const gk_gpu_job_desc *d, char *err, size_t err_c
 {
     return (J->own = lin_new(J->st, d, err, err_cap)) ? 0 : -1;
 }
-static void drop_linear(void *own)
-{
-    lin_free(static_cast<LinState *>(own));
-}
+static void drop_linear(void *own) { lin_free(static_cast<LinState *>(own)); }
 static void *clone_linear(const void *own, char *err, size_t err_cap)
 {
     return lin_clone(static_cast<const LinState *>(own), err, err_cap);
@@ -220,10 +213,10 @@ static void *clone_linear(const void *own, char *err, size_t err_cap)
 
 /* The rows of the ops whose tiles run here or in families without a row of
  * their own; a new op's row may be in its family's file instead. */
-const OpRow op_invdist_all = {true, false, NEVER, NEVER, false, nullptr, nullptr, nullptr,
-                              tile_invdist_all};
-const OpRow op_idw_knn = {true, true, WITH_K, WITHOUT_K, false, nullptr, nullptr, nullptr,
-                          tile_local};
+const OpRow op_invdist_all = {true,    false,   NEVER,   NEVER,           false,
+                              nullptr, nullptr, nullptr, tile_invdist_all};
+const OpRow op_idw_knn = {true,    true,    WITH_K,  WITHOUT_K, false,
+                          nullptr, nullptr, nullptr, tile_local};
 const OpRow op_nearest = {true, true, ALWAYS, NEVER, false, nullptr, nullptr, nullptr, tile_local};
 const OpRow op_average = {true, true, NEVER, ALWAYS, false, nullptr, nullptr, nullptr, tile_local};
 const OpRow op_count = {true, true, NEVER, ALWAYS, false, nullptr, nullptr, nullptr, tile_local};
@@ -236,14 +229,21 @@ const OpRow op_average_distance_pts = {true,    true,    NEVER,   ALWAYS,    fal
                                        nullptr, nullptr, nullptr, tile_local};
 const OpRow op_aidw = {true, true, ALWAYS, WITHOUT_K, false, nullptr, nullptr, nullptr, tile_local};
 const OpRow op_krige = {true, true, ALWAYS, NEVER, true, nullptr, nullptr, nullptr, tile_krige};
-const OpRow op_krige_global = {true,          false, NEVER, NEVER, true, make_krige_global,
-                               drop_krige_global, nullptr, tile_krige_global};
-const OpRow op_linear = {false,       false,        NEVER,      NEVER, false, make_linear,
-                         drop_linear, clone_linear, tile_linear};
-const OpRow op_heatmap = {false, false, NEVER, NEVER, false, density_make, nullptr, nullptr,
-                          tile_density};
-const OpRow op_gauss = {false, false, NEVER, NEVER, false, density_make, nullptr, nullptr,
-                        tile_density};
+const OpRow op_krige_global = {true,
+                               false,
+                               NEVER,
+                               NEVER,
+                               true,
+                               make_krige_global,
+                               drop_krige_global,
+                               nullptr,
+                               tile_krige_global};
+const OpRow op_linear = {false,       false,       NEVER,        NEVER,      false,
+                         make_linear, drop_linear, clone_linear, tile_linear};
+const OpRow op_heatmap = {false,        false,   NEVER,   NEVER,       false,
+                          density_make, nullptr, nullptr, tile_density};
+const OpRow op_gauss = {false,        false,   NEVER,   NEVER,       false,
+                        density_make, nullptr, nullptr, tile_density};
 
 /* The table: one row per line of core/gpu_ops.def, by op number. */
 static const OpRow *const OPS[] = {
@@ -268,8 +268,8 @@ void job_destroy(Job *J)
     const OpRow *row = op_row(J->d.op);
     if (J->own && row && row->drop)
         row->drop(J->own);
-    void *own[] = {J->out,  J->outf, J->part, J->fftbuf, J->flags, J->pf, J->flag_list,
-                   J->counters, J->knbr, J->kgp, J->kg0, J->kbig, J->klg, J->q, J->qg};
+    void *own[] = {J->out,  J->outf, J->part, J->fftbuf, J->flags, J->pf, J->flag_list, J->counters,
+                   J->knbr, J->kgp,  J->kg0,  J->kbig,   J->klg,   J->q,  J->qg};
     for (void *p : own)
         if (p)
             cudaFree(p);
@@ -359,8 +359,7 @@ void *api_job_new(int dev, const gk_gpu_job_desc *d, char *err, size_t err_cap)
             if (quadtree_order(J->st, J->x, J->y, n, box, qorder, err, err_cap))
                 goto fail;
             const int T = 256;
-            gather_order<<<(n + T - 1) / T, T, 0, J->st>>>(J->x, J->y, J->z, qorder, n, qx, qy,
-                                                           qz);
+            gather_order<<<(n + T - 1) / T, T, 0, J->st>>>(J->x, J->y, J->z, qorder, n, qx, qy, qz);
             CK(cudaGetLastError());
             CK(cudaStreamSynchronize(J->st));
             cudaFree(J->x);
@@ -472,8 +471,8 @@ static bool extra_op(const gk_gpu_job_desc &d)
            d.quad_max > 0;
 }
 
-static int run_extra(Job *J, const LocalParams &P, dim3 g, dim3 b, const gk_gpu_tile *t,
-                     char *err, size_t err_cap)
+static int run_extra(Job *J, const LocalParams &P, dim3 g, dim3 b, const gk_gpu_tile *t, char *err,
+                     size_t err_cap)
 {
     const gk_gpu_job_desc &d = J->d;
     ExtraParams E{};
@@ -544,8 +543,8 @@ static int tile_krige_global(Job *J, const Grid &, const gk_gpu_tile *t, int, ch
 {
     CK(cudaMemsetAsync(J->counters, 0, 4 * sizeof(unsigned int), J->st));
     {
-        const int rc = kg_tile(static_cast<KgState *>(J->own), t, J->kr.nr > 0 ? J->kg0 : nullptr, J->out,
-                               J->counters + 3, err, err_cap);
+        const int rc = kg_tile(static_cast<KgState *>(J->own), t, J->kr.nr > 0 ? J->kg0 : nullptr,
+                               J->out, J->counters + 3, err, err_cap);
         if (rc == GK_GPU_TILE_NOMEM)
             ck_last = cudaErrorMemoryAllocation;
         return rc ? -1 : 0;
@@ -574,8 +573,8 @@ static LocalParams local_params(Job *J, const Grid &G)
     const gk_gpu_job_desc &d = J->d;
     LocalParams P{};
     P.g = G;
-    P.B = Bins{J->sxy, J->sz,  J->sidx, J->bstart, J->nbx,  J->nby,   J->gx0,
-               J->gy0, J->bsx, J->bsy,  J->ibsx,   J->ibsy, J->margin, J->pxmax, J->pymax};
+    P.B = Bins{J->sxy, J->sz,  J->sidx, J->bstart, J->nbx,    J->nby,   J->gx0,  J->gy0,
+               J->bsx, J->bsy, J->ibsx, J->ibsy,   J->margin, J->pxmax, J->pymax};
     Win &w = P.w;
     w.kind = d.window;
     w.r2 = d.r2;
@@ -622,9 +621,10 @@ static int tile_krige(Job *J, const Grid &G, const gk_gpu_tile *t, int nbands, c
         const size_t nq = (size_t)t->w * t->h;
         if (!J->sgroup || J->kr.omax > 0 || J->d.quad_max > 0 || J->d.max_points > 64 ||
             t->max_points > 0 || J->kr.nr > 0) {
-            snprintf(err, err_cap, "cross-validation tiles: local kriging with its folds, up "
-                                   "to 64 neighbours, without per-quadrant search or external "
-                                   "drift");
+            snprintf(err, err_cap,
+                     "cross-validation tiles: local kriging with its folds, up "
+                     "to 64 neighbours, without per-quadrant search or external "
+                     "drift");
             return -1;
         }
         double2 *hq = nullptr;
@@ -658,11 +658,10 @@ int api_krige_set(void *job, const gk_gpu_krige *k, char *err, size_t err_cap)
     Job *J = (Job *)job;
     std::lock_guard<std::mutex> lock(J->mu);
     /* drift: none (simple), or 1 + poly + nr columns; a point or a block */
-    const bool drift_ok =
-        k->p == 0 ? k->nr == 0
-                  : (k->poly == 0 || k->poly == 2 || k->poly == 5) && k->nr >= 0 &&
-                        k->nr <= GK_GPU_KRIGE_MAX_P - 6 && k->p == 1 + k->poly + k->nr &&
-                        (k->nr == 0 || k->gpts);
+    const bool drift_ok = k->p == 0 ? k->nr == 0
+                                    : (k->poly == 0 || k->poly == 2 || k->poly == 5) &&
+                                          k->nr >= 0 && k->nr <= GK_GPU_KRIGE_MAX_P - 6 &&
+                                          k->p == 1 + k->poly + k->nr && (k->nr == 0 || k->gpts);
     if ((J->d.op != GK_GPU_KRIGE && J->d.op != GK_GPU_KRIGE_GLOBAL) || k->ns < 1 ||
         k->ns > GK_GPU_KRIGE_MAX_STRUCT || !drift_ok ||
         !(k->nb <= 1 || k->nb == GK_GPU_KRIGE_MAX_DISCR) || k->nbands < 1 || k->nbands > 2 ||
@@ -864,12 +863,10 @@ void api_job_free(void *job) { job_destroy((Job *)job); }
 
 double api_last_kernel_ms(void *job) { return job ? ((Job *)job)->last_ms : -1.0; }
 
-const gk_gpu_api the_api = {GK_GPU_ABI_VERSION, api_probe,          api_job_new,
-                            api_tile,           api_job_free,       api_last_kernel_ms,
-                            api_krige_set,      api_variogram,      api_device_count,
-                            api_host_alloc,     api_host_free,      api_job_clone,
-                            api_curve_evolve,   api_scms,           api_quadtree_order};
-
+const gk_gpu_api the_api = {
+    GK_GPU_ABI_VERSION, api_probe,     api_job_new,      api_tile,         api_job_free,
+    api_last_kernel_ms, api_krige_set, api_variogram,    api_device_count, api_host_alloc,
+    api_host_free,      api_job_clone, api_curve_evolve, api_scms,         api_quadtree_order};
 
 } // namespace gk_gpu
 

@@ -138,9 +138,8 @@ __global__ void __launch_bounds__(128, KQ <= 4 ? 4 : 1) quad_kernel(LocalParams 
             /* done when every quadrant's keep nearest are known (and any hit) */
             [&](double b) {
                 const double b2 = b * b;
-                return b2 >= hit2 && S.n0 >= keep && S.n1 >= keep && S.n2 >= keep &&
-                       S.n3 >= keep && b2 > S.D[0][L] && b2 > S.D[1][L] && b2 > S.D[2][L] &&
-                       b2 > S.D[3][L];
+                return b2 >= hit2 && S.n0 >= keep && S.n1 >= keep && S.n2 >= keep && S.n3 >= keep &&
+                       b2 > S.D[0][L] && b2 > S.D[1][L] && b2 > S.D[2][L] && b2 > S.D[3][L];
             });
     }
     const int nq[4] = {S.n0, S.n1, S.n2, S.n3};
@@ -345,7 +344,7 @@ __global__ void __launch_bounds__(128) kl_quad_kernel(LocalParams P, ExtraParams
 /* The per-quadrant selection, by what one quadrant keeps: registers up to
  * 16, then a warp's lists (kl_quad_kernel). */
 cudaError_t launch_quad(Job *J, const LocalParams &P, const ExtraParams &E, dim3 g, dim3 b,
-                               size_t nodes)
+                        size_t nodes)
 {
     const int keep = E.quad_keep;
     const cudaStream_t st = J->st;

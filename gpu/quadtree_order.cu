@@ -57,8 +57,8 @@ __global__ void qt_iota(unsigned *v, unsigned *actn, int n)
 }
 
 /* key = node * 5 + the point's quarter + 1 (0: in none, listed first) */
-__global__ void qt_keys(const double *x, const double *y, const unsigned *act,
-                        const unsigned *actn, const QNode *nodes, int na, unsigned *key)
+__global__ void qt_keys(const double *x, const double *y, const unsigned *act, const unsigned *actn,
+                        const QNode *nodes, int na, unsigned *key)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= na)
@@ -86,8 +86,8 @@ __global__ void qt_run_flags(const unsigned *ukey, const unsigned *ucnt, const i
 /* run j's destination; the next pass's nodes; tot = {nodes, points} of it */
 __global__ void qt_run_emit(const unsigned *ukey, const unsigned *ucnt, const int *nruns,
                             const unsigned *ustart, const int *flag, const int *fid,
-                            const int *foff, const int *fcnt, const QNode *nodes,
-                            QNode *next, KeyDest *kd, int *tot)
+                            const int *foff, const int *fcnt, const QNode *nodes, QNode *next,
+                            KeyDest *kd, int *tot)
 {
     int j = blockIdx.x * blockDim.x + threadIdx.x;
     const int nr = *nruns;
@@ -172,8 +172,7 @@ int quadtree_order(cudaStream_t st, const double *x, const double *y, int n, con
     CK(cub::DeviceRunLengthEncode::Encode(nullptr, t1, (unsigned *)nullptr, (unsigned *)nullptr,
                                           (unsigned *)nullptr, (int *)nullptr, n, st));
     tb = std::max(tb, t1);
-    CK(cub::DeviceScan::ExclusiveSum(nullptr, t1, (unsigned *)nullptr, (unsigned *)nullptr, n,
-                                     st));
+    CK(cub::DeviceScan::ExclusiveSum(nullptr, t1, (unsigned *)nullptr, (unsigned *)nullptr, n, st));
     tb = std::max(tb, t1);
     for (int pass = 0; pass < 2; pass++) {
         Carve c = {mem, 0};

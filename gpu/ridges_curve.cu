@@ -49,7 +49,7 @@ namespace
 struct CellGrid {
     int dim;
     double lo[3], side;
-    int n[3];         /* cells per axis */
+    int n[3]; /* cells per axis */
     unsigned int cells;
 };
 
@@ -123,8 +123,8 @@ __global__ void assign(CellGrid g, const double *p, size_t n, const double *s,
     for (int cz = lo[2]; cz <= hi[2]; cz++)
         for (int cy = lo[1]; cy <= hi[1]; cy++) {
             /* a row of cells is one span of the sorted representatives */
-            unsigned int row = (unsigned int)g.n[0] *
-                               ((unsigned int)cy + (unsigned int)g.n[1] * (unsigned int)cz);
+            unsigned int row =
+                (unsigned int)g.n[0] * ((unsigned int)cy + (unsigned int)g.n[1] * (unsigned int)cz);
             unsigned int t1 = start[row + (unsigned int)hi[0] + 1];
             for (unsigned int t = start[row + (unsigned int)lo[0]]; t < t1; t++) {
                 unsigned int j = rep[t];
@@ -267,8 +267,10 @@ int api_curve_evolve(int dev, gk_gpu_evolve *e, char *err, size_t err_cap)
     e->iters = 0;
     e->converged = 0;
     if (n == 0 || m == 0 || n > 0xFFFFFFF0u || e->m > 0xFFFFFFF0u || (dim != 2 && dim != 3)) {
-        snprintf(err, err_cap, "curve: %zu samples, %zu representatives, %d dimensions: "
-                 "outside what the GPU kernel takes", n, e->m, dim);
+        snprintf(err, err_cap,
+                 "curve: %zu samples, %zu representatives, %d dimensions: "
+                 "outside what the GPU kernel takes",
+                 n, e->m, dim);
         return -1;
     }
     const CellGrid g = make_grid(e->p, n, dim, e->r1);
@@ -285,10 +287,10 @@ int api_curve_evolve(int dev, gk_gpu_evolve *e, char *err, size_t err_cap)
     unsigned char *tmp = nullptr;
     size_t tb1 = 0, tb2 = 0, tb3 = 0;
     /* the sorts' and the scan's scratch first (a size query reads no memory) */
-    CK_RET(cub::DeviceRadixSort::SortPairs(nullptr, tb1, rkey, rkey + m, ridx, ridx + m, (int)m,
-                                           0, cell_bits, st));
-    CK_RET(cub::DeviceRadixSort::SortPairs(nullptr, tb2, owner, owner + n, order, order + n,
-                                           (int)n, 0, owner_bits, st));
+    CK_RET(cub::DeviceRadixSort::SortPairs(nullptr, tb1, rkey, rkey + m, ridx, ridx + m, (int)m, 0,
+                                           cell_bits, st));
+    CK_RET(cub::DeviceRadixSort::SortPairs(nullptr, tb2, owner, owner + n, order, order + n, (int)n,
+                                           0, owner_bits, st));
     CK_RET(cub::DeviceScan::ExclusiveSum(nullptr, tb3, nch, cfirst, (int)m + 1, st));
     const size_t tmpb = std::max(tb1, std::max(tb2, tb3));
     c.part(dp, n * dim);
@@ -309,8 +311,7 @@ int api_curve_evolve(int dev, gk_gpu_evolve *e, char *err, size_t err_cap)
     for (int u = 0; u < F_N; u++) /* max_iter <= 0: no step, not converged */
         hflags[u] = 0;
     CK_RET(cudaMemcpyAsync(dp, e->p, n * dim * sizeof(double), cudaMemcpyHostToDevice, st));
-    CK_RET(cudaMemcpyAsync(ds, e->s, (size_t)m * dim * sizeof(double), cudaMemcpyHostToDevice,
-                           st));
+    CK_RET(cudaMemcpyAsync(ds, e->s, (size_t)m * dim * sizeof(double), cudaMemcpyHostToDevice, st));
     CK_RET(cudaMemsetAsync(dflags, 0, F_N * sizeof(int), st));
     CK_RET(cudaEventRecord(c.e0, st));
     const unsigned int gm = (m + tb - 1) / tb, gm1 = (m + 1 + tb - 1) / tb,
@@ -324,11 +325,10 @@ int api_curve_evolve(int dev, gk_gpu_evolve *e, char *err, size_t err_cap)
         for (int u = 0; u < batch; u++) {
             size_t b = tmpb;
             rep_cells<<<gm, tb, 0, st>>>(g, ds, m, rkey, ridx, dflags);
-            CK_RET(cub::DeviceRadixSort::SortPairs(tmp, b, rkey, rkey + m, ridx, ridx + m,
-                                                   (int)m, 0, cell_bits, st));
+            CK_RET(cub::DeviceRadixSort::SortPairs(tmp, b, rkey, rkey + m, ridx, ridx + m, (int)m,
+                                                   0, cell_bits, st));
             cell_starts<<<gc, tb, 0, st>>>(rkey + m, m, g.cells, cstart, dflags);
-            assign<<<gn, tb, 0, st>>>(g, dp, n, ds, cstart, ridx + m, r2, m, owner, order,
-                                      dflags);
+            assign<<<gn, tb, 0, st>>>(g, dp, n, ds, cstart, ridx + m, r2, m, owner, order, dflags);
             b = tmpb;
             CK_RET(cub::DeviceRadixSort::SortPairs(tmp, b, owner, owner + n, order, order + n,
                                                    (int)n, 0, owner_bits, st));
@@ -350,8 +350,7 @@ int api_curve_evolve(int dev, gk_gpu_evolve *e, char *err, size_t err_cap)
     e->iters = hflags[F_ITERS];
     e->converged = hflags[F_DONE];
     CK_RET(cudaEventRecord(c.e1, st));
-    CK_RET(cudaMemcpyAsync(e->s, ds, (size_t)m * dim * sizeof(double), cudaMemcpyDeviceToHost,
-                           st));
+    CK_RET(cudaMemcpyAsync(e->s, ds, (size_t)m * dim * sizeof(double), cudaMemcpyDeviceToHost, st));
     CK_RET(cudaStreamSynchronize(st));
     float ms = 0.0f;
     CK_RET(c.elapsed(&ms));

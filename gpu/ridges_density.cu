@@ -27,10 +27,9 @@ namespace gk_gpu
 namespace
 {
 
-__global__ void __launch_bounds__(128) walk(gk_scms_index ix, const uint32_t *perm,
-                                            double *walkers, size_t n, double h, double cutoff,
-                                            double tol, int32_t max_iter, double *density,
-                                            double *tangent, int32_t *iters)
+__global__ void __launch_bounds__(128)
+    walk(gk_scms_index ix, const uint32_t *perm, double *walkers, size_t n, double h, double cutoff,
+         double tol, int32_t max_iter, double *density, double *tangent, int32_t *iters)
 {
     size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= n)
@@ -77,8 +76,10 @@ int api_scms(int dev, gk_gpu_scms *s, char *err, size_t err_cap)
     const int dim = s->dim;
     const size_t n = s->n, nw = s->n_walkers;
     if ((dim != 2 && dim != 3) || n == 0 || nw == 0 || !s->key || !s->start || !s->ps) {
-        snprintf(err, err_cap, "density: %zu samples, %zu walkers, %d dimensions, no bins: "
-                 "outside what the GPU kernel takes", n, nw, dim);
+        snprintf(err, err_cap,
+                 "density: %zu samples, %zu walkers, %d dimensions, no bins: "
+                 "outside what the GPU kernel takes",
+                 n, nw, dim);
         return -1;
     }
     Call c;
@@ -106,8 +107,7 @@ int api_scms(int dev, gk_gpu_scms *s, char *err, size_t err_cap)
     CK_RET(cudaMemcpyAsync(ps, s->ps, n * dim * sizeof(double), cudaMemcpyHostToDevice, st));
     if (s->ws)
         CK_RET(cudaMemcpyAsync(ws, s->ws, n * sizeof(double), cudaMemcpyHostToDevice, st));
-    CK_RET(cudaMemcpyAsync(wk, s->walkers, nw * dim * sizeof(double), cudaMemcpyHostToDevice,
-                           st));
+    CK_RET(cudaMemcpyAsync(wk, s->walkers, nw * dim * sizeof(double), cudaMemcpyHostToDevice, st));
     gk_scms_index ix{};
     ix.dim = dim;
     for (int k = 0; k < 3; k++) {
@@ -130,8 +130,7 @@ int api_scms(int dev, gk_gpu_scms *s, char *err, size_t err_cap)
     CK_RET(cudaGetLastError());
     CK_RET(cudaEventRecord(c.e1, st));
     CK_RET(cudaMemcpyAsync(s->walkers, wk, nw * dim * sizeof(double), cudaMemcpyDeviceToHost, st));
-    CK_RET(cudaMemcpyAsync(s->tangent, tan, nw * dim * sizeof(double), cudaMemcpyDeviceToHost,
-                           st));
+    CK_RET(cudaMemcpyAsync(s->tangent, tan, nw * dim * sizeof(double), cudaMemcpyDeviceToHost, st));
     CK_RET(cudaMemcpyAsync(s->density, dens, nw * sizeof(double), cudaMemcpyDeviceToHost, st));
     CK_RET(cudaMemcpyAsync(s->iters, its, nw * sizeof(int32_t), cudaMemcpyDeviceToHost, st));
     CK_RET(cudaStreamSynchronize(st));

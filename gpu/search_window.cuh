@@ -33,7 +33,6 @@ __device__ __forceinline__ bool in_window(const Win &w, double dx, double dy, do
     return l <= w.rhs;
 }
 
-
 } // namespace gk_gpu
 
 #endif

@@ -39,15 +39,15 @@ namespace gk_gpu
 
 struct VgmParams {
     int n, ncls, nbins, ndir, cressie, strips;
-    const float2 *pf;  /* centred single-precision coordinates */
+    const float2 *pf; /* centred single-precision coordinates */
     const double *x, *y, *z;
     double cutoff, width;
     float cut2_hi, cut2_lo, inv_w, frtol;
     int all_dirs[16];
     double ux[16], uy[16];
     double cos_tol, bandwidth;
-    const float4 *tb;  /* per tile: bounding box of pf (min x, min y, max x, max y) */
-    double cullr2;     /* tile pairs farther apart than this (squared) hold no pair */
+    const float4 *tb;        /* per tile: bounding box of pf (min x, min y, max x, max y) */
+    double cullr2;           /* tile pairs farther apart than this (squared) hold no pair */
     unsigned long long *pnp; /* partials: nblocks x nbins */
     double *psd, *psg;
 };
@@ -73,8 +73,7 @@ __device__ __forceinline__ unsigned int vgm_spread(unsigned int v)
     return v;
 }
 
-__global__ void vgm_key(const float2 *pf, int n, float m, float scale, unsigned int *key,
-                        int *idx)
+__global__ void vgm_key(const float2 *pf, int n, float m, float scale, unsigned int *key, int *idx)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n)
@@ -102,8 +101,8 @@ __global__ void vgm_xkey(const float2 *pf, int n, unsigned int *key, int *idx)
 
 /* rank r in x order: its tile's slab in the high bits, y above -m
  * quantised to ybits in the low ones */
-__global__ void vgm_ykey(const float2 *pf, const int *xidx, int n, int nslabs, int ybits,
-                         float m, float scale, unsigned int *key, int *idx)
+__global__ void vgm_ykey(const float2 *pf, const int *xidx, int n, int nslabs, int ybits, float m,
+                         float scale, unsigned int *key, int *idx)
 {
     int r = blockIdx.x * blockDim.x + threadIdx.x;
     if (r >= n)
@@ -115,9 +114,9 @@ __global__ void vgm_ykey(const float2 *pf, const int *xidx, int n, int nslabs, i
     idx[r] = k;
 }
 
-__global__ void vgm_gather(const int *idx, int n, const double *x, const double *y,
-                           const double *z, const float2 *pf, double *xs, double *ys, double *zs,
-                           float2 *pfs, float4 *pk)
+__global__ void vgm_gather(const int *idx, int n, const double *x, const double *y, const double *z,
+                           const float2 *pf, double *xs, double *ys, double *zs, float2 *pfs,
+                           float4 *pk)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n)
@@ -150,8 +149,7 @@ __global__ void vgm_bbox(const float2 *pf, int n, int ntiles, float4 *tb)
     tb[b] = r;
 }
 
-template <int DIR>
-__global__ void __launch_bounds__(VT) vgm_kernel(VgmParams P)
+template <int DIR> __global__ void __launch_bounds__(VT) vgm_kernel(VgmParams P)
 {
     extern __shared__ __align__(16) unsigned char vsm[];
     const int nb = P.nbins, t = threadIdx.x;
@@ -245,21 +243,20 @@ __global__ void __launch_bounds__(VT) vgm_kernel(VgmParams P)
                 }
             } else {
                 for (int a = 0; a < P.ndir; a++) {
-                if (!P.all_dirs[a] && (px != 0.0 || py != 0.0)) {
-                    double inprod = __ddiv_rn(
-                        __dadd_rn(__dmul_rn(px, P.ux[a]), __dmul_rn(py, P.uy[a])), dsum);
-                    if (fabs(inprod) < P.cos_tol)
+                    if (!P.all_dirs[a] && (px != 0.0 || py != 0.0)) {
+                        double inprod = __ddiv_rn(
+                            __dadd_rn(__dmul_rn(px, P.ux[a]), __dmul_rn(py, P.uy[a])), dsum);
+                        if (fabs(inprod) < P.cos_tol)
+                            continue;
+                    }
+                    if (P.bandwidth > 0.0 && fabs(__dsub_rn(__dmul_rn(px, P.uy[a]),
+                                                            __dmul_rn(py, P.ux[a]))) > P.bandwidth)
                         continue;
+                    const int b = (a * P.ncls + k) * VT + t;
+                    hnp[b] += 1u;
+                    hsd[b] += dsum;
+                    hsg[b] += g;
                 }
-                if (P.bandwidth > 0.0 &&
-                    fabs(__dsub_rn(__dmul_rn(px, P.uy[a]), __dmul_rn(py, P.ux[a]))) >
-                        P.bandwidth)
-                    continue;
-                const int b = (a * P.ncls + k) * VT + t;
-                hnp[b] += 1u;
-                hsd[b] += dsum;
-                hsg[b] += g;
-            }
             }
         };
         int jj = 0;
@@ -311,9 +308,9 @@ __global__ void __launch_bounds__(VT) vgm_kernel(VgmParams P)
 
 /* One block per class: the partials in block order (strided sums of fixed
  * shape, then a fixed tree). */
-__global__ void __launch_bounds__(256) vgm_merge(const unsigned long long *pnp, const double *psd,
-                                                 const double *psg, size_t nblk, int nb,
-                                                 double *np, double *sd, double *sg)
+__global__ void __launch_bounds__(256)
+    vgm_merge(const unsigned long long *pnp, const double *psd, const double *psg, size_t nblk,
+              int nb, double *np, double *sd, double *sg)
 {
     __shared__ unsigned long long snp[256];
     __shared__ double ssd[256], ssg[256];
@@ -349,8 +346,7 @@ int api_variogram(int dev, const gk_gpu_vgm *v, double *np, double *sd, double *
 {
     const int nb = v->ncls * v->ndir;
     const size_t n = v->n;
-    double *x = nullptr, *y = nullptr, *z = nullptr, *onp = nullptr, *osd = nullptr,
-           *osg = nullptr;
+    double *x = nullptr, *y = nullptr, *z = nullptr, *onp = nullptr, *osd = nullptr, *osg = nullptr;
     float2 *pf = nullptr, *pfs = nullptr;
     double *xs = nullptr;
     float4 *tb = nullptr, *pk = nullptr;
@@ -365,8 +361,10 @@ int api_variogram(int dev, const gk_gpu_vgm *v, double *np, double *sd, double *
     float ms = 0.0f;
     const size_t smem = (size_t)nb * VT * 20 + VT * 32;
     if (nb < 1 || smem > 200 * 1024 || n > (size_t)INT_MAX - VT) {
-        snprintf(err, err_cap, "%d classes x directions: more than the GPU variogram keeps "
-                 "per thread (at most %d)", nb, (int)((200 * 1024 - VT * 32) / (VT * 20)));
+        snprintf(err, err_cap,
+                 "%d classes x directions: more than the GPU variogram keeps "
+                 "per thread (at most %d)",
+                 nb, (int)((200 * 1024 - VT * 32) / (VT * 20)));
         return -1;
     }
     {
@@ -394,9 +392,9 @@ int api_variogram(int dev, const gk_gpu_vgm *v, double *np, double *sd, double *
         /* rounding bounds (both kernels) and class-limit table (vgm_bounds) */
         double tol = 0.0, cullr2 = 0.0;
         float cut2_lo = 0.0f, cut2_hi = 0.0f;
-        const bool fast = vgm_bounds(v->cutoff, v->width, v->ncls, M, tol, cut2_lo, cut2_hi,
-                                     cullr2, hbnd) &&
-                          hbnd;
+        const bool fast =
+            vgm_bounds(v->cutoff, v->width, v->ncls, M, tol, cut2_lo, cut2_hi, cullr2, hbnd) &&
+            hbnd;
         const double eps = 5.9604645e-8;
         VgmParams P{};
         P.n = (int)n;
@@ -427,8 +425,8 @@ int api_variogram(int dev, const gk_gpu_vgm *v, double *np, double *sd, double *
         CK_RET(c.open(dev));
         cudaStream_t st = c.st;
         /* the sort's scratch first (a size query reads no memory) */
-        CK_RET(cub::DeviceRadixSort::SortPairs(nullptr, tmpb, key, key + n, idx, idx + n, (int)n,
-                                               0, 32, st));
+        CK_RET(cub::DeviceRadixSort::SortPairs(nullptr, tmpb, key, key + n, idx, idx + n, (int)n, 0,
+                                               32, st));
         c.part(x, n);
         c.part(y, n);
         c.part(z, n);
@@ -453,7 +451,7 @@ int api_variogram(int dev, const gk_gpu_vgm *v, double *np, double *sd, double *
         osg = osd + nb;
         if (fast) {
             CK_RET(cudaMemcpyAsync(bnd, hbnd, (size_t)(v->ncls + 1) * sizeof(float2),
-                               cudaMemcpyHostToDevice, st));
+                                   cudaMemcpyHostToDevice, st));
             CK_RET(cudaMemsetAsync(dlost, 0, sizeof(unsigned int), st));
         }
         CK_RET(cudaMemcpyAsync(x, v->x, bytes, cudaMemcpyHostToDevice, st));
@@ -468,9 +466,9 @@ int api_variogram(int dev, const gk_gpu_vgm *v, double *np, double *sd, double *
         P.psd = psd;
         P.psg = psg;
         CK_RET(cudaFuncSetAttribute(vgm_kernel<0>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                (int)smem));
+                                    (int)smem));
         CK_RET(cudaFuncSetAttribute(vgm_kernel<1>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                (int)smem));
+                                    (int)smem));
         const unsigned int g256 = (unsigned int)((n + 255) / 256);
         const float mm = (float)(M * (1.0 + 1e-6));
         CK_RET(cudaEventRecord(c.e0, st));
@@ -480,24 +478,23 @@ int api_variogram(int dev, const gk_gpu_vgm *v, double *np, double *sd, double *
             vgm_xkey<<<g256, 256, 0, st>>>(pf, (int)n, key, idx);
             CK_RET(cudaGetLastError());
             CK_RET(cub::DeviceRadixSort::SortPairs(tmp, tmpb, key, key + n, idx, idx + n, (int)n, 0,
-                                               32, st));
+                                                   32, st));
             vgm_ykey<<<g256, 256, 0, st>>>(
                 pf, idx + n, (int)n, nslabs, ybits, mm,
                 M > 0.0 ? (float)(((1 << ybits) - 1) / (2.0 * M * (1.0 + 1e-6))) : 0.0f, key, idx);
             CK_RET(cudaGetLastError());
             CK_RET(cub::DeviceRadixSort::SortPairs(tmp, tmpb, key, key + n, idx, idx + n, (int)n, 0,
-                                               keybits, st));
+                                                   keybits, st));
         } else { /* Morton order */
-            vgm_key<<<g256, 256, 0, st>>>(pf, (int)n, mm,
-                                          M > 0.0 ? (float)(1024.0 / (2.0 * M * (1.0 + 1e-6)))
-                                                  : 0.0f,
-                                          key, idx);
+            vgm_key<<<g256, 256, 0, st>>>(
+                pf, (int)n, mm, M > 0.0 ? (float)(1024.0 / (2.0 * M * (1.0 + 1e-6))) : 0.0f, key,
+                idx);
             CK_RET(cudaGetLastError());
             CK_RET(cub::DeviceRadixSort::SortPairs(tmp, tmpb, key, key + n, idx, idx + n, (int)n, 0,
-                                               20, st));
+                                                   20, st));
         }
-        vgm_gather<<<g256, 256, 0, st>>>(idx + n, (int)n, x, y, z, pf, xs, xs + n, xs + 2 * n,
-                                         pfs, pk);
+        vgm_gather<<<g256, 256, 0, st>>>(idx + n, (int)n, x, y, z, pf, xs, xs + n, xs + 2 * n, pfs,
+                                         pk);
         CK_RET(cudaGetLastError());
         vgm_bbox<<<(unsigned)((ntiles + 127) / 128), 128, 0, st>>>(pfs, (int)n, ntiles, tb);
         CK_RET(cudaGetLastError());
@@ -546,8 +543,9 @@ int api_variogram(int dev, const gk_gpu_vgm *v, double *np, double *sd, double *
             CK_RET(cudaStreamSynchronize(st));
             if (!lost)
                 break;
-            fprintf(stderr, "gridkit: GPU variogram: %u pairs outside their planned classes "
-                            "(internal error); redone with the previous kernel\n",
+            fprintf(stderr,
+                    "gridkit: GPU variogram: %u pairs outside their planned classes "
+                    "(internal error); redone with the previous kernel\n",
                     lost);
             lost = 0;
             vgm_kernel<0><<<grid, VT, smem, st>>>(P);

@@ -12,7 +12,7 @@
 #include <cmath>
 #include <cstring>
 
-#define VT 128    /* threads per block = points per tile */
+#define VT 128     /* threads per block = points per tile */
 #define VSTRIP 256 /* j tiles per block */
 
 namespace gk_gpu
@@ -123,7 +123,7 @@ struct VgmFast {
     const float4 *pk;    /* sorted: centred float x, y, then z's low and high words */
     const double *x, *y; /* sorted, for the exact path */
     const float4 *tb;
-    const float2 *bnd;   /* per class limit m w, m = 0..ncls: (lo, hi) for d^2 */
+    const float2 *bnd; /* per class limit m w, m = 0..ncls: (lo, hi) for d^2 */
     double cutoff, width, tol, cullr2;
     float cut2_lo, cut2_hi;
     unsigned long long *pnp;

@@ -108,7 +108,7 @@ __host__ __device__ inline bool vf_plan(const VgmFast &P, float4 ib, float4 jb, 
     const double lo = vd_sub(sqrt(gap2), P.tol), hi = vd_add(sqrt(max2), P.tol);
     pl.klo = lo > 0.0 ? vgm_class(lo, P.width) : 0;
     pl.khi = vd_div(hi, P.width) >= (double)P.ncls ? P.ncls - 1
-                                                    : min(P.ncls - 1, vgm_class(hi, P.width));
+                                                   : min(P.ncls - 1, vgm_class(hi, P.width));
     return pl.klo <= pl.khi;
 }
 
@@ -143,10 +143,9 @@ struct VfEx {
     int k;
     double d, g;
 };
-__host__ __device__ __noinline__ VfEx vf_exact(const double *x, const double *y,
-                                               const float4 *pk, double cutoff, double width,
-                                               int ncls, int kb, int ns, int cr, int gi, int gj,
-                                               double zj)
+__host__ __device__ __noinline__ VfEx vf_exact(const double *x, const double *y, const float4 *pk,
+                                               double cutoff, double width, int ncls, int kb,
+                                               int ns, int cr, int gi, int gj, double zj)
 {
     VfEx e;
     const double px = vd_sub(x[gi], x[gj]), py = vd_sub(y[gi], y[gj]);
@@ -257,8 +256,8 @@ __host__ __device__ __forceinline__ void vf_tile(const VgmFast &P, const VfLane 
                     placed = placed || vf_in<NS, LO, HI>(k, d2, lo, hi);
                 if (!vf_slow<NS, LO, HI, GEN>(placed, d2, lo, hi))
                     continue;
-                const VfEx e = vf_exact(P.x, P.y, P.pk, P.cutoff, P.width, P.ncls, W.kb, W.ns,
-                                        CR, L.gi0 + 32 * p, gj0 + j, zj);
+                const VfEx e = vf_exact(P.x, P.y, P.pk, P.cutoff, P.width, P.ncls, W.kb, W.ns, CR,
+                                        L.gi0 + 32 * p, gj0 + j, zj);
                 if (e.k < 0) {
                     if (!C0)
                         A.lost++;

@@ -17,61 +17,60 @@ extern int failures, checks;
 static int failures, checks;
 #endif
 
-#define CHECK(cond)                                                                  \
-    do {                                                                             \
-        checks++;                                                                    \
-        if (!(cond)) {                                                               \
-            failures++;                                                              \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
-        }                                                                            \
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        checks++;                                                                                  \
+        if (!(cond)) {                                                                             \
+            failures++;                                                                            \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);               \
+        }                                                                                          \
     } while (0)
 
 /* CHECK with a printf-style message after the condition. */
-#define CHECKF(cond, ...)                                                                \
-    do {                                                                                 \
-        checks++;                                                                        \
-        if (!(cond)) {                                                                   \
-            failures++;                                                                  \
-            fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond);     \
-            fprintf(stderr, __VA_ARGS__);                                                \
-            fputc('\n', stderr);                                                         \
-        }                                                                                \
+#define CHECKF(cond, ...)                                                                          \
+    do {                                                                                           \
+        checks++;                                                                                  \
+        if (!(cond)) {                                                                             \
+            failures++;                                                                            \
+            fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond);               \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fputc('\n', stderr);                                                                   \
+        }                                                                                          \
     } while (0)
 
 /* |a - b| <= tol * (1 + |b|): relative, with an absolute floor near 0. */
-#define CHECK_NEAR(a, b, tol)                                                               \
-    do {                                                                                    \
-        double a_ = (a), b_ = (b);                                                          \
-        checks++;                                                                           \
-        if (!(fabs(a_ - b_) <= (tol) * (1.0 + fabs(b_)))) {                                 \
-            failures++;                                                                     \
-            fprintf(stderr, "%s:%d: %s = %.17g, expected %.17g\n", __FILE__, __LINE__, #a, \
-                    a_, b_);                                                                \
-        }                                                                                   \
+#define CHECK_NEAR(a, b, tol)                                                                      \
+    do {                                                                                           \
+        double a_ = (a), b_ = (b);                                                                 \
+        checks++;                                                                                  \
+        if (!(fabs(a_ - b_) <= (tol) * (1.0 + fabs(b_)))) {                                        \
+            failures++;                                                                            \
+            fprintf(stderr, "%s:%d: %s = %.17g, expected %.17g\n", __FILE__, __LINE__, #a, a_,     \
+                    b_);                                                                           \
+        }                                                                                          \
     } while (0)
 
 /* |a - b| <= tol * |b|: relative only (1e-300 keeps b = 0 from failing a == 0). */
-#define CHECK_REL(a, b, tol)                                                                  \
-    do {                                                                                      \
-        double a_ = (a), b_ = (b);                                                            \
-        checks++;                                                                             \
-        if (!(fabs(a_ - b_) <= (tol) * fabs(b_) + 1e-300)) {                                  \
-            failures++;                                                                       \
-            fprintf(stderr, "%s:%d: %s = %.17g, expected %.17g (rel %.2e)\n", __FILE__,       \
-                    __LINE__, #a, a_, b_, fabs(a_ - b_) / fabs(b_));                          \
-        }                                                                                     \
+#define CHECK_REL(a, b, tol)                                                                       \
+    do {                                                                                           \
+        double a_ = (a), b_ = (b);                                                                 \
+        checks++;                                                                                  \
+        if (!(fabs(a_ - b_) <= (tol)*fabs(b_) + 1e-300)) {                                         \
+            failures++;                                                                            \
+            fprintf(stderr, "%s:%d: %s = %.17g, expected %.17g (rel %.2e)\n", __FILE__, __LINE__,  \
+                    #a, a_, b_, fabs(a_ - b_) / fabs(b_));                                         \
+        }                                                                                          \
     } while (0)
 
 /* Two sizes equal. */
-#define CHECK_EQ_SZ(a, b)                                                                 \
-    do {                                                                                  \
-        size_t a_ = (a), b_ = (b);                                                        \
-        checks++;                                                                         \
-        if (a_ != b_) {                                                                   \
-            failures++;                                                                   \
-            fprintf(stderr, "%s:%d: %s == %zu, expected %zu\n", __FILE__, __LINE__, #a, a_, \
-                    b_);                                                                  \
-        }                                                                                 \
+#define CHECK_EQ_SZ(a, b)                                                                          \
+    do {                                                                                           \
+        size_t a_ = (a), b_ = (b);                                                                 \
+        checks++;                                                                                  \
+        if (a_ != b_) {                                                                            \
+            failures++;                                                                            \
+            fprintf(stderr, "%s:%d: %s == %zu, expected %zu\n", __FILE__, __LINE__, #a, a_, b_);   \
+        }                                                                                          \
     } while (0)
 
 #endif

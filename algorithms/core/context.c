@@ -6,30 +6,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-gk_context *gk_context_new(void)
-{
-    return calloc(1, sizeof(gk_context));
-}
+gk_context *gk_context_new(void) { return calloc(1, sizeof(gk_context)); }
 
-void gk_context_free(gk_context *ctx)
-{
-    free(ctx);
-}
+void gk_context_free(gk_context *ctx) { free(ctx); }
 
 void gk_context_set_threads(gk_context *ctx, int threads)
 {
     ctx->threads = threads > 0 ? threads : 0;
 }
 
-int gk_context_threads(const gk_context *ctx)
-{
-    return ctx->threads;
-}
+int gk_context_threads(const gk_context *ctx) { return ctx->threads; }
 
-int gk_errno(const gk_context *ctx)
-{
-    return ctx ? ctx->err : GK_ERR_NOMEM;
-}
+int gk_errno(const gk_context *ctx) { return ctx ? ctx->err : GK_ERR_NOMEM; }
 
 const char *gk_errmsg(const gk_context *ctx)
 {

@@ -215,8 +215,8 @@ static int claim_front(gk_share *q, int rows, gk_tile *t)
     int got = 0;
     pthread_mutex_lock(&q->mu);
     while (!got && q->front <= q->back) {
-        int left = tile_rows(q, q->front) - q->front_rows -
-                   (q->front == q->back ? q->back_rows : 0);
+        int left =
+            tile_rows(q, q->front) - q->front_rows - (q->front == q->back ? q->back_rows : 0);
         if (left <= 0) { /* the tile is all taken */
             q->front++;
             q->front_rows = 0;
@@ -371,7 +371,7 @@ void gk_share_help(gk_share *q, int *stop, gk_share_deliver_fn deliver, void *us
     const int team = q->cores > q->helpers ? q->cores : q->helpers;
     gk_scratch *scr = calloc((size_t)team, sizeof *scr);
     double *piece = malloc((size_t)team * SUB_W * q->th * nb * sizeof *piece);
-    double *front = NULL; /* a late start's front slice, handed over at once */
+    double *front = NULL;                /* a late start's front slice, handed over at once */
     double front_nodes = 0, front_s = 0; /* and the rate of every core on them */
     int front_rows_last = 0;
     /* one core left to the GPU's start (the driver's and the context's
@@ -417,7 +417,7 @@ void gk_share_help(gk_share *q, int *stop, gk_share_deliver_fn deliver, void *us
             sleep_ms(0.5);
             continue;
         }
-        double cpu_rate = q->cpu_s > 0    ? q->cpu_nodes / q->cpu_s
+        double cpu_rate = q->cpu_s > 0  ? q->cpu_nodes / q->cpu_s
                           : front_s > 0 ? front_nodes / front_s * q->helpers / front_team
                                         : q->helpers / node_s;
         gk_tile t;

@@ -27,8 +27,7 @@ typedef struct gk_share gk_share;
 
 /* A finished tile (doubles, which the engine may convert in place to the
  * run's type) to the sink; nonzero stops the run. */
-typedef int (*gk_share_deliver_fn)(void *user, const gk_tile *t, uint64_t nodata,
-                                   double *values);
+typedef int (*gk_share_deliver_fn)(void *user, const gk_tile *t, uint64_t nodata, double *values);
 
 /* The queue of a GPU run of g's rows [y0, y0+rows) in tiles of tile_w x
  * tile_h. gpu_threads take

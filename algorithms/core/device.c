@@ -19,9 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
-
-
 /* May the CPU cores start the job while the GPU starts (gk_context_set_gpu_late)?
  * Not where a tile's values need both (kriging's dense windows, linear's
  * rest), nor global kriging's one system, nor cross-validation. */
@@ -108,8 +105,8 @@ int gk_device_streams(const gk_job *job)
 }
 
 /* One tile on a free handle: the module's code (0, GK_GPU_TILE_NOMEM, other). */
-static int tile_on_handle(const gk_job *job, const gk_gpu_tile *gt, double *out,
-                          uint64_t *nodata, uint64_t *singular, int counting)
+static int tile_on_handle(const gk_job *job, const gk_gpu_tile *gt, double *out, uint64_t *nodata,
+                          uint64_t *singular, int counting)
 {
     gk_gpu_job *g = job->gpu;
     pthread_mutex_lock(&g->lock);
@@ -124,8 +121,8 @@ static int tile_on_handle(const gk_job *job, const gk_gpu_tile *gt, double *out,
     g->busy[k] = 1;
     pthread_mutex_unlock(&g->lock);
     char err[512] = "";
-    int rc = g->api->tile(counting ? g->ch[k] : g->h[k], gt, out, nodata, singular, err,
-                          sizeof err);
+    int rc =
+        g->api->tile(counting ? g->ch[k] : g->h[k], gt, out, nodata, singular, err, sizeof err);
     pthread_mutex_lock(&g->lock);
     g->busy[k] = 0;
     if (!rc)
@@ -154,8 +151,7 @@ static uint64_t tile_split(const gk_job *job, gk_gpu_tile gt, double *out, int n
     gk_gpu_job *g = job->gpu;
     if ((size_t)gt.w * gt.h <= 256) {
         pthread_mutex_lock(&g->lock);
-        snprintf(g->err, sizeof g->err, "out of GPU memory even for a %d x %d tile", gt.w,
-                 gt.h);
+        snprintf(g->err, sizeof g->err, "out of GPU memory even for a %d x %d tile", gt.w, gt.h);
         pthread_mutex_unlock(&g->lock);
         return GK_DEVICE_FAILED;
     }
@@ -191,8 +187,7 @@ static uint64_t tile_split(const gk_job *job, gk_gpu_tile gt, double *out, int n
         return UINT64_MAX;
     double *bb = (double *)((unsigned char *)ba + na * nbands * esz);
     uint64_t ra = tile_split(job, a, ba, nbands, singular, counting);
-    uint64_t rb =
-        ra >= GK_DEVICE_FAILED ? ra : tile_split(job, b, bb, nbands, singular, counting);
+    uint64_t rb = ra >= GK_DEVICE_FAILED ? ra : tile_split(job, b, bb, nbands, singular, counting);
     if (ra < GK_DEVICE_FAILED && rb < GK_DEVICE_FAILED) {
         /* back into the tile's row-major bands */
         const unsigned char *ca = (const unsigned char *)ba, *cb = (const unsigned char *)bb;
@@ -222,10 +217,7 @@ static uint64_t tile_split(const gk_job *job, gk_gpu_tile gt, double *out, int n
     return ra + rb;
 }
 
-static int is_nodata(double v, double nodata)
-{
-    return v == nodata || (isnan(v) && isnan(nodata));
-}
+static int is_nodata(double v, double nodata) { return v == nodata || (isnan(v) && isnan(nodata)); }
 
 int gk_device_converts(const gk_job *job)
 {
@@ -302,8 +294,9 @@ static uint64_t dense_nodes_on_cpu(const gk_job *job, const gk_tile *t, const do
 #pragma omp for schedule(dynamic, 8)
         for (size_t m = 0; m < dense; m++) {
             size_t q = list[m];
-            gk_tile one = {t->g, t->x0 + (int)(q % (size_t)t->w),
-                           t->y0 + (int)(q / (size_t)t->w), 1, 1, t->hit2};
+            gk_tile one = {
+                t->g,   t->x0 + (int)(q % (size_t)t->w), t->y0 + (int)(q / (size_t)t->w), 1, 1,
+                t->hit2};
             uint64_t r = failed ? 0 : cpu_tile(jw, &one, val + 2 * m, &s);
             if (r == UINT64_MAX)
                 failed = 1;
@@ -370,8 +363,16 @@ uint64_t gk_device_points(const gk_job *job, size_t nq, const double *qx, const 
         size_t w = part ? rest : 8, h = part ? 1 : rows, cnt = w * h;
         if (!cnt)
             continue;
-        gk_gpu_tile gt = {.xmin = 0, .xmax = 1, .ymin = 0, .ymax = 1, .nx = (int)w, .ny = (int)h,
-                          .w = (int)w, .h = (int)h, .qx = qx + done, .qy = qy + done,
+        gk_gpu_tile gt = {.xmin = 0,
+                          .xmax = 1,
+                          .ymin = 0,
+                          .ymax = 1,
+                          .nx = (int)w,
+                          .ny = (int)h,
+                          .w = (int)w,
+                          .h = (int)h,
+                          .qx = qx + done,
+                          .qy = qy + done,
                           .qgroup = qgroup + done};
         uint64_t r = tile_split(job, gt, buf, nb, &singular, 0);
         if (r >= GK_DEVICE_FAILED) {
@@ -391,10 +392,17 @@ uint64_t gk_device_tile(const gk_job *job, const gk_tile *t, double *out, int wa
                         int *is_float)
 {
     gk_gpu_job *g = job->gpu;
-    gk_gpu_tile gt = {.xmin = t->g->xmin, .xmax = t->g->xmax, .ymin = t->g->ymin,
-                      .ymax = t->g->ymax, .nx = t->g->nx,     .ny = t->g->ny,
-                      .x0 = t->x0,        .y0 = t->y0,        .w = t->w,
-                      .h = t->h,          .hit2 = t->hit2};
+    gk_gpu_tile gt = {.xmin = t->g->xmin,
+                      .xmax = t->g->xmax,
+                      .ymin = t->g->ymin,
+                      .ymax = t->g->ymax,
+                      .nx = t->g->nx,
+                      .ny = t->g->ny,
+                      .x0 = t->x0,
+                      .y0 = t->y0,
+                      .w = t->w,
+                      .h = t->h,
+                      .hit2 = t->hit2};
     uint64_t singular = 0;
     double *g0 = NULL;
     const gk_method *m = job->method;
@@ -540,10 +548,8 @@ void gk_device_job_free(gk_job *job)
     job->gpu = NULL;
 }
 
-
 double gk_device_last_kernel_ms(const gk_job *job)
 {
     gk_gpu_job *g = job->gpu;
     return g ? g->api->last_kernel_ms(g->h[g->last]) : -1.0;
 }
-

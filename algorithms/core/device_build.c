@@ -109,8 +109,9 @@ void *gk_device_build(const gk_gpu_job_desc *dd, int code, int dev, int count_wi
     for (int s = 0; s < streams && !failed; s++)
         for (int k = 0; k < ndev; k++) {
             /* the first job of a GPU uploads the points; the others share them */
-            void *h = s > 0 && g->nh > k ? gk_device_module()->job_clone(g->h[k], g->err, sizeof g->err)
-                                        : NULL;
+            void *h = s > 0 && g->nh > k
+                          ? gk_device_module()->job_clone(g->h[k], g->err, sizeof g->err)
+                          : NULL;
             if (!h)
                 h = gk_device_module()->job_new(devs[k], &d, g->err, sizeof g->err);
             if (!h) { /* fewer streams than hoped: still a GPU job */

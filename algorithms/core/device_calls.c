@@ -42,8 +42,7 @@ int gk_device_variogram(gk_context *ctx, const gk_gpu_vgm *v, double *np, double
     char err[512] = "";
     double ms = 0;
     if (gk_device_module()->variogram(dev, v, np, sd, sg, &ms, err, sizeof err)) {
-        snprintf(vgm_dev, sizeof vgm_dev, "cpu (variogram on GPU %s: %s)",
-                 name, err);
+        snprintf(vgm_dev, sizeof vgm_dev, "cpu (variogram on GPU %s: %s)", name, err);
         return 0;
     }
     snprintf(vgm_dev, sizeof vgm_dev, "cuda:%d (%s)", dev, name);
@@ -60,8 +59,8 @@ const char *gk_device_last_variogram_device(void) { return vgm_dev; }
 /* The context's GPU for a ridge call: its index, or -1 for the CPU (reason
  * in the context's device name), or -2 with the error in ctx (a GPU asked for by name and
  * not usable). Under auto, work below min_work stays on the CPU. */
-static int ridge_device(gk_context *ctx, double work, double min_work, const char *what,
-                        char *name, size_t name_cap)
+static int ridge_device(gk_context *ctx, double work, double min_work, const char *what, char *name,
+                        size_t name_cap)
 {
     int code;
     if (gk_device_requested(ctx, &code))
@@ -72,7 +71,8 @@ static int ridge_device(gk_context *ctx, double work, double min_work, const cha
     int explicit_gpu = code >= GK_DEV_CUDA;
     int dev = code > GK_DEV_CUDA ? code - GK_DEV_CUDA - 1 : 0;
     if (!explicit_gpu && work < min_work) {
-        snprintf(ctx->device_name, sizeof ctx->device_name, "cpu (%s: small enough for the CPU)", what);
+        snprintf(ctx->device_name, sizeof ctx->device_name, "cpu (%s: small enough for the CPU)",
+                 what);
         return -1;
     }
     char why[600];
@@ -90,7 +90,8 @@ static int ridge_result(gk_context *ctx, int rc, int dev, const char *name, cons
 {
     if (rc) {
         /* a GPU that failed mid-way: the CPU runs it (the same answer) */
-        snprintf(ctx->device_name, sizeof ctx->device_name, "cpu (%s on GPU %s: %s)", what, name, err);
+        snprintf(ctx->device_name, sizeof ctx->device_name, "cpu (%s on GPU %s: %s)", what, name,
+                 err);
         return 0;
     }
     snprintf(ctx->device_name, sizeof ctx->device_name, "cuda:%d (%s)", dev, name);
@@ -105,12 +106,13 @@ int gk_device_curve_evolve(gk_context *ctx, gk_gpu_evolve *e)
     if (dev < 0)
         return dev == -2 ? -1 : 0;
     if (!gk_device_module()->curve_evolve) {
-        snprintf(ctx->device_name, sizeof ctx->device_name, "cpu (the GPU module has no curve kernel)");
+        snprintf(ctx->device_name, sizeof ctx->device_name,
+                 "cpu (the GPU module has no curve kernel)");
         return 0;
     }
     char err[512] = "";
-    return ridge_result(ctx, gk_device_module()->curve_evolve(dev, e, err, sizeof err), dev, name, "curve",
-                        err);
+    return ridge_result(ctx, gk_device_module()->curve_evolve(dev, e, err, sizeof err), dev, name,
+                        "curve", err);
 }
 
 int gk_device_scms(gk_context *ctx, gk_gpu_scms *s)
@@ -121,9 +123,11 @@ int gk_device_scms(gk_context *ctx, gk_gpu_scms *s)
     if (dev < 0)
         return dev == -2 ? -1 : 0;
     if (!gk_device_module()->scms) {
-        snprintf(ctx->device_name, sizeof ctx->device_name, "cpu (the GPU module has no density kernel)");
+        snprintf(ctx->device_name, sizeof ctx->device_name,
+                 "cpu (the GPU module has no density kernel)");
         return 0;
     }
     char err[512] = "";
-    return ridge_result(ctx, gk_device_module()->scms(dev, s, err, sizeof err), dev, name, "density", err);
+    return ridge_result(ctx, gk_device_module()->scms(dev, s, err, sizeof err), dev, name,
+                        "density", err);
 }

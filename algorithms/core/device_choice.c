@@ -60,8 +60,7 @@ double gk_algorithm_cpu_seconds(const gk_algorithm *a, double n, double area, do
     return 1e-9 * (setup + nodes * node / threads);
 }
 
-double gk_algorithm_cpu_node_seconds(const gk_algorithm *a, double n, double area,
-                                     double *setup_s)
+double gk_algorithm_cpu_node_seconds(const gk_algorithm *a, double n, double area, double *setup_s)
 {
     double setup, node = cost_ns(a, n, area, &setup);
     *setup_s = 1e-9 * setup;

@@ -23,8 +23,8 @@ typedef struct {
     void *h[GK_GPU_MAX_HANDLES];
     int hdev[GK_GPU_MAX_HANDLES];
     int busy[GK_GPU_MAX_HANDLES];
-    int last;      /* handle of the last finished tile (its kernel time) */
-    int krige_set; /* kriging parameters handed over (before the first tile) */
+    int last;        /* handle of the last finished tile (its kernel time) */
+    int krige_set;   /* kriging parameters handed over (before the first tile) */
     uint64_t splits; /* tiles split because the GPU ran out of memory */
     /* kriging over every point within radius: count jobs beside h[] (the
      * window's points per node), the nodes with more than dense_k left to

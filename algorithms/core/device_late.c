@@ -24,9 +24,9 @@ struct gk_device_late {
     int state, cancelled, described;
     gk_gpu_job_desc d; /* the prepared job's GPU form (described) */
     int code, dev, count_window;
-    void *g;          /* LATE_DONE: the GPU side, or NULL */
-    char desc[400];   /* what it runs on, */
-    char why[600];    /* or why not */
+    void *g;        /* LATE_DONE: the GPU side, or NULL */
+    char desc[400]; /* what it runs on, */
+    char why[600];  /* or why not */
 };
 
 static void late_free(gk_device_late *L)
@@ -53,8 +53,8 @@ static void *late_main(void *arg)
     pthread_mutex_unlock(&L->mu);
     void *g = NULL;
     if (usable) {
-        g = gk_device_build(&L->d, L->code, L->dev, L->count_window, name, L->desc,
-                            sizeof L->desc, L->why, sizeof L->why);
+        g = gk_device_build(&L->d, L->code, L->dev, L->count_window, name, L->desc, sizeof L->desc,
+                            L->why, sizeof L->why);
     } else {
         char tmp[sizeof L->why];
         snprintf(tmp, sizeof tmp, "%s", L->why);

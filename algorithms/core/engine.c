@@ -128,8 +128,7 @@ static int check_window(gk_job *job, const gk_grid *g, int x0, int y0, int w, in
     return GK_OK;
 }
 
-int gk_job_compute_window(gk_job *job, const gk_grid *g, int x0, int y0, int w, int h,
-                          double *out)
+int gk_job_compute_window(gk_job *job, const gk_grid *g, int x0, int y0, int w, int h, double *out)
 {
     return gk_job_compute_window_typed(job, g, x0, y0, w, h, GK_VALUES_FLOAT64, out);
 }
@@ -294,8 +293,7 @@ int gk_job_run(gk_job *job, const gk_grid *g, int tile_w, int tile_h, gk_tile_si
 }
 
 int gk_job_run_ex(gk_job *job, const gk_grid *g, int tile_w, int tile_h, unsigned flags,
-                  gk_tile_sink sink, void *sink_user, gk_progress_fn progress,
-                  void *progress_user)
+                  gk_tile_sink sink, void *sink_user, gk_progress_fn progress, void *progress_user)
 {
     return gk_job_run_rows(job, g, 0, g ? g->ny : 0, tile_w, tile_h, flags, sink, sink_user,
                            progress, progress_user);
@@ -370,8 +368,17 @@ static int run_rows(gk_job *job, const gk_grid *g, int y0, int rows, int tile_w,
     choose_tiles(&strip, gpu_run ? streams : threads, &tile_w, &tile_h);
     int ntx = (g->nx + tile_w - 1) / tile_w, nty = (rows + tile_h - 1) / tile_h;
     long long ntiles = (long long)ntx * nty;
-    run_state r = {job, sink, typed_sink, vt, sink_user, progress, progress_user,
-                   (double)g->nx * (double)rows, 0, GK_OK, (flags & GK_SINK_CONCURRENT) != 0};
+    run_state r = {job,
+                   sink,
+                   typed_sink,
+                   vt,
+                   sink_user,
+                   progress,
+                   progress_user,
+                   (double)g->nx * (double)rows,
+                   0,
+                   GK_OK,
+                   (flags & GK_SINK_CONCURRENT) != 0};
     double hit2 = gk_hit_threshold2(g);
     job->nodes = job->nodata_nodes = job->shared_nodes = 0;
     job->singular_nodes = 0;

@@ -69,12 +69,12 @@ typedef enum {
 /* Parsed -a string. Field meanings and defaults follow gdal_grid 3.6
  * (docs/dev/gdal_grid.md, 'Parameters and defaults'); parse.c sets them. */
 struct gk_algorithm {
-    gk_alg_kind kind; /* its row: gk_method_of(kind), core/method.h */
-    double power;     /* invdist, invdistnn */
-    double smoothing; /* invdist, invdistnn, aidw */
+    gk_alg_kind kind;               /* its row: gk_method_of(kind), core/method.h */
+    double power;                   /* invdist, invdistnn */
+    double smoothing;               /* invdist, invdistnn, aidw */
     double radius1, radius2, angle; /* search ellipse; both 0 = all points */
-    double radius;   /* linear: <0 exact nearest outside hull, 0 nodata, >0 nearest within */
-    int max_points;  /* 0 = no limit */
+    double radius;  /* linear: <0 exact nearest outside hull, 0 nodata, >0 nearest within */
+    int max_points; /* 0 = no limit */
     int min_points;
     int min_points_per_quadrant;
     int max_points_per_quadrant;
@@ -117,10 +117,10 @@ const char *gk_param_number_why(int rc);
 
 /* Search ellipse, precomputed from radius1/radius2/angle. */
 typedef struct {
-    int all;          /* no search window: every point */
-    double r1, r2;    /* semi-axes along the rotated x and y axes */
+    int all;       /* no search window: every point */
+    double r1, r2; /* semi-axes along the rotated x and y axes */
     double cos_a, sin_a;
-    double rmax;      /* max(r1, r2): the box the index is asked for */
+    double rmax; /* max(r1, r2): the box the index is asked for */
 } gk_ellipse;
 
 /* Is the offset (dx, dy) = (point - node) inside the ellipse? Boundary inclusive,
@@ -144,7 +144,7 @@ typedef struct {
     int *idx2;
     double *d2b;
     size_t cap2;
-    float *f;     /* single-precision staging */
+    float *f; /* single-precision staging */
     size_t fcap;
     /* lazy ties (idw/invdistnn.c): this thread's nodes, those that met ties,
      * and its comparisons in gdal_grid's order */
@@ -162,11 +162,11 @@ typedef struct gk_kdtree gk_kdtree;
 struct gk_job {
     gk_context *ctx;
     const gk_points *pts;
-    gk_points *own_pts; /* pts, when the job reorders the caller's points (engine.c) */
-    uint32_t *order;    /* with own_pts: the caller's index of each of pts */
-    uint8_t *order_lev; /* with own_pts: the quadtree's boundaries (quadtree_order.h) */
-    int ties;           /* ties are broken in gdal_grid's quadtree order (engine.c) */
-    int lazy_ties;      /* on the CPU only where they occur: kbins, then tie_view */
+    gk_points *own_pts;        /* pts, when the job reorders the caller's points (engine.c) */
+    uint32_t *order;           /* with own_pts: the caller's index of each of pts */
+    uint8_t *order_lev;        /* with own_pts: the quadtree's boundaries (quadtree_order.h) */
+    int ties;                  /* ties are broken in gdal_grid's quadtree order (engine.c) */
+    int lazy_ties;             /* on the CPU only where they occur: kbins, then tie_view */
     struct gk_knn_bins *kbins; /* lazy_ties: the points as given, in bins (search/knn_bins.h) */
     struct gk_job *tie_view;   /* lazy_ties: the job over its points in that order, once a
                                 * query met a tie (search/index.h's gk_index_tie_view) */
@@ -174,11 +174,11 @@ struct gk_job {
     gk_algorithm alg;
     const struct gk_method *method; /* alg's row, looked up once (core/method.h) */
     gk_ellipse ell;
-    gk_kdtree *tree; /* NULL for algorithms that never search (global invdist) */
+    gk_kdtree *tree;                /* NULL for algorithms that never search (global invdist) */
     void (*tree_free)(gk_kdtree *); /* set by whoever built tree (search/index.c) */
-    int nbands;        /* planes each tile function writes (1, or 2 with a variance) */
-    void *gpu;         /* device.c: the job's GPU side, NULL on the CPU */
-    int cpu_prepared;  /* prepared for the CPU (its index built), whatever joins later */
+    int nbands;                     /* planes each tile function writes (1, or 2 with a variance) */
+    void *gpu;                      /* device.c: the job's GPU side, NULL on the CPU */
+    int cpu_prepared;            /* prepared for the CPU (its index built), whatever joins later */
     struct gk_device_late *late; /* device.c: the GPU's side being made meanwhile */
     /* The method's own state, as PROJ's P->opaque: its row's build or
      * prepare makes it, its release frees it, and only its family reads it,
@@ -189,8 +189,8 @@ struct gk_job {
     /* stats of the last run, updated atomically */
     uint64_t nodes, nodata_nodes;
     uint64_t singular_nodes; /* nodes whose system was singular (kriging) */
-    uint64_t shared_nodes; /* of a GPU run, computed on the CPU (cpu_share.c) */
-    char warning[512];     /* what preparation changed silently, for the user ("" if none) */
+    uint64_t shared_nodes;   /* of a GPU run, computed on the CPU (cpu_share.c) */
+    char warning[512];       /* what preparation changed silently, for the user ("" if none) */
 };
 
 /* Where the job breaks ties in gdal_grid's quadtree order: its points put in

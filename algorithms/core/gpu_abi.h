@@ -81,18 +81,18 @@ typedef struct {
 typedef struct {
     int nbx, nby;
     double x0, y0, side;
-    const int *start;           /* nbx * nby + 1 */
-    const double *x, *y, *z;    /* n, in bin order */
-    double r;      /* heatmap: radius (d <= r); gauss: cut-off of |dx| (INFINITY: none) */
-    double ry;     /* gauss: cut-off of |dy| */
-    int kernel;    /* heatmap: GK_HM_* of density_sum.h */
-    int scaled;    /* heatmap: output=scaled */
-    double decay;  /* heatmap: triangular's decay */
-    double c;      /* gauss: 1 / (2 sigma_x^2) */
-    double cy;     /* gauss: 1 / (2 sigma_y^2) */
-    double div;    /* gauss: the sum is divided by it (normalize=yes), 0: not */
-    int smooth;    /* gauss: kernel_smooth, sum K z / sum K (nodata where sum K is 0) */
-    int form;      /* gauss: gk_gpu_gauss_form */
+    const int *start;        /* nbx * nby + 1 */
+    const double *x, *y, *z; /* n, in bin order */
+    double r;                /* heatmap: radius (d <= r); gauss: cut-off of |dx| (INFINITY: none) */
+    double ry;               /* gauss: cut-off of |dy| */
+    int kernel;              /* heatmap: GK_HM_* of density_sum.h */
+    int scaled;              /* heatmap: output=scaled */
+    double decay;            /* heatmap: triangular's decay */
+    double c;                /* gauss: 1 / (2 sigma_x^2) */
+    double cy;               /* gauss: 1 / (2 sigma_y^2) */
+    double div;              /* gauss: the sum is divided by it (normalize=yes), 0: not */
+    int smooth;              /* gauss: kernel_smooth, sum K z / sum K (nodata where sum K is 0) */
+    int form;                /* gauss: gk_gpu_gauss_form */
     /* gauss, GK_GPU_GS_TURNED: Q / 2 = u^2 c + v^2 cy with u = ca dx + sa dy,
      * v = ca dy - sa dx; a term where Q / 2 <= lim (INFINITY: every one) */
     double ca, sa, lim;
@@ -219,7 +219,7 @@ typedef enum {
  * many, one warp's list takes 100 MB; the CPU takes what is above. */
 #define GK_GPU_MAX_LIST_K 4194304
 #define GK_GPU_KRIGE_MAX_STRUCT 8
-#define GK_GPU_KRIGE_MAX_P 10    /* drift columns: 1 + 5 + 4 external */
+#define GK_GPU_KRIGE_MAX_P 10     /* drift columns: 1 + 5 + 4 external */
 #define GK_GPU_KRIGE_MAX_DISCR 16 /* block discretisation points */
 typedef struct {
     int type, aniso;
@@ -265,16 +265,16 @@ typedef struct {
  * step moves no representative or max_iter steps, with the arithmetic of
  * ridges/curve_step.h, so that the bits are the CPU's. */
 typedef struct {
-    int dim;           /* 2 or 3 */
-    size_t n;          /* samples */
-    const double *p;   /* n * dim, interleaved, renumbered (curve_step.h's order) */
+    int dim;         /* 2 or 3 */
+    size_t n;        /* samples */
+    const double *p; /* n * dim, interleaved, renumbered (curve_step.h's order) */
     double r1;
-    size_t m;          /* representatives */
-    double *s;         /* m * dim, interleaved: in, and out after the steps */
+    size_t m;  /* representatives */
+    double *s; /* m * dim, interleaved: in, and out after the steps */
     int max_iter;
-    int iters;         /* out: steps taken */
-    int converged;     /* out: 1 when the last step moved nothing */
-    double kernel_ms;  /* out */
+    int iters;        /* out: steps taken */
+    int converged;    /* out: 1 when the last step moved nothing */
+    double kernel_ms; /* out */
 } gk_gpu_evolve;
 
 /* Ridges, density (algorithms/ridges/density.c): subspace-constrained mean
@@ -283,27 +283,27 @@ typedef struct {
 typedef struct {
     int dim;
     size_t n;
-    const double *p;   /* n * dim, interleaved */
-    const double *w;   /* n weights, or NULL (every weight 1) */
+    const double *p; /* n * dim, interleaved */
+    const double *w; /* n weights, or NULL (every weight 1) */
     /* the samples binned as ridges/scms_step.h's gk_scms_index (the CPU's
      * bins, uploaded as they are) */
     double origin[3], side;
     int64_t nc[3];
     size_t n_bins;
-    const uint64_t *key;  /* n_bins */
-    const size_t *start;  /* n_bins + 1 */
-    const double *ps;     /* n * dim, in bin order */
-    const double *ws;     /* n, or NULL */
-    double h;          /* Gaussian sigma */
-    double cutoff;     /* kernel cut-off, in h */
+    const uint64_t *key; /* n_bins */
+    const size_t *start; /* n_bins + 1 */
+    const double *ps;    /* n * dim, in bin order */
+    const double *ws;    /* n, or NULL */
+    double h;            /* Gaussian sigma */
+    double cutoff;       /* kernel cut-off, in h */
     double tol;
     int max_iter;
     size_t n_walkers;
-    double *walkers;   /* n_walkers * dim: in, and out at convergence */
-    double *density;   /* out, n_walkers: the kernel sum at the final position */
-    double *tangent;   /* out, n_walkers * dim: the unit ridge direction there */
-    int32_t *iters;    /* out, n_walkers: steps taken, max_iter + 1 when it did not converge */
-    double kernel_ms;  /* out */
+    double *walkers;  /* n_walkers * dim: in, and out at convergence */
+    double *density;  /* out, n_walkers: the kernel sum at the final position */
+    double *tangent;  /* out, n_walkers * dim: the unit ridge direction there */
+    int32_t *iters;   /* out, n_walkers: steps taken, max_iter + 1 when it did not converge */
+    double kernel_ms; /* out */
 } gk_gpu_scms;
 
 typedef struct {
@@ -319,8 +319,8 @@ typedef struct {
      * GPU's memory was too small for the tile; else non-zero and a reason.
      * Thread-safe (serialised per job: a caller wanting tiles in flight at
      * once makes several jobs). */
-    int (*tile)(void *job, const gk_gpu_tile *t, double *out, uint64_t *nodata,
-                uint64_t *singular, char *err, size_t err_cap);
+    int (*tile)(void *job, const gk_gpu_tile *t, double *out, uint64_t *nodata, uint64_t *singular,
+                char *err, size_t err_cap);
     void (*job_free)(void *job);
     /* Kernel time of the job's last tile (CUDA events around the kernels only). */
     double (*last_kernel_ms)(void *job);

@@ -59,8 +59,7 @@ int gk_job_order_points(gk_job *job)
         return GK_OK;
     gk_points *own = quadtree_ordered(job->ctx, job->pts, &job->order, &job->order_lev);
     if (!own)
-        return gk_error(job->ctx, GK_ERR_NOMEM, "out of memory ordering %zu points",
-                        job->pts->n);
+        return gk_error(job->ctx, GK_ERR_NOMEM, "out of memory ordering %zu points", job->pts->n);
     job->own_pts = own;
     job->pts = own;
     return GK_OK;

@@ -31,8 +31,8 @@ enum {
 
 /* gk_method.flags */
 enum {
-    GK_M_NO_Z = 1 << 0,        /* reads no z (count, distances): -zfield not needed */
-    GK_M_WINDOW_STAT = 1 << 1, /* a function of the points in the search ellipse */
+    GK_M_NO_Z = 1 << 0,         /* reads no z (count, distances): -zfield not needed */
+    GK_M_WINDOW_STAT = 1 << 1,  /* a function of the points in the search ellipse */
     GK_M_GPU_EXPLICIT = 1 << 2, /* GPU only when asked for by name, never under auto */
     GK_M_GPU_CPU_TAIL = 1 << 3, /* the CPU finishes each GPU tile (gpu_finish): all cores run */
     GK_M_OWN_RADIUS = 1 << 4,   /* radius= is its own parameter, not the search circle */
@@ -60,7 +60,7 @@ typedef struct gk_method {
      * generic ones are named from .keys). With own_key: its keys beside the
      * generic ones, "key, key, ...". */
     const char *own_keys;
-    unsigned keys;  /* GK_KEY_*: what the generic parser accepts */
+    unsigned keys; /* GK_KEY_*: what the generic parser accepts */
     /* In the generic grammar, a key of own_keys: its value (a number, read
      * as every key's) into a; GK_OK or an error in ctx. NULL: none. */
     int (*own_key)(gk_context *ctx, const char *alg, const char *key, double v, gk_algorithm *a);

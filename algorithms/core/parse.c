@@ -92,8 +92,7 @@ int gk_param_count(gk_context *ctx, const char *alg, const char *key, double v, 
 {
     if (v < 0 || v != floor(v) || v > 1e9)
         return gk_error(ctx, GK_ERR_ARG,
-                        "-a %s: %s=%.17g must be a whole number from 0 to 1000000000", alg, key,
-                        v);
+                        "-a %s: %s=%.17g must be a whole number from 0 to 1000000000", alg, key, v);
     *out = (int)v;
     return GK_OK;
 }
@@ -132,10 +131,7 @@ static void known_methods(char *buf, size_t cap)
     }
 }
 
-int gk_n_algorithms(void)
-{
-    return gk_n_methods;
-}
+int gk_n_algorithms(void) { return gk_n_methods; }
 
 const char *gk_algorithm_name_at(int i)
 {
@@ -255,7 +251,8 @@ static int apply_key(gk_context *ctx, const char *spec, const gk_method *m, char
     else if (!strcmp(key, "nodata"))
         a->nodata = v, a->nodata_given = 1;
     else if (!strcmp(key, "min_points_per_quadrant"))
-        return pk->seen.quadrant = 1, gk_param_count(ctx, aname, key, v, &a->min_points_per_quadrant);
+        return pk->seen.quadrant = 1,
+               gk_param_count(ctx, aname, key, v, &a->min_points_per_quadrant);
     else if (!strcmp(key, "max_points_per_quadrant"))
         return pk->seen.quadrant = 1,
                gk_param_count(ctx, aname, key, v, &a->max_points_per_quadrant);
@@ -323,7 +320,8 @@ static int check_generic(gk_context *ctx, const char *spec, const gk_method *m, 
     return GK_OK;
 }
 
-gk_algorithm *gk_algorithm_parse(gk_context *ctx, const char *spec) {
+gk_algorithm *gk_algorithm_parse(gk_context *ctx, const char *spec)
+{
     if (!spec || !*spec)
         spec = "invdist";
     size_t len = strlen(spec);

@@ -96,10 +96,14 @@ int gk_points_bounds(const gk_points *p, double *xmin, double *ymin, double *xma
         return gk_error(p->ctx, GK_ERR_NO_POINTS, "no points");
     double x0 = INFINITY, y0 = INFINITY, x1 = -INFINITY, y1 = -INFINITY;
     for (size_t i = 0; i < p->n; i++) {
-        if (p->x[i] < x0) x0 = p->x[i];
-        if (p->x[i] > x1) x1 = p->x[i];
-        if (p->y[i] < y0) y0 = p->y[i];
-        if (p->y[i] > y1) y1 = p->y[i];
+        if (p->x[i] < x0)
+            x0 = p->x[i];
+        if (p->x[i] > x1)
+            x1 = p->x[i];
+        if (p->y[i] < y0)
+            y0 = p->y[i];
+        if (p->y[i] > y1)
+            y1 = p->y[i];
     }
     *xmin = x0;
     *ymin = y0;

@@ -8,14 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define XYZ_CHUNK (4u << 20)  /* fread size: big reads, few syscalls */
-#define XYZ_MAX_NAMES 256     /* header columns remembered for messages */
+#define XYZ_CHUNK (4u << 20) /* fread size: big reads, few syscalls */
+#define XYZ_MAX_NAMES 256    /* header columns remembered for messages */
 
 /* 10^0 .. 10^22 are exact doubles: one multiply or divide by them is
  * correctly rounded when the mantissa is below 2^53 (Clinger's fast path). */
-static const double pow10_exact[23] = {
-    1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+static const double pow10_exact[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                       1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                       1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
 static int slow_parse(const char *s, const char *end, double *v)
 {
@@ -155,11 +155,11 @@ typedef struct {
     const char *path;
     const char *zcolumn;
     gk_points *out;
-    size_t line;      /* 1-based number of the line being parsed */
+    size_t line; /* 1-based number of the line being parsed */
     size_t skipped;
-    int started;      /* first data line seen (header decided) */
-    int zcol;         /* 0-based Z column */
-    int xy_only;      /* gk_points_read_xy: columns 1 and 2 only, z = 0 */
+    int started; /* first data line seen (header decided) */
+    int zcol;    /* 0-based Z column */
+    int xy_only; /* gk_points_read_xy: columns 1 and 2 only, z = 0 */
     int err;
 } xyz_state;
 
@@ -217,8 +217,7 @@ static int malformed(xyz_state *st, const char *lb, const char *le, const char *
 {
     char ex[96];
     excerpt(lb, le, ex, sizeof ex);
-    st->err = gk_error(st->ctx, GK_ERR_IO, "%s: line %zu: %s: \"%s\"", st->path, st->line, why,
-                       ex);
+    st->err = gk_error(st->ctx, GK_ERR_IO, "%s: line %zu: %s: \"%s\"", st->path, st->line, why, ex);
     return st->err;
 }
 
@@ -267,8 +266,8 @@ static int first_line(xyz_state *st, const char *lb, const char *le)
             return 1;
         }
         st->err = gk_error(st->ctx, GK_ERR_ARG,
-                           "%s: no column named \"%s\" in the header line (columns: %s)",
-                           st->path, st->zcolumn, names);
+                           "%s: no column named \"%s\" in the header line (columns: %s)", st->path,
+                           st->zcolumn, names);
         return -1;
     }
     int c = column_number(st->zcolumn);
@@ -325,7 +324,7 @@ static int parse_line(xyz_state *st, const char *lb, const char *le)
     }
     if (col < 2 || (!zb && !st->xy_only))
         return malformed(st, lb, le,
-                         col >= 2        ? "missing Z field"
+                         col >= 2      ? "missing Z field"
                          : st->xy_only ? "expected X and Y fields"
                                        : "expected X, Y and Z fields");
     double x, y, z;
@@ -439,8 +438,8 @@ static int read_text(gk_context *ctx, const char *path, const char *zcolumn, int
     return st.err;
 }
 
-int gk_points_read_xyz(gk_context *ctx, const char *path, const char *zcolumn,
-                       gk_points *out, size_t *n_skipped)
+int gk_points_read_xyz(gk_context *ctx, const char *path, const char *zcolumn, gk_points *out,
+                       size_t *n_skipped)
 {
     return read_text(ctx, path, zcolumn, 0, out, n_skipped);
 }

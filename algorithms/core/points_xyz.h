@@ -14,7 +14,6 @@
 
 #include <stddef.h>
 
-
 /* Parses the whole of [s, end) as a decimal number (strtod syntax, plus
  * surrounding double quotes). Returns 1 and sets *v on success, 0 otherwise.
  * Exact: the common short decimals take a correctly rounded fast path. */

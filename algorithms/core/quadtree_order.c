@@ -265,8 +265,8 @@ static int order_node(const qt_node *nd, const qt_out *out, int nt, qt_list *kid
         const int rc = 5 * (c + 1);
         if (!split2[c]) {
             GROUP(c, 4, count[rc]);
-            qt_node kid = {nd->dst + b,     nd->src + b, nd->ch + b, count[rc], nd->at + b,
-                           nd->depth + 1, sp.top.q[c]};
+            qt_node kid = {nd->dst + b, nd->src + b,   nd->ch + b, count[rc],
+                           nd->at + b,  nd->depth + 1, sp.top.q[c]};
             if (next(kid, out, kids))
                 return -1;
             b += count[rc];
@@ -278,8 +278,8 @@ static int order_node(const qt_node *nd, const qt_out *out, int nt, qt_list *kid
         for (int g = 0; g < 4; g++) {
             size_t m = count[rc + g + 1];
             GROUP(c, g, m);
-            qt_node kid = {nd->dst + b, nd->src + b, nd->ch + b, m, nd->at + b, nd->depth + 2,
-                           sp.sub[c].q[g]};
+            qt_node kid = {nd->dst + b, nd->src + b,   nd->ch + b,    m,
+                           nd->at + b,  nd->depth + 2, sp.sub[c].q[g]};
             if (next(kid, out, kids))
                 return -1;
             b += m;
@@ -308,8 +308,8 @@ static void *big_alloc(size_t size)
     return malloc(size);
 }
 
-int gk_gdal_quadtree_order(const double *x, const double *y, size_t n, uint32_t *order,
-                           double *ox, double *oy, uint8_t *lcp, int threads)
+int gk_gdal_quadtree_order(const double *x, const double *y, size_t n, uint32_t *order, double *ox,
+                           double *oy, uint8_t *lcp, int threads)
 {
     if (n == 0)
         return 0;
@@ -348,8 +348,9 @@ int gk_gdal_quadtree_order(const double *x, const double *y, size_t n, uint32_t 
         free(kids.v);
     }
     int failed = 0;
-#pragma omp parallel for if (par && small.n > 1) num_threads(nt) schedule(dynamic, 1) \
-    reduction(| : failed)
+#pragma omp parallel for if (par && small.n > 1) num_threads(nt) schedule(dynamic, 1)              \
+    reduction(|                                                                                    \
+              : failed)
     for (size_t k = 0; k < small.n; k++) {
         /* each node writes only its own places: any order of work will do */
         qt_list todo = {0};

@@ -28,7 +28,7 @@
  * leaf. On threads threads (0: every core); the order is the same for any
  * count. 0, or -1 when out of memory. */
 #define GK_QT_NO_SPLIT 255
-int gk_gdal_quadtree_order(const double *x, const double *y, size_t n, uint32_t *order,
-                           double *ox, double *oy, uint8_t *lcp, int threads);
+int gk_gdal_quadtree_order(const double *x, const double *y, size_t n, uint32_t *order, double *ox,
+                           double *oy, uint8_t *lcp, int threads);
 
 #endif

@@ -60,8 +60,8 @@ typedef struct {
 } qt_cuts;
 
 /* as qt_split() decides: the axis and the two parts' bounds along it */
-QT_HD void qt_cut_of(const qt_box *in, const qt_box *a, const qt_box *b, int *y,
-                             double *hi, double *lo)
+QT_HD void qt_cut_of(const qt_box *in, const qt_box *a, const qt_box *b, int *y, double *hi,
+                     double *lo)
 {
     *y = !(in->maxx - in->minx > in->maxy - in->miny);
     *hi = *y ? a->maxy : a->maxx;

@@ -39,8 +39,8 @@ int gk_dens_bins_build(gk_context *ctx, const gk_points *p, double reach, int pe
         /* no more than ~4 n bins (and 2^13 a side): a short reach over a wide
          * cloud gets bigger bins, never more memory than the points */
         double cap = 4.0 * (double)n + 16.0;
-        while ((floor(W / side) + 1.0) * (floor(H / side) + 1.0) > cap ||
-               W / side > 8191.0 || H / side > 8191.0)
+        while ((floor(W / side) + 1.0) * (floor(H / side) + 1.0) > cap || W / side > 8191.0 ||
+               H / side > 8191.0)
             side *= 2.0;
         nbx = (int)floor(W / side) + 1, nby = (int)floor(H / side) + 1;
     } else {
@@ -123,10 +123,7 @@ void gk_dens_release(gk_job *job)
     job->state = NULL;
 }
 
-int gk_dens_cpu_index(gk_job *job)
-{
-    return gk_dens_bins_of(job) ? GK_OK : GK_ERR_NOMEM;
-}
+int gk_dens_cpu_index(gk_job *job) { return gk_dens_bins_of(job) ? GK_OK : GK_ERR_NOMEM; }
 
 void gk_dens_gpu_bins(const gk_dens_bins *b, gk_gpu_job_desc *d)
 {
@@ -145,8 +142,7 @@ void gk_dens_tile_nodes(const gk_tile *t, double *nx, double *ny)
 }
 
 void gk_dens_tile_runs(const gk_dens_bins *b, const double *nx, int w, const double *ny, int h,
-                       double rx, double ry, void (*fn)(size_t p0, size_t p1, void *arg),
-                       void *arg)
+                       double rx, double ry, void (*fn)(size_t p0, size_t p1, void *arg), void *arg)
 {
     int i0, i1, j0, j1;
     gk_ds_bin_span(nx[0], nx[w - 1], rx, b->x0, b->side, b->nbx, &i0, &i1);

@@ -144,8 +144,8 @@ GK_DS_HD void gk_fft_times(double *re, double *im, double kr, double ki)
 /* A point's bilinear binning: its lattice cell (fu, fv) (lattice (0, 0) at
  * (x0, y0), steps dx and dy, rows downwards) and the parts of w at (fu,
  * fv), (fu + 1, fv), (fu, fv + 1), (fu + 1, fv + 1). */
-GK_DS_HD void gk_fft_bin(double px, double py, double w, double x0, double y0, double dx,
-                         double dy, double *fu, double *fv, double part[4])
+GK_DS_HD void gk_fft_bin(double px, double py, double w, double x0, double y0, double dx, double dy,
+                         double *fu, double *fv, double part[4])
 {
     const double u = (px - x0) / dx, v = (y0 - py) / dy;
     *fu = floor(u), *fv = floor(v);

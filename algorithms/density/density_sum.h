@@ -79,10 +79,7 @@ GK_DS_HD double gk_ds_exp_form(double x, int fused)
     return p;
 }
 
-GK_DS_HD double gk_ds_exp(double x)
-{
-    return gk_ds_exp_form(x, 0);
-}
+GK_DS_HD double gk_ds_exp(double x) { return gk_ds_exp_form(x, 0); }
 
 /* Gaussian factor of one axis: exp(-dx^2 c), c = 1 / (2 sigma^2), or 0
  * beyond the cut-off r (INFINITY: none). The 2-D kernel is the product of
@@ -117,8 +114,8 @@ GK_DS_HD double gk_ds_ifgt_series(const double *c, int P, int T, double bx, doub
  * point within r of [lo, hi] (r may be INFINITY): [*b0, *b1], empty when
  * *b0 > *b1. Widened by a hair, so that rounding here never loses a point
  * (a bin is floor((x - o) / side)); the exact test is the term's own. */
-GK_DS_HD void gk_ds_bin_span(double lo, double hi, double r, double o, double side, int nb,
-                             int *b0, int *b1)
+GK_DS_HD void gk_ds_bin_span(double lo, double hi, double r, double o, double side, int nb, int *b0,
+                             int *b1)
 {
     double m = 1e-9 * (fabs(lo) + fabs(hi) + fabs(o) + side);
     double f0 = floor((lo - r - m - o) / side), f1 = floor((hi + r + m - o) / side);
@@ -150,8 +147,8 @@ typedef struct {
     double x0, y0, side;
 } gk_ds_bins_view;
 
-GK_DS_HD double gk_ds_relative(const gk_ds_bins_view *b, double nx, double ny, double c,
-                               double eps, double sumw, int direct)
+GK_DS_HD double gk_ds_relative(const gk_ds_bins_view *b, double nx, double ny, double c, double eps,
+                               double sumw, int direct)
 {
     /* the nearest: rings of bins about the node's (clamped) bin, until a
      * ring's least distance exceeds the best so far */
@@ -170,8 +167,7 @@ GK_DS_HD double gk_ds_relative(const gk_ds_bins_view *b, double nx, double ny, d
             const int edge = j == cj - rho || j == cj + rho;
             for (int i = ci - rho; i <= ci + rho; i += edge ? 1 : 2 * rho) {
                 if (i >= 0 && i < b->nbx)
-                    for (int p = b->start[j * b->nbx + i]; p < b->start[j * b->nbx + i + 1];
-                         p++) {
+                    for (int p = b->start[j * b->nbx + i]; p < b->start[j * b->nbx + i + 1]; p++) {
                         const double dx = nx - b->x[p], dy = ny - b->y[p];
                         const double d2 = dx * dx + dy * dy;
                         if (d2 < best || (d2 == best && b->z[p] > wj))
@@ -210,8 +206,14 @@ GK_DS_HD double gk_ds_relative(const gk_ds_bins_view *b, double nx, double ny, d
  * QGIS's constant factor (its "scaled" normalisation, in its order of
  * operations) is computed once. The values differ from QGIS's formula by
  * an ulp or two, far inside the 1e-9 promised (QGIS writes Float32). */
-enum { GK_HM_QUARTIC, GK_HM_TRIANGULAR, GK_HM_UNIFORM, GK_HM_TRIWEIGHT, GK_HM_EPANECHNIKOV,
-       GK_HM_N };
+enum {
+    GK_HM_QUARTIC,
+    GK_HM_TRIANGULAR,
+    GK_HM_UNIFORM,
+    GK_HM_TRIWEIGHT,
+    GK_HM_EPANECHNIKOV,
+    GK_HM_N
+};
 
 typedef struct {
     double r, decay, inv_r2, d2max;
@@ -281,6 +283,5 @@ GK_DS_HD double gk_ds_heat(const gk_ds_heat_k *k, int K, double d2)
     }
     return k->scale != 0.0 ? k->scale * v : v;
 }
-
 
 #endif

@@ -50,22 +50,15 @@
 #define M_PI 3.14159265358979323846
 #endif
 
-
 /* The kernel, exp(-Q / 2) with Q = u^2 / sigma_x^2 + v^2 / sigma_y^2 in
  * axes (u, v) turned by angle from (x, y). */
 static double gs_sy(const gk_algorithm *a)
 {
     return isnan(gk_gauss_of(a)->sigma_y) ? gk_gauss_of(a)->sigma : gk_gauss_of(a)->sigma_y;
 }
-static int gs_rotated(const gk_algorithm *a)
-{
-    return gk_gauss_of(a)->angle != 0.0;
-}
+static int gs_rotated(const gk_algorithm *a) { return gk_gauss_of(a)->angle != 0.0; }
 /* ln(1/E): cutoff drops the points with Q / 2 > ln(1/E), whose terms are below E. */
-static double gs_log(const gk_algorithm *a)
-{
-    return log(1.0 / gk_gauss_of(a)->epsilon);
-}
+static double gs_log(const gk_algorithm *a) { return log(1.0 / gk_gauss_of(a)->epsilon); }
 
 /* Whether a bandwidth can be computed with: 2 sigma^2 and c = 1 / (2
  * sigma^2) normal doubles, so that exp(-d^2 c) keeps double precision (a
@@ -100,7 +93,8 @@ static void gauss_reach(const gk_algorithm *a, double *rx, double *ry)
         *rx = *ry = INFINITY;
         return;
     }
-    const double k = sqrt(2.0 * gs_log(a)) * (1.0 + 1e-9), sx = gk_gauss_of(a)->sigma, sy = gs_sy(a);
+    const double k = sqrt(2.0 * gs_log(a)) * (1.0 + 1e-9), sx = gk_gauss_of(a)->sigma,
+                 sy = gs_sy(a);
     if (!gs_rotated(a)) {
         *rx = sx * k, *ry = sy * k;
         return;
@@ -117,15 +111,15 @@ typedef struct {
     const gk_dens_bins *b;
     const double *nx, *ny;
     int w, h;
-    double cx, cy, rx, ry; /* 1 / (2 sigma^2) and the reach, a factor per axis */
-    int rotated;           /* turned: no factors, a term a pair (gauss_flush_turned) */
+    double cx, cy, rx, ry;      /* 1 / (2 sigma^2) and the reach, a factor per axis */
+    int rotated;                /* turned: no factors, a term a pair (gauss_flush_turned) */
     double cu, cv, ca, sa, lim; /* its 1 / (2 sigma^2), cos, sin and the cut-off of Q / 2 */
-    double *ex, *ey; /* GS_CHUNK * w, GS_CHUNK * h */
-    int *span;       /* GS_CHUNK * 4: columns and rows with a non-zero factor */
-    size_t pending[GS_CHUNK]; /* the chunk's points, in bin order */
+    double *ex, *ey;            /* GS_CHUNK * w, GS_CHUNK * h */
+    int *span;                  /* GS_CHUNK * 4: columns and rows with a non-zero factor */
+    size_t pending[GS_CHUNK];   /* the chunk's points, in bin order */
     int m;
-    size_t seg;              /* the segment (density_sum.h) being summed into num, den */
-    int dirty;               /* num, den hold something since the last fold */
+    size_t seg;                /* the segment (density_sum.h) being summed into num, den */
+    int dirty;                 /* num, den hold something since the last fold */
     double *tot_num, *tot_den; /* the segments' sums, summed */
     double *num, *den;
 } gauss_acc;
@@ -154,8 +148,9 @@ static void node_span(double p, double r, double v0, double step, int m, int *lo
 #ifdef __GNUC__
 __attribute__((always_inline))
 #endif
-static inline void axis_factors(double p, const double *v, int m, double c, double r, double step,
-                         double *f, int *lo, int *hi)
+static inline void
+axis_factors(double p, const double *v, int m, double c, double r, double step, double *f, int *lo,
+             int *hi)
 {
     node_span(p, r, v[0], step, m, lo, hi);
     int a = *hi + 1, b = *lo - 1;
@@ -182,8 +177,7 @@ GK_DS_CLONES static void gauss_flush(gauss_acc *A)
     for (int c = 0; c < m; c++) {
         const size_t q = A->pending[c];
         int *sp = A->span + 4 * c;
-        axis_factors(b->y[q], A->ny, h, A->cy, A->ry, stepy, A->ey + (size_t)c * h, &sp[2],
-                     &sp[3]);
+        axis_factors(b->y[q], A->ny, h, A->cy, A->ry, stepy, A->ey + (size_t)c * h, &sp[2], &sp[3]);
         if (sp[2] <= sp[3])
             axis_factors(b->x[q], A->nx, w, A->cx, A->rx, stepx, A->ex + (size_t)c * w, &sp[0],
                          &sp[1]);
@@ -370,16 +364,17 @@ static void gauss_canonical(gk_algorithm *a, double sumabs)
     if (!isnan(gk_gauss_of(a)->sigma) && iso)
         gk_strbuf_add(&sb, ":bandwidth=%.17g", gk_gauss_of(a)->sigma);
     else if (!iso)
-        gk_strbuf_add(&sb, ":bandwidth_x=%.17g:bandwidth_y=%.17g:angle=%.17g", gk_gauss_of(a)->sigma,
-                      gs_sy(a), gk_gauss_of(a)->angle);
+        gk_strbuf_add(&sb, ":bandwidth_x=%.17g:bandwidth_y=%.17g:angle=%.17g",
+                      gk_gauss_of(a)->sigma, gs_sy(a), gk_gauss_of(a)->angle);
     const char *m = gk_gauss_of(a)->method == GK_GAUSS_DIRECT ? "direct"
                     : gk_gauss_of(a)->method == GK_GAUSS_IFGT ? "ifgt"
                     : gk_gauss_of(a)->method == GK_GAUSS_FFT  ? "fft"
-                                                       : "cutoff";
+                                                              : "cutoff";
     /* auto stays auto (read back, it chooses again, the same way), and
      * says what it chose once build has */
     gk_strbuf_add(&sb, ":epsilon=%.17g:mode=%s:method=%s", gk_gauss_of(a)->epsilon,
-                  gk_gauss_of(a)->relative ? "relative" : "absolute", gk_gauss_of(a)->method_auto ? "auto" : m);
+                  gk_gauss_of(a)->relative ? "relative" : "absolute",
+                  gk_gauss_of(a)->method_auto ? "auto" : m);
     if (gk_gauss_of(a)->method_auto && sumabs >= 0)
         gk_strbuf_add(&sb, ":chosen=%s", m);
     if (!gk_gauss_of(a)->smooth)
@@ -396,8 +391,8 @@ static void gauss_canonical(gk_algorithm *a, double sumabs)
         gk_strbuf_add(&sb,
                       ":clusters=%d:order=%d:min_order=%d:cluster_radius=%.9g:reach=%.9g:"
                       "predicted=%.6g",
-                      gk_gauss_of(a)->ifgt_k, gk_gauss_of(a)->ifgt_p, gk_gauss_of(a)->ifgt_pmin, gk_gauss_of(a)->ifgt_rx,
-                      gk_gauss_of(a)->ifgt_ry, pb);
+                      gk_gauss_of(a)->ifgt_k, gk_gauss_of(a)->ifgt_p, gk_gauss_of(a)->ifgt_pmin,
+                      gk_gauss_of(a)->ifgt_rx, gk_gauss_of(a)->ifgt_ry, pb);
     } else if (gk_gauss_of(a)->method == GK_GAUSS_FFT) {
         /* the lattice's steps, at most a quarter sigma; its bound below */
         gk_strbuf_add(&sb, ":lattice=sigma/4");
@@ -478,10 +473,9 @@ static int gauss_parse_any(gk_context *ctx, const char *spec, char *rest, gk_alg
         } else if (!strcasecmp(key, "cutoff_radius") || !strcasecmp(key, "cutoff_x") ||
                    !strcasecmp(key, "cutoff_y") || !strcasecmp(key, "bound") ||
                    !strcasecmp(key, "clusters") || !strcasecmp(key, "order") ||
-                   !strcasecmp(key, "min_order") ||
-                   !strcasecmp(key, "cluster_radius") || !strcasecmp(key, "reach") ||
-                   !strcasecmp(key, "predicted") || !strcasecmp(key, "chosen") ||
-                   !strcasecmp(key, "lattice")) {
+                   !strcasecmp(key, "min_order") || !strcasecmp(key, "cluster_radius") ||
+                   !strcasecmp(key, "reach") || !strcasecmp(key, "predicted") ||
+                   !strcasecmp(key, "chosen") || !strcasecmp(key, "lattice")) {
             /* reported by the canonical string; recomputed, so read back and ignored */
         } else if (!strcasecmp(key, "bandwidth") || !strcasecmp(key, "bandwidth_x") ||
                    !strcasecmp(key, "bandwidth_y") || !strcasecmp(key, "angle") ||
@@ -492,16 +486,14 @@ static int gauss_parse_any(gk_context *ctx, const char *spec, char *rest, gk_alg
                                 gk_param_number_why(nrc));
             if (!strncasecmp(key, "bandwidth", 9)) {
                 if (!(num > 0) || !isfinite(num))
-                    return gk_error(ctx, GK_ERR_ARG,
-                                    "-a %s: %s: must be finite and > 0 (got '%s')", spec, key,
-                                    val);
+                    return gk_error(ctx, GK_ERR_ARG, "-a %s: %s: must be finite and > 0 (got '%s')",
+                                    spec, key, val);
                 if (!gs_sigma_ok(NULL, num)) {
                     char what[32];
                     snprintf(what, sizeof what, "%s=", key);
                     return gs_sigma_error(ctx, spec, what, num);
                 }
-                *(key[9] == '\0' ? &bw : tolower((unsigned char)key[10]) == 'x' ? &bx : &by) =
-                    num;
+                *(key[9] == '\0' ? &bw : tolower((unsigned char)key[10]) == 'x' ? &bx : &by) = num;
             } else if (!strcasecmp(key, "angle")) {
                 if (!isfinite(num) || fabs(num) > 360.0)
                     return gk_error(ctx, GK_ERR_ARG,
@@ -541,12 +533,14 @@ static int gauss_parse_any(gk_context *ctx, const char *spec, char *rest, gk_alg
     if (gk_gauss_of(a)->sigma_y == gk_gauss_of(a)->sigma)
         gk_gauss_of(a)->sigma_y = NAN; /* isotropic */
     if (gk_gauss_of(a)->method == GK_GAUSS_IFGT &&
-        (smooth || gk_gauss_of(a)->relative || !isnan(gk_gauss_of(a)->sigma_y) || gk_gauss_of(a)->angle != 0.0))
+        (smooth || gk_gauss_of(a)->relative || !isnan(gk_gauss_of(a)->sigma_y) ||
+         gk_gauss_of(a)->angle != 0.0))
         return gk_error(ctx, GK_ERR_ARG,
                         "-a %s: method=ifgt takes gauss with an isotropic bandwidth and "
                         "mode=absolute for now",
                         spec);
-    if (gk_gauss_of(a)->method == GK_GAUSS_FFT && (smooth || gk_gauss_of(a)->relative || gk_gauss_of(a)->angle != 0.0))
+    if (gk_gauss_of(a)->method == GK_GAUSS_FFT &&
+        (smooth || gk_gauss_of(a)->relative || gk_gauss_of(a)->angle != 0.0))
         return gk_error(ctx, GK_ERR_ARG,
                         "-a %s: method=fft takes gauss with mode=absolute and an unturned "
                         "kernel (no angle)",
@@ -555,7 +549,8 @@ static int gauss_parse_any(gk_context *ctx, const char *spec, char *rest, gk_alg
         return gk_error(ctx, GK_ERR_ARG,
                         "-a %s: mode=relative is gauss's (a ratio of sums: use mode=absolute)",
                         spec);
-    if (gk_gauss_of(a)->relative && (!isnan(gk_gauss_of(a)->sigma_y) || gk_gauss_of(a)->angle != 0.0))
+    if (gk_gauss_of(a)->relative &&
+        (!isnan(gk_gauss_of(a)->sigma_y) || gk_gauss_of(a)->angle != 0.0))
         return gk_error(ctx, GK_ERR_ARG,
                         "-a %s: mode=relative takes an isotropic bandwidth for now (no "
                         "bandwidth_x, bandwidth_y or angle)",
@@ -584,8 +579,8 @@ static double gauss_cut_ns(const gk_points *p, double rx, double ry)
     double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
     if (p->n)
         gk_points_bounds(p, &xmin, &ymin, &xmax, &ymax);
-    const double k = (double)p->n * gk_gauss_overlap(rx, xmax - xmin) *
-                     gk_gauss_overlap(ry, ymax - ymin);
+    const double k =
+        (double)p->n * gk_gauss_overlap(rx, xmax - xmin) * gk_gauss_overlap(ry, ymax - ymin);
     return k * GK_GAUSS_NS_PAIR;
 }
 
@@ -593,11 +588,10 @@ static double gauss_cut_ns(const gk_points *p, double rx, double ry)
  * the cut-off keeps many points a node: below GS_AUTO_MIN points no plan
  * of the IFGT is cheaper (its least series costs more). */
 #define GS_AUTO_MIN 256
-static int gauss_auto_tries_ifgt(const gk_algorithm *a, const gk_points *p, double rx,
-                                 double ry)
+static int gauss_auto_tries_ifgt(const gk_algorithm *a, const gk_points *p, double rx, double ry)
 {
-    if (!gk_gauss_of(a)->method_auto || gk_gauss_of(a)->smooth || gk_gauss_of(a)->relative || gs_rotated(a) ||
-        !isnan(gk_gauss_of(a)->sigma_y))
+    if (!gk_gauss_of(a)->method_auto || gk_gauss_of(a)->smooth || gk_gauss_of(a)->relative ||
+        gs_rotated(a) || !isnan(gk_gauss_of(a)->sigma_y))
         return 0;
     return gauss_cut_ns(p, rx, ry) >= GS_AUTO_MIN * GK_GAUSS_NS_PAIR;
 }
@@ -638,15 +632,17 @@ static int gauss_build(gk_job *job)
         sumabs += fabs(p->z[i]);
     /* a node's sum is at most sum|w| (over 2 pi sigma_x sigma_y): beyond
      * the largest double it would be written as infinity */
-    const double top =
-        gk_gauss_of(a)->smooth || !gk_gauss_of(a)->normalize ? sumabs
-                                               : sumabs / (2.0 * M_PI * gk_gauss_of(a)->sigma * gs_sy(a));
+    const double top = gk_gauss_of(a)->smooth || !gk_gauss_of(a)->normalize
+                           ? sumabs
+                           : sumabs / (2.0 * M_PI * gk_gauss_of(a)->sigma * gs_sy(a));
     if (!(top <= DBL_MAX))
         return gk_error(job->ctx, GK_ERR_ARG,
                         "-a %s: a cell's value could reach sum|w| = %.15g%s, beyond the largest "
                         "double (%.15g): give a larger bandwidth, normalize=no or smaller weights",
                         gk_gauss_of(a)->smooth ? "kernel_smooth" : "gauss", sumabs,
-                        gk_gauss_of(a)->normalize && !gk_gauss_of(a)->smooth ? " over 2 pi sigma_x sigma_y" : "",
+                        gk_gauss_of(a)->normalize && !gk_gauss_of(a)->smooth
+                            ? " over 2 pi sigma_x sigma_y"
+                            : "",
                         DBL_MAX);
     gauss_canonical(a, sumabs);
     if (gk_gauss_of(a)->relative)
@@ -655,7 +651,8 @@ static int gauss_build(gk_job *job)
     gauss_reach(a, &rx, &ry);
     if (gk_gauss_of(a)->method == GK_GAUSS_IFGT || gauss_auto_tries_ifgt(a, p, rx, ry)) {
         /* auto: the IFGT when its plan costs a node less than the cut-off */
-        int rc = gk_ifgt_build(job, gk_gauss_of(a)->method_auto ? gauss_cut_ns(p, rx, ry) : INFINITY);
+        int rc =
+            gk_ifgt_build(job, gk_gauss_of(a)->method_auto ? gauss_cut_ns(p, rx, ry) : INFINITY);
         if (rc == GK_OK) {
             gk_gauss_of(a)->method = GK_GAUSS_IFGT;
             gauss_canonical(a, sumabs); /* with its clusters, order and bound */
@@ -679,14 +676,17 @@ static double gauss_cost(const gk_algorithm *a, double n, double area, double *s
 {
     *setup_ns = 20.0 * n;
     if (gk_gauss_of(a)->relative) { /* a nearest search a node, a term a point within ~r_c */
-        double r2 = isnan(gk_gauss_of(a)->sigma) ? INFINITY
-                                          : 2.0 * gk_gauss_of(a)->sigma * gk_gauss_of(a)->sigma *
-                                                log((n + 1) / gk_gauss_of(a)->epsilon);
+        double r2 = isnan(gk_gauss_of(a)->sigma)
+                        ? INFINITY
+                        : 2.0 * gk_gauss_of(a)->sigma * gk_gauss_of(a)->sigma *
+                              log((n + 1) / gk_gauss_of(a)->epsilon);
         double k = area > 0 ? n * M_PI * r2 / area : n;
         return 300.0 + 40.0 * (k < n ? k : n);
     }
-    if (gk_gauss_of(a)->method == GK_GAUSS_IFGT && gk_gauss_of(a)->ifgt_k > 0) { /* its plan's cost */
-        const double t = gk_gauss_of(a)->ifgt_p * (gk_gauss_of(a)->ifgt_p + 1) / 2.0, k = gk_gauss_of(a)->ifgt_k;
+    if (gk_gauss_of(a)->method == GK_GAUSS_IFGT &&
+        gk_gauss_of(a)->ifgt_k > 0) { /* its plan's cost */
+        const double t = gk_gauss_of(a)->ifgt_p * (gk_gauss_of(a)->ifgt_p + 1) / 2.0,
+                     k = gk_gauss_of(a)->ifgt_k;
         *setup_ns = n * (k * GK_IFGT_NS_CLUSTER + 4.0 * t * GK_IFGT_NS_UNIT);
         return 100.0 + k * (2.0 * t + 40.0) * GK_IFGT_NS_UNIT;
     }
@@ -702,7 +702,8 @@ static const char *gauss_gpu(const gk_job *job, gk_gpu_job_desc *d)
     const gk_algorithm *a = &job->alg;
     const double sx = gk_gauss_of(a)->sigma, sy = gs_sy(a);
     d->op = GK_GPU_GAUSS;
-    d->p.dens.div = !gk_gauss_of(a)->smooth && gk_gauss_of(a)->normalize ? 2.0 * M_PI * sx * sy : 0.0;
+    d->p.dens.div =
+        !gk_gauss_of(a)->smooth && gk_gauss_of(a)->normalize ? 2.0 * M_PI * sx * sy : 0.0;
     d->p.dens.smooth = gk_gauss_of(a)->smooth;
     if (gk_gauss_of(a)->relative) { /* density_sum.h's gk_ds_relative, a thread a node */
         if (!gk_dens_bins_of(job))
@@ -733,7 +734,8 @@ static const char *gauss_gpu(const gk_job *job, gk_gpu_job_desc *d)
         const double t = gk_gauss_of(a)->angle * (M_PI / 180.0);
         d->p.dens.form = GK_GPU_GS_TURNED;
         d->p.dens.ca = cos(t), d->p.dens.sa = sin(t);
-        d->p.dens.lim = gk_gauss_of(a)->method == GK_GAUSS_DIRECT ? INFINITY : gs_log(a) * (1.0 + 1e-9);
+        d->p.dens.lim =
+            gk_gauss_of(a)->method == GK_GAUSS_DIRECT ? INFINITY : gs_log(a) * (1.0 + 1e-9);
     }
     return NULL;
 }

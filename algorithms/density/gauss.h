@@ -11,12 +11,12 @@
 
 /* gauss's and kernel_smooth's parameters (the algorithm's own). */
 typedef struct {
-    double sigma;       /* along x (or the ellipse's first axis); NaN: Scott's rule, set in build */
-    double sigma_y;     /* along y (the second axis); NaN: sigma */
-    double angle;       /* the first axis's rotation from x, degrees counter-clockwise */
-    double epsilon;     /* absolute bound's factor, in (0, 1) */
-    double rc;          /* isotropic cut-off radius (reported), set with sigma */
-    int method;         /* GK_GAUSS_* below */
+    double sigma;   /* along x (or the ellipse's first axis); NaN: Scott's rule, set in build */
+    double sigma_y; /* along y (the second axis); NaN: sigma */
+    double angle;   /* the first axis's rotation from x, degrees counter-clockwise */
+    double epsilon; /* absolute bound's factor, in (0, 1) */
+    double rc;      /* isotropic cut-off radius (reported), set with sigma */
+    int method;     /* GK_GAUSS_* below */
     int method_auto, normalize;
     int smooth;         /* kernel_smooth: sum K z / sum K */
     int relative;       /* mode=relative: |error| <= E exact (density/gauss_relative.c) */
@@ -56,8 +56,7 @@ static inline double gk_gauss_overlap(double r, double L)
 /* mode=relative: checks the weights (>= 0), sums them and bins the points
  * of positive weight (the state's bins); then a tile. */
 int gk_gauss_relative_build(gk_job *job);
-uint64_t gk_gauss_relative_tile(const gk_job *job, const gk_tile *t, double *out,
-                                gk_scratch *s);
+uint64_t gk_gauss_relative_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s);
 
 /* method=ifgt: clusters the points, picks the clusters' number and the
  * truncation order for the bound E sum|w| and computes the expansions

@@ -50,10 +50,10 @@
 
 /* One axis of the lattice and its convolution. */
 typedef struct {
-    int m;        /* lattice nodes per cell */
-    double step;  /* lattice step */
-    int R, N, L;  /* taps each side, FFT length, outputs a block (a multiple of m) */
-    int cells;    /* L / m: the cells of a block */
+    int m;           /* lattice nodes per cell */
+    double step;     /* lattice step */
+    int R, N, L;     /* taps each side, FFT length, outputs a block (a multiple of m) */
+    int cells;       /* L / m: the cells of a block */
     double *wr, *wi; /* N / 2 twiddles exp(-2 pi i k / N) */
     double *kr, *ki; /* the kernel's spectrum, over N (the inverse's scale) */
 } gf_axis;
@@ -123,8 +123,7 @@ static void bin_run(size_t p0, size_t p1, void *arg)
     gf_bin *G = arg;
     for (size_t p = p0; p < p1; p++) {
         double fu, fv, part[4];
-        gk_fft_bin(G->b->x[p], G->b->y[p], G->b->z[p], G->x0, G->y0, G->dx, G->dy, &fu, &fv,
-                   part);
+        gk_fft_bin(G->b->x[p], G->b->y[p], G->b->z[p], G->x0, G->y0, G->dx, G->dy, &fu, &fv, part);
         for (int q = 0; q < 4; q++) {
             const double k = fu + (q & 1) - (double)G->k0, l = fv + (q >> 1) - (double)G->l0;
             if (k >= 0 && k < G->W && l >= 0 && l < G->H)
@@ -140,8 +139,16 @@ static int block_values(const gk_job *job, const gk_grid *g, const gf_axis *X, c
                         long long bx, long long by, int w, int h, double *out)
 {
     const gk_algorithm *a = &job->alg;
-    gf_bin G = {gk_dens_bins_of(job), gk_grid_node_x(g, 0), gk_grid_node_y(g, 0), X->step, Y->step,
-                bx * X->L - X->R, by * Y->L - Y->R, X->N, Y->N, NULL};
+    gf_bin G = {gk_dens_bins_of(job),
+                gk_grid_node_x(g, 0),
+                gk_grid_node_y(g, 0),
+                X->step,
+                Y->step,
+                bx * X->L - X->R,
+                by * Y->L - Y->R,
+                X->N,
+                Y->N,
+                NULL};
     const size_t nB = (size_t)G.W * G.H, nT = (size_t)G.H * w;
     const int NM = X->N > Y->N ? X->N : Y->N;
     double *B = calloc(nB, sizeof *B), *T = malloc(nT * sizeof *T);
@@ -180,8 +187,9 @@ static int block_values(const gk_job *job, const gk_grid *g, const gf_axis *X, c
             out[(size_t)j * w + i] = zero ? 0.0 : line[Y->R + Y->m * j];
     }
     if (gk_gauss_of(a)->normalize) {
-        const double area = 2.0 * M_PI * gk_gauss_of(a)->sigma *
-                            (isnan(gk_gauss_of(a)->sigma_y) ? gk_gauss_of(a)->sigma : gk_gauss_of(a)->sigma_y);
+        const double area =
+            2.0 * M_PI * gk_gauss_of(a)->sigma *
+            (isnan(gk_gauss_of(a)->sigma_y) ? gk_gauss_of(a)->sigma : gk_gauss_of(a)->sigma_y);
         for (size_t c = 0; c < (size_t)w * h; c++)
             out[c] = out[c] / area;
     }
@@ -192,11 +200,11 @@ static int block_values(const gk_job *job, const gk_grid *g, const gf_axis *X, c
 /* ---- the blocks, computed once and shared by the tiles ------------------- */
 
 typedef struct gf_entry {
-    double key[6];  /* the grid's extent and size */
+    double key[6]; /* the grid's extent and size */
     long long bx, by;
     int w, h;
     int ready, failed;
-    long long left;  /* cells no tile has taken yet */
+    long long left;          /* cells no tile has taken yet */
     unsigned long long used; /* for eviction: the last use */
     double *v;
     struct gf_entry *next;
@@ -255,8 +263,8 @@ static void drop(gk_gauss_fft *c, gf_entry *e)
 
 /* Block (bx, by), ready, with its use counted (the lock held on return);
  * NULL when out of memory. */
-static gf_entry *block_get(const gk_job *job, const gk_grid *g, const gf_axis *X,
-                           const gf_axis *Y, long long bx, long long by)
+static gf_entry *block_get(const gk_job *job, const gk_grid *g, const gf_axis *X, const gf_axis *Y,
+                           long long bx, long long by)
 {
     gk_gauss_fft *c = gk_gauss_fft_of(job);
     double key[6];
@@ -322,7 +330,8 @@ uint64_t gk_gauss_fft_tile(const gk_job *job, const gk_tile *t, double *out, gk_
     const gk_algorithm *a = &job->alg;
     const gk_grid *g = t->g;
     const double cw = (g->xmax - g->xmin) / g->nx, ch = (g->ymax - g->ymin) / g->ny;
-    const double sx = gk_gauss_of(a)->sigma, sy = isnan(gk_gauss_of(a)->sigma_y) ? sx : gk_gauss_of(a)->sigma_y;
+    const double sx = gk_gauss_of(a)->sigma,
+                 sy = isnan(gk_gauss_of(a)->sigma_y) ? sx : gk_gauss_of(a)->sigma_y;
     const double k = sqrt(2.0 * log(1.0 / gk_gauss_of(a)->epsilon)) * (1.0 + 1e-9);
     gf_axis X, Y;
     memset(&Y, 0, sizeof Y);

@@ -48,13 +48,13 @@
 #define IFGT_PMAX 40   /* truncation order at most */
 
 typedef struct gk_ifgt {
-    int k, p;        /* clusters, the largest order */
+    int k, p; /* clusters, the largest order */
     double h;
     double *cx, *cy; /* centres */
     int *pk, *off;   /* each cluster's order p_k, and where its coefficients start */
     double *ry2;     /* each cluster's squared reach (r_x,k + reach)^2, widened */
     size_t ncoef;
-    double *coef;    /* cluster k's C_(i, j) (the power of x, of y) at off[k] + j (2 p_k - j +
+    double *coef; /* cluster k's C_(i, j) (the power of x, of y) at off[k] + j (2 p_k - j +
                       * 1) / 2 + i, i + j < p_k */
 } gk_ifgt;
 
@@ -84,14 +84,14 @@ void gk_ifgt_free(gk_ifgt *g)
  * plan are the same as a pass over every point would give. */
 typedef struct {
     size_t n;
-    int nc;                /* cells */
-    size_t *start;         /* nc + 1: each cell's points */
-    double *x, *y, *d2;    /* the points by cell, and their squared distance to the nearest centre */
-    uint32_t *id;          /* their input index */
+    int nc;             /* cells */
+    size_t *start;      /* nc + 1: each cell's points */
+    double *x, *y, *d2; /* the points by cell, and their squared distance to the nearest centre */
+    uint32_t *id;       /* their input index */
     double *bx0, *by0, *bx1, *by1, *cmax; /* each cell's box and largest d2 */
-    size_t *carg;          /* input index of its first point at cmax */
-    size_t next;           /* the next centre: the farthest point (input index) */
-    int k;                 /* centres so far */
+    size_t *carg;                         /* input index of its first point at cmax */
+    size_t next;                          /* the next centre: the farthest point (input index) */
+    int k;                                /* centres so far */
 } fp_state;
 
 /* fixed chunks of cells, whatever the threads */
@@ -136,8 +136,8 @@ static int fp_init(fp_state *st, const gk_points *pts, double xmin, double ymin,
     st->cmax = malloc(nc * sizeof(double)), st->carg = malloc(nc * sizeof(size_t));
     uint32_t *cell = malloc(n * sizeof *cell);
     size_t *cc = calloc((size_t)FP_CHUNKS * nc, sizeof *cc); /* chunk t's cell c: t * nc + c */
-    if (!st->start || !st->x || !st->y || !st->d2 || !st->id || !st->bx0 || !st->by0 ||
-        !st->bx1 || !st->by1 || !st->cmax || !st->carg || !cell || !cc) {
+    if (!st->start || !st->x || !st->y || !st->d2 || !st->id || !st->bx0 || !st->by0 || !st->bx1 ||
+        !st->by1 || !st->cmax || !st->carg || !cell || !cc) {
         free(cell), free(cc);
         fp_free(st);
         return -1;
@@ -485,11 +485,12 @@ int gk_ifgt_build(gk_job *job, double cut_ns)
     const double r_y = rx[K - 1] + reach;
     gk_gauss_of(a)->ifgt_k = K, gk_gauss_of(a)->ifgt_p = P, gk_gauss_of(a)->ifgt_pmin = P;
     for (int k = 0; k < K; k++)
-        gk_gauss_of(a)->ifgt_pmin = g->pk[k] < gk_gauss_of(a)->ifgt_pmin ? g->pk[k] : gk_gauss_of(a)->ifgt_pmin;
+        gk_gauss_of(a)->ifgt_pmin =
+            g->pk[k] < gk_gauss_of(a)->ifgt_pmin ? g->pk[k] : gk_gauss_of(a)->ifgt_pmin;
     gk_gauss_of(a)->ifgt_rx = rx[K - 1], gk_gauss_of(a)->ifgt_ry = r_y;
     /* per unit of sum|w|: reach, series, rounding (each within its share of E) */
     gk_gauss_of(a)->ifgt_bound = exp(-(reach * reach) / (h * h)) + trunc +
-                          exp(qmax) * ((double)n + P * (P + 1) / 2 + 8) * DBL_EPSILON;
+                                 exp(qmax) * ((double)n + P * (P + 1) / 2 + 8) * DBL_EPSILON;
     free(centre), free(rx), free(own), free(rk);
     gk_dens_state *ds = gk_dens_state_make(job);
     if (!ds) {
@@ -510,8 +511,7 @@ void gk_ifgt_gpu_desc(const gk_ifgt *g, gk_gpu_job_desc *d)
     d->p.dens.ifgt_ncoef = g->ncoef;
 }
 
-static int ifgt_node(const gk_job *job, double nx, double ny, double hit2, gk_scratch *s,
-                     double *v)
+static int ifgt_node(const gk_job *job, double nx, double ny, double hit2, gk_scratch *s, double *v)
 {
     (void)hit2, (void)s;
     const gk_ifgt *g = gk_gauss_ifgt_of(job);

@@ -34,8 +34,7 @@ void gk_gauss_relative_view(const gk_job *job, gk_ds_bins_view *v)
     v->nbx = b->nbx, v->nby = b->nby, v->x0 = b->x0, v->y0 = b->y0, v->side = b->side;
 }
 
-uint64_t gk_gauss_relative_tile(const gk_job *job, const gk_tile *t, double *out,
-                                gk_scratch *s)
+uint64_t gk_gauss_relative_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s)
 {
     (void)s;
     const gk_algorithm *a = &job->alg;

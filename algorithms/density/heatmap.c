@@ -151,8 +151,8 @@ static int heatmap_build(gk_job *job)
     double sumabs = 0.0;
     for (size_t i = 0; i < p->n; i++)
         sumabs += fabs(p->z[i]);
-    const gk_ds_heat_k k = gk_ds_heat_init(HEAT(a)->kernel, HEAT(a)->scaled, HEAT(a)->decay,
-                                           HEAT(a)->radius);
+    const gk_ds_heat_k k =
+        gk_ds_heat_init(HEAT(a)->kernel, HEAT(a)->scaled, HEAT(a)->decay, HEAT(a)->radius);
     const double top = sumabs * fmax(1.0, fabs(HEAT(a)->decay)) * (k.scale != 0.0 ? k.scale : 1.0);
     if (!(top <= DBL_MAX))
         return gk_error(job->ctx, GK_ERR_ARG,
@@ -190,14 +190,12 @@ static int heat_radius_ok(const gk_algorithm *a, double r)
     if (!isnormal(r2) || !isnormal(1.0 / r2))
         return 0;
     const gk_ds_heat_k k = gk_ds_heat_init(HEAT(a)->kernel, HEAT(a)->scaled, HEAT(a)->decay, r);
-    const int has_scale = HEAT(a)->scaled && !(HEAT(a)->kernel == GK_HM_TRIANGULAR && HEAT(a)->decay < 0);
+    const int has_scale =
+        HEAT(a)->scaled && !(HEAT(a)->kernel == GK_HM_TRIANGULAR && HEAT(a)->decay < 0);
     return !has_scale || isnormal(k.scale);
 }
 
-static int heat_radius_ok_v(const void *a, double r)
-{
-    return heat_radius_ok(a, r);
-}
+static int heat_radius_ok_v(const void *a, double r) { return heat_radius_ok(a, r); }
 
 static int heatmap_parse(gk_context *ctx, const char *spec, char *rest, gk_algorithm *a)
 {

@@ -153,8 +153,8 @@ static int alloc_result(gk_cv_result *r, size_t n)
     r->residual = malloc(n * sizeof *r->residual);
     r->zscore = malloc(n * sizeof *r->zscore);
     r->fold = malloc(n * sizeof *r->fold);
-    return r->x && r->y && r->observed && r->predicted && r->variance && r->residual &&
-           r->zscore && r->fold;
+    return r->x && r->y && r->observed && r->predicted && r->variance && r->residual && r->zscore &&
+           r->fold;
 }
 
 /* Side of the 1x1 prediction grid: small against the data (so the node is
@@ -179,9 +179,10 @@ static void report_error(gk_context *ctx, gk_context *tctx, int *stop, int *err_
         if (!*stop || (*err_fold > 0 && fold < *err_fold)) {
             *stop = tctx->err ? tctx->err : GK_ERR_INTERNAL;
             *err_fold = fold;
-            gk_error(ctx, *stop, "cross-validation fold %d of %d (fitted on the other %zu "
-                     "point(s)): %s", fold, nfold, ntrain,
-                     tctx->err ? tctx->msg : "failed");
+            gk_error(ctx, *stop,
+                     "cross-validation fold %d of %d (fitted on the other %zu "
+                     "point(s)): %s",
+                     fold, nfold, ntrain, tctx->err ? tctx->msg : "failed");
         }
     }
 }
@@ -290,8 +291,8 @@ static void progress_add(cv_run *r, size_t k)
             r->noted = 1;
             hold = 0;
             if (r->done < r->total)
-                note = slow_note(r, elapsed * ((double)r->total / (double)r->done), buf,
-                                 sizeof buf);
+                note =
+                    slow_note(r, elapsed * ((double)r->total / (double)r->done), buf, sizeof buf);
         }
         double f = r->total ? (double)r->done / (double)r->total : 1.0;
         if (!hold && !r->stop && !r->progress(f > 1.0 ? 1.0 : f, note, r->progress_user)) {
@@ -408,8 +409,7 @@ static void run_rebuild(cv_run *r)
                 gk_grid g = point_grid(r, i);
                 double out[2] = {NAN, NAN};
                 if (gk_job_compute_window(job, &g, 0, 0, 1, 1, out)) {
-                    report_error(r->ctx, tctx, &r->stop, &r->err_fold, f + 1, r->nfold,
-                                 train->n);
+                    report_error(r->ctx, tctx, &r->stop, &r->err_fold, f + 1, r->nfold, train->n);
                     break;
                 }
                 put_prediction(res, i, out, nb);
@@ -661,8 +661,8 @@ static void run_dubrule(cv_run *r)
     gk_job *job = gk_job_new(jctx, r->pts, r->a);
     if (!job || gk_krige_global_cv(job, r->nfold, r->start, r->member, r->part, r->parts,
                                    r->threads, res->predicted, res->variance)) {
-        r->stop = gk_error(r->ctx, jctx->err ? jctx->err : GK_ERR_INTERNAL,
-                           "cross-validation: %s", jctx->msg);
+        r->stop = gk_error(r->ctx, jctx->err ? jctx->err : GK_ERR_INTERNAL, "cross-validation: %s",
+                           jctx->msg);
     } else {
         for (size_t i = 0; i < r->pts->n; i++)
             if ((res->fold[i] - 1) % r->parts == r->part) {
@@ -706,8 +706,8 @@ int gk_crossval_run(gk_context *ctx, const gk_points *pts, const gk_algorithm *a
     if (!alg)
         return gk_error(ctx, GK_ERR_ARG, "cross-validation: no algorithm given");
     if (n < 2)
-        return gk_error(ctx, GK_ERR_NO_POINTS,
-                        "cross-validation needs at least 2 points, got %zu", n);
+        return gk_error(ctx, GK_ERR_NO_POINTS, "cross-validation needs at least 2 points, got %zu",
+                        n);
     if (n > (size_t)0x7fffffff)
         return gk_error(ctx, GK_ERR_NOMEM, "%zu points: at most 2^31-1 can be cross-validated", n);
     if (!gk_algorithm_needs_z(alg))
@@ -720,7 +720,8 @@ int gk_crossval_run(gk_context *ctx, const gk_points *pts, const gk_algorithm *a
     if (nfold < 2 || (size_t)nfold > n)
         return gk_error(ctx, GK_ERR_ARG,
                         "cross-validation: nfold %d must be between 2 and the number of points "
-                        "(%zu)", nfold, n);
+                        "(%zu)",
+                        nfold, n);
 
     /* The algorithm as gridded, but: "no result" comes back as NaN (the
      * user's nodata, gdal_grid's default 0, may be a genuine prediction),

@@ -92,9 +92,10 @@ static double kriging_cost(const gk_algorithm *a, double n, double area, double 
     double win, k;
     gk_cost_window(a, n, area, &win, &k);
     if (a->max_points <= 0 && !(gk_krige_params_of(a)->maxdist > 0))
-        return INFINITY; /* one system of every point */
+        return INFINITY;    /* one system of every point */
     if (a->max_points <= 0) /* every point within maxdist */
-        k = fmin(n, n * M_PI * gk_krige_params_of(a)->maxdist * gk_krige_params_of(a)->maxdist / area);
+        k = fmin(n,
+                 n * M_PI * gk_krige_params_of(a)->maxdist * gk_krige_params_of(a)->maxdist / area);
     *setup_ns = n * GK_NS_TREE_PER_POINT;
     return 500.0 + 28.0 * k * k;
 }
@@ -107,9 +108,10 @@ static gk_cv_method kriging_cv(const gk_algorithm *a, size_t ntrain, const char 
                                const char **avoid)
 {
     const gk_kriging_params *kp = gk_krige_params_of(a);
-    int p = kp->type == GK_KRIGE_SIMPLE
-                ? 0
-                : 1 + (kp->drift == GK_DRIFT_LINEAR ? 2 : kp->drift == GK_DRIFT_QUADRATIC ? 5 : 0);
+    int p = kp->type == GK_KRIGE_SIMPLE ? 0
+                                        : 1 + (kp->drift == GK_DRIFT_LINEAR      ? 2
+                                               : kp->drift == GK_DRIFT_QUADRATIC ? 5
+                                                                                 : 0);
     /* refitted per fold (model=auto), standardised per fold (drift
      * rasters): the preparation depends on the points given */
     if (ntrain < (size_t)p)

@@ -83,24 +83,24 @@ static inline gk_kriging_params *gk_krige_params_of(const gk_algorithm *a)
 }
 
 typedef struct gk_krige_state {
-    gk_vmodel model;   /* the model in use (fitted when model=auto) */
+    gk_vmodel model; /* the model in use (fitted when model=auto) */
     int ns;
     gk_krige_struct st[GK_VM_MAX_STRUCTURES];
     gk_krige_type type;
-    double mean;       /* simple kriging */
-    double A;          /* C(h) = A - gamma(h): the sill, or a pseudo-sill when unbounded */
-    double c00;        /* C(0), or gstat's block-to-block average */
-    int nb;            /* 1 (point) or 16 discretisation points */
+    double mean; /* simple kriging */
+    double A;    /* C(h) = A - gamma(h): the sill, or a pseudo-sill when unbounded */
+    double c00;  /* C(0), or gstat's block-to-block average */
+    int nb;      /* 1 (point) or 16 discretisation points */
     double bdx[GK_KRIGE_MAX_DISCR], bdy[GK_KRIGE_MAX_DISCR], bw[GK_KRIGE_MAX_DISCR];
-    int poly;          /* polynomial drift columns after the constant: 0, 2 or 5 */
-    int nr;            /* external drift columns */
-    int p;             /* drift columns: 0 (simple) or 1 + poly + nr */
-    double *gpts;      /* nr blocks of n standardised covariates at the points */
+    int poly;     /* polynomial drift columns after the constant: 0, 2 or 5 */
+    int nr;       /* external drift columns */
+    int p;        /* drift columns: 0 (simple) or 1 + poly + nr */
+    double *gpts; /* nr blocks of n standardised covariates at the points */
     double gmean[GK_KRIGE_MAX_DRIFT_RASTERS], gscale[GK_KRIGE_MAX_DRIFT_RASTERS];
     gk_drift_sampler_fn sampler;
     void *sampler_user;
-    int ready;         /* 0 while external drift is awaited (gk_job_set_drift) */
-    int global;        /* one system for all points */
+    int ready;  /* 0 while external drift is awaited (gk_job_set_drift) */
+    int global; /* one system for all points */
     gk_krige_global *g;
     int global_singular; /* that system is singular: every node is nodata */
 } gk_krige_state;
@@ -110,7 +110,6 @@ static inline gk_krige_state *gk_krige_of(const gk_job *job)
 {
     return (gk_krige_state *)job->state;
 }
-
 
 /* Covariance (or pseudo-covariance) at separation (dx, dy): A - gamma, with
  * gamma evaluated as gk_vmodel_gamma does (same operations, so the same
@@ -199,8 +198,7 @@ void gk_krige_bwd(const double *l, int n, int ld, const double *inv, double *b);
 
 /* The drift's frame (kriging_prepare.c): the points' centroid and their
  * largest distance from it (1 when 0), so that polynomial terms are O(1). */
-void gk_drift_frame(const double *x, const double *y, size_t n, double *ox, double *oy,
-                    double *sc);
+void gk_drift_frame(const double *x, const double *y, size_t n, double *ox, double *oy, double *sc);
 /* A covariate's mean and spread (population) at n points, to standardise
  * it: 0; 1 when value *bad is not finite; 2 when it is constant there. */
 int gk_covariate_scale(const double *g, size_t n, double *mean, double *sd, size_t *bad);

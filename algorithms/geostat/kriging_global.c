@@ -40,10 +40,10 @@ typedef struct {
 struct gk_krige_global {
     size_t n;
     int p;
-    int nf;        /* factors: 1, or 2 with the reverse order */
+    int nf; /* factors: 1, or 2 with the reverse order */
     gfactor f[2];
     double *px, *py; /* the points, ordered by y */
-    double *wd;    /* n: dual weights C^-1 (z - F beta), in that order */
+    double *wd;      /* n: dual weights C^-1 (z - F beta), in that order */
     double S[GK_KRIGE_MAX_P * GK_KRIGE_MAX_P], Sinv[GK_KRIGE_MAX_P];
     double beta[GK_KRIGE_MAX_P];
     double ox, oy, sc; /* drift origin and scale */
@@ -82,9 +82,8 @@ typedef double kg_v4 __attribute__((vector_size(32)));
  * entry uses: four partial sums, lane l taking the indices k = l (mod 4) in
  * ascending order (the last, partial vector too), then (s0 + s2) + (s1 + s3).
  * Lanes past len add +0 to sums that are never -0: nothing. */
-static inline __attribute__((always_inline)) void dot_lanes(const double *a,
-                                                            const double *const *b, int nb,
-                                                            size_t len, kg_v4 *s)
+static inline __attribute__((always_inline)) void dot_lanes(const double *a, const double *const *b,
+                                                            int nb, size_t len, kg_v4 *s)
 {
     for (int r = 0; r < nb; r++)
         s[r] = (kg_v4){0, 0, 0, 0};
@@ -180,7 +179,8 @@ static double dot1(const double *a, const double *b, size_t len)
 #if defined(__x86_64__) && defined(__GNUC__) && !GK_TSAN
 __attribute__((target_clones("avx2", "default")))
 #endif
-static size_t chol_rows(double *L, size_t n, double *inv, double tol)
+static size_t
+chol_rows(double *L, size_t n, double *inv, double tol)
 {
     for (size_t i0 = 0; i0 < n; i0 += 4) {
         size_t nr = n - i0 < 4 ? n - i0 : 4;
@@ -232,8 +232,8 @@ static size_t chol_rows(double *L, size_t n, double *inv, double tol)
 #if defined(__x86_64__) && defined(__GNUC__) && !GK_TSAN
 __attribute__((target_clones("avx2", "default")))
 #endif
-static void fwd_rows(const gfactor *f, size_t n, double *const b[KG_NC], size_t k0, size_t i0,
-                     size_t i1)
+static void
+fwd_rows(const gfactor *f, size_t n, double *const b[KG_NC], size_t k0, size_t i0, size_t i1)
 {
     const double *bk[KG_NC];
     for (int r = 0; r < KG_NC; r++)
@@ -440,8 +440,8 @@ int gk_krige_global_build(gk_job *job)
  * points' columns of L^-1 (n^2/2 each), not a factorisation (n^3/6). */
 
 /* The fold's Q_FF (lower, m x m) from its columns Y (m of n) and rows H. */
-static void fold_q(const gk_krige_global *g, const size_t *pos, int m,
-                   const double *Y, const double *H, double *Q)
+static void fold_q(const gk_krige_global *g, const size_t *pos, int m, const double *Y,
+                   const double *H, double *Q)
 {
     size_t n = g->n;
     int p = g->p;

@@ -48,7 +48,8 @@ static int model_fast(const gk_krige_state *k)
 {
     for (int s = 0; s < k->ns; s++) {
         gk_vm_type t = k->st[s].type;
-        if (k->st[s].aniso || !(t == GK_VM_NUG || t == GK_VM_SPH || t == GK_VM_EXP || t == GK_VM_GAU))
+        if (k->st[s].aniso ||
+            !(t == GK_VM_NUG || t == GK_VM_SPH || t == GK_VM_EXP || t == GK_VM_GAU))
             return 0;
     }
     return 1;
@@ -67,8 +68,8 @@ KK_INLINE void dist_scalar(const double *restrict px, const double *restrict py,
 
 #if GK_KK_X86
 __attribute__((target("avx2"))) static inline void dist_avx2(const double *restrict px,
-                                                          const double *restrict py, double cx,
-                                                          double cy, double *restrict h, int n)
+                                                             const double *restrict py, double cx,
+                                                             double cy, double *restrict h, int n)
 {
     const __m256d vx = _mm256_set1_pd(cx), vy = _mm256_set1_pd(cy);
     const __m256d zero = _mm256_setzero_pd(), mone = _mm256_set1_pd(-1.0);
@@ -77,17 +78,17 @@ __attribute__((target("avx2"))) static inline void dist_avx2(const double *restr
         __m256d dx = _mm256_sub_pd(_mm256_loadu_pd(px + i), vx);
         __m256d dy = _mm256_sub_pd(_mm256_loadu_pd(py + i), vy);
         __m256d r = _mm256_sqrt_pd(_mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy)));
-        __m256d same = _mm256_and_pd(_mm256_cmp_pd(dx, zero, _CMP_EQ_OQ),
-                                     _mm256_cmp_pd(dy, zero, _CMP_EQ_OQ));
+        __m256d same =
+            _mm256_and_pd(_mm256_cmp_pd(dx, zero, _CMP_EQ_OQ), _mm256_cmp_pd(dy, zero, _CMP_EQ_OQ));
         _mm256_storeu_pd(h + i, _mm256_blendv_pd(r, mone, same));
     }
     dist_scalar(px + i, py + i, cx, cy, h + i, n - i);
 }
 
 __attribute__((target("avx512f"))) static inline void dist_avx512(const double *restrict px,
-                                                               const double *restrict py,
-                                                               double cx, double cy,
-                                                               double *restrict h, int n)
+                                                                  const double *restrict py,
+                                                                  double cx, double cy,
+                                                                  double *restrict h, int n)
 {
     const __m512d vx = _mm512_set1_pd(cx), vy = _mm512_set1_pd(cy);
     const __m512d zero = _mm512_setzero_pd(), mone = _mm512_set1_pd(-1.0);
@@ -100,8 +101,8 @@ __attribute__((target("avx512f"))) static inline void dist_avx512(const double *
          * estimate refined by Newton steps is faster but a few ulps off,
          * and the result must not depend on the CPU */
         __m512d r = _mm512_sqrt_pd(x);
-        __mmask8 same = _mm512_cmp_pd_mask(dx, zero, _CMP_EQ_OQ) &
-                        _mm512_cmp_pd_mask(dy, zero, _CMP_EQ_OQ);
+        __mmask8 same =
+            _mm512_cmp_pd_mask(dx, zero, _CMP_EQ_OQ) & _mm512_cmp_pd_mask(dy, zero, _CMP_EQ_OQ);
         _mm512_mask_storeu_pd(h + i, lm, _mm512_mask_mov_pd(r, same, mone));
     }
 }
@@ -219,7 +220,7 @@ KK_INLINE int chol_body(double *L, int m, int ld, double *inv, double tol, int p
         if (r0 >= m)
             continue;
         double *c = L + (size_t)j * ld + r0; /* rows r0.. of column j */
-        const double orig = c[0];             /* the diagonal, where r0 == j */
+        const double orig = c[0];            /* the diagonal, where r0 == j */
         int n = m - r0, q = 0;
         for (; q + 4 <= j; q += 4) {
             const double *l0 = L + (size_t)q * ld, *l1 = l0 + ld, *l2 = l1 + ld, *l3 = l2 + ld;
@@ -305,31 +306,28 @@ KK_INLINE void select_body(const int *restrict cid, const double *restrict cd2, 
     }
 }
 
-#define KK_DEFINE(SUF, ATTR, ISA)                                                                 \
-    ATTR static void cov_lower_##SUF(const gk_krige_state *k, const double *px, const double *py, \
-                                     int m, double *L, int ld, double *h)                         \
-    {                                                                                             \
-        cov_lower_body(k, px, py, m, L, ld, h, ISA);                                              \
-    }                                                                                             \
-    ATTR static void cov0_##SUF(const gk_krige_state *k, const double *px, const double *py,      \
-                                int m, double cx, double cy, double *c0, double *h)               \
-    {                                                                                             \
-        cov0_body(k, px, py, m, cx, cy, c0, h, ISA);                                              \
-    }                                                                                             \
-    ATTR static void sort_##SUF(int *v, int m, int *tmp)                                          \
-    {                                                                                             \
-        sort_body(v, m, tmp);                                                                     \
-    }                                                                                             \
-    ATTR static void select_##SUF(const int *cid, const double *cd2, int n, int k, int *idx,      \
-                                  double *d2)                                                     \
-    {                                                                                             \
-        select_body(cid, cd2, n, k, idx, d2);                                                     \
-    }                                                                                             \
-    ATTR static void fwd_##SUF(const double *L, int m, int ld, const double *inv, double *b,      \
-                               int nrhs, int ldb)                                                 \
-    {                                                                                             \
-        for (int r = 0; r < nrhs; r++)                                                            \
-            fwd_body(L, m, ld, inv, b + (size_t)r * ldb);                                         \
+#define KK_DEFINE(SUF, ATTR, ISA)                                                                  \
+    ATTR static void cov_lower_##SUF(const gk_krige_state *k, const double *px, const double *py,  \
+                                     int m, double *L, int ld, double *h)                          \
+    {                                                                                              \
+        cov_lower_body(k, px, py, m, L, ld, h, ISA);                                               \
+    }                                                                                              \
+    ATTR static void cov0_##SUF(const gk_krige_state *k, const double *px, const double *py,       \
+                                int m, double cx, double cy, double *c0, double *h)                \
+    {                                                                                              \
+        cov0_body(k, px, py, m, cx, cy, c0, h, ISA);                                               \
+    }                                                                                              \
+    ATTR static void sort_##SUF(int *v, int m, int *tmp) { sort_body(v, m, tmp); }                 \
+    ATTR static void select_##SUF(const int *cid, const double *cd2, int n, int k, int *idx,       \
+                                  double *d2)                                                      \
+    {                                                                                              \
+        select_body(cid, cd2, n, k, idx, d2);                                                      \
+    }                                                                                              \
+    ATTR static void fwd_##SUF(const double *L, int m, int ld, const double *inv, double *b,       \
+                               int nrhs, int ldb)                                                  \
+    {                                                                                              \
+        for (int r = 0; r < nrhs; r++)                                                             \
+            fwd_body(L, m, ld, inv, b + (size_t)r * ldb);                                          \
     }
 
 KK_DEFINE(portable, , 0)
@@ -350,8 +348,8 @@ __attribute__((target("avx512f"))) static void select_avx512(const int *cid, con
 }
 __attribute__((target("avx512f"))) static void cov0_avx512(const gk_krige_state *k,
                                                            const double *px, const double *py,
-                                                           int m, double cx, double cy,
-                                                           double *c0, double *h)
+                                                           int m, double cx, double cy, double *c0,
+                                                           double *h)
 {
     cov0_body(k, px, py, m, cx, cy, c0, h, 2);
 }
@@ -433,8 +431,8 @@ KK2_INLINE int chol_panel_avx2(double *L, int ld, double *inv, double tol, int j
         for (int v = 0; v < nv; v++)
             acc[k][v] = _mm256_mul_pd(acc[k][v], iv);
         if (pivot) {
-            const __m256i at = _mm256_cmpeq_epi64(_mm256_set1_epi64x(k),
-                                                  _mm256_setr_epi64x(0, 1, 2, 3));
+            const __m256i at =
+                _mm256_cmpeq_epi64(_mm256_set1_epi64x(k), _mm256_setr_epi64x(0, 1, 2, 3));
             acc[k][0] = _mm256_blendv_pd(acc[k][0], _mm256_set1_pd(d), _mm256_castsi256_pd(at));
         }
         double *c = L + (size_t)j * ld + r;
@@ -463,18 +461,42 @@ KK2 static int chol_avx2(double *L, int m, int ld, double *inv, double tol, int 
         for (int r = done ? p0 : j0; r < m; r += 12) {
             int n = m - r < 12 ? m - r : 12, pivot = !done && r == j0, rc;
             switch ((W - 1) * 3 + (n + 3) / 4 - 1) { /* constant shapes: the loops unroll */
-            case 0: rc = KK2_PANEL(1, 1); break;
-            case 1: rc = KK2_PANEL(1, 2); break;
-            case 2: rc = KK2_PANEL(1, 3); break;
-            case 3: rc = KK2_PANEL(2, 1); break;
-            case 4: rc = KK2_PANEL(2, 2); break;
-            case 5: rc = KK2_PANEL(2, 3); break;
-            case 6: rc = KK2_PANEL(3, 1); break;
-            case 7: rc = KK2_PANEL(3, 2); break;
-            case 8: rc = KK2_PANEL(3, 3); break;
-            case 9: rc = KK2_PANEL(4, 1); break;
-            case 10: rc = KK2_PANEL(4, 2); break;
-            default: rc = KK2_PANEL(4, 3); break;
+            case 0:
+                rc = KK2_PANEL(1, 1);
+                break;
+            case 1:
+                rc = KK2_PANEL(1, 2);
+                break;
+            case 2:
+                rc = KK2_PANEL(1, 3);
+                break;
+            case 3:
+                rc = KK2_PANEL(2, 1);
+                break;
+            case 4:
+                rc = KK2_PANEL(2, 2);
+                break;
+            case 5:
+                rc = KK2_PANEL(2, 3);
+                break;
+            case 6:
+                rc = KK2_PANEL(3, 1);
+                break;
+            case 7:
+                rc = KK2_PANEL(3, 2);
+                break;
+            case 8:
+                rc = KK2_PANEL(3, 3);
+                break;
+            case 9:
+                rc = KK2_PANEL(4, 1);
+                break;
+            case 10:
+                rc = KK2_PANEL(4, 2);
+                break;
+            default:
+                rc = KK2_PANEL(4, 3);
+                break;
             }
             if (rc)
                 return -1;
@@ -510,7 +532,7 @@ KK512 static void cov_lower_avx512p(const gk_krige_state *k, const double *px, c
 
 double gk_kk_select_set(int *cid, double *cd2, int n, int k, int *idx)
 {
-    if (n - k > 8) { /* many to drop: rank them all */
+    if (n - k > 8) {          /* many to drop: rank them all */
         double *d2 = cd2 + n; /* room for k after the candidates (the caller's) */
         gk_kk_select(cid, cd2, n, k, idx, d2);
         return d2[k - 1];
@@ -537,8 +559,8 @@ double gk_kk_select_set(int *cid, double *cd2, int n, int k, int *idx)
 
 /* ---- dispatch -------------------------------------------------------------- */
 
-void gk_kk_cov_lower(const gk_krige_state *k, const double *px, const double *py, int m,
-                     double *L, int ld, double *h)
+void gk_kk_cov_lower(const gk_krige_state *k, const double *px, const double *py, int m, double *L,
+                     int ld, double *h)
 {
     if (!model_fast(k)) {
         for (int j = 0; j < m; j++) {
@@ -600,10 +622,7 @@ int gk_kk_chol_from(double *L, int m, int ld, double *inv, double tol, int p0)
     return chol_portable(L, m, ld, inv, tol, p0);
 }
 
-int gk_kk_cov_reusable(const gk_krige_state *k)
-{
-    return k->nb == 1 && model_fast(k);
-}
+int gk_kk_cov_reusable(const gk_krige_state *k) { return k->nb == 1 && model_fast(k); }
 
 void gk_kk_fwd(const double *L, int m, int ld, const double *inv, double *b, int nrhs, int ldb)
 {

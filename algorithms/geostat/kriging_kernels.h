@@ -22,8 +22,8 @@ void gk_kk_init(void);
 /* Lower triangle of the covariance matrix of the m points (px, py), column
  * by column: L[j * ld + i] = C(p_i - p_j), i > j, and A on the diagonal.
  * h: m doubles of scratch. */
-void gk_kk_cov_lower(const gk_krige_state *k, const double *px, const double *py, int m,
-                     double *L, int ld, double *h);
+void gk_kk_cov_lower(const gk_krige_state *k, const double *px, const double *py, int m, double *L,
+                     int ld, double *h);
 
 /* c0[i] = gk_krige_cov0(k, px[i] - cx, py[i] - cy) for i < m (h: scratch). */
 void gk_kk_cov0(const gk_krige_state *k, const double *px, const double *py, int m, double cx,

@@ -115,7 +115,7 @@ static long select_points(const gk_job *job, double nx, double ny, gk_scratch *s
         size_t kmax = a->max_points > 0 ? (size_t)a->max_points : job->pts->n;
         if (kmax > job->pts->n)
             kmax = job->pts->n;
-        size_t capc = 4 * kmax + 16; /* candidates from a radius search */
+        size_t capc = 4 * kmax + 16;                /* candidates from a radius search */
         if (gk_scratch_reserve(s, 2 * kmax + capc)) /* gk_kk_select_set: k after them */
             return -1;
         /* The previous node's k points lie within its k-th distance plus the
@@ -137,8 +137,8 @@ static long select_points(const gk_job *job, double nx, double ny, gk_scratch *s
                 if (a->max_points_per_quadrant > 0) { /* the filter takes them nearest first */
                     gk_kk_select(s->idx + kmax, s->d2 + kmax, (int)nc, (int)kmax, s->idx, s->d2);
                 } else { /* the set is all that counts: it is sorted by index next */
-                    s->d2[kmax - 1] = gk_kk_select_set(s->idx + kmax, s->d2 + kmax, (int)nc,
-                                                       (int)kmax, s->idx);
+                    s->d2[kmax - 1] =
+                        gk_kk_select_set(s->idx + kmax, s->d2 + kmax, (int)nc, (int)kmax, s->idx);
                 }
                 m = (long)kmax;
             }
@@ -189,19 +189,19 @@ static int cmp_int(const void *a, const void *b)
  * tile's node covariates first (stable when the rest is re-laid out), then
  * the system for up to M points. */
 typedef struct {
-    int M;           /* capacity in points */
-    size_t head;     /* doubles before the system (node covariates, node x, y) */
-    double *L;       /* M x M, column-major lower triangle (kriging_kernels.h) */
-    double *inv;     /* M: 1 / diag(L) */
-    double *w;       /* M: L^-1 z (or L^-1 (z - mean)); B follows it */
-    double *B;       /* P columns of M: L^-1 F */
-    double *a;       /* M: L^-1 c0 */
+    int M;               /* capacity in points */
+    size_t head;         /* doubles before the system (node covariates, node x, y) */
+    double *L;           /* M x M, column-major lower triangle (kriging_kernels.h) */
+    double *inv;         /* M: 1 / diag(L) */
+    double *w;           /* M: L^-1 z (or L^-1 (z - mean)); B follows it */
+    double *B;           /* P columns of M: L^-1 F */
+    double *a;           /* M: L^-1 c0 */
     double *px, *py, *h; /* M each: the selection's coordinates, scratch */
-    knn_prev pv, pvrow; /* the last search, and the first of the row */
+    knn_prev pv, pvrow;  /* the last search, and the first of the row */
     double *S, *Sinv, *Btw, *f0, *r, *t; /* P x P, P, P, P, P, P */
     /* cache: the last factorised selection */
-    int *cidx;       /* in factor order (sorted by index) */
-    int *sidx;       /* the same set sorted by index, to diff against */
+    int *cidx; /* in factor order (sorted by index) */
+    int *sidx; /* the same set sorted by index, to diff against */
     long cm;
     int valid, singular;
     double ox, oy, sc; /* drift origin and scale of the cached selection */
@@ -210,13 +210,13 @@ typedef struct {
      * leading block alone): the same doubles as computing everything.
      * A point keeps its slot of Ac while it stays selected, so that only
      * the points new to a selection cost a column of covariances. */
-    double *Ac;         /* M x M, both triangles: Ac[a * M + b] = C(slot a, slot b) */
-    int *slot, *cslot;  /* M each: the selection's slots, and cidx's */
-    int *used;          /* M: scratch, the slots kept */
-    int ac_valid;       /* Ac holds cidx[0..cm)'s, in cslot */
-    int l_valid;        /* L holds cidx[0..cm)'s whole factor */
-    int *pos;           /* M: a selected point's place in the previous set, or -1 */
-    double *tmpv;       /* M: scratch */
+    double *Ac;        /* M x M, both triangles: Ac[a * M + b] = C(slot a, slot b) */
+    int *slot, *cslot; /* M each: the selection's slots, and cidx's */
+    int *used;         /* M: scratch, the slots kept */
+    int ac_valid;      /* Ac holds cidx[0..cm)'s, in cslot */
+    int l_valid;       /* L holds cidx[0..cm)'s whole factor */
+    int *pos;          /* M: a selected point's place in the previous set, or -1 */
+    double *tmpv;      /* M: scratch */
 } kws;
 
 static int ws_layout(kws *ws, gk_scratch *s, int M)
@@ -425,9 +425,8 @@ static void schur(const gk_krige_state *k, kws *ws, long m)
 }
 
 /* One node: 1 with est/var, 0 nodata, 2 singular (nodata, counted), -1 no memory. */
-static int local_node(const gk_job *job, const gk_krige_state *k, kws *ws, gk_scratch *s,
-                      double nx, double ny, const double *g0, double *est,
-                      double *var)
+static int local_node(const gk_job *job, const gk_krige_state *k, kws *ws, gk_scratch *s, double nx,
+                      double ny, const double *g0, double *est, double *var)
 {
     long m = select_points(job, nx, ny, s, &ws->pv);
     if (m < 0)
@@ -499,7 +498,6 @@ static int local_node(const gk_job *job, const gk_krige_state *k, kws *ws, gk_sc
         return 2;
     return 1;
 }
-
 
 uint64_t gk_krige_local_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s,
                              size_t head)

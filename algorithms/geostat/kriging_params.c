@@ -44,10 +44,7 @@ static int count(gk_context *ctx, const char *key, const char *s, int *out)
     return GK_OK;
 }
 
-static int needs_kappa(gk_vm_type t)
-{
-    return t == GK_VM_MAT || t == GK_VM_STE || t == GK_VM_EXC;
-}
+static int needs_kappa(gk_vm_type t) { return t == GK_VM_MAT || t == GK_VM_STE || t == GK_VM_EXC; }
 
 /* "Name(psill[,range[,kappa]])[@angle/ratio]" joined by '+': the compact form
  * the canonical string uses for nested models. */
@@ -57,8 +54,8 @@ static int parse_compact(gk_context *ctx, const char *s, gk_vmodel *m)
     const char *p = s;
     while (*p) {
         if (m->n == GK_VM_MAX_STRUCTURES)
-            return gk_error(ctx, GK_ERR_ARG, "-a kriging: model=%s has more than %d structures",
-                            s, GK_VM_MAX_STRUCTURES);
+            return gk_error(ctx, GK_ERR_ARG, "-a kriging: model=%s has more than %d structures", s,
+                            GK_VM_MAX_STRUCTURES);
         char name[16];
         size_t k = 0;
         while (isalpha((unsigned char)*p) && k < sizeof name - 1)
@@ -77,8 +74,8 @@ static int parse_compact(gk_context *ctx, const char *s, gk_vmodel *m)
             char *end;
             double x = strtod(p, &end);
             if (end == p || nv == 3 || !isfinite(x))
-                return gk_error(ctx, GK_ERR_ARG, "-a kriging: model=%s: bad number in %s(...)",
-                                s, name);
+                return gk_error(ctx, GK_ERR_ARG, "-a kriging: model=%s: bad number in %s(...)", s,
+                                name);
             v[nv++] = x;
             p = end;
             if (*p == ',') {
@@ -139,8 +136,7 @@ int gk_vmodel_format(const gk_vmodel *m, char *buf, size_t room)
             return GK_ERR_ARG;
         used += (size_t)n;
         if (st->type != GK_VM_NUG && st->anis_ratio != 1.0) {
-            n = snprintf(buf + used, room - used, "@%.17g/%.17g", st->anis_angle,
-                         st->anis_ratio);
+            n = snprintf(buf + used, room - used, "@%.17g/%.17g", st->anis_angle, st->anis_ratio);
             if (n < 0 || (size_t)n >= room - used)
                 return GK_ERR_ARG;
             used += (size_t)n;
@@ -242,8 +238,8 @@ typedef struct {
 #define KEY_OTHER (-1)
 
 /* type=, mean=, drift=, drift_raster=, drift_resample=. */
-static int key_type_drift(gk_context *ctx, const char *key, const char *val,
-                          gk_kriging_params *k, kparse *ps)
+static int key_type_drift(gk_context *ctx, const char *key, const char *val, gk_kriging_params *k,
+                          kparse *ps)
 {
     int rc = GK_OK;
     if (!strcasecmp(key, "type")) {
@@ -255,8 +251,7 @@ static int key_type_drift(gk_context *ctx, const char *key, const char *val,
             k->type = GK_KRIGE_UNIVERSAL;
         else
             return gk_error(ctx, GK_ERR_ARG,
-                            "-a kriging: type=%s is unknown (simple, ordinary or universal)",
-                            val);
+                            "-a kriging: type=%s is unknown (simple, ordinary or universal)", val);
         ps->have_type = 1;
     } else if (!strcasecmp(key, "mean")) {
         rc = num(ctx, "mean", val, &k->mean);
@@ -285,8 +280,7 @@ static int key_type_drift(gk_context *ctx, const char *key, const char *val,
             k->drift_bilinear = 1;
         else
             return gk_error(ctx, GK_ERR_ARG,
-                            "-a kriging: drift_resample=%s is unknown (nearest or bilinear)",
-                            val);
+                            "-a kriging: drift_resample=%s is unknown (nearest or bilinear)", val);
     } else {
         return KEY_OTHER;
     }
@@ -445,12 +439,11 @@ static int build_model(gk_context *ctx, gk_kriging_params *k, const kparse *ps)
         k->model = ps->compact;
     } else if (have_model && !k->model_auto) {
         if (!have_psill && mtype != GK_VM_NUG)
-            return gk_error(ctx, GK_ERR_ARG, "-a kriging: model=%s needs psill=",
-                            gk_vm_type_name(mtype));
+            return gk_error(ctx, GK_ERR_ARG,
+                            "-a kriging: model=%s needs psill=", gk_vm_type_name(mtype));
         if (!have_range && mtype != GK_VM_NUG)
             return gk_error(ctx, GK_ERR_ARG, "-a kriging: model=%s needs range=%s",
-                            gk_vm_type_name(mtype),
-                            mtype == GK_VM_POW ? " (the exponent)" : "");
+                            gk_vm_type_name(mtype), mtype == GK_VM_POW ? " (the exponent)" : "");
         if (psill < 0 || nugget < 0 || range < 0)
             return gk_error(ctx, GK_ERR_ARG,
                             "-a kriging: psill, range and nugget must be >= 0 (got %.15g, %.15g, "
@@ -465,14 +458,13 @@ static int build_model(gk_context *ctx, gk_kriging_params *k, const kparse *ps)
         m->n = 0;
         if (mtype == GK_VM_NUG) {
             /* model=Nug: a pure nugget of psill (or nugget=) */
-            m->s[m->n++] = (gk_vm_structure){GK_VM_NUG, (have_psill ? psill : 0) + nugget, 0, 0,
-                                             0, 1};
+            m->s[m->n++] =
+                (gk_vm_structure){GK_VM_NUG, (have_psill ? psill : 0) + nugget, 0, 0, 0, 1};
         } else {
             if (nugget > 0)
                 m->s[m->n++] = (gk_vm_structure){GK_VM_NUG, nugget, 0, 0, 0, 1};
-            m->s[m->n++] = (gk_vm_structure){mtype, psill, range,
-                                             needs_kappa(mtype) ? kappa : 0.0, anis_angle,
-                                             anis_ratio};
+            m->s[m->n++] = (gk_vm_structure){
+                mtype, psill, range, needs_kappa(mtype) ? kappa : 0.0, anis_angle, anis_ratio};
         }
     }
     return GK_OK;

@@ -41,8 +41,8 @@ static int fit_auto(gk_context *ctx, const gk_points *pts, gk_vmodel *out)
         rc = gk_variogram_fit_best(ctx, &v, 0, cand, ncand, NULL, 0, &fo, NULL, &kept);
     gk_vgm_free(&v);
     if (rc)
-        return gk_error(ctx, GK_ERR_ARG, "model=auto: %s: give model= or variogram=",
-                        gk_errmsg(ctx));
+        return gk_error(ctx, GK_ERR_ARG,
+                        "model=auto: %s: give model= or variogram=", gk_errmsg(ctx));
     *out = cand[kept];
     return GK_OK;
 }
@@ -157,9 +157,8 @@ int gk_kriging_prepare(gk_job *job)
                         "or a simpler drift",
                         pts->n, pts->n == 1 ? "" : "s", k->p, k->p);
     if (a->max_points > 0 && a->max_points < k->p)
-        return gk_error(ctx, GK_ERR_ARG,
-                        "kriging: max_points=%d is fewer than the %d drift terms", a->max_points,
-                        k->p);
+        return gk_error(ctx, GK_ERR_ARG, "kriging: max_points=%d is fewer than the %d drift terms",
+                        a->max_points, k->p);
     k->ready = k->nr == 0;
     k->global = a->max_points == 0 && kp->maxdist == 0 && a->max_points_per_quadrant == 0;
     /* on the GPU, the module factorises the system (krige_global.cu) */

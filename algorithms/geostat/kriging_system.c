@@ -129,8 +129,7 @@ int gk_krige_tile_start(const gk_job *job, const gk_tile *t, double *out, gk_scr
 
 /* ---- the drift's frame ------------------------------------------------- */
 
-void gk_drift_frame(const double *x, const double *y, size_t n, double *ox, double *oy,
-                    double *sc)
+void gk_drift_frame(const double *x, const double *y, size_t n, double *ox, double *oy, double *sc)
 {
     double cx = 0, cy = 0, r = 0;
     for (size_t i = 0; i < n; i++)

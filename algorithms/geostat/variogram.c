@@ -194,8 +194,9 @@ static int vgm_prepare(gk_context *ctx, const gk_vgm_options *o, const double *b
                         GK_VGM_MAX_DIRECTIONS);
     if (!isfinite(o->cutoff) || !isfinite(o->width) || !isfinite(o->tol_hor) ||
         !isfinite(o->bandwidth))
-        return gk_error(ctx, GK_ERR_ARG, "variogram: cutoff, width, tolerance and bandwidth "
-                                         "must be finite numbers");
+        return gk_error(ctx, GK_ERR_ARG,
+                        "variogram: cutoff, width, tolerance and bandwidth "
+                        "must be finite numbers");
     /* gstat: cutoff = 0.33333 x the bounding-box diagonal (DEF_fraction), width = cutoff/15 */
     double cutoff = o->cutoff;
     if (cutoff <= 0.0) {
@@ -247,8 +248,8 @@ static int vgm_prepare(gk_context *ctx, const gk_vgm_options *o, const double *b
 
 /* Row i's pairs (j < i) within the cutoff, from the tree into h; idx and d2
  * (*cap each) grow when needed. 0, or -1 when out of memory. */
-static int add_row_tree(const vgm_setup *s, vgm_bin *h, size_t i, const gk_kdtree *tree,
-                        double r2, int **idx, double **d2, size_t *cap)
+static int add_row_tree(const vgm_setup *s, vgm_bin *h, size_t i, const gk_kdtree *tree, double r2,
+                        int **idx, double **d2, size_t *cap)
 {
     const double *x = s->x, *y = s->y;
     size_t got = gk_kdtree_radius(tree, x[i], y[i], r2, *idx, *d2, *cap);
@@ -395,9 +396,9 @@ static int cpu_sums(const vgm_setup *s, size_t n, int omni, const gk_kdtree *tre
  * s->ndir * s->ncls + 1 bins): on the context's GPU when it has one (all
  * in block 0; part 0 only), else on the CPU in fixed blocks, those with
  * b % parts == part. bb: the points' bounds. */
-static int vgm_block_sums(gk_context *ctx, const vgm_setup *s, size_t n, int omni,
-                          const double *bb, int part, int parts, int where, vgm_progress *vp,
-                          vgm_bin **hist_out, size_t *nblocks_out, int *on_gpu_out)
+static int vgm_block_sums(gk_context *ctx, const vgm_setup *s, size_t n, int omni, const double *bb,
+                          int part, int parts, int where, vgm_progress *vp, vgm_bin **hist_out,
+                          size_t *nblocks_out, int *on_gpu_out)
 {
     double xmin = bb[0], ymin = bb[1], xmax = bb[2], ymax = bb[3];
     /* one spare class per histogram collects the omni fast path's far pairs */
@@ -448,9 +449,8 @@ static int vgm_block_sums(gk_context *ctx, const vgm_setup *s, size_t n, int omn
         if (!use_tree && n > 2000 && area > 0.0) {
             /* every pair compared because the cutoff is long against the
              * extent: a shorter one lets the tree find the pairs */
-            snprintf(vp->what, sizeof vp->what,
-                     "variogram of %zu points: comparing all %.3g pairs", n,
-                     0.5 * (double)n * (double)(n - 1));
+            snprintf(vp->what, sizeof vp->what, "variogram of %zu points: comparing all %.3g pairs",
+                     n, 0.5 * (double)n * (double)(n - 1));
             snprintf(vp->why, sizeof vp->why,
                      ", as the cutoff circle (radius %.6g) covers %.0f%% of their extent", cutoff,
                      100.0 * GSTAT_PI * cutoff * cutoff / area);
@@ -468,8 +468,7 @@ static int vgm_block_sums(gk_context *ctx, const vgm_setup *s, size_t n, int omn
     gk_kdtree *tree = NULL;
     if (use_tree && nblocks > 0)
         tree = gk_kdtree_build(s->x, s->y, n);
-    int failed = cpu_sums(s, n, omni, tree, threads, hist, hsize, bstart, nblocks, part, parts,
-                          vp);
+    int failed = cpu_sums(s, n, omni, tree, threads, hist, hsize, bstart, nblocks, part, parts, vp);
     gk_kdtree_free(tree);
     free(bstart);
     if (failed) {
@@ -544,8 +543,7 @@ typedef struct {
     size_t n;
 } vgm_run;
 
-static int vgm_begin(gk_context *ctx, const gk_points *pts, const gk_vgm_options *opt,
-                     vgm_run *r)
+static int vgm_begin(gk_context *ctx, const gk_points *pts, const gk_vgm_options *opt, vgm_run *r)
 {
     memset(r, 0, sizeof *r);
     if (opt)
@@ -581,8 +579,8 @@ int gk_variogram(gk_context *ctx, const gk_points *pts, const gk_vgm_options *op
     return rc;
 }
 
-int gk_variogram_blocks(gk_context *ctx, const gk_points *pts, const gk_vgm_options *opt,
-                        int part, int parts, int where, gk_vgm_blocks *out)
+int gk_variogram_blocks(gk_context *ctx, const gk_points *pts, const gk_vgm_options *opt, int part,
+                        int parts, int where, gk_vgm_blocks *out)
 {
     return gk_variogram_blocks_ex(ctx, pts, opt, part, parts, where, NULL, NULL, out);
 }

@@ -35,7 +35,7 @@
 #define MAX_PAR (2 * GK_VM_MAX_STRUCTURES)
 
 typedef struct {
-    int n;           /* classes used */
+    int n;                       /* classes used */
     double *h, *g, *w, *ex, *ey; /* mean distance, gamma, weight, unit direction */
     int has_w;
 } fit_data;
@@ -109,8 +109,8 @@ static int fill_weights(gk_context *ctx, const gk_vmodel *m, fit_data *fd, const
 }
 
 /* One Gauss-Newton step; returns 1 when the normal equations are singular. */
-static int gauss_newton(gk_vmodel *m, const fit_data *fd, const int *fit_sill,
-                        const int *fit_range, int *bounded)
+static int gauss_newton(gk_vmodel *m, const fit_data *fd, const int *fit_sill, const int *fit_range,
+                        int *bounded)
 {
     int par_model[MAX_PAR], par_is_range[MAX_PAR], np = 0, any_range = 0;
     for (int i = 0; i < m->n; i++) {
@@ -202,8 +202,7 @@ int gk_variogram_fit(gk_context *ctx, const gk_vgm *v, int dir, gk_vmodel *model
     memset(res, 0, sizeof *res);
     res->sserr = NAN;
     if (o.method != 1 && o.method != 2 && o.method != 6 && o.method != 7)
-        return gk_error(ctx, GK_ERR_ARG, "variogram fit: method %d (use 1, 2, 6 or 7)",
-                        o.method);
+        return gk_error(ctx, GK_ERR_ARG, "variogram fit: method %d (use 1, 2, 6 or 7)", o.method);
     if (!v || !model || model->n < 1 || model->n > GK_VM_MAX_STRUCTURES)
         return gk_error(ctx, GK_ERR_ARG, "variogram fit: no model to fit");
     if (dir < -1 || dir >= v->ndir)
@@ -294,8 +293,8 @@ int gk_variogram_fit(gk_context *ctx, const gk_vgm *v, int dir, gk_vmodel *model
     for (int i = 0; i < model->n; i++) {
         gk_vm_structure *s = &model->s[i];
         fit_sill[i] = o.fit_sills != 0;
-        fit_range[i] = o.fit_ranges != 0 && s->type != GK_VM_NUG &&
-                       !(s->type == GK_VM_LIN && s->range == 0.0);
+        fit_range[i] =
+            o.fit_ranges != 0 && s->type != GK_VM_NUG && !(s->type == GK_VM_LIN && s->range == 0.0);
         init_range[i] = s->range;
     }
 
@@ -346,8 +345,9 @@ int gk_variogram_fit(gk_context *ctx, const gk_vgm *v, int dir, gk_vmodel *model
     }
     for (int i = 0; i < model->n; i++)
         if (!isfinite(model->s[i].psill) || !isfinite(model->s[i].range)) {
-            rc = gk_error(ctx, GK_ERR_ARG, "variogram fit: the fit diverged (non-finite "
-                                           "parameters); try other starting values");
+            rc = gk_error(ctx, GK_ERR_ARG,
+                          "variogram fit: the fit diverged (non-finite "
+                          "parameters); try other starting values");
             goto done;
         }
 done:

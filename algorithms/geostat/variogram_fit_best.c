@@ -75,8 +75,7 @@ int gk_vm_candidates(gk_context *ctx, const char *list, gk_vmodel *cand, int roo
         int len;
         p = next_item(p, ',', item, sizeof item, &len);
         if (len < 0)
-            return gk_error(ctx, GK_ERR_ARG, "candidate models: an item of '%s' is too long",
-                            list);
+            return gk_error(ctx, GK_ERR_ARG, "candidate models: an item of '%s' is too long", list);
         if (len == 0)
             return gk_error(ctx, GK_ERR_ARG, "candidate models: an empty name in '%s'", list);
         if (n >= room)
@@ -175,8 +174,9 @@ int gk_variogram_fit_best(gk_context *ctx, const gk_vgm *v, int dir, gk_vmodel *
         }
     }
     if (best_c < 0)
-        return gk_error(ctx, GK_ERR_ARG, "variogram fit: none of the %d candidate model%s could "
-                                         "be fitted (%s)",
+        return gk_error(ctx, GK_ERR_ARG,
+                        "variogram fit: none of the %d candidate model%s could "
+                        "be fitted (%s)",
                         ncand, ncand == 1 ? "" : "s", why[0] ? why : "no fit");
     if (kept)
         *kept = best_c;

@@ -15,7 +15,7 @@
 #define GSTAT_PI 3.14159265359
 
 static const char *const type_names[GK_VM_N_TYPES] = {"Nug", "Sph", "Exp", "Gau", "Mat", "Ste",
-                                                       "Exc", "Cir", "Pen", "Lin", "Pow", "Hol"};
+                                                      "Exc", "Cir", "Pen", "Lin", "Pow", "Hol"};
 
 int gk_vm_type_from_name(const char *name, gk_vm_type *type)
 {
@@ -174,8 +174,8 @@ int gk_vmodel_check(gk_context *ctx, const gk_vmodel *m)
                                 "variogram structure %d (Nug): a nugget has range 0, not %.15g",
                                 i + 1, s->range);
         } else if (s->type != GK_VM_LIN && s->range <= 0.0) {
-            return gk_error(ctx, GK_ERR_ARG,
-                            "variogram structure %d (%s): range must be positive", i + 1, nm);
+            return gk_error(ctx, GK_ERR_ARG, "variogram structure %d (%s): range must be positive",
+                            i + 1, nm);
         }
         if (s->type == GK_VM_POW && s->range > 2.0)
             return gk_error(ctx, GK_ERR_ARG,

@@ -21,7 +21,8 @@ double gk_aidw_mu(const gk_algorithm *a, double R)
         return 0.0;
     if (R >= gk_aidw_of(a)->rmax)
         return 1.0;
-    return 0.5 - 0.5 * cos(M_PI * (R - gk_aidw_of(a)->rmin) / (gk_aidw_of(a)->rmax - gk_aidw_of(a)->rmin));
+    return 0.5 - 0.5 * cos(M_PI * (R - gk_aidw_of(a)->rmin) /
+                           (gk_aidw_of(a)->rmax - gk_aidw_of(a)->rmin));
 }
 
 double gk_aidw_alpha(const gk_algorithm *a, double mu)
@@ -46,7 +47,8 @@ int gk_aidw_prepare(gk_job *job)
     if (n == 0)
         return gk_error(job->ctx, GK_ERR_NO_POINTS, "aidw: no points");
     if (gk_aidw_of(&job->alg)->k < 1)
-        return gk_error(job->ctx, GK_ERR_ARG, "aidw: k must be >= 1 (got %d)", gk_aidw_of(&job->alg)->k);
+        return gk_error(job->ctx, GK_ERR_ARG, "aidw: k must be >= 1 (got %d)",
+                        gk_aidw_of(&job->alg)->k);
     if (!(gk_aidw_of(&job->alg)->rmax > gk_aidw_of(&job->alg)->rmin))
         return gk_error(job->ctx, GK_ERR_ARG,
                         "aidw: r_max (%.15g) must be larger than r_min (%.15g)",
@@ -115,8 +117,7 @@ static int local_alpha(const gk_job *job, double nx, double ny, gk_scratch *s, d
     return 1;
 }
 
-static int aidw_node(const gk_job *job, double nx, double ny, double hit2, gk_scratch *s,
-                     double *v)
+static int aidw_node(const gk_job *job, double nx, double ny, double hit2, gk_scratch *s, double *v)
 {
     double alpha;
     int r = local_alpha(job, nx, ny, s, &alpha);
@@ -179,8 +180,9 @@ static void aidw_canonical(const gk_algorithm *a, gk_strbuf *sb)
     gk_strbuf_add(sb,
                   ":k=%d:alpha1=%.17g:alpha2=%.17g:alpha3=%.17g:alpha4=%.17g:alpha5=%.17g:"
                   "r_min=%.17g:r_max=%.17g:smoothing=%.17g",
-                  gk_aidw_of(a)->k, gk_aidw_of(a)->alpha[0], gk_aidw_of(a)->alpha[1], gk_aidw_of(a)->alpha[2], gk_aidw_of(a)->alpha[3],
-                  gk_aidw_of(a)->alpha[4], gk_aidw_of(a)->rmin, gk_aidw_of(a)->rmax, a->smoothing);
+                  gk_aidw_of(a)->k, gk_aidw_of(a)->alpha[0], gk_aidw_of(a)->alpha[1],
+                  gk_aidw_of(a)->alpha[2], gk_aidw_of(a)->alpha[3], gk_aidw_of(a)->alpha[4],
+                  gk_aidw_of(a)->rmin, gk_aidw_of(a)->rmax, a->smoothing);
 }
 
 static int aidw_prepare(gk_job *job)
@@ -238,8 +240,8 @@ const gk_method gk_method_aidw = {
     .name = "aidw",
     .kind = GK_ALG_AIDW,
     .summary = "adaptive inverse distance: the power follows the local point density",
-    .keys = GK_KEY_SMOOTHING | GK_KEY_ELLIPSE | GK_KEY_MAX_POINTS | GK_KEY_MIN_POINTS |
-            GK_KEY_NODATA,
+    .keys =
+        GK_KEY_SMOOTHING | GK_KEY_ELLIPSE | GK_KEY_MAX_POINTS | GK_KEY_MIN_POINTS | GK_KEY_NODATA,
     .own_keys = "k, alpha1, alpha2, alpha3, alpha4, alpha5, r_min, r_max",
     .own_key = aidw_key,
     .defaults = aidw_defaults,

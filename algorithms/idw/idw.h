@@ -22,8 +22,7 @@ uint64_t gk_invdist_far_tile(const gk_job *job, const gk_tile *t, double *out, g
  * the exact hits of a tile (hit[k]: the point a node takes, or -1). */
 void gk_invdist_sums_f32(const float *x, const float *dy2, const float *z, size_t n,
                          const float *cx, int nodes, double *swz, double *sw);
-void gk_invdist_exact(const gk_points *p, double s2, double cx, double cy, double *swz,
-                      double *sw);
+void gk_invdist_exact(const gk_points *p, double s2, double cx, double cy, double *swz, double *sw);
 void gk_invdist_mark_hits(const gk_points *p, const gk_tile *t, double s2, int *hit);
 
 /* Adaptive IDW (aidw.h has its state): checks its keys and makes the state (and the CPU's tree); release frees it. */

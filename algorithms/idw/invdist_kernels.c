@@ -40,9 +40,10 @@
  * refined by Newton steps was faster on AVX-512 but a few ulps off. */
 typedef double id_v8 __attribute__((vector_size(64)));
 
-static inline __attribute__((always_inline)) void
-sum_p2_body(const double *x, const double *dy2, const double *z, size_t n, const double *cx,
-            const int nn, int nodes, double *swz, double *sw)
+static inline __attribute__((always_inline)) void sum_p2_body(const double *x, const double *dy2,
+                                                              const double *z, size_t n,
+                                                              const double *cx, const int nn,
+                                                              int nodes, double *swz, double *sw)
 {
     /* nn nodes a pass (a constant where inlined): each node's sums are the
      * same doubles whatever nn, only the registers they need differ */
@@ -89,9 +90,8 @@ static void sum_p2_portable(const double *x, const double *dy2, const double *z,
  * same operations (a multiply and an add, never fused: -ffp-contract=off),
  * the same tail and the same fold, so the same bytes. */
 __attribute__((target("avx2"))) static void sum_p2_avx2(const double *x, const double *dy2,
-                                                        const double *z, size_t n,
-                                                        const double *cx, int nodes,
-                                                        double *swz, double *sw)
+                                                        const double *z, size_t n, const double *cx,
+                                                        int nodes, double *swz, double *sw)
 {
     for (int k0 = 0; k0 < nodes; k0 += 2) {
         const int nn = nodes - k0 < 2 ? nodes - k0 : 2;
@@ -219,10 +219,12 @@ __attribute__((target("avx512f"))) static void sum_p2_f32_avx512(const float *x,
         }
         for (int k = 0; k < NODES; k++) {
             __m512d lo = _mm512_cvtps_pd(_mm512_castps512_ps256(awz[k]));
-            __m512d hi = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(awz[k]), 1)));
+            __m512d hi = _mm512_cvtps_pd(
+                _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(awz[k]), 1)));
             dwz[k] += _mm512_reduce_add_pd(_mm512_add_pd(lo, hi));
             lo = _mm512_cvtps_pd(_mm512_castps512_ps256(aw[k]));
-            hi = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(aw[k]), 1)));
+            hi = _mm512_cvtps_pd(
+                _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(aw[k]), 1)));
             dw[k] += _mm512_reduce_add_pd(_mm512_add_pd(lo, hi));
         }
     }
@@ -352,8 +354,7 @@ void gk_invdist_sums_f32(const float *x, const float *dy2, const float *z, size_
     sum_p2_f32_generic(x, dy2, z, n, cx, nodes, swz, sw);
 }
 
-void gk_invdist_exact(const gk_points *p, double s2, double cx, double cy, double *swz,
-                      double *sw)
+void gk_invdist_exact(const gk_points *p, double s2, double cx, double cy, double *swz, double *sw)
 {
     double *dy2 = malloc((p->n ? p->n : 1) * sizeof *dy2);
     double a = 0, b = 0;

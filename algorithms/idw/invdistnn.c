@@ -225,10 +225,7 @@ static double invdistnn_cost(const gk_algorithm *a, double n, double area, doubl
  * points are ordered (cross-validation) takes the tree of that order.
  * max_points=0 sums a circle's points in the tree's order, and the
  * per-quadrant paths ask radius questions too: the selected tree there. */
-static int knn_only(const gk_algorithm *a)
-{
-    return a->max_points > 0 && !gk_nb_has_quadrants(a);
-}
+static int knn_only(const gk_algorithm *a) { return a->max_points > 0 && !gk_nb_has_quadrants(a); }
 
 static int invdistnn_index(gk_job *job)
 {

@@ -117,10 +117,10 @@ int gk_algorithm_may_use_gpu(const gk_algorithm *alg);
  * then run on the CPU, the reason in gk_context_device_name(). 1 otherwise,
  * also when the estimate cannot be made. "cuda" and "cuda:N" are unaffected.
  * gk_algorithm_cpu_seconds() is the estimate (INFINITY: none). */
-int gk_context_auto_device(gk_context *ctx, const gk_algorithm *alg, double n_points,
-                           double area, double nodes);
-double gk_algorithm_cpu_seconds(const gk_algorithm *alg, double n_points, double area,
-                                double nodes, int threads);
+int gk_context_auto_device(gk_context *ctx, const gk_algorithm *alg, double n_points, double area,
+                           double nodes);
+double gk_algorithm_cpu_seconds(const gk_algorithm *alg, double n_points, double area, double nodes,
+                                int threads);
 
 /* ---- points ----------------------------------------------------------- */
 gk_points *gk_points_new(gk_context *ctx);
@@ -148,8 +148,8 @@ int gk_points_bounds(const gk_points *pts, double *xmin, double *ymin, double *x
  * NaN or an empty field are skipped and counted in *n_skipped (may be NULL).
  * A malformed line is an error naming the file and the line number; out then
  * holds whatever was read before it. */
-int gk_points_read_xyz(gk_context *ctx, const char *path, const char *zcolumn,
-                       gk_points *out, size_t *n_skipped);
+int gk_points_read_xyz(gk_context *ctx, const char *path, const char *zcolumn, gk_points *out,
+                       size_t *n_skipped);
 /* The same file read for X and Y only (a caller that does not use Z): a
  * 2-column file works, and a Z that is empty, NaN or not there keeps its
  * line; every point gets z = 0. A NaN or infinite X or Y is skipped and
@@ -241,8 +241,7 @@ int gk_job_bands(const gk_job *job);
  * planes of w*h doubles, row-major, one after the other ("no result" nodes get
  * the algorithm's nodata). Re-entrant: may be called from many threads at
  * once. Runs on the calling thread. */
-int gk_job_compute_window(gk_job *job, const gk_grid *g, int x0, int y0, int w, int h,
-                          double *out);
+int gk_job_compute_window(gk_job *job, const gk_grid *g, int x0, int y0, int w, int h, double *out);
 
 /* Receives finished tiles, one call at a time (never concurrently), in no
  * particular order: nbands planes of w*h doubles. Return non-zero to abort
@@ -261,8 +260,7 @@ int gk_job_run(gk_job *job, const gk_grid *g, int tile_w, int tile_h, gk_tile_si
  * for the file itself. */
 #define GK_SINK_CONCURRENT 1u
 int gk_job_run_ex(gk_job *job, const gk_grid *g, int tile_w, int tile_h, unsigned flags,
-                  gk_tile_sink sink, void *sink_user, gk_progress_fn progress,
-                  void *progress_user);
+                  gk_tile_sink sink, void *sink_user, gk_progress_fn progress, void *progress_user);
 /* gk_job_run_ex over the rows [y0, y0+rows) of g only: a strip of a grid
  * shared out among processes (MPI). Nodes keep g's coordinates, so a node's
  * value is the one the whole run gives it; progress runs 0..1 over the strip. */
@@ -291,8 +289,8 @@ int gk_job_compute_window_typed(gk_job *job, const gk_grid *g, int x0, int y0, i
 
 /* Counters of the last run, for the user's report. */
 typedef struct {
-    uint64_t nodes;        /* nodes computed */
-    uint64_t nodata_nodes; /* nodes that got nodata */
+    uint64_t nodes;          /* nodes computed */
+    uint64_t nodata_nodes;   /* nodes that got nodata */
     uint64_t singular_nodes; /* kriging: nodes whose system was singular (nodata, counted in
                               * nodata_nodes too) */
 } gk_run_stats;

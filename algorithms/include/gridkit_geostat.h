@@ -85,22 +85,21 @@ typedef enum { GK_DRIFT_NONE = 0, GK_DRIFT_LINEAR, GK_DRIFT_QUADRATIC } gk_drift
 
 typedef struct {
     gk_krige_type type;
-    double mean;                 /* simple kriging */
-    gk_drift_type drift;         /* universal: trend in x, y */
-    int n_drift_rasters;         /* external drift (sampled by the GDAL layer) */
+    double mean;         /* simple kriging */
+    gk_drift_type drift; /* universal: trend in x, y */
+    int n_drift_rasters; /* external drift (sampled by the GDAL layer) */
     char drift_raster[GK_KRIGE_MAX_DRIFT_RASTERS][256];
     gk_vmodel model;
-    int model_auto;              /* model=auto: fit on the points */
-    char variogram_file[256];    /* variogram=FILE.json: read by the GDAL layer */
-    int variance;                /* 1: second band with the kriging variance */
-    double block_w, block_h;     /* block kriging; 0 = point kriging */
+    int model_auto;           /* model=auto: fit on the points */
+    char variogram_file[256]; /* variogram=FILE.json: read by the GDAL layer */
+    int variance;             /* 1: second band with the kriging variance */
+    double block_w, block_h;  /* block kriging; 0 = point kriging */
     /* neighbourhood (gstat's nmax, nmin, maxdist, omax) lives in gk_algorithm:
      * max_points, min_points, max_points_per_quadrant; the radius here: */
-    double maxdist;              /* 0 = no distance limit */
-    int drift_bilinear;          /* drift rasters: 0 nearest pixel (sp::over), 1 bilinear */
-    int have_mean;               /* mean= given */
+    double maxdist;     /* 0 = no distance limit */
+    int drift_bilinear; /* drift rasters: 0 nearest pixel (sp::over), 1 bilinear */
+    int have_mean;      /* mean= given */
 } gk_kriging_params;
-
 
 /* For the GDAL layer (the algorithm is opaque in gridkit.h). */
 const gk_kriging_params *gk_algorithm_kriging(const gk_algorithm *a); /* NULL if not kriging */
@@ -123,21 +122,21 @@ typedef enum { GK_VGM_MATHERON = 0, GK_VGM_CRESSIE = 1 } gk_vgm_estimator;
 #define GK_VGM_MAX_DIRECTIONS 16
 
 typedef struct {
-    double cutoff;    /* <= 0: gstat's default, one third of the bounding-box diagonal */
-    double width;     /* <= 0: cutoff / nlags */
-    int nlags;        /* <= 0: 15 (used when width <= 0) */
+    double cutoff; /* <= 0: gstat's default, one third of the bounding-box diagonal */
+    double width;  /* <= 0: cutoff / nlags */
+    int nlags;     /* <= 0: 15 (used when width <= 0) */
     gk_vgm_estimator estimator;
-    int ndir;         /* 0: omnidirectional */
+    int ndir;                              /* 0: omnidirectional */
     double azimuth[GK_VGM_MAX_DIRECTIONS]; /* degrees clockwise from north */
     double tol_hor;   /* angular half-tolerance in degrees; <= 0: 90 / ndir (gstat) */
     double bandwidth; /* GSLIB's perpendicular bandwidth; <= 0: none (gstat) */
 } gk_vgm_options;
 
 typedef struct {
-    int ndir;          /* 1 when omnidirectional */
-    int nlags;         /* classes per direction */
+    int ndir;  /* 1 when omnidirectional */
+    int nlags; /* classes per direction */
     double cutoff, width;
-    double *azimuth;   /* ndir entries (NaN when omnidirectional) */
+    double *azimuth; /* ndir entries (NaN when omnidirectional) */
     /* ndir * nlags entries, direction-major; a class with np == 0 is empty */
     double *np, *dist, *gamma;
 } gk_vgm;
@@ -161,8 +160,8 @@ typedef struct {
     void *data; /* nblocks histograms of hsize classes */
     int on_gpu; /* every pair was summed on the GPU, into block 0 */
 } gk_vgm_blocks;
-int gk_variogram_blocks(gk_context *ctx, const gk_points *pts, const gk_vgm_options *opt,
-                        int part, int parts, int where, gk_vgm_blocks *out);
+int gk_variogram_blocks(gk_context *ctx, const gk_points *pts, const gk_vgm_options *opt, int part,
+                        int parts, int where, gk_vgm_blocks *out);
 /* gk_variogram_blocks with progress and cancel. progress (may be NULL) is
  * called from one thread at a time with the share of this part's work done,
  * from 0 to 1 (the GPU's: 1 when done; a GK_VGM_GPU call that the GPU does
@@ -181,9 +180,9 @@ int gk_variogram_merge(gk_context *ctx, const gk_points *pts, const gk_vgm_optio
 void gk_vgm_blocks_free(gk_vgm_blocks *b);
 
 typedef struct {
-    int method;      /* gstat fit.method: 1 (N_j), 2 (N_j/gamma^2), 6 (OLS), 7 (N_j/h_j^2, default) */
-    int fit_sills;   /* 1 (default) */
-    int fit_ranges;  /* 1 (default) */
+    int method;    /* gstat fit.method: 1 (N_j), 2 (N_j/gamma^2), 6 (OLS), 7 (N_j/h_j^2, default) */
+    int fit_sills; /* 1 (default) */
+    int fit_ranges; /* 1 (default) */
 } gk_fit_options;
 
 typedef struct {
@@ -250,7 +249,7 @@ int gk_trend_residuals(gk_context *ctx, const gk_points *pts, gk_drift_type drif
  */
 typedef struct {
     /* per point, in input order (n entries each) */
-    size_t n;          /* points cross-validated */
+    size_t n; /* points cross-validated */
     double *x, *y;
     double *observed;
     double *predicted; /* NaN when the algorithm gave no result (a failed prediction) */
@@ -262,13 +261,13 @@ typedef struct {
     size_t n_failed;   /* predictions that were nodata */
     double mean_error; /* mean residual (bias) */
     double rmse, mae;
-    double mean_z;     /* mean z-score; NaN without variances */
-    double var_z;      /* sample variance (n-1) of the z-scores, R's var(); NaN without */
-    double msdr;       /* mean of the squared z-scores (gstat's example; ~1 when well
+    double mean_z;      /* mean z-score; NaN without variances */
+    double var_z;       /* sample variance (n-1) of the z-scores, R's var(); NaN without */
+    double msdr;        /* mean of the squared z-scores (gstat's example; ~1 when well
                         * specified); NaN without variances */
-    double cor;        /* Pearson correlation observed vs predicted; NaN if undefined */
-    int nfold;         /* folds used (n for leave-one-out) */
-    unsigned seed;     /* seed of the k-fold partition (unused by leave-one-out) */
+    double cor;         /* Pearson correlation observed vs predicted; NaN if undefined */
+    int nfold;          /* folds used (n for leave-one-out) */
+    unsigned seed;      /* seed of the k-fold partition (unused by leave-one-out) */
     const char *method; /* how the folds were predicted: "rebuild" (a job per fold),
                          * "holdout" (one index, the fold skipped in each search) or
                          * "dubrule" (global kriging in closed form); docs/cv.md */

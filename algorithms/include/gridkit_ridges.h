@@ -44,16 +44,16 @@ const char *gk_ridges_methods_help(void);
 
 /* Lines, with one attribute of each kind per line. */
 typedef struct {
-    int dim;            /* 2 or 3: z is NULL in 2-D */
+    int dim; /* 2 or 3: z is NULL in 2-D */
     size_t n_lines;
-    size_t *start;      /* n_lines + 1: line i is vertices start[i] .. start[i+1]-1 */
-    double *x, *y, *z;  /* start[n_lines] vertices; a closed line repeats its first */
-    double *length;     /* along the line, in dim dimensions */
-    uint64_t *n_support; /* samples whose nearest line this is, within the support distance */
-    int *closed;        /* 1: a ring (first vertex == last) */
+    size_t *start;        /* n_lines + 1: line i is vertices start[i] .. start[i+1]-1 */
+    double *x, *y, *z;    /* start[n_lines] vertices; a closed line repeats its first */
+    double *length;       /* along the line, in dim dimensions */
+    uint64_t *n_support;  /* samples whose nearest line this is, within the support distance */
+    int *closed;          /* 1: a ring (first vertex == last) */
     double *mean_density; /* mean kernel density at the vertices (density); NaN for curve */
-    double *width;      /* mean distance of the supporting samples to the line */
-    char *warning;      /* an iteration cap that was hit, or NULL */
+    double *width;        /* mean distance of the supporting samples to the line */
+    char *warning;        /* an iteration cap that was hit, or NULL */
 } gk_lines;
 
 /* The ridge lines of pts (x, y, and z as the third coordinate when dim is

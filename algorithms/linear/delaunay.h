@@ -22,8 +22,7 @@
  * with cocircular points, one of the valid Delaunay triangulations, chosen
  * by the sweep's order. The triangles are the same on any number of threads
  * (the context's; their order and numbering may differ). */
-int gk_delaunay(gk_context *ctx, int n, const double *x, const double *y,
-                gk_triangulation *tri);
+int gk_delaunay(gk_context *ctx, int n, const double *x, const double *y, gk_triangulation *tri);
 
 /* The parallel path of gk_delaunay, for tests: the points cut into strips
  * (2..64) triangulated on threads and joined. 1: done (tri holds the

@@ -77,7 +77,6 @@ typedef struct {
     int nsettled;
 } dt_strip;
 
-
 /* The coordinates of idx[0..m): x in [0, m), y in [m, 2m); NULL when out
  * of memory. */
 static double *gather_xy(int m, const int *idx, const double *x, const double *y)
@@ -266,7 +265,7 @@ typedef struct {
     int m;          /* points */
     const int *idx; /* their global numbers, ascending */
     const double *x, *y;
-    int n_all;      /* the size of the global numbering */
+    int n_all; /* the size of the global numbering */
     const double *cuts;
     int K, depth, nth;
     dt_strip *st;
@@ -274,10 +273,10 @@ typedef struct {
     unsigned char *inS; /* in S; later, a vertex of the result */
     int mS, *Sidx;      /* S, ascending */
     gk_triangulation TS;
-    int *vtS;   /* per point of S: a triangle of TS at it */
-    int *rlink; /* per half-edge of TS on a barrier: the settled triangle beyond */
+    int *vtS;                 /* per point of S: a triangle of TS at it */
+    int *rlink;               /* per half-edge of TS on a barrier: the settled triangle beyond */
     unsigned char *bar, *inR; /* TS's barrier half-edges; its free triangles */
-    int *rid;   /* TS's free triangles' numbers in the result */
+    int *rid;                 /* TS's free triangles' numbers in the result */
     int *stack;
     int base[65], nset, nR; /* strip s's settled triangles from base[s]; counts */
 } dt_join;
@@ -701,8 +700,15 @@ static int dt_strips(int m, const int *idx, const double *x, const double *y, in
 {
     out->n_tri = 0;
     out->vertex = out->neighbor = NULL;
-    dt_join J = {.m = m, .idx = idx, .x = x, .y = y, .n_all = n_all, .cuts = cuts, .K = K,
-                 .depth = depth, .nth = nth};
+    dt_join J = {.m = m,
+                 .idx = idx,
+                 .x = x,
+                 .y = y,
+                 .n_all = n_all,
+                 .cuts = cuts,
+                 .K = K,
+                 .depth = depth,
+                 .nth = nth};
     J.st = calloc((size_t)K, sizeof *J.st);
     J.sidx = malloc((size_t)m * sizeof *J.sidx);
     J.cnt = calloc((size_t)nth * K + 1, sizeof *J.cnt);

@@ -67,8 +67,7 @@ static int lift_times(int ndx, const double *dx, int ndy, const double *dy, int 
     return exp_mul(nl, l, nd, det, h, t1, t2);
 }
 
-GK_COLD int gk_incircle_exact(const double *a, const double *b, const double *c,
-                              const double *d)
+GK_COLD int gk_incircle_exact(const double *a, const double *b, const double *c, const double *d)
 {
     double adx[2], ady[2], bdx[2], bdy[2], cdx[2], cdy[2];
     int nax = exp_diff(a[0], d[0], adx), nay = exp_diff(a[1], d[1], ady);
@@ -98,18 +97,12 @@ typedef struct {
     int *hnext, *hprev, *htri;
     int *hash, hsize; /* hull vertices by pseudo-angle around (hcx, hcy) */
     double hcx, hcy;
-    int *stack;       /* edges to legalize (depth <= flips around one apex < n) */
-    long zeros;       /* cocircular quadruples met (exact incircle 0) */
+    int *stack; /* edges to legalize (depth <= flips around one apex < n) */
+    long zeros; /* cocircular quadruples met (exact incircle 0) */
 } dt_state;
 
-static inline int e_next(int e)
-{
-    return e % 3 == 2 ? e - 2 : e + 1;
-}
-static inline int e_prev(int e)
-{
-    return e % 3 == 0 ? e + 2 : e - 1;
-}
+static inline int e_next(int e) { return e % 3 == 2 ? e - 2 : e + 1; }
+static inline int e_prev(int e) { return e % 3 == 0 ? e + 2 : e - 1; }
 #define PT(d, v) ((d)->xy + 2 * (size_t)(v))
 /* Origin and opposite of half-edge e (of the dt_state named d in scope). */
 #define V(e) d->vh[2 * (size_t)(e)]
@@ -295,8 +288,8 @@ static int insert_inside(dt_state *d, int p, int start)
  * first of coincident points is the one inserted). LSD radix sort of a 32-bit
  * key with the index in the low half, in w (2n words); the order is left in
  * place as ints at the start of w. dmax bounds every squared distance. */
-static int *sweep_order(int n, const double *x, const double *y, double cx, double cy,
-                        double dmax, uint64_t *w)
+static int *sweep_order(int n, const double *x, const double *y, double cx, double cy, double dmax,
+                        uint64_t *w)
 {
     uint64_t *a = w, *b = w + n;
     double scale = dmax > 0.0 ? 4294967040.0 / dmax : 0.0;

@@ -33,8 +33,7 @@ typedef struct {
 
 /* The sweep over n finite points (3 <= n <= INT_MAX / 6): gk_delaunay's
  * contract, without the context; *info says what it met. */
-int gk_dt_sweep(int n, const double *x, const double *y, gk_triangulation *tri,
-                gk_dt_info *info);
+int gk_dt_sweep(int n, const double *x, const double *y, gk_triangulation *tri, gk_dt_info *info);
 
 /* The incircle test's exact stage (expansion arithmetic). */
 int gk_incircle_exact(const double *a, const double *b, const double *c, const double *d);
@@ -42,8 +41,7 @@ int gk_incircle_exact(const double *a, const double *b, const double *c, const d
 /* > 0 when d is inside the circle through a, b, c (counter-clockwise), < 0
  * outside, 0 on it: a floating-point filter with Shewchuk's error bound,
  * the exact stage when it cannot decide. */
-static inline int gk_incircle(const double *a, const double *b, const double *c,
-                              const double *d)
+static inline int gk_incircle(const double *a, const double *b, const double *c, const double *d)
 {
     double adx = a[0] - d[0], ady = a[1] - d[1];
     double bdx = b[0] - d[0], bdy = b[1] - d[1];

@@ -121,10 +121,7 @@ GK_EX_FN int exp_mul(int elen, const double *e, int flen, const double *f, doubl
     return hn;
 }
 
-GK_EX_FN int exp_sign(int n, const double *h)
-{
-    return n == 0 ? 0 : (h[n - 1] > 0.0 ? 1 : -1);
-}
+GK_EX_FN int exp_sign(int n, const double *h) { return n == 0 ? 0 : (h[n - 1] > 0.0 ? 1 : -1); }
 
 GK_EX_FN void exp_negate(int n, double *h)
 {

@@ -65,30 +65,29 @@ static inline double dist2(const gk_tin *tin, int i, double x, double y)
 /* Every vertex adjacent to v, whose triangle t holds it: calls visit(w, u)
  * with u a triangle that holds both v and w. Around v counter-clockwise, then
  * (on the hull) clockwise from t. */
-#define FOR_FAN(tin, v, t, BODY)                                                          \
-    do {                                                                                  \
-        for (int dir_ = 0; dir_ < 2; dir_++) {                                            \
-            int u_ = (t), first_ = 1, cap_ = (tin)->n_tri;                                \
-            while (u_ >= 0 && (first_ || u_ != (t)) && cap_-- > 0) {                      \
-                const int *q_ = (tin)->vertex + 3 * (size_t)u_;                           \
-                int k_ = q_[0] == (v) ? 0 : q_[1] == (v) ? 1 : 2;                         \
-                if (first_ && dir_ == 1) {                                                \
-                    u_ = (tin)->neighbor[3 * (size_t)u_ + (k_ + 2) % 3];                  \
-                    first_ = 0;                                                           \
-                    continue;                                                             \
-                }                                                                         \
-                for (int s_ = 1; s_ <= 2; s_++) {                                         \
-                    int w = q_[(k_ + s_) % 3], u = u_;                                    \
-                    (void)u;                                                              \
-                    BODY                                                                  \
-                }                                                                         \
-                first_ = 0;                                                               \
-                u_ = (tin)->neighbor[3 * (size_t)u_ + (dir_ == 0 ? (k_ + 1) % 3           \
-                                                                 : (k_ + 2) % 3)];        \
-            }                                                                             \
-            if (u_ == (t) && dir_ == 0)                                                   \
-                break; /* went all the way round: an interior vertex */                   \
-        }                                                                                 \
+#define FOR_FAN(tin, v, t, BODY)                                                                   \
+    do {                                                                                           \
+        for (int dir_ = 0; dir_ < 2; dir_++) {                                                     \
+            int u_ = (t), first_ = 1, cap_ = (tin)->n_tri;                                         \
+            while (u_ >= 0 && (first_ || u_ != (t)) && cap_-- > 0) {                               \
+                const int *q_ = (tin)->vertex + 3 * (size_t)u_;                                    \
+                int k_ = q_[0] == (v) ? 0 : q_[1] == (v) ? 1 : 2;                                  \
+                if (first_ && dir_ == 1) {                                                         \
+                    u_ = (tin)->neighbor[3 * (size_t)u_ + (k_ + 2) % 3];                           \
+                    first_ = 0;                                                                    \
+                    continue;                                                                      \
+                }                                                                                  \
+                for (int s_ = 1; s_ <= 2; s_++) {                                                  \
+                    int w = q_[(k_ + s_) % 3], u = u_;                                             \
+                    (void)u;                                                                       \
+                    BODY                                                                           \
+                }                                                                                  \
+                first_ = 0;                                                                        \
+                u_ = (tin)->neighbor[3 * (size_t)u_ + (dir_ == 0 ? (k_ + 1) % 3 : (k_ + 2) % 3)];  \
+            }                                                                                      \
+            if (u_ == (t) && dir_ == 0)                                                            \
+                break; /* went all the way round: an interior vertex */                            \
+        }                                                                                          \
     } while (0)
 
 /* The input index that stands for vertex v in ties. */
@@ -333,7 +332,11 @@ uint64_t gk_linear_tile(const gk_job *job, const gk_tile *t, double *out, gk_scr
         raster r = {tin,
                     {xs, ys, w, h, t->x0, t->y0, g->xmin, g->nx / (g->xmax - g->xmin), g->ymax,
                      g->ny / (g->ymin - g->ymax)},
-                    xs[0], xs[w - 1], ys[h - 1], ys[0], out};
+                    xs[0],
+                    xs[w - 1],
+                    ys[h - 1],
+                    ys[0],
+                    out};
         for (int l = 0; l < tin->nlev; l++) {
             const gk_tin_level *lv = &tin->lev[l];
             /* A triangle's bucket is that of its lower-left corner, and it

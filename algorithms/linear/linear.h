@@ -7,10 +7,7 @@
 
 /* The triangulation prepared for point location (tin.h): linear's state. */
 typedef struct gk_tin gk_tin;
-static inline const gk_tin *gk_linear_tin(const gk_job *job)
-{
-    return (const gk_tin *)job->state;
-}
+static inline const gk_tin *gk_linear_tin(const gk_job *job) { return (const gk_tin *)job->state; }
 
 /* Builds the point-location structure as the job's state (needs the
  * context's triangulator); gk_tin_free frees one. */

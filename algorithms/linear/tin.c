@@ -41,24 +41,15 @@ void gk_tin_free(gk_tin *tin)
 }
 
 /* Number of triangles (0: the nearest-point rule everywhere); for tests and reports. */
-int gk_tin_triangles(const gk_tin *tin)
-{
-    return tin ? tin->n_tri : 0;
-}
+int gk_tin_triangles(const gk_tin *tin) { return tin ? tin->n_tri : 0; }
 
 static double orient(double ax, double ay, double bx, double by, double px, double py)
 {
     return (bx - ax) * (py - ay) - (by - ay) * (px - ax);
 }
 
-static inline double LX(const gk_tin *tin, int v)
-{
-    return tin->xy[2 * (size_t)v] - tin->ox;
-}
-static inline double LY(const gk_tin *tin, int v)
-{
-    return tin->xy[2 * (size_t)v + 1] - tin->oy;
-}
+static inline double LX(const gk_tin *tin, int v) { return tin->xy[2 * (size_t)v] - tin->ox; }
+static inline double LY(const gk_tin *tin, int v) { return tin->xy[2 * (size_t)v + 1] - tin->oy; }
 
 /* ---- preparation ------------------------------------------------------- */
 
@@ -153,9 +144,8 @@ static uint32_t tri_key(const gk_tin *tin, double xl, double xh, double yl, doub
         const gk_tin_level *lv = &tin->lev[l];
         int bx = gk_lr_bucket_of((xl - lv->x0) * lv->inv, lv->nx);
         int by = gk_lr_bucket_of((yl - lv->y0) * lv->inv, lv->ny);
-        if (l == tin->nlev - 1 ||
-            (gk_lr_bucket_of((xh - lv->x0) * lv->inv, lv->nx) - bx <= 1 &&
-             gk_lr_bucket_of((yh - lv->y0) * lv->inv, lv->ny) - by <= 1))
+        if (l == tin->nlev - 1 || (gk_lr_bucket_of((xh - lv->x0) * lv->inv, lv->nx) - bx <= 1 &&
+                                   gk_lr_bucket_of((yh - lv->y0) * lv->inv, lv->ny) - by <= 1))
             return base + (uint32_t)by * lv->nx + bx;
         base += (uint32_t)lv->nx * lv->ny;
     }
@@ -313,7 +303,6 @@ static void tin_plane(const gk_tin *tin, const int *v, double *p)
     p[2] = (dzc * bx - dzb * cx) / a2;
 }
 
-
 /* Triangles into bucket order (neighbours renumbered), their planes, and
  * the bucket offsets. 0 when out of memory. */
 static int tin_sort(gk_tin *tin, uint64_t *key, int nth)
@@ -330,8 +319,8 @@ static int tin_sort(gk_tin *tin, uint64_t *key, int nth)
     int *vert = malloc(3 * (size_t)nt * sizeof *vert);
     int *nbr = malloc(3 * (size_t)nt * sizeof *nbr);
     tin->plane = malloc(3 * (size_t)nt * sizeof *tin->plane);
-    uint64_t *s = tmp && inv && vert && nbr && tin->plane ? radix_sort(key, tmp, nt, bits, nth)
-                                                          : NULL;
+    uint64_t *s =
+        tmp && inv && vert && nbr && tin->plane ? radix_sort(key, tmp, nt, bits, nth) : NULL;
     if (!s) {
         free(tmp);
         free(inv);
@@ -369,7 +358,7 @@ static int tin_sort(gk_tin *tin, uint64_t *key, int nth)
 #pragma omp for schedule(static)
         for (int i = 0; i < nt; i++)
             tin_plane(tin, vert + 3 * (size_t)i, tin->plane + 3 * (size_t)i);
-        /* Offsets: the keys after the previous triangle's up to this one's
+            /* Offsets: the keys after the previous triangle's up to this one's
          * start here (level l's last bucket ends where level l+1 starts). */
 #pragma omp for schedule(static)
         for (int i = 0; i <= nt; i++) {
@@ -424,7 +413,6 @@ static int tin_seeds(gk_tin *tin)
     }
     return 1;
 }
-
 
 /* Points that are no vertex: coincident with one (its ties go to the last
  * of them, as in the index), else (a hook that drops points) the index is
@@ -504,8 +492,8 @@ int gk_tin_build(gk_job *job)
     if (n == 0)
         return gk_error(ctx, GK_ERR_NO_POINTS, "linear: no points to triangulate");
     if (n > (size_t)INT_MAX)
-        return gk_error(ctx, GK_ERR_NOMEM, "linear: %zu points, at most %d can be triangulated",
-                        n, INT_MAX);
+        return gk_error(ctx, GK_ERR_NOMEM, "linear: %zu points, at most %d can be triangulated", n,
+                        INT_MAX);
     int nth = ctx->threads > 0 ? ctx->threads : omp_get_num_procs();
 
     gk_tin *tin = calloc(1, sizeof *tin);
@@ -513,8 +501,10 @@ int gk_tin_build(gk_job *job)
         return gk_error(ctx, GK_ERR_NOMEM, "linear: out of memory");
     tin->n = n;
     double xmin = pts->x[0], xmax = xmin, ymin = pts->y[0], ymax = ymin;
-#pragma omp parallel for num_threads(nth) schedule(static) \
-    reduction(min : xmin, ymin) reduction(max : xmax, ymax)
+#pragma omp parallel for num_threads(nth) schedule(static) reduction(min                           \
+                                                                     : xmin, ymin)                 \
+    reduction(max                                                                                  \
+              : xmax, ymax)
     for (size_t i = 0; i < n; i++) {
         xmin = fmin(xmin, pts->x[i]);
         xmax = fmax(xmax, pts->x[i]);

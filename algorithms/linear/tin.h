@@ -34,15 +34,15 @@ struct gk_tin {
     double *plane; /* 3 per triangle: z = za + gx (x - xa) + gy (y - ya) about its first
                       vertex a (accurate far from the origin); gx NaN = degenerate */
     /* Vertices are renumbered in level-0 bucket order (locality): */
-    double *xy;         /* 2 per point, in that order */
-    int *orig;          /* its input index */
-    int *dup;           /* NULL, or per vertex the last input index coincident with it */
-    double *z;          /* their values, in that order */
+    double *xy; /* 2 per point, in that order */
+    int *orig;  /* its input index */
+    int *dup;   /* NULL, or per vertex the last input index coincident with it */
+    double *z;  /* their values, in that order */
     size_t n;
-    gk_kdtree *tree;    /* own index, only where the walk cannot find the nearest */
-    int need_tree;      /* no triangles, or points the triangulator left out */
-    double ox, oy;      /* local origin (bbox centre) */
-    int walk_cap;       /* steps before a walk gives up and scans */
+    gk_kdtree *tree; /* own index, only where the walk cannot find the nearest */
+    int need_tree;   /* no triangles, or points the triangulator left out */
+    double ox, oy;   /* local origin (bbox centre) */
+    int walk_cap;    /* steps before a walk gives up and scans */
     int nlev;
     gk_tin_level lev[GK_MAX_LEVELS];
     int *bstart; /* all levels' offsets */

@@ -17,8 +17,8 @@
 typedef struct {
     int dim;
     double lo[3];
-    double h;      /* cell edge (may exceed the one asked for: see gk_cells_init) */
-    long n[3];     /* cells per axis; n[2] = 1 in 2-D */
+    double h;  /* cell edge (may exceed the one asked for: see gk_cells_init) */
+    long n[3]; /* cells per axis; n[2] = 1 in 2-D */
     size_t ncell;
     int32_t *head; /* ncell: the last item inserted into the cell, or -1 */
     int32_t *next; /* per item: the one inserted before it into its cell, or -1 */

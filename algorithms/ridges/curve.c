@@ -48,8 +48,8 @@ static int choose(const gk_cloud *c, double r1, double **s, size_t *m)
 }
 
 typedef struct {
-    int rounds, settled;   /* rounds run; 1 when the last changed nothing */
-    int evolve_capped;     /* rounds whose evolve stopped at max_iter */
+    int rounds, settled; /* rounds run; 1 when the last changed nothing */
+    int evolve_capped;   /* rounds whose evolve stopped at max_iter */
     size_t chosen;
 } curve_run;
 
@@ -104,8 +104,7 @@ static char *cap_warning(const gk_ridges_method *m, const curve_run *run)
 }
 
 /* r1 (given or estimated into m), r2 and gap as this run uses them. */
-static int radii(gk_context *ctx, const gk_cloud *c, gk_ridges_method *m, double *r2,
-                 double *gap)
+static int radii(gk_context *ctx, const gk_cloud *c, gk_ridges_method *m, double *r2, double *gap)
 {
     if (!m->r1_given) {
         int rc = gk_curve_estimate_r1(ctx, c, &m->r1);
@@ -122,8 +121,8 @@ static int radii(gk_context *ctx, const gk_cloud *c, gk_ridges_method *m, double
     return GK_OK;
 }
 
-int gk_curve_graph(gk_context *ctx, const gk_cloud *c, gk_ridges_method *m,
-                   gk_ridge_graph *out, char **warning, gk_progress_fn progress, void *user)
+int gk_curve_graph(gk_context *ctx, const gk_cloud *c, gk_ridges_method *m, gk_ridge_graph *out,
+                   char **warning, gk_progress_fn progress, void *user)
 {
     double r2 = 0.0, gap = 0.0, *s = NULL;
     size_t ns = 0;

@@ -34,28 +34,28 @@
 #define PAR_MIN 16384
 
 typedef struct {
-    const gk_cloud *c;  /* renumbered: in cell order */
+    const gk_cloud *c; /* renumbered: in cell order */
     double r1;
     size_t m;
     double *s;
-    const gk_cells *geo;      /* the cells' geometry (no lists) */
-    const size_t *sbeg;       /* nsc + 1: the samples of the sample cells (fine, see
+    const gk_cells *geo; /* the cells' geometry (no lists) */
+    const size_t *sbeg;  /* nsc + 1: the samples of the sample cells (fine, see
                                  SUB) with any: sbeg[k] .. sbeg[k+1]-1 */
     size_t nsc;
-    uint32_t *cstart;  /* ncell + 1: representatives of cell k: crep[cstart[k] ..] */
-    uint32_t *crep;    /* m */
-    double *cpos;      /* m * dim: the position of crep[t] */
-    uint32_t *owner;   /* n: nearest representative within r1, or UINT32_MAX */
-    size_t *count;     /* blocks * (m + 1): per block and owner, then offsets */
+    uint32_t *cstart; /* ncell + 1: representatives of cell k: crep[cstart[k] ..] */
+    uint32_t *crep;   /* m */
+    double *cpos;     /* m * dim: the position of crep[t] */
+    uint32_t *owner;  /* n: nearest representative within r1, or UINT32_MAX */
+    size_t *count;    /* blocks * (m + 1): per block and owner, then offsets */
     int blocks;
-    size_t *start;     /* m + 1: owner-sorted offsets */
-    uint32_t *sorted;  /* n: samples by owner, then index */
-    size_t *cfirst;    /* m + 1: representative j's chunks: cfirst[j] .. cfirst[j+1]-1 */
-    size_t *cbeg;      /* chunks + 1: chunk g is sorted[cbeg[g] .. cbeg[g+1]-1] */
-    double *part;      /* chunks * dim: chunk sums */
+    size_t *start;    /* m + 1: owner-sorted offsets */
+    uint32_t *sorted; /* n: samples by owner, then index */
+    size_t *cfirst;   /* m + 1: representative j's chunks: cfirst[j] .. cfirst[j+1]-1 */
+    size_t *cbeg;     /* chunks + 1: chunk g is sorted[cbeg[g] .. cbeg[g+1]-1] */
+    double *part;     /* chunks * dim: chunk sums */
     int threads;
-    int failed;        /* out of memory in a step */
-    int par;           /* enough samples for threads to pay (a step's forks and joins) */
+    int failed; /* out of memory in a step */
+    int par;    /* enough samples for threads to pay (a step's forks and joins) */
 } evolve_state;
 
 /* The representatives sorted by cell (stable: increasing index per cell). */
@@ -81,8 +81,8 @@ static void bin_reps(evolve_state *st)
 
 /* A representative in a cell's candidate list. */
 typedef struct {
-    double x[3];  /* its position */
-    double lo2;   /* a lower bound of its squared distance to the cell's samples */
+    double x[3]; /* its position */
+    double lo2;  /* a lower bound of its squared distance to the cell's samples */
     uint32_t j;
 } cand;
 
@@ -141,8 +141,8 @@ static void assign_cell(evolve_state *st, size_t i0, size_t i1, double r1sq, can
                     continue;
                 if (hi2 * (1.0 + SLACK) < ub)
                     ub = hi2 * (1.0 + SLACK);
-                cd[nc++] = (cand){.x = {s[0], s[1], dim == 3 ? s[2] : 0.0}, .lo2 = lo2,
-                               .j = st->crep[t]};
+                cd[nc++] =
+                    (cand){.x = {s[0], s[1], dim == 3 ? s[2] : 0.0}, .lo2 = lo2, .j = st->crep[t]};
             }
         }
     size_t kept = 0;
@@ -244,7 +244,9 @@ static int move(evolve_state *st)
         memcpy(st->part + (size_t)g * dim, acc, dim * sizeof *acc);
     }
     int moved = 0;
-#pragma omp parallel for num_threads(st->threads) schedule(static, 16) reduction(| : moved) if (st->par)
+#pragma omp parallel for num_threads(st->threads) schedule(static, 16)                             \
+    reduction(|                                                                                    \
+              : moved) if (st->par)
     for (long j = 0; j < (long)st->m; j++) {
         double sum[3] = {0.0, 0.0, 0.0};
         for (size_t g = st->cfirst[j]; g < st->cfirst[j + 1]; g++)
@@ -269,12 +271,18 @@ static void state_free(evolve_state *st)
     free(st->part);
 }
 
-static int evolve_cpu(gk_context *ctx, const gk_cloud *c, const gk_cells *geo,
-                      const size_t *sbeg, size_t nsc, double r1,
-                      double *s, size_t m, int max_iter, int *iters, int *converged)
+static int evolve_cpu(gk_context *ctx, const gk_cloud *c, const gk_cells *geo, const size_t *sbeg,
+                      size_t nsc, double r1, double *s, size_t m, int max_iter, int *iters,
+                      int *converged)
 {
-    evolve_state st = {.c = c, .r1 = r1, .m = m, .s = s, .geo = geo, .sbeg = sbeg,
-                       .nsc = nsc, .threads = gk_ridges_threads(ctx),
+    evolve_state st = {.c = c,
+                       .r1 = r1,
+                       .m = m,
+                       .s = s,
+                       .geo = geo,
+                       .sbeg = sbeg,
+                       .nsc = nsc,
+                       .threads = gk_ridges_threads(ctx),
                        .par = c->n >= PAR_MIN};
     size_t n1 = c->n ? c->n : 1;
     size_t chunks = n1 / GK_CS_CHUNK + m + 1; /* at most one short chunk per owner */
@@ -290,8 +298,8 @@ static int evolve_cpu(gk_context *ctx, const gk_cloud *c, const gk_cells *geo,
     st.cfirst = malloc((m + 1) * sizeof *st.cfirst);
     st.cbeg = malloc((chunks + 1) * sizeof *st.cbeg);
     st.part = malloc(chunks * c->dim * sizeof *st.part);
-    if (!st.cstart || !st.crep || !st.cpos || !st.owner || !st.count || !st.start ||
-        !st.sorted || !st.cfirst || !st.cbeg || !st.part) {
+    if (!st.cstart || !st.crep || !st.cpos || !st.owner || !st.count || !st.start || !st.sorted ||
+        !st.cfirst || !st.cbeg || !st.part) {
         state_free(&st);
         return gk_error(ctx, GK_ERR_NOMEM, "curve: out of memory for evolve (%zu samples)", c->n);
     }
@@ -355,8 +363,8 @@ int gk_curve_evolve(gk_context *ctx, const gk_cloud *c, double r1, double *s, si
     const gk_cloud cq = {.dim = dim, .n = n, .p = q};
 
     memcpy(copy, s, m * dim * sizeof *copy);
-    gk_gpu_evolve e = {.dim = dim, .n = n, .p = q, .r1 = r1, .m = m, .s = copy,
-                       .max_iter = max_iter};
+    gk_gpu_evolve e = {
+        .dim = dim, .n = n, .p = q, .r1 = r1, .m = m, .s = copy, .max_iter = max_iter};
     int on_gpu = gk_device_curve_evolve(ctx, &e);
     if (on_gpu == 1) {
         memcpy(s, copy, m * dim * sizeof *copy);

@@ -157,7 +157,8 @@ int gk_curve_estimate_r1(gk_context *ctx, const gk_cloud *c, double *r1)
     if (!found)
         return gk_error(ctx, GK_ERR_ARG,
                         "curve: cannot estimate r1 from %zu points (too few near each "
-                        "other); give r1", c->n);
+                        "other); give r1",
+                        c->n);
     *r1 = fmax(F_DIM[c->dim] * sqrt(var) / S_PER_SIGMA, 6.0 * spacing);
     return GK_OK;
 }

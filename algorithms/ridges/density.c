@@ -20,7 +20,7 @@
 #include <string.h>
 
 #define GK_WALK_BLOCK 65536 /* walkers between progress reports */
-#define GK_SEED_THIN 0.5   /* seeds=data: samples closer than this many h share a walker */
+#define GK_SEED_THIN 0.5    /* seeds=data: samples closer than this many h share a walker */
 
 /* Checks the keys density reads and the cloud; GK_OK or an error naming the key. */
 static int check_input(gk_context *ctx, const gk_cloud *c, const gk_ridges_method *m)
@@ -67,8 +67,8 @@ static int check_input(gk_context *ctx, const gk_cloud *c, const gk_ridges_metho
 }
 
 /* Runs walkers lo..hi-1 of s on the CPU, in blocks between progress reports. */
-static int walk_cpu(gk_context *ctx, const gk_scms_index *ix, gk_gpu_scms *s, size_t lo,
-                    size_t hi, int threads, gk_progress_fn progress, void *user)
+static int walk_cpu(gk_context *ctx, const gk_scms_index *ix, gk_gpu_scms *s, size_t lo, size_t hi,
+                    int threads, gk_progress_fn progress, void *user)
 {
     int dim = s->dim;
     for (size_t b0 = lo; b0 < hi; b0 += GK_WALK_BLOCK) {
@@ -78,8 +78,8 @@ static int walk_cpu(gk_context *ctx, const gk_scms_index *ix, gk_gpu_scms *s, si
             s->iters[i] =
                 gk_scms_walk(ix, s->walkers + (size_t)i * (size_t)dim, s->h, s->cutoff, s->tol,
                              s->max_iter, s->density + i, s->tangent + (size_t)i * (size_t)dim);
-        if (progress && !progress(0.1 + 0.8 * (double)(b1 - lo) / (double)(hi - lo),
-                                  "density: walkers", user))
+        if (progress &&
+            !progress(0.1 + 0.8 * (double)(b1 - lo) / (double)(hi - lo), "density: walkers", user))
             return gk_error(ctx, GK_ERR_CANCELLED, "cancelled");
     }
     return GK_OK;

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 
 typedef struct {
-    size_t cap;     /* power of two (hash) or the cells' count (dense) */
-    int dense;      /* 1: slot = the cell's offset in the box lo .. lo + nc */
+    size_t cap; /* power of two (hash) or the cells' count (dense) */
+    int dense;  /* 1: slot = the cell's offset in the box lo .. lo + nc */
     int64_t lo[3], nc[3];
     int64_t *cell;  /* cap * 3 (hash only) */
     uint32_t *head; /* cap: first kept walker of the cell, UINT32_MAX: empty slot */

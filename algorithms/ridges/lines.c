@@ -37,7 +37,7 @@ typedef struct {
     size_t first, n; /* into kv */
     int closed;
     double density;
-    size_t walk;     /* the chain's index: the last tie-break */
+    size_t walk; /* the chain's index: the last tie-break */
 } piece;
 
 typedef struct {

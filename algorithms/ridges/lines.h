@@ -11,9 +11,9 @@
 /* Chains of graph vertices: chain i is v[start[i] .. start[i+1]-1]. */
 typedef struct {
     size_t n, len, cap_v; /* chains, vertices, room */
-    size_t *start;  /* n + 1 */
+    size_t *start;        /* n + 1 */
     uint32_t *v;
-    int *closed;    /* n */
+    int *closed; /* n */
 } gk_chains;
 
 /* The chains of g: from each end (degree 1) and junction (degree >= 3), in

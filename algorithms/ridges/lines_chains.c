@@ -4,9 +4,9 @@
 #include <stdlib.h>
 
 typedef struct {
-    size_t *off;      /* n_v + 1 */
-    uint32_t *nb;     /* 2 n_e: neighbour per slot, sorted per vertex */
-    uint32_t *edge;   /* 2 n_e: the edge of each slot */
+    size_t *off;         /* n_v + 1 */
+    uint32_t *nb;        /* 2 n_e: neighbour per slot, sorted per vertex */
+    uint32_t *edge;      /* 2 n_e: the edge of each slot */
     unsigned char *used; /* n_e */
 } csr;
 
@@ -47,9 +47,9 @@ static int csr_build(const gk_ridge_graph *g, csr *a, int *deg)
     free(fill);
     for (size_t v = 0; v < g->n_v; v++) /* by neighbour, then edge: insertion sort */
         for (size_t i = a->off[v] + 1; i < a->off[v + 1]; i++)
-            for (size_t j = i; j > a->off[v] &&
-                               (a->nb[j - 1] > a->nb[j] ||
-                                (a->nb[j - 1] == a->nb[j] && a->edge[j - 1] > a->edge[j]));
+            for (size_t j = i;
+                 j > a->off[v] && (a->nb[j - 1] > a->nb[j] ||
+                                   (a->nb[j - 1] == a->nb[j] && a->edge[j - 1] > a->edge[j]));
                  j--) {
                 uint32_t t = a->nb[j], u = a->edge[j];
                 a->nb[j] = a->nb[j - 1], a->edge[j] = a->edge[j - 1];
@@ -97,8 +97,7 @@ static int walk(const csr *a, const int *deg, uint32_t v, size_t s, gk_chains *c
     return GK_OK;
 }
 
-static int walks(const gk_ridge_graph *g, const csr *a, const int *deg, gk_chains *ch,
-                 int rings)
+static int walks(const gk_ridge_graph *g, const csr *a, const int *deg, gk_chains *ch, int rings)
 {
     for (uint32_t v = 0; v < g->n_v; v++) {
         if (!rings && (deg[v] == 2 || deg[v] == 0))

@@ -17,7 +17,7 @@
 
 typedef struct {
     size_t n_seg;
-    size_t *seg_v;     /* first vertex of each segment (the second follows it) */
+    size_t *seg_v; /* first vertex of each segment (the second follows it) */
     uint32_t *seg_line;
     size_t n_ent;
     uint32_t *ent_seg; /* segment of each cell entry */
@@ -102,8 +102,8 @@ static uint32_t nearest(const gk_lines *l, const segs *s, const gk_cells *g, con
     return best;
 }
 
-static int assign(const gk_lines *l, const segs *s, const gk_cloud *c, double support,
-                  int threads, uint32_t *owner, double *dist)
+static int assign(const gk_lines *l, const segs *s, const gk_cloud *c, double support, int threads,
+                  uint32_t *owner, double *dist)
 {
     gk_cells g;
     double lo[3], hi[3];

@@ -10,8 +10,7 @@
 #include <string.h>
 
 /* The points with finite coordinates, interleaved; *skipped the others. */
-static int make_cloud(gk_context *ctx, const gk_points *pts, int dim, gk_cloud *c,
-                      size_t *skipped)
+static int make_cloud(gk_context *ctx, const gk_points *pts, int dim, gk_cloud *c, size_t *skipped)
 {
     size_t n = gk_points_count(pts);
     const double *x = gk_points_x(pts), *y = gk_points_y(pts), *z = gk_points_z(pts);
@@ -49,7 +48,8 @@ static int check_cloud(gk_context *ctx, const gk_cloud *c, size_t skipped)
             return GK_OK;
     return gk_error(ctx, GK_ERR_ARG,
                     "ridges: all %zu points are at the same place (%.15g, %.15g%s); no line passes "
-                    "through a single place", c->n, c->p[0], c->p[1], c->dim == 3 ? ", ..." : "");
+                    "through a single place",
+                    c->n, c->p[0], c->p[1], c->dim == 3 ? ", ..." : "");
 }
 
 /* Extents within [2^-64, 2^65) run as they are; others in a frame scaled
@@ -183,13 +183,15 @@ static char *join_warning(char *w, size_t skipped, size_t n_lines, size_t lost)
     gk_strbuf sb = {note, sizeof note, 0};
     note[0] = '\0';
     if (skipped)
-        gk_strbuf_add(&sb, "ridges: %zu points with NaN or infinite coordinates skipped",
-                      skipped);
+        gk_strbuf_add(&sb, "ridges: %zu points with NaN or infinite coordinates skipped", skipped);
     if (!n_lines)
-        gk_strbuf_add(&sb, "%sridges: no line found (too few samples close together for the "
-                      "method's radii)", skipped ? "; " : "");
+        gk_strbuf_add(&sb,
+                      "%sridges: no line found (too few samples close together for the "
+                      "method's radii)",
+                      skipped ? "; " : "");
     if (lost)
-        gk_strbuf_add(&sb, "%sridges: mean_density left null on %zu line(s): at these points' "
+        gk_strbuf_add(&sb,
+                      "%sridges: mean_density left null on %zu line(s): at these points' "
                       "scale the density (per unit^dim) is beyond what a double holds",
                       skipped || !n_lines ? "; " : "", lost);
     size_t len = (w ? strlen(w) + 2 : 0) + strlen(note) + 1;
@@ -206,9 +208,8 @@ static gk_lines *lines_of(gk_context *ctx, const gk_cloud *c, gk_ridges_method *
     gk_ridge_graph g = {0};
     double t = 0.0;
     gk_ridges_prof(NULL, &t);
-    int rc = m->kind == GK_RIDGE_CURVE
-                 ? gk_curve_graph(ctx, c, m, &g, warning, progress, user)
-                 : gk_density_graph(ctx, c, m, &g, warning, progress, user);
+    int rc = m->kind == GK_RIDGE_CURVE ? gk_curve_graph(ctx, c, m, &g, warning, progress, user)
+                                       : gk_density_graph(ctx, c, m, &g, warning, progress, user);
     if (rc)
         return NULL;
     double support, min_length;

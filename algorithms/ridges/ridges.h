@@ -18,29 +18,29 @@ struct gk_ridges_method {
     gk_ridge_kind kind;
     int dim; /* 2 or 3 */
     /* curve (ridges/curve.c) */
-    double r1, r2;    /* r1 <= 0 until given or estimated; r2 <= 0: 2 * r1 */
+    double r1, r2; /* r1 <= 0 until given or estimated; r2 <= 0: 2 * r1 */
     int r1_given;
-    double gap;       /* order's gap bridging: ends of degree <= 1 within gap join; 0: off; < 0: 2 * r2 */
-    int max_iter;     /* evolve's Jacobi steps per round */
-    int max_rounds;   /* evolve + decimate rounds */
+    double gap; /* order's gap bridging: ends of degree <= 1 within gap join; 0: off; < 0: 2 * r2 */
+    int max_iter;   /* evolve's Jacobi steps per round */
+    int max_rounds; /* evolve + decimate rounds */
     /* density (ridges/density.c) */
     double bandwidth; /* Gaussian sigma; <= 0 until given or estimated */
     int bandwidth_given;
-    double threshold; /* walkers below it are dropped */
+    double threshold;       /* walkers below it are dropped */
     int threshold_absolute; /* 0: threshold is a fraction of the largest walker density */
-    int seeds_mesh;   /* 0: walkers start at the samples; 1: on a mesh */
-    double spacing;   /* mesh spacing (<= 0: bandwidth / 2) */
-    double tolerance; /* stop when the projected step is below tolerance * bandwidth */
+    int seeds_mesh;         /* 0: walkers start at the samples; 1: on a mesh */
+    double spacing;         /* mesh spacing (<= 0: bandwidth / 2) */
+    double tolerance;       /* stop when the projected step is below tolerance * bandwidth */
     int max_iter_scms;
-    double cutoff;    /* kernel cut-off, in bandwidths */
-    double angle;     /* link: largest angle (degrees) between an edge and the ridge tangent */
+    double cutoff; /* kernel cut-off, in bandwidths */
+    double angle;  /* link: largest angle (degrees) between an edge and the ridge tangent */
     /* both: the lines */
     double min_length; /* shorter chains and spurs are dropped (< 0: method's default; 0: none) */
     double simplify;   /* Douglas-Peucker tolerance; 0: off */
     /* the frame of a run (ridges.c): its coordinates and lengths are the
      * points' times 2^-scale_exp (0 but for extreme scales) */
     int scale_exp;
-    char text[1024];   /* canonical string (gk_ridges_method_string) */
+    char text[1024]; /* canonical string (gk_ridges_method_string) */
 };
 
 /* A length of the run's frame in the points' units, for messages. */
@@ -62,7 +62,7 @@ typedef struct {
     double *v;       /* n_v * dim, interleaved */
     double *density; /* n_v, or NULL (curve) */
     size_t n_e;
-    uint32_t *e;     /* 2 * n_e vertex indices */
+    uint32_t *e; /* 2 * n_e vertex indices */
 } gk_ridge_graph;
 
 void gk_ridge_graph_free(gk_ridge_graph *g);
@@ -74,10 +74,10 @@ void gk_ridges_prof(const char *what, double *t);
 /* The methods (curve.c, density.c): their graph of cloud; *warning gets a
  * malloc()ed text when an iteration cap was hit (else stays NULL). GK_OK or
  * an error in ctx. They may fill m's estimated values (r1, bandwidth). */
-int gk_curve_graph(gk_context *ctx, const gk_cloud *c, gk_ridges_method *m,
-                   gk_ridge_graph *out, char **warning, gk_progress_fn progress, void *user);
-int gk_density_graph(gk_context *ctx, const gk_cloud *c, gk_ridges_method *m,
-                     gk_ridge_graph *out, char **warning, gk_progress_fn progress, void *user);
+int gk_curve_graph(gk_context *ctx, const gk_cloud *c, gk_ridges_method *m, gk_ridge_graph *out,
+                   char **warning, gk_progress_fn progress, void *user);
+int gk_density_graph(gk_context *ctx, const gk_cloud *c, gk_ridges_method *m, gk_ridge_graph *out,
+                     char **warning, gk_progress_fn progress, void *user);
 
 /* The graph's chains as lines (lines.c): chains shorter than min_length
  * dropped, Douglas-Peucker with tolerance simplify (0: none), each sample

@@ -37,20 +37,11 @@ static const char HELP[] =
     "      min_length: shorter lines dropped (default 4*bandwidth); simplify:\n"
     "      Douglas-Peucker tolerance (default 0: off).\n";
 
-const char *gk_ridges_methods_help(void)
-{
-    return HELP;
-}
+const char *gk_ridges_methods_help(void) { return HELP; }
 
-const char *gk_ridges_method_string(const gk_ridges_method *m)
-{
-    return m ? m->text : "";
-}
+const char *gk_ridges_method_string(const gk_ridges_method *m) { return m ? m->text : ""; }
 
-void gk_ridges_method_free(gk_ridges_method *m)
-{
-    free(m);
-}
+void gk_ridges_method_free(gk_ridges_method *m) { free(m); }
 
 /* The shortest of %.15g .. %.17g that reads back as v. */
 static void fmt_num(char *buf, size_t cap, double v)

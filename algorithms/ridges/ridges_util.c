@@ -19,10 +19,7 @@ int gk_ridges_threads(const gk_context *ctx)
     return t > 0 ? t : omp_get_num_procs();
 }
 
-double gk_ridges_user_length(const gk_ridges_method *m, double v)
-{
-    return ldexp(v, m->scale_exp);
-}
+double gk_ridges_user_length(const gk_ridges_method *m, double v) { return ldexp(v, m->scale_exp); }
 
 void gk_ridges_prof(const char *what, double *t)
 {

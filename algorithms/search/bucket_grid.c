@@ -23,10 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int gk_bg_wanted(const gk_job *job)
-{
-    return !job->gpu && gk_bg_suits(&job->alg, &job->ell);
-}
+int gk_bg_wanted(const gk_job *job) { return !job->gpu && gk_bg_suits(&job->alg, &job->ell); }
 
 int gk_bg_suits(const gk_algorithm *a, const gk_ellipse *e)
 {
@@ -54,7 +51,6 @@ void gk_bg_free(gk_bucket_grid *g)
     free(g);
 }
 
-
 /* VL for the tile stamp's 8-lane integer indices; every AVX-512 CPU but Xeon Phi */
 static int have_avx512(void) { return gk_cpu_level() == GK_ISA_AVX512; }
 
@@ -67,7 +63,7 @@ static int exact_sums(const double *z, size_t n)
         if (z[i] == 0.0 || !isfinite(z[i]))
             continue;
         int e;
-        double m = frexp(fabs(z[i]), &e); /* |z| = m 2^e, m in [0.5, 1) */
+        double m = frexp(fabs(z[i]), &e);    /* |z| = m 2^e, m in [0.5, 1) */
         uint64_t M = (uint64_t)ldexp(m, 53); /* exact: 53 bits */
         int lo = e - 53 + __builtin_ctzll(M);
         E = e > E ? e : E;
@@ -308,13 +304,14 @@ typedef long long bg_m4 __attribute__((vector_size(32)));
 #if GK_BG_X86 && !GK_TSAN
 __attribute__((target_clones("avx2", "default")))
 #endif
-static void node_generic(const gk_bucket_grid *g, const ell_k *e, const gk_bg_rows *rows,
-                         double nx, double ny, int what, gk_bg_acc *acc)
+static void
+node_generic(const gk_bucket_grid *g, const ell_k *e, const gk_bg_rows *rows, double nx, double ny,
+             int what, gk_bg_acc *acc)
 {
     const double *x = g->x, *y = g->y, *z = g->z;
     const double c = e->c, s = e->s, A = e->A, B = e->B, C = e->C;
     double cnt = 0.0, sum = 0.0, lo = INFINITY, hi = -INFINITY;
-    double lh[8] = {0}, ll[8] = {0}; /* per lane: a sum (of distances) */
+    double lh[8] = {0}, ll[8] = {0};                     /* per lane: a sum (of distances) */
     bg_v4 vh[2] = {{0}}, vl[2] = {{0}}, cntv[2] = {{0}}; /* lanes 0-3, 4-7: sum of z, count */
     int i0, i1;
     for (int k = 0; k < rows->nrows; k++) {
@@ -394,8 +391,7 @@ static void node_generic(const gk_bucket_grid *g, const ell_k *e, const gk_bg_ro
             cnt += cntv[l / 4][l % 4]; /* whole numbers: exact in any order */
         }
         sum = bg_dd_fold8(lh, ll);
-    }
-    else if (what == GK_BG_SUM_DIST)
+    } else if (what == GK_BG_SUM_DIST)
         sum = ((lh[0] + lh[4]) + (lh[2] + lh[6])) + ((lh[1] + lh[5]) + (lh[3] + lh[7]));
     acc->n = (long)cnt;
     acc->sum = sum;
@@ -442,12 +438,12 @@ node512(const gk_bucket_grid *g, const ell_k *e, const gk_bg_rows *rows, double 
             if (what == GK_BG_SUM_Z) { /* bg_dd_add, lane by lane */
                 __m512d q = _mm512_maskz_loadu_pd(in, z + i);
                 __m512d t = _mm512_add_pd(sum, q), bb = _mm512_sub_pd(t, sum);
-                __m512d e = _mm512_add_pd(_mm512_sub_pd(sum, _mm512_sub_pd(t, bb)),
-                                          _mm512_sub_pd(q, bb));
+                __m512d e =
+                    _mm512_add_pd(_mm512_sub_pd(sum, _mm512_sub_pd(t, bb)), _mm512_sub_pd(q, bb));
                 e = _mm512_add_pd(e, sl);
                 __m512d h2 = _mm512_add_pd(t, e), b2 = _mm512_sub_pd(h2, t);
-                __m512d l2 = _mm512_add_pd(_mm512_sub_pd(t, _mm512_sub_pd(h2, b2)),
-                                           _mm512_sub_pd(e, b2));
+                __m512d l2 =
+                    _mm512_add_pd(_mm512_sub_pd(t, _mm512_sub_pd(h2, b2)), _mm512_sub_pd(e, b2));
                 sum = _mm512_mask_mov_pd(sum, in, h2);
                 sl = _mm512_mask_mov_pd(sl, in, l2);
             } else if (what == GK_BG_MINMAX_Z) {
@@ -473,12 +469,12 @@ node512(const gk_bucket_grid *g, const ell_k *e, const gk_bg_rows *rows, double 
     acc->hi = _mm512_reduce_max_pd(hi);
 }
 
-#define NODE512(name, what, rot)                                                           \
-    __attribute__((target("avx512f"))) static void name(const gk_bucket_grid *g,           \
-                                                        const ell_k *e, const gk_bg_rows *r, \
-                                                        double nx, double ny, gk_bg_acc *acc) \
-    {                                                                                       \
-        node512(g, e, r, nx, ny, what, rot, acc);                                           \
+#define NODE512(name, what, rot)                                                                   \
+    __attribute__((target("avx512f"))) static void name(const gk_bucket_grid *g, const ell_k *e,   \
+                                                        const gk_bg_rows *r, double nx, double ny, \
+                                                        gk_bg_acc *acc)                            \
+    {                                                                                              \
+        node512(g, e, r, nx, ny, what, rot, acc);                                                  \
     }
 NODE512(node512_count, GK_BG_COUNT, 1)
 NODE512(node512_sum, GK_BG_SUM_Z, 1)
@@ -512,8 +508,8 @@ void gk_bg_node(const gk_bucket_grid *g, const gk_ellipse *e, const gk_bg_rows *
     node_generic(g, &k, rows, nx, ny, what, acc);
 }
 
-size_t gk_bg_gather(const gk_bucket_grid *g, const gk_ellipse *e, const gk_bg_rows *rows,
-                    double nx, double ny, int *pos)
+size_t gk_bg_gather(const gk_bucket_grid *g, const gk_ellipse *e, const gk_bg_rows *rows, double nx,
+                    double ny, int *pos)
 {
     size_t m = 0;
     int i0, i1;

@@ -45,8 +45,8 @@ void gk_bg_rows_init(const gk_bucket_grid *g, const gk_ellipse *e, double ny, gk
 /* What a node accumulates over the points inside its ellipse. */
 enum { GK_BG_COUNT = 0, GK_BG_SUM_Z = 1, GK_BG_MINMAX_Z = 2, GK_BG_SUM_DIST = 3 };
 typedef struct {
-    long n;     /* points inside */
-    double sum; /* GK_BG_SUM_Z: sum of z; GK_BG_SUM_DIST: sum of distances */
+    long n;        /* points inside */
+    double sum;    /* GK_BG_SUM_Z: sum of z; GK_BG_SUM_DIST: sum of distances */
     double lo, hi; /* GK_BG_MINMAX_Z: min and max z (+inf/-inf when n == 0) */
 } gk_bg_acc;
 void gk_bg_node(const gk_bucket_grid *g, const gk_ellipse *e, const gk_bg_rows *rows, double nx,
@@ -56,8 +56,8 @@ void gk_bg_node(const gk_bucket_grid *g, const gk_ellipse *e, const gk_bg_rows *
 size_t gk_bg_candidates(const gk_bucket_grid *g, const gk_bg_rows *rows, double nx);
 /* Positions (into gk_bg_x/gk_bg_y) of the points inside the ellipse, written
  * to pos (room for gk_bg_candidates); returns how many. */
-size_t gk_bg_gather(const gk_bucket_grid *g, const gk_ellipse *e, const gk_bg_rows *rows,
-                    double nx, double ny, int *pos);
+size_t gk_bg_gather(const gk_bucket_grid *g, const gk_ellipse *e, const gk_bg_rows *rows, double nx,
+                    double ny, int *pos);
 const double *gk_bg_x(const gk_bucket_grid *g);
 const double *gk_bg_y(const gk_bucket_grid *g);
 /* Tests: switch the AVX-512 kernels off (0) or back on where the CPU has them. */

@@ -24,16 +24,16 @@
 #endif
 
 struct gk_bucket_grid {
-    double x0, y0;   /* lower left corner of bucket (0, 0) */
-    double b, inv;   /* bucket side and its inverse */
+    double x0, y0; /* lower left corner of bucket (0, 0) */
+    double b, inv; /* bucket side and its inverse */
     int nbx, nby;
-    int *start;      /* nbx * nby + 1 offsets into x, y, z */
+    int *start; /* nbx * nby + 1 offsets into x, y, z */
     double *x, *y, *z;
     size_t n;
-    double margin;   /* absolute widening of the spans (coordinates' rounding) */
-    int simd;        /* AVX-512 kernels */
-    int exact;       /* every sum of z is exact in double-double (bg_exact_sums) */
-    int method;      /* gk_bg_force_method: a GK_BG_* method, or -1 for the rule */
+    double margin; /* absolute widening of the spans (coordinates' rounding) */
+    int simd;      /* AVX-512 kernels */
+    int exact;     /* every sum of z is exact in double-double (bg_exact_sums) */
+    int method;    /* gk_bg_force_method: a GK_BG_* method, or -1 for the rule */
 };
 
 /* ---- sums of z that do not depend on their order ----------------------------
@@ -169,9 +169,10 @@ static inline void bg_chord_init(const gk_ellipse *e, bg_chord *k)
 /* For 8 lanes (a point at X, dy = DY from the row, margin M): the local node
  * indices (unrounded) one node beyond each end of the widened chord, lo and
  * hi, on the row of nodes x0.. of the grid (xmin, step cw). */
-__attribute__((target("avx512f"))) static inline void
-bg_chord8(const bg_chord *k, __m512d X, __m512d DY, __m512d M, double xmin, double cw, int x0,
-          __m512d *lo, __m512d *hi)
+__attribute__((target("avx512f"))) static inline void bg_chord8(const bg_chord *k, __m512d X,
+                                                                __m512d DY, __m512d M, double xmin,
+                                                                double cw, int x0, __m512d *lo,
+                                                                __m512d *hi)
 {
     const __m512d HX = _mm512_set1_pd(k->hx), HY = _mm512_set1_pd(k->hy);
     const __m512d NHX = _mm512_set1_pd(-k->hx), NHY = _mm512_set1_pd(-k->hy);

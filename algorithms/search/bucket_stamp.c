@@ -172,8 +172,7 @@ stamp_point(const stamp_geo *G, const double *nyt, const double *mt, int jlo, in
                 int nb = fhi[l] >= (double)(w - 1) ? w - 1 : (int)fhi[l] + 1;
                 nb = nb > w - 1 ? w - 1 : nb;
                 for (int n = na; n <= nb; n++) {
-                    if (!ell_in(&G->k, px - (G->xmin + ((G->x0 + n) + 0.5) * G->cw), ys[l],
-                                yc[l]))
+                    if (!ell_in(&G->k, px - (G->xmin + ((G->x0 + n) + 0.5) * G->cw), ys[l], yc[l]))
                         continue;
                     cd[(size_t)n * STAMP_H + jj] += 1.0;
                     cd[(size_t)(n + 1) * STAMP_H + jj] -= 1.0;

@@ -69,10 +69,7 @@ static size_t sweep_pad(int w) { return ((size_t)w + 8) & ~(size_t)7; }
 /* A sum array's stride: sweep_add may load and store (unchanged) up to 64
  * doubles past the row. */
 static size_t sweep_stride(int w) { return sweep_pad(w) + 64; }
-size_t gk_bg_sweep_scratch(int w)
-{
-    return sweep_pad(w) + sweep_stride(w) + sweep_pad(w + 16) + 8;
-}
+size_t gk_bg_sweep_scratch(int w) { return sweep_pad(w) + sweep_stride(w) + sweep_pad(w + 16) + 8; }
 
 #if GK_BG_X86
 /* The test at nodes L..L+3 (bits 0-3) and R-3..R (bits 4-7). */
@@ -227,8 +224,7 @@ sweep_row(const gk_bucket_grid *g, const gk_ellipse *e, const gk_grid *grid, int
             _mm512_storeu_pd(dyv, DY);
             for (unsigned bits = hit; bits; bits &= bits - 1) {
                 int j = __builtin_ctz(bits);
-                sweep_point(&G, xs, PX[i + j], dyv[j], PZ[i + j], flo[j], fhi[j], what, cnt,
-                            sum);
+                sweep_point(&G, xs, PX[i + j], dyv[j], PZ[i + j], flo[j], fhi[j], what, cnt, sum);
             }
         }
     }
@@ -240,10 +236,9 @@ sweep_row(const gk_bucket_grid *g, const gk_ellipse *e, const gk_grid *grid, int
 }
 
 __attribute__((target("avx512f"))) static void sweep_count(const gk_bucket_grid *g,
-                                                           const gk_ellipse *e,
-                                                           const gk_grid *grid, int x0, int w,
-                                                           double ny, double *cnt, double *sum,
-                                                           double *xs)
+                                                           const gk_ellipse *e, const gk_grid *grid,
+                                                           int x0, int w, double ny, double *cnt,
+                                                           double *sum, double *xs)
 {
     sweep_row(g, e, grid, x0, w, ny, GK_BG_COUNT, cnt, sum, xs);
 }

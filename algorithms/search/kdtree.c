@@ -42,10 +42,7 @@ struct gk_kdtree {
 };
 
 /* Is the point of original index id held out? */
-static inline int held_out(const gk_kdtree *t, int id)
-{
-    return t->group && t->group[id] == t->g;
-}
+static inline int held_out(const gk_kdtree *t, int id) { return t->group && t->group[id] == t->g; }
 
 /* ---- build ----------------------------------------------------------- */
 
@@ -57,10 +54,7 @@ typedef struct {
     int32_t i, pad;
 } kd_rec;
 
-static double rkey(const kd_rec *r, int axis)
-{
-    return axis ? r->y : r->x;
-}
+static double rkey(const kd_rec *r, int axis) { return axis ? r->y : r->x; }
 
 /* Orders r[lo..hi) so that r[k] holds the k-th smallest key along axis
  * (ties by original index, so the layout does not depend on anything else). */
@@ -148,9 +142,9 @@ static size_t kd_desc(size_t m)
 #define KD_PAR_NODE ((size_t)1 << 15)
 
 typedef struct {
-    int ni;         /* the node's number */
-    size_t lo, hi;  /* its points */
-    int next;       /* its descendants' first number */
+    int ni;        /* the node's number */
+    size_t lo, hi; /* its points */
+    int next;      /* its descendants' first number */
 } kd_item;
 
 /* Node it: its box, and, unless it is a leaf, its split (the two halves
@@ -447,8 +441,9 @@ gk_kdtree *gk_kdtree_build_levels(const double *x, const double *y, const uint8_
     }
     if (failed || !(sub = calloc(nsub ? nsub : 1, sizeof *sub)))
         goto out;
-#pragma omp parallel for if (nsub > 1 && nt > 1) num_threads(nt) schedule(dynamic, 1) \
-    reduction(| : failed)
+#pragma omp parallel for if (nsub > 1 && nt > 1) num_threads(nt) schedule(dynamic, 1)              \
+    reduction(|                                                                                    \
+              : failed)
     for (size_t s = 0; s < nsub; s++) {
         kd_vec *a = &sub[s];
         if (vec_take(a, 1)) {
@@ -534,15 +529,9 @@ gk_kdtree *gk_kdtree_holdout(const gk_kdtree *t, const int *group)
     return v;
 }
 
-void gk_kdtree_holdout_set(gk_kdtree *view, int g)
-{
-    view->g = g;
-}
+void gk_kdtree_holdout_set(gk_kdtree *view, int g) { view->g = g; }
 
-size_t gk_kdtree_size(const gk_kdtree *t)
-{
-    return t ? t->n : 0;
-}
+size_t gk_kdtree_size(const gk_kdtree *t) { return t ? t->n : 0; }
 
 /* Squared distance from (cx, cy) to the node's box; never more than the
  * squared distance of any point inside it, in floating point too. */
@@ -606,8 +595,8 @@ static void radius_rec(range_q *q, int ni)
         radius_rec(q, c + 1);
 }
 
-size_t gk_kdtree_radius(const gk_kdtree *t, double cx, double cy, double r2, int *idx,
-                        double *d2, size_t cap)
+size_t gk_kdtree_radius(const gk_kdtree *t, double cx, double cy, double r2, int *idx, double *d2,
+                        size_t cap)
 {
     if (!t || t->n == 0 || !(r2 >= 0.0))
         return 0;
@@ -621,8 +610,8 @@ size_t gk_kdtree_radius(const gk_kdtree *t, double cx, double cy, double r2, int
  * offsets computed as for the points? */
 static inline int box_overlaps(const kd_node *nd, const range_q *q)
 {
-    return nd->xmin - q->cx <= q->hx && nd->xmax - q->cx >= -q->hx &&
-           nd->ymin - q->cy <= q->hy && nd->ymax - q->cy >= -q->hy;
+    return nd->xmin - q->cx <= q->hx && nd->xmax - q->cx >= -q->hx && nd->ymin - q->cy <= q->hy &&
+           nd->ymax - q->cy >= -q->hy;
 }
 
 static void box_rec(range_q *q, int ni)
@@ -670,7 +659,7 @@ typedef struct {
     double *d2;
     double bound; /* prune boxes farther than this */
     double r2max;
-    int quad;     /* -1, or the quadrant (dx >= 0) | (dy >= 0) << 1 [| GK_KD_CLOSED] */
+    int quad; /* -1, or the quadrant (dx >= 0) | (dy >= 0) << 1 [| GK_KD_CLOSED] */
     int (*keep)(const void *arg, double dx, double dy); /* NULL, or only where true */
     const void *keep_arg;
 } knn_q;
@@ -902,8 +891,8 @@ int gk_kdtree_knn(const gk_kdtree *t, double cx, double cy, int k, double r2max,
 }
 
 int gk_kdtree_knn_quadrant(const gk_kdtree *t, double cx, double cy, int quad,
-                           int (*keep)(const void *arg, double dx, double dy),
-                           const void *keep_arg, int k, double r2max, int *idx, double *d2)
+                           int (*keep)(const void *arg, double dx, double dy), const void *keep_arg,
+                           int k, double r2max, int *idx, double *d2)
 {
     if (!t || t->n == 0 || k <= 0 || !(r2max >= 0.0))
         return 0;

@@ -44,8 +44,8 @@ void gk_kdtree_holdout_set(gk_kdtree *view, int g);
  * indices to idx and their squared distances to d2, in no particular order,
  * and returns the total number found (which may exceed cap: call again with
  * more room). */
-size_t gk_kdtree_radius(const gk_kdtree *t, double cx, double cy, double r2, int *idx,
-                        double *d2, size_t cap);
+size_t gk_kdtree_radius(const gk_kdtree *t, double cx, double cy, double r2, int *idx, double *d2,
+                        size_t cap);
 
 /* Every point with |dx| <= hx and |dy| <= hy (a box query; the caller applies
  * an ellipse test). Same reporting contract as gk_kdtree_radius; d2 is the
@@ -67,8 +67,8 @@ int gk_kdtree_knn(const gk_kdtree *t, double cx, double cy, int k, double r2max,
  * quadrant empty around (cx, cy) costs a few boxes, not every point. */
 #define GK_KD_CLOSED 4
 int gk_kdtree_knn_quadrant(const gk_kdtree *t, double cx, double cy, int quad,
-                           int (*keep)(const void *arg, double dx, double dy),
-                           const void *keep_arg, int k, double r2max, int *idx, double *d2);
+                           int (*keep)(const void *arg, double dx, double dy), const void *keep_arg,
+                           int k, double r2max, int *idx, double *d2);
 
 /* The nearest point with d^2 <= r2max; among equally near points the one LAST in
  * input order (gdal_grid's nearest uses <=). Returns its original index or -1. */

@@ -154,8 +154,8 @@ gk_knn_bins *gk_knn_bins_build(const double *x, const double *y, size_t n, int t
 }
 
 /* the points [p0, p1) into the k best, ascending (cnt so far) */
-static void visit(const gk_knn_bins *b, int p0, int p1, double cx, double cy, int k,
-                  double r2max, int *cnt, int *idx, double *d2)
+static void visit(const gk_knn_bins *b, int p0, int p1, double cx, double cy, int k, double r2max,
+                  int *cnt, int *idx, double *d2)
 {
     int m = *cnt;
     for (int p = p0; p < p1; p++) {
@@ -201,8 +201,7 @@ int gk_knn_bins_knn(const gk_knn_bins *b, double cx, double cy, int k, double r2
                     const int xx = s ? bx + r : bx - r;
                     if (xx >= 0 && xx < nbx)
                         visit(b, b->start[(size_t)yy * nbx + xx],
-                              b->start[(size_t)yy * nbx + xx + 1], cx, cy, k, r2max, &cnt, idx,
-                              d2);
+                              b->start[(size_t)yy * nbx + xx + 1], cx, cy, k, r2max, &cnt, idx, d2);
                 }
         /* the points not visited lie in bins beyond one side of the ring,
          * and within the points' extent along the other axis: a node off
@@ -250,14 +249,15 @@ static int on_path(const kb_step *path, int depth, double x, double y)
 /* More than QT_CAPACITY points take the path to the node of box? 1 or 0;
  * -1 once the budget is spent. The node's points lie in its box; the bins
  * one wider than the box's take any that rounding put next door. */
-static int count_in(const gk_knn_bins *b, const qt_box *box, const kb_step *path, int depth,
-                    int i0, int i1, int j0, int j1, long *budget)
+static int count_in(const gk_knn_bins *b, const qt_box *box, const kb_step *path, int depth, int i0,
+                    int i1, int j0, int j1, long *budget)
 {
     i0 = i0 < 0 ? 0 : i0, j0 = j0 < 0 ? 0 : j0;
     i1 = i1 >= b->nbx ? b->nbx - 1 : i1, j1 = j1 >= b->nby ? b->nby - 1 : j1;
     int cnt = 0;
     for (int j = j0; j <= j1; j++) {
-        const int p0 = b->start[(size_t)j * b->nbx + i0], p1 = b->start[(size_t)j * b->nbx + i1 + 1];
+        const int p0 = b->start[(size_t)j * b->nbx + i0],
+                  p1 = b->start[(size_t)j * b->nbx + i1 + 1];
         *budget -= (i1 - i0 + 1) + (p1 - p0);
         if (*budget < 0)
             return -1;
@@ -299,7 +299,8 @@ int gk_knn_bins_before(const gk_knn_bins *b, int i, int j)
     long budget = KB_BUDGET;
     qt_box box = {b->x0, b->y0, b->x1, b->y1}; /* the root: the points' box */
     for (int d = 0; path && d < KB_MAX_DEPTH; d++) {
-        const int splits = d == 0 ? b->n > QT_CAPACITY : more_than_capacity(b, &box, path, d, &budget);
+        const int splits =
+            d == 0 ? b->n > QT_CAPACITY : more_than_capacity(b, &box, path, d, &budget);
         if (splits < 0)
             break;
         if (d == cap) {

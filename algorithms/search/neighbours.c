@@ -18,15 +18,15 @@ void gk_nb_ellipse_box(const gk_ellipse *e, double *hx, double *hy)
 }
 
 /* Runs a tree query, growing the scratch and asking again when it overflowed. */
-#define GATHER(call)                                                                   \
-    do {                                                                               \
-        size_t m_ = (call);                                                            \
-        if (m_ > s->cap) {                                                             \
-            if (gk_scratch_reserve(s, m_ + m_ / 4) != GK_OK)                           \
-                return GK_NB_NOMEM;                                                    \
-            m_ = (call);                                                               \
-        }                                                                              \
-        n = m_;                                                                        \
+#define GATHER(call)                                                                               \
+    do {                                                                                           \
+        size_t m_ = (call);                                                                        \
+        if (m_ > s->cap) {                                                                         \
+            if (gk_scratch_reserve(s, m_ + m_ / 4) != GK_OK)                                       \
+                return GK_NB_NOMEM;                                                                \
+            m_ = (call);                                                                           \
+        }                                                                                          \
+        n = m_;                                                                                    \
     } while (0)
 
 long gk_nb_ellipse(const gk_job *job, double nx, double ny, gk_scratch *s)
@@ -187,9 +187,8 @@ int gk_nb_first_hit(const int *idx, const double *d2, size_t n, double s2, doubl
     return best;
 }
 
-int gk_nb_hit_sorted(const gk_job *job, const gk_ellipse *ell, double nx, double ny,
-                     const int *idx, const double *d2, int m, int k, double s2, double hit2,
-                     gk_scratch *s)
+int gk_nb_hit_sorted(const gk_job *job, const gk_ellipse *ell, double nx, double ny, const int *idx,
+                     const double *d2, int m, int k, double s2, double hit2, gk_scratch *s)
 {
     if (m <= 0 || !(d2[0] + s2 < hit2))
         return -1; /* the nearest is no hit: none is */
@@ -212,9 +211,8 @@ int gk_nb_hit_sorted(const gk_job *job, const gk_ellipse *ell, double nx, double
  * start[q] + cnt[q]): q0, q1, q2, q3, q0, ..., a quadrant skipped when
  * exhausted or at perq, until limit; written to idx/d2 in the order taken.
  * -1 when a quadrant gave fewer than min_per_q. */
-static long round_robin(const int *qi, const double *qd, const size_t start[4],
-                        const size_t cnt[4], size_t limit, size_t perq, int min_per_q, int *idx,
-                        double *d2)
+static long round_robin(const int *qi, const double *qd, const size_t start[4], const size_t cnt[4],
+                        size_t limit, size_t perq, int min_per_q, int *idx, double *d2)
 {
     size_t taken[4] = {0, 0, 0, 0};
     size_t m = 0;
@@ -264,9 +262,8 @@ long gk_nb_quadrants(const gk_job *job, double nx, double ny, int *idx, double *
         pos[q] = start[q];
     for (size_t i = 0; i < n; i++) {
         int id = idx[i];
-        int q = i < sizeof q_of_small
-                    ? q_of_small[i]
-                    : ((x[id] - nx >= 0.0) | ((y[id] - ny >= 0.0) << 1));
+        int q = i < sizeof q_of_small ? q_of_small[i]
+                                      : ((x[id] - nx >= 0.0) | ((y[id] - ny >= 0.0) << 1));
         s->idx2[pos[q]] = id;
         s->d2b[pos[q]] = d2[i];
         pos[q]++;
@@ -287,9 +284,8 @@ static int in_ellipse(const void *e, double dx, double dy)
     return gk_ellipse_contains(e, dx, dy);
 }
 
-long gk_nb_quadrants_knn(const gk_job *job, double nx, double ny, double r2,
-                         const gk_ellipse *ell, int max_points, int min_per_q, int max_per_q,
-                         gk_scratch *s)
+long gk_nb_quadrants_knn(const gk_job *job, double nx, double ny, double r2, const gk_ellipse *ell,
+                         int max_points, int min_per_q, int max_per_q, gk_scratch *s)
 {
     size_t limit = max_points > 0 ? (size_t)max_points : (size_t)-1;
     size_t perq = max_per_q > 0 ? (size_t)max_per_q : (size_t)-1;
@@ -303,9 +299,9 @@ long gk_nb_quadrants_knn(const gk_job *job, double nx, double ny, double r2,
     size_t start[4], cnt[4];
     for (int q = 0; q < 4; q++) {
         start[q] = (size_t)q * keep;
-        cnt[q] = (size_t)gk_kdtree_knn_quadrant(job->tree, nx, ny, q, ell ? in_ellipse : NULL,
-                                                ell, (int)keep, r2, s->idx2 + start[q],
-                                                s->d2b + start[q]);
+        cnt[q] =
+            (size_t)gk_kdtree_knn_quadrant(job->tree, nx, ny, q, ell ? in_ellipse : NULL, ell,
+                                           (int)keep, r2, s->idx2 + start[q], s->d2b + start[q]);
     }
     return round_robin(s->idx2, s->d2b, start, cnt, limit, perq, min_per_q, s->idx, s->d2);
 }
@@ -344,7 +340,7 @@ int gk_nb_window_hit(const gk_job *job, const gk_ellipse *ell, double nx, double
 {
     if (!(s2 < hit2))
         return -1; /* d2 + s2 >= s2: no point is a hit */
-    for (;;) { /* d2 + s2 < hit2 implies d2 < hit2 */
+    for (;;) {     /* d2 + s2 < hit2 implies d2 < hit2 */
         size_t got = gk_kdtree_radius(job->tree, nx, ny, hit2, s->idx2, s->d2b, s->cap2);
         if (got > s->cap2) {
             if (gk_scratch_reserve2(s, got) != GK_OK)

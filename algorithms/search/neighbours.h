@@ -41,9 +41,8 @@ int gk_nb_first_hit(const int *idx, const double *d2, size_t n, double s2, doubl
  * point inside ell unless ell is NULL). When all k answers are hits there may
  * be more, so those are looked up too (in s->idx2). Returns -1 when none,
  * GK_NB_NOMEM when the scratch could not grow. */
-int gk_nb_hit_sorted(const gk_job *job, const gk_ellipse *ell, double nx, double ny,
-                     const int *idx, const double *d2, int m, int k, double s2, double hit2,
-                     gk_scratch *s);
+int gk_nb_hit_sorted(const gk_job *job, const gk_ellipse *ell, double nx, double ny, const int *idx,
+                     const double *d2, int m, int k, double s2, double hit2, gk_scratch *s);
 
 /* Are per-quadrant limits requested? */
 static inline int gk_nb_has_quadrants(const gk_algorithm *a)
@@ -65,9 +64,8 @@ long gk_nb_quadrants(const gk_job *job, double nx, double ny, int *idx, double *
  * if not NULL), written to s->idx/s->d2, without gathering them: each
  * quadrant's nearest up to the most it can give (max_per_q or max_points,
  * one of them set) straight from the k-d tree. Same returns. */
-long gk_nb_quadrants_knn(const gk_job *job, double nx, double ny, double r2,
-                         const gk_ellipse *ell, int max_points, int min_per_q, int max_per_q,
-                         gk_scratch *s);
+long gk_nb_quadrants_knn(const gk_job *job, double nx, double ny, double r2, const gk_ellipse *ell,
+                         int max_points, int min_per_q, int max_per_q, gk_scratch *s);
 
 /* Per-quadrant keys with a bound on what a quadrant gives (max_per_q, or
  * max_points where the algorithm honours it), and that bound 128 or less
@@ -98,8 +96,8 @@ void gk_nb_ellipse_box(const gk_ellipse *e, double *hx, double *hy);
 
 /* Inverse-distance sum over idx/d2[0..m): weights (d2 + s2)^(-p/2). Returns 0
  * (nodata) when m == 0 or the weights vanish, else 1 with the value in *v. */
-static inline int gk_idw_sum(const double *z, const int *idx, const double *d2, size_t m,
-                             double s2, double p, double *v)
+static inline int gk_idw_sum(const double *z, const int *idx, const double *d2, size_t m, double s2,
+                             double p, double *v)
 {
     double num = 0.0, den = 0.0;
     if (p == 2.0) {

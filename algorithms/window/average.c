@@ -15,7 +15,7 @@ static int average_node(const gk_job *job, double nx, double ny, double hit2, gk
     (void)hit2;
     const gk_algorithm *a = &job->alg;
     long n = gk_nb_has_quadrants(a) ? gk_nb_ellipse_quadrants(job, nx, ny, 1, s)
-                                     : gk_nb_ellipse(job, nx, ny, s);
+                                    : gk_nb_ellipse(job, nx, ny, s);
     if (n == GK_NB_NOMEM)
         return -1;
     if (n < 0)
@@ -40,8 +40,8 @@ static uint64_t average_bg_tile(const gk_job *job, const gk_tile *t, double *out
         if (gk_scratch_reserve(s, sb + nn) != GK_OK)
             return UINT64_MAX;
         double *cnt = s->d2 + sb;
-        gk_bg_stamp(gk_window_bg(job), &job->ell, t->g, t->x0, t->y0, t->w, t->h, GK_BG_SUM_Z, s->d2, cnt,
-                    out);
+        gk_bg_stamp(gk_window_bg(job), &job->ell, t->g, t->x0, t->y0, t->w, t->h, GK_BG_SUM_Z,
+                    s->d2, cnt, out);
         for (size_t i = 0; i < nn; i++) {
             if (cnt[i] == 0.0 || cnt[i] < (double)a->min_points) {
                 out[i] = a->nodata;
@@ -58,8 +58,8 @@ static uint64_t average_bg_tile(const gk_job *job, const gk_tile *t, double *out
         for (int j = 0; j < t->h; j++) {
             double *row = out + (size_t)j * t->w;
             gk_bg_sweep_out r;
-            gk_bg_sweep(gk_window_bg(job), &job->ell, t->g, t->x0, t->w, gk_grid_node_y(t->g, t->y0 + j),
-                        GK_BG_SUM_Z, s->d2, &r);
+            gk_bg_sweep(gk_window_bg(job), &job->ell, t->g, t->x0, t->w,
+                        gk_grid_node_y(t->g, t->y0 + j), GK_BG_SUM_Z, s->d2, &r);
             for (int i = 0; i < t->w; i++) {
                 if (r.n[i] == 0.0 || r.n[i] < (double)a->min_points) {
                     row[i] = a->nodata;

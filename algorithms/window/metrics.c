@@ -103,19 +103,21 @@ static int pairs_bg_node(const gk_job *job, const gk_bg_rows *rows, double nx, d
 static uint64_t metrics_bg_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s)
 {
     const gk_algorithm *a = &job->alg;
-    int what = a->kind == GK_ALG_COUNT                                             ? GK_BG_COUNT
-               : a->kind == GK_ALG_AVERAGE_DISTANCE                                ? GK_BG_SUM_DIST
+    int what = a->kind == GK_ALG_COUNT              ? GK_BG_COUNT
+               : a->kind == GK_ALG_AVERAGE_DISTANCE ? GK_BG_SUM_DIST
                : a->kind == GK_ALG_MINIMUM || a->kind == GK_ALG_MAXIMUM || a->kind == GK_ALG_RANGE
                    ? GK_BG_MINMAX_Z
                    : -1;
     uint64_t nodata = 0;
     gk_bg_rows rows;
-    const int method = what >= 0 ? gk_bg_method(gk_window_bg(job), &job->ell, t->g, what) : GK_BG_SCAN;
+    const int method =
+        what >= 0 ? gk_bg_method(gk_window_bg(job), &job->ell, t->g, what) : GK_BG_SCAN;
     if (method == GK_BG_STAMP) { /* count only */
         const size_t sbn = gk_bg_stamp_scratch(t->w);
         if (gk_scratch_reserve2(s, sbn) != GK_OK)
             return UINT64_MAX;
-        gk_bg_stamp(gk_window_bg(job), &job->ell, t->g, t->x0, t->y0, t->w, t->h, what, s->d2b, out, NULL);
+        gk_bg_stamp(gk_window_bg(job), &job->ell, t->g, t->x0, t->y0, t->w, t->h, what, s->d2b, out,
+                    NULL);
         for (size_t i = 0; i < (size_t)t->w * (size_t)t->h; i++)
             if (!(out[i] >= (double)a->min_points)) {
                 out[i] = a->nodata;

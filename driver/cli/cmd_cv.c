@@ -59,8 +59,8 @@ typedef struct {
     const char *out;
 } cv_opts;
 
-static int parse_count(gk_context *ctx, const char *opt, const char *s, long long lo,
-                       long long hi, long long *v)
+static int parse_count(gk_context *ctx, const char *opt, const char *s, long long lo, long long hi,
+                       long long *v)
 {
     char *end;
     errno = 0;
@@ -128,7 +128,7 @@ static int split_args(gk_context *ctx, int argc, char **argv, cv_opts *co, int *
 /* gdal_grid options that shape a raster mean nothing here: say so. */
 static int reject_grid_only(gk_context *ctx, const gk_grid_options *o)
 {
-    const char *bad = o->format            ? "-of"
+    const char *bad = o->format             ? "-of"
                       : o->type             ? "-ot"
                       : o->creation_options ? "-co"
                       : o->have_txe         ? "-txe"
@@ -186,8 +186,8 @@ static void print_summary(FILE *f, const gk_cv_result *r, const char *alg, int j
     const char *method = r->method ? r->method : "rebuild";
     if (json) {
         /* n as gstat-side summaries count it: the predictions the statistics use */
-        fprintf(f, "{\"n\":%zu,\"n_failed\":%zu,\"n_points\":%zu,", r->n - r->n_failed,
-                r->n_failed, r->n);
+        fprintf(f, "{\"n\":%zu,\"n_failed\":%zu,\"n_points\":%zu,", r->n - r->n_failed, r->n_failed,
+                r->n);
         json_number(f, "mean_error", r->mean_error, 0);
         json_number(f, "rmse", r->rmse, 0);
         json_number(f, "mae", r->mae, 0);
@@ -424,8 +424,9 @@ static int run(gk_context *ctx, int argc, char **argv)
         goto done;
     }
     if (res.n_failed && !o->quiet)
-        fprintf(stderr, "gridkit cv: warning: %zu of %zu points got no prediction (nodata); the "
-                        "statistics use the other %zu\n",
+        fprintf(stderr,
+                "gridkit cv: warning: %zu of %zu points got no prediction (nodata); the "
+                "statistics use the other %zu\n",
                 res.n_failed, res.n, res.n - res.n_failed);
     if (out && (rc = write_residuals(ctx, out, inputs, srs ? srs : sp.srs_wkt, &res)))
         goto done;

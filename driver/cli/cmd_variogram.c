@@ -150,11 +150,12 @@ static int parse_args(gk_context *ctx, int argc, char **argv, vgm_args *va, char
             continue;
         }
         static const char *const own[] = {
-            "--cutoff",   "--width",        "--lags",         "--estimator", "--direction",
-            "--tolerance", "--bandwidth",   "--fit",          "--fit-method", "--nugget",
-            "--psill",    "--range",        "--kappa",        "--anis",      "--format",
-            "-o",         "--plot",         "-of",            "--output-format", "--model",
-            "--fit-best", "--drift",        "--drift-raster", "--drift-resample"};
+            "--cutoff",     "--width",     "--lags",          "--estimator",
+            "--direction",  "--tolerance", "--bandwidth",     "--fit",
+            "--fit-method", "--nugget",    "--psill",         "--range",
+            "--kappa",      "--anis",      "--format",        "-o",
+            "--plot",       "-of",         "--output-format", "--model",
+            "--fit-best",   "--drift",     "--drift-raster",  "--drift-resample"};
         int k, is_own = -1;
         for (k = 0; k < (int)(sizeof own / sizeof own[0]); k++)
             if (!strcmp(a, own[k]))
@@ -195,8 +196,7 @@ static int parse_args(gk_context *ctx, int argc, char **argv, vgm_args *va, char
             else if (!strcmp(val, "cressie"))
                 va->vo.estimator = GK_VGM_CRESSIE;
             else
-                rc = gk_error(ctx, GK_ERR_ARG, "--estimator: '%s' is not matheron or cressie",
-                              val);
+                rc = gk_error(ctx, GK_ERR_ARG, "--estimator: '%s' is not matheron or cressie", val);
             break;
         case 4: {
             int n = gk_vgm_parse_list(ctx, a, val, va->vo.azimuth, GK_VGM_MAX_DIRECTIONS);
@@ -214,17 +214,29 @@ static int parse_args(gk_context *ctx, int argc, char **argv, vgm_args *va, char
             if (!(rc = gk_vgm_parse_num(ctx, a, val, &va->vo.bandwidth)) && va->vo.bandwidth <= 0)
                 rc = gk_error(ctx, GK_ERR_ARG, "--bandwidth must be positive, not %s", val);
             break;
-        case 7: va->fa.fit = val; break;
+        case 7:
+            va->fa.fit = val;
+            break;
         case 8:
             if (!(rc = gk_vgm_parse_num(ctx, a, val, &d)) && d != 1 && d != 2 && d != 6 && d != 7)
                 rc = gk_error(ctx, GK_ERR_ARG, "--fit-method must be 1, 2, 6 or 7, not %s", val);
             va->method = (int)d;
             break;
-        case 9: va->fa.nugget = val; break;
-        case 10: va->fa.psill = val; break;
-        case 11: va->fa.range = val; break;
-        case 12: va->fa.kappa = val; break;
-        case 13: va->fa.anis = val; break;
+        case 9:
+            va->fa.nugget = val;
+            break;
+        case 10:
+            va->fa.psill = val;
+            break;
+        case 11:
+            va->fa.range = val;
+            break;
+        case 12:
+            va->fa.kappa = val;
+            break;
+        case 13:
+            va->fa.anis = val;
+            break;
         case 14:
         case 17:
         case 18:
@@ -232,7 +244,9 @@ static int parse_args(gk_context *ctx, int argc, char **argv, vgm_args *va, char
                 rc = gk_error(ctx, GK_ERR_ARG, "%s: '%s' is not table, csv or json", a, val);
             va->format = val;
             break;
-        case 15: va->out = val; break;
+        case 15:
+            va->out = val;
+            break;
         case 16: {
             size_t L = strlen(val);
             if (L < 5 || (strcasecmp(val + L - 4, ".png") && strcasecmp(val + L - 4, ".svg")))
@@ -241,8 +255,12 @@ static int parse_args(gk_context *ctx, int argc, char **argv, vgm_args *va, char
             va->plot = val;
             break;
         }
-        case 19: va->model = val; break;
-        case 20: va->fa.fit_best = val; break;
+        case 19:
+            va->model = val;
+            break;
+        case 20:
+            va->fa.fit_best = val;
+            break;
         case 21:
             if (!strcmp(val, "linear"))
                 va->drift = GK_DRIFT_LINEAR;
@@ -300,8 +318,7 @@ static int parse_args(gk_context *ctx, int argc, char **argv, vgm_args *va, char
     return GK_OK;
 }
 
-static void write_model_table(FILE *f, const gk_vmodel *m, const gk_vgm_report *rep,
-                              int method)
+static void write_model_table(FILE *f, const gk_vmodel *m, const gk_vgm_report *rep, int method)
 {
     const gk_fit_result *fr = rep->fit;
     if (fr)
@@ -324,12 +341,11 @@ static void write_model_table(FILE *f, const gk_vmodel *m, const gk_vgm_report *
     if (fr && rep->nkappa > 0)
         for (int i = 0; i < m->n; i++)
             if (m->s[i].type == GK_VM_MAT || m->s[i].type == GK_VM_STE) {
-                fprintf(f, "# kappa %.10g: the smallest SSErr of %d values tried\n",
-                        m->s[i].kappa, rep->nkappa);
+                fprintf(f, "# kappa %.10g: the smallest SSErr of %d values tried\n", m->s[i].kappa,
+                        rep->nkappa);
                 break;
             }
-    fprintf(f, "%5s %20s %20s %8s %8s %8s\n", "model", "psill", "range", "kappa", "ang1",
-            "anis1");
+    fprintf(f, "%5s %20s %20s %8s %8s %8s\n", "model", "psill", "range", "kappa", "ang1", "anis1");
     for (int i = 0; i < m->n; i++) {
         const gk_vm_structure *s = &m->s[i];
         fprintf(f, "%5s %20.12g %20.12g %8.4g %8.4g %8.4g\n", gk_vm_type_name(s->type), s->psill,
@@ -428,8 +444,8 @@ static int fit_models(gk_context *ctx, const vgm_args *va, const gk_vgm *v, gk_v
                           "none (--fit Nug,Mat, or Mat or Ste among --fit-best's candidates)",
                           one ? "the model has" : "the candidates have");
         else
-            rc = gk_variogram_fit_best(ctx, v, -1, cand, ncand, kappa, nkappa, &fo, cand_fit,
-                                       &kept);
+            rc =
+                gk_variogram_fit_best(ctx, v, -1, cand, ncand, kappa, nkappa, &fo, cand_fit, &kept);
         if (!rc) {
             *model = cand[kept];
             *fr = cand_fit[kept];
@@ -534,8 +550,8 @@ static int run(gk_context *ctx, int argc, char **argv)
         rep.rasters = va.drift_raster;
     }
     gk_note_progress_state ps = {{0, 0}, "variogram"};
-    rc = gk_world_variogram(ctx, world, pts, &va.vo, o->quiet ? NULL : gk_term_progress_notes,
-                            &ps, &v);
+    rc = gk_world_variogram(ctx, world, pts, &va.vo, o->quiet ? NULL : gk_term_progress_notes, &ps,
+                            &v);
     gk_term_progress_end(&ps.term);
     if (rc || rank > 0)
         goto done;

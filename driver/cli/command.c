@@ -39,8 +39,7 @@ int gk_cli_run(const char *name, const char *usage, const char *fallback, gk_cli
         return rc ? 1 : 0;
     }
     if (gk_errno(ctx) || (rc && fallback))
-        fprintf(stderr, "gridkit %s: error: %s\n", name,
-                gk_errno(ctx) ? gk_errmsg(ctx) : fallback);
+        fprintf(stderr, "gridkit %s: error: %s\n", name, gk_errno(ctx) ? gk_errmsg(ctx) : fallback);
     rc = (rc || gk_errno(ctx)) ? 1 : 0;
     gk_context_free(ctx);
     return rc;

@@ -47,21 +47,19 @@ static void stop_blas_threads(void)
  * possible before SQLite starts, so here, first thing; if something has
  * started it already, nothing changes. (The plugin cannot: GDAL's process
  * owns the setting.) */
-static void sqlite_without_statistics(void)
-{
-    sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
-}
+static void sqlite_without_statistics(void) { sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); }
 
 static void usage(FILE *f)
 {
-    fprintf(f, "gridkit %s - scattered points to rasters, a faster gdal_grid\n\n"
-               "Commands:\n"
-               "  gridkit grid [gdal_grid arguments] SRC DST   grid points into a raster\n"
-               "  gridkit variogram SRC [options]              experimental variogram, model fit\n"
-               "  gridkit cv SRC -a ALGORITHM [options]        leave-one-out cross-validation\n"
-               "  gridkit ridges SRC DST -a METHOD [options]   ridge lines of a point cloud\n"
-               "                                               (gridkit ridges --help)\n"
-               "  gridkit --version | --help\n\n",
+    fprintf(f,
+            "gridkit %s - scattered points to rasters, a faster gdal_grid\n\n"
+            "Commands:\n"
+            "  gridkit grid [gdal_grid arguments] SRC DST   grid points into a raster\n"
+            "  gridkit variogram SRC [options]              experimental variogram, model fit\n"
+            "  gridkit cv SRC -a ALGORITHM [options]        leave-one-out cross-validation\n"
+            "  gridkit ridges SRC DST -a METHOD [options]   ridge lines of a point cloud\n"
+            "                                               (gridkit ridges --help)\n"
+            "  gridkit --version | --help\n\n",
             GK_VERSION_STRING);
     fputs(gk_grid_usage(), f);
 }
@@ -133,7 +131,7 @@ static const char *device_arg(int argc, char **argv)
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define GK_SANITIZED 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) ||                        \
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) ||                         \
     __has_feature(memory_sanitizer)
 #define GK_SANITIZED 1
 #endif

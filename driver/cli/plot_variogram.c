@@ -18,7 +18,7 @@
 
 #define W 880.0
 #define H 600.0
-#define ML 88.0  /* margins: left, right, top, bottom */
+#define ML 88.0 /* margins: left, right, top, bottom */
 #define MR 36.0
 #define MT 72.0
 #define MB 70.0
@@ -26,9 +26,8 @@
 
 /* colour-blind-safe palette (Okabe & Ito) */
 static const double palette[8][3] = {
-    {0.000, 0.447, 0.698}, {0.835, 0.369, 0.000}, {0.000, 0.620, 0.451},
-    {0.800, 0.475, 0.655}, {0.337, 0.706, 0.914}, {0.902, 0.624, 0.000},
-    {0.941, 0.894, 0.259}, {0.000, 0.000, 0.000},
+    {0.000, 0.447, 0.698}, {0.835, 0.369, 0.000}, {0.000, 0.620, 0.451}, {0.800, 0.475, 0.655},
+    {0.337, 0.706, 0.914}, {0.902, 0.624, 0.000}, {0.941, 0.894, 0.259}, {0.000, 0.000, 0.000},
 };
 
 static void num_text(double v, double step, char *buf, size_t n)
@@ -172,7 +171,8 @@ static void draw(cairo_t *cr, const gk_vgm *v, const gk_vmodel *m, const char *s
     if (m) {
         gk_vmodel_describe(m, desc, sizeof desc);
         char line[700];
-        snprintf(line, sizeof line, "%s%s%s", desc, subtitle ? "    " : "", subtitle ? subtitle : "");
+        snprintf(line, sizeof line, "%s%s%s", desc, subtitle ? "    " : "",
+                 subtitle ? subtitle : "");
         text_at(cr, line, ML, 44, 0.0, 0.0);
     } else if (subtitle) {
         text_at(cr, subtitle, ML, 44, 0.0, 0.0);
@@ -296,8 +296,7 @@ int gk_plot_variogram(gk_context *ctx, const char *path, const gk_vgm *v, const 
 {
     int svg = has_ext(path, ".svg");
     if (!svg && !has_ext(path, ".png"))
-        return gk_error(ctx, GK_ERR_ARG, "--plot %s: the file name must end in .png or .svg",
-                        path);
+        return gk_error(ctx, GK_ERR_ARG, "--plot %s: the file name must end in .png or .svg", path);
     /* the temporary naming that cancel and stale sweeps know (io/replace_output.h) */
     char *tmp = gk_output_temp_name(path, "", NULL);
     if (!tmp)

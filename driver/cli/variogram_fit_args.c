@@ -64,8 +64,7 @@ static int parse_anis(gk_context *ctx, const gk_vgm_fit_args *fa, double v[2])
         return gk_error(ctx, GK_ERR_ARG, "--anis needs ANGLE,RATIO");
     if (!(v[1] > 0 && v[1] <= 1) || !(v[0] >= 0 && v[0] < 360))
         return gk_error(ctx, GK_ERR_ARG,
-                        "--anis: angle must be in [0, 360) and ratio in (0, 1], not %s",
-                        fa->anis);
+                        "--anis: angle must be in [0, 360) and ratio in (0, 1], not %s", fa->anis);
     return GK_OK;
 }
 
@@ -131,9 +130,8 @@ int gk_vgm_build_model(gk_context *ctx, const gk_vgm_fit_args *fa, gk_vmodel *m)
         if (n < 0)
             return gk_errno(ctx);
         if (n != ns && !(n == 1 && lists[l].what == 2))
-            return gk_error(ctx, GK_ERR_ARG,
-                            "%s: %d value%s for %d non-nugget structure%s", lists[l].opt, n,
-                            n == 1 ? "" : "s", ns, ns == 1 ? "" : "s");
+            return gk_error(ctx, GK_ERR_ARG, "%s: %d value%s for %d non-nugget structure%s",
+                            lists[l].opt, n, n == 1 ? "" : "s", ns, ns == 1 ? "" : "s");
         for (int k = 0; k < ns; k++) {
             double x = v[n == 1 ? 0 : k];
             gk_vm_structure *s = &m->s[idx[k]];
@@ -169,9 +167,7 @@ int gk_vgm_build_model(gk_context *ctx, const gk_vgm_fit_args *fa, gk_vmodel *m)
     return GK_OK;
 }
 
-
-int gk_vgm_build_candidates(gk_context *ctx, const gk_vgm_fit_args *fa, gk_vmodel *cand,
-                            int *ncand)
+int gk_vgm_build_candidates(gk_context *ctx, const gk_vgm_fit_args *fa, gk_vmodel *cand, int *ncand)
 {
     if (fa->psill || fa->range)
         return gk_error(ctx, GK_ERR_ARG,

@@ -11,8 +11,8 @@
 
 /* The options as given (NULL: not given). */
 typedef struct {
-    const char *fit;       /* --fit MODEL[,MODEL...]: one nested model */
-    const char *fit_best;  /* --fit-best MODEL[,MODEL...]: candidates */
+    const char *fit;      /* --fit MODEL[,MODEL...]: one nested model */
+    const char *fit_best; /* --fit-best MODEL[,MODEL...]: candidates */
     const char *nugget, *psill, *range, *kappa, *anis;
     const char *fit_kappa; /* --fit-kappa [LIST]: "" for gstat's default list */
     int no_fit;

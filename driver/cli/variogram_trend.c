@@ -7,9 +7,8 @@
 
 #include <stdlib.h>
 
-int gk_vgm_trend_points(gk_context *ctx, const char *src, const gk_points *pts,
-                        gk_drift_type drift, int n_rasters, const char *const *rasters,
-                        int bilinear, gk_points **out)
+int gk_vgm_trend_points(gk_context *ctx, const char *src, const gk_points *pts, gk_drift_type drift,
+                        int n_rasters, const char *const *rasters, int bilinear, gk_points **out)
 {
     *out = NULL;
     size_t n = gk_points_count(pts);

@@ -11,8 +11,7 @@
 
 /* *out: new points (free with gk_points_free), or NULL and an error (the
  * trend's own errors name the source src; a raster's name the raster). */
-int gk_vgm_trend_points(gk_context *ctx, const char *src, const gk_points *pts,
-                        gk_drift_type drift, int n_rasters, const char *const *rasters,
-                        int bilinear, gk_points **out);
+int gk_vgm_trend_points(gk_context *ctx, const char *src, const gk_points *pts, gk_drift_type drift,
+                        int n_rasters, const char *const *rasters, int bilinear, gk_points **out);
 
 #endif

@@ -139,10 +139,7 @@ void gk_cancel_forget(const char *name)
         for_each_name(name, forget_one);
 }
 
-void gk_cancel_hold(void)
-{
-    held = 1;
-}
+void gk_cancel_hold(void) { held = 1; }
 
 void gk_cancel_release(void)
 {

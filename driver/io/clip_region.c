@@ -77,8 +77,7 @@ static int load_clip_source(gk_context *ctx, const gk_read_options *ro, gk_err_c
     const char *name = ro->clipsrc;
     *out = NULL;
     ec->msg[0] = '\0';
-    GDALDatasetH ds =
-        GDALOpenEx(name, GDAL_OF_VECTOR | GDAL_OF_VERBOSE_ERROR, NULL, NULL, NULL);
+    GDALDatasetH ds = GDALOpenEx(name, GDAL_OF_VECTOR | GDAL_OF_VERBOSE_ERROR, NULL, NULL, NULL);
     if (!ds)
         return gk_error(ctx, GK_ERR_IO,
                         "-clipsrc %s: not a rectangle, a POLYGON/MULTIPOLYGON WKT or a "
@@ -104,8 +103,8 @@ static int load_clip_source(gk_context *ctx, const gk_read_options *ro, gk_err_c
             rc = gk_error(ctx, GK_ERR_ARG, "-clipsrc %s has no layer", name);
     }
     if (!rc && ro->clipsrcwhere && OGR_L_SetAttributeFilter(lyr, ro->clipsrcwhere) != OGRERR_NONE)
-        rc = gk_error(ctx, GK_ERR_ARG, "-clipsrcwhere \"%s\" on %s is invalid%s",
-                      ro->clipsrcwhere, name, gk_gdal_reason(ec, why, sizeof why));
+        rc = gk_error(ctx, GK_ERR_ARG, "-clipsrcwhere \"%s\" on %s is invalid%s", ro->clipsrcwhere,
+                      name, gk_gdal_reason(ec, why, sizeof why));
     OGRGeometryH mp = OGR_G_CreateGeometry(wkbMultiPolygon);
     if (!rc) {
         int nfail = ec->n_fail;
@@ -154,8 +153,7 @@ static int load_clip_source(gk_context *ctx, const gk_read_options *ro, gk_err_c
     return GK_OK;
 }
 
-int gk_clip_build(gk_context *ctx, const gk_read_options *ro, gk_err_capture *ec,
-                  gk_clip_region *c)
+int gk_clip_build(gk_context *ctx, const gk_read_options *ro, gk_err_capture *ec, gk_clip_region *c)
 {
     memset(c, 0, sizeof *c);
     OGRGeometryH spat = NULL, clip = NULL;

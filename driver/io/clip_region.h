@@ -15,11 +15,11 @@
 
 typedef struct {
     int active;
-    int is_rect;                 /* axis-aligned rectangle: pure compare */
+    int is_rect;                   /* axis-aligned rectangle: pure compare */
     double xmin, ymin, xmax, ymax; /* envelope */
     OGRGeometryH geom;
     OGRPreparedGeometryH prep;
-    OGRGeometryH pt;             /* reused test point */
+    OGRGeometryH pt; /* reused test point */
 } gk_clip_region;
 
 /* The region of ro's -spat and -clipsrc* in *c (c->active 0 when neither is

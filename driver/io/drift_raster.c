@@ -20,7 +20,7 @@ typedef struct {
     GDALDatasetH ds;
     GDALRasterBandH band;
     int nx, ny;
-    double inv[6];   /* georeferenced -> pixel/line */
+    double inv[6]; /* georeferenced -> pixel/line */
     int has_nodata;
     double nodata;
 } drift_raster;
@@ -168,10 +168,14 @@ static int sample_one(gk_drift_rasters *d, drift_raster *r, size_t n, const doub
         to_pixel(r, x[i], y[i], &px, &py);
         if (!footprint(r, d->bilinear, px, py, &c0, &c1, &r0, &r1, &tx, &ty))
             continue;
-        if (c0 < wx0) wx0 = c0;
-        if (c1 > wx1) wx1 = c1;
-        if (r0 < wy0) wy0 = r0;
-        if (r1 > wy1) wy1 = r1;
+        if (c0 < wx0)
+            wx0 = c0;
+        if (c1 > wx1)
+            wx1 = c1;
+        if (r0 < wy0)
+            wy0 = r0;
+        if (r1 > wy1)
+            wy1 = r1;
     }
     if (wx1 < 0) {
         for (size_t i = 0; i < n; i++)
@@ -209,8 +213,8 @@ static int sample_one(gk_drift_rasters *d, drift_raster *r, size_t n, const doub
             pthread_mutex_lock(&d->lock);
             CPLErr e = CE_None;
             for (int q = 0; q < 4 && e == CE_None; q++)
-                e = GDALRasterIO(r->band, GF_Read, cc[q], rr[q], 1, 1, &v[q], 1, 1, GDT_Float64,
-                                 0, 0);
+                e = GDALRasterIO(r->band, GF_Read, cc[q], rr[q], 1, 1, &v[q], 1, 1, GDT_Float64, 0,
+                                 0);
             pthread_mutex_unlock(&d->lock);
             if (e != CE_None)
                 return -1;

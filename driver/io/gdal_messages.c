@@ -42,10 +42,7 @@ static void name_list(int n, const char *(*name)(void *, int), void *obj, char *
         snprintf(buf, cap, "none");
 }
 
-static const char *layer_name(void *ds, int i)
-{
-    return OGR_L_GetName(GDALDatasetGetLayer(ds, i));
-}
+static const char *layer_name(void *ds, int i) { return OGR_L_GetName(GDALDatasetGetLayer(ds, i)); }
 
 void gk_layer_list(GDALDatasetH ds, char *buf, size_t cap)
 {

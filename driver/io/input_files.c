@@ -50,10 +50,7 @@ char *gk_canonical_path(const char *name)
     return out;
 }
 
-gk_inputs *gk_inputs_new(void)
-{
-    return calloc(1, sizeof(gk_inputs));
-}
+gk_inputs *gk_inputs_new(void) { return calloc(1, sizeof(gk_inputs)); }
 
 void gk_inputs_free(gk_inputs *in)
 {
@@ -113,8 +110,8 @@ static int is_regular(const char *name)
 }
 
 /* Virtual file systems whose files live inside a local file. */
-static const char *const archives[] = {"/vsizip/", "/vsitar/", "/vsigzip/", "/vsi7z/",
-                                       "/vsirar/", "/vsisubfile/"};
+static const char *const archives[] = {"/vsizip/", "/vsitar/", "/vsigzip/",
+                                       "/vsi7z/",  "/vsirar/", "/vsisubfile/"};
 
 static int add_name(gk_inputs *in, const char *input, const char *name, int depth);
 
@@ -233,8 +230,8 @@ static int is_sidecar(const char *ds, const char *f)
 /* Side-cars that drivers read beside a file without always listing them
  * (GDAL 3.6's CSV lists no .csvt, GML no .xsd or .gfs): replacing one
  * changes what the input reads. */
-static const char *const stem_sidecars[] = {"csvt", "prj", "xsd", "gfs", "cpg", "qix",
-                                            "shx", "dbf", "sbn", "sbx"};
+static const char *const stem_sidecars[] = {"csvt", "prj", "xsd", "gfs", "cpg",
+                                            "qix",  "shx", "dbf", "sbn", "sbx"};
 static const char *const name_sidecars[] = {".aux.xml", ".ovr", ".msk"};
 
 static int add_sidecars(gk_inputs *in, const char *input, const char *name)

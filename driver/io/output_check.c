@@ -65,8 +65,7 @@ static const char *kind_of(mode_t m)
                          : "not a regular file";
 }
 
-char *gk_output_prepare(gk_context *ctx, const char *what, const char *dst,
-                        const gk_inputs *inputs)
+char *gk_output_prepare(gk_context *ctx, const char *what, const char *dst, const gk_inputs *inputs)
 {
     if (!dst || !*dst) {
         gk_error(ctx, GK_ERR_ARG, "%s: no file name", what);
@@ -103,11 +102,11 @@ char *gk_output_prepare(gk_context *ctx, const char *what, const char *dst,
     if (!S_ISREG(st.st_mode)) {
         if (strcmp(path, dst))
             gk_error(ctx, GK_ERR_ARG,
-                     "%s %s links to %s, which is %s; gridkit writes only regular files", what,
-                     dst, path, kind_of(st.st_mode));
+                     "%s %s links to %s, which is %s; gridkit writes only regular files", what, dst,
+                     path, kind_of(st.st_mode));
         else
-            gk_error(ctx, GK_ERR_ARG, "%s %s is %s; gridkit writes only regular files", what,
-                     dst, kind_of(st.st_mode));
+            gk_error(ctx, GK_ERR_ARG, "%s %s is %s; gridkit writes only regular files", what, dst,
+                     kind_of(st.st_mode));
         free(path);
         return NULL;
     }

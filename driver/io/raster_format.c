@@ -71,8 +71,9 @@ static GDALDriverH guess_driver(gk_context *ctx, const char *dst)
     GDALDriverH pick = gtiff ? gtiff : first;
     /* GTiff + COG for .tif is the normal case; gdal_grid stays quiet there */
     if (n > 1 && !(gtiff && n == 2 && strstr(names, "COG")))
-        CPLError(CE_Warning, CPLE_AppDefined, "Several drivers matching %s extension (%s). Using %s",
-                 ext, names, GDALGetDriverShortName(pick));
+        CPLError(CE_Warning, CPLE_AppDefined,
+                 "Several drivers matching %s extension (%s). Using %s", ext, names,
+                 GDALGetDriverShortName(pick));
     return pick;
 }
 
@@ -97,8 +98,8 @@ static GDALDriverH choose_driver(gk_context *ctx, const gk_raster_spec *spec)
     }
     if (!GDALGetMetadataItem(drv, GDAL_DCAP_CREATE, NULL) &&
         !GDALGetMetadataItem(drv, GDAL_DCAP_CREATECOPY, NULL)) {
-        gk_error(ctx, GK_ERR_UNSUPPORTED, "output format '%s' cannot write files (read-only driver)",
-                 name);
+        gk_error(ctx, GK_ERR_UNSUPPORTED,
+                 "output format '%s' cannot write files (read-only driver)", name);
         return NULL;
     }
     if (!gk_output_driver_writes_files(drv)) {
@@ -146,7 +147,8 @@ static int check_type_for_driver(gk_context *ctx, GDALDriverH drv, GDALDataType 
     CSLDestroy(tok);
     if (ok)
         return GK_OK;
-    return gk_error(ctx, GK_ERR_ARG, "output format '%s' cannot write type %s (-ot); it supports: %s",
+    return gk_error(ctx, GK_ERR_ARG,
+                    "output format '%s' cannot write type %s (-ot); it supports: %s",
                     GDALGetDriverShortName(drv), GDALGetDataTypeName(type), list);
 }
 

@@ -42,8 +42,7 @@ static double now(void)
 static sqlite3 *open_db(const char *path)
 {
     sqlite3 *db = NULL;
-    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) !=
-        SQLITE_OK) {
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
         sqlite3_close(db);
         return NULL;
     }
@@ -56,8 +55,7 @@ static sqlite3 *open_db(const char *path)
 
 /* A standard GeoPackage geometry blob around a WKB Point: 1 with its
  * coordinates, 0 for an empty point, -1 for anything else. */
-static int blob_point(const unsigned char *b, int len, double *x, double *y, double *z,
-                      int *is3d)
+static int blob_point(const unsigned char *b, int len, double *x, double *y, double *z, int *is3d)
 {
     static const int env_bytes[8] = {0, 32, 48, 48, 64, -1, -1, -1};
     if (!b || len < 8 || b[0] != 'G' || b[1] != 'P' || b[2] != 0 || (b[3] & 0x20))
@@ -203,8 +201,8 @@ static int table_ok(sqlite3 *db, const gk_gpkg_layer *l, sqlite3_int64 *lo, sqli
     return ok ? 0 : -1;
 }
 
-int gk_read_gpkg_points(gk_context *ctx, const gk_gpkg_layer *l, gk_points *pts,
-                        size_t *n_features, size_t *n_skipped_z)
+int gk_read_gpkg_points(gk_context *ctx, const gk_gpkg_layer *l, gk_points *pts, size_t *n_features,
+                        size_t *n_skipped_z)
 {
     if (!l->path || !l->table || !l->fid || !*l->fid || !l->geom || !*l->geom ||
         strncmp(l->path, "/vsi", 4) == 0 || !sqlite3_threadsafe())

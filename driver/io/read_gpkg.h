@@ -34,8 +34,8 @@ typedef struct {
     int need_3d;        /* Z from the geometry and the algorithm reads it */
     int no_z;           /* X and Y only (GK_Z_NOT_READ): z = 0, a NaN Z keeps its point */
     double z_increase, z_multiply;
-    int threads;        /* connections read at once (>= 1) */
-    long long n_hint;   /* the layer's feature count if known (OGR's fast count), else -1 */
+    int threads;      /* connections read at once (>= 1) */
+    long long n_hint; /* the layer's feature count if known (OGR's fast count), else -1 */
     /* if not NULL, run once on the calling thread while the connections
      * read (before it takes ranges itself), if the reading gets that far */
     void (*beside)(void *arg);
@@ -45,7 +45,7 @@ typedef struct {
 /* Appends the layer's points to pts: GK_OK with the features read and the
  * points skipped for a null or NaN Z counted, or GK_GPKG_DECLINED with pts
  * as it was (also when the memory for it is lacking: OGR's path needs less). */
-int gk_read_gpkg_points(gk_context *ctx, const gk_gpkg_layer *l, gk_points *pts,
-                        size_t *n_features, size_t *n_skipped_z);
+int gk_read_gpkg_points(gk_context *ctx, const gk_gpkg_layer *l, gk_points *pts, size_t *n_features,
+                        size_t *n_skipped_z);
 
 #endif

@@ -135,10 +135,10 @@ static void visit(visitor *v, OGRGeometryH g)
 /* What every reading path of one layer shares. */
 typedef struct {
     OGRFeatureDefnH defn;
-    int zidx;      /* -zfield index, -1 */
-    int check_2d;  /* Z from the geometry and the algorithm reads it */
-    int z_text;    /* the -zfield is not a number field (String, Date, ...): its text is read */
-    z_mode mode;   /* Z_GEOM, or Z_NONE for GK_Z_NOT_READ */
+    int zidx;     /* -zfield index, -1 */
+    int check_2d; /* Z from the geometry and the algorithm reads it */
+    int z_text;   /* the -zfield is not a number field (String, Date, ...): its text is read */
+    z_mode mode;  /* Z_GEOM, or Z_NONE for GK_Z_NOT_READ */
     const char *src;
 } layer_ctx;
 
@@ -147,7 +147,7 @@ typedef struct {
  * the geometry's Z, or -zfield). How many; their names into buf. */
 static int z_candidates(OGRFeatureDefnH defn, char *buf, size_t cap)
 {
-    static const char *const names[] = {"z",     "elev",     "elevation", "height", "alt",
+    static const char *const names[] = {"z",        "elev",  "elevation", "height", "alt",
                                         "altitude", "depth", "value",     "val",    "level"};
     int n = 0;
     size_t len = 0;
@@ -217,9 +217,8 @@ static int zfield_value(visitor *v, const layer_ctx *lc, OGRFeatureH f, double *
         v->err = gk_error(v->ctx, GK_ERR_ARG,
                           "-zfield \"%s\" of layer \"%s\" of %s: feature %lld has \"%s\", "
                           "which is not a number (a %s field; Z must be a number)",
-                          OGR_Fld_GetNameRef(fd), v->lp->name, lc->src,
-                          (long long)OGR_F_GetFID(f), shown,
-                          OGR_GetFieldTypeName(OGR_Fld_GetType(fd)));
+                          OGR_Fld_GetNameRef(fd), v->lp->name, lc->src, (long long)OGR_F_GetFID(f),
+                          shown, OGR_GetFieldTypeName(OGR_Fld_GetType(fd)));
     }
     return k;
 }
@@ -286,8 +285,8 @@ static int child_index(const struct ArrowSchema *sc, const char *name, const cha
 }
 
 /* One batch. 0, or ARROW_NO for a layout this code does not read. */
-static int arrow_batch(visitor *v, const layer_ctx *lc, const struct ArrowArray *a,
-                       int gcol, char gfmt, int zcol, char zfmt)
+static int arrow_batch(visitor *v, const layer_ctx *lc, const struct ArrowArray *a, int gcol,
+                       char gfmt, int zcol, char zfmt)
 {
     const struct ArrowArray *ga = a->children[gcol];
     const struct ArrowArray *za = zcol >= 0 ? a->children[zcol] : NULL;
@@ -364,8 +363,8 @@ static int read_arrow(visitor *v, const layer_ctx *lc, OGRLayerH lyr)
     if (st.get_schema(&st, &sc) == 0 && sc.format && !strcmp(sc.format, "+s")) {
         int gcol = child_index(&sc, gname, "zZ"), zcol = -1;
         if (lc->zidx >= 0 && !lc->z_text) /* text is read feature by feature */
-            zcol = child_index(
-                &sc, OGR_Fld_GetNameRef(OGR_FD_GetFieldDefn(lc->defn, lc->zidx)), "gil");
+            zcol = child_index(&sc, OGR_Fld_GetNameRef(OGR_FD_GetFieldDefn(lc->defn, lc->zidx)),
+                               "gil");
         if (gcol >= 0 && (lc->zidx < 0 || zcol >= 0)) {
             char gfmt = sc.children[gcol]->format[0];
             char zfmt = zcol >= 0 ? sc.children[zcol]->format[0] : 0;
@@ -442,15 +441,13 @@ static int gpkg_wanted(const gk_read_options *ro, GDALDatasetH ds, int is_sql,
                        const gk_clip_region *clip, OGRFeatureDefnH defn)
 {
     GDALDriverH drv = GDALGetDatasetDriver(ds);
-    return !is_sql && !clip->active && !ro->where && CSLCount(ro->open_options) == 0 &&
-           drv && EQUAL(GDALGetDriverShortName(drv), "GPKG") &&
-           OGR_FD_GetGeomFieldCount(defn) == 1 &&
+    return !is_sql && !clip->active && !ro->where && CSLCount(ro->open_options) == 0 && drv &&
+           EQUAL(GDALGetDriverShortName(drv), "GPKG") && OGR_FD_GetGeomFieldCount(defn) == 1 &&
            CPLTestBool(CPLGetConfigOption("GRIDKIT_GPKG_SQLITE", "YES"));
 }
 
-static int read_gpkg(gk_context *ctx, const gk_read_options *ro, GDALDatasetH ds,
-                     OGRLayerH lyr, const layer_ctx *lc, GIntBig n_hint, gk_layer_points *lp,
-                     srs_task *srs)
+static int read_gpkg(gk_context *ctx, const gk_read_options *ro, GDALDatasetH ds, OGRLayerH lyr,
+                     const layer_ctx *lc, GIntBig n_hint, gk_layer_points *lp, srs_task *srs)
 {
     gk_gpkg_layer g = {0};
     g.beside = srs_task_run;
@@ -499,9 +496,9 @@ static int read_gpkg(gk_context *ctx, const gk_read_options *ro, GDALDatasetH ds
     return GK_OK;
 }
 
-static int read_layer(gk_context *ctx, const gk_read_options *ro, const char *src,
-                      GDALDatasetH ds, OGRLayerH lyr, int is_sql, gk_clip_region *clip,
-                      gk_err_capture *ec, gk_layer_points *lp, srs_task *srs)
+static int read_layer(gk_context *ctx, const gk_read_options *ro, const char *src, GDALDatasetH ds,
+                      OGRLayerH lyr, int is_sql, gk_clip_region *clip, gk_err_capture *ec,
+                      gk_layer_points *lp, srs_task *srs)
 {
     char why[1100], names[1024];
     const char *lname = lp->name;
@@ -520,8 +517,8 @@ static int read_layer(gk_context *ctx, const gk_read_options *ro, const char *sr
                             csv ? "; a CSV's X and Y columns become one with -oo "
                                   "X_POSSIBLE_NAMES=COLUMN -oo Y_POSSIBLE_NAMES=COLUMN"
                                 : "");
-        return gk_error(ctx, GK_ERR_ARG, "layer \"%s\" of %s has no geometry (fields: %s)%s",
-                        lname, src, names,
+        return gk_error(ctx, GK_ERR_ARG, "layer \"%s\" of %s has no geometry (fields: %s)%s", lname,
+                        src, names,
                         csv ? ": name its X and Y columns with -oo X_POSSIBLE_NAMES=COLUMN "
                               "-oo Y_POSSIBLE_NAMES=COLUMN (or a WKT column with -oo "
                               "GEOM_POSSIBLE_NAMES=COLUMN)"
@@ -552,17 +549,16 @@ static int read_layer(gk_context *ctx, const gk_read_options *ro, const char *sr
             free(ign);
         }
     }
-    GIntBig fc = OGR_L_TestCapability(lyr, OLCFastFeatureCount) ? OGR_L_GetFeatureCount(lyr, 0)
-                                                                 : -1;
+    GIntBig fc =
+        OGR_L_TestCapability(lyr, OLCFastFeatureCount) ? OGR_L_GetFeatureCount(lyr, 0) : -1;
     int z_text = 0;
     if (zidx >= 0) {
         OGRFieldType t = OGR_Fld_GetType(OGR_FD_GetFieldDefn(defn, zidx));
         z_text = t != OFTInteger && t != OFTInteger64 && t != OFTReal;
     }
-    layer_ctx lc = {defn, zidx, !ro->zfield && ro->needs_z == GK_Z_NEEDED, z_text,
-                    no_z ? Z_NONE : Z_GEOM, src};
-    visitor v = {ctx, lp, clip, lc.mode, 0, ro->z_increase, ro->z_multiply, NULL, NULL, NULL, 0,
-                 0};
+    layer_ctx lc = {
+        defn, zidx, !ro->zfield && ro->needs_z == GK_Z_NEEDED, z_text, no_z ? Z_NONE : Z_GEOM, src};
+    visitor v = {ctx, lp, clip, lc.mode, 0, ro->z_increase, ro->z_multiply, NULL, NULL, NULL, 0, 0};
     int nfail = ec->n_fail;
     int done = 0;
     if (gpkg_wanted(ro, ds, is_sql, clip, defn)) {
@@ -606,20 +602,20 @@ static int read_layer(gk_context *ctx, const gk_read_options *ro, const char *sr
     if (v.err)
         return v.err;
     if (ec->n_fail > nfail)
-        return gk_error(ctx, GK_ERR_IO, "reading layer \"%s\" of %s failed%s%s%s%s", lname,
-                        src, gk_gdal_reason(ec, why, sizeof why),
+        return gk_error(ctx, GK_ERR_IO, "reading layer \"%s\" of %s failed%s%s%s%s", lname, src,
+                        gk_gdal_reason(ec, why, sizeof why),
                         !is_sql && ro->where ? " (-where \"" : "",
-                        !is_sql && ro->where ? ro->where : "",
-                        !is_sql && ro->where ? "\")" : "");
+                        !is_sql && ro->where ? ro->where : "", !is_sql && ro->where ? "\")" : "");
     if (gk_points_count(lp->pts) == 0) {
         /* no Z anywhere and a field that may hold it: say how to take it */
         char cand[256], hint[400] = "";
-        int nc = !ro->zfield && !no_z && lp->n_skipped_z > 0
-                     ? z_candidates(defn, cand, sizeof cand)
-                     : 0;
+        int nc =
+            !ro->zfield && !no_z && lp->n_skipped_z > 0 ? z_candidates(defn, cand, sizeof cand) : 0;
         if (nc)
-            snprintf(hint, sizeof hint, "; to take Z from a field give -zfield NAME (%s look%s "
-                     "like one)", cand, nc == 1 ? "s" : "");
+            snprintf(hint, sizeof hint,
+                     "; to take Z from a field give -zfield NAME (%s look%s "
+                     "like one)",
+                     cand, nc == 1 ? "s" : "");
         return gk_error(ctx, GK_ERR_NO_POINTS,
                         "layer \"%s\" of %s has no usable point: %zu feature(s) read, "
                         "%zu vertex(es) outside -spat/-clipsrc, %zu without finite X, Y%s%s",
@@ -706,8 +702,7 @@ static int read_xyz(gk_context *ctx, const gk_read_options *ro, gk_clip_region *
         return gk_error(ctx, GK_ERR_NO_POINTS,
                         "%s has no usable point: %zu line(s) read, %zu outside -spat/-clipsrc, "
                         "%zu without finite X, Y%s",
-                        src, lp->n_features, lp->n_clipped, lp->n_skipped_z,
-                        no_z ? "" : " and Z");
+                        src, lp->n_features, lp->n_clipped, lp->n_skipped_z, no_z ? "" : " and Z");
     /* The same file asked for several times (-l x -l x): one band each. */
     for (int i = 1; i < n_layers; i++) {
         gk_layer_points *d = &out->layers[i];
@@ -779,9 +774,9 @@ static int numeric_column(OGRLayerH lyr, int k)
  * "Northing"). 1 with their indexes, else 0. */
 static int csv_xy_columns(OGRLayerH lyr, int *xi, int *yi)
 {
-    static const char *const pairs[][2] = {{"longitude", "latitude"}, {"lon", "lat"},
-                                           {"long", "lat"},           {"east", "north"},
-                                           {"x", "y"},                {"e", "n"}};
+    static const char *const pairs[][2] = {
+        {"longitude", "latitude"}, {"lon", "lat"}, {"long", "lat"},
+        {"east", "north"},         {"x", "y"},     {"e", "n"}};
     OGRFeatureDefnH defn = OGR_L_GetLayerDefn(lyr);
     int nf = OGR_FD_GetFieldCount(defn);
     for (size_t p = 0; p < sizeof pairs / sizeof *pairs; p++) {
@@ -841,13 +836,13 @@ static GDALDatasetH csv_xy(gk_context *ctx, const gk_read_options *ro, GDALDatas
     CPLDebug("GRIDKIT", "%s: X and Y from the columns \"%s\" and \"%s\"", ro->src,
              CSLFetchNameValue(oo, "X_POSSIBLE_NAMES"), CSLFetchNameValue(oo, "Y_POSSIBLE_NAMES"));
     GDALClose(ds);
-    ds = GDALOpenEx(ro->src, GDAL_OF_VECTOR | GDAL_OF_VERBOSE_ERROR, NULL,
-                    (const char *const *)oo, NULL);
+    ds = GDALOpenEx(ro->src, GDAL_OF_VECTOR | GDAL_OF_VERBOSE_ERROR, NULL, (const char *const *)oo,
+                    NULL);
     CSLDestroy(oo);
     if (!ds) {
         char why[1100];
-        gk_error(ctx, GK_ERR_IO, "cannot open %s again with its X and Y columns named%s",
-                 ro->src, gk_gdal_reason(ec, why, sizeof why));
+        gk_error(ctx, GK_ERR_IO, "cannot open %s again with its X and Y columns named%s", ro->src,
+                 gk_gdal_reason(ec, why, sizeof why));
     }
     return ds;
 }
@@ -869,8 +864,7 @@ static int read_ogr(gk_context *ctx, const gk_read_options *ro, gk_clip_region *
     int rc = GK_OK;
     if (!ro->sql && n_l == 0 && GDALDatasetGetLayerCount(ds) != 1) {
         gk_layer_list(ds, names, sizeof names);
-        rc = gk_error(ctx, GK_ERR_ARG,
-                      "%s has %d layers (%s): choose with -l (or use -sql)", src,
+        rc = gk_error(ctx, GK_ERR_ARG, "%s has %d layers (%s): choose with -l (or use -sql)", src,
                       GDALDatasetGetLayerCount(ds), names);
         GDALClose(ds);
         return rc;
@@ -879,8 +873,8 @@ static int read_ogr(gk_context *ctx, const gk_read_options *ro, gk_clip_region *
     for (int i = 0; i < n_l; i++) {
         if (!GDALDatasetGetLayerByName(ds, ro->layers[i])) {
             gk_layer_list(ds, names, sizeof names);
-            rc = gk_error(ctx, GK_ERR_ARG, "no layer \"%s\" in %s (layers: %s)",
-                          ro->layers[i], src, names);
+            rc = gk_error(ctx, GK_ERR_ARG, "no layer \"%s\" in %s (layers: %s)", ro->layers[i], src,
+                          names);
             GDALClose(ds);
             return rc;
         }
@@ -892,8 +886,8 @@ static int read_ogr(gk_context *ctx, const gk_read_options *ro, gk_clip_region *
         return gk_error(ctx, GK_ERR_NOMEM, "out of memory");
     }
     out->n_layers = n_layers;
-    OGRGeometryH filt = clip->active ? gk_clip_rect(clip->xmin, clip->ymin, clip->xmax, clip->ymax)
-                                     : NULL;
+    OGRGeometryH filt =
+        clip->active ? gk_clip_rect(clip->xmin, clip->ymin, clip->xmax, clip->ymax) : NULL;
     int k = 0;
     if (ro->sql) {
         gk_layer_points *lp = &out->layers[k++];
@@ -912,8 +906,8 @@ static int read_ogr(gk_context *ctx, const gk_read_options *ro, gk_clip_region *
     }
     for (int i = 0; !rc && k < n_layers; i++) {
         gk_layer_points *lp = &out->layers[k++];
-        OGRLayerH lyr = n_l ? GDALDatasetGetLayerByName(ds, ro->layers[i])
-                            : GDALDatasetGetLayer(ds, 0);
+        OGRLayerH lyr =
+            n_l ? GDALDatasetGetLayerByName(ds, ro->layers[i]) : GDALDatasetGetLayer(ds, 0);
         lp->name = strdup(OGR_L_GetName(lyr));
         ec->msg[0] = '\0';
         if (OGR_L_SetAttributeFilter(lyr, ro->where) != OGRERR_NONE) {
@@ -948,8 +942,8 @@ int gk_peek_points(const gk_read_options *ro, double *n_features, double bbox[4]
     if (ds && n_l == 0 && GDALDatasetGetLayerCount(ds) != 1)
         rc = -1;
     for (int i = 0; !rc && i < (n_l ? n_l : 1); i++) {
-        OGRLayerH lyr = n_l ? GDALDatasetGetLayerByName(ds, ro->layers[i])
-                            : GDALDatasetGetLayer(ds, 0);
+        OGRLayerH lyr =
+            n_l ? GDALDatasetGetLayerByName(ds, ro->layers[i]) : GDALDatasetGetLayer(ds, 0);
         OGREnvelope e;
         GIntBig c = lyr ? OGR_L_GetFeatureCount(lyr, FALSE) : -1;
         if (c < 0 || OGR_L_GetExtent(lyr, &e, FALSE) != OGRERR_NONE) {

@@ -9,21 +9,21 @@
 
 /* What to read: gdal_grid's source options. Strings are borrowed. */
 typedef struct {
-    const char *src;          /* datasource name */
-    char **layers;            /* -l, NULL-terminated list (may be NULL) */
-    const char *where;        /* -where: on the -l layers only */
-    const char *sql;          /* -sql: band 1, before the -l layers */
-    int have_spat;            /* -spat xmin ymin xmax ymax */
+    const char *src;   /* datasource name */
+    char **layers;     /* -l, NULL-terminated list (may be NULL) */
+    const char *where; /* -where: on the -l layers only */
+    const char *sql;   /* -sql: band 1, before the -l layers */
+    int have_spat;     /* -spat xmin ymin xmax ymax */
     double spat[4];
-    const char *clipsrc;      /* "xmin ymin xmax ymax" | WKT | datasource | "spat_extent" */
+    const char *clipsrc; /* "xmin ymin xmax ymax" | WKT | datasource | "spat_extent" */
     const char *clipsrcsql;
     const char *clipsrclayer;
     const char *clipsrcwhere;
-    const char *zfield;       /* -zfield */
-    double z_increase;        /* Z' = (Z + z_increase) * z_multiply */
+    const char *zfield; /* -zfield */
+    double z_increase;  /* Z' = (Z + z_increase) * z_multiply */
     double z_multiply;
-    char **open_options;      /* -oo NAME=VALUE, NULL-terminated (may be NULL) */
-    int needs_z;              /* GK_Z_NEEDED, GK_Z_IGNORED or GK_Z_NOT_READ */
+    char **open_options; /* -oo NAME=VALUE, NULL-terminated (may be NULL) */
+    int needs_z;         /* GK_Z_NEEDED, GK_Z_IGNORED or GK_Z_NOT_READ */
 } gk_read_options;
 
 /* What the caller does with Z (gk_read_options.needs_z). */
@@ -43,18 +43,18 @@ enum {
 
 /* One input layer = one output band. */
 typedef struct {
-    char *name;               /* layer name (or "SQL") */
+    char *name; /* layer name (or "SQL") */
     gk_points *pts;
-    size_t n_features;        /* features read */
-    size_t n_skipped_z;       /* skipped: null/unset -zfield, NaN/inf Z or X/Y */
-    size_t n_clipped;         /* vertices outside -spat / -clipsrc */
-    const char *read_by;      /* how: "sqlite" (read_gpkg.c), "arrow", "features" or "xyz" */
+    size_t n_features;   /* features read */
+    size_t n_skipped_z;  /* skipped: null/unset -zfield, NaN/inf Z or X/Y */
+    size_t n_clipped;    /* vertices outside -spat / -clipsrc */
+    const char *read_by; /* how: "sqlite" (read_gpkg.c), "arrow", "features" or "xyz" */
 } gk_layer_points;
 
 typedef struct {
     int n_layers;
     gk_layer_points *layers;
-    char *srs_wkt;            /* SRS of the first layer that has one (incl. -sql); NULL if none */
+    char *srs_wkt; /* SRS of the first layer that has one (incl. -sql); NULL if none */
 } gk_source_points;
 
 /* Reads every requested layer. Errors (missing file, unknown layer or field,

@@ -81,7 +81,10 @@ const char *gk_output_disk_note(const char *path, char *buf, size_t cap)
             gk_format_bytes(avail, have, sizeof have);
             char *where = realpath(*dir ? dir : ".", NULL);
             snprintf(buf, cap, "the disk holding %s is full (%s free)",
-                     where ? where : *dir ? dir : ".", have);
+                     where  ? where
+                     : *dir ? dir
+                            : ".",
+                     have);
             free(where);
         }
     }
@@ -221,12 +224,10 @@ char **gk_output_old_files(const char *dst)
 /* GDALRenameDataset's fallback (GDAL 3.6 opens only rasters to list the
  * files): every file of the new dataset to its name beside dst, the main
  * file first; a side-car that cannot follow is deleted. */
-static int rename_files(gk_context *ctx, const char *tmp, const char *dst, char **made,
-                        char **now)
+static int rename_files(gk_context *ctx, const char *tmp, const char *dst, char **made, char **now)
 {
     if (rename(tmp, dst) != 0)
-        return gk_error(ctx, GK_ERR_IO, "cannot rename %s to %s: %s", tmp, dst,
-                        strerror(errno));
+        return gk_error(ctx, GK_ERR_IO, "cannot rename %s to %s: %s", tmp, dst, strerror(errno));
     for (int i = 0; made && made[i] && now && now[i]; i++)
         if (strcmp(made[i], tmp) && rename(made[i], now[i]) != 0)
             VSIUnlink(made[i]);
@@ -241,8 +242,8 @@ static int rename_files(gk_context *ctx, const char *tmp, const char *dst, char 
     return GK_OK;
 }
 
-int gk_output_replace_dataset(gk_context *ctx, GDALDriverH driver, const char *tmp,
-                              const char *dst, const gk_inputs *inputs)
+int gk_output_replace_dataset(gk_context *ctx, GDALDriverH driver, const char *tmp, const char *dst,
+                              const gk_inputs *inputs)
 {
     VSIStatBufL st;
     char **old = VSIStatL(dst, &st) == 0 ? gk_output_old_files(dst) : NULL;

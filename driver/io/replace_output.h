@@ -64,8 +64,8 @@ FILE *gk_output_open_temp(gk_context *ctx, const char *what, const char *dst, co
  * None of the names the new files take may be a file of inputs (NULL:
  * none). Cancelling is held off meanwhile. For the raster writer. */
 struct gk_inputs;
-int gk_output_replace_dataset(gk_context *ctx, GDALDriverH driver, const char *tmp,
-                              const char *dst, const struct gk_inputs *inputs);
+int gk_output_replace_dataset(gk_context *ctx, GDALDriverH driver, const char *tmp, const char *dst,
+                              const struct gk_inputs *inputs);
 
 /* "the disk holding DIR is full (N free)" where path's directory has
  * less than 1 MiB left for this user, else ""; buf holds it. For messages

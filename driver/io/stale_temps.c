@@ -17,8 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
-const char *const gk_output_sidecar_exts[] = {"dbf", "shx", "prj", "cpg", "qix", "sbn", "sbx",
-                                              "xsd", "gfs", "csvt", "dat", "id", "map", NULL};
+const char *const gk_output_sidecar_exts[] = {"dbf", "shx", "prj",  "cpg", "qix", "sbn", "sbx",
+                                              "xsd", "gfs", "csvt", "dat", "id",  "map", NULL};
 
 /* Seconds since the epoch at which pid started, or -1 when unknown. */
 static double process_start(long pid)
@@ -122,8 +122,8 @@ void gk_output_clear_stale(const char *dst)
             /* a run killed between its two renames left the old output aside */
             if (aside && lstat(dst, &dst_st) != 0 && errno == ENOENT) {
                 if (rename(path, dst) == 0)
-                    fprintf(stderr, "gridkit: %s put back from %s, left by a killed run\n",
-                            dst, path);
+                    fprintf(stderr, "gridkit: %s put back from %s, left by a killed run\n", dst,
+                            path);
             } else {
                 unlink(path);
             }

@@ -37,8 +37,7 @@ static int has_area(int n, const double *x, const double *y)
     return amax > GK_COLLINEAR_REL * l2;
 }
 
-int gk_gdal_triangulate(void *user, int n, const double *x, const double *y,
-                        gk_triangulation *tri)
+int gk_gdal_triangulate(void *user, int n, const double *x, const double *y, gk_triangulation *tri)
 {
     (void)user;
     tri->n_tri = 0;

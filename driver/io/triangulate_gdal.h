@@ -12,7 +12,6 @@
  * than 3 distinct points or (nearly) collinear points; GK_ERR_NOMEM;
  * GK_ERR_UNSUPPORTED when GDAL has no qhull; GK_ERR_INTERNAL when qhull fails.
  * On error *tri is empty. */
-int gk_gdal_triangulate(void *user, int n, const double *x, const double *y,
-                        gk_triangulation *tri);
+int gk_gdal_triangulate(void *user, int n, const double *x, const double *y, gk_triangulation *tri);
 
 #endif

@@ -48,8 +48,8 @@ void gk_vmodel_names(const gk_vmodel *m, char *buf, size_t room)
     if (room)
         buf[0] = '\0';
     for (int i = 0; i < m->n && used < room; i++) {
-        int w = snprintf(buf + used, room - used, "%s%s", i ? "+" : "",
-                         gk_vm_type_name(m->s[i].type));
+        int w =
+            snprintf(buf + used, room - used, "%s%s", i ? "+" : "", gk_vm_type_name(m->s[i].type));
         if (w < 0)
             break;
         used += (size_t)w;
@@ -131,8 +131,8 @@ char *gk_vgm_to_json(const gk_vgm *v, const gk_vmodel *m, const gk_vgm_report *r
         json_object_object_add(root, "model", model_json(m));
     if (rep && rep->fit)
         json_object_object_add(root, "fit", fit_json(m, rep));
-    const char *s =
-        json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+    const char *s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+                                                             JSON_C_TO_STRING_NOSLASHESCAPE);
     char *ret = s ? strdup(s) : NULL;
     json_object_put(root);
     return ret;
@@ -164,8 +164,7 @@ static int parse_structure(gk_context *ctx, const char *path, int idx, json_obje
     json_object *name;
     if (!json_object_object_get_ex(o, "model", &name) ||
         !json_object_is_type(name, json_type_string))
-        return gk_error(ctx, GK_ERR_ARG, "%s: model entry %d has no \"model\" name", path,
-                        idx + 1);
+        return gk_error(ctx, GK_ERR_ARG, "%s: model entry %d has no \"model\" name", path, idx + 1);
     const char *nm = json_object_get_string(name);
     if (gk_vm_type_from_name(nm, &s->type) != GK_OK)
         return gk_error(ctx, GK_ERR_ARG,
@@ -185,16 +184,16 @@ static int parse_structure(gk_context *ctx, const char *path, int idx, json_obje
         get_num(ctx, path, idx, o, "anis1", &s->anis_ratio, NULL))
         return gk_errno(ctx);
     if (!have_psill)
-        return gk_error(ctx, GK_ERR_ARG, "%s: model entry %d (%s) has no \"psill\"", path,
-                        idx + 1, nm);
+        return gk_error(ctx, GK_ERR_ARG, "%s: model entry %d (%s) has no \"psill\"", path, idx + 1,
+                        nm);
     if (!have_range && s->type != GK_VM_NUG)
-        return gk_error(ctx, GK_ERR_ARG, "%s: model entry %d (%s) has no \"range\"", path,
-                        idx + 1, nm);
+        return gk_error(ctx, GK_ERR_ARG, "%s: model entry %d (%s) has no \"range\"", path, idx + 1,
+                        nm);
     json_object *an;
     if (json_object_object_get_ex(o, "anis", &an) && !json_object_is_type(an, json_type_null)) {
         if (!json_object_is_type(an, json_type_array) || json_object_array_length(an) != 2)
-            return gk_error(ctx, GK_ERR_ARG,
-                            "%s: model entry %d: \"anis\" must be [angle, ratio]", path, idx + 1);
+            return gk_error(ctx, GK_ERR_ARG, "%s: model entry %d: \"anis\" must be [angle, ratio]",
+                            path, idx + 1);
         for (int k = 0; k < 2; k++) {
             json_object *e = json_object_array_get_idx(an, k);
             if (!json_object_is_type(e, json_type_double) && !json_object_is_type(e, json_type_int))
@@ -243,8 +242,8 @@ int gk_vmodel_read_json(gk_context *ctx, const char *path, gk_vmodel *m)
         if (n == 0)
             rc = gk_error(ctx, GK_ERR_ARG, "%s: the model has no structure", path);
         else if (n > GK_VM_MAX_STRUCTURES)
-            rc = gk_error(ctx, GK_ERR_ARG, "%s: the model has %zu structures (at most %d)", path,
-                          n, GK_VM_MAX_STRUCTURES);
+            rc = gk_error(ctx, GK_ERR_ARG, "%s: the model has %zu structures (at most %d)", path, n,
+                          GK_VM_MAX_STRUCTURES);
         for (size_t i = 0; rc == GK_OK && i < n; i++)
             rc = parse_structure(ctx, path, (int)i, json_object_array_get_idx(arr, i), &m->s[i]);
         if (rc == GK_OK)

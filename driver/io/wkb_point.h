@@ -23,8 +23,8 @@ static inline double gk_wkb_double(const unsigned char *p, int swap)
 /* A WKB Point (2-D, Z, M or ZM; ISO or 99-402 type codes): 1 with its
  * coordinates (z 0 and *is3d 0 without Z), 0 for POINT EMPTY (NaN x and y,
  * as OGR reads it), -1 for anything else. */
-static inline int gk_wkb_point(const unsigned char *w, size_t len, double *x, double *y,
-                               double *z, int *is3d)
+static inline int gk_wkb_point(const unsigned char *w, size_t len, double *x, double *y, double *z,
+                               int *is3d)
 {
     if (len < 21 || w[0] > 1)
         return -1;

@@ -30,7 +30,6 @@ static const char *gdal_msg(void)
     return m && *m ? m : "unknown GDAL error";
 }
 
-
 /* ---- the layer ---------------------------------------------------------- */
 
 static int add_field(gk_context *ctx, OGRLayerH layer, const char *name, OGRFieldType type,
@@ -70,10 +69,10 @@ static int add_fields(gk_context *ctx, GDALDatasetH ds, OGRLayerH layer, const g
         const char *name;
         OGRFieldType type;
         OGRFieldSubType sub;
-    } def[N_FIELDS] = {{"length", OFTReal, OFSTNone},
-                       {"n_support", support_type(ds, l), OFSTNone},
-                       {"closed", OFTInteger, OFSTBoolean}, {"mean_density", OFTReal, OFSTNone},
-                       {"width", OFTReal, OFSTNone},        {"method", OFTString, OFSTNone}};
+    } def[N_FIELDS] = {
+        {"length", OFTReal, OFSTNone},       {"n_support", support_type(ds, l), OFSTNone},
+        {"closed", OFTInteger, OFSTBoolean}, {"mean_density", OFTReal, OFSTNone},
+        {"width", OFTReal, OFSTNone},        {"method", OFTString, OFSTNone}};
     for (int k = 0; k < N_FIELDS; k++)
         if (add_field(ctx, layer, def[k].name, def[k].type, def[k].sub, &idx[k]))
             return gk_errno(ctx);
@@ -123,8 +122,8 @@ static OGRSpatialReferenceH make_srs(gk_context *ctx, const char *wkt)
 }
 
 /* The fields and every line into layer, in one transaction where ds has them. */
-static int fill_layer(gk_context *ctx, GDALDatasetH ds, OGRLayerH layer,
-                      const gk_lines_layer *spec, const gk_lines *lines)
+static int fill_layer(gk_context *ctx, GDALDatasetH ds, OGRLayerH layer, const gk_lines_layer *spec,
+                      const gk_lines *lines)
 {
     int idx[N_FIELDS];
     if (add_fields(ctx, ds, layer, lines, idx))

@@ -25,10 +25,10 @@ extern "C" {
 
 /* What a layer of lines holds besides the lines. Strings are borrowed. */
 typedef struct {
-    const char *name;        /* layer name */
-    char **layer_options;    /* -lco NAME=VALUE (may be NULL) */
-    const char *srs_wkt;     /* NULL: none */
-    const char *method;      /* the `method` attribute */
+    const char *name;     /* layer name */
+    char **layer_options; /* -lco NAME=VALUE (may be NULL) */
+    const char *srs_wkt;  /* NULL: none */
+    const char *method;   /* the `method` attribute */
 } gk_lines_layer;
 
 /* The layer and its features (fields length, n_support, closed,
@@ -49,8 +49,7 @@ gk_lines_writer *gk_lines_writer_open(gk_context *ctx, const char *dst, const ch
 /* The driver's short name ("GPKG"). */
 const char *gk_lines_writer_driver(const gk_lines_writer *w);
 /* Writes the layer, closes and renames into place. Frees w. */
-int gk_lines_writer_commit(gk_lines_writer *w, const gk_lines_layer *spec,
-                           const gk_lines *lines);
+int gk_lines_writer_commit(gk_lines_writer *w, const gk_lines_layer *spec, const gk_lines *lines);
 /* Deletes the temporary output. Frees w. Safe on NULL. */
 void gk_lines_writer_abort(gk_lines_writer *w);
 

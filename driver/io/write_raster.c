@@ -47,18 +47,18 @@
 
 struct gk_raster_writer {
     gk_context *ctx;
-    GDALDriverH driver;  /* final driver */
-    GDALDatasetH ds;     /* what the tiles go into: tmp, or mid for CreateCopy */
-    int copy;            /* 1: driver has only CreateCopy */
+    GDALDriverH driver;      /* final driver */
+    GDALDatasetH ds;         /* what the tiles go into: tmp, or mid for CreateCopy */
+    int copy;                /* 1: driver has only CreateCopy */
     const gk_inputs *inputs; /* the caller's, what no output file may be */
-    char *dst;           /* user's destination */
-    char *tmp;           /* temporary name of the final file */
-    char *mid;           /* intermediate GTiff (copy only) */
-    char **copy_options; /* creation options for CreateCopy */
+    char *dst;               /* user's destination */
+    char *tmp;               /* temporary name of the final file */
+    char *mid;               /* intermediate GTiff (copy only) */
+    char **copy_options;     /* creation options for CreateCopy */
     int nx, ny, bands;
     int block_w, block_h, block_rows;
-    int64_t *written;    /* bands x block_rows: pixels written per block row */
-    int *partial;        /* per band: block rows started but not finished */
+    int64_t *written; /* bands x block_rows: pixels written per block row */
+    int *partial;     /* per band: block rows started but not finished */
     /* Direct writing (a GTiff whose blocks each hold one band): tiles are
      * converted into a row of whole blocks, written with GDALWriteBlock when
      * its turn comes. Half the time of GDALRasterIO through the block cache
@@ -67,19 +67,19 @@ struct gk_raster_writer {
      * drivers) rows are staged as doubles, row-major, and go through
      * GDALRasterIO and a flush of the dataset in their turn. */
     int direct;
-    int staged;              /* rows staged and written in order (direct, or as doubles) */
+    int staged; /* rows staged and written in order (direct, or as doubles) */
     GDALDataType type;
-    int tsize;               /* bytes per pixel of type */
-    int nbx;                 /* blocks across */
-    size_t row_bytes;        /* one staged block row: nbx blocks, one after another */
-    unsigned char **stage;   /* bands x block_rows: staged rows, NULL when none */
-    int next_row;            /* the next block row to reach the file (all bands) */
+    int tsize;                /* bytes per pixel of type */
+    int nbx;                  /* blocks across */
+    size_t row_bytes;         /* one staged block row: nbx blocks, one after another */
+    unsigned char **stage;    /* bands x block_rows: staged rows, NULL when none */
+    int next_row;             /* the next block row to reach the file (all bands) */
     unsigned char **row_bufs; /* bands: the row being written (under io) */
-    unsigned char **spare;   /* written rows' buffers, for the next rows */
+    unsigned char **spare;    /* written rows' buffers, for the next rows */
     int n_spare, cap_spare;
-    pthread_mutex_t lock;    /* stage, written, spare, next_row (staged) */
-    pthread_mutex_t io;      /* the dataset and ctx's message, for writers at once */
-    double io_s;             /* seconds in GDAL's writing calls */
+    pthread_mutex_t lock; /* stage, written, spare, next_row (staged) */
+    pthread_mutex_t io;   /* the dataset and ctx's message, for writers at once */
+    double io_s;          /* seconds in GDAL's writing calls */
 };
 
 static const char *gdal_msg(void)
@@ -118,10 +118,7 @@ void gk_format_bytes(double bytes, char *buf, size_t cap)
     snprintf(buf, cap, "%.*f %s", v < 10 ? 2 : 1, v, unit[u]);
 }
 
-static int is_vsi(const char *name)
-{
-    return strncmp(name, "/vsi", 4) == 0;
-}
+static int is_vsi(const char *name) { return strncmp(name, "/vsi", 4) == 0; }
 
 static char *dir_of(const char *name)
 {
@@ -143,8 +140,8 @@ static int check_destination(gk_context *ctx, const gk_raster_spec *spec, double
     char *dir = dir_of(*path);
     int rc = GK_OK;
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        rc = gk_error(ctx, GK_ERR_IO, "output directory %s does not exist (for %s)", dir,
-                      spec->dst);
+        rc =
+            gk_error(ctx, GK_ERR_IO, "output directory %s does not exist (for %s)", dir, spec->dst);
     } else if (faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) != 0) {
         rc = gk_error(ctx, GK_ERR_IO, "output directory %s is not writable (for %s): %s", dir,
                       spec->dst, strerror(errno));
@@ -204,9 +201,8 @@ static int write_failed(gk_raster_writer *w)
 {
     char disk[600];
     gk_output_disk_note(w->dst, disk, sizeof disk);
-    return gk_error(w->ctx, GK_ERR_IO, "cannot write %s: %s%s%s", w->dst,
-                    *disk ? disk : gdal_msg(), *disk ? " (GDAL: " : "",
-                    *disk ? CPLSPrintf("%s)", gdal_msg()) : "");
+    return gk_error(w->ctx, GK_ERR_IO, "cannot write %s: %s%s%s", w->dst, *disk ? disk : gdal_msg(),
+                    *disk ? " (GDAL: " : "", *disk ? CPLSPrintf("%s)", gdal_msg()) : "");
 }
 
 static int describe(gk_raster_writer *w, const gk_raster_spec *spec)
@@ -345,9 +341,9 @@ gk_raster_writer *gk_raster_writer_open(gk_context *ctx, const gk_raster_spec *s
     if (!w->copy && !EQUAL(GDALGetDriverShortName(w->driver), "GTiff"))
         unlink(w->tmp);
     CPLErrorReset();
-    w->ds = create_drv ? GDALCreate(create_drv, create_name, spec->nx, spec->ny, spec->bands, type,
-                                    co)
-                       : NULL;
+    w->ds = create_drv
+                ? GDALCreate(create_drv, create_name, spec->nx, spec->ny, spec->bands, type, co)
+                : NULL;
     CSLDestroy(co);
     if (!w->ds) {
         gk_error(ctx, GK_ERR_IO, "cannot create %s (as %s): %s", spec->dst, create_name,
@@ -607,7 +603,8 @@ static int write_window(gk_raster_writer *w, int band, int x0, int y0, int wd, i
     const int r0 = y0 / bh, r1 = (y0 + ht - 1) / bh;
     /* the block rows this window fills whole, padding included (none: a
      * window short of the full width, or blocks wider than the raster) */
-    const int full_w = x0 == 0 && wd == w->nx && (!w->direct || (size_t)w->nbx * bw == (size_t)w->nx);
+    const int full_w =
+        x0 == 0 && wd == w->nx && (!w->direct || (size_t)w->nbx * bw == (size_t)w->nx);
     const int f0 = full_w ? (y0 + bh - 1) / bh : 1, f1 = full_w ? (y0 + ht) / bh - 1 : 0;
     if (stage_rows(w, stage, r0, r1, f0, f1) != GK_OK) {
         pthread_mutex_lock(&w->io);
@@ -683,12 +680,12 @@ int gk_raster_writer_write(gk_raster_writer *w, int band, int x0, int y0, int wd
 {
     if (!w)
         return GK_ERR_ARG;
-    if (band < 1 || band > w->bands || x0 < 0 || y0 < 0 || wd <= 0 || ht <= 0 ||
-        wd > w->nx - x0 || ht > w->ny - y0 || !values) {
+    if (band < 1 || band > w->bands || x0 < 0 || y0 < 0 || wd <= 0 || ht <= 0 || wd > w->nx - x0 ||
+        ht > w->ny - y0 || !values) {
         pthread_mutex_lock(&w->io);
         int rc = gk_error(w->ctx, GK_ERR_ARG,
-                          "invalid window %d,%d %dx%d (band %d) for %s of %dx%d, %d bands", x0,
-                          y0, wd, ht, band, w->dst, w->nx, w->ny, w->bands);
+                          "invalid window %d,%d %dx%d (band %d) for %s of %dx%d, %d bands", x0, y0,
+                          wd, ht, band, w->dst, w->nx, w->ny, w->bands);
         pthread_mutex_unlock(&w->io);
         return rc;
     }
@@ -699,9 +696,7 @@ int gk_raster_writer_write(gk_raster_writer *w, int band, int x0, int y0, int wd
     CPLErrorReset();
     CPLErr e = GDALRasterIO(GDALGetRasterBand(w->ds, band), GF_Write, x0, y0, wd, ht,
                             (void *)values, wd, ht, GDT_Float64, 0, 0);
-    int rc = e != CE_None || gdal_failed()
-                 ? write_failed(w)
-                 : account(w, band, y0, wd, ht);
+    int rc = e != CE_None || gdal_failed() ? write_failed(w) : account(w, band, y0, wd, ht);
     w->io_s += omp_get_wtime() - t0;
     pthread_mutex_unlock(&w->io);
     return rc;
@@ -721,12 +716,38 @@ static int f32_same;
 static void f32_check(void)
 {
     const double big = (double)FLT_MAX;
-    double v[] = {0.0, -0.0, 1.0, -1.0, 0.1, -2.5e-3, 1e30, -1e-30, 6.02214076e23,
-                  1.0000000596046448, 1.0000000596046449, 3.0000001192092896, big,
-                  nextafter(big, INFINITY), big * (1.0 + 0x1p-25), big * (1.0 + 0x1p-24), 1e39,
-                  -big, -nextafter(big, INFINITY), -1e39, (double)FLT_MIN,
-                  (double)FLT_MIN * 0.5, 0x1p-149, 0x1p-150, 0x1.8p-150, 0x1p-151, -0x1p-150,
-                  1e-300, 4503599627370497.0, INFINITY, -INFINITY, NAN};
+    double v[] = {0.0,
+                  -0.0,
+                  1.0,
+                  -1.0,
+                  0.1,
+                  -2.5e-3,
+                  1e30,
+                  -1e-30,
+                  6.02214076e23,
+                  1.0000000596046448,
+                  1.0000000596046449,
+                  3.0000001192092896,
+                  big,
+                  nextafter(big, INFINITY),
+                  big * (1.0 + 0x1p-25),
+                  big * (1.0 + 0x1p-24),
+                  1e39,
+                  -big,
+                  -nextafter(big, INFINITY),
+                  -1e39,
+                  (double)FLT_MIN,
+                  (double)FLT_MIN * 0.5,
+                  0x1p-149,
+                  0x1p-150,
+                  0x1.8p-150,
+                  0x1p-151,
+                  -0x1p-150,
+                  1e-300,
+                  4503599627370497.0,
+                  INFINITY,
+                  -INFINITY,
+                  NAN};
     const int n = (int)(sizeof v / sizeof *v);
     float g[sizeof v / sizeof *v];
     GDALCopyWords(v, GDT_Float64, sizeof(double), g, GDT_Float32, sizeof(float), n);
@@ -754,16 +775,13 @@ int gk_raster_writer_write_wire(gk_raster_writer *w, int band, int x0, int y0, i
 {
     if (!w || !w->direct)
         return gk_raster_writer_write(w, band, x0, y0, wd, ht, values);
-    if (band < 1 || band > w->bands || x0 < 0 || y0 < 0 || wd <= 0 || ht <= 0 ||
-        wd > w->nx - x0 || ht > w->ny - y0 || !values)
+    if (band < 1 || band > w->bands || x0 < 0 || y0 < 0 || wd <= 0 || ht <= 0 || wd > w->nx - x0 ||
+        ht > w->ny - y0 || !values)
         return gk_raster_writer_write(w, band, x0, y0, wd, ht, NULL); /* its message */
     return write_window(w, band, x0, y0, wd, ht, values, w->type);
 }
 
-double gk_raster_writer_io_seconds(const gk_raster_writer *w)
-{
-    return w ? w->io_s : 0.0;
-}
+double gk_raster_writer_io_seconds(const gk_raster_writer *w) { return w ? w->io_s : 0.0; }
 
 int gk_raster_writer_set_nodata(gk_raster_writer *w, int band, double nodata)
 {

@@ -24,18 +24,18 @@ extern "C" {
 typedef struct gk_raster_writer gk_raster_writer;
 
 typedef struct {
-    const char *dst;          /* destination name */
-    const char *format;       /* -of; NULL: guessed from the extension, GTiff when none */
-    const char *type;         /* -ot name (GDAL type name); NULL: Float64 */
-    char **creation_options;  /* -co, NULL-terminated (may be NULL) */
+    const char *dst;         /* destination name */
+    const char *format;      /* -of; NULL: guessed from the extension, GTiff when none */
+    const char *type;        /* -ot name (GDAL type name); NULL: Float64 */
+    char **creation_options; /* -co, NULL-terminated (may be NULL) */
     int nx, ny, bands;
     double geotransform[6];
-    const char *srs_wkt;      /* NULL: none */
-    int set_nodata;           /* set the band nodata flag */
+    const char *srs_wkt; /* NULL: none */
+    int set_nodata;      /* set the band nodata flag */
     double nodata;
     const char *const *band_descriptions; /* bands entries or NULL */
-    char **metadata;          /* dataset metadata NAME=VALUE (may be NULL) */
-    const gk_inputs *inputs;  /* what the output may not be (NULL: nothing) */
+    char **metadata;                      /* dataset metadata NAME=VALUE (may be NULL) */
+    const gk_inputs *inputs;              /* what the output may not be (NULL: nothing) */
 } gk_raster_spec;
 
 /* A byte count in the unit that fits: "512 bytes", "1.50 KiB", "3.2 MiB". */

@@ -145,8 +145,8 @@ static GDALDriverH choose_driver(gk_context *ctx, const char *what, const char *
     if (format) {
         d = GDALGetDriverByName(format);
         if (!d) {
-            gk_error(ctx, GK_ERR_ARG, "-of %s: GDAL has no such driver (ogrinfo --formats lists them)",
-                     format);
+            gk_error(ctx, GK_ERR_ARG,
+                     "-of %s: GDAL has no such driver (ogrinfo --formats lists them)", format);
             return NULL;
         }
     } else if (!*ext) {
@@ -291,7 +291,8 @@ gk_vector_out *gk_vector_out_open(gk_context *ctx, const char *what, const char 
     v->ds = GDALCreate(drv, v->tmp, 0, 0, 0, GDT_Unknown, NULL);
     char why[1400];
     if (!v->ds) {
-        gk_error(ctx, GK_ERR_IO, "cannot create %s%s", dst, gk_vector_out_reason(v, why, sizeof why));
+        gk_error(ctx, GK_ERR_IO, "cannot create %s%s", dst,
+                 gk_vector_out_reason(v, why, sizeof why));
         gk_vector_out_abort(v);
         return NULL;
     }
@@ -308,20 +309,11 @@ gk_vector_out *gk_vector_out_open(gk_context *ctx, const char *what, const char 
     return v;
 }
 
-GDALDatasetH gk_vector_out_dataset(const gk_vector_out *v)
-{
-    return v->ds;
-}
+GDALDatasetH gk_vector_out_dataset(const gk_vector_out *v) { return v->ds; }
 
-const char *gk_vector_out_path(const gk_vector_out *v)
-{
-    return v->dst;
-}
+const char *gk_vector_out_path(const gk_vector_out *v) { return v->dst; }
 
-gk_context *gk_vector_out_context(const gk_vector_out *v)
-{
-    return v->ctx;
-}
+gk_context *gk_vector_out_context(const gk_vector_out *v) { return v->ctx; }
 
 const char *gk_vector_out_driver(const gk_vector_out *v)
 {

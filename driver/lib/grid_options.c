@@ -338,8 +338,9 @@ gk_grid_options *gk_grid_options_new(gk_context *ctx, int argc, char **argv)
                     goto fail;
             i += 4;
             if (o->spat[0] >= o->spat[2] || o->spat[1] >= o->spat[3]) {
-                gk_error(ctx, GK_ERR_ARG, "-spat: xmin ymin xmax ymax must have xmin < xmax and "
-                                          "ymin < ymax");
+                gk_error(ctx, GK_ERR_ARG,
+                         "-spat: xmin ymin xmax ymax must have xmin < xmax and "
+                         "ymin < ymax");
                 goto fail;
             }
             o->have_spat = 1;
@@ -354,8 +355,8 @@ gk_grid_options *gk_grid_options_new(gk_context *ctx, int argc, char **argv)
                 nums = parse_double(quiet, a, argv[i + 1 + k], &v[k]) == GK_OK;
             gk_context_free(quiet);
             if (nums) {
-                o->clipsrc = CPLStrdup(CPLSPrintf("%s %s %s %s", argv[i + 1], argv[i + 2],
-                                                  argv[i + 3], argv[i + 4]));
+                o->clipsrc = CPLStrdup(
+                    CPLSPrintf("%s %s %s %s", argv[i + 1], argv[i + 2], argv[i + 3], argv[i + 4]));
                 i += 4;
             } else {
                 o->clipsrc = CPLStrdup(argv[++i]);
@@ -453,8 +454,8 @@ gk_grid_options *gk_grid_options_new(gk_context *ctx, int argc, char **argv)
     }
     if (o->parts && o->dst && !EQUAL(CPLGetExtension(o->dst), "vrt")) {
         gk_error(ctx, GK_ERR_ARG,
-                 "--parts %s: the destination %s must be a .vrt, the mosaic of the parts",
-                 o->parts, o->dst);
+                 "--parts %s: the destination %s must be a .vrt, the mosaic of the parts", o->parts,
+                 o->dst);
         goto fail;
     }
     if (o->parts && o->format && !EQUAL(o->format, "VRT")) {
@@ -485,11 +486,12 @@ int gk_grid_options_quiet(const gk_grid_options *o) { return o->quiet; }
 
 int gk_grid_option_values(const char *a, char **argv, int i, int argc)
 {
-    static const char *const one[] = {"-l",          "-where",        "-sql",         "-clipsrcsql",
-                                      "-clipsrclayer", "-clipsrcwhere", "-zfield",    "-z_increase",
-                                      "-z_multiply", "-oo",           "-a_srs",       "--threads",
-                                      "--precision", "-ot",           "-co",          "-a",
-                                      "--device",    "--parts"};
+    static const char *const one[] = {"-l",          "-where",        "-sql",
+                                      "-clipsrcsql", "-clipsrclayer", "-clipsrcwhere",
+                                      "-zfield",     "-z_increase",   "-z_multiply",
+                                      "-oo",         "-a_srs",        "--threads",
+                                      "--precision", "-ot",           "-co",
+                                      "-a",          "--device",      "--parts"};
     if (!strcmp(a, "-spat"))
         return 4;
     if (!strcmp(a, "-txe") || !strcmp(a, "-tye") || !strcmp(a, "-outsize") || !strcmp(a, "-tr") ||

@@ -10,29 +10,29 @@
 
 struct gk_grid_options {
     char *src, *dst;
-    char **layers;         /* -l */
+    char **layers; /* -l */
     char *where, *sql;
     int have_spat;
     double spat[4];
     char *clipsrc, *clipsrcsql, *clipsrclayer, *clipsrcwhere;
     char *zfield;
     double z_increase, z_multiply;
-    char **open_options;   /* -oo */
+    char **open_options; /* -oo */
     char *a_srs;
-    char *type, *format;   /* -ot, -of */
+    char *type, *format; /* -ot, -of */
     char **creation_options;
     int have_txe, have_tye;
     double txe[2], tye[2];
     int have_outsize, nx, ny;
     int have_tr;
     double tr[2];
-    char *algorithm;       /* -a */
+    char *algorithm; /* -a */
     int quiet;
-    int threads;           /* --threads; 0 = all cores */
+    int threads; /* --threads; 0 = all cores */
     gk_precision precision;
-    char *device;          /* --device auto|cpu|cuda|cuda:N; NULL = GRIDKIT_DEVICE, else auto */
-    int timings;           /* --timings: seconds per phase on stderr */
-    char *parts;           /* --parts DIR: strips as GeoTIFFs there, dst their VRT */
+    char *device; /* --device auto|cpu|cuda|cuda:N; NULL = GRIDKIT_DEVICE, else auto */
+    int timings;  /* --timings: seconds per phase on stderr */
+    char *parts;  /* --parts DIR: strips as GeoTIFFs there, dst their VRT */
     gk_progress_fn progress;
     void *progress_user;
     /* points already read (MPI: broadcast by rank 0, mpi/world_points.h):
@@ -46,8 +46,8 @@ int gk_grid_options_read_points(gk_context *ctx, const gk_grid_options *o, int n
                                 gk_source_points *sp);
 /* gk_grid_options_read_points on every rank of w (mpi/world_points.h: read
  * by each, or by rank 0 and broadcast; w NULL: one process). */
-int gk_world_read_points(const gk_world *w, gk_context *ctx, const gk_grid_options *o,
-                         int needs_z, gk_source_points *sp);
+int gk_world_read_points(const gk_world *w, gk_context *ctx, const gk_grid_options *o, int needs_z,
+                         gk_source_points *sp);
 /* gk_peek_points() for the options' source: 0 and the feature count and
  * bounding box where the source keeps them, -1 otherwise. */
 int gk_grid_options_peek_points(const gk_grid_options *o, double *n_points, double bbox[4]);

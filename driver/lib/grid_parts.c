@@ -36,10 +36,7 @@ static char *parts_prefix(const char *dst)
     return CPLStrdup(CPLSPrintf("%s.part-", CPLGetBasename(dst)));
 }
 
-char *gk_parts_name(const gk_parts *p, int k)
-{
-    return gk_strips_part_name(p->dir, p->stem, k);
-}
+char *gk_parts_name(const gk_parts *p, int k) { return gk_strips_part_name(p->dir, p->stem, k); }
 
 /* Every regular file of dir whose name begins with prefix, removed. */
 static void remove_prefixed(const char *dir, const char *prefix)
@@ -75,8 +72,8 @@ static int make_dir(gk_context *ctx, const char *dir, int *made)
 
 static int take_lock(gk_context *ctx, gk_parts *p)
 {
-    char *lock = CPLStrdup(CPLFormFilename(p->dir, CPLSPrintf("%s.gridkit-lock",
-                                                              CPLGetBasename(p->dst)), NULL));
+    char *lock = CPLStrdup(
+        CPLFormFilename(p->dir, CPLSPrintf("%s.gridkit-lock", CPLGetBasename(p->dst)), NULL));
     char host[256] = "";
     gethostname(host, sizeof host - 1);
     gk_cancel_watch(lock); /* made below: a cancel from then on removes it */
@@ -111,17 +108,17 @@ static int take_lock(gk_context *ctx, gk_parts *p)
             unlink(lock); /* its run was killed outright */
             continue;
         }
-        int rc = gk_error(ctx, GK_ERR_IO,
-                          "--parts %s: another gridkit run (pid %ld on %s) is writing the parts "
-                          "of %s there; wait for it to end, or remove %s if that run is gone",
-                          p->dir, pid, *who ? who : "an unknown host", CPLGetFilename(p->dst),
-                          lock);
+        int rc =
+            gk_error(ctx, GK_ERR_IO,
+                     "--parts %s: another gridkit run (pid %ld on %s) is writing the parts "
+                     "of %s there; wait for it to end, or remove %s if that run is gone",
+                     p->dir, pid, *who ? who : "an unknown host", CPLGetFilename(p->dst), lock);
         gk_cancel_forget(lock);
         CPLFree(lock);
         return rc;
     }
-    int rc = gk_error(ctx, GK_ERR_IO, "--parts %s: cannot create %s: %s", p->dir, lock,
-                      strerror(errno));
+    int rc =
+        gk_error(ctx, GK_ERR_IO, "--parts %s: cannot create %s: %s", p->dir, lock, strerror(errno));
     gk_cancel_forget(lock);
     CPLFree(lock);
     return rc;

@@ -22,13 +22,13 @@
 #include <stdint.h>
 
 typedef struct {
-    char *dir;       /* --parts DIR */
-    char *dst;       /* the mosaic (rank 0: checked, a link's target) */
-    char *stem;      /* "<dst stem>.part-<slot>": this run's parts' names */
-    char slot;       /* 'a' or 'b' */
-    char *lock;      /* the lock held (rank 0) */
-    int made_dir;    /* this run made dir */
-    char **old;      /* the parts of the mosaic now at dst (rank 0) */
+    char *dir;    /* --parts DIR */
+    char *dst;    /* the mosaic (rank 0: checked, a link's target) */
+    char *stem;   /* "<dst stem>.part-<slot>": this run's parts' names */
+    char slot;    /* 'a' or 'b' */
+    char *lock;   /* the lock held (rank 0) */
+    int made_dir; /* this run made dir */
+    char **old;   /* the parts of the mosaic now at dst (rank 0) */
 } gk_parts;
 
 /* Rank 0 (or the one process): dst checked (no input, not dir, a .vrt),

@@ -58,12 +58,12 @@ static void auto_look(const gk_grid_options *o, auto_inputs *in)
 typedef struct {
     pthread_t th;
     int started;
-    atomic_int finished;         /* the thread's work is done (a join will not wait) */
+    atomic_int finished; /* the thread's work is done (a join will not wait) */
     const char *device;
-    int decide;                  /* auto: start the GPU or not, by `in` */
-    const gk_algorithm *alg;     /* not changed while the thread runs */
+    int decide;              /* auto: start the GPU or not, by `in` */
+    const gk_algorithm *alg; /* not changed while the thread runs */
     int threads;
-    auto_inputs in;              /* what the look found (before the start) */
+    auto_inputs in; /* what the look found (before the start) */
     int use_gpu;
 } gpu_warm_up;
 
@@ -201,10 +201,11 @@ static int grid_geometry(gk_context *ctx, const gk_grid_options *o, const gk_sou
         double nx = floor((g->xmax - g->xmin + o->tr[0] / 2) / o->tr[0]);
         double ny = floor((g->ymax - g->ymin + o->tr[1] / 2) / o->tr[1]);
         if (nx < 1 || ny < 1 || nx > 2147483647.0 || ny > 2147483647.0)
-            return gk_error(ctx, GK_ERR_ARG,
-                            "-tr %.15g %.15g over x %.15g..%.15g, y %.15g..%.15g gives %.15g x %.15g "
-                            "pixels: each side must be from 1 to 2147483647",
-                            o->tr[0], o->tr[1], g->xmin, g->xmax, g->ymin, g->ymax, nx, ny);
+            return gk_error(
+                ctx, GK_ERR_ARG,
+                "-tr %.15g %.15g over x %.15g..%.15g, y %.15g..%.15g gives %.15g x %.15g "
+                "pixels: each side must be from 1 to 2147483647",
+                o->tr[0], o->tr[1], g->xmin, g->xmax, g->ymin, g->ymax, nx, ny);
         g->nx = (int)nx;
         g->ny = (int)ny;
     } else {
@@ -314,8 +315,8 @@ int gk_grid_plan_init_ex(gk_context *ctx, const gk_grid_options *o, gk_grid_plan
     p->read_s = gk_seconds() - t0;
     if (warm->started && late && warm->decide && !atomic_load(&warm->finished) && !read_rc &&
         gk_context_auto_device(ctx, p->alg, warm->in.n, warm->in.area, warm->in.nodes) &&
-        gk_algorithm_cpu_seconds(p->alg, warm->in.n, warm->in.area, warm->in.nodes,
-                                 warm->threads) < LATE_MAX_S) {
+        gk_algorithm_cpu_seconds(p->alg, warm->in.n, warm->in.area, warm->in.nodes, warm->threads) <
+            LATE_MAX_S) {
         /* auto, the GPU still starting, and a job the cores might finish
          * or take a real share of meanwhile: they begin and the GPU joins
          * them; its thread is joined when the plan is freed */
@@ -329,8 +330,8 @@ int gk_grid_plan_init_ex(gk_context *ctx, const gk_grid_options *o, gk_grid_plan
         p->gpu_wait_s = warm_up_join(warm);
         /* auto: the thread's choice, made again on ctx (same inputs, same
          * answer) so that ctx says why the CPU ran */
-        int use_gpu = !warm->decide ||
-                      gk_context_auto_device(ctx, p->alg, warm->in.n, warm->in.area, warm->in.nodes);
+        int use_gpu = !warm->decide || gk_context_auto_device(ctx, p->alg, warm->in.n,
+                                                              warm->in.area, warm->in.nodes);
         if (use_gpu ? gk_context_set_device(ctx, o->device)
                     : gk_context_request_device(ctx, o->device))
             goto fail;
@@ -359,8 +360,8 @@ int gk_grid_plan_init_ex(gk_context *ctx, const gk_grid_options *o, gk_grid_plan
         const char *paths[GK_KRIGE_MAX_DRIFT_RASTERS];
         for (int k = 0; k < kp->n_drift_rasters; k++)
             paths[k] = kp->drift_raster[k];
-        if (!(p->drift = gk_drift_rasters_open(ctx, kp->n_drift_rasters, paths,
-                                               kp->drift_bilinear)))
+        if (!(p->drift =
+                  gk_drift_rasters_open(ctx, kp->n_drift_rasters, paths, kp->drift_bilinear)))
             goto fail;
     }
     p->md = CSLSetNameValue(p->md, "GRIDKIT_VERSION", GK_VERSION_STRING);

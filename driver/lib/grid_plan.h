@@ -18,20 +18,20 @@ struct gk_drift_rasters;
 
 typedef struct {
     gk_algorithm *alg;
-    int planes;                 /* values per node: 2 for kriging with its variance, else 1 */
-    gk_source_points sp;        /* one layer per input layer */
-    int sp_borrowed;            /* sp is the options' points (not freed here) */
-    gk_grid g;                  /* the output grid */
-    int bands;                  /* sp.n_layers * planes; band b = layer b / planes */
-    char *a_srs_wkt;            /* -a_srs as WKT (owned); NULL: the source's */
-    char **desc;                /* band descriptions, `bands` entries */
-    char **md;                  /* dataset metadata (GRIDKIT_ALGORITHM, ...) */
-    int set_nodata;             /* nodata= given: set the band nodata flag */
+    int planes;          /* values per node: 2 for kriging with its variance, else 1 */
+    gk_source_points sp; /* one layer per input layer */
+    int sp_borrowed;     /* sp is the options' points (not freed here) */
+    gk_grid g;           /* the output grid */
+    int bands;           /* sp.n_layers * planes; band b = layer b / planes */
+    char *a_srs_wkt;     /* -a_srs as WKT (owned); NULL: the source's */
+    char **desc;         /* band descriptions, `bands` entries */
+    char **md;           /* dataset metadata (GRIDKIT_ALGORITHM, ...) */
+    int set_nodata;      /* nodata= given: set the band nodata flag */
     double nodata;
     struct gk_drift_rasters *drift; /* kriging with external drift, else NULL */
-    double read_s;              /* seconds reading the points (--timings) */
-    double gpu_wait_s;          /* seconds then waiting for the GPU's start-up */
-    struct gk_gpu_warm *starting; /* a late start's GPU warm-up, still running (joined
+    double read_s;                  /* seconds reading the points (--timings) */
+    double gpu_wait_s;              /* seconds then waiting for the GPU's start-up */
+    struct gk_gpu_warm *starting;   /* a late start's GPU warm-up, still running (joined
                                    * by gk_grid_plan_free) */
 } gk_grid_plan;
 

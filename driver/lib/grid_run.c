@@ -57,7 +57,7 @@ static void cache_fit(cache_plan *c, int tile_h, int planes)
 
 typedef struct {
     gk_raster_writer *w;
-    int band;       /* first output band of this job's planes */
+    int band; /* first output band of this job's planes */
     cache_plan *cache;
     pthread_mutex_t cache_lock;
 } sink_state;
@@ -77,8 +77,8 @@ static int sink(void *user, int x0, int y0, int w, int h, int nbands, const doub
     sink_fit(s, h, nbands);
     int rc = 0;
     for (int b = 0; b < nbands && !rc; b++)
-        rc = gk_raster_writer_write(s->w, s->band + b, x0, y0, w, h,
-                                    values + (size_t)b * w * h) != GK_OK;
+        rc = gk_raster_writer_write(s->w, s->band + b, x0, y0, w, h, values + (size_t)b * w * h) !=
+             GK_OK;
     return rc;
 }
 
@@ -146,8 +146,8 @@ static int read_options_points(gk_context *ctx, void *user, gk_source_points *sp
     return gk_grid_options_read_points(ctx, r->o, r->needs_z, sp);
 }
 
-int gk_world_read_points(const gk_world *w, gk_context *ctx, const gk_grid_options *o,
-                         int needs_z, gk_source_points *sp)
+int gk_world_read_points(const gk_world *w, gk_context *ctx, const gk_grid_options *o, int needs_z,
+                         gk_source_points *sp)
 {
     options_reader r = {o, needs_z};
     return gk_world_share_points(w, ctx, read_options_points, &r, sp);
@@ -159,7 +159,6 @@ int gk_grid_options_peek_points(const gk_grid_options *o, double *n_points, doub
     read_spec(o, 1, &ro);
     return gk_peek_points(&ro, n_points, bbox);
 }
-
 
 void gk_grid_raster_spec(const gk_grid_options *o, const gk_grid_plan *plan, gk_raster_spec *spec,
                          const gk_inputs *inputs)
@@ -188,22 +187,21 @@ void gk_grid_print_band(const gk_grid_options *o, const gk_grid_plan *plan, int 
     const gk_algorithm *alg = plan->alg;
     double gt[6];
     gk_grid_geotransform(&g, gt);
-        fprintf(stderr, "Band %d: layer \"%s\"\n", b + 1, lp->name);
-        fprintf(stderr, "Grid data type is \"%s\"\n", o->type ? o->type : "Float64");
-        fprintf(stderr, "Grid size = (%d %d).\n", g.nx, g.ny);
-        fprintf(stderr, "Corner coordinates = (%f %f)-(%f %f).\n", g.xmin, g.ymax, g.xmax,
-                g.ymin);
-        fprintf(stderr, "Grid cell size = (%f %f).\n", gt[1], -gt[5]);
-        fprintf(stderr, "Source point count = %zu.\n", gk_points_count(lp->pts));
-        if (lp->n_skipped_z)
-            fprintf(stderr,
-                    "Skipped %zu points with a null, NaN or infinite Z, or a NaN or "
-                    "infinite X/Y.\n",
-                    lp->n_skipped_z);
-        if (lp->n_clipped)
-            fprintf(stderr, "Skipped %zu points outside -spat/-clipsrc.\n", lp->n_clipped);
-        fprintf(stderr, "Algorithm name: \"%s\".\n", gk_algorithm_name(alg));
-        fprintf(stderr, "Options are \"%s\"\n", gk_algorithm_string(alg));
+    fprintf(stderr, "Band %d: layer \"%s\"\n", b + 1, lp->name);
+    fprintf(stderr, "Grid data type is \"%s\"\n", o->type ? o->type : "Float64");
+    fprintf(stderr, "Grid size = (%d %d).\n", g.nx, g.ny);
+    fprintf(stderr, "Corner coordinates = (%f %f)-(%f %f).\n", g.xmin, g.ymax, g.xmax, g.ymin);
+    fprintf(stderr, "Grid cell size = (%f %f).\n", gt[1], -gt[5]);
+    fprintf(stderr, "Source point count = %zu.\n", gk_points_count(lp->pts));
+    if (lp->n_skipped_z)
+        fprintf(stderr,
+                "Skipped %zu points with a null, NaN or infinite Z, or a NaN or "
+                "infinite X/Y.\n",
+                lp->n_skipped_z);
+    if (lp->n_clipped)
+        fprintf(stderr, "Skipped %zu points outside -spat/-clipsrc.\n", lp->n_clipped);
+    fprintf(stderr, "Algorithm name: \"%s\".\n", gk_algorithm_name(alg));
+    fprintf(stderr, "Options are \"%s\"\n", gk_algorithm_string(alg));
 }
 
 int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
@@ -214,8 +212,7 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
     if (world || o->parts)
         return gk_grid_run_strips(ctx, o, world);
     /* --timings: seconds per phase */
-    double t_start = gk_seconds(), t_open = 0, t_prepare = 0, t_grid = 0, t_write = 0,
-           t_finish = 0;
+    double t_start = gk_seconds(), t_open = 0, t_prepare = 0, t_grid = 0, t_write = 0, t_finish = 0;
     gk_grid_plan plan;
     if (gk_grid_plan_init_ex(ctx, o, &plan, 1))
         return gk_errno(ctx);
@@ -284,8 +281,7 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
         if (kp && !o->quiet) {
             char mbuf[768];
             if (gk_vmodel_format(gk_job_kriging_model(job), mbuf, sizeof mbuf) == GK_OK)
-                fprintf(stderr, "Variogram model: %s%s\n", mbuf,
-                        kp->model_auto ? " (fitted)" : "");
+                fprintf(stderr, "Variogram model: %s%s\n", mbuf, kp->model_auto ? " (fitted)" : "");
         }
         sink_state ss = {w, b * nb + 1, &cache, PTHREAD_MUTEX_INITIALIZER};
         scaled_progress sc = {o->progress, o->progress_user, (double)b / sp.n_layers,
@@ -294,9 +290,8 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
         /* Float32 files get Float32 tiles: a GPU converts its own and
          * copies half the bytes back */
         if (gk_raster_writer_takes_float32(w))
-            rc = gk_job_run_typed(job, &g, 0, g.ny, tw, th, GK_SINK_CONCURRENT,
-                                  GK_VALUES_FLOAT32, sink_float32, &ss,
-                                  o->progress ? band_progress : NULL, &sc);
+            rc = gk_job_run_typed(job, &g, 0, g.ny, tw, th, GK_SINK_CONCURRENT, GK_VALUES_FLOAT32,
+                                  sink_float32, &ss, o->progress ? band_progress : NULL, &sc);
         else
             rc = gk_job_run_ex(job, &g, tw, th, GK_SINK_CONCURRENT, sink, &ss,
                                o->progress ? band_progress : NULL, &sc);

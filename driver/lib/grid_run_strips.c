@@ -162,13 +162,12 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
             }
         }
         if (gk_job_warning(jobs[b]) && rank == 0)
-            fprintf(stderr, "Warning: band %d (%s): %s\n", b * planes + 1,
-                    plan.sp.layers[b].name, gk_job_warning(jobs[b]));
+            fprintf(stderr, "Warning: band %d (%s): %s\n", b * planes + 1, plan.sp.layers[b].name,
+                    gk_job_warning(jobs[b]));
         if (kp && speak) {
             char mbuf[768];
             if (gk_vmodel_format(gk_job_kriging_model(jobs[b]), mbuf, sizeof mbuf) == GK_OK)
-                fprintf(stderr, "Variogram model: %s%s\n", mbuf,
-                        kp->model_auto ? " (fitted)" : "");
+                fprintf(stderr, "Variogram model: %s%s\n", mbuf, kp->model_auto ? " (fitted)" : "");
         }
     }
     rc = agree(world, ctx, rc, &wait_s);
@@ -200,15 +199,16 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
         rc = gk_strips_run(&s);
         strips_s = gk_seconds() - t_phase;
         write_s = w ? gk_raster_writer_io_seconds(w) : 0;
-        const int threads = gk_context_threads(ctx) > 0 ? gk_context_threads(ctx) : omp_get_num_procs();
+        const int threads =
+            gk_context_threads(ctx) > 0 ? gk_context_threads(ctx) : omp_get_num_procs();
         if (o->timings) /* every rank its own line: how the strips were shared */
             fprintf(stderr,
                     "Rank %d of %d (%s): points in %.3f s (%s), %d of %d strips, %.3f s "
                     "computing them, %s, %d thread%s\n",
                     rank, gk_world_size(world), world ? gk_world_host(world) : "one process",
                     read_s, plan.sp.n_layers ? plan.sp.layers[0].read_by : "-", s.strips_done,
-                    nstrips, s.compute_s, gk_context_device_name(ctx),
-                    threads, threads == 1 ? "" : "s");
+                    nstrips, s.compute_s, gk_context_device_name(ctx), threads,
+                    threads == 1 ? "" : "s");
         rc = agree(world, ctx, rc, &wait_s);
     }
     if (!rc && speak)
@@ -250,9 +250,8 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
                 "Timings (s): read points %.3f, waiting for the GPU %.3f, plan %.3f, "
                 "output and jobs %.3f, strips %.3f (writing %.3f of it), finish output %.3f, "
                 "waiting for the other ranks %.3f in all; total %.3f on %d rank%s\n",
-                read_s, plan.gpu_wait_s, plan_s - plan_wait_s, setup_s, strips_s, write_s,
-                finish_s, wait_s,
-                gk_seconds() - t_start, gk_world_size(world), world ? "s" : "");
+                read_s, plan.gpu_wait_s, plan_s - plan_wait_s, setup_s, strips_s, write_s, finish_s,
+                wait_s, gk_seconds() - t_start, gk_world_size(world), world ? "s" : "");
 
     gk_raster_writer_abort(w);
     for (int b = 0; jobs && b < n_jobs; b++)

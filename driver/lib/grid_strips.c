@@ -103,8 +103,8 @@ static int compute_strip(gk_strips *s, int height, int k, double *buf, uint64_t 
     strip_rows(s, height, k, &y0, &h);
     for (int j = 0; j < s->n_jobs; j++) {
         strip_sink sk = {buf, s->g->nx, y0, h, j * s->planes, s->planes};
-        int rc = gk_job_run_rows(s->jobs[j], s->g, y0, h, s->tile_w, s->tile_h,
-                                 GK_SINK_CONCURRENT, to_strip, &sk, NULL, NULL);
+        int rc = gk_job_run_rows(s->jobs[j], s->g, y0, h, s->tile_w, s->tile_h, GK_SINK_CONCURRENT,
+                                 to_strip, &sk, NULL, NULL);
         if (rc)
             return rc;
         gk_run_stats st;
@@ -261,8 +261,7 @@ static int write_part(gk_strips *s, int height, int k, const double *buf)
             rc = gk_raster_writer_set_band_metadata(w, b + 1, "GRIDKIT_PREPARED",
                                                     s->band_prepared[b]);
     for (int b = 0; b < bands && !rc; b++)
-        rc = gk_raster_writer_write(w, b + 1, 0, 0, s->g->nx, h,
-                                    buf + (size_t)b * s->g->nx * h);
+        rc = gk_raster_writer_write(w, b + 1, 0, 0, s->g->nx, h, buf + (size_t)b * s->g->nx * h);
     if (w && !rc) {
         rc = gk_raster_writer_commit(w);
         w = NULL;
@@ -304,8 +303,8 @@ typedef struct {
     unsigned char *done; /* per strip */
     int stop;            /* a failure somewhere: hand out no more */
     int rows_done;
-    uint64_t *singular;  /* n_jobs */
-    int local_rc;        /* rank 0's own strips */
+    uint64_t *singular; /* n_jobs */
+    int local_rc;       /* rank 0's own strips */
     /* whether other ranks' strips pay: rank 0's seconds computing a strip
      * of its own, against its seconds taking one in from another rank */
     int local_n, remote_n;
@@ -563,13 +562,12 @@ static int hub(board *bd)
                 size_t want = head_bytes(s->n_jobs) +
                               (s->parts_dir ? 0 : (size_t)s->g->nx * h * bands * wire_size(s));
                 int wrc = n != want ? gk_error(s->ctx, GK_ERR_INTERNAL,
-                                               "rank %d sent strip %d in %zu bytes, not %zu",
-                                               src, hd.strip, n, want)
-                          : s->parts_dir ? GK_OK
-                                         : write_strip(s, bd->height, hd.strip,
-                                                       (const unsigned char *)msg +
-                                                           head_bytes(s->n_jobs),
-                                                       1);
+                                               "rank %d sent strip %d in %zu bytes, not %zu", src,
+                                               hd.strip, n, want)
+                          : s->parts_dir
+                              ? GK_OK
+                              : write_strip(s, bd->height, hd.strip,
+                                            (const unsigned char *)msg + head_bytes(s->n_jobs), 1);
                 if (wrc && !rc)
                     rc = wrc;
                 else if (!wrc) {

@@ -29,24 +29,24 @@
 
 typedef struct {
     gk_context *ctx;
-    const gk_world *world;       /* NULL: this process alone */
+    const gk_world *world; /* NULL: this process alone */
     const gk_grid *g;
-    gk_job **jobs;               /* one per layer, on every rank */
-    int n_jobs, planes;          /* bands = n_jobs * planes */
-    int tile_w, tile_h;          /* the output's tiles (whole blocks) */
-    int wire_type;               /* GDALDataType of the values sent to rank 0
+    gk_job **jobs;       /* one per layer, on every rank */
+    int n_jobs, planes;  /* bands = n_jobs * planes */
+    int tile_w, tile_h;  /* the output's tiles (whole blocks) */
+    int wire_type;       /* GDALDataType of the values sent to rank 0
                                   * (gk_raster_writer_wire_type); 0: Float64 */
-    gk_raster_writer *w;         /* rank 0, writer output; NULL for parts */
+    gk_raster_writer *w; /* rank 0, writer output; NULL for parts */
     /* parts output (every rank): where, and the spec of a part (nx, ny,
      * geotransform and dst are set per part); band_metadata[b] is band b's
      * GRIDKIT_PREPARED or NULL */
     const char *parts_dir, *parts_stem;
     const gk_raster_spec *part_spec;
     const char *const *band_prepared;
-    gk_progress_fn progress;     /* rank 0 */
+    gk_progress_fn progress; /* rank 0 */
     void *progress_user;
     /* out, on rank 0: nodes of each job whose kriging system was singular */
-    uint64_t *singular;          /* n_jobs entries */
+    uint64_t *singular; /* n_jobs entries */
     /* out, every rank: strips this rank computed, and its seconds computing
      * them (--timings) */
     int strips_done;

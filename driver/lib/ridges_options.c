@@ -69,8 +69,8 @@ void gk_ridges_options_free(gk_ridges_options *o)
 /* gridkit grid's options that mean nothing for lines. */
 static int grid_only(const char *a)
 {
-    static const char *const opt[] = {"-ot", "-co", "-txe", "-tye", "-outsize", "-tr",
-                                      "--precision", "--timings"};
+    static const char *const opt[] = {"-ot",      "-co", "-txe",        "-tye",
+                                      "-outsize", "-tr", "--precision", "--timings"};
     for (size_t k = 0; k < sizeof opt / sizeof opt[0]; k++)
         if (!strcmp(a, opt[k]))
             return 1;
@@ -126,8 +126,10 @@ static int split_args(gk_context *ctx, gk_ridges_options *o, int argc, char **ar
             continue;
         const char *a = argv[i];
         if (grid_only(a))
-            return gk_error(ctx, GK_ERR_ARG, "%s is an option of gridkit grid, not of ridges "
-                                             "(try --help)", a);
+            return gk_error(ctx, GK_ERR_ARG,
+                            "%s is an option of gridkit grid, not of ridges "
+                            "(try --help)",
+                            a);
         int nv = gk_grid_option_values(a, argv, i, argc);
         if (i + nv >= argc)
             return gk_error(ctx, GK_ERR_ARG, "%s needs %d value%s (try --help)", a, nv,
@@ -154,8 +156,9 @@ gk_ridges_options *gk_ridges_options_new(gk_context *ctx, int argc, char **argv)
     if (!(o->src = gk_grid_options_new(ctx, nrest, rest)))
         goto fail;
     if (!o->method) {
-        gk_error(ctx, GK_ERR_ARG, "-a METHOD:key=value... is required: -a curve:r1=R or -a "
-                                  "density[:bandwidth=H] (try --help)");
+        gk_error(ctx, GK_ERR_ARG,
+                 "-a METHOD:key=value... is required: -a curve:r1=R or -a "
+                 "density[:bandwidth=H] (try --help)");
         goto fail;
     }
     /* a typo in -a fails before any reading */

@@ -14,12 +14,12 @@ extern "C" {
 #include "lib/grid_options.h"
 
 struct gk_ridges_options {
-    gk_grid_options *src;  /* the source options, SRC and DST, as gridkit grid's */
-    char *method;          /* -a METHOD:key=value... */
-    char *format;          /* -of: an OGR vector driver; NULL: from DST's extension */
-    char **layer_options;  /* -lco NAME=VALUE */
-    char *layer_name;      /* -nln; NULL: "ridges" */
-    int three_d;           /* --3d */
+    gk_grid_options *src; /* the source options, SRC and DST, as gridkit grid's */
+    char *method;         /* -a METHOD:key=value... */
+    char *format;         /* -of: an OGR vector driver; NULL: from DST's extension */
+    char **layer_options; /* -lco NAME=VALUE */
+    char *layer_name;     /* -nln; NULL: "ridges" */
+    int three_d;          /* --3d */
     gk_progress_fn progress;
     void *progress_user;
 };

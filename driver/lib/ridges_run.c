@@ -85,15 +85,17 @@ int gk_ridges_compute(gk_context *ctx, const gk_ridges_options *o, gk_ridges_res
     int rc = prepare(ctx, o, r);
     /* without --3d the lines are 2-D: z is not read at all (docs/ridges.md) */
     if (!rc) /* every rank: the reading is agreed on */
-        rc = gk_world_read_points(world, ctx, o->src, o->three_d ? GK_Z_NEEDED : GK_Z_NOT_READ,
-                                  &sp);
+        rc =
+            gk_world_read_points(world, ctx, o->src, o->three_d ? GK_Z_NEEDED : GK_Z_NOT_READ, &sp);
     /* the reader's advice is grid's (an algorithm that ignores Z): ours */
     if (rc && o->three_d && !o->src->zfield && strstr(gk_errmsg(ctx), "2-D geometries"))
-        rc = gk_error(ctx, rc, "--3d needs a z: %s has 2-D geometries; give -zfield FIELD, or "
-                               "leave out --3d", o->src->src);
+        rc = gk_error(ctx, rc,
+                      "--3d needs a z: %s has 2-D geometries; give -zfield FIELD, or "
+                      "leave out --3d",
+                      o->src->src);
     if (!rc && sp.n_layers != 1)
-        rc = gk_error(ctx, GK_ERR_ARG, "%s: %d layers selected; choose one with -l",
-                      o->src->src, sp.n_layers);
+        rc = gk_error(ctx, GK_ERR_ARG, "%s: %d layers selected; choose one with -l", o->src->src,
+                      sp.n_layers);
     if (!rc && !(r->method = gk_ridges_parse(ctx, o->method, dim)))
         rc = gk_errno(ctx);
     if (world && !gk_world_failure_agreed()) /* before anything else goes between ranks */
@@ -117,8 +119,8 @@ int gk_ridges_compute(gk_context *ctx, const gk_ridges_options *o, gk_ridges_res
     r->layer = CPLStrdup(lp->name);
     r->n_points = gk_points_count(lp->pts);
     r->n_skipped = lp->n_skipped_z;
-    r->lines = gk_ridges(ctx, lp->pts, r->method, dim, rank == 0 ? o->progress : NULL,
-                         o->progress_user);
+    r->lines =
+        gk_ridges(ctx, lp->pts, r->method, dim, rank == 0 ? o->progress : NULL, o->progress_user);
     gk_ridges_set_sharing(ctx, 0, 1, NULL, NULL);
     if (!r->lines) {
         rc = gk_errno(ctx) ? gk_errno(ctx) : GK_ERR_INTERNAL;
@@ -144,22 +146,26 @@ static void report(const gk_ridges_options *o, const gk_ridges_result *r, const 
         closed += l->closed[i] != 0;
     fprintf(stderr, "Layer \"%s\": %zu points.\n", r->layer, r->n_points);
     if (r->n_skipped && l->dim == 3)
-        fprintf(stderr, "Skipped %zu points with a null, NaN or infinite Z, or a NaN or "
-                        "infinite X/Y.\n", r->n_skipped);
+        fprintf(stderr,
+                "Skipped %zu points with a null, NaN or infinite Z, or a NaN or "
+                "infinite X/Y.\n",
+                r->n_skipped);
     else if (r->n_skipped)
         fprintf(stderr, "Skipped %zu points with a NaN or infinite X/Y.\n", r->n_skipped);
-    if (l->dim == 2 && (o->src->zfield || o->src->z_increase != 0.0 ||
-                        o->src->z_multiply != 1.0))
-        fprintf(stderr, "Note: %s not read: without --3d the lines are 2-D and z is not "
-                        "used.\n", o->src->zfield ? "-zfield" : "-z_increase/-z_multiply");
+    if (l->dim == 2 && (o->src->zfield || o->src->z_increase != 0.0 || o->src->z_multiply != 1.0))
+        fprintf(stderr,
+                "Note: %s not read: without --3d the lines are 2-D and z is not "
+                "used.\n",
+                o->src->zfield ? "-zfield" : "-z_increase/-z_multiply");
     fprintf(stderr, "Method: \"%s\".\n", gk_ridges_method_string(r->method));
     fprintf(stderr, "Lines: %zu (%zu closed), %zu vertices.\n", l->n_lines, closed,
             l->start[l->n_lines]);
     fprintf(stderr, "Device: %s\n", r->device);
     if (gk_world_get())
-        fprintf(stderr, r->ranks > 1 ? "Ranks: %d, the walkers shared among them\n"
-                                     : "Ranks: %d, rank 0 alone (the walkers are shared only "
-                                       "where they run on the CPU, with the density method)\n",
+        fprintf(stderr,
+                r->ranks > 1 ? "Ranks: %d, the walkers shared among them\n"
+                             : "Ranks: %d, rank 0 alone (the walkers are shared only "
+                               "where they run on the CPU, with the density method)\n",
                 r->ranks > 1 ? r->ranks : gk_world_size(gk_world_get()));
     fprintf(stderr, "Output: %s (%s), layer \"%s\"%s.\n", o->src->dst, driver,
             gk_ridges_options_layer_name(o), l->dim == 3 ? ", LineStringZ" : "");

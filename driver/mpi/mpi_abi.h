@@ -33,8 +33,8 @@ typedef struct {
     int abi_version;
     /* MPI_Init_thread; the rank and size in the world, and on this host.
      * Non-zero and a message in why on failure. */
-    int (*init)(int *rank, int *size, int *local_rank, int *local_size, char *host,
-                size_t host_cap, char *why, size_t why_cap);
+    int (*init)(int *rank, int *size, int *local_rank, int *local_size, char *host, size_t host_cap,
+                char *why, size_t why_cap);
     /* Blocking send of n bytes (n <= INT_MAX). */
     int (*send)(int dest, int tag, const void *buf, size_t n);
     /* Blocking probe: the next message's source, tag and size. */

@@ -22,7 +22,7 @@ struct gk_world {
 };
 
 static gk_world world;
-static int started; /* MPI initialised (even as a world of one) */
+static int started;        /* MPI initialised (even as a world of one) */
 static int failure_agreed; /* an agreement has ended in a failure */
 static pthread_t early_gpu;
 static int early_gpu_started;
@@ -59,8 +59,7 @@ static void *open_module(char *why, size_t cap)
         path[len] = '\0';
         char *slash = strrchr(path, '/');
         if (slash) {
-            snprintf(slash + 1, sizeof path - (size_t)(slash + 1 - path), "%s",
-                     GK_MPI_MODULE_NAME);
+            snprintf(slash + 1, sizeof path - (size_t)(slash + 1 - path), "%s", GK_MPI_MODULE_NAME);
             if (access(path, R_OK) == 0 && !(h = dlopen(path, RTLD_NOW | RTLD_GLOBAL)))
                 snprintf(why, cap, "%s", dlerror());
         }
@@ -71,8 +70,10 @@ static void *open_module(char *why, size_t cap)
         snprintf(why, cap, "%s", dlerror());
 #endif
     if (!h && !why[0])
-        snprintf(why, cap, "%s was not found (gridkit was built without MPI: "
-                           "-DGRIDKIT_WITH_MPI=ON and libopenmpi-dev)", GK_MPI_MODULE_NAME);
+        snprintf(why, cap,
+                 "%s was not found (gridkit was built without MPI: "
+                 "-DGRIDKIT_WITH_MPI=ON and libopenmpi-dev)",
+                 GK_MPI_MODULE_NAME);
     return h;
 }
 
@@ -147,7 +148,8 @@ static void start_gpu_early(const char *spec)
  * hosts, for a fabric one host does not use. Every rank decides the same. */
 static void one_host_transport(void)
 {
-    const char *size = getenv("OMPI_COMM_WORLD_SIZE"), *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+    const char *size = getenv("OMPI_COMM_WORLD_SIZE"),
+               *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
     if (size && local && atoi(size) > 0 && atoi(size) == atoi(local))
         setenv("OMPI_MCA_pml", "ob1", 0); /* 0: the user's, where set */
 }
@@ -171,8 +173,7 @@ int gk_world_start(const char *gpu_spec)
     if (!api || api->abi_version != GK_MPI_ABI_VERSION) {
         if (asked == 1)
             return 0; /* mpirun -n 1: one process, as without mpirun */
-        fprintf(stderr,
-                "gridkit: started by an MPI launcher%s, but cannot run as its ranks: %s\n",
+        fprintf(stderr, "gridkit: started by an MPI launcher%s, but cannot run as its ranks: %s\n",
                 asked > 1 ? " for several ranks" : "", why);
         return 1;
     }
@@ -225,8 +226,8 @@ int gk_world_recv(const gk_world *w, int src, int tag, void *buf, size_t n)
     return got == n ? 0 : -1;
 }
 
-int gk_world_recv_any(const gk_world *w, int src, int tag, int *got_src, int *got_tag,
-                      void **buf, size_t *n)
+int gk_world_recv_any(const gk_world *w, int src, int tag, int *got_src, int *got_tag, void **buf,
+                      size_t *n)
 {
     *buf = NULL;
     *n = 0;
@@ -258,10 +259,7 @@ int gk_world_bcast(const gk_world *w, void *buf, size_t n, int root)
     return w->api->bcast(buf, n, root);
 }
 
-void gk_world_abort(const gk_world *w, int code)
-{
-    w->api->abort(code);
-}
+void gk_world_abort(const gk_world *w, int code) { w->api->abort(code); }
 
 /* An outcome on the wire: the code, the rank and its message. */
 typedef struct {
@@ -270,10 +268,7 @@ typedef struct {
     char msg[1000];
 } outcome;
 
-int gk_world_failure_agreed(void)
-{
-    return failure_agreed;
-}
+int gk_world_failure_agreed(void) { return failure_agreed; }
 
 int gk_world_agree(const gk_world *w, gk_context *ctx, int rc)
 {

@@ -39,8 +39,8 @@ const char *gk_world_host(const gk_world *w);
 /* Messages between ranks (blocking). recv_any allocates the buffer. */
 int gk_world_send(const gk_world *w, int dest, int tag, const void *buf, size_t n);
 int gk_world_recv(const gk_world *w, int src, int tag, void *buf, size_t n);
-int gk_world_recv_any(const gk_world *w, int src, int tag, int *got_src, int *got_tag,
-                      void **buf, size_t *n);
+int gk_world_recv_any(const gk_world *w, int src, int tag, int *got_src, int *got_tag, void **buf,
+                      size_t *n);
 #define GK_WORLD_ANY (-1) /* any source, any tag */
 /* A message waiting from src with tag (GK_WORLD_ANY: any)? 1, 0, or -1 on failure. */
 int gk_world_waiting(const gk_world *w, int src, int tag);

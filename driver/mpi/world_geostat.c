@@ -16,8 +16,8 @@ int gk_world_variogram(gk_context *ctx, const gk_world *w, const gk_points *pts,
     memset(out, 0, sizeof *out);
     gk_vgm_blocks b = {0};
     if (!w) {
-        int rc = gk_variogram_blocks_ex(ctx, pts, opt, 0, 1, GK_VGM_ANY, progress, progress_user,
-                                        &b);
+        int rc =
+            gk_variogram_blocks_ex(ctx, pts, opt, 0, 1, GK_VGM_ANY, progress, progress_user, &b);
         if (!rc)
             rc = gk_variogram_merge(ctx, pts, opt, &b, out);
         gk_vgm_blocks_free(&b);
@@ -36,8 +36,8 @@ int gk_world_variogram(gk_context *ctx, const gk_world *w, const gk_points *pts,
         gk_world_abort(w, 1);
     if (!rc && !on_gpu) {
         gk_vgm_blocks_free(&b);
-        rc = gk_variogram_blocks_ex(ctx, pts, opt, rank, ranks, GK_VGM_CPU, progress,
-                                    progress_user, &b);
+        rc = gk_variogram_blocks_ex(ctx, pts, opt, rank, ranks, GK_VGM_CPU, progress, progress_user,
+                                    &b);
         rc = gk_world_agree(w, ctx, rc);
         if (!rc && rank > 0 && gk_world_send(w, 0, GK_TAG_PART, b.data, b.bytes))
             gk_world_abort(w, 1);
@@ -62,8 +62,7 @@ int gk_world_crossval(gk_context *ctx, const gk_world *w, const gk_points *pts,
                       void *progress_user, gk_cv_result *res)
 {
     if (!w) /* gk_crossval's part 0 of 1, summarised */
-        return gk_crossval_part_ex(ctx, pts, alg, nfold, seed, 0, 1, progress, progress_user,
-                                   res);
+        return gk_crossval_part_ex(ctx, pts, alg, nfold, seed, 0, 1, progress, progress_user, res);
     const int rank = gk_world_rank(w), ranks = gk_world_size(w);
     /* rank 0 alone reports, on its share */
     int rc = gk_crossval_part_ex(ctx, pts, alg, nfold, seed, rank, ranks,

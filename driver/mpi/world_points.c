@@ -106,10 +106,10 @@ static int unpack(gk_context *ctx, const blob *b, gk_source_points *sp)
         uint64_t n, nf, ns, nc;
         sp->n_layers = (int)l + 1;
         double *x, *y, *z;
-        if (get_str(&r, &lp->name) || get_u64(&r, &n) || get_u64(&r, &nf) ||
-            get_u64(&r, &ns) || get_u64(&r, &nc) || n > (r.n - r.at) / 24 ||
-            !(lp->pts = gk_points_new(ctx)) || gk_points_extend(lp->pts, n, &x, &y, &z) ||
-            get(&r, x, n * 8) || get(&r, y, n * 8) || get(&r, z, n * 8))
+        if (get_str(&r, &lp->name) || get_u64(&r, &n) || get_u64(&r, &nf) || get_u64(&r, &ns) ||
+            get_u64(&r, &nc) || n > (r.n - r.at) / 24 || !(lp->pts = gk_points_new(ctx)) ||
+            gk_points_extend(lp->pts, n, &x, &y, &z) || get(&r, x, n * 8) || get(&r, y, n * 8) ||
+            get(&r, z, n * 8))
             return -1;
         lp->n_features = nf;
         lp->n_skipped_z = ns;
@@ -122,8 +122,8 @@ static int unpack(gk_context *ctx, const blob *b, gk_source_points *sp)
 static int bcast_all(const gk_world *w, void *buf, size_t n)
 {
     for (size_t at = 0; at < n; at += BCAST_CHUNK)
-        if (gk_world_bcast(w, (unsigned char *)buf + at, n - at < BCAST_CHUNK ? n - at : BCAST_CHUNK,
-                           0))
+        if (gk_world_bcast(w, (unsigned char *)buf + at,
+                           n - at < BCAST_CHUNK ? n - at : BCAST_CHUNK, 0))
             return -1;
     return 0;
 }
@@ -142,8 +142,7 @@ int gk_world_share_points(const gk_world *w, gk_context *ctx, gk_points_reader r
                                        "GRIDKIT_MPI_READ=%s: use each (every rank reads the "
                                        "points) or bcast (rank 0 reads and broadcasts them)",
                                        how));
-    int each = how && *how ? !strcmp(how, "each")
-                           : gk_world_local_size(w) == gk_world_size(w);
+    int each = how && *how ? !strcmp(how, "each") : gk_world_local_size(w) == gk_world_size(w);
     if (!w || each) { /* every rank reads for itself */
         int rc = gk_world_agree(w, ctx, read(ctx, user, sp));
         if (rc)

@@ -53,7 +53,7 @@
 namespace
 {
 
-const int kBlock = 256;       /* block size, and the overview floor */
+const int kBlock = 256; /* block size, and the overview floor */
 const char *const kPrefix = "GRIDKIT:";
 
 /* Text for a message: control characters and bytes of invalid UTF-8 as
@@ -127,8 +127,8 @@ struct Shared {
     OGRSpatialReference srs;
     int threads = 1;
 
-    std::mutex mu;                   /* lazy job creation */
-    std::vector<gk_job *> jobs;      /* one per input layer, built at first read */
+    std::mutex mu;                                   /* lazy job creation */
+    std::vector<gk_job *> jobs;                      /* one per input layer, built at first read */
     std::vector<std::unique_ptr<std::mutex>> gpu_mu; /* serialises a GPU job */
     std::vector<char> on_gpu;
     std::string job_error;
@@ -214,10 +214,7 @@ std::map<std::string, std::weak_ptr<Shared>> &Cache()
 
 /* Pixels of a side of n at factor f: ceil(n / f), in 64 bits (n + f - 1
  * overflows an int near 2^31). */
-int OverviewSize(int n, int f)
-{
-    return (int)(((long long)n + f - 1) / f);
-}
+int OverviewSize(int n, int f) { return (int)(((long long)n + f - 1) / f); }
 
 /* The end of the row of blocks (of height bh) that holds row r, within
  * rows: in 64 bits, since the last block row may end past 2^31 - 1. */
@@ -248,8 +245,8 @@ class GKDataset final : public GDALDataset
 {
     friend class GKBand;
     std::shared_ptr<Shared> sh_;
-    gk_grid g_{};                 /* the grid of this level */
-    int factor_ = 1;              /* 1 = full resolution */
+    gk_grid g_{};    /* the grid of this level */
+    int factor_ = 1; /* 1 = full resolution */
     std::vector<std::unique_ptr<GKDataset>> ovr_;
 
   public:
@@ -312,10 +309,7 @@ double GKBand::GetNoDataValue(int *ok)
     return s.plan.set_nodata ? s.plan.nodata : GDALRasterBand::GetNoDataValue(nullptr);
 }
 
-int GKBand::GetOverviewCount()
-{
-    return (int)static_cast<GKDataset *>(poDS)->ovr_.size();
-}
+int GKBand::GetOverviewCount() { return (int)static_cast<GKDataset *>(poDS)->ovr_.size(); }
 
 GDALRasterBand *GKBand::GetOverview(int i)
 {
@@ -374,8 +368,7 @@ CPLErr GKBand::IReadBlock(int bx, int by, void *data)
     const GByte *src = reinterpret_cast<const GByte *>(v.data());
     for (int r = 0; r < h; r++)
         GDALCopyWords(src + ((size_t)plane_ * w * h + (size_t)r * w) * ws, s.wire, ws,
-                      static_cast<GByte *>(data) + (size_t)r * nBlockXSize * sz, eDataType, sz,
-                      w);
+                      static_cast<GByte *>(data) + (size_t)r * nBlockXSize * sz, eDataType, sz, w);
     ds->Store(layer_, bx, by, w, h, v.data(), nBand);
     return CE_None;
 }
@@ -411,8 +404,13 @@ CPLErr GKDataset::Prefetch(int x, int y, int w, int h, int nb, const int *bands)
                         missing = true;
                 }
                 if (missing)
-                    todo.push_back({l, bx, by, std::min(bw, nRasterXSize - bx * bw),
-                                    std::min(bh, nRasterYSize - by * bh), {}, {}});
+                    todo.push_back({l,
+                                    bx,
+                                    by,
+                                    std::min(bw, nRasterXSize - bx * bw),
+                                    std::min(bh, nRasterYSize - by * bh),
+                                    {},
+                                    {}});
             }
     if (todo.size() < 2)
         return CE_None; /* one block: IReadBlock does it */
@@ -467,8 +465,8 @@ CPLErr GKBand::IRasterIO(GDALRWFlag rw, int x, int y, int w, int h, void *buf, i
         if (ds->Prefetch(x, r0, w, r1 - r0, 1, &nBand) != CE_None)
             return CE_Failure;
         CPLErr e = GDALRasterBand::IRasterIO(rw, x, r0, w, r1 - r0,
-                                             static_cast<GByte *>(buf) + (r0 - y) * ls, w,
-                                             r1 - r0, bt, ps, ls, extra);
+                                             static_cast<GByte *>(buf) + (r0 - y) * ls, w, r1 - r0,
+                                             bt, ps, ls, extra);
         if (e != CE_None)
             return e;
         r0 = r1;
@@ -493,9 +491,9 @@ CPLErr GKDataset::IRasterIO(GDALRWFlag rw, int x, int y, int w, int h, void *buf
         int r1 = BlockRowEnd(r0, bys, y + h);
         if (Prefetch(x, r0, w, r1 - r0, nb, bands) != CE_None)
             return CE_Failure;
-        CPLErr e = GDALDataset::IRasterIO(rw, x, r0, w, r1 - r0,
-                                          static_cast<GByte *>(buf) + (r0 - y) * ls, w, r1 - r0,
-                                          bt, nb, bands, ps, ls, bs, extra);
+        CPLErr e =
+            GDALDataset::IRasterIO(rw, x, r0, w, r1 - r0, static_cast<GByte *>(buf) + (r0 - y) * ls,
+                                   w, r1 - r0, bt, nb, bands, ps, ls, bs, extra);
         if (e != CE_None)
             return e;
         r0 = r1;

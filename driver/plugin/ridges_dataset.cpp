@@ -62,10 +62,10 @@ class GKRidgesLayer final : public OGRLayer
     OGRErr SetIgnoredFields(const char **f) override { return in_->SetIgnoredFields(f); }
     int TestCapability(const char *cap) override
     {
-        for (const char *read : {OLCRandomRead, OLCFastSpatialFilter, OLCFastFeatureCount,
-                                 OLCFastGetExtent, OLCFastSetNextByIndex, OLCStringsAsUTF8,
-                                 OLCIgnoreFields, OLCCurveGeometries, OLCMeasuredGeometries,
-                                 OLCZGeometries})
+        for (const char *read :
+             {OLCRandomRead, OLCFastSpatialFilter, OLCFastFeatureCount, OLCFastGetExtent,
+              OLCFastSetNextByIndex, OLCStringsAsUTF8, OLCIgnoreFields, OLCCurveGeometries,
+              OLCMeasuredGeometries, OLCZGeometries})
             if (EQUAL(cap, read))
                 return in_->TestCapability(cap);
         return FALSE; /* every write */
@@ -123,8 +123,7 @@ bool Fail(CPLErrorNum num, const char *fmt, const char *a, const char *b)
 }
 
 /* Parses, checks and computes; false and a CPLError otherwise. */
-bool Compute(Context &c, std::vector<std::string> &args, const std::string &dir,
-             const char *shown)
+bool Compute(Context &c, std::vector<std::string> &args, const std::string &dir, const char *shown)
 {
     if (!c.ctx)
         return Fail(CPLE_OutOfMemory, "GRIDKIT: out of memory%s%s", "", "");
@@ -153,8 +152,7 @@ bool Compute(Context &c, std::vector<std::string> &args, const std::string &dir,
 
 } // namespace
 
-GDALDataset *GKOpenRidges(std::vector<std::string> args, const std::string &dir,
-                          const char *shown)
+GDALDataset *GKOpenRidges(std::vector<std::string> args, const std::string &dir, const char *shown)
 {
     Context c;
     if (!Compute(c, args, dir, shown))
@@ -165,8 +163,8 @@ GDALDataset *GKOpenRidges(std::vector<std::string> args, const std::string &dir,
         CPLError(CE_Failure, CPLE_AppDefined, "GRIDKIT: GDAL's Memory driver is missing");
         return nullptr;
     }
-    gk_lines_layer spec = {gk_ridges_options_layer_name(c.opt), c.opt->layer_options,
-                           c.res.srs_wkt, gk_ridges_method_string(c.res.method)};
+    gk_lines_layer spec = {gk_ridges_options_layer_name(c.opt), c.opt->layer_options, c.res.srs_wkt,
+                           gk_ridges_method_string(c.res.method)};
     if (gk_lines_to_layer(c.ctx, GDALDataset::ToHandle(mem), &spec, c.res.lines)) {
         CPLError(CE_Failure, CPLE_AppDefined, "GRIDKIT: %s (in '%s')", gk_errmsg(c.ctx), shown);
         delete mem;

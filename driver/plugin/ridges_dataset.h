@@ -15,7 +15,6 @@
 /* args: the words after "ridges" (no output name); dir: the .gridkit file's
  * folder (relative paths), empty for an open string; shown: the name for
  * messages. NULL and a CPLError on failure. */
-GDALDataset *GKOpenRidges(std::vector<std::string> args, const std::string &dir,
-                          const char *shown);
+GDALDataset *GKOpenRidges(std::vector<std::string> args, const std::string &dir, const char *shown);
 
 #endif

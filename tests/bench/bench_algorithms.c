@@ -36,7 +36,9 @@ static void bench_window(gk_points *pts, gk_alg_kind kind, double r, const gk_gr
     int sweeps = kind == GK_ALG_AVERAGE || kind == GK_ALG_COUNT;
     for (int mode = 0; mode < 2 + 2 * sweeps; mode++) {
         gk_bg_use_simd(gk_window_bg(job), mode != 1);
-        gk_bg_force_method(gk_window_bg(job), mode <= 1 ? GK_BG_SCAN : mode == 2 ? GK_BG_SWEEP : GK_BG_STAMP);
+        gk_bg_force_method(gk_window_bg(job), mode <= 1   ? GK_BG_SCAN
+                                              : mode == 2 ? GK_BG_SWEEP
+                                                          : GK_BG_STAMP);
         double t2 = now();
         for (int y0 = 0; y0 < g->ny; y0 += 256)
             for (int x0 = 0; x0 < g->nx; x0 += 256)
@@ -49,9 +51,12 @@ static void bench_window(gk_points *pts, gk_alg_kind kind, double r, const gk_gr
     }
     gk_bg_force_method(gk_window_bg(job), -1);
     int m = gk_bg_method(gk_window_bg(job), &job->ell, g,
-                         kind == GK_ALG_COUNT ? GK_BG_COUNT : kind == GK_ALG_AVERAGE ? GK_BG_SUM_Z : -1);
-    printf("  (the rule picks the %s)\n",
-           m == GK_BG_STAMP ? "tile stamp" : m == GK_BG_SWEEP ? "row sweep" : "per-node scan");
+                         kind == GK_ALG_COUNT     ? GK_BG_COUNT
+                         : kind == GK_ALG_AVERAGE ? GK_BG_SUM_Z
+                                                  : -1);
+    printf("  (the rule picks the %s)\n", m == GK_BG_STAMP   ? "tile stamp"
+                                          : m == GK_BG_SWEEP ? "row sweep"
+                                                             : "per-node scan");
     gk_job_free(job);
 }
 
@@ -133,9 +138,10 @@ static int bench(void)
     for (size_t i = 0; i < n; i++)
         gk_points_add(pts, p.x[i], p.y[i], p.z[i]);
     gk_context_set_threads(ctx, 1);
-    const gk_alg_kind bk[] = {GK_ALG_AVERAGE, GK_ALG_COUNT,   GK_ALG_RANGE,   GK_ALG_AVERAGE_DISTANCE,
-                              GK_ALG_AVERAGE, GK_ALG_AVERAGE, GK_ALG_AVERAGE, GK_ALG_AVERAGE,
-                              GK_ALG_AVERAGE, GK_ALG_AVERAGE, GK_ALG_COUNT};
+    const gk_alg_kind bk[] = {GK_ALG_AVERAGE,          GK_ALG_COUNT,   GK_ALG_RANGE,
+                              GK_ALG_AVERAGE_DISTANCE, GK_ALG_AVERAGE, GK_ALG_AVERAGE,
+                              GK_ALG_AVERAGE,          GK_ALG_AVERAGE, GK_ALG_AVERAGE,
+                              GK_ALG_AVERAGE,          GK_ALG_COUNT};
     const double br[] = {10, 10, 10, 10, 40, 20, 4, 2, 1, 0.5, 0.25};
     for (int k = 0; k < (int)(sizeof br / sizeof br[0]); k++)
         bench_window(pts, bk[k], br[k], &g, "cell 1", out);

@@ -102,7 +102,9 @@ static void one(gk_context *gc, gk_context *cc, const gk_points *pts, const char
            "wall %.1f ms; CPU %d threads %.2f s; CPU / GPU wall %.0fx; %s\n",
            spec, np, g->nx, g->ny, prep, kms, (double)np * nodes / (kms * 1e-3), wall,
            omp_get_max_threads(), tc, tc / (wall * 1e-3),
-           kms < 0 ? "not run on a GPU" : same ? "bit-identical" : "DIFFERENT");
+           kms < 0 ? "not run on a GPU"
+           : same  ? "bit-identical"
+                   : "DIFFERENT");
     if (kms >= 0 && !same)
         failed = 1;
     free(bg);
@@ -145,11 +147,12 @@ static void seed_case(gk_context *gc, gk_context *cc)
         worst = fmax(worst, err);
     }
     int ok = worst <= eps;
-    printf("seed case: %d points to %dx%d, sigma %.6g, epsilon %g: GPU kernel %.2f ms, wall %.1f "
-           "ms; Markovic's K20m 1424 ms: %.0fx (kernel), %.0fx (wall); CPU %d threads %.2f s; worst "
-           "|error| / sum|w| at 400 nodes %.2e: bound %s\n",
-           N, G, G, sigma, eps, kms, wall, 1424.0 / kms, 1424.0 / wall, omp_get_max_threads(),
-           tc, worst, ok ? "met" : "BROKEN");
+    printf(
+        "seed case: %d points to %dx%d, sigma %.6g, epsilon %g: GPU kernel %.2f ms, wall %.1f "
+        "ms; Markovic's K20m 1424 ms: %.0fx (kernel), %.0fx (wall); CPU %d threads %.2f s; worst "
+        "|error| / sum|w| at 400 nodes %.2e: bound %s\n",
+        N, G, G, sigma, eps, kms, wall, 1424.0 / kms, 1424.0 / wall, omp_get_max_threads(), tc,
+        worst, ok ? "met" : "BROKEN");
     if (!ok)
         failed = 1;
     free(v);

@@ -129,8 +129,7 @@ double bench_docs_ms(const bench_docs *d, const char *spec, const char *prec, co
 {
     for (int i = 0; d && i < d->n; i++) {
         const doc_row *r = &d->rows[i];
-        if (i == r->header || r->ncell < 2 || strcmp(r->cell[0], spec) ||
-            strcmp(r->cell[1], prec))
+        if (i == r->header || r->ncell < 2 || strcmp(r->cell[0], spec) || strcmp(r->cell[1], prec))
             continue;
         const doc_row *h = &d->rows[r->header];
         for (int c = 2; c < h->ncell && c < r->ncell; c++)

@@ -12,7 +12,7 @@
 #ifndef GK_BENCH_DOCS_H
 #define GK_BENCH_DOCS_H
 
-#define BENCH_DOCS_SLACK 1.20  /* more than 20% slower is flagged */
+#define BENCH_DOCS_SLACK 1.20 /* more than 20% slower is flagged */
 /* differences below this are the runs' own: set-ups of a few ms differed by
  * up to 3 ms between two runs of one build on an H200 (medians of 3) */
 #define BENCH_DOCS_FLOOR_MS 1.0

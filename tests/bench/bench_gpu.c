@@ -149,8 +149,7 @@ static bench_docs *docs;
 static int compared, flagged;
 
 /* Points in host memory to a float raster in host memory, one tile. */
-static void end_to_end(gk_context *ctx, const gk_points *pts, const char *spec, int single,
-                       int n)
+static void end_to_end(gk_context *ctx, const gk_points *pts, const char *spec, int single, int n)
 {
     gk_algorithm *alg = gk_algorithm_parse(ctx, spec);
     gk_algorithm_set_precision(alg, single ? GK_PRECISION_SINGLE : GK_PRECISION_DOUBLE);
@@ -199,8 +198,8 @@ static void tie_order(const gk_points *pts)
         free(o), free(ox), free(oy);
     }
     qsort(t, 3, sizeof *t, cmp_d);
-    printf("gdal_grid's tie order alone, %zu points, %d threads: %.1f ms\n", n,
-           omp_get_num_procs(), t[1]);
+    printf("gdal_grid's tie order alone, %zu points, %d threads: %.1f ms\n", n, omp_get_num_procs(),
+           t[1]);
     /* the GPU's (what invdistnn's GPU set-up runs), the points on it already */
     const gk_gpu_api *api = gk_device_module();
     uint32_t *o = malloc(n * sizeof *o);
@@ -385,7 +384,8 @@ static void tune(gk_context *ctx, const gk_points *pts, int k)
 int main(int argc, char **argv)
 {
     int docs_check = argc > 1 && !strcmp(argv[1], "docs-check");
-    const char *docs_path = getenv("GK_BENCH_DOCS") ? getenv("GK_BENCH_DOCS") : "docs/benchmarks.md";
+    const char *docs_path =
+        getenv("GK_BENCH_DOCS") ? getenv("GK_BENCH_DOCS") : "docs/benchmarks.md";
     docs = bench_docs_load(docs_path);
     if (docs_check && !docs)
         return 1;
@@ -393,7 +393,9 @@ int main(int argc, char **argv)
     int big = argc > 1 && !strcmp(argv[1], "big");
     int tuning = kriging || (argc > 1 && (!strcmp(argv[1], "tune") || !strcmp(argv[1], "vgm") ||
                                           !strcmp(argv[1], "engine")));
-    size_t np = docs_check ? 1 : argc > 1 && !tuning && !big ? strtoull(argv[1], NULL, 10) : 1048576;
+    size_t np = docs_check                    ? 1
+                : argc > 1 && !tuning && !big ? strtoull(argv[1], NULL, 10)
+                                              : 1048576;
     int grid = argc > 2 && !tuning && !big ? atoi(argv[2]) : 4096;
     int idw_grid = argc > 3 ? atoi(argv[3]) : 1024;
     gk_context *ctx = gk_context_new();

@@ -128,8 +128,8 @@ int main(int argc, char **argv)
     int used = threads > 0 ? threads : omp_get_num_procs();
     printf("linear: %zu points, %d^2 grid, %d thread%s\n", np, n, used, used > 1 ? "s" : "");
     printf("  kd-tree            %8.1f ms [%7.1f ms CPU]\n", t_tree * 1e3, c_tree * 1e3);
-    printf("  triangulation      %8.1f ms [%7.1f ms CPU]  (%d triangles)\n", t_dt * 1e3,
-           c_dt * 1e3, ntri);
+    printf("  triangulation      %8.1f ms [%7.1f ms CPU]  (%d triangles)\n", t_dt * 1e3, c_dt * 1e3,
+           ntri);
     printf("  job set-up         %8.1f ms [%7.1f ms CPU]  (gk_job_new: any index, triangulation, "
            "preparation)\n",
            t_setup * 1e3, c_setup * 1e3);

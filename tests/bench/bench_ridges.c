@@ -181,8 +181,8 @@ int main(int argc, char **argv)
         {"spiral 2-D", "density:bandwidth=4.17", 0},
         {"helix 3-D", "density:bandwidth=4.17", 1},
     };
-    printf("%-11s %-40s %9s %9s %8s %7s  %s\n", "case", "-a", "cpu s", "gpu s", "cpu/gpu",
-           "lines", "cpu == gpu");
+    printf("%-11s %-40s %9s %9s %8s %7s  %s\n", "case", "-a", "cpu s", "gpu s", "cpu/gpu", "lines",
+           "cpu == gpu");
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         if (strcmp(which, "both") && strncmp(cases[c].spec, which, strlen(which)))
             continue;
@@ -193,8 +193,8 @@ int main(int argc, char **argv)
         int same = 0;
         double d = compare(cpu.l, g.l, &same);
         printf("%-11s %-40s %9.3f %9.3f %8.1f %7zu  %s (largest vertex difference %.3g)\n",
-               cases[c].name, cases[c].spec, cpu.s, g.s, cpu.s / g.s,
-               cpu.l ? cpu.l->n_lines : 0, same ? "same bytes" : "differ", d);
+               cases[c].name, cases[c].spec, cpu.s, g.s, cpu.s / g.s, cpu.l ? cpu.l->n_lines : 0,
+               same ? "same bytes" : "differ", d);
         double med, worst;
         int good = quality(g.l ? g.l : cpu.l, cases[c].helix, 4.17, &med, &worst);
         bad += !good || (g.l && !(same || d < 1e-9));

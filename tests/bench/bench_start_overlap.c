@@ -155,7 +155,7 @@ int main(int argc, char **argv)
         pthread_join(th, NULL);
     if (rc || lt.failed)
         return 1;
-    printf("%s: load %.3f-%.3f s, read %.3f-%.3f s, all done %.3f s\n", mode, lt.t0, lt.t1, r0,
-           r1, since_start());
+    printf("%s: load %.3f-%.3f s, read %.3f-%.3f s, all done %.3f s\n", mode, lt.t0, lt.t1, r0, r1,
+           since_start());
     return 0;
 }

@@ -119,7 +119,7 @@ gk_algorithm alg_of(gk_alg_kind kind)
 }
 
 void tjob_init(tjob *tj, const double *x, const double *y, const double *z, size_t n,
-                      const gk_algorithm *a)
+               const gk_algorithm *a)
 {
     tj->pts = gk_points_new(ctx);
     for (size_t i = 0; i < n; i++)
@@ -170,8 +170,8 @@ double node_value(tjob *tj, double x, double y, int *nodata)
 }
 
 /* One-shot: build, evaluate one node, free. */
-double eval1(const gk_algorithm *a, const double *x, const double *y, const double *z,
-                    size_t n, double nx, double ny, int *nodata)
+double eval1(const gk_algorithm *a, const double *x, const double *y, const double *z, size_t n,
+             double nx, double ny, int *nodata)
 {
     tjob tj;
     tjob_init(&tj, x, y, z, n, a);

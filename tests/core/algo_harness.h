@@ -69,13 +69,13 @@ double eval1(const gk_algorithm *a, const double *x, const double *y, const doub
              double nx, double ny, int *nodata);
 
 /* ---- the families (run by main in this order) --------------------------------- */
-void test_kdtree(void);         /* tests/search/test_search.c */
+void test_kdtree(void); /* tests/search/test_search.c */
 void test_kdtree_threads(void);
 void test_kdtree_levels(void);
 void test_knn_bins(void);
 void test_invdistnn_ties(void);
 void test_sort(void);
-void test_invdist(void);        /* tests/idw/test_idw.c */
+void test_invdist(void); /* tests/idw/test_idw.c */
 void test_invdist_single(void);
 void test_invdist_single_far(void);
 void test_invdistnn(void);
@@ -83,8 +83,8 @@ void test_quadrants(void);
 void test_quadrants_knn(void);
 void test_average_nearest(void); /* tests/window/test_window.c */
 void test_metrics(void);
-void test_aidw(void);           /* tests/idw/test_idw.c */
+void test_aidw(void);                /* tests/idw/test_idw.c */
 void test_tiles_vs_bruteforce(void); /* tests/core/test_algorithms.c */
-void test_bucket_grid(void);    /* tests/search/test_search.c */
+void test_bucket_grid(void);         /* tests/search/test_search.c */
 
 #endif

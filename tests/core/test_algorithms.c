@@ -20,8 +20,8 @@ static int bf_inside(const gk_ellipse *e, double dx, double dy)
 }
 
 /* Brute-force value of one node; returns 0 for nodata. */
-static int bf_node(const gk_algorithm *a, const gk_ellipse *e, const pset *p, double nx,
-                   double ny, double *v, cand *c)
+static int bf_node(const gk_algorithm *a, const gk_ellipse *e, const pset *p, double nx, double ny,
+                   double *v, cand *c)
 {
     size_t n = 0;
     double s2 = a->smoothing * a->smoothing;
@@ -169,9 +169,9 @@ void test_tiles_vs_bruteforce(void)
                 }
             }
             if (bad || nd != bnd)
-                fprintf(stderr, "tiles: set %d case %d (kind %d): %d bad nodes, nodata %llu vs %llu\n",
-                        si, ci, (int)a.kind, bad, (unsigned long long)nd,
-                        (unsigned long long)bnd);
+                fprintf(stderr,
+                        "tiles: set %d case %d (kind %d): %d bad nodes, nodata %llu vs %llu\n", si,
+                        ci, (int)a.kind, bad, (unsigned long long)nd, (unsigned long long)bnd);
             CHECK(bad == 0);
             CHECK(nd == bnd);
             tjob_free(&tj);

@@ -41,8 +41,8 @@ static void check_listed_keys(gk_context *ctx)
             if (eq) { /* key=a|b: the first choice, unless a placeholder */
                 *eq = '\0';
                 size_t n = strcspn(eq + 1, "|");
-                if (!strcmp(k, "variogram") || !strcmp(k, "drift_raster") ||
-                    !strcmp(k, "block") || !strncmp(eq + 1, "...", 3))
+                if (!strcmp(k, "variogram") || !strcmp(k, "drift_raster") || !strcmp(k, "block") ||
+                    !strncmp(eq + 1, "...", 3))
                     continue; /* a file name or a size: parse_kriging's own tests */
                 snprintf(spec, sizeof spec, "%s:%s=%.*s", name, k, (int)n, eq + 1);
             } else {
@@ -111,8 +111,8 @@ static void check_round_trips(gk_context *ctx, char **specs)
             continue;
         gk_algorithm *b = gk_algorithm_parse(ctx, gk_algorithm_string(a));
         CHECKF(b && !strcmp(gk_algorithm_string(b), gk_algorithm_string(a)),
-               "canonical '%s' of '%s' does not read back: %s", gk_algorithm_string(a),
-               specs[i], b ? gk_algorithm_string(b) : gk_errmsg(ctx));
+               "canonical '%s' of '%s' does not read back: %s", gk_algorithm_string(a), specs[i],
+               b ? gk_algorithm_string(b) : gk_errmsg(ctx));
         gk_algorithm_free(b);
         gk_algorithm_free(a);
     }

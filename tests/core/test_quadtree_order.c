@@ -94,8 +94,8 @@ static double uniform(void)
 }
 
 enum { UNIFORM, CLUSTERED, LATTICE, DUPLICATES, ONE_POINT, LINE, OVERLAP, N_KINDS };
-static const char *const kind_name[] = {"uniform", "clustered", "lattice", "duplicates",
-                                        "one point", "line", "overlap"};
+static const char *const kind_name[] = {"uniform",   "clustered", "lattice", "duplicates",
+                                        "one point", "line",      "overlap"};
 
 static void make(int kind, size_t n, double *x, double *y)
 {
@@ -162,7 +162,10 @@ int main(void)
                 memset(got, 0xff, (n + 1) * sizeof *got);
                 double *ox = malloc((n + 1) * sizeof *ox), *oy = malloc((n + 1) * sizeof *oy);
                 int rc = gk_gdal_quadtree_order(x, y, n, got, t < 2 ? ox : NULL, t < 2 ? oy : NULL,
-                                                t == 1 ? NULL : t ? lev : lev0, threads[t]);
+                                                t == 1 ? NULL
+                                                : t    ? lev
+                                                       : lev0,
+                                                threads[t]);
                 /* the coordinates in that order, where asked for */
                 for (size_t k = 0; !rc && t < 2 && k < n; k++)
                     rc = ox[k] != x[want[k]] || oy[k] != y[want[k]] ? 9 : 0;

@@ -187,8 +187,8 @@ static void check_float32(gk_context *ctx, const dataset *d, const char *spec, c
     /* a type that is neither: refused, with the type in the message */
     checks++;
     if (gk_job_compute_window_typed(job, g, 0, 0, 1, 1, (gk_value_type)7, win) != GK_ERR_ARG ||
-        gk_job_run_typed(job, g, 0, g->ny, 0, 0, 0, (gk_value_type)7, sink_f32, NULL, NULL,
-                         NULL) != GK_ERR_ARG ||
+        gk_job_run_typed(job, g, 0, g->ny, 0, 0, 0, (gk_value_type)7, sink_f32, NULL, NULL, NULL) !=
+            GK_ERR_ARG ||
         !strstr(gk_errmsg(ctx), "value type 7")) {
         failures++;
         fprintf(stderr, "FAIL %s %s: an unknown value type was not refused\n", d->name, spec);
@@ -203,12 +203,14 @@ static void check_float32(gk_context *ctx, const dataset *d, const char *spec, c
         } else {
             for (int y0 = 0; !rc && y0 < g->ny; y0 += 70)
                 for (int x0 = 0; !rc && x0 < g->nx; x0 += 23) {
-                    int w = x0 + 23 > g->nx ? g->nx - x0 : 23, h = y0 + 70 > g->ny ? g->ny - y0 : 70;
+                    int w = x0 + 23 > g->nx ? g->nx - x0 : 23,
+                        h = y0 + 70 > g->ny ? g->ny - y0 : 70;
                     rc = gk_job_compute_window_typed(job, g, x0, y0, w, h, GK_VALUES_FLOAT32, win);
                     for (int b = 0; !rc && b < nb; b++)
                         for (int r = 0; r < h; r++)
                             memcpy(got + (size_t)b * g->nx * g->ny + (size_t)(y0 + r) * g->nx + x0,
-                                   win + (size_t)b * w * h + (size_t)r * w, (size_t)w * sizeof *win);
+                                   win + (size_t)b * w * h + (size_t)r * w,
+                                   (size_t)w * sizeof *win);
                 }
         }
         checks++;

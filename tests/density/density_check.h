@@ -39,8 +39,7 @@ static void same_bytes_over(gk_context *ctx, const gk_points *pts, const gk_grid
         gk_context_set_threads(ctx, threads[t]);
         gk_job *job = gk_job_new(ctx, pts, a);
         sink_t sk = {g->nx, calloc(n, sizeof(double))};
-        CHECKF(job && gk_job_run(job, g, tiles[t][0], tiles[t][1], sink, &sk, NULL, NULL) ==
-                          GK_OK,
+        CHECKF(job && gk_job_run(job, g, tiles[t][0], tiles[t][1], sink, &sk, NULL, NULL) == GK_OK,
                "%s: %s", spec, gk_errmsg(ctx));
         if (!ref) {
             ref = sk.out;

@@ -28,7 +28,6 @@ static double urand(void)
     return (double)(rng >> 11) / 9007199254740992.0;
 }
 
-
 enum { NX = 40, NY = 30 };
 
 /* kind 0 uniform, 1 clustered, 2 lattice; over [x0, x0+L] x [y0, y0+0.75L] */
@@ -44,7 +43,8 @@ static int make(int kind, double x0, double y0, double L, int signed_w, double *
         for (; n < 1500; n++) {
             double u = urand(), v = urand();
             if (kind == 1) /* three tight clusters */
-                u = 0.2 + 0.3 * (n % 3) + 0.05 * (u - 0.5), v = 0.3 + 0.2 * (n % 3) + 0.05 * (v - 0.5);
+                u = 0.2 + 0.3 * (n % 3) + 0.05 * (u - 0.5),
+                v = 0.3 + 0.2 * (n % 3) + 0.05 * (v - 0.5);
             x[n] = x0 + L * u, y[n] = y0 + 0.75 * L * v;
         }
     }
@@ -116,8 +116,8 @@ static void against_exact(void)
                             if (!a)
                                 continue;
                             gk_job *job = gk_job_new(ctx, pts, a);
-                            CHECK(job && gk_job_compute_window(job, &g, 0, 0, NX, NY, out) ==
-                                             GK_OK);
+                            CHECK(job &&
+                                  gk_job_compute_window(job, &g, 0, 0, NX, NY, out) == GK_OK);
                             double scale = nz ? 1.0 / (2 * M_PI * sigma * sigma) : 1.0;
                             /* the promise, plus double rounding: each term's exp and the
                              * subtraction nx - x (an ulp of the coordinate, times
@@ -130,8 +130,9 @@ static void against_exact(void)
                                 if (err > worst)
                                     worst = err;
                             }
-                            CHECKF(worst <= tol, "%s (origin %d, kind %d, signed %d): error %g > %g",
-                                   spec, o, kind, sw, worst, tol);
+                            CHECKF(worst <= tol,
+                                   "%s (origin %d, kind %d, signed %d): error %g > %g", spec, o,
+                                   kind, sw, worst, tol);
                             gk_job_free(job);
                             gk_algorithm_free(a);
                         }
@@ -208,7 +209,7 @@ static void relative(void)
     int n = make(1, x0, y0, L, 0, x, y, w);
     for (int i = 0; i < n; i++)
         w[i] = 0.5 + urand() * (i % 5 != 0); /* positive, every fifth 0.5 */
-    w[7] = 0.0;                               /* a zero weight counts for nothing */
+    w[7] = 0.0;                              /* a zero weight counts for nothing */
     gk_points *pts = gk_points_new(ctx);
     for (int i = 0; i < n; i++)
         gk_points_add(pts, x[i], y[i], w[i]);
@@ -224,8 +225,8 @@ static void relative(void)
         for (int e = 0; e < 2; e++) {
             char spec[200];
             snprintf(spec, sizeof spec,
-                     "gauss:bandwidth=%.17g:epsilon=%g:mode=relative:method=%s:normalize=no",
-                     sigma, eps[e], method[m]);
+                     "gauss:bandwidth=%.17g:epsilon=%g:mode=relative:method=%s:normalize=no", sigma,
+                     eps[e], method[m]);
             gk_algorithm *a = gk_algorithm_parse(ctx, spec);
             CHECKF(a != NULL, "%s: %s", spec, gk_errmsg(ctx));
             if (!a)
@@ -384,8 +385,8 @@ static void kernel_size(void)
 {
     const double lo = ldexp(1, -511) / sqrt(2.0), hi = ldexp(1, 510) * sqrt(2.0);
     const char *bad[] = {"gauss:bandwidth=1e-160:normalize=no:method=direct",
-                         "gauss:bandwidth_x=1e160:bandwidth_y=1",
-                         "kernel_smooth:bandwidth=1e-155", "gauss:bandwidth=1e-300:mode=relative"};
+                         "gauss:bandwidth_x=1e160:bandwidth_y=1", "kernel_smooth:bandwidth=1e-155",
+                         "gauss:bandwidth=1e-300:mode=relative"};
     for (int k = 0; k < 4; k++) {
         gk_algorithm *a = gk_algorithm_parse(ctx, bad[k]);
         char w[60];
@@ -532,8 +533,7 @@ static void auto_choice(void)
     for (int k = 0; k < 2; k++) {
         char spec[200], str[1024] = "", direct[200];
         snprintf(spec, sizeof spec, "gauss:bandwidth=%.17g:epsilon=1e-6:normalize=no", sig[k]);
-        snprintf(direct, sizeof direct, "gauss:bandwidth=%.17g:method=direct:normalize=no",
-                 sig[k]);
+        snprintf(direct, sizeof direct, "gauss:bandwidth=%.17g:method=direct:normalize=no", sig[k]);
         double *v = grid_of(pts, &g, spec, str, sizeof str), *d = grid_of(pts, &g, direct, NULL, 0);
         CHECKF(strstr(str, "method=auto") && strstr(str, want[k]), "%s: %s (want %s)", spec, str,
                want[k]);
@@ -597,21 +597,21 @@ static void fft_model(void)
                 const double fu = floor(u), fv = floor(v), f = u - fu, gg = v - fv;
                 for (int c = 0; c < 4; c++) {
                     const long kx = (long)fu + (c & 1), ly = (long)fv + (c >> 1);
-                    const long double part = (long double)w[q] * ((c & 1) ? f : 1 - f) *
-                                             ((c >> 1) ? gg : 1 - gg);
+                    const long double part =
+                        (long double)w[q] * ((c & 1) ? f : 1 - f) * ((c >> 1) ? gg : 1 - gg);
                     for (int j = 0; j < NY; j++) {
                         const long ty = (long)my * j - ly;
                         if (ty < -Ry || ty > Ry)
                             continue;
-                        const long double ey = expl(-(ty * dy) * (long double)(ty * dy) /
-                                                    (2.0L * sy * sy));
+                        const long double ey =
+                            expl(-(ty * dy) * (long double)(ty * dy) / (2.0L * sy * sy));
                         for (int i = 0; i < NX; i++) {
                             const long tx = (long)mx * i - kx;
                             if (tx < -Rx || tx > Rx)
                                 continue;
-                            model[j * NX + i] += part * ey *
-                                                 expl(-(tx * dx) * (long double)(tx * dx) /
-                                                      (2.0L * sx * sx));
+                            model[j * NX + i] +=
+                                part * ey *
+                                expl(-(tx * dx) * (long double)(tx * dx) / (2.0L * sx * sx));
                         }
                     }
                 }
@@ -656,9 +656,12 @@ static void same_bytes(void)
         gk_points_add(pts, 1000 * u * u, 600 * v * v, urand() - 0.3);
     }
     gk_grid g = {0, 1000, 0, 600, GX, GY};
-    const char *specs[] = {"gauss:bandwidth=30", "gauss:bandwidth=20:method=direct:normalize=no",
-                           "kernel_smooth:bandwidth=25", "gauss:bandwidth=300:method=ifgt",
-                           "gauss:bandwidth=400", "gauss:bandwidth=30:method=fft",
+    const char *specs[] = {"gauss:bandwidth=30",
+                           "gauss:bandwidth=20:method=direct:normalize=no",
+                           "kernel_smooth:bandwidth=25",
+                           "gauss:bandwidth=300:method=ifgt",
+                           "gauss:bandwidth=400",
+                           "gauss:bandwidth=30:method=fft",
                            "gauss:bandwidth_x=20:bandwidth_y=45:method=fft:normalize=no"};
     for (int k = 0; k < 7; k++)
         same_bytes_over(ctx, pts, &g, specs[k]);
@@ -700,8 +703,9 @@ static void kernel_smooth(void)
     for (int m = 0; m < 2; m++)
         for (double e = 1e-3; e > 1e-10; e *= 1e-3) {
             char spec[200];
-            snprintf(spec, sizeof spec, "kernel_smooth:bandwidth=%.17g:epsilon=%g:method=%s:nodata=-9999",
-                     sigma, e, specs[m]);
+            snprintf(spec, sizeof spec,
+                     "kernel_smooth:bandwidth=%.17g:epsilon=%g:method=%s:nodata=-9999", sigma, e,
+                     specs[m]);
             gk_algorithm *a = gk_algorithm_parse(ctx, spec);
             CHECKF(a && gk_algorithm_needs_z(a), "%s: %s", spec, gk_errmsg(ctx));
             gk_job *job = a ? gk_job_new(ctx, pts, a) : NULL;
@@ -731,7 +735,9 @@ static void kernel_smooth(void)
                     if (!(fabs(v - r) <= tol))
                         bad++;
                 }
-            CHECKF(bad == 0 && checked >= 100, /* the bound is usable near clusters */ "%s: %d of %d cells off", spec, bad, checked);
+            CHECKF(bad == 0 && checked >= 100,
+                   /* the bound is usable near clusters */ "%s: %d of %d cells off", spec, bad,
+                   checked);
             gk_job_free(job);
             gk_algorithm_free(a);
         }

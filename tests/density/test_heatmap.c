@@ -88,7 +88,6 @@ static void bad_input(void)
     gk_algorithm_free(a);
 }
 
-
 /* The value at the node (0, 0) of points (x[i], 0) of weight w, or NAN
  * when spec does not parse or the job fails (the message in ctx). */
 static double value_of(const char *spec, const double *x, int n, double w)
@@ -207,7 +206,8 @@ static void same_bytes(void)
         gk_points_add(pts, 1000 * c[0] * c[0], 600 * c[1] * c[1], 0.1 + c[2]);
     }
     gk_grid g = {0, 1000, 0, 600, NX, NY};
-    const char *specs[] = {"heatmap:radius=40", "heatmap:radius=60:kernel=triangular:decay=0.3:output=scaled"};
+    const char *specs[] = {"heatmap:radius=40",
+                           "heatmap:radius=60:kernel=triangular:decay=0.3:output=scaled"};
     for (int k = 0; k < 2; k++)
         same_bytes_over(ctx, pts, &g, specs[k]);
     gk_points_free(pts);

@@ -52,8 +52,7 @@ double now(void)
 
 /* ---- XYZ reader ----------------------------------------------------------- */
 
-gk_points *xyz(gk_context *ctx, const char *text, const char *zcol, size_t *skipped,
-                      int *rc)
+gk_points *xyz(gk_context *ctx, const char *text, const char *zcol, size_t *skipped, int *rc)
 {
     const char *p = tpath("t.xyz");
     write_text(p, text);
@@ -80,8 +79,19 @@ static void test_parse_double(void)
         }
     }
     CHECK(bad == 0);
-    const char *ok[] = {"0", "-0", "+1.5", ".5", "5.", "1e3", "1E-3", "\"2.25\"", "123456789012345678901234",
-                        "0.1000000000000000055511151231257827", "nan", "inf", "4.9e-324"};
+    const char *ok[] = {"0",
+                        "-0",
+                        "+1.5",
+                        ".5",
+                        "5.",
+                        "1e3",
+                        "1E-3",
+                        "\"2.25\"",
+                        "123456789012345678901234",
+                        "0.1000000000000000055511151231257827",
+                        "nan",
+                        "inf",
+                        "4.9e-324"};
     for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
         double a;
         CHECK(gk_parse_double(ok[i], ok[i] + strlen(ok[i]), &a));
@@ -170,8 +180,8 @@ static void test_xyz(void)
     gk_points_free(p);
 
     /* NaN or infinite X, Y or Z (also overflowing 1e999): skipped and counted */
-    p = xyz(ctx, "1 2 3\n1 2 inf\n1 2 -inf\ninf 2 3\n1 -inf 3\nnan 2 3\n1 2 1e999\n4 5 6\n",
-            NULL, &sk, &rc);
+    p = xyz(ctx, "1 2 3\n1 2 inf\n1 2 -inf\ninf 2 3\n1 -inf 3\nnan 2 3\n1 2 1e999\n4 5 6\n", NULL,
+            &sk, &rc);
     CHECK(rc == 0);
     CHECK_EQ_SZ(gk_points_count(p), 2);
     CHECK_EQ_SZ(sk, 6);
@@ -309,8 +319,7 @@ static void bench_gpkg(size_t n)
     t0 = now();
     rc = gk_read_points(ctx, &ro, &sp);
     t1 = now();
-    printf("gpkg + triangle clip: rc=%d, kept %zu in %.3f s\n", rc, rc ? 0 : npts(&sp, 0),
-           t1 - t0);
+    printf("gpkg + triangle clip: rc=%d, kept %zu in %.3f s\n", rc, rc ? 0 : npts(&sp, 0), t1 - t0);
     if (!rc)
         gk_source_points_free(&sp);
     gk_context_free(ctx);
@@ -351,4 +360,3 @@ int main(int argc, char **argv)
         printf("ok (%d checks)\n", checks);
     return failures ? 1 : 0;
 }
-

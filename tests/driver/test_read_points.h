@@ -19,12 +19,12 @@
 #include <string.h>
 
 /* The context's last message contains sub. */
-#define CHECK_MSG(ctx, sub)                                                                  \
-    do {                                                                                     \
-        if (getenv("GK_TEST_VERBOSE"))                                                       \
-            printf("line %d: %s\n", __LINE__, gk_errmsg(ctx));                               \
-        CHECKF(strstr(gk_errmsg(ctx), (sub)), "message \"%s\" lacks \"%s\"", gk_errmsg(ctx), \
-               (sub));                                                                       \
+#define CHECK_MSG(ctx, sub)                                                                        \
+    do {                                                                                           \
+        if (getenv("GK_TEST_VERBOSE"))                                                             \
+            printf("line %d: %s\n", __LINE__, gk_errmsg(ctx));                                     \
+        CHECKF(strstr(gk_errmsg(ctx), (sub)), "message \"%s\" lacks \"%s\"", gk_errmsg(ctx),       \
+               (sub));                                                                             \
     } while (0)
 
 extern char tmpdir[256];

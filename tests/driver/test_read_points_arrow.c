@@ -146,8 +146,8 @@ static void make_arrow_fixture(const char *driver, const char *path)
  * 8 connections), through the Arrow stream, and feature by feature: the
  * same return code and message, and the same points, bit for bit, in the
  * same order, with the same counts. */
-static void same_both_ways_1(const char *src, const char *layer, const char *zfield,
-                             int needs_z, const char *where, const char *sqlite);
+static void same_both_ways_1(const char *src, const char *layer, const char *zfield, int needs_z,
+                             const char *where, const char *sqlite);
 
 /* How test_arrow's reads went (gk_layer_points.read_by of the first read,
  * the one that may take the Arrow stream or SQLite): per layer name. */
@@ -156,15 +156,15 @@ static struct {
 } read_by_layer[4];
 static const char *const arrow_layers[4] = {"mixed", "many", "bare", "sparse"};
 
-static void same_both_ways(const char *src, const char *layer, const char *zfield,
-                           int needs_z, const char *where)
+static void same_both_ways(const char *src, const char *layer, const char *zfield, int needs_z,
+                           const char *where)
 {
     same_both_ways_1(src, layer, zfield, needs_z, where, "YES");
     same_both_ways_1(src, layer, zfield, needs_z, where, "NO");
 }
 
-static void same_both_ways_1(const char *src, const char *layer, const char *zfield,
-                             int needs_z, const char *where, const char *sqlite)
+static void same_both_ways_1(const char *src, const char *layer, const char *zfield, int needs_z,
+                             const char *where, const char *sqlite)
 {
     gk_context *ctx = gk_context_new();
     gk_context_set_threads(ctx, 8);
@@ -209,16 +209,16 @@ static void same_both_ways_1(const char *src, const char *layer, const char *zfi
                    memcmp(&gk_points_z(la->pts)[i], &gk_points_z(lb->pts)[i], 8);
         if (bad)
             fprintf(stderr,
-                    "arrow: %zu points, %zu features, %zu skipped; features: %zu, %zu, %zu\n",
-                    n, la->n_features, la->n_skipped_z, gk_points_count(lb->pts),
-                    lb->n_features, lb->n_skipped_z);
+                    "arrow: %zu points, %zu features, %zu skipped; features: %zu, %zu, %zu\n", n,
+                    la->n_features, la->n_skipped_z, gk_points_count(lb->pts), lb->n_features,
+                    lb->n_skipped_z);
     }
     if (bad)
         fprintf(stderr,
                 "%s layer %s zfield %s needs_z %d where %s sqlite %s: rc %d/%d \"%s\" / "
                 "\"%s\"\n",
-                src, layer, zfield ? zfield : "-", needs_z, where ? where : "-", sqlite, ra, rb,
-                ma, gk_errmsg(ctx));
+                src, layer, zfield ? zfield : "-", needs_z, where ? where : "-", sqlite, ra, rb, ma,
+                gk_errmsg(ctx));
     CHECK(!bad);
     if (!ra)
         gk_source_points_free(&a);
@@ -245,8 +245,7 @@ void test_arrow(void)
                         continue; /* Z not read: which -zfield does not matter */
                     same_both_ways(srcs[s], layers[l], zfields[z], needs[nz], NULL);
                     if (l < 2)
-                        same_both_ways(srcs[s], layers[l], zfields[z], needs[nz],
-                                       "id % 3 <> 1");
+                        same_both_ways(srcs[s], layers[l], zfields[z], needs[nz], "id % 3 <> 1");
                 }
     same_both_ways(gpkg, "sparse", "val", 1, NULL);
     same_both_ways(gpkg, "sparse", NULL, 1, NULL);

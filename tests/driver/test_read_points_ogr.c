@@ -54,7 +54,7 @@ void add_feature(OGRLayerH lyr, const char *wkt, int id, const double *val)
 }
 
 OGRLayerH new_layer(GDALDatasetH ds, const char *name, OGRSpatialReferenceH srs,
-                           OGRwkbGeometryType t)
+                    OGRwkbGeometryType t)
 {
     OGRLayerH l = GDALDatasetCreateLayer(ds, name, srs, t, NULL);
     OGRFieldDefnH fd = OGR_Fld_Create("id", OFTInteger);
@@ -86,8 +86,8 @@ static void make_fixtures(void)
     must(OGR_L_CommitTransaction(l), "OGR_L_CommitTransaction");
     /* the same grid as a shapefile (OGR SQL evaluates -where there) */
     {
-        GDALDatasetH shp = GDALCreate(GDALGetDriverByName("ESRI Shapefile"), tpath("grid.shp"),
-                                      0, 0, 0, GDT_Unknown, NULL);
+        GDALDatasetH shp = GDALCreate(GDALGetDriverByName("ESRI Shapefile"), tpath("grid.shp"), 0,
+                                      0, 0, GDT_Unknown, NULL);
         OGRLayerH sl = new_layer(shp, "grid", srs, wkbPoint25D);
         for (int y = 0; y < 5; y++)
             for (int x = 0; x < 5; x++) {
@@ -104,8 +104,7 @@ static void make_fixtures(void)
     add_feature(l, "LINESTRING Z (0 0 1,1 0 2,2 0 3)", 2, NULL);
     add_feature(l, "POLYGON Z ((0 0 5,4 0 5,4 4 5,0 4 5,0 0 5))", 3, NULL);
     add_feature(l, "MULTIPOINT Z ((5 5 7),(6 6 8))", 4, NULL);
-    add_feature(l, "GEOMETRYCOLLECTION Z (POINT Z (7 7 9),LINESTRING Z (8 8 1,9 9 2))", 5,
-                NULL);
+    add_feature(l, "GEOMETRYCOLLECTION Z (POINT Z (7 7 9),LINESTRING Z (8 8 1,9 9 2))", 5, NULL);
     add_feature(l, NULL, 6, NULL); /* no geometry: read, contributes nothing */
     /* flat: 2-D points with a nullable value */
     l = new_layer(ds, "flat", NULL, wkbPoint);
@@ -305,8 +304,8 @@ static int rd_every_way(gk_context *ctx, const gk_read_options *ro, gk_source_po
             snprintf(msg0, sizeof msg0, "%s", gk_errmsg(ctx));
             continue;
         }
-        CHECKF(rc == rc0 && !strcmp(msg0, gk_errmsg(ctx)), "way %d: %d \"%s\", way 0: %d \"%s\"",
-               w, rc, gk_errmsg(ctx), rc0, msg0);
+        CHECKF(rc == rc0 && !strcmp(msg0, gk_errmsg(ctx)), "way %d: %d \"%s\", way 0: %d \"%s\"", w,
+               rc, gk_errmsg(ctx), rc0, msg0);
         if (rc == 0 && rc0 == 0) {
             size_t n = npts(&one, 0);
             int same = n == npts(sp, 0) && one.layers[0].n_skipped_z == sp->layers[0].n_skipped_z;
@@ -544,7 +543,8 @@ void test_ogr(void)
         check_grid_ids(&sp, ids, 3);
     }
     gk_source_points_free(&sp);
-    ro.clipsrc = "multipolygon(((0.5 0.5,1.5 0.5,1.5 1.5,0.5 0.5)),((2.5 2.5,3.5 2.5,3.5 3.5,2.5 3.5,2.5 2.5)))";
+    ro.clipsrc = "multipolygon(((0.5 0.5,1.5 0.5,1.5 1.5,0.5 0.5)),((2.5 2.5,3.5 2.5,3.5 3.5,2.5 "
+                 "3.5,2.5 2.5)))";
     CHECK(rd(ctx, &ro, &sp) == 0);
     {
         int ids[] = {18};

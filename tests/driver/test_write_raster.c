@@ -92,10 +92,7 @@ int fill(gk_raster_writer *w, int nx, int ny, int bands, double (*value)(int ban
     return rc;
 }
 
-double ramp(int band, int x, int y)
-{
-    return x + 10.0 * y + 100.0 * band + 0.25;
-}
+double ramp(int band, int x, int y) { return x + 10.0 * y + 100.0 * band + 0.25; }
 
 double seven(int band, int x, int y)
 {
@@ -192,8 +189,7 @@ static void test_gtiff_roundtrip(gk_context *ctx, int set_nodata)
             CHECKF(!has, "band %d has a nodata flag", b);
         CHECKF(strcmp(GDALGetDescription(band), desc[b - 1]) == 0, "band %d description '%s'", b,
                GDALGetDescription(band));
-        CHECKF(GDALRasterIO(band, GF_Read, 0, 0, nx, ny, row, nx, ny, GDT_Float32, 0, 0) ==
-                   CE_None,
+        CHECKF(GDALRasterIO(band, GF_Read, 0, 0, nx, ny, row, nx, ny, GDT_Float32, 0, 0) == CE_None,
                "read");
         int bad = 0;
         for (int y = 0; y < ny; y++)
@@ -239,7 +235,8 @@ static void test_integer_conversion(gk_context *ctx)
         GDALRasterBandH band = GDALGetRasterBand(ds, 1);
         CHECKF(GDALGetRasterDataType(band) == GDALGetDataTypeByName(types[t]), "type");
         int got[10];
-        CHECKF(GDALRasterIO(band, GF_Read, 0, 0, 10, 1, got, 10, 1, GDT_Int32, 0, 0) == CE_None, "read");
+        CHECKF(GDALRasterIO(band, GF_Read, 0, 0, 10, 1, got, 10, 1, GDT_Int32, 0, 0) == CE_None,
+               "read");
         for (int i = 0; i < 10; i++) {
             int want = t ? want_i16[i] : want_byte[i];
             CHECKF(got[i] == want, "%s: %g -> %d, want %d", types[t], in[i], got[i], want);
@@ -279,14 +276,21 @@ static void test_float32_rule(gk_context *ctx)
         if (k % 4 == 1) /* ties: a float's mantissa and then exactly half an ulp */
             bits = (bits & 0xFFFFFFFFE0000000ull) | 0x10000000ull;
         if (k % 8 == 3) /* near FLT_MAX and the float subnormals */
-            bits = (bits & 0x800FFFFFFFFFFFFFull) |
-                   ((uint64_t)(k % 16 == 3 ? 1023 + 127 : 1023 - 126 - (int)(rng_next() % 30))
-                    << 52);
+            bits =
+                (bits & 0x800FFFFFFFFFFFFFull) |
+                ((uint64_t)(k % 16 == 3 ? 1023 + 127 : 1023 - 126 - (int)(rng_next() % 30)) << 52);
         memcpy(&v[k], &bits, sizeof bits);
     }
-    const double edge[] = {(double)FLT_MAX, nextafter((double)FLT_MAX, INFINITY),
-                           -nextafter((double)FLT_MAX, INFINITY), 0x1p-150, 0x1.8p-150,
-                           -0x1p-150, INFINITY, -INFINITY, NAN, -0.0};
+    const double edge[] = {(double)FLT_MAX,
+                           nextafter((double)FLT_MAX, INFINITY),
+                           -nextafter((double)FLT_MAX, INFINITY),
+                           0x1p-150,
+                           0x1.8p-150,
+                           -0x1p-150,
+                           INFINITY,
+                           -INFINITY,
+                           NAN,
+                           -0.0};
     memcpy(v, edge, sizeof edge);
     GDALCopyWords(v, GDT_Float64, sizeof(double), g, GDT_Float32, sizeof(float), N);
     int bad = 0;
@@ -328,10 +332,17 @@ static void test_nodata_fits_type(gk_context *ctx)
         const char *type;
         double nodata;
         int ok;
-    } c[] = {{"Int16", 0.5, 0},       {"Int16", -32768, 1}, {"Int16", 32767, 1},
-             {"Int16", 32768, 0},     {"Byte", -1, 0},      {"Byte", 255, 1},
-             {"UInt32", 4294967295.0, 1}, {"UInt32", 4294967296.0, 0},
-             {"Float32", 1e39, 0},    {"Float32", 0.1, 1},  {"Float64", 0.5, 1},
+    } c[] = {{"Int16", 0.5, 0},
+             {"Int16", -32768, 1},
+             {"Int16", 32767, 1},
+             {"Int16", 32768, 0},
+             {"Byte", -1, 0},
+             {"Byte", 255, 1},
+             {"UInt32", 4294967295.0, 1},
+             {"UInt32", 4294967296.0, 0},
+             {"Float32", 1e39, 0},
+             {"Float32", 0.1, 1},
+             {"Float64", 0.5, 1},
              {"Int32", NAN, 0}};
     for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
         const char *dst = path("nodata_type.tif");
@@ -384,9 +395,14 @@ static void test_format_bytes(void)
     struct {
         double b;
         const char *want;
-    } c[] = {{0, "0 bytes"},          {1023, "1023 bytes"},      {1024, "1.00 KiB"},
-             {1536, "1.50 KiB"},      {10.5 * 1024, "10.5 KiB"}, {3 * 1048576.0, "3.00 MiB"},
-             {5.0 * 1073741824.0, "5.00 GiB"}, {2048.0 * 1073741824.0, "2.00 TiB"}};
+    } c[] = {{0, "0 bytes"},
+             {1023, "1023 bytes"},
+             {1024, "1.00 KiB"},
+             {1536, "1.50 KiB"},
+             {10.5 * 1024, "10.5 KiB"},
+             {3 * 1048576.0, "3.00 MiB"},
+             {5.0 * 1073741824.0, "5.00 GiB"},
+             {2048.0 * 1073741824.0, "2.00 TiB"}};
     for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
         char buf[32];
         gk_format_bytes(c[i].b, buf, sizeof buf);
@@ -421,7 +437,9 @@ static void test_png(gk_context *ctx)
         CHECKF(strcmp(GDALGetDriverShortName(GDALGetDatasetDriver(ds)), "PNG") == 0, "driver %s",
                GDALGetDriverShortName(GDALGetDatasetDriver(ds)));
         unsigned char buf[40 * 30];
-        CHECKF(GDALRasterIO(GDALGetRasterBand(ds, 1), GF_Read, 0, 0, nx, ny, buf, nx, ny, GDT_Byte, 0, 0) == CE_None, "read");
+        CHECKF(GDALRasterIO(GDALGetRasterBand(ds, 1), GF_Read, 0, 0, nx, ny, buf, nx, ny, GDT_Byte,
+                            0, 0) == CE_None,
+               "read");
         int bad = 0;
         for (int y = 0; y < ny; y++)
             for (int x = 0; x < nx; x++)
@@ -467,7 +485,6 @@ static void test_png(gk_context *ctx)
     CHECKF(!exists(path("float.png")), "float.png created");
     check_no_temporaries("png");
 }
-
 
 /* ---- memory: 20000 x 20000 Byte, row of tiles by row of tiles ----------- */
 
@@ -567,8 +584,8 @@ static double *read_all(const char *p, int nx, int ny, int bands)
     if (!ds)
         return NULL;
     double *v = malloc(sizeof(double) * nx * ny * bands);
-    CPLErr e = GDALDatasetRasterIO(ds, GF_Read, 0, 0, nx, ny, v, nx, ny, GDT_Float64, bands,
-                                   NULL, 0, 0, 0);
+    CPLErr e = GDALDatasetRasterIO(ds, GF_Read, 0, 0, nx, ny, v, nx, ny, GDT_Float64, bands, NULL,
+                                   0, 0, 0);
     GDALClose(ds);
     if (e != CE_None) {
         free(v);
@@ -625,9 +642,11 @@ static void test_parallel_writes(gk_context *ctx)
                 for (size_t i = 0; i < n; i++)
                     if (memcmp(&got[0][i], &got[1][i], sizeof(double)) != 0 && !bad++)
                         first = i;
-                CHECKF(bad == 0, "case %zu (%s, %d bands) skip %d: %zu pixels differ, first %zu: "
-                       "%.17g (direct, 4 threads) vs %.17g (GDAL's cache)", c, cases[c].type,
-                       cases[c].bands, skip, bad, first, got[1][first], got[0][first]);
+                CHECKF(bad == 0,
+                       "case %zu (%s, %d bands) skip %d: %zu pixels differ, first %zu: "
+                       "%.17g (direct, 4 threads) vs %.17g (GDAL's cache)",
+                       c, cases[c].type, cases[c].bands, skip, bad, first, got[1][first],
+                       got[0][first]);
                 /* the values are really there: the untouched tile 0,0 of band 1 */
                 if (skip < 0 && !strcmp(cases[c].type, "Float32"))
                     CHECKF(got[1][5 * nx + 7] == (double)(float)wave(1, 7, 5), "value at 7,5");
@@ -762,8 +781,8 @@ static void bench(gk_context *ctx, int n, int tile, int tile_h)
     rc = rc ? rc : gk_raster_writer_commit(w);
     double t3 = secs();
     free(buf);
-    printf("%dx%d Float32, tiles %dx%d: open %.3f s, write %.3f s, commit %.3f s (rc %d)\n", n,
-           n, tw, th, t1 - t0, t2 - t1, t3 - t2, rc);
+    printf("%dx%d Float32, tiles %dx%d: open %.3f s, write %.3f s, commit %.3f s (rc %d)\n", n, n,
+           tw, th, t1 - t0, t2 - t1, t3 - t2, rc);
     unlink(dst);
 }
 

@@ -75,7 +75,9 @@ void test_replace(gk_context *ctx)
            "dst not replaced by the new raster");
     if (ds) {
         float v = 0;
-        CHECKF(GDALRasterIO(GDALGetRasterBand(ds, 1), GF_Read, 7, 5, 1, 1, &v, 1, 1, GDT_Float32, 0, 0) == CE_None, "read");
+        CHECKF(GDALRasterIO(GDALGetRasterBand(ds, 1), GF_Read, 7, 5, 1, 1, &v, 1, 1, GDT_Float32, 0,
+                            0) == CE_None,
+               "read");
         CHECKF(v == (float)ramp(1, 7, 5), "replaced value %g", v);
         GDALClose(ds);
     }
@@ -351,4 +353,3 @@ void test_tile_size(gk_context *ctx)
     }
     check_no_temporaries("tile size");
 }
-

@@ -12,8 +12,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         /* A canonical string must parse again (it is what the CLI prints). */
         gk_algorithm *b = gk_algorithm_parse(ctx, gk_algorithm_string(a));
         if (!b) {
-            fprintf(stderr, "canonical '%s' of '%s' does not parse: %s\n",
-                    gk_algorithm_string(a), s, gk_errmsg(ctx));
+            fprintf(stderr, "canonical '%s' of '%s' does not parse: %s\n", gk_algorithm_string(a),
+                    s, gk_errmsg(ctx));
             abort();
         }
         (void)gk_algorithm_name(a);

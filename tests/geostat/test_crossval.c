@@ -20,8 +20,8 @@ static gk_points *make_points(gk_context *ctx, const double (*p)[3], size_t n)
     return pts;
 }
 
-static int run_cv(gk_context *ctx, const gk_points *pts, const char *spec, int nfold,
-                  unsigned seed, gk_cv_result *res)
+static int run_cv(gk_context *ctx, const gk_points *pts, const char *spec, int nfold, unsigned seed,
+                  gk_cv_result *res)
 {
     gk_algorithm *alg = gk_algorithm_parse(ctx, spec);
     if (!alg) {

@@ -157,10 +157,10 @@ static const char *dubrule_specs[] = {
 static const char *rebuild_specs[] = {
     "invdist:power=2:radius1=300:radius2=300", /* summed in the tree's order */
     "invdistnn:power=2:radius=300:max_points=0",
-    "invdist:power=2",                         /* no index at all */
-    "invdist:power=2:max_points=8",            /* no window: no index either */
+    "invdist:power=2",              /* no index at all */
+    "invdist:power=2:max_points=8", /* no window: no index either */
     "kriging:model=Pow:psill=0.01:range=1.5:nugget=0.2:max_points=12", /* pseudo-sill */
-    "kriging:model=auto:max_points=12",        /* refitted per fold */
+    "kriging:model=auto:max_points=12",                                /* refitted per fold */
     "kriging:model=Sph:psill=1.5:range=900:nugget=0.2:block=40x40",
     "linear",
     "average:radius1=300:radius2=300",

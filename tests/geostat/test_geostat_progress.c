@@ -82,8 +82,7 @@ static void cv_case(const gk_points *pts, const char *spec, int nfold, int threa
                    !strcmp(plain.method, watched.method),
                "%s nfold %d threads %d: other predictions with a progress callback", spec, nfold,
                threads);
-        CHECKF(s.calls >= 2 && s.first == 0.0 && s.last == 1.0 && !s.bad_order &&
-                   s.messages == 0,
+        CHECKF(s.calls >= 2 && s.first == 0.0 && s.last == 1.0 && !s.bad_order && s.messages == 0,
                "%s nfold %d threads %d part %d/%d (%s): %d calls, first %g, last %g, %d out of "
                "order, %d messages",
                spec, nfold, threads, part, parts, watched.method, s.calls, s.first, s.last,
@@ -97,10 +96,10 @@ static void cv_case(const gk_points *pts, const char *spec, int nfold, int threa
         seen c = {0, at, 0, 0, NAN, NAN};
         gk_error_clear(ctx);
         int rc = gk_crossval_part_ex(ctx, pts, alg, nfold, 7, part, parts, record, &c, &watched);
-        CHECKF(rc == GK_ERR_CANCELLED && strstr(gk_errmsg(ctx), "cancelled") &&
-                   watched.n == 0 && !watched.predicted,
-               "%s nfold %d: cancel at call %d gave %d \"%s\" (%d calls)", spec, nfold,
-               c.stop_at, rc, gk_errmsg(ctx), c.calls);
+        CHECKF(rc == GK_ERR_CANCELLED && strstr(gk_errmsg(ctx), "cancelled") && watched.n == 0 &&
+                   !watched.predicted,
+               "%s nfold %d: cancel at call %d gave %d \"%s\" (%d calls)", spec, nfold, c.stop_at,
+               rc, gk_errmsg(ctx), c.calls);
         CHECKF(c.calls == c.stop_at + 1, "%s: %d calls after a cancel at call %d", spec, c.calls,
                c.stop_at);
         gk_cv_result_free(&watched);
@@ -122,8 +121,7 @@ static void vgm_case(const gk_points *pts, const gk_vgm_options *o, int threads,
     if (r0 == 0 && r1 == 0) {
         CHECKF(a.bytes == b.bytes && !memcmp(a.data, b.data, a.bytes),
                "%s threads %d: other sums with a progress callback", what, threads);
-        CHECKF(s.calls >= 2 && s.first == 0.0 && s.last == 1.0 && !s.bad_order &&
-                   s.messages == 0,
+        CHECKF(s.calls >= 2 && s.first == 0.0 && s.last == 1.0 && !s.bad_order && s.messages == 0,
                "%s threads %d part %d/%d: %d calls, first %g, last %g, %d out of order, %d "
                "messages",
                what, threads, part, parts, s.calls, s.first, s.last, s.bad_order, s.messages);

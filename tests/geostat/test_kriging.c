@@ -15,7 +15,6 @@
 
 #include "gk_check.h"
 
-
 static gk_context *ctx;
 
 static gk_points *make_points(int n, const double *x, const double *y, const double *z)
@@ -83,8 +82,8 @@ static void test_exact_interpolation(void)
         for (int i = 0; i < N; i++) {
             int col = (int)x[i], row = 9 - (int)y[i];
             double e = out[row * 10 + col], v = out[100 + row * 10 + col];
-            CHECKF(fabs(e - z[i]) < 1e-9, "%s: estimate %.15g at datum %d, want %.15g", specs[s],
-                   e, i, z[i]);
+            CHECKF(fabs(e - z[i]) < 1e-9, "%s: estimate %.15g at datum %d, want %.15g", specs[s], e,
+                   i, z[i]);
             CHECKF(fabs(v) < 1e-9, "%s: variance %.3g at datum %d, want 0", specs[s], v, i);
         }
     }
@@ -197,7 +196,8 @@ static void test_block_and_global(void)
          "kriging:type=simple:mean=1:model=Exp:psill=1:range=20:max_points=100"},
         {"kriging:drift=quadratic:model=Gau:psill=1:range=30:nugget=0.01:block=5x8",
          "kriging:drift=quadratic:model=Gau:psill=1:range=30:nugget=0.01:block=5x8:max_points=30"},
-        {"kriging:model=Pow:psill=0.1:range=1.2", "kriging:model=Pow:psill=0.1:range=1.2:radius=1000"},
+        {"kriging:model=Pow:psill=0.1:range=1.2",
+         "kriging:model=Pow:psill=0.1:range=1.2:radius=1000"},
     };
     for (size_t s = 0; s < sizeof pairs / sizeof *pairs; s++) {
         CHECKF(run(pairs[s][0], p, &g, pt, NULL) == 2, "%s", pairs[s][0]);
@@ -245,7 +245,8 @@ static void test_singular(void)
     double cx[] = {0, 10, 20, 30}, cy[] = {0, 10, 20, 30}, cz[] = {1, 2, 3, 4};
     gk_points *c = make_points(4, cx, cy, cz);
     CHECKF(run("kriging:drift=linear:model=Exp:psill=1:range=10", c, &g, out, &st) == 2, "coll");
-    CHECKF(st.singular_nodes == 64, "collinear UK: %llu singular", (unsigned long long)st.singular_nodes);
+    CHECKF(st.singular_nodes == 64, "collinear UK: %llu singular",
+           (unsigned long long)st.singular_nodes);
     gk_points_free(c);
     gk_points_free(p);
 }
@@ -260,8 +261,7 @@ static void test_quadrants(void)
     gk_points *p = make_points(8, x, y, z), *q = make_points(4, x, y, z);
     gk_grid g = {0, 10, 0, 10, 1, 1};
     double a[2], b[2];
-    run("kriging:model=Exp:psill=1:range=3:max_points=8:max_points_per_quadrant=1", p, &g, a,
-        NULL);
+    run("kriging:model=Exp:psill=1:range=3:max_points=8:max_points_per_quadrant=1", p, &g, a, NULL);
     run("kriging:model=Exp:psill=1:range=3", q, &g, b, NULL);
     CHECKF(fabs(a[0] - b[0]) < 1e-12 && fabs(a[1] - b[1]) < 1e-12,
            "omax=1: %.15g %.15g, want %.15g %.15g", a[0], a[1], b[0], b[1]);
@@ -314,8 +314,8 @@ static void test_quadrants_every_point(void)
                 differ += memcmp(&a[i], &b[i], sizeof *a) != 0;
                 valid += i < nodes && a[i] != 0.0; /* 0: nodata */
             }
-            CHECKF(na == 2 && nb == 2 && differ == 0, "%s: %zu of %zu values differ from max_points=%d",
-                   every, differ, 2 * nodes, n);
+            CHECKF(na == 2 && nb == 2 && differ == 0,
+                   "%s: %zu of %zu values differ from max_points=%d", every, differ, 2 * nodes, n);
             CHECKF(valid > nodes / 2, "%s: only %zu estimates", every, valid);
         }
         /* min_points above the set's size: nothing selected anywhere (simple

@@ -30,10 +30,7 @@ static double uniform(void)
     return (double)(rng >> 11) / 9007199254740992.0;
 }
 
-static int same_double(double a, double b)
-{
-    return memcmp(&a, &b, sizeof a) == 0;
-}
+static int same_double(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
 
 /* A covariance matrix of m random points (spherical model plus a nugget):
  * the kind of system kriging factorises. Column-major lower triangle,
@@ -54,7 +51,8 @@ static void make_system(double *A, int m, int ld, int dup)
     for (int j = 0; j < m; j++)
         for (int i = j; i < m; i++) {
             double h = hypot(x[i] - x[j], y[i] - y[j]), u = h / range;
-            double g = i == j ? 0.0 : nugget + (h >= range ? psill : psill * (1.5 * u - 0.5 * u * u * u));
+            double g =
+                i == j ? 0.0 : nugget + (h >= range ? psill : psill * (1.5 * u - 0.5 * u * u * u));
             A[(size_t)j * ld + i] = nugget + psill - g;
         }
 }

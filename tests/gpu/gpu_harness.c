@@ -30,8 +30,8 @@ static gk_algorithm *parse_alg(gk_context *ctx, const char *spec, int single)
 }
 
 /* Runs spec on one device over the whole grid; NULL when the job fails. */
-double *run(const char *device, const char *spec, int single, const dataset *d,
-                   char *devname, size_t cap)
+double *run(const char *device, const char *spec, int single, const dataset *d, char *devname,
+            size_t cap)
 {
     gk_context *ctx = gk_context_new();
     gk_algorithm *alg = parse_alg(ctx, spec, single);
@@ -157,8 +157,7 @@ ked_cov ked_of(const char *spec, const dataset *d)
 }
 
 /* The CPU job and the GPU job of one algorithm, with their contexts. */
-static void free_job_pair(gk_job *jc, gk_job *jg, gk_algorithm *alg, gk_context *cc,
-                          gk_context *gc)
+static void free_job_pair(gk_job *jc, gk_job *jg, gk_algorithm *alg, gk_context *cc, gk_context *gc)
 {
     gk_job_free(jc);
     gk_job_free(jg);
@@ -199,7 +198,6 @@ void compare_windows(const char *spec, int single, const dataset *d)
     free_job_pair(jc, jg, alg, cc, gc);
 }
 
-
 int sink2(void *user, int x0, int y0, int w, int h, int nbands, const double *values)
 {
     raster2 *r = user;
@@ -210,8 +208,8 @@ int sink2(void *user, int x0, int y0, int w, int h, int nbands, const double *va
     return 0;
 }
 
-double *run2(const char *device, const char *spec, int single, const dataset *d,
-                    char *devname, size_t cap, uint64_t *singular)
+double *run2(const char *device, const char *spec, int single, const dataset *d, char *devname,
+             size_t cap, uint64_t *singular)
 {
     gk_context *ctx = gk_context_new();
     gk_algorithm *alg = parse_alg(ctx, spec, single);
@@ -261,8 +259,8 @@ double *run2(const char *device, const char *spec, int single, const dataset *d,
  * range) in double, 1e-5 of the data range in single; the variance likewise
  * relative to the largest variance; the same nodata and singular counts.
  * c: the reference (the CPU), g: the GPU; 2 n values each. */
-void check_bands(const char *spec, const char *vs, int single, const dataset *d,
-                        const double *c, const double *g, uint64_t cs, uint64_t gs, int on_gpu)
+void check_bands(const char *spec, const char *vs, int single, const dataset *d, const double *c,
+                 const double *g, uint64_t cs, uint64_t gs, int on_gpu)
 {
     size_t n = (size_t)d->g.nx * d->g.ny, bad = 0, worst_at = 0;
     double vmax = 0.0, worst[2] = {0, 0};
@@ -292,10 +290,9 @@ void check_bands(const char *spec, const char *vs, int single, const dataset *d,
     }
     if (cs != gs)
         bad++;
-    printf("%-4s %-66s %-6s %-8s est %.2e var %.2e singular %llu/%llu%s%s\n",
-           bad ? "FAIL" : "ok", spec, single ? "single" : "double", on_gpu ? "gpu" : "cpu",
-           worst[0], worst[1], (unsigned long long)cs, (unsigned long long)gs, vs,
-           bad ? " <--" : "");
+    printf("%-4s %-66s %-6s %-8s est %.2e var %.2e singular %llu/%llu%s%s\n", bad ? "FAIL" : "ok",
+           spec, single ? "single" : "double", on_gpu ? "gpu" : "cpu", worst[0], worst[1],
+           (unsigned long long)cs, (unsigned long long)gs, vs, bad ? " <--" : "");
     if (bad) {
         printf("     %zu values differ; first at %zu: ref %.17g gpu %.17g\n", bad, worst_at,
                c[worst_at], g[worst_at]);
@@ -317,7 +314,6 @@ void compare_krige(const char *spec, int single, const dataset *d, int expect_gp
     free(c);
     free(g);
 }
-
 
 void seed_datasets(unsigned long long seed) { urand_seed(seed); }
 
@@ -379,7 +375,6 @@ dataset make_small(gk_context *ctx)
     d.g = g;
     return d;
 }
-
 
 /* A GPU with too little memory for a tile (simulated with
  * GRIDKIT_GPU_TILE_MEM) computes it in halves, with the same result; one

@@ -114,8 +114,7 @@ static int sink_f32(void *user, int x0, int y0, int w, int h, int nbands, const 
     return 0;
 }
 
-static void float32_case(const char *spec, int single, const dataset *d, double zscale,
-                         int split)
+static void float32_case(const char *spec, int single, const dataset *d, double zscale, int split)
 {
     gk_context *ctx = gk_context_new();
     gk_context_set_device(ctx, "cuda");
@@ -165,8 +164,10 @@ static void float32_case(const char *spec, int single, const dataset *d, double 
         const int needs_inf = zscale > 1, needs_sub = zscale < 1;
         const int ok = bad == 0 && (!needs_inf || inf > 0) && (!needs_sub || sub > 0) &&
                        (!split || gk_device_tile_splits(job) > 0);
-        CHECKF(ok, "%s (z x %g%s): %zu Float32 values differ from the host's conversion (%zu "
-               "infinite, %zu subnormal)", spec, zscale, split ? ", split" : "", bad, inf, sub);
+        CHECKF(ok,
+               "%s (z x %g%s): %zu Float32 values differ from the host's conversion (%zu "
+               "infinite, %zu subnormal)",
+               spec, zscale, split ? ", split" : "", bad, inf, sub);
         printf("%s %-60s %s z x %-6g%s Float32 on the device: %zu differ, %zu inf, %zu subnormal\n",
                ok ? "ok  " : "FAIL", spec, single ? "single" : "double", zscale,
                split ? " split" : "", bad, inf, sub);
@@ -189,12 +190,12 @@ static void test_float32(const dataset *u)
         "invdist:power=2",
         "average:radius1=300:radius2=300",
         "kriging:model=Exp:psill=60:range=500:nugget=5:max_points=16", /* 2 bands */
-        "kriging:model=Exp:psill=60:range=700:nugget=5:radius=320", /* dense nodes: host */
+        "kriging:model=Exp:psill=60:range=700:nugget=5:radius=320",    /* dense nodes: host */
         "linear", /* finished on the CPU: host */
     };
     for (size_t i = 0; i < NCASES(specs); i++) {
         float32_case(specs[i], 0, u, 1.0, 0);
-        float32_case(specs[i], 0, u, 1e37, 0); /* past FLT_MAX: infinity, as GDAL */
+        float32_case(specs[i], 0, u, 1e37, 0);  /* past FLT_MAX: infinity, as GDAL */
         float32_case(specs[i], 0, u, 1e-41, 0); /* subnormal floats */
     }
     float32_case(specs[1], 1, u, 1.0, 0);
@@ -284,8 +285,8 @@ static void test_auto_choice(void)
     gk_algorithm *a = gk_algorithm_parse(ctx, "nearest");
     CHECKF(gk_context_auto_device(ctx, a, 2, 1, 100) == 0, "2 points: GPU");
     gk_job *job = gk_job_new(ctx, p, a);
-    CHECKF(job && !strncmp(gk_context_device_name(ctx), "cpu (nearest: about", 19),
-           "device: %s", gk_context_device_name(ctx));
+    CHECKF(job && !strncmp(gk_context_device_name(ctx), "cpu (nearest: about", 19), "device: %s",
+           gk_context_device_name(ctx));
     gk_job_free(job);
     CHECKF(gk_context_auto_device(ctx, a, 0, 0, 0) == 1, "no estimate, yet the CPU chosen");
     job = gk_job_new(ctx, p, a);

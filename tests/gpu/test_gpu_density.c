@@ -74,9 +74,11 @@ void test_density(const dataset *u, const dataset *l, const dataset *s)
     for (size_t k = 0; k < NCASES(on_u); k++)
         bits(on_u[k], u);
     const char *on_l[] = {"heatmap:radius=3.5:kernel=quartic:output=scaled",
-                          "gauss:bandwidth=2", "kernel_smooth:bandwidth=1.5:epsilon=1e-3",
+                          "gauss:bandwidth=2",
+                          "kernel_smooth:bandwidth=1.5:epsilon=1e-3",
                           "gauss:bandwidth_x=3:bandwidth_y=1.5:angle=45:method=direct",
-                          "gauss:bandwidth=6:method=ifgt", "gauss:bandwidth=3:method=fft"};
+                          "gauss:bandwidth=6:method=ifgt",
+                          "gauss:bandwidth=3:method=fft"};
     for (size_t k = 0; k < NCASES(on_l); k++)
         bits(on_l[k], l);
     const char *on_s[] = {"heatmap:radius=120", "gauss:bandwidth=60:method=direct",

@@ -18,7 +18,7 @@
  * and checked against the CPU where it has one. */
 typedef struct {
     const char *spec;
-    int type;   /* 0 ordinary, 1 simple, 2 universal with a linear drift */
+    int type;    /* 0 ordinary, 1 simple, 2 universal with a linear drift */
     double mean; /* simple */
     /* 'E'xp, 'S'ph, 'G'au, 'M'at and S'T'e at kappa 3/2 (closed forms), e'X'c
      * at kappa 1.3, 'C'ir, 'P'en, 'L'in (range 0: unbounded), 'W' Pow, 'H'ol */
@@ -429,8 +429,8 @@ static const gref global_cases[] = {
     {"kriging:model=Gau:psill=20:range=150:nugget=1", 0, 0, 'G', 20, 150, 1, 0, 1},
     {"kriging:model=Sph:psill=20:range=300:nugget=1:anis_angle=30:anis_ratio=0.5", 0, 0, 'S', 20,
      300, 1, 30, 0.5},
-    {"kriging:type=simple:mean=10:model=Sph:psill=20:range=250:nugget=1", 1, 10, 'S', 20, 250, 1,
-     0, 1},
+    {"kriging:type=simple:mean=10:model=Sph:psill=20:range=250:nugget=1", 1, 10, 'S', 20, 250, 1, 0,
+     1},
     {"kriging:type=simple:mean=10:model=Exp:psill=20:range=150", 1, 10, 'E', 20, 150, 0, 0, 1},
     {"kriging:drift=linear:model=Exp:psill=20:range=300:nugget=2", 2, 0, 'E', 20, 300, 2, 0, 1},
     {"kriging:drift=linear:model=Sph:psill=20:range=400", 2, 0, 'S', 20, 400, 0, 0, 1},
@@ -439,8 +439,8 @@ static const gref global_cases[] = {
     {"kriging:model=Mat:psill=20:range=60:kappa=1.5:nugget=1", 0, 0, 'M', 20, 60, 1, 0, 1},
     {"kriging:model=Ste:psill=20:range=150:kappa=1.5:nugget=1:anis_angle=30:anis_ratio=0.5", 0, 0,
      'T', 20, 150, 1, 30, 0.5},
-    {"kriging:drift=linear:model=Exc:psill=20:range=150:kappa=1.3:nugget=2", 2, 0, 'X', 20, 150,
-     2, 0, 1},
+    {"kriging:drift=linear:model=Exc:psill=20:range=150:kappa=1.3:nugget=2", 2, 0, 'X', 20, 150, 2,
+     0, 1},
     {"kriging:model=Cir:psill=20:range=300:nugget=1:anis_angle=120:anis_ratio=0.6", 0, 0, 'C', 20,
      300, 1, 120, 0.6},
     {"kriging:type=simple:mean=10:model=Pen:psill=20:range=350", 1, 10, 'P', 20, 350, 0, 0, 1},
@@ -484,8 +484,8 @@ static void test_global_large(void)
     double *r1 = run2("cuda", spec, 0, &one, n1, sizeof n1, &s1);
     double *r2 = run2("cuda", spec, 0, &two, n2, sizeof n2, &s2);
     if (r1 && r2) {
-        CHECKF(!strncmp(n1, "cuda", 4) && !strncmp(n2, "cuda", 4), "%s: ran on '%s' and '%s'",
-               spec, n1, n2);
+        CHECKF(!strncmp(n1, "cuda", 4) && !strncmp(n2, "cuda", 4), "%s: ran on '%s' and '%s'", spec,
+               n1, n2);
         check_bands(spec, " 50000 vs 25000 points", 0, &two, r1, r2, s1, s2,
                     !strncmp(n2, "cuda", 4));
     }
@@ -577,8 +577,8 @@ void test_global(const dataset *lattice)
         };
         krige_cases(extended, NCASES(extended));
         setenv("GRIDKIT_GPU_KG_COLS", "37", 1);
-        compare_krige("kriging:drift_raster=a:drift_raster=b:model=Sph:psill=20:range=250", 0,
-                      &d, 1);
+        compare_krige("kriging:drift_raster=a:drift_raster=b:model=Sph:psill=20:range=250", 0, &d,
+                      1);
         unsetenv("GRIDKIT_GPU_KG_COLS");
     }
     /* with a radius, max_points=0 is local: every point within the radius */

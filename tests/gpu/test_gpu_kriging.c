@@ -78,8 +78,8 @@ void test_quadrants(const dataset *u, const dataset *l)
     /* beyond 32 points and every point within radius: the big kernels'
      * lists (gpu/kriging_big.cu), filtered */
     const gpu_case big[] = {
-        {"kriging:model=Exp:psill=60:range=500:nugget=5:max_points=40:max_points_per_quadrant=4",
-         u, 0},
+        {"kriging:model=Exp:psill=60:range=500:nugget=5:max_points=40:max_points_per_quadrant=4", u,
+         0},
         {"kriging:model=Exp:psill=60:range=500:nugget=5:max_points=0:radius=150:"
          "max_points_per_quadrant=4",
          u, 0},
@@ -124,15 +124,15 @@ void test_radius_kriging(const dataset *u, const dataset *l)
     CHECKF(last_dense > 0 && last_dense < nodes / 2, "radius 300: %llu of %llu nodes on the CPU",
            (unsigned long long)last_dense, (unsigned long long)nodes);
     compare_krige("kriging:model=Exp:psill=60:range=500:nugget=5:radius=300", 1, u, 1);
-    compare_krige("kriging:drift=linear:model=Sph:psill=60:range=800:nugget=5:radius=320", 0, u,
-                  1);
+    compare_krige("kriging:drift=linear:model=Sph:psill=60:range=800:nugget=5:radius=320", 0, u, 1);
     compare_krige("kriging:model=Exp:psill=60:range=500:nugget=5:radius=400:min_points=70", 0, u,
                   1);
     /* ~73 points a window on average: most nodes on the CPU */
     compare_krige("kriging:type=simple:mean=100:model=Sph:psill=600:range=800:nugget=5:radius=340",
                   0, u, 1);
-    CHECKF(last_dense > nodes / 4 && last_dense < nodes, "radius 340: %llu of %llu nodes on the CPU",
-           (unsigned long long)last_dense, (unsigned long long)nodes);
+    CHECKF(last_dense > nodes / 4 && last_dense < nodes,
+           "radius 340: %llu of %llu nodes on the CPU", (unsigned long long)last_dense,
+           (unsigned long long)nodes);
     /* the lattice: exact distances on the circle; coincident points make
      * ~64-point systems singular, so a small radius */
     compare_krige("kriging:model=Exp:psill=10:range=5:nugget=1:radius=2", 0, l, 1);
@@ -310,8 +310,8 @@ void test_drift_block(const dataset *u, const dataset *l)
         {"kriging:drift_raster=a:drift_raster=b:model=Exp:psill=60:range=500:nugget=5:"
          "max_points=16:variance=no",
          u, 0},
-        {"kriging:drift_raster=a:model=Exp:psill=10:range=5:nugget=1:max_points=12:variance=no",
-         l, 0},
+        {"kriging:drift_raster=a:model=Exp:psill=10:range=5:nugget=1:max_points=12:variance=no", l,
+         0},
     };
     windows_cases(windows, NCASES(windows));
     test_split(ked, u);

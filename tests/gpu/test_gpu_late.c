@@ -135,8 +135,8 @@ static int late_run(const gk_points *pts, const char *name, const char *spec, co
     sink_ctx s = {NX, NY, 1, as_float, out, seen, 0};
     int rc = -1;
     if (job && out && seen)
-        rc = as_float ? gk_job_run_typed(job, g, 0, NY, 0, 0, GK_SINK_CONCURRENT,
-                                         GK_VALUES_FLOAT32, sink_f, &s, NULL, NULL)
+        rc = as_float ? gk_job_run_typed(job, g, 0, NY, 0, 0, GK_SINK_CONCURRENT, GK_VALUES_FLOAT32,
+                                         sink_f, &s, NULL, NULL)
                       : gk_job_run_ex(job, g, 0, 0, GK_SINK_CONCURRENT, sink_d, &s, NULL, NULL);
     const char *dev = gk_context_device_name(ctx);
     const int on_gpu = !strncmp(dev, "cuda", 4);
@@ -165,8 +165,8 @@ static int late_run(const gk_points *pts, const char *name, const char *spec, co
         /* a GPU that joined says what the cores took meanwhile */
         const char *took = strstr(dev, "the CPU cores took ");
         double pct = took ? atof(took + strlen("the CPU cores took ")) : -1;
-        CHECKF(!on_gpu || (pct > 0 && pct < 100), "%s: the device name gives no share: %s",
-               name, dev);
+        CHECKF(!on_gpu || (pct > 0 && pct < 100), "%s: the device name gives no share: %s", name,
+               dev);
         CHECKF(on_gpu || strstr(dev, "cpu ("), "%s: device name %s", name, dev);
         CHECKF(!on_gpu || took, "%s: not a late start: %s", name, dev);
         printf("%s %-8s %-44s %-7s %s; worst %.2g\n", bad || missing || s.twice ? "FAIL" : "ok  ",
@@ -199,7 +199,8 @@ int main(int argc, char **argv)
     gk_context *ctx = gk_context_new();
     gk_points *pts = lat ? lattice(ctx) : uniform(ctx, 200000);
     const gk_grid g = {0, 10000, 0, 10000, NX, NY};
-    const char *spec = lat ? "average:radius1=80:radius2=80" : "invdistnn:power=2:radius=300:max_points=16";
+    const char *spec =
+        lat ? "average:radius1=80:radius2=80" : "invdistnn:power=2:radius=300:max_points=16";
 
     /* a job freed while the GPU starts: its start is left to end alone */
     {

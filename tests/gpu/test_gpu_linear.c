@@ -28,8 +28,8 @@ static void compare_linear(const char *spec, const dataset *d)
             if (memcmp(c + i, g + i, sizeof *c) && !(isnan(c[i]) && isnan(g[i])))
                 if (!diff++)
                     first = i;
-        printf("%-4s %-66s %s: %zu of %zu nodes not bit-identical\n",
-               diff && exact ? "FAIL" : "ok", spec, d->name, diff, n);
+        printf("%-4s %-66s %s: %zu of %zu nodes not bit-identical\n", diff && exact ? "FAIL" : "ok",
+               spec, d->name, diff, n);
         if (diff && exact) {
             printf("     first at node (%zu, %zu): cpu %.17g gpu %.17g\n", first % d->g.nx,
                    first / d->g.nx, c[first], g[first]);

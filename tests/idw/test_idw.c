@@ -21,8 +21,8 @@ void test_invdist(void)
     CHECK_NEAR(eval1(&a, x, y, z, 3, 0.25, 0, &nd), 15.0 / 14.0, 1e-14);
     a.power = 2;
     a.smoothing = 1; /* equal smoothed distances */
-    CHECK_NEAR(eval1(&a, x, y, z, 3, 0.25, 0, &nd), (1 / 1.0625 + 3 / 1.5625) / (1 / 1.0625 + 1 / 1.5625),
-               1e-14);
+    CHECK_NEAR(eval1(&a, x, y, z, 3, 0.25, 0, &nd),
+               (1 / 1.0625 + 3 / 1.5625) / (1 / 1.0625 + 1 / 1.5625), 1e-14);
     a.smoothing = 0;
     a.min_points = 3;
     eval1(&a, x, y, z, 3, 0.5, 0, &nd);
@@ -135,8 +135,8 @@ void test_invdist_single_far(void)
             x = gk_points_x(pts)[i - 5], y = gk_points_y(pts)[i - 5];
         if (i == 11) /* on node (70, 40) of the 150 x 120 grid below */
             x = 500000.0 + 10000.0 * 70.5 / 150.0, y = 5010000.0 - 10000.0 * 40.5 / 120.0;
-        double z = 100.0 + 40.0 * sin(6e-4 * (x - 500000.0)) * cos(4e-4 * (y - 5000000.0)) +
-                   0.5 * urand();
+        double z =
+            100.0 + 40.0 * sin(6e-4 * (x - 500000.0)) * cos(4e-4 * (y - 5000000.0)) + 0.5 * urand();
         gk_points_add(pts, x, y, z);
         zmin = fmin(zmin, z), zmax = fmax(zmax, z);
     }
@@ -308,8 +308,9 @@ void test_invdistnn_ties(void)
                         double got = v[r * 83 + c];
                         bad += memcmp(&want, &got, sizeof got) != 0;
                     }
-                CHECKF(bad == 0, "invdistnn %s, data %d, %d threads: %d of 83^2 nodes differ "
-                                 "from gdal_grid's ties",
+                CHECKF(bad == 0,
+                       "invdistnn %s, data %d, %d threads: %d of 83^2 nodes differ "
+                       "from gdal_grid's ties",
                        specs[sp], kind, th, bad);
                 gk_job_free(job);
                 gk_algorithm_free(a);
@@ -333,7 +334,7 @@ void test_quadrants(void)
     a.radius1 = a.radius2 = 5;
     a.min_points_per_quadrant = 1;
     CHECK_NEAR(eval1(&a, QX, QY, QZ, 7, 0, 0, &nd), 4.0, 1e-14); /* all seven */
-    a.max_points = 5;                                             /* A C D E B */
+    a.max_points = 5;                                            /* A C D E B */
     CHECK_NEAR(eval1(&a, QX, QY, QZ, 7, 0, 0, &nd), 3.0, 1e-14);
     a.max_points = 6; /* A C D E B G: G is nearer than F */
     a.max_points_per_quadrant = 2;
@@ -378,8 +379,8 @@ void test_quadrants(void)
     a.max_points_per_quadrant = 1; /* A C D E */
     CHECK(eval1(&a, QX, QY, QZ, 7, 0, 0, &nd) == 5.0);
     a.kind = GK_ALG_AVERAGE_DISTANCE;
-    CHECK_NEAR(eval1(&a, QX, QY, QZ, 7, 0, 0, &nd),
-               (sqrt(2.0) + sqrt(1.25) + 0.5 + 0.5) / 4.0, 1e-14);
+    CHECK_NEAR(eval1(&a, QX, QY, QZ, 7, 0, 0, &nd), (sqrt(2.0) + sqrt(1.25) + 0.5 + 0.5) / 4.0,
+               1e-14);
     a.kind = GK_ALG_COUNT;
     a.max_points_per_quadrant = 0;
     a.min_points_per_quadrant = 2;
@@ -426,7 +427,7 @@ void test_quadrants_knn(void)
         z[i] = i;
     static const double radii[][3] = {{3, 3, 0}, {4, 2, 30}, {2.5, 5, 90}, {6, 6, 0}};
     static const int limits[][3] = {/* max_points, min per quadrant, max per quadrant */
-                                    {0, 0, 2}, {5, 0, 0}, {7, 1, 3}, {12, 0, 1},
+                                    {0, 0, 2}, {5, 0, 0},   {7, 1, 3}, {12, 0, 1},
                                     {0, 2, 5}, {40, 0, 16}, {3, 1, 0}};
     int bad = 0, cases = 0;
     for (size_t e = 0; e < sizeof radii / sizeof *radii; e++)
@@ -448,8 +449,7 @@ void test_quadrants_knn(void)
                 long n1 = gk_nb_ellipse(tj.job, nx, ny, &s1);
                 if (n1 >= 0)
                     n1 = gk_nb_quadrants(tj.job, nx, ny, s1.idx, s1.d2, (size_t)n1, a.max_points,
-                                         a.min_points_per_quadrant, a.max_points_per_quadrant,
-                                         &s1);
+                                         a.min_points_per_quadrant, a.max_points_per_quadrant, &s1);
                 long n2 = gk_nb_ellipse_quadrants(tj.job, nx, ny, 1, &s2);
                 int same = n1 == n2;
                 for (long i = 0; same && i < n1; i++)

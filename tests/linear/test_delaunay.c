@@ -19,7 +19,6 @@
 int gk_delaunay_deferred(gk_context *ctx, int n, const double *x, const double *y,
                          gk_triangulation *tri);
 
-
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 static double urand(void)
 {
@@ -83,10 +82,7 @@ static int diff(double a, double b, double *h)
     n = grow(h, n, a);
     return grow(h, n, -b);
 }
-static int xsign(const double *e, int n)
-{
-    return n == 0 ? 0 : (e[n - 1] > 0 ? 1 : -1);
-}
+static int xsign(const double *e, int n) { return n == 0 ? 0 : (e[n - 1] > 0 ? 1 : -1); }
 
 static int x_orient(double ax, double ay, double bx, double by, double cx, double cy)
 {
@@ -108,7 +104,8 @@ static int x_incircle(const double *x, const double *y, int a, int b, int c, int
     double al = adx * adx + ady * ady, bl = bdx * bdx + bdy * bdy, cl = cdx * cdx + cdy * cdy;
     double t1 = bdx * cdy - cdx * bdy, t2 = cdx * ady - adx * cdy, t3 = adx * bdy - bdx * ady;
     double det = al * t1 + bl * t2 + cl * t3;
-    double perm = al * (fabs(bdx * cdy) + fabs(cdx * bdy)) + bl * (fabs(cdx * ady) + fabs(adx * cdy)) +
+    double perm = al * (fabs(bdx * cdy) + fabs(cdx * bdy)) +
+                  bl * (fabs(cdx * ady) + fabs(adx * cdy)) +
                   cl * (fabs(adx * bdy) + fabs(bdx * ady));
     if (fabs(det) > 1e-12 * perm)
         return det > 0 ? 1 : -1;
@@ -194,13 +191,15 @@ static double hull_area(int n, const double *x, const double *y, double ox, doub
     qsort(id, n, sizeof *id, cmp_xy);
     for (int t = 0; t < n; t++) { /* lower hull */
         int i = id[t];
-        while (k >= 2 && x_orient(x[h[k - 2]], y[h[k - 2]], x[h[k - 1]], y[h[k - 1]], x[i], y[i]) <= 0)
+        while (k >= 2 &&
+               x_orient(x[h[k - 2]], y[h[k - 2]], x[h[k - 1]], y[h[k - 1]], x[i], y[i]) <= 0)
             k--;
         h[k++] = i;
     }
     for (int t = n - 2, lo = k + 1; t >= 0; t--) { /* upper hull */
         int i = id[t];
-        while (k >= lo && x_orient(x[h[k - 2]], y[h[k - 2]], x[h[k - 1]], y[h[k - 1]], x[i], y[i]) <= 0)
+        while (k >= lo &&
+               x_orient(x[h[k - 2]], y[h[k - 2]], x[h[k - 1]], y[h[k - 1]], x[i], y[i]) <= 0)
             k--;
         h[k++] = i;
     }
@@ -239,7 +238,8 @@ static void validate(const char *name, int n, const double *x, const double *y,
             int i = tv[k];
             if (i < 0 || i >= n || (strict && rep[i] != i) ||
                 (used[rep[i]] >= 0 && used[rep[i]] != i)) {
-                CHECKF(0, "%s: triangle %d has vertex %d (out of range or a duplicate)", name, t, i);
+                CHECKF(0, "%s: triangle %d has vertex %d (out of range or a duplicate)", name, t,
+                       i);
                 bad++;
                 goto next;
             }
@@ -419,7 +419,8 @@ static void test_duplicates(gk_context *ctx)
     }
     run_case(ctx, "random with duplicates", n, x, y, 0);
     /* A -0.0 / 0.0 pair and triple copies of the hull corners. */
-    double sx[9] = {0.0, -0.0, 1, 1, 0, 1, 0.5, 0.25, 1}, sy[9] = {0.0, 0.0, 0, 1, 1, 1, 0.5, 0.6, 0};
+    double sx[9] = {0.0, -0.0, 1, 1, 0, 1, 0.5, 0.25, 1},
+           sy[9] = {0.0, 0.0, 0, 1, 1, 1, 0.5, 0.6, 0};
     run_case(ctx, "signed zero and corner copies", 9, sx, sy, 0);
     free(x);
     free(y);

@@ -13,9 +13,7 @@
 
 #include "gk_check.h"
 
-
 #define NODATA -9999.0
-
 
 static uint64_t rng = 88172645463325252ull;
 static double urand(void)
@@ -40,10 +38,7 @@ static gk_job *make_job(gk_context *ctx, const gk_points *pts, double radius)
     return job;
 }
 
-static void free_job(gk_job *job)
-{
-    gk_job_free(job);
-}
+static void free_job(gk_job *job) { gk_job_free(job); }
 
 /* The whole grid, in tiles of tw x th. */
 static uint64_t compute(const gk_job *job, const gk_grid *g, int tw, int th, double *out)
@@ -54,8 +49,12 @@ static uint64_t compute(const gk_job *job, const gk_grid *g, int tw, int th, dou
     double *buf = malloc(sizeof(double) * (size_t)tw * th);
     for (int y0 = 0; y0 < g->ny; y0 += th)
         for (int x0 = 0; x0 < g->nx; x0 += tw) {
-            gk_tile t = {g, x0, y0, x0 + tw > g->nx ? g->nx - x0 : tw,
-                         y0 + th > g->ny ? g->ny - y0 : th, gk_hit_threshold2(g)};
+            gk_tile t = {g,
+                         x0,
+                         y0,
+                         x0 + tw > g->nx ? g->nx - x0 : tw,
+                         y0 + th > g->ny ? g->ny - y0 : th,
+                         gk_hit_threshold2(g)};
             nd += gk_linear_tile(job, &t, buf, &s);
             for (int j = 0; j < t.h; j++)
                 memcpy(out + (size_t)(y0 + j) * g->nx + x0, buf + (size_t)j * t.w,
@@ -301,7 +300,8 @@ static void check_against_brute(gk_context *ctx, const char *what, const gk_poin
             }
         }
     CHECKF(maxerr <= tol, "%s: plane error %g", what, maxerr);
-    CHECKF(bad == 0, "%s: %d nodes outside the hull differ from the brute-force nearest", what, bad);
+    CHECKF(bad == 0, "%s: %d nodes outside the hull differ from the brute-force nearest", what,
+           bad);
     printf("%s radius=%g: %d inside (max error %.3g), %d outside, all as brute force\n", what,
            radius, inside, maxerr, outside);
     free(tri.vertex);
@@ -373,8 +373,8 @@ static void test_degenerate(gk_context *ctx)
             CHECKF(job != NULL, "collinear n=%d: job: %s", counts[c], gk_errmsg(ctx));
             if (!job)
                 continue;
-            CHECKF(gk_tin_triangles(gk_linear_tin(job)) == 0, "collinear n=%d: %d triangles", counts[c],
-                   gk_tin_triangles(gk_linear_tin(job)));
+            CHECKF(gk_tin_triangles(gk_linear_tin(job)) == 0, "collinear n=%d: %d triangles",
+                   counts[c], gk_tin_triangles(gk_linear_tin(job)));
             uint64_t nd = compute(job, &g, 16, 16, out);
             int bad = 0;
             for (int j = 0; j < g.ny; j++)
@@ -419,14 +419,14 @@ static void test_duplicates(gk_context *ctx)
                 if (v == NODATA)
                     continue;
                 interp++;
-                double e = fabs(v - (7.0 + 0.01 * gk_grid_node_x(&g, i) +
-                                     0.02 * gk_grid_node_y(&g, j)));
+                double e =
+                    fabs(v - (7.0 + 0.01 * gk_grid_node_x(&g, i) + 0.02 * gk_grid_node_y(&g, j)));
                 maxerr = e > maxerr ? e : maxerr;
             }
         CHECKF(maxerr <= 1e-9, "duplicates: plane error %g", maxerr);
         CHECKF(interp > 8000, "duplicates: only %d nodes interpolated", interp);
-        printf("%zu points with duplicates: %d triangles, %d nodes, max plane error %.3g\n",
-               pts->n, gk_tin_triangles(gk_linear_tin(job)), interp, maxerr);
+        printf("%zu points with duplicates: %d triangles, %d nodes, max plane error %.3g\n", pts->n,
+               gk_tin_triangles(gk_linear_tin(job)), interp, maxerr);
         free_job(job);
     }
     /* Coincident points with different z: any of them may win, nothing may break. */
@@ -473,8 +473,8 @@ static void test_hook(void)
     CHECKF(tri.n_tri == 4, "square + centre: %d triangles", tri.n_tri);
     for (int t = 0; t < tri.n_tri; t++) {
         int *v = tri.vertex + 3 * t;
-        double o = (x[v[1]] - x[v[0]]) * (y[v[2]] - y[v[0]]) -
-                   (y[v[1]] - y[v[0]]) * (x[v[2]] - x[v[0]]);
+        double o =
+            (x[v[1]] - x[v[0]]) * (y[v[2]] - y[v[0]]) - (y[v[1]] - y[v[0]]) * (x[v[2]] - x[v[0]]);
         CHECKF(o > 0, "triangle %d not counter-clockwise", t);
         for (int k = 0; k < 3; k++) {
             int u = tri.neighbor[3 * t + k];

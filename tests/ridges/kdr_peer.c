@@ -19,10 +19,7 @@
 
 static int spiral; /* the scene: 0 circle, 1 spiral */
 
-static double peer_sigma(void)
-{
-    return spiral ? 3.0 : 2.5;
-}
+static double peer_sigma(void) { return spiral ? 3.0 : 2.5; }
 
 static synth_curve peer_curve(void)
 {

@@ -24,7 +24,7 @@
 
 typedef struct {
     int dim;
-    size_t n;        /* TRUTH_V */
+    size_t n; /* TRUTH_V */
     double v[TRUTH_V * 3];
     double cum[TRUTH_V]; /* arc length to each vertex */
 } truth;

@@ -44,7 +44,6 @@ static void graph_free(gk_ridge_graph *g)
     memset(g, 0, sizeof *g);
 }
 
-
 typedef struct {
     const char *name;
     int ncurves;

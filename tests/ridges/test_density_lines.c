@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <string.h>
 
-
 typedef struct {
     const char *name;
     int nc;

@@ -58,10 +58,10 @@ typedef struct {
     int dim;
     curve_fn f[2];
     int nf;
-    size_t n;      /* samples per curve */
+    size_t n; /* samples per curve */
     double sigma;
     const char *spec;
-    size_t lines;  /* expected */
+    size_t lines; /* expected */
     int closed;
 } test_case;
 
@@ -126,13 +126,12 @@ static outcome quality_case(gk_context *ctx, const test_case *tc, const char *sp
         printf("%-9s %-7s n=%-6zu r1=%5.2f sigma: lines %zu%s; distance to truth: median "
                "%.3f, p95 %.3f, Hausdorff out %.3f, in %.3f; width %.3f (sigma); support "
                "%.4f\n",
-               tc->name, strstr(spec, "r1=") ? "" : "(est.)", tc->n * tc->nf, r1 / sg,
-               l->n_lines, l->n_lines && l->closed[0] ? " closed" : "", q.median / sg,
-               q.p95 / sg, q.h_out / sg, q.h_in / sg, width / sg, (double)sup / total);
+               tc->name, strstr(spec, "r1=") ? "" : "(est.)", tc->n * tc->nf, r1 / sg, l->n_lines,
+               l->n_lines && l->closed[0] ? " closed" : "", q.median / sg, q.p95 / sg, q.h_out / sg,
+               q.h_in / sg, width / sg, (double)sup / total);
         CHECKF(l->n_lines == tc->lines, "%s: %zu lines", tc->name, l->n_lines);
         for (size_t i = 0; i < l->n_lines; i++)
-            CHECKF(l->closed[i] == tc->closed, "%s: line %zu closed=%d", tc->name, i,
-                   l->closed[i]);
+            CHECKF(l->closed[i] == tc->closed, "%s: line %zu closed=%d", tc->name, i, l->closed[i]);
         CHECKF(q.median <= 0.5 * sg, "%s: median %g", tc->name, q.median);
         CHECKF(q.p95 <= sg, "%s: 95th percentile %g", tc->name, q.p95);
         CHECKF(q.h_out <= r2 + sg, "%s: Hausdorff out %g", tc->name, q.h_out);
@@ -209,7 +208,8 @@ int main(void)
      * 1e5-point spiral once is enough for the test's time). */
     for (size_t i = 0; i + 1 < n_cases; i++) {
         outcome o = quality_case(ctx, &CASES[i], "curve");
-        double ref = i < 2 ? r1_of(CASES[i].spec) : (CASES[i].dim == 2 ? 2.0 : 2.5) * CASES[i].sigma;
+        double ref =
+            i < 2 ? r1_of(CASES[i].spec) : (CASES[i].dim == 2 ? 2.0 : 2.5) * CASES[i].sigma;
         CHECKF(o.r1 >= ref / 1.25 && o.r1 <= ref * 1.25, "%s: r1 estimated %g, reference %g",
                CASES[i].name, o.r1, ref);
     }

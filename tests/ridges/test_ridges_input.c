@@ -22,8 +22,8 @@ static void round_trip(gk_context *ctx, const char *spec, int dim)
     char first[1024];
     snprintf(first, sizeof first, "%s", gk_ridges_method_string(m));
     gk_ridges_method *again = gk_ridges_parse(ctx, first, dim);
-    CHECKF(again && !strcmp(first, gk_ridges_method_string(again)), "%s -> %s -> %s", spec,
-           first, again ? gk_ridges_method_string(again) : gk_errmsg(ctx));
+    CHECKF(again && !strcmp(first, gk_ridges_method_string(again)), "%s -> %s -> %s", spec, first,
+           again ? gk_ridges_method_string(again) : gk_errmsg(ctx));
     gk_ridges_method_free(again);
     gk_ridges_method_free(m);
 }
@@ -42,10 +42,15 @@ static void bad_spec(gk_context *ctx, const char *spec, const char *word)
 
 static void parser(gk_context *ctx)
 {
-    const char *good[] = {"curve", "curve:r1=8.34", "curve:r1=8.34:r2=16.68",
-                          "curve:r1=3.689:gap=0", "curve:r2=10", "CURVE:R1=2:max_iter=5",
+    const char *good[] = {"curve",
+                          "curve:r1=8.34",
+                          "curve:r1=8.34:r2=16.68",
+                          "curve:r1=3.689:gap=0",
+                          "curve:r2=10",
+                          "CURVE:R1=2:max_iter=5",
                           "curve:r1=1:min_length=20:simplify=0.5:max_rounds=7",
-                          "density", "density:bandwidth=2",
+                          "density",
+                          "density:bandwidth=2",
                           "density:bandwidth=2:threshold=0.05:threshold_mode=absolute:seeds=mesh",
                           "density:spacing=0.3:tolerance=0.001:cutoff=3:angle=30:min_length=0",
                           "density:max_iter=50:simplify=1"};
@@ -97,7 +102,8 @@ static void parser(gk_context *ctx)
     bad_spec(ctx, "curve:r1=1e-400", "r1=1e-400 is below 2.2250738585072014e-308");
     bad_spec(ctx, "curve:r1=1e400", "r1=1e400 is beyond");
     /* walks that could not end in time, refused with the bound */
-    bad_spec(ctx, "density:tolerance=1e-300", "tolerance=1e-300 must be from 2.220446049250313e-16");
+    bad_spec(ctx, "density:tolerance=1e-300",
+             "tolerance=1e-300 must be from 2.220446049250313e-16");
     bad_spec(ctx, "density:max_iter=1000000001", "from 1 to 1000000");
     round_trip(ctx, "density:tolerance=2.220446049250313e-16:max_iter=1000000", 2);
     round_trip(ctx, "curve:max_iter=1000000000", 2);
@@ -120,8 +126,8 @@ static void bad_points(gk_context *ctx, gk_points *pts, int code, const char *wo
     gk_lines *l = gk_ridges(ctx, pts, m, 2, NULL, NULL);
     CHECKF(l == NULL && gk_errno(ctx) == code, "%zu points: code %d", gk_points_count(pts),
            gk_errno(ctx));
-    CHECKF(strstr(gk_errmsg(ctx), word) != NULL, "message '%s' does not say '%s'",
-           gk_errmsg(ctx), word);
+    CHECKF(strstr(gk_errmsg(ctx), word) != NULL, "message '%s' does not say '%s'", gk_errmsg(ctx),
+           word);
     gk_lines_free(l);
     gk_ridges_method_free(m);
 }
@@ -186,8 +192,8 @@ static void degenerate(gk_context *ctx)
     gk_points_add(pts, 1, INFINITY, 0);
     gk_ridges_method *m = gk_ridges_parse(ctx, "curve:r1=2", 2);
     gk_lines *l = gk_ridges(ctx, pts, m, 2, NULL, NULL);
-    CHECKF(l && l->n_lines == 1 && l->warning && strstr(l->warning, "2 points with NaN"),
-           "NaN: %s", l && l->warning ? l->warning : gk_errmsg(ctx));
+    CHECKF(l && l->n_lines == 1 && l->warning && strstr(l->warning, "2 points with NaN"), "NaN: %s",
+           l && l->warning ? l->warning : gk_errmsg(ctx));
     gk_lines_free(l);
     /* 3-D needs z: a NaN z is a skipped point too */
     l = gk_ridges(ctx, pts, m, 3, NULL, NULL);

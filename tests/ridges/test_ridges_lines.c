@@ -14,8 +14,8 @@
 #include <string.h>
 
 /* A graph from coordinates (2-D) and edges, vertex i renumbered perm[i]. */
-static void make_graph(gk_ridge_graph *g, const double *xy, size_t nv, const uint32_t *e,
-                       size_t ne, const uint32_t *perm)
+static void make_graph(gk_ridge_graph *g, const double *xy, size_t nv, const uint32_t *e, size_t ne,
+                       const uint32_t *perm)
 {
     g->dim = 2;
     g->n_v = nv;
@@ -45,8 +45,8 @@ static int vertex_is(const gk_lines *l, size_t li, size_t k, double x, double y)
 static const double Y_XY[] = {0, 0, 1, 0, 2, 0, 3, 0, -1, 1, -2, 2, 0, -1, 0, -2, 0, -3, 0, -4,
                               /* hexagon, vertices 10 .. 15 */
                               20, 0, 25, 3, 30, 0, 30, -6, 25, -9, 20, -6};
-static const uint32_t Y_E[] = {0, 1, 1, 2, 2, 3, 0, 4, 4, 5, 0, 6, 6, 7, 7, 8, 8, 9,
-                               10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15, 10};
+static const uint32_t Y_E[] = {0, 1, 1, 2,  2,  3,  0,  4,  4,  5,  0,  6,  6,  7,  7,
+                               8, 8, 9, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15, 10};
 
 static void junction_and_ring(gk_context *ctx)
 {

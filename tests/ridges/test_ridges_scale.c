@@ -91,8 +91,8 @@ static void scales(gk_context *ctx)
                 worst = fmax(worst, fabs(hypot(l->x[v] / s, l->y[v] / s) - 100));
             CHECKF(worst <= tol, "%s at %g: a vertex %g off the circle (at most %g)", spec[k], s,
                    worst, tol);
-            CHECKF(isfinite(len) && !strstr(method, "inf") && !strstr(method, "nan"), "%s at %g: %s",
-                   spec[k], s, method);
+            CHECKF(isfinite(len) && !strstr(method, "inf") && !strstr(method, "nan"),
+                   "%s at %g: %s", spec[k], s, method);
             if (j == 0) {
                 ref_len = len;
                 ref_line = l->n_lines ? l->length[0] : NAN;

@@ -128,9 +128,9 @@ static void test_kdtree_set(const pset *p, const char *name)
                     if (in == q)
                         ref[want++] = all[i].idx;
                 }
-                int m = gk_kdtree_knn_quadrant(t, cx, cy, pin ? q | GK_KD_CLOSED : q,
-                                               pin ? keep_pinwheel : NULL, &q, k, INFINITY, idx,
-                                               d2);
+                int m =
+                    gk_kdtree_knn_quadrant(t, cx, cy, pin ? q | GK_KD_CLOSED : q,
+                                           pin ? keep_pinwheel : NULL, &q, k, INFINITY, idx, d2);
                 if (m != want) {
                     bad_quad++;
                     continue;
@@ -425,8 +425,8 @@ void test_sort(void)
 /* ---- bucket-grid fast path of the window statistics ------------------------------- */
 
 /* Reference for the window statistics: every point through gk_ellipse_contains. */
-static int bg_ref(const gk_algorithm *a, const gk_ellipse *e, const pset *p, double nx,
-                  double ny, double *v, int *in)
+static int bg_ref(const gk_algorithm *a, const gk_ellipse *e, const pset *p, double nx, double ny,
+                  double *v, int *in)
 {
     long n = 0;
     double sum = 0, dsum = 0, lo = INFINITY, hi = -INFINITY;
@@ -497,8 +497,8 @@ static void make_lattice(pset *p, size_t n, double off)
 /* One job on the bucket grid against bg_ref at every node of g, with the
  * AVX-512 kernels, the portable ones, the row sweep and the tile stamp;
  * returns the nodes compared. */
-static long bg_check(const pset *p, gk_points *pts, const gk_grid *g, gk_alg_kind kind,
-                     double r1, double r2, double angle, int min_points, double *out, int *in,
+static long bg_check(const pset *p, gk_points *pts, const gk_grid *g, gk_alg_kind kind, double r1,
+                     double r2, double angle, int min_points, double *out, int *in,
                      const char *what)
 {
     gk_algorithm a = alg_of(kind);
@@ -527,13 +527,16 @@ static long bg_check(const pset *p, gk_points *pts, const gk_grid *g, gk_alg_kin
     for (int mode = 0; mode < 5; mode++) {
         int simd = mode >= 1, sweep = mode >= 2 ? mode - 1 : 0;
         gk_bg_use_simd(gk_window_bg(job), simd);
-        gk_bg_force_method(gk_window_bg(job), mode <= 1 ? GK_BG_SCAN : mode == 2 ? GK_BG_SWEEP : GK_BG_STAMP);
+        gk_bg_force_method(gk_window_bg(job), mode <= 1   ? GK_BG_SCAN
+                                              : mode == 2 ? GK_BG_SWEEP
+                                                          : GK_BG_STAMP);
         if (mode < 4) {
             CHECK(gk_job_compute_window(job, g, 0, 0, g->nx, g->ny, out) == GK_OK);
         } else {
             for (int y0 = 0; y0 < g->ny; y0 += 70)
                 for (int x0 = 0; x0 < g->nx; x0 += 23) {
-                    int w = g->nx - x0 < 23 ? g->nx - x0 : 23, h = g->ny - y0 < 70 ? g->ny - y0 : 70;
+                    int w = g->nx - x0 < 23 ? g->nx - x0 : 23,
+                        h = g->ny - y0 < 70 ? g->ny - y0 : 70;
                     CHECK(gk_job_compute_window(job, g, x0, y0, w, h, win) == GK_OK);
                     for (int j = 0; j < h; j++)
                         memcpy(out + (size_t)(y0 + j) * g->nx + x0, win + (size_t)j * w,
@@ -544,9 +547,9 @@ static long bg_check(const pset *p, gk_points *pts, const gk_grid *g, gk_alg_kin
         for (int j = 0; j < g->ny; j++)
             for (int i = 0; i < g->nx; i++) {
                 double v = 0, got = out[j * g->nx + i];
-                int ok = bg_ref(&a, &job->ell, p, gk_grid_node_x(g, i), gk_grid_node_y(g, j), &v,
-                                in);
-                int same = !ok ? got == a.nodata
+                int ok =
+                    bg_ref(&a, &job->ell, p, gk_grid_node_x(g, i), gk_grid_node_y(g, j), &v, in);
+                int same = !ok     ? got == a.nodata
                            : exact ? got == v
                                    : fabs(got - v) <= 1e-12 * (1.0 + fabs(v));
                 if (!same && bad++ < 3)
@@ -604,16 +607,21 @@ void test_bucket_grid(void)
     sets[5].x[0] = 20.0;
     sets[5].y[0] = 17.0;
     sets[5].z[0] = 3.5;
-    const gk_alg_kind kinds[] = {GK_ALG_AVERAGE, GK_ALG_COUNT, GK_ALG_MINIMUM,
-                                 GK_ALG_MAXIMUM, GK_ALG_RANGE, GK_ALG_AVERAGE_DISTANCE,
+    const gk_alg_kind kinds[] = {GK_ALG_AVERAGE,
+                                 GK_ALG_COUNT,
+                                 GK_ALG_MINIMUM,
+                                 GK_ALG_MAXIMUM,
+                                 GK_ALG_RANGE,
+                                 GK_ALG_AVERAGE_DISTANCE,
                                  GK_ALG_AVERAGE_DISTANCE_PTS};
     const struct {
         double r1, r2, angle;
         int min_points;
     } ells[] = {
-        {5, 5, 0, 0},   {5, 3, 30, 0},    {7, 2, -65, 2},   {4, 4, 45, 0},
-        {6, 0.004, 10, 0}, {1000, 1000, 0, 0}, {0.3, 0.3, 0, 0}, {13, 5, 90, 4},
-        {3, 4, 36.869897645844021, 0}, {6, 0.015, 10, 0}, {2.5, 2.5, 180, 1},
+        {5, 5, 0, 0},      {5, 3, 30, 0},      {7, 2, -65, 2},
+        {4, 4, 45, 0},     {6, 0.004, 10, 0},  {1000, 1000, 0, 0},
+        {0.3, 0.3, 0, 0},  {13, 5, 90, 4},     {3, 4, 36.869897645844021, 0},
+        {6, 0.015, 10, 0}, {2.5, 2.5, 180, 1},
     };
     int nk = (int)(sizeof kinds / sizeof kinds[0]), ne = (int)(sizeof ells / sizeof ells[0]);
     gk_context_set_device(ctx, "cpu");
@@ -623,8 +631,8 @@ void test_bucket_grid(void)
     for (int si = 0; si < NSETS; si++) {
         /* nodes on the integer lattice (so lattice points sit on the boundaries),
          * reaching past the points */
-        gk_grid g = {off[si] - 5.5, off[si] + 45.5, 10 * off[si] - 5.5, 10 * off[si] + 45.5, 51,
-                     51};
+        gk_grid g = {
+            off[si] - 5.5, off[si] + 45.5, 10 * off[si] - 5.5, 10 * off[si] + 45.5, 51, 51};
         if (si == 1 || si == 2)
             g = (gk_grid){-3.3, 103.3, -2.1, 102.7, 37, 31};
         gk_points *pts = points_of(&sets[si]);
@@ -663,11 +671,10 @@ void test_bucket_grid(void)
         line.z[i] = floor(urand() * 100.0);
     }
     gk_points *pts = points_of(&line);
-    gk_grid g = {1e9 - 3 * q - q / 2, 1e9 + 6 * q - q / 2, 1e9 - q / 2, 1e9 + 4000 * q - q / 2, 9,
-                 4000};
+    gk_grid g = {
+        1e9 - 3 * q - q / 2, 1e9 + 6 * q - q / 2, 1e9 - q / 2, 1e9 + 4000 * q - q / 2, 9, 4000};
     tested += bg_check(&line, pts, &g, GK_ALG_COUNT, 8 * q, 8 * q, 0, 0, out, in, "tiny radius");
-    tested += bg_check(&line, pts, &g, GK_ALG_AVERAGE, 8 * q, 3 * q, 25, 0, out, in,
-                       "tiny radius");
+    tested += bg_check(&line, pts, &g, GK_ALG_AVERAGE, 8 * q, 3 * q, 25, 0, out, in, "tiny radius");
     gk_points_free(pts);
     pset_free(&line);
 

@@ -112,7 +112,7 @@ static void m_abort(int code) { MPI_Abort(MPI_COMM_WORLD, code); }
 
 static int m_finalize(void) { return MPI_Finalize() == MPI_SUCCESS ? 0 : -1; }
 
-static const gk_mpi_api api = {GK_MPI_ABI_VERSION, m_init,  m_send,  m_probe,   m_iprobe,
-                               m_recv,             m_bcast, m_abort, m_finalize};
+static const gk_mpi_api api = {
+    GK_MPI_ABI_VERSION, m_init, m_send, m_probe, m_iprobe, m_recv, m_bcast, m_abort, m_finalize};
 
 __attribute__((visibility("default"))) const gk_mpi_api *GK_MPI_ENTRY_FN(void) { return &api; }
