@@ -10,7 +10,7 @@
  * The bounds are at compare_check's comment. */
 #include "gk_check.h"
 #include "gridkit_ridges.h"
-#include "ridge_synth.h"
+#include "ridges_synth.h"
 
 #include <omp.h>
 #include <string.h>

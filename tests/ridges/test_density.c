@@ -15,7 +15,7 @@
  */
 #include "gk_check.h"
 #include "ridge_graph_util.h"
-#include "ridge_synth.h"
+#include "ridges_synth.h"
 #include "ridges/density.h"
 
 #include <stdio.h>

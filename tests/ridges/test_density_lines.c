@@ -1,5 +1,5 @@
 /* test_density_lines.c - `density` end to end through gk_ridges(): the
- * lines of noisy synthetic curves (ridge_synth.h) against the truth.
+ * lines of noisy synthetic curves (ridges_synth.h) against the truth.
  *
  * Bounds (sigma: noise; h: the bandwidth used, here the default rule's,
  * about 0.9 sigma; tau^2 = sigma^2 + h^2), as in test_density.c for the
@@ -13,7 +13,7 @@
  * %). n_support >= 95 % of the samples (beyond 2.7 sigma lie 0.7 % in 2-D,
  * 2.6 % in 3-D; the ends lose a few more). */
 #include "gk_check.h"
-#include "ridge_synth.h"
+#include "ridges_synth.h"
 #include "gridkit_ridges.h"
 
 #include <stdio.h>

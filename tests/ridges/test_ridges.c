@@ -34,29 +34,44 @@
 #include <string.h>
 
 static double SP_A = 30.0, SP_B = 40.0; /* spiral radius 30 + 40 per turn, 2 turns */
-static void spiral(double t, double *p)
+static void spiral(double t, double *p, const double *par)
 {
+    (void)par;
     double th = 4.0 * M_PI * t, r = SP_A + SP_B * th / (2.0 * M_PI);
     p[0] = r * cos(th), p[1] = r * sin(th);
 }
-static void segment(double t, double *p) { p[0] = 100.0 * t, p[1] = 0.0; }
-static void circle(double t, double *p)
+static void segment(double t, double *p, const double *par)
 {
+    (void)par, p[0] = 100.0 * t, p[1] = 0.0;
+}
+static void circle(double t, double *p, const double *par)
+{
+    (void)par;
     p[0] = 500.0 + 100.0 * cos(2 * M_PI * t), p[1] = -200.0 + 100.0 * sin(2 * M_PI * t);
 }
-static void sine(double t, double *p) { p[0] = 400.0 * t, p[1] = 30.0 * sin(4.0 * M_PI * t); }
-static void helix(double t, double *p)
+static void sine(double t, double *p, const double *par)
 {
+    (void)par, p[0] = 400.0 * t, p[1] = 30.0 * sin(4.0 * M_PI * t);
+}
+static void helix(double t, double *p, const double *par)
+{
+    (void)par;
     double th = 4.0 * M_PI * t;
     p[0] = 50.0 * cos(th), p[1] = 50.0 * sin(th), p[2] = 60.0 * th / (2.0 * M_PI);
 }
-static void arc_a(double t, double *p) { p[0] = 200.0 * t, p[1] = 20.0 * sin(M_PI * t); }
-static void arc_b(double t, double *p) { p[0] = 50.0 + 150.0 * t, p[1] = 120.0 - 30.0 * t; }
+static void arc_a(double t, double *p, const double *par)
+{
+    (void)par, p[0] = 200.0 * t, p[1] = 20.0 * sin(M_PI * t);
+}
+static void arc_b(double t, double *p, const double *par)
+{
+    (void)par, p[0] = 50.0 + 150.0 * t, p[1] = 120.0 - 30.0 * t;
+}
 
 typedef struct {
     const char *name;
     int dim;
-    curve_fn f[2];
+    synth_fn f[2]; /* t in [0, 1] */
     int nf;
     size_t n; /* samples per curve */
     double sigma;
@@ -67,7 +82,7 @@ typedef struct {
 
 typedef struct {
     double r1; /* the r1 the run used (from the canonical string) */
-    quality q;
+    synth_lines_quality q;
     size_t lines;
 } outcome;
 
@@ -77,14 +92,29 @@ static double r1_of(const char *canon)
     return s ? atof(s + 4) : NAN;
 }
 
-static gk_points *make_points(gk_context *ctx, const test_case *tc, truth *t)
+/* The case's curves as truths (4001 vertices each) in t, and their noisy
+ * samples (seeded per curve). */
+static gk_points *make_points(gk_context *ctx, const test_case *tc, synth_curve *t)
 {
     gk_points *pts = gk_points_new(ctx);
+    double *p = malloc(tc->n * 3 * sizeof *p);
     for (int j = 0; j < tc->nf; j++) {
-        truth_make(&t[j], tc->dim, tc->f[j]);
-        truth_sample(&t[j], tc->n, tc->sigma, 1000 + (uint64_t)j, pts);
+        t[j] = synth_make(tc->f[j], NULL, 0.0, 1.0, 4001, tc->dim);
+        synth_state = 1000 + (uint64_t)j;
+        synth_sample(&t[j], tc->n, tc->sigma, p);
+        for (size_t i = 0; i < tc->n; i++) {
+            const double *q = p + i * (size_t)tc->dim;
+            gk_points_add(pts, q[0], q[1], tc->dim == 3 ? q[2] : 0.0);
+        }
     }
+    free(p);
     return pts;
+}
+
+static void free_truths(synth_curve *t, int n)
+{
+    for (int j = 0; j < n; j++)
+        synth_free(&t[j]);
 }
 
 static gk_lines *run(gk_context *ctx, gk_points *pts, const char *spec, int dim, int threads,
@@ -107,13 +137,12 @@ static gk_lines *run(gk_context *ctx, gk_points *pts, const char *spec, int dim,
 static outcome quality_case(gk_context *ctx, const test_case *tc, const char *spec)
 {
     outcome o = {NAN, {0, 0, 0, 0}, 0};
-    truth *t = malloc(2 * sizeof *t);
+    synth_curve t[2];
     gk_points *pts = make_points(ctx, tc, t);
     char canon[1024] = "";
     gk_lines *l = run(ctx, pts, spec, tc->dim, 0, canon, sizeof canon);
     if (l) {
-        const truth *ts[2] = {&t[0], &t[1]};
-        quality q = measure(l, ts, tc->nf, tc->sigma / 4);
+        synth_lines_quality q = synth_measure_lines(l, t, tc->nf, tc->sigma / 4);
         double r1 = r1_of(canon), r2 = 2.0 * r1, sg = tc->sigma;
         uint64_t sup = 0;
         double width = 0;
@@ -144,7 +173,7 @@ static outcome quality_case(gk_context *ctx, const test_case *tc, const char *sp
         gk_lines_free(l);
     }
     gk_points_free(pts);
-    free(t);
+    free_truths(t, tc->nf);
     return o;
 }
 
@@ -182,7 +211,7 @@ static int same_lines(const gk_lines *a, const gk_lines *b)
 /* The same bytes with 1, 2 and 3 threads (r1 given, then estimated). */
 static void same_bytes(gk_context *ctx, const test_case *tc, const char *spec)
 {
-    truth *t = malloc(2 * sizeof *t);
+    synth_curve t[2];
     gk_points *pts = make_points(ctx, tc, t);
     gk_lines *one = run(ctx, pts, spec, tc->dim, 1, NULL, 0);
     for (int th = 2; th <= 3; th++) {
@@ -192,7 +221,7 @@ static void same_bytes(gk_context *ctx, const test_case *tc, const char *spec)
     }
     gk_lines_free(one);
     gk_points_free(pts);
-    free(t);
+    free_truths(t, tc->nf);
 }
 
 int main(void)

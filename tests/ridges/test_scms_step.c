@@ -3,7 +3,7 @@
  * sample, its eigenvectors against matrices built from known ones, and the
  * step across a straight ridge of known place. */
 #include "gk_check.h"
-#include "ridge_synth.h"
+#include "ridges_synth.h"
 #include "ridges/scms_index.h"
 
 #include <string.h>
