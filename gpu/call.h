@@ -22,13 +22,15 @@
 namespace gk_gpu
 {
 
-/* A failing CUDA call: its reason in err, the error in ck_last, return -1. */
+/* A failing CUDA call: its reason in err, the error in ck_last (the last
+ * error cleared), return -1. */
 #define CK_RET(call)                                                                               \
     do {                                                                                           \
         cudaError_t e_ = (call);                                                                   \
         if (e_ != cudaSuccess) {                                                                   \
             ck_last = e_;                                                                          \
             snprintf(err, err_cap, "%s (%s:%d)", cudaGetErrorString(e_), __FILE__, __LINE__);      \
+            cudaGetLastError(); /* the error is reported: not the next call's */                   \
             return -1;                                                                             \
         }                                                                                          \
     } while (0)

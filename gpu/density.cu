@@ -14,7 +14,7 @@
  * kernel and a turned ellipse are not separable: a thread per node tests
  * each point. ifgt: a thread per node sums the CPU's expansions (no bins).
  */
-#include "check.h"
+#include "call.h"
 #include "families.h"
 #include "grid.cuh"
 #include "job.h"
@@ -566,27 +566,24 @@ static int ifgt_make(Job *J, const gk_gpu_job_desc *d, char *err, size_t err_cap
     std::vector<double2> hc((size_t)K);
     for (int k = 0; k < K; k++)
         hc[k] = make_double2(d->p.dens.ifgt_cx[k], d->p.dens.ifgt_cy[k]);
-    CK(cudaMalloc(&J->sxy, (size_t)K * sizeof(double2)));
-    CK(cudaMalloc(&J->sz, (nc + K) * sizeof(double)));
-    CK(cudaMalloc(&J->bstart, 2 * (size_t)K * sizeof(int)));
-    CK(cudaMemcpyAsync(J->sxy, hc.data(), (size_t)K * sizeof(double2), cudaMemcpyHostToDevice,
-                       J->st));
-    CK(cudaMemcpyAsync(J->sz, d->p.dens.ifgt_coef, nc * sizeof(double), cudaMemcpyHostToDevice,
-                       J->st));
-    CK(cudaMemcpyAsync(J->sz + nc, d->p.dens.ifgt_reach2, K * sizeof(double),
-                       cudaMemcpyHostToDevice, J->st));
-    CK(cudaMemcpyAsync(J->bstart, d->p.dens.ifgt_orders, K * sizeof(int), cudaMemcpyHostToDevice,
-                       J->st));
-    CK(cudaMemcpyAsync(J->bstart + K, d->p.dens.ifgt_offs, K * sizeof(int), cudaMemcpyHostToDevice,
-                       J->st));
-    CK(cudaStreamSynchronize(J->st));
+    CK_RET(cudaMalloc(&J->sxy, (size_t)K * sizeof(double2)));
+    CK_RET(cudaMalloc(&J->sz, (nc + K) * sizeof(double)));
+    CK_RET(cudaMalloc(&J->bstart, 2 * (size_t)K * sizeof(int)));
+    CK_RET(cudaMemcpyAsync(J->sxy, hc.data(), (size_t)K * sizeof(double2), cudaMemcpyHostToDevice,
+                           J->st));
+    CK_RET(cudaMemcpyAsync(J->sz, d->p.dens.ifgt_coef, nc * sizeof(double), cudaMemcpyHostToDevice,
+                           J->st));
+    CK_RET(cudaMemcpyAsync(J->sz + nc, d->p.dens.ifgt_reach2, K * sizeof(double),
+                           cudaMemcpyHostToDevice, J->st));
+    CK_RET(cudaMemcpyAsync(J->bstart, d->p.dens.ifgt_orders, K * sizeof(int),
+                           cudaMemcpyHostToDevice, J->st));
+    CK_RET(cudaMemcpyAsync(J->bstart + K, d->p.dens.ifgt_offs, K * sizeof(int),
+                           cudaMemcpyHostToDevice, J->st));
+    CK_RET(cudaStreamSynchronize(J->st));
     J->d.p.dens.ifgt_cx = J->d.p.dens.ifgt_cy = J->d.p.dens.ifgt_coef = J->d.p.dens.ifgt_reach2 =
         nullptr;
     J->d.p.dens.ifgt_orders = J->d.p.dens.ifgt_offs = nullptr;
     return 0;
-fail:
-    cudaGetLastError();
-    return -1;
 }
 
 __global__ void pair_xy(const double *x, const double *y, size_t n, double2 *xy)
@@ -607,22 +604,22 @@ int density_make(Job *J, const gk_gpu_job_desc *d, char *err, size_t err_cap)
     }
     /* the bins' points (mode=relative's are those of positive weight) */
     const size_t n = (size_t)d->p.dens.start[nbins];
-    CK(cudaMalloc(&J->sxy, (n ? n : 1) * sizeof(double2)));
-    CK(cudaMalloc(&J->sz, (n ? n : 1) * sizeof(double)));
-    CK(cudaMalloc(&J->bstart, (nbins + 1) * sizeof(int)));
+    CK_RET(cudaMalloc(&J->sxy, (n ? n : 1) * sizeof(double2)));
+    CK_RET(cudaMalloc(&J->sz, (n ? n : 1) * sizeof(double)));
+    CK_RET(cudaMalloc(&J->bstart, (nbins + 1) * sizeof(int)));
     /* x and y as they are, paired on the device (mode=relative's
      * gk_ds_relative reads them apart too: they stay in J's x, y) */
-    CK(cudaMalloc(&J->x, (n ? n : 1) * sizeof(double)));
-    CK(cudaMalloc(&J->y, (n ? n : 1) * sizeof(double)));
-    CK(cudaMemcpyAsync(J->x, d->p.dens.x, n * sizeof(double), cudaMemcpyHostToDevice, J->st));
-    CK(cudaMemcpyAsync(J->y, d->p.dens.y, n * sizeof(double), cudaMemcpyHostToDevice, J->st));
-    CK(cudaMemcpyAsync(J->sz, d->p.dens.z, n * sizeof(double), cudaMemcpyHostToDevice, J->st));
-    CK(cudaMemcpyAsync(J->bstart, d->p.dens.start, (nbins + 1) * sizeof(int),
-                       cudaMemcpyHostToDevice, J->st));
+    CK_RET(cudaMalloc(&J->x, (n ? n : 1) * sizeof(double)));
+    CK_RET(cudaMalloc(&J->y, (n ? n : 1) * sizeof(double)));
+    CK_RET(cudaMemcpyAsync(J->x, d->p.dens.x, n * sizeof(double), cudaMemcpyHostToDevice, J->st));
+    CK_RET(cudaMemcpyAsync(J->y, d->p.dens.y, n * sizeof(double), cudaMemcpyHostToDevice, J->st));
+    CK_RET(cudaMemcpyAsync(J->sz, d->p.dens.z, n * sizeof(double), cudaMemcpyHostToDevice, J->st));
+    CK_RET(cudaMemcpyAsync(J->bstart, d->p.dens.start, (nbins + 1) * sizeof(int),
+                           cudaMemcpyHostToDevice, J->st));
     if (n)
         pair_xy<<<(unsigned)((n + 255) / 256), 256, 0, J->st>>>(J->x, J->y, n, J->sxy);
-    CK(cudaGetLastError());
-    CK(cudaStreamSynchronize(J->st));
+    CK_RET(cudaGetLastError());
+    CK_RET(cudaStreamSynchronize(J->st));
     if (!(d->op == GK_GPU_GAUSS && d->p.dens.form == GK_GPU_GS_RELATIVE)) {
         cudaFree(J->x);
         cudaFree(J->y);
@@ -631,9 +628,6 @@ int density_make(Job *J, const gk_gpu_job_desc *d, char *err, size_t err_cap)
     J->nbx = d->p.dens.nbx, J->nby = d->p.dens.nby;
     J->gx0 = d->p.dens.x0, J->gy0 = d->p.dens.y0, J->bsx = J->bsy = d->p.dens.side;
     return 0;
-fail:
-    cudaGetLastError();
-    return -1;
 }
 
 int density_tile(Job *J, const Grid &G, char *err, size_t err_cap)
@@ -710,9 +704,9 @@ int density_tile(Job *J, const Grid &G, char *err, size_t err_cap)
             const size_t doubles = (size_t)nsegs * ncell * (P.smooth ? 2 : 1);
             if (doubles * sizeof(double) <= ((size_t)512 << 20)) {
                 kper = (nsegs + nsplit - 1) / nsplit;
-                CK(grow(&J->part, &J->part_cap, (doubles + 1) / 2));
+                CK_RET(grow(&J->part, &J->part_cap, (doubles + 1) / 2));
                 part = (double *)J->part;
-                CK(cudaMemsetAsync(part, 0, doubles * sizeof(double), J->st));
+                CK_RET(cudaMemsetAsync(part, 0, doubles * sizeof(double), J->st));
             }
         }
         g.z = (nsegs + kper - 1) / kper;
@@ -720,15 +714,15 @@ int density_tile(Job *J, const Grid &G, char *err, size_t err_cap)
             g.z = 1;
         const size_t smem = (P.smooth ? 2 : 1) * GS_B * GS_B * sizeof(double);
         if (P.smooth) {
-            CK(cudaFuncSetAttribute(gauss_f64<true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    (int)smem));
+            CK_RET(cudaFuncSetAttribute(gauss_f64<true>,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
             gauss_f64<true><<<g, GS_THREADS, smem, J->st>>>(P, kper, part, ncell, nsegs);
         } else {
-            CK(cudaFuncSetAttribute(gauss_f64<false>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    (int)smem));
+            CK_RET(cudaFuncSetAttribute(gauss_f64<false>,
+                                        cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
             gauss_f64<false><<<g, GS_THREADS, smem, J->st>>>(P, kper, part, ncell, nsegs);
         }
-        CK(cudaGetLastError());
+        CK_RET(cudaGetLastError());
         if (part) {
             const unsigned nb = (unsigned)((ncell + 255) / 256);
             if (P.smooth)
@@ -737,10 +731,8 @@ int density_tile(Job *J, const Grid &G, char *err, size_t err_cap)
                 gauss_reduce<false><<<nb, 256, 0, J->st>>>(P, part, ncell, nsegs);
         }
     }
-    CK(cudaGetLastError());
+    CK_RET(cudaGetLastError());
     return 0;
-fail:
-    return -1;
 }
 
 } // namespace gk_gpu

@@ -10,7 +10,7 @@
  * gather_kernel; invdist over every point, invdist.cu.
  */
 #include "families.h"
-#include "check.h"
+#include "call.h"
 #include "job.h"
 #include "kbest.cuh"
 #include "knn_list.cuh"
@@ -375,23 +375,21 @@ int aidw_tile(Job *J, const LocalParams &P, const ExtraParams &E, dim3 g, dim3 b
         return -1;
     }
     if (ka > 64)
-        CK(kl_launch(kl_aidw_alpha_kernel, J, ka, (size_t)t->w * t->h, P, E));
+        CK_RET(kl_launch(kl_aidw_alpha_kernel, J, ka, (size_t)t->w * t->h, P, E));
     else
         for_k<2, 4, 8, 16, 32, 64>(
             ka, [&](auto K) { launch_aidw_alpha<decltype(K)::value>(g, b, st, P, E); });
-    CK(cudaGetLastError());
+    CK_RET(cudaGetLastError());
     if (d.window == GK_GPU_WIN_ALL)
         aidw_all_kernel<<<g, b, 0, st>>>(P, E);
     else if (k == 0)
         quad_all_launch(g, b, st, P, E); /* every point of the window */
     else if (k > 64)
-        CK(kl_launch(kl_idw_kernel, J, k, (size_t)t->w * t->h, P, 1));
+        CK_RET(kl_launch(kl_idw_kernel, J, k, (size_t)t->w * t->h, P, 1));
     else
         for_k<4, 8, 16, 32, 64>(
             k, [&](auto K) { aidw_knn_kernel<decltype(K)::value><<<g, b, 0, st>>>(P); });
     return 0;
-fail:
-    return -1;
 }
 
 } // namespace gk_gpu

@@ -7,7 +7,7 @@
  * double over every point.
  */
 #include "families.h"
-#include "check.h"
+#include "call.h"
 #include "grid.cuh"
 #include "job.h"
 
@@ -341,13 +341,13 @@ int invdist_all_tile(Job *J, const Grid &G, const gk_gpu_tile *t, char *err, siz
     slices = (n + chunk - 1) / chunk;
     grd.z = slices;
     P.chunk = chunk;
-    CK(grow(&J->part, &J->part_cap, (size_t)slices * ncell));
-    CK(grow(&J->flags, &J->flags_cap, ncell));
-    CK(grow(&J->flag_list, &J->flag_list_cap, ncell));
+    CK_RET(grow(&J->part, &J->part_cap, (size_t)slices * ncell));
+    CK_RET(grow(&J->flags, &J->flags_cap, ncell));
+    CK_RET(grow(&J->flag_list, &J->flag_list_cap, ncell));
     P.part = J->part;
     P.flags = J->flags;
-    CK(cudaMemsetAsync(J->flags, 0, ncell * sizeof(int), J->st));
-    CK(cudaMemsetAsync(J->counters, 0, 4 * sizeof(unsigned int), J->st));
+    CK_RET(cudaMemsetAsync(J->flags, 0, ncell * sizeof(int), J->st));
+    CK_RET(cudaMemsetAsync(J->counters, 0, 4 * sizeof(unsigned int), J->st));
     {
         double cw = (t->xmax - t->xmin) / t->nx, chh = (t->ymax - t->ymin) / t->ny;
         double sc = 1.0 / std::min(cw, chh);
@@ -357,10 +357,10 @@ int invdist_all_tile(Job *J, const Grid &G, const gk_gpu_tile *t, char *err, siz
         P.s2f = (float)(P.s2 * sc * sc);
         if (single) {
             size_t cap = J->pf ? J->n : 0;
-            CK(grow(&J->pf, &cap, J->n));
+            CK_RET(grow(&J->pf, &cap, J->n));
             to_local_f32<<<(n + 255) / 256, 256, 0, J->st>>>(J->x, J->y, J->z, n, P.ox, P.oy, sc,
                                                              J->zc, J->pf);
-            CK(cudaGetLastError());
+            CK_RET(cudaGetLastError());
             P.pf = J->pf;
             if (P.p2 && paired)
                 invdist_all_f32<IDW_P2_PAIRED><<<grd, blk, 0, J->st>>>(P);
@@ -371,25 +371,23 @@ int invdist_all_tile(Job *J, const Grid &G, const gk_gpu_tile *t, char *err, siz
         } else {
             invdist_all_f64<<<grd, blk, 0, J->st>>>(P);
         }
-        CK(cudaGetLastError());
+        CK_RET(cudaGetLastError());
         double hit2s = G.hit2 * sc * sc;
         invdist_all_finish<<<(unsigned)((ncell + 255) / 256), 256, 0, J->st>>>(
             J->part, slices, ncell, J->flags, J->zc, hit2s, single ? 1 : 0, d.nodata, J->out,
             J->flag_list, J->counters);
-        CK(cudaGetLastError());
+        CK_RET(cudaGetLastError());
         /* one block per flagged cell; the kernel reads the count on the GPU */
         unsigned int nflag = 0;
-        CK(cudaMemcpyAsync(&nflag, J->counters, sizeof nflag, cudaMemcpyDeviceToHost, J->st));
-        CK(cudaStreamSynchronize(J->st));
+        CK_RET(cudaMemcpyAsync(&nflag, J->counters, sizeof nflag, cudaMemcpyDeviceToHost, J->st));
+        CK_RET(cudaStreamSynchronize(J->st));
         if (nflag) {
             invdist_all_fixup<<<nflag, 256, 0, J->st>>>(P, J->flag_list, J->counters, d.nodata,
                                                         J->out);
-            CK(cudaGetLastError());
+            CK_RET(cudaGetLastError());
         }
     }
     return 0;
-fail:
-    return -1;
 }
 
 } // namespace gk_gpu

@@ -23,7 +23,7 @@
  * drift columns rounded up to 0, 1, 3, 6 or KR_XMAXP.
  */
 #include "families.h"
-#include "check.h"
+#include "call.h"
 #include "job.h"
 #include "kbest.cuh"
 #include "krige_cov.cuh"
@@ -777,18 +777,16 @@ int krige_tile(Job *J, LocalParams &P, const gk_gpu_tile *t, int nbands, char *e
     if (d.single && krige_needs_double(k))
         KP.single = 0;
     if (krige_big(K, k.omax) || d.quad_max > 0) {
-        CK(launch_krige_big(J, P, KP));
+        CK_RET(launch_krige_big(J, P, KP));
     } else {
         const size_t kn = krige_scratch(K, G.w, G.h, k.omax > 0);
         if (kn)
-            CK(grow(&J->knbr, &J->knbr_cap, kn));
+            CK_RET(grow(&J->knbr, &J->knbr_cap, kn));
         int *nbr = kn ? J->knbr : nullptr;
-        CK(KP.single ? launch_krige_k<float>(J->st, K, P, KP, nbr)
-                     : launch_krige_k<double>(J->st, K, P, KP, nbr));
+        CK_RET(KP.single ? launch_krige_k<float>(J->st, K, P, KP, nbr)
+                         : launch_krige_k<double>(J->st, K, P, KP, nbr));
     }
     return 0;
-fail:
-    return -1;
 }
 
 } // namespace gk_gpu

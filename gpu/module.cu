@@ -13,7 +13,7 @@
  * ties by input order, exact hits, min_points and nodata as the CPU's.
  */
 #include "families.h"
-#include "check.h"
+#include "call.h"
 #include "op_row.h"
 #include "job.h"
 #include "local.cuh"
@@ -499,12 +499,10 @@ static int run_extra(Job *J, const LocalParams &P, dim3 g, dim3 b, const gk_gpu_
         if (aidw_tile(J, P, E, g, b, t, err, err_cap))
             return -1;
     } else {
-        CK(launch_quad(J, P, E, g, b, (size_t)t->w * t->h));
+        CK_RET(launch_quad(J, P, E, g, b, (size_t)t->w * t->h));
     }
-    CK(cudaGetLastError());
+    CK_RET(cudaGetLastError());
     return 0;
-fail:
-    return -1;
 }
 
 static int run_local(Job *J, const LocalParams &P0, const gk_gpu_tile *t, char *err, size_t err_cap)
@@ -520,14 +518,12 @@ static int run_local(Job *J, const LocalParams &P0, const gk_gpu_tile *t, char *
     if (d.op == GK_GPU_NEAREST) {
         nearest_launch(g, b, J->st, P);
     } else if (d.op == GK_GPU_IDW_KNN && d.max_points > 0) {
-        CK(idw_knn_launch(J, P, g, b, (size_t)t->w * t->h));
+        CK_RET(idw_knn_launch(J, P, g, b, (size_t)t->w * t->h));
     } else {
         gather_launch(g, b, J->st, P);
     }
-    CK(cudaGetLastError());
+    CK_RET(cudaGetLastError());
     return 0;
-fail:
-    return -1;
 }
 
 /* ---- the ops' tiles ------------------------------------------------------ */
@@ -541,7 +537,7 @@ static int tile_invdist_all(Job *J, const Grid &G, const gk_gpu_tile *t, int, ch
 static int tile_krige_global(Job *J, const Grid &, const gk_gpu_tile *t, int, char *err,
                              size_t err_cap)
 {
-    CK(cudaMemsetAsync(J->counters, 0, 4 * sizeof(unsigned int), J->st));
+    CK_RET(cudaMemsetAsync(J->counters, 0, 4 * sizeof(unsigned int), J->st));
     {
         const int rc = kg_tile(static_cast<KgState *>(J->own), t, J->kr.nr > 0 ? J->kg0 : nullptr,
                                J->out, J->counters + 3, err, err_cap);
@@ -549,22 +545,18 @@ static int tile_krige_global(Job *J, const Grid &, const gk_gpu_tile *t, int, ch
             ck_last = cudaErrorMemoryAllocation;
         return rc ? -1 : 0;
     }
-fail:
-    return -1;
 }
 
 /* The core locates the nodes left GK_LR_UNSET and counts nodata. */
 static int tile_linear(Job *J, const Grid &, const gk_gpu_tile *t, int, char *err, size_t err_cap)
 {
-    CK(cudaMemsetAsync(J->counters, 0, 4 * sizeof(unsigned int), J->st));
+    CK_RET(cudaMemsetAsync(J->counters, 0, 4 * sizeof(unsigned int), J->st));
     {
         const int rc = lin_tile(static_cast<LinState *>(J->own), J->st, t, J->out, err, err_cap);
         if (rc == GK_GPU_TILE_NOMEM)
             ck_last = cudaErrorMemoryAllocation;
         return rc ? -1 : 0;
     }
-fail:
-    return -1;
 }
 
 /* The window searches' parameters of a tile: the bins, the window, the op. */
@@ -606,17 +598,15 @@ static LocalParams local_params(Job *J, const Grid &G)
 static int tile_local(Job *J, const Grid &G, const gk_gpu_tile *t, int, char *err, size_t err_cap)
 {
     LocalParams P = local_params(J, G);
-    CK(cudaMemsetAsync(J->counters, 0, 4 * sizeof(unsigned int), J->st));
+    CK_RET(cudaMemsetAsync(J->counters, 0, 4 * sizeof(unsigned int), J->st));
     return run_local(J, P, t, err, err_cap);
-fail:
-    return -1;
 }
 
 static int tile_krige(Job *J, const Grid &G, const gk_gpu_tile *t, int nbands, char *err,
                       size_t err_cap)
 {
     LocalParams P = local_params(J, G);
-    CK(cudaMemsetAsync(J->counters, 0, 4 * sizeof(unsigned int), J->st));
+    CK_RET(cudaMemsetAsync(J->counters, 0, 4 * sizeof(unsigned int), J->st));
     if (t->qx) { /* cross-validation: the given points, and their folds */
         const size_t nq = (size_t)t->w * t->h;
         if (!J->sgroup || J->kr.omax > 0 || J->d.quad_max > 0 || J->d.max_points > 64 ||
@@ -628,8 +618,8 @@ static int tile_krige(Job *J, const Grid &G, const gk_gpu_tile *t, int nbands, c
             return -1;
         }
         double2 *hq = nullptr;
-        CK(grow(&J->q, &J->q_cap, nq));
-        CK(grow(&J->qg, &J->qg_cap, nq));
+        CK_RET(grow(&J->q, &J->q_cap, nq));
+        CK_RET(grow(&J->qg, &J->qg_cap, nq));
         hq = new (std::nothrow) double2[nq];
         if (!hq) {
             snprintf(err, err_cap, "out of host memory");
@@ -640,15 +630,13 @@ static int tile_krige(Job *J, const Grid &G, const gk_gpu_tile *t, int nbands, c
         {
             cudaError_t e = cudaMemcpy(J->q, hq, nq * sizeof(double2), cudaMemcpyHostToDevice);
             delete[] hq;
-            CK(e);
+            CK_RET(e);
         }
-        CK(cudaMemcpyAsync(J->qg, t->qgroup, nq * sizeof(int), cudaMemcpyHostToDevice, J->st));
+        CK_RET(cudaMemcpyAsync(J->qg, t->qgroup, nq * sizeof(int), cudaMemcpyHostToDevice, J->st));
         P.q = J->q;
         P.qg = J->qg;
     }
     return krige_tile(J, P, t, nbands, err, err_cap) ? -1 : 0;
-fail:
-    return -1;
 }
 
 /* ---- ABI: kriging's parameters, a tile, the rest ------------------------- */

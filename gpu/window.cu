@@ -8,7 +8,7 @@
  * rules is quadrants.cu's.
  */
 #include "families.h"
-#include "check.h"
+#include "call.h"
 #include "job.h"
 #include "local.cuh"
 
@@ -213,17 +213,15 @@ int pairs_tile(Job *J, const LocalParams &P, dim3 g, dim3 b, const gk_gpu_tile *
         const int n = (int)J->n, h = (n + 1) / 2;
         const size_t ncell = (size_t)t->w * t->h;
         /* double2 slots, used as doubles: h partial sums and the value */
-        CK(grow(&J->part, &J->part_cap, (size_t)(h + 2) / 2 + 1));
+        CK_RET(grow(&J->part, &J->part_cap, (size_t)(h + 2) / 2 + 1));
         double *part = (double *)J->part;
         pairs_all_partial<<<(h + 127) / 128, 128, 0, st>>>(P.B, n, part);
-        CK(cudaGetLastError());
+        CK_RET(cudaGetLastError());
         pairs_all_finish<<<1, 1, 0, st>>>(part, n, d.min_points, d.nodata);
-        CK(cudaGetLastError());
+        CK_RET(cudaGetLastError());
         fill_kernel<<<(unsigned)((ncell + 255) / 256), 256, 0, st>>>(P.out, ncell, part + h);
     }
     return 0;
-fail:
-    return -1;
 }
 
 } // namespace gk_gpu
