@@ -357,8 +357,8 @@ static int run(gk_context *ctx, int argc, char **argv)
     }
     if ((rc = reject_grid_only(ctx, o)))
         goto done;
-    if (!(alg = gk_algorithm_parse(ctx, o->algorithm))) {
-        rc = gk_errno(ctx);
+    if (!(alg = gk_algorithm_clone(o->alg))) {
+        rc = gk_error(ctx, GK_ERR_NOMEM, "out of memory");
         goto done;
     }
     gk_algorithm_set_precision(alg, o->precision);

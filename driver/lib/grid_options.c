@@ -243,6 +243,7 @@ void gk_grid_options_free(gk_grid_options *o)
     CPLFree(o->type);
     CPLFree(o->format);
     CPLFree(o->algorithm);
+    gk_algorithm_free(o->alg);
     CPLFree(o->device);
     CPLFree(o->parts);
     CPLFree(o->src);
@@ -463,15 +464,27 @@ gk_grid_options *gk_grid_options_new(gk_context *ctx, int argc, char **argv)
                  o->format);
         goto fail;
     }
-    /* Validate the algorithm string now: a typo fails before any reading. */
-    gk_algorithm *alg = gk_algorithm_parse(ctx, o->algorithm);
-    if (!alg)
+    /* The algorithm string parsed now, once: a typo fails before any reading. */
+    if (!(o->alg = gk_algorithm_parse(ctx, o->algorithm)))
         goto fail;
-    gk_algorithm_free(alg);
     return o;
 fail:
     gk_grid_options_free(o);
     return NULL;
+}
+
+int gk_grid_options_set_algorithm(gk_context *ctx, gk_grid_options *o, char *spec)
+{
+    gk_algorithm *alg = gk_algorithm_parse(ctx, spec);
+    if (!alg) {
+        CPLFree(spec);
+        return gk_errno(ctx);
+    }
+    CPLFree(o->algorithm);
+    gk_algorithm_free(o->alg);
+    o->algorithm = spec;
+    o->alg = alg;
+    return GK_OK;
 }
 
 void gk_grid_options_set_progress(gk_grid_options *o, gk_progress_fn fn, void *user)

@@ -26,7 +26,9 @@ struct gk_grid_options {
     int have_outsize, nx, ny;
     int have_tr;
     double tr[2];
-    char *algorithm; /* -a */
+    char *algorithm;   /* -a */
+    gk_algorithm *alg; /* -a parsed, once (gk_grid_options_new, _set_algorithm): every
+                        * later step clones or reads it */
     int quiet;
     int threads; /* --threads; 0 = all cores */
     gk_precision precision;
@@ -64,6 +66,9 @@ int gk_thread_limit(void);
  * else every core; an error stating the limit when GDAL_NUM_THREADS is above
  * it. */
 int gk_grid_options_apply_threads(gk_context *ctx, const gk_grid_options *o);
+/* -a replaced (the plugin resolves its relative paths): spec (CPLMalloc()ed,
+ * taken) parsed into o->alg; GK_OK, or an error in ctx (o unchanged). */
+int gk_grid_options_set_algorithm(gk_context *ctx, gk_grid_options *o, char *spec);
 
 /* The inputs o names (the source with its -oo, -clipsrc) and kp's (its
  * variogram file and drift rasters; kp may be NULL): what no output of the

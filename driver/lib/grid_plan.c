@@ -272,8 +272,11 @@ int gk_grid_plan_init_ex(gk_context *ctx, const gk_grid_options *o, gk_grid_plan
         return gk_error(ctx, GK_ERR_NOMEM, "out of memory");
     gpu_warm_up *warm = &hw->w;
     int rc = GK_OK;
-    if (!(p->alg = gk_algorithm_parse(ctx, o->algorithm)))
+    if (!(p->alg = o->alg ? gk_algorithm_clone(o->alg) : gk_algorithm_parse(ctx, o->algorithm))) {
+        if (o->alg)
+            gk_error(ctx, GK_ERR_NOMEM, "out of memory");
         goto fail;
+    }
     gk_context_auto_device(ctx, p->alg, 0, 0, 0); /* no earlier run's choice */
     gk_algorithm_set_precision(p->alg, o->precision);
     /* kriging: variogram=FILE.json is read here */

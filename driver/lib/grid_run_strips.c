@@ -46,18 +46,15 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
     gk_grid_plan plan;
     /* the points first, on every rank at once: rank 0 reads and broadcasts */
     gk_source_points sp;
-    gk_algorithm *alg = gk_algorithm_parse(ctx, o->algorithm);
+    const gk_algorithm *alg = o->alg; /* parsed with the options */
     /* the GPU starts while the points are read, as in one process's plan
      * (which applies --threads too: auto weighs the cores given) */
-    if (alg && gk_grid_options_apply_threads(ctx, o)) {
-        gk_algorithm_free(alg);
+    if (alg && gk_grid_options_apply_threads(ctx, o))
         alg = NULL;
-    }
     gk_gpu_warm *warm = alg ? gk_grid_warm_up(ctx, o, alg) : NULL;
     int rc = alg ? gk_world_read_points(world, ctx, o, gk_algorithm_needs_z(alg), &sp)
                  : gk_world_agree(world, ctx, gk_errno(ctx));
     double early_gpu_wait = gk_grid_warm_up_join(warm);
-    gk_algorithm_free(alg);
     if (rc)
         return rc;
     const double read_s = gk_seconds() - t_start - early_gpu_wait;

@@ -652,8 +652,15 @@ GDALDataset *GKDataset::Open(GDALOpenInfo *oi)
         ReplaceString(&o->src, Resolve(dir, o->src));
         if (o->clipsrc)
             ReplaceString(&o->clipsrc, Resolve(dir, o->clipsrc));
-        if (o->algorithm)
-            ReplaceString(&o->algorithm, ResolveAlgorithmPaths(dir, o->algorithm));
+        if (o->algorithm) {
+            const std::string a = ResolveAlgorithmPaths(dir, o->algorithm);
+            if (a != o->algorithm &&
+                gk_grid_options_set_algorithm(sh->ctx, o, CPLStrdup(a.c_str()))) {
+                CPLError(CE_Failure, CPLE_IllegalArg, "GRIDKIT: %s (in '%s')",
+                         Printable(gk_errmsg(sh->ctx), 1000).c_str(), shown);
+                return nullptr;
+            }
+        }
     }
 
     /* Same arguments (and same source file state): share points and jobs. */
