@@ -421,7 +421,7 @@ static int vgm_block_sums(gk_context *ctx, const vgm_setup *s, size_t n, int omn
         bstart[b] = (size_t)((double)n * sqrt((double)b / (double)nblocks));
     bstart[nblocks] = n;
 
-    /* the context's GPU, when it has one (device.c): the sums of every class */
+    /* the context's GPU, when it has one (device_calls.c): the sums of every class */
     *nblocks_out = nblocks;
     int on_gpu = where != GK_VGM_CPU ? gpu_sums(ctx, s, n, hist) : 0;
     *on_gpu_out = on_gpu > 0;

@@ -1,7 +1,7 @@
 /* idw/invdistnn.c - inverse distance to a power over the nearest neighbours
  * within a circle (gdal_grid's invdistnn), with its per-quadrant variant.
  * Ties in distance are broken by index: the job's points are in gdal_grid's
- * quadtree order (core/engine.c), so ties fall as in gdal_grid. */
+ * quadtree order (core/job_ties.c), so ties fall as in gdal_grid. */
 #include "idw.h"
 #include "search/gpu_window.h"
 #include "search/index.h"

@@ -10,7 +10,7 @@
 #include "ridges_util.h"
 
 /* Evolve: Jacobi steps (ridges/curve_step.h) until a step moves nothing or
- * max_iter steps; on the context's GPU when device.c says so, else on the
+ * max_iter steps; on the context's GPU when device_calls.c says so, else on the
  * CPU's threads, with the same bits. *iters and *converged as
  * gk_gpu_evolve's. GK_OK or an error in ctx. */
 int gk_curve_evolve(gk_context *ctx, const gk_cloud *c, double r1, double *s, size_t m,

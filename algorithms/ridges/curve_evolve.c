@@ -1,7 +1,7 @@
 /*
  * curve_evolve.c - curve's evolve: the samples renumbered by cell
  * (ridges/curve_step.h's order), then Jacobi steps of curve_step.h on the
- * GPU (device.c first) or on OpenMP threads, the same bits for any thread
+ * GPU (device_calls.c first) or on OpenMP threads, the same bits for any thread
  * count and device.
  *
  * A CPU step: the representatives are sorted by cell (edge r1, so a row of

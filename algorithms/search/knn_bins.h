@@ -7,7 +7,7 @@
  * and stops once a lower bound on the distance of every point not visited
  * exceeds the k-th best (or the radius). It answers with distances only
  * sorted: equal distances come in no defined order, which its caller
- * detects and settles otherwise (gdal_grid's tie order, engine.c).
+ * detects and settles otherwise (gdal_grid's tie order, job_ties.c).
  */
 #ifndef GK_KNN_BINS_H
 #define GK_KNN_BINS_H
