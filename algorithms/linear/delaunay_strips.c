@@ -314,7 +314,9 @@ static void strips_partition(dt_join *J)
     {
         int t = omp_get_thread_num(), T = omp_get_num_threads();
         int lo = (int)((long long)m * t / T), hi = (int)((long long)m * (t + 1) / T);
-        int *c = cnt + (size_t)t * K;
+        /* the thread's counts on its own stack: in cnt, the threads' rows
+         * share cache lines, and every increment would bounce them */
+        int c[64] = {0};
         for (int pass = 0; pass < 2; pass++) {
             for (int i = lo; i < hi; i++) {
                 double xv = x[idx[i]];
@@ -333,6 +335,7 @@ static void strips_partition(dt_join *J)
             }
             if (pass == 1)
                 break;
+            memcpy(cnt + (size_t)t * K, c, (size_t)K * sizeof *c);
 #pragma omp barrier
 #pragma omp single
             {
@@ -346,7 +349,8 @@ static void strips_partition(dt_join *J)
                     }
                     st[s].m = sum - (int)(st[s].idx - sidx);
                 }
-            }
+            } /* the single's implied barrier: every thread's offsets are set */
+            memcpy(c, cnt + (size_t)t * K, (size_t)K * sizeof *c);
         }
     }
 }
