@@ -37,17 +37,13 @@ struct gk_grid_options {
     char *parts;  /* --parts DIR: strips as GeoTIFFs there, dst their VRT */
     gk_progress_fn progress;
     void *progress_user;
-    /* points already read (MPI: broadcast by rank 0, mpi/world_points.h):
-     * the plan borrows them instead of reading the source */
-    gk_source_points *points;
 };
 
-/* Reads the points the source options select (shared by grid, variogram, cv,
- * ridges); needs_z: GK_Z_NEEDED, GK_Z_IGNORED or GK_Z_NOT_READ (io/read_points.h). */
-int gk_grid_options_read_points(gk_context *ctx, const gk_grid_options *o, int needs_z,
-                                gk_source_points *sp);
-/* gk_grid_options_read_points on every rank of w (mpi/world_points.h: read
- * by each, or by rank 0 and broadcast; w NULL: one process). */
+/* Reads the points the source options select, the one way every command
+ * does (grid's plan, variogram, cv, ridges), on every rank of w
+ * (mpi/world_points.h: read by each, or by rank 0 and broadcast; w NULL: one
+ * process). needs_z: GK_Z_NEEDED, GK_Z_IGNORED or GK_Z_NOT_READ
+ * (io/read_points.h). */
 int gk_world_read_points(const gk_world *w, gk_context *ctx, const gk_grid_options *o, int needs_z,
                          gk_source_points *sp);
 /* gk_peek_points() for the options' source: 0 and the feature count and

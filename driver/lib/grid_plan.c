@@ -142,30 +142,10 @@ static void warm_up_begin(gpu_warm_up *w, gk_context *ctx, const gk_grid_options
     warm_up_start(w);
 }
 
+/* a late start's warm-up outlives plan_make (gk_grid_plan.starting) */
 struct gk_gpu_warm {
     gpu_warm_up w;
 };
-
-gk_gpu_warm *gk_grid_warm_up(gk_context *ctx, const gk_grid_options *o, const gk_algorithm *alg)
-{
-    int want_auto;
-    if (!gpu_may_start(o, alg, &want_auto))
-        return NULL;
-    gk_gpu_warm *g = calloc(1, sizeof *g);
-    if (!g)
-        return NULL; /* the plan starts it */
-    warm_up_begin(&g->w, ctx, o, alg, want_auto);
-    return g;
-}
-
-double gk_grid_warm_up_join(gk_gpu_warm *g)
-{
-    if (!g)
-        return 0;
-    double s = warm_up_join(&g->w);
-    free(g);
-    return s;
-}
 
 /* gdal_grid's geometry: extent from -txe/-tye, else (gridkit's choice) the
  * bounding box of the points actually used by every band; size from -outsize,
@@ -238,8 +218,7 @@ void gk_grid_plan_free(gk_grid_plan *p)
         warm_up_join(&p->starting->w);
         free(p->starting);
     }
-    if (!p->sp_borrowed)
-        gk_source_points_free(&p->sp);
+    gk_source_points_free(&p->sp);
     gk_drift_rasters_close(p->drift);
     CSLDestroy(p->md);
     CSLDestroy(p->desc);
@@ -255,19 +234,35 @@ const char *gk_grid_plan_srs(const gk_grid_plan *p)
 
 int gk_grid_plan_init(gk_context *ctx, const gk_grid_options *o, gk_grid_plan *p)
 {
-    return gk_grid_plan_init_ex(ctx, o, p, 0);
+    return gk_grid_plan_init_ex(ctx, o, NULL, 0, p);
 }
 
-int gk_grid_plan_init_ex(gk_context *ctx, const gk_grid_options *o, gk_grid_plan *p, int late)
+static int plan_make(gk_context *ctx, const gk_grid_options *o, const gk_world *world, int late,
+                     gk_grid_plan *p, int *read_tried);
+
+int gk_grid_plan_init_ex(gk_context *ctx, const gk_grid_options *o, const gk_world *world, int late,
+                         gk_grid_plan *p)
 {
     memset(p, 0, sizeof *p);
+    int read_tried = 0;
+    int rc = plan_make(ctx, o, world, late, p, &read_tried);
+    /* a rank that failed before reading still takes part in the read's
+     * first agreement (mpi/world_points.c), where the others wait */
+    if (rc && world && !read_tried)
+        gk_world_agree(world, ctx, rc);
+    return rc;
+}
+
+static int plan_make(gk_context *ctx, const gk_grid_options *o, const gk_world *world, int late,
+                     gk_grid_plan *p, int *read_tried)
+{
     gk_context_set_gpu_late(ctx, 0);
     if (gk_grid_options_apply_threads(ctx, o))
         return gk_errno(ctx);
     /* A GPU asked for by name is checked (started) by set_device: that waits
      * until the points are read, while the warm-up thread starts it. */
     /* on the heap: a late start's thread outlives this call (p->starting) */
-    gk_gpu_warm *hw = calloc(1, sizeof *hw);
+    struct gk_gpu_warm *hw = calloc(1, sizeof *hw);
     if (!hw)
         return gk_error(ctx, GK_ERR_NOMEM, "out of memory");
     gpu_warm_up *warm = &hw->w;
@@ -308,13 +303,8 @@ int gk_grid_plan_init_ex(gk_context *ctx, const gk_grid_options *o, gk_grid_plan
     if (o->a_srs && !(p->a_srs_wkt = srs_to_wkt(ctx, o->a_srs)))
         goto fail;
     double t0 = gk_seconds();
-    int read_rc = GK_OK;
-    if (o->points) {
-        p->sp = *o->points;
-        p->sp_borrowed = 1;
-    } else {
-        read_rc = gk_grid_options_read_points(ctx, o, gk_algorithm_needs_z(p->alg), &p->sp);
-    }
+    *read_tried = 1;
+    int read_rc = gk_world_read_points(world, ctx, o, gk_algorithm_needs_z(p->alg), &p->sp);
     p->read_s = gk_seconds() - t0;
     if (warm->started && late && warm->decide && !atomic_load(&warm->finished) && !read_rc &&
         gk_context_auto_device(ctx, p->alg, warm->in.n, warm->in.area, warm->in.nodes) &&

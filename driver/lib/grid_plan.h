@@ -20,7 +20,6 @@ typedef struct {
     gk_algorithm *alg;
     int planes;          /* values per node: 2 for kriging with its variance, else 1 */
     gk_source_points sp; /* one layer per input layer */
-    int sp_borrowed;     /* sp is the options' points (not freed here) */
     gk_grid g;           /* the output grid */
     int bands;           /* sp.n_layers * planes; band b = layer b / planes */
     char *a_srs_wkt;     /* -a_srs as WKT (owned); NULL: the source's */
@@ -43,18 +42,13 @@ double gk_seconds(void);
  * GPU, unless the device is cpu), resolves the geometry, SRS, bands,
  * descriptions and metadata. On error: a message in ctx, *p freed. */
 int gk_grid_plan_init(gk_context *ctx, const gk_grid_options *o, gk_grid_plan *p);
-/* The same; late: under auto, where the GPU is still starting once the
- * points are read, the plan does not wait for it: the jobs begin on the CPU
- * cores and the GPU joins them (gk_context_set_gpu_late). */
-int gk_grid_plan_init_ex(gk_context *ctx, const gk_grid_options *o, gk_grid_plan *p, int late);
-/* The GPU's start-up on a thread of its own, begun before the points are
- * read where the plan is made after (gk_grid_run_strips): with auto only
- * where the CPU cores would not finish first, as the plan decides. NULL
- * where nothing was started; alg is read until the join. */
-typedef struct gk_gpu_warm gk_gpu_warm;
-gk_gpu_warm *gk_grid_warm_up(gk_context *ctx, const gk_grid_options *o, const gk_algorithm *alg);
-/* Waits for it to end and frees it: the seconds waited (0 for NULL). */
-double gk_grid_warm_up_join(gk_gpu_warm *g);
+/* The same, for the ranks of world together (NULL: this process alone):
+ * they read the points as gk_world_read_points() does, and a rank that fails
+ * before reading tells the others. late: under auto, where the GPU is still
+ * starting once the points are read, the plan does not wait for it: the jobs
+ * begin on the CPU cores and the GPU joins them (gk_context_set_gpu_late). */
+int gk_grid_plan_init_ex(gk_context *ctx, const gk_grid_options *o, const gk_world *world, int late,
+                         gk_grid_plan *p);
 /* The output SRS as WKT (-a_srs, else the source layer's), NULL if none. */
 const char *gk_grid_plan_srs(const gk_grid_plan *p);
 /* The job of input layer `layer` (index, kriging drift); NULL and a message

@@ -127,14 +127,6 @@ static void read_spec(const gk_grid_options *o, int needs_z, gk_read_options *ou
     *out = ro;
 }
 
-int gk_grid_options_read_points(gk_context *ctx, const gk_grid_options *o, int needs_z,
-                                gk_source_points *sp)
-{
-    gk_read_options ro;
-    read_spec(o, needs_z, &ro);
-    return gk_read_points(ctx, &ro, sp);
-}
-
 typedef struct {
     const gk_grid_options *o;
     int needs_z;
@@ -143,7 +135,9 @@ typedef struct {
 static int read_options_points(gk_context *ctx, void *user, gk_source_points *sp)
 {
     const options_reader *r = user;
-    return gk_grid_options_read_points(ctx, r->o, r->needs_z, sp);
+    gk_read_options ro;
+    read_spec(r->o, r->needs_z, &ro);
+    return gk_read_points(ctx, &ro, sp);
 }
 
 int gk_world_read_points(const gk_world *w, gk_context *ctx, const gk_grid_options *o, int needs_z,
@@ -214,7 +208,7 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
     /* --timings: seconds per phase */
     double t_start = gk_seconds(), t_open = 0, t_prepare = 0, t_grid = 0, t_write = 0, t_finish = 0;
     gk_grid_plan plan;
-    if (gk_grid_plan_init_ex(ctx, o, &plan, 1))
+    if (gk_grid_plan_init_ex(ctx, o, NULL, 1, &plan))
         return gk_errno(ctx);
     double t_plan = gk_seconds() - t_start;
     const gk_grid g = plan.g;

@@ -10,7 +10,6 @@
  */
 #include "lib/grid_strips.h"
 #include "lib/grid_parts.h"
-#include "lib/grid_options.h" /* gk_world_read_points */
 #include "io/cancel_cleanup.h"
 #include "io/output_check.h"
 #include "io/replace_output.h"
@@ -44,35 +43,18 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
     const int speak = rank == 0 && !o->quiet;
     double t_start = gk_seconds();
     gk_grid_plan plan;
-    /* the points first, on every rank at once: rank 0 reads and broadcasts */
-    gk_source_points sp;
-    const gk_algorithm *alg = o->alg; /* parsed with the options */
-    /* the GPU starts while the points are read, as in one process's plan
-     * (which applies --threads too: auto weighs the cores given) */
-    if (alg && gk_grid_options_apply_threads(ctx, o))
-        alg = NULL;
-    gk_gpu_warm *warm = alg ? gk_grid_warm_up(ctx, o, alg) : NULL;
-    int rc = alg ? gk_world_read_points(world, ctx, o, gk_algorithm_needs_z(alg), &sp)
-                 : gk_world_agree(world, ctx, gk_errno(ctx));
-    double early_gpu_wait = gk_grid_warm_up_join(warm);
-    if (rc)
-        return rc;
-    const double read_s = gk_seconds() - t_start - early_gpu_wait;
-    gk_grid_options with_points = *o;
-    with_points.points = &sp;
+    /* the plan on every rank at once: the points read as the world reads
+     * them (each, or rank 0 and broadcast), the GPU starting meanwhile */
     double wait_s = 0, t_phase = gk_seconds();
-    int planned = gk_grid_plan_init(ctx, &with_points, &plan) == GK_OK;
+    int planned = gk_grid_plan_init_ex(ctx, o, world, 0, &plan) == GK_OK;
     const double plan_s = gk_seconds() - t_phase;
-    rc = agree(world, ctx, planned ? GK_OK : gk_errno(ctx), &wait_s);
+    int rc = agree(world, ctx, planned ? GK_OK : gk_errno(ctx), &wait_s);
     if (rc) {
         if (planned)
             gk_grid_plan_free(&plan);
-        gk_source_points_free(&sp);
         return rc;
     }
-    plan.read_s = read_s;
-    const double plan_wait_s = plan.gpu_wait_s;
-    plan.gpu_wait_s += early_gpu_wait;
+    const double read_s = plan.read_s;
     const gk_grid g = plan.g;
     const int n_jobs = plan.sp.n_layers, planes = plan.planes;
     const gk_kriging_params *kp = gk_algorithm_kriging(plan.alg);
@@ -247,7 +229,7 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
                 "Timings (s): read points %.3f, waiting for the GPU %.3f, plan %.3f, "
                 "output and jobs %.3f, strips %.3f (writing %.3f of it), finish output %.3f, "
                 "waiting for the other ranks %.3f in all; total %.3f on %d rank%s\n",
-                read_s, plan.gpu_wait_s, plan_s - plan_wait_s, setup_s, strips_s, write_s, finish_s,
+                read_s, plan.gpu_wait_s, plan_s - read_s - plan.gpu_wait_s, setup_s, strips_s, write_s, finish_s,
                 wait_s, gk_seconds() - t_start, gk_world_size(world), world ? "s" : "");
 
     gk_raster_writer_abort(w);
@@ -260,6 +242,5 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
     CSLDestroy(part_co);
     gk_inputs_free(inputs);
     gk_grid_plan_free(&plan);
-    gk_source_points_free(&sp);
     return rc;
 }

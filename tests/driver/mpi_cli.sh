@@ -290,6 +290,20 @@ EOF
 chmod +x "$W/rank1_nogpu.sh"
 fault rank_gpu "rank 1 of 3.*(GPU|CUDA|device)" "$W/f_gpu*" -- "${MPI[@]}" -n 3 "$W/rank1_nogpu.sh" \
     "$W/f_gpu.tif"
+# rank 1 fails before any rank has read the points (an -a_srs its node cannot
+# resolve): the others, reading or waiting for rank 0's broadcast, hear of it
+# and stop; in both ways of reading
+cat >"$W/rank1_badsrs.sh" <<EOF
+#!/bin/sh
+srs=EPSG:28992
+[ "\${OMPI_COMM_WORLD_RANK:-0}" = 1 ] && srs=no_such_srs
+exec "$GK" grid -q -zfield zinc -outsize 300 300 -a_srs "\$srs" -a invdist:power=2 "$M" "\$@"
+EOF
+chmod +x "$W/rank1_badsrs.sh"
+for how in each bcast; do
+    fault "rank_before_read_$how" "rank 1 of 3.*no_such_srs" "$W/f_srs_$how*" -- "${MPI[@]}" \
+        -x GRIDKIT_MPI_READ=$how -n 3 "$W/rank1_badsrs.sh" "$W/f_srs_$how.tif"
+done
 # a rank out of memory: rank 1's address space limited (450 MB; it starts in
 # less, OpenBLAS's threads included) below what its strips take (rows of 20
 # million values: 160 MB a strip buffer, four of them)

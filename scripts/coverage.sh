@@ -1,0 +1,25 @@
+#!/bin/sh
+# Line and branch coverage of algorithms/ and driver/ by the CPU test suite
+# (Debian's gcovr): a --coverage build in build-cov, the whole ctest suite,
+# then gcovr's summary and an HTML report in build-cov/coverage/.
+#
+#   scripts/coverage.sh [ctest arguments]     e.g. -E '^(gstat|mpi)$'
+# Environment: JOBS (default nproc). The GPU module is not built: its glue in
+# the core is measured with the stand-in module tests/core/fake_gpu.c.
+set -eu
+cd "$(dirname "$0")/.."
+jobs=${JOBS:-$(nproc)}
+dir=build-cov
+flags="--coverage -O1 -g"
+cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Debug -DGRIDKIT_WITH_CUDA=OFF \
+    -DCMAKE_C_FLAGS_DEBUG="$flags" -DCMAKE_CXX_FLAGS_DEBUG="$flags" \
+    -DCMAKE_EXE_LINKER_FLAGS=--coverage -DCMAKE_SHARED_LINKER_FLAGS=--coverage \
+    -DCMAKE_MODULE_LINKER_FLAGS=--coverage >"$dir.log" 2>&1 || { cat "$dir.log"; exit 1; }
+cmake --build "$dir" -j"$jobs" >>"$dir.log" 2>&1 || { tail -40 "$dir.log"; exit 1; }
+find "$dir" -name '*.gcda' -delete
+ctest --test-dir "$dir" -j"$jobs" "$@" || echo "coverage: some tests failed (the figures below still count what ran)"
+mkdir -p "$dir/coverage"
+gcovr -r . --object-directory "$dir" -f 'algorithms/' -f 'driver/' \
+    --exclude-unreachable-branches --exclude-throw-branches \
+    --html-details "$dir/coverage/index.html" --txt "$dir/coverage/summary.txt" \
+    --print-summary -j"$jobs"
