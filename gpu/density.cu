@@ -27,10 +27,40 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <new>
 #include <vector>
 
 namespace gk_gpu
 {
+
+/* A density job's own state (Job::own): method=fft's buffer (its plans, the
+ * lattice, the lines' scratch), grown on demand. */
+struct DensState {
+    double *fft = nullptr;
+    size_t fft_cap = 0;
+};
+
+void density_shrink(void *own)
+{
+    DensState *S = static_cast<DensState *>(own);
+    cudaFree(S->fft);
+    S->fft = nullptr;
+    S->fft_cap = 0;
+}
+
+void density_drop(void *own)
+{
+    density_shrink(own);
+    delete static_cast<DensState *>(own);
+}
+
+void *density_clone(const void *, char *err, size_t err_cap)
+{
+    DensState *S = new (std::nothrow) DensState;
+    if (!S)
+        snprintf(err, err_cap, "out of host memory");
+    return S;
+}
 
 struct DensParams {
     Grid g;
@@ -479,8 +509,9 @@ static int fft_tile(Job *J, const Grid &G, const DensParams &P, char *err, size_
                                                         ((size_t)256 << 20) / (32 * (size_t)NM)));
     const size_t need = plan.size() + nB + nT + (size_t)batch * 4 * NM;
     double *dev, *dB, *dT, *scr;
-    CK(grow(&J->fftbuf, &J->fftbuf_cap, need));
-    dev = J->fftbuf, dB = dev + plan.size(), dT = dB + nB, scr = dT + nT;
+    DensState *S = static_cast<DensState *>(J->own);
+    CK(grow(&S->fft, &S->fft_cap, need));
+    dev = S->fft, dB = dev + plan.size(), dT = dB + nB, scr = dT + nT;
     CK(cudaMemcpyAsync(dev, plan.data(), plan.size() * sizeof(double), cudaMemcpyHostToDevice,
                        J->st));
     {
@@ -595,6 +626,10 @@ __global__ void pair_xy(const double *x, const double *y, size_t n, double2 *xy)
 
 int density_make(Job *J, const gk_gpu_job_desc *d, char *err, size_t err_cap)
 {
+    if (!(J->own = new (std::nothrow) DensState)) {
+        snprintf(err, err_cap, "out of host memory");
+        return -1;
+    }
     if (d->op == GK_GPU_GAUSS && d->p.dens.form == GK_GPU_GS_IFGT)
         return ifgt_make(J, d, err, err_cap);
     const size_t nbins = (size_t)d->p.dens.nbx * d->p.dens.nby;

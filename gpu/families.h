@@ -4,7 +4,7 @@
  * algorithms/: invdist.cu, idw.cu (invdistnn, nearest, aidw), window.cu
  * (average and the metrics), quadrants.cu (per-quadrant selection),
  * kriging.cu and kriging_big.cu (local kriging), krige_global.cu (with
- * krige_global_libs.cu), linear.cu, variogram.cu and variogram_fast.cu,
+ * krige_global_libs.cu), kriging_ops.cu (both kriging ops' rows and state), linear.cu, variogram.cu and variogram_fast.cu,
  * density.cu; quadtree_order.cu (gdal_grid's tie order, for job_new).
  * Everything is in namespace gk_gpu and hidden (the module is built with
  * -fvisibility=hidden): the module exports GK_GPU_ENTRY_FN alone.
@@ -43,8 +43,13 @@ int api_quadtree_order(int dev, const double *x, const double *y, size_t n, uint
 
 /* ---- density.cu: heatmap and gauss, jobs of op GK_GPU_HEATMAP, GK_GPU_GAUSS -- */
 
-/* Uploads the core's bins (the desc's dens_ fields) into J's sxy, sz, bstart. */
+/* Uploads the core's bins (the desc's dens_ fields) into J's sxy, sz, bstart,
+ * and makes the job's own state (method=fft's buffer); the rows' drop,
+ * clone and shrink of that state. */
 int density_make(Job *J, const gk_gpu_job_desc *d, char *err, size_t err_cap);
+void density_drop(void *own);
+void *density_clone(const void *own, char *err, size_t err_cap);
+void density_shrink(void *own);
 /* A tile into J->out. */
 int density_tile(Job *J, const Grid &G, char *err, size_t err_cap);
 
@@ -72,7 +77,13 @@ cudaError_t launch_quad(Job *J, const LocalParams &P, const ExtraParams &E, dim3
                         size_t nodes);
 void quad_all_launch(dim3 g, dim3 b, cudaStream_t st, const LocalParams &P, const ExtraParams &E);
 
-/* ---- kriging.cu, kriging_big.cu --------------------------------------------- */
+/* ---- module.cu, for the local families' tiles -------------------------------- */
+
+/* The window searches' parameters of a tile of J over G: the bins, the
+ * window, the op. */
+LocalParams local_params(Job *J, const Grid &G);
+
+/* ---- kriging.cu, kriging_big.cu (state and rows: kriging_ops.cu) ------------- */
 
 int krige_tile(Job *J, LocalParams &P, const gk_gpu_tile *t, int nbands, char *err, size_t err_cap);
 void kr_quad_filter_launch(cudaStream_t st, const LocalParams &P, const KrigeParams &KP, int j0,

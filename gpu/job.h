@@ -1,8 +1,8 @@
 /*
  * job.h - a job of the module: the points on one GPU (uploaded once), their
- * bin grid for the local algorithms, the stream, and the per-tile buffers
- * grown on demand (check.h's grow). Made and freed by module.cu; every
- * family's launches read it.
+ * bin grid for the local algorithms, the stream, the per-tile buffers every
+ * op shares, grown on demand (check.h's grow), and the op's own state. Made
+ * and freed by module.cu; every family's launches read it.
  */
 #ifndef GK_GPU_JOB_H
 #define GK_GPU_JOB_H
@@ -44,8 +44,6 @@ struct Job {
     size_t outf_cap = 0;
     double2 *part = nullptr;
     size_t part_cap = 0;
-    double *fftbuf = nullptr; /* gauss method=fft: lattice, lines, plans */
-    size_t fftbuf_cap = 0;
     int *flags = nullptr;
     size_t flags_cap = 0;
     float4 *pf = nullptr; /* tile-local single-precision points */
@@ -53,25 +51,14 @@ struct Job {
     size_t flag_list_cap = 0;
     unsigned int *counters = nullptr; /* [0] flagged cells, [1] nodata, [3] singular systems */
     int nsm = 132;
-    int smem_optin = 48 << 10; /* dynamic shared memory a block may opt in to */
-    gk_gpu_krige kr{};
-    int kr_set = 0;
-    int *knbr = nullptr; /* kriging: neighbours of a band of rows, then counts */
-    size_t knbr_cap = 0;
-    unsigned char *kbig = nullptr; /* kriging beyond shared memory: a system per block */
-    size_t kbig_cap = 0;           /* bytes */
-    unsigned char *klg = nullptr;  /* k-lists beyond shared memory: a warp's each */
-    size_t klg_cap = 0;            /* bytes */
-    double *kgp = nullptr;         /* external drift: the covariates at the points */
-    double *kg0 = nullptr;         /* and at a tile's nodes */
-    size_t kg0_cap = 0;
-    double2 *q = nullptr; /* cross-validation: a tile's given points */
-    size_t q_cap = 0;
-    int *qg = nullptr; /* and the folds they leave out */
-    size_t qg_cap = 0;
-    /* The op's own state (global kriging's factor, linear's triangles):
-     * made by its row's make in module.cu, freed by its drop, cloned by its
-     * clone; only the op's family file reads it. */
+    int smem_optin = 48 << 10;    /* dynamic shared memory a block may opt in to */
+    unsigned char *klg = nullptr; /* k-lists beyond shared memory: a warp's each */
+    size_t klg_cap = 0;           /* bytes */
+    int nbands = 1;               /* values per node (kriging: the estimate, the variance) */
+    /* The op's own state (kriging's parameters and buffers, linear's
+     * triangles, the density's scratch): made by its row's make, freed by
+     * its drop, cloned by its clone (op_row.h); only the op's family file
+     * reads it. */
     void *own = nullptr;
     const Job *base = nullptr; /* a clone: the points and bins are base's */
 };

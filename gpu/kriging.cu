@@ -25,6 +25,7 @@
 #include "families.h"
 #include "call.h"
 #include "job.h"
+#include "krige_state.h"
 #include "kbest.cuh"
 #include "krige_cov.cuh"
 #include "krige_system.cuh"
@@ -757,7 +758,8 @@ int krige_tile(Job *J, LocalParams &P, const gk_gpu_tile *t, int nbands, char *e
     const Grid &G = P.g;
     const size_t ncell = (size_t)t->w * t->h;
     KrigeParams KP{};
-    const gk_gpu_krige &k = J->kr;
+    KrigeState &S = krige_state(J);
+    const gk_gpu_krige &k = S.k;
     krige_params_fill(KP, k);
     KP.single = d.single;
     KP.fastf = env_int("GRIDKIT_GPU_KRIGE_FASTF", 1);
@@ -766,9 +768,9 @@ int krige_tile(Job *J, LocalParams &P, const gk_gpu_tile *t, int nbands, char *e
     KP.y = J->y;
     KP.var = nbands > 1 ? J->out + ncell : nullptr;
     KP.singular = J->counters + 3;
-    KP.gp = J->kgp;
+    KP.gp = S.gp;
     KP.gld = J->n;
-    KP.g0 = k.nr > 0 ? J->kg0 : nullptr; /* uploaded above */
+    KP.g0 = k.nr > 0 ? S.g0 : nullptr; /* uploaded by stage_krige */
     KP.g0ld = ncell;
     /* fewer where the core counted no more in any window (every point
      * within radius): the same points, a smaller kernel */
@@ -781,8 +783,8 @@ int krige_tile(Job *J, LocalParams &P, const gk_gpu_tile *t, int nbands, char *e
     } else {
         const size_t kn = krige_scratch(K, G.w, G.h, k.omax > 0);
         if (kn)
-            CK_RET(grow(&J->knbr, &J->knbr_cap, kn));
-        int *nbr = kn ? J->knbr : nullptr;
+            CK_RET(grow(&S.nbr, &S.nbr_cap, kn));
+        int *nbr = kn ? S.nbr : nullptr;
         CK_RET(KP.single ? launch_krige_k<float>(J->st, K, P, KP, nbr)
                          : launch_krige_k<double>(J->st, K, P, KP, nbr));
     }

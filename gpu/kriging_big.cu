@@ -14,6 +14,7 @@
 #include "families.h"
 #include "check.h"
 #include "job.h"
+#include "krige_state.h"
 #include "knn_list.cuh"
 #include "krige_cov.cuh"
 #include "krige_system.cuh"
@@ -462,9 +463,9 @@ static cudaError_t kb_solve(Job *J, const LocalParams &P, const KrigeParams &KP,
     } else {
         blocks = std::min(
             N, std::max<size_t>(1, std::min((size_t)J->nsm * 16, ((size_t)1 << 30) / bytes)));
-        if ((e = grow(&J->kbig, &J->kbig_cap, blocks * bytes)))
+        if ((e = grow(&krige_state(J).big, &krige_state(J).big_cap, blocks * bytes)))
             return e;
-        gmat = (T *)J->kbig;
+        gmat = (T *)krige_state(J).big;
         kr_block_kernel<T, PM, X, XM, true>
             <<<(unsigned)blocks, 128, kb_panel_scratch<T>(), J->st>>>(P, KP, j0, nr, nbr, cnt,
                                                                       gmat);
@@ -488,7 +489,8 @@ cudaError_t launch_krige_big(Job *J, const LocalParams &P, const KrigeParams &KP
 {
     const int K = P.k, w = P.g.w, h = P.g.h;
     const int band = kr_band(K, w, h, 1);
-    cudaError_t e = grow(&J->knbr, &J->knbr_cap, (size_t)band * w * (K + 1));
+    KrigeState &S = krige_state(J);
+    cudaError_t e = grow(&S.nbr, &S.nbr_cap, (size_t)band * w * (K + 1));
     if (e != cudaSuccess)
         return e;
     LocalParams Pc = P; /* per quadrant: min_points is the filter's */
@@ -500,7 +502,7 @@ cudaError_t launch_krige_big(Job *J, const LocalParams &P, const KrigeParams &KP
     for (int j0 = 0; j0 < h; j0 += band) {
         const int nr = std::min(band, h - j0);
         const size_t N = (size_t)nr * w;
-        int *nbr = J->knbr, *cnt = nbr + (size_t)K * N;
+        int *nbr = S.nbr, *cnt = nbr + (size_t)K * N;
         if (qsel > 0)
             e = kl_launch_lists(kl_quad_search_kernel, J, qsel, 4, N, P, j0, nr, qsel, enough, nbr,
                                 cnt);

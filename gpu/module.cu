@@ -189,14 +189,7 @@ int api_probe(int dev, char *name, size_t name_cap, char *err, size_t err_cap)
 
 static int tile_invdist_all(Job *, const Grid &, const gk_gpu_tile *, int, char *, size_t);
 static int tile_local(Job *, const Grid &, const gk_gpu_tile *, int, char *, size_t);
-static int tile_krige(Job *, const Grid &, const gk_gpu_tile *, int, char *, size_t);
-static int tile_krige_global(Job *, const Grid &, const gk_gpu_tile *, int, char *, size_t);
 static int tile_linear(Job *, const Grid &, const gk_gpu_tile *, int, char *, size_t);
-static int make_krige_global(Job *J, const gk_gpu_job_desc *d, char *err, size_t err_cap)
-{
-    return (J->own = kg_new(J->dev, J->st, d, err, err_cap)) ? 0 : -1;
-}
-static void drop_krige_global(void *own) { kg_free(static_cast<KgState *>(own)); }
 static int tile_density(Job *J, const Grid &G, const gk_gpu_tile *, int, char *err, size_t err_cap)
 {
     return density_tile(J, G, err, err_cap);
@@ -213,37 +206,27 @@ static void *clone_linear(const void *own, char *err, size_t err_cap)
 
 /* The rows of the ops whose tiles run here or in families without a row of
  * their own; a new op's row may be in its family's file instead. */
-const OpRow op_invdist_all = {true,    false,   NEVER,   NEVER,           false,
+const OpRow op_invdist_all = {true,    false,   NEVER,   NEVER,
                               nullptr, nullptr, nullptr, tile_invdist_all};
-const OpRow op_idw_knn = {true,    true,    WITH_K,  WITHOUT_K, false,
-                          nullptr, nullptr, nullptr, tile_local};
-const OpRow op_nearest = {true, true, ALWAYS, NEVER, false, nullptr, nullptr, nullptr, tile_local};
-const OpRow op_average = {true, true, NEVER, ALWAYS, false, nullptr, nullptr, nullptr, tile_local};
-const OpRow op_count = {true, true, NEVER, ALWAYS, false, nullptr, nullptr, nullptr, tile_local};
-const OpRow op_minimum = {true, true, NEVER, ALWAYS, false, nullptr, nullptr, nullptr, tile_local};
-const OpRow op_maximum = {true, true, NEVER, ALWAYS, false, nullptr, nullptr, nullptr, tile_local};
-const OpRow op_range = {true, true, NEVER, ALWAYS, false, nullptr, nullptr, nullptr, tile_local};
-const OpRow op_average_distance = {true,    true,    NEVER,   ALWAYS,    false,
+const OpRow op_idw_knn = {true, true, WITH_K, WITHOUT_K, nullptr, nullptr, nullptr, tile_local};
+const OpRow op_nearest = {true, true, ALWAYS, NEVER, nullptr, nullptr, nullptr, tile_local};
+const OpRow op_average = {true, true, NEVER, ALWAYS, nullptr, nullptr, nullptr, tile_local};
+const OpRow op_count = {true, true, NEVER, ALWAYS, nullptr, nullptr, nullptr, tile_local};
+const OpRow op_minimum = {true, true, NEVER, ALWAYS, nullptr, nullptr, nullptr, tile_local};
+const OpRow op_maximum = {true, true, NEVER, ALWAYS, nullptr, nullptr, nullptr, tile_local};
+const OpRow op_range = {true, true, NEVER, ALWAYS, nullptr, nullptr, nullptr, tile_local};
+const OpRow op_average_distance = {true,    true,    NEVER,   ALWAYS,
                                    nullptr, nullptr, nullptr, tile_local};
-const OpRow op_average_distance_pts = {true,    true,    NEVER,   ALWAYS,    false,
+const OpRow op_average_distance_pts = {true,    true,    NEVER,   ALWAYS,
                                        nullptr, nullptr, nullptr, tile_local};
-const OpRow op_aidw = {true, true, ALWAYS, WITHOUT_K, false, nullptr, nullptr, nullptr, tile_local};
-const OpRow op_krige = {true, true, ALWAYS, NEVER, true, nullptr, nullptr, nullptr, tile_krige};
-const OpRow op_krige_global = {true,
-                               false,
-                               NEVER,
-                               NEVER,
-                               true,
-                               make_krige_global,
-                               drop_krige_global,
-                               nullptr,
-                               tile_krige_global};
-const OpRow op_linear = {false,       false,       NEVER,        NEVER,      false,
+const OpRow op_aidw = {true, true, ALWAYS, WITHOUT_K, nullptr, nullptr, nullptr, tile_local};
+const OpRow op_linear = {false,       false,       NEVER,        NEVER,
                          make_linear, drop_linear, clone_linear, tile_linear};
-const OpRow op_heatmap = {false,        false,   NEVER,   NEVER,       false,
-                          density_make, nullptr, nullptr, tile_density};
-const OpRow op_gauss = {false,        false,   NEVER,   NEVER,       false,
-                        density_make, nullptr, nullptr, tile_density};
+const OpRow op_heatmap = {false,        false,         NEVER,        NEVER,         density_make,
+                          density_drop, density_clone, tile_density, density_shrink};
+const OpRow op_gauss = {false,        false,         NEVER,        NEVER,         density_make,
+                        density_drop, density_clone, tile_density, density_shrink};
+/* op_krige and op_krige_global: kriging_ops.cu */
 
 /* The table: one row per line of core/gpu_ops.def, by op number. */
 static const OpRow *const OPS[] = {
@@ -268,8 +251,7 @@ void job_destroy(Job *J)
     const OpRow *row = op_row(J->d.op);
     if (J->own && row && row->drop)
         row->drop(J->own);
-    void *own[] = {J->out,  J->outf, J->part, J->fftbuf, J->flags, J->pf, J->flag_list, J->counters,
-                   J->knbr, J->kgp,  J->kg0,  J->kbig,   J->klg,   J->q,  J->qg};
+    void *own[] = {J->out, J->outf, J->part, J->flags, J->pf, J->flag_list, J->counters, J->klg};
     for (void *p : own)
         if (p)
             cudaFree(p);
@@ -534,19 +516,6 @@ static int tile_invdist_all(Job *J, const Grid &G, const gk_gpu_tile *t, int, ch
     return invdist_all_tile(J, G, t, err, err_cap);
 }
 
-static int tile_krige_global(Job *J, const Grid &, const gk_gpu_tile *t, int, char *err,
-                             size_t err_cap)
-{
-    CK_RET(cudaMemsetAsync(J->counters, 0, 4 * sizeof(unsigned int), J->st));
-    {
-        const int rc = kg_tile(static_cast<KgState *>(J->own), t, J->kr.nr > 0 ? J->kg0 : nullptr,
-                               J->out, J->counters + 3, err, err_cap);
-        if (rc == GK_GPU_TILE_NOMEM)
-            ck_last = cudaErrorMemoryAllocation;
-        return rc ? -1 : 0;
-    }
-}
-
 /* The core locates the nodes left GK_LR_UNSET and counts nodata. */
 static int tile_linear(Job *J, const Grid &, const gk_gpu_tile *t, int, char *err, size_t err_cap)
 {
@@ -560,7 +529,7 @@ static int tile_linear(Job *J, const Grid &, const gk_gpu_tile *t, int, char *er
 }
 
 /* The window searches' parameters of a tile: the bins, the window, the op. */
-static LocalParams local_params(Job *J, const Grid &G)
+LocalParams local_params(Job *J, const Grid &G)
 {
     const gk_gpu_job_desc &d = J->d;
     LocalParams P{};
@@ -602,84 +571,18 @@ static int tile_local(Job *J, const Grid &G, const gk_gpu_tile *t, int, char *er
     return run_local(J, P, t, err, err_cap);
 }
 
-static int tile_krige(Job *J, const Grid &G, const gk_gpu_tile *t, int nbands, char *err,
-                      size_t err_cap)
-{
-    LocalParams P = local_params(J, G);
-    CK_RET(cudaMemsetAsync(J->counters, 0, 4 * sizeof(unsigned int), J->st));
-    if (t->qx) { /* cross-validation: the given points, and their folds */
-        const size_t nq = (size_t)t->w * t->h;
-        if (!J->sgroup || J->kr.omax > 0 || J->d.quad_max > 0 || J->d.max_points > 64 ||
-            t->max_points > 0 || J->kr.nr > 0) {
-            snprintf(err, err_cap,
-                     "cross-validation tiles: local kriging with its folds, up "
-                     "to 64 neighbours, without per-quadrant search or external "
-                     "drift");
-            return -1;
-        }
-        double2 *hq = nullptr;
-        CK_RET(grow(&J->q, &J->q_cap, nq));
-        CK_RET(grow(&J->qg, &J->qg_cap, nq));
-        hq = new (std::nothrow) double2[nq];
-        if (!hq) {
-            snprintf(err, err_cap, "out of host memory");
-            return -1;
-        }
-        for (size_t o = 0; o < nq; o++)
-            hq[o] = make_double2(t->qx[o], t->qy[o]);
-        {
-            cudaError_t e = cudaMemcpy(J->q, hq, nq * sizeof(double2), cudaMemcpyHostToDevice);
-            delete[] hq;
-            CK_RET(e);
-        }
-        CK_RET(cudaMemcpyAsync(J->qg, t->qgroup, nq * sizeof(int), cudaMemcpyHostToDevice, J->st));
-        P.q = J->q;
-        P.qg = J->qg;
-    }
-    return krige_tile(J, P, t, nbands, err, err_cap) ? -1 : 0;
-}
-
 /* ---- ABI: kriging's parameters, a tile, the rest ------------------------- */
 
 int api_krige_set(void *job, const gk_gpu_krige *k, char *err, size_t err_cap)
 {
     Job *J = (Job *)job;
     std::lock_guard<std::mutex> lock(J->mu);
-    /* drift: none (simple), or 1 + poly + nr columns; a point or a block */
-    const bool drift_ok = k->p == 0 ? k->nr == 0
-                                    : (k->poly == 0 || k->poly == 2 || k->poly == 5) &&
-                                          k->nr >= 0 && k->nr <= GK_GPU_KRIGE_MAX_P - 6 &&
-                                          k->p == 1 + k->poly + k->nr && (k->nr == 0 || k->gpts);
-    if ((J->d.op != GK_GPU_KRIGE && J->d.op != GK_GPU_KRIGE_GLOBAL) || k->ns < 1 ||
-        k->ns > GK_GPU_KRIGE_MAX_STRUCT || !drift_ok ||
-        !(k->nb <= 1 || k->nb == GK_GPU_KRIGE_MAX_DISCR) || k->nbands < 1 || k->nbands > 2 ||
-        (k->omax > 0 && (J->d.op != GK_GPU_KRIGE || J->d.max_points > GK_GPU_MAX_K))) {
-        snprintf(err, err_cap, "kriging parameters the GPU module cannot use");
+    const OpRow *row = op_row(J->d.op);
+    if (!row->set_krige) {
+        snprintf(err, err_cap, "kriging parameters for a job that is not kriging");
         return -1;
     }
-    if (J->d.op == GK_GPU_KRIGE_GLOBAL && kg_set(static_cast<KgState *>(J->own), k, err, err_cap))
-        return -1;
-    if (J->d.op == GK_GPU_KRIGE && k->nr > 0) { /* the covariates at the points */
-        const size_t bytes = (size_t)k->nr * J->n * sizeof(double);
-        cudaError_t e = cudaSetDevice(J->dev);
-        if (e == cudaSuccess && J->kgp) {
-            cudaFree(J->kgp);
-            J->kgp = nullptr;
-        }
-        if (e == cudaSuccess)
-            e = cudaMalloc(&J->kgp, bytes);
-        if (e == cudaSuccess)
-            e = cudaMemcpy(J->kgp, k->gpts, bytes, cudaMemcpyHostToDevice);
-        if (e != cudaSuccess) {
-            cudaGetLastError();
-            snprintf(err, err_cap, "external drift covariates: %s", cudaGetErrorString(e));
-            return -1;
-        }
-    }
-    J->kr = *k;
-    J->kr.gpts = nullptr; /* the caller's, read here only */
-    J->kr_set = 1;
-    return 0;
+    return row->set_krige(J, k, err, err_cap);
 }
 
 int api_tile(void *job, const gk_gpu_tile *t, double *out, uint64_t *nodata, uint64_t *singular,
@@ -701,31 +604,17 @@ int api_tile(void *job, const gk_gpu_tile *t, double *out, uint64_t *nodata, uin
     G.hit2 = t->hit2;
     unsigned int cnt = 0, nsing = 0;
     const OpRow *row = op_row(d.op);
-    const bool krige = row->krige;
-    const int nbands = krige ? J->kr.nbands : 1;
+    const int nbands = J->nbands;
     *singular = 0;
-    if (krige && !J->kr_set) {
-        snprintf(err, err_cap, "kriging job without its parameters");
-        return -1;
-    }
-    if (t->qx && d.op != GK_GPU_KRIGE) {
+    if (t->qx && !row->cv_tiles) {
         snprintf(err, err_cap, "cross-validation tiles are local kriging's only");
         return -1;
     }
     ck_last = cudaSuccess;
     CK(cudaSetDevice(J->dev));
     CK(grow(&J->out, &J->out_cap, ncell * nbands));
-    if (krige && J->kr.nr > 0) { /* external drift: the tile's covariates */
-        if (!t->g0) {
-            snprintf(err, err_cap, "external drift: a tile without its covariates");
-            return -1;
-        }
-        CK(grow(&J->kg0, &J->kg0_cap, (size_t)J->kr.nr * ncell));
-        for (int r = 0; r < J->kr.nr; r++)
-            CK(cudaMemcpy2DAsync(J->kg0 + r * ncell, t->w * sizeof(double), t->g0 + r * t->g0_ld,
-                                 t->g0_pitch * sizeof(double), t->w * sizeof(double), t->h,
-                                 cudaMemcpyHostToDevice, J->st));
-    }
+    if (row->stage && row->stage(J, t, err, err_cap))
+        goto fail;
     CK(cudaEventRecord(J->e0, J->st));
     if (row->tile(J, G, t, nbands, err, err_cap))
         goto fail;
@@ -765,17 +654,14 @@ fail:
                      {(void **)&J->part, &J->part_cap},
                      {(void **)&J->flags, &J->flags_cap},
                      {(void **)&J->flag_list, &J->flag_list_cap},
-                     {(void **)&J->knbr, &J->knbr_cap},
-                     {(void **)&J->kg0, &J->kg0_cap},
-                     {(void **)&J->kbig, &J->kbig_cap},
-                     {(void **)&J->klg, &J->klg_cap},
-                     {(void **)&J->q, &J->q_cap},
-                     {(void **)&J->qg, &J->qg_cap}};
+                     {(void **)&J->klg, &J->klg_cap}};
         for (const auto &g : grown) {
             cudaFree(*g.buf);
             *g.buf = nullptr;
             *g.cap = 0;
         }
+        if (J->own && row->shrink)
+            row->shrink(J->own);
         return GK_GPU_TILE_NOMEM;
     }
     return -1;

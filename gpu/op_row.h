@@ -33,13 +33,21 @@ struct OpRow {
     bool bins;      /* sorts them into the bin grid of the window searches */
     When knn_bins;  /* bins of ~1.5 points: k-nearest searches */
     When wide_bins; /* bins of at least an eighth of the window's box: window scans */
-    bool krige;     /* kriging: krige_set first, the variance band */
     /* state of its own (Job::own): made, freed, and cloned for another stream
      * (NULL clone: a job with state cannot be cloned) */
     int (*make)(Job *J, const gk_gpu_job_desc *d, char *err, size_t err_cap);
     void (*drop)(void *own);
     void *(*clone)(const void *own, char *err, size_t err_cap);
     TileFn tile;
+    /* the state's tile buffers given back when a tile ran out of device
+     * memory (the core retries with halves) */
+    void (*shrink)(void *own) = nullptr;
+    /* kriging's parameters (api_krige_set): an op without it takes none */
+    int (*set_krige)(Job *J, const gk_gpu_krige *k, char *err, size_t err_cap) = nullptr;
+    /* before the timed tile: what the tile brings besides the grid (kriging's
+     * covariates at its nodes), its checks */
+    int (*stage)(Job *J, const gk_gpu_tile *t, char *err, size_t err_cap) = nullptr;
+    bool cv_tiles = false; /* takes cross-validation tiles (gk_gpu_tile's qx) */
 };
 
 /* every op's row (module.cu's table reads them) */
