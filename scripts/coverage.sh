@@ -10,7 +10,7 @@ set -eu
 cd "$(dirname "$0")/.."
 jobs=${JOBS:-$(nproc)}
 dir=build-cov
-flags="--coverage -O1 -g"
+flags="--coverage -O1 -g -DGK_EXIT_NORMALLY"
 cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Debug -DGRIDKIT_WITH_CUDA=OFF \
     -DCMAKE_C_FLAGS_DEBUG="$flags" -DCMAKE_CXX_FLAGS_DEBUG="$flags" \
     -DCMAKE_EXE_LINKER_FLAGS=--coverage -DCMAKE_SHARED_LINKER_FLAGS=--coverage \

@@ -127,8 +127,10 @@ static const char *device_arg(int argc, char **argv)
     return spec;
 }
 
-/* a sanitizer's build (gcc's macros, clang's features): exit as usual */
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+/* a sanitizer's build (gcc's macros, clang's features) or a coverage build
+ * (scripts/coverage.sh defines GK_EXIT_NORMALLY): exit as usual, so that
+ * their reports and counters are written */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || defined(GK_EXIT_NORMALLY)
 #define GK_SANITIZED 1
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) ||                         \
