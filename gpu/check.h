@@ -54,6 +54,14 @@ inline void release_stream(cudaStream_t st, cudaEvent_t e0, cudaEvent_t e1)
         cudaStreamDestroy(st);
 }
 
+/* Runs f when the scope ends, however it ends (a call's scratch):
+ *   const auto scratch = at_exit([&] { cudaFree(tmp); }); */
+template <class F> struct AtExit {
+    F f;
+    ~AtExit() { f(); }
+};
+template <class F> inline AtExit<F> at_exit(F f) { return AtExit<F>{f}; }
+
 template <class T> inline cudaError_t grow(T **p, size_t *cap, size_t n)
 {
     if (n <= *cap)

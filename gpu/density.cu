@@ -510,10 +510,10 @@ static int fft_tile(Job *J, const Grid &G, const DensParams &P, char *err, size_
     const size_t need = plan.size() + nB + nT + (size_t)batch * 4 * NM;
     double *dev, *dB, *dT, *scr;
     DensState *S = static_cast<DensState *>(J->own);
-    CK(grow(&S->fft, &S->fft_cap, need));
+    CK_RET(grow(&S->fft, &S->fft_cap, need));
     dev = S->fft, dB = dev + plan.size(), dT = dB + nB, scr = dT + nT;
-    CK(cudaMemcpyAsync(dev, plan.data(), plan.size() * sizeof(double), cudaMemcpyHostToDevice,
-                       J->st));
+    CK_RET(cudaMemcpyAsync(dev, plan.data(), plan.size() * sizeof(double), cudaMemcpyHostToDevice,
+                           J->st));
     {
         const double *dxwr = dev, *dxwi = dxwr + X.N / 2, *dxkr = dxwi + X.N / 2,
                      *dxki = dxkr + X.N;
@@ -528,7 +528,7 @@ static int fft_tile(Job *J, const Grid &G, const DensParams &P, char *err, size_
                 dim3 b(16, 16), g((X.N + 15) / 16, (Y.N + 15) / 16);
                 fft_gather<<<g, b, 0, J->st>>>(P, x0, y0, X.step, Y.step, bx * X.L - X.R,
                                                by * Y.L - Y.R, X.N, Y.N, dB);
-                CK(cudaGetLastError());
+                CK_RET(cudaGetLastError());
                 FftLines L{};
                 L.in = dB, L.in_line = X.N, L.in_elem = 1;
                 L.N = X.N, L.R = X.R, L.m = X.m, L.nout = X.cells;
@@ -537,7 +537,7 @@ static int fft_tile(Job *J, const Grid &G, const DensParams &P, char *err, size_
                     L.line0 = l0;
                     fft_lines<true><<<std::min(batch, Y.N - l0), 256, 0, J->st>>>(L);
                 }
-                CK(cudaGetLastError());
+                CK_RET(cudaGetLastError());
                 /* the block's cell columns within the tile */
                 const long long cx0 = bx * X.cells, cy0 = by * Y.cells;
                 const long long i0 = std::max(cx0, (long long)G.x0);
@@ -553,13 +553,10 @@ static int fft_tile(Job *J, const Grid &G, const DensParams &P, char *err, size_
                     C.line0 = c;
                     fft_lines<false><<<std::min(batch, ncol - c), 256, 0, J->st>>>(C);
                 }
-                CK(cudaGetLastError());
+                CK_RET(cudaGetLastError());
             }
     }
     return 0;
-fail:
-    snprintf(err, err_cap, "method=fft on the GPU: %s", cudaGetErrorString(ck_last));
-    return -1;
 }
 
 /* ---- gauss, mode=relative (density/gauss_relative.c) ------------------------ */
@@ -712,8 +709,10 @@ int density_tile(Job *J, const Grid &G, char *err, size_t err_cap)
         gauss_relative_f64<<<g, 256, 0, J->st>>>(P, v, d.p.dens.eps, d.p.dens.sumw,
                                                  d.p.dens.direct);
     } else if (d.p.dens.form == GK_GPU_GS_FFT && (lattice = fft_tile(J, G, P, err, err_cap)) != 1) {
-        if (lattice < 0)
+        if (lattice < 0) {
+            snprintf(err, err_cap, "method=fft on the GPU: %s", cudaGetErrorString(ck_last));
             return -1;
+        }
     } else if (d.p.dens.form == GK_GPU_GS_IFGT) { /* (fft on cells too coarse: the factors) */
         dim3 g((G.w + 15) / 16, (G.h + 15) / 16);
         gauss_ifgt_f64<<<g, 256, 0, J->st>>>(P, J->sxy, J->sz, J->sz + d.p.dens.ifgt_ncoef,

@@ -395,6 +395,56 @@ void kg_free(KgState *g)
     delete g;
 }
 
+/* kg_new's device part: the libraries' handles on st, the factor's memory,
+ * the points. 0, or -1 and a reason (g then freed by the caller). */
+static int kg_open(KgState *g, int dev, cudaStream_t st, char *err, size_t err_cap)
+{
+    const size_t n = g->n;
+    cudaError_t e;
+    const auto cuda_fails = [&](cudaError_t why) {
+        snprintf(err, err_cap, "global kriging: %s", cudaGetErrorString(why));
+        return -1;
+    };
+    const size_t nb = n * sizeof(double);
+    if ((e = cudaSetDevice(dev)) != cudaSuccess)
+        return cuda_fails(e);
+    if (libs.dn_create(&g->dn) != CUSOLVER_STATUS_SUCCESS) {
+        g->dn = nullptr;
+        snprintf(err, err_cap, "global kriging: cusolverDnCreate failed");
+        return -1;
+    }
+    if (libs.bl_create(&g->bl) != CUBLAS_STATUS_SUCCESS) {
+        g->bl = nullptr;
+        snprintf(err, err_cap, "global kriging: cublasCreate failed");
+        return -1;
+    }
+    if (libs.dn_set_stream(g->dn, st) != CUSOLVER_STATUS_SUCCESS ||
+        libs.bl_set_stream(g->bl, st) != CUBLAS_STATUS_SUCCESS) {
+        snprintf(err, err_cap, "global kriging: setting the stream of cuSOLVER / cuBLAS failed");
+        return -1;
+    }
+    /* the factor's memory now: a GPU too small for it leaves the job to the CPU */
+    if ((e = cudaMalloc(&g->L, n * nb)) != cudaSuccess) {
+        cudaGetLastError();
+        size_t mfree = 0, mtotal = 0;
+        cudaMemGetInfo(&mfree, &mtotal);
+        snprintf(err, err_cap,
+                 "out of GPU memory for the %zu x %zu covariance matrix of global kriging "
+                 "(%.2f GB; the GPU has %.2f GB free of %.2f)",
+                 n, n, (double)n * nb / 1e9, (double)mfree / 1e9, (double)mtotal / 1e9);
+        return -1;
+    }
+    if ((e = cudaMalloc(&g->W, (1 + KR_XMAXP) * nb)) != cudaSuccess ||
+        (e = cudaMalloc(&g->px, nb)) != cudaSuccess ||
+        (e = cudaMalloc(&g->py, nb)) != cudaSuccess ||
+        (e = cudaMalloc(&g->dint, 2 * sizeof(int))) != cudaSuccess ||
+        (e = cudaMemcpyAsync(g->px, g->hx.data(), nb, cudaMemcpyHostToDevice, st)) != cudaSuccess ||
+        (e = cudaMemcpyAsync(g->py, g->hy.data(), nb, cudaMemcpyHostToDevice, st)) != cudaSuccess ||
+        (e = cudaStreamSynchronize(st)) != cudaSuccess)
+        return cuda_fails(e);
+    return 0;
+}
+
 KgState *kg_new(int dev, cudaStream_t st, const gk_gpu_job_desc *d, char *err, size_t err_cap)
 {
     const size_t n = d->n;
@@ -425,7 +475,6 @@ KgState *kg_new(int dev, cudaStream_t st, const gk_gpu_job_desc *d, char *err, s
     g->n = n;
     g->x64 = x64;
     g->nodata = d->nodata;
-    cudaError_t e = cudaSuccess;
     try {
         std::vector<size_t> perm(n);
         std::iota(perm.begin(), perm.end(), (size_t)0);
@@ -458,50 +507,12 @@ KgState *kg_new(int dev, cudaStream_t st, const gk_gpu_job_desc *d, char *err, s
         sc = 1.0;
     g->ox = ox, g->oy = oy, g->sc = sc;
 
-    const size_t nb = n * sizeof(double);
-    if ((e = cudaSetDevice(dev)) != cudaSuccess)
-        goto cuda_fail;
-    if (libs.dn_create(&g->dn) != CUSOLVER_STATUS_SUCCESS) {
-        g->dn = nullptr;
-        snprintf(err, err_cap, "global kriging: cusolverDnCreate failed");
-        goto fail;
-    }
-    if (libs.bl_create(&g->bl) != CUBLAS_STATUS_SUCCESS) {
-        g->bl = nullptr;
-        snprintf(err, err_cap, "global kriging: cublasCreate failed");
-        goto fail;
-    }
-    if (libs.dn_set_stream(g->dn, st) != CUSOLVER_STATUS_SUCCESS ||
-        libs.bl_set_stream(g->bl, st) != CUBLAS_STATUS_SUCCESS) {
-        snprintf(err, err_cap, "global kriging: setting the stream of cuSOLVER / cuBLAS failed");
-        goto fail;
-    }
-    /* the factor's memory now: a GPU too small for it leaves the job to the CPU */
-    if ((e = cudaMalloc(&g->L, n * nb)) != cudaSuccess) {
+    if (kg_open(g, dev, st, err, err_cap)) {
         cudaGetLastError();
-        size_t mfree = 0, mtotal = 0;
-        cudaMemGetInfo(&mfree, &mtotal);
-        snprintf(err, err_cap,
-                 "out of GPU memory for the %zu x %zu covariance matrix of global kriging "
-                 "(%.2f GB; the GPU has %.2f GB free of %.2f)",
-                 n, n, (double)n * nb / 1e9, (double)mfree / 1e9, (double)mtotal / 1e9);
-        goto fail;
+        kg_free(g);
+        return nullptr;
     }
-    if ((e = cudaMalloc(&g->W, (1 + KR_XMAXP) * nb)) != cudaSuccess ||
-        (e = cudaMalloc(&g->px, nb)) != cudaSuccess ||
-        (e = cudaMalloc(&g->py, nb)) != cudaSuccess ||
-        (e = cudaMalloc(&g->dint, 2 * sizeof(int))) != cudaSuccess ||
-        (e = cudaMemcpyAsync(g->px, g->hx.data(), nb, cudaMemcpyHostToDevice, st)) != cudaSuccess ||
-        (e = cudaMemcpyAsync(g->py, g->hy.data(), nb, cudaMemcpyHostToDevice, st)) != cudaSuccess ||
-        (e = cudaStreamSynchronize(st)) != cudaSuccess)
-        goto cuda_fail;
     return g;
-cuda_fail:
-    snprintf(err, err_cap, "global kriging: %s", cudaGetErrorString(e));
-fail:
-    cudaGetLastError();
-    kg_free(g);
-    return nullptr;
 }
 
 int kg_set(KgState *g, const gk_gpu_krige *k, char *err, size_t err_cap)

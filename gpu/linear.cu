@@ -348,6 +348,11 @@ int lin_tile(LinState *L, cudaStream_t st, const gk_gpu_tile *t, double *out, ch
         snprintf(err, err_cap, "out of host memory");
         return -1;
     }
+    const auto fails = [&](cudaError_t why) {
+        cudaGetLastError();
+        snprintf(err, err_cap, "linear: %s", cudaGetErrorString(why));
+        return -1;
+    };
     cudaError_t e;
     if ((e = grow_buf(&L->nodes, &L->nodes_cap, (size_t)w + h)) != cudaSuccess ||
         (e = grow_buf(&L->rng, &L->rng_cap, L->hrng.size())) != cudaSuccess) {
@@ -372,20 +377,17 @@ int lin_tile(LinState *L, cudaStream_t st, const gk_gpu_tile *t, double *out, ch
     /* the ranges first: a pageable copy waits for the stream, idle here */
     if (total > 0 && (e = cudaMemcpyAsync(L->rng, L->hrng.data(), L->hrng.size() * sizeof(int2),
                                           cudaMemcpyHostToDevice, st)) != cudaSuccess)
-        goto fail;
+        return fails(e);
     lin_init<<<(unsigned)((ncell + 255) / 256), 256, 0, st>>>(
         out, ncell, L->nodes, L->nodes + w, w, h, t->xmin, cw, t->ymax, ch, t->x0, t->y0);
     if ((e = cudaGetLastError()) != cudaSuccess)
-        goto fail;
+        return fails(e);
     if (total > 0) {
         lin_raster<<<(unsigned)((total + LIN_THREADS - 1) / LIN_THREADS), LIN_THREADS, 0, st>>>(P);
         if ((e = cudaGetLastError()) != cudaSuccess)
-            goto fail;
+            return fails(e);
     }
     return 0;
-fail:
-    snprintf(err, err_cap, "linear: %s", cudaGetErrorString(e));
-    return -1;
 }
 
 } // namespace gk_gpu

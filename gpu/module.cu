@@ -268,23 +268,21 @@ void job_destroy(Job *J)
     delete J;
 }
 
-void *api_job_new(int dev, const gk_gpu_job_desc *d, char *err, size_t err_cap)
+/* The job's points on its device, their extent, gdal_grid's tie order and
+ * the bin grid where the op's row asks, then the op's own state. */
+static int job_build(Job *J, const OpRow *row, int dev, const gk_gpu_job_desc *d, char *err,
+                     size_t err_cap)
 {
-    const OpRow *row = op_row(d->op);
-    if (!row) {
-        snprintf(err, err_cap, "operation %d has no kernel in this module", d->op);
-        return nullptr;
-    }
-    Job *J = new (std::nothrow) Job;
     int *keys = nullptr, *vals = nullptr, *keys2 = nullptr, *vals2 = nullptr;
     void *tmp = nullptr;
     unsigned *qorder = nullptr; /* gdal_grid's tie order, and the points in it */
     double *qx = nullptr, *qy = nullptr, *qz = nullptr;
     double *ext = nullptr; /* the blocks' extents */
-    if (!J) {
-        snprintf(err, err_cap, "out of host memory");
-        return nullptr;
-    }
+    const auto scratch = at_exit([&] {
+        void *p[] = {ext, qorder, qx, qy, qz, keys, vals, keys2, vals2, tmp};
+        for (void *q : p)
+            cudaFree(q);
+    });
     J->dev = dev;
     J->d = *d;
     J->d.x = J->d.y = J->d.z = nullptr;
@@ -292,20 +290,20 @@ void *api_job_new(int dev, const gk_gpu_job_desc *d, char *err, size_t err_cap)
     J->n = d->n;
     const int n = (int)d->n;
     const size_t nb = d->n * sizeof(double);
-    CK(cudaSetDevice(dev));
-    CK(cudaDeviceGetAttribute(&J->nsm, cudaDevAttrMultiProcessorCount, dev));
-    CK(cudaDeviceGetAttribute(&J->smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-    CK(cudaStreamCreateWithFlags(&J->st, cudaStreamNonBlocking));
-    CK(cudaEventCreate(&J->e0));
-    CK(cudaEventCreate(&J->e1));
-    CK(cudaMalloc(&J->counters, 4 * sizeof(unsigned int)));
+    CK_RET(cudaSetDevice(dev));
+    CK_RET(cudaDeviceGetAttribute(&J->nsm, cudaDevAttrMultiProcessorCount, dev));
+    CK_RET(cudaDeviceGetAttribute(&J->smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    CK_RET(cudaStreamCreateWithFlags(&J->st, cudaStreamNonBlocking));
+    CK_RET(cudaEventCreate(&J->e0));
+    CK_RET(cudaEventCreate(&J->e1));
+    CK_RET(cudaMalloc(&J->counters, 4 * sizeof(unsigned int)));
     if (row->points) {
-        CK(cudaMalloc(&J->x, nb));
-        CK(cudaMalloc(&J->y, nb));
-        CK(cudaMalloc(&J->z, nb));
-        CK(cudaMemcpyAsync(J->x, d->x, nb, cudaMemcpyHostToDevice, J->st));
-        CK(cudaMemcpyAsync(J->y, d->y, nb, cudaMemcpyHostToDevice, J->st));
-        CK(cudaMemcpyAsync(J->z, d->z, nb, cudaMemcpyHostToDevice, J->st));
+        CK_RET(cudaMalloc(&J->x, nb));
+        CK_RET(cudaMalloc(&J->y, nb));
+        CK_RET(cudaMalloc(&J->z, nb));
+        CK_RET(cudaMemcpyAsync(J->x, d->x, nb, cudaMemcpyHostToDevice, J->st));
+        CK_RET(cudaMemcpyAsync(J->y, d->y, nb, cudaMemcpyHostToDevice, J->st));
+        CK_RET(cudaMemcpyAsync(J->z, d->z, nb, cudaMemcpyHostToDevice, J->st));
     }
     if (row->points) {
         /* the points' extent and Z's, on the device (a pass over the host's
@@ -313,15 +311,15 @@ void *api_job_new(int dev, const gk_gpu_job_desc *d, char *err, size_t err_cap)
         double xmin, ymin, zmin, xmax, ymax, zmax;
         {
             const int nblk = std::max(1, std::min(2 * J->nsm, (n + 255) / 256));
-            CK(cudaMallocAsync(&ext, (size_t)nblk * 6 * sizeof(double), J->st));
+            CK_RET(cudaMallocAsync(&ext, (size_t)nblk * 6 * sizeof(double), J->st));
             extent_partials<<<nblk, 256, 0, J->st>>>(J->x, J->y, J->z, n, ext);
-            CK(cudaGetLastError());
+            CK_RET(cudaGetLastError());
             std::vector<double> part((size_t)nblk * 6);
-            CK(cudaMemcpyAsync(part.data(), ext, part.size() * sizeof(double),
-                               cudaMemcpyDeviceToHost, J->st));
-            CK(cudaFreeAsync(ext, J->st));
+            CK_RET(cudaMemcpyAsync(part.data(), ext, part.size() * sizeof(double),
+                                   cudaMemcpyDeviceToHost, J->st));
+            CK_RET(cudaFreeAsync(ext, J->st));
             ext = nullptr;
-            CK(cudaStreamSynchronize(J->st));
+            CK_RET(cudaStreamSynchronize(J->st));
             xmin = ymin = zmin = INFINITY;
             xmax = ymax = zmax = -INFINITY;
             for (int b = 0; b < nblk; b++) {
@@ -334,16 +332,16 @@ void *api_job_new(int dev, const gk_gpu_job_desc *d, char *err, size_t err_cap)
         J->zc = std::isfinite(zmin) && std::isfinite(zmax) ? 0.5 * (zmin + zmax) : 0.0;
         if (d->quadtree_order && n > 1) {
             const double box[4] = {xmin, ymin, xmax, ymax};
-            CK(cudaMalloc(&qorder, d->n * sizeof *qorder));
-            CK(cudaMalloc(&qx, nb));
-            CK(cudaMalloc(&qy, nb));
-            CK(cudaMalloc(&qz, nb));
+            CK_RET(cudaMalloc(&qorder, d->n * sizeof *qorder));
+            CK_RET(cudaMalloc(&qx, nb));
+            CK_RET(cudaMalloc(&qy, nb));
+            CK_RET(cudaMalloc(&qz, nb));
             if (quadtree_order(J->st, J->x, J->y, n, box, qorder, err, err_cap))
-                goto fail;
+                return -1;
             const int T = 256;
             gather_order<<<(n + T - 1) / T, T, 0, J->st>>>(J->x, J->y, J->z, qorder, n, qx, qy, qz);
-            CK(cudaGetLastError());
-            CK(cudaStreamSynchronize(J->st));
+            CK_RET(cudaGetLastError());
+            CK_RET(cudaStreamSynchronize(J->st));
             cudaFree(J->x);
             cudaFree(J->y);
             cudaFree(J->z);
@@ -383,65 +381,65 @@ void *api_job_new(int dev, const gk_gpu_job_desc *d, char *err, size_t err_cap)
                 1e-9 * (W + H + J->bsx + J->bsy) +
                 1e-14 * (std::fabs(xmin) + std::fabs(ymin) + std::fabs(xmax) + std::fabs(ymax));
             const int nbins = nbx * nby;
-            CK(cudaMalloc(&keys, d->n * sizeof(int)));
-            CK(cudaMalloc(&vals, d->n * sizeof(int)));
-            CK(cudaMalloc(&keys2, d->n * sizeof(int)));
-            CK(cudaMalloc(&vals2, d->n * sizeof(int)));
-            CK(cudaMalloc(&J->sxy, d->n * sizeof(double2)));
-            CK(cudaMalloc(&J->sz, nb));
-            CK(cudaMalloc(&J->sidx, d->n * sizeof(int)));
-            CK(cudaMalloc(&J->bstart, (nbins + 1) * sizeof(int)));
+            CK_RET(cudaMalloc(&keys, d->n * sizeof(int)));
+            CK_RET(cudaMalloc(&vals, d->n * sizeof(int)));
+            CK_RET(cudaMalloc(&keys2, d->n * sizeof(int)));
+            CK_RET(cudaMalloc(&vals2, d->n * sizeof(int)));
+            CK_RET(cudaMalloc(&J->sxy, d->n * sizeof(double2)));
+            CK_RET(cudaMalloc(&J->sz, nb));
+            CK_RET(cudaMalloc(&J->sidx, d->n * sizeof(int)));
+            CK_RET(cudaMalloc(&J->bstart, (nbins + 1) * sizeof(int)));
             const int T = 256;
             bin_keys<<<(n + T - 1) / T, T, 0, J->st>>>(J->x, J->y, n, J->gx0, J->gy0, J->ibsx,
                                                        J->ibsy, nbx, nby, keys, vals);
-            CK(cudaGetLastError());
+            CK_RET(cudaGetLastError());
             int bits = 1;
             while ((1LL << bits) < nbins)
                 bits++;
             size_t tb = 0;
-            CK(cub::DeviceRadixSort::SortPairs(nullptr, tb, keys, keys2, vals, vals2, n, 0, bits,
-                                               J->st));
-            CK(cudaMalloc(&tmp, tb));
-            CK(cub::DeviceRadixSort::SortPairs(tmp, tb, keys, keys2, vals, vals2, n, 0, bits,
-                                               J->st));
+            CK_RET(cub::DeviceRadixSort::SortPairs(nullptr, tb, keys, keys2, vals, vals2, n, 0,
+                                                   bits, J->st));
+            CK_RET(cudaMalloc(&tmp, tb));
+            CK_RET(cub::DeviceRadixSort::SortPairs(tmp, tb, keys, keys2, vals, vals2, n, 0, bits,
+                                                   J->st));
             gather_sorted<<<(n + T - 1) / T, T, 0, J->st>>>(J->x, J->y, J->z, vals2, n, J->sxy,
                                                             J->sz, J->sidx);
-            CK(cudaGetLastError());
+            CK_RET(cudaGetLastError());
             bin_starts<<<(nbins + 1 + T - 1) / T, T, 0, J->st>>>(keys2, n, nbins, J->bstart);
-            CK(cudaGetLastError());
+            CK_RET(cudaGetLastError());
             if (d->group) { /* keys is free now: the folds in input order there */
-                CK(cudaMalloc(&J->sgroup, d->n * sizeof(int)));
-                CK(cudaMemcpyAsync(keys, d->group, d->n * sizeof(int), cudaMemcpyHostToDevice,
-                                   J->st));
+                CK_RET(cudaMalloc(&J->sgroup, d->n * sizeof(int)));
+                CK_RET(cudaMemcpyAsync(keys, d->group, d->n * sizeof(int), cudaMemcpyHostToDevice,
+                                       J->st));
                 gather_group<<<(n + T - 1) / T, T, 0, J->st>>>(keys, J->sidx, n, J->sgroup);
-                CK(cudaGetLastError());
+                CK_RET(cudaGetLastError());
             }
         }
     }
     if (row->make && row->make(J, d, err, err_cap))
-        goto fail;
-    CK(cudaStreamSynchronize(J->st));
-    cudaFree(keys);
-    cudaFree(vals);
-    cudaFree(keys2);
-    cudaFree(vals2);
-    cudaFree(tmp);
-    cudaFree(qorder);
+        return -1;
+    CK_RET(cudaStreamSynchronize(J->st));
+    return 0;
+}
+
+void *api_job_new(int dev, const gk_gpu_job_desc *d, char *err, size_t err_cap)
+{
+    const OpRow *row = op_row(d->op);
+    if (!row) {
+        snprintf(err, err_cap, "operation %d has no kernel in this module", d->op);
+        return nullptr;
+    }
+    Job *J = new (std::nothrow) Job;
+    if (!J) {
+        snprintf(err, err_cap, "out of host memory");
+        return nullptr;
+    }
+    if (job_build(J, row, dev, d, err, err_cap)) {
+        cudaGetLastError();
+        job_destroy(J);
+        return nullptr;
+    }
     return J;
-fail:
-    cudaGetLastError();
-    cudaFree(ext);
-    cudaFree(qorder);
-    cudaFree(qx);
-    cudaFree(qy);
-    cudaFree(qz);
-    cudaFree(keys);
-    cudaFree(vals);
-    cudaFree(keys2);
-    cudaFree(vals2);
-    cudaFree(tmp);
-    job_destroy(J);
-    return nullptr;
 }
 
 /* ---- the local algorithms' dispatch -------------------------------------- */
@@ -585,11 +583,11 @@ int api_krige_set(void *job, const gk_gpu_krige *k, char *err, size_t err_cap)
     return row->set_krige(J, k, err, err_cap);
 }
 
-int api_tile(void *job, const gk_gpu_tile *t, double *out, uint64_t *nodata, uint64_t *singular,
-             char *err, size_t err_cap)
+/* A tile (api_tile's work, its lock held); CK_RET leaves ck_last for the
+ * caller to tell out-of-memory from other failures. */
+static int tile_run(Job *J, const gk_gpu_tile *t, double *out, uint64_t *nodata, uint64_t *singular,
+                    char *err, size_t err_cap)
 {
-    Job *J = (Job *)job;
-    std::lock_guard<std::mutex> lock(J->mu);
     const size_t ncell = (size_t)t->w * t->h;
     const gk_gpu_job_desc &d = J->d;
     Grid G;
@@ -605,66 +603,85 @@ int api_tile(void *job, const gk_gpu_tile *t, double *out, uint64_t *nodata, uin
     unsigned int cnt = 0, nsing = 0;
     const OpRow *row = op_row(d.op);
     const int nbands = J->nbands;
+    CK_RET(cudaSetDevice(J->dev));
+    CK_RET(grow(&J->out, &J->out_cap, ncell * nbands));
+    if (row->stage && row->stage(J, t, err, err_cap))
+        return -1;
+    CK_RET(cudaEventRecord(J->e0, J->st));
+    if (row->tile(J, G, t, nbands, err, err_cap))
+        return -1;
+    CK_RET(cudaEventRecord(J->e1, J->st));
+    count_nodata<<<(unsigned)((ncell + 255) / 256), 256, 0, J->st>>>(J->out, ncell, d.nodata,
+                                                                     J->counters + 1);
+    CK_RET(cudaGetLastError());
+    if (t->out_float) { /* half the bytes back, and no pass over them on the host */
+        CK_RET(grow(&J->outf, &J->outf_cap, ncell * nbands));
+        to_float32<<<(unsigned)((ncell * nbands + 255) / 256), 256, 0, J->st>>>(
+            J->out, ncell * nbands, J->outf);
+        CK_RET(cudaGetLastError());
+        CK_RET(cudaMemcpyAsync(out, J->outf, ncell * nbands * sizeof(float), cudaMemcpyDeviceToHost,
+                               J->st));
+    } else {
+        CK_RET(cudaMemcpyAsync(out, J->out, ncell * nbands * sizeof(double), cudaMemcpyDeviceToHost,
+                               J->st));
+    }
+    CK_RET(cudaMemcpyAsync(&cnt, J->counters + 1, sizeof cnt, cudaMemcpyDeviceToHost, J->st));
+    CK_RET(cudaMemcpyAsync(&nsing, J->counters + 3, sizeof nsing, cudaMemcpyDeviceToHost, J->st));
+    CK_RET(cudaStreamSynchronize(J->st));
+    CK_RET(cudaEventElapsedTime(&J->last_ms, J->e0, J->e1));
+    *nodata = cnt;
+    *singular = nsing;
+    return 0;
+}
+
+int api_tile(void *job, const gk_gpu_tile *t, double *out, uint64_t *nodata, uint64_t *singular,
+             char *err, size_t err_cap)
+{
+    Job *J = (Job *)job;
+    std::lock_guard<std::mutex> lock(J->mu);
+    const OpRow *row = op_row(J->d.op);
     *singular = 0;
     if (t->qx && !row->cv_tiles) {
         snprintf(err, err_cap, "cross-validation tiles are local kriging's only");
         return -1;
     }
     ck_last = cudaSuccess;
-    CK(cudaSetDevice(J->dev));
-    CK(grow(&J->out, &J->out_cap, ncell * nbands));
-    if (row->stage && row->stage(J, t, err, err_cap))
-        goto fail;
-    CK(cudaEventRecord(J->e0, J->st));
-    if (row->tile(J, G, t, nbands, err, err_cap))
-        goto fail;
-    CK(cudaEventRecord(J->e1, J->st));
-    count_nodata<<<(unsigned)((ncell + 255) / 256), 256, 0, J->st>>>(J->out, ncell, d.nodata,
-                                                                     J->counters + 1);
-    CK(cudaGetLastError());
-    if (t->out_float) { /* half the bytes back, and no pass over them on the host */
-        CK(grow(&J->outf, &J->outf_cap, ncell * nbands));
-        to_float32<<<(unsigned)((ncell * nbands + 255) / 256), 256, 0, J->st>>>(
-            J->out, ncell * nbands, J->outf);
-        CK(cudaGetLastError());
-        CK(cudaMemcpyAsync(out, J->outf, ncell * nbands * sizeof(float), cudaMemcpyDeviceToHost,
-                           J->st));
-    } else {
-        CK(cudaMemcpyAsync(out, J->out, ncell * nbands * sizeof(double), cudaMemcpyDeviceToHost,
-                           J->st));
-    }
-    CK(cudaMemcpyAsync(&cnt, J->counters + 1, sizeof cnt, cudaMemcpyDeviceToHost, J->st));
-    CK(cudaMemcpyAsync(&nsing, J->counters + 3, sizeof nsing, cudaMemcpyDeviceToHost, J->st));
-    CK(cudaStreamSynchronize(J->st));
-    CK(cudaEventElapsedTime(&J->last_ms, J->e0, J->e1));
-    *nodata = cnt;
-    *singular = nsing;
-    return 0;
-fail:
+    if (!tile_run(J, t, out, nodata, singular, err, err_cap))
+        return 0;
     cudaGetLastError();
-    if (ck_last == cudaErrorMemoryAllocation) {
-        /* give the buffers back: the halves the caller asks for next need less */
-        cudaStreamSynchronize(J->st);
-        /* each buffer beside its capacity: the two cannot fall out of step */
-        const struct {
-            void **buf;
-            size_t *cap;
-        } grown[] = {{(void **)&J->out, &J->out_cap},
-                     {(void **)&J->outf, &J->outf_cap},
-                     {(void **)&J->part, &J->part_cap},
-                     {(void **)&J->flags, &J->flags_cap},
-                     {(void **)&J->flag_list, &J->flag_list_cap},
-                     {(void **)&J->klg, &J->klg_cap}};
-        for (const auto &g : grown) {
-            cudaFree(*g.buf);
-            *g.buf = nullptr;
-            *g.cap = 0;
-        }
-        if (J->own && row->shrink)
-            row->shrink(J->own);
-        return GK_GPU_TILE_NOMEM;
+    if (ck_last != cudaErrorMemoryAllocation)
+        return -1;
+    /* give the buffers back: the halves the caller asks for next need less */
+    cudaStreamSynchronize(J->st);
+    /* each buffer beside its capacity: the two cannot fall out of step */
+    const struct {
+        void **buf;
+        size_t *cap;
+    } grown[] = {{(void **)&J->out, &J->out_cap},
+                 {(void **)&J->outf, &J->outf_cap},
+                 {(void **)&J->part, &J->part_cap},
+                 {(void **)&J->flags, &J->flags_cap},
+                 {(void **)&J->flag_list, &J->flag_list_cap},
+                 {(void **)&J->klg, &J->klg_cap}};
+    for (const auto &g : grown) {
+        cudaFree(*g.buf);
+        *g.buf = nullptr;
+        *g.cap = 0;
     }
-    return -1;
+    if (J->own && row->shrink)
+        row->shrink(J->own);
+    return GK_GPU_TILE_NOMEM;
+}
+
+/* A clone's stream, events and counters. */
+static int clone_streams(Job *J, char *err, size_t err_cap)
+{
+    CK_RET(cudaSetDevice(J->dev));
+    CK_RET(cudaStreamCreateWithFlags(&J->st, cudaStreamNonBlocking));
+    CK_RET(cudaEventCreate(&J->e0));
+    CK_RET(cudaEventCreate(&J->e1));
+    CK_RET(cudaMalloc(&J->counters, 4 * sizeof(unsigned int)));
+    return 0;
 }
 
 /* A second job on the base's device that shares its points and bins (read
@@ -697,18 +714,12 @@ void *api_job_clone(void *job, char *err, size_t err_cap)
     J->pxmax = B->pxmax, J->pymax = B->pymax;
     J->nsm = B->nsm;
     J->smem_optin = B->smem_optin;
-    if (B->own && !(J->own = row->clone(B->own, err, err_cap)))
-        goto fail;
-    CK(cudaSetDevice(J->dev));
-    CK(cudaStreamCreateWithFlags(&J->st, cudaStreamNonBlocking));
-    CK(cudaEventCreate(&J->e0));
-    CK(cudaEventCreate(&J->e1));
-    CK(cudaMalloc(&J->counters, 4 * sizeof(unsigned int)));
+    if ((B->own && !(J->own = row->clone(B->own, err, err_cap))) ||
+        clone_streams(J, err, err_cap)) {
+        job_destroy(J);
+        return nullptr;
+    }
     return J;
-fail:
-    cudaGetLastError();
-    job_destroy(J);
-    return nullptr;
 }
 
 int api_device_count(void)

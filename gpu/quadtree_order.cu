@@ -149,7 +149,15 @@ int quadtree_order(cudaStream_t st, const double *x, const double *y, int n, con
     const size_t un = (size_t)n, maxnodes = un / (QT_CAPACITY + 1) + 1;
     char *mem = nullptr;
     int h_tot[2];
-    int rc = -1, na = n, nn = 1;
+    int na = n, nn = 1;
+    bool done = false;
+    /* a failed call may have left work queued that reads mem */
+    const auto scratch = at_exit([&] {
+        if (!done)
+            cudaStreamSynchronize(st);
+        if (mem)
+            cudaFreeAsync(mem, st);
+    });
     qt_box root = {box[0], box[1], box[2], box[3]};
     QNode r0;
     unsigned *act, *actn, *key, *key2, *pts2, *ukey, *ucnt, *ustart;
@@ -161,18 +169,19 @@ int quadtree_order(cudaStream_t st, const double *x, const double *y, int n, con
     r0.at = 0, r0.start = 0, r0.count = n;
     if (n <= QT_CAPACITY || !qt_quarters(&root, &r0.cuts)) { /* one leaf: input order */
         qt_identity<<<(n + T - 1) / T, T, 0, st>>>(order, n);
-        CK(cudaGetLastError());
-        CK(cudaStreamSynchronize(st));
+        CK_RET(cudaGetLastError());
+        CK_RET(cudaStreamSynchronize(st));
         return 0;
     }
     /* the CUB calls' scratch: the largest of them at n items */
-    CK(cub::DeviceRadixSort::SortPairs(nullptr, t1, (unsigned *)nullptr, (unsigned *)nullptr,
-                                       (unsigned *)nullptr, (unsigned *)nullptr, n, 0, 32, st));
+    CK_RET(cub::DeviceRadixSort::SortPairs(nullptr, t1, (unsigned *)nullptr, (unsigned *)nullptr,
+                                           (unsigned *)nullptr, (unsigned *)nullptr, n, 0, 32, st));
     tb = std::max(tb, t1);
-    CK(cub::DeviceRunLengthEncode::Encode(nullptr, t1, (unsigned *)nullptr, (unsigned *)nullptr,
-                                          (unsigned *)nullptr, (int *)nullptr, n, st));
+    CK_RET(cub::DeviceRunLengthEncode::Encode(nullptr, t1, (unsigned *)nullptr, (unsigned *)nullptr,
+                                              (unsigned *)nullptr, (int *)nullptr, n, st));
     tb = std::max(tb, t1);
-    CK(cub::DeviceScan::ExclusiveSum(nullptr, t1, (unsigned *)nullptr, (unsigned *)nullptr, n, st));
+    CK_RET(cub::DeviceScan::ExclusiveSum(nullptr, t1, (unsigned *)nullptr, (unsigned *)nullptr, n,
+                                         st));
     tb = std::max(tb, t1);
     for (int pass = 0; pass < 2; pass++) {
         Carve c = {mem, 0};
@@ -184,50 +193,45 @@ int quadtree_order(cudaStream_t st, const double *x, const double *y, int n, con
         nodes = c.take<QNode>(maxnodes), next = c.take<QNode>(maxnodes);
         kd = c.take<KeyDest>(5 * maxnodes), tmp = c.take<char>(tb);
         if (!mem)
-            CK(cudaMallocAsync((void **)&mem, c.off, st));
+            CK_RET(cudaMallocAsync((void **)&mem, c.off, st));
     }
     qt_iota<<<(n + T - 1) / T, T, 0, st>>>(act, actn, n);
-    CK(cudaGetLastError());
-    CK(cudaMemcpyAsync(nodes, &r0, sizeof r0, cudaMemcpyHostToDevice, st));
+    CK_RET(cudaGetLastError());
+    CK_RET(cudaMemcpyAsync(nodes, &r0, sizeof r0, cudaMemcpyHostToDevice, st));
     while (na > 0) {
         const int gp = (na + T - 1) / T, runs = (int)std::min<long long>(na, 5LL * nn);
         const int gr = (runs + T - 1) / T;
         qt_keys<<<gp, T, 0, st>>>(x, y, act, actn, nodes, na, key);
-        CK(cudaGetLastError());
+        CK_RET(cudaGetLastError());
         int bits = 1;
         while ((1LL << bits) < 5LL * nn)
             bits++;
         size_t t = tb;
-        CK(cub::DeviceRadixSort::SortPairs(tmp, t, key, key2, act, pts2, na, 0, bits, st));
+        CK_RET(cub::DeviceRadixSort::SortPairs(tmp, t, key, key2, act, pts2, na, 0, bits, st));
         t = tb;
-        CK(cub::DeviceRunLengthEncode::Encode(tmp, t, key2, ukey, ucnt, d_nruns, na, st));
+        CK_RET(cub::DeviceRunLengthEncode::Encode(tmp, t, key2, ukey, ucnt, d_nruns, na, st));
         /* over a bound of the runs: the entries past the last run follow it */
         t = tb;
-        CK(cub::DeviceScan::ExclusiveSum(tmp, t, ucnt, ustart, runs, st));
+        CK_RET(cub::DeviceScan::ExclusiveSum(tmp, t, ucnt, ustart, runs, st));
         qt_run_flags<<<gr, T, 0, st>>>(ukey, ucnt, d_nruns, nodes, flag, fcnt);
-        CK(cudaGetLastError());
+        CK_RET(cudaGetLastError());
         t = tb;
-        CK(cub::DeviceScan::ExclusiveSum(tmp, t, flag, fid, runs, st));
+        CK_RET(cub::DeviceScan::ExclusiveSum(tmp, t, flag, fid, runs, st));
         t = tb;
-        CK(cub::DeviceScan::ExclusiveSum(tmp, t, fcnt, foff, runs, st));
+        CK_RET(cub::DeviceScan::ExclusiveSum(tmp, t, fcnt, foff, runs, st));
         qt_run_emit<<<gr, T, 0, st>>>(ukey, ucnt, d_nruns, ustart, flag, fid, foff, fcnt, nodes,
                                       next, kd, d_tot);
-        CK(cudaGetLastError());
+        CK_RET(cudaGetLastError());
         qt_scatter<<<gp, T, 0, st>>>(key2, pts2, kd, na, order, act, actn);
-        CK(cudaGetLastError());
-        CK(cudaMemcpyAsync(h_tot, d_tot, sizeof h_tot, cudaMemcpyDeviceToHost, st));
-        CK(cudaStreamSynchronize(st));
+        CK_RET(cudaGetLastError());
+        CK_RET(cudaMemcpyAsync(h_tot, d_tot, sizeof h_tot, cudaMemcpyDeviceToHost, st));
+        CK_RET(cudaStreamSynchronize(st));
         nn = h_tot[0];
         na = h_tot[1];
         std::swap(nodes, next);
     }
-    rc = 0;
-fail:
-    if (rc)
-        cudaStreamSynchronize(st);
-    if (mem)
-        cudaFreeAsync(mem, st);
-    return rc;
+    done = true;
+    return 0;
 }
 
 int api_quadtree_order(int dev, const double *x, const double *y, size_t n, uint32_t *order,
