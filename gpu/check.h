@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdio>
+#include <initializer_list>
 #include <cstdlib>
 
 namespace gk_gpu
@@ -76,6 +77,26 @@ template <class T> inline cudaError_t grow(T **p, size_t *cap, size_t n)
     if (e == cudaSuccess)
         *cap = n;
     return e;
+}
+
+/* Buffers grown by grow() given back (after an out-of-memory tile, so that
+ * the halves the caller asks for next find room): each named beside its
+ * capacity, so that the two cannot fall out of step. */
+struct Grown {
+    void **buf;
+    size_t *cap;
+};
+template <class T> inline Grown grown(T *&p, size_t &cap)
+{
+    return {reinterpret_cast<void **>(&p), &cap};
+}
+inline void release(std::initializer_list<Grown> list)
+{
+    for (const Grown &g : list) {
+        cudaFree(*g.buf);
+        *g.buf = nullptr;
+        *g.cap = 0;
+    }
 }
 
 } // namespace gk_gpu

@@ -43,9 +43,7 @@ struct DensState {
 void density_shrink(void *own)
 {
     DensState *S = static_cast<DensState *>(own);
-    cudaFree(S->fft);
-    S->fft = nullptr;
-    S->fft_cap = 0;
+    release({grown(S->fft, S->fft_cap)});
 }
 
 void density_drop(void *own)

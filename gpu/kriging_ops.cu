@@ -25,19 +25,8 @@ namespace gk_gpu
 static void shrink_krige(void *own)
 {
     KrigeState *S = static_cast<KrigeState *>(own);
-    const struct {
-        void **buf;
-        size_t *cap;
-    } grown[] = {{(void **)&S->g0, &S->g0_cap},
-                 {(void **)&S->nbr, &S->nbr_cap},
-                 {(void **)&S->big, &S->big_cap},
-                 {(void **)&S->q, &S->q_cap},
-                 {(void **)&S->qg, &S->qg_cap}};
-    for (const auto &g : grown) {
-        cudaFree(*g.buf);
-        *g.buf = nullptr;
-        *g.cap = 0;
-    }
+    release({grown(S->g0, S->g0_cap), grown(S->nbr, S->nbr_cap), grown(S->big, S->big_cap),
+             grown(S->q, S->q_cap), grown(S->qg, S->qg_cap)});
 }
 
 static void drop_krige(void *own)

@@ -13,6 +13,7 @@
  * writes the spans of its 32 triangles together, so that large triangles
  * (a grid finer than the points) and small ones both keep the lanes busy.
  */
+#include "check.h"
 #include "families.h"
 
 #include "linear/linear_raster.h"
@@ -42,19 +43,6 @@ struct LinState {
     size_t rng_cap = 0;
     std::vector<int2> hrng;
 };
-
-template <class T> cudaError_t grow_buf(T **p, size_t *cap, size_t n)
-{
-    if (n <= *cap)
-        return cudaSuccess;
-    cudaFree(*p);
-    *p = nullptr;
-    *cap = 0;
-    cudaError_t e = cudaMalloc((void **)p, (n > 0 ? n : 1) * sizeof(T));
-    if (e == cudaSuccess)
-        *cap = n;
-    return e;
-}
 
 struct TileP {
     gk_lr_nodes N; /* xs, ys on the device */
@@ -354,16 +342,12 @@ int lin_tile(LinState *L, cudaStream_t st, const gk_gpu_tile *t, double *out, ch
         return -1;
     };
     cudaError_t e;
-    if ((e = grow_buf(&L->nodes, &L->nodes_cap, (size_t)w + h)) != cudaSuccess ||
-        (e = grow_buf(&L->rng, &L->rng_cap, L->hrng.size())) != cudaSuccess) {
+    if ((e = grow(&L->nodes, &L->nodes_cap, (size_t)w + h)) != cudaSuccess ||
+        (e = grow(&L->rng, &L->rng_cap, L->hrng.size())) != cudaSuccess) {
         cudaGetLastError();
         if (e == cudaErrorMemoryAllocation) {
             /* give the buffers back: the halves the caller asks for next need less */
-            cudaFree(L->nodes);
-            cudaFree(L->rng);
-            L->nodes = nullptr;
-            L->rng = nullptr;
-            L->nodes_cap = L->rng_cap = 0;
+            release({grown(L->nodes, L->nodes_cap), grown(L->rng, L->rng_cap)});
             return GK_GPU_TILE_NOMEM;
         }
         snprintf(err, err_cap, "linear: %s", cudaGetErrorString(e));

@@ -653,21 +653,9 @@ int api_tile(void *job, const gk_gpu_tile *t, double *out, uint64_t *nodata, uin
         return -1;
     /* give the buffers back: the halves the caller asks for next need less */
     cudaStreamSynchronize(J->st);
-    /* each buffer beside its capacity: the two cannot fall out of step */
-    const struct {
-        void **buf;
-        size_t *cap;
-    } grown[] = {{(void **)&J->out, &J->out_cap},
-                 {(void **)&J->outf, &J->outf_cap},
-                 {(void **)&J->part, &J->part_cap},
-                 {(void **)&J->flags, &J->flags_cap},
-                 {(void **)&J->flag_list, &J->flag_list_cap},
-                 {(void **)&J->klg, &J->klg_cap}};
-    for (const auto &g : grown) {
-        cudaFree(*g.buf);
-        *g.buf = nullptr;
-        *g.cap = 0;
-    }
+    release({grown(J->out, J->out_cap), grown(J->outf, J->outf_cap), grown(J->part, J->part_cap),
+             grown(J->flags, J->flags_cap), grown(J->flag_list, J->flag_list_cap),
+             grown(J->klg, J->klg_cap)});
     if (J->own && row->shrink)
         row->shrink(J->own);
     return GK_GPU_TILE_NOMEM;
