@@ -463,6 +463,13 @@ static int run_rows(gk_job *job, const gk_grid *g, int y0, int rows, int tile_w,
         job->shared_nodes = gk_share_cpu_nodes(queue);
     if (late)
         late_device_name(job, (double)g->nx * rows);
+    else if (job->gpu && job->shared_nodes > 0 && !strstr(ctx->device_name, "CPU cores took")) {
+        /* the helper's slices (cpu_share.c); said once, for the first strip that had them */
+        size_t len = strlen(ctx->device_name);
+        snprintf(ctx->device_name + len, sizeof ctx->device_name - len,
+                 "; the CPU cores took %.1f%% of the nodes",
+                 100.0 * (double)job->shared_nodes / ((double)g->nx * rows));
+    }
     gk_share_free(queue);
     const int stop = r.stop;
     if (stop == GK_ERR_INTERNAL)

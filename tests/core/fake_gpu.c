@@ -12,7 +12,10 @@
  *   GK_FAKE_GPU_FAIL=CALL      probe, job_new, clone or tile fails
  *   GK_FAKE_GPU_MAX_CELLS=N    a tile of more nodes is out of memory
  *   GK_FAKE_GPU_ABI=N          the ABI version the entry reports
+ *   GK_FAKE_GPU_TILE_MS=N      a tile takes N ms longer (a slow GPU: the
+ *                              cores take a share)
  */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include "core/gpu_abi.h"
 #include "core/to_float32.h"
 
@@ -21,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct {
     gk_gpu_job_desc d;
@@ -128,6 +132,11 @@ static int tile(void *job, const gk_gpu_tile *t, double *out, uint64_t *nodata, 
     if (env_int("GK_FAKE_GPU_MAX_CELLS", 0) > 0 &&
         ncell > (size_t)env_int("GK_FAKE_GPU_MAX_CELLS", 0))
         return GK_GPU_TILE_NOMEM;
+    const int ms = env_int("GK_FAKE_GPU_TILE_MS", 0);
+    if (ms > 0) {
+        struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+    }
     const double cw = (t->xmax - t->xmin) / t->nx, ch = (t->ymin - t->ymax) / t->ny;
     uint64_t nd = 0;
     for (int j = 0; j < t->h; j++)
@@ -153,7 +162,7 @@ static int tile(void *job, const gk_gpu_tile *t, double *out, uint64_t *nodata, 
 static double last_kernel_ms(void *job)
 {
     (void)job;
-    return 0.01;
+    return env_int("GK_FAKE_GPU_TILE_MS", 0) + 0.01;
 }
 
 static int krige_set(void *job, const gk_gpu_krige *k, char *err, size_t err_cap)

@@ -54,6 +54,24 @@ same_bytes auto C -- --device auto
 same_bytes late_start C GRIDKIT_GPU_START_DELAY=400 -- --device auto
 same_bytes threads_1 C -- --device cuda --threads 1
 same_bytes clone_fails C GK_FAKE_GPU_FAIL=clone -- --device cuda
+# a slow GPU (40 ms a tile) beside the cores, made to share (GRIDKIT_CPU_SHARE=force):
+# tiles from both, in Float32 and Float64, still the CPU's bytes
+R500=$DATA/random_500.gpkg
+for ot in Float32 Float64; do
+    A=(-outsize 700 600 -ot $ot -a count:radius1=60:radius2=60)
+    "$GK" grid -q "${A[@]}" --device cpu "$R500" "$W/share_cpu_$ot.tif" || ko "share_cpu_$ot" "the CPU run failed"
+    if env GRIDKIT_GPU_MODULE="$FAKE" GK_FAKE_GPU_TILE_MS=40 GRIDKIT_CPU_SHARE=force timeout 120 \
+        "$GK" grid "${A[@]}" --device cuda --threads 4 "$R500" "$W/share_$ot.tif" \
+        2>"$W/share_$ot.err" && cmp -s "$W/share_$ot.tif" "$W/share_cpu_$ot.tif"; then
+        ok "cores_share_$ot"
+    else
+        ko "cores_share_$ot" "not the CPU's bytes: $(head -c 300 "$W/share_$ot.err")"
+    fi
+done
+grep -qE "Device: cuda:0 \(fake GPU 0\); the CPU cores took [0-9.]+% of the nodes" "$W/share_Float32.err" &&
+    ok "cores_share_said" ||
+    ko "cores_share_said" "the device line does not give the cores' share: $(grep Device "$W/share_Float32.err")"
+
 # under auto a module that cannot run the job leaves it to the CPU
 same_bytes auto_probe_fails C GK_FAKE_GPU_FAIL=probe -- --device auto
 same_bytes auto_job_fails C GK_FAKE_GPU_FAIL=job_new -- --device auto

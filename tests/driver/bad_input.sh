@@ -243,6 +243,42 @@ check_vgm variogram_fit_kappa_no_model '--fit-kappa needs a model to fit' -- \
     "$ME" -zfield logzinc --fit-kappa 1,2
 check_vgm variogram_drift_unknown "--drift: 'cubic' is not linear or quadratic" -- \
     "$ME" -zfield logzinc --drift cubic
+# the fit's start values and options (cli/variogram_fit_args.c), each named
+check_vgm variogram_nugget_negative '--nugget must be >= 0, not -1' -- \
+    "$ME" -zfield logzinc --fit Sph --nugget -1
+check_vgm variogram_nugget_text "--nugget: 'abc' is not a number" -- \
+    "$ME" -zfield logzinc --fit Sph --nugget abc
+check_vgm variogram_nug_twice '--fit: Nug listed twice' -- "$ME" -zfield logzinc --fit Nug,Sph,Nug
+check_vgm variogram_fit_too_many '--fit: at most [0-9]+ structures' -- \
+    "$ME" -zfield logzinc --fit Sph,Exp,Gau,Sph,Exp,Gau,Sph,Exp,Gau,Sph,Exp,Gau,Sph,Exp,Gau,Sph,Exp
+check_vgm variogram_fit_none '--fit: no model given' -- "$ME" -zfield logzinc --fit ,
+check_vgm variogram_psill_count '--psill: 1 value for 2 non-nugget structures' -- \
+    "$ME" -zfield logzinc --fit Sph,Exp --psill 0.5
+check_vgm variogram_psill_negative '--psill must be >= 0, not -0.5' -- \
+    "$ME" -zfield logzinc --fit Sph --psill -0.5
+check_vgm variogram_range_zero '--range must be positive, not 0' -- \
+    "$ME" -zfield logzinc --fit Sph --range 0
+check_vgm variogram_range_long "--range: too many or too long values" -- \
+    "$ME" -zfield logzinc --fit Sph --range 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21
+check_vgm variogram_anis_one '--anis needs ANGLE,RATIO' -- "$ME" -zfield logzinc --fit Sph --anis 30
+check_vgm variogram_anis_ratio '--anis: angle must be in \[0, 360\) and ratio in \(0, 1\], not 30,2' -- \
+    "$ME" -zfield logzinc --fit Sph --anis 30,2
+check_vgm variogram_anis_angle '--anis: angle must be in \[0, 360\) and ratio in \(0, 1\], not 400,0.5' -- \
+    "$ME" -zfield logzinc --fit Sph --anis 400,0.5
+check_vgm variogram_no_fit_missing '--no-fit: give every start value' -- \
+    "$ME" -zfield logzinc --fit Sph --psill 0.5 --no-fit
+check_vgm variogram_fit_best_no_fit '--no-fit needs --fit MODEL or --model FILE' -- \
+    "$ME" -zfield logzinc --fit-best Exp,Sph --no-fit
+check_vgm variogram_fit_best_kappa '--kappa: one value with --fit-best, not 2' -- \
+    "$ME" -zfield logzinc --fit-best Exp,Mat --kappa 0.5,1
+check_vgm variogram_fit_best_nugget '--nugget must be >= 0, not -2' -- \
+    "$ME" -zfield logzinc --fit-best Exp,Sph --nugget -2
+check_vgm variogram_fit_best_anis '--anis needs ANGLE,RATIO' -- \
+    "$ME" -zfield logzinc --fit-best Exp,Sph --anis 30
+check_vgm variogram_anis_three "--anis: too many or too long values in '1,0.5,3'" -- \
+    "$ME" -zfield logzinc --fit Sph --anis 1,0.5,3
+check_vgm variogram_fit_kappa_text "--fit-kappa: 'x' is not a number" -- \
+    "$ME" -zfield logzinc --fit Nug,Mat --fit-kappa 0.5,x
 # the bound in the message; a tiny width's class count in 15 digits, not 300;
 # constant z: no variogram to fit (it advised other starting values)
 check_vgm variogram_lags_bound '--lags must be a whole number from 1 to 1000000, not 10000000' -- \
