@@ -102,6 +102,8 @@ refused tile_fails "fake tile failed" GK_FAKE_GPU_FAIL=tile -- --device cuda -a 
 refused no_such_device "cuda:3" GK_FAKE_GPU_COUNT=2 -- --device cuda:3 -a "$ALG_C"
 refused abi "does not match this gridkit \(ABI 1, expected" GK_FAKE_GPU_ABI=1 -- --device cuda -a "$ALG_C"
 refused no_kernel "no kernel for op" -- --device cuda -a invdist:power=2
+refused no_kriging "layer .*fake GPU 0.*no kernel for op" -- --device cuda \
+    -a kriging:model=Exp:psill=100:range=900:max_points=8
 # (the real module beside the command, where one was built, finds no driver)
 refused no_module "was not found|no usable GPU" GRIDKIT_GPU_MODULE=/nonexistent/gridkit_cuda.so -- --device cuda -a "$ALG_C"
 
