@@ -368,9 +368,17 @@ int gk_krige_global_build(gk_job *job)
         g->px[i] = X[perm[i]];
         g->py[i] = Y[perm[i]];
     }
-    /* the reverse order's factor where it pays and memory allows (<= 512 MB) */
-    if (compact_support(k) && (double)n * n * 8 <= 512e6 && alloc_factor(&g->f[1], n, p))
+    /* the reverse order's factor where it pays (<= 512 MB). Which factor a
+     * node uses changes its last bits, so a failed allocation is an error,
+     * not a quiet fall-back to one factor: the bytes depend on the inputs only */
+    if (compact_support(k) && (double)n * n * 8 <= 512e6) {
+        if (!alloc_factor(&g->f[1], n, p))
+            return gk_error(ctx, GK_ERR_NOMEM,
+                            "out of memory: global kriging of %zu points with a compact model "
+                            "needs %.2f GB (give max_points= for a local neighbourhood)",
+                            n, 2.0 * n * n * 8 / 1e9);
         g->nf = 2;
+    }
 
     if (factor(k, g, &g->f[0], 0) || (p > 0 && n < (size_t)p)) {
         k->global_singular = 1; /* every node nodata, counted */

@@ -153,7 +153,10 @@ int gk_variogram_fit_best(gk_context *ctx, const gk_vgm *v, int dir, gk_vmodel *
                     if (m.s[i].type == GK_VM_MAT || m.s[i].type == GK_VM_STE)
                         m.s[i].kappa = kappa[t];
             gk_fit_result fr;
-            if (gk_variogram_fit(ctx, v, dir, &m, opt, &fr)) {
+            const int frc = gk_variogram_fit(ctx, v, dir, &m, opt, &fr);
+            if (frc == GK_ERR_NOMEM) /* not this candidate's failure: no choice without it */
+                return frc;
+            if (frc) {
                 snprintf(why, sizeof why, "%s", gk_errmsg(ctx));
                 gk_error_clear(ctx);
                 continue;
