@@ -23,7 +23,7 @@ extern void *__libc_calloc(size_t, size_t);
 extern void *__libc_realloc(void *, size_t);
 
 static uintptr_t lo, hi;  /* the main program's loaded segments */
-static long fail_at = -2; /* -2: not read yet; -1: never */
+static long fail_at = -1; /* GK_FAIL_MALLOC_AT; -1: never */
 static atomic_long calls;
 static _Atomic(long) *shared; /* GK_FAIL_MALLOC_COUNT's mapping */
 static atomic_int ready;
