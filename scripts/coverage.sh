@@ -4,8 +4,11 @@
 # then gcovr's summary and an HTML report in build-cov/coverage/.
 #
 #   scripts/coverage.sh [ctest arguments]     e.g. -E '^(gstat|mpi)$'
-# Environment: JOBS (default nproc). The GPU module is not built: its glue in
-# the core is measured with the stand-in module tests/core/fake_gpu.c.
+# Environment: JOBS (default nproc); COVERAGE_GPU, the tarball that
+# scripts/device/coverage_gpu.sh made on a GPU machine (the core's GPU paths
+# and the AVX-512 kernels; the same repository path there), added to the
+# figures. Without it the GPU module is not run: its glue in the core is
+# measured with the stand-in module tests/core/fake_gpu.c.
 set -eu
 cd "$(dirname "$0")/.."
 jobs=${JOBS:-$(nproc)}
@@ -19,7 +22,20 @@ cmake --build "$dir" -j"$jobs" >>"$dir.log" 2>&1 || { tail -40 "$dir.log"; exit 
 find "$dir" -name '*.gcda' -delete
 ctest --test-dir "$dir" -j"$jobs" "$@" || echo "coverage: some tests failed (the figures below still count what ran)"
 mkdir -p "$dir/coverage"
-gcovr -r . --object-directory "$dir" -f 'algorithms/' -f 'driver/' \
-    --exclude-unreachable-branches --exclude-throw-branches \
-    --html-details "$dir/coverage/index.html" --txt "$dir/coverage/summary.txt" \
-    --print-summary -j"$jobs"
+# Each build's counters on their own (gcovr searches the directory it is given).
+measure() {
+    gcovr -r . "$1" -f 'algorithms/' -f 'driver/' --exclude-unreachable-branches \
+        --exclude-throw-branches --json "$2" -j"$jobs"
+}
+measure "$dir" "$dir/coverage/cpu.json"
+set -- -a "$dir/coverage/cpu.json"
+if [ -n "${COVERAGE_GPU:-}" ]; then
+    rm -rf build-cov-gpu && tar -xzf "$COVERAGE_GPU"
+    measure build-cov-gpu "$dir/coverage/gpu.json"
+    echo "coverage: the CPU suite alone"
+    gcovr -r . "$@" --print-summary | tail -3
+    set -- "$@" -a "$dir/coverage/gpu.json"
+    echo "coverage: with the GPU machine's counters"
+fi
+gcovr -r . "$@" --html-details "$dir/coverage/index.html" --txt "$dir/coverage/summary.txt" \
+    --print-summary
