@@ -6,8 +6,9 @@
  * launches only: no fail: labels, no clean-up tails.
  *
  * Device memory is one allocation carved into parts, as CUB's temporary
- * storage is: each part is asked for with part() (a pointer and its count),
- * then carve() makes the one allocation and sets every pointer. Pinned host
+ * storage is (Layout, below, also for calls on a caller's stream): each part
+ * is asked for with part() (a pointer and its count), then carve() makes the
+ * one allocation and sets every pointer. Pinned host
  * memory comes from host(). CK_RET is CK for such calls: it returns -1.
  */
 #ifndef GK_GPU_CALL_H
@@ -34,6 +35,50 @@ namespace gk_gpu
             return -1;                                                                             \
         }                                                                                          \
     } while (0)
+
+/* Parts of one device allocation, each aligned as cudaMalloc's own: part()
+ * asks for one (a pointer and its count), bytes() is the whole, place()
+ * sets every pointer into an allocation of that size. Call uses it; so do
+ * the calls that allocate on a caller's stream (cudaMallocAsync). */
+class Layout
+{
+  public:
+    /* A part of n elements for p, set by place(). At most MAX_PARTS. */
+    template <class T> void part(T *&p, size_t n)
+    {
+        if (nparts_ == MAX_PARTS) {
+            too_many_ = true;
+            return;
+        }
+        size_t off = (bytes_ + ALIGN - 1) / ALIGN * ALIGN;
+        parts_[nparts_++] = {static_cast<void *>(&p), off, &Layout::set<T>};
+        bytes_ = off + n * sizeof(T);
+    }
+    size_t bytes() const { return bytes_; }
+    bool ok() const { return !too_many_; }
+    void place(void *base) const
+    {
+        for (int i = 0; i < nparts_; i++)
+            parts_[i].set(parts_[i].slot, static_cast<char *>(base) + parts_[i].off);
+    }
+
+  private:
+    static constexpr int MAX_PARTS = 32;
+    static constexpr size_t ALIGN = 256;
+    template <class T> static void set(void *slot, char *at)
+    {
+        *static_cast<T **>(slot) = reinterpret_cast<T *>(at);
+    }
+    struct Part {
+        void *slot; /* a T *, as void * */
+        size_t off;
+        void (*set)(void *slot, char *at);
+    };
+    Part parts_[MAX_PARTS];
+    int nparts_ = 0;
+    size_t bytes_ = 0;
+    bool too_many_ = false;
+};
 
 class Call
 {
@@ -65,30 +110,20 @@ class Call
         return e;
     }
 
-    /* A part of n elements for p, set by carve(). At most MAX_PARTS. */
-    template <class T> void part(T *&p, size_t n)
-    {
-        if (nparts_ == MAX_PARTS) {
-            too_many_ = true;
-            return;
-        }
-        size_t off = (bytes_ + ALIGN - 1) / ALIGN * ALIGN;
-        parts_[nparts_++] = {static_cast<void *>(&p), off, &Call::set<T>};
-        bytes_ = off + n * sizeof(T);
-    }
+    /* A part of n elements for p, set by carve(). */
+    template <class T> void part(T *&p, size_t n) { layout_.part(p, n); }
 
     /* The one allocation, and every part's pointer into it. */
     cudaError_t carve()
     {
-        if (too_many_ || block_)
+        if (!layout_.ok() || block_)
             return cudaErrorInvalidValue;
-        if (bytes_ > 0) {
-            cudaError_t e = cudaMalloc(&block_, bytes_);
+        if (layout_.bytes() > 0) {
+            cudaError_t e = cudaMalloc(&block_, layout_.bytes());
             if (e != cudaSuccess)
                 return e;
         }
-        for (int i = 0; i < nparts_; i++)
-            parts_[i].set(parts_[i].slot, static_cast<char *>(block_) + parts_[i].off);
+        layout_.place(block_);
         return cudaSuccess;
     }
 
@@ -111,21 +146,8 @@ class Call
     cudaEvent_t e0 = nullptr, e1 = nullptr;
 
   private:
-    static constexpr int MAX_PARTS = 32, MAX_HOST = 4;
-    static constexpr size_t ALIGN = 256; /* as cudaMalloc's own */
-    template <class T> static void set(void *slot, char *at)
-    {
-        *static_cast<T **>(slot) = reinterpret_cast<T *>(at);
-    }
-    struct Part {
-        void *slot; /* a T *, as void * */
-        size_t off;
-        void (*set)(void *slot, char *at);
-    };
-    Part parts_[MAX_PARTS];
-    int nparts_ = 0;
-    size_t bytes_ = 0;
-    bool too_many_ = false;
+    static constexpr int MAX_HOST = 4;
+    Layout layout_;
     void *block_ = nullptr;
     void *host_[MAX_HOST] = {};
     int nhost_ = 0;

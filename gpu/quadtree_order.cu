@@ -129,19 +129,6 @@ __global__ void qt_scatter(const unsigned *key, const unsigned *pts, const KeyDe
     }
 }
 
-/* one allocation carved into aligned parts */
-struct Carve {
-    char *base;
-    size_t off;
-    template <class T> T *take(size_t n)
-    {
-        off = (off + 255) & ~(size_t)255;
-        T *p = (T *)(base ? base + off : nullptr);
-        off += n * sizeof(T);
-        return p;
-    }
-};
-
 int quadtree_order(cudaStream_t st, const double *x, const double *y, int n, const double box[4],
                    unsigned *order, char *err, size_t err_cap)
 {
@@ -164,7 +151,7 @@ int quadtree_order(cudaStream_t st, const double *x, const double *y, int n, con
     int *flag, *fid, *foff, *fcnt, *d_nruns, *d_tot;
     QNode *nodes, *next;
     KeyDest *kd;
-    void *tmp;
+    char *tmp;
     size_t tb = 0, t1 = 0;
     r0.at = 0, r0.start = 0, r0.count = n;
     if (n <= QT_CAPACITY || !qt_quarters(&root, &r0.cuts)) { /* one leaf: input order */
@@ -183,18 +170,16 @@ int quadtree_order(cudaStream_t st, const double *x, const double *y, int n, con
     CK_RET(cub::DeviceScan::ExclusiveSum(nullptr, t1, (unsigned *)nullptr, (unsigned *)nullptr, n,
                                          st));
     tb = std::max(tb, t1);
-    for (int pass = 0; pass < 2; pass++) {
-        Carve c = {mem, 0};
-        act = c.take<unsigned>(un), actn = c.take<unsigned>(un), key = c.take<unsigned>(un);
-        key2 = c.take<unsigned>(un), pts2 = c.take<unsigned>(un), ukey = c.take<unsigned>(un);
-        ucnt = c.take<unsigned>(un), ustart = c.take<unsigned>(un);
-        flag = c.take<int>(un), fid = c.take<int>(un), foff = c.take<int>(un);
-        fcnt = c.take<int>(un), d_nruns = c.take<int>(1), d_tot = c.take<int>(2);
-        nodes = c.take<QNode>(maxnodes), next = c.take<QNode>(maxnodes);
-        kd = c.take<KeyDest>(5 * maxnodes), tmp = c.take<char>(tb);
-        if (!mem)
-            CK_RET(cudaMallocAsync((void **)&mem, c.off, st));
-    }
+    /* one allocation on the caller's stream, carved into the parts */
+    Layout L;
+    L.part(act, un), L.part(actn, un), L.part(key, un), L.part(key2, un), L.part(pts2, un);
+    L.part(ukey, un), L.part(ucnt, un), L.part(ustart, un);
+    L.part(flag, un), L.part(fid, un), L.part(foff, un), L.part(fcnt, un);
+    L.part(d_nruns, 1), L.part(d_tot, 2);
+    L.part(nodes, maxnodes), L.part(next, maxnodes), L.part(kd, 5 * maxnodes);
+    L.part(tmp, tb);
+    CK_RET(cudaMallocAsync((void **)&mem, L.bytes(), st));
+    L.place(mem);
     qt_iota<<<(n + T - 1) / T, T, 0, st>>>(act, actn, n);
     CK_RET(cudaGetLastError());
     CK_RET(cudaMemcpyAsync(nodes, &r0, sizeof r0, cudaMemcpyHostToDevice, st));
