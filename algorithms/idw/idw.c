@@ -34,7 +34,6 @@ int gk_idw_ellipse_node(const gk_job *job, double nx, double ny, double p, doubl
     int k = a->max_points > 0 ? a->max_points : 0;
     size_t minp = a->min_points > 0 ? (size_t)a->min_points : 0;
     int quads = gk_nb_has_quadrants(a);
-    size_t m;
 
     if (k > 0 && !quads && !e->all && e->r1 == e->r2 && e->r1 > 0.0) {
         /* circle: k-NN in a slightly larger disc, then the exact ellipse test.
@@ -61,25 +60,36 @@ int gk_idw_ellipse_node(const gk_job *job, double nx, double ny, double p, doubl
     long n = gk_nb_ellipse(job, nx, ny, s);
     if (n < 0)
         return -1;
-    int hit = gk_nb_first_hit(s->idx, s->d2, (size_t)n, s2, hit2);
+    return gk_idw_gathered(job, nx, ny, (size_t)n, p, hit2, s, v);
+}
+
+int gk_idw_gathered(const gk_job *job, double nx, double ny, size_t n, double p, double hit2,
+                    gk_scratch *s, double *v)
+{
+    const gk_algorithm *a = &job->alg;
+    const double *z = job->pts->z;
+    double s2 = a->smoothing * a->smoothing;
+    int k = a->max_points > 0 ? a->max_points : 0;
+    size_t m;
+    int hit = gk_nb_first_hit(s->idx, s->d2, n, s2, hit2);
     if (hit >= 0) {
         *v = z[hit];
         return 1;
     }
-    if (quads) {
-        long q = gk_nb_quadrants(job, nx, ny, s->idx, s->d2, (size_t)n, k,
-                                 a->min_points_per_quadrant, a->max_points_per_quadrant, s);
+    if (gk_nb_has_quadrants(a)) {
+        long q = gk_nb_quadrants(job, nx, ny, s->idx, s->d2, n, k, a->min_points_per_quadrant,
+                                 a->max_points_per_quadrant, s);
         if (q == GK_NB_NOMEM)
             return -1;
         if (q < 0)
             return 0;
         m = (size_t)q;
     } else if (k > 0) {
-        m = gk_nb_nearest(s->idx, s->d2, (size_t)n, (size_t)k);
+        m = gk_nb_nearest(s->idx, s->d2, n, (size_t)k);
     } else {
-        m = (size_t)n;
+        m = n;
     }
-    if (m == 0 || m < minp)
+    if (m == 0 || m < (size_t)(a->min_points > 0 ? a->min_points : 0))
         return 0;
     return gk_idw_sum(z, s->idx, s->d2, m, s2, p, v);
 }

@@ -29,6 +29,13 @@ void gk_invdist_mark_hits(const gk_points *p, const gk_tile *t, double s2, int *
 int gk_aidw_prepare(gk_job *job);
 void gk_aidw_release(gk_job *job);
 
+/* A node's value from the points a search gathered in s (idx/d2[0..n)): a
+ * hit, else the quadrants' choice, the k = max_points nearest or all of
+ * them, min_points, then the weighted sum to the power p. 1, 0 (nodata),
+ * -1 out of memory. */
+int gk_idw_gathered(const gk_job *job, double nx, double ny, size_t n, double p, double hit2,
+                    gk_scratch *s, double *v);
+
 /* ":power=...:smoothing=..." for the canonical string. */
 void gk_idw_canonical(const gk_algorithm *a, gk_strbuf *sb);
 /* A neighbour limit (max_points or per quadrant): the window then takes

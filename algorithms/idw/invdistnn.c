@@ -142,25 +142,11 @@ int gk_idwnn_node(const gk_job *job, double nx, double ny, double radius, double
             return 0;
         m = (size_t)q;
     } else {
+        /* every point in the circle (max_points = 0 here, unless per quadrant) */
         long n = gk_nb_circle(job, nx, ny, r2, s);
         if (n < 0)
             return -1;
-        int hit = gk_nb_first_hit(s->idx, s->d2, (size_t)n, s2, hit2);
-        if (hit >= 0) {
-            *v = z[hit];
-            return 1;
-        }
-        if (gk_nb_has_quadrants(a)) {
-            long q = gk_nb_quadrants(job, nx, ny, s->idx, s->d2, (size_t)n, k,
-                                     a->min_points_per_quadrant, a->max_points_per_quadrant, s);
-            if (q == GK_NB_NOMEM)
-                return -1;
-            if (q < 0)
-                return 0;
-            m = (size_t)q;
-        } else {
-            m = (size_t)n; /* max_points = 0: all of them */
-        }
+        return gk_idw_gathered(job, nx, ny, (size_t)n, a->power, hit2, s, v);
     }
     if (m == 0 || m < (size_t)(a->min_points > 0 ? a->min_points : 0))
         return 0;
