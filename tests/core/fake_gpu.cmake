@@ -10,7 +10,7 @@ if(GRIDKIT_WITH_GDAL)
   find_program(GK_BASH bash REQUIRED)
   add_test(NAME fake_gpu
            COMMAND ${GK_BASH} ${CMAKE_CURRENT_LIST_DIR}/fake_gpu.sh ${CMAKE_BINARY_DIR}/gridkit
-                   $<TARGET_FILE:gk_fake_gpu> ${CMAKE_SOURCE_DIR}/data
-                   ${CMAKE_BINARY_DIR}/test-work/fake_gpu)
+                   ${CMAKE_SOURCE_DIR}/data ${CMAKE_BINARY_DIR}/test-work/fake_gpu
+                   $<TARGET_FILE:gk_fake_gpu>)
   set_tests_properties(fake_gpu PROPERTIES TIMEOUT 300 FAIL_REGULAR_EXPRESSION "FAIL ")
 endif()

@@ -1,17 +1,16 @@
 #!/bin/bash
-# fake_gpu.sh GRIDKIT FAKE_MODULE DATA WORK: gridkit grid on the stand-in GPU
+# fake_gpu.sh GRIDKIT DATA WORK FAKE_MODULE: gridkit grid on the stand-in GPU
 # module (fake_gpu.c). Its count tiles have the CPU's bytes whatever the
 # devices, the split on out-of-memory, a late start or the cores' share;
 # each failure of the module gives its message and a non-zero exit where a
 # GPU was asked for by name, the CPU's result under auto, and no output.
 # Ends with "N passed, M failed".
 set -u
-GK=$1 FAKE=$2 DATA=$3 W=$4
+. "$(dirname "$0")/../driver/suite.sh"
+FAKE=${4:?the stand-in module}
+W=$WORK
 rm -rf "$W"
 mkdir -p "$W"
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "PASS $1"; }
-ko() { fail=$((fail + 1)); echo "FAIL $1: $2"; }
 SRC=$DATA/points_10k.xyz
 ARGS=(-q -outsize 120 90 -ot Float32 -txe 0 5000 -tye 0 5000)
 run() { # run OUT [env...] -- args: gridkit grid on the fake module
@@ -107,5 +106,4 @@ refused no_kriging "layer .*fake GPU 0.*no kernel for op" -- --device cuda \
 # (the real module beside the command, where one was built, finds no driver)
 refused no_module "was not found|no usable GPU" GRIDKIT_GPU_MODULE=/nonexistent/gridkit_cuda.so -- --device cuda -a "$ALG_C"
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

@@ -8,7 +8,7 @@ if(GRIDKIT_WITH_GDAL)
   find_program(GK_BASH bash REQUIRED)
   add_test(NAME fail_malloc
            COMMAND ${GK_BASH} ${CMAKE_CURRENT_LIST_DIR}/fail_malloc.sh ${CMAKE_BINARY_DIR}/gridkit
-                   $<TARGET_FILE:gk_fail_malloc> ${CMAKE_SOURCE_DIR}/data
-                   ${CMAKE_BINARY_DIR}/test-work/fail_malloc)
+                   ${CMAKE_SOURCE_DIR}/data ${CMAKE_BINARY_DIR}/test-work/fail_malloc
+                   $<TARGET_FILE:gk_fail_malloc>)
   set_tests_properties(fail_malloc PROPERTIES TIMEOUT 900 FAIL_REGULAR_EXPRESSION "FAIL ")
 endif()

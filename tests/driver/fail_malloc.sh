@@ -1,5 +1,5 @@
 #!/bin/bash
-# fail_malloc.sh GRIDKIT FAIL_MALLOC_LIB DATA WORK: every allocation of
+# fail_malloc.sh GRIDKIT DATA WORK FAIL_MALLOC_LIB: every allocation of
 # gridkit's own code made to fail in turn (fail_malloc.c, SQLite's way).
 # Each run must either succeed with the bytes of the run without a failure,
 # or fail with an "out of memory" message and a non-zero exit, without
@@ -7,13 +7,12 @@
 # Cases of more than MAX allocations are sampled evenly. Ends with
 # "N passed, M failed".
 set -u
-GK=$1 LIB=$2 DATA=$3 W=$4
+. "$(dirname "$0")/suite.sh"
+LIB=${4:?the fail_malloc library}
+W=$WORK
 MAX=${GK_FAIL_MALLOC_MAX:-150}
 rm -rf "$W"
 mkdir -p "$W"
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "PASS $1"; }
-ko() { fail=$((fail + 1)); echo "FAIL $1: $2"; }
 M=$DATA/meuse.gpkg
 
 # case NAME OUT -- gridkit arguments (OUT among them)
@@ -62,5 +61,4 @@ case_ parts o.vrt -- grid "${Z[@]}" -a invdist:power=2 --parts parts "$M" o.vrt
 case_ variogram v.json -- variogram "$M" -zfield zinc --fit Sph -of json -o v.json
 case_ cv cv.csv -- cv -q -zfield zinc -a invdistnn:radius=800:max_points=12 "$M" -o cv.csv
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+finish

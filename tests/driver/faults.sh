@@ -11,11 +11,7 @@
 # read-only directory then falls back to chmod (non-root only).
 # Ends with "N passed, M failed".
 set -u
-GK=${1:?usage: faults.sh GRIDKIT DATA_DIR WORK_DIR}
-DATA=${2:?data dir}
-WORK=${3:?work dir}
-pass=0
-fail=0
+. "$(dirname "$0")/suite.sh"
 MNT=$WORK/mnt
 if mountpoint -q "$MNT" 2>/dev/null; then umount "$MNT"; fi
 rm -rf "$WORK"
@@ -24,8 +20,6 @@ W=$WORK
 cp "$DATA/meuse.gpkg" "$W/m.gpkg"
 G=(-q -zfield zinc)
 
-ok() { pass=$((pass + 1)); echo "PASS $1"; }
-ko() { fail=$((fail + 1)); echo "FAIL $1: $2"; }
 # run NAME REGEX DIR OLD_OUTPUT COPY -- command: fails, says REGEX, OLD_OUTPUT unchanged,
 # no temporary in DIR
 run_fail() {
@@ -136,5 +130,4 @@ if [ $rc -eq 137 ] && cmp -s "$W/k.tif" "$W/k.orig"; then ok killed_previous_int
 "$GK" grid "${G[@]}" -ot Byte -outsize 50 50 "$W/m.gpkg" "$W/k.tif"
 if ls -a "$W" | grep -q 'k\.gridkit-tmp'; then ko killed_then_rerun_clears "temporary still there: $(ls "$W" | grep gridkit-tmp)"; else ok killed_then_rerun_clears; fi
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

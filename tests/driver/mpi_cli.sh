@@ -18,9 +18,7 @@
 #   named, no output and no temporary.
 # Ends with "N passed, M failed".
 set -u
-GK=${1:?usage: mpi_cli.sh GRIDKIT DATA_DIR WORK_DIR MPIRUN}
-DATA=${2:?data dir}
-WORK=${3:?work dir}
+. "$(dirname "$0")/suite.sh"
 MPIRUN=${4:?mpirun}
 # Open MPI refuses root unless told (CI and the README's commands run as root)
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -28,15 +26,11 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo
 export OMPI_MCA_rmaps_base_oversubscribe=1
 MPI=("$MPIRUN" --oversubscribe)
-pass=0
-fail=0
 MNT=$WORK/mnt
 if mountpoint -q "$MNT" 2>/dev/null; then umount "$MNT"; fi
 rm -rf "$WORK"
 mkdir -p "$WORK" "$MNT"
 W=$WORK
-ok() { pass=$((pass + 1)); echo "PASS $1"; }
-ko() { fail=$((fail + 1)); echo "FAIL $1: $2"; }
 PY=/usr/bin/python3
 [ -x $PY ] || PY=python3
 
@@ -371,5 +365,4 @@ else
     ok interrupted
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -10,11 +10,7 @@
 # those cases are skipped with a message otherwise.
 # Ends with "N passed, M failed".
 set -u
-GK=${1:?usage: outputs.sh GRIDKIT DATA_DIR WORK_DIR}
-DATA=${2:?data dir}
-WORK=${3:?work dir}
-pass=0
-fail=0
+. "$(dirname "$0")/suite.sh"
 rm -rf "$WORK"
 mkdir -p "$WORK"
 W=$WORK
@@ -22,8 +18,6 @@ cp "$DATA/meuse.gpkg" "$W/m.gpkg"
 cp "$DATA/meuse.gpkg" "$W/m.orig"
 G=(-q -zfield zinc -outsize 20 20)
 
-ok() { pass=$((pass + 1)); echo "PASS $1"; }
-ko() { fail=$((fail + 1)); echo "FAIL $1: $2"; }
 # expect NAME RC_WANT(nonzero|0) REGEX -- command...: exit status, message, no temporary
 expect() {
     local name=$1 want=$2 kw=$3
@@ -278,5 +272,4 @@ if [ ! -e "$W/big.tif" ]; then ok stale_aside_kept_for_other_output; else ko sta
 expect stale_aside_restored 1 'vector driver' -- "$GK" cv -zfield zinc -a invdist "$W/m.gpkg" -o "$W/big.tif"
 if cmp -s "$W/big.tif" "$W/big.orig"; then ok stale_aside_restored_content; else ko stale_aside_restored_content "big.tif not the old output"; fi
 
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

@@ -1,6 +1,7 @@
 # suite.sh - sourced by the shell suites of tests/driver: their arguments
 # made absolute (a suite may cd), and the tally.
-#   . suite.sh "$@"   sets GK (the gridkit binary), DATA, WORK (emptied)
+#   . suite.sh        sets GK (the gridkit binary), DATA, WORK from the
+#                     suite's first three arguments (a fourth is its own)
 # ok NAME / ko NAME WHY / check NAME PROBLEMS ("" = pass); finish ends with
 # "N passed, M failed" and the exit status.
 GK=${1:?usage: SUITE GRIDKIT DATA_DIR WORK_DIR}

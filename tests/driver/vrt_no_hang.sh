@@ -6,9 +6,7 @@
 # (libxml2's lazy set-up deadlocks; docs/reliability.md). Runs it RUNS times (200),
 # each under a timeout, and checks every run's raster. Ends "N passed, M failed".
 set -u
-GK=${1:?usage: vrt_no_hang.sh GRIDKIT DATA_DIR WORK_DIR [RUNS]}
-DATA=${2:?data dir}
-WORK=${3:?work dir}
+. "$(dirname "$0")/suite.sh"
 RUNS=${4:-200}
 rm -rf "$WORK" && mkdir -p "$WORK" || exit 1
 cat >"$WORK/grid.vrt" <<VRT
@@ -19,8 +17,6 @@ cat >"$WORK/grid.vrt" <<VRT
   </OGRVRTLayer>
 </OGRVRTDataSource>
 VRT
-pass=0
-fail=0
 for i in $(seq 1 "$RUNS"); do
     rm -f "$WORK/o.tif"
     timeout 30 "$GK" grid -q -l grid -zfield z -outsize 40 40 "$WORK/grid.vrt" "$WORK/o.tif" \
@@ -34,5 +30,4 @@ for i in $(seq 1 "$RUNS"); do
     fi
 done
 ls "$WORK" | grep -q gridkit-tmp && { fail=$((fail + 1)); echo "FAIL temporary left in $WORK"; }
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish
