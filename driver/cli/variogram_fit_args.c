@@ -30,8 +30,17 @@ int gk_vgm_parse_list(gk_context *ctx, const char *opt, const char *s, double *v
     while (1) {
         const char *c = strchr(p, ',');
         size_t len = c ? (size_t)(c - p) : strlen(p);
-        if (len >= sizeof buf || n >= max) {
-            gk_error(ctx, GK_ERR_ARG, "%s: too many or too long values in '%s'", opt, s);
+        if (n >= max) { /* the limit and the count given, not "too many" alone */
+            int given = 1;
+            for (const char *q = s; *q; q++)
+                given += *q == ',';
+            gk_error(ctx, GK_ERR_ARG, "%s: at most %d value%s, not %d, in '%s'", opt, max,
+                     max == 1 ? "" : "s", given, s);
+            return -1;
+        }
+        if (len >= sizeof buf) {
+            gk_error(ctx, GK_ERR_ARG, "%s: '%.20s...' is too long for a number (in '%s')", opt, p,
+                     s);
             return -1;
         }
         memcpy(buf, p, len);

@@ -6,6 +6,7 @@
 
 #include <cpl_conv.h>
 #include <cpl_error.h>
+#include <cpl_string.h>
 #include <cpl_vsi.h>
 #include <gdal.h>
 #include <math.h>
@@ -83,7 +84,16 @@ gk_drift_rasters *gk_drift_rasters_open(gk_context *ctx, int n, const char *cons
             return NULL;
         }
         if (GDALGetRasterCount(r->ds) < 1) {
-            gk_error(ctx, GK_ERR_IO, "drift_raster=%s has no band", paths[k]);
+            /* a container (GeoPackage, netCDF, HDF) of several rasters: name one */
+            const char *sub =
+                CSLFetchNameValue(GDALGetMetadata(r->ds, "SUBDATASETS"), "SUBDATASET_1_NAME");
+            if (sub)
+                gk_error(ctx, GK_ERR_IO,
+                         "drift_raster=%s has no band of its own: it holds several rasters; "
+                         "give one of them, e.g. %s",
+                         paths[k], sub);
+            else
+                gk_error(ctx, GK_ERR_IO, "drift_raster=%s has no band", paths[k]);
             gk_drift_rasters_close(d);
             return NULL;
         }

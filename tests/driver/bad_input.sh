@@ -258,7 +258,7 @@ check_vgm variogram_psill_negative '--psill must be >= 0, not -0.5' -- \
     "$ME" -zfield logzinc --fit Sph --psill -0.5
 check_vgm variogram_range_zero '--range must be positive, not 0' -- \
     "$ME" -zfield logzinc --fit Sph --range 0
-check_vgm variogram_range_long "--range: too many or too long values" -- \
+check_vgm variogram_range_long "--range: at most 8 values, not 21, in '1,2,3" -- \
     "$ME" -zfield logzinc --fit Sph --range 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21
 check_vgm variogram_anis_one '--anis needs ANGLE,RATIO' -- "$ME" -zfield logzinc --fit Sph --anis 30
 check_vgm variogram_anis_ratio '--anis: angle must be in \[0, 360\) and ratio in \(0, 1\], not 30,2' -- \
@@ -275,7 +275,7 @@ check_vgm variogram_fit_best_nugget '--nugget must be >= 0, not -2' -- \
     "$ME" -zfield logzinc --fit-best Exp,Sph --nugget -2
 check_vgm variogram_fit_best_anis '--anis needs ANGLE,RATIO' -- \
     "$ME" -zfield logzinc --fit-best Exp,Sph --anis 30
-check_vgm variogram_anis_three "--anis: too many or too long values in '1,0.5,3'" -- \
+check_vgm variogram_anis_three "--anis: at most 2 values, not 3, in '1,0.5,3'" -- \
     "$ME" -zfield logzinc --fit Sph --anis 1,0.5,3
 check_vgm variogram_fit_kappa_text "--fit-kappa: 'x' is not a number" -- \
     "$ME" -zfield logzinc --fit Nug,Mat --fit-kappa 0.5,x
@@ -441,6 +441,434 @@ if command -v taskset >/dev/null && taskset -c 0 true 2>/dev/null; then
     done
 else
     echo "SKIP threads_*: taskset cannot pin this process to one CPU"
+fi
+
+# ---- the command line: no command, --version, --help, an unknown command -------
+# check_ok NAME REGEX... -- gridkit arguments: exit 0, and every REGEX on stdout
+check_ok() {
+    local name=$1
+    shift
+    local res=()
+    while [ "$1" != -- ]; do
+        res+=("$1")
+        shift
+    done
+    shift
+    timeout 60 "$GK" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err"
+    local rc=$? p=() re
+    [ $rc -eq 0 ] || p+=("exit status $rc")
+    for re in "${res[@]}"; do
+        grep -qE -- "$re" "$WORK/$name.out" || p+=("stdout does not match /$re/")
+    done
+    report "$name" "${p[@]}"
+}
+VERSION_RE='^gridkit [0-9]+\.[0-9]+\.[0-9]+ \(GDAL [0-9]+\.[0-9]+[^)]*\)$'
+check_cmd main_no_command '^  gridkit grid \[gdal_grid arguments\] SRC DST +grid points into a raster$' --
+check_cmd main_unknown_command "^gridkit: unknown command 'frobnicate'$" -- frobnicate
+check_ok main_version "$VERSION_RE" -- --version
+# --version is gridkit's own flag wherever it stands (GDAL's option pass would take it)
+check_ok main_version_after_command "$VERSION_RE" -- grid --version
+check_ok main_help '^Commands:$' '^Usage: gridkit grid \[-ot type\]' -- --help
+check_ok main_help_short '^Commands:$' -- -h
+# GDAL's generic options: an incomplete one is GDAL's error, --help-general GDAL's help
+check_cmd main_config_no_value '--config option given without a key and value' -- --config
+check_ok main_help_general '--config' -- --help-general
+check_ok variogram_help '^Usage: gridkit variogram SRC ' '^  --fit-best MODEL' -- variogram "$ME" --help
+check_ok cv_help '^Usage: gridkit cv SRC -a algorithm' -- cv -h
+check_ok ridges_help '^Usage: gridkit ridges SRC DST -a METHOD' -- ridges --help
+check_cmd variogram_no_args '^Usage: gridkit variogram SRC ' -- variogram
+
+# ---- variogram: its own options, each refused with what is wrong ----------------
+check_cmd variogram_source_option_no_value '^gridkit variogram: error: -zfield needs 1 value$' -- \
+    variogram "$ME" -zfield
+check_cmd variogram_own_option_no_value '^gridkit variogram: error: --cutoff needs a value$' -- \
+    variogram "$ME" -zfield logzinc --cutoff
+check_vgm variogram_fit_kappa_eq_empty '--fit-kappa=: the kappa list is empty' -- \
+    "$ME" -zfield logzinc --fit Nug,Mat --fit-kappa=
+check_vgm variogram_cutoff_zero '--cutoff must be positive, not 0$' -- "$ME" -zfield logzinc --cutoff 0
+check_vgm variogram_cutoff_empty '--cutoff: missing number' -- "$ME" -zfield logzinc --cutoff ''
+check_vgm variogram_width_negative '--width must be positive, not -5$' -- "$ME" -zfield logzinc --width -5
+check_vgm variogram_estimator "--estimator: 'median' is not matheron or cressie" -- \
+    "$ME" -zfield logzinc --estimator median
+check_vgm variogram_direction_text "--direction: 'abc' is not a number" -- \
+    "$ME" -zfield logzinc --direction 0,abc
+# (was "too many or too long values": now the limit and the count)
+check_vgm variogram_direction_many "--direction: at most 16 values, not 17, in '0,1,2" -- \
+    "$ME" -zfield logzinc --direction 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16
+check_vgm variogram_direction_long "--direction: '0{20}\.\.\.' is too long for a number" -- \
+    "$ME" -zfield logzinc --direction "0,$(printf '0%.0s' {1..70})"
+check_vgm variogram_tolerance '--tolerance must be in \(0, 180\], not 200$' -- \
+    "$ME" -zfield logzinc --tolerance 200
+check_vgm variogram_bandwidth_zero '--bandwidth must be positive, not 0$' -- \
+    "$ME" -zfield logzinc --bandwidth 0
+check_vgm variogram_fit_method '--fit-method must be 1, 2, 6 or 7, not 3$' -- \
+    "$ME" -zfield logzinc --fit Sph --fit-method 3
+check_vgm variogram_format "--format: 'xml' is not table, csv or json" -- \
+    "$ME" -zfield logzinc --format xml
+check_vgm variogram_plot_extension '--plot .*/v\.jpg: the file name must end in \.png or \.svg' -- \
+    "$ME" -zfield logzinc --plot "$WORK/v.jpg"
+check_vgm variogram_drift_raster_five '--drift-raster: at most 4 rasters' -- "$ME" -zfield logzinc \
+    --drift-raster a.tif --drift-raster b.tif --drift-raster c.tif --drift-raster d.tif --drift-raster e.tif
+check_vgm variogram_drift_resample "--drift-resample: 'cubic' is not nearest or bilinear" -- \
+    "$ME" -zfield logzinc --drift-resample cubic
+check_vgm variogram_fit_and_fit_best 'give either --fit or --fit-best, not both' -- \
+    "$ME" -zfield logzinc --fit Sph --fit-best Exp,Sph
+check_vgm variogram_fit_and_model 'give either --fit, --fit-best or --model, not two of them' -- \
+    "$ME" -zfield logzinc --fit Sph --model "$WORK/any.json"
+check_vgm variogram_psill_without_fit '--nugget, --psill, --range, --kappa and --anis need --fit MODEL or --fit-best LIST' -- \
+    "$ME" -zfield logzinc --psill 1
+check_vgm variogram_fit_kappa_no_fit '--fit-kappa fits; it cannot go with --no-fit' -- \
+    "$ME" -zfield logzinc --fit Mat --psill 1 --range 500 --fit-kappa --no-fit
+check_vgm variogram_two_sources "unexpected argument '.*random_500\.gpkg' \(one source only; try --help\)" -- \
+    "$ME" "$R" -zfield logzinc
+check_vgm variogram_two_layers 'multi\.gpkg: 2 layers selected; choose one with -l' -- \
+    "$M" -l pts_a -l pts_b
+check_vgm variogram_num_threads_config 'GDAL_NUM_THREADS=99999999999999999999: too many threads; at most [0-9]+ here' -- \
+    "$ME" -zfield logzinc --config GDAL_NUM_THREADS 99999999999999999999
+# the fit's structures: a list past 255 characters, a nugget with no room left (8 structures)
+check_vgm variogram_fit_list_long '--fit: model list too long' -- \
+    "$ME" -zfield logzinc --fit "$(printf 'Sph,%.0s' {1..64})Sph"
+check_vgm variogram_nugget_no_room '--fit: at most 8 structures' -- \
+    "$ME" -zfield logzinc --fit Sph,Exp,Gau,Sph,Exp,Gau,Sph,Exp --nugget 0.1
+if [ -w /dev/full ]; then
+    name=variogram_stdout_full
+    timeout 60 "$GK" variogram "$ME" -zfield logzinc -q >/dev/full 2>"$WORK/$name.err"
+    rc=$?
+    p=()
+    [ $rc -ne 0 ] || p+=("exit status 0")
+    [ $rc -lt 124 ] || p+=("crashed or hung (rc $rc)")
+    grep -qx 'gridkit variogram: error: cannot write to standard output' "$WORK/$name.err" ||
+        p+=("stderr does not say the table could not be written")
+    report "$name" "${p[@]}"
+fi
+
+# ---- variogram: what it prints for the fits it was asked for -------------------
+# --no-fit: the model as given; --nugget puts a Nug structure first (as gstat's
+# vgm(..., nugget)); a number may end in blanks
+check_ok variogram_no_fit_model '^# model \(not fitted\)$' '^  Nug +0\.05 +0 +0\.5 +0 +1$' \
+    '^  Mat +0\.6 +300 +1\.5 +45 +0\.5$' -- variogram "$ME" -zfield logzinc -q --fit Mat \
+    --nugget 0.05 --psill '0.6 ' --range 300 --kappa 1.5 --anis 45,0.5 --no-fit
+awk '/^  Nug /{n=NR} /^  Mat /{m=NR} END{exit !(n && m && n < m)}' "$WORK/variogram_no_fit_model.out" ||
+    report variogram_no_fit_nugget_first "the Nug row does not come before the Mat row"
+# --fit-best: every candidate's SSErr, the kept one marked; Pow's start range (the
+# exponent) is past 2, so it cannot be fitted; Mat with kappa 0.5 is Exp (same SSErr)
+check_ok variogram_fit_best_table '^# kept the smallest SSErr of 4 candidates:$' \
+    '^#   Nug\+Sph +SSErr [0-9.e+-]+  \(kept\)$' '^#   Nug\+Pow +could not be fitted$' -- \
+    variogram "$ME" -zfield logzinc -q --fit-best Exp,Sph,Mat,Pow
+awk '$2 == "Nug+Exp" {e = $4} $2 == "Nug+Mat" {m = $4} END {exit !(e != "" && e == m)}' \
+    "$WORK/variogram_fit_best_table.out" ||
+    report variogram_fit_best_mat_is_exp "SSErr of Nug+Mat (kappa 0.5) differs from Nug+Exp's"
+# --fit-best with --nugget and --kappa: every candidate starts from them (kappa is not fitted)
+check_ok variogram_fit_best_kappa '"name":"Nug\+Mat"' '"kappa":1\.5,?$' -- \
+    variogram "$ME" -zfield logzinc -q --fit-best Exp,Mat --nugget 0.05 --kappa 1.5 -of json
+# --fit-kappa: the kappa kept is one of those tried, and the model's
+check_ok variogram_fit_kappa_table '^# kappa (0\.5|1|2): the smallest SSErr of 3 values tried$' -- \
+    variogram "$ME" -zfield logzinc -q --fit Nug,Mat --fit-kappa 0.5,1,2
+awk '/^# kappa /{k = $3 + 0} /^  Mat /{m = $4 + 0} END {exit !(k && k == m)}' \
+    "$WORK/variogram_fit_kappa_table.out" ||
+    report variogram_fit_kappa_kept "the kappa line and the Mat row's kappa differ"
+# the last --estimator given is the one used
+check_ok variogram_estimator_last '^# 155 points, cutoff [0-9.]+, width [0-9.]+, Matheron estimator$' -- \
+    variogram "$ME" -zfield logzinc -q --estimator cressie --estimator matheron
+# the trend's terms, as gstat's formula lists them; --drift none undoes --drift
+check_ok variogram_trend_linear '^# residuals of the ordinary least-squares trend z ~ 1 \+ x \+ y$' -- \
+    variogram "$ME" -zfield logzinc -q --drift linear
+check_ok variogram_trend_quadratic_raster \
+    '^# residuals of the ordinary least-squares trend z ~ 1 \+ x \+ y \+ x\^2 \+ x\*y \+ y\^2 \+ .*/meuse_dist\.tif$' -- \
+    variogram "$ME" -zfield logzinc -q --drift quadratic --drift-raster "$DATA/meuse_dist.tif"
+check_ok variogram_trend_raster_only '^# residuals of the ordinary least-squares trend z ~ 1 \+ .*/meuse_dist\.tif$' -- \
+    variogram "$ME" -zfield logzinc -q --drift linear --drift none --drift-raster "$DATA/meuse_dist.tif"
+# a model file's anisotropy read and written back
+d=$(case_dir variogram_model_files)
+printf '{"model": [{"model": "Nug", "psill": 0.05}, {"model": "Sph", "psill": 0.6, "range": 900, "anis": [30, 0.5]}]}' >"$d/anis.json"
+check_ok variogram_model_anis '"model":"Sph"' -- variogram "$ME" -zfield logzinc -q --model "$d/anis.json" \
+    --no-fit -of json
+tr -d ' \n' <"$WORK/variogram_model_anis.out" | grep -q '"model":"Sph","psill":[0-9.]*,"range":900,"anis":\[30,0.5\]' ||
+    report variogram_model_anis_kept "the Sph structure's anis [30, 0.5] is not in the JSON"
+
+# ---- variogram --model FILE: every defect of the file named ------------------------
+model_file() { # name, JSON text, regex
+    printf '%s' "$2" >"$d/$1.json"
+    check_vgm "variogram_model_$1" "$d/$1\\.json: $3" -- "$ME" -zfield logzinc --model "$d/$1.json"
+}
+S='{"model": "Sph", "psill": 1, "range": 2}'
+model_file no_model '{"fit": {}}' 'no "model" in the variogram file'
+model_file model_not_array '{"model": {"model": "Sph"}}' '"model" must be an array of structures'
+model_file empty '[]' 'the model has no structure$'
+model_file nine "[$S,$S,$S,$S,$S,$S,$S,$S,$S]" 'the model has 9 structures \(at most 8\)'
+model_file entry_number "[$S, 1]" 'model entry 2 is not an object'
+model_file no_name '[{"psill": 1, "range": 2}]' 'model entry 1 has no "model" name'
+model_file unknown_name '[{"model": "Foo", "psill": 1, "range": 2}]' "model entry 1: unknown variogram model 'Foo'"
+model_file psill_text '[{"model": "Sph", "psill": "abc", "range": 2}]' 'model entry 1: "psill" is not a number'
+model_file no_psill '[{"model": "Sph", "range": 2}]' 'model entry 1 \(Sph\) has no "psill"'
+model_file no_range '[{"model": "Nug", "psill": 0.1}, {"model": "Sph", "psill": 1}]' 'model entry 2 \(Sph\) has no "range"'
+model_file anis_three '[{"model": "Sph", "psill": 1, "range": 2, "anis": [1, 0.5, 3]}]' 'model entry 1: "anis" must be \[angle, ratio\]'
+model_file anis_text '[{"model": "Sph", "psill": 1, "range": 2, "anis": [30, "x"]}]' 'model entry 1: "anis" must hold two numbers'
+model_file range_negative '[{"model": "Sph", "psill": 1, "range": -2}]' 'variogram structure 1 \(Sph\): range -2 must be >= 0'
+
+# ---- variogram plots: directions, models, tiny and empty variograms --------------
+png_ok() { # FILE: a PNG of 880 x 600 pixels (signature and IHDR)
+    [ "$(od -A n -t x1 -N 24 "$1" 2>/dev/null | tr -d ' \n')" = \
+        89504e470d0a1a0a0000000d494844520000037000000258 ]
+}
+d=$(case_dir variogram_plots)
+# three directions with an anisotropic nested model (above the sample: psill 2):
+# a curve in each direction's colour, each direction's points and legend dot in
+# its colour (Okabe-Ito 1-3), not a fourth; .SVG in capitals is SVG
+check_ok variogram_plot_directions '^  Mat +2 +300 +1\.5 +45 +0\.5$' -- variogram "$ME" -zfield logzinc -q \
+    --fit Nug,Mat --nugget 0.05 --psill 2 --range 300 --kappa 1.5 --anis 45,0.5 --no-fit \
+    --direction 0,45,90 --plot "$d/dir.SVG"
+p=()
+grep -q '<svg .*width="880pt" height="600pt"' "$d/dir.SVG" 2>/dev/null || p+=("no 880x600 SVG")
+[ "$(grep -o 'stroke-opacity:0.85' "$d/dir.SVG" 2>/dev/null | wc -l)" -eq 3 ] ||
+    p+=("not 3 model curves (one per direction)")
+for c in '0%,44.7%,69.8%' '83.5%,36.9%,0%' '0%,62%,45.1%'; do
+    grep -q "fill:rgb($c)" "$d/dir.SVG" 2>/dev/null || p+=("no point in rgb($c)")
+done
+! grep -q 'rgb(80%,47.5%,65.5%)' "$d/dir.SVG" 2>/dev/null || p+=("a fourth direction's colour")
+[ ${#p[@]} -eq 0 ] || report variogram_plot_directions_svg "${p[@]}"
+# z scaled by 1e-6: gamma by 1e-12, axis labels at their finest
+check_ok variogram_plot_tiny_gamma '^ +57 +79\.29[0-9]* +1\.234479[0-9]*e-13$' -- variogram "$ME" \
+    -zfield logzinc -z_multiply 1e-6 -q --plot "$d/tiny.png"
+png_ok "$d/tiny.png" || report variogram_plot_tiny_gamma_png "$d/tiny.png is not an 880x600 PNG"
+# constant z, one class of pairs among empty ones: gamma 0 everywhere, still a chart
+printf 'x y z\n0 0 5\n1 0 5\n10 0 5\n11 0 5\n' >"$d/gap.xyz"
+check_ok variogram_plot_flat '^ +2 +1 +0$' -- variogram "$d/gap.xyz" -q --plot "$d/gap.png"
+png_ok "$d/gap.png" || report variogram_plot_flat_png "$d/gap.png is not an 880x600 PNG"
+
+# ---- drift rasters: each raster that cannot give a value at a point, named --------
+d=$(case_dir drift_rasters)
+cat >"$d/nogt.vrt" <<'EOF'
+<VRTDataset rasterXSize="10" rasterYSize="10">
+  <VRTRasterBand dataType="Float32" band="1"/>
+</VRTDataset>
+EOF
+check_vgm variogram_drift_raster_no_geotransform 'nogt\.vrt has no \(invertible\) geotransform: it cannot be sampled at the points' -- \
+    "$ME" -zfield logzinc --drift-raster "$d/nogt.vrt"
+# a source that is gone: opens (its size is in the VRT), fails when read; the
+# second one too large for one window (5000 x 5000 pixels: read point by point)
+for n in 104 5000; do
+    cat >"$d/gone$n.vrt" <<EOF
+<VRTDataset rasterXSize="$n" rasterYSize="$n">
+  <GeoTransform>0, 1, 0, $n, 0, -1</GeoTransform>
+  <VRTRasterBand dataType="Float32" band="1">
+    <SimpleSource>
+      <SourceFilename relativeToVRT="1">gone.tif</SourceFilename>
+      <SourceBand>1</SourceBand>
+      <SourceProperties RasterXSize="$n" RasterYSize="$n" DataType="Float32" BlockXSize="$n" BlockYSize="1"/>
+    </SimpleSource>
+  </VRTRasterBand>
+</VRTDataset>
+EOF
+    printf 'x y z\n0.5 0.5 1\n%s %s 2\n50 20 3\n' "$((n - 1)).5" "$((n - 1)).5" >"$d/corners$n.xyz"
+    check_vgm variogram_drift_raster_read_error_$n "drift_raster=.*gone$n\\.vrt: read error \\(.*gone\\.tif: No such file" -- \
+        "$d/corners$n.xyz" --drift-raster "$d/gone$n.vrt"
+done
+# an Esri ASCII grid, 4 x 4 cells of 1 over [0, 4]^2, value col + 10 * row (row 0 at the top)
+printf 'ncols 4\nnrows 4\nxllcorner 0\nyllcorner 0\ncellsize 1\nNODATA_value -9999\n0 1 2 3\n10 11 12 13\n20 21 22 23\n30 31 32 33\n' >"$d/cov.asc"
+printf 'x y z\n1 1 1\n2 3 2\n5 1 3\n3 2 4\n' >"$d/part.xyz"
+check_vgm variogram_drift_raster_partly_outside 'cov\.asc has no value at data point 3 \(5, 1\): it is outside the raster' -- \
+    "$d/part.xyz" --drift-raster "$d/cov.asc"
+# bilinear: z = 2 * (the raster interpolated, clamped at its edges) + 1 exactly, at
+# points near all four edges and inside, so the trend z ~ 1 + raster leaves residuals of
+# rounding only; sampled nearest, the same points leave real residuals
+awk 'function c(v) { return v < 0 ? 0 : v > 3 ? 3 : v }
+     BEGIN { print "x y z"
+             n = split("0.2,2 3.8,2 2,3.8 2,0.2 1.2,1.7 2.6,2.9 0.9,0.6 3.1,3.3 0.3,0.1 3.7,3.9", P, " ")
+             for (i = 1; i <= n; i++) { split(P[i], q, ",")
+                 printf "%s %s %.17g\n", q[1], q[2], 2 * (c(q[1] - 0.5) + 10 * c(3.5 - q[2])) + 1 } }' >"$d/bil.xyz"
+check_ok variogram_drift_bilinear '^np,dist,gamma$' -- variogram "$d/bil.xyz" -q -of csv \
+    --drift-raster "$d/cov.asc" --drift-resample bilinear
+awk -F, 'NR > 1 && $1 > 0 { n++; if ($3 > m) m = $3 } END { exit !(n >= 5 && m < 1e-20) }' \
+    "$WORK/variogram_drift_bilinear.out" ||
+    report variogram_drift_bilinear_exact "residuals of an exact bilinear trend are not ~0"
+check_ok variogram_drift_nearest '^np,dist,gamma$' -- variogram "$d/bil.xyz" -q -of csv \
+    --drift-raster "$d/cov.asc" --drift-resample nearest
+awk -F, 'NR > 1 && $1 > 0 && $3 > m { m = $3 } END { exit !(m > 0.1) }' "$WORK/variogram_drift_nearest.out" ||
+    report variogram_drift_nearest_differs "nearest sampling fits the bilinear trend exactly"
+# a container of several rasters (a GeoPackage of two tile tables): no band of its own;
+# the message names one of them (it said "has no band")
+if command -v gdal_translate >/dev/null &&
+    gdal_translate -q -of GPKG -ot Byte -scale -co RASTER_TABLE=a "$DATA/meuse_dist.tif" "$d/two.gpkg" 2>/dev/null &&
+    gdal_translate -q -of GPKG -ot Byte -scale -co APPEND_SUBDATASET=YES -co RASTER_TABLE=b \
+        "$DATA/meuse_dist.tif" "$d/two.gpkg" 2>/dev/null; then
+    check_vgm variogram_drift_raster_container 'two\.gpkg has no band of its own: it holds several rasters; give one of them, e\.g\. GPKG:.*two\.gpkg:a' -- \
+        "$ME" -zfield logzinc --drift-raster "$d/two.gpkg"
+else
+    echo "SKIP variogram_drift_raster_container (gdal_translate cannot write a GeoPackage raster)"
+fi
+
+# ---- cv: its own options -----------------------------------------------------------
+# check_cv NAME REGEX -- cv arguments: as check_cmd, and -o FILE neither written nor
+# left as a temporary
+check_cv() {
+    local name=$1 kw=$2
+    shift 3
+    local dir
+    dir=$(case_dir "cv_$name")
+    timeout 60 "$GK" cv -q "$@" -o "$dir/r.gpkg" >"$WORK/$name.out" 2>"$WORK/$name.err"
+    local rc=$? p=()
+    [ $rc -ne 0 ] || p+=("exit status 0")
+    [ $rc -lt 124 ] || p+=("crashed or hung (rc $rc)")
+    grep -qiE -- "$kw" "$WORK/$name.err" || p+=("stderr does not match /$kw/")
+    [ -z "$(ls -A "$dir")" ] || p+=("left in $dir: $(ls -A "$dir" | tr '\n' ' ')")
+    report "$name" "${p[@]}"
+}
+check_cmd cv_nfold_no_value '--nfold needs an argument \(try --help\)' -- cv "$ME" -zfield logzinc -a nearest --nfold
+check_cv cv_seed_negative '--seed: -1 must be between 0 and 4294967295' -- "$ME" -zfield logzinc -a nearest --seed -1
+check_cv cv_seed_text "--seed: 'x' is not a whole number" -- "$ME" -zfield logzinc -a nearest --seed x
+check_cv cv_format_yaml "--format: 'yaml' is not text or json" -- "$ME" -zfield logzinc -a nearest --format yaml
+check_cv cv_output_twice '-o given twice' -- "$ME" -zfield logzinc -a nearest -o "$WORK/cv_first.gpkg"
+[ ! -e "$WORK/cv_first.gpkg" ] || report cv_output_twice_first "the first -o was written"
+check_cv cv_bad_srs "-a_srs: cannot understand 'NOTASRS'" -- "$ME" -zfield logzinc -a nearest -a_srs NOTASRS
+check_cv cv_device_bad "--device: 'cuda:x' is not auto, cpu, cuda or cuda:N" -- \
+    "$ME" -zfield logzinc -a nearest --device cuda:x
+d=$(case_dir cv_model_file)
+printf '[{"model": "Pow", "psill": 0.01, "range": 1}]' >"$d/pow.json"
+check_cv cv_simple_unbounded_model_file 'simple kriging needs a bounded model' -- \
+    "$ME" -zfield logzinc -a "kriging:type=simple:mean=5:variogram=$d/pow.json"
+if [ -w /dev/full ]; then
+    name=cv_stdout_full
+    timeout 60 "$GK" cv "$ME" -zfield logzinc -a nearest -q >/dev/full 2>"$WORK/$name.err"
+    rc=$?
+    p=()
+    [ $rc -ne 0 ] || p+=("exit status 0")
+    grep -qx 'gridkit cv: error: writing the summary failed: No space left on device' "$WORK/$name.err" ||
+        p+=("stderr does not say the summary could not be written")
+    report "$name" "${p[@]}"
+fi
+check_ok cv_format_text '^algorithm +nearest:' '^n +155 \(of 155 points\)$' '^nfold +155 \(leave-one-out\)$' -- \
+    cv "$ME" -zfield logzinc -a nearest -q --format text
+# -a_srs: the residuals' layer gets that CRS (a shapefile's .prj), not the source's
+d=$(case_dir cv_a_srs)
+check_ok cv_a_srs '^n +155 ' -- cv "$ME" -zfield logzinc -a nearest -q -a_srs EPSG:32631 -o "$d/r.shp"
+grep -q 'UTM_Zone_31N' "$d/r.prj" 2>/dev/null || report cv_a_srs_prj "$d/r.prj does not hold UTM zone 31N"
+# several layers: a warning, and the first one cross-validated (the same summary as -l pts_a)
+name=cv_two_layers
+timeout 60 "$GK" cv "$M" -l pts_a -l pts_b -a nearest >"$WORK/$name.out" 2>"$WORK/$name.err"
+rc=$?
+timeout 60 "$GK" cv "$M" -l pts_a -a nearest -q >"$WORK/${name}_first.out" 2>/dev/null
+p=()
+[ $rc -eq 0 ] || p+=("exit status $rc")
+grep -q '^gridkit cv: warning: 2 layers read, cross-validating the first (pts_a)$' "$WORK/$name.err" ||
+    p+=("no warning naming the layer")
+[ -s "$WORK/$name.out" ] && cmp -s "$WORK/$name.out" "$WORK/${name}_first.out" ||
+    p+=("summary differs from -l pts_a alone")
+report "$name" "${p[@]}"
+
+# ---- grid: options refused, and options that must not change the raster ----------
+d=$(case_dir grid_options)
+check grid_z_increase_text "-z_increase: 'abc' is not a number" "$d/o.tif" -- "${G[@]}" -z_increase abc "$R" "$d/o.tif"
+check grid_z_multiply_overflow "-z_multiply: '1e999' is not a number" "$d/o.tif" -- "${G[@]}" -z_multiply 1e999 "$R" "$d/o.tif"
+check grid_spat_text "-spat: 'abc' is not a number" "$d/o.tif" -- "${G[@]}" -spat 0 0 abc 10 "$R" "$d/o.tif"
+check grid_spat_reversed '-spat: xmin ymin xmax ymax must have xmin < xmax and ymin < ymax' "$d/o.tif" -- \
+    "${G[@]}" -spat 10 0 5 10 "$R" "$d/o.tif"
+check grid_txe_text "-txe: 'abc' is not a number" "$d/o.tif" -- -txe 0 abc -tye 0 1000 -outsize 20 20 "$R" "$d/o.tif"
+check grid_txe_equal '-txe 5 5: the two edges must differ' "$d/o.tif" -- -txe 5 5 -tye 0 1000 -outsize 20 20 "$R" "$d/o.tif"
+check grid_tr_text "-tr: 'x' is not a number" "$d/o.tif" -- -txe 0 1000 -tye 0 1000 -tr 10 x "$R" "$d/o.tif"
+check grid_precision_half "--precision: 'half' is not single or double" "$d/o.tif" -- "${G[@]}" --precision half "$R" "$d/o.tif"
+check grid_unknown_option "Unknown option name '--bogus' \(try --help\)" "$d/o.tif" -- "${G[@]}" --bogus "$R" "$d/o.tif"
+check grid_option_no_value '-zfield needs 1 argument \(try --help\)' "$d/o.tif" -- "${G[@]}" "$R" "$d/o.tif" -zfield
+check grid_clipsrcsql_bad '-clipsrcsql on .*random_500\.gpkg failed: .*SELEC' "$d/o.tif" -- "${G[@]}" \
+    -clipsrc "$R" -clipsrcsql 'SELEC bogus' "$R" "$d/o.tif"
+check grid_num_threads_config 'GDAL_NUM_THREADS=99999999999999999999: too many threads; at most [0-9]+ here' "$d/o.tif" -- \
+    --config GDAL_NUM_THREADS 99999999999999999999 "${G[@]}" "$R" "$d/o.tif"
+# same_grid NAME REFERENCE OUTPUT -- gridkit grid arguments: exit 0 and REFERENCE's bytes
+same_grid() {
+    local name=$1 ref=$2 out=$3
+    shift 4
+    timeout 60 "$GK" grid -q "$@" >"$WORK/$name.out" 2>"$WORK/$name.err"
+    local rc=$? p=()
+    [ $rc -eq 0 ] || p+=("exit status $rc")
+    cmp -s "$ref" "$out" || p+=("$out is not $ref byte for byte")
+    report "$name" "${p[@]}"
+}
+: >"$WORK/grid_reference.err"
+if "$GK" grid -q "${G[@]}" -of XYZ "$R" "$d/ref.xyz" 2>"$WORK/grid_reference.err"; then
+    same_grid grid_threads_all_cpus "$d/ref.xyz" "$d/all.xyz" -- "${G[@]}" -of XYZ --threads ALL_CPUS "$R" "$d/all.xyz"
+    same_grid grid_precision_double "$d/ref.xyz" "$d/double.xyz" -- "${G[@]}" -of XYZ --precision double "$R" "$d/double.xyz"
+    # single: within 1e-5 of the data range (docs/grid.md), here of the grid's range
+    name=grid_precision_single
+    timeout 60 "$GK" grid -q "${G[@]}" -of XYZ --precision single "$R" "$d/single.xyz" >"$WORK/$name.out" 2>"$WORK/$name.err"
+    rc=$?
+    p=()
+    [ $rc -eq 0 ] || p+=("exit status $rc")
+    paste -d ' ' "$d/ref.xyz" "$d/single.xyz" | awk '
+        { d = $3 - $6; if (d < 0) d = -d; if (d > m) m = d
+          if (NR == 1 || $3 < lo) lo = $3; if (NR == 1 || $3 > hi) hi = $3 }
+        END { exit !(NR == 400 && hi > lo && m <= 1e-5 * (hi - lo)) }' ||
+        p+=("not 400 values within 1e-5 of the range of double's")
+    report "$name" "${p[@]}"
+else
+    report grid_reference "setup run failed"
+fi
+
+# ---- ridges: its own options --------------------------------------------------------
+# check_ridges NAME REGEX -- ridges arguments, DST $WORK/ridges/r.gpkg: as check
+check_ridges() {
+    local name=$1 kw=$2
+    shift 3
+    timeout 60 "$GK" ridges -q "$@" >"$WORK/$name.out" 2>"$WORK/$name.err"
+    local rc=$? p=()
+    [ $rc -ne 0 ] || p+=("exit status 0")
+    [ $rc -lt 124 ] || p+=("crashed or hung (rc $rc)")
+    grep -qE -- "$kw" "$WORK/$name.err" || p+=("stderr does not match /$kw/")
+    [ -z "$(ls -A "$WORK/ridges")" ] || p+=("left behind: $(ls -A "$WORK/ridges" | tr '\n' ' ')")
+    report "$name" "${p[@]}"
+}
+d=$(case_dir ridges)
+check_ridges ridges_a_no_value '-a needs a value \(try --help\)' -- "$ME" "$d/r.gpkg" -a
+check_ridges ridges_lco_no_equals '-lco SPATIAL_INDEX: expected NAME=VALUE' -- "$ME" "$d/r.gpkg" \
+    -a curve:r1=300 -lco SPATIAL_INDEX
+check_ridges ridges_a_twice '-a given twice' -- "$ME" "$d/r.gpkg" -a curve:r1=300 -a curve:r1=200
+check_ridges ridges_option_no_value '-zfield needs 1 value \(try --help\)' -- "$ME" "$d/r.gpkg" \
+    -a curve:r1=300 -zfield
+
+# ---- .gridkit job files, through the GDAL plugin (lib/job_args.c) --------------------
+# words split as a shell splits them: '...', "..." with \" and \\, a backslash
+# outside quotes; a 4-byte UTF-8 character in a comment. The raster must be the
+# CLI's (the same checksum), and a broken file refused saying why.
+PLUG=$(dirname "$GK")/gdalplugins
+if command -v gdalinfo >/dev/null && [ -e "$PLUG/gdal_GRIDKIT.so" ] &&
+    GDAL_DRIVER_PATH=$PLUG gdalinfo --formats 2>/dev/null | grep -q '^ *GRIDKIT '; then
+    d=$(case_dir job_files)
+    mkdir -p "$d/q\"d\\e"
+    cp "$ME" "$d/q\"d\\e/meuse.gpkg"
+    cp "$ME" "$d/meuse.gpkg"
+    checksum() { GDAL_DRIVER_PATH=$PLUG gdalinfo -checksum "$1" 2>"$WORK/$2.err" | grep -o 'Checksum=[0-9]*'; }
+    job_same() { # name, .gridkit file, gridkit grid arguments (no DST)
+        local name=$1 job=$2 p=() want got
+        shift 2
+        "$GK" grid -q "$@" "$d/$name.tif" 2>"$WORK/$name.err"
+        want=$(gdalinfo -checksum "$d/$name.tif" 2>/dev/null | grep -o 'Checksum=[0-9]*')
+        got=$(checksum "$job" "$name")
+        [ -n "$want" ] || p+=("the CLI's raster failed")
+        [ "$got" = "$want" ] || p+=("$job gives '$got', the CLI '$want'")
+        report "$name" "${p[@]}"
+    }
+    printf '# the zinc, log scale \xf0\x9f\x98\x80\n-zfield log\\zinc -a '"'"'invdistnn:radius=1000:max_points=12'"'"'\n-outsize "30" 20 "q\\"d\\\\e/meuse.gpkg"\n' >"$d/quotes.gridkit"
+    job_same job_file_quotes "$d/quotes.gridkit" -zfield logzinc -a invdistnn:radius=1000:max_points=12 \
+        -outsize 30 20 "$ME"
+    # a relative variogram= is taken from the file's folder
+    printf '[{"model": "Nug", "psill": 0.05}, {"model": "Sph", "psill": 0.6, "range": 900}]' >"$d/v.json"
+    printf -- '-zfield logzinc -a kriging:variogram=v.json:max_points=20 -outsize 30 20 meuse.gpkg\n' >"$d/krige.gridkit"
+    job_same job_file_relative_variogram "$d/krige.gridkit" -zfield logzinc \
+        -a "kriging:variogram=$d/v.json:max_points=20" -outsize 30 20 "$ME"
+    job_refused() { # name, file content (printf format), regex
+        printf -- "$2" >"$d/$1.gridkit"
+        GDAL_DRIVER_PATH=$PLUG gdalinfo "$d/$1.gridkit" >/dev/null 2>"$WORK/$1.err"
+        local rc=$? p=()
+        [ $rc -ne 0 ] || p+=("exit status 0")
+        grep -qE -- "$3" "$WORK/$1.err" || p+=("stderr does not match /$3/")
+        report "$1" "${p[@]}"
+    }
+    job_refused job_file_unterminated_double '-zfield "logzinc -a nearest meuse.gpkg\n' \
+        'GRIDKIT: unterminated " quote in .*job_file_unterminated_double\.gridkit'
+    # F4 90: past U+10FFFF, not UTF-8
+    job_refused job_file_past_unicode '# \xf4\x90\x80\x80\n-zfield logzinc meuse.gpkg\n' \
+        'byte 0xF4 at offset 2: not UTF-8'
+else
+    echo "SKIP job_file_*: the GDAL plugin does not load in gdalinfo here"
 fi
 
 echo "$pass passed, $fail failed"
