@@ -239,6 +239,7 @@ typedef struct {
     double extent;
     int threads;
     int device; /* the device asked for (core/device.h's GK_DEV_*) */
+    const gk_cv_drift *drift; /* drift_raster='s covariates, or NULL */
     gk_cv_result *res;
     int stop, err_fold; /* the error reported, and its fold (0: none, or not a fold's) */
     /* progress: this process's points, those predicted; the rebuild's
@@ -361,6 +362,28 @@ static void report_nomem(cv_run *r, const char *what)
     }
 }
 
+/* Kriging with external drift: the covariates of the points not in fold,
+ * in input order, as the fold's job has them; buf holds them (n_drift * n
+ * doubles). Only the rebuild takes drift rasters (each fold standardises
+ * them on its own points: kriging.c's cv_way). Nothing to do without. */
+static int set_drift(const cv_run *r, gk_job *job, int fold, double *buf)
+{
+    const gk_cv_drift *d = r->drift;
+    if (!d)
+        return GK_OK;
+    size_t n = r->pts->n, m = 0;
+    for (size_t i = 0; i < n; i++)
+        m += r->res->fold[i] != fold;
+    for (int k = 0; k < d->n_drift; k++) {
+        const double *v = d->values_at_points + (size_t)k * n;
+        double *o = buf + (size_t)k * m;
+        for (size_t i = 0; i < n; i++)
+            if (r->res->fold[i] != fold)
+                *o++ = v[i];
+    }
+    return gk_job_set_drift(job, d->n_drift, buf, d->sampler, d->user);
+}
+
 /* A job per fold on the other folds' points. */
 static void run_rebuild(cv_run *r)
 {
@@ -371,7 +394,8 @@ static void run_rebuild(cv_run *r)
     {
         gk_context *tctx = thread_context(r->ctx);
         gk_points *train = tctx ? gk_points_new(tctx) : NULL;
-        if (train && gk_points_reserve(train, n)) {
+        double *dbuf = r->drift ? malloc((size_t)r->drift->n_drift * n * sizeof *dbuf) : NULL;
+        if (train && (gk_points_reserve(train, n) || (r->drift && !dbuf))) {
             gk_points_free(train);
             train = NULL;
         }
@@ -392,6 +416,10 @@ static void run_rebuild(cv_run *r)
                     train->n++;
                 }
             gk_job *job = gk_job_new(tctx, train, r->a);
+            if (job && set_drift(r, job, f + 1, dbuf)) {
+                gk_job_free(job);
+                job = NULL;
+            }
             if (!job) {
                 report_error(r->ctx, tctx, &r->stop, &r->err_fold, f + 1, r->nfold, train->n);
                 continue;
@@ -418,6 +446,7 @@ static void run_rebuild(cv_run *r)
             progress_add(r, r->start[f + 1] - r->start[f]);
         }
         gk_points_free(train);
+        free(dbuf);
         gk_context_free(tctx);
     }
 }
@@ -684,20 +713,29 @@ static const char *method_name(gk_cv_method m)
 int gk_crossval_with(gk_context *ctx, const gk_points *pts, const gk_algorithm *alg, int nfold,
                      unsigned seed, int part, int parts, gk_cv_method how, gk_cv_result *res)
 {
-    return gk_crossval_run(ctx, pts, alg, nfold, seed, part, parts, how, NULL, NULL, res);
+    return gk_crossval_run(ctx, pts, alg, nfold, seed, part, parts, how, NULL, NULL, NULL, res);
 }
 
 int gk_crossval_part_ex(gk_context *ctx, const gk_points *pts, const gk_algorithm *alg, int nfold,
                         unsigned seed, int part, int parts, gk_progress_fn progress,
                         void *progress_user, gk_cv_result *res)
 {
-    return gk_crossval_run(ctx, pts, alg, nfold, seed, part, parts, GK_CV_AUTO, progress,
+    return gk_crossval_run(ctx, pts, alg, nfold, seed, part, parts, GK_CV_AUTO, NULL, progress,
+                           progress_user, res);
+}
+
+int gk_crossval_part_drift(gk_context *ctx, const gk_points *pts, const gk_algorithm *alg,
+                           int nfold, unsigned seed, int part, int parts, const gk_cv_drift *drift,
+                           gk_progress_fn progress, void *progress_user, gk_cv_result *res)
+{
+    return gk_crossval_run(ctx, pts, alg, nfold, seed, part, parts, GK_CV_AUTO, drift, progress,
                            progress_user, res);
 }
 
 int gk_crossval_run(gk_context *ctx, const gk_points *pts, const gk_algorithm *alg, int nfold,
-                    unsigned seed, int part, int parts, gk_cv_method how, gk_progress_fn progress,
-                    void *progress_user, gk_cv_result *res)
+                    unsigned seed, int part, int parts, gk_cv_method how,
+                    const gk_cv_drift *drift, gk_progress_fn progress, void *progress_user,
+                    gk_cv_result *res)
 {
     memset(res, 0, sizeof *res);
     if (parts < 1 || part < 0 || part >= parts)
@@ -722,6 +760,17 @@ int gk_crossval_run(gk_context *ctx, const gk_points *pts, const gk_algorithm *a
                         "cross-validation: nfold %d must be between 2 and the number of points "
                         "(%zu)",
                         nfold, n);
+    /* drift_raster= keys: every job needs the covariates (else no node gets a value) */
+    const gk_kriging_params *kp = gk_algorithm_kriging(alg);
+    int ndrift = kp ? kp->n_drift_rasters : 0;
+    if (ndrift && (!drift || drift->n_drift != ndrift || !drift->values_at_points ||
+                   !drift->sampler))
+        return gk_error(ctx, GK_ERR_ARG,
+                        "cross-validation: %s has %d drift raster%s and needs their values at "
+                        "the points (gk_crossval_part_drift)",
+                        gk_algorithm_name(alg), ndrift, ndrift == 1 ? "" : "s");
+    if (!ndrift)
+        drift = NULL;
 
     /* The algorithm as gridded, but: "no result" comes back as NaN (the
      * user's nodata, gdal_grid's default 0, may be a genuine prediction),
@@ -806,6 +855,7 @@ int gk_crossval_run(gk_context *ctx, const gk_points *pts, const gk_algorithm *a
         threads = nfold;
     cv_run r = {.ctx = ctx,
                 .pts = pts,
+                .drift = drift,
                 .a = &a,
                 .nfold = nfold,
                 .part = part,

@@ -26,9 +26,10 @@ gk_cv_method gk_cv_method_for(const gk_algorithm *alg, size_t n, size_t maxfold)
 /* gk_crossval_part, the way given (GK_ERR_ARG when it cannot take alg). */
 int gk_crossval_with(gk_context *ctx, const gk_points *pts, const gk_algorithm *alg, int nfold,
                      unsigned seed, int part, int parts, gk_cv_method how, gk_cv_result *res);
-/* gk_crossval_with with gk_crossval_part_ex's progress. */
+/* gk_crossval_with with gk_crossval_part_drift's covariates and progress. */
 int gk_crossval_run(gk_context *ctx, const gk_points *pts, const gk_algorithm *alg, int nfold,
-                    unsigned seed, int part, int parts, gk_cv_method how, gk_progress_fn progress,
-                    void *progress_user, gk_cv_result *res);
+                    unsigned seed, int part, int parts, gk_cv_method how,
+                    const gk_cv_drift *drift, gk_progress_fn progress, void *progress_user,
+                    gk_cv_result *res);
 
 #endif

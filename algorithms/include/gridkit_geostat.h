@@ -301,6 +301,23 @@ int gk_crossval_part(gk_context *ctx, const gk_points *pts, const gk_algorithm *
 int gk_crossval_part_ex(gk_context *ctx, const gk_points *pts, const gk_algorithm *alg, int nfold,
                         unsigned seed, int part, int parts, gk_progress_fn progress,
                         void *progress_user, gk_cv_result *res);
+/* Kriging with external drift (drift_raster=) under cross-validation: the
+ * covariates at pts's points (n_drift blocks of pts->n values, as
+ * gk_job_set_drift takes them) and the sampler for the places predicted.
+ * Each fold's job gets its own points' share; a held-out point's covariate
+ * comes from the sampler at its place, as a grid node's would. */
+typedef struct {
+    int n_drift;
+    const double *values_at_points;
+    gk_drift_sampler_fn sampler;
+    void *user;
+} gk_cv_drift;
+/* gk_crossval_part_ex with the covariates that drift_raster= keys need
+ * (drift: NULL for algorithms without them; with them, a drift of as many
+ * rasters is required: GK_ERR_ARG otherwise). */
+int gk_crossval_part_drift(gk_context *ctx, const gk_points *pts, const gk_algorithm *alg,
+                           int nfold, unsigned seed, int part, int parts, const gk_cv_drift *drift,
+                           gk_progress_fn progress, void *progress_user, gk_cv_result *res);
 /* residual and zscore of point i from its observed, predicted and variance. */
 void gk_cv_fill(gk_cv_result *res, size_t i);
 void gk_cv_result_free(gk_cv_result *res);

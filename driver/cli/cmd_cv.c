@@ -7,6 +7,7 @@
 #include "cli/progress.h"
 #include "gridkit_geostat.h"
 #include "io/cancel_cleanup.h"
+#include "io/drift_raster.h"
 #include "io/output_check.h"
 #include "io/replace_output.h"
 #include "io/write_vector.h"
@@ -348,6 +349,8 @@ static int run(gk_context *ctx, int argc, char **argv)
     gk_cv_result res = {0};
     char *srs = NULL, *out = NULL;
     gk_inputs *inputs = NULL;
+    gk_drift_rasters *dr = NULL; /* drift_raster= */
+    double *dv = NULL;           /* their values at the points */
     int rc = split_args(ctx, argc, argv, &co, &nr, rest);
     if (rc)
         goto done;
@@ -405,8 +408,25 @@ static int run(gk_context *ctx, int argc, char **argv)
         rc = gk_error(ctx, GK_ERR_ARG, "--nfold %d: more folds than points (%zu)", co.nfold, n);
         goto done;
     }
+    /* kriging with external drift: the rasters at the points, and their sampler
+     * for the held-out places (gridkit grid's sampling, nearest or bilinear) */
+    gk_cv_drift drift = {0};
+    if (kp && kp->n_drift_rasters) {
+        const char *paths[GK_KRIGE_MAX_DRIFT_RASTERS];
+        for (int k = 0; k < kp->n_drift_rasters; k++)
+            paths[k] = kp->drift_raster[k];
+        if (!(dr = gk_drift_rasters_open(ctx, kp->n_drift_rasters, paths, kp->drift_bilinear)) ||
+            !(dv = malloc((size_t)kp->n_drift_rasters * n * sizeof *dv))) {
+            rc = dr ? gk_error(ctx, GK_ERR_NOMEM, "out of memory") : gk_errno(ctx);
+            goto done;
+        }
+        if ((rc = gk_drift_rasters_at_points(ctx, dr, pts, dv)))
+            goto done;
+        drift = (gk_cv_drift){kp->n_drift_rasters, dv, gk_drift_rasters_sample, dr};
+    }
     gk_note_progress_state ps = {{0, 0}, "cv"};
     rc = gk_world_crossval(ctx, world, pts, alg, co.nfold, co.seed,
+                           drift.n_drift ? &drift : NULL,
                            o->quiet ? NULL : gk_term_progress_notes, &ps, &res);
     gk_term_progress_end(&ps.term);
     if (rc) {
@@ -435,6 +455,8 @@ static int run(gk_context *ctx, int argc, char **argv)
         rc = gk_error(ctx, GK_ERR_IO, "writing the summary failed: %s", strerror(errno));
 done:
     gk_inputs_free(inputs);
+    gk_drift_rasters_close(dr);
+    free(dv);
     gk_cv_result_free(&res);
     gk_source_points_free(&sp);
     gk_algorithm_free(alg);

@@ -58,15 +58,16 @@ int gk_world_variogram(gk_context *ctx, const gk_world *w, const gk_points *pts,
 }
 
 int gk_world_crossval(gk_context *ctx, const gk_world *w, const gk_points *pts,
-                      const gk_algorithm *alg, int nfold, unsigned seed, gk_progress_fn progress,
-                      void *progress_user, gk_cv_result *res)
+                      const gk_algorithm *alg, int nfold, unsigned seed, const gk_cv_drift *drift,
+                      gk_progress_fn progress, void *progress_user, gk_cv_result *res)
 {
     if (!w) /* gk_crossval's part 0 of 1, summarised */
-        return gk_crossval_part_ex(ctx, pts, alg, nfold, seed, 0, 1, progress, progress_user, res);
+        return gk_crossval_part_drift(ctx, pts, alg, nfold, seed, 0, 1, drift, progress,
+                                      progress_user, res);
     const int rank = gk_world_rank(w), ranks = gk_world_size(w);
     /* rank 0 alone reports, on its share */
-    int rc = gk_crossval_part_ex(ctx, pts, alg, nfold, seed, rank, ranks,
-                                 rank == 0 ? progress : NULL, progress_user, res);
+    int rc = gk_crossval_part_drift(ctx, pts, alg, nfold, seed, rank, ranks, drift,
+                                    rank == 0 ? progress : NULL, progress_user, res);
     rc = gk_world_agree(w, ctx, rc);
     if (rc) {
         gk_cv_result_free(res);

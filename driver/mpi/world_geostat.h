@@ -20,10 +20,11 @@ int gk_world_variogram(gk_context *ctx, const gk_world *w, const gk_points *pts,
 
 /* gk_crossval: the folds shared by the ranks in turn, each point's
  * prediction gathered on rank 0 and summarised there. With w NULL,
- * gk_crossval itself. progress (may be NULL): as gk_crossval_part_ex's, on
- * rank 0 only, over its share. */
+ * gk_crossval itself. drift: drift_raster='s covariates, or NULL
+ * (gk_crossval_part_drift). progress (may be NULL): as
+ * gk_crossval_part_ex's, on rank 0 only, over its share. */
 int gk_world_crossval(gk_context *ctx, const gk_world *w, const gk_points *pts,
-                      const gk_algorithm *alg, int nfold, unsigned seed, gk_progress_fn progress,
-                      void *progress_user, gk_cv_result *res);
+                      const gk_algorithm *alg, int nfold, unsigned seed, const gk_cv_drift *drift,
+                      gk_progress_fn progress, void *progress_user, gk_cv_result *res);
 
 #endif

@@ -234,6 +234,13 @@ C("cv_meuse_idw2", MEUSE, "invdist:power=2", "cv_meuse_idw2.json")
 C("cv_aniso_uk_xy", ANISO, kr("type=universal:drift=linear:" + M_ANISO), "cv_aniso_uk_xy.json")
 # R: krige.cv(z ~ 1, aniso, ma, nmax = 20)
 C("cv_aniso_ok_nmax20", ANISO, kr("type=ordinary:max_points=20:" + M_ANISO), "cv_aniso_ok_nmax20.json")
+# R: krige.cv(logzinc ~ dist_rs, meuse, m): the dist raster sampled at the points (make_refs.R)
+C("cv_meuse_ked_dist", MEUSE, kr("type=universal:drift_raster=@DATA@/meuse_dist_filled.tif:" + M_MEUSE),
+  "cv_meuse_ked_dist_rs.json")
+# R: krige.cv(logzinc ~ dist_rs, meuse, m, nmax = 20)
+C("cv_meuse_ked_dist_nmax20", MEUSE,
+  kr("type=universal:max_points=20:drift_raster=@DATA@/meuse_dist_filled.tif:" + M_MEUSE),
+  "cv_meuse_ked_dist_rs_nmax20.json")
 
 
 # ---- helpers -----------------------------------------------------------------
@@ -486,7 +493,8 @@ CV_GK_KEY = {"mean_z2": "msdr"}  # gridkit's name for gstat-side mean(zscore^2)
 
 
 def case_cv(gk, data, work, c):
-    txt = run([gk, "cv"] + src_args(c, data) + ["-a", c.args, "--format", "json"])
+    txt = run([gk, "cv"] + src_args(c, data) + ["-a", c.args.replace("@DATA@", data),
+                                                 "--format", "json"])
     try:
         got = json.loads(txt)
     except ValueError:
