@@ -189,6 +189,12 @@ static int check_model(gk_context *ctx, const gk_kriging_params *k)
     return GK_OK;
 }
 
+/* ":key=value", the value in double quotes where it holds ':'. */
+static void add_path(gk_strbuf *sb, const char *key, const char *v)
+{
+    gk_strbuf_add(sb, strchr(v, ':') ? ":%s=\"%s\"" : ":%s=%s", key, v);
+}
+
 static void build_canonical(gk_algorithm *a)
 {
     const gk_kriging_params *k = gk_krige_params_of(a);
@@ -202,14 +208,14 @@ static void build_canonical(gk_algorithm *a)
     else if (k->drift == GK_DRIFT_QUADRATIC)
         gk_strbuf_add(&sb, ":drift=quadratic");
     for (int i = 0; i < k->n_drift_rasters; i++)
-        gk_strbuf_add(&sb, ":drift_raster=%s", k->drift_raster[i]);
+        add_path(&sb, "drift_raster", k->drift_raster[i]);
     if (k->n_drift_rasters)
         gk_strbuf_add(&sb, ":drift_resample=%s", k->drift_bilinear ? "bilinear" : "nearest");
     if (k->model_auto) {
         gk_strbuf_add(&sb, ":model=auto");
     } else if (k->model.n == 0 && k->variogram_file[0]) {
         /* the file is read later (gk_kriging_set_model then names the model) */
-        gk_strbuf_add(&sb, ":variogram=%s", k->variogram_file);
+        add_path(&sb, "variogram", k->variogram_file);
     } else {
         char buf[768];
         if (gk_vmodel_format(&k->model, buf, sizeof buf) == GK_OK)
@@ -470,6 +476,31 @@ static int build_model(gk_context *ctx, gk_kriging_params *k, const kparse *ps)
     return GK_OK;
 }
 
+/* The next key=value of a kriging string, up to a ':' outside double quotes,
+ * the quotes taken out: a path may hold ':' when quoted
+ * (drift_raster="/data/run:2/dist.tif"). Empty tokens are skipped, as
+ * strtok's are. NULL at the end; *bad on an unclosed quote. */
+static char *next_token(char **save, int *bad)
+{
+    char *p = *save;
+    while (p && *p == ':')
+        p++;
+    if (!p || !*p)
+        return NULL;
+    char *tok = p, *w = p;
+    int quoted = 0;
+    for (; *p && (quoted || *p != ':'); p++) {
+        if (*p == '"')
+            quoted = !quoted;
+        else
+            *w++ = *p;
+    }
+    *save = *p ? p + 1 : p;
+    *w = '\0';
+    *bad = quoted;
+    return tok;
+}
+
 int gk_kriging_parse(gk_context *ctx, const char *spec, char *save, gk_algorithm *a)
 {
     gk_kriging_params *k = gk_krige_params_of(a);
@@ -483,7 +514,10 @@ int gk_kriging_parse(gk_context *ctx, const char *spec, char *save, gk_algorithm
     ps.kappa = 0.5;
     ps.anis_ratio = 1;
 
-    for (char *tok = strtok_r(NULL, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
+    int bad = 0;
+    for (char *tok; (tok = next_token(&save, &bad));) {
+        if (bad)
+            return gk_error(ctx, GK_ERR_ARG, "-a %s: a quote '\"' is not closed", spec);
         char *eq = strchr(tok, '=');
         if (!eq)
             return gk_error(ctx, GK_ERR_ARG, "-a %s: '%s' is not key=value", spec, tok);

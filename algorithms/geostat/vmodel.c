@@ -164,18 +164,21 @@ int gk_vmodel_check(gk_context *ctx, const gk_vmodel *m)
             return gk_error(ctx, GK_ERR_ARG,
                             "variogram structure %d (%s): partial sill %.15g must be >= 0", i + 1,
                             nm, s->psill);
-        if (!isfinite(s->range) || s->range < 0.0)
-            return gk_error(ctx, GK_ERR_ARG,
-                            "variogram structure %d (%s): range %.15g must be >= 0", i + 1, nm,
-                            s->range);
+        /* the range each model takes: a nugget none, Lin's 0 as well (a pure slope) */
         if (s->type == GK_VM_NUG) {
             if (s->range != 0.0)
                 return gk_error(ctx, GK_ERR_ARG,
                                 "variogram structure %d (Nug): a nugget has range 0, not %.15g",
                                 i + 1, s->range);
-        } else if (s->type != GK_VM_LIN && s->range <= 0.0) {
-            return gk_error(ctx, GK_ERR_ARG, "variogram structure %d (%s): range must be positive",
-                            i + 1, nm);
+        } else if (s->type == GK_VM_LIN) {
+            if (!isfinite(s->range) || s->range < 0.0)
+                return gk_error(ctx, GK_ERR_ARG,
+                                "variogram structure %d (Lin): range %.15g must be >= 0", i + 1,
+                                s->range);
+        } else if (!isfinite(s->range) || !(s->range > 0.0)) {
+            return gk_error(ctx, GK_ERR_ARG,
+                            "variogram structure %d (%s): range %.15g must be positive", i + 1, nm,
+                            s->range);
         }
         if (s->type == GK_VM_POW && s->range > 2.0)
             return gk_error(ctx, GK_ERR_ARG,

@@ -96,16 +96,25 @@ void ReplaceString(char **field, const std::string &v)
 }
 
 /* variogram=FILE and drift_raster=FILE inside -a, relative to dir. */
+/* The folder may hold ':', which separates the keys: a path that does is
+ * written in double quotes, as the kriging parser reads it. */
 std::string ResolveAlgorithmPaths(const std::string &dir, const char *alg)
 {
     std::string out;
-    char **tok = CSLTokenizeString2(alg, ":", CSLT_ALLOWEMPTYTOKENS);
+    char **tok = CSLTokenizeString2(alg, ":",
+                                    CSLT_ALLOWEMPTYTOKENS | CSLT_HONOURSTRINGS |
+                                        CSLT_PRESERVEQUOTES | CSLT_PRESERVEESCAPES);
     for (int i = 0; tok && tok[i]; i++) {
         std::string t = tok[i];
         for (const char *key : {"variogram=", "drift_raster="}) {
             size_t k = strlen(key);
-            if (t.compare(0, k, key) == 0)
-                t = key + Resolve(dir, t.c_str() + k);
+            if (t.compare(0, k, key) != 0)
+                continue;
+            std::string v = t.substr(k);
+            if (v.size() >= 2 && v.front() == '"' && v.back() == '"')
+                v = v.substr(1, v.size() - 2);
+            v = Resolve(dir, v.c_str());
+            t = key + (v.find(':') != std::string::npos ? '"' + v + '"' : v);
         }
         out += (i ? ":" : "") + t;
     }

@@ -604,7 +604,9 @@ model_file no_psill '[{"model": "Sph", "range": 2}]' 'model entry 1 \(Sph\) has 
 model_file no_range '[{"model": "Nug", "psill": 0.1}, {"model": "Sph", "psill": 1}]' 'model entry 2 \(Sph\) has no "range"'
 model_file anis_three '[{"model": "Sph", "psill": 1, "range": 2, "anis": [1, 0.5, 3]}]' 'model entry 1: "anis" must be \[angle, ratio\]'
 model_file anis_text '[{"model": "Sph", "psill": 1, "range": 2, "anis": [30, "x"]}]' 'model entry 1: "anis" must hold two numbers'
-model_file range_negative '[{"model": "Sph", "psill": 1, "range": -2}]' 'variogram structure 1 \(Sph\): range -2 must be >= 0'
+model_file range_negative '[{"model": "Sph", "psill": 1, "range": -2}]' 'variogram structure 1 \(Sph\): range -2 must be positive'
+model_file range_zero '[{"model": "Exp", "psill": 1, "range": 0}]' 'variogram structure 1 \(Exp\): range 0 must be positive'
+model_file lin_range_negative '[{"model": "Lin", "psill": 1, "range": -1}]' 'variogram structure 1 \(Lin\): range -1 must be >= 0'
 
 # ---- variogram plots: directions, models, tiny and empty variograms --------------
 png_ok() { # FILE: a PNG of 880 x 600 pixels (signature and IHDR)
@@ -854,6 +856,18 @@ if command -v gdalinfo >/dev/null && [ -e "$PLUG/gdal_GRIDKIT.so" ] &&
     printf -- '-zfield logzinc -a kriging:variogram=v.json:max_points=20 -outsize 30 20 meuse.gpkg\n' >"$d/krige.gridkit"
     job_same job_file_relative_variogram "$d/krige.gridkit" -zfield logzinc \
         -a "kriging:variogram=$d/v.json:max_points=20" -outsize 30 20 "$ME"
+    # ... also from a folder whose path holds ':' (the resolved path is quoted in -a),
+    # and a quoted path given by the user keeps its ':'
+    c="$d/run:2"
+    mkdir -p "$c"
+    cp "$d/v.json" "$ME" "$c/"
+    cp "$DATA/meuse_dist_filled.tif" "$c/dist.tif"
+    printf -- '-zfield logzinc -a kriging:variogram=v.json:max_points=20 -outsize 30 20 meuse.gpkg\n' >"$c/krige.gridkit"
+    job_same job_file_relative_colon "$c/krige.gridkit" -zfield logzinc \
+        -a "kriging:variogram=\"$c/v.json\":max_points=20" -outsize 30 20 "$ME"
+    printf -- "-zfield logzinc -a 'kriging:drift_raster=dist.tif:variogram=\"%s/v.json\"' -outsize 30 20 meuse.gpkg\n" "$c" >"$c/ked.gridkit"
+    job_same job_file_drift_colon "$c/ked.gridkit" -zfield logzinc \
+        -a "kriging:drift_raster=$DATA/meuse_dist_filled.tif:variogram=$d/v.json" -outsize 30 20 "$ME"
     job_refused() { # name, file content (printf format), regex
         printf -- "$2" >"$d/$1.gridkit"
         GDAL_DRIVER_PATH=$PLUG gdalinfo "$d/$1.gridkit" >/dev/null 2>"$WORK/$1.err"
