@@ -5,8 +5,9 @@
 #
 #   sh scripts/device/coverage_gpu.sh [ctest arguments]  -> $OUT/gpu-coverage.tar.gz
 #
-# e.g. -R '^(gpu|gpu_late_.*|same_bytes|algorithms|crossval)$' for the tests
-# that reach that code (the whole core suite at -O1 takes over 10 minutes).
+# e.g. -R '^(gpu_late_.*|same_bytes|algorithms|crossval)$' for the tests that
+# reach that code (the whole core suite at -O1 takes over 10 minutes); then
+# test_gpu's families, each in its own process, side by side.
 # An existing build-cov-gpu is reused (its counters are reset).
 #
 # The tarball holds the build's .gcno and .gcda files under build-cov-gpu/;
@@ -25,8 +26,17 @@ out=${OUT:-.}
     { tail -40 "$dir.log"; exit 1; }
 cmake --build "$dir" -j"$(nproc)" >>"$dir.log" 2>&1 || { tail -40 "$dir.log"; exit 1; }
 find "$dir" -name '*.gcda' -delete
-ctest --test-dir "$dir" -j"$(nproc)" --timeout 300 "$@" >"$out/gpu-coverage-ctest.txt" 2>&1 ||
+ctest --test-dir "$dir" -j"$(nproc)" --timeout 300 -E '^gpu$' "$@" >"$out/gpu-coverage-ctest.txt" 2>&1 ||
     echo "coverage: some tests failed (the counters still hold what ran)"
 tail -25 "$out/gpu-coverage-ctest.txt"
+# test_gpu's families side by side (one process each: serially, a --coverage
+# build takes it past 8 minutes); the counters of processes that end are
+# merged into the same files (libgcov locks them)
+for f in $(grep -o 'FAMILY("[a-z_0-9]*"' tests/gpu/test_gpu.c | cut -d'"' -f2); do
+    GK_TEST_GPU_ONLY=$f timeout 400 "$dir/test_gpu" >"$out/test_gpu_$f.txt" 2>&1 &
+done
+wait
+grep -l "all GPU comparisons passed" "$out"/test_gpu_*.txt | wc -l | sed 's/$/ families passed/'
+grep -L "all GPU comparisons passed" "$out"/test_gpu_*.txt | sed 's/^/not passed: /' 
 find "$dir" -name '*.gcno' -o -name '*.gcda' | tar -czf "$out/gpu-coverage.tar.gz" -T -
 echo "coverage: $out/gpu-coverage.tar.gz ($(find "$dir" -name '*.gcda' | wc -l) counter files)"

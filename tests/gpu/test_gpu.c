@@ -298,6 +298,26 @@ static void test_auto_choice(void)
     gk_context_free(ctx);
 }
 
+/* GK_TEST_GPU_ONLY=a,b: only the families named (their function's name
+ * without test_), so that a slow build (coverage) can run them side by
+ * side in several processes; unset: all of them, in this order. */
+static int family_wanted(const char *name)
+{
+    const char *only = getenv("GK_TEST_GPU_ONLY");
+    if (!only || !*only)
+        return 1;
+    size_t n = strlen(name);
+    for (const char *p = only; (p = strstr(p, name)); p += n)
+        if ((p == only || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+            return 1;
+    return 0;
+}
+#define FAMILY(name, call)                                                                         \
+    do {                                                                                           \
+        if (family_wanted(name))                                                                   \
+            call;                                                                                  \
+    } while (0)
+
 int main(void)
 {
     seed_datasets(88172645463325252ULL); /* the data sets these tests were written with */
@@ -314,25 +334,25 @@ int main(void)
     }
     dataset u = make_utm(ctx), l = make_lattice(ctx), sm = make_small(ctx);
 
-    test_quadtree_order();
-    test_gpu_basic(&u, &l);
-    test_extra(&u, &l, &sm);
-    test_big_k(&u, &l, &sm);
-    test_krige_basic(&u, &l);
-    test_quadrants(&u, &l);
-    test_far_nodes(&u);
-    test_radius_kriging(&u, &l);
-    test_models(&u, &l);
-    test_drift_block(&u, &l);
-    test_cpu_share(&u, &l);
-    test_global(&l);
-    test_variograms(&u, &l);
-    test_engine(&u);
-    test_float32(&u);
-    test_linear(ctx, &u, &l, &sm);
-    test_ridges(ctx);
-    test_density(&u, &l, &sm);
-    test_crossval(&u, &l);
+    FAMILY("quadtree_order", test_quadtree_order());
+    FAMILY("gpu_basic", test_gpu_basic(&u, &l));
+    FAMILY("extra", test_extra(&u, &l, &sm));
+    FAMILY("big_k", test_big_k(&u, &l, &sm));
+    FAMILY("krige_basic", test_krige_basic(&u, &l));
+    FAMILY("quadrants", test_quadrants(&u, &l));
+    FAMILY("far_nodes", test_far_nodes(&u));
+    FAMILY("radius_kriging", test_radius_kriging(&u, &l));
+    FAMILY("models", test_models(&u, &l));
+    FAMILY("drift_block", test_drift_block(&u, &l));
+    FAMILY("cpu_share", test_cpu_share(&u, &l));
+    FAMILY("global", test_global(&l));
+    FAMILY("variograms", test_variograms(&u, &l));
+    FAMILY("engine", test_engine(&u));
+    FAMILY("float32", test_float32(&u));
+    FAMILY("linear", test_linear(ctx, &u, &l, &sm));
+    FAMILY("ridges", test_ridges(ctx));
+    FAMILY("density", test_density(&u, &l, &sm));
+    FAMILY("crossval", test_crossval(&u, &l));
 
     gk_points_free(u.pts);
     gk_points_free(l.pts);
