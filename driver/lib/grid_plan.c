@@ -363,6 +363,10 @@ static int plan_make(gk_context *ctx, const gk_grid_options *o, const gk_world *
         p->md = CSLSetNameValue(p->md, "GRIDKIT_PRECISION", "single");
     p->set_nodata = gk_algorithm_nodata_given(p->alg);
     p->nodata = gk_algorithm_nodata(p->alg);
+    p->dst = o->dst;
+    p->format = o->format;
+    p->type = o->type;
+    p->creation_options = o->creation_options;
     free(hw);
     return GK_OK;
 

@@ -27,6 +27,9 @@ typedef struct {
     char **md;           /* dataset metadata (GRIDKIT_ALGORITHM, ...) */
     int set_nodata;      /* nodata= given: set the band nodata flag */
     double nodata;
+    /* the output as asked for (borrowed from the options, which outlive the plan) */
+    const char *dst, *format, *type; /* type NULL: Float64 */
+    char **creation_options;
     struct gk_drift_rasters *drift; /* kriging with external drift, else NULL */
     double read_s;                  /* seconds reading the points (--timings) */
     double gpu_wait_s;              /* seconds then waiting for the GPU's start-up */

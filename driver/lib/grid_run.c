@@ -154,14 +154,13 @@ int gk_grid_options_peek_points(const gk_grid_options *o, double *n_points, doub
     return gk_peek_points(&ro, n_points, bbox);
 }
 
-void gk_grid_raster_spec(const gk_grid_options *o, const gk_grid_plan *plan, gk_raster_spec *spec,
-                         const gk_inputs *inputs)
+void gk_grid_raster_spec(const gk_grid_plan *plan, gk_raster_spec *spec, const gk_inputs *inputs)
 {
     memset(spec, 0, sizeof *spec);
-    spec->dst = o->dst;
-    spec->format = o->format;
-    spec->type = o->type;
-    spec->creation_options = o->creation_options;
+    spec->dst = plan->dst;
+    spec->format = plan->format;
+    spec->type = plan->type;
+    spec->creation_options = plan->creation_options;
     spec->nx = plan->g.nx;
     spec->ny = plan->g.ny;
     spec->bands = plan->bands;
@@ -174,7 +173,7 @@ void gk_grid_raster_spec(const gk_grid_options *o, const gk_grid_plan *plan, gk_
     spec->inputs = inputs;
 }
 
-void gk_grid_print_band(const gk_grid_options *o, const gk_grid_plan *plan, int b)
+void gk_grid_print_band(const gk_grid_plan *plan, int b)
 {
     const gk_grid g = plan->g;
     const gk_layer_points *lp = &plan->sp.layers[b];
@@ -182,7 +181,7 @@ void gk_grid_print_band(const gk_grid_options *o, const gk_grid_plan *plan, int 
     double gt[6];
     gk_grid_geotransform(&g, gt);
     fprintf(stderr, "Band %d: layer \"%s\"\n", b + 1, lp->name);
-    fprintf(stderr, "Grid data type is \"%s\"\n", o->type ? o->type : "Float64");
+    fprintf(stderr, "Grid data type is \"%s\"\n", plan->type ? plan->type : "Float64");
     fprintf(stderr, "Grid size = (%d %d).\n", g.nx, g.ny);
     fprintf(stderr, "Corner coordinates = (%f %f)-(%f %f).\n", g.xmin, g.ymax, g.xmax, g.ymin);
     fprintf(stderr, "Grid cell size = (%f %f).\n", gt[1], -gt[5]);
@@ -227,7 +226,7 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
         goto done;
     }
     gk_raster_spec spec;
-    gk_grid_raster_spec(o, &plan, &spec, inputs);
+    gk_grid_raster_spec(&plan, &spec, inputs);
     double t0 = gk_seconds();
     w = gk_raster_writer_open(ctx, &spec);
     t_open = gk_seconds() - t0;
@@ -237,7 +236,7 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
     }
     int tw, th;
     gk_raster_writer_tile_size(w, &tw, &th);
-    GDALDataType dt = o->type ? GDALGetDataTypeByName(o->type) : GDT_Float64;
+    GDALDataType dt = plan.type ? GDALGetDataTypeByName(plan.type) : GDT_Float64;
     cache_plan cache = {!CPLGetConfigOption("GDAL_CACHEMAX", NULL), GDALGetCacheMax64(),
                         (GIntBig)g.nx * GDALGetDataTypeSizeBytes(dt), 0};
     cache_fit(&cache, th, nb);
@@ -247,7 +246,7 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
     for (int b = 0; b < sp.n_layers && !rc; b++) {
         const gk_layer_points *lp = &sp.layers[b];
         if (!o->quiet)
-            gk_grid_print_band(o, &plan, b);
+            gk_grid_print_band(&plan, b);
         t0 = gk_seconds();
         gk_job *job = gk_grid_plan_job(ctx, &plan, b);
         t_prepare += gk_seconds() - t0;
@@ -314,7 +313,7 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
         t_finish = gk_seconds() - t0;
         w = NULL;
         if (rc && !gk_errno(ctx))
-            rc = gk_error(ctx, GK_ERR_IO, "could not finish %s", o->dst);
+            rc = gk_error(ctx, GK_ERR_IO, "could not finish %s", plan.dst);
     }
     if (o->timings && !rc) {
         fprintf(stderr,

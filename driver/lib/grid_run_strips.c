@@ -68,7 +68,7 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
     /* every input: no output may be one (io/input_files.h) */
     gk_inputs *inputs = rank == 0 || o->parts ? gk_grid_inputs(ctx, o, kp) : NULL;
     gk_raster_spec spec, part;
-    gk_grid_raster_spec(o, &plan, &spec, inputs);
+    gk_grid_raster_spec(&plan, &spec, inputs);
     char **part_co = NULL;
     if (!jobs || !prepared || !singular || ((rank == 0 || o->parts) && !inputs))
         rc = gk_error(ctx, GK_ERR_NOMEM, "out of memory");
@@ -86,12 +86,12 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
         }
     }
     if (!rc && o->parts && rank == 0 &&
-        !(rc = gk_parts_claim(ctx, &parts, o->parts, o->dst, inputs)))
+        !(rc = gk_parts_claim(ctx, &parts, o->parts, plan.dst, inputs)))
         tile[3] = parts.slot;
     if (o->parts) {
         part = spec;
         part.format = "GTiff";
-        part_co = CSLDuplicate(o->creation_options);
+        part_co = CSLDuplicate(plan.creation_options);
         if (!CSLFetchNameValue(part_co, "TILED"))
             part_co = CSLSetNameValue(part_co, "TILED", "YES");
         /* a part as tall as its strip holds whole tiles: where wide rows make
@@ -114,14 +114,14 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
     if (!rc && world && gk_world_bcast(world, tile, sizeof tile, 0))
         gk_world_abort(world, 1);
     if (!rc && o->parts && rank > 0)
-        rc = gk_parts_join(ctx, &parts, o->parts, o->dst, (char)tile[3]);
+        rc = gk_parts_join(ctx, &parts, o->parts, plan.dst, (char)tile[3]);
     if (o->parts)
         rc = agree(world, ctx, rc, &wait_s);
 
     /* every layer's job, on every rank */
     for (int b = 0; b < n_jobs && !rc; b++) {
         if (speak)
-            gk_grid_print_band(o, &plan, b);
+            gk_grid_print_band(&plan, b);
         jobs[b] = gk_grid_plan_job(ctx, &plan, b);
         if (!jobs[b]) {
             rc = gk_errno(ctx) ? gk_errno(ctx) : GK_ERR_INTERNAL;
@@ -215,7 +215,7 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
             rc = gk_raster_writer_commit(w);
             w = NULL;
             if (rc && !gk_errno(ctx))
-                rc = gk_error(ctx, GK_ERR_IO, "could not finish %s", o->dst);
+                rc = gk_error(ctx, GK_ERR_IO, "could not finish %s", plan.dst);
         }
         if (!rc && o->parts)
             rc = gk_parts_commit(ctx, &parts, &plan, nstrips, prepared, singular);

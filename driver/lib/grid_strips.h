@@ -76,9 +76,8 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
 
 /* The output raster's spec from the plan; inputs: what it may not be
  * (gk_grid_inputs), kept by the caller while the spec is used. */
-void gk_grid_raster_spec(const gk_grid_options *o, const gk_grid_plan *plan, gk_raster_spec *spec,
-                         const gk_inputs *inputs);
+void gk_grid_raster_spec(const gk_grid_plan *plan, gk_raster_spec *spec, const gk_inputs *inputs);
 /* gdal_grid's lines about band b (without -q). */
-void gk_grid_print_band(const gk_grid_options *o, const gk_grid_plan *plan, int b);
+void gk_grid_print_band(const gk_grid_plan *plan, int b);
 
 #endif
