@@ -67,9 +67,10 @@ void gk_bg_use_simd(gk_bucket_grid *g, int on);
  * each point near the nodes finds the interval of nodes on a row whose
  * ellipse holds it, by the exact test at the interval's ends, so a node
  * costs about the points inside it, not every candidate of its spans. The
- * same points count. The row sweep does that a row at a time; the tile
- * stamp a tile at a time, 8 rows of a point in one vector, which pays where
- * a point's chords cover several rows. gk_bg_method picks by a cost model. */
+ * same points count. The row sweep does that a row at a time (COUNT only);
+ * the tile stamp a tile at a time, 8 rows of a point in one vector, which
+ * pays where a point's chords cover several rows (SUM_Z where its sums are
+ * exact). gk_bg_method picks by a cost model. */
 enum { GK_BG_SCAN = 0, GK_BG_SWEEP = 1, GK_BG_STAMP = 2 };
 int gk_bg_method(const gk_bucket_grid *g, const gk_ellipse *e, const gk_grid *grid, int what);
 /* Tests: take a method wherever it can run (what is COUNT or SUM_Z and the
@@ -77,13 +78,13 @@ int gk_bg_method(const gk_bucket_grid *g, const gk_ellipse *e, const gk_grid *gr
 void gk_bg_force_method(gk_bucket_grid *g, int method);
 /* Doubles of scratch gk_bg_sweep needs for w nodes. */
 size_t gk_bg_sweep_scratch(int w);
-/* Nodes x0..x0+w-1 of the grid row at ny: n (as a double) and sum per node,
- * in arrays inside buf. */
+/* Nodes x0..x0+w-1 of the grid row at ny: the count per node (as a
+ * double), in an array inside buf. */
 typedef struct {
-    const double *n, *sum;
+    const double *n;
 } gk_bg_sweep_out;
 void gk_bg_sweep(const gk_bucket_grid *g, const gk_ellipse *e, const gk_grid *grid, int x0, int w,
-                 double ny, int what, double *buf, gk_bg_sweep_out *out);
+                 double ny, double *buf, gk_bg_sweep_out *out);
 /* Doubles of scratch gk_bg_stamp needs for a tile w wide. */
 size_t gk_bg_stamp_scratch(int w);
 /* Nodes x0..x0+w-1, y0..y0+h-1: count and (SUM_Z) sum per node, row-major,

@@ -1,7 +1,7 @@
 /*
  * bucket_sweep.c - the row sweep over the bucket grid (bucket_grid.h) for
- * average and count, and the cost model that picks the scan, the sweep or
- * the tile stamp (bucket_stamp.c) for a job.
+ * count, and the cost model that picks the scan, the sweep or the tile
+ * stamp (bucket_stamp.c) for a job.
  */
 #include "bucket_grid_impl.h"
 #include "neighbours.h"
@@ -19,9 +19,9 @@
  * (a its dx^2 coefficient, the ellipse scaled to 1), far above the test's
  * rounding (about 20 u (rmax / rmin)^2) wherever sweep_flat holds; elsewhere
  * every node of the chord is tested. Counts go to a difference array (exact:
- * integers), sums straight into the nodes of the interval, so no sum is
- * formed by subtraction. Eight points at a time find their chords; each
- * point inside the band then costs one 8-lane test and its additions.
+ * integers). Eight points at a time find their chords; each point inside
+ * the band then costs one 8-lane test and two additions. Counts only: sums
+ * would be added in the points' order, not the scan's (other last bits).
  * AVX-512 only: without it the per-node scan is as fast. */
 
 void gk_bg_force_method(gk_bucket_grid *g, int method) { g->method = method; }
@@ -66,10 +66,7 @@ int gk_bg_method(const gk_bucket_grid *g, const gk_ellipse *e, const gk_grid *gr
  * aligned to 64 bytes; the nodes' x has 8 more each side for the end
  * windows. */
 static size_t sweep_pad(int w) { return ((size_t)w + 8) & ~(size_t)7; }
-/* A sum array's stride: sweep_add may load and store (unchanged) up to 64
- * doubles past the row. */
-static size_t sweep_stride(int w) { return sweep_pad(w) + 64; }
-size_t gk_bg_sweep_scratch(int w) { return sweep_pad(w) + sweep_stride(w) + sweep_pad(w + 16) + 8; }
+size_t gk_bg_sweep_scratch(int w) { return sweep_pad(w) + sweep_pad(w + 16) + 8; }
 
 #if GK_BG_X86
 /* The test at nodes L..L+3 (bits 0-3) and R-3..R (bits 4-7). */
@@ -86,39 +83,19 @@ sweep_ends(const ell_k *e, const double *xs, int L, int R, double px, double dys
     return (unsigned)_mm512_cmp_pd_mask(q, _mm512_set1_pd(e->C), _CMP_LE_OQ);
 }
 
-/* sum[na..nb] += q over K whole aligned blocks from na's (K covers the
- * longest chord), masked by index, without a branch: loaded and stored
- * whole, so that the next point's load of a block is forwarded. */
-__attribute__((target("avx512f"))) static inline void sweep_add(double *sum, int na, int nb,
-                                                                double q, int K)
-{
-    const __m512d Q = _mm512_set1_pd(q);
-    const __m512i A = _mm512_set1_epi64(na), B = _mm512_set1_epi64(nb);
-    const int b0 = na & ~7;
-    __m512i idx = _mm512_add_epi64(_mm512_set1_epi64(b0), _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0));
-    const __m512i EIGHT = _mm512_set1_epi64(8);
-    for (int u = 0; u < K; u++) {
-        __mmask8 m = _mm512_cmpge_epi64_mask(idx, A) & _mm512_cmple_epi64_mask(idx, B);
-        __m512d v = _mm512_load_pd(sum + b0 + 8 * u);
-        _mm512_store_pd(sum + b0 + 8 * u, _mm512_mask_add_pd(v, m, v, Q));
-        idx = _mm512_add_epi64(idx, EIGHT);
-    }
-}
-
 /* What sweep_point needs of its row. */
 typedef struct {
     ell_k k;
     int fast; /* ends by windows, interior untested */
     int w;    /* nodes in the row */
-    int K;    /* blocks of 8 that sweep_add covers */
 } sweep_geo;
 
 /* One point whose widened chord reaches nodes flo..fhi (local, unrounded):
  * its interval of nodes, by the end windows where g->fast, else by testing
  * each node. */
 __attribute__((target("avx512f"))) static inline void
-sweep_point(const sweep_geo *G, const double *xs, double px, double dy, double q, double flo,
-            double fhi, const int what, double *cnt, double *sum)
+sweep_point(const sweep_geo *G, const double *xs, double px, double dy, double flo, double fhi,
+            double *cnt)
 {
     const int w = G->w;
     const double dys = dy * G->k.s, dyc = dy * G->k.c;
@@ -137,13 +114,6 @@ sweep_point(const sweep_geo *G, const double *xs, double px, double dy, double q
                 return;
             cnt[na] += 1.0;
             cnt[nb + 1] -= 1.0;
-            if (what == GK_BG_SUM_Z) {
-                if (nb - na < 8 * G->K - 7)
-                    sweep_add(sum, na, nb, q, G->K);
-                else
-                    for (int n = na; n <= nb; n++)
-                        sum[n] += q;
-            }
             return;
         }
         if (!mk && R - L <= 7)
@@ -158,21 +128,17 @@ sweep_point(const sweep_geo *G, const double *xs, double px, double dy, double q
             continue;
         cnt[n] += 1.0;
         cnt[n + 1] -= 1.0;
-        if (what == GK_BG_SUM_Z)
-            sum[n] += q;
     }
 }
 
-__attribute__((target("avx512f"), always_inline)) static inline void
-sweep_row(const gk_bucket_grid *g, const gk_ellipse *e, const gk_grid *grid, int x0, int w,
-          double ny, const int what, double *cnt, double *sum, double *xs)
+__attribute__((target("avx512f"))) static void sweep_row(const gk_bucket_grid *g,
+                                                         const gk_ellipse *e, const gk_grid *grid,
+                                                         int x0, int w, double ny, double *cnt,
+                                                         double *xs)
 {
-    const size_t wp = sweep_pad(w), ws = sweep_stride(w);
+    const size_t wp = sweep_pad(w);
     for (size_t i = 0; i < wp; i++)
         cnt[i] = 0.0;
-    if (what == GK_BG_SUM_Z)
-        for (size_t i = 0; i < ws; i++)
-            sum[i] = 0.0;
     for (int i = -8; i < w + 8; i++)
         xs[i] = gk_grid_node_x(grid, x0 + i); /* the node's own x, bit for bit */
     sweep_geo G;
@@ -194,13 +160,10 @@ sweep_row(const gk_bucket_grid *g, const gk_ellipse *e, const gk_grid *grid, int
      * the widened chord's left end while the widening is under a quarter
      * cell; interior nodes untested where sweep_flat holds. */
     G.fast = ch.tight && sweep_flat(e, cw) && m < 0.25 * cw;
-    /* blocks of 8 that a chord of up to 2 hx / cw + 3 nodes meets (more: a loop) */
-    double kk = (2.0 * hx / cw + 3.0 + 7.0) / 8.0 + 1.0;
-    G.K = kk > 8.0 ? 8 : (int)kk;
 
     const __m512d NY = _mm512_set1_pd(ny), M = _mm512_set1_pd(m), HY = _mm512_set1_pd(hy);
     const __m512d ZERO = _mm512_setzero_pd(), W = _mm512_set1_pd((double)w);
-    const double *PX = g->x, *PY = g->y, *PZ = g->z;
+    const double *PX = g->x, *PY = g->y;
     double flo[8], fhi[8], dyv[8];
     for (int r = r0; r <= r1 && c0 <= c1; r++) {
         const int *st = g->start + (size_t)r * (size_t)g->nbx;
@@ -224,7 +187,7 @@ sweep_row(const gk_bucket_grid *g, const gk_ellipse *e, const gk_grid *grid, int
             _mm512_storeu_pd(dyv, DY);
             for (unsigned bits = hit; bits; bits &= bits - 1) {
                 int j = __builtin_ctz(bits);
-                sweep_point(&G, xs, PX[i + j], dyv[j], PZ[i + j], flo[j], fhi[j], what, cnt, sum);
+                sweep_point(&G, xs, PX[i + j], dyv[j], flo[j], fhi[j], cnt);
             }
         }
     }
@@ -235,37 +198,17 @@ sweep_row(const gk_bucket_grid *g, const gk_ellipse *e, const gk_grid *grid, int
     }
 }
 
-__attribute__((target("avx512f"))) static void sweep_count(const gk_bucket_grid *g,
-                                                           const gk_ellipse *e, const gk_grid *grid,
-                                                           int x0, int w, double ny, double *cnt,
-                                                           double *sum, double *xs)
-{
-    sweep_row(g, e, grid, x0, w, ny, GK_BG_COUNT, cnt, sum, xs);
-}
-
-__attribute__((target("avx512f"))) static void sweep_sum(const gk_bucket_grid *g,
-                                                         const gk_ellipse *e, const gk_grid *grid,
-                                                         int x0, int w, double ny, double *cnt,
-                                                         double *sum, double *xs)
-{
-    sweep_row(g, e, grid, x0, w, ny, GK_BG_SUM_Z, cnt, sum, xs);
-}
 #endif
 
 void gk_bg_sweep(const gk_bucket_grid *g, const gk_ellipse *e, const gk_grid *grid, int x0, int w,
-                 double ny, int what, double *buf, gk_bg_sweep_out *out)
+                 double ny, double *buf, gk_bg_sweep_out *out)
 {
-    const size_t wp = sweep_pad(w);
     double *cnt = (double *)(((uintptr_t)buf + 63) & ~(uintptr_t)63);
-    double *sum = cnt + wp, *xs = sum + sweep_stride(w) + 8;
+    double *xs = cnt + sweep_pad(w) + 8;
     out->n = cnt;
-    out->sum = sum;
 #if GK_BG_X86
-    if (what == GK_BG_COUNT)
-        sweep_count(g, e, grid, x0, w, ny, cnt, sum, xs);
-    else
-        sweep_sum(g, e, grid, x0, w, ny, cnt, sum, xs);
+    sweep_row(g, e, grid, x0, w, ny, cnt, xs);
 #else
-    (void)g, (void)e, (void)grid, (void)x0, (void)ny, (void)what, (void)xs; /* never wanted */
+    (void)g, (void)e, (void)grid, (void)x0, (void)ny, (void)xs; /* never wanted */
 #endif
 }

@@ -1,9 +1,9 @@
 /* window/average.c - moving average of Z inside the search ellipse (gdal_grid's
  * average), with the per-quadrant selection (which honours max_points).
  * Without max_points or quadrant keys the job has a bucket grid: a tile is
- * stamped point by point, or a row of nodes is one sweep of the points near
- * it, or a node is a masked vector sum over a few spans, whichever its cost
- * model says is fastest (bucket_grid.c). */
+ * stamped point by point (where its sums are exact) or a node is a masked
+ * vector sum over a few spans, whichever its cost model says is fastest
+ * (bucket_sweep.c's gk_bg_method). */
 #include "window.h"
 #include "search/bucket_grid.h"
 #include "search/index.h"
@@ -48,25 +48,6 @@ static uint64_t average_bg_tile(const gk_job *job, const gk_tile *t, double *out
                 nodata++;
             } else {
                 out[i] /= cnt[i];
-            }
-        }
-        return nodata;
-    }
-    if (method == GK_BG_SWEEP) {
-        if (gk_scratch_reserve(s, gk_bg_sweep_scratch(t->w)) != GK_OK)
-            return UINT64_MAX;
-        for (int j = 0; j < t->h; j++) {
-            double *row = out + (size_t)j * t->w;
-            gk_bg_sweep_out r;
-            gk_bg_sweep(gk_window_bg(job), &job->ell, t->g, t->x0, t->w,
-                        gk_grid_node_y(t->g, t->y0 + j), GK_BG_SUM_Z, s->d2, &r);
-            for (int i = 0; i < t->w; i++) {
-                if (r.n[i] == 0.0 || r.n[i] < (double)a->min_points) {
-                    row[i] = a->nodata;
-                    nodata++;
-                } else {
-                    row[i] = r.sum[i] / r.n[i];
-                }
             }
         }
         return nodata;

@@ -137,7 +137,7 @@ static uint64_t metrics_bg_tile(const gk_job *job, const gk_tile *t, double *out
         double *row = out + (size_t)j * t->w;
         gk_bg_sweep_out sw;
         if (sweep)
-            gk_bg_sweep(gk_window_bg(job), &job->ell, t->g, t->x0, t->w, ny, what, sb, &sw);
+            gk_bg_sweep(gk_window_bg(job), &job->ell, t->g, t->x0, t->w, ny, sb, &sw);
         else
             gk_bg_rows_init(gk_window_bg(job), &job->ell, ny, &rows);
         for (int i = 0; i < t->w; i++) {
