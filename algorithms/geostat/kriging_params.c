@@ -182,6 +182,12 @@ static int check_model(gk_context *ctx, const gk_kriging_params *k)
         return gk_errno(ctx);
     if (!(gk_vmodel_sill(m) > 0) && gk_vmodel_bounded(m))
         return gk_error(ctx, GK_ERR_ARG, "-a kriging: the variogram model has a zero sill");
+    /* Pow and Lin without range have no sill, but with every partial sill 0
+     * the model is still 0 at every distance: no system can be solved */
+    if (!(gk_vmodel_sill(m) > 0))
+        return gk_error(ctx, GK_ERR_ARG,
+                        "-a kriging: the variogram model is 0 at every distance (every partial "
+                        "sill is 0)");
     if (k->type == GK_KRIGE_SIMPLE && !gk_vmodel_bounded(m))
         return gk_error(ctx, GK_ERR_ARG,
                         "-a kriging: simple kriging needs a bounded model (a covariance); "

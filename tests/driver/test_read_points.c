@@ -15,7 +15,10 @@
 
 #include "cpl_conv.h"
 
+#include <fcntl.h>
 #include <math.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -234,6 +237,99 @@ static void test_xyz(void)
         CHECK(gk_points_read_xy(ctx, path, p, &sk) != 0);
         CHECK_MSG(ctx, "decimal comma");
         gk_points_free(p);
+    }
+
+    /* a separator ending the line leaves an empty last field: an empty Z,
+     * skipped and counted like "4,5,,9" */
+    p = xyz(ctx, "1,2,\n3,4,5\n6;7;\n", NULL, &sk, &rc);
+    CHECK(rc == 0);
+    CHECK_EQ_SZ(gk_points_count(p), 1);
+    CHECK_EQ_SZ(sk, 2);
+    CHECK(gk_points_count(p) == 1 && gk_points_x(p)[0] == 3 && gk_points_z(p)[0] == 5);
+    gk_points_free(p);
+
+    /* a column number with a header line: the header's names do not hold
+     * "4", so it is the 4th column */
+    p = xyz(ctx, "x,y,elev,other\n1,2,3,9\n4,5,6,8\n", "4", &sk, &rc);
+    CHECK(rc == 0 && gk_points_count(p) == 2);
+    CHECK(gk_points_count(p) == 2 && gk_points_z(p)[0] == 9 && gk_points_z(p)[1] == 8);
+    gk_points_free(p);
+    /* ... and a column named "4" is that column, wherever it is */
+    p = xyz(ctx, "x y 4 3\n1 2 3 9\n", "4", &sk, &rc);
+    CHECK(rc == 0 && gk_points_count(p) == 1 && gk_points_z(p)[0] == 3);
+    gk_points_free(p);
+    /* the header names no such column and it is no column number either */
+    p = xyz(ctx, "x,y,z\n1,2,3\n", "0", &sk, &rc);
+    CHECK(rc == GK_ERR_ARG);
+    CHECK_MSG(ctx, "no column named \"0\"");
+    gk_points_free(p);
+
+    /* X not a number after the first line (a first line like that is a header) */
+    p = xyz(ctx, "1 2 3\nabc 5 6\n", NULL, &sk, &rc);
+    CHECK(rc == GK_ERR_IO);
+    CHECK_MSG(ctx, "t.xyz: line 2: X is not a number: \"abc 5 6\"");
+    gk_points_free(p);
+    /* the line quoted in a message: without its CR (CRLF files) ... */
+    p = xyz(ctx, "1 2 3\r\n4 5 six\r\n", NULL, &sk, &rc);
+    CHECK(rc == GK_ERR_IO);
+    CHECK_MSG(ctx, "line 2: Z is not a number: \"4 5 six\"");
+    gk_points_free(p);
+    /* ... and cut to its first 92 characters, with "..." after them */
+    {
+        char text[300], want[200];
+        int n = snprintf(text, sizeof text, "1 2 3\n7 8 ");
+        memset(text + n, 'q', 200);
+        text[n + 200] = '\n';
+        text[n + 201] = '\0';
+        n = snprintf(want, sizeof want, "line 2: Z is not a number: \"7 8 ");
+        memset(want + n, 'q', 88); /* 4 + 88 = 92 characters of the line */
+        snprintf(want + n + 88, sizeof want - (size_t)(n + 88), "...\"");
+        p = xyz(ctx, text, NULL, &sk, &rc);
+        CHECK(rc == GK_ERR_IO);
+        CHECK_MSG(ctx, want);
+        gk_points_free(p);
+    }
+
+    /* a folder is no file of points: a read error, not 0 points */
+    p = gk_points_new(ctx);
+    gk_error_clear(ctx);
+    rc = gk_points_read_xyz(ctx, tmpdir, NULL, p, &sk);
+    CHECK(rc == GK_ERR_IO);
+    CHECK_MSG(ctx, "error reading");
+    CHECK_MSG(ctx, tmpdir);
+    CHECK_EQ_SZ(gk_points_count(p), 0);
+    gk_points_free(p);
+
+    /* from a pipe (no size known: the 4 MB buffer), a line longer than the
+     * buffer: it grows, and the line and the next one are read */
+    {
+        const char *fifo = tpath("pipe.xyz");
+        CHECK(mkfifo(fifo, 0600) == 0);
+        pid_t pid = fork();
+        if (pid == 0) { /* the writer */
+            int fd = open(fifo, O_WRONLY);
+            static char blanks[1 << 16];
+            memset(blanks, ' ', sizeof blanks);
+            int ok = fd >= 0 && write(fd, "1 2 3", 5) == 5;
+            for (int i = 0; ok && i < 80; i++) /* 5 MB of blanks after Z */
+                ok = write(fd, blanks, sizeof blanks) == (ssize_t)sizeof blanks;
+            ok = ok && write(fd, "\n4 5 6\n", 7) == 7;
+            _exit(ok ? 0 : 1);
+        }
+        CHECK(pid > 0);
+        if (pid > 0) {
+            p = gk_points_new(ctx);
+            rc = gk_points_read_xyz(ctx, fifo, NULL, p, &sk);
+            int status = 0;
+            waitpid(pid, &status, 0);
+            CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+            CHECKF(rc == 0, "%s", gk_errmsg(ctx));
+            CHECK_EQ_SZ(gk_points_count(p), 2);
+            CHECK(gk_points_count(p) == 2 && gk_points_z(p)[0] == 3 && gk_points_x(p)[1] == 4 &&
+                  gk_points_z(p)[1] == 6);
+            gk_points_free(p);
+        }
+        unlink(fifo);
     }
 
     /* missing file */

@@ -380,6 +380,200 @@ static void test_external_drift(void)
     gk_points_free(p);
 }
 
+/* The context's message holds want. */
+#define CHECK_KMSG(want)                                                                           \
+    CHECKF(strstr(gk_errmsg(ctx), (want)) != NULL, "message '%s' does not say '%s'",               \
+           gk_errmsg(ctx), (want))
+
+/* gk_job_new(spec) on pts fails with a message holding want. */
+static void check_job_refused(const char *spec, const gk_points *pts, const char *want)
+{
+    gk_algorithm *a = gk_algorithm_parse(ctx, spec);
+    CHECKF(a != NULL, "parse %s: %s", spec, gk_errmsg(ctx));
+    if (!a)
+        return;
+    gk_error_clear(ctx);
+    gk_job *job = gk_job_new(ctx, pts, a);
+    CHECKF(!job && gk_errno(ctx) == GK_ERR_ARG, "%s: a job (or not GK_ERR_ARG: %s)", spec,
+           gk_errmsg(ctx));
+    CHECK_KMSG(want);
+    gk_job_free(job);
+    gk_algorithm_free(a);
+}
+
+/* One covariate: 3x + y at each place. */
+static int sampler_one(void *user, size_t n, const double *x, const double *y, double *out)
+{
+    (void)user;
+    for (size_t i = 0; i < n; i++)
+        out[i] = 3 * x[i] + y[i];
+    return 0;
+}
+
+/* What the C API refuses around a kriging job: a model set on another
+ * method or a bad one (the algorithm left as it was), a variogram file not
+ * loaded, fewer max_points than drift terms, and external drift values that
+ * do not fit the algorithm's drift_raster= keys. */
+static void test_api_refusals(void)
+{
+    static const double x[5] = {0, 10, 0, 10, 5}, y[5] = {0, 0, 10, 10, 5},
+                        z[5] = {1, 2, 3, 4, 2.5};
+    gk_points *p = make_points(5, x, y, z);
+
+    /* gk_kriging_set_model */
+    gk_algorithm *idw = gk_algorithm_parse(ctx, "invdist:power=2");
+    gk_vmodel sph = {1, {{GK_VM_SPH, 1, 20, 0, 0, 1}}};
+    CHECK(idw && gk_kriging_set_model(ctx, idw, &sph) == GK_ERR_ARG);
+    CHECK_KMSG("not a kriging algorithm");
+    CHECK(gk_algorithm_kriging(idw) == NULL);
+    gk_algorithm *kr = gk_algorithm_parse(ctx, "kriging:model=Exp:psill=2:range=30");
+    CHECK(kr != NULL);
+    if (kr) {
+        char before[sizeof kr->canonical];
+        snprintf(before, sizeof before, "%s", gk_algorithm_string(kr));
+        gk_vmodel none = {0};
+        CHECK(gk_kriging_set_model(ctx, kr, &none) == GK_ERR_ARG);
+        CHECK_KMSG("the variogram model has no structure");
+        gk_vmodel neg = {1, {{GK_VM_SPH, -1, 20, 0, 0, 1}}};
+        CHECK(gk_kriging_set_model(ctx, kr, &neg) == GK_ERR_ARG);
+        CHECK_KMSG("structure 1 (Sph) has a negative or non-finite partial sill -1");
+        gk_vmodel zero = {1, {{GK_VM_SPH, 0, 20, 0, 0, 1}}};
+        CHECK(gk_kriging_set_model(ctx, kr, &zero) == GK_ERR_ARG);
+        CHECK_KMSG("zero sill");
+        /* nor an unbounded one with every partial sill 0: gamma = 0 everywhere
+         * (it was taken, and every node came out nodata) */
+        gk_vmodel flat = {1, {{GK_VM_POW, 0, 1.5, 0, 0, 1}}};
+        CHECK(gk_kriging_set_model(ctx, kr, &flat) == GK_ERR_ARG);
+        CHECK_KMSG("0 at every distance");
+        /* refused: the algorithm is the one parsed */
+        CHECK(!strcmp(gk_algorithm_string(kr), before));
+        const gk_kriging_params *kp = gk_algorithm_kriging(kr);
+        CHECK(kp && kp->model.n == 1 && kp->model.s[0].type == GK_VM_EXP &&
+              kp->model.s[0].psill == 2 && kp->model.s[0].range == 30);
+        /* accepted: the canonical string names the new model */
+        CHECK(gk_kriging_set_model(ctx, kr, &sph) == GK_OK);
+        CHECKF(strstr(gk_algorithm_string(kr), ":model=Sph(1,20):"), "%s", gk_algorithm_string(kr));
+    }
+
+    /* gk_job_kriging_model: the model a kriging job uses, NULL for another method */
+    gk_job *job = idw ? gk_job_new(ctx, p, idw) : NULL;
+    CHECK(job && gk_job_kriging_model(job) == NULL);
+    gk_job_free(job);
+    job = kr ? gk_job_new(ctx, p, kr) : NULL;
+    const gk_vmodel *jm = job ? gk_job_kriging_model(job) : NULL;
+    CHECK(jm && jm->n == 1 && jm->s[0].type == GK_VM_SPH && jm->s[0].psill == 1 &&
+          jm->s[0].range == 20);
+    /* gk_job_set_drift on a job without drift_raster= keys */
+    CHECK(job && gk_job_set_drift(job, 0, NULL, NULL, NULL) == GK_OK);
+    double g1[5] = {1, 2, 3, 4, 5};
+    CHECK(job && gk_job_set_drift(job, 1, g1, sampler_one, NULL) == GK_ERR_ARG);
+    CHECK_KMSG("1 external drift variables given, the algorithm has 0 drift_raster= keys");
+    gk_job_free(job);
+    job = idw ? gk_job_new(ctx, p, idw) : NULL;
+    CHECK(job && gk_job_set_drift(job, 1, g1, sampler_one, NULL) == GK_ERR_ARG);
+    CHECK_KMSG("external drift is for kriging only");
+    gk_job_free(job);
+    gk_algorithm_free(idw);
+    gk_algorithm_free(kr);
+
+    /* a variogram file the caller did not load */
+    check_job_refused("kriging:variogram=vgm.json", p, "variogram=vgm.json was not read");
+    /* max_points below the drift's terms (1 + 2 linear, 1 + 5 quadratic, + 1 a raster) */
+    check_job_refused("kriging:drift=linear:model=Sph:psill=1:range=20:max_points=2", p,
+                      "max_points=2 is fewer than the 3 drift terms");
+    {
+        static const double x8[8] = {0, 10, 0, 10, 5, 2, 7, 4}, y8[8] = {0, 0, 10, 10, 5, 8, 1, 3};
+        gk_points *p8 = make_points(8, x8, y8, x8);
+        check_job_refused("kriging:drift=quadratic:model=Sph:psill=1:range=20:max_points=5", p8,
+                          "max_points=5 is fewer than the 6 drift terms");
+        gk_points_free(p8);
+    }
+    check_job_refused("kriging:drift=linear:drift_raster=a:model=Sph:psill=1:range=20:max_points=3",
+                      p, "max_points=3 is fewer than the 4 drift terms");
+
+    /* external drift values: one block per drift_raster= key, a value at every
+     * point, not constant, and a sampler */
+    gk_algorithm *ked =
+        gk_algorithm_parse(ctx, "kriging:drift_raster=a:model=Sph:psill=1:range=20");
+    job = ked ? gk_job_new(ctx, p, ked) : NULL;
+    CHECK(job != NULL);
+    if (job) {
+        double two[10] = {1, 2, 3, 4, 5, 5, 4, 3, 2, 1};
+        CHECK(gk_job_set_drift(job, 2, two, sampler_one, NULL) == GK_ERR_ARG);
+        CHECK_KMSG("2 external drift variables given, the algorithm has 1 drift_raster= keys");
+        CHECK(gk_job_set_drift(job, 1, NULL, sampler_one, NULL) == GK_ERR_ARG);
+        CHECK_KMSG("needs values and a sampler");
+        CHECK(gk_job_set_drift(job, 1, g1, NULL, NULL) == GK_ERR_ARG);
+        CHECK_KMSG("needs values and a sampler");
+        double hole[5] = {1, 2, NAN, 4, 5};
+        CHECK(gk_job_set_drift(job, 1, hole, sampler_one, NULL) == GK_ERR_ARG);
+        CHECK_KMSG("drift variable 1 has no value at point 3 (0, 10)");
+        double inf[5] = {1, 2, 3, 4, INFINITY};
+        CHECK(gk_job_set_drift(job, 1, inf, sampler_one, NULL) == GK_ERR_ARG);
+        CHECK_KMSG("drift variable 1 has no value at point 5 (5, 5)");
+        double flat[5] = {7, 7, 7, 7, 7};
+        CHECK(gk_job_set_drift(job, 1, flat, sampler_one, NULL) == GK_ERR_ARG);
+        CHECK_KMSG("drift variable 1 is constant at the data points");
+        /* then a right one: z = 0.1 (3x + y) + 1 at the points is reproduced
+         * exactly at a node away from them (the drift carries it all) */
+        double gv[5];
+        sampler_one(NULL, 5, x, y, gv);
+        double zl[5];
+        for (int i = 0; i < 5; i++)
+            zl[i] = 0.1 * gv[i] + 1;
+        gk_points *pl = make_points(5, x, y, zl);
+        gk_job_free(job);
+        job = gk_job_new(ctx, pl, ked);
+        CHECK(job && gk_job_set_drift(job, 1, gv, sampler_one, NULL) == GK_OK);
+        gk_grid g = {2, 4, 6, 8, 1, 1}; /* the node (3, 7) */
+        double out[2] = {0, 0};
+        CHECK(job && gk_job_compute_window(job, &g, 0, 0, 1, 1, out) == GK_OK);
+        CHECKF(fabs(out[0] - (0.1 * (3 * 3 + 7) + 1)) < 1e-9, "KED at (3, 7): %.15g", out[0]);
+        gk_points_free(pl);
+    }
+    gk_job_free(job);
+    gk_algorithm_free(ked);
+    gk_points_free(p);
+}
+
+/* Geometric anisotropy at angle 0 (the major axis north) with ratio 1/2
+ * shrinks the east-west axis: distance = sqrt(dy^2 + (dx / 0.5)^2). Kriging
+ * with it must equal isotropic kriging on the points and nodes with x
+ * doubled, for a bounded model and for an unbounded one (Pow, whose
+ * pseudo-sill is then taken over the anisotropic distances). */
+static void test_anisotropy_as_stretch(void)
+{
+    enum { N = 14 };
+    double x[N], y[N], z[N], x2[N];
+    for (int i = 0; i < N; i++) {
+        x[i] = urand() * 50, y[i] = urand() * 100;
+        z[i] = sin(x[i] / 9) + y[i] / 40;
+        x2[i] = 2 * x[i];
+    }
+    gk_points *p = make_points(N, x, y, z), *q = make_points(N, x2, y, z);
+    gk_grid g = {0, 50, 0, 100, 5, 6}, g2 = {0, 100, 0, 100, 5, 6};
+    static const char *const pairs[][2] = {
+        {"kriging:model=Sph(1,40)@0/0.5", "kriging:model=Sph(1,40)"},
+        {"kriging:model=Pow(1,1.5)@0/0.5", "kriging:model=Pow(1,1.5)"},
+        /* the local path, with every point (neighbours are chosen by plain
+         * distance, so fewer would be other points once stretched) */
+        {"kriging:model=Pow(1,1.5)@0/0.5:max_points=14", "kriging:model=Pow(1,1.5):max_points=14"},
+    };
+    for (size_t c = 0; c < sizeof pairs / sizeof pairs[0]; c++) {
+        double a[60], b[60];
+        int na = run(pairs[c][0], p, &g, a, NULL), nb = run(pairs[c][1], q, &g2, b, NULL);
+        CHECKF(na == 2 && nb == 2, "%s: bands %d %d", pairs[c][0], na, nb);
+        int bad = 0;
+        for (int k = 0; na == 2 && nb == 2 && k < 60; k++)
+            if (!(fabs(a[k] - b[k]) <= 1e-8 * (1 + fabs(b[k]))) && bad++ < 3)
+                fprintf(stderr, "%s: value %d: %.15g, stretched %.15g\n", pairs[c][0], k, a[k],
+                        b[k]);
+        CHECK(bad == 0);
+    }
+    gk_points_free(p);
+    gk_points_free(q);
+}
+
 static void test_parse(void)
 {
     /* refused strings and round trips: tests/core/specs (test_parse) */
@@ -412,6 +606,8 @@ int main(void)
     test_quadrants();
     test_quadrants_every_point();
     test_external_drift();
+    test_api_refusals();
+    test_anisotropy_as_stretch();
     gk_context_free(ctx);
     if (failures) {
         fprintf(stderr, "%d failure(s) of %d checks\n", failures, checks);

@@ -12,6 +12,11 @@
 
 #include "gk_check.h"
 
+/* The context's message holds want. */
+#define CHECK_VGM_MSG(ctx, want)                                                                   \
+    CHECKF(strstr(gk_errmsg(ctx), (want)) != NULL, "message '%s' does not say '%s'",               \
+           gk_errmsg(ctx), (want))
+
 /* ---- Bessel K ------------------------------------------------------------- */
 /* R: nus=c(0, 0.3, 0.5, 1, 1.7, 4.5, 12); xs=c(1e-4, 0.5, 1.9, 2.1, 10, 80)
  *    for (n in nus) cat(sprintf("%.17g", besselK(xs, n)), sep=", ") */
@@ -214,6 +219,121 @@ static void test_models(void)
     gk_context_free(ctx);
 }
 
+/* ---- model checks and derivatives ------------------------------------------ */
+
+/* gk_vmodel_check refuses m, and its message holds want. */
+static void check_refused_model(gk_context *ctx, const gk_vmodel *m, const char *want)
+{
+    gk_error_clear(ctx);
+    int rc = gk_vmodel_check(ctx, m);
+    CHECKF(rc == GK_ERR_ARG && strstr(gk_errmsg(ctx), want), "want '%s': rc %d: %s", want, rc,
+           gk_errmsg(ctx));
+}
+
+/* Every rule of gk_vmodel_check, each with the structure it names; the
+ * limits themselves are accepted. */
+static void test_model_checks(void)
+{
+    gk_context *ctx = gk_context_new();
+    const gk_vm_structure sph = {GK_VM_SPH, 1, 100, 0.5, 0, 1};
+    gk_vmodel m = {1, {sph}};
+    CHECK(gk_vmodel_check(ctx, &m) == GK_OK);
+
+    check_refused_model(ctx, NULL, "has no structure");
+    m.n = 0;
+    check_refused_model(ctx, &m, "has no structure");
+    m.n = GK_VM_MAX_STRUCTURES + 1;
+    check_refused_model(ctx, &m, "9 structures (at most 8)");
+
+    /* one bad field of structure 2 (structure 1 a valid nugget) at a time */
+    static const struct {
+        gk_vm_structure s;
+        const char *want;
+    } bad[] = {
+        {{GK_VM_N_TYPES, 1, 100, 0.5, 0, 1}, "structure 2: unknown model type"},
+        {{(gk_vm_type)-1, 1, 100, 0.5, 0, 1}, "structure 2: unknown model type"},
+        {{GK_VM_SPH, NAN, 100, 0.5, 0, 1}, "structure 2 (Sph): partial sill nan must be >= 0"},
+        {{GK_VM_EXP, -0.5, 100, 0.5, 0, 1}, "structure 2 (Exp): partial sill -0.5 must be >= 0"},
+        {{GK_VM_NUG, 1, 5, 0.5, 0, 1}, "structure 2 (Nug): a nugget has range 0, not 5"},
+        {{GK_VM_LIN, 1, -1, 0.5, 0, 1}, "structure 2 (Lin): range -1 must be >= 0"},
+        {{GK_VM_LIN, 1, INFINITY, 0.5, 0, 1}, "structure 2 (Lin): range inf must be >= 0"},
+        {{GK_VM_SPH, 1, 0, 0.5, 0, 1}, "structure 2 (Sph): range 0 must be positive"},
+        {{GK_VM_GAU, 1, NAN, 0.5, 0, 1}, "structure 2 (Gau): range nan must be positive"},
+        {{GK_VM_POW, 1, 2.5, 0.5, 0, 1}, "structure 2 (Pow): exponent (range) 2.5 must be in"},
+        {{GK_VM_MAT, 1, 100, 0, 0, 1}, "structure 2 (Mat): kappa 0 must be in (0, 100]"},
+        {{GK_VM_STE, 1, 100, 100.5, 0, 1}, "structure 2 (Ste): kappa 100.5 must be in (0, 100]"},
+        {{GK_VM_MAT, 1, 100, NAN, 0, 1}, "structure 2 (Mat): kappa nan"},
+        {{GK_VM_EXC, 1, 100, 2.5, 0, 1}, "structure 2 (Exc): kappa 2.5 must be in (0, 2]"},
+        {{GK_VM_EXC, 1, 100, -1, 0, 1}, "structure 2 (Exc): kappa -1 must be in (0, 2]"},
+        {{GK_VM_SPH, 1, 100, 0.5, 0, 0}, "structure 2 (Sph): anisotropy ratio 0 must be in (0, 1]"},
+        {{GK_VM_SPH, 1, 100, 0.5, 0, 1.5}, "structure 2 (Sph): anisotropy ratio 1.5"},
+        {{GK_VM_SPH, 1, 100, 0.5, 360, 0.5}, "structure 2 (Sph): anisotropy angle 360 must be"},
+        {{GK_VM_SPH, 1, 100, 0.5, -1, 0.5}, "structure 2 (Sph): anisotropy angle -1"},
+        {{GK_VM_SPH, 1, 100, 0.5, NAN, 0.5}, "structure 2 (Sph): anisotropy angle nan"},
+        {{GK_VM_NUG, 1, 0, 0.5, 10, 0.5}, "structure 2 (Nug): nugget anisotropy is not meaningful"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        gk_vmodel two = {2, {{GK_VM_NUG, 0.1, 0, 0, 0, 1}, bad[i].s}};
+        check_refused_model(ctx, &two, bad[i].want);
+    }
+    /* the limits are in: Lin without range, Pow's exponent 2, Exc's kappa 2,
+     * Mat's 100, an angle just under 360, a nugget of 0, eight structures */
+    static const gk_vm_structure ok[] = {
+        {GK_VM_LIN, 1, 0, 0, 0, 1},          {GK_VM_POW, 1, 2, 0, 0, 1},
+        {GK_VM_EXC, 1, 100, 2, 0, 1},        {GK_VM_MAT, 1, 100, 100, 0, 1},
+        {GK_VM_SPH, 1, 100, 0, 359.9, 1e-9}, {GK_VM_NUG, 0, 0, 0, 0, 1},
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        gk_vmodel one = {1, {ok[i]}};
+        CHECKF(gk_vmodel_check(ctx, &one) == GK_OK, "ok[%zu]: %s", i, gk_errmsg(ctx));
+    }
+    gk_vmodel eight = {GK_VM_MAX_STRUCTURES, {sph, sph, sph, sph, sph, sph, sph, sph}};
+    CHECK(gk_vmodel_check(ctx, &eight) == GK_OK);
+    gk_context_free(ctx);
+
+    /* a type outside the list has no unit function and no name */
+    gk_vm_structure unknown = {GK_VM_N_TYPES, 1, 100, 0.5, 0, 1};
+    CHECK(isnan(gk_vm_unit(&unknown, 10.0, 100.0)));
+    CHECK(gk_vm_unit(&unknown, 0.0, 100.0) == 0.0); /* gamma(0) = 0 for any model */
+    CHECK(!strcmp(gk_vm_type_name(GK_VM_N_TYPES), "???"));
+    CHECK(!strcmp(gk_vm_type_name((gk_vm_type)-1), "???"));
+    gk_vm_type t;
+    CHECK(gk_vm_type_from_name(NULL, &t) == GK_ERR_ARG);
+    CHECK(gk_vm_type_from_name("Sphx", &t) == GK_ERR_ARG);
+}
+
+/* d(unit gamma)/d(range) of the models with an analytic form: Pen, Lin and
+ * Pow are the exact derivatives (checked by hand and against a central
+ * difference of gk_vm_unit); Hol is gstat's da_fn_hole, which is not the
+ * exact derivative of 1 - sin(u)/u and is kept as gstat has it. */
+static void test_drange(void)
+{
+    const gk_vm_structure pen = {GK_VM_PEN, 1, 0, 0, 0, 1}, lin = {GK_VM_LIN, 1, 0, 0, 0, 1},
+                          pw = {GK_VM_POW, 1, 0, 0, 0, 1}, hol = {GK_VM_HOL, 1, 0, 0, 0, 1};
+    /* Pen: gamma = 15/8 u - 5/4 u^3 + 3/8 u^5 (u = h/a < 1); d/da = -(h/a^2) (15/8 - 15/4 u^2
+     * + 15/8 u^4). h = 50, a = 100: u = 0.5, -(0.005)(1.875 - 0.9375 + 0.1171875) */
+    CHECK_REL(gk_vm_unit_drange(&pen, 50, 100), -0.005 * 1.0546875, 1e-14);
+    CHECK(gk_vm_unit_drange(&pen, 100, 100) == 0.0); /* at and beyond the range: flat */
+    CHECK(gk_vm_unit_drange(&pen, 150, 100) == 0.0);
+    for (double h = 5; h < 100; h += 15) {
+        double d = 1e-6 * 100;
+        double fd = (gk_vm_unit(&pen, h, 100 + d) - gk_vm_unit(&pen, h, 100 - d)) / (2 * d);
+        CHECK_NEAR(gk_vm_unit_drange(&pen, h, 100), fd, 1e-7);
+    }
+    /* Lin: gamma = h/a below the range, 1 beyond; without a range (a = 0) a
+     * pure slope that does not depend on a */
+    CHECK(gk_vm_unit_drange(&lin, 30, 100) == -30.0 / 10000.0);
+    CHECK(gk_vm_unit_drange(&lin, 150, 100) == 0.0);
+    CHECK(gk_vm_unit_drange(&lin, 30, 0) == 0.0);
+    /* Pow: gamma = h^a, d/da = ln(h) h^a: h = 4, a = 1.5 -> ln 4 * 8 */
+    CHECK_REL(gk_vm_unit_drange(&pw, 4, 1.5), 8.0 * log(4.0), 1e-14);
+    CHECK(gk_vm_unit_drange(&pw, 1, 1.5) == 0.0); /* ln 1 = 0 */
+    /* Hol (gstat): (h/a^2) sin(u) + u (h/a^2) cos(u); h = pi/2 a: u = pi/2, cos u = 0 */
+    const double pi = 3.14159265358979323846;
+    CHECK_REL(gk_vm_unit_drange(&hol, 50 * pi, 100), 50 * pi / 10000, 1e-14);
+    CHECK_REL(gk_vm_unit_drange(&hol, 100 * pi, 100), pi * (100 * pi / 10000) * -1.0, 1e-12);
+}
+
 /* ---- sample variogram ------------------------------------------------------ */
 
 static gk_points *make_points(gk_context *ctx, int n, const double *x, const double *y,
@@ -288,6 +408,97 @@ static void test_classes(void)
     o.cutoff = 1e9;
     o.width = 1e-3;
     CHECK(gk_variogram(ctx, p, &o, &v) == GK_ERR_ARG);
+    CHECK_VGM_MSG(ctx, "more than the 10000000 allowed");
+    /* options out of their domain, each refused with what is wrong */
+    static const struct {
+        int ndir;
+        double cutoff, tol, bandwidth, az0, az1;
+        const char *want;
+    } refused[] = {
+        {-1, 3, 0, 0, 0, 0, "-1 directions (at most 16)"},
+        {GK_VGM_MAX_DIRECTIONS + 1, 3, 0, 0, 0, 0, "17 directions (at most 16)"},
+        {0, NAN, 0, 0, 0, 0, "must be finite numbers"},
+        {0, INFINITY, 0, 0, 0, 0, "must be finite numbers"},
+        {1, 3, NAN, 0, 0, 0, "must be finite numbers"},
+        {1, 3, 0, INFINITY, 0, 0, "must be finite numbers"},
+        {1, 3, 180.5, 0, 0, 0, "tolerance 180.5 must be in (0, 180]"},
+        {2, 3, 0, 0, 0, NAN, "direction 2 is not a number"},
+        {1, 3, 0, 0, INFINITY, 0, "direction 1 is not a number"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        memset(&o, 0, sizeof o);
+        o.ndir = refused[i].ndir;
+        o.cutoff = refused[i].cutoff;
+        o.tol_hor = refused[i].tol;
+        o.bandwidth = refused[i].bandwidth;
+        o.azimuth[0] = refused[i].az0;
+        o.azimuth[1] = refused[i].az1;
+        gk_error_clear(ctx);
+        CHECKF(gk_variogram(ctx, p, &o, &v) == GK_ERR_ARG, "case %zu", i);
+        CHECK_VGM_MSG(ctx, refused[i].want);
+    }
+    /* the widest tolerance is in: 180 degrees takes every pair, as omnidirectional */
+    memset(&o, 0, sizeof o);
+    o.cutoff = 3;
+    o.width = 1;
+    o.ndir = 1;
+    o.azimuth[0] = 45;
+    o.tol_hor = 180;
+    CHECK(gk_variogram(ctx, p, &o, &v) == GK_OK);
+    for (int k = 0; k < 3 && v.np; k++)
+        CHECK(v.np[k] == np[k] && v.gamma[k] == gam[k]);
+    gk_vgm_free(&v);
+    /* 20000 classes: 256 histograms of them would pass 64 MB, so fewer
+     * blocks; every pair within the cutoff is still counted once, with its
+     * semivariance (8 + 6 + 8 pairs, sum of np * gamma = 122.5 from above) */
+    memset(&o, 0, sizeof o);
+    o.cutoff = 3;
+    o.width = 3.0 / 20000;
+    CHECK(gk_variogram(ctx, p, &o, &v) == GK_OK);
+    {
+        double pairs = 0, sg = 0;
+        for (int k = 0; k < v.nlags; k++)
+            if (v.np[k] > 0)
+                pairs += v.np[k], sg += v.np[k] * v.gamma[k];
+        CHECK(v.nlags >= 20000 && pairs == 22);
+        CHECK_REL(sg, 8 * 2.1875 + 6 * 7.75 + 8 * 7.3125, 1e-12);
+    }
+    gk_vgm_free(&v);
+    /* a point without a value: its number (1-based) is named */
+    {
+        const double zn[3] = {1, NAN, 2};
+        gk_points *q = make_points(ctx, 3, x, y, zn);
+        CHECK(gk_variogram(ctx, q, NULL, &v) == GK_ERR_ARG);
+        CHECK_VGM_MSG(ctx, "point 2 has a non-finite value");
+        gk_points_free(q);
+    }
+    /* parts: p of P with 0 <= p < P */
+    {
+        gk_vgm_blocks b;
+        CHECK(gk_variogram_blocks(ctx, p, NULL, 2, 2, GK_VGM_CPU, &b) == GK_ERR_ARG);
+        CHECK_VGM_MSG(ctx, "part 2 of 2");
+        CHECK(gk_variogram_blocks(ctx, p, NULL, 0, 0, GK_VGM_CPU, &b) == GK_ERR_ARG);
+        CHECK_VGM_MSG(ctx, "part 0 of 0");
+        CHECK(gk_variogram_blocks(ctx, p, NULL, -1, 2, GK_VGM_CPU, &b) == GK_ERR_ARG);
+        CHECK_VGM_MSG(ctx, "part -1 of 2");
+        /* blocks summed with other classes cannot be merged */
+        memset(&o, 0, sizeof o);
+        o.cutoff = 3;
+        o.width = 1;
+        CHECK(gk_variogram_blocks(ctx, p, &o, 0, 1, GK_VGM_CPU, &b) == GK_OK);
+        gk_vgm_options o2 = o;
+        o2.width = 0.5;
+        CHECK(gk_variogram_merge(ctx, p, &o2, &b, &v) == GK_ERR_INTERNAL);
+        CHECK_VGM_MSG(ctx, "blocks of another setup");
+        /* and with their own options they give gk_variogram's classes */
+        CHECK(gk_variogram_merge(ctx, p, &o, &b, &v) == GK_OK);
+        for (int k = 0; k < 3 && v.np; k++)
+            CHECK(v.np[k] == np[k] && v.gamma[k] == gam[k]);
+        gk_vgm_free(&v);
+        gk_vgm_blocks_free(&b);
+        gk_vgm_blocks none = {0};
+        CHECK(gk_variogram_merge(ctx, p, &o, &none, &v) == GK_ERR_INTERNAL);
+    }
     gk_points_free(p);
     gk_context_free(ctx);
 }
@@ -508,6 +719,8 @@ int main(void)
 {
     test_bessel();
     test_models();
+    test_model_checks();
+    test_drange();
     test_classes();
     test_paths();
     test_fit();
