@@ -129,8 +129,10 @@ static int load_clip_source(gk_context *ctx, const gk_read_options *ro, gk_err_c
             OGR_F_Destroy(f);
         }
         if (!rc && ec->n_fail > nfail)
-            rc = gk_error(ctx, GK_ERR_IO, "-clipsrc %s: reading failed%s", name,
-                          gk_gdal_reason(ec, why, sizeof why));
+            rc = gk_error(ctx, GK_ERR_IO, "-clipsrc %s: reading failed%s%s%s%s", name,
+                          gk_gdal_reason(ec, why, sizeof why),
+                          ro->clipsrcwhere ? " (-clipsrcwhere \"" : "",
+                          ro->clipsrcwhere ? ro->clipsrcwhere : "", ro->clipsrcwhere ? "\")" : "");
         if (!rc && OGR_G_GetGeometryCount(mp) == 0)
             rc = gk_error(ctx, GK_ERR_ARG, "-clipsrc %s: no polygon found%s", name,
                           ro->clipsrcwhere ? " (after -clipsrcwhere)" : "");

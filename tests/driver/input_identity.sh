@@ -3,7 +3,8 @@
 #
 # An input named another way is still an input: every command that writes
 # (grid, grid --parts, cv -o, variogram -o, variogram --plot, ridges) against
-# every way of naming an input (plain, a driver prefix, /vsizip/, /vsigzip/,
+# every way of naming an input (plain, a driver prefix, quoted or not,
+# /vsizip/, /vsigzip/, an archive in an archive, /vsisubfile/,
 # a VRT whose source is the output, a symbolic link either way, a hard link,
 # ../, relative against absolute, a side-car, the clip source, a variogram
 # file, a drift raster, a side-car the output would make) must refuse with
@@ -25,6 +26,7 @@ cp "$DATA"/utm_2000.shp "$DATA"/utm_2000.shx "$DATA"/utm_2000.dbf "$DATA"/utm_20
 cp "$DATA/lattice_400.csv" pts.csv
 cp "$DATA/lattice_400.csvt" pts.csvt
 gzip -c pts.csv >pts.csv.gz
+/usr/bin/python3 -m zipfile -c gz.zip pts.csv.gz # an archive in an archive
 /usr/bin/python3 -m zipfile -c z.zip utm_2000.shp utm_2000.shx utm_2000.dbf utm_2000.prj
 cat >v.vrt <<'EOF'
 <OGRVRTDataSource>
@@ -112,6 +114,9 @@ every dotdot p.gpkg zinc "../$(basename "$W")/p.gpkg"
 every relative_absolute p.gpkg zinc "$A/p.gpkg"
 every absolute_relative "$A/p.gpkg" zinc ./p.gpkg
 every shp_sidecar utm_2000.shp elev utm_2000.dbf
+every vsisubfile "/vsisubfile/0_$(stat -c %s pts.csv),pts.csv" z pts.csv
+every vsi_nested /vsigzip//vsizip/gz.zip/pts.csv.gz z gz.zip
+every gpkg_prefix_quoted 'GPKG:"p.gpkg":points' zinc p.gpkg
 every clipsrc_prefix p.gpkg zinc clip.gpkg -clipsrc GPKG:clip.gpkg:c
 every clipsrc_symlink p.gpkg zinc clip.gpkg -clipsrc "$A/./clip.gpkg"
 # inputs of kriging: the variogram file, a drift raster (grid and cv)

@@ -240,6 +240,25 @@ if [ -z "$left" ] && [ -e "$W/lines.gml" ] && [ -e "$W/lines.xsd" ] && [ -e "$W/
 else
     ko stale_sidecars_removed_by_next_run "left: '$left' ($(head -c 200 "$W/lines.err"))"
 fi
+# a killed CreateCopy run's intermediate GTiff (PNG is written from one) and an
+# output without an extension (variogram -o NAME: SQLite's journal beside it):
+# removed by the next run for that output; a name that only starts like
+# theirs (-notes) is no temporary and stays
+touch "$W/pic.gridkit-tmp-999999-src.tif" "$W/pic.gridkit-tmp-999999-src.tif.aux.xml" \
+    "$W/pic.gridkit-tmp-999999.png"
+expect stale_intermediate_run 0 '' -- "$GK" grid "${G[@]}" -of PNG -ot Byte "$W/m.gpkg" "$W/pic.png"
+left=$(ls "$W" | grep 'pic\.gridkit-tmp' | tr '\n' ' ')
+if [ -z "$left" ] && [ -s "$W/pic.png" ]; then ok stale_intermediate_removed; else ko stale_intermediate_removed "left: '$left'"; fi
+touch "$W/vout.gridkit-tmp-999999" "$W/vout.gridkit-tmp-999999-journal" \
+    "$W/vout.gridkit-tmp-999999.aux.xml" "$W/vout.gridkit-tmp-999999-notes"
+"$GK" variogram "$W/m.gpkg" -zfield zinc -o "$W/vout" 2>"$W/vout.err"
+left=$(ls "$W" | grep 'vout\.gridkit-tmp' | tr '\n' ' ')
+if [ "$left" = "vout.gridkit-tmp-999999-notes " ] && grep -q '^#.*points' "$W/vout"; then
+    ok stale_no_extension_removed
+else
+    ko stale_no_extension_removed "left: '$left' ($(head -c 200 "$W/vout.err"))"
+fi
+rm -f "$W/vout.gridkit-tmp-999999-notes"
 # a pid reused since: a live process under the temporary's pid that started after
 # the file last changed is no writer of it. The pid is picked through
 # /proc/sys/kernel/ns_last_pid (root); skipped where that is not possible.

@@ -319,7 +319,18 @@ BAD = [(["circle.gpkg", "bad.gpkg"], "-a", "missing -a"),
         "tolerance=1e-300 must be from 2.220446049250313e-16", "a tolerance below rounding"),
        (["circle.gpkg", "bad.gpkg", "-a", "density:max_iter=1000000000"],
         "max_iter=1000000000 must be a whole number from 1 to 1000000", "max_iter beyond its "
-        "bound")]
+        "bound"),
+       (["circle.gpkg", "bad.gpkg", "-a", METHOD, "-a_srs", "nonsense"],
+        "-a_srs: cannot understand 'nonsense'", "an -a_srs no CRS parser reads"),
+       (["circle.gpkg", "bad.gpkg", "-a", METHOD, "--device", "bogus"],
+        "--device: 'bogus' is not auto, cpu, cuda or cuda:N", "an unknown --device"),
+       (["circle.gpkg", "bad.gpkg", "-a", METHOD, "--threads", "100000"],
+        "--threads 100000: too many threads; at most", "a thread count past the limit"),
+       (["circle.gpkg", "bad.gpkg", "-a", METHOD, "-l", "points", "-l", "points"],
+        "2 layers selected; choose one with -l", "two layers: ridges reads one"),
+       (["circle.gpkg", "bad.gpkg", "-a", METHOD, "-of", "ESRI Shapefile"],
+        "bad.gpkg: a shapefile's name must end in .shp", "a shapefile not named .shp (a folder)"),
+       (["circle.gpkg", "", "-a", METHOD], "output: no file name", "an empty output name")]
 for args, word, what in BAD:
     try:
         r = ridges(args + ["-q"], timeout=120)
@@ -334,6 +345,36 @@ for args, word, what in BAD:
           "%s: no output or temporary left" % what)
     check(sha("circle.gpkg") == SRC_SHA and sha("keep.gpkg") == KEEP,
           "%s: the input and an existing output untouched" % what)
+
+# an output without an extension: a GeoPackage, as GDAL's vector programs make
+r = ridges(["circle.gpkg", "noext", "-a", METHOD, "-q"])
+ds = gdal.OpenEx("noext", gdal.OF_VECTOR) if r.returncode == 0 else None
+check(ds is not None and ds.GetDriver().ShortName == "GPKG" and not temps(),
+      "an output without an extension is a GeoPackage (%s)" % r.stderr.strip()[-160:])
+ds = None
+check(r.returncode == 0 and features("noext") == GPKG_FEATS, "no extension: the same lines")
+
+# a vertex with a NaN X among the points (a line's): skipped and counted, the
+# lines those of the points alone
+ds = ogr.GetDriverByName("GPKG").CreateDataSource("nanx.gpkg")
+lyr = ds.CreateLayer("points", src_srs, ogr.wkbUnknown)
+for x, y, _ in CIRCLE:
+    f = ogr.Feature(lyr.GetLayerDefn())
+    f.SetGeometry(ogr.CreateGeometryFromWkt("POINT (%r %r)" % (x, y)))
+    lyr.CreateFeature(f)
+f = ogr.Feature(lyr.GetLayerDefn())
+g = ogr.Geometry(ogr.wkbLineString)
+g.AddPoint_2D(float("nan"), 330000.0)
+g.AddPoint_2D(float("inf"), 330000.0)
+f.SetGeometry(g)
+lyr.CreateFeature(f)
+ds = None
+r = ridges(["nanx.gpkg", "nanx_out.gpkg", "-a", METHOD])
+check(r.returncode == 0 and "Skipped 2 points with a NaN or infinite X/Y." in r.stderr and
+      "%d points." % N in r.stderr, "NaN and infinite X: 2 points skipped and said (%s)" %
+      r.stderr.strip()[-200:])
+check(r.returncode == 0 and features("nanx_out.gpkg") == GPKG_FEATS,
+      "NaN and infinite X: the lines of the other points")
 
 # a FIFO as the output: refused at once, never opened (it would hang)
 os.mkfifo("fifo.gpkg")
@@ -378,7 +419,39 @@ check(r.returncode == 0 and "Layer name: ridges" in r.stdout and "Feature Count:
 ds = gdal.OpenEx(CONN, gdal.OF_VECTOR)
 check(features(ds) == GPKG_FEATS, "GRIDKIT:ridges: the same features as the CLI's")
 check(ds.GetLayer(0).GetSpatialRef().IsSame(src_srs), "GRIDKIT:ridges: the source's CRS")
+# the read-only layer still filters and positions as any OGR layer does
+lyr = ds.GetLayer(0)
+xmin, xmax, ymin, ymax = lyr.GetExtent()
+check(abs(xmin - (180000 - R)) < 3 * SIGMA and abs(ymax - (330000 + R)) < 3 * SIGMA and
+      lyr.GetExtent(geom_field=0) == (xmin, xmax, ymin, ymax),
+      "GRIDKIT:ridges: the extent is the circle's, for geometry field 0 too")
+check(lyr.GetGeometryColumn() == "" and lyr.GetFIDColumn() == "",
+      "GRIDKIT:ridges: no named geometry or FID column (a layer in memory)")
+check(lyr.SetAttributeFilter("closed = 1") == 0 and lyr.GetFeatureCount() == 1 and
+      lyr.SetAttributeFilter("closed = 0") == 0 and lyr.GetFeatureCount() == 0 and
+      lyr.SetAttributeFilter(None) == 0 and lyr.GetFeatureCount() == 1,
+      "GRIDKIT:ridges: an attribute filter keeps the closed ring, drops it for closed = 0")
+check(lyr.SetAttributeFilter("nosuch = 1") != 0, "GRIDKIT:ridges: a bad attribute filter fails")
+lyr.SetAttributeFilter(None)
+lyr.SetSpatialFilterRect(0, 0, 1, 1)
+check(lyr.GetSpatialFilter() is not None and lyr.GetFeatureCount() == 0,
+      "GRIDKIT:ridges: a spatial filter far from the circle keeps nothing")
+lyr.SetSpatialFilterRect(0, xmin, ymin, xmin + 1, ymin + R)  # geometry field 0: crosses the ring
+n_cross = lyr.GetFeatureCount()
+lyr.SetSpatialFilter(0, ogr.CreateGeometryFromWkt("POINT (0 0)").Buffer(1))
+n_far = lyr.GetFeatureCount()
+lyr.SetSpatialFilter(None)
+check(n_cross == 1 and n_far == 0 and lyr.GetSpatialFilter() is None and
+      lyr.GetFeatureCount() == 1, "GRIDKIT:ridges: spatial filters by geometry field index (%d, %d)"
+      % (n_cross, n_far))
+check(lyr.SetIgnoredFields(["width", "method"]) == 0, "GRIDKIT:ridges: fields may be ignored")
+lyr.SetIgnoredFields([])
+check(lyr.SetNextByIndex(0) == 0 and features(ds) == GPKG_FEATS,
+      "GRIDKIT:ridges: SetNextByIndex(0), then the same features")
 ds = None
+r = run(["ogrinfo", "-ro", "-so", "GRIDKIT:ridges circle.gpkg second.gpkg -a " + METHOD])
+check(r.returncode != 0 and "'second.gpkg' is a second positional argument" in r.stderr and
+      "no output name" in r.stderr, "GRIDKIT:ridges with an output name: refused, saying why")
 r = run(["ogr2ogr", "-f", "GPKG", "via_plugin.gpkg", CONN])
 check(r.returncode == 0 and features("via_plugin.gpkg") == GPKG_FEATS,
       "ogr2ogr from GRIDKIT:ridges == the CLI's file")

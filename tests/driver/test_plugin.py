@@ -387,6 +387,27 @@ for s, want in BAD:
                                                    r.stderr.strip().splitlines()[0][:120]
                                                    if r.stderr.strip() else "(nothing)"))
 
+# a grid opened as a vector dataset, or for update: refused, saying what it is;
+# a name too long for a message: cut at 240 bytes, marked with "..."
+GRID = "GRIDKIT:-zfield logzinc -outsize 5 5 " + MEUSE
+r = run(["ogrinfo", "-ro", "-so", GRID])
+check(r.returncode != 0 and "is a raster dataset (a grid): open it with gdalinfo" in r.stderr,
+      "a GRIDKIT: grid opened as vector: told it is a raster dataset (%s)" %
+      r.stderr.strip()[:120])
+try:
+    gdal.OpenEx(GRID, gdal.OF_RASTER | gdal.OF_UPDATE)
+    msg = ""
+except RuntimeError as e:
+    msg = str(e)
+check(msg.endswith(": the dataset is read-only"), "a GRIDKIT: grid opened for update: read-only "
+      "(%s)" % msg[-60:])
+LONG = "GRIDKIT:-zfield logzinc /nonexistent/" + "d" * 400 + ".gpkg"
+r = run(["gdalinfo", LONG])
+err = [ln for ln in r.stderr.splitlines() if ln.startswith("ERROR") and "(in '" in ln]
+shown = err[0].split("(in '", 1)[1] if err else ""
+check(r.returncode != 0 and shown == LONG[:240] + "...')",
+      "a long GRIDKIT: string: shown cut to 240 bytes and '...' (%s)" % shown[-40:])
+
 # gauss method=ifgt where no plan meets epsilon: GDAL's error, not a crash
 # of the host (the plugin ran tiles without expansions: SIGSEGV)
 import random  # noqa: E402

@@ -438,6 +438,44 @@ int main(int argc, char **argv)
         perror("mkdtemp");
         return 2;
     }
+    if (!strcmp(what, "ogr") || !strcmp(what, "all")) {
+        /* the look at a source before any driver is registered registers
+         * them: its count and extent */
+        char src[300];
+        snprintf(src, sizeof src, "%s/peek.gpkg", tmpdir);
+        pid_t pid = fork(); /* made by a child: this process registers nothing */
+        if (pid == 0) {
+            GDALAllRegister();
+            GDALDatasetH ds =
+                GDALCreate(GDALGetDriverByName("GPKG"), src, 0, 0, 0, GDT_Unknown, NULL);
+            OGRLayerH l = ds ? GDALDatasetCreateLayer(ds, "p", NULL, wkbPoint25D, NULL) : NULL;
+            const char *wkt[] = {"POINT Z (1 5 0)", "POINT Z (3 -2 1)", "POINT Z (2 4 2)"};
+            int made = 0;
+            for (int i = 0; l && i < 3; i++) {
+                OGRFeatureH f = OGR_F_Create(OGR_L_GetLayerDefn(l));
+                OGRGeometryH g = NULL;
+                char *w = (char *)wkt[i];
+                OGR_G_CreateFromWkt(&w, NULL, &g);
+                OGR_F_SetGeometryDirectly(f, g);
+                made += OGR_L_CreateFeature(l, f) == OGRERR_NONE;
+                OGR_F_Destroy(f);
+            }
+            GDALClose(ds);
+            _exit(made == 3 ? 0 : 1);
+        }
+        int status = -1;
+        CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+              WEXITSTATUS(status) == 0);
+        gk_read_options ro;
+        memset(&ro, 0, sizeof ro);
+        ro.src = src;
+        double n = 0, box[4] = {0};
+        CHECK(GDALGetDriverCount() == 0);
+        CHECK(gk_peek_points(&ro, &n, box) == 0);
+        CHECK(GDALGetDriverCount() > 0);
+        CHECKF(n == 3 && box[0] == 1 && box[1] == -2 && box[2] == 3 && box[3] == 5,
+               "peek: %g features, extent %g %g %g %g", n, box[0], box[1], box[2], box[3]);
+    }
     GDALAllRegister();
     if (!strcmp(what, "xyz") || !strcmp(what, "all"))
         test_xyz();

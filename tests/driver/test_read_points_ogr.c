@@ -437,6 +437,218 @@ static void test_z_not_read(gk_context *ctx)
     gk_source_points_free(&sp);
 }
 
+/* Selection edges: a NaN X/Y when Z is not read, a long non-number -zfield
+ * text, the hint when no point has a finite Z, XYZ text with -sql, an
+ * overflowing -z_multiply, every line clipped and the same layer twice, a
+ * CSV column name too long to pair, and every way a -clipsrc can fail. */
+static void test_selection_edges(gk_context *ctx)
+{
+    gk_source_points sp;
+    gk_read_options ro;
+    GDALDriverH gpkg = GDALGetDriverByName("GPKG");
+
+    /* a line with a NaN vertex, Z not read: the vertex skipped and counted,
+     * the others kept, on every reading path */
+    GDALDatasetH ds = GDALCreate(gpkg, tpath("edges.gpkg"), 0, 0, 0, GDT_Unknown, NULL);
+    OGRLayerH l = new_layer(ds, "nanxy", NULL, wkbLineString);
+    {
+        OGRFeatureH f = OGR_F_Create(OGR_L_GetLayerDefn(l));
+        OGRGeometryH g = OGR_G_CreateGeometry(wkbLineString);
+        OGR_G_AddPoint_2D(g, 0, 0);
+        OGR_G_AddPoint_2D(g, NAN, 1);
+        OGR_G_AddPoint_2D(g, 2, 2);
+        OGR_F_SetGeometryDirectly(f, g);
+        must(OGR_L_CreateFeature(l, f), "OGR_L_CreateFeature");
+        OGR_F_Destroy(f);
+    }
+    /* 3-D points whose every Z is NaN, beside a field named like Z */
+    l = GDALDatasetCreateLayer(ds, "allnan", NULL, wkbPoint25D, NULL);
+    {
+        OGRFieldDefnH fd = OGR_Fld_Create("elev", OFTReal);
+        OGR_L_CreateField(l, fd, 1);
+        OGR_Fld_Destroy(fd);
+        for (int i = 0; i < 3; i++) {
+            OGRFeatureH f = OGR_F_Create(OGR_L_GetLayerDefn(l));
+            OGRGeometryH g = OGR_G_CreateGeometry(wkbPoint25D);
+            OGR_G_SetPoint(g, 0, i, i, NAN);
+            OGR_F_SetGeometryDirectly(f, g);
+            OGR_F_SetFieldDouble(f, 0, 10 + i);
+            must(OGR_L_CreateFeature(l, f), "OGR_L_CreateFeature");
+            OGR_F_Destroy(f);
+        }
+    }
+    GDALClose(ds);
+    ro = opts(tpath("edges.gpkg"));
+    char *nanxy[] = {"nanxy", NULL}, *allnan[] = {"allnan", NULL};
+    ro.layers = nanxy;
+    ro.needs_z = GK_Z_NOT_READ;
+    CHECK(rd_every_way(ctx, &ro, &sp) == 0);
+    {
+        const double x[] = {0, 2}, y[] = {0, 2}, z[] = {0, 0};
+        check_points(&sp, 2, x, y, z);
+        CHECK_EQ_SZ(sp.layers[0].n_skipped_z, 1);
+    }
+    gk_source_points_free(&sp);
+    /* no point with a finite Z: the error counts them and points at the
+     * field that may hold Z; with -zfield elev every point is read */
+    ro.layers = allnan;
+    ro.needs_z = GK_Z_NEEDED;
+    CHECK(rd_every_way(ctx, &ro, &sp) == GK_ERR_NO_POINTS);
+    CHECK_MSG(ctx, "layer \"allnan\"");
+    CHECK_MSG(ctx, "3 feature(s) read, 0 vertex(es) outside -spat/-clipsrc, 3 without finite X, Y "
+                   "and Z; to take Z from a field give -zfield NAME (elev looks like one)");
+    ro.zfield = "elev";
+    CHECK(rd_every_way(ctx, &ro, &sp) == 0);
+    {
+        const double x[] = {0, 1, 2}, y[] = {0, 1, 2}, z[] = {10, 11, 12};
+        check_points(&sp, 3, x, y, z);
+    }
+    gk_source_points_free(&sp);
+
+    /* a -zfield text longer than a message shows: cut, marked with "..." */
+    char csv[400];
+    snprintf(csv, sizeof csv, "x,y,t\n0,0,%s\n",
+             "not a number but a rather long sentence that goes on and on past what an error "
+             "message should quote");
+    write_text(tpath("longtext.csv"), csv);
+    ro = opts(tpath("longtext.csv"));
+    char *xy_oo[] = {"X_POSSIBLE_NAMES=x", "Y_POSSIBLE_NAMES=y", NULL};
+    ro.open_options = xy_oo;
+    ro.zfield = "t";
+    CHECK(rd(ctx, &ro, &sp) == GK_ERR_ARG);
+    CHECK_MSG(ctx, "feature 1 has \"not a number but a rather long sentence that goes on and on "
+                   "past what an err...\", which is not a number");
+    CHECKF(!strstr(gk_errmsg(ctx), "should quote"), "the whole text quoted: %s", gk_errmsg(ctx));
+
+    /* a CSV column name too long to pair (its Y twin would not fit a
+     * name): passed over, X and Y from the x and y columns */
+    char name[700], text[1000];
+    memset(name, 'a', sizeof name - 1);
+    memcpy(name, "lon", 3);
+    name[600] = '\0';
+    snprintf(text, sizeof text, "%s,x,y\n1,5,6\n2,7,8\n", name);
+    write_text(tpath("longname.csv"), text);
+    ro = opts(tpath("longname.csv"));
+    ro.needs_z = GK_Z_NOT_READ;
+    CHECK(rd(ctx, &ro, &sp) == 0);
+    {
+        const double x[] = {5, 7}, y[] = {6, 8}, z[] = {0, 0};
+        check_points(&sp, 2, x, y, z);
+    }
+    gk_source_points_free(&sp);
+
+    /* XYZ text: -sql refused; -z_multiply past DBL_MAX skips that line */
+    write_text(tpath("big.xyz"), "0 0 1\n1 1 5\n2 2 -1\n");
+    ro = opts(tpath("big.xyz"));
+    ro.sql = "SELECT * FROM big";
+    CHECK(rd(ctx, &ro, &sp) == GK_ERR_ARG);
+    CHECK_MSG(ctx, "-sql cannot be used on XYZ text");
+    CHECK_MSG(ctx, "big.xyz");
+    ro.sql = NULL;
+    ro.z_multiply = 1e308;
+    CHECK(rd(ctx, &ro, &sp) == 0);
+    {
+        const double x[] = {0, 2}, y[] = {0, 2}, z[] = {1e308, -1e308};
+        check_points(&sp, 2, x, y, z);
+        CHECK_EQ_SZ(sp.layers[0].n_skipped_z, 1);
+        CHECK_EQ_SZ(sp.layers[0].n_features, 3);
+    }
+    gk_source_points_free(&sp);
+    /* every line outside -spat: an error with the counts */
+    ro.z_multiply = 1;
+    ro.have_spat = 1;
+    ro.spat[0] = 10, ro.spat[1] = 10, ro.spat[2] = 20, ro.spat[3] = 20;
+    CHECK(rd(ctx, &ro, &sp) == GK_ERR_NO_POINTS);
+    CHECK_MSG(ctx, "has no usable point: 3 line(s) read, 3 outside -spat/-clipsrc, 0 without "
+                   "finite X, Y and Z");
+    CHECK(sp.n_layers == 0 && sp.layers == NULL);
+    /* -l big -l big: one layer each, the same points */
+    ro.have_spat = 0;
+    char *twice[] = {"big", "big", NULL};
+    ro.layers = twice;
+    CHECK(rd(ctx, &ro, &sp) == 0);
+    CHECK(sp.n_layers == 2);
+    if (sp.n_layers == 2) {
+        CHECK(!strcmp(sp.layers[0].name, "big") && !strcmp(sp.layers[1].name, "big"));
+        CHECK(sp.layers[0].name != sp.layers[1].name && sp.layers[0].pts != sp.layers[1].pts);
+        CHECK_EQ_SZ(npts(&sp, 1), 3);
+        for (size_t i = 0; i < 3 && npts(&sp, 1) == 3; i++)
+            CHECK(gk_points_x(sp.layers[1].pts)[i] == gk_points_x(sp.layers[0].pts)[i] &&
+                  gk_points_y(sp.layers[1].pts)[i] == gk_points_y(sp.layers[0].pts)[i] &&
+                  gk_points_z(sp.layers[1].pts)[i] == gk_points_z(sp.layers[0].pts)[i]);
+    }
+    gk_source_points_free(&sp);
+
+    /* no source at all */
+    ro = opts(NULL);
+    CHECK(rd(ctx, &ro, &sp) == GK_ERR_ARG);
+    CHECK_MSG(ctx, "no source datasource given");
+    ro = opts("");
+    CHECK(rd(ctx, &ro, &sp) == GK_ERR_ARG);
+    CHECK_MSG(ctx, "no source datasource given");
+
+    /* -clipsrc failures: a bad -clipsrcsql, a datasource without layers,
+     * a bad -clipsrcwhere, one that keeps no polygon */
+    char *one_layer[] = {"grid", NULL};
+    ro = opts(tpath("in.gpkg"));
+    ro.layers = one_layer;
+    ro.clipsrc = tpath("clip.gpkg");
+    ro.clipsrcsql = "SELECT * FROM nosuchtable";
+    CHECK(rd(ctx, &ro, &sp) == GK_ERR_ARG);
+    CHECK_MSG(ctx, "-clipsrcsql on ");
+    CHECK_MSG(ctx, "clip.gpkg failed");
+    CHECK_MSG(ctx, "nosuchtable");
+    ro.clipsrcsql = NULL;
+    write_text(tpath("nolayer.vrt"), "<OGRVRTDataSource></OGRVRTDataSource>\n");
+    ro.clipsrc = tpath("nolayer.vrt");
+    CHECK(rd(ctx, &ro, &sp) == GK_ERR_ARG);
+    CHECK_MSG(ctx, "nolayer.vrt has no layer");
+    /* a bad -clipsrcwhere: refused when set (OGR SQL, GeoJSON), or when
+     * read (a GeoPackage hands it to SQLite) */
+    write_text(tpath("zones.geojson"),
+               "{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\","
+               "\"properties\":{\"id\":1},\"geometry\":{\"type\":\"Polygon\","
+               "\"coordinates\":[[[0.5,0.5],[1.5,0.5],[1.5,1.5],[0.5,1.5],[0.5,0.5]]]}}]}\n");
+    ro.clipsrc = tpath("zones.geojson");
+    ro.clipsrcwhere = "id = = 1";
+    CHECK(rd(ctx, &ro, &sp) == GK_ERR_ARG);
+    CHECK_MSG(ctx, "-clipsrcwhere \"id = = 1\" on ");
+    CHECK_MSG(ctx, "zones.geojson is invalid");
+    ro.clipsrcwhere = "id = 1";
+    CHECK(rd(ctx, &ro, &sp) == 0);
+    {
+        int ids[] = {6};
+        check_grid_ids(&sp, ids, 1);
+    }
+    gk_source_points_free(&sp);
+    ro.clipsrc = tpath("clip.gpkg");
+    ro.clipsrcwhere = "id = = 1";
+    CHECK(rd(ctx, &ro, &sp) == GK_ERR_IO);
+    CHECK_MSG(ctx, "clip.gpkg: reading failed");
+    CHECK_MSG(ctx, "(-clipsrcwhere \"id = = 1\")"); /* the option at fault named */
+    CHECK_MSG(ctx, "id = = 1");
+    ro.clipsrcwhere = "id = 99";
+    CHECK(rd(ctx, &ro, &sp) == GK_ERR_ARG);
+    CHECK_MSG(ctx, "clip.gpkg: no polygon found (after -clipsrcwhere)");
+    ro.clipsrcwhere = NULL;
+    /* with -spat too: a bad WKT and a missing clip source still say so */
+    ro.have_spat = 1;
+    ro.spat[0] = 0, ro.spat[1] = 0, ro.spat[2] = 4, ro.spat[3] = 4;
+    ro.clipsrc = "POLYGON((0 0,1 1";
+    CHECK(rd(ctx, &ro, &sp) == GK_ERR_ARG);
+    CHECK_MSG(ctx, "-clipsrc: invalid geometry, must be a valid POLYGON or MULTIPOLYGON WKT");
+    ro.clipsrc = tpath("missing_clip.gpkg");
+    CHECK(rd(ctx, &ro, &sp) == GK_ERR_IO);
+    CHECK_MSG(ctx, "missing_clip.gpkg: not a rectangle, a POLYGON/MULTIPOLYGON WKT or a readable "
+                   "vector datasource");
+    /* -spat and -clipsrc apart: nothing to read, said before any reading */
+    ro.spat[0] = 0, ro.spat[1] = 0, ro.spat[2] = 1, ro.spat[3] = 1;
+    ro.clipsrc = "2 2 3 3";
+    CHECK(rd(ctx, &ro, &sp) == GK_ERR_ARG);
+    CHECK_MSG(ctx, "-spat and -clipsrc do not overlap: nothing to read");
+    CHECK(sp.n_layers == 0);
+}
+
 /* Each case sets or clears one option of `ro` from the case before (and
  * checks what it needs: ids, counts, messages), so the cases stay written
  * out in order rather than in a table. */
@@ -758,6 +970,7 @@ void test_ogr(void)
     test_csv_columns(ctx);
     test_zfield_text(ctx);
     test_z_not_read(ctx);
+    test_selection_edges(ctx);
 
     /* XYZ through gk_read_points: clip and Z transform apply; -where refused */
     write_text(tpath("pts.XYZ"), "x y h\n0 0 1\n1 1 2\n2 2 3\n3 3 nan\n");

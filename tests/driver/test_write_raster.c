@@ -845,6 +845,7 @@ int main(int argc, char **argv)
         test_bad_names(ctx);
         test_guess_warning(ctx);
         test_tile_size(ctx);
+        test_replace_steps(ctx);
         test_parallel_writes(ctx);
         test_file_order(ctx);
     }

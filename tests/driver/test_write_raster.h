@@ -36,5 +36,6 @@ void test_directories(gk_context *ctx);
 void test_bad_names(gk_context *ctx);
 void test_guess_warning(gk_context *ctx);
 void test_tile_size(gk_context *ctx);
+void test_replace_steps(gk_context *ctx);
 
 #endif

@@ -353,3 +353,223 @@ void test_tile_size(gk_context *ctx)
     }
     check_no_temporaries("tile size");
 }
+
+/* ---- the replacement steps one by one ------------------------------------ */
+
+#include "io/cancel_cleanup.h"
+#include "io/input_files.h"
+#include "io/output_check.h"
+#include "io/replace_output.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+
+static off_t file_size(const char *p)
+{
+    struct stat st;
+    return lstat(p, &st) == 0 ? st.st_size : -1;
+}
+
+/* What each step of a replacement does when the name it needs is taken or
+ * gone: the old output put aside and back, a commit over something that
+ * is no longer a file, a stale temporary under this pid, a dataset whose
+ * old or new side-car is an input, a vector dataset GDAL 3.6 cannot
+ * rename, and a signal that arrives while a rename is held. */
+void test_replace_steps(gk_context *ctx)
+{
+    /* gk_output_prepare: no name; a /vsi name taken as it is */
+    gk_error_clear(ctx);
+    CHECK(gk_output_prepare(ctx, "output", "", NULL) == NULL);
+    CHECKF(strstr(gk_errmsg(ctx), "output: no file name"), "%s", gk_errmsg(ctx));
+    CHECK(gk_output_prepare(ctx, "output", NULL, NULL) == NULL);
+    char *p = gk_output_prepare(ctx, "output", "/vsimem/prep.tif", NULL);
+    CHECKF(p && !strcmp(p, "/vsimem/prep.tif"), "/vsimem/ name: %s", p ? p : gk_errmsg(ctx));
+    free(p);
+
+    /* aside: nothing there is no error; a name that cannot be renamed
+     * aside (a folder holds the aside's name) leaves it as it was */
+    char *aside = (char *)1;
+    CHECK(gk_output_aside(ctx, path("none.tif"), &aside) == GK_OK && aside == NULL);
+    char dst[1100], fifo[1100], tmp[1100], cdst[1100], rdst[1100], rtmp[1100], vdst[1100],
+        vtmp[1100], held[1100]; /* path() reuses its buffers */
+    snprintf(dst, sizeof dst, "%s", path("aside.tif"));
+    write_text(dst, "old");
+    char *busy = gk_output_temp_name(dst, "-old", NULL);
+    CHECK(busy && mkdir(busy, 0755) == 0);
+    char inside[1100];
+    snprintf(inside, sizeof inside, "%s/keep", busy ? busy : "");
+    write_text(inside, "x");
+    gk_error_clear(ctx);
+    CHECK(gk_output_aside(ctx, dst, &aside) == GK_ERR_IO && aside == NULL);
+    CHECKF(strstr(gk_errmsg(ctx), "cannot replace ") && strstr(gk_errmsg(ctx), "aside.tif: ") &&
+               strstr(gk_errmsg(ctx), "directory"),
+           "%s", gk_errmsg(ctx));
+    CHECK(file_size(dst) == 3);
+    unlink(inside);
+    rmdir(busy);
+    free(busy);
+    /* aside and back */
+    CHECK(gk_output_aside(ctx, dst, &aside) == GK_OK && aside && !exists(dst) && exists(aside));
+    gk_error_clear(ctx);
+    gk_output_restore(ctx, dst, aside);
+    CHECK(gk_errno(ctx) == 0 && file_size(dst) == 3 && !exists(aside));
+    gk_output_restore(ctx, dst, NULL); /* nothing aside: nothing to do */
+    CHECK(gk_errno(ctx) == 0);
+    /* the aside gone when it should come back: said, with both names */
+    gk_output_restore(ctx, path("gone.tif"), aside);
+    CHECKF(gk_errno(ctx) == GK_ERR_IO &&
+               strstr(gk_errmsg(ctx), "gone.tif could not take its name, and the old one is now ") &&
+               strstr(gk_errmsg(ctx), "aside.gridkit-tmp-") &&
+               strstr(gk_errmsg(ctx), "No such file"),
+           "%s", gk_errmsg(ctx));
+    free(aside);
+
+    /* commit: the destination became a FIFO, or the temporary is gone */
+    snprintf(fifo, sizeof fifo, "%s", path("commit.txt"));
+    snprintf(tmp, sizeof tmp, "%s", path("commit.gridkit-tmp-1.txt"));
+    CHECK(mkfifo(fifo, 0644) == 0);
+    write_text(tmp, "new");
+    gk_error_clear(ctx);
+    CHECK(gk_output_commit_file(ctx, "table", tmp, fifo) == GK_ERR_IO);
+    CHECKF(strstr(gk_errmsg(ctx), "table ") &&
+               strstr(gk_errmsg(ctx), "commit.txt: cannot replace it, it is no longer a regular file"),
+           "%s", gk_errmsg(ctx));
+    struct stat st;
+    CHECK(lstat(fifo, &st) == 0 && S_ISFIFO(st.st_mode));
+    CHECK(!exists(tmp)); /* the temporary deleted */
+    unlink(fifo);
+    CHECK(gk_output_commit_file(ctx, "table", tmp, fifo) == GK_ERR_IO);
+    CHECKF(strstr(gk_errmsg(ctx), "cannot rename ") && strstr(gk_errmsg(ctx), "No such file"), "%s",
+           gk_errmsg(ctx));
+    CHECK(!exists(fifo));
+
+    /* claim: a regular file under this very pid's temporary name is a dead
+     * run's (the sweep skips our pid): emptied and taken; a link is not */
+    snprintf(cdst, sizeof cdst, "%s", path("claim.txt"));
+    char *ctmp = gk_output_temp_name(cdst, "", NULL);
+    write_text(ctmp, "a dead run's bytes");
+    CHECK(gk_output_claim(ctx, "table", cdst, ctmp) == GK_OK);
+    CHECK(file_size(ctmp) == 0);
+    FILE *f = gk_output_open_temp(ctx, "table", cdst, ctmp);
+    CHECK(f != NULL);
+    if (f)
+        fclose(f);
+    unlink(ctmp);
+    CHECK(symlink("claim-victim", ctmp) == 0);
+    gk_error_clear(ctx);
+    CHECK(gk_output_open_temp(ctx, "table", cdst, ctmp) == NULL);
+    CHECKF(strstr(gk_errmsg(ctx), "not a file of gridkit's has that name"), "%s", gk_errmsg(ctx));
+    CHECK(lstat(ctmp, &st) == 0 && S_ISLNK(st.st_mode) && !exists(path("claim-victim")));
+    unlink(ctmp);
+    free(ctmp);
+
+    /* a raster dataset whose old side-car, or whose new one, is an input:
+     * refused, every file as it was */
+    GDALDriverH gtiff = GDALGetDriverByName("GTiff");
+    snprintf(rdst, sizeof rdst, "%s", path("rep.tif"));
+    snprintf(rtmp, sizeof rtmp, "%s", path("rep.gridkit-tmp-1.tif"));
+    CHECK(make_raster(ctx, rdst, 3, 3) == GK_OK && make_raster(ctx, rtmp, 4, 4) == GK_OK);
+    write_text(path("rep.tif.aux.xml"), "<PAMDataset></PAMDataset>\n");
+    size_t n0 = 0, n1 = 0;
+    char *before = read_bytes(rdst, &n0);
+    gk_inputs *in = gk_inputs_new();
+    CHECK(in && gk_inputs_add_file(in, path("rep.tif.aux.xml")) == GK_OK);
+    gk_error_clear(ctx);
+    CHECK(gk_output_replace_dataset(ctx, gtiff, rtmp, rdst, in) != GK_OK);
+    CHECKF(strstr(gk_errmsg(ctx), "refusing to overwrite input") &&
+               strstr(gk_errmsg(ctx), "rep.tif.aux.xml"),
+           "%s", gk_errmsg(ctx));
+    char *after = read_bytes(rdst, &n1);
+    CHECK(before && after && n0 == n1 && !memcmp(before, after, n0));
+    CHECK(exists(rtmp) && exists(path("rep.tif.aux.xml")));
+    free(before);
+    free(after);
+    gk_inputs_free(in);
+    /* the new dataset's side-car would take an input's name */
+    GDALDeleteDataset(gtiff, rdst);
+    unlink(path("rep.tif.aux.xml"));
+    write_text(path("rep.gridkit-tmp-1.tif.aux.xml"), "<PAMDataset></PAMDataset>\n");
+    write_text(path("rep.tif.aux.xml"), "an input");
+    in = gk_inputs_new();
+    CHECK(in && gk_inputs_add_file(in, path("rep.tif.aux.xml")) == GK_OK);
+    /* the same missing file twice is one input */
+    CHECK(gk_inputs_add_file(in, path("nowhere/x.json")) == GK_OK &&
+          gk_inputs_add_file(in, path("nowhere/x.json")) == GK_OK);
+    gk_error_clear(ctx);
+    CHECK(gk_output_replace_dataset(ctx, gtiff, rtmp, rdst, in) != GK_OK);
+    CHECKF(strstr(gk_errmsg(ctx), "refusing to overwrite input"), "%s", gk_errmsg(ctx));
+    CHECK(!exists(rdst) && exists(rtmp) && file_size(path("rep.tif.aux.xml")) == 8);
+    gk_inputs_free(in);
+    gk_output_delete_quietly(gtiff, rtmp); /* the raster and its .aux.xml */
+    CHECK(!exists(rtmp) && !exists(path("rep.gridkit-tmp-1.tif.aux.xml")));
+    gk_output_delete_quietly(gtiff, NULL);
+    unlink(path("rep.tif.aux.xml"));
+
+    /* a vector GeoPackage: GDAL 3.6's rename lists raster files only, so
+     * gridkit renames the files itself, the PAM side-car with them */
+    GDALDriverH gpkg = GDALGetDriverByName("GPKG");
+    snprintf(vdst, sizeof vdst, "%s", path("lines.gpkg"));
+    snprintf(vtmp, sizeof vtmp, "%s", path("lines.gridkit-tmp-1.gpkg"));
+    GDALDatasetH ds = GDALCreate(gpkg, vtmp, 0, 0, 0, GDT_Unknown, NULL);
+    CHECK(ds && GDALDatasetCreateLayer(ds, "l", NULL, wkbLineString, NULL));
+    GDALClose(ds);
+    write_text(path("lines.gridkit-tmp-1.gpkg.aux.xml"), "<PAMDataset></PAMDataset>\n");
+    gk_error_clear(ctx);
+    CHECKF(gk_output_replace_dataset(ctx, gpkg, vtmp, vdst, NULL) == GK_OK, "%s", gk_errmsg(ctx));
+    CHECK(!exists(vtmp) && !exists(path("lines.gridkit-tmp-1.gpkg.aux.xml")) &&
+          exists(path("lines.gpkg.aux.xml")));
+    ds = GDALOpenEx(vdst, GDAL_OF_VECTOR, NULL, NULL, NULL);
+    CHECK(ds && GDALDatasetGetLayerCount(ds) == 1 && GDALDatasetGetLayerByName(ds, "l"));
+    if (ds)
+        GDALClose(ds);
+    GDALDeleteDataset(gpkg, vdst);
+    unlink(path("lines.gpkg.aux.xml"));
+
+    /* a signal while a rename is held waits for the release, which deletes
+     * the watched temporaries, then delivers it (blocked here, so that the
+     * child can say what it saw) */
+    snprintf(held, sizeof held, "%s", path("held.gridkit-tmp-1.tif"));
+    write_text(held, "partial");
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        gk_cancel_install();
+        gk_cancel_watch(held);
+        gk_cancel_hold();
+        raise(SIGTERM); /* held: only noted */
+        int code = exists(held) ? 0 : 1;
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, SIGTERM);
+        sigprocmask(SIG_BLOCK, &set, NULL);
+        gk_cancel_release(); /* deletes, then raises SIGTERM: pending */
+        sigset_t pend;
+        sigpending(&pend);
+        if (exists(held))
+            code |= 2;
+        if (!sigismember(&pend, SIGTERM))
+            code |= 4;
+        exit(code); /* a normal exit: SIGTERM stays blocked */
+    }
+    int status = -1;
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+    CHECKF(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+           "held signal: status %#x (1: temporary deleted while held, 2: kept after the release, "
+           "4: no signal raised)",
+           status);
+    CHECK(!exists(held));
+    /* not held: deleted at once, and the signal ends the process */
+    write_text(held, "partial");
+    fflush(NULL);
+    pid = fork();
+    if (pid == 0) {
+        gk_cancel_install();
+        gk_cancel_watch(held);
+        raise(SIGINT);
+        _exit(3); /* not reached */
+    }
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+    CHECKF(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT, "status %#x", status);
+    CHECK(!exists(held));
+    check_no_temporaries("replace steps");
+}
