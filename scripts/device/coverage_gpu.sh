@@ -38,5 +38,8 @@ done
 wait
 grep -l "all GPU comparisons passed" "$out"/test_gpu_*.txt | wc -l | sed 's/$/ families passed/'
 grep -L "all GPU comparisons passed" "$out"/test_gpu_*.txt | sed 's/^/not passed: /' 
-find "$dir" -name '*.gcno' -o -name '*.gcda' | tar -czf "$out/gpu-coverage.tar.gz" -T -
+# the commit measured: files changed since are left out where the counters are added
+git rev-parse HEAD >"$dir/commit.txt" 2>/dev/null || echo unknown >"$dir/commit.txt"
+{ echo "$dir/commit.txt"; find "$dir" -name '*.gcno' -o -name '*.gcda'; } |
+    tar -czf "$out/gpu-coverage.tar.gz" -T -
 echo "coverage: $out/gpu-coverage.tar.gz ($(find "$dir" -name '*.gcda' | wc -l) counter files)"
