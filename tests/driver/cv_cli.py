@@ -222,6 +222,21 @@ def main():
     jt = cv_json([SRC, "-a", krig, "--device", "cpu", "--threads", "1"])
     check("device_threads_same", jt["rmse"] == jc["rmse"], "%r %r" % (jt["rmse"], jc["rmse"]))
 
+    # ---- kriging with external drift: the raster from a folder whose name holds
+    # ':' (quoted in -a); the JSON stays JSON (the quotes escaped) and the
+    # statistics are those of the same raster named without ':'
+    meuse = os.path.join(DATA, "meuse.gpkg")
+    colon = os.path.join(WORK, "run:2")
+    os.makedirs(colon, exist_ok=True)
+    shutil.copy(os.path.join(DATA, "meuse_dist_filled.tif"), os.path.join(colon, "d.tif"))
+    ked = ":model=Sph:psill=0.59:range=897:nugget=0.05:max_points=20"
+    src = [meuse, "-l", "meuse", "-zfield", "logzinc", "--nfold", "5"]
+    jp = cv_json(src + ["-a", "kriging:drift_raster=" + os.path.join(DATA, "meuse_dist_filled.tif") + ked])
+    jq = cv_json(src + ["-a", 'kriging:drift_raster="%s"' % os.path.join(colon, "d.tif") + ked])
+    check("ked_colon_json", jq["n_failed"] == 0 and jq["rmse"] == jp["rmse"] and
+          ('drift_raster="%s"' % os.path.join(colon, "d.tif")) in jq["algorithm"],
+          "%r %r %s" % (jq["rmse"], jp["rmse"], jq["algorithm"][:80]))
+
     # ---- bad input ---------------------------------------------------------------
     copy = os.path.join(WORK, "input.gpkg")
     shutil.copy(SRC, copy)
