@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define XYZ_CHUNK (4u << 20) /* fread size: big reads, few syscalls */
 #define XYZ_MAX_NAMES 256    /* header columns remembered for messages */
@@ -369,16 +370,22 @@ static int read_text(gk_context *ctx, const char *path, const char *zcolumn, int
     if (!f)
         return gk_error(ctx, GK_ERR_IO, "cannot open %s: %s", path, strerror(errno));
 
-    /* A first guess of the point count (about 20 bytes a line) saves regrowth. */
+    /* A first guess of the point count (about 20 bytes a line) saves regrowth.
+     * Only a regular file's size is one: a pipe has none, and a folder's
+     * "size" (ext4 reports 2^63 - 1) would ask for exabytes. */
     size_t cap = XYZ_CHUNK, have = 0;
-    if (fseek(f, 0, SEEK_END) == 0) {
-        long sz = ftell(f);
-        if (sz > 0 && gk_points_reserve(out, gk_points_count(out) + (size_t)sz / 20 + 16))
+    struct stat sb;
+    if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        fclose(f);
+        return gk_error(ctx, GK_ERR_IO, "%s is a folder, not a file of points", path);
+    }
+    if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size >= 0) {
+        size_t sz = (size_t)sb.st_size;
+        if (sz > 0 && gk_points_reserve(out, gk_points_count(out) + sz / 20 + 16))
             gk_error_clear(ctx); /* only a hint */
         /* A small file needs no 4 MB buffer (the loop grows it if the file grew). */
-        if (sz >= 0 && (size_t)sz < cap / 2)
-            cap = (size_t)sz + 4096;
-        rewind(f);
+        if (sz < cap / 2)
+            cap = sz + 4096;
     }
 
     char *buf = malloc(cap);
