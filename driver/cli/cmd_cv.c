@@ -412,10 +412,7 @@ static int run(gk_context *ctx, int argc, char **argv)
      * for the held-out places (gridkit grid's sampling, nearest or bilinear) */
     gk_cv_drift drift = {0};
     if (kp && kp->n_drift_rasters) {
-        const char *paths[GK_KRIGE_MAX_DRIFT_RASTERS];
-        for (int k = 0; k < kp->n_drift_rasters; k++)
-            paths[k] = kp->drift_raster[k];
-        if (!(dr = gk_drift_rasters_open(ctx, kp->n_drift_rasters, paths, kp->drift_bilinear)) ||
+        if (!(dr = gk_drift_rasters_open_kriging(ctx, kp)) ||
             !(dv = malloc((size_t)kp->n_drift_rasters * n * sizeof *dv))) {
             rc = dr ? gk_error(ctx, GK_ERR_NOMEM, "out of memory") : gk_errno(ctx);
             goto done;

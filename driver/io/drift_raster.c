@@ -33,6 +33,14 @@ struct gk_drift_rasters {
     pthread_mutex_t lock; /* GDAL datasets are not safe to read from several threads */
 };
 
+gk_drift_rasters *gk_drift_rasters_open_kriging(gk_context *ctx, const gk_kriging_params *kp)
+{
+    const char *paths[GK_KRIGE_MAX_DRIFT_RASTERS];
+    for (int k = 0; k < kp->n_drift_rasters; k++)
+        paths[k] = kp->drift_raster[k];
+    return gk_drift_rasters_open(ctx, kp->n_drift_rasters, paths, kp->drift_bilinear);
+}
+
 void gk_drift_rasters_close(gk_drift_rasters *d)
 {
     if (!d)

@@ -22,6 +22,8 @@ typedef struct gk_drift_rasters gk_drift_rasters;
 gk_drift_rasters *gk_drift_rasters_open(gk_context *ctx, int n, const char *const *paths,
                                         int bilinear);
 void gk_drift_rasters_close(gk_drift_rasters *d);
+/* The rasters of kriging's drift_raster= keys, with its drift_resample=. */
+gk_drift_rasters *gk_drift_rasters_open_kriging(gk_context *ctx, const gk_kriging_params *kp);
 
 /* Covariates at the points: out[k*n + i] for raster k, point i. An error
  * naming the point and the raster when one has no value. */

@@ -349,14 +349,8 @@ static int plan_make(gk_context *ctx, const gk_grid_options *o, const gk_world *
             p->desc = CSLAddString(p->desc, p->sp.layers[b].name);
         }
     }
-    if (kp && kp->n_drift_rasters) {
-        const char *paths[GK_KRIGE_MAX_DRIFT_RASTERS];
-        for (int k = 0; k < kp->n_drift_rasters; k++)
-            paths[k] = kp->drift_raster[k];
-        if (!(p->drift =
-                  gk_drift_rasters_open(ctx, kp->n_drift_rasters, paths, kp->drift_bilinear)))
-            goto fail;
-    }
+    if (kp && kp->n_drift_rasters && !(p->drift = gk_drift_rasters_open_kriging(ctx, kp)))
+        goto fail;
     p->md = CSLSetNameValue(p->md, "GRIDKIT_VERSION", GK_VERSION_STRING);
     p->md = CSLSetNameValue(p->md, "GRIDKIT_ALGORITHM", gk_algorithm_string(p->alg));
     if (o->precision == GK_PRECISION_SINGLE)
