@@ -236,6 +236,10 @@ def main():
     check("ked_colon_json", jq["n_failed"] == 0 and jq["rmse"] == jp["rmse"] and
           ('drift_raster="%s"' % os.path.join(colon, "d.tif")) in jq["algorithm"],
           "%r %r %s" % (jq["rmse"], jp["rmse"], jq["algorithm"][:80]))
+    # the folds' results do not depend on the threads that ran them
+    j1 = cv_json(src + ["-a", "kriging:drift_raster=" + os.path.join(DATA, "meuse_dist_filled.tif") + ked,
+                        "--threads", "1"])
+    check("ked_threads_same", all(j1[k] == jp[k] for k in KEYS), "%r %r" % (j1["rmse"], jp["rmse"]))
 
     # ---- bad input ---------------------------------------------------------------
     copy = os.path.join(WORK, "input.gpkg")
