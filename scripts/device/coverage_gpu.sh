@@ -8,7 +8,9 @@
 # e.g. -R '^(gpu_late_.*|same_bytes|algorithms|crossval)$' for the tests that
 # reach that code (the whole core suite at -O1 takes over 10 minutes); then
 # test_gpu's families, each in its own process, side by side.
-# An existing build-cov-gpu is reused (its counters are reset).
+# An existing build-cov-gpu is reused (its counters are reset, except with
+# KEEP=1: a second call, e.g. with -R '^$' for test_gpu alone, adds to them,
+# so that each call fits in a time limit; FAMILIES=0 leaves test_gpu out).
 #
 # The tarball holds the build's .gcno and .gcda files under build-cov-gpu/;
 # unpacked in the same repository path here, scripts/coverage.sh adds them to
@@ -25,19 +27,23 @@ out=${OUT:-.}
     -DCMAKE_SHARED_LINKER_FLAGS=--coverage -DCMAKE_MODULE_LINKER_FLAGS=--coverage >"$dir.log" 2>&1 ||
     { tail -40 "$dir.log"; exit 1; }
 cmake --build "$dir" -j"$(nproc)" >>"$dir.log" 2>&1 || { tail -40 "$dir.log"; exit 1; }
-find "$dir" -name '*.gcda' -delete
+[ -n "${KEEP:-}" ] || find "$dir" -name '*.gcda' -delete
 ctest --test-dir "$dir" -j"$(nproc)" --timeout 300 -E '^gpu$' "$@" >"$out/gpu-coverage-ctest.txt" 2>&1 ||
     echo "coverage: some tests failed (the counters still hold what ran)"
 tail -25 "$out/gpu-coverage-ctest.txt"
 # test_gpu's families side by side (one process each: serially, a --coverage
 # build takes it past 8 minutes); the counters of processes that end are
 # merged into the same files (libgcov locks them)
-for f in $(grep -o 'FAMILY("[a-z_0-9]*"' tests/gpu/test_gpu.c | cut -d'"' -f2); do
+families=$(grep -o 'FAMILY("[a-z_0-9]*"' tests/gpu/test_gpu.c | cut -d'"' -f2)
+[ "${FAMILIES:-1}" != 0 ] || families=
+for f in $families; do
     GK_TEST_GPU_ONLY=$f timeout 400 "$dir/test_gpu" >"$out/test_gpu_$f.txt" 2>&1 &
 done
 wait
-grep -l "all GPU comparisons passed" "$out"/test_gpu_*.txt | wc -l | sed 's/$/ families passed/'
-grep -L "all GPU comparisons passed" "$out"/test_gpu_*.txt | sed 's/^/not passed: /' 
+if [ -n "$families" ]; then
+    grep -l "all GPU comparisons passed" "$out"/test_gpu_*.txt | wc -l | sed 's/$/ families passed/'
+    grep -L "all GPU comparisons passed" "$out"/test_gpu_*.txt | sed 's/^/not passed: /'
+fi
 # the commit measured: files changed since are left out where the counters are added
 git rev-parse HEAD >"$dir/commit.txt" 2>/dev/null || echo unknown >"$dir/commit.txt"
 { echo "$dir/commit.txt"; find "$dir" -name '*.gcno' -o -name '*.gcda'; } |
