@@ -382,6 +382,8 @@ static int run_rows(gk_job *job, const gk_grid *g, int y0, int rows, int tile_w,
     double hit2 = gk_hit_threshold2(g);
     job->nodes = job->nodata_nodes = job->shared_nodes = 0;
     job->singular_nodes = 0;
+    /* a failing sink's own message is told from an earlier call's error */
+    gk_error_clear(ctx);
     if (progress && !progress(0.0, NULL, progress_user))
         return gk_error(ctx, GK_ERR_CANCELLED, "cancelled");
 

@@ -575,6 +575,14 @@ static void test_strips(void)
         y[i] = i % 2 ? y[i - 1] : 1000.0 * urand();
     }
     strips_case("strips: duplicates", n, x, y, 0);
+    for (int i = 0; i < n; i++) { /* half on the line x = 0: cuts at 0, strips empty */
+        x[i] = i % 2 ? 0.0 : 1.0 + 999.0 * urand();
+        y[i] = 1000.0 * urand();
+    }
+    strips_case("strips: half on one line", n, x, y, 0);
+    for (int i = 0; i < n; i++) /* two lines: every strip collinear */
+        x[i] = (double)(i % 2), y[i] = 1000.0 * urand();
+    strips_case("strips: two lines", n, x, y, 0);
     free(x);
     free(y);
     /* gk_delaunay takes the strips on several threads: against GDAL. */
