@@ -203,6 +203,26 @@ void test_kdtree(void)
     CHECK(idx[0] == 0 && idx[4] == 4); /* first in input order */
     CHECK(gk_kdtree_knn(t, 0, 0, 5, 24.9, idx, dd) == 0);
     CHECK(gk_kdtree_nearest(t, 0, 0, 24.9, &d2) == -1);
+    /* a NaN or negative reach, k <= 0, no tree: nothing found, nothing written */
+    int ix[1] = {-7};
+    double dx[1] = {-7.0};
+    CHECK(gk_kdtree_radius(t, 3, 4, -1.0, ix, dx, 1) == 0);
+    CHECK(gk_kdtree_radius(t, 3, 4, NAN, ix, dx, 1) == 0);
+    CHECK(gk_kdtree_box(t, 3, 4, -1.0, 1.0, ix, dx, 1) == 0);
+    CHECK(gk_kdtree_box(t, 3, 4, 1.0, NAN, ix, dx, 1) == 0);
+    CHECK(gk_kdtree_knn(t, 3, 4, 0, INFINITY, ix, dx) == 0);
+    CHECK(gk_kdtree_knn(t, 3, 4, 1, NAN, ix, dx) == 0);
+    CHECK(gk_kdtree_knn_quadrant(t, 3, 4, 0, NULL, NULL, -1, INFINITY, ix, dx) == 0);
+    CHECK(gk_kdtree_knn_quadrant(t, 3, 4, 0, NULL, NULL, 1, -2.0, ix, dx) == 0);
+    CHECK(gk_kdtree_nearest(t, 3, 4, NAN, dx) == -1);
+    CHECK(gk_kdtree_nearest(NULL, 3, 4, 1.0, dx) == -1);
+    CHECK(gk_kdtree_knn(NULL, 3, 4, 1, 1.0, ix, dx) == 0);
+    CHECK(gk_kdtree_radius(NULL, 3, 4, 1.0, ix, dx, 1) == 0);
+    CHECK(gk_kdtree_box(NULL, 3, 4, 1.0, 1.0, ix, dx, 1) == 0);
+    CHECK(gk_kdtree_size(NULL) == 0);
+    CHECK(ix[0] == -7 && dx[0] == -7.0);
+    /* the nearest without its distance asked for */
+    CHECK(gk_kdtree_nearest(t, 3, 4, 0.0, NULL) == 199);
     gk_kdtree_free(t);
     pset_free(&p);
 }
