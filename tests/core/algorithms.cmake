@@ -14,3 +14,8 @@ target_link_libraries(test_algorithms PRIVATE gridkit_core)
 gk_add_c_test(NAME algorithms COMMAND test_algorithms)
 gk_sanitize(tsan algorithms) # the tile engine and the k-d tree's tasks on several threads
 set_tests_properties(algorithms PROPERTIES TIMEOUT 300) # ThreadSanitizer runs it 5x slower
+# the single-precision invdist kernels a capped CPU level runs (AVX2, portable)
+foreach(isa avx2 portable)
+  gk_add_c_test(NAME algorithms_single_${isa} COMMAND test_algorithms single)
+  set_tests_properties(algorithms_single_${isa} PROPERTIES ENVIRONMENT GRIDKIT_ISA=${isa})
+endforeach()
