@@ -46,7 +46,7 @@ static int parse_spec(const char *spec, int *code)
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static const gk_gpu_api *mod_api;
-static char mod_reason[600];
+static char mod_reason[1400];
 static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
 #define MAX_PROBED 64
 static int probed[MAX_PROBED]; /* 0 unknown, 1 usable, -1 not */
@@ -66,7 +66,7 @@ static void *try_open(const char *path, char *why, size_t cap)
 
 static void load_module(void)
 {
-    char path[4096], why[400] = "";
+    char path[4096], why[1200] = "";
     void *h = NULL;
     /* tests: a GPU that takes this many milliseconds longer to start (a late
      * start's paths on any machine) */
@@ -77,25 +77,19 @@ static void load_module(void)
     }
     /* 1. GRIDKIT_GPU_MODULE: an explicit override wins */
     const char *env = getenv("GRIDKIT_GPU_MODULE");
-    if (env && *env)
+    if (env && *env) {
         h = try_open(env, why, sizeof why);
-    /* 2. next to the executable (build trees, relocated installs) */
-    if (!h) {
-        ssize_t len = readlink("/proc/self/exe", path, sizeof path - 64);
-        if (len > 0) {
-            path[len] = '\0';
-            char *slash = strrchr(path, '/');
-            if (slash) {
-                snprintf(slash + 1, sizeof path - (size_t)(slash + 1 - path), "%s",
-                         GK_GPU_MODULE_NAME);
-                h = try_open(path, why, sizeof why);
-            }
-        }
+        if (!h && !why[0])
+            snprintf(why, sizeof why, "was not found at GRIDKIT_GPU_MODULE=%s", env);
     }
-    /* 3. the install lib dir */
-#ifdef GK_INSTALL_LIBDIR
-    if (!h)
-        h = try_open(GK_INSTALL_LIBDIR "/" GK_GPU_MODULE_NAME, why, sizeof why);
+    /* 2. where an installed or a build tree keeps it (module_path.c) */
+    else if (gk_module_locate(GK_GPU_MODULE_NAME, path, sizeof path) == 0)
+        h = try_open(path, why, sizeof why);
+    else
+#ifdef GK_HAVE_CUDA_MODULE
+        snprintf(why, sizeof why, "was not found (looked in %.1100s)", path);
+#else
+        snprintf(why, sizeof why, "is not part of this build (nvcc was not found when it was built)");
 #endif
     if (!h) {
         snprintf(mod_reason, sizeof mod_reason, "the CUDA module %s %s", GK_GPU_MODULE_NAME,

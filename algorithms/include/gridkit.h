@@ -100,6 +100,14 @@ const char *gk_context_device_name(gk_context *ctx);
  * thread of their own while they read points; later jobs then start at once.
  * Thread-safe; does nothing for "cpu" or where no GPU is usable. */
 void gk_device_warm_up(const char *spec);
+/* Where gridkit's optional modules (gridkit_cuda.so, gridkit_mpi.so) are
+ * found: next to the object that holds gridkit's code (the program, the GDAL
+ * plugin, the library), in the modules' folder relative to it (an installed
+ * tree's <libdir>/gridkit, from bin/, from the plugin folder or from
+ * <libdir>), then in the folder the build was configured to install them
+ * into. 0 and the first that exists in path; -1 and the places looked at
+ * in path (for the message). */
+int gk_module_locate(const char *name, char *path, size_t cap);
 /* on: under "auto", a job made while the GPU is still starting (a warm-up
  * under way) does not wait for it: the CPU cores compute its first rows and
  * the GPU takes the rest from where they are once it is ready (its tiles

@@ -54,26 +54,20 @@ static void *open_module(char *why, size_t cap)
             snprintf(why, cap, "%s", dlerror());
         return h;
     }
-    ssize_t len = readlink("/proc/self/exe", path, sizeof path - 64);
-    if (len > 0) {
-        path[len] = '\0';
-        char *slash = strrchr(path, '/');
-        if (slash) {
-            snprintf(slash + 1, sizeof path - (size_t)(slash + 1 - path), "%s", GK_MPI_MODULE_NAME);
-            if (access(path, R_OK) == 0 && !(h = dlopen(path, RTLD_NOW | RTLD_GLOBAL)))
-                snprintf(why, cap, "%s", dlerror());
-        }
+    if (gk_module_locate(GK_MPI_MODULE_NAME, path, sizeof path) == 0) {
+        if (!(h = dlopen(path, RTLD_NOW | RTLD_GLOBAL)))
+            snprintf(why, cap, "%s", dlerror());
+        return h;
     }
-#ifdef GK_INSTALL_LIBDIR
-    if (!h && access(GK_INSTALL_LIBDIR "/" GK_MPI_MODULE_NAME, R_OK) == 0 &&
-        !(h = dlopen(GK_INSTALL_LIBDIR "/" GK_MPI_MODULE_NAME, RTLD_NOW | RTLD_GLOBAL)))
-        snprintf(why, cap, "%s", dlerror());
+#ifdef GK_HAVE_MPI_MODULE
+    snprintf(why, cap, "%s was not found (looked in %.2000s; GRIDKIT_MPI_MODULE names it)",
+             GK_MPI_MODULE_NAME, path);
+#else
+    snprintf(why, cap,
+             "gridkit was built without MPI (%s is made with -DGRIDKIT_WITH_MPI=ON and "
+             "libopenmpi-dev)",
+             GK_MPI_MODULE_NAME);
 #endif
-    if (!h && !why[0])
-        snprintf(why, cap,
-                 "%s was not found (gridkit was built without MPI: "
-                 "-DGRIDKIT_WITH_MPI=ON and libopenmpi-dev)",
-                 GK_MPI_MODULE_NAME);
     return h;
 }
 
@@ -161,7 +155,7 @@ int gk_world_start(const char *gpu_spec)
         return 0;
     start_gpu_early(gpu_spec);
     one_host_transport();
-    char why[600] = "";
+    char why[2600] = "";
     void *h = open_module(why, sizeof why);
     gk_mpi_entry_fn entry = NULL;
     if (h)
