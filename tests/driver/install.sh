@@ -57,6 +57,42 @@ if [ -f "$(dirname "$GK")/gridkit_mpi.so" ] && command -v mpirun >/dev/null; the
     fi
 fi
 
+# the C library: docs/library.md's example built against the moved tree, by
+# pkg-config and by CMake's find_package, prints what the page shows (its
+# first value, 800/27, checked by hand: node (12.5, 87.5), weights 25:1:1)
+SRC=$(dirname "$0")/../../docs/library.md
+awk '/^## Example/{e=1} e&&/^```c$/{c=1;next} c&&/^```$/{exit} c' "$SRC" >"$W/idw_example.c"
+awk '/^\$ \.\/idw_example$/{c=1;next} c&&/^```$/{exit} c' "$SRC" >"$W/expected.txt"
+grep -q '^ 29.630 ' "$W/expected.txt" && ok "the page's first value is 800/27" ||
+    ko "the page's first value is 800/27" "$(head -1 "$W/expected.txt")"
+pcdir=$(cd "$P" && ls -d lib*/pkgconfig 2>/dev/null | head -1)
+libdir=$(dirname "$P/$pcdir")
+if [ -n "$pcdir" ] && command -v pkg-config >/dev/null &&
+    cc -std=c11 -Wall -Wextra -Werror -O2 "$W/idw_example.c" -o "$W/idw_pc" \
+        $(PKG_CONFIG_PATH=$P/$pcdir pkg-config --cflags --libs gridkit) 2>"$W/pc.err" &&
+    LD_LIBRARY_PATH=$libdir "$W/idw_pc" >"$W/pc.out" && cmp -s "$W/pc.out" "$W/expected.txt"; then
+    ok "library example through pkg-config"
+else
+    ko "library example through pkg-config" "$(head -c 300 "$W/pc.err") $(diff "$W/pc.out" "$W/expected.txt" 2>&1 | head -5)"
+fi
+readelf -d "$libdir/libgridkit.so" 2>/dev/null | grep -q 'SONAME.*libgridkit.so.0' && ok "SONAME libgridkit.so.0" ||
+    ko "SONAME libgridkit.so.0" "$(readelf -d "$libdir/libgridkit.so" 2>&1 | grep -i soname)"
+mkdir -p "$W/cm"
+cat >"$W/cm/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.18)
+project(idw_example C)
+find_package(gridkit 0 REQUIRED)
+add_executable(idw_cmake ../idw_example.c)
+target_link_libraries(idw_cmake PRIVATE gridkit::gridkit)
+CM
+if cmake -S "$W/cm" -B "$W/cm/b" -DCMAKE_PREFIX_PATH="$P" >"$W/cm.log" 2>&1 &&
+    cmake --build "$W/cm/b" >>"$W/cm.log" 2>&1 &&
+    LD_LIBRARY_PATH=$libdir "$W/cm/b/idw_cmake" >"$W/cm.out" && cmp -s "$W/cm.out" "$W/expected.txt"; then
+    ok "library example through find_package(gridkit)"
+else
+    ko "library example through find_package(gridkit)" "$(tail -c 400 "$W/cm.log")"
+fi
+
 # GDAL finds the plugin through GDAL_DRIVER_PATH, and the plugin its modules
 if [ -n "$lib" ] && command -v gdalinfo >/dev/null; then
     GDAL_DRIVER_PATH=$P/$lib gdalinfo --formats 2>&1 | grep -q "GRIDKIT" && ok "gdalinfo --formats lists GRIDKIT" ||
