@@ -771,6 +771,31 @@ check grid_tr_text "-tr: 'x' is not a number" "$d/o.tif" -- -txe 0 1000 -tye 0 1
 check grid_precision_half "--precision: 'half' is not single or double" "$d/o.tif" -- "${G[@]}" --precision half "$R" "$d/o.tif"
 check grid_unknown_option "Unknown option name '--bogus' \(try --help\)" "$d/o.tif" -- "${G[@]}" --bogus "$R" "$d/o.tif"
 check grid_option_no_value '-zfield needs 1 argument \(try --help\)' "$d/o.tif" -- "${G[@]}" "$R" "$d/o.tif" -zfield
+# an option without its value(s), last on the line: named with the count it needs
+for opt in -co -z_increase -z_multiply -clipsrc --parts --threads --device --precision \
+    "-outsize 5" "-tr 1" "-txe 0" "-spat 0 0 1"; do
+    set -- $opt
+    n=$(($# == 1 ? 1 : $# == 2 ? 2 : 4))
+    [ $n = 1 ] && want="$1 needs 1 argument \(try --help\)" || want="$1 needs $n arguments \(try --help\)"
+    check "grid_no_value_${1//-/}" "$want" "$d/o.tif" -- "${G[@]}" "$R" "$d/o.tif" $opt
+done
+set --
+# options kept once: given twice, refused by name
+check grid_zfield_twice '-zfield given twice' "$d/o.tif" -- "${G[@]}" -zfield a -zfield b "$R" "$d/o.tif"
+check grid_clipsrc_twice '-clipsrc given twice' "$d/o.tif" -- "${G[@]}" -clipsrc 0 0 1 1 -clipsrc x "$R" "$d/o.tif"
+check grid_parts_twice '--parts given twice' "$d/o.vrt" -- "${G[@]}" --parts "$d/p" --parts "$d/q" "$R" "$d/o.vrt"
+check grid_device_twice '--device given twice' "$d/o.tif" -- "${G[@]}" --device cpu --device cpu "$R" "$d/o.tif"
+# values refused: y range empty, a second value not a number, a resolution <= 0,
+# -tr with one edge only
+check grid_spat_y_empty '-spat: xmin ymin xmax ymax must have xmin < xmax and ymin < ymax' "$d/o.tif" -- \
+    "${G[@]}" -spat 0 5 1 5 "$R" "$d/o.tif"
+check grid_outsize_y_text "-outsize: 'x' is not a whole number" "$d/o.tif" -- -txe 0 1000 -tye 0 1000 \
+    -outsize 5 x "$R" "$d/o.tif"
+check grid_tr_x_text "-tr: 'x' is not a number" "$d/o.tif" -- -txe 0 1000 -tye 0 1000 -tr x 1 "$R" "$d/o.tif"
+check grid_tr_y_negative '-tr: both resolutions must be > 0' "$d/o.tif" -- -txe 0 1000 -tye 0 1000 \
+    -tr 1 -1 "$R" "$d/o.tif"
+check grid_tr_one_edge '-tr needs the extent too: give -txe and -tye' "$d/o.tif" -- -txe 0 1000 \
+    -tr 10 10 "$R" "$d/o.tif"
 check grid_clipsrcsql_bad '-clipsrcsql on .*random_500\.gpkg failed: .*SELEC' "$d/o.tif" -- "${G[@]}" \
     -clipsrc "$R" -clipsrcsql 'SELEC bogus' "$R" "$d/o.tif"
 check grid_num_threads_config 'GDAL_NUM_THREADS=99999999999999999999: too many threads; at most [0-9]+ here' "$d/o.tif" -- \
@@ -788,6 +813,8 @@ same_grid() {
 : >"$WORK/grid_reference.err"
 if "$GK" grid -q "${G[@]}" -of XYZ "$R" "$d/ref.xyz" 2>"$WORK/grid_reference.err"; then
     same_grid grid_threads_all_cpus "$d/ref.xyz" "$d/all.xyz" -- "${G[@]}" -of XYZ --threads ALL_CPUS "$R" "$d/all.xyz"
+    # -quiet and --quiet are -q's other names: the same raster
+    same_grid grid_quiet_names "$d/ref.xyz" "$d/quiet.xyz" -- "${G[@]}" -of XYZ -quiet --quiet "$R" "$d/quiet.xyz"
     same_grid grid_precision_double "$d/ref.xyz" "$d/double.xyz" -- "${G[@]}" -of XYZ --precision double "$R" "$d/double.xyz"
     # single: within 1e-5 of the data range (docs/grid.md), here of the grid's range
     name=grid_precision_single

@@ -101,4 +101,51 @@ p=""
 [ -e "$W/newdir" ] && p+="newdir left; "
 check failed_run_removes_its_dir "$p"
 
+# 8. a run that speaks (no -q): what one process says, the mosaic the single
+# raster's values, band metadata and nodata. kriging model=auto (both bands,
+# -of VRT and the parts' -co BLOCKYSIZE kept); gauss's prepared string (the
+# GRIDKIT_PREPARED item); coincident points, every node's system singular
+# (10 x 10 = 100 nodes: nodata tagged on the mosaic's band)
+values() { # FILE BAND: the band as XYZ text
+    gdal_translate -q -of XYZ -b "$2" "$1" /vsistdout/ 2>/dev/null
+}
+same_as_single() { # mosaic, single raster, bands: problems
+    local b q=""
+    for b in $(seq "$3"); do
+        [ -n "$(values "$2" "$b")" ] && [ "$(values "$1" "$b")" = "$(values "$2" "$b")" ] ||
+            q+="band $b differs from the single raster; "
+    done
+    [ "$(gdalinfo "$1" | grep -E 'GRIDKIT_PREPARED|NoData')" = "$(gdalinfo "$2" | grep -E 'GRIDKIT_PREPARED|NoData')" ] ||
+        q+="band metadata or nodata differ; "
+    printf '%s' "$q"
+}
+p=""
+"$GK" grid --parts "$W/K" -of VRT -co BLOCKYSIZE=16 -zfield logzinc -a kriging:model=auto:max_points=20 \
+    -outsize 60 40 "$M" "$W/k.vrt" >/dev/null 2>"$W/8a.err" || p+="exit $?; "
+"$GK" grid -q -zfield logzinc -a kriging:model=auto:max_points=20 -outsize 60 40 "$M" "$W/k.tif"
+for re in '^Band 1: layer "meuse"$' '^Variogram model: Nug\(.*\)\+Sph\(.*\) \(fitted\)$' '^Device: '; do
+    grep -qE "$re" "$W/8a.err" || p+="stderr lacks /$re/; "
+done
+gdalinfo "$W/K/k.part-a-000000.tif" 2>/dev/null | grep -q 'Block=256x16 ' || p+="parts not in blocks of 16 rows; "
+p+=$(same_as_single "$W/k.vrt" "$W/k.tif" 2)
+check speaking_kriging_auto "$p"
+p=""
+"$GK" grid --parts "$W/G" -zfield zinc -a gauss -outsize 60 40 "$M" "$W/g.vrt" >/dev/null 2>"$W/8b.err" ||
+    p+="exit $?; "
+"$GK" grid -q -zfield zinc -a gauss -outsize 60 40 "$M" "$W/g.tif"
+grep -q '^Prepared: "gauss:bandwidth=.*:chosen=' "$W/8b.err" || p+="no Prepared: line; "
+gdalinfo "$W/g.vrt" | grep -q 'GRIDKIT_PREPARED=gauss:' || p+="no GRIDKIT_PREPARED on the mosaic; "
+p+=$(same_as_single "$W/g.vrt" "$W/g.tif" 1)
+check speaking_prepared "$p"
+p=""
+printf 'x y z\n0 0 1\n0 0 1\n5 5 2\n5 5 2\n0 5 3\n0 5 3\n' >"$W/dup.xyz"
+D=(-txe 0 5 -tye 0 5 -outsize 10 10 -a kriging:model=Sph:psill=1:range=10 "$W/dup.xyz")
+"$GK" grid --parts "$W/S" "${D[@]}" "$W/s.vrt" >/dev/null 2>"$W/8c.err" || p+="exit $?; "
+"$GK" grid -q "${D[@]}" "$W/s.tif"
+grep -q '^Warning: 100 of 100 nodes of band 1 had a singular kriging system' "$W/8c.err" ||
+    p+="no warning counting the singular nodes; "
+gdalinfo "$W/s.vrt" | grep -q 'NoData Value=0$' || p+="nodata not tagged on the mosaic; "
+p+=$(same_as_single "$W/s.vrt" "$W/s.tif" 1)
+check speaking_singular "$p"
+
 finish

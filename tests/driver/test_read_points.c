@@ -264,6 +264,44 @@ static void test_xyz(void)
     CHECK_MSG(ctx, "no column named \"0\"");
     gk_points_free(p);
 
+    /* quoted numbers; exponents of many digits (strtod's values: 30,
+     * +inf skipped and counted, 0) */
+    p = xyz(ctx,
+            "\"1.5\",\"2\",\"3e1\"\n1 2 3e00000000000000000001\n1 2 1e1000000\n"
+            "4 5 1e-1000000\n",
+            NULL, &sk, &rc);
+    CHECK(rc == 0);
+    CHECK_EQ_SZ(gk_points_count(p), 3);
+    CHECK_EQ_SZ(sk, 1);
+    if (gk_points_count(p) == 3)
+        CHECK(gk_points_x(p)[0] == 1.5 && gk_points_y(p)[0] == 2 && gk_points_z(p)[0] == 30 &&
+              gk_points_z(p)[1] == 30 && gk_points_x(p)[2] == 4 && gk_points_z(p)[2] == 0);
+    gk_points_free(p);
+    /* a column number past any file's columns is no column number */
+    p = xyz(ctx, "x,y,z\n1,2,3\n", "99999999", &sk, &rc);
+    CHECK(rc == GK_ERR_ARG);
+    CHECK_MSG(ctx, "no column named \"99999999\"");
+    gk_points_free(p);
+    /* a header longer than the message holds: the names that fit, listed */
+    {
+        char text[3000];
+        int n = 0;
+        for (int i = 0; i < 100; i++)
+            n += snprintf(text + n, sizeof text - (size_t)n, "%scolumn_name_%03d", i ? " " : "", i);
+        snprintf(text + n, sizeof text - (size_t)n, "\n1 2 3\n");
+        p = xyz(ctx, text, "depth", &sk, &rc);
+        CHECK(rc == GK_ERR_ARG);
+        CHECK_MSG(ctx, "(columns: column_name_000, column_name_001, ");
+        CHECKF(!strstr(gk_errmsg(ctx), "column_name_099"), "every name listed: %s",
+               gk_errmsg(ctx));
+        gk_points_free(p);
+    }
+    /* a control character in a quoted line: shown as '?' */
+    p = xyz(ctx, "1 2 3\n4 5 \001x\n", NULL, &sk, &rc);
+    CHECK(rc == GK_ERR_IO);
+    CHECK_MSG(ctx, "line 2: Z is not a number: \"4 5 ?x\"");
+    gk_points_free(p);
+
     /* X not a number after the first line (a first line like that is a header) */
     p = xyz(ctx, "1 2 3\nabc 5 6\n", NULL, &sk, &rc);
     CHECK(rc == GK_ERR_IO);

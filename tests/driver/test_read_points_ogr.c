@@ -5,6 +5,7 @@
 #include "test_read_points.h"
 
 #include "core/points_xyz.h"
+#include "io/input_files.h"
 
 #include "cpl_conv.h"
 
@@ -286,15 +287,16 @@ static void test_csv_columns(gk_context *ctx)
     gk_source_points_free(&sp);
 }
 
-/* Reads ro three ways (straight from SQLite where it may, through OGR's
- * Arrow stream or feature by feature, and feature by feature only): the
- * same code and message from each; the result of the first in *sp. */
-static int rd_every_way(gk_context *ctx, const gk_read_options *ro, gk_source_points *sp)
+/* Reads ro the first n of three ways (straight from SQLite where it may,
+ * through OGR's Arrow stream or feature by feature, and feature by feature
+ * only): the same code and message from each; the result of the first in
+ * *sp. */
+static int rd_ways(gk_context *ctx, const gk_read_options *ro, gk_source_points *sp, int n_ways)
 {
     static const char *const ways[3][2] = {{"YES", "YES"}, {"NO", "YES"}, {"NO", "NO"}};
     int rc0 = 0;
     char msg0[1024] = "";
-    for (int w = 0; w < 3; w++) {
+    for (int w = 0; w < n_ways; w++) {
         CPLSetConfigOption("GRIDKIT_GPKG_SQLITE", ways[w][0]);
         CPLSetConfigOption("GRIDKIT_OGR_ARROW", ways[w][1]);
         gk_source_points one;
@@ -322,6 +324,11 @@ static int rd_every_way(gk_context *ctx, const gk_read_options *ro, gk_source_po
     if (rc0)
         gk_error(ctx, rc0, "%s", msg0);
     return rc0;
+}
+
+static int rd_every_way(gk_context *ctx, const gk_read_options *ro, gk_source_points *sp)
+{
+    return rd_ways(ctx, ro, sp, 3);
 }
 
 /* A -zfield whose values are text (a String field, as a CSV's columns are
@@ -425,6 +432,23 @@ static void test_z_not_read(gk_context *ctx)
         check_points(&sp, 2, x, y, z);
     }
     gk_source_points_free(&sp);
+    /* ... clipped by -spat: Z stays 0; every line outside: no "and Z" */
+    ro.have_spat = 1;
+    ro.spat[0] = 0, ro.spat[1] = 0, ro.spat[2] = 2, ro.spat[3] = 3;
+    ro.z_multiply = 5;
+    CHECK(rd(ctx, &ro, &sp) == 0);
+    {
+        const double x[] = {1}, y[] = {2}, z[] = {0};
+        check_points(&sp, 1, x, y, z);
+        CHECK_EQ_SZ(sp.layers[0].n_clipped, 1);
+    }
+    gk_source_points_free(&sp);
+    ro.spat[0] = 10, ro.spat[1] = 10, ro.spat[2] = 20, ro.spat[3] = 20;
+    CHECK(rd(ctx, &ro, &sp) == GK_ERR_NO_POINTS);
+    CHECK_MSG(ctx, "2 line(s) read, 2 outside -spat/-clipsrc, 0 without finite X, Y");
+    CHECKF(!strstr(gk_errmsg(ctx), "and Z"), "Z named: %s", gk_errmsg(ctx));
+    ro.have_spat = 0;
+    ro.z_multiply = 1;
     ro.needs_z = GK_Z_NEEDED;
     CHECK(rd(ctx, &ro, &sp) == GK_ERR_IO);
     CHECK_MSG(ctx, "line 1");
@@ -647,6 +671,388 @@ static void test_selection_edges(gk_context *ctx)
     CHECK(rd(ctx, &ro, &sp) == GK_ERR_ARG);
     CHECK_MSG(ctx, "-spat and -clipsrc do not overlap: nothing to read");
     CHECK(sp.n_layers == 0);
+}
+
+/* ---- GeoPackage rows read straight from SQLite (read_gpkg.c) ------------- */
+
+/* Runs SQL statements on a GeoPackage (open for update, closed after). */
+static void gpkg_exec(const char *path, const char *const *sql)
+{
+    GDALDatasetH ds = GDALOpenEx(path, GDAL_OF_VECTOR | GDAL_OF_UPDATE, NULL, NULL, NULL);
+    if (!ds) {
+        fprintf(stderr, "cannot open %s for update\n", path);
+        exit(2);
+    }
+    for (; *sql; sql++) {
+        CPLErrorReset();
+        OGRLayerH r = GDALDatasetExecuteSQL(ds, *sql, NULL, NULL);
+        if (r)
+            GDALDatasetReleaseResultSet(ds, r);
+        if (CPLGetLastErrorType() >= CE_Failure) {
+            fprintf(stderr, "%s: %s\n", *sql, CPLGetLastErrorMsg());
+            exit(2);
+        }
+    }
+    GDALClose(ds);
+}
+
+/* A layer of POINT (i i), val i + 1 and s "i + 1" for FIDs fids[i]; no
+ * spatial index (its triggers would decode the odd blobs written later). */
+static void gpkg_points_layer(GDALDatasetH ds, const char *name, const GIntBig *fids, int n)
+{
+    char *lco[] = {"SPATIAL_INDEX=NO", NULL};
+    OGRLayerH l = GDALDatasetCreateLayer(ds, name, NULL, wkbPoint, lco);
+    OGRFieldDefnH fd = OGR_Fld_Create("val", OFTReal);
+    OGR_L_CreateField(l, fd, 1);
+    OGR_Fld_Destroy(fd);
+    fd = OGR_Fld_Create("s", OFTString);
+    OGR_L_CreateField(l, fd, 1);
+    OGR_Fld_Destroy(fd);
+    for (int i = 0; i < n; i++) {
+        OGRFeatureH f = OGR_F_Create(OGR_L_GetLayerDefn(l));
+        char w[64], s[16];
+        snprintf(w, sizeof w, "POINT (%d %d)", i, i);
+        snprintf(s, sizeof s, "%d", i + 1);
+        OGR_F_SetFID(f, fids ? fids[i] : i + 1);
+        OGR_F_SetFieldDouble(f, 0, i + 1);
+        OGR_F_SetFieldString(f, 1, s);
+        OGR_F_SetGeometryDirectly(f, wkt_geom(w));
+        must(OGR_L_CreateFeature(l, f), "OGR_L_CreateFeature");
+        OGR_F_Destroy(f);
+    }
+}
+
+/* The odd rows and tables the reader straight from SQLite must read as OGR
+ * does or leave to OGR: each layer read every way (rd_every_way: the same
+ * code, message and points), with the points OGR's reading gives (ogrinfo
+ * shows them: an envelope or the extended flag are read, another version,
+ * an envelope code past 4, a blob shorter than its header, plain WKB, other
+ * magic bytes or a text geometry are "Unable to read geometry"). */
+static void test_gpkg_sqlite(gk_context *ctx)
+{
+    const char *path = tpath("rows.gpkg");
+    GDALDatasetH ds = GDALCreate(GDALGetDriverByName("GPKG"), path, 0, 0, 0, GDT_Unknown, NULL);
+    static const char *const odd[] = {"env", "ext", "ver", "env5", "short", "wkb",
+                                      "tiny", "gq", "text", "infx", "valtext", "sblob"};
+    const int n_odd = (int)(sizeof odd / sizeof *odd);
+    for (int i = 0; i < n_odd; i++)
+        gpkg_points_layer(ds, odd[i], NULL, 3);
+    gpkg_points_layer(ds, "base", NULL, 3);
+    /* FIDs far apart: a span that the slots cannot hold for 2 points, and
+     * one they can (1e6 slots: many ranges, most of them empty) */
+    const GIntBig sparse[] = {1, 3000000}, spread[] = {1, 500000, 1000000};
+    gpkg_points_layer(ds, "sparse", sparse, 2);
+    gpkg_points_layer(ds, "spread", spread, 3);
+    GDALClose(ds);
+
+    /* POINT (1 1): its WKB, and behind a GeoPackage header of flags FF */
+#define WKB11 "0101000000000000000000F03F000000000000F03F"
+#define ENV32 "000000000000F03F000000000000F03F000000000000F03F000000000000F03F"
+#define SET2(t, v) "UPDATE \"" t "\" SET geom = " v " WHERE fid = 2"
+    const char *const sql[] = {
+        SET2("env", "X'4750000300000000" ENV32 WKB11 "'"), /* envelope code 1: 32 bytes */
+        SET2("ext", "X'4750002100000000" WKB11 "'"),       /* the extended-type flag */
+        SET2("ver", "X'4750010100000000" WKB11 "'"),       /* version 1 */
+        SET2("env5", "X'4750000B00000000" WKB11 "'"),      /* envelope code 5 */
+        SET2("short", "X'4750000300000000" WKB11 "'"),     /* code 1, no envelope */
+        SET2("wkb", "X'" WKB11 "'"),
+        SET2("tiny", "X'4750'"),
+        SET2("gq", "X'4751000100000000" WKB11 "'"),
+        SET2("text", "'POINT (1 1)'"),
+        /* X = +inf */
+        SET2("infx", "X'47500001000000000101000000000000000000F07F000000000000F03F'"),
+        "UPDATE valtext SET val = 'abc' WHERE fid = 2",
+        "UPDATE sblob SET s = X'41' WHERE fid = 2",
+        /* a view, a table without a primary key, one whose key is INT (not
+         * a rowid): OGR reads them, the ranges of FIDs do not apply */
+        "CREATE VIEW pv AS SELECT fid, geom, val FROM base",
+        "CREATE TABLE np (geom POINT, val REAL)",
+        "INSERT INTO np SELECT geom, val FROM base",
+        "CREATE TABLE ip (fid INT PRIMARY KEY, geom POINT, val REAL)",
+        "INSERT INTO ip SELECT fid, geom, val FROM base",
+        "INSERT INTO gpkg_contents (table_name, data_type, identifier, srs_id) VALUES "
+        "('pv', 'features', 'pv', 0), ('np', 'features', 'np', 0), ('ip', 'features', 'ip', 0)",
+        "INSERT INTO gpkg_geometry_columns VALUES ('pv', 'geom', 'POINT', 0, 0, 0), "
+        "('np', 'geom', 'POINT', 0, 0, 0), ('ip', 'geom', 'POINT', 0, 0, 0)",
+        NULL};
+#undef SET2
+#undef ENV32
+#undef WKB11
+    gpkg_exec(path, sql);
+
+    gk_source_points sp;
+    gk_read_options ro = opts(path);
+    char *lyr[2] = {NULL, NULL};
+    ro.layers = lyr;
+    ro.zfield = "val";
+    const double x3[] = {0, 1, 2}, y3[] = {0, 1, 2}, z3[] = {1, 2, 3};
+    /* read whole by OGR or straight from SQLite: the three points; the
+     * first two straight from SQLite, the others left to OGR */
+    static const char *const whole[] = {"env", "spread", "ext", "pv", "np", "ip", "sparse"};
+    for (int i = 0; i < 7; i++) {
+        lyr[0] = (char *)whole[i];
+        int rc = rd_every_way(ctx, &ro, &sp);
+        CHECKF(rc == 0, "layer %s: %d %s", whole[i], rc, gk_errmsg(ctx));
+        if (rc)
+            continue;
+        size_t n = i == 6 ? 2 : 3;
+        check_points(&sp, n, x3, y3, z3);
+        CHECK_EQ_SZ(sp.layers[0].n_features, n);
+        int sqlite = !strcmp(sp.layers[0].read_by, "sqlite");
+        CHECKF(sqlite == (i < 2), "layer %s read by %s", whole[i], sp.layers[0].read_by);
+        gk_source_points_free(&sp);
+    }
+    /* geometries OGR cannot read: left to OGR, whose reading they are.
+     * (Its Arrow stream gives the row no geometry, as gdal_grid's features
+     * do after OGR's "Unable to read geometry", while the feature path makes
+     * that error the run's: the two OGR paths are not compared here.) */
+    for (int i = 2; i < 9; i++) {
+        lyr[0] = (char *)odd[i];
+        int rc = rd_ways(ctx, &ro, &sp, 2);
+        CHECKF(rc == 0, "layer %s: %d %s", odd[i], rc, gk_errmsg(ctx));
+        if (rc)
+            continue;
+        const double x[] = {0, 2}, y[] = {0, 2}, z[] = {1, 3};
+        check_points(&sp, 2, x, y, z);
+        CHECK(strcmp(sp.layers[0].read_by, "sqlite"));
+        gk_source_points_free(&sp);
+        /* feature by feature: OGR's error, naming the layer */
+        CPLSetConfigOption("GRIDKIT_GPKG_SQLITE", "NO");
+        CPLSetConfigOption("GRIDKIT_OGR_ARROW", "NO");
+        CHECKF(rd(ctx, &ro, &sp) == GK_ERR_IO, "layer %s", odd[i]);
+        CPLSetConfigOption("GRIDKIT_GPKG_SQLITE", NULL);
+        CPLSetConfigOption("GRIDKIT_OGR_ARROW", NULL);
+        CHECK_MSG(ctx, "Unable to read geometry");
+        CHECK_MSG(ctx, odd[i]);
+    }
+    /* an infinite X: skipped and counted, with Z read or not */
+    lyr[0] = "infx";
+    for (int noz = 0; noz < 2; noz++) {
+        ro.needs_z = noz ? GK_Z_NOT_READ : GK_Z_NEEDED;
+        CHECK(rd_every_way(ctx, &ro, &sp) == 0);
+        const double x[] = {0, 2}, y[] = {0, 2}, z[] = {noz ? 0 : 1, noz ? 0 : 3};
+        check_points(&sp, 2, x, y, z);
+        CHECK_EQ_SZ(sp.layers[0].n_skipped_z, 1);
+        CHECK(!strcmp(sp.layers[0].read_by, "sqlite"));
+        gk_source_points_free(&sp);
+    }
+    ro.needs_z = GK_Z_NEEDED;
+    /* text in a REAL column: 0, as OGR converts it (ogrinfo shows val = 0) */
+    lyr[0] = "valtext";
+    CHECK(rd_every_way(ctx, &ro, &sp) == 0);
+    {
+        const double z[] = {1, 0, 3};
+        check_points(&sp, 3, x3, y3, z);
+        CHECK(strcmp(sp.layers[0].read_by, "sqlite"));
+        gk_source_points_free(&sp);
+    }
+    /* a blob in a String column: its text, "A", is not a number */
+    lyr[0] = "sblob";
+    ro.zfield = "s";
+    CHECK(rd_every_way(ctx, &ro, &sp) == GK_ERR_ARG);
+    CHECK_MSG(ctx, "feature 2 has \"A\", which is not a number");
+
+    /* a GeoPackage in /vsimem/: no SQLite connection can reach it, OGR reads it */
+    ds = GDALCreate(GDALGetDriverByName("GPKG"), "/vsimem/gk_rows.gpkg", 0, 0, 0, GDT_Unknown,
+                    NULL);
+    gpkg_points_layer(ds, "base", NULL, 3);
+    GDALClose(ds);
+    ro = opts("/vsimem/gk_rows.gpkg");
+    ro.zfield = "val";
+    CHECK(rd(ctx, &ro, &sp) == 0);
+    check_points(&sp, 3, x3, y3, z3);
+    CHECK(sp.n_layers == 1 && strcmp(sp.layers[0].read_by, "sqlite"));
+    gk_source_points_free(&sp);
+    VSIUnlink("/vsimem/gk_rows.gpkg");
+}
+
+/* Layers and results without geometry, curves and empty geometries, a
+ * -zfield of dates, open options on a GeoPackage, a failed read under
+ * -where, two fields that may hold Z, and gk_peek_points. */
+static void test_layer_kinds(gk_context *ctx)
+{
+    gk_source_points sp;
+    gk_read_options ro;
+    const char *path = tpath("kinds.gpkg");
+    GDALDatasetH ds = GDALCreate(GDALGetDriverByName("GPKG"), path, 0, 0, 0, GDT_Unknown, NULL);
+    new_layer(ds, "attrs", NULL, wkbNone);
+    /* a circular arc's 3 points, 1 point, and empty geometries that have
+     * no vertex (2-D ones too: not "2-D geometries" when Z is needed) */
+    OGRLayerH l = new_layer(ds, "curves", NULL, wkbUnknown);
+    add_feature(l, "POINT Z (1 1 10)", 1, NULL);
+    add_feature(l, "CIRCULARSTRING Z (0 0 1,1 1 2,2 0 3)", 2, NULL);
+    add_feature(l, "LINESTRING EMPTY", 3, NULL);
+    add_feature(l, "POINT EMPTY", 4, NULL);
+    add_feature(l, "MULTIPOINT EMPTY", 5, NULL);
+    /* a Date field; every Z NaN beside two fields named like Z */
+    l = new_layer(ds, "dated", NULL, wkbPoint25D);
+    OGRFieldDefnH fd = OGR_Fld_Create("day", OFTDate);
+    OGR_L_CreateField(l, fd, 1);
+    OGR_Fld_Destroy(fd);
+    fd = OGR_Fld_Create("height", OFTReal);
+    OGR_L_CreateField(l, fd, 1);
+    OGR_Fld_Destroy(fd);
+    for (int i = 0; i < 2; i++) {
+        OGRFeatureH f = OGR_F_Create(OGR_L_GetLayerDefn(l));
+        OGRGeometryH g = OGR_G_CreateGeometry(wkbPoint25D);
+        OGR_G_SetPoint(g, 0, i, i, NAN);
+        OGR_F_SetGeometryDirectly(f, g);
+        OGR_F_SetFieldDateTime(f, 2, 2020, 1, 2 + i, 0, 0, 0, 0);
+        must(OGR_L_CreateFeature(l, f), "OGR_L_CreateFeature");
+        OGR_F_Destroy(f);
+    }
+    GDALClose(ds);
+
+    /* no geometry: a table, a -sql result, a -sql result on a CSV (where
+     * the open options that name its X and Y columns would make one) */
+    ro = opts(path);
+    char *attrs[] = {"attrs", NULL};
+    ro.layers = attrs;
+    CHECK(rd(ctx, &ro, &sp) == GK_ERR_ARG);
+    CHECK_MSG(ctx, "layer \"attrs\" of ");
+    CHECK_MSG(ctx, "has no geometry (fields: \"id\", \"val\")");
+    CHECKF(!strstr(gk_errmsg(ctx), "POSSIBLE_NAMES"), "a CSV's hint: %s", gk_errmsg(ctx));
+    ro = opts(tpath("in.gpkg"));
+    ro.sql = "SELECT id FROM grid";
+    CHECK(rd(ctx, &ro, &sp) == GK_ERR_ARG);
+    CHECK_MSG(ctx, "the -sql result on ");
+    CHECK_MSG(ctx, "has no geometry (fields: \"id\"): select the geometry too");
+    CHECKF(!strstr(gk_errmsg(ctx), "POSSIBLE_NAMES"), "a CSV's hint: %s", gk_errmsg(ctx));
+    ro = opts(tpath("nocoords.csv")); /* a,b,c: no column pair to place points */
+    ro.sql = "SELECT a FROM nocoords";
+    CHECK(rd(ctx, &ro, &sp) == GK_ERR_ARG);
+    CHECK_MSG(ctx, "select the geometry too; a CSV's X and Y columns become one with -oo "
+                   "X_POSSIBLE_NAMES=COLUMN -oo Y_POSSIBLE_NAMES=COLUMN");
+
+    /* every vertex, empty geometries none: (1 1 10) and the arc's three */
+    ro = opts(path);
+    char *curves[] = {"curves", NULL};
+    ro.layers = curves;
+    CHECK(rd_every_way(ctx, &ro, &sp) == 0);
+    {
+        const double x[] = {1, 0, 1, 2}, y[] = {1, 0, 1, 0}, z[] = {10, 1, 2, 3};
+        check_points(&sp, 4, x, y, z);
+        CHECK_EQ_SZ(sp.layers[0].n_features, 5);
+        gk_source_points_free(&sp);
+    }
+    /* an open option: OGR reads (it could change what OGR reads), the same points */
+    char *oo[] = {"LIST_ALL_TABLES=YES", NULL};
+    ro.open_options = oo;
+    CHECK(rd(ctx, &ro, &sp) == 0);
+    {
+        const double x[] = {1, 0, 1, 2}, y[] = {1, 0, 1, 0}, z[] = {10, 1, 2, 3};
+        check_points(&sp, 4, x, y, z);
+        CHECK(strcmp(sp.layers[0].read_by, "sqlite"));
+        gk_source_points_free(&sp);
+    }
+
+    /* -zfield of dates: text that is not a number, named, every way */
+    ro = opts(path);
+    char *dated[] = {"dated", NULL};
+    ro.layers = dated;
+    ro.zfield = "day";
+    CHECK(rd_every_way(ctx, &ro, &sp) == GK_ERR_ARG);
+    CHECK_MSG(ctx, "-zfield \"day\" of layer \"dated\"");
+    CHECK_MSG(ctx, "feature 1 has \"2020/01/02\", which is not a number");
+    /* no finite Z, two fields named like Z: both named */
+    ro.zfield = NULL;
+    CHECK(rd_every_way(ctx, &ro, &sp) == GK_ERR_NO_POINTS);
+    CHECK_MSG(ctx, "2 without finite X, Y and Z; to take Z from a field give -zfield NAME");
+    CHECK_MSG(ctx, "look like one)");
+    CHECK_MSG(ctx, "height");
+
+    /* a geometry OGR cannot read under -where: the -where in the message */
+    ro = opts(tpath("rows.gpkg"));
+    char *wkb[] = {"wkb", NULL};
+    ro.layers = wkb;
+    ro.zfield = "val";
+    ro.where = "fid > 0";
+    CPLSetConfigOption("GRIDKIT_OGR_ARROW", "NO");
+    CHECK(rd(ctx, &ro, &sp) == GK_ERR_IO);
+    CPLSetConfigOption("GRIDKIT_OGR_ARROW", NULL);
+    CHECK_MSG(ctx, "reading layer \"wkb\" of ");
+    CHECK_MSG(ctx, "Unable to read geometry (-where \"fid > 0\")");
+
+    /* gk_peek_points: the feature count and extent of the layers read, or
+     * -1 where they are not known cheaply */
+    double n = 0, bb[4] = {0};
+    ro = opts(tpath("in.gpkg"));
+    CHECK(gk_peek_points(&ro, &n, bb) == -1); /* 4 layers, no -l */
+    char *grid_geoms[] = {"grid", "geoms", NULL};
+    ro.layers = grid_geoms;
+    CHECK(gk_peek_points(&ro, &n, bb) == 0);
+    CHECK(n == 25 && bb[0] == 0 && bb[1] == 0 && bb[2] == 9 && bb[3] == 9);
+    char *nosuch[] = {"nosuch", NULL};
+    ro.layers = nosuch;
+    CHECK(gk_peek_points(&ro, &n, bb) == -1);
+    ro.layers = attrs; /* no extent */
+    ro.src = path;
+    CHECK(gk_peek_points(&ro, &n, bb) == -1);
+    ro = opts(tpath("in.gpkg"));
+    ro.sql = "SELECT * FROM grid";
+    CHECK(gk_peek_points(&ro, &n, bb) == -1);
+    ro = opts(tpath("big.xyz"));
+    CHECK(gk_peek_points(&ro, &n, bb) == -1);
+    ro = opts(tpath("does_not_exist.gpkg"));
+    CHECK(gk_peek_points(&ro, &n, bb) == -1);
+    ro = opts("ab"); /* shorter than ".xyz" */
+    CHECK(gk_peek_points(&ro, &n, bb) == -1);
+    /* FORMAT= other than XYZ: not XYZ text, peeked as OGR's */
+    ro = opts(tpath("in.gpkg"));
+    char *fmt_other[] = {"FORMAT=GPKG", NULL}, *grid_only[] = {"grid", NULL};
+    ro.open_options = fmt_other;
+    ro.layers = grid_only;
+    CHECK(gk_peek_points(&ro, &n, bb) == 0);
+    CHECK(n == 25 && bb[2] == 4 && bb[3] == 4);
+}
+
+/* The files an input stands for (io/input_files.h), for names that reach
+ * no local file or reach one only through a prefix: nothing remote is
+ * opened, a name GDAL cannot open counts by its canonical path. */
+static void test_inputs(void)
+{
+    char in_gpkg[512];
+    snprintf(in_gpkg, sizeof in_gpkg, "%s", tpath("in.gpkg"));
+    gk_inputs *in = gk_inputs_new();
+    CHECK(in != NULL);
+    if (!in)
+        return;
+    /* remote: a URL, /vsicurl/, an archive that is remote: nothing local */
+    CHECK(gk_inputs_add(in, "https://example.invalid/a.gpkg", NULL) == GK_OK);
+    CHECK(gk_inputs_add(in, "/vsicurl/https://example.invalid/a.gpkg", NULL) == GK_OK);
+    CHECK(gk_inputs_add(in, "/vsizip//vsicurl/https://example.invalid/a.zip/a.shp", NULL) == GK_OK);
+    CHECK(gk_inputs_owner(in, "https://example.invalid/a.gpkg", NULL) == NULL);
+    CHECK(gk_inputs_owner(in, "/vsicurl/https://example.invalid/a.gpkg", NULL) == NULL);
+    /* /vsimem/: by its name */
+    CHECK(gk_inputs_add(in, "/vsimem/gk_in.gpkg", NULL) == GK_OK);
+    CHECK(gk_inputs_owner(in, "/vsimem/gk_in.gpkg", NULL) != NULL);
+    /* archive names that reach no local file: a /vsisubfile/ without its
+     * comma, braces never closed, an archive path under no folder that
+     * exists; none makes a local file an input */
+    char name[700];
+    snprintf(name, sizeof name, "/vsisubfile/0_10%s", in_gpkg);
+    CHECK(gk_inputs_add(in, name, NULL) == GK_OK);
+    snprintf(name, sizeof name, "/vsizip/{%s/a.shp", in_gpkg);
+    CHECK(gk_inputs_add(in, name, NULL) == GK_OK);
+    CHECK(gk_inputs_add(in, "/vsizip/gk_no_such_dir/a.zip/a.shp", NULL) == GK_OK);
+    CHECK(gk_inputs_owner(in, in_gpkg, NULL) == NULL);
+    /* a driver prefix whose quoted name is never closed: no file behind it;
+     * "C:..." is a drive letter, not a driver */
+    snprintf(name, sizeof name, "GPKG:\"%s", in_gpkg);
+    CHECK(gk_inputs_add(in, name, NULL) == GK_OK);
+    CHECK(gk_inputs_add(in, "C:gk_no_such_file", NULL) == GK_OK);
+    CHECK(gk_inputs_owner(in, in_gpkg, NULL) == NULL);
+    /* GPKG:file:layer: the file, with the input as spelt */
+    snprintf(name, sizeof name, "GPKG:%s:grid", in_gpkg);
+    CHECK(gk_inputs_add(in, name, NULL) == GK_OK);
+    const char *file = NULL, *owner = gk_inputs_owner(in, in_gpkg, &file);
+    CHECK(owner && !strcmp(owner, name));
+    CHECK(file && !strcmp(file, in_gpkg));
+    /* nothing and nobody: no input */
+    CHECK(gk_inputs_add(in, "", NULL) == GK_OK && gk_inputs_add_file(in, NULL) == GK_OK);
+    CHECK(gk_inputs_owner(in, NULL, NULL) == NULL);
+    CHECK(gk_inputs_owner(in, tpath("not_an_input.tif"), NULL) == NULL);
+    gk_inputs_free(in);
 }
 
 /* Each case sets or clears one option of `ro` from the case before (and
@@ -971,6 +1377,9 @@ void test_ogr(void)
     test_zfield_text(ctx);
     test_z_not_read(ctx);
     test_selection_edges(ctx);
+    test_gpkg_sqlite(ctx);
+    test_layer_kinds(ctx);
+    test_inputs();
 
     /* XYZ through gk_read_points: clip and Z transform apply; -where refused */
     write_text(tpath("pts.XYZ"), "x y h\n0 0 1\n1 1 2\n2 2 3\n3 3 nan\n");
