@@ -201,7 +201,10 @@ static void add_path(gk_strbuf *sb, const char *key, const char *v)
     gk_strbuf_add(sb, strchr(v, ':') ? ":%s=\"%s\"" : ":%s=%s", key, v);
 }
 
-static void build_canonical(gk_algorithm *a)
+/* GK_OK, or an error when the string cannot hold the model (eight
+ * structures of 17-digit numbers): cut, it would read back as another
+ * algorithm (it lost model= entirely). */
+static int build_canonical(gk_context *ctx, gk_algorithm *a)
 {
     const gk_kriging_params *k = gk_krige_params_of(a);
     gk_strbuf sb = {a->canonical, sizeof a->canonical, 0};
@@ -223,8 +226,10 @@ static void build_canonical(gk_algorithm *a)
         /* the file is read later (gk_kriging_set_model then names the model) */
         add_path(&sb, "variogram", k->variogram_file);
     } else {
-        char buf[768];
-        if (gk_vmodel_format(&k->model, buf, sizeof buf) == GK_OK)
+        char buf[sizeof a->canonical];
+        if (gk_vmodel_format(&k->model, buf, sizeof buf) != GK_OK)
+            sb.full = 1;
+        else
             gk_strbuf_add(&sb, ":model=%s", buf);
     }
     gk_strbuf_add(&sb, ":max_points=%d:min_points=%d", a->max_points, a->min_points);
@@ -235,6 +240,12 @@ static void build_canonical(gk_algorithm *a)
     if (k->block_w > 0)
         gk_strbuf_add(&sb, ":block=%.17gx%.17g", k->block_w, k->block_h);
     gk_strbuf_add(&sb, ":variance=%s:nodata=%.17g", k->variance ? "yes" : "no", a->nodata);
+    if (sb.full)
+        return gk_error(ctx, GK_ERR_ARG,
+                        "-a kriging: the algorithm's string would pass %zu characters (a model "
+                        "of many structures with long numbers)",
+                        sizeof a->canonical - 1);
+    return GK_OK;
 }
 
 /* What the keys said about the model before it is assembled. */
@@ -559,8 +570,7 @@ int gk_kriging_parse(gk_context *ctx, const char *spec, char *save, gk_algorithm
                         a->min_points, a->max_points);
     if (!isfinite(a->nodata) && !isnan(a->nodata))
         return gk_error(ctx, GK_ERR_ARG, "-a kriging: nodata must be finite");
-    build_canonical(a);
-    return GK_OK;
+    return build_canonical(ctx, a);
 }
 
 const gk_kriging_params *gk_algorithm_kriging(const gk_algorithm *a)
@@ -575,11 +585,11 @@ int gk_kriging_set_model(gk_context *ctx, gk_algorithm *a, const gk_vmodel *m)
     gk_kriging_params save = (*gk_krige_params_of(a));
     gk_krige_params_of(a)->model = *m;
     gk_krige_params_of(a)->model_auto = 0;
-    if (check_model(ctx, gk_krige_params_of(a))) {
+    if (check_model(ctx, gk_krige_params_of(a)) || build_canonical(ctx, a)) {
         (*gk_krige_params_of(a)) = save;
+        build_canonical(ctx, a); /* the string it had, which fitted */
         return gk_errno(ctx);
     }
-    build_canonical(a);
     return GK_OK;
 }
 

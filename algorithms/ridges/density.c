@@ -391,7 +391,9 @@ int gk_density_graph(gk_context *ctx, const gk_cloud *c, gk_ridges_method *m, gk
         rc = walk_and_link(ctx, c, &b, m, x0, n, norm, threads, out, warning, progress, user);
     free(owned);
     gk_scms_bins_free(&b);
-    if (rc == GK_OK && progress && !progress(1.0, "density: linked", user))
+    if (rc == GK_OK && progress && !progress(1.0, "density: linked", user)) {
+        gk_ridge_graph_free(out); /* an error leaves no graph: the caller frees none */
         rc = gk_error(ctx, GK_ERR_CANCELLED, "cancelled");
+    }
     return rc;
 }

@@ -455,6 +455,98 @@ static void keys(void)
     gk_algorithm_free(a);
 }
 
+/* More refused strings, each by its cause: a key without a value, an angle
+ * beyond a turn or not finite, an infinite nodata, method=fft or
+ * mode=relative with a turned or elliptical kernel. The keys a string
+ * reports (chosen=, lattice=) are read back and ignored. */
+static double *grid_of(const gk_points *pts, const gk_grid *g, const char *spec, char *str,
+                       size_t cap);
+
+static void keys_refused(void)
+{
+    const char *bad[][2] = {
+        {"gauss:bandwidth", "'bandwidth' is not key=value"},
+        {"gauss:bandwidth_x=1:bandwidth_y=2:angle=400", "angle: must be within [-360, 360]"},
+        {"gauss:bandwidth_x=1:bandwidth_y=2:angle=-361", "angle: must be within [-360, 360]"},
+        {"gauss:bandwidth_x=1:bandwidth_y=2:angle=inf", "angle"},
+        {"gauss:bandwidth=1:nodata=inf", "nodata"},
+        {"gauss:bandwidth_x=1:bandwidth_y=2:angle=10:method=fft", "method=fft takes gauss"},
+        {"gauss:bandwidth=2:mode=relative:method=fft", "method=fft takes gauss"},
+        {"gauss:bandwidth_x=1:bandwidth_y=2:mode=relative", "mode=relative takes an isotropic"},
+        {"gauss:bandwidth_x=2:bandwidth_y=2:angle=30:mode=relative",
+         "mode=relative takes an isotropic"},
+        {"gauss:bandwidth=2:mode=relative:method=ifgt", "method=ifgt takes gauss"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        gk_algorithm *a = gk_algorithm_parse(ctx, bad[i][0]);
+        CHECKF(!a && strstr(gk_errmsg(ctx), bad[i][1]), "%s: %s", bad[i][0],
+               a ? "accepted" : gk_errmsg(ctx));
+        gk_algorithm_free(a);
+        gk_error_clear(ctx);
+    }
+    gk_algorithm *a = gk_algorithm_parse(ctx, "gauss:bandwidth=2:chosen=ifgt:lattice=sigma/4");
+    CHECKF(a && strstr(gk_algorithm_string(a), "method=auto") &&
+               !strstr(gk_algorithm_string(a), "lattice"),
+           "%s", a ? gk_algorithm_string(a) : gk_errmsg(ctx));
+    gk_algorithm_free(a);
+}
+
+/* method=auto where the IFGT does not apply (kernel_smooth, mode=relative,
+ * an elliptical or turned kernel): the cut-off, the same bytes as
+ * method=cutoff, with many points and a wide bandwidth (where gauss would
+ * weigh the IFGT). What Scott's rule or the sums cannot take is refused
+ * naming the method asked for. */
+static void auto_not_ifgt(void)
+{
+    gk_points *pts = gk_points_new(ctx);
+    for (int i = 0; i < 3000; i++)
+        gk_points_add(pts, 1000 * urand(), 800 * urand(), 0.5 + urand());
+    gk_grid g = {0, 1000, 0, 800, 20, 16};
+    const char *specs[] = {"kernel_smooth:bandwidth=300", "gauss:bandwidth=300:mode=relative",
+                           "gauss:bandwidth_x=300:bandwidth_y=200",
+                           "gauss:bandwidth_x=300:bandwidth_y=200:angle=30"};
+    for (int k = 0; k < 4; k++) {
+        char cut[200], str[1024] = "";
+        snprintf(cut, sizeof cut, "%s:method=cutoff", specs[k]);
+        double *a = grid_of(pts, &g, specs[k], str, sizeof str);
+        double *b = grid_of(pts, &g, cut, NULL, 0);
+        CHECKF(a && b && !memcmp(a, b, sizeof(double) * 20 * 16), "%s: not the cut-off's bytes",
+               specs[k]);
+        CHECKF(!strstr(specs[k], "gauss:bandwidth=") || strstr(str, "method=auto"), "%s: %s",
+               specs[k], str);
+        free(a), free(b);
+    }
+    gk_points_free(pts);
+    /* kernel_smooth by name: Scott's rule on one point, or on a cloud
+     * 1e-160 wide; a weight sum beyond the largest double (not divided
+     * by 2 pi sigma^2: no " over 2 pi" in the message) */
+    double one = 1, tx[6], ty[6], big[2] = {0, 1};
+    for (int i = 0; i < 6; i++)
+        tx[i] = 1e-160 * i, ty[i] = 1e-160 * (i % 3);
+    CHECKF(isnan(node_value("kernel_smooth", &one, &one, 1, 1.0)) &&
+               strstr(gk_errmsg(ctx), "-a kernel_smooth: bandwidth: cannot be estimated from 1 "),
+           "%s", gk_errmsg(ctx));
+    gk_error_clear(ctx);
+    CHECKF(isnan(node_value("kernel_smooth", tx, ty, 6, 1.0)) &&
+               strstr(gk_errmsg(ctx), "kernel_smooth") && strstr(gk_errmsg(ctx), "Scott"),
+           "%s", gk_errmsg(ctx));
+    gk_error_clear(ctx);
+    CHECKF(isnan(node_value("kernel_smooth:bandwidth=1", big, NULL, 2, 1e308)) &&
+               strstr(gk_errmsg(ctx), "-a kernel_smooth: a cell's value could reach sum|w| = inf,"),
+           "%s", gk_errmsg(ctx));
+    gk_error_clear(ctx);
+    CHECKF(isnan(node_value("gauss:bandwidth=1:normalize=no", big, NULL, 2, 1e308)) &&
+               strstr(gk_errmsg(ctx), "sum|w| = inf, beyond"),
+           "%s", gk_errmsg(ctx));
+    gk_error_clear(ctx);
+    /* Scott's rule where the spread overflows: sd of +-1e300 squared */
+    double hx[3] = {-1e300, 1e300, 0}, hy[3] = {1e300, -1e300, 0};
+    CHECKF(isnan(node_value("gauss", hx, hy, 3, 1.0)) &&
+               strstr(gk_errmsg(ctx), "cannot be estimated from 3 points"),
+           "%s", gk_errmsg(ctx));
+    gk_error_clear(ctx);
+}
+
 /* The values of spec over g (NULL on failure; the job's string into str). */
 static double *grid_of(const gk_points *pts, const gk_grid *g, const char *spec, char *str,
                        size_t cap)
@@ -797,6 +889,8 @@ int main(void)
     bad_input();
     kernel_size();
     keys();
+    keys_refused();
+    auto_not_ifgt();
     scott_default();
     own_exp();
     anisotropic();

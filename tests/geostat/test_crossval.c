@@ -2,8 +2,9 @@
  * hand: leave-one-out of nearest and invdist, duplicates as exact hits, the
  * k-fold partition, failed predictions counted (not averaged), bad input,
  * the same answer on 1 or many threads, and external drift's covariates. */
-#include "gridkit_geostat.h"
+#include "geostat/crossval.h"
 #include "gridkit.h"
+#include "gridkit_geostat.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -308,11 +309,136 @@ static void test_external_drift(gk_context *ctx)
         }
         gk_cv_result_free(&r);
     }
+    /* values or a sampler missing */
+    gk_cv_drift nov = {1, NULL, drift_g, NULL}, nos = {1, g, NULL, NULL};
+    CHECK(gk_crossval_part_drift(ctx, pts, alg, 0, 1, 0, 1, &nov, NULL, NULL, &r) == GK_ERR_ARG);
+    CHECK(gk_crossval_part_drift(ctx, pts, alg, 0, 1, 0, 1, &nos, NULL, NULL, &r) == GK_ERR_ARG);
+    CHECK(strstr(gk_errmsg(ctx), "1 drift raster and needs their values at the points") != NULL);
     /* a drift of the wrong size is refused too */
     gk_cv_drift two = {2, g, drift_g, NULL};
     CHECK(gk_crossval_part_drift(ctx, pts, alg, 0, 1, 0, 1, &two, NULL, NULL, &r) == GK_ERR_ARG);
     gk_cv_result_free(&r);
     gk_algorithm_free(alg);
+    gk_points_free(pts);
+}
+
+/* The summary's statistics that need two values or a spread: one finite
+ * prediction gives the errors but no correlation; observed values all
+ * equal, no correlation either; one z-score, its mean and msdr but no
+ * variance. */
+static void test_summary_edges(void)
+{
+    double obs[] = {2, 2, 2}, pred[] = {1, 3, NAN}, var[] = {4, NAN, 1};
+    double res[3], z[3];
+    int fold[] = {1, 2, 3};
+    gk_cv_result r = {0};
+    r.n = 3;
+    r.observed = obs, r.predicted = pred, r.variance = var;
+    r.residual = res, r.zscore = z, r.fold = fold;
+    for (size_t i = 0; i < 3; i++)
+        gk_cv_fill(&r, i);
+    gk_cv_summarize(&r);
+    CHECK(r.n_failed == 1);
+    CHECK_NEAR(r.mean_error, 0.0, 1e-15);
+    CHECK_NEAR(r.rmse, 1.0, 1e-15);
+    CHECK(isnan(r.cor)); /* observed without spread */
+    CHECK_NEAR(r.mean_z, 0.5, 1e-15); /* z = (2 - 1) / 2 */
+    CHECK_NEAR(r.msdr, 0.25, 1e-15);
+    CHECK(isnan(r.var_z));
+    pred[1] = NAN;
+    obs[0] = 5;
+    gk_cv_fill(&r, 0);
+    gk_cv_summarize(&r);
+    CHECK(r.n_failed == 2);
+    CHECK_NEAR(r.mean_error, 4.0, 1e-15);
+    CHECK_NEAR(r.mae, 4.0, 1e-15);
+    CHECK(isnan(r.cor));
+    gk_cv_result_free(NULL); /* nothing to free */
+}
+
+/* The entry's refusals (each by name), the way asked for when it cannot
+ * take the algorithm, GRIDKIT_DEVICE's check, and the ways auto takes. */
+static void test_api_edges(gk_context *ctx)
+{
+    const double p[][3] = {{0, 0, 1}, {10, 0, 2}, {0, 10, 4}, {10, 10, 3}, {5, 4, 2.5}};
+    gk_points *pts = make_points(ctx, p, 5);
+    gk_algorithm *near = gk_algorithm_parse(ctx, "nearest");
+    gk_algorithm *glob = gk_algorithm_parse(ctx, "kriging:model=Exp:psill=1:range=10:nugget=0.1");
+    gk_algorithm *loc =
+        gk_algorithm_parse(ctx, "kriging:model=Exp:psill=1:range=10:nugget=0.1:max_points=3");
+    gk_cv_result r;
+    CHECK(gk_crossval_part(ctx, pts, near, 0, 1, 1, 1, &r) == GK_ERR_ARG);
+    CHECK(strstr(gk_errmsg(ctx), "cross-validation: part 1 of 1") != NULL);
+    CHECK(gk_crossval_part(ctx, pts, near, 0, 1, -1, 2, &r) == GK_ERR_ARG);
+    CHECK(gk_crossval_part(ctx, pts, near, 0, 1, 0, 0, &r) == GK_ERR_ARG);
+    CHECK(strstr(gk_errmsg(ctx), "part 0 of 0") != NULL);
+    CHECK(gk_crossval(ctx, pts, NULL, 0, 1, &r) == GK_ERR_ARG);
+    CHECK(strstr(gk_errmsg(ctx), "no algorithm given") != NULL);
+    CHECK(gk_crossval(ctx, NULL, near, 0, 1, &r) == GK_ERR_NO_POINTS);
+    CHECK(strstr(gk_errmsg(ctx), "got 0") != NULL && r.n == 0);
+    /* a way that would not give the rebuilt answer */
+    CHECK(gk_crossval_with(ctx, pts, near, 0, 1, 0, 1, GK_CV_DUBRULE, &r) == GK_ERR_ARG);
+    CHECK(strstr(gk_errmsg(ctx), "cannot be cross-validated by dubrule") != NULL);
+    CHECK(gk_crossval_with(ctx, pts, glob, 0, 1, 0, 1, GK_CV_HOLDOUT, &r) == GK_ERR_ARG);
+    CHECK(strstr(gk_errmsg(ctx), "cannot be cross-validated by holdout") != NULL);
+    /* the ways auto takes: the closed form for global kriging, one index for
+     * local kriging, a job per fold where a fold leaves fewer points than
+     * min_points (the rebuild reports such folds) */
+    CHECK(gk_cv_method_for(glob, 5, 1) == GK_CV_DUBRULE);
+    CHECK(gk_cv_method_for(loc, 5, 1) == GK_CV_HOLDOUT);
+    CHECK(gk_cv_method_for(near, 5, 1) == GK_CV_HOLDOUT);
+    CHECK(gk_cv_method_for(near, 5, 5) == GK_CV_REBUILD);
+    gk_algorithm *few =
+        gk_algorithm_parse(ctx, "kriging:model=Exp:psill=1:range=10:max_points=8:min_points=5");
+    CHECK(few && gk_cv_method_for(few, 5, 1) == GK_CV_REBUILD);
+    CHECK(few && gk_cv_method_for(few, 6, 1) == GK_CV_HOLDOUT);
+    /* four points left where five are needed: every prediction fails, counted */
+    CHECK(few && gk_crossval(ctx, pts, few, 0, 1, &r) == GK_OK);
+    gk_cv_summarize(&r);
+    CHECK(r.n == 5 && r.n_failed == 5 && r.method && !strcmp(r.method, "rebuild"));
+    gk_cv_result_free(&r);
+    gk_algorithm_free(few);
+    /* GRIDKIT_DEVICE read when the context says nothing */
+    setenv("GRIDKIT_DEVICE", "gpu0", 1);
+    CHECK(gk_crossval(ctx, pts, near, 0, 1, &r) == GK_ERR_ARG);
+    CHECK(strstr(gk_errmsg(ctx), "GRIDKIT_DEVICE: 'gpu0'") != NULL && r.n == 0);
+    /* cuda asked for, global kriging: the closed form on the cores, and the
+     * result says why */
+    setenv("GRIDKIT_DEVICE", "cuda", 1);
+    CHECK(gk_crossval(ctx, pts, glob, 0, 1, &r) == GK_OK);
+    CHECKF(!strcmp(r.method, "dubrule") &&
+               !strncmp(r.device, "cpu (the GPU cross-validates local kriging", 41),
+           "%s %s", r.method, r.device);
+    gk_cv_result_free(&r);
+    unsetenv("GRIDKIT_DEVICE");
+    gk_algorithm_free(near);
+    gk_algorithm_free(glob);
+    gk_algorithm_free(loc);
+    gk_points_free(pts);
+    gk_error_clear(ctx);
+}
+
+/* Every point at the origin: no extent for the prediction's cell (a cell
+ * of 1), and each point's nearest other is its duplicate. Global kriging
+ * of duplicates without a nugget is singular: the closed form predicts
+ * nothing, every point counted failed (as every node of a grid is nodata). */
+static void test_degenerate(gk_context *ctx)
+{
+    const double p[][3] = {{0, 0, 1}, {0, 0, 2}};
+    gk_points *pts = make_points(ctx, p, 2);
+    gk_cv_result r;
+    CHECK(run_cv(ctx, pts, "nearest", 0, 1, &r) == GK_OK);
+    CHECK(r.n == 2 && r.predicted[0] == 2 && r.predicted[1] == 1);
+    gk_cv_result_free(&r);
+    gk_points_free(pts);
+    const double q[][3] = {{0, 0, 1}, {10, 0, 2}, {10, 0, 3}, {0, 10, 4}, {7, 7, 5}};
+    pts = make_points(ctx, q, 5);
+    CHECK(run_cv(ctx, pts, "kriging:model=Exp:psill=1:range=10", 0, 1, &r) == GK_OK);
+    gk_cv_summarize(&r);
+    CHECK(r.n == 5 && r.n_failed == 5 && !strcmp(r.method, "dubrule"));
+    for (int i = 0; i < 5; i++)
+        CHECK(isnan(r.predicted[i]) && isnan(r.variance[i]) && isnan(r.zscore[i]));
+    gk_cv_result_free(&r);
     gk_points_free(pts);
 }
 
@@ -327,6 +453,9 @@ int main(void)
     test_summary_z();
     test_bad_input(ctx);
     test_external_drift(ctx);
+    test_summary_edges();
+    test_api_edges(ctx);
+    test_degenerate(ctx);
     gk_context_free(ctx);
     printf("%d checks, %d failures\n", checks, failures);
     return failures ? 1 : 0;

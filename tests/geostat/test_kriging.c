@@ -213,6 +213,8 @@ static void test_block_and_global(void)
     gk_points_free(p);
 }
 
+static void check_job_refused(const char *spec, const gk_points *pts, const char *want);
+
 static void test_singular(void)
 {
     double x[] = {10, 20, 20, 30, 15}, y[] = {10, 20, 20, 12, 30}, z[] = {1, 2, 3, 4, 5};
@@ -248,6 +250,14 @@ static void test_singular(void)
     CHECKF(st.singular_nodes == 64, "collinear UK: %llu singular",
            (unsigned long long)st.singular_nodes);
     gk_points_free(c);
+    /* two points, three drift terms (1, x, y): no drift estimate, refused at
+     * the job by name (global and local alike) */
+    gk_points *two = make_points(2, ux, uy, z);
+    check_job_refused("kriging:drift=linear:model=Exp:psill=1:range=10", two,
+                      "2 points for a drift of 3 terms");
+    check_job_refused("kriging:drift=quadratic:model=Exp:psill=1:range=10:max_points=8", two,
+                      "2 points for a drift of 6 terms");
+    gk_points_free(two);
     gk_points_free(p);
 }
 
@@ -574,6 +584,32 @@ static void test_anisotropy_as_stretch(void)
     gk_points_free(q);
 }
 
+/* Global kriging of more than 46340 points would need a covariance matrix
+ * beyond 17 GB: refused at the job, by name, with the way out (a local
+ * neighbourhood), before anything that large is asked for; max_points=
+ * on the same points runs. */
+static void test_global_too_many(void)
+{
+    enum { N = 46341 };
+    gk_points *p = gk_points_new(ctx);
+    for (int i = 0; i < N; i++)
+        gk_points_add(p, i % 216, i / 216, (i % 7) * 0.5);
+    gk_algorithm *a = gk_algorithm_parse(ctx, "kriging:model=Exp:psill=1:range=5:nugget=0.1");
+    gk_error_clear(ctx);
+    gk_job *job = a ? gk_job_new(ctx, p, a) : NULL;
+    CHECKF(!job && gk_errno(ctx) == GK_ERR_NOMEM &&
+               strstr(gk_errmsg(ctx), "global kriging of 46341 points") &&
+               strstr(gk_errmsg(ctx), "give max_points="),
+           "%s", job ? "a job" : gk_errmsg(ctx));
+    gk_job_free(job);
+    gk_algorithm_free(a);
+    gk_error_clear(ctx);
+    double out[2];
+    gk_grid g = {10, 11, 10, 11, 1, 1};
+    CHECK(run("kriging:model=Exp:psill=1:range=5:nugget=0.1:max_points=8", p, &g, out, NULL) == 2);
+    gk_points_free(p);
+}
+
 static void test_parse(void)
 {
     /* refused strings and round trips: tests/core/specs (test_parse) */
@@ -592,11 +628,189 @@ static void test_parse(void)
     gk_algorithm_free(a);
 }
 
+/* What the -a parser refuses beyond tests/core/specs/bad.tsv: each
+ * sub-condition of a key's check (a count below 0 or above 1e9, a model
+ * name too long or not followed by '(', an infinite number in the compact
+ * form, a path too long, block= sizes split oddly or not finite, ...), each
+ * with the message naming the cause. */
+static void test_parse_refusals(void)
+{
+    char longpath[300], longblock[80], spec[400];
+    memset(longpath, 'p', sizeof longpath - 1), longpath[sizeof longpath - 1] = '\0';
+    memset(longblock, '1', sizeof longblock - 1), longblock[sizeof longblock - 1] = '\0';
+    static const char *const bad[][2] = {
+        {"max_points=-1", "max_points=-1 must be a whole number from 0 to 1000000000"},
+        {"min_points=2e9", "min_points=2e9 must be a whole number from 0 to 1000000000"},
+        {"max_points_per_quadrant=x", "max_points_per_quadrant=x"},
+        {"radius=abc", "radius=abc"},
+        {"radius=0", "radius=0 must be > 0"},
+        {"block=3x", "block=3x must be WIDTHxHEIGHT"},
+        {"block=3x0x10", "block=3x0x10 must be WIDTHxHEIGHT"}, /* 0x10: hexadecimal */
+        {"block=x3", "block=x3 must be WIDTHxHEIGHT"},
+        {"block=inf", "block=inf must be WIDTHxHEIGHT"},
+        {"block=3xinf", "block=3xinf must be WIDTHxHEIGHT"},
+        {"block=nan", "block=nan must be WIDTHxHEIGHT"},
+        {"block=3x-1", "block=3x-1 must be WIDTHxHEIGHT"},
+        {"nugget=-1", "psill, range and nugget must be >= 0"},
+        {"anis_ratio=0", "anis_ratio=0 must be in (0, 1]"},
+        {"mean=2", "mean= is for type=simple only"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(spec, sizeof spec, "kriging:model=Sph:psill=1:range=10:%s", bad[i][0]);
+        gk_algorithm *a = gk_algorithm_parse(ctx, spec);
+        CHECKF(!a && strstr(gk_errmsg(ctx), bad[i][1]), "%s: %s", spec,
+               a ? gk_algorithm_string(a) : gk_errmsg(ctx));
+        gk_algorithm_free(a);
+    }
+    static const char *const whole[][2] = {
+        {"kriging:model=Sphericalspherical(1,2)", "'Sphericalspheri' is not a model like"},
+        {"kriging:model=Sph+Exp(1,2)", "'Sph' is not a model like"},
+        {"kriging:model=Sph(inf,10)", "bad number in Sph"},
+        {"kriging:model=Sph(1,nan)", "bad number in Sph"},
+        {"kriging:model=Pow:psill=1", "model=Pow needs range= (the exponent)"},
+        {"kriging:model=Sph:psill=1:range=-1", "psill, range and nugget must be >= 0"},
+    };
+    for (size_t i = 0; i < sizeof whole / sizeof whole[0]; i++) {
+        gk_algorithm *a = gk_algorithm_parse(ctx, whole[i][0]);
+        CHECKF(!a && strstr(gk_errmsg(ctx), whole[i][1]), "%s: %s", whole[i][0],
+               a ? gk_algorithm_string(a) : gk_errmsg(ctx));
+        gk_algorithm_free(a);
+    }
+    /* a path of 299 bytes: the keys hold 255 */
+    snprintf(spec, sizeof spec, "kriging:drift_raster=%s:model=Sph:psill=1:range=1", longpath);
+    gk_algorithm *a = gk_algorithm_parse(ctx, spec);
+    CHECKF(!a && strstr(gk_errmsg(ctx), "drift_raster= needs a file name (under 256 bytes)"), "%s",
+           gk_errmsg(ctx));
+    gk_algorithm_free(a);
+    snprintf(spec, sizeof spec, "kriging:variogram=%s", longpath);
+    a = gk_algorithm_parse(ctx, spec);
+    CHECKF(!a && strstr(gk_errmsg(ctx), "variogram= needs a file name (under 256 bytes)"), "%s",
+           gk_errmsg(ctx));
+    gk_algorithm_free(a);
+    /* a width of 79 digits: more than block='s buffer, refused, not cut */
+    snprintf(spec, sizeof spec, "kriging:model=Sph:psill=1:range=1:block=%s", longblock);
+    a = gk_algorithm_parse(ctx, spec);
+    CHECKF(!a && strstr(gk_errmsg(ctx), "must be WIDTHxHEIGHT"), "%s", gk_errmsg(ctx));
+    gk_algorithm_free(a);
+    gk_error_clear(ctx);
+}
+
+/* What the parser accepts and how its string says it: variance= in each
+ * spelling, empty keys between colons, Mat's kappa 0.5 by default, a
+ * nugget after another structure, and a model set on variogram=. */
+static void test_parse_accepted(void)
+{
+    static const struct {
+        const char *spec, *want;
+        int bands;
+    } ok[] = {
+        {"kriging:model=Sph:psill=1:range=10:variance=TRUE", ":variance=yes", 2},
+        {"kriging:model=Sph:psill=1:range=10:variance=1", ":variance=yes", 2},
+        {"kriging:model=Sph:psill=1:range=10:variance=False", ":variance=no", 1},
+        {"kriging:model=Sph:psill=1:range=10:variance=0", ":variance=no", 1},
+        {"kriging::model=Sph::psill=1:range=10:", ":model=Sph(1,10):", 2},
+        {"kriging:model=Mat(1,10)", ":model=Mat(1,10,0.5):", 2},
+        {"kriging:model=Sph(1,10)+Nug(0.5)", ":model=Sph(1,10)+Nug(0.5):", 2},
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        gk_algorithm *a = gk_algorithm_parse(ctx, ok[i].spec);
+        CHECKF(a && strstr(gk_algorithm_string(a), ok[i].want) &&
+                   gk_algorithm_bands(a) == ok[i].bands,
+               "%s: %s", ok[i].spec, a ? gk_algorithm_string(a) : gk_errmsg(ctx));
+        gk_algorithm_free(a);
+    }
+    CHECK(gk_algorithm_kriging(NULL) == NULL);
+    /* variogram=FILE then the model read from it: the string names the model */
+    gk_algorithm *a = gk_algorithm_parse(ctx, "kriging:variogram=v.json");
+    CHECKF(a && strstr(gk_algorithm_string(a), ":variogram=v.json:"), "%s",
+           a ? gk_algorithm_string(a) : gk_errmsg(ctx));
+    gk_vmodel exp = {1, {{GK_VM_EXP, 2, 30, 0, 0, 1}}};
+    CHECK(a && gk_kriging_set_model(ctx, a, &exp) == GK_OK);
+    CHECKF(a && strstr(gk_algorithm_string(a), ":model=Exp(2,30):") &&
+               !strstr(gk_algorithm_string(a), "variogram="),
+           "%s", a ? gk_algorithm_string(a) : "");
+    /* a model not finite where the parser cannot be asked (NaN, infinity) */
+    static const struct {
+        gk_vm_structure s;
+        const char *want;
+    } nf[] = {
+        {{GK_VM_SPH, NAN, 20, 0, 0, 1}, "negative or non-finite partial sill"},
+        {{GK_VM_SPH, INFINITY, 20, 0, 0, 1}, "negative or non-finite partial sill"},
+        {{GK_VM_SPH, 1, NAN, 0, 0, 1}, "negative or non-finite range"},
+        {{GK_VM_SPH, 1, INFINITY, 0, 0, 1}, "negative or non-finite range"},
+        {{GK_VM_SPH, 1, 20, 0, NAN, 0.5}, "anis_ratio must be in (0, 1] and anis_angle finite"},
+    };
+    for (size_t i = 0; a && i < sizeof nf / sizeof nf[0]; i++) {
+        gk_vmodel m = {1, {nf[i].s}};
+        CHECK(gk_kriging_set_model(ctx, a, &m) == GK_ERR_ARG);
+        CHECK_KMSG(nf[i].want);
+        CHECK(strstr(gk_algorithm_string(a), ":model=Exp(2,30):") != NULL);
+    }
+    gk_algorithm_free(a);
+    gk_error_clear(ctx);
+}
+
+/* The string of eight nested structures of long numbers reads back as the
+ * same algorithm, its model= whole (it was left out: the model did not fit
+ * a buffer of 768 bytes, and the string read back as "no variogram model").
+ * A string that cannot hold everything (four drift_raster= paths of 250
+ * bytes) is refused, at the parser and at gk_kriging_set_model (the
+ * algorithm then as it was), not cut. */
+static void test_long_model(void)
+{
+    const char *mat = "Mat(1.2345678901234567e-100,1.2345678901234567e+100,12.345678901234567)"
+                      "@123.45678901234567/0.12345678901234567";
+    char spec[1400], path[251];
+    int len = snprintf(spec, sizeof spec, "kriging:model=");
+    for (int i = 0; i < 8; i++)
+        len += snprintf(spec + len, sizeof spec - (size_t)len, "%s%s", i ? "+" : "", mat);
+    gk_algorithm *a = gk_algorithm_parse(ctx, spec);
+    gk_algorithm *b = a ? gk_algorithm_parse(ctx, gk_algorithm_string(a)) : NULL;
+    CHECKF(a && b && !strcmp(gk_algorithm_string(a), gk_algorithm_string(b)) &&
+               gk_algorithm_kriging(b)->model.n == 8 &&
+               gk_algorithm_kriging(b)->model.s[7].kappa == 12.345678901234567,
+           "eight structures: %s", a ? gk_algorithm_string(a) : gk_errmsg(ctx));
+    gk_algorithm_free(a);
+    gk_algorithm_free(b);
+
+    memset(path, 'p', sizeof path - 1), path[sizeof path - 1] = '\0';
+    for (int np = 4; np >= 3; np--) {
+        len = snprintf(spec, sizeof spec, "kriging:model=Exp(2,30)");
+        for (int i = 0; i < np; i++)
+            len += snprintf(spec + len, sizeof spec - (size_t)len, ":drift_raster=%c%s", '0' + i,
+                            path + 1);
+        a = gk_algorithm_parse(ctx, spec);
+        if (np == 4) {
+            CHECKF(!a && strstr(gk_errmsg(ctx), "would pass 1023 characters"), "%s",
+                   a ? gk_algorithm_string(a) : gk_errmsg(ctx));
+            gk_algorithm_free(a);
+        }
+    }
+    /* three paths fit, with Exp(2,30); not with eight long structures */
+    gk_vmodel m = {8, {{0}}};
+    for (int i = 0; i < 8; i++)
+        m.s[i] = (gk_vm_structure){GK_VM_MAT, 1.2345678901234567e-100, 1.2345678901234567e+100,
+                                   12.345678901234567, 123.45678901234567, 0.12345678901234567};
+    char before[sizeof a->canonical] = "";
+    if (a)
+        snprintf(before, sizeof before, "%s", gk_algorithm_string(a));
+    CHECK(a && gk_kriging_set_model(ctx, a, &m) == GK_ERR_ARG);
+    CHECK_KMSG("would pass 1023 characters");
+    CHECKF(a && !strcmp(gk_algorithm_string(a), before) && strstr(before, ":model=Exp(2,30):") &&
+               gk_algorithm_kriging(a)->model.n == 1,
+           "%s", a ? gk_algorithm_string(a) : "");
+    gk_algorithm_free(a);
+    gk_error_clear(ctx);
+}
+
 int main(void)
 {
     ctx = gk_context_new();
     gk_context_set_threads(ctx, 2);
     test_parse();
+    test_parse_refusals();
+    test_parse_accepted();
+    test_long_model();
     test_exact_interpolation();
     test_simple_closed_form();
     test_weights_sum_to_one();
@@ -608,6 +822,7 @@ int main(void)
     test_external_drift();
     test_api_refusals();
     test_anisotropy_as_stretch();
+    test_global_too_many();
     gk_context_free(ctx);
     if (failures) {
         fprintf(stderr, "%d failure(s) of %d checks\n", failures, checks);

@@ -34,8 +34,8 @@ static int same_double(double a, double b) { return memcmp(&a, &b, sizeof a) == 
 
 /* A covariance matrix of m random points (spherical model plus a nugget):
  * the kind of system kriging factorises. Column-major lower triangle,
- * padding NaN. With dup, point 1 repeats point 0 and there is no nugget:
- * singular. */
+ * padding NaN. With dup > 0, point dup repeats point dup - 1 and there is
+ * no nugget: singular at pivot dup. */
 static void make_system(double *A, int m, int ld, int dup)
 {
     double x[256], y[256];
@@ -43,8 +43,8 @@ static void make_system(double *A, int m, int ld, int dup)
         x[i] = 1000.0 * uniform();
         y[i] = 1000.0 * uniform();
     }
-    if (dup && m > 1)
-        x[1] = x[0], y[1] = y[0];
+    if (dup > 0 && dup < m)
+        x[dup] = x[dup - 1], y[dup] = y[dup - 1];
     for (size_t i = 0; i < (size_t)ld * ld; i++)
         A[i] = NAN;
     const double psill = 10.0, range = 600.0, nugget = dup ? 0.0 : 0.5;
@@ -168,6 +168,31 @@ static void test_chol(void)
         CHECKF(gk_kk_chol(L, m, ld, inv, tol) == -1, "m=%d: a singular system factorised", m);
         CHECK(chol_ref_tol(A, R, m, ld, rinv, tol) == -1);
     }
+    /* singular at every pivot s of every size up to 30: each panel width,
+     * each column of the panel, each chunk of rows fails there, from
+     * scratch and from a leading block of s or s - 1 columns (the
+     * reference's block before s is final) */
+    int fails = 0, runs = 0;
+    for (int m = 2; m <= 30; m++) {
+        int ld = (m + 7) & ~7;
+        for (int sp = 1; sp < m; sp++) {
+            make_system(A, m, ld, sp);
+            CHECKF(chol_ref_tol(A, R, m, ld, rinv, tol) == -1, "m=%d: reference at %d", m, sp);
+            memcpy(L, A, sizeof(double) * ld * ld);
+            fails += gk_kk_chol(L, m, ld, inv, tol) == -1, runs++;
+            for (int p0 = sp - 1; p0 <= sp; p0++) {
+                if (p0 < 1)
+                    continue;
+                memcpy(L, A, sizeof(double) * ld * ld);
+                for (int j = 0; j < p0; j++)
+                    for (int i = j; i < p0; i++)
+                        L[(size_t)j * ld + i] = R[(size_t)j * ld + i];
+                memcpy(inv, rinv, sizeof(double) * p0);
+                fails += gk_kk_chol_from(L, m, ld, inv, tol, p0) == -1, runs++;
+            }
+        }
+    }
+    CHECKF(fails == runs, "%d of %d singular systems factorised", runs - fails, runs);
 }
 
 /* The k nearest as a set: the set of gk_kk_select's first k (ties in

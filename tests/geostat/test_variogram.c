@@ -715,6 +715,55 @@ static void test_fit(void)
     gk_context_free(ctx);
 }
 
+/* What the sample variogram and the fit refuse, by name: a class width,
+ * tolerance or bandwidth not finite; a fit without a model, of a direction
+ * the variogram lacks, or of classes without pairs. Points all at one place
+ * (no bounding box): gstat's cutoff of a third of the diagonal is 0, so 1;
+ * every pair in the first class at distance 0, gamma the mean of
+ * (zi - zj)^2 / 2 over the pairs: (1 + 9 + 4) / 6. */
+static void test_refusals(void)
+{
+    gk_context *ctx = gk_context_new();
+    gk_points *pts = gk_points_new(ctx);
+    gk_points_add(pts, 5, 5, 1), gk_points_add(pts, 5, 5, 2), gk_points_add(pts, 5, 5, 4);
+    gk_vgm v = {0};
+    for (int k = 0; k < 3; k++) {
+        gk_vgm_options o = {0};
+        if (k == 0)
+            o.width = INFINITY;
+        else if (k == 1)
+            o.tol_hor = NAN;
+        else
+            o.bandwidth = -INFINITY;
+        CHECK(gk_variogram(ctx, pts, &o, &v) == GK_ERR_ARG);
+        CHECKF(strstr(gk_errmsg(ctx), "cutoff, width, tolerance and bandwidth must be finite"),
+               "%s", gk_errmsg(ctx));
+    }
+    gk_vgm_options o = {0};
+    CHECK(gk_variogram(ctx, pts, &o, &v) == GK_OK);
+    CHECKF(v.cutoff == 1.0 && v.ndir == 1 && v.nlags >= 1 && v.np[0] == 3 && v.dist[0] == 0.0 &&
+               fabs(v.gamma[0] - 14.0 / 6.0) < 1e-15,
+           "one place: cutoff %g, np %g, dist %g, gamma %.17g", v.cutoff, v.nlags ? v.np[0] : -1,
+           v.nlags ? v.dist[0] : -1, v.nlags ? v.gamma[0] : -1);
+    gk_vmodel m = {1, {{GK_VM_SPH, 1, 1, 0, 0, 1}}}, none = {0};
+    CHECK(gk_variogram_fit(ctx, NULL, -1, &m, NULL, NULL) == GK_ERR_ARG);
+    CHECK(strstr(gk_errmsg(ctx), "no model to fit") != NULL);
+    CHECK(gk_variogram_fit(ctx, &v, -1, &none, NULL, NULL) == GK_ERR_ARG);
+    CHECK(strstr(gk_errmsg(ctx), "no model to fit") != NULL);
+    CHECK(gk_variogram_fit(ctx, &v, 1, &m, NULL, NULL) == GK_ERR_ARG);
+    CHECK(strstr(gk_errmsg(ctx), "direction 1 out of range") != NULL);
+    CHECK(gk_variogram_fit(ctx, &v, -2, &m, NULL, NULL) == GK_ERR_ARG);
+    CHECK(strstr(gk_errmsg(ctx), "direction -2 out of range") != NULL);
+    for (int c = 0; c < v.nlags; c++)
+        v.np[c] = 0;
+    CHECK(gk_variogram_fit(ctx, &v, 0, &m, NULL, NULL) == GK_ERR_ARG);
+    CHECK(strstr(gk_errmsg(ctx), "the sample variogram has no pairs") != NULL);
+    gk_vgm_free(&v);
+    gk_vgm_free(NULL);
+    gk_points_free(pts);
+    gk_context_free(ctx);
+}
+
 int main(void)
 {
     test_bessel();
@@ -724,6 +773,7 @@ int main(void)
     test_classes();
     test_paths();
     test_fit();
+    test_refusals();
     printf("test_variogram: %d checks, %d failures\n", checks, failures);
     return failures ? 1 : 0;
 }

@@ -18,6 +18,7 @@
 #include "ridges_synth.h"
 #include "ridges/density.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -272,6 +273,47 @@ static void test_bad_input(void)
     m.angle = 0.0;
     expect_error("angle 0", m, p, 20, "angle");
     m = defaults(1.0);
+    m.bandwidth = INFINITY;
+    expect_error("bandwidth inf", m, p, 20, "bandwidth=inf: must be a finite number > 0");
+    m = defaults(1.0);
+    m.threshold = INFINITY;
+    expect_error("threshold inf", m, p, 20, "threshold=inf: must be >= 0");
+    m = defaults(1.0);
+    m.threshold = 1.5; /* relative: a fraction of the largest density */
+    expect_error("threshold > 1, relative", m, p, 20, "threshold=1.5: must be >= 0");
+    m = defaults(1.0);
+    m.angle = 90.5;
+    expect_error("angle > 90", m, p, 20, "angle=90.5: must be in (0, 90]");
+    const double cut[2] = {0.0, INFINITY};
+    for (int i = 0; i < 2; i++) {
+        m = defaults(1.0);
+        m.cutoff = cut[i];
+        expect_error("cutoff", m, p, 20, "cutoff=");
+    }
+    const int iters[2] = {0, GK_SCMS_ITER_MAX + 1};
+    for (int i = 0; i < 2; i++) {
+        m = defaults(1.0);
+        m.max_iter_scms = iters[i];
+        expect_error("max_iter", m, p, 20, "max_iter=");
+    }
+    const double sp[2] = {NAN, -INFINITY};
+    for (int i = 0; i < 2; i++) {
+        m = defaults(1.0);
+        m.spacing = sp[i];
+        expect_error("spacing", m, p, 20, "spacing=");
+    }
+    {
+        gk_context *dctx = gk_context_new();
+        gk_cloud c4 = {4, 10, p}; /* 10 points of 4 coordinates */
+        gk_ridge_graph g4;
+        char *w4 = NULL;
+        m = defaults(1.0);
+        CHECK(gk_density_graph(dctx, &c4, &m, &g4, &w4, NULL, NULL) == GK_ERR_ARG);
+        CHECKF(strstr(gk_errmsg(dctx), "points of 4 dimensions (2 or 3 expected)"), "%s",
+               gk_errmsg(dctx));
+        gk_context_free(dctx);
+    }
+    m = defaults(1.0);
     expect_error("2 points", m, p, 2, "at least 3");
     double same[10] = {3, 4, 3, 4, 3, 4, 3, 4, 3, 4};
     expect_error("identical", m, same, 5, "identical");
@@ -350,10 +392,63 @@ static void test_modes(void)
     free(p);
 }
 
+/* Progress: the fractions never go back and end at 1; a callback that
+ * returns 0 at its first call (the bandwidth), at the walkers or at the
+ * last (the lines linked) stops the run with GK_ERR_CANCELLED and no
+ * graph. */
+typedef struct {
+    double last, stop_at;
+    int calls, back;
+} prog_t;
+
+static int prog(double f, const char *note, void *user)
+{
+    (void)note;
+    prog_t *p = user;
+    p->back |= f < p->last;
+    p->last = f;
+    p->calls++;
+    return f < p->stop_at;
+}
+
+static void test_progress(void)
+{
+    double circ[3] = {0.0, 0.0, 50.0};
+    synth_curve c = synth_make(f_circle, circ, 0.0, 2.0 * M_PI, 4000, 2);
+    double *p = malloc(400 * 2 * sizeof(double));
+    synth_state = 5;
+    synth_sample(&c, 400, 2.0, p);
+    gk_cloud cl = {2, 400, p};
+    const double stops[] = {2.0, 0.05, 0.5, 1.0};
+    for (int k = 0; k < 4; k++) {
+        gk_context *ctx = gk_context_new();
+        gk_ridges_method m = defaults(6.0);
+        gk_ridge_graph g;
+        memset(&g, 0, sizeof g);
+        char *warn = NULL;
+        prog_t pr = {0.0, stops[k], 0, 0};
+        int rc = gk_density_graph(ctx, &cl, &m, &g, &warn, prog, &pr);
+        if (k == 0) {
+            CHECKF(rc == GK_OK && g.n_e > 0 && pr.last == 1.0 && !pr.back && pr.calls >= 3,
+                   "progress: rc %d, last %g, %d calls", rc, pr.last, pr.calls);
+        } else {
+            CHECKF(rc == GK_ERR_CANCELLED && strstr(gk_errmsg(ctx), "cancelled") &&
+                       pr.last >= stops[k] && g.n_v == 0,
+                   "stop at %g: rc %d, last %g, %zu vertices", stops[k], rc, pr.last, g.n_v);
+        }
+        free(warn);
+        graph_free(&g);
+        gk_context_free(ctx);
+    }
+    free(p);
+    synth_free(&c);
+}
+
 int main(void)
 {
     test_bandwidth_rule();
     test_bad_input();
+    test_progress();
     test_scenes();
     test_threads();
     test_modes();
