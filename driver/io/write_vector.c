@@ -182,6 +182,15 @@ static GDALDriverH choose_driver(gk_context *ctx, const char *what, const char *
                  name);
         return NULL;
     }
+    /* a write-only format (PGDUMP) would fail the read back at commit,
+     * after all the work */
+    if (!GDALGetMetadataItem(d, GDAL_DCAP_OPEN, NULL)) {
+        gk_error(ctx, GK_ERR_ARG,
+                 "-of %s: GDAL cannot read this format back, and gridkit reads every output "
+                 "back before it takes its name (e.g. GPKG, FlatGeobuf, GeoJSON)",
+                 name);
+        return NULL;
+    }
     if (EQUAL(name, "ESRI Shapefile") && !EQUAL(ext, "shp")) {
         gk_error(ctx, GK_ERR_ARG,
                  "%s %s: a shapefile's name must end in .shp (else GDAL makes a folder)", what,

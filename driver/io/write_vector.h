@@ -8,7 +8,8 @@
  * cancel the temporary files go and an existing destination stays.
  *
  * Formats that write no file (Memory, a database) or a folder
- * (OpenFileGDB) are refused before any work: gridkit replaces only files.
+ * (OpenFileGDB) are refused before any work: gridkit replaces only files;
+ * so are those GDAL cannot read back (PGDUMP).
  * GDAL's messages name the destination, never the temporary.
  */
 #ifndef GK_WRITE_VECTOR_H

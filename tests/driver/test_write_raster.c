@@ -1,7 +1,8 @@
 /*
  * test_write_raster.c - the GDAL raster writer: round trips, type conversion,
  * CreateCopy drivers, temporary files, safety checks (in
- * test_write_raster_safety.c), and bounded memory.
+ * test_write_raster_safety.c), edge cases (test_write_raster_edges.c), and
+ * bounded memory.
  *
  * usage: test_write_raster WORKDIR            functional suite
  *        test_write_raster --memory WORKDIR   20000 x 20000 Byte, peak RSS
@@ -578,7 +579,7 @@ static int fill_tiles(gk_raster_writer *w, int nx, int ny, int bands, int skip, 
     return rc;
 }
 
-static double *read_all(const char *p, int nx, int ny, int bands)
+double *read_all(const char *p, int nx, int ny, int bands)
 {
     GDALDatasetH ds = GDALOpen(p, GA_ReadOnly);
     if (!ds)
@@ -823,8 +824,10 @@ int main(int argc, char **argv)
     snprintf(workdir, sizeof workdir, "%s", real);
     free(real);
     empty_workdir();
-    GDALAllRegister();
     gk_context *ctx = gk_context_new();
+    if (bench_n == 0 && !memory)
+        test_registers_drivers(ctx); /* before GDALAllRegister */
+    GDALAllRegister();
     if (bench_n > 0) {
         bench(ctx, bench_n, bench_tile, bench_tile_h);
     } else if (memory) {
@@ -848,6 +851,15 @@ int main(int argc, char **argv)
         test_replace_steps(ctx);
         test_parallel_writes(ctx);
         test_file_order(ctx);
+        test_spec_checks(ctx);
+        test_window_checks(ctx);
+        test_describe_edges(ctx);
+        test_create_refused(ctx);
+        test_describe_refused(ctx);
+        test_bigtiff(ctx);
+        test_unstaged_rows(ctx);
+        test_unwritten_parts(ctx);
+        test_replace_edges(ctx);
     }
     gk_context_free(ctx);
     GDALDestroyDriverManager();

@@ -25,6 +25,8 @@ double ramp(int band, int x, int y);
 double seven(int band, int x, int y);
 char *read_bytes(const char *p, size_t *n);
 void write_text(const char *p, const char *text);
+/* Every band of p as doubles, band after band (NULL: unreadable). */
+double *read_all(const char *p, int nx, int ny, int bands);
 /* Creates dst with value 7 everywhere through the writer. */
 int make_raster(gk_context *ctx, const char *dst, int nx, int ny);
 
@@ -37,5 +39,17 @@ void test_bad_names(gk_context *ctx);
 void test_guess_warning(gk_context *ctx);
 void test_tile_size(gk_context *ctx);
 void test_replace_steps(gk_context *ctx);
+
+/* test_write_raster_edges.c */
+void test_registers_drivers(gk_context *ctx);
+void test_spec_checks(gk_context *ctx);
+void test_window_checks(gk_context *ctx);
+void test_describe_edges(gk_context *ctx);
+void test_create_refused(gk_context *ctx);
+void test_describe_refused(gk_context *ctx);
+void test_bigtiff(gk_context *ctx);
+void test_unstaged_rows(gk_context *ctx);
+void test_unwritten_parts(gk_context *ctx);
+void test_replace_edges(gk_context *ctx);
 
 #endif
