@@ -38,7 +38,7 @@ set_target_properties(gridkit_shared PROPERTIES OUTPUT_NAME gridkit EXPORT_NAME 
   VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}
   LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
 install(TARGETS gridkit_shared EXPORT gridkitTargets
-  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime NAMELINK_COMPONENT dev
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
 # pkg-config: paths relative to the .pc file, so that a moved tree still answers
@@ -56,15 +56,15 @@ Version: @PROJECT_VERSION@
 Libs: -L${libdir} -lgridkit
 Cflags: -I${includedir}
 ]=] @ONLY)
-install(FILES ${CMAKE_BINARY_DIR}/gridkit.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+install(FILES ${CMAKE_BINARY_DIR}/gridkit.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT dev)
 
 # CMake: find_package(gridkit) -> gridkit::gridkit
 include(CMakePackageConfigHelpers)
 set(_gk_cmakedir ${CMAKE_INSTALL_LIBDIR}/cmake/gridkit)
-install(EXPORT gridkitTargets NAMESPACE gridkit:: DESTINATION ${_gk_cmakedir})
+install(EXPORT gridkitTargets NAMESPACE gridkit:: DESTINATION ${_gk_cmakedir} COMPONENT dev)
 file(CONFIGURE OUTPUT ${CMAKE_BINARY_DIR}/gridkitConfig.cmake CONTENT
   "# find_package(gridkit): the target gridkit::gridkit (libgridkit.so and its headers)\ninclude(\"\${CMAKE_CURRENT_LIST_DIR}/gridkitTargets.cmake\")\n" @ONLY)
 write_basic_package_version_file(${CMAKE_BINARY_DIR}/gridkitConfigVersion.cmake
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
 install(FILES ${CMAKE_BINARY_DIR}/gridkitConfig.cmake ${CMAKE_BINARY_DIR}/gridkitConfigVersion.cmake
-  DESTINATION ${_gk_cmakedir})
+  DESTINATION ${_gk_cmakedir} COMPONENT dev)

@@ -11,7 +11,7 @@ pkgs="build-essential cmake pkg-config libgdal-dev gdal-bin libjson-c-dev libcai
 libsqlite3-dev openmpi-bin libopenmpi-dev"
 if [ "${1:-}" = --tests ]; then
     pkgs="$pkgs python3-gdal python3-numpy r-base-core r-cran-gstat r-cran-sp r-cran-ks \
-r-cran-spatstat.explore"
+r-cran-spatstat.explore groff-base"
 fi
 if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
     export DEBIAN_FRONTEND=noninteractive
