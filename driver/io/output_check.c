@@ -74,8 +74,16 @@ char *gk_output_prepare(gk_context *ctx, const char *what, const char *dst, cons
     /* a link's target too: stat() follows it */
     if (gk_output_not_input(ctx, what, dst, dst, inputs))
         return NULL;
-    if (!strncmp(dst, "/vsi", 4))
-        return strdup(dst);
+    /* every output is a temporary renamed when complete, through the file
+     * system: a virtual one (/vsimem/, /vsis3/, ...) has no such rename */
+    if (!strncmp(dst, "/vsi", 4)) {
+        gk_error(ctx, GK_ERR_UNSUPPORTED,
+                 "%s %s: GDAL's virtual file systems (/vsi...) are not written by gridkit, which "
+                 "writes a temporary file and renames it when complete; write a file, then copy it "
+                 "(gdal_translate, ogr2ogr or the storage's own tool)",
+                 what, dst);
+        return NULL;
+    }
 
     struct stat st;
     char *path = NULL;

@@ -118,8 +118,6 @@ void gk_format_bytes(double bytes, char *buf, size_t cap)
     snprintf(buf, cap, "%.*f %s", v < 10 ? 2 : 1, v, unit[u]);
 }
 
-static int is_vsi(const char *name) { return strncmp(name, "/vsi", 4) == 0; }
-
 static char *dir_of(const char *name)
 {
     const char *path = CPLGetPath(name);
@@ -133,8 +131,6 @@ static int check_destination(gk_context *ctx, const gk_raster_spec *spec, double
     *path = gk_output_prepare(ctx, "output", spec->dst, spec->inputs);
     if (!*path)
         return gk_errno(ctx) ? gk_errno(ctx) : GK_ERR_ARG;
-    if (is_vsi(*path))
-        return GK_OK; /* virtual file systems: GDAL will tell */
 
     struct stat st;
     char *dir = dir_of(*path);

@@ -80,6 +80,10 @@ fi
 expect grid_of_mem 1 "'MEM' writes no file" -- "$GK" grid "${G[@]}" -of MEM "$W/m.gpkg" "$W/mem.tif"
 expect cv_o_of_memory_ext 1 "no vector driver" -- "$GK" cv -zfield zinc -a nearest "$W/m.gpkg" -o "$W/r.xyz123"
 [ -e "$W/mem.tif" ] && ko grid_of_mem_nothing "mem.tif made" || ok grid_of_mem_nothing
+# GDAL's virtual file systems: refused by name for every output (no rename there)
+expect grid_dst_vsimem 1 "/vsimem/g.tif: GDAL's virtual file systems" -- "$GK" grid "${G[@]}" "$W/m.gpkg" /vsimem/g.tif
+expect cv_o_vsimem 1 "/vsimem/cv.gpkg: GDAL's virtual" -- "$GK" cv -zfield zinc -a nearest "$W/m.gpkg" -o /vsimem/cv.gpkg
+expect vgm_o_vsis3 1 "/vsis3/b/v.txt: GDAL's virtual" -- "$GK" variogram "$W/m.gpkg" -zfield zinc -o /vsis3/b/v.txt
 expect vgm_ok 0 '' -- "$GK" variogram "$W/m.gpkg" -zfield zinc -o "$W/v.txt" --plot "$W/v.svg"
 if grep -q '^#.*points' "$W/v.txt" && grep -q '<svg' "$W/v.svg"; then ok vgm_ok_files; else ko vgm_ok_files "v.txt or v.svg wrong"; fi
 
