@@ -138,6 +138,11 @@ typedef struct gk_method {
      * for n uniform points over area (device_choice.c); NULL or INFINITY:
      * no figure (auto keeps the GPU). */
     double (*cost_ns)(const gk_algorithm *a, double n, double area, double *setup_ns);
+
+    /* A pixel size without an extent (-tr alone): the margin around the
+     * points' bounding box that the method's peer takes (QGIS's Heatmap: its
+     * radius); NULL: the method needs the extent given. */
+    double (*pixel_extent_margin)(const gk_algorithm *a);
 } gk_method;
 
 /* The method of a name (case-insensitive), or NULL; the method of a kind. */

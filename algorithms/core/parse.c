@@ -407,4 +407,10 @@ int gk_algorithm_z_is_weight(const gk_algorithm *alg)
     return m && (m->flags & GK_M_Z_WEIGHT);
 }
 
+double gk_algorithm_pixel_margin(const gk_algorithm *alg)
+{
+    const gk_method *m = alg ? gk_method_of(alg->kind) : NULL;
+    return m && m->pixel_extent_margin ? m->pixel_extent_margin(alg) : NAN;
+}
+
 void gk_algorithm_set_precision(gk_algorithm *alg, gk_precision p) { alg->precision = p; }

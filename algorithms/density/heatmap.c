@@ -282,6 +282,9 @@ static double heatmap_cost(const gk_algorithm *a, double n, double area, double 
     return 100.0 + 5.0 * (k < n ? k : n);
 }
 
+/* QGIS's Heatmap, given a pixel size, widens the layer's extent by the radius. */
+static double heatmap_margin(const gk_algorithm *a) { return HEAT(a)->radius; }
+
 static const char *heatmap_gpu(const gk_job *job, gk_gpu_job_desc *d)
 {
     const gk_algorithm *a = &job->alg;
@@ -310,4 +313,5 @@ const gk_method gk_method_heatmap = {
     .cpu_tile = heatmap_tile,
     .gpu_describe = heatmap_gpu,
     .cost_ns = heatmap_cost,
+    .pixel_extent_margin = heatmap_margin,
 };

@@ -204,6 +204,11 @@ int gk_algorithm_needs_z(const gk_algorithm *alg);
 /* 1 when z is an optional weight (heatmap): without -zfield the caller gives
  * every point z = 1 (gk_points_fill_z). */
 int gk_algorithm_z_is_weight(const gk_algorithm *alg);
+/* Given a pixel size and no extent, the margin the method's peer puts
+ * around the points' bounding box (heatmap: its radius, as QGIS's Heatmap
+ * does; the grid then has ceil(size / pixel) + 1 pixels a side from the
+ * widened box's top-left corner); NaN when the method needs an extent. */
+double gk_algorithm_pixel_margin(const gk_algorithm *alg);
 
 /* The methods -a knows, for help text and front ends (the QGIS provider
  * reads them through `gridkit grid --algorithms`): i from 0 to

@@ -85,6 +85,10 @@ static void build_usage(void)
     size_t used = strlen(usage_text);
     snprintf(usage_text + used, sizeof usage_text - used, "%s",
              "Sources: any OGR vector source, or XYZ text (*.xyz or -oo FORMAT=XYZ).\n"
+             "Grid: -txe/-tye (default: the points' extent) with -outsize (default 256 256)\n"
+             "or -tr (the extent then needed, as in gdal_grid; heatmap alone takes QGIS's\n"
+             "grid from -tr: the points' extent widened by the radius, ceil(side/res)+1\n"
+             "pixels of exactly that size from its top-left corner).\n"
              "--timings prints the seconds spent reading points, preparing (index, GPU),\n"
              "gridding (and writing tiles, within it) and finishing the file, on stderr.\n"
              "--parts DIR writes the grid as strips, each a tiled GeoTIFF in DIR, and\n"
@@ -445,10 +449,6 @@ gk_grid_options *gk_grid_options_new(gk_context *ctx, int argc, char **argv)
         gk_error(ctx, GK_ERR_ARG, "-outsize and -tr options cannot be used at the same time");
         goto fail;
     }
-    if (o->have_tr && !(o->have_txe && o->have_tye)) {
-        gk_error(ctx, GK_ERR_ARG, "-tr needs the extent too: give -txe and -tye");
-        goto fail;
-    }
     if (!o->src) {
         gk_error(ctx, GK_ERR_ARG, "no source datasource given (try --help)");
         goto fail;
@@ -467,6 +467,14 @@ gk_grid_options *gk_grid_options_new(gk_context *ctx, int argc, char **argv)
     /* The algorithm string parsed now, once: a typo fails before any reading. */
     if (!(o->alg = gk_algorithm_parse(ctx, o->algorithm)))
         goto fail;
+    /* gdal_grid needs the extent with -tr; heatmap, as QGIS, takes the points' */
+    if (o->have_tr && !(o->have_txe && o->have_tye) &&
+        ((o->have_txe || o->have_tye) || !isfinite(gk_algorithm_pixel_margin(o->alg)))) {
+        gk_error(ctx, GK_ERR_ARG,
+                 "-tr needs the extent too: give -txe and -tye (heatmap alone takes QGIS's: "
+                 "the points' extent widened by the radius)");
+        goto fail;
+    }
     return o;
 fail:
     gk_grid_options_free(o);

@@ -149,7 +149,9 @@ struct gk_gpu_warm {
 
 /* gdal_grid's geometry: extent from -txe/-tye, else (gridkit's choice) the
  * bounding box of the points actually used by every band; size from -outsize,
- * else -tr with gdal_grid's rounding, else 256 x 256. */
+ * else -tr with gdal_grid's rounding, else 256 x 256. -tr without an extent
+ * (heatmap): QGIS's Heatmap's grid, the box widened by the margin,
+ * ceil(side / pixel) + 1 pixels of exactly that size from its top-left corner. */
 static int grid_geometry(gk_context *ctx, const gk_grid_options *o, const gk_source_points *sp,
                          gk_grid *g)
 {
@@ -169,12 +171,29 @@ static int grid_geometry(gk_context *ctx, const gk_grid_options *o, const gk_sou
     g->xmax = o->have_txe ? fmax(o->txe[0], o->txe[1]) : bx1;
     g->ymin = o->have_tye ? fmin(o->tye[0], o->tye[1]) : by0;
     g->ymax = o->have_tye ? fmax(o->tye[0], o->tye[1]) : by1;
-    if (!(g->xmax > g->xmin) || !(g->ymax > g->ymin))
+    double margin = gk_algorithm_pixel_margin(o->alg);
+    const int qgis = o->have_tr && !o->have_txe && !o->have_tye && isfinite(margin) &&
+                     isfinite(g->xmin) && isfinite(g->ymax);
+    if (!qgis && (!(g->xmax > g->xmin) || !(g->ymax > g->ymin)))
         return gk_error(ctx, GK_ERR_ARG,
                         "the points span no area (x %.15g..%.15g, y %.15g..%.15g): give the "
                         "extent with -txe and -tye",
                         g->xmin, g->xmax, g->ymin, g->ymax);
-    if (o->have_outsize) {
+    if (qgis) {
+        double w = g->xmax - g->xmin + 2 * margin, h = g->ymax - g->ymin + 2 * margin;
+        double nx = fmax(ceil(w / o->tr[0]) + 1, 1.0), ny = fmax(ceil(h / o->tr[1]) + 1, 1.0);
+        if (!(nx <= 2147483647.0 && ny <= 2147483647.0))
+            return gk_error(ctx, GK_ERR_ARG,
+                            "-tr %.15g %.15g over the points' extent widened by %.15g gives %.15g x "
+                            "%.15g pixels: each side must be from 1 to 2147483647",
+                            o->tr[0], o->tr[1], margin, nx, ny);
+        g->xmin -= margin;
+        g->ymax += margin;
+        g->nx = (int)nx;
+        g->ny = (int)ny;
+        g->xmax = g->xmin + g->nx * o->tr[0];
+        g->ymin = g->ymax - g->ny * o->tr[1];
+    } else if (o->have_outsize) {
         g->nx = o->nx;
         g->ny = o->ny;
     } else if (o->have_tr) {

@@ -14,3 +14,10 @@ if(GRIDKIT_QGIS_TESTS)
                    ${CMAKE_BINARY_DIR}/test-work/heatmap_qgis)
   set_tests_properties(heatmap_qgis PROPERTIES TIMEOUT 600)
 endif()
+# -tr without an extent: QGIS's Heatmap grid (heatmap_extent.sh)
+if(GRIDKIT_WITH_GDAL)
+  add_test(NAME heatmap_extent
+           COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/heatmap_extent.sh ${CMAKE_BINARY_DIR}/gridkit
+                   ${CMAKE_SOURCE_DIR}/data ${CMAKE_BINARY_DIR}/test-work/heatmap_extent)
+  set_tests_properties(heatmap_extent PROPERTIES TIMEOUT 120 FAIL_REGULAR_EXPRESSION "FAIL ")
+endif()
