@@ -1,5 +1,5 @@
-# `gridkit cv` end to end (tests/driver/cv_cli.py: JSON summary, residual
-# layers, bad input).
+# `gridkit cv` and `gridkit variogram` end to end (tests/driver/cv_cli.py: JSON
+# summary, residual layers, bad input; variogram's estimators, plots, bad options).
 if(GRIDKIT_WITH_GDAL)
   # The system python: the one with osgeo (python3-gdal) and numpy.
   if(EXISTS /usr/bin/python3)

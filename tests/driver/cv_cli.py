@@ -1,11 +1,12 @@
 #!/usr/bin/python3
 """cv_cli.py GRIDKIT DATA_DIR WORK_DIR
 
-`gridkit cv` end to end: the JSON summary parses and has gstat-style keys,
-leave-one-out invdist matches a numpy brute force, -o writes one feature per
+`gridkit cv` and `gridkit variogram` end to end: cv's JSON summary parses and
+has gstat-style keys, leave-one-out invdist matches a numpy brute force, -o writes one feature per
 point (GPKG, Shapefile) with the source SRS, k-fold reports its folds and
 seed, and bad input fails cleanly without touching the input or leaving
-temporary files. Ends with "N passed, M failed".
+temporary files; variogram's two estimators against numpy, its plots (PNG,
+SVG) and its bad options. Ends with "N passed, M failed".
 """
 import glob
 import hashlib
@@ -240,6 +241,34 @@ def main():
     j1 = cv_json(src + ["-a", "kriging:drift_raster=" + os.path.join(DATA, "meuse_dist_filled.tif") + ked,
                         "--threads", "1"])
     check("ked_threads_same", all(j1[k] == jp[k] for k in KEYS), "%r %r" % (j1["rmse"], jp["rmse"]))
+    # a folder name with a tab: escaped in the JSON (\u0009), the path read back intact
+    tab = os.path.join(WORK, "run\t3")
+    os.makedirs(tab, exist_ok=True)
+    shutil.copy(os.path.join(DATA, "meuse_dist_filled.tif"), os.path.join(tab, "d.tif"))
+    jt = cv_json(src + ["-a", "kriging:drift_raster=" + os.path.join(tab, "d.tif") + ked])
+    check("ked_tab_json", jt["rmse"] == jp["rmse"] and
+          ("drift_raster=%s:" % os.path.join(tab, "d.tif")) in jt["algorithm"],
+          "%r %r %r" % (jt["rmse"], jp["rmse"], jt["algorithm"][:80]))
+
+    # ---- the other spellings of the format and output options, the text summary's
+    # method line for each way of cross-validating
+    rc, out, err = run([SRC, "-a", "nearest", "--json"])
+    check("json_flag", rc == 0 and json.loads(out)["n"] == n, err.strip()[:120])
+    rc, out2, err = run([SRC, "-a", "nearest", "--format=text"])
+    check("format_text", rc == 0 and out2.startswith("algorithm   nearest") and
+          "n           %d (of %d points)" % (n, n) in out2, out2[:120])
+    lo = os.path.join(WORK, "long_output.gpkg")
+    rc, out, err = run([SRC, "-a", "nearest", "--output", lo, "-q"])
+    check("output_long_name", rc == 0 and len(read_layer(lo)[0]) == n, err.strip()[:120])
+    METHODS = [("nearest", "holdout (one search index, each fold left out of the search)"),
+               ("kriging:model=Exp:psill=2:range=300", "dubrule (one kriging system, each fold "
+                "in closed form)"),
+               ("linear", "rebuild (a job per fold on the other folds' points)")]
+    for alg, want in METHODS:
+        rc, out, err = run([SRC, "-a", alg, "--nfold", "5", "-q"])
+        line = [ln for ln in out.splitlines() if ln.startswith("method")]
+        check("text_method_" + alg.split(":")[0], rc == 0 and line == ["method      " + want],
+              str(line))
 
     # ---- bad input ---------------------------------------------------------------
     copy = os.path.join(WORK, "input.gpkg")
@@ -254,10 +283,17 @@ def main():
         ("bad_nfold_1", [copy, "-a", "nearest", "--nfold", "1"], "nfold"),
         ("bad_nfold_gt_n", [copy, "-a", "nearest", "--nfold", str(n + 1)], "nfold"),
         ("bad_nfold_text", [copy, "-a", "nearest", "--nfold", "five"], "nfold"),
+        ("bad_nfold_overflow", [copy, "-a", "nearest", "--nfold", "9" * 20],
+         "'%s' is not a whole number" % ("9" * 20)),
         ("bad_one_point", [one, "-a", "nearest", "-oo", "X_POSSIBLE_NAMES=x", "-oo",
                            "Y_POSSIBLE_NAMES=y", "-zfield", "z"], "at least 2"),
         ("bad_count", [copy, "-a", "count"], "predict"),
         ("bad_grid_option", [copy, "-a", "nearest", "-outsize", "10", "10"], "outsize"),
+        ("bad_grid_option_of", [copy, "-a", "nearest", "-of", "GTiff"], "-of is a gridding"),
+        ("bad_grid_option_ot", [copy, "-a", "nearest", "-ot", "Float32"], "-ot is a gridding"),
+        ("bad_grid_option_co", [copy, "-a", "nearest", "-co", "TILED=YES"], "-co is a gridding"),
+        ("bad_grid_option_txe", [copy, "-a", "nearest", "-txe", "0", "1"], "-txe is a gridding"),
+        ("bad_grid_option_tye", [copy, "-a", "nearest", "-tye", "0", "1"], "-tye is a gridding"),
         ("bad_second_name", [copy, "out.tif", "-a", "nearest"], "one source"),
         ("bad_format", [copy, "-a", "nearest", "--format=xml"], "format"),
         ("bad_device", [copy, "-a", "nearest", "--device", "tpu"], "tpu"),
@@ -287,9 +323,109 @@ def main():
           len(glob.glob(os.path.join(shp_in, "*"))) == len(sums))
 
 
+def vgm(args):
+    p = subprocess.run([GK, "variogram"] + args, capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def png_size(path):
+    """(width, height) from a PNG's IHDR, or None when the file is no PNG."""
+    with open(path, "rb") as f:
+        head = f.read(24)
+    if head[:8] != b"\x89PNG\r\n\x1a\n" or head[12:16] != b"IHDR":
+        return None
+    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+
+
+def variogram_checks():
+    """`gridkit variogram`: both estimators against numpy, the plots, bad options."""
+    meuse = os.path.join(DATA, "meuse.gpkg")
+    ds = ogr.Open(meuse)
+    pts = np.array([(f.GetGeometryRef().GetX(), f.GetGeometryRef().GetY(), f.GetField("logzinc"))
+                    for f in ds.GetLayer(0)])
+    ds = None
+    x, y, z = pts.T
+    i, j = np.triu_indices(len(x), 1)
+    d, dz = np.hypot(x[i] - x[j], y[i] - y[j]), z[i] - z[j]
+    # gstat's defaults: cutoff a third of the box's diagonal, 15 lags
+    w = np.hypot(np.ptp(x), np.ptp(y)) / 3 / 15
+    for est in ("matheron", "cressie"):
+        rc, out, err = vgm([meuse, "-zfield", "logzinc", "-q", "--estimator", est, "-of", "csv"])
+        if rc:
+            check("vgm_%s_numpy" % est, False, err.strip()[:160])
+            continue
+        rows = np.loadtxt(out.splitlines()[1:], delimiter=",")
+        worst, counts = 0.0, True
+        for k, (npairs, dist, gamma) in enumerate(rows):
+            m = (d > k * w) & (d <= (k + 1) * w) if k else d <= w
+            nk, g = m.sum(), (dz[m] ** 2).mean() / 2
+            if est == "cressie":  # Cressie and Hawkins (1980), as gstat's cressie = TRUE
+                g = np.sqrt(np.abs(dz[m])).mean() ** 4 / (0.457 + 0.494 / nk) / 2
+            counts = counts and nk == npairs
+            worst = max(worst, abs(gamma - g) / g, abs(dist - d[m].mean()) / d[m].mean())
+        check("vgm_%s_numpy" % est, len(rows) == 15 and counts and worst < 1e-12,
+              "15 lags, pairs as numpy's, worst relative difference %.2e" % worst)
+    # the table says which estimator it used, and that a trend was taken out
+    rc, out, err = vgm([meuse, "-zfield", "logzinc", "--estimator", "cressie", "--drift", "linear"])
+    check("vgm_table_header", rc == 0 and out.startswith("# 155 points") and
+          "Cressie-Hawkins estimator" in out.splitlines()[0] and
+          "# residuals of the ordinary least-squares trend z ~ 1 + x + y" in out, out[:160])
+
+    # ---- --plot: PNG or SVG (the suffix in any case), a model or none, directions;
+    # the same bytes whatever the threads
+    plots = [("plain.png", []), ("kappa.SVG", ["--fit", "Nug,Mat", "--fit-kappa", "0.5,1,2"]),
+             ("anis.png", ["--fit", "Sph", "--anis", "30,0.5", "--direction", "0,90"]),
+             ("trend.png", ["--estimator", "cressie", "--drift", "linear", "--fit", "Nug,Exp"])]
+    for name, extra in plots:
+        path = os.path.join(WORK, name)
+        sums = []
+        for t in ("1", "3"):
+            rc, out, err = vgm([meuse, "-zfield", "logzinc", "-q", "--threads", t, "--plot", path]
+                               + extra)
+            sums.append(md5(path) if rc == 0 and os.path.exists(path) else err.strip()[:120])
+        if name.endswith(".png"):
+            ok = png_size(path) == (880, 600)
+        else:
+            with open(path, "rb") as f:
+                ok = b"<svg" in f.read(400)
+        check("vgm_plot_" + name, ok and sums[0] == sums[1] and no_temp_files(WORK), str(sums))
+    check("vgm_plot_model_drawn", md5(os.path.join(WORK, "plain.png")) !=
+          md5(os.path.join(WORK, "trend.png")))
+
+    # ---- bad options: the reason, exit 1, no output written
+    out = os.path.join(WORK, "vgm_bad.json")
+    bad = [
+        (["--width", "0"], "--width must be positive, not 0"),
+        (["--lags", "2.5"], "--lags must be a whole number"),
+        (["--lags", "0"], "--lags must be a whole number"),
+        (["--tolerance", "0"], "--tolerance must be in (0, 180], not 0"),
+        (["--tolerance", "181"], "--tolerance must be in (0, 180], not 181"),
+        (["--bandwidth", "-1"], "--bandwidth must be positive, not -1"),
+        (["--fit-method", "3"], "--fit-method must be 1, 2, 6 or 7, not 3"),
+        (["--plot", ".png"], "must end in .png or .svg"),
+        (["--plot", "v.pdf"], "must end in .png or .svg"),
+        (["--fit", "Sph", "--model", "m.json"], "give either --fit, --fit-best or --model"),
+        (["--psill", "1"], "need --fit MODEL or --fit-best LIST"),
+        (["--range", "300"], "need --fit MODEL or --fit-best LIST"),
+        (["--kappa", "1"], "need --fit MODEL or --fit-best LIST"),
+        (["--anis", "30,0.5"], "need --fit MODEL or --fit-best LIST"),
+        (["--fit-kappa="], "--fit-kappa=: the kappa list is empty"),
+        (["--fit-kappa"], "--fit-kappa needs a model to fit"),
+        (["--fit", "Nug,Sph", "--fit-kappa", ".5"], "the model has none"),
+        (["--fit", "Nug,Mat", "--fit-kappa", "-1"], "kappa -1 is not in (0, 100]"),
+        (["-txe", "1"], "-txe needs 2 values"),
+        (["--format", "text"], "'text' is not table, csv or json"),
+    ]
+    for args, want in bad:
+        rc, _, err = vgm([meuse, "-zfield", "logzinc", "-q", "-o", out] + args)
+        check("vgm_bad " + " ".join(args), rc == 1 and want in err and not os.path.exists(out)
+              and no_temp_files(WORK), err.strip()[:140])
+
+
 if __name__ == "__main__":
     try:
         main()
+        variogram_checks()
     except Exception as e:  # a crash is a failure, with the reason
         check("crashed", False, repr(e))
     print("%d passed, %d failed" % (passed, failed))

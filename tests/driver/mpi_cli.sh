@@ -15,7 +15,9 @@
 # - a rank whose input is missing, a rank without its GPU, a rank out of
 #   memory, a rank that fills the disk while writing its parts, a rank killed
 #   outright, and the whole job interrupted: a non-zero exit, the failing rank
-#   named, no output and no temporary.
+#   named, no output and no temporary;
+# - a launcher's environment without a usable MPI module: one rank runs as one
+#   process, more are refused saying why.
 # Ends with "N passed, M failed".
 set -u
 . "$(dirname "$0")/suite.sh"
@@ -193,6 +195,17 @@ timeout 120 "${MPI[@]}" -n 3 "$GK" ridges "$W/ring.xyz" -a density --device cpu 
     >"$W/ridges_shared.out" 2>&1
 grep -q "Ranks: 3, the walkers shared" "$W/ridges_shared.out" && ok "ridges_density shared among 3 ranks" ||
     ko ridges_density_shared "$(tail -3 "$W/ridges_shared.out")"
+# density without --device (auto, no GPU here: the CPU's walkers) is shared as with
+# --device cpu: the plain run's lines, and the log says the ranks shared them
+timeout 120 "$GK" ridges -q "$W/ring.xyz" -a density "$W/ridges_auto.plain.gpkg" 2>/dev/null
+timeout 120 "${MPI[@]}" -n 2 env -u GRIDKIT_DEVICE "$GK" ridges "$W/ring.xyz" -a density \
+    "$W/ridges_auto.n2.gpkg" >"$W/ridges_auto.out" 2>&1
+if grep -q "Ranks: 2, the walkers shared" "$W/ridges_auto.out" && [ -s "$W/ridges_auto.plain.gpkg" ] &&
+    cmp -s "$W/ridges_auto.plain.gpkg" "$W/ridges_auto.n2.gpkg"; then
+    ok "ridges_density without --device: shared among 2 ranks, the plain run's bytes"
+else
+    ko ridges_density_auto "$(tail -3 "$W/ridges_auto.out")"
+fi
 # the points read by rank 0 and broadcast (the default across hosts): two
 # layers and an SRS through the broadcast; kriging's variance; cv and variogram
 MPI_EACH=("${MPI[@]}")
@@ -201,6 +214,8 @@ RANKS="3" same two_layers_bcast -l pts_a -l pts_b -zfield val -outsize 150 140 -
 RANKS="2" same variance_bcast "${MZ[@]}" -a kriging:model=Sph:psill=0.6:range=900:variance=yes "$M"
 other cv_bcast csv cv "$M" -zfield zinc -a invdistnn:power=2:radius=900:max_points=12 -q -o
 other variogram_bcast json variogram "$M" -zfield zinc --fit Nug,Sph --format json -o
+# a source without an SRS (XYZ) through the broadcast
+RANKS="2" same xyz_bcast -outsize 120 110 -a invdist:power=2:radius=300 "$DATA/points_10k.xyz"
 MPI=("${MPI_EACH[@]}")
 
 # ranks sharing a host share its cores: unbound, each takes its part unless
@@ -325,6 +340,27 @@ fault rank0_input "cannot open.*no_such_dir" "$W/f_in0*" -- "${MPI[@]}" -n 3 "$W
     grid -q -zfield zinc -outsize 300 300 -a invdist:power=2 "$W/f_in0.tif"
 fault rank0_input_cv "cannot open.*no_such_dir" "$W/f_in0cv*" -- "${MPI[@]}" -n 3 \
     "$W/rank0_missing.sh" cv -q -zfield zinc -a nearest -o "$W/f_in0cv.gpkg"
+# ... where it reads for the others to receive (bcast): they hear of it, nothing written
+fault rank0_input_bcast "cannot open.*no_such_dir" "$W/f_in0b*" -- "${MPI[@]}" -x GRIDKIT_MPI_READ=bcast \
+    -n 3 "$W/rank0_missing.sh" grid -q -zfield zinc -outsize 300 300 -a invdist:power=2 "$W/f_in0b.tif"
+
+# a launcher's environment without a usable MPI module (no mpirun needed): one rank
+# asked for runs as one process; several, or a count not given, are refused, saying why
+GRIDL=(grid -q -zfield zinc -outsize 60 50 -a invdist:power=2 "$M")
+"$GK" "${GRIDL[@]}" "$W/l_plain.tif"
+OMPI_COMM_WORLD_SIZE=1 GRIDKIT_MPI_MODULE=$W/no_such_module.so "$GK" "${GRIDL[@]}" "$W/l_one.tif" &&
+    cmp -s "$W/l_plain.tif" "$W/l_one.tif" && ok "launcher for 1 rank, no module: one process" ||
+    ko launcher_one_rank "not the plain run's bytes"
+fault launcher_no_module "for several ranks, but cannot run as its ranks: .*no_such_module.so" \
+    "$W/l_two.tif" -- env OMPI_COMM_WORLD_SIZE=2 GRIDKIT_MPI_MODULE="$W/no_such_module.so" \
+    "$GK" "${GRIDL[@]}" "$W/l_two.tif"
+# PMIx's rank alone (no size): launched; a library that is not gridkit's module
+fault launcher_wrong_module "started by an MPI launcher, but cannot run as its ranks: .*does not match" \
+    "$W/l_pmix.tif" -- env PMIX_RANK=0 GRIDKIT_MPI_MODULE=libm.so.6 "$GK" "${GRIDL[@]}" "$W/l_pmix.tif"
+# a size that is no count: launched, the count unknown
+fault launcher_bad_size "started by an MPI launcher, but cannot run" "$W/l_size.tif" -- \
+    env OMPI_COMM_WORLD_SIZE=many GRIDKIT_MPI_MODULE="$W/no_such_module.so" "$GK" "${GRIDL[@]}" \
+    "$W/l_size.tif"
 
 # a rank whose parts fill the disk (a 1 MB tmpfs; root only)
 if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=1m tmpfs "$MNT" 2>/dev/null; then

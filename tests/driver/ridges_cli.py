@@ -466,6 +466,39 @@ os.makedirs("elsewhere", exist_ok=True)
 r = run(["ogrinfo", "-ro", "-so", "-al", os.path.join(WORK, "job.gridkit")], cwd="elsewhere")
 check(r.returncode == 0 and "Layer name: fromfile" in r.stdout,
       "a .gridkit file starting with 'ridges' opens as vector, paths from its folder")
+# an absolute source in a .gridkit file is kept; a relative one that is not in the
+# file's folder stays as written, and the error names it so
+with open(os.path.join("elsewhere", "abs.gridkit"), "w") as f:
+    f.write("ridges %s -a %s\n" % (os.path.join(WORK, "circle.gpkg"), METHOD))
+check(features(os.path.join(WORK, "elsewhere", "abs.gridkit")) == GPKG_FEATS,
+      "a ridges .gridkit file with an absolute source: the CLI's features")
+with open(os.path.join("elsewhere", "missing.gridkit"), "w") as f:
+    f.write("ridges nosuch.gpkg -a %s\n" % METHOD)
+r = run(["ogrinfo", "-ro", "-so", os.path.join(WORK, "elsewhere", "missing.gridkit")])
+check(r.returncode != 0 and "cannot open nosuch.gpkg" in r.stderr and "missing.gridkit" in r.stderr,
+      "a ridges .gridkit file with a missing source: refused, naming it (%s)"
+      % r.stderr.strip()[-160:])
+# a source that fails in the computation (2 points: too few for any line)
+r = run(["ogrinfo", "-ro", "-so", "GRIDKIT:ridges two.gpkg -a " + METHOD])
+want = ridges(["-q", "two.gpkg", "-a", METHOD, "two_cli.gpkg"])
+cli_why = want.stderr.strip().split("error: ", 1)[-1]
+check(r.returncode != 0 and want.returncode != 0 and cli_why and cli_why in r.stderr and
+      "(in 'GRIDKIT:ridges two.gpkg" in r.stderr,
+      "GRIDKIT:ridges on 2 points: the CLI's error, and the open string (%s)" % cli_why[:100])
+# a cap hit: GDAL's warning says which, and the lines are the CLI's
+r = run(["ogr2ogr", "-f", "GPKG", "capped_plugin.gpkg", CONN + ":max_iter=2:max_rounds=1"])
+check(r.returncode == 0 and "Warning" in r.stderr and "max_iter" in r.stderr and
+      features("capped_plugin.gpkg") == features("capped.gpkg"),
+      "GRIDKIT:ridges with a cap hit: warned, the CLI's lines (%s)" % r.stderr.strip()[:120])
+ds = gdal.OpenEx(CONN, gdal.OF_VECTOR)
+check(ds.GetLayerCount() == 1 and ds.GetLayer(1) is None and ds.GetLayer(-1) is None,
+      "GRIDKIT:ridges: one layer; no layer at index 1 or -1")
+ds = None
+# without --3d the lines are 2-D: a Z scaling given is said to be unused
+r = ridges(["circle.gpkg", "-a", METHOD, "-z_multiply", "2", "zmul.gpkg"])
+check(r.returncode == 0 and "Note: -z_increase/-z_multiply not read" in r.stderr and
+      features("zmul.gpkg") == GPKG_FEATS,
+      "ridges -z_multiply without --3d: a note, the same lines")
 
 print("%d failure(s)" % len(FAILS))
 sys.exit(1 if FAILS else 0)

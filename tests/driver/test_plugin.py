@@ -482,5 +482,94 @@ except RuntimeError as e:
     u, why = None, str(e)
 check(u is None and "read-only" in why, "GRIDKIT:ridges in update mode: refused (%s)" % why[:80])
 
+# ---- .gridkit files: their folder, paths inside -a and -clipsrc, size -----------
+# opened from its own folder (the path has no folder part): as from elsewhere
+r = run(["gdal_translate", "-q", "idw.gridkit", os.path.abspath("here.tif")], cwd="job")
+check(r.returncode == 0 and same(arrays("here.tif")[0], arrays("cli_0.tif")[0]),
+      ".gridkit opened from its own folder == gridkit grid %s" % r.stderr.strip()[:200])
+# a relative source that is not in the file's folder stays as written
+with open("job/missing.gridkit", "w") as f:
+    f.write("-zfield logzinc -outsize 10 10 nosuch.gpkg\n")
+r = run(["gdalinfo", "job/missing.gridkit"])
+check(r.returncode != 0 and "cannot open nosuch.gpkg" in r.stderr,
+      ".gridkit with a missing relative source: the error names it as written (%s)"
+      % r.stderr.strip()[-120:])
+# -clipsrc and a one-letter variogram=FILE beside the .gridkit file: taken from its folder
+with open("job/clip.geojson", "w") as f:
+    f.write('{"type":"FeatureCollection","features":[{"type":"Feature","properties":{},'
+            '"geometry":{"type":"Polygon","coordinates":[[[179000,330000],[180500,330000],'
+            '[180500,332500],[179000,332500],[179000,330000]]]}}]}')
+with open("job/v", "w") as f:
+    f.write('{"model":[{"model":"Nug","psill":0.05},{"model":"Sph","psill":0.59,"range":897}]}')
+KRIG = ["-zfield", "logzinc", "-outsize", "80", "70"]
+with open("job/clipped.gridkit", "w") as f:
+    f.write(" ".join(KRIG) + " -a kriging:variogram=v:max_points=20 -clipsrc clip.geojson "
+            "meuse.gpkg\n")
+ref = cli(KRIG + ["-a", "kriging:model=Sph:psill=0.59:range=897:nugget=0.05:max_points=20",
+                  "-clipsrc", os.path.abspath("job/clip.geojson"), MEUSE], "clipped_cli.tif")
+r = run(["gdal_translate", "-q", os.path.abspath("job/clipped.gridkit"),
+         os.path.abspath("clipped.tif")], cwd="/")
+check(r.returncode == 0 and all(same(x, y) for x, y in zip(arrays("clipped.tif"),
+                                                           arrays(ref))),
+      ".gridkit with -clipsrc and variogram=v from its folder == gridkit grid %s"
+      % r.stderr.strip()[:200])
+# more than 1 MB: refused, saying so
+with open("big.gridkit", "w") as f:
+    f.write(("#" * 1023 + "\n") * 1100 + "-a nearest " + MEUSE + "\n")
+r = run(["gdalinfo", "big.gridkit"])
+check(r.returncode != 0 and "cannot read big.gridkit (or larger than 1 MB)" in r.stderr,
+      "a .gridkit file over 1 MB: refused (%s)" % r.stderr.strip()[-100:])
+# invalid UTF-8 in a GRIDKIT: string: shown as '?', the byte never echoed
+r = subprocess.run(["gdalinfo", b"GRIDKIT:-a nearest m\xe9use.gpkg"], capture_output=True)
+err = b"\n".join(l for l in r.stderr.splitlines() if l.startswith(b"ERROR"))
+check(r.returncode != 0 and b"(in 'GRIDKIT:-a nearest m?use.gpkg')" in err and b"\xe9" not in err,
+      "invalid UTF-8 in a GRIDKIT: string: shown as '?' (%r)" % err[-80:])
+
+# ---- overviews out of range, the debug counters, a band's cache flushed ------------
+KCONN = conn(["-zfield", "logzinc", "-a",
+              "kriging:model=Sph:psill=0.59:range=897:nugget=0.05:max_points=20",
+              "-outsize", "600", "300", MEUSE])
+ds = gdal.Open(KCONN)
+b1, b2 = ds.GetRasterBand(1), ds.GetRasterBand(2)
+check(b1.GetOverviewCount() == 2 and b1.GetOverview(-1) is None and b1.GetOverview(2) is None,
+      "GetOverview(-1) and GetOverview(count): none")
+b2.ReadAsArray(0, 0, 10, 10)  # one block, both planes: band 1's is kept too
+n1 = int(ds.GetMetadataItem("WINDOWS_COMPUTED", "GRIDKIT_DEBUG"))
+nodes1 = int(ds.GetMetadataItem("NODES_COMPUTED", "GRIDKIT_DEBUG"))
+b1.FlushCache()  # band 1's blocks dropped, band 2's kept
+# 3 blocks (256, 256 and 88 wide), recomputed; band 2's first one is there already
+row1 = b1.ReadAsArray(0, 0, 600, 10)
+n2 = int(ds.GetMetadataItem("WINDOWS_COMPUTED", "GRIDKIT_DEBUG"))
+row2 = b2.ReadAsArray(0, 0, 600, 10)  # all from the cache
+n3 = int(ds.GetMetadataItem("WINDOWS_COMPUTED", "GRIDKIT_DEBUG"))
+nodes3 = int(ds.GetMetadataItem("NODES_COMPUTED", "GRIDKIT_DEBUG"))
+kref = arrays(cli(["-zfield", "logzinc", "-a",
+                   "kriging:model=Sph:psill=0.59:range=897:nugget=0.05:max_points=20",
+                   "-outsize", "600", "300", MEUSE], "krig600.tif"))
+full_blk = 256 * 256
+check((n1, n2, n3) == (1, 4, 4) and
+      (nodes1, nodes3) == (full_blk, full_blk + 256 * (256 + 256 + 88)) and
+      ds.GetMetadataItem("NO_SUCH_ITEM", "GRIDKIT_DEBUG") is None and
+      same(row1, kref[0][:10]) and same(row2, kref[1][:10]),
+      "a flushed band recomputes its blocks and keeps the other band's: windows %s, nodes %s"
+      % ((n1, n2, n3), (nodes1, nodes3)))
+ds = None
+
+# ---- a job that cannot be built, read through several blocks at once ---------------
+ifgt_wide = ifgt_args.replace("-outsize 10 10", "-outsize 600 300")
+r = run(["gdal_translate", "-q", "GRIDKIT:" + ifgt_wide, "ifgt_wide.tif"])
+check(r.returncode != 0 and r.returncode < 128 and "no plan meets epsilon" in r.stderr,
+      "ifgt without a plan, dataset read of several blocks: fails cleanly (%s)"
+      % r.stderr.strip()[:120])
+ds = gdal.Open("GRIDKIT:" + ifgt_wide)  # kept: a band outlives no dataset
+try:
+    ds.GetRasterBand(1).ReadAsArray()
+    msg = ""
+except RuntimeError as e:
+    msg = str(e)
+ds = None
+check("no plan meets epsilon" in msg, "ifgt without a plan, band read of several blocks: "
+      "raises (%s)" % msg[:120])
+
 print("%d failure(s)" % len(FAILS))
 sys.exit(1 if FAILS else 0)
