@@ -4,6 +4,7 @@
  * a summary on stdout and optionally the per-point residuals as a vector layer.
  */
 #include "cli/commands.h"
+#include "cli/plot_cv.h"
 #include "cli/progress.h"
 #include "gridkit_geostat.h"
 #include "io/cancel_cleanup.h"
@@ -33,7 +34,8 @@
 static const char *cv_usage(void)
 {
     return "Usage: gridkit cv SRC -a algorithm[:key=value]* [--nfold K] [--seed S]\n"
-           "    [--format=text|json] [-o FILE] [--threads N] [--device auto|cpu|cuda[:N]]\n"
+           "    [--format=text|json] [-o FILE] [--plot FILE.png|FILE.svg] [--threads N]\n"
+           "    [--device auto|cpu|cuda[:N]]\n"
            "    [-l layer] [-where expr] [-sql statement] [-spat xmin ymin xmax ymax]\n"
            "    [-clipsrc ...] [-clipsrcsql sql] [-clipsrclayer layer] [-clipsrcwhere expr]\n"
            "    [-zfield field] [-z_increase v] [-z_multiply v] [-oo NAME=VALUE]* [-a_srs srs]\n"
@@ -46,7 +48,9 @@ static const char *cv_usage(void)
            "(R's var), msdr (mean z^2), cor; z-scores need a variance (kriging).\n"
            "--format json: one JSON object. -o FILE writes the points with observed,\n"
            "predicted, variance, residual, zscore, fold (driver from the extension, GPKG\n"
-           "when none). Source options as `gridkit grid`; the first layer is used.\n"
+           "when none). --plot FILE draws observed against predicted (with the 1:1 line)\n"
+           "and a bubble map of the residuals, as PNG or SVG by extension.\n"
+           "Source options as `gridkit grid`; the first layer is used.\n"
            "GDAL's progress on stderr (-q: none), after a line saying why, when the folds\n"
            "take the slow way (a job rebuilt per fold) for more than a few seconds.\n";
 }
@@ -58,6 +62,7 @@ typedef struct {
     unsigned seed;
     int json;
     const char *out;
+    const char *plot; /* --plot FILE.png|FILE.svg */
 } cv_opts;
 
 static int parse_count(gk_context *ctx, const char *opt, const char *s, long long lo, long long hi,
@@ -92,7 +97,7 @@ static int split_args(gk_context *ctx, int argc, char **argv, cv_opts *co, int *
             continue;
         }
         int own = !strcmp(a, "--nfold") || !strcmp(a, "--seed") || !strcmp(a, "--format") ||
-                  !strcmp(a, "-o") || !strcmp(a, "--output");
+                  !strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--plot");
         if (!own) {
             rest[nr++] = argv[i];
             continue;
@@ -116,6 +121,10 @@ static int split_args(gk_context *ctx, int argc, char **argv, cv_opts *co, int *
                 co->json = 0;
             else
                 return gk_error(ctx, GK_ERR_ARG, "--format: '%s' is not text or json", v);
+        } else if (!strcmp(a, "--plot")) {
+            if (co->plot)
+                return gk_error(ctx, GK_ERR_ARG, "%s given twice", a);
+            co->plot = v;
         } else {
             if (co->out)
                 return gk_error(ctx, GK_ERR_ARG, "%s given twice", a);
@@ -321,6 +330,33 @@ static int write_residuals(gk_context *ctx, const char *dst, const gk_inputs *in
     return rc;
 }
 
+/* --plot's name, checked before the work as the chart checks it after */
+static int plot_name_ok(gk_context *ctx, const char *path)
+{
+    const char *dot = strrchr(path, '.');
+    if (dot && (!strcasecmp(dot, ".png") || !strcasecmp(dot, ".svg")))
+        return GK_OK;
+    return gk_error(ctx, GK_ERR_ARG, "--plot %s: the file name must end in .png or .svg", path);
+}
+
+/* The chart: the algorithm as title, the statistics below it. */
+static int plot_cv(gk_context *ctx, const char *path, const gk_cv_result *r, const char *alg)
+{
+    char title[300], sub[400];
+    snprintf(title, sizeof title, "Cross-validation of %.260s", alg);
+    const char *how = r->nfold >= (int)r->n ? "leave-one-out" : "folds";
+    int k = snprintf(sub, sizeof sub, "%zu points", r->n - r->n_failed);
+    if (r->n_failed)
+        k += snprintf(sub + k, sizeof sub - (size_t)k, " (%zu without a prediction)", r->n_failed);
+    if (r->nfold >= (int)r->n)
+        k += snprintf(sub + k, sizeof sub - (size_t)k, ", %s", how);
+    else
+        k += snprintf(sub + k, sizeof sub - (size_t)k, ", %d %s", r->nfold, how);
+    snprintf(sub + k, sizeof sub - (size_t)k, "; mean error %.4g, RMSE %.4g, correlation %.3f",
+             r->mean_error, r->rmse, r->cor);
+    return gk_plot_cv(ctx, path, r, title, sub);
+}
+
 static char *srs_to_wkt(gk_context *ctx, const char *user)
 {
     OGRSpatialReferenceH s = OSRNewSpatialReference(NULL);
@@ -338,7 +374,7 @@ static char *srs_to_wkt(gk_context *ctx, const char *user)
 
 static int run(gk_context *ctx, int argc, char **argv)
 {
-    cv_opts co = {0, 1u, 0, NULL};
+    cv_opts co = {0, 1u, 0, NULL, NULL};
     char **rest = calloc((size_t)argc + 1, sizeof *rest);
     if (!rest)
         return gk_error(ctx, GK_ERR_NOMEM, "out of memory");
@@ -347,7 +383,7 @@ static int run(gk_context *ctx, int argc, char **argv)
     gk_algorithm *alg = NULL;
     gk_source_points sp = {0};
     gk_cv_result res = {0};
-    char *srs = NULL, *out = NULL;
+    char *srs = NULL, *out = NULL, *plot = NULL;
     gk_inputs *inputs = NULL;
     gk_drift_rasters *dr = NULL; /* drift_raster= */
     double *dv = NULL;           /* their values at the points */
@@ -378,12 +414,19 @@ static int run(gk_context *ctx, int argc, char **argv)
     const gk_world *world = gk_world_get();
     const int rank = gk_world_rank(world);
     /* every input, so that -o is none of them (checked before the work) */
-    if (co.out && rank == 0 &&
+    if ((co.out || co.plot) && rank == 0 &&
         (!(inputs = gk_grid_inputs(ctx, o, kp)) ||
-         !(out = gk_output_prepare(ctx, "-o", co.out, inputs)))) {
+         (co.out && !(out = gk_output_prepare(ctx, "-o", co.out, inputs))) ||
+         (co.plot && !(plot = gk_output_prepare(ctx, "--plot", co.plot, inputs))))) {
         rc = gk_errno(ctx);
         goto done;
     }
+    if (out && plot && !strcmp(out, plot)) {
+        rc = gk_error(ctx, GK_ERR_ARG, "-o and --plot are the same file (%s)", co.out);
+        goto done;
+    }
+    if (plot && (rc = plot_name_ok(ctx, co.plot)))
+        goto done;
     if ((rc = gk_grid_options_apply_threads(ctx, o)) ||
         (rc = gk_context_request_device(ctx, o->device)))
         goto done;
@@ -447,6 +490,8 @@ static int run(gk_context *ctx, int argc, char **argv)
                 res.n_failed, res.n, res.n - res.n_failed);
     if (out && (rc = write_residuals(ctx, out, inputs, srs ? srs : sp.srs_wkt, &res)))
         goto done;
+    if (plot && (rc = plot_cv(ctx, plot, &res, gk_algorithm_string(alg))))
+        goto done;
     print_summary(stdout, &res, gk_algorithm_string(alg), co.json);
     if (fflush(stdout) != 0)
         rc = gk_error(ctx, GK_ERR_IO, "writing the summary failed: %s", strerror(errno));
@@ -460,6 +505,7 @@ done:
     gk_grid_options_free(o);
     CPLFree(srs);
     free(out);
+    free(plot);
     free(rest);
     return rc;
 }

@@ -1,20 +1,14 @@
 /*
  * plot_variogram.c - variogram chart with cairo: sample points labelled with
  * their pair counts, the model curve, axes with "nice" ticks; one colour per
- * direction. PNG through an image surface, SVG through cairo-svg.
+ * direction; the file is written by plot.c.
  */
 #include "cli/plot_variogram.h"
-#include "io/cancel_cleanup.h"
-#include "io/replace_output.h"
+#include "cli/plot.h"
 
-#include <cairo-svg.h>
-#include <cairo.h>
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define W 880.0
 #define H 600.0
@@ -22,23 +16,6 @@
 #define MR 36.0
 #define MT 72.0
 #define MB 70.0
-#define GK_PI 3.14159265358979323846
-
-/* colour-blind-safe palette (Okabe & Ito) */
-static const double palette[8][3] = {
-    {0.000, 0.447, 0.698}, {0.835, 0.369, 0.000}, {0.000, 0.620, 0.451}, {0.800, 0.475, 0.655},
-    {0.337, 0.706, 0.914}, {0.902, 0.624, 0.000}, {0.941, 0.894, 0.259}, {0.000, 0.000, 0.000},
-};
-
-static void num_text(double v, double step, char *buf, size_t n)
-{
-    int dec = step >= 1.0 ? 0 : (int)ceil(-log10(step) - 1e-9);
-    if (dec > 8)
-        dec = 8;
-    if (fabs(v) < step * 1e-9)
-        v = 0.0;
-    snprintf(buf, n, "%.*f", dec, v);
-}
 
 void gk_vmodel_describe(const gk_vmodel *m, char *buf, size_t size)
 {
@@ -67,23 +44,6 @@ void gk_vmodel_describe(const gk_vmodel *m, char *buf, size_t size)
     }
 }
 
-/* a 1-2-5 step giving about `want` intervals over [0, hi] */
-static double nice_step(double hi, int want)
-{
-    double raw = hi / want;
-    double p = pow(10.0, floor(log10(raw)));
-    double f = raw / p;
-    return (f < 1.5 ? 1.0 : f < 3.5 ? 2.0 : f < 7.5 ? 5.0 : 10.0) * p;
-}
-
-static void text_at(cairo_t *cr, const char *s, double x, double y, double ax, double ay)
-{
-    cairo_text_extents_t e;
-    cairo_text_extents(cr, s, &e);
-    cairo_move_to(cr, x - ax * e.width - e.x_bearing, y - ay * e.height - e.y_bearing);
-    cairo_show_text(cr, s);
-}
-
 static void draw(cairo_t *cr, const gk_vgm *v, const gk_vmodel *m, const char *subtitle)
 {
     /* data ranges */
@@ -105,7 +65,7 @@ static void draw(cairo_t *cr, const gk_vgm *v, const gk_vmodel *m, const char *s
         xmax = 1.0;
     if (!(ymax > 0.0))
         ymax = 1.0;
-    double xs = nice_step(xmax, 6), ys = nice_step(ymax * 1.08, 6);
+    double xs = gk_plot_step(xmax, 6), ys = gk_plot_step(ymax * 1.08, 6);
     double xhi = ceil(xmax * 1.0001 / xs) * xs, yhi = ceil(ymax * 1.08 / ys) * ys;
     double pw = W - ML - MR, ph = H - MT - MB;
 #define PX(d) (ML + (d) / xhi * pw)
@@ -129,8 +89,8 @@ static void draw(cairo_t *cr, const gk_vgm *v, const gk_vmodel *m, const char *s
         cairo_move_to(cr, px, MT + ph);
         cairo_line_to(cr, px, MT + ph + 5);
         cairo_stroke(cr);
-        num_text(i * xs, xs, buf, sizeof buf);
-        text_at(cr, buf, px, MT + ph + 9, 0.5, 0.0);
+        gk_plot_num(i * xs, xs, buf, sizeof buf);
+        gk_plot_text(cr, buf, px, MT + ph + 9, 0.5, 0.0);
     }
     for (int i = 0; i * ys <= yhi * (1 + 1e-9); i++) {
         double py = floor(PY(i * ys)) + 0.5;
@@ -142,8 +102,8 @@ static void draw(cairo_t *cr, const gk_vgm *v, const gk_vmodel *m, const char *s
         cairo_move_to(cr, ML - 5, py);
         cairo_line_to(cr, ML, py);
         cairo_stroke(cr);
-        num_text(i * ys, ys, buf, sizeof buf);
-        text_at(cr, buf, ML - 9, py, 1.0, 0.5);
+        gk_plot_num(i * ys, ys, buf, sizeof buf);
+        gk_plot_text(cr, buf, ML - 9, py, 1.0, 0.5);
     }
     /* frame */
     cairo_set_source_rgb(cr, 0.2, 0.2, 0.2);
@@ -152,18 +112,18 @@ static void draw(cairo_t *cr, const gk_vgm *v, const gk_vmodel *m, const char *s
 
     /* axis labels */
     cairo_set_font_size(cr, 15.0);
-    text_at(cr, "distance", ML + pw / 2, H - 22, 0.5, 1.0);
+    gk_plot_text(cr, "distance", ML + pw / 2, H - 22, 0.5, 1.0);
     cairo_save(cr);
     cairo_translate(cr, 24, MT + ph / 2);
-    cairo_rotate(cr, -GK_PI / 2);
-    text_at(cr, "semivariance", 0, 0, 0.5, 0.5);
+    cairo_rotate(cr, -GK_PLOT_PI / 2);
+    gk_plot_text(cr, "semivariance", 0, 0, 0.5, 0.5);
     cairo_restore(cr);
 
     /* title */
     cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD);
     cairo_set_font_size(cr, 17.0);
     cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
-    text_at(cr, m ? "Sample variogram and model" : "Sample variogram", ML, 18, 0.0, 0.0);
+    gk_plot_text(cr, m ? "Sample variogram and model" : "Sample variogram", ML, 18, 0.0, 0.0);
     cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
     cairo_set_font_size(cr, 13.0);
     cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
@@ -173,9 +133,9 @@ static void draw(cairo_t *cr, const gk_vgm *v, const gk_vmodel *m, const char *s
         char line[700];
         snprintf(line, sizeof line, "%s%s%s", desc, subtitle ? "    " : "",
                  subtitle ? subtitle : "");
-        text_at(cr, line, ML, 44, 0.0, 0.0);
+        gk_plot_text(cr, line, ML, 44, 0.0, 0.0);
     } else if (subtitle) {
-        text_at(cr, subtitle, ML, 44, 0.0, 0.0);
+        gk_plot_text(cr, subtitle, ML, 44, 0.0, 0.0);
     }
 
     cairo_rectangle(cr, ML, MT, pw, ph);
@@ -183,13 +143,13 @@ static void draw(cairo_t *cr, const gk_vgm *v, const gk_vmodel *m, const char *s
     cairo_clip(cr);
     int directional = v->azimuth && isfinite(v->azimuth[0]);
     for (int a = 0; a < v->ndir; a++) {
-        const double *c = palette[a % 8];
+        const double *c = gk_plot_palette[a % 8];
         if (!directional && v->ndir == 1)
-            c = palette[0];
+            c = gk_plot_palette[0];
         /* model curve, along the direction when the model is anisotropic */
         if (m && (a == 0 || directional)) {
             double az = directional ? v->azimuth[a] : 0.0;
-            double ex = sin(az * GK_PI / 180.0), ey = cos(az * GK_PI / 180.0);
+            double ex = sin(az * GK_PLOT_PI / 180.0), ey = cos(az * GK_PLOT_PI / 180.0);
             cairo_set_line_width(cr, 2.2);
             if (directional)
                 cairo_set_source_rgba(cr, c[0], c[1], c[2], 0.85);
@@ -214,14 +174,14 @@ static void draw(cairo_t *cr, const gk_vgm *v, const gk_vmodel *m, const char *s
     }
     cairo_restore(cr);
     for (int a = 0; a < v->ndir; a++) {
-        const double *c = palette[a % 8];
+        const double *c = gk_plot_palette[a % 8];
         for (int k = 0; k < v->nlags; k++) {
             size_t q = (size_t)a * v->nlags + k;
             if (!(v->np[q] > 0))
                 continue;
             double px = PX(v->dist[q]), py = PY(v->gamma[q]);
             cairo_new_path(cr); /* no segment from the last label */
-            cairo_arc(cr, px, py, 4.6, 0, 2 * GK_PI);
+            cairo_arc(cr, px, py, 4.6, 0, 2 * GK_PLOT_PI);
             cairo_set_source_rgb(cr, c[0], c[1], c[2]);
             cairo_fill_preserve(cr);
             cairo_set_source_rgb(cr, 1, 1, 1);
@@ -230,7 +190,7 @@ static void draw(cairo_t *cr, const gk_vgm *v, const gk_vmodel *m, const char *s
             snprintf(buf, sizeof buf, "%.0f", v->np[q]);
             cairo_set_font_size(cr, 10.5);
             cairo_set_source_rgb(cr, c[0] * 0.75, c[1] * 0.75, c[2] * 0.75);
-            text_at(cr, buf, px + 6, py - 5, 0.0, 1.0);
+            gk_plot_text(cr, buf, px + 6, py - 5, 0.0, 1.0);
         }
     }
     /* legend for directions: one row at the top right, outside the data */
@@ -246,16 +206,16 @@ static void draw(cairo_t *cr, const gk_vgm *v, const gk_vmodel *m, const char *s
         }
         double lx = ML + pw - wsum + 10, yy = 24;
         cairo_set_source_rgb(cr, 0.3, 0.3, 0.3);
-        text_at(cr, "azimuth:", lx - 8, yy, 1.0, 0.5);
+        gk_plot_text(cr, "azimuth:", lx - 8, yy, 1.0, 0.5);
         for (int a = 0; a < v->ndir; a++) {
-            const double *c = palette[a % 8];
+            const double *c = gk_plot_palette[a % 8];
             cairo_new_path(cr);
             cairo_set_source_rgb(cr, c[0], c[1], c[2]);
-            cairo_arc(cr, lx + 5, yy, 4.6, 0, 2 * GK_PI);
+            cairo_arc(cr, lx + 5, yy, 4.6, 0, 2 * GK_PLOT_PI);
             cairo_fill(cr);
             cairo_set_source_rgb(cr, 0.15, 0.15, 0.15);
             snprintf(buf, sizeof buf, "%g\xc2\xb0", v->azimuth[a]);
-            text_at(cr, buf, lx + 14, yy, 0.0, 0.5);
+            gk_plot_text(cr, buf, lx + 14, yy, 0.0, 0.5);
             lx += item[a];
         }
     }
@@ -263,78 +223,21 @@ static void draw(cairo_t *cr, const gk_vgm *v, const gk_vmodel *m, const char *s
 #undef PY
 }
 
-static int has_ext(const char *path, const char *ext)
-{
-    size_t n = strlen(path), e = strlen(ext);
-    if (n < e)
-        return 0;
-    for (size_t i = 0; i < e; i++) {
-        char c = path[n - e + i];
-        if (c >= 'A' && c <= 'Z')
-            c = (char)(c - 'A' + 'a');
-        if (c != ext[i])
-            return 0;
-    }
-    return 1;
-}
-
 typedef struct {
-    FILE *f;
-    int err; /* errno of the first failed write */
-} plot_sink;
+    const gk_vgm *v;
+    const gk_vmodel *m;
+    const char *subtitle;
+} vgm_plot;
 
-static cairo_status_t sink_write(void *closure, const unsigned char *data, unsigned int length)
+static void draw_vgm(cairo_t *cr, void *user)
 {
-    plot_sink *o = closure;
-    if (!o->err && fwrite(data, 1, length, o->f) != length)
-        o->err = errno ? errno : EIO;
-    return o->err ? CAIRO_STATUS_WRITE_ERROR : CAIRO_STATUS_SUCCESS;
+    const vgm_plot *p = user;
+    draw(cr, p->v, p->m, p->subtitle);
 }
 
 int gk_plot_variogram(gk_context *ctx, const char *path, const gk_vgm *v, const gk_vmodel *m,
                       const char *subtitle)
 {
-    int svg = has_ext(path, ".svg");
-    if (!svg && !has_ext(path, ".png"))
-        return gk_error(ctx, GK_ERR_ARG, "--plot %s: the file name must end in .png or .svg", path);
-    /* the temporary naming that cancel and stale sweeps know (io/replace_output.h) */
-    char *tmp = gk_output_temp_name(path, "", NULL);
-    if (!tmp)
-        return gk_error(ctx, GK_ERR_NOMEM, "out of memory");
-    /* our own FILE: cairo's file errors do not say why (read-only, disk full) */
-    plot_sink out = {gk_output_open_temp(ctx, "--plot", path, tmp), 0};
-    if (!out.f) {
-        int rc = gk_errno(ctx);
-        free(tmp);
-        return rc;
-    }
-    gk_cancel_watch(tmp);
-    cairo_surface_t *sf = svg ? cairo_svg_surface_create_for_stream(sink_write, &out, W, H)
-                              : cairo_image_surface_create(CAIRO_FORMAT_RGB24, (int)W, (int)H);
-    int rc = GK_OK;
-    cairo_status_t st = cairo_surface_status(sf);
-    if (st == CAIRO_STATUS_SUCCESS) {
-        cairo_t *cr = cairo_create(sf);
-        draw(cr, v, m, subtitle);
-        cairo_destroy(cr);
-        if (svg) {
-            cairo_surface_finish(sf);
-            st = cairo_surface_status(sf);
-        } else {
-            st = cairo_surface_write_to_png_stream(sf, sink_write, &out);
-        }
-    }
-    cairo_surface_destroy(sf);
-    if (fclose(out.f) != 0 && !out.err)
-        out.err = errno ? errno : EIO;
-    if (st != CAIRO_STATUS_SUCCESS || out.err) {
-        rc = gk_error(ctx, GK_ERR_IO, "--plot %s: cannot write %s: %s", path, tmp,
-                      out.err ? strerror(out.err) : cairo_status_to_string(st));
-        unlink(tmp);
-        gk_cancel_forget(tmp);
-    } else {
-        rc = gk_output_commit_file(ctx, "--plot", tmp, path);
-    }
-    free(tmp);
-    return rc;
+    vgm_plot p = {v, m, subtitle};
+    return gk_plot_write(ctx, "--plot", path, W, H, draw_vgm, &p);
 }
