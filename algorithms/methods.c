@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * methods.c - the list of gridding methods' rows, made from methods.def (the
  * one place that names them all). A method is a row (core/method.h) defined

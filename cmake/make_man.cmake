@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # cmake -DGK=gridkit -DCMD=grid|variogram|cv|ridges|"" -DSUMMARY=... -DVERSION=... -DOUT=page.1.gz
 #   -P make_man.cmake
 # A man page made from the command's own --help (so it says what the program

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Man pages for gridkit and each command, made from their --help at build
 # time (make_man.cmake), the guides in docs/ and bash completion
 # (scripts/gridkit-completion.bash), installed with the command.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # libgridkit.so: the core (gridkit_core's objects, linked whole) as a shared
 # library with a SONAME, exporting only the functions the public headers
 # declare (a version script made from them), and the files that let other

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bins.cuh - the uniform bin grid of the points on the device (built by
  * module.cu's job_new: a stable radix sort of bin ids, so the points of a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * call.h - the owner of one module call's resources: its stream, its two
  * timing events and its device memory, released when the call returns,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * check.h - the module's error handling and per-tile buffers: CK (a CUDA
  * call that fails writes its reason to err and jumps to the caller's fail:

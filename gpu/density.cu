@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * density.cu - heatmap, gauss and kernel_smooth on the GPU
  * (algorithms/density/): the core's bins uploaded as they are, and each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * families.h - what module.cu (the ABI and the tile dispatch) and the
  * families' translation units call across files. One TU per family, as in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * grid.cuh - a tile's nodes (Grid) and the exact double helpers every
  * family's kernels use: written without contraction (__dmul_rn, __dadd_rn)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * idw.cu - the IDW family's local kernels on the GPU: invdistnn (and invdist
  * with a window) over the k nearest (algorithms/idw/invdistnn.c), nearest

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * invdist.cu - invdist over every point on the GPU (algorithms/idw/invdist.c):
  * no index. Point tiles stream through shared memory (single precision on

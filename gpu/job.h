@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * job.h - a job of the module: the points on one GPU (uploaded once), their
  * bin grid for the local algorithms, the stream, the per-tile buffers every

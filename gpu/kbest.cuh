@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kbest.cuh - the k nearest in registers (k <= 64): a sorted k-best list
  * with sentinels, and knn_search, the k nearest of a window with the first

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * knn_list.cuh - the k nearest for any k up to GK_GPU_MAX_LIST_K, beyond
  * the register lists of knn_search (kbest.cuh, k <= 64), and the launch of

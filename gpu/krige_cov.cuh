@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * krige_cov.cuh - the kriging model as the kernels use it (KrigeParams,
  * filled from the ABI's gk_gpu_krige) and its covariance, the blocks'

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * krige_global.cu - global kriging on the GPU (max_points=0, no radius):
  * algorithms/geostat/kriging_global.c's method with cuSOLVER and cuBLAS.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * krige_global_libs.cu - cuSOLVER and cuBLAS, dlopen()ed when the first
  * global kriging job is made (krige_global.cu): the CUDA runtime linked into

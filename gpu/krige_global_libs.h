@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * krige_global_libs.h - cuSOLVER and cuBLAS for global kriging
  * (krige_global.cu), loaded with dlopen() on the first global job

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * krige_state.h - a kriging job's own state (Job::own of the ops krige and
  * krige_global): the parameters api_krige_set gave, the covariates of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * krige_system.cuh - one node's kriging system as the warp kernels
  * (kriging.cu) and the block kernels (kriging_big.cu) both build and finish

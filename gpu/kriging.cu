@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kriging.cu - local kriging on the GPU (algorithms/geostat/kriging_local.c) with
  * up to 64 neighbours, and a tile's kriging from api_tile (krige_tile),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kriging_big.cu - local kriging with more neighbours than the warp
  * kernels of kriging.cu hold (k above 64, or above 32 with

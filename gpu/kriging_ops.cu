@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kriging_ops.cu - the rows of the ops krige (local kriging: kriging.cu,
  * kriging_big.cu) and krige_global (krige_global.cu): their own state

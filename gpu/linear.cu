@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * linear.cu - gdal_grid's `linear` on the GPU: the core's triangles
  * rasterised per tile with the core's own rules (algorithms/linear/linear_raster.h,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * local.cuh - the parameters of a tile of the local algorithms (LocalParams:
  * the nodes, the bins, the window and the rule's values; ExtraParams: aidw's

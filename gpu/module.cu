@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * module.cu - gridkit's CUDA module: the C ABI of core/gpu_abi.h (the
  * gk_gpu_api table behind GK_GPU_ENTRY_FN, gk_gpu_module_v<version>), the probe, jobs (the points

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * op_row.h - what the module knows of an operation (algorithms/core/
  * gpu_ops.def): whether a job uploads the points, sorts them into the bin

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * quadrants.cu - gdal_grid's per-quadrant selection on the GPU
  * (algorithms/search/neighbours.c) for the IDW family, average and the

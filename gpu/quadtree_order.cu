@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * quadtree_order.cu - gdal_grid's quadtree order (algorithms/core/
  * quadtree_order.h) built on the device, one tree level a pass, with no

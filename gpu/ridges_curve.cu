@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ridges_curve.cu - `curve`'s evolve on the GPU (algorithms/ridges/curve.c):
  * Jacobi steps until a step moves no representative, with the arithmetic of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ridges_density.cu - `density`'s walkers on the GPU (algorithms/ridges/
  * density.c): one thread per walker runs algorithms/ridges/scms_step.h's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * search_window.cuh - the search window of the local algorithms (every
  * point, a circle or gdal_grid's rotated ellipse) and its exact test.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * variogram.cu - the experimental variogram over all pairs on the GPU
  * (docs/dev/geostatistics.md, 'GPU variogram'), with the classes of

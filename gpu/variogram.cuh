@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * variogram.cuh - what the two variogram TUs share: the tile shape, the
  * arithmetic that rounds alike on the device and the host, gstat's class of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * variogram_fast.cu - the omnidirectional experimental variogram's kernel
  * (variogram.cu holds the general one and the entry point, api_variogram),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * window.cu - the window statistics on the GPU (algorithms/window/):
  * average, count, minimum, maximum, range and average_distance over every

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # CI after the README's test command: the C test suites and the CLI's bad-input
 # test under AddressSanitizer + UndefinedBehaviorSanitizer, the threaded ones
 # under ThreadSanitizer, then every fuzz target for a short fixed time over its

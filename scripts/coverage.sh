@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Line and branch coverage of algorithms/ and driver/ by the CPU test suite
 # (Debian's gcovr): a --coverage build in build-cov, the whole ctest suite,
 # then gcovr's summary and an HTML report in build-cov/coverage/.

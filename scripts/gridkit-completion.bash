@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bash completion for gridkit (installed as share/bash-completion/completions/gridkit).
 # Commands, each command's options as its --help lists them, and after -a the
 # algorithms and their keys as the program's registry gives them

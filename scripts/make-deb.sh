@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Debian packages of gridkit (cmake/package.cmake): a Release build with the
 # prefix /usr in build-deb (the GDAL plugin then lands in GDAL's own plugin
 # folder), then cpack. Leaves build-deb/gridkit_*.deb (the command, plugin,

@@ -1,17 +1,19 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Installs what gridkit needs on Debian 12 (as root) and builds it into build/.
 # Used by the README's two commands and by CI.
 #   setup-debian12.sh          what gridkit needs to build and run (GDAL and
 #                              its programs, json-c, cairo, SQLite, Open MPI)
 #   setup-debian12.sh --tests  also the peers the tests compare with (R's gstat,
-#                              ks, spatstat; GDAL's Python bindings, numpy)
+#                              ks, spatstat; GDAL's Python bindings, numpy,
+#                              pytest for the Python module's tests)
 set -eu
 cd "$(dirname "$0")/.."
 pkgs="build-essential cmake pkg-config libgdal-dev gdal-bin libjson-c-dev libcairo2-dev \
 libsqlite3-dev openmpi-bin libopenmpi-dev"
 if [ "${1:-}" = --tests ]; then
-    pkgs="$pkgs python3-gdal python3-numpy r-base-core r-cran-gstat r-cran-sp r-cran-ks \
-r-cran-spatstat.explore groff-base"
+    pkgs="$pkgs python3-gdal python3-numpy python3-pytest r-base-core r-cran-gstat r-cran-sp \
+r-cran-ks r-cran-spatstat.explore groff-base"
 fi
 if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
     export DEBIAN_FRONTEND=noninteractive

@@ -1,10 +1,12 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The Debian packages on this machine, as a user gets them (CI's last step,
 # after the test suite; as root, it installs into /usr and removes again):
 # scripts/make-deb.sh, `apt-get install ./build-deb/*.deb`, the README's job
 # through /usr/bin/gridkit (the bytes of the build's own command), GDAL's
 # programs finding the plugin in their own folder, the man pages and the
-# completion, the C library through pkg-config; then `apt-get purge` and
+# completion, the C library through pkg-config, the Python module (python3
+# -c 'import gridkit' against /usr/bin/gridkit's bytes); then `apt-get purge` and
 # nothing left behind. Exit status 0 when every check holds.
 set -u
 cd "$(dirname "$0")/.."
@@ -50,9 +52,27 @@ if dpkg -s libgridkit-dev >/dev/null 2>&1; then
     cc -std=c11 -Wall -Werror "$W/ex.c" $(pkg-config --cflags --libs gridkit) -o "$W/ex" && "$W/ex" | grep -q '^ 29.630 ' &&
         ok "the library's example through pkg-config" || ko "the library's example through pkg-config" "did not build or run"
 fi
+if dpkg -s python3-gridkit >/dev/null 2>&1; then
+    # the Python module from /usr/lib/python3/dist-packages, on the installed
+    # library, against /usr/bin/gridkit's bytes (a raw ENVI raster: no GDAL in Python)
+    pyjob=(-a invdistnn:radius=150:max_points=8 -txe 0 5000 -tye 0 5000 -outsize 200 150)
+    if (cd / && /usr/bin/gridkit grid -q "${pyjob[@]}" -of ENVI "$OLDPWD/data/points_10k.xyz" "$W/py.envi") &&
+        (cd / && env -u PYTHONPATH -u GRIDKIT_LIBRARY -u LD_LIBRARY_PATH /usr/bin/python3 -c '
+import sys, numpy as np, gridkit
+assert gridkit.library_path.startswith("/usr/lib/"), gridkit.library_path
+p = np.loadtxt(sys.argv[1])
+v, gt = gridkit.grid(p[:, 0], p[:, 1], p[:, 2], "invdistnn:radius=150:max_points=8",
+                     extent=(0, 5000, 0, 5000), shape=(150, 200))
+sys.exit(v.tobytes() != open(sys.argv[2], "rb").read())' "$OLDPWD/data/points_10k.xyz" "$W/py.envi") 2>"$W/pyerr"; then
+        ok "python3 -c 'import gridkit': /usr/bin/gridkit's bytes"
+    else
+        ko "python3 -c 'import gridkit': /usr/bin/gridkit's bytes" "$(tail -c 300 "$W/pyerr")"
+    fi
+fi
 apt-get purge -y -qq $pkgs >/tmp/gk-deb-purge.log 2>&1 || ko "apt-get purge" "$(tail -3 /tmp/gk-deb-purge.log)"
 left=""
 for f in $files; do [ -f "$f" ] && left+="$f "; done
+[ -d /usr/lib/python3/dist-packages/gridkit ] && left+="/usr/lib/python3/dist-packages/gridkit (bytecode?) "
 [ -z "$left" ] && ok "purged, nothing left" || ko "purged, nothing left" "$left"
 rm -rf "$W"
 exit $fail

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gk_check.h - the assertion macros the C test programs share: each check
  * counts, and a failure prints where and what; main() returns failures != 0.
  *

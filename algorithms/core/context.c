@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* context.c - the gk_context: last error, thread count, hooks. */
 #include "gk_internal.h"
 

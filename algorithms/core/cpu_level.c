@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cpu_level.c - the CPU's vector level, capped by GRIDKIT_ISA (cpu_level.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cpu_level.h - which vector instructions the dispatched kernels may use.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cpu_share.c - the CPU cores' share of a GPU run: the tile queue and its
  * helper thread (cpu_share.h).

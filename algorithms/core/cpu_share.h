@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cpu_share.h - the CPU cores' share of a GPU run (engine.c).
  *

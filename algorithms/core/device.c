@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * device.c - the core side of the GPU backend, its top: a job attached to
  * its device (the module's loading and the request: device_module.c; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * device.h - where a job's tiles are computed: the CPU, or a CUDA GPU through
  * the run-time loaded module (algorithms/core/gpu_abi.h). Internal to the core.

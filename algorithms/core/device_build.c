@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * device_build.c - a job's GPU side: the job in the module's terms (the
  * row's gpu_describe), the module's jobs on every stream of every device

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * device_calls.c - the GPU's one-shot calls beside the tile engine's jobs:
  * the all-pairs variogram and the ridges' evolve and walkers. Each asks the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * device_choice.c - --device auto: is the GPU worth starting for this grid?
  *

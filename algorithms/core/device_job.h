@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * device_job.h - a job's GPU side (job->gpu), shared by the files of the
  * GPU backend: device_build.c makes and frees it, device.c runs its tiles,

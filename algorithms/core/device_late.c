@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * device_late.c - a late start (gk_context_set_gpu_late): a job made under
  * "auto" while the GPU is still starting does not wait for it. Its thread

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * device_module.c - the bottom of the GPU backend: the device a context
  * asks for (--device, GRIDKIT_DEVICE), the CUDA module (gridkit_cuda.so)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * double_edge.h - where a size stops being computable: the range of a
  * radius, bandwidth or length over which a method's arithmetic neither

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gk_internal.h - structures shared by the core's files; not installed.
  */

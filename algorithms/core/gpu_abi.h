@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gpu_abi.h - the C ABI between gridkit's core and its CUDA module.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* grid.c - output grid geometry (gdal_grid's: outer edges, nodes at pixel centres). */
 #include "gk_internal.h"
 

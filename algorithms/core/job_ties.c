@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * job_ties.c - where a job breaks ties in gdal_grid's quadtree order: the
  * rows' quadtree_ties rules, and the job's own copy of its points in that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * method.h - the method registry: everything the core knows of a gridding
  * method is one row of this table, defined in the method's own file

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * module_path.c - where gridkit's optional modules (the CUDA module, the MPI
  * module) are found, so that a build tree works as it is and an installed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * parse.c - gdal_grid's -a syntax, "name[:key=value]*", into a gk_algorithm.
  *

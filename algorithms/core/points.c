@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* points.c - the point set: structure of arrays of doubles. */
 #include "gk_internal.h"
 

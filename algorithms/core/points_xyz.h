@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * points_xyz.h - native reader for scattered "x y z" text (no GDAL).
  *

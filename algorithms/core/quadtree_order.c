@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * quadtree_order.c - the depth-first order of gdal_grid's quadtree
  * (quadtree_order.h), from the rules of GDAL's CPLQuadTree (its default

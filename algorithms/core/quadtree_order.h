@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * quadtree_order.h - the order in which gdal_grid's quadtree lists points.
  *

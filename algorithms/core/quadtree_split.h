@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * quadtree_split.h - the boxes of gdal_grid's quadtree and the quarter a
  * point goes to (GDAL's CPLQuadTree rules, quadtree_order.h), shared by the

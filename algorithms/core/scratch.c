@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * scratch.c - a thread's scratch memory (gk_internal.h's gk_scratch), grown
  * on demand and reused across tiles, so that the per-node code allocates

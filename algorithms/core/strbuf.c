@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* core/strbuf.c - appending printf pieces to a fixed buffer (canonical
  * algorithm strings). */
 #include "gk_internal.h"

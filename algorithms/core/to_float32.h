@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * to_float32.h - a double to a Float32 pixel, by the rule of GDAL's
  * GDALCopyWords (GDAL 3.6): to nearest, ties to even; beyond FLT_MAX to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * density/density_bins.c - the points sorted into bins (density_bins.h): a
  * counting sort, stable, so input order breaks ties within a bin.

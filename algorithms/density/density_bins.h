@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * density_bins.h - the points of a density job sorted into square bins
  * (heatmap, gauss, kernel_smooth): ascending bin row (y), bin column (x),

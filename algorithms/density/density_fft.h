@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * density_fft.h - the arithmetic of gauss's method=fft (density/gauss_fft.c),
  * shared with the CUDA module (gpu/density.cu) so that both give the same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * density_sum.h - the arithmetic of one (node, point) term of heatmap,
  * gauss and kernel_smooth (density/heatmap.c, density/gauss.c), shared with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * density/gauss.c - the Gaussian kernel sum at every node,
  *     G(x) = sum_i w_i exp(-|x - p_i|^2 / (2 sigma^2)),

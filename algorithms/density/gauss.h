@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gauss.h - the parts of gauss that live in files of their own, called by
  * density/gauss.c: mode=relative (density/gauss_relative.c), method=ifgt

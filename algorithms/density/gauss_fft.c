@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * density/gauss_fft.c - gauss with method=fft: the points binned onto a
  * lattice, then the lattice convolved with the Gaussian by FFTs. Its cost

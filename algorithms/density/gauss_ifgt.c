@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * density/gauss_ifgt.c - gauss with method=ifgt: the improved fast Gauss
  * transform (Yang, Duraiswami and Gumerov; the error bound of Raykar, Yang,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * density/gauss_relative.c - gauss with mode=relative: |computed - exact|
  * <= E exact at every node, for weights >= 0 (a sum that can cancel has no

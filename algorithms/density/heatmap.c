@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * density/heatmap.c - QGIS's Heatmap (Kernel Density Estimation), value for
  * value: at every node the sum over the points within radius of

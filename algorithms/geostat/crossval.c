@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * crossval.c - leave-one-out and k-fold cross-validation.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * geostat/crossval.h - how gk_crossval predicts a fold's points, exposed so
  * that the tests can run each way on the same input and compare.

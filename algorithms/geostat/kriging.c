@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * geostat/kriging.c - kriging (docs/dev/geostatistics.md): a tile,
  * node by node with a local neighbourhood (kriging_local.c) or in blocks of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kriging.h - state shared by the kriging files (kriging_prepare.c: the
  * job's preparation; kriging_local.c: local neighbourhoods; kriging_global.c:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kriging_global.c - kriging with every point in one system (max_points=0
  * and no radius: gstat's default global neighbourhood).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * geostat/kriging_gpu.c - a kriging job in the GPU module's terms
  * (core/gpu_abi.h): which kernel takes it, and the prepared model and drift

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kriging_kernels.c - covariance columns, Cholesky and forward solves for
  * local kriging (see kriging_kernels.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kriging_kernels.h - the dense kernels of local kriging (kriging_kernels.c):
  * covariances of a whole column of point pairs at once, and a Cholesky

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * geostat/kriging_local.c - kriging with a local neighbourhood: the points
  * a node selects and its system, gstat's rules (docs/dev/geostatistics.md,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kriging_params.c - "-a kriging:key=value:..." into gk_algorithm.krige.
  *

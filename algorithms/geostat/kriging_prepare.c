@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * geostat/kriging_prepare.c - a kriging job's preparation, once before its
  * tiles: the variogram model (fitted when model=auto) with its anisotropy

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * geostat/kriging_system.c - what every part of kriging shares, below them
  * all: the drift's frame, a node's right-hand side, the small dense factor

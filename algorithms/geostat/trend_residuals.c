@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * trend_residuals.c - residuals of an ordinary least-squares trend, the data
  * gstat's variogram(z ~ x + y) takes its semivariances from (lm.c: the

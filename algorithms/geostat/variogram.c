@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * variogram.c - sample variograms as gstat's variogram() computes them
  * (sem.c, direct.c): pairs (i, j), j < i, separation e = p_i - p_j, distance

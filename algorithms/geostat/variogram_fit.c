@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * variogram_fit.c - weighted least-squares variogram fit, gstat's
  * fit.variogram() scheme (fit.c + the R wrapper), so that gridkit lands on

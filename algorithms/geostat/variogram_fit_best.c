@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * variogram_fit_best.c - fitting several candidate models and keeping the
  * best, as gstat's fit.variogram() does with a model list

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * vmodel.c - variogram model functions with gstat's parameterisation
  * (vario_fn.c): partial sill c, range parameter a, u = h / a, gamma(0) = 0.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * vmodel_eval.h - the unit-sill variogram functions of gstat (vario_fn.c):
  * u = h / a, gamma(0) = 0 is the caller's. One source for the CPU

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vmodel_internal.h - pieces of vmodel.c shared with the fit and the tests. */
 #ifndef GK_VMODEL_INTERNAL_H
 #define GK_VMODEL_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* idw/aidw.c - adaptive inverse distance weighting (Lu & Wong 2008; see
  * docs/dev/geostatistics.md, 'Adaptive IDW'). Per node the power follows the local point
  * pattern: R = (mean distance to the k nearest points) / r_exp, where r_exp is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* idw/aidw.h - the pieces of adaptive IDW (idw/aidw.c), visible to the tests. */
 #ifndef GK_ALG_AIDW_H
 #define GK_ALG_AIDW_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * idw/idw.c - what the IDW family's rows share (idw.h), below them: the
  * weighted sum over a node's search ellipse (invdist, aidw), the canonical

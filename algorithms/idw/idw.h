@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* idw/idw.h - what the IDW family's rows share (invdist, invdistnn, aidw). */
 #ifndef GK_IDW_H
 #define GK_IDW_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* idw/invdist.c - inverse distance to a power with a search ellipse.
  * Without a search window the SIMD kernels of invdist_kernels.c run.
  * Differences from gdal_grid 3.6: max_points takes the max_points NEAREST

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * idw/invdist_far.c - invdist over every point in single precision, with the
  * far points' sums interpolated instead of summed at every node.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * invdist_kernels.c - inverse distance to a power over every point (gdal_grid's
  * default algorithm, no search window): the brute-force sum of n points per node.

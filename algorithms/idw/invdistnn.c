@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* idw/invdistnn.c - inverse distance to a power over the nearest neighbours
  * within a circle (gdal_grid's invdistnn), with its per-quadrant variant.
  * Ties in distance are broken by index: the job's points are in gdal_grid's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* idw/nearest.c - value of the nearest point inside the search ellipse.
  * Unlike gdal_grid's quadtree path the radius is always honoured
  * (docs/dev/gdal_grid.md, 'nearest honours the radius'); ties go to the point last in input order, as gdal_grid's

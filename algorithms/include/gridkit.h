@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gridkit.h - the public C API of gridkit's core (no GDAL here).
  *

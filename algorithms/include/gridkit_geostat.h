@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gridkit_geostat.h - gridkit's geostatistics for callers of the core:
  * variogram models with gstat's conventions, the parameters of -a kriging,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gridkit_ridges.h - ridge lines from point clouds: the curves that noisy
  * points are spread around, as polylines (docs/ridges.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * delaunay.c - gk_delaunay(): the Delaunay triangulation of n points, by the
  * sweep (delaunay_sweep.c) or, on 3 or more threads, for large inputs, by

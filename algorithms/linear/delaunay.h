@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * delaunay.h - gridkit's own Delaunay triangulation (sweep-hull with exact
  * predicates, in parallel strips where that gives the same triangles), the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * linear/delaunay_strips.c - the Delaunay triangulation of many points on
  * several threads (delaunay.c's gk_delaunay from 3 threads on).

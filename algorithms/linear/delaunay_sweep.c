@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * delaunay_sweep.c - Delaunay triangulation by a radial sweep ("sweep-hull"),
  * below both gk_delaunay (delaunay.c) and the parallel strips

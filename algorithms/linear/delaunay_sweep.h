@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * linear/delaunay_sweep.h - what gk_delaunay (delaunay.c) and the parallel
  * strips (delaunay_strips.c) take from the sweep (delaunay_sweep.c): the

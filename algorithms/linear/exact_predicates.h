@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * exact_predicates.h - error-free arithmetic (expansions, Shewchuk 1997) and
  * the exact orientation test, shared by the core (delaunay.c, tin.c, linear.c)

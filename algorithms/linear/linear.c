@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * linear/linear.c - gdal_grid's `linear`: barycentric interpolation in a
  * Delaunay triangulation (docs/dev/gdal_grid.md, 'linear', "linear's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* linear/linear.h - linear interpolation on the Delaunay triangulation:
  * its point-location structure (tin.c) and tile functions (linear.c). */
 #ifndef GK_LINEAR_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * linear_raster.h - how `linear` (linear/linear.c) takes the nodes of a tile
  * with one triangle: a row at a time, every node decided by exact

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * linear/tin.c - `linear`'s triangulation prepared for point location: the
  * core's own Delaunay triangulation (delaunay.c) or the context's hook,

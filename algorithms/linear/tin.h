@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * linear/tin.h - the triangulation `linear` interpolates in, prepared for
  * point location (tin.c builds it; linear.c evaluates it): vertices and

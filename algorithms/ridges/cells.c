@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cells.c - the uniform cell grid of cells.h. */
 #include "cells.h"
 

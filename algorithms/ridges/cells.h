@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cells.h - a uniform grid of cells over points in 2 or 3 dimensions, with a
  * linked list of items per cell (ridges' neighbour searches: curve's

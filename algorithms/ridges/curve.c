@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * curve.c - Rupniewski's curve reconstruction (docs/ridges.md, the curve method): choose,
  * then rounds of evolve and decimate until a round changes nothing, then

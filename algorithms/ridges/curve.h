@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * curve.h - between the files of `curve` (Rupniewski's curve
  * reconstruction): curve.c runs choose and the rounds, curve_evolve.c,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * curve_decimate.c - curve's decimate, with Rupniewski's sequential
  * semantics: one representative after the other in index order, each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * curve_evolve.c - curve's evolve: the samples renumbered by cell
  * (ridges/curve_step.h's order), then Jacobi steps of curve_step.h on the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * curve_order.c - curve's order: the representatives into a graph of
  * degree at most 2 (paths and rings).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * curve_r1.c - curve's r1 when the user gives none: the reference's "r1 of
  * about 2 sigma" (sigma: the noise's standard deviation), with sigma

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * curve_step.h - the arithmetic of one evolve step of `curve`
  * (ridges/curve.c), shared with the CUDA module (gpu/ridges_curve.cu) so that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * density.c - `density`: ridges of the Gaussian kernel density by
  * subspace-constrained mean shift (Ozertem & Erdogmus 2011; docs/ridges.md),

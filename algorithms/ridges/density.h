@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * density.h - what density.c's files share (density_bandwidth.c,
  * density_seeds.c, density_link.c).

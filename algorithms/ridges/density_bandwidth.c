@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * density_bandwidth.c - the default bandwidth of `density`: the noise
  * across the curves, measured by local principal components.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * density_dedup.c - converged walkers merged: in walker order, a walker
  * within delta of one already kept is dropped (so the kept ones are at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * density_link.c - converged walkers to a graph (docs/ridges.md, density ridges): merged
  * within 0.1 h, each linked to its nearest neighbour ahead and its nearest

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * density_mst.c - `density`'s graph clean-up: per component a minimum
  * spanning tree (Kruskal; ties by vertex indices) drops the short cycles

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * density_prune.c - hairs off the ridge graph: a chain from an end (degree
  * 1) to a junction (degree >= 3) shorter than max_len is dropped. A vertex

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * density_seeds.c - `density`'s walkers on a mesh (seeds=mesh): the nodes
  * of a regular mesh over the samples' box, kept where the kernel sum is

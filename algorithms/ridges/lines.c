@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lines.c - a method's graph into gk_lines (gk_graph_lines): chains
  * (lines_chains.c), short ones pruned, Douglas-Peucker (lines_simplify.c),

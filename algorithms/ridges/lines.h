@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lines.h - between the files of the line builder (gk_graph_lines):
  * lines_chains.c walks the graph into chains, lines_simplify.c simplifies

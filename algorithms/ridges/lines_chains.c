@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lines_chains.c - a graph's chains and rings (lines.h). */
 #include "lines.h"
 

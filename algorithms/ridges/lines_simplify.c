@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lines_simplify.c - Douglas-Peucker without recursion (lines.h). */
 #include "lines.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lines_support.c - each sample to its nearest line segment within the
  * support distance: the lines' n_support and width (lines.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ridges.c - gk_ridges(): the points checked and interleaved into a cloud,
  * the method's graph (curve.c, density.c), the graph's lines (lines.c).

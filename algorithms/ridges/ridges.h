@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ridges.h - what the ridges family's files share (algorithms/ridges/):
  * the parsed method, the cloud as the methods see it, and the graph each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ridges_keys.c - the value of each key of `curve` and `density`, checked
  * (ridges_params.c splits the string and builds the canonical one).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ridges_params.c - the -a string of `gridkit ridges`: "curve:key=value:..."
  * or "density:key=value:...", into a gk_ridges_method, and back into the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ridges_util.c - the family's small shared pieces, below every method
  * (ridges.h, ridges_util.h): the thread count, lengths in the user's units,

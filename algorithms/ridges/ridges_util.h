@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ridges_util.h - what the family's own files share beyond the methods'
  * contract (ridges.h): the -a parser's pieces (ridges_params.c,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * scms_index.c - points binned for the kernel sums and neighbour searches
  * of `density` (scms_index.h; the order is scms_step.h's).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * scms_index.h - points binned in cubes (squares) of one side, in the order
  * scms_step.h documents; density.c uses it for the kernel sums (side

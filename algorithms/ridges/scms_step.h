@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * scms_step.h - the arithmetic of one `density` walker (ridges/density.c):
  * kernel sums, the direction along the ridge, the projected mean-shift step

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bucket_grid.c - uniform bucket grid for the window statistics (see
  * bucket_grid.h). Built once per job: a counting sort of the points by

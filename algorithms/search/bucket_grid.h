@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bucket_grid.h - uniform bucket grid over the points, the fast path of the
  * window statistics (average, count, minimum, maximum, range,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bucket_grid_impl.h - the bucket grid's insides, shared by its three ways of
  * computing a window statistic: the per-node scan (bucket_grid.c), the row

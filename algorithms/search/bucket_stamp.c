@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bucket_stamp.c - the tile stamp over the bucket grid (bucket_grid.h) for
  * average and count: the row sweep (bucket_sweep.c) a tile at a time.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bucket_sweep.c - the row sweep over the bucket grid (bucket_grid.h) for
  * count, and the cost model that picks the scan, the sweep or the tile

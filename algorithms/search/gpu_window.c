@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* search/gpu_window.c - the search window of a job for the GPU module. */
 #include "gpu_window.h"
 #include "core/method.h"

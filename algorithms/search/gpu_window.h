@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* search/gpu_window.h - a job's search window in the GPU module's terms
  * (core/gpu_abi.h), for the rows' gpu_describe hooks. */
 #ifndef GK_GPU_WINDOW_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* search/index.c - a job's k-d tree, built on the rows' behalf. */
 #include "index.h"
 #include "kdtree.h"

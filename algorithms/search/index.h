@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* search/index.h - a job's k-d tree (or k-NN bins), built by the method rows that search
  * (core/method.h's prepare and cpu_index hooks). */
 #ifndef GK_SEARCH_INDEX_H

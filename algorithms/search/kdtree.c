@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kdtree.c - static 2-D k-d tree with leaf buckets (the CPU spatial index).
  *
  * Every node keeps the tight bounding box of its points; children of a node

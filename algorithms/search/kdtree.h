@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kdtree.h - static 2-D k-d tree over the points, the CPU spatial index.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* search/knn_bins.c - k nearest points from a uniform bin grid (knn_bins.h). */
 #include "knn_bins.h"
 

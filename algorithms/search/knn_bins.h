@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * knn_bins.h - k nearest points from a uniform bin grid, built by one
  * counting sort (no tree, no order of the points): invdistnn's CPU index

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* neighbours.c - neighbourhood selection shared by the search-based algorithms. */
 #include "neighbours.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * neighbours.h - neighbourhood selection shared by the search-based algorithms:
  * candidates inside the search ellipse (or circle), deterministic ordering by

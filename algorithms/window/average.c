@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* window/average.c - moving average of Z inside the search ellipse (gdal_grid's
  * average), with the per-quadrant selection (which honours max_points).
  * Without max_points or quadrant keys the job has a bucket grid: a tile is

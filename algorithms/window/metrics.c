@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* window/metrics.c - gdal_grid's data metrics inside the search ellipse: minimum,
  * maximum, range, count, average_distance and average_distance_pts.
  * Per-quadrant keys select points as for average but never stop at max_points

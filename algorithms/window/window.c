@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* window/window.c - the window statistics' shared row pieces: their index,
  * their GPU form and their cost model. */
 #include "window.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* window/window.h - what the window statistics' rows share (average.c,
  * metrics.c): a function of the points inside the search ellipse, over a
  * bucket grid where no ordered selection is asked for, else the k-d tree. */

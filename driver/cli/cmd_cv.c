@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmd_cv.c - `gridkit cv`: leave-one-out or k-fold cross-validation of any
  * algorithm on the points `gridkit grid` would read (algorithms/geostat/crossval.c),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmd_grid.c - `gridkit grid`: gdal_grid's arguments through gridkit_lib.h
  * (gk_grid_options_new() + gk_grid_run()), with GDAL's text progress.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmd_ridges.c - `gridkit ridges`: ridge lines of a point cloud, written
  * through OGR, via gridkit_lib.h (gk_ridges_options_new() +

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmd_variogram.c - `gridkit variogram`: sample variogram of a point source
  * (gstat's variogram()), optionally a model fit (fit.variogram()), written

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* command.c - the shell every gridkit command shares (see commands.h). */
 #include "cli/commands.h"
 #include "lib/gridkit_lib.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* commands.h - the gridkit commands, each a thin shell over the library in a
  * file of its own (cmd_<name>.c). argv excludes "gridkit <name>"; GDAL is
  * registered; the return value is the exit code. */

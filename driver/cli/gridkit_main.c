@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gridkit_main.c - the `gridkit` program: process set-up, GDAL's generic
  * options and the dispatch to a command (cmd_<name>.c).

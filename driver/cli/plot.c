@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plot.c - the charts' shared parts (plot.h): cairo text, ticks and axes, and
  * the file: PNG through an image surface, SVG through cairo-svg, written to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* plot.h - what the charts of `gridkit variogram --plot` and `gridkit cv
  * --plot` share (plot.c): the palette, text, "nice" ticks, a panel's axes,
  * and writing a PNG or SVG under a temporary name renamed when complete. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plot_cv.c - the cross-validation chart (plot_cv.h): two panels side by
  * side in the variogram chart's style (plot.c). Left, observed against

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* plot_cv.h - `gridkit cv --plot`: what gstat users draw after krige.cv, as
  * a PNG or SVG chart (cairo): observed against predicted with the 1:1 line,
  * and a bubble map of the residuals (sign by colour, size by magnitude). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plot_variogram.c - variogram chart with cairo: sample points labelled with
  * their pair counts, the model curve, axes with "nice" ticks; one colour per

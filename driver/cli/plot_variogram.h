@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* plot_variogram.h - `gridkit variogram --plot`: the sample variogram and the
  * model as a PNG or SVG chart (cairo). */
 #ifndef GK_PLOT_VARIOGRAM_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* progress.c - GDAL's text progress (0...10...20...100 - done.), on stderr so
  * that stdout stays clean for data. Same tokens as GDALTermProgress. */
 #include "cli/progress.h"

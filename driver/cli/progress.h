@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* progress.h - GDAL-style text progress (0...10...20...100 - done.) on
  * stderr, a gk_progress_fn for the commands. */
 #ifndef GK_PROGRESS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * variogram_fit_args.c - the fit options of `gridkit variogram` turned into
  * models (variogram_fit_args.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * variogram_fit_args.h - the fit options of `gridkit variogram` turned into
  * the models to fit: --fit (one nested model), --fit-best (candidates, as

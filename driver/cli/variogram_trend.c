@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * variogram_trend.c - the residual points of `gridkit variogram --drift`
  * (variogram_trend.h).

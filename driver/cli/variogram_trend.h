@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * variogram_trend.h - `gridkit variogram --drift`: the points with their z
  * replaced by the residuals of an ordinary least-squares trend (the data of

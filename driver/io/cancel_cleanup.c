@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cancel_cleanup.c - deleting temporaries on SIGINT/SIGTERM/SIGHUP (see
  * cancel_cleanup.h).

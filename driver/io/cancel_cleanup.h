@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cancel_cleanup.h - temporaries removed when the run is cancelled by
  * SIGINT, SIGTERM or SIGHUP, so that no file that looks complete (a GeoTIFF

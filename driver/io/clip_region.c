@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * clip_region.c - the region points must fall in, from -spat and -clipsrc
  * (see clip_region.h).

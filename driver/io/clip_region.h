@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * clip_region.h - the region points must fall in: -spat, -clipsrc (a
  * rectangle, a POLYGON/MULTIPOLYGON WKT, or the polygons of a datasource

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * drift_raster.c - sampling covariate rasters for kriging with external drift
  * (see drift_raster.h for the rules).

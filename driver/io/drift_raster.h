@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * drift_raster.h - external drift rasters for kriging (drift_raster=PATH):
  * band 1 of each raster sampled at the data points and at the grid nodes.

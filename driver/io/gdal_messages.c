@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gdal_messages.c - GDAL's failures and names kept for gridkit's messages
  * (see gdal_messages.h). */
 #include "io/gdal_messages.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gdal_messages.h - GDAL's failures kept for gridkit's own messages while
  * points are read (read_points.c, clip_region.c), and the names of layers

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * input_files.c - the files an input stands for (see input_files.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * input_files.h - the files an input stands for, whatever its spelling.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * output_check.c - an output name checked before any work (see
  * output_check.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * output_check.h - what every command checks of an output name before any
  * work: it is no input, and it is a regular file or none.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * raster_format.c - the output's driver and pixel type, chosen and checked
  * before any work (see raster_format.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * raster_format.h - the output's GDAL driver (-of, else guessed from the
  * extension as gdal_grid does) and pixel type (-ot), checked against each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * read_gpkg.c - GeoPackage points straight from SQLite, several connections
  * at once, each on its own range of FIDs (see read_gpkg.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * read_gpkg.h - the points of a GeoPackage layer straight from SQLite, on
  * several threads at once (GDAL 3.6's reader, even through its Arrow stream,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * read_points.c - points in: OGR layers with gdal_grid's selection options
  * (-l, -sql, -where, -spat, -clipsrc*, -zfield, -z_increase, -z_multiply),

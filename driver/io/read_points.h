@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * read_points.h - points in: any OGR source with gdal_grid's selection options,
  * or plain XYZ text read natively (algorithms/core/points_xyz.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * replace_output.c - replacing an existing output without losing it (see
  * replace_output.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * replace_output.h - an output that replaces an existing one without losing
  * it, for the raster writer (write_raster.c) and cv's residuals (cli/cmd_cv.c).

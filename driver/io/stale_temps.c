@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * stale_temps.c - removing a killed run's temporaries (see stale_temps.h).
  */

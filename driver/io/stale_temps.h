@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * stale_temps.h - temporaries of an output left by a run killed outright
  * (SIGKILL, a power cut): removed by the next run for the same output.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * text_number.h - a -zfield value stored as text (a CSV column, a String
  * field) read as a number, strictly: OGR's conversion would give 0 for

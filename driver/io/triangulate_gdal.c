@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* triangulate_gdal.c - Delaunay triangulation through GDAL (qhull "d Qbb Qc Qz Qt"). */
 #include "io/triangulate_gdal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * triangulate_gdal.h - GDAL's (qhull) Delaunay triangulation as a gk_triangulate_fn.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * vmodel_json.c - variograms and models as JSON with json-c. Doubles are
  * written with %.17g (exact round trip); NaN (empty class) becomes null.

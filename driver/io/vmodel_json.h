@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * vmodel_json.h - variograms and models as JSON (json-c), the format that
  * `gridkit variogram --format json` writes and `-a kriging:variogram=FILE`

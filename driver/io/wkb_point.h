@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * wkb_point.h - a WKB Point decoded in place (the GeoPackage and Arrow
  * readers' fast path; every other geometry goes through OGR).

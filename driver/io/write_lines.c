@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * write_lines.c - ridge lines out through OGR (see write_lines.h): the
  * layer, its fields and every line in one transaction, into a dataset of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * write_lines.h - ridge lines (gk_lines) out through OGR, safely, as
  * rasters are (write_raster.h): the output is checked before any work

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * write_raster.c - rasters out through GDAL, safely (see write_raster.h).
  *

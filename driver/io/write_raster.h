@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * write_raster.h - rasters out through GDAL, safely.
  *

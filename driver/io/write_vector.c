@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * write_vector.c - a vector output written safely (see write_vector.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * write_vector.h - one vector output (ridges' lines, cv's residuals)
  * written as every gridkit output is: checked before any work (driver,

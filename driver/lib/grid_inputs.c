@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * grid_inputs.c - the inputs of a command that takes gridkit grid's options:
  * what none of its outputs may be (io/input_files.h).

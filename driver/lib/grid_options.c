@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * grid_options.c - gdal_grid's command line (3.6, plus -oo from 3.7) and
  * gridkit's own options, parsed into gk_grid_options. The one grammar that the

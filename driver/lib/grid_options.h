@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* grid_options.h - the parsed form of gdal_grid's arguments (internal to driver/). */
 #ifndef GK_GRID_OPTIONS_H
 #define GK_GRID_OPTIONS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * grid_parts.c - the parts of --parts and their mosaic (see grid_parts.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * grid_parts.h - the output of --parts DIR as atomic as one file.
  *

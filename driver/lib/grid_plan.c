@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * grid_plan.c - gk_grid_plan: the part of `gridkit grid` between the argument
  * parser and the tile engine, shared by the CLI and the GDAL plugin.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * grid_plan.h - everything `gridkit grid` decides before computing a node:
  * the algorithm, the points, the grid geometry, the SRS, the bands, their

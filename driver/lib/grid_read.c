@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * grid_read.c - the points the source options select: read on one process
  * or on every rank of an MPI world (gk_world_read_points), and the quick

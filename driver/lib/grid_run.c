@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * grid_run.c - gk_grid_run(): points in, every band gridded on the tile engine,
  * raster out. The whole of `gridkit grid` below the argument parser.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * grid_run_strips.c - gk_grid_run() in strips: every rank of an MPI job
  * (mpirun -n N gridkit grid ...), or one process writing --parts.

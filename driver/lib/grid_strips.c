@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * grid_strips.c - strips of rows shared out among MPI ranks, written by
  * rank 0 or as parts (grid_strips.h).

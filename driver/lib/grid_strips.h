@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * grid_strips.h - gk_grid_run()'s work in strips of rows, shared out among
  * MPI ranks (docs/scale-out.md), and the --parts output.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gridkit_lib.h - the library call under the CLI, the plugin and the tests,
  * in the shape of GDAL's GDALGridOptionsNew() + GDALGrid():

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* job_args.c - word splitting of GRIDKIT: strings and .gridkit files, and
  * the text check of a .gridkit file. */
 #include "lib/job_args.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * job_args.h - the text of a GRIDKIT: open string or a .gridkit file into
  * the words of `gridkit grid` (the plugin's parse, in C so that a fuzz

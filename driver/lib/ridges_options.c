@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ridges_options.c - `gridkit ridges`'s command line: its own options
  * (-a, -of, -lco, -nln, --3d) taken out of argv, the rest (the source

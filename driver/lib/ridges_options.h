@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ridges_options.h - the parsed form of `gridkit ridges`'s arguments, and
  * the computation without the file (internal to driver/: the CLI writes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ridges_run.c - gk_ridges_run(): points in, ridge lines found, lines out
  * through OGR. The whole of `gridkit ridges` below the argument parser;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * mpi_abi.h - the contract between gridkit and its MPI module
  * (gridkit_mpi.so, driver/mpi/module/), loaded with dlopen() only when the

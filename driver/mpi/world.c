@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * world.c - gridkit's processes under MPI (world.h): finding the launcher,
  * loading the MPI module, the GPU of each rank, and agreeing on outcomes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * world.h - gridkit's processes under MPI (docs/scale-out.md).
  *

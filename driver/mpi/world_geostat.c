@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * world_geostat.c - variograms and cross-validation shared among MPI ranks
  * (world_geostat.h). The ranks agree after each step (gk_world_agree), so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * world_geostat.h - gridkit variogram and gridkit cv shared among MPI ranks
  * (docs/scale-out.md): every rank calls them with the same points; rank 0

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * world_points.c - the points on every rank: each reads them, or rank 0
  * reads and broadcasts them (world_points.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * world_points.h - the points of a job under MPI: read by every rank where
  * all ranks run on one host, else read by rank 0 and broadcast;

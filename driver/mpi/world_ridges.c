@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * world_ridges.c - density's walkers gathered on rank 0 (world_ridges.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * world_ridges.h - gridkit ridges shared among MPI ranks (docs/scale-out.md):
  * density's walkers, a slice a rank, gathered on rank 0, which links them

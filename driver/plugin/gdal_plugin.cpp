@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gdal_plugin.cpp - the GDAL driver "GRIDKIT" (built as gdal_GRIDKIT.so):
  * a gridkit grid that every GDAL program, GDAL's Python bindings and QGIS

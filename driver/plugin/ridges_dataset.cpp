@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ridges_dataset.cpp - `GRIDKIT:ridges ARGS` as a vector dataset (see
  * ridges_dataset.h). The arguments go through the CLI's own parser

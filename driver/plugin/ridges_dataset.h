@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ridges_dataset.h - the plugin's vector side: `GRIDKIT:ridges ARGS` (or a
  * .gridkit file whose first word is "ridges") opens as a read-only vector

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """gridkit Processing provider (a QGIS Python plugin)."""
 
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """gridkit's Processing algorithms: each builds a `gridkit` command line from
 typed parameters, runs it, and turns the GDAL-style progress that gridkit
 prints on stderr (0...10...20...100 - done.) into the progress bar.

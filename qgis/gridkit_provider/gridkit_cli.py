@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The gridkit program as the provider sees it: where it is, and the list of
 algorithms it knows (`gridkit grid --algorithms`), so that a method added to
 gridkit appears in QGIS without a change here. No QGIS imports: ctest's

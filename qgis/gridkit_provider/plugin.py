@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Registers the provider with QGIS (desktop and qgis_process)."""
 from qgis.core import QgsApplication
 

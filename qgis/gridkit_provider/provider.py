@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The gridkit Processing provider: one algorithm per gridkit command."""
 from qgis.core import QgsProcessingProvider
 

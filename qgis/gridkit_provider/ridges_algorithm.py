@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """gridkit ridges in Processing: the curves a point cloud is spread around,
 as lines (docs/ridges.md)."""
 import shlex

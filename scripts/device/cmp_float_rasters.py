@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Compares two rasters of raw float32 pixels (gdal_translate -of ENVI):
 how many pixels differ, the largest absolute difference, and the largest
 relative to the first raster's value. NaN equals NaN (nodata). Used by

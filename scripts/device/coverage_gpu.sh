@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Coverage of the code only a GPU machine runs: the core's GPU glue (device,
 # kriging's and cross-validation's GPU paths) and the AVX-512 kernels. Run on
 # the GPU machine from the repository root (a core-only build: no GDAL there):

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The guard's figure for an end-to-end row: the smallest time, in seconds,
 that docs/benchmarks.md gives in column COLUMN of the row named by SPEC (the
 spec in backticks that starts the row, as in bench_gpu's tables, see

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Sourced by the scripts/device/run_e2e_*.sh scripts: unpacks pack-gdal-runtime's tarball
 # from .e2e/ (carried), copies the carried gridkit binaries to /tmp/e2e, makes
 # 1,048,576 points in a 10 km square as pts.gpkg there and defines w (time a

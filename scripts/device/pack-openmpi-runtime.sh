@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Packs Debian's Open MPI (mpirun, orted, libmpi, its components, PMIx and
 # every library they load) into one tarball, relocatable through OPAL_PREFIX,
 # for a GPU machine that has no MPI (the device machines): with

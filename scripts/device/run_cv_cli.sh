@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # gridkit cv through the CLI on a GPU machine (docs/benchmarks.md,
 # "Cross-validation on the GPU"): leave-one-out of N points (default
 # 1,048,576, uniform in a 10 km square, a GeoPackage) with local kriging

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Run from the repository root (bash scripts/device/run_device.sh [all|krige]).
 # Builds gridkit without GDAL on the GPU machine, runs the GPU-against-CPU
 # comparisons and the benchmark; logs go to $OUT. "all" also runs the CPU

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # End to end through GDAL on the GPU machine: 1,048,576 uniform random points
 # in a GeoPackage to a 4096x4096 Float32 GeoTIFF (invdist: 1024x1024),
 # gridkit grid on the GPU against gdal_grid on every core. Needs .e2e/

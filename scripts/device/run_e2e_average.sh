@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # average and count end to end through GDAL on the GPU machine's CPU cores:
 # this build beside the previous one (.e2e/gridkit_prev, when carried), runs
 # interleaved, pixels compared, gdal_grid on every core. Needs .e2e/

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # gdal_grid's time at 4096^2 for the cases where the whole grid would take 10 to 50 minutes
 # (docs/benchmarks.md, "End to end"): gdal_grid (16 threads) on a band across the middle of the
 # same 4096^2 grid, a sixteenth of its rows (a sixty-fourth for nearest); its time times 16

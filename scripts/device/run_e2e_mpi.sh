@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Scale-out on one GPU machine (docs/benchmarks.md, "MPI"): `mpirun -n N
 # gridkit grid` with one GPU a rank, N = 1, 2 and 4 (as many as the machine
 # has), against the plain run, on 1,048,576 points in a 10 km square:

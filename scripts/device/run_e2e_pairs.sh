@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The end-to-end cases, gridkit grid against gdal_grid in pairs run
 # back to back (gdal_grid, then gridkit twice), so that each ratio compares
 # runs of the same minute of a machine whose speed drifts. Needs .e2e/

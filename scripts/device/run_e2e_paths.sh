@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # End to end through GDAL on the GPU machine, new reading and writing paths
 # beside the old ones (GRIDKIT_GPKG_SQLITE=NO GRIDKIT_DIRECT_BLOCKS=NO), runs
 # interleaved, pixels compared, gdal_grid average on every core. Needs .e2e/

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The GPU's start hidden (docs/benchmarks.md, "End to end"): each GPU case at 4096^2 with
 # --device auto (the cores begin while CUDA starts, the GPU joins), --device cuda (waits for
 # the GPU) and --device cpu, alternating, pixels compared with the CPU's. Needs .e2e/

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The end-to-end table of docs/benchmarks.md ("The whole command on the GPU machine"): each
 # case once through gdal_grid (16 threads) where it takes under a minute, gridkit grid two or
 # three times, pixels compared. Needs .e2e/ (carried; scripts/device/e2e_setup.sh). Run from the

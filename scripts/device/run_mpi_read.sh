@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Reading the points under MPI (docs/benchmarks.md, "MPI scale-out"): rank 0
 # reads and broadcasts them (the default) against every rank reading them
 # (GRIDKIT_MPI_READ=each), on 1,048,576 points in a GeoPackage and 16,777,216

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # What starting and ending mpirun costs (docs/benchmarks.md, "MPI scale-out"):
 # a 64 x 64 grid on the GPU from 20,000 points, as one process, under
 # `mpirun -n 1` and `-n 2`, and `mpirun -n 1 true`, three runs each; every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_algorithms.c - k-NN / radius queries of the k-d tree on 200k points,
  * an invdistnn tile, and the window statistics on the bucket grid (per-node
  * scan, row sweep, tile stamp). Not a test; built with the test_algorithms

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bench_algorithms: k-d tree queries, an invdistnn tile and the bucket grid's
 # window statistics, one core (tests/bench/bench_algorithms.c, on the
 # test_algorithms harness). Not a test.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_cv.c - cross-validation at scale, core only (no GDAL, so it runs on
  * the GPU machines too): leave-one-out and k-fold of N uniform points in a
  * 10 km square (z = a smooth surface + noise, as bench_vs_gstat.py), with

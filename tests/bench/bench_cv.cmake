@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bench_cv: leave-one-out and k-fold at scale, core only (tests/bench/bench_cv.c).
 # Not a test.
 add_executable(bench_cv ${CMAKE_CURRENT_LIST_DIR}/bench_cv.c)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_density.c - heatmap, gauss and kernel_smooth: the GPU against the
  * CPU cores, and Markovic's (2016) Gauss transform case (no GDAL).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bench_density: heatmap, gauss, kernel_smooth: GPU against the CPU cores and the seed case (tests/bench/bench_density.c).
 # Core only (runs on the GPU machine without GDAL). Not a test.
 add_executable(bench_density ${CMAKE_CURRENT_LIST_DIR}/bench_density.c)

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Benchmark: gridkit's -a heatmap and -a gauss against the tools people use
 today, same machine, same points, one run. Not a test: it prints Markdown
 tables for docs/benchmarks.md ("Kernel density"), the commands it ran and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_docs.c - figures of docs/benchmarks.md's tables (bench_docs.h). */
 #include "bench_docs.h"
 

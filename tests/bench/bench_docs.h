@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_docs.h - the guard against the next slow-down: a benchmark's
  * figures beside the ones docs/benchmarks.md gives for the same row, and a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_gpu.c - GPU against CPU timings on generated points (no GDAL).
  *

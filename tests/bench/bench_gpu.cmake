@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bench_gpu: the GPU benchmark (tests/bench/bench_gpu.c). It does not link
 # CUDA: it loads the module at run time, so it builds everywhere. Built next to
 # gridkit_cuda.so, where the core looks. Not a test.

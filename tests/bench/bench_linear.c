@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_linear.c - `linear` on generated points, core only (no GDAL I/O).
  *

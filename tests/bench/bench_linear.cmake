@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bench_linear: `linear` on generated points through the core (no GDAL), its
 # set-up and interpolation timed apart (tests/bench/bench_linear.c). Not a test.
 add_executable(bench_linear ${CMAKE_CURRENT_LIST_DIR}/bench_linear.c)

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Times the GDAL plugin (docs/benchmarks.md, "GDAL plugin").
 
 usage: bench_plugin.py BUILD_DIR [WORK_DIR]

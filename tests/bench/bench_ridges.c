@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_ridges.c - ridges on the GPU against the same machine's CPU cores,
  * in one run (docs/benchmarks.md, "Ridges"): a noisy 2-D spiral and a noisy

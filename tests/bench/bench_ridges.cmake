@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bench_ridges: ridges, GPU against the CPU cores (tests/bench/bench_ridges.c).
 # Core only (runs on the GPU machine without GDAL). Not a test.
 add_executable(bench_ridges ${CMAKE_CURRENT_LIST_DIR}/bench_ridges.c)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_start_overlap.c - could `gridkit grid` read a GeoPackage's points
  * while libgdal loads? Times three things in one process each:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bench_start_overlap: reading a GeoPackage while another thread loads libgdal
 # (tests/bench/bench_start_overlap.c; its figures are in docs/benchmarks.md).
 # Not a test. SQLite comes with the GDAL layer.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_util.h - what the GPU tests and the benchmarks share: a wall clock,
  * a reproducible xorshift generator and a tile sink into a raster in memory.

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Benchmark: gridkit grid vs Debian's gdal_grid, same machine, same data, one run.
 
 Not a test: it prints a Markdown table (times are the best of --repeat runs,

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Benchmark: gridkit's geostatistics vs R's gstat, same machine, same data, one run.
 
 Not a test: it prints a Markdown table for docs/benchmarks.md ("Kriging and

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Benchmark: gridkit ridges -a density against R's ks::kdr, same machine,
 same points, one run. Not a test: prints a Markdown table for
 docs/benchmarks.md ("Ridges").

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Clustered test points for the density benchmarks (docs/benchmarks.md):
 N points, 70 % in four Gaussian clusters (sd 600 m), 30 % uniform over a
 10 km square, weight in [0.5, 2); "x y w" lines on stdout, seeded.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Conformance: `gridkit grid` against Debian's gdal_grid, pixel by pixel
 # (tests/conformance/conformance.py; data in data/, made by data/make_data.py).
 if(GRIDKIT_WITH_GDAL)

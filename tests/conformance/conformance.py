@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Conformance suite: `gridkit grid` against Debian's gdal_grid 3.6, pixel by pixel.
 
     conformance.py GRIDKIT DATA_DIR WORK_DIR [GDAL_GRID] [-k SUBSTRING]

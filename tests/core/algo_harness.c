@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* algo_harness.c - what the test_algorithms families share: a fixed random
  * sequence, point sets, brute-force helpers and jobs built by hand around one
  * algorithm (no parser, no engine). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* algo_harness.h - the shared part of test_algorithms (tests/core/algorithms.cmake):
  * one program built from the families' files (tests/search, tests/idw,
  * tests/window, tests/core), counting its checks together. */

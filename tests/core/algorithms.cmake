@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # algorithms: the k-d tree, neighbourhood selection and the search-based
 # algorithms against hand-checked values and brute force (no GDAL needed).
 # One program from the families' files, which share core/algo_harness.[ch].

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The folders' one direction of dependency, checked on every #include.
 
 algorithms/include (the public headers) <- core <- search <- the families

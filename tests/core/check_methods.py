@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The method registry is the only switch on the method, and the docs list every method.
 
 A new method is its own file plus one line in algorithms/methods.def

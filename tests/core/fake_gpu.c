@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fake_gpu.c - a stand-in for the CUDA module (gpu/), loaded through
  * GRIDKIT_GPU_MODULE, so that the core's GPU side (device*.c, cpu_share.c,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The core's GPU side on machines without a GPU: a stand-in module
 # (fake_gpu.c, loaded through GRIDKIT_GPU_MODULE) behind the real command,
 # its bytes against the CPU's, each failure's message and fallback

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # fake_gpu.sh GRIDKIT DATA WORK FAKE_MODULE: gridkit grid on the stand-in GPU
 # module (fake_gpu.c). Its count tiles have the CPU's bytes whatever the
 # devices, the split on out-of-memory, a late start or the cores' share;

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # layers: every #include follows the folders' one direction of dependency
 # (tests/core/check_layers.py; docs/architecture.md).
 find_package(Python3 COMPONENTS Interpreter)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # parse: the -a string parser against the cases in specs/ (round trips, refusals;
 # no GDAL needed).
 add_executable(test_parse ${CMAKE_CURRENT_LIST_DIR}/test_parse.c)

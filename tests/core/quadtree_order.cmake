@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # quadtree_order: gdal_grid's tie order (core/quadtree_order.c) against the
 # plain recursion over its rules, on data that makes each rule matter, for
 # 1, 2 and 7 threads (no GDAL).

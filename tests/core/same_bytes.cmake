@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # same_bytes: every algorithm gives identical bytes with 1, 2 and 7 threads,
 # engine tiles of several shapes and odd windows (no GDAL);
 # then the AVX2 and portable kernels (GRIDKIT_ISA caps the CPU's level) must

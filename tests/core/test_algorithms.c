@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_algorithms.c - the k-d tree against brute force, the neighbourhood
  * selection, and every search-based algorithm on hand-checked cases and
  * against independent brute-force implementations written here. One program

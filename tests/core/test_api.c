@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_api.c - the C API's contract at its edges (gridkit.h): what each call
  * refuses, with which code and which words, and what a caller's callback can

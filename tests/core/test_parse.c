@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_parse.c - the -a string parser, from the cases in tests/core/specs/:
  * each string of round_trip.txt has a canonical string (what the CLI prints
  * and GRIDKIT_ALGORITHM stores) that parses again to itself, each of

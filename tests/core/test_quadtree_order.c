@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_quadtree_order.c - gk_gdal_quadtree_order() against the plain
  * statement of gdal_grid's tree (CPLQuadTree's default insertion: 8 points a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_same_bytes.c - every algorithm's raster is a function of its inputs
  * only: the same bytes with 1, 2 and 7 threads, with the

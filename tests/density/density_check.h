@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* density_check.h - what the density tests share (after gk_check.h): a sink
  * into a raster in memory, and the same-bytes check over thread counts and
  * tile shapes. */

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # density: `-a gauss` (algorithms/density/gauss.c) against a long-double
 # direct sum in the test, its bad input, Scott's default and the same bytes
 # across threads (core only); and against spatstat (tests/density/gauss_spatstat.sh).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # -a gauss against spatstat (R package spatstat.explore): densityfun(X,
 # sigma, weights, edge=FALSE) evaluates the weighted Gaussian density
 # sum w exp(-d^2/(2 sigma^2)) / (2 pi sigma^2) exactly at any location (a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # density: `-a heatmap` (algorithms/density/heatmap.c) against hand-computed
 # values of QGIS's kernels, its bad input and the same bytes across threads
 # (core only); and, opt-in with -DGRIDKIT_QGIS_TESTS=ON, against QGIS 3.22's

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # heatmap_extent.sh GRIDKIT DATA WORK: `-tr` without an extent, as QGIS's
 # Heatmap takes it (qgskde.cpp: the layer's extent widened by the radius,
 # rows = ceil(height / pixel) + 1, columns = ceil(width / pixel) + 1, from the

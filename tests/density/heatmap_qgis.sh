@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `-a heatmap` against QGIS 3.22's Heatmap (qgis:heatmapkerneldensityestimation,
 # run headless by qgis_process as tests/driver/qgis_test.sh runs it): every
 # kernel, raw and scaled, with and without weights, at QGIS's own cell centres.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_gauss.c - `-a gauss` against a long-double direct sum computed here
  * at every cell: uniform, clustered and lattice points, projected (1e5-1e6
  * m) and degree-like coordinates, methods direct and cutoff at several

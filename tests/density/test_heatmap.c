@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_heatmap.c - `-a heatmap` against values worked out by hand from QGIS
  * 3.22's kernel formulas (docs/heatmap.md), every kernel, raw and scaled,
  * with and without weights; its bad input; the same bytes for any thread

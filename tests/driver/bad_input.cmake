@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Bad input: `gridkit grid` must fail cleanly, say why, and leave no output
 # behind (tests/driver/bad_input.sh).
 if(GRIDKIT_WITH_GDAL)

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # bad_input.sh GRIDKIT DATA_DIR WORK_DIR
 #
 # `gridkit grid` (and variogram, cv) given bad input must: exit non-zero (and not crash), say on

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # completion: bash completion of commands, options, algorithms and keys
 # from the program itself (scripts/gridkit-completion.bash; completion.sh).
 if(GRIDKIT_WITH_GDAL)

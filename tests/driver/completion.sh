@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # completion.sh GRIDKIT DATA WORK: scripts/gridkit-completion.bash completes
 # commands, options from each command's --help, algorithms and their keys
 # from the registry (gridkit grid --algorithms) and the ridge methods.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # `gridkit cv` and `gridkit variogram` end to end (tests/driver/cv_cli.py: JSON
 # summary, residual layers, bad input; variogram's estimators, plots, bad options).
 if(GRIDKIT_WITH_GDAL)

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """cv_cli.py GRIDKIT DATA_DIR WORK_DIR
 
 `gridkit cv` and `gridkit variogram` end to end: cv's JSON summary parses and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # cv_plot: gridkit cv --plot, its files and refusals (cv_plot.sh).
 if(GRIDKIT_WITH_GDAL)
   find_program(GK_BASH bash REQUIRED)

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # cv_plot.sh GRIDKIT DATA WORK: `gridkit cv --plot`: a PNG of the chart's
 # size and an SVG, the same statistics on stdout with and without it, and
 # the refusals before any work (extension, -o and --plot one file, an input).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # A full disk, for every kind of output gridkit writes: non-zero exit, the
 # reason, the previous output intact (tests/driver/disk_full.sh; root).
 if(GRIDKIT_WITH_GDAL)

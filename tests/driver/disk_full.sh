@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # disk_full.sh GRIDKIT DATA_DIR WORK_DIR
 #
 # A full disk, for every kind of output gridkit writes: rasters in several

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fail_malloc.c - an LD_PRELOAD library that makes one allocation of
  * gridkit's own code fail, as SQLite's tests do: GK_FAIL_MALLOC_AT=k fails

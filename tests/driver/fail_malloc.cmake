@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Every allocation of gridkit's own code made to fail in turn, under the
 # real command (fail_malloc.c preloaded; fail_malloc.sh): a clean refusal or
 # the same bytes, never a crash. Not under the sanitizers (they replace malloc).

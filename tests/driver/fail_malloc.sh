@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # fail_malloc.sh GRIDKIT DATA WORK FAIL_MALLOC_LIB: every allocation of
 # gridkit's own code made to fail in turn (fail_malloc.c, SQLite's way).
 # Each run must either succeed with the bytes of the run without a failure,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Fault injection: disk full, read-only directory, a source changed while
 # read, a killed run (tests/driver/faults.sh; the disk cases need root for a tmpfs
 # and are skipped with a message otherwise).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # faults.sh GRIDKIT DATA_DIR WORK_DIR
 #
 # Fault injection: a disk that fills up (before and in

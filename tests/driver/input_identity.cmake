@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # An input named another way is still an input: every command that writes,
 # against every way of naming an input, refuses and changes nothing
 # (tests/driver/input_identity.sh).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # input_identity.sh GRIDKIT DATA_DIR WORK_DIR
 #
 # An input named another way is still an input: every command that writes

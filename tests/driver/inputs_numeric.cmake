@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Odd inputs that must give a correct result, checked against an independent
 # computation or gdal_grid (tests/driver/inputs_numeric.py).
 if(GRIDKIT_WITH_GDAL)

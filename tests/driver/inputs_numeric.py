@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """inputs_numeric.py GRIDKIT DATA_DIR WORK_DIR GDAL_GRID
 
 The cases where gridkit must give a correct result

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # install: cmake --install into a prefix, the tree moved, and the command,
 # its modules and the GDAL plugin still found from there (install.sh).
 if(GRIDKIT_WITH_GDAL)

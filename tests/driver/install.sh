@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # install.sh GRIDKIT DATA WORK BUILD_DIR: `cmake --install` into a prefix,
 # the tree moved elsewhere, and what was installed still works from there:
 # the command gives the build's bytes, finds its MPI module (under mpirun)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # gridkit grid's late start: the cores begin while the GPU starts, where they
 # might finish first (tests/driver/late_start.sh).
 if(GRIDKIT_WITH_GDAL)

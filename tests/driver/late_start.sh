@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # late_start.sh GRIDKIT DATA_DIR WORK_DIR
 #
 # gridkit grid under --device auto where the GPU is slow to start

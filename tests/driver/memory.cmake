@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # memory_flat: peak memory of `gridkit grid` does not grow with the grid size.
 if(GRIDKIT_WITH_GDAL)
   add_test(NAME memory_flat COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/memory_flat.py

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Memory must not grow with the grid: `gridkit grid` on a 4,000^2 and a 24,000^2 grid
 (36 times the nodes) must peak at about the same resident memory.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # mpirun -n 1/2/3 gridkit ... against the plain run, --parts, and ranks that
 # fail or are killed (tests/driver/mpi_cli.sh). Needs Open MPI's mpirun and
 # the MPI module; without them the test is skipped with the reason.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # mpi_cli.sh GRIDKIT DATA_DIR WORK_DIR MPIRUN
 #
 # `mpirun -n N gridkit grid ARGS` against the plain `gridkit grid ARGS`

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """mpi_same_raster.py A B: exits 0 when rasters A and B (a --parts mosaic)
 hold the same grid: size, bands, georeferencing, metadata, nodata,
 descriptions, and every value bit for bit."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Outputs and process safety: no input written, only
 # regular files replaced, no temporary after a cancel, thread limits
 # (tests/driver/outputs.sh).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # outputs.sh GRIDKIT DATA_DIR WORK_DIR
 #
 # What every command (grid, variogram -o/--plot, cv -o) does with its output

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # --parts as atomic as one file: slots, cancel, a concurrent run, a killed
 # run's lock (tests/driver/parts.sh).
 if(GRIDKIT_WITH_GDAL)

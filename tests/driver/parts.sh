@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # parts.sh GRIDKIT DATA_DIR WORK_DIR
 #
 # --parts DIR is as atomic as one file (lib/grid_parts.h): a re-run writes

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The GDAL plugin gdal_GRIDKIT.so, loaded through GDAL_DRIVER_PATH by GDAL's
 # own programs and Python bindings, against the CLI (tests/driver/test_plugin.py).
 # tests/driver/qgis_test.sh (QGIS 3.22 headless, qgis_process) only with

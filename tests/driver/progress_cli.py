@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """progress_cli.py GRIDKIT DATA_DIR WORK_DIR
 
 `gridkit cv` and `gridkit variogram` report GDAL's progress on stderr as

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The QGIS provider's list of algorithms is gridkit's own (no QGIS needed):
 gridkit_cli.algorithms() reads `gridkit grid --algorithms`, and each entry is
 one the CLI accepts with the keys the provider may pass.

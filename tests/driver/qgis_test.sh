@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # QGIS 3.22 headless (qgis_process, QT_QPA_PLATFORM=offscreen): the gridkit
 # Processing provider's algorithms run and equal the CLI, and a .gridkit layer
 # opens in QGIS through the GDAL plugin.

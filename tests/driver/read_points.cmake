@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Points in: the XYZ text reader and gk_read_points (OGR selection options).
 if(TARGET gridkit_gdal)
   add_executable(test_read_points ${CMAKE_CURRENT_LIST_DIR}/test_read_points.c

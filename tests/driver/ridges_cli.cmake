@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # `gridkit ridges` end to end (tests/driver/ridges_cli.py): GeoPackage, CSV,
 # Shapefile, GeoJSON, --3d, the same bytes across runs and threads, bad
 # input, and the plugin's GRIDKIT:ridges against the CLI.

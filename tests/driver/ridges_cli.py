@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """`gridkit ridges` end to end, and the plugin's GRIDKIT:ridges against it.
 
 usage: ridges_cli.py GRIDKIT_CLI PLUGIN_DIR WORK_DIR

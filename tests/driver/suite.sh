@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # suite.sh - sourced by the shell suites of tests/driver: their arguments
 # made absolute (a suite may cd), and the tally.
 #   . suite.sh        sets GK (the gridkit binary), DATA, WORK from the

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """The GDAL plugin gdal_GRIDKIT.so against the CLI.
 
 usage: test_plugin.py GRIDKIT_CLI PLUGIN_DIR DATA_DIR WORK_DIR

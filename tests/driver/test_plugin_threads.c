@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_plugin_threads.c - the plugin's concurrent readers, from C so that the
  * sanitizer builds see them (the plugin is linked in, not dlopen()ed: an

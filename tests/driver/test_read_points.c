@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_read_points.c - points in: the XYZ text reader and gk_read_points over
  * OGR sources (CSV, GeoPackage) with every gdal_grid selection option

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_read_points.h - what the read_points test's files share: a temporary
  * folder, text files written into it, OGR layers made by hand, reads with
  * the default options, and a check on error messages. */

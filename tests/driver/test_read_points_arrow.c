@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_read_points_arrow.c - the Arrow stream reader against feature by
  * feature on the same layers (part of test_read_points). */
 #define _POSIX_C_SOURCE 200809L

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_read_points_ogr.c - gk_read_points over OGR sources (CSV,
  * GeoPackage) made here, with every gdal_grid selection option (part of
  * test_read_points). */

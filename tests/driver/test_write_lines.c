@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_write_lines.c - ridge lines out through OGR (driver/io/write_lines.c)
  * and the vector output under them (driver/io/write_vector.c): formats

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_write_raster.c - the GDAL raster writer: round trips, type conversion,
  * CreateCopy drivers, temporary files, safety checks (in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_write_raster.h - what the write_raster test's files share: the work
  * folder, paths in it, rasters written by a pattern, and the safety tests'
  * entry points. */

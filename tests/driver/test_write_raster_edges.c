@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_write_raster_edges.c - the writer at its edges (part of
  * test_write_raster): specs and windows refused, descriptions that say
  * nothing, GDAL refusing to create, names already taken, BigTIFF past

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_write_raster_safety.c - the writer's safety: an aborted write leaves
  * nothing, a replaced output is replaced whole, inputs and directories are
  * refused, bad names fail, a guessed driver warns, tile sizes (part of

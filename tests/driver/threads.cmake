@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Threads under test, cheap enough for every build and the point of the
 # sanitizer builds (scripts/ci-sanitizers.sh): the plugin's concurrent
 # readers (the plugin linked in) and the CLI with the tile engine on several

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # An OGR VRT source gridded 200 times with the default --device auto, each run
 # under a timeout: no run may hang (tests/driver/vrt_no_hang.sh).
 if(GRIDKIT_WITH_GDAL)

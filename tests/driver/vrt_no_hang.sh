@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # vrt_no_hang.sh GRIDKIT DATA_DIR WORK_DIR [RUNS]
 #
 # An OGR VRT source with the default --device auto must never hang: the GPU

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # write_lines: ridge lines through OGR and the vector output under them
 # (driver/io/write_lines.c, driver/io/write_vector.c), format by format.
 if(TARGET gridkit_gdal)

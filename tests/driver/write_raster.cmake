@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # write_raster: the GDAL raster writer (driver/io/write_raster.c; the safety
 # cases in test_write_raster_safety.c, the edge cases in test_write_raster_edges.c).
 if(TARGET gridkit_gdal)

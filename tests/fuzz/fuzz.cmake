@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # libFuzzer targets (tests/fuzz/), off by default: they need clang and the
 # whole build instrumented, which tests/fuzz/run_fuzzers.sh sets up in its own
 # build folder. Each target's corpus (seeds and past findings) is replayed as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_algorithm_string.c - libFuzzer target: the -a string parser
  * (gk_algorithm_parse) and the canonical string it builds. */
 #include "fuzz_common.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_common.h - helpers shared by the libFuzzer targets. */
 #ifndef GK_FUZZ_COMMON_H
 #define GK_FUZZ_COMMON_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_grid_args.c - libFuzzer target: the argv parser of `gridkit grid`
  * (gk_grid_options_new). The input is the argument vector, one argument
  * per NUL-separated piece. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_job_file.c - libFuzzer target: a .gridkit file's bytes, arbitrary, as
  * the plugin reads them (gdal_plugin.cpp after VSIFOpenL): gk_job_file_split
  * (the UTF-8 byte order mark, the text check, the splitting with '#'

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_job_string.c - libFuzzer target: GRIDKIT: open strings and .gridkit
  * files as the plugin parses them: gk_job_args_split, then the argv parser.
  * The first byte picks the mode (odd: a .gridkit file's words, with '#'

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_ridges_string.c - libFuzzer target: the -a strings of `gridkit
  * ridges` (gk_ridges_parse: curve:..., density:...) and their canonical
  * strings. The first byte picks the points' dimension (bit 0: 2 or 3) and

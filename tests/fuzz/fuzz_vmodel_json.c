@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_vmodel_json.c - libFuzzer target: the variogram model JSON reader
  * (gk_vmodel_read_json, what -a kriging:variogram=FILE reads), fed through a
  * memory file. */

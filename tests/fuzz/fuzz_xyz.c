@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_xyz.c - libFuzzer target: the XYZ text reader (gk_points_read_xyz),
  * fed through a memory file. The first byte picks the Z column (default,
  * a header name, or a column number), or with its high bit set the reading

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Builds the libFuzzer targets with ASan+UBSan in their own build folder and
 # runs each one over its corpus, then for a number of executions or seconds.
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Cross-validation in the core (tests/geostat/test_crossval.c, hand-computed
 # cases, no GDAL); `gridkit cv` end to end is tests/driver/cv_cli.cmake.
 add_executable(test_crossval ${CMAKE_CURRENT_LIST_DIR}/test_crossval.c)

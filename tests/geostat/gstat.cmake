@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # gstat oracle: `gridkit variogram`, kriging, `gridkit cv` against gstat 2.1-0
 # (tests/geostat/gstat/compare.py; references committed in tests/geostat/gstat/refs/, made by
 # tests/geostat/gstat/make_refs.R; data in data/, made by tests/geostat/gstat/make_data.R).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # kriging: the core's kriging against exact expectations (no GDAL needed).
 add_executable(test_kriging ${CMAKE_CURRENT_LIST_DIR}/test_kriging.c)
 target_include_directories(test_kriging PRIVATE ${CMAKE_SOURCE_DIR}/algorithms)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_crossval.c - gk_crossval (algorithms/geostat/crossval.c) on cases computed by
  * hand: leave-one-out of nearest and invdist, duplicates as exact hits, the
  * k-fold partition, failed predictions counted (not averaged), bad input,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_crossval_ways.c - the three ways gk_crossval predicts a fold
  * (geostat/crossval.h) give the rebuilt jobs' answers: "holdout" (one k-d
  * tree, the fold skipped in each search) the same doubles, byte for byte;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_geostat_progress.c - progress and cancel of the long geostatistics
  * calls (gk_crossval_part_ex, gk_variogram_blocks_ex): the callback sees 0
  * first, then shares that never go back, and 1 last; a callback that returns

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_kriging.c - kriging in the core against exact expectations: exact
  * interpolation, simple kriging's closed form, unbiasedness, trend

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_kriging_kernels.c - the dense kernels of local kriging against the
  * operation order they promise (kriging_kernels.h), bit for bit: the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_variogram.c - variogram models, Bessel K, sample variogram classes and
  * the fit, against numbers computed with R 4.2 / gstat 2.1-0 (the R command
  * that produced each table is given above it) and a naive pair loop. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_variogram_best.c - candidate models (gk_vm_candidates,
  * gk_variogram_fit_best with and without a kappa search) and trend
  * residuals (gk_trend_residuals) against numbers computed with R 4.2 /

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # variogram: model formulas and Bessel K against R/gstat numbers, gstat's lag
 # classes on a hand-made set, every pair-search path against a naive loop,
 # and fits against fit.variogram() on meuse (core only, no GDAL).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # gpu: the GPU backend against the CPU (tests/gpu/test_gpu.c and a file per
 # family, on gpu_harness.[ch]). It does not link CUDA: it loads the module at
 # run time, so it builds everywhere and reports "skipped" (exit 77) where no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gpu_harness.c - the comparisons every GPU test file makes: a job on the
  * CPU and on the GPU over the same data, through the tile engine, odd windows
  * and split tiles, and the test's data sets. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gpu_harness.h - the shared part of test_gpu (tests/gpu/gpu.cmake): one
  * program built from a file per family (idw and window, search, kriging,
  * global kriging, variogram, linear; test_gpu.c holds the device option, the

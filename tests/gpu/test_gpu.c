@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_gpu.c - the GPU backend against the CPU on the same inputs.
  *

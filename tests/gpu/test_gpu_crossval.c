@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_gpu_crossval.c - cross-validation of local kriging on the GPU (its
  * kernels leave each fold out of their search) against the CPU's holdout

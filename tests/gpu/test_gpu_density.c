@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_gpu_density.c - heatmap, gauss and kernel_smooth on the GPU against
  * the CPU (part of test_gpu): within 1e-9 as every algorithm, and bit for
  * bit, which is the contract (algorithms/density/density_sum.h: the same

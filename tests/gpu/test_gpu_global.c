@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_gpu_global.c - global kriging (max_points=0, no radius: cuSOLVER on
  * the GPU) against a reference of the test's own (long double), which is
  * checked against the CPU first, so that machines whose CPU build has no

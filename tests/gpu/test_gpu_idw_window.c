@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_gpu_idw_window.c - the IDW family (invdist, invdistnn, aidw, nearest)
  * and the window methods (average, minimum, maximum, range, count,
  * average_distance, average_distance_pts) on the GPU against the CPU, one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_gpu_kriging.c - local kriging on the GPU against the CPU: estimate
  * and variance, every variogram model, quadrant selection, every point
  * within a radius, quadratic and external drift, blocks (part of test_gpu;

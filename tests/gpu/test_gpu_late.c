@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_gpu_late.c - a late start (gk_context_set_gpu_late): a job made under
  * "auto" while the GPU is still starting begins on the CPU cores, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_gpu_linear.c - linear: the triangles rasterised on the GPU against
  * the CPU, within 1e-9 and bit for bit, with the share of nodes left to the
  * CPU (part of test_gpu). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_gpu_quadtree_order.c - gdal_grid's tie order built on the GPU (gpu/
  * quadtree_order.cu) is the CPU's (algorithms/core/quadtree_order.c), index
  * for index, on data sets that shape the tree differently (part of

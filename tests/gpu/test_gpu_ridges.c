@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_gpu_ridges.c - ridges on the GPU against the CPU: curve's lines the
  * same bytes (evolve's arithmetic is shared, ridges/curve_step.h), density's
  * vertices within the stated tolerance (exp() may differ in the last bit),

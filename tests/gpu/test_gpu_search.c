@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_gpu_search.c - the GPU's neighbour searches where they change path:
  * more neighbours than the register lists hold (k above 64: a warp's list in
  * shared or global memory, kriging's block per node) and nodes far beyond the

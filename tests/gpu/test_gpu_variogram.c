@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_gpu_variogram.c - the all-pairs sample variogram on the GPU against
  * the CPU (part of test_gpu). */
 #include "gpu_harness.h"

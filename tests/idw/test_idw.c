@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_idw.c - invdist, invdistnn (with quadrant selection, from the k-d
  * tree too) and aidw on hand-checked cases (part of test_algorithms). */
 #include "core/algo_harness.h"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # delaunay: the core's sweep-hull Delaunay (algorithms/linear/delaunay*.c), checked
 # for validity and against GDAL's qhull triangulation.
 if(TARGET gridkit_gdal)

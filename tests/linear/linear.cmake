@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # linear: Delaunay (GDAL/qhull) triangulation + barycentric interpolation.
 if(TARGET gridkit_gdal)
   add_executable(test_linear ${CMAKE_CURRENT_LIST_DIR}/test_linear.c)

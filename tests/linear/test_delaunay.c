@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_delaunay.c - the core's Delaunay triangulation (algorithms/linear/delaunay.c):
  * validity on hard inputs, equality with GDAL's (qhull) on points in general
  * position, and timings. GK_DELAUNAY_BENCH=1 adds 200k / 1M timings vs GDAL. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_linear.c - the linear algorithm: plane reproduction, hull rules,
  * lat/lon-scale data, degenerate and duplicate input. */
 #include "linear/delaunay.h"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # ridges_density: `density` (algorithms/ridges/density.c) on synthetic noisy
 # curves against the true curve, threads 1 and 3 bit for bit, bad input;
 # ridges_density_step: scms_step.h's sums against a long-double evaluation.

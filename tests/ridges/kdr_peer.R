@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # kdr_peer.R - the peer for ridges_kdr: ks::kdr on the points gridkit's
 # density ran on (WORK/points.csv), with its bandwidth matrix H = h^2 I
 # (h from WORK/h.txt) and no pre-scaling (pre = FALSE: H is then in the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kdr_peer.c - gridkit's side of ridges_kdr (kdr_peer.sh), on 2,000 points
  * (fixed seed) of one of two scenes:
  *   circle  radius 50, sigma 2.5 (0.8 % of its length)

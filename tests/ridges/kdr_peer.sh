@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # kdr_peer.sh BIN WORK - ridges_kdr: gridkit's density against R's ks::kdr on
 # the same 2,000 points of a noisy circle, then a spiral (kdr_peer.c,
 # kdr_peer.R).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ridge_graph_util.h - a ridge graph's components, for the ridges tests. */
 #ifndef RIDGE_GRAPH_UTIL_H
 #define RIDGE_GRAPH_UTIL_H

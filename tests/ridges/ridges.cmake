@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # ridges: `curve` against synthetic curves of known truth (quality bounds,
 # the same bytes for any thread count, r1 estimated), its bad input and -a
 # strings, the line builder and order step on hand-made graphs, and both

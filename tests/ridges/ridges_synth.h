@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ridges_synth.h - synthetic noisy curves with a known truth for the ridges
  * tests: a curve as a fine polyline, samples uniform along its length plus
  * isotropic Gaussian noise (a seeded generator, splitmix64 and Box-Muller,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_density.c - `density` (algorithms/ridges/density.c) at the graph
  * level: ridge vertices of noisy synthetic curves against the true curve,
  * rings kept as cycles, the same bits on 1 and 3 threads, bad input.

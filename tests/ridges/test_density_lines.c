@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_density_lines.c - `density` end to end through gk_ridges(): the
  * lines of noisy synthetic curves (ridges_synth.h) against the truth.
  *

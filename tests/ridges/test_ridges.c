@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_ridges.c - `curve` against known truth: synthetic curves made here
  * (ridges_synth.h), the lines measured against them (Hausdorff both ways,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_ridges_input.c - the -a strings of `gridkit ridges` (canonical
  * strings that parse back to themselves, each bad value an error naming its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_ridges_lines.c - the family's pieces on hand-made input, where the
  * answer is known exactly: the line builder (gk_graph_lines: chains,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_ridges_scale.c - gk_ridges() at extreme coordinate scales: a noisy
  * ring of radius 100 (noise sigma 2) multiplied by 1e-300 ... 1e298 (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_scms_step.c - scms_step.h, the walker arithmetic shared with the GPU:
  * its binned kernel sums against a direct long-double sum over every
  * sample, its eigenvectors against matrices built from known ones, and the

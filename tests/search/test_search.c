@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_search.c - the k-d tree against brute force (k nearest, radius,
  * pinwheel quadrants), the neighbour sorting and quadrant selection, and the
  * bucket grid's window statistics against every point (part of

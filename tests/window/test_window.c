@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_window.c - average, nearest and the metrics (minimum, maximum,
  * range, count, average_distance) on hand-checked cases (part of
  * test_algorithms). */

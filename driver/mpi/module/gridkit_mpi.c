@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gridkit_mpi.c - the MPI module (mpi_abi.h): MPI_COMM_WORLD as a byte
  * transport. Built only where MPI is found (-DGRIDKIT_WITH_MPI), linked

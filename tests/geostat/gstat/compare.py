@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """gstat comparison suite: gridkit's variogram, fit, kriging and cross-validation
 against gstat 2.1-0 (R), case by case.
 

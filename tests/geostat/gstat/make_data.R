@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # make_data.R - the gstat-suite test data in data/ (see data/README.md):
 #   meuse.gpkg, meuse_grid.gpkg, meuse_dist.tif, meuse_dist_filled.tif, aniso_trend.gpkg
 # Run from the repository root:  Rscript tests/geostat/gstat/make_data.R [outdir]

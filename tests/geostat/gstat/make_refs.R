@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # make_refs.R - regenerates the gstat references of the gstat comparison suite
 # (tests/geostat/gstat/compare.py) into tests/geostat/gstat/refs/. Run from the repository root:
 #     Rscript tests/geostat/gstat/make_refs.R
