@@ -18,6 +18,8 @@ void gk_context_set_threads(gk_context *ctx, int threads)
 
 int gk_context_threads(const gk_context *ctx) { return ctx->threads; }
 
+const char *gk_version(void) { return GK_VERSION_STRING; }
+
 int gk_errno(const gk_context *ctx) { return ctx ? ctx->err : GK_ERR_NOMEM; }
 
 const char *gk_errmsg(const gk_context *ctx)

@@ -27,10 +27,17 @@
 extern "C" {
 #endif
 
+/* The one place the version is written: CMake reads it from here for the
+ * library, the packages and the plugin; NEWS and the QGIS plugin's
+ * metadata.txt must agree (test version). */
 #define GK_VERSION_MAJOR 0
 #define GK_VERSION_MINOR 1
 #define GK_VERSION_PATCH 0
 #define GK_VERSION_STRING "0.1.0"
+
+/* GK_VERSION_STRING of the library in use (a program built against other
+ * headers can tell). */
+const char *gk_version(void);
 
 /* Error codes: every call that can fail returns one (or NULL) and leaves a
  * message in the context (gk_errmsg). */

@@ -731,6 +731,7 @@ void GDALRegister_GRIDKIT()
     d->SetMetadataItem(GDAL_DMD_LONGNAME,
                        "gridkit: scattered points gridded on read, or their ridge lines");
     d->SetMetadataItem(GDAL_DMD_EXTENSION, "gridkit");
+    d->SetMetadataItem("GRIDKIT_VERSION", GK_VERSION_STRING); /* gdalinfo --format GRIDKIT */
     d->SetMetadataItem(GDAL_DMD_CONNECTION_PREFIX, kPrefix);
     d->SetMetadataItem(GDAL_DCAP_VIRTUALIO, "YES");
     d->pfnIdentify = GKDataset::Identify;
