@@ -2,7 +2,8 @@
 # prefix is /usr): gridkit (the command, the GDAL plugin in GDAL's own plugin
 # folder, libgridkit.so, man pages, bash completion, the guides), gridkit-cuda
 # and gridkit-mpi (the optional modules, each on top of gridkit) and
-# libgridkit-dev (headers, pkg-config and CMake files, the static core).
+# libgridkit-dev (headers, pkg-config and CMake files, the static core);
+# python3-gridkit (the Python module, cmake/python.cmake).
 # Dependencies on Debian's libraries come from dpkg-shlibdeps.
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME gridkit)
@@ -31,6 +32,26 @@ set(CPACK_DEBIAN_DEV_PACKAGE_NAME libgridkit-dev)
 set(CPACK_DEBIAN_DEV_DESCRIPTION "gridkit's C library: headers, pkg-config and CMake files")
 set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "${_gk_same}")
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
+set(CPACK_DEBIAN_PYTHON_PACKAGE_NAME python3-gridkit)
+set(CPACK_DEBIAN_PYTHON_DESCRIPTION "gridkit for Python: numpy arrays in and out\n import gridkit; gridkit.grid(x, y, z, 'invdistnn:radius=400', shape=(ny, nx)):\n the bytes gridkit grid gives, without files; also variogram, fit, cv and\n ridges. ctypes over libgridkit.so.0.")
+set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS "${_gk_same}, python3, python3-numpy")
+set(CPACK_DEBIAN_PYTHON_PACKAGE_SECTION python)
+set(CPACK_DEBIAN_PYTHON_PACKAGE_ARCHITECTURE all)
+# plain Python: nothing for dpkg-shlibdeps to read
+set(CPACK_DEBIAN_PYTHON_PACKAGE_SHLIBDEPS OFF)
+# the bytecode python3 leaves beside the package goes with it (py3clean, as
+# Debian's own Python packages do)
+file(CONFIGURE OUTPUT ${CMAKE_BINARY_DIR}/python/deb/prerm CONTENT [=[#!/bin/sh
+set -e
+if command -v py3clean >/dev/null 2>&1; then
+    py3clean -p python3-gridkit
+else
+    rm -rf "@_gk_pydir_full@/__pycache__"
+fi
+]=] @ONLY)
+file(CHMOD ${CMAKE_BINARY_DIR}/python/deb/prerm PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE
+  GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+set(CPACK_DEBIAN_PYTHON_PACKAGE_CONTROL_EXTRA ${CMAKE_BINARY_DIR}/python/deb/prerm)
 get_cmake_property(_gk_components COMPONENTS)
 set(CPACK_COMPONENTS_ALL ${_gk_components})
 include(CPack)
