@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Debian packages, one per part (scripts/make-deb.sh: cpack in a build whose
 # prefix is /usr): gridkit (the command, the GDAL plugin in GDAL's own plugin
 # folder, libgridkit.so, man pages, bash completion, the guides), gridkit-cuda
@@ -20,6 +21,8 @@ set(CPACK_DEBIAN_RUNTIME_PACKAGE_NAME gridkit)
 set(CPACK_DEBIAN_RUNTIME_DESCRIPTION
   "scattered points to rasters, a faster gdal_grid\n gridkit grid takes gdal_grid's arguments and gives the same raster;\n also kriging (gstat's numbers), kernel densities and ridge lines, on CPU\n cores, GPUs (gridkit-cuda) and MPI ranks (gridkit-mpi). Includes the\n GDAL plugin (the GRIDKIT driver) and the C library libgridkit.so.")
 set(_gk_same "gridkit (= ${PROJECT_VERSION})")
+# the QGIS provider (cmake/qgis.cmake) is of use with QGIS only
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_SUGGESTS "qgis")
 set(CPACK_DEBIAN_CUDA_PACKAGE_NAME gridkit-cuda)
 set(CPACK_DEBIAN_CUDA_DESCRIPTION "gridkit's GPU module (CUDA)\n Loaded by gridkit when a job asks for a GPU; needs the NVIDIA driver\n (and, for global kriging, CUDA's cuSOLVER and cuBLAS).")
 # CUDA's libraries are not Debian packages: dpkg-shlibdeps cannot name them

@@ -3,7 +3,8 @@
 typed parameters, runs it, and turns the GDAL-style progress that gridkit
 prints on stderr (0...10...20...100 - done.) into the progress bar.
 
-The executable: $GRIDKIT_CLI, else `gridkit` on PATH.
+The program: the Processing setting "gridkit program" (GRIDKIT_PATH) when
+set, else found automatically (gridkit_cli.default_executable()).
 """
 import json
 import os
@@ -24,22 +25,40 @@ from qgis.core import (QgsProcessing, QgsProcessingAlgorithm, QgsProcessingExcep
 from . import gridkit_cli
 
 # The algorithms and the -a keys each takes come from gridkit itself
-# (gridkit_cli.algorithms(): `gridkit grid --algorithms`), read once.
+# (gridkit_cli.algorithms(): `gridkit grid --algorithms`, common ones first),
+# read when the provider loads its algorithms (again after the settings change).
 _LIST = None
 
 
+def configured_program():
+    """The Processing setting's value ('' when unset or outside QGIS's
+    Processing framework)."""
+    try:
+        from processing.core.ProcessingConfig import ProcessingConfig
+    except ImportError:
+        return ""
+    return (ProcessingConfig.getSetting(gridkit_cli.SETTING) or "").strip()
+
+
+def reset_algorithm_list():
+    global _LIST
+    _LIST = None
+
+
 def algorithm_list():
+    """[(name, keys or None, summary)]: keys None when gridkit was not found
+    (the names then are the usual ones, and every key is passed on)."""
     global _LIST
     if _LIST is None:
-        _LIST = gridkit_cli.algorithms() or [
-            ("(gridkit not found: put it on PATH or set GRIDKIT_CLI)", [], "")]
+        _LIST = gridkit_cli.algorithms(gridkit_cli.executable(configured_program())) or [
+            (n, None, "") for n in gridkit_cli.PREFERRED_ORDER]
     return _LIST
 
 
 # Typed parameter -> -a key (numbers; omitted when left empty).
 NUMBER_KEYS = [("POWER", "power", "Power (invdist, invdistnn)"),
                ("SMOOTHING", "smoothing", "Smoothing (invdist, invdistnn)"),
-               ("RADIUS", "radius", "Search radius (invdistnn, linear, aidw, kriging); "
+               ("RADIUS", "radius", "Search radius (invdistnn, linear, aidw, kriging, ...); "
                 "heatmap: kernel radius"),
                ("RADIUS1", "radius1", "First search-ellipse radius"),
                ("RADIUS2", "radius2", "Second search-ellipse radius"),
@@ -64,8 +83,9 @@ INTEGER_PARAMS = {"MAX_POINTS", "MIN_POINTS", "AIDW_K"}
 ENUM_KEYS = [("HEATMAP_KERNEL", "kernel", "heatmap: kernel",
               ["quartic", "triangular", "uniform", "triweight", "epanechnikov"]),
              ("HEATMAP_OUTPUT", "output", "heatmap: output", ["raw", "scaled"]),
-             ("DENSITY_METHOD", "method", "Density: method (gauss, kernel_smooth)",
-              ["auto", "direct", "cutoff", "ifgt"]),
+             ("DENSITY_METHOD", "method", "Density: method (gauss: auto, direct, cutoff, ifgt, "
+              "fft; kernel_smooth: auto, direct, cutoff)",
+              ["auto", "direct", "cutoff", "ifgt", "fft"]),
              ("DENSITY_MODE", "mode", "gauss: error bound, absolute or relative",
               ["absolute", "relative"]),
              ("DENSITY_NORMALIZE", "normalize",
@@ -75,10 +95,11 @@ DATA_TYPES = ["Float64", "Float32", "Int32", "Int16", "UInt32", "UInt16", "Byte"
 
 
 def gridkit_executable():
-    exe = gridkit_cli.executable()
-    if not exe:
-        raise QgsProcessingException(
-            "the gridkit program was not found: put it on PATH or set GRIDKIT_CLI")
+    """The program to run, or an error that names the setting."""
+    setting = configured_program()
+    exe = gridkit_cli.executable(setting)
+    if not exe or (setting and not (os.path.isfile(exe) and os.access(exe, os.X_OK))):
+        raise QgsProcessingException(gridkit_cli.not_found_message(setting))
     return exe
 
 
@@ -130,13 +151,14 @@ class ProgressParser:
 
 def run_gridkit(args, feedback, stdout_path=None):
     """Runs gridkit with args; stdout to stdout_path (or discarded). Returns
-    the parser (its messages). Raises QgsProcessingException on failure."""
+    the parser (its messages). Raises QgsProcessingException on failure.
+    The process and its pipe are closed on every path (with-blocks), so no
+    ResourceWarning."""
     cmd = [gridkit_executable()] + [str(a) for a in args]
     feedback.pushCommandInfo(" ".join(shlex.quote(c) for c in cmd))
-    out = open(stdout_path, "wb") if stdout_path else subprocess.DEVNULL
-    try:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE)
-        parser = ProgressParser(feedback)
+    parser = ProgressParser(feedback)
+    with open(stdout_path, "wb") if stdout_path else open(os.devnull, "wb") as out, \
+            subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE) as proc:
         fd = proc.stderr.fileno()
         while True:
             if feedback.isCanceled():
@@ -151,10 +173,7 @@ def run_gridkit(args, feedback, stdout_path=None):
                 break
             parser.feed(chunk.decode("utf-8", "replace"))
         rc = proc.wait()
-        parser.flush()
-    finally:
-        if stdout_path:
-            out.close()
+    parser.flush()
     if rc != 0:
         why = [m for m in parser.messages if "error" in m.lower()] or parser.messages[-3:]
         raise QgsProcessingException("gridkit failed (exit %d): %s" % (rc, " ".join(why)))
@@ -175,6 +194,17 @@ class GridkitAlgorithmBase(QgsProcessingAlgorithm):
 
     def flags(self):
         return super().flags() | QgsProcessingAlgorithm.FlagNoThreading
+
+    # Toolbox search matches these words, the display name and the short
+    # description (tests/driver/qgis_algorithm_list.py checks every tool has them)
+    TAGS = []
+    SHORT = ""
+
+    def tags(self):
+        return list(self.TAGS) + ["gridkit"]
+
+    def shortDescription(self):  # noqa: N802
+        return self.SHORT
 
     # -- source ---------------------------------------------------------
     def add_source_parameters(self):
@@ -224,10 +254,13 @@ class GridkitAlgorithmBase(QgsProcessingAlgorithm):
     def algorithm_string(self, parameters, context, feedback):
         name, keys, _summary = algorithm_list()[self.parameterAsEnum(parameters, "ALGORITHM",
                                                                        context)]
+        if keys is None:  # listed before gridkit was found: ask it now
+            keys = dict((n, k) for n, k, _s in gridkit_cli.algorithms(gridkit_executable())
+                        ).get(name)
         parts = [name]
 
         def put(key, value):
-            if key in keys:
+            if keys is None or key in keys:
                 parts.append("%s=%s" % (key, value))
             else:
                 feedback.pushWarning("%s takes no %s: ignored" % (name, key))
@@ -259,6 +292,15 @@ class GridkitAlgorithmBase(QgsProcessingAlgorithm):
 class GridAlgorithm(GridkitAlgorithmBase):
     """gridkit grid: points to a raster."""
 
+    TAGS = ["interpolation", "interpolate", "gridding", "grid", "gdal_grid", "raster", "points",
+            "idw", "inverse distance", "invdist", "nearest neighbour", "nearest neighbor",
+            "moving average", "linear", "tin", "triangulation", "delaunay", "aidw",
+            "adaptive idw", "kriging", "ordinary kriging", "universal kriging", "geostatistics",
+            "heatmap", "kernel density", "kde", "gaussian", "gauss", "nadaraya-watson",
+            "minimum", "maximum", "count", "range"]
+    SHORT = ("Interpolates points to a raster: IDW, nearest, moving average, linear, "
+             "kriging, adaptive IDW, kernel densities (gdal_grid's algorithms, faster).")
+
     def name(self):
         return "grid"
 
@@ -268,8 +310,10 @@ class GridAlgorithm(GridkitAlgorithmBase):
     def shortHelpString(self):  # noqa: N802
         return ("Runs `gridkit grid` (gdal_grid's arguments and results, faster). "
                 "Parameters left empty take gridkit's defaults; parameters an algorithm does "
-                "not take are ignored with a warning. The algorithms:<br>" +
-                "<br>".join("<b>%s</b>: %s" % (n, s) for n, _k, s in algorithm_list()))
+                "not take are ignored with a warning. For a heatmap on QGIS Heatmap's grid "
+                "use the Heatmap tool. The algorithms:<br>" +
+                "<br>".join(("<b>%s</b>: %s" % (n, s)) if s else "<b>%s</b>" % n
+                            for n, _k, s in algorithm_list()))
 
     def add_grid_parameters(self):
         self.add_source_parameters()
@@ -330,6 +374,12 @@ class GridAlgorithm(GridkitAlgorithmBase):
 class GridkitJobFileAlgorithm(GridAlgorithm):
     """A .gridkit job file: a raster that the GDAL plugin computes on read."""
 
+    TAGS = ["lazy", "on the fly", "virtual raster", "gdal plugin", "gdal_gridkit", ".gridkit",
+            "job file", "interpolation", "gdal_grid", "idw", "inverse distance", "kriging",
+            "heatmap", "kernel density", "overviews"]
+    SHORT = ("Writes a .gridkit file: a raster the GDAL plugin computes block by block "
+             "as QGIS displays it.")
+
     def name(self):
         return "gridfile"
 
@@ -360,6 +410,11 @@ class VariogramAlgorithm(GridkitAlgorithmBase):
     """gridkit variogram: experimental variogram, model fit, plot."""
 
     ESTIMATORS = ["matheron", "cressie"]
+    TAGS = ["variogram", "semivariogram", "semi-variogram", "experimental variogram",
+            "variogram model", "fit", "geostatistics", "kriging", "gstat", "spatial correlation",
+            "matheron", "cressie"]
+    SHORT = ("The points' sample variogram and a fitted model (JSON for kriging), "
+             "with a plot.")
 
     def name(self):
         return "variogram"
@@ -422,6 +477,11 @@ class CrossValidationAlgorithm(GridkitAlgorithmBase):
     """gridkit cv: leave-one-out or K-fold cross-validation of an algorithm."""
 
     STATS = ["n", "n_failed", "mean_error", "rmse", "mae", "cor", "msdr"]
+    TAGS = ["cross-validation", "cross validation", "crossvalidation", "leave-one-out", "loo",
+            "k-fold", "validation", "accuracy", "error", "rmse", "mae", "residuals",
+            "interpolation", "idw", "inverse distance", "kriging"]
+    SHORT = ("Leave-one-out or K-fold cross-validation of an interpolation: RMSE, MAE, "
+             "residuals.")
 
     def name(self):
         return "crossvalidation"

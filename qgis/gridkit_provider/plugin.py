@@ -11,6 +11,8 @@ class GridkitPlugin:
         self.provider = None
 
     def initProcessing(self):  # noqa: N802  (QGIS calls it by this name)
+        if self.provider is not None:  # once (QGIS's own order may call it again)
+            return
         self.provider = GridkitProvider()
         QgsApplication.processingRegistry().addProvider(self.provider)
 

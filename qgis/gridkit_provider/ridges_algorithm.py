@@ -31,6 +31,11 @@ RIDGE_KEYS = [("R1", "r1", ("curve",), "curve: r1, the balls' radius (empty: est
 class RidgesAlgorithm(GridkitAlgorithmBase):
     """gridkit ridges: ridge lines of a point cloud, to a vector layer."""
 
+    TAGS = ["ridges", "ridge lines", "lines", "centreline", "centerline", "skeleton",
+            "curve reconstruction", "mean shift", "density ridges", "faults", "veins", "tracks",
+            "noisy points", "point cloud", "vectorize"]
+    SHORT = "The lines that noisy points are spread around (faults, tracks, veins), as a layer."
+
     def name(self):
         return "ridges"
 
