@@ -69,19 +69,19 @@ static int folder_of(char *file)
     return 1;
 }
 
-/* Every relative place, from one folder. */
+/* Every relative place, from one folder. A build tree keeps the modules
+ * beside the program, and the plugin in gdalplugins/ below them; its test
+ * programs (in tests/) find none, and so run where they are told to. */
 static int try_from(const char *dir, const char *name, char *path, size_t cap, char *seen,
                     size_t seen_cap)
 {
-    static const char *rel[] = {"", GK_MODULEDIR_FROM_BIN, GK_MODULEDIR_FROM_PLUGIN,
-                                GK_MODULEDIR_FROM_LIB, ".."};
-    for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
-        int dup = 0; /* the same place given twice (e.g. "" and a default) */
-        for (size_t j = 0; j < i; j++)
-            dup |= !strcmp(rel[i], rel[j]);
-        if (!dup && try_at(dir, rel[i], name, path, cap, seen, seen_cap))
+    const char *base = strrchr(dir, '/');
+    const int plugins = base && !strcmp(base + 1, "gdalplugins");
+    const char *rel[] = {"", GK_MODULEDIR_FROM_BIN, GK_MODULEDIR_FROM_PLUGIN,
+                         GK_MODULEDIR_FROM_LIB, plugins ? ".." : NULL};
+    for (size_t i = 0; i < sizeof rel / sizeof *rel; i++)
+        if (rel[i] && try_at(dir, rel[i], name, path, cap, seen, seen_cap))
             return 1;
-    }
     return 0;
 }
 

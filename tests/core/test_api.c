@@ -164,6 +164,7 @@ static void test_typed(gk_context *ctx)
 int main(void)
 {
     gk_context *ctx = gk_context_new();
+    gk_context_set_device(ctx, "cpu"); /* the tiles counted are the CPU engine's */
     test_job_new(ctx);
     test_runs(ctx);
     test_typed(ctx);
