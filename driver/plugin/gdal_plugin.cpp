@@ -40,6 +40,7 @@
 #include "io/write_raster.h"
 #include "lib/grid_plan.h"
 #include "lib/job_args.h"
+#include "gdal_algorithms.h"
 #include "ridges_dataset.h"
 
 #include <algorithm>
@@ -264,7 +265,11 @@ class GKDataset final : public GDALDataset
     static GDALDataset *Open(GDALOpenInfo *oi);
 
     GKDataset(std::shared_ptr<Shared> sh, int factor);
+#if GDAL_VERSION_NUM >= GDAL_COMPUTE_VERSION(3, 12, 0)
+    CPLErr GetGeoTransform(GDALGeoTransform &gt) const override;
+#else
     CPLErr GetGeoTransform(double *gt) override;
+#endif
     const OGRSpatialReference *GetSpatialRef() const override;
     const char *GetMetadataItem(const char *name, const char *domain) override;
     CPLErr IRasterIO(GDALRWFlag rw, int x, int y, int w, int h, void *buf, int bw, int bh,
@@ -511,11 +516,21 @@ CPLErr GKDataset::IRasterIO(GDALRWFlag rw, int x, int y, int w, int h, void *buf
     return CE_None;
 }
 
+#if GDAL_VERSION_NUM >= GDAL_COMPUTE_VERSION(3, 12, 0)
+CPLErr GKDataset::GetGeoTransform(GDALGeoTransform &gt) const
+{
+    double v[6];
+    gk_grid_geotransform(&g_, v);
+    gt = GDALGeoTransform(v);
+    return CE_None;
+}
+#else
 CPLErr GKDataset::GetGeoTransform(double *gt)
 {
     gk_grid_geotransform(&g_, gt);
     return CE_None;
 }
+#endif
 
 const OGRSpatialReference *GKDataset::GetSpatialRef() const
 {
@@ -736,5 +751,6 @@ void GDALRegister_GRIDKIT()
     d->SetMetadataItem(GDAL_DCAP_VIRTUALIO, "YES");
     d->pfnIdentify = GKDataset::Identify;
     d->pfnOpen = GKDataset::Open;
+    gk_gdal_declare_algorithms(d); /* gdal driver gridkit grid|ridges, where GDAL has them */
     GetGDALDriverManager()->RegisterDriver(d);
 }

@@ -24,6 +24,14 @@ namespace
 /* The lines' layer, read-only: reads go to the in-memory layer, and every
  * write (features, fields, renaming) gets OGRLayer's "not supported",
  * whatever the Memory driver would allow. */
+/* GDAL 3.11 made a layer's extent and spatial filter non-virtual (IGetExtent,
+ * ISetSpatialFilter); 3.12 made its getters and the datasets' const. */
+#if GDAL_VERSION_NUM >= GDAL_COMPUTE_VERSION(3, 12, 0)
+#define GK_CONST312 const
+#else
+#define GK_CONST312
+#endif
+
 class GKRidgesLayer final : public OGRLayer
 {
     OGRLayer *in_;
@@ -36,19 +44,35 @@ class GKRidgesLayer final : public OGRLayer
     OGRErr SetNextByIndex(GIntBig i) override { return in_->SetNextByIndex(i); }
     OGRFeature *GetFeature(GIntBig fid) override { return in_->GetFeature(fid); }
     GDALDataset *GetDataset() override { return ds_; }
-    const char *GetName() override { return in_->GetName(); }
-    OGRwkbGeometryType GetGeomType() override { return in_->GetGeomType(); }
-    OGRFeatureDefn *GetLayerDefn() override { return in_->GetLayerDefn(); }
-    OGRSpatialReference *GetSpatialRef() override { return in_->GetSpatialRef(); }
-    const char *GetFIDColumn() override { return in_->GetFIDColumn(); }
-    const char *GetGeometryColumn() override { return in_->GetGeometryColumn(); }
+    const char *GetName() GK_CONST312 override { return in_->GetName(); }
+    OGRwkbGeometryType GetGeomType() GK_CONST312 override { return in_->GetGeomType(); }
+    GK_CONST312 OGRFeatureDefn *GetLayerDefn() GK_CONST312 override
+    {
+        return in_->GetLayerDefn();
+    }
+    GK_CONST312 OGRSpatialReference *GetSpatialRef() GK_CONST312 override
+    {
+        return in_->GetSpatialRef();
+    }
+    const char *GetFIDColumn() GK_CONST312 override { return in_->GetFIDColumn(); }
+    const char *GetGeometryColumn() GK_CONST312 override { return in_->GetGeometryColumn(); }
     GIntBig GetFeatureCount(int force) override { return in_->GetFeatureCount(force); }
+    OGRGeometry *GetSpatialFilter() override { return in_->GetSpatialFilter(); }
+#if GDAL_VERSION_NUM >= GDAL_COMPUTE_VERSION(3, 11, 0)
+    OGRErr IGetExtent(int g, OGREnvelope *e, bool force) override
+    {
+        return in_->GetExtent(g, e, force);
+    }
+    OGRErr ISetSpatialFilter(int i, const OGRGeometry *g) override
+    {
+        return in_->SetSpatialFilter(i, g);
+    }
+#else
     OGRErr GetExtent(OGREnvelope *e, int force) override { return in_->GetExtent(e, force); }
     OGRErr GetExtent(int g, OGREnvelope *e, int force) override
     {
         return in_->GetExtent(g, e, force);
     }
-    OGRGeometry *GetSpatialFilter() override { return in_->GetSpatialFilter(); }
     void SetSpatialFilter(OGRGeometry *g) override { in_->SetSpatialFilter(g); }
     void SetSpatialFilter(int i, OGRGeometry *g) override { in_->SetSpatialFilter(i, g); }
     void SetSpatialFilterRect(double x0, double y0, double x1, double y1) override
@@ -59,9 +83,14 @@ class GKRidgesLayer final : public OGRLayer
     {
         in_->SetSpatialFilterRect(i, x0, y0, x1, y1);
     }
+#endif
     OGRErr SetAttributeFilter(const char *q) override { return in_->SetAttributeFilter(q); }
+#if GDAL_VERSION_NUM >= GDAL_COMPUTE_VERSION(3, 12, 0)
+    OGRErr SetIgnoredFields(CSLConstList f) override { return in_->SetIgnoredFields(f); }
+#else
     OGRErr SetIgnoredFields(const char **f) override { return in_->SetIgnoredFields(f); }
-    int TestCapability(const char *cap) override
+#endif
+    int TestCapability(const char *cap) GK_CONST312 override
     {
         for (const char *read :
              {OLCRandomRead, OLCFastSpatialFilter, OLCFastFeatureCount, OLCFastGetExtent,
@@ -84,12 +113,12 @@ class GKRidgesDataset final : public GDALDataset
         for (int i = 0; i < mem_->GetLayerCount(); i++)
             layers_.emplace_back(new GKRidgesLayer(mem_->GetLayer(i), this));
     }
-    int GetLayerCount() override { return (int)layers_.size(); }
-    OGRLayer *GetLayer(int i) override
+    int GetLayerCount() GK_CONST312 override { return (int)layers_.size(); }
+    GK_CONST312 OGRLayer *GetLayer(int i) GK_CONST312 override
     {
         return i >= 0 && i < (int)layers_.size() ? layers_[i].get() : nullptr;
     }
-    int TestCapability(const char *) override { return FALSE; }
+    int TestCapability(const char *) GK_CONST312 override { return FALSE; }
 };
 
 struct Context {

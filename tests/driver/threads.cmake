@@ -4,9 +4,13 @@
 # readers (the plugin linked in) and the CLI with the tile engine on several
 # threads and the GPU warm-up thread (--device auto).
 if(TARGET gridkit_gdal)
+  # the plugin's own sources and definitions, whatever they become
+  get_target_property(_gk_plugin_src gdal_GRIDKIT SOURCES)
+  list(TRANSFORM _gk_plugin_src PREPEND ${CMAKE_SOURCE_DIR}/)
   add_executable(test_plugin_threads ${CMAKE_CURRENT_LIST_DIR}/test_plugin_threads.c
-                                     ${CMAKE_SOURCE_DIR}/driver/plugin/gdal_plugin.cpp
-                                     ${CMAKE_SOURCE_DIR}/driver/plugin/ridges_dataset.cpp)
+                                     ${_gk_plugin_src})
+  target_compile_definitions(test_plugin_threads PRIVATE
+    $<TARGET_PROPERTY:gdal_GRIDKIT,COMPILE_DEFINITIONS>)
   target_link_libraries(test_plugin_threads PRIVATE gridkit_gdal Threads::Threads)
   gk_add_c_test(NAME plugin_threads COMMAND test_plugin_threads ${CMAKE_SOURCE_DIR}/data)
   set_tests_properties(plugin_threads PROPERTIES TIMEOUT 300)
