@@ -34,6 +34,7 @@ int gk_error(gk_context *ctx, int code, const char *fmt, ...)
     if (!ctx)
         return code;
     ctx->err = code;
+    ctx->n_errors++;
     /* through a copy: callers pass gk_errmsg(ctx) to prefix the message,
      * and vsnprintf must not read the buffer it writes */
     char tmp[sizeof ctx->msg];

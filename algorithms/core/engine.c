@@ -383,8 +383,10 @@ static int run_rows(gk_job *job, const gk_grid *g, int y0, int rows, int tile_w,
     double hit2 = gk_hit_threshold2(g);
     job->nodes = job->nodata_nodes = job->shared_nodes = 0;
     job->singular_nodes = 0;
-    /* a failing sink's own message is told from an earlier call's error */
-    gk_error_clear(ctx);
+    /* a failing sink's own message is told from an earlier call's error by
+     * the count (not by clearing: a context may carry a failure of another
+     * part of the same work, e.g. another strip's) */
+    const unsigned long errors_before = ctx->n_errors;
     if (progress && !progress(0.0, NULL, progress_user))
         return gk_error(ctx, GK_ERR_CANCELLED, "cancelled");
 
@@ -482,7 +484,9 @@ static int run_rows(gk_job *job, const gk_grid *g, int y0, int rows, int tile_w,
     if (stop == GK_ERR_CANCELLED)
         return gk_error(ctx, GK_ERR_CANCELLED, "cancelled");
     if (stop == GK_ERR_IO)
-        return ctx->err ? ctx->err : gk_error(ctx, GK_ERR_IO, "writing a tile failed");
+        return ctx->n_errors != errors_before && ctx->err
+                   ? ctx->err
+                   : gk_error(ctx, GK_ERR_IO, "writing a tile failed");
     return GK_OK;
 }
 

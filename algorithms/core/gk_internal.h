@@ -33,6 +33,7 @@
 struct gk_context {
     int err;
     char msg[2048];
+    unsigned long n_errors; /* errors set so far: a run tells its sink's from an earlier one */
     int threads;
     gk_triangulate_fn triangulate;
     void *triangulate_user;
