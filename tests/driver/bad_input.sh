@@ -472,7 +472,7 @@ check_ok main_version_after_command "$VERSION_RE" -- grid --version
 check_ok main_help '^Commands:$' '^Usage: gridkit grid \[-ot type\]' -- --help
 check_ok main_help_short '^Commands:$' -- -h
 # GDAL's generic options: an incomplete one is GDAL's error, --help-general GDAL's help
-check_cmd main_config_no_value '--config option given without a key and value' -- --config
+check_cmd main_config_no_value '--config option given without a key( and |=)value' -- --config
 check_ok main_help_general '--config' -- --help-general
 check_ok variogram_help '^Usage: gridkit variogram SRC ' '^  --fit-best MODEL' -- variogram "$ME" --help
 check_ok cv_help '^Usage: gridkit cv SRC -a algorithm' -- cv -h

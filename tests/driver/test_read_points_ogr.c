@@ -810,6 +810,16 @@ static void test_gpkg_sqlite(gk_context *ctx)
     for (int i = 2; i < 9; i++) {
         lyr[0] = (char *)odd[i];
         int rc = rd_ways(ctx, &ro, &sp, 2);
+#if GDAL_VERSION_NUM >= GDAL_COMPUTE_VERSION(3, 7, 0)
+        /* newer GDAL's Arrow stream reports OGR's error too, as the feature
+         * path does: either, never a silent wrong answer */
+        if (rc) {
+            CHECKF(strstr(gk_errmsg(ctx), "Unable to read geometry") &&
+                       strstr(gk_errmsg(ctx), odd[i]),
+                   "layer %s: %s", odd[i], gk_errmsg(ctx));
+            continue;
+        }
+#endif
         CHECKF(rc == 0, "layer %s: %d %s", odd[i], rc, gk_errmsg(ctx));
         if (rc)
             continue;

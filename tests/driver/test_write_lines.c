@@ -134,8 +134,14 @@ static void test_mapinfo(gk_context *ctx)
         if (lyr) {
             OGRFeatureDefnH defn = OGR_L_GetLayerDefn(lyr);
             int k = OGR_FD_GetFieldIndex(defn, "n_support");
-            CHECKF(k >= 0 && OGR_Fld_GetType(OGR_FD_GetFieldDefn(defn, k)) ==
-                                 (wide ? OFTReal : OFTInteger),
+            /* 64-bit where the driver has it (MapInfo of newer GDALs), else
+             * 32-bit, or a double past INT_MAX */
+            const char *types = GDALGetMetadataItem(GDALGetDriverByName("MapInfo File"),
+                                                    GDAL_DMD_CREATIONFIELDDATATYPES, NULL);
+            OGRFieldType want = types && strstr(types, "Integer64") ? OFTInteger64
+                                : wide                             ? OFTReal
+                                                                   : OFTInteger;
+            CHECKF(k >= 0 && OGR_Fld_GetType(OGR_FD_GetFieldDefn(defn, k)) == want,
                    "%s: n_support's type", dst);
             OGR_L_ResetReading(lyr);
             OGRFeatureH f;
@@ -391,6 +397,14 @@ static void test_csv_geometry(gk_context *ctx)
         CPLPushErrorHandler(CPLQuietErrorHandler);
         int rc = gk_lines_writer_commit(w, &spec, &l);
         CPLPopErrorHandler();
+#if GDAL_VERSION_NUM >= GDAL_COMPUTE_VERSION(3, 7, 0)
+        /* newer GDALs refuse lines with AS_XY: GDAL's reason, no file */
+        if (user && rc != GK_OK) {
+            CHECKF(strstr(gk_errmsg(ctx), "AS_XY") && !exists(dst), "%s: %s", dst,
+                   gk_errmsg(ctx));
+            continue;
+        }
+#endif
         CHECKF(rc == GK_OK, "%s: %s", dst, gk_errmsg(ctx));
         char head[256] = "";
         FILE *f = fopen(dst, "r");

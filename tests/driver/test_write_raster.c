@@ -295,25 +295,34 @@ static void test_float32_rule(gk_context *ctx)
                            -0.0};
     memcpy(v, edge, sizeof edge);
     GDALCopyWords(v, GDT_Float64, sizeof(double), g, GDT_Float32, sizeof(float), N);
-    int bad = 0;
+    int bad = 0, first = -1;
     for (int k = 0; k < N; k++) {
         float m = gk_value_to_float32(v[k]);
-        if (isnan(m) ? !isnan(g[k]) : memcmp(&m, &g[k], sizeof m) != 0) {
-            if (bad++ < 5)
-                CHECKF(0, "%.17g: gridkit %.9g, GDALCopyWords %.9g", v[k], m, g[k]);
-        }
+        if (isnan(m) ? !isnan(g[k]) : memcmp(&m, &g[k], sizeof m) != 0)
+            first = bad++ ? first : k;
     }
-    CHECKF(bad == 0, "%d of %d values converted otherwise than GDALCopyWords", bad, N);
+#if GDAL_VERSION_NUM < GDAL_COMPUTE_VERSION(3, 7, 0)
+    /* Debian 12's GDAL: gridkit's rule is its rule, on every value */
+    CHECKF(bad == 0, "%d of %d values converted otherwise than GDALCopyWords (first %.17g)", bad,
+           N, first >= 0 ? v[first] : 0.0);
+#else
+    /* a newer GDAL rounds beyond FLT_MAX to nearest (FLT_MAX, not infinity):
+     * the writer must then see it and leave the conversion to GDAL (below) */
+    CHECKF(bad == 0 || fabs(v[first]) > FLT_MAX,
+           "%d of %d values converted otherwise than GDALCopyWords, first %.17g", bad, N,
+           v[first]);
+#endif
     free(v);
     free(g);
 
-    /* the writer takes Float32 pixels as they are, where its blocks hold them */
+    /* the writer takes Float32 pixels as they are, where its blocks hold
+     * them and GDAL converts as gridkit does (else GDAL converts) */
     gk_raster_spec s = base_spec(path("f32.tif"), 10, 1);
     s.type = "Float32";
     gk_raster_writer *w = gk_raster_writer_open(ctx, &s);
     CHECKF(w, "open: %s", gk_errmsg(ctx));
     if (w) {
-        CHECK(gk_raster_writer_takes_float32(w));
+        CHECK(gk_raster_writer_takes_float32(w) == (bad == 0));
         gk_raster_writer_abort(w);
     }
     s = base_spec(path("f64.tif"), 10, 1);
