@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Every command shown in README.md and docs/**/*.md (fenced sh and console
 # blocks) run as written, in page order, with the outputs the console blocks
 # show compared (tests/docs/run_examples.py: what runs, what is skipped and

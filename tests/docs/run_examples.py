@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Run every command shown in README.md and docs/**/*.md, so the pages stay true.
 
 Usage: run_examples.py GRIDKIT WORKDIR [--root REPO] [--page SUBSTRING]... [--timeout S]
