@@ -57,4 +57,15 @@ file(CHMOD ${CMAKE_BINARY_DIR}/python/deb/prerm PERMISSIONS OWNER_READ OWNER_WRI
 set(CPACK_DEBIAN_PYTHON_PACKAGE_CONTROL_EXTRA ${CMAKE_BINARY_DIR}/python/deb/prerm)
 get_cmake_property(_gk_components COMPONENTS)
 set(CPACK_COMPONENTS_ALL ${_gk_components})
+# each package's /usr/share/doc/<package>/copyright (Debian's policy), and
+# the licence and NEWS beside the guides
+foreach(c ${_gk_components})
+  string(TOUPPER ${c} _gk_uc)
+  if(CPACK_DEBIAN_${_gk_uc}_PACKAGE_NAME)
+    install(FILES ${CMAKE_SOURCE_DIR}/cmake/copyright
+      DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/${CPACK_DEBIAN_${_gk_uc}_PACKAGE_NAME} COMPONENT ${c})
+  endif()
+endforeach()
+install(FILES ${CMAKE_SOURCE_DIR}/LICENSE ${CMAKE_SOURCE_DIR}/NEWS DESTINATION ${CMAKE_INSTALL_DOCDIR}
+  COMPONENT runtime)
 include(CPack)
