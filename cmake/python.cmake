@@ -8,11 +8,7 @@
 # cmake/shared_library.cmake.
 set(GRIDKIT_PYTHON_DIR "lib/python3/dist-packages" CACHE PATH
   "Where cmake --install puts the Python package gridkit (relative: under the prefix)")
-if(IS_ABSOLUTE "${GRIDKIT_PYTHON_DIR}")
-  set(_gk_pydir_full "${GRIDKIT_PYTHON_DIR}/gridkit")
-else()
-  set(_gk_pydir_full "${CMAKE_INSTALL_PREFIX}/${GRIDKIT_PYTHON_DIR}/gridkit")
-endif()
+gk_install_full(_gk_pydir_full "${GRIDKIT_PYTHON_DIR}/gridkit")
 file(RELATIVE_PATH _gk_py_to_lib "${_gk_pydir_full}" "${CMAKE_INSTALL_FULL_LIBDIR}")
 file(CONFIGURE OUTPUT ${CMAKE_BINARY_DIR}/python/_install.py CONTENT
   "# SPDX-License-Identifier: MIT\n# Written by cmake --install (cmake/python.cmake): the library's folder relative to this one.\nLIBDIR_FROM_PACKAGE = \"@_gk_py_to_lib@\"\n" @ONLY)

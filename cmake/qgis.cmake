@@ -44,11 +44,7 @@ add_custom_target(qgis_plugin_zip ALL DEPENDS ${GRIDKIT_QGIS_ZIP})
 # The install: QGIS's system plugin folder under the prefix.
 set(GRIDKIT_QGIS_PLUGIN_DIR "${CMAKE_INSTALL_DATADIR}/qgis/python/plugins" CACHE PATH
   "Where cmake --install puts the QGIS plugin gridkit_provider (relative: under the prefix)")
-if(IS_ABSOLUTE "${GRIDKIT_QGIS_PLUGIN_DIR}")
-  set(_gk_qgis_plugin_full "${GRIDKIT_QGIS_PLUGIN_DIR}/gridkit_provider")
-else()
-  set(_gk_qgis_plugin_full "${CMAKE_INSTALL_PREFIX}/${GRIDKIT_QGIS_PLUGIN_DIR}/gridkit_provider")
-endif()
+gk_install_full(_gk_qgis_plugin_full "${GRIDKIT_QGIS_PLUGIN_DIR}/gridkit_provider")
 file(RELATIVE_PATH _gk_qgis_to_bin "${_gk_qgis_plugin_full}" "${CMAKE_INSTALL_FULL_BINDIR}")
 file(CONFIGURE OUTPUT ${CMAKE_BINARY_DIR}/qgis/_install.py CONTENT
   "# SPDX-License-Identifier: MIT\n# Written by cmake --install (cmake/qgis.cmake): the gridkit program's folder relative to this plugin's.\nBINDIR_FROM_PLUGIN = \"@_gk_qgis_to_bin@\"\n" @ONLY)
