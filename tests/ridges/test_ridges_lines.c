@@ -3,7 +3,7 @@
  * test_ridges_lines.c - the family's pieces on hand-made input, where the
  * answer is known exactly: the line builder (gk_graph_lines: chains,
  * junctions, rings, pruning, Douglas-Peucker, orientation and order, support
- * and width, mean density, independence of vertex numbering) and curve's
+ * and width (also for a support tiny beside the lines), mean density, independence of vertex numbering) and curve's
  * order step (rings closed by gap bridging, no triangles, closest first).
  */
 #include "gk_check.h"
@@ -136,6 +136,26 @@ static void simplify_and_support(gk_context *ctx)
     gk_ridge_graph_free(&g);
 }
 
+/* A support tiny beside the lines (1e-6 on a line 2e4 long): the same
+ * answer, in bounded memory (once, entries every support along the line:
+ * 2e10 of them). */
+static void tiny_support(gk_context *ctx)
+{
+    const double xy[] = {-1e4, 0, 0, 0, 1e4, 0};
+    const uint32_t e[] = {0, 1, 1, 2};
+    gk_ridge_graph g;
+    make_graph(&g, xy, 3, e, 2, NULL);
+    double s[] = {5000, 5e-7, -3000, -2.5e-7, 7000, 2e-6, 1e4 + 5e-7, 0};
+    gk_cloud c = {2, 4, s};
+    gk_lines *l = gk_graph_lines(ctx, &g, &c, 1e-6, 0.0, 0.0);
+    CHECK(l && l->n_lines == 1);
+    if (l) /* within 1e-6: the first, second and fourth; coordinates of
+            * 1e4 hold a distance to about 1e-12 */
+        CHECK(l->n_support[0] == 3 && fabs(l->width[0] - 1.25e-6 / 3) < 1e-12);
+    gk_lines_free(l);
+    gk_ridge_graph_free(&g);
+}
+
 static size_t order_edges(const double *s, size_t m, double r2, double gap, uint32_t **e)
 {
     size_t ne = 0;
@@ -185,6 +205,7 @@ int main(void)
     junction_and_ring(ctx);
     junction_link(ctx);
     simplify_and_support(ctx);
+    tiny_support(ctx);
     order();
     gk_context_free(ctx);
     printf("%d checks, %d failures\n", checks, failures);
