@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 jobs=${JOBS:-$(nproc)}
 dir=build-cov
 flags="--coverage -O1 -g -DGK_EXIT_NORMALLY"
-cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Debug -DGRIDKIT_WITH_CUDA=OFF \
+cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Debug -DGRIDKIT_WITH_CUDA=OFF -DGRIDKIT_TEST_TIMEOUT_SCALE=4 \
     -DCMAKE_C_FLAGS_DEBUG="$flags" -DCMAKE_CXX_FLAGS_DEBUG="$flags" \
     -DCMAKE_EXE_LINKER_FLAGS=--coverage -DCMAKE_SHARED_LINKER_FLAGS=--coverage \
     -DCMAKE_MODULE_LINKER_FLAGS=--coverage >"$dir.log" 2>&1 || { cat "$dir.log"; exit 1; }
