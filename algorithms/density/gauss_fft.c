@@ -59,10 +59,12 @@ typedef struct {
     double *kr, *ki; /* the kernel's spectrum, over N (the inverse's scale) */
 } gf_axis;
 
+/* Twice is harmless: a failed axis_init frees, and its caller frees again. */
 static void axis_free(gf_axis *a)
 {
     free(a->wr);
     free(a->kr);
+    a->wr = a->wi = a->kr = a->ki = NULL;
 }
 
 /* An axis for cells of size cell, sigma s, cut-off r; -1 out of memory,

@@ -61,5 +61,35 @@ case_ gauss o.tif -- grid -q -outsize 40 30 -a gauss:bandwidth=200 "$M" o.tif
 case_ parts o.vrt -- grid "${Z[@]}" -a invdist:power=2 --parts parts "$M" o.vrt
 case_ variogram v.json -- variogram "$M" -zfield zinc --fit Sph -of json -o v.json
 case_ cv cv.csv -- cv -q -zfield zinc -a invdistnn:radius=800:max_points=12 "$M" -o cv.csv
+case_ aidw o.tif -- grid "${Z[@]}" -a aidw "$M" o.tif
+case_ count o.tif -- grid "${Z[@]}" -a count:radius1=400:radius2=400 "$M" o.tif
+case_ kriging_quadrants o.tif -- grid "${Z[@]}" \
+    -a kriging:model=Exp:psill=1e5:range=900:nugget=1e4:max_points=20:max_points_per_quadrant=4 "$M" o.tif
+case_ kriging_drift o.tif -- grid "${Z[@]}" \
+    -a kriging:type=universal:drift=linear:model=Sph:psill=1e5:range=900:nugget=1e4:max_points=16 "$M" o.tif
+case_ gauss_ifgt o.tif -- grid -q -outsize 40 30 -a gauss:bandwidth=200:method=ifgt "$M" o.tif
+case_ gauss_fft o.tif -- grid -q -outsize 40 30 -a gauss:bandwidth=200:method=fft "$M" o.tif
+case_ kernel_smooth o.tif -- grid "${Z[@]}" -a kernel_smooth:bandwidth=200 "$M" o.tif
+case_ gauss_relative o.tif -- grid -q -outsize 40 30 -a gauss:bandwidth=200:mode=relative "$M" o.tif
+case_ linear_radius o.tif -- grid "${Z[@]}" -a linear:radius=500 "$M" o.tif
+case_ invdist_quadrants o.tif -- grid "${Z[@]}" \
+    -a invdist:power=2:radius1=800:radius2=800:max_points_per_quadrant=3 "$M" o.tif
+case_ variogram_fit_best v.json -- variogram "$M" -zfield zinc --fit-best Sph,Exp,Gau -of json -o v.json
+case_ cv_kriging cv.csv -- cv -q -zfield zinc -a kriging:model=auto:max_points=16 "$M" -o cv.csv
+# other readers: XYZ text, CSV columns, a Shapefile with a filter and a clip
+case_ xyz o.tif -- grid -q -outsize 40 30 -a invdistnn:radius=300:max_points=8 "$DATA/points_10k.xyz" o.tif
+case_ csv o.tif -- grid -q -outsize 40 30 -zfield z -a nearest "$DATA/lattice_400.csv" o.tif
+case_ shp_where_clip o.tif -- grid -q -outsize 40 30 -zfield elev -a invdist -where "id < 1500" \
+    -clipsrc 497000 4997000 503000 5003000 "$DATA/utm_2000.shp" o.tif
+# the parallel triangulation (65,536 points or more, 3 threads or more)
+awk 'BEGIN { srand(7); for (i = 0; i < 70000; i++) printf "%.3f %.3f %.3f\n", 1e4 * rand(), 1e4 * rand(), 100 * rand() }' \
+    >"$W/big.xyz"
+case_ linear_strips o.tif -- grid -q -outsize 40 30 --threads 4 -a linear "$W/big.xyz" o.tif
+# ridges: a noisy circle, both methods
+awk 'BEGIN { srand(3); for (i = 0; i < 600; i++) { a = 6.2831853 * rand(); r = 100 + 4 * (rand() - 0.5)
+    printf "%.4f %.4f 0\n", r * cos(a), r * sin(a) } }' >"$W/circle.xyz"
+case_ ridges_curve r.gpkg -- ridges -q "$W/circle.xyz" r.gpkg -a curve
+case_ ridges_density r.gpkg -- ridges -q "$W/circle.xyz" r.gpkg -a density:bandwidth=8
+case_ ridges_density_mesh r.gpkg -- ridges -q "$W/circle.xyz" r.gpkg -a density:bandwidth=8:seeds=mesh:spacing=10
 
 finish
