@@ -6,6 +6,8 @@
 # (find_package(gridkit), target gridkit::gridkit). Included from CMakeLists.txt
 # after gridkit_core, with GK_PUBLIC_HEADERS set.
 set(_gk_syms "")
+# a function added to a public header re-runs this (else its symbol stays local)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${GK_PUBLIC_HEADERS})
 foreach(h ${GK_PUBLIC_HEADERS})
   file(STRINGS ${h} _gk_lines REGEX "^[a-z].*[ *]gk_[a-z0-9_]+\\(")
   foreach(l ${_gk_lines})

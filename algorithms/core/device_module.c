@@ -9,6 +9,7 @@
 #include "gpu_abi.h"
 #include "method.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -21,6 +22,21 @@
 #ifndef GK_GPU_MODULE_NAME
 #define GK_GPU_MODULE_NAME "gridkit_cuda.so"
 #endif
+
+int gk_host_gpu_count(void)
+{
+    DIR *d = opendir("/dev");
+    int n = 0;
+    if (!d)
+        return 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (!strncmp(e->d_name, "nvidia", 6) && e->d_name[6] >= '0' && e->d_name[6] <= '9' &&
+            strspn(e->d_name + 6, "0123456789") == strlen(e->d_name + 6))
+            n++;
+    closedir(d);
+    return n;
+}
 
 /* ---- the request ------------------------------------------------------- */
 

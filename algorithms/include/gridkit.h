@@ -116,6 +116,9 @@ void gk_device_warm_up(const char *spec);
  * into. 0 and the first that exists in path; -1 and the places looked at
  * in path (for the message). */
 int gk_module_locate(const char *name, char *path, size_t cap);
+/* The NVIDIA GPUs of this host, counted from the driver's device nodes
+ * (/dev/nvidiaN) without starting CUDA: 0 on a machine without one. */
+int gk_host_gpu_count(void);
 /* on: under "auto", a job made while the GPU is still starting (a warm-up
  * under way) does not wait for it: the CPU cores compute its first rows and
  * the GPU takes the rest from where they are once it is ready (its tiles

@@ -7,7 +7,6 @@
 #include "mpi/mpi_abi.h"
 #include "gridkit.h"
 
-#include <dirent.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -72,28 +71,12 @@ static void *open_module(char *why, size_t cap)
     return h;
 }
 
-/* GPUs of this host, counted without CUDA (the driver's device nodes). */
-static int host_gpus(void)
-{
-    DIR *d = opendir("/dev");
-    int n = 0;
-    if (!d)
-        return 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL)
-        if (!strncmp(e->d_name, "nvidia", 6) && e->d_name[6] >= '0' && e->d_name[6] <= '9' &&
-            strspn(e->d_name + 6, "0123456789") == strlen(e->d_name + 6))
-            n++;
-    closedir(d);
-    return n;
-}
-
 /* One GPU per rank of a host, by local rank, unless the user chose. */
 static void assign_gpu(int local_rank, int local_size)
 {
     if (local_size <= 1 || local_rank < 0 || getenv("CUDA_VISIBLE_DEVICES"))
         return;
-    int n = host_gpus();
+    int n = gk_host_gpu_count();
     if (n > 0) {
         char v[16];
         snprintf(v, sizeof v, "%d", local_rank % n);

@@ -72,6 +72,21 @@ grep -qE "Device: cuda:0 \(fake GPU 0\); the CPU cores took [0-9.]+% of the node
     ok "cores_share_said" ||
     ko "cores_share_said" "the device line does not give the cores' share: $(grep Device "$W/share_Float32.err")"
 
+# a grid the cores finish first (its points' extent known from the source)
+# stays on them under auto; the advice to ask for the GPU is given only on a
+# host with an NVIDIA GPU (its /dev/nvidiaN)
+GRIDKIT_GPU_MODULE="$FAKE" "$GK" grid -outsize 20 20 -a count:radius1=400:radius2=400 --device auto \
+    "$DATA/meuse.gpkg" "$W/small.tif" \
+    2>"$W/small.err" >/dev/null || ko small_auto "the run failed: $(head -c 300 "$W/small.err")"
+dev=$(grep '^Device:' "$W/small.err")
+if ls /dev/nvidia[0-9]* >/dev/null 2>&1; then advice=1; else advice=0; fi
+if [[ $dev =~ ^"Device: cpu (count: about "[0-9.]+" s on "[0-9]+" CPU thread" ]] &&
+    [ "$(grep -c -- '--device cuda to use it' <<<"$dev")" = $advice ]; then
+    ok small_auto
+else
+    ko small_auto "device line '$dev' (advice expected: $advice)"
+fi
+
 # under auto a module that cannot run the job leaves it to the CPU
 same_bytes auto_probe_fails C GK_FAKE_GPU_FAIL=probe -- --device auto
 same_bytes auto_job_fails C GK_FAKE_GPU_FAIL=job_new -- --device auto
