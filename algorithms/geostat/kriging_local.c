@@ -18,167 +18,21 @@
  * scratch, so that a node's doubles depend on its selection alone, not on
  * the path through the tile (an O(m^2) update of the previous factor would
  * round differently from one tiling to the next). The dense work
- * (covariances, Cholesky, solves) is in kriging_kernels.c. The k nearest of
- * a node are searched within a bound from the thread's previous node (its
- * k-th distance plus the step), by a radius query and a ranking of the few
- * candidates. A singular system (coincident points and no nugget, collinear
+ * (covariances, Cholesky, solves) is in kriging_kernels.c, the selection
+ * in local_select.c. A singular system (coincident points and no nugget, collinear
  * points under a linear drift, fewer points than drift terms) gives nodata
  * and is counted, as gstat skips it with a warning. Nothing here allocates
  * per node: everything lives in the thread's scratch.
  */
 #include "kriging.h"
 #include "kriging_kernels.h"
+#include "local_select.h"
 #include "search/index.h"
 #include "search/neighbours.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- local neighbourhoods -------------------------------------------------- */
-
-/* gstat's quadrant of (dx, dy) = point - target (select.c, "pinwheel"). */
-static inline int quadrant(double dx, double dy)
-{
-    int x = dy < 0 ? dx > 0 : dx >= 0;
-    int y = dx < 0 ? dy >= 0 : dy > 0;
-    return x | (y << 1);
-}
-
-/* The last k-nearest search of a thread: its node and the squared distance
- * of its k-th point, so that the next search starts with a bound. */
-typedef struct {
-    int valid;
-    double x, y, d2k;
-} knn_prev;
-
-static int in_quadrant(const void *q, double dx, double dy)
-{
-    return quadrant(dx, dy) == *(const int *)q;
-}
-
-/* max_points_per_quadrant over every point (no max_points, no radius): each
- * quadrant's omax nearest straight from the k-d tree, merged by (d2, index),
- * which is the filter's answer over the whole set sorted (select_points's
- * general path sorts all n points a node: seconds at a million). The count
- * before the filter, for min_points, is every point. Pinwheel quadrant q lies
- * in the closed quadrant q, whose boxes alone the tree visits: a node beyond
- * the points' hull finds its empty quadrants at once. */
-static long select_every_quadrant(const gk_job *job, double nx, double ny, gk_scratch *s)
-{
-    const size_t n = job->pts->n;
-    if (n < (size_t)job->alg.min_points)
-        return 0;
-    size_t k = (size_t)job->alg.max_points_per_quadrant;
-    if (k > n)
-        k = n;
-    if (gk_scratch_reserve(s, 8 * k))
-        return -1;
-    int *qi = s->idx + 4 * k, got[4], at[4] = {0, 0, 0, 0};
-    double *qd = s->d2 + 4 * k;
-    for (int q = 0; q < 4; q++)
-        got[q] = gk_kdtree_knn_quadrant(job->tree, nx, ny, q | GK_KD_CLOSED, in_quadrant, &q,
-                                        (int)k, INFINITY, qi + q * k, qd + q * k);
-    long m = 0;
-    for (;;) {
-        int b = -1;
-        for (int q = 0; q < 4; q++) {
-            if (at[q] == got[q])
-                continue;
-            if (b < 0) {
-                b = q;
-                continue;
-            }
-            size_t c = q * k + at[q], o = b * k + at[b];
-            if (qd[c] < qd[o] || (qd[c] == qd[o] && qi[c] < qi[o]))
-                b = q;
-        }
-        if (b < 0)
-            return m;
-        s->idx[m] = qi[b * k + at[b]];
-        s->d2[m] = qd[b * k + at[b]];
-        at[b]++;
-        m++;
-    }
-}
-
-/* The selection around (nx, ny) into s->idx[0..m), sorted by (d2, index).
- * Returns m (0 when fewer than min_points), or -1 when out of memory. */
-static long select_points(const gk_job *job, double nx, double ny, gk_scratch *s, knn_prev *pv)
-{
-    const gk_algorithm *a = &job->alg;
-    const gk_kriging_params *kp = gk_krige_params_of(a);
-    double r2 = kp->maxdist > 0 ? kp->maxdist * kp->maxdist : INFINITY;
-    long m;
-    if (a->max_points_per_quadrant > 0 && a->max_points == 0 && kp->maxdist == 0)
-        return select_every_quadrant(job, nx, ny, s);
-    if (a->max_points > 0 || kp->maxdist == 0) {
-        size_t kmax = a->max_points > 0 ? (size_t)a->max_points : job->pts->n;
-        if (kmax > job->pts->n)
-            kmax = job->pts->n;
-        size_t capc = 4 * kmax + 16;                /* candidates from a radius search */
-        if (gk_scratch_reserve(s, 2 * kmax + capc)) /* gk_kk_select_set: k after them */
-            return -1;
-        /* The previous node's k points lie within its k-th distance plus the
-         * step, so that bound (with slack for rounding) loses none of the k
-         * nearest and prunes the search; too few found: search again. */
-        double b2 = r2;
-        if (pv->valid) {
-            double r = sqrt(pv->d2k) + hypot(nx - pv->x, ny - pv->y);
-            b2 = r * r * (1.0 + 1e-9);
-            if (!(b2 < r2))
-                b2 = r2;
-        }
-        m = -1;
-        if (pv->valid && kmax <= 128) {
-            /* Near the previous node the bound is tight: the points within
-             * it, ranked, are cheaper than the k-nearest search's insertions. */
-            size_t nc = gk_kdtree_radius(job->tree, nx, ny, b2, s->idx + kmax, s->d2 + kmax, capc);
-            if (nc >= kmax && nc <= capc) {
-                if (a->max_points_per_quadrant > 0) { /* the filter takes them nearest first */
-                    gk_kk_select(s->idx + kmax, s->d2 + kmax, (int)nc, (int)kmax, s->idx, s->d2);
-                } else { /* the set is all that counts: it is sorted by index next */
-                    s->d2[kmax - 1] =
-                        gk_kk_select_set(s->idx + kmax, s->d2 + kmax, (int)nc, (int)kmax, s->idx);
-                }
-                m = (long)kmax;
-            }
-        }
-        if (m < 0)
-            m = gk_kdtree_knn(job->tree, nx, ny, (int)kmax, b2, s->idx, s->d2);
-        if ((size_t)m < kmax && b2 < r2)
-            m = gk_kdtree_knn(job->tree, nx, ny, (int)kmax, r2, s->idx, s->d2);
-        pv->valid = (size_t)m == kmax;
-        if (pv->valid) {
-            pv->x = nx;
-            pv->y = ny;
-            pv->d2k = s->d2[m - 1];
-        }
-    } else {
-        m = gk_nb_circle(job, nx, ny, r2, s);
-        if (m == GK_NB_NOMEM)
-            return -1;
-        gk_nb_sort(s->idx, s->d2, (size_t)m);
-    }
-    if (m < a->min_points)
-        return 0;
-    int omax = a->max_points_per_quadrant;
-    if (omax > 0) {
-        int cnt[4] = {0, 0, 0, 0};
-        long o = 0;
-        for (long i = 0; i < m; i++) {
-            int q = quadrant(job->pts->x[s->idx[i]] - nx, job->pts->y[s->idx[i]] - ny);
-            if (cnt[q] < omax) {
-                cnt[q]++;
-                s->idx[o] = s->idx[i];
-                s->d2[o] = s->d2[i];
-                o++;
-            }
-        }
-        m = o;
-    }
-    return m;
-}
 
 static int cmp_int(const void *a, const void *b)
 {
@@ -198,7 +52,7 @@ typedef struct {
     double *B;           /* P columns of M: L^-1 F */
     double *a;           /* M: L^-1 c0 */
     double *px, *py, *h; /* M each: the selection's coordinates, scratch */
-    knn_prev pv, pvrow;  /* the last search, and the first of the row */
+    gk_local_prev pv, pvrow; /* the last search, and the first of the row */
     double *S, *Sinv, *Btw, *f0, *r, *t; /* P x P, P, P, P, P, P */
     /* cache: the last factorised selection */
     int *cidx; /* in factor order (sorted by index) */
@@ -429,7 +283,9 @@ static void schur(const gk_krige_state *k, kws *ws, long m)
 static int local_node(const gk_job *job, const gk_krige_state *k, kws *ws, gk_scratch *s, double nx,
                       double ny, const double *g0, double *est, double *var)
 {
-    long m = select_points(job, nx, ny, s, &ws->pv);
+    const gk_local_nb nb = {job->alg.max_points, job->alg.min_points,
+                            job->alg.max_points_per_quadrant, gk_krige_params_of(&job->alg)->maxdist};
+    long m = gk_local_select(job, &nb, nx, ny, s, &ws->pv);
     if (m < 0)
         return -1;
     if (m == 0) {
