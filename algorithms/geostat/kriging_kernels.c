@@ -531,23 +531,46 @@ KK512 static void cov_lower_avx512p(const gk_krige_state *k, const double *px, c
 
 /* ---- the k nearest as a set ---------------------------------------------------- */
 
+/* (d2, index) order of candidates a and b: a before b? */
+static inline int kk_before(const double *cd2, const int *cid, int a, int b)
+{
+    return cd2[a] < cd2[b] || (cd2[a] == cd2[b] && cid[a] < cid[b]);
+}
+
+static inline void kk_swap(double *cd2, int *cid, int a, int b)
+{
+    double td = cd2[a];
+    int ti = cid[a];
+    cd2[a] = cd2[b], cid[a] = cid[b];
+    cd2[b] = td, cid[b] = ti;
+}
+
 double gk_kk_select_set(int *cid, double *cd2, int n, int k, int *idx)
 {
-    if (n - k > 8) {          /* many to drop: rank them all */
-        double *d2 = cd2 + n; /* room for k after the candidates (the caller's) */
-        gk_kk_select(cid, cd2, n, k, idx, d2);
-        return d2[k - 1];
-    }
-    /* few to drop: the last by (d2, index), one at a time, to the end */
-    for (int e = n; e > k; e--) {
-        int b = 0;
-        for (int i = 1; i < e; i++)
-            if (cd2[i] > cd2[b] || (cd2[i] == cd2[b] && cid[i] > cid[b]))
-                b = i;
-        double td = cd2[b];
-        int ti = cid[b];
-        cd2[b] = cd2[e - 1], cid[b] = cid[e - 1];
-        cd2[e - 1] = td, cid[e - 1] = ti;
+    /* Quickselect on (d2, index), the keys distinct: afterwards the k first
+     * are the k smallest (the only such set), in O(n) on average; the pivot
+     * is the median of three, so the work is the same every run */
+    const int t = k - 1; /* the rank that bounds the set */
+    int lo = 0, hi = n - 1;
+    while (lo < hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if (kk_before(cd2, cid, mid, lo))
+            kk_swap(cd2, cid, mid, lo);
+        if (kk_before(cd2, cid, hi, lo))
+            kk_swap(cd2, cid, hi, lo);
+        if (kk_before(cd2, cid, mid, hi))
+            kk_swap(cd2, cid, mid, hi); /* the median of the three at hi: the pivot */
+        int store = lo;
+        for (int i = lo; i < hi; i++)
+            if (kk_before(cd2, cid, i, hi))
+                kk_swap(cd2, cid, i, store++);
+        kk_swap(cd2, cid, store, hi); /* the pivot at its rank */
+        if (store == t)
+            break;
+        if (store < t)
+            lo = store + 1;
+        else
+            hi = store - 1;
     }
     double dk = cd2[0];
     for (int i = 0; i < k; i++) {

@@ -49,7 +49,7 @@ void gk_kk_fwd(const double *L, int m, int ld, const double *inv, double *b, int
 
 /* Of n candidates (cid, cd2), the k first by (d2, index) as a set, in no
  * particular order, to idx; returns the largest of their d2. The candidates
- * are reordered, and cd2 must have room for k more doubles after n. */
+ * are reordered. */
 double gk_kk_select_set(int *cid, double *cd2, int n, int k, int *idx);
 
 /* Sorts m distinct ints in place (tmp: m ints). O(m^2): for small m. */
