@@ -31,9 +31,12 @@ typedef struct {
     double x, y, d2k;
 } gk_local_prev;
 
-/* The selection around (nx, ny) into s->idx/s->d2[0..m), sorted by (d2,
- * index); the job's k-d tree searched. Returns m (0 when fewer than
- * min_points), or -1 when out of memory. */
+/* The selection around (nx, ny) into s->idx[0..m); the job's k-d tree
+ * searched. Where omax is set it is sorted by (d2, index) with s->d2;
+ * otherwise it may come as a set in no order, s->d2[m - 1] the largest
+ * squared distance and the other d2 undefined: users take the set (in
+ * index order) and its distances from the coordinates. Returns m (0 when
+ * fewer than min_points), or -1 when out of memory. */
 long gk_local_select(const gk_job *job, const gk_local_nb *nb, double nx, double ny, gk_scratch *s,
                      gk_local_prev *pv);
 

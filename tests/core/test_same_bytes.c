@@ -299,6 +299,12 @@ static const char *const specs[] = {
     "gauss:bandwidth=60:method=fft:epsilon=1e-4",
     "gauss:bandwidth=60:mode=relative:epsilon=1e-3",
     "kernel_smooth:bandwidth=70",
+    /* local and global polynomials: neighbourhoods, weights, the trend surface */
+    "polynomial:degree=2:max_points=24",
+    "polynomial:degree=1:radius=150:weight=power:power=2",
+    "polynomial:degree=3:max_points=40:max_points_per_quadrant=10",
+    "polynomial:degree=1:max_points=30:weight=gauss:bandwidth=60",
+    "polynomial:degree=2",
 };
 
 /* Every method of the registry has a spec above: a method added without one

@@ -192,6 +192,26 @@ wk(krige(z ~ x + y, aniso, ag, ma, debug.level = 0), "aniso_uk_xy")
 wk(krige(z ~ x + y, aniso, ag, ma, nmax = 30, debug.level = 0), "aniso_uk_xy_nmax30")
 wk(krige(z ~ x + y + I(x^2) + I(x * y) + I(y^2), aniso, ag, ma, debug.level = 0), "aniso_uk_quadratic")
 
+# ---- local and global polynomials: krige() with no model and a formula in the
+# coordinates is (local) least squares (with "~ 1" alone it would be IDW: no degree 0)
+poly <- function(d, z) {
+  f <- c("1", "xc + yc", "xc + yc + I(xc^2) + I(xc * yc) + I(yc^2)",
+         "xc + yc + I(xc^2) + I(xc * yc) + I(yc^2) + I(xc^3) + I(xc^2 * yc) + I(xc * yc^2) + I(yc^3)")[d + 1]
+  as.formula(paste(z, "~", f))
+}
+wk(krige(poly(1, "logzinc"), meuse, mg, nmax = 16, debug.level = 0), "poly_meuse_d1_nmax16")
+wk(krige(poly(2, "logzinc"), meuse, mg, nmax = 32, debug.level = 0), "poly_meuse_d2_nmax32")
+wk(krige(poly(2, "logzinc"), meuse, mg, debug.level = 0), "poly_meuse_d2_global")
+wk(krige(poly(3, "logzinc"), meuse, mg, nmax = 40, debug.level = 0), "poly_meuse_d3_nmax40")
+wk(krige(poly(1, "logzinc"), meuse, mg, maxdist = 800, nmin = 8, debug.level = 0), "poly_meuse_d1_maxdist800_nmin8")
+aniso$xc <- coordinates(aniso)[, 1] - 500; aniso$yc <- coordinates(aniso)[, 2] - 500
+ag$xc <- coordinates(ag)[, 1] - 500; ag$yc <- coordinates(ag)[, 2] - 500
+wk(krige(poly(2, "z"), aniso, ag, nmax = 30, debug.level = 0), "poly_aniso_d2_nmax30")
+wk(krige(poly(3, "z"), aniso, ag, debug.level = 0), "poly_aniso_d3_global")
+# per quadrant (gstat's octant search needs maxdist); meuse's equal distances would make the
+# quadrants' cut a tie, the simulated points have none
+wk(krige(poly(2, "z"), aniso, ag, nmax = 40, maxdist = 300, omax = 10, debug.level = 0), "poly_aniso_d2_nmax40_r300_omax10")
+
 # ---- leave-one-out cross-validation ----------------------------------------------
 wcv <- function(cv, name) {
   r <- cv$residual; zs <- cv$zscore; ok <- !is.na(cv$var1.pred)

@@ -1,0 +1,479 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * geostat/polynomial.c - -a polynomial: local and global polynomial surfaces
+ * (Surfer's and ArcGIS's Local Polynomial, ArcGIS's Global Polynomial, the
+ * trend surface), fitted by (weighted) least squares.
+ *
+ * A node's neighbourhood is gstat's (local_select.h: max_points, radius,
+ * max_points_per_quadrant, min_points); with none of them every point is
+ * used, once: the global fit is made when the job is prepared and evaluated
+ * at each node. Unweighted, the value equals gstat's krige() with a formula
+ * in the coordinates and no variogram (ordinary least squares, "trend
+ * surface"). weight=power weights a point at distance d by (1 - d/R)^p, R
+ * the search radius (Surfer's Local Polynomial); weight=gauss by
+ * exp(-d^2 / (2 h^2)), h the bandwidth (a Gaussian kernel, as ArcGIS's).
+ *
+ * The terms are 1, u, v, u^2, uv, v^2, u^3, u^2 v, u v^2, v^3 up to the
+ * degree, in coordinates centred on the node (on the points' centroid for
+ * the global fit) and scaled by the neighbourhood's largest distance, so
+ * that the value at the node is the constant term. The rows are taken in
+ * input order and factorised by Householder QR: a node's doubles depend on
+ * its neighbourhood alone, not on the path through the tile. A degree the
+ * points cannot carry (fewer points than terms, collinear points: a column
+ * of R below 1e-10 of its norm) falls back to the next lower degree, down
+ * to the (weighted) mean; no point of positive weight is nodata.
+ */
+#include "core/method.h"
+#include "kriging_kernels.h"
+#include "local_select.h"
+#include "search/index.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define POLY_MAX_TERMS 10
+#define POLY_RANK_TOL 1e-10
+
+enum { W_NONE, W_POWER, W_GAUSS };
+
+typedef struct {
+    int degree;
+    int weight;       /* W_NONE, W_POWER, W_GAUSS */
+    double power;     /* weight=power's exponent */
+    double bandwidth; /* weight=gauss's h */
+    double maxdist;   /* radius= (gstat's maxdist); 0: none */
+    int have_power, have_bandwidth;
+} poly_params;
+GK_ALG_OWN_FITS(poly_params);
+
+static poly_params *params_of(gk_algorithm *a) { return GK_ALG_OWN(poly_params, a); }
+static const poly_params *cparams_of(const gk_algorithm *a)
+{
+    return GK_ALG_OWN(const poly_params, a);
+}
+
+
+static int n_terms(int degree) { return (degree + 1) * (degree + 2) / 2; }
+
+static int is_global(const gk_algorithm *a)
+{
+    return a->max_points == 0 && a->max_points_per_quadrant == 0 && cparams_of(a)->maxdist == 0;
+}
+
+/* ---- parameters -------------------------------------------------------- */
+
+static int num(gk_context *ctx, const char *key, const char *s, double *out)
+{
+    int rc = gk_param_number(key, s, out);
+    if (rc)
+        return gk_error(ctx, GK_ERR_ARG, "-a polynomial: %s=%s %s", key, s,
+                        gk_param_number_why(rc));
+    if (isinf(*out))
+        return gk_error(ctx, GK_ERR_ARG, "-a polynomial: %s=%s must be finite", key, s);
+    return GK_OK;
+}
+
+static int count(gk_context *ctx, const char *key, const char *s, int *out)
+{
+    double v;
+    return num(ctx, key, s, &v) ? GK_ERR_ARG : gk_param_count(ctx, "polynomial", key, v, out);
+}
+
+static int positive(gk_context *ctx, const char *key, const char *s, double *out)
+{
+    if (num(ctx, key, s, out))
+        return GK_ERR_ARG;
+    if (!(*out > 0))
+        return gk_error(ctx, GK_ERR_ARG, "-a polynomial: %s=%s must be > 0", key, s);
+    return GK_OK;
+}
+
+static int key(gk_context *ctx, const char *spec, const char *k, const char *val, gk_algorithm *a)
+{
+    poly_params *p = params_of(a);
+    double d;
+    if (!strcasecmp(k, "degree")) {
+        if (num(ctx, k, val, &d))
+            return GK_ERR_ARG;
+        if (d != floor(d) || d < 0 || d > 3)
+            return gk_error(ctx, GK_ERR_ARG, "-a polynomial: degree=%s must be 0, 1, 2 or 3", val);
+        p->degree = (int)d;
+    } else if (!strcasecmp(k, "weight")) {
+        if (!strcasecmp(val, "none"))
+            p->weight = W_NONE;
+        else if (!strcasecmp(val, "power"))
+            p->weight = W_POWER;
+        else if (!strcasecmp(val, "gauss"))
+            p->weight = W_GAUSS;
+        else
+            return gk_error(ctx, GK_ERR_ARG,
+                            "-a polynomial: weight=%s must be none, power or gauss", val);
+    } else if (!strcasecmp(k, "power")) {
+        p->have_power = 1;
+        return positive(ctx, "power", val, &p->power);
+    } else if (!strcasecmp(k, "bandwidth")) {
+        p->have_bandwidth = 1;
+        return positive(ctx, "bandwidth", val, &p->bandwidth);
+    } else if (!strcasecmp(k, "radius")) {
+        return positive(ctx, "radius", val, &p->maxdist);
+    } else if (!strcasecmp(k, "max_points")) {
+        return count(ctx, "max_points", val, &a->max_points);
+    } else if (!strcasecmp(k, "min_points")) {
+        return count(ctx, "min_points", val, &a->min_points);
+    } else if (!strcasecmp(k, "max_points_per_quadrant")) {
+        return count(ctx, "max_points_per_quadrant", val, &a->max_points_per_quadrant);
+    } else if (!strcasecmp(k, "nodata")) {
+        a->nodata_given = 1;
+        return num(ctx, "nodata", val, &a->nodata);
+    } else {
+        return gk_error(ctx, GK_ERR_ARG,
+                        "-a %s: algorithm polynomial has no parameter '%s' (degree, weight, power, "
+                        "bandwidth, max_points, min_points, radius, max_points_per_quadrant, "
+                        "nodata)",
+                        spec, k);
+    }
+    return GK_OK;
+}
+
+static int check(gk_context *ctx, gk_algorithm *a)
+{
+    poly_params *p = params_of(a);
+    if (p->weight == W_POWER && !(p->maxdist > 0))
+        return gk_error(ctx, GK_ERR_ARG,
+                        "-a polynomial: weight=power weights by (1 - d/radius)^power: it needs "
+                        "radius=");
+    if (p->weight == W_GAUSS && !p->have_bandwidth)
+        return gk_error(ctx, GK_ERR_ARG, "-a polynomial: weight=gauss needs bandwidth=");
+    if (p->have_power && p->weight != W_POWER)
+        return gk_error(ctx, GK_ERR_ARG, "-a polynomial: power= is for weight=power");
+    if (p->have_bandwidth && p->weight != W_GAUSS)
+        return gk_error(ctx, GK_ERR_ARG, "-a polynomial: bandwidth= is for weight=gauss");
+    if (a->max_points && a->min_points > a->max_points)
+        return gk_error(ctx, GK_ERR_ARG,
+                        "-a polynomial: min_points=%d is larger than max_points=%d", a->min_points,
+                        a->max_points);
+    return GK_OK;
+}
+
+static void canonical(gk_algorithm *a)
+{
+    const poly_params *p = cparams_of(a);
+    gk_strbuf sb = {a->canonical, sizeof a->canonical, 0};
+    static const char *const wname[] = {"none", "power", "gauss"};
+    gk_strbuf_add(&sb, "polynomial:degree=%d:weight=%s", p->degree, wname[p->weight]);
+    if (p->weight == W_POWER)
+        gk_strbuf_add(&sb, ":power=%.17g", p->power);
+    if (p->weight == W_GAUSS)
+        gk_strbuf_add(&sb, ":bandwidth=%.17g", p->bandwidth);
+    gk_strbuf_add(&sb, ":max_points=%d:min_points=%d", a->max_points, a->min_points);
+    if (p->maxdist > 0)
+        gk_strbuf_add(&sb, ":radius=%.17g", p->maxdist);
+    if (a->max_points_per_quadrant)
+        gk_strbuf_add(&sb, ":max_points_per_quadrant=%d", a->max_points_per_quadrant);
+    gk_strbuf_add(&sb, ":nodata=%.17g", a->nodata);
+}
+
+static int poly_parse(gk_context *ctx, const char *spec, char *save, gk_algorithm *a)
+{
+    poly_params *p = params_of(a);
+    memset(p, 0, sizeof *p);
+    p->degree = 1;
+    p->power = 2.0;
+    a->max_points = a->min_points = a->max_points_per_quadrant = 0;
+    for (char *tok = strtok_r(NULL, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
+        char *eq = strchr(tok, '=');
+        if (!eq)
+            return gk_error(ctx, GK_ERR_ARG, "-a %s: '%s' is not key=value", spec, tok);
+        *eq = '\0';
+        if (key(ctx, spec, tok, eq + 1, a))
+            return GK_ERR_ARG;
+    }
+    if (check(ctx, a))
+        return GK_ERR_ARG;
+    canonical(a);
+    return GK_OK;
+}
+
+/* ---- the least-squares fit ---------------------------------------------- */
+
+/* Row of terms at (u, v), degree d. */
+static void terms(double u, double v, int d, double *t)
+{
+    int k = 0;
+    t[k++] = 1.0;
+    if (d >= 1)
+        t[k++] = u, t[k++] = v;
+    if (d >= 2)
+        t[k++] = u * u, t[k++] = u * v, t[k++] = v * v;
+    if (d >= 3)
+        t[k++] = u * u * u, t[k++] = u * u * v, t[k++] = u * v * v, t[k++] = v * v * v;
+}
+
+/* Least squares A beta ~ b, A m x p (column-major, leading dimension m),
+ * by Householder QR in place. 0 with beta, or 1 when a column is a
+ * combination of those before it (rank deficient). */
+static int qr_solve(double *A, double *b, int m, int p, double *beta)
+{
+    if (m < p)
+        return 1;
+    for (int j = 0; j < p; j++) {
+        double *c = A + (size_t)j * m;
+        double norm2 = 0.0, below = 0.0;
+        for (int i = 0; i < m; i++)
+            norm2 += c[i] * c[i];
+        for (int i = j; i < m; i++)
+            below += c[i] * c[i];
+        double alpha = sqrt(below);
+        if (!(alpha > POLY_RANK_TOL * sqrt(norm2)))
+            return 1;
+        if (c[j] > 0)
+            alpha = -alpha;
+        /* v = c[j..m) - alpha e_j; H = I - 2 v v' / v'v */
+        double vj = c[j] - alpha, vtv = vj * vj + (below - c[j] * c[j]);
+        c[j] = vj;
+        for (int k = j + 1; k < p; k++) {
+            double *ck = A + (size_t)k * m, s = 0.0;
+            for (int i = j; i < m; i++)
+                s += c[i] * ck[i];
+            s = 2.0 * s / vtv;
+            for (int i = j; i < m; i++)
+                ck[i] -= s * c[i];
+        }
+        double s = 0.0;
+        for (int i = j; i < m; i++)
+            s += c[i] * b[i];
+        s = 2.0 * s / vtv;
+        for (int i = j; i < m; i++)
+            b[i] -= s * c[i];
+        c[j] = alpha; /* R's diagonal; R's upper part is in place above */
+    }
+    for (int j = p - 1; j >= 0; j--) {
+        double s = b[j];
+        for (int k = j + 1; k < p; k++)
+            s -= A[(size_t)k * m + j] * beta[k];
+        beta[j] = s / A[(size_t)j * m + j];
+    }
+    return 0;
+}
+
+/* The fit of the m points idx[] (weights w[], NULL: 1) around (cx, cy)
+ * scaled by sc, at the highest degree up to d the points carry. work:
+ * (POLY_MAX_TERMS + 1) * m doubles. Returns the terms used (0: none). */
+static int fit(const gk_points *pts, const int *idx, const double *w, int m, double cx, double cy,
+               double sc, int d, double *work, double *beta)
+{
+    for (; d >= 0; d--) {
+        const int p = n_terms(d);
+        double *A = work, *b = work + (size_t)p * m, t[POLY_MAX_TERMS];
+        for (int i = 0; i < m; i++) {
+            const int k = idx[i];
+            const double sw = w ? sqrt(w[i]) : 1.0;
+            terms((pts->x[k] - cx) / sc, (pts->y[k] - cy) / sc, d, t);
+            for (int j = 0; j < p; j++)
+                A[(size_t)j * m + i] = sw * t[j];
+            b[i] = sw * pts->z[k];
+        }
+        if (!qr_solve(A, b, m, p, beta))
+            return p;
+    }
+    return 0;
+}
+
+/* An unweighted fit: the global one (made by prepare), or a thread's last
+ * local one (its set in s->idx2), centred on its points' centroid, so that
+ * it depends on the set alone and serves every node that selects that set. */
+typedef struct {
+    int m, terms, degree;
+    double cx, cy, sc;
+    double beta[POLY_MAX_TERMS];
+} poly_last;
+
+/* The fit of the m points idx[] (in index order) centred on their centroid. */
+static void fit_set(const gk_points *pts, const int *idx, int m, int d, double *work, poly_last *f)
+{
+    double sx = 0.0, sy = 0.0, r2 = 0.0;
+    for (int i = 0; i < m; i++)
+        sx += pts->x[idx[i]], sy += pts->y[idx[i]];
+    f->cx = sx / m, f->cy = sy / m;
+    for (int i = 0; i < m; i++) {
+        const double dx = pts->x[idx[i]] - f->cx, dy = pts->y[idx[i]] - f->cy;
+        r2 = fmax(r2, dx * dx + dy * dy);
+    }
+    f->sc = r2 > 0 ? sqrt(r2) : 1.0;
+    f->terms = fit(pts, idx, NULL, m, f->cx, f->cy, f->sc, d, work, f->beta);
+    for (f->degree = 3; f->degree > 0 && n_terms(f->degree) != f->terms; f->degree--)
+        ;
+}
+
+static double eval(const poly_last *f, double x, double y)
+{
+    double t[POLY_MAX_TERMS], v = 0.0;
+    terms((x - f->cx) / f->sc, (y - f->cy) / f->sc, f->degree, t);
+    for (int k = 0; k < f->terms; k++)
+        v += f->beta[k] * t[k];
+    return v;
+}
+
+/* ---- the method ---------------------------------------------------------- */
+
+static void poly_release(gk_job *job)
+{
+    free(job->state);
+    job->state = NULL;
+}
+
+static int poly_prepare(gk_job *job)
+{
+    const gk_algorithm *a = &job->alg;
+    const poly_params *p = cparams_of(a);
+    if (!is_global(a) || p->weight != W_NONE)
+        return gk_method_tree(job);
+    /* the trend surface: one fit, centred on the points' centroid */
+    const gk_points *pts = job->pts;
+    const size_t n = pts->n;
+    if (n > (size_t)INT32_MAX / (POLY_MAX_TERMS + 1))
+        return gk_error(job->ctx, GK_ERR_NOMEM, "polynomial: %zu points are too many for one fit",
+                        n);
+    poly_last *g = calloc(1, sizeof *g);
+    int *idx = malloc((n ? n : 1) * sizeof *idx);
+    double *work = malloc((n ? n : 1) * (POLY_MAX_TERMS + 1) * sizeof *work);
+    if (!g || !idx || !work) {
+        free(g), free(idx), free(work);
+        return gk_error(job->ctx, GK_ERR_NOMEM, "polynomial: out of memory for %zu points", n);
+    }
+    for (size_t i = 0; i < n; i++)
+        idx[i] = (int)i;
+    if (n)
+        fit_set(pts, idx, (int)n, p->degree, work, g);
+    free(idx);
+    free(work);
+    job->state = g;
+    return GK_OK;
+}
+
+static void sort_ints(int *v, long m, int *tmp)
+{
+    if (m <= 128) {
+        gk_kk_sort_idx(v, (int)m, tmp);
+        return;
+    }
+    for (long i = 1; i < m; i++) { /* rare: a radius holding many points */
+        int x = v[i];
+        long j = i - 1;
+        for (; j >= 0 && v[j] > x; j--)
+            v[j + 1] = v[j];
+        v[j + 1] = x;
+    }
+}
+
+/* One node of a local fit: 1 with *v, 0 nodata, -1 out of memory. */
+static int local_node(const gk_job *job, const poly_params *p, gk_scratch *s, gk_local_prev *pv,
+                      poly_last *last, double nx, double ny, double *v)
+{
+    const gk_algorithm *a = &job->alg;
+    const gk_local_nb nb = {a->max_points, a->min_points, a->max_points_per_quadrant, p->maxdist};
+    long m = gk_local_select(job, &nb, nx, ny, s, pv);
+    if (m <= 0)
+        return (int)m;
+    if (gk_scratch_reserve2(s, (size_t)m * (POLY_MAX_TERMS + 2) + 128))
+        return -1;
+    const gk_points *pts = job->pts;
+    int *idx = s->idx, tmp[128];
+    sort_ints(idx, m, tmp); /* input order: the same set gives the same doubles */
+    double *w = s->d2b, *work = s->d2b + m;
+    if (p->weight == W_NONE) {
+        int *held = s->idx2; /* the last set */
+        if (m != last->m || memcmp(idx, held, (size_t)m * sizeof *idx)) {
+            fit_set(pts, idx, (int)m, p->degree, work, last);
+            memcpy(held, idx, (size_t)m * sizeof *idx);
+            last->m = (int)m;
+        }
+        if (!last->terms)
+            return 0;
+        *v = eval(last, nx, ny);
+        return 1;
+    }
+    /* weighted: the weights are the node's, so is the fit (centred on it) */
+    long keep = 0;
+    double sc2 = 0.0;
+    for (long i = 0; i < m; i++) {
+        const int k = idx[i];
+        const double dx = pts->x[k] - nx, dy = pts->y[k] - ny, d2 = dx * dx + dy * dy;
+        double wi;
+        if (p->weight == W_POWER) {
+            const double f = 1.0 - sqrt(d2) / p->maxdist;
+            wi = f > 0 ? pow(f, p->power) : 0.0;
+        } else {
+            wi = exp(-0.5 * d2 / (p->bandwidth * p->bandwidth));
+        }
+        if (!(wi > 0))
+            continue; /* no weight: not part of the fit */
+        idx[keep] = k;
+        w[keep] = wi;
+        sc2 = fmax(sc2, d2);
+        keep++;
+    }
+    if (keep == 0)
+        return 0;
+    double beta[POLY_MAX_TERMS];
+    const double sc = sc2 > 0 ? sqrt(sc2) : 1.0;
+    if (!fit(pts, idx, w, (int)keep, nx, ny, sc, p->degree, work, beta))
+        return 0;
+    *v = beta[0];
+    return 1;
+}
+
+static uint64_t poly_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s)
+{
+    const gk_grid *g = t->g;
+    const poly_params *p = cparams_of(&job->alg);
+    const poly_last *gl = job->state;
+    const double nodata = job->alg.nodata;
+    uint64_t nod = 0;
+    gk_local_prev pv = {0}, pvrow = {0};
+    poly_last last = {0};
+    for (int j = 0; j < t->h; j++) {
+        const double ny = gk_grid_node_y(g, t->y0 + j);
+        for (int i = 0; i < t->w; i++) {
+            const double nx = gk_grid_node_x(g, t->x0 + i);
+            double v = nodata;
+            int rc;
+            if (gl) {
+                rc = gl->terms > 0;
+                if (rc)
+                    v = eval(gl, nx, ny);
+            } else {
+                if (i == 0) /* the row's start is nearer the last row's */
+                    pv = pvrow;
+                rc = local_node(job, p, s, &pv, &last, nx, ny, &v);
+                if (i == 0)
+                    pvrow = pv;
+                if (rc < 0)
+                    return UINT64_MAX;
+            }
+            if (rc != 1 || !isfinite(v)) {
+                v = nodata;
+                nod++;
+            }
+            out[(size_t)j * t->w + i] = v;
+        }
+    }
+    return nod;
+}
+
+const gk_method gk_method_polynomial = {
+    .name = "polynomial",
+    .kind = GK_ALG_POLYNOMIAL,
+    .summary = "local or global (trend surface) polynomial of degree 0 to 3, by (weighted) least "
+               "squares",
+    .parse = poly_parse,
+    .own_keys = "degree=0..3, weight=none|power|gauss, power, bandwidth, max_points, min_points, "
+                "radius, max_points_per_quadrant, nodata",
+    .prepare = poly_prepare,
+    .release = poly_release,
+    .cpu_index = gk_index_tree,
+    .cpu_tile = poly_tile,
+};
