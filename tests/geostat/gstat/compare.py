@@ -262,6 +262,10 @@ C("cv_meuse_ok_global", MEUSE, kr("type=ordinary:" + M_MEUSE), "cv_meuse_ok_glob
 C("cv_meuse_uk_xy", MEUSE, kr("type=universal:drift=linear:" + M_MEUSE), "cv_meuse_uk_xy.json")
 # R: krige.cv(logzinc ~ 1, meuse, NULL, set = list(idp = 2))   (global IDW)
 C("cv_meuse_idw2", MEUSE, "invdist:power=2", "cv_meuse_idw2.json")
+# R: krige.cv(logzinc ~ xc + yc, meuse, nmax = 16) and the quadratic with nmax = 32, no model:
+# local least squares (-a polynomial; no variance, so no z-scores)
+C("cv_meuse_poly_d1_nmax16", MEUSE, "polynomial:degree=1:max_points=16", "cv_meuse_poly_d1_nmax16.json")
+C("cv_meuse_poly_d2_nmax32", MEUSE, "polynomial:degree=2:max_points=32", "cv_meuse_poly_d2_nmax32.json")
 # R: krige.cv(z ~ x + y, aniso, ma)
 C("cv_aniso_uk_xy", ANISO, kr("type=universal:drift=linear:" + M_ANISO), "cv_aniso_uk_xy.json")
 # R: krige.cv(z ~ 1, aniso, ma, nmax = 20)

@@ -234,4 +234,9 @@ wcv(krige.cv(z ~ 1, aniso, ma, nmax = 20, debug.level = 0), "aniso_ok_nmax20")
 # kriging with external drift: the dist raster sampled at the points (dist_rs above)
 wcv(krige.cv(logzinc ~ dist_rs, meuse, m, debug.level = 0), "meuse_ked_dist_rs")
 wcv(krige.cv(logzinc ~ dist_rs, meuse, m, nmax = 20, debug.level = 0), "meuse_ked_dist_rs_nmax20")
+# local least squares (-a polynomial): gridkit has no prediction variance there, so no z-scores
+cvp <- krige.cv(poly(1, "logzinc"), meuse, nmax = 16, debug.level = 0); cvp$zscore <- NA
+wcv(cvp, "meuse_poly_d1_nmax16")
+cvp <- krige.cv(poly(2, "logzinc"), meuse, nmax = 32, debug.level = 0); cvp$zscore <- NA
+wcv(cvp, "meuse_poly_d2_nmax32")
 cat("references written to", out, "\n")
