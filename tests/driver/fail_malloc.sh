@@ -75,6 +75,9 @@ case_ linear_radius o.tif -- grid "${Z[@]}" -a linear:radius=500 "$M" o.tif
 case_ invdist_quadrants o.tif -- grid "${Z[@]}" \
     -a invdist:power=2:radius1=800:radius2=800:max_points_per_quadrant=3 "$M" o.tif
 case_ variogram_fit_best v.json -- variogram "$M" -zfield zinc --fit-best Sph,Exp,Gau -of json -o v.json
+case_ polynomial o.tif -- grid "${Z[@]}" -a polynomial:degree=2:max_points=16 "$M" o.tif
+case_ polynomial_global_gauss o.tif -- grid "${Z[@]}" -a polynomial:degree=1:weight=gauss:bandwidth=300 "$M" o.tif
+case_ trend_surface o.tif -- grid "${Z[@]}" -a polynomial:degree=3 "$M" o.tif
 case_ cv_kriging cv.csv -- cv -q -zfield zinc -a kriging:model=auto:max_points=16 "$M" -o cv.csv
 # other readers: XYZ text, CSV columns, a Shapefile with a filter and a clip
 case_ xyz o.tif -- grid -q -outsize 40 30 -a invdistnn:radius=300:max_points=8 "$DATA/points_10k.xyz" o.tif
