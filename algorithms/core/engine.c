@@ -382,7 +382,7 @@ static int run_rows(gk_job *job, const gk_grid *g, int y0, int rows, int tile_w,
                    (flags & GK_SINK_CONCURRENT) != 0};
     double hit2 = gk_hit_threshold2(g);
     job->nodes = job->nodata_nodes = job->shared_nodes = 0;
-    job->singular_nodes = 0;
+    job->singular_nodes = job->lowered_nodes = 0;
     /* a failing sink's own message is told from an earlier call's error by
      * the count (not by clearing: a context may carry a failure of another
      * part of the same work, e.g. another strip's) */
@@ -502,4 +502,13 @@ void gk_job_stats(const gk_job *job, gk_run_stats *st)
     st->nodes = job->nodes;
     st->nodata_nodes = job->nodata_nodes;
     st->singular_nodes = job->singular_nodes;
+    st->lowered_nodes = job->lowered_nodes;
+}
+
+void gk_job_add_lowered(const gk_job *job, uint64_t n)
+{
+    if (n) {
+#pragma omp atomic
+        ((gk_job *)job)->lowered_nodes += n;
+    }
 }

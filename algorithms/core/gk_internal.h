@@ -191,6 +191,7 @@ struct gk_job {
     /* stats of the last run, updated atomically */
     uint64_t nodes, nodata_nodes;
     uint64_t singular_nodes; /* nodes whose system was singular (kriging) */
+    uint64_t lowered_nodes;  /* nodes in a simpler form than asked (gk_job_add_lowered) */
     uint64_t shared_nodes;   /* of a GPU run, computed on the CPU (cpu_share.c) */
     char warning[512];       /* what preparation changed silently, for the user ("" if none) */
 };

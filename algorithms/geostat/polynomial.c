@@ -21,7 +21,9 @@
  * its neighbourhood alone, not on the path through the tile. A degree the
  * points cannot carry (fewer points than terms, collinear points: a column
  * of R below 1e-10 of its norm) falls back to the next lower degree, down
- * to the (weighted) mean; no point of positive weight is nodata.
+ * to the (weighted) mean, and is counted (gk_run_stats.lowered_nodes: the
+ * band's metadata says how many); a node with no point of positive weight
+ * is nodata.
  */
 #include "core/method.h"
 #include "kriging_kernels.h"
@@ -371,7 +373,7 @@ static void sort_ints(int *v, long m, int *tmp)
 
 /* One node of a local fit: 1 with *v, 0 nodata, -1 out of memory. */
 static int local_node(const gk_job *job, const poly_params *p, gk_scratch *s, gk_local_prev *pv,
-                      poly_last *last, double nx, double ny, double *v)
+                      poly_last *last, double nx, double ny, double *v, int *lowered)
 {
     const gk_algorithm *a = &job->alg;
     const gk_local_nb nb = {a->max_points, a->min_points, a->max_points_per_quadrant, p->maxdist};
@@ -394,6 +396,7 @@ static int local_node(const gk_job *job, const poly_params *p, gk_scratch *s, gk
         if (!last->terms)
             return 0;
         *v = eval(last, nx, ny);
+        *lowered = last->degree < p->degree;
         return 1;
     }
     /* weighted: the weights are the node's, so is the fit (centred on it) */
@@ -420,9 +423,11 @@ static int local_node(const gk_job *job, const poly_params *p, gk_scratch *s, gk
         return 0;
     double beta[POLY_MAX_TERMS];
     const double sc = sc2 > 0 ? sqrt(sc2) : 1.0;
-    if (!fit(pts, idx, w, (int)keep, nx, ny, sc, p->degree, work, beta))
+    const int used = fit(pts, idx, w, (int)keep, nx, ny, sc, p->degree, work, beta);
+    if (!used)
         return 0;
     *v = beta[0];
+    *lowered = used < n_terms(p->degree);
     return 1;
 }
 
@@ -432,7 +437,7 @@ static uint64_t poly_tile(const gk_job *job, const gk_tile *t, double *out, gk_s
     const poly_params *p = cparams_of(&job->alg);
     const poly_last *gl = job->state;
     const double nodata = job->alg.nodata;
-    uint64_t nod = 0;
+    uint64_t nod = 0, lowered = 0;
     gk_local_prev pv = {0}, pvrow = {0};
     poly_last last = {0};
     for (int j = 0; j < t->h; j++) {
@@ -440,15 +445,15 @@ static uint64_t poly_tile(const gk_job *job, const gk_tile *t, double *out, gk_s
         for (int i = 0; i < t->w; i++) {
             const double nx = gk_grid_node_x(g, t->x0 + i);
             double v = nodata;
-            int rc;
+            int rc, low = 0;
             if (gl) {
                 rc = gl->terms > 0;
                 if (rc)
-                    v = eval(gl, nx, ny);
+                    v = eval(gl, nx, ny), low = gl->degree < p->degree;
             } else {
                 if (i == 0) /* the row's start is nearer the last row's */
                     pv = pvrow;
-                rc = local_node(job, p, s, &pv, &last, nx, ny, &v);
+                rc = local_node(job, p, s, &pv, &last, nx, ny, &v, &low);
                 if (i == 0)
                     pvrow = pv;
                 if (rc < 0)
@@ -457,10 +462,13 @@ static uint64_t poly_tile(const gk_job *job, const gk_tile *t, double *out, gk_s
             if (rc != 1 || !isfinite(v)) {
                 v = nodata;
                 nod++;
+            } else {
+                lowered += low;
             }
             out[(size_t)j * t->w + i] = v;
         }
     }
+    gk_job_add_lowered(job, lowered);
     return nod;
 }
 

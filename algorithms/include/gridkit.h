@@ -317,6 +317,8 @@ typedef struct {
     uint64_t nodata_nodes;   /* nodes that got nodata */
     uint64_t singular_nodes; /* kriging: nodes whose system was singular (nodata, counted in
                               * nodata_nodes too) */
+    uint64_t lowered_nodes;  /* nodes computed in a simpler form than asked (polynomial: a
+                              * lower degree, the points could not carry the one asked) */
 } gk_run_stats;
 void gk_job_stats(const gk_job *job, gk_run_stats *st);
 /* A warning from preparing the job (linear on points that have no triangle

@@ -247,6 +247,12 @@ static int write_mosaic(gk_context *ctx, gk_parts *p, const gk_grid_plan *plan, 
             GDALSetMetadataItem(h, "GRIDKIT_PREPARED", prepared[b], NULL);
         if (plan->set_nodata || singular[b / plan->planes])
             GDALSetRasterNoDataValue(h, plan->nodata);
+        const uint64_t lowered = singular[plan->sp.n_layers + b / plan->planes];
+        if (lowered) {
+            char n[32];
+            snprintf(n, sizeof n, "%llu", (unsigned long long)lowered);
+            GDALSetMetadataItem(h, GK_LOWERED_KEY, n, NULL);
+        }
     }
     if (v) {
         /* the grid's own geotransform: gdalbuildvrt averages the parts'

@@ -125,6 +125,22 @@ void gk_grid_raster_spec(const gk_grid_plan *plan, gk_raster_spec *spec, const g
     spec->inputs = inputs;
 }
 
+int gk_grid_note_lowered(gk_raster_writer *w, int band, uint64_t n)
+{
+    char v[32];
+    snprintf(v, sizeof v, "%llu", (unsigned long long)n);
+    return gk_raster_writer_set_band_metadata(w, band, GK_LOWERED_KEY, v);
+}
+
+void gk_grid_say_lowered(const gk_algorithm *alg, uint64_t n, uint64_t nodes, int band)
+{
+    fprintf(stderr,
+            "Note: %llu of %llu nodes of band %d were computed in a simpler form than %s asks "
+            "(a lower degree: too few points, or points on a line); the band's metadata item "
+            GK_LOWERED_KEY " counts them.\n",
+            (unsigned long long)n, (unsigned long long)nodes, band, gk_algorithm_name(alg));
+}
+
 void gk_grid_print_band(const gk_grid_plan *plan, int b)
 {
     const gk_grid g = plan->g;
@@ -255,6 +271,13 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
                     "%.17g (tagged on the band; set another with nodata=).\n",
                     (unsigned long long)st.singular_nodes,
                     (unsigned long long)g.nx * (unsigned long long)g.ny, b * nb + 1, plan.nodata);
+        }
+        if (!rc && st.lowered_nodes) {
+            for (int k = 1; k <= nb && !rc; k++)
+                rc = gk_grid_note_lowered(w, b * nb + k, st.lowered_nodes);
+            if (!o->quiet)
+                gk_grid_say_lowered(plan.alg, st.lowered_nodes, (uint64_t)g.nx * (uint64_t)g.ny,
+                                    b * nb + 1);
         }
         gk_job_free(job);
     }

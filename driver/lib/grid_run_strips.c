@@ -62,7 +62,7 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
     gk_raster_writer *w = NULL;
     gk_job **jobs = calloc((size_t)n_jobs, sizeof *jobs);
     const char **prepared = calloc((size_t)plan.bands + 1, sizeof *prepared);
-    uint64_t *singular = calloc((size_t)n_jobs + 1, sizeof *singular);
+    uint64_t *singular = calloc(2 * (size_t)n_jobs + 1, sizeof *singular); /* then lowered */
     gk_parts parts;
     memset(&parts, 0, sizeof parts);
     int nstrips = 0;
@@ -208,6 +208,15 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
                 (unsigned long long)singular[b],
                 (unsigned long long)g.nx * (unsigned long long)g.ny, b * planes + 1, plan.nodata);
     }
+    /* nodes in a simpler form than asked: counted on the band, as one process does */
+    for (int b = 0; !rc && rank == 0 && b < n_jobs; b++)
+        if (singular[n_jobs + b]) {
+            for (int k = 1; w && k <= planes && !rc; k++)
+                rc = gk_grid_note_lowered(w, b * planes + k, singular[n_jobs + b]);
+            if (!o->quiet)
+                gk_grid_say_lowered(plan.alg, singular[n_jobs + b],
+                                    (uint64_t)g.nx * (uint64_t)g.ny, b * planes + 1);
+        }
 
     /* finish: the raster renamed into place, or the mosaic written last */
     t_phase = gk_seconds();

@@ -94,7 +94,8 @@ static double now_s(void)
     return t.tv_sec + 1e-9 * t.tv_nsec;
 }
 
-/* Computes strip k of every job into buf; adds their singular nodes.
+/* Computes strip k of every job into buf; adds their singular nodes (and
+ * after them, n_jobs further, their lowered nodes).
  * Called by one thread of a rank at a time. */
 static int compute_strip(gk_strips *s, int height, int k, double *buf, uint64_t *singular)
 {
@@ -111,6 +112,7 @@ static int compute_strip(gk_strips *s, int height, int k, double *buf, uint64_t 
         gk_run_stats st;
         gk_job_stats(s->jobs[j], &st);
         singular[j] += st.singular_nodes;
+        singular[s->n_jobs + j] += st.lowered_nodes;
     }
     s->compute_s += now_s() - t0;
     return GK_OK;
@@ -201,7 +203,7 @@ static void computer_start(computer *c, gk_strips *s, int height)
  * zeroed here). */
 static void computer_give(computer *c, int k, double *buf, void *wire, uint64_t *sg)
 {
-    memset(sg, 0, (size_t)c->s->n_jobs * sizeof *sg);
+    memset(sg, 0, 2 * (size_t)c->s->n_jobs * sizeof *sg);
     pthread_mutex_lock(&c->mu);
     c->k = k;
     c->buf = buf;
@@ -304,7 +306,7 @@ typedef struct {
     unsigned char *done; /* per strip */
     int stop;            /* a failure somewhere: hand out no more */
     int rows_done;
-    uint64_t *singular; /* n_jobs */
+    uint64_t *singular; /* 2 * n_jobs: singular, then lowered */
     int local_rc;       /* rank 0's own strips */
     /* whether other ranks' strips pay: rank 0's seconds computing a strip
      * of its own, against its seconds taking one in from another rank */
@@ -346,7 +348,7 @@ static void finish(board *bd, int k, int h, const uint64_t *singular, int n_jobs
     while (bd->low < bd->nstrips && bd->done[bd->low])
         bd->low++;
     bd->rows_done += h;
-    for (int j = 0; j < n_jobs; j++)
+    for (int j = 0; j < 2 * n_jobs; j++)
         bd->singular[j] += singular[j];
     pthread_cond_broadcast(&bd->cv);
     pthread_mutex_unlock(&bd->mu);
@@ -380,8 +382,8 @@ static void *local_strips(void *arg)
     const int bands = s->n_jobs * s->planes;
     const size_t vals = (size_t)s->g->nx * bd->height * bands;
     double *buf[2] = {malloc(vals * sizeof(double)), malloc(vals * sizeof(double))};
-    uint64_t *sg[2] = {calloc((size_t)s->n_jobs, sizeof(uint64_t)),
-                       calloc((size_t)s->n_jobs, sizeof(uint64_t))};
+    uint64_t *sg[2] = {calloc(2 * (size_t)s->n_jobs, sizeof(uint64_t)),
+                       calloc(2 * (size_t)s->n_jobs, sizeof(uint64_t))};
     /* converted beside the writer where the output is not doubles */
     const int convert = !s->parts_dir && s->wire_type && s->wire_type != GDT_Float64;
     void *wb[2] = {convert ? malloc(vals * wire_size(s)) : NULL,
@@ -457,7 +459,7 @@ typedef struct {
 
 static size_t head_bytes(int n_jobs)
 {
-    return sizeof(data_head) + (size_t)n_jobs * sizeof(uint64_t);
+    return sizeof(data_head) + 2 * (size_t)n_jobs * sizeof(uint64_t); /* singular, lowered */
 }
 
 static int send_strip(const gk_world *w, int dest, int k)

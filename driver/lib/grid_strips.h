@@ -46,8 +46,9 @@ typedef struct {
     const char *const *band_prepared;
     gk_progress_fn progress; /* rank 0 */
     void *progress_user;
-    /* out, on rank 0: nodes of each job whose kriging system was singular */
-    uint64_t *singular; /* n_jobs entries */
+    /* out, on rank 0: each job's nodes whose kriging system was singular, then
+     * each job's nodes computed in a simpler form (gk_run_stats) */
+    uint64_t *singular; /* 2 * n_jobs entries */
     /* out, every rank: strips this rank computed, and its seconds computing
      * them (--timings) */
     int strips_done;
@@ -80,5 +81,12 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
 void gk_grid_raster_spec(const gk_grid_plan *plan, gk_raster_spec *spec, const gk_inputs *inputs);
 /* gdal_grid's lines about band b (without -q). */
 void gk_grid_print_band(const gk_grid_plan *plan, int b);
+
+/* The band metadata item that counts a band's nodes computed in a simpler
+ * form than the algorithm asks (gk_run_stats.lowered_nodes; polynomial: a
+ * lower degree). Set on band (1-based) of w; and the note that says so. */
+#define GK_LOWERED_KEY "GRIDKIT_LOWERED_NODES"
+int gk_grid_note_lowered(gk_raster_writer *w, int band, uint64_t n);
+void gk_grid_say_lowered(const gk_algorithm *alg, uint64_t n, uint64_t nodes, int band);
 
 #endif

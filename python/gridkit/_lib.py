@@ -36,7 +36,8 @@ class Grid(Structure):  # gk_grid
 
 
 class RunStats(Structure):  # gk_run_stats
-    _fields_ = [("nodes", c_uint64), ("nodata_nodes", c_uint64), ("singular_nodes", c_uint64)]
+    _fields_ = [("nodes", c_uint64), ("nodata_nodes", c_uint64), ("singular_nodes", c_uint64),
+                ("lowered_nodes", c_uint64)]
 
 
 class VmStructure(Structure):  # gk_vm_structure

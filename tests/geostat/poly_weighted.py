@@ -14,6 +14,11 @@ the weighted system is ill-conditioned (condition number 1e5 or more: a
 cubic extrapolated far from its points) numpy's own rounding nears that
 tolerance, so there the reference is the exact solution of the same system
 in rational arithmetic.
+
+Then the count of nodes fitted at a lower degree (fewer points within the
+radius than the degree's terms, or points on a line): the band's metadata
+item GRIDKIT_LOWERED_NODES, the same in one raster and in --parts' mosaic,
+against numpy's ranks of each node's terms.
 Ends with "N passed, M failed".
 """
 import os
@@ -141,6 +146,34 @@ def main(argv):
         else:
             print("PASS %s: %d nodes (%d nodata in both), worst rel %.2g" % (spec, a.size, nodata, worst))
             npass += 1
+    # nodes fitted at a lower degree: counted on the band
+    counts = []
+    for name, extra in (("one.tif", []), ("mosaic.vrt", ["--parts", os.path.join(work, "parts")])):
+        out = os.path.join(work, name)
+        r = subprocess.run([gk, "grid", "-q", "-l", "meuse", "-zfield", "logzinc"] + GRID + extra +
+                           ["-a", "polynomial:degree=2:radius=300", os.path.join(data, "meuse.gpkg"),
+                            out], capture_output=True, text=True)
+        md = None
+        if not r.returncode:
+            ds = gdal.Open(out)  # kept while its band is read
+            md = ds.GetRasterBand(1).GetMetadataItem("GRIDKIT_LOWERED_NODES")
+            ds = None
+        counts.append(md)
+    want = 0
+    for i in range(52):
+        for j in range(39):
+            nx, ny = 178440 + (j + 0.5) * 80, 333760 - (i + 0.5) * 80
+            sel = np.flatnonzero((P[:, 0] - nx) ** 2 + (P[:, 1] - ny) ** 2 <= 300.0 ** 2)
+            if len(sel):
+                A = terms((P[sel, 0] - nx) / 300, (P[sel, 1] - ny) / 300, 2)
+                want += int(np.linalg.matrix_rank(A) < 6)
+    if counts[0] == str(want) and counts[1] == counts[0]:
+        print("PASS lowered degree: GRIDKIT_LOWERED_NODES=%s in the raster and the mosaic" % counts[0])
+        npass += 1
+    else:
+        print("FAIL lowered degree: metadata %r (raster) and %r (mosaic), numpy's ranks say %d"
+              % (counts[0], counts[1], want))
+        nfail += 1
     print("%d passed, %d failed" % (npass, nfail))
     return 1 if nfail else 0
 
