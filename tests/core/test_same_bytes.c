@@ -305,6 +305,9 @@ static const char *const specs[] = {
     "polynomial:degree=3:max_points=40:max_points_per_quadrant=10",
     "polynomial:degree=1:max_points=30:weight=gauss:bandwidth=60",
     "polynomial:degree=2",
+    /* modified quadratic Shepard: its nodal functions made on threads */
+    "shepard",
+    "shepard:quadratic_points=20:weight_points=10:smoothing=5",
 };
 
 /* Every method of the registry has a spec above: a method added without one
