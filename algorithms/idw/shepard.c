@@ -275,11 +275,10 @@ static void shepard_release(gk_job *job)
 
 static int shepard_prepare(gk_job *job)
 {
-    int rc = gk_index_tree(job);
-    if (rc)
-        return rc;
     const gk_points *p = job->pts;
     const size_t n = p->n;
+    if (gk_index_tree(job))
+        return gk_error(job->ctx, GK_ERR_NOMEM, "shepard: out of memory for the search tree of %zu points", n);
     const shepard_params *sp = cparams_of(&job->alg);
     shepard_state *st = calloc(1, sizeof *st);
     if (!st || !(st->a = malloc((n ? n : 1) * sizeof *st->a)) ||
@@ -345,7 +344,8 @@ static int shepard_prepare(gk_job *job)
     }
     if (failed)
         return gk_error(job->ctx, GK_ERR_ARG,
-                        "shepard: more than %d points at one place: merge them first", 63);
+                        "shepard: more than %d points at one place: merge them first",
+                        SH_LMAX + 63);
     st->rmax = sqrt(rmax);
     return GK_OK;
 }
