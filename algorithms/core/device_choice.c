@@ -79,8 +79,7 @@ int gk_context_auto_device(gk_context *ctx, const gk_algorithm *a, double n_poin
     /* the advice only where there is a GPU to take it */
     snprintf(ctx->auto_cpu, sizeof ctx->auto_cpu, "%s: about %.2f s on %d CPU thread%s%s",
              gk_algorithm_name(a), s < 0.01 ? 0.01 : s, threads, threads > 1 ? "s" : "",
-             gk_host_gpu_count() > 0
-                 ? ", less than starting the GPU takes; --device cuda to use it"
-                 : "");
+             gk_host_gpu_count() > 0 ? ", less than starting the GPU takes; --device cuda to use it"
+                                     : "");
     return 0;
 }

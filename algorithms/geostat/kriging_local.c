@@ -52,7 +52,7 @@ typedef struct {
     double *B;           /* P columns of M: L^-1 F */
     double *a;           /* M: L^-1 c0 */
     double *px, *py, *h; /* M each: the selection's coordinates, scratch */
-    gk_local_prev pv, pvrow; /* the last search, and the first of the row */
+    gk_local_prev pv, pvrow;             /* the last search, and the first of the row */
     double *S, *Sinv, *Btw, *f0, *r, *t; /* P x P, P, P, P, P, P */
     /* cache: the last factorised selection */
     int *cidx; /* in factor order (sorted by index) */
@@ -284,7 +284,8 @@ static int local_node(const gk_job *job, const gk_krige_state *k, kws *ws, gk_sc
                       double ny, const double *g0, double *est, double *var)
 {
     const gk_local_nb nb = {job->alg.max_points, job->alg.min_points,
-                            job->alg.max_points_per_quadrant, gk_krige_params_of(&job->alg)->maxdist};
+                            job->alg.max_points_per_quadrant,
+                            gk_krige_params_of(&job->alg)->maxdist};
     long m = gk_local_select(job, &nb, nx, ny, s, &ws->pv);
     if (m < 0)
         return -1;

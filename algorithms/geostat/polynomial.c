@@ -57,7 +57,6 @@ static const poly_params *cparams_of(const gk_algorithm *a)
     return GK_ALG_OWN(const poly_params, a);
 }
 
-
 static int n_terms(int degree) { return (degree + 1) * (degree + 2) / 2; }
 
 static int is_global(const gk_algorithm *a)

@@ -40,10 +40,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SH_LMAX 40     /* neighbours a fit may use (QSHEP2's bound) */
-#define SH_RTOL 1e-5   /* distances closer than this, relative, are equal */
-#define SH_DTOL 0.01   /* R's diagonal times R_q below this: ill-conditioned */
-#define SH_SF 1.0      /* Marquardt damping of the second derivatives */
+#define SH_LMAX 40   /* neighbours a fit may use (QSHEP2's bound) */
+#define SH_RTOL 1e-5 /* distances closer than this, relative, are equal */
+#define SH_DTOL 0.01 /* R's diagonal times R_q below this: ill-conditioned */
+#define SH_SF 1.0    /* Marquardt damping of the second derivatives */
 
 typedef struct {
     int nq, nw;
@@ -278,7 +278,8 @@ static int shepard_prepare(gk_job *job)
     const gk_points *p = job->pts;
     const size_t n = p->n;
     if (gk_index_tree(job))
-        return gk_error(job->ctx, GK_ERR_NOMEM, "shepard: out of memory for the search tree of %zu points", n);
+        return gk_error(job->ctx, GK_ERR_NOMEM,
+                        "shepard: out of memory for the search tree of %zu points", n);
     const shepard_params *sp = cparams_of(&job->alg);
     shepard_state *st = calloc(1, sizeof *st);
     if (!st || !(st->a = malloc((n ? n : 1) * sizeof *st->a)) ||
@@ -422,8 +423,7 @@ static void shepard_defaults(gk_algorithm *a)
     params_of(a)->nw = 19;
 }
 
-static int shepard_key(gk_context *ctx, const char *alg, const char *key, double v,
-                       gk_algorithm *a)
+static int shepard_key(gk_context *ctx, const char *alg, const char *key, double v, gk_algorithm *a)
 {
     int *out = !strcmp(key, "quadratic_points") ? &params_of(a)->nq : &params_of(a)->nw;
     return gk_param_count(ctx, alg, key, v, out);

@@ -102,7 +102,8 @@ static uint32_t nearest(const gk_lines *l, const segs *s, const gk_cells *g, con
     uint32_t best = UINT32_MAX;
     double bd2 = support * support;
     gk_cells_iter it;
-    for (int32_t e = gk_cells_first(g, p, support + 0.5 * s->h, &it); e >= 0; e = gk_cells_next(g, &it)) {
+    for (int32_t e = gk_cells_first(g, p, support + 0.5 * s->h, &it); e >= 0;
+         e = gk_cells_next(g, &it)) {
         uint32_t sg = s->ent_seg[e];
         size_t i = s->seg_v[sg];
         double a[3], b[3];
@@ -149,7 +150,8 @@ int gk_lines_support(gk_lines *l, const gk_cloud *c, double support, int threads
     segs s = {0};
     uint32_t *owner = malloc(c->n * sizeof *owner);
     double *dist = malloc(c->n * sizeof *dist);
-    int rc = owner && dist ? segs_build(l, support, 4 * (c->n + l->start[l->n_lines]) + 65536, &s) : GK_ERR_NOMEM;
+    int rc = owner && dist ? segs_build(l, support, 4 * (c->n + l->start[l->n_lines]) + 65536, &s)
+                           : GK_ERR_NOMEM;
     if (rc == GK_OK && s.n_seg)
         rc = assign(l, &s, c, support, threads, owner, dist);
     if (rc == GK_OK && s.n_seg) {

@@ -136,8 +136,8 @@ void gk_grid_say_lowered(const gk_algorithm *alg, uint64_t n, uint64_t nodes, in
 {
     fprintf(stderr,
             "Note: %llu of %llu nodes of band %d were computed in a simpler form than %s asks "
-            "(a lower degree: too few points, or points on a line); the band's metadata item "
-            GK_LOWERED_KEY " counts them.\n",
+            "(a lower degree: too few points, or points on a line); the band's metadata "
+            "item " GK_LOWERED_KEY " counts them.\n",
             (unsigned long long)n, (unsigned long long)nodes, band, gk_algorithm_name(alg));
 }
 

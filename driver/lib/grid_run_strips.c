@@ -214,8 +214,8 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
             for (int k = 1; w && k <= planes && !rc; k++)
                 rc = gk_grid_note_lowered(w, b * planes + k, singular[n_jobs + b]);
             if (!o->quiet)
-                gk_grid_say_lowered(plan.alg, singular[n_jobs + b],
-                                    (uint64_t)g.nx * (uint64_t)g.ny, b * planes + 1);
+                gk_grid_say_lowered(plan.alg, singular[n_jobs + b], (uint64_t)g.nx * (uint64_t)g.ny,
+                                    b * planes + 1);
         }
 
     /* finish: the raster renamed into place, or the mosaic written last */

@@ -92,8 +92,7 @@ static void reproduces_its_degree(void)
                         worst = fmax(worst, fabs(out[j * g.nx + i] - surface(x, y, d)));
                     }
                 /* values of about 1 to 10 from least squares: rounding only */
-                CHECKF(worst < 1e-9, "%s on a surface of degree %d: off by %g", specs[s], d,
-                       worst);
+                CHECKF(worst < 1e-9, "%s on a surface of degree %d: off by %g", specs[s], d, worst);
             }
         }
         gk_points_free(p);
@@ -132,8 +131,8 @@ static void weighted_line(void)
     const double slope = (sw * swxz - swx * swz) / (sw * swxx - swx * swx);
     gk_points_add(p, 0, 1, b0 + 0.5); /* any z: the plane fits it exactly */
     CHECK(run("polynomial:degree=1:radius=4:weight=power:power=2", p, &g, out));
-    CHECKF(fabs(out[0] - b0) < 1e-12, "weighted line: b0 %.17g (slope %.17g), got %.17g", b0,
-           slope, out[0]);
+    CHECKF(fabs(out[0] - b0) < 1e-12, "weighted line: b0 %.17g (slope %.17g), got %.17g", b0, slope,
+           out[0]);
     gk_points_free(p);
 }
 
