@@ -290,6 +290,7 @@ typedef struct {
     int m, terms, degree;
     double cx, cy, sc;
     double beta[POLY_MAX_TERMS];
+    uint64_t *mark; /* local fits: the set's points, one bit each (NULL: none) */
 } poly_last;
 
 /* The fit of the m points idx[] (in index order) centred on their centroid. */
@@ -383,12 +384,19 @@ static int local_node(const gk_job *job, const poly_params *p, gk_scratch *s, gk
         return -1;
     const gk_points *pts = job->pts;
     int *idx = s->idx, tmp[128];
-    sort_ints(idx, m, tmp); /* input order: the same set gives the same doubles */
     double *w = s->d2b, *work = s->d2b + m;
     if (p->weight == W_NONE) {
-        int *held = s->idx2; /* the last set */
-        if (m != last->m || memcmp(idx, held, (size_t)m * sizeof *idx)) {
+        int *held = s->idx2; /* the last set, in index order */
+        long same = m == last->m ? 0 : -1;
+        for (long i = 0; same >= 0 && i < m; i++) /* the last set again? (most nodes) */
+            same += (last->mark[idx[i] >> 6] >> (idx[i] & 63)) & 1;
+        if (same != m) {
+            sort_ints(idx, m, tmp); /* input order: the same set gives the same doubles */
             fit_set(pts, idx, (int)m, p->degree, work, last);
+            for (long i = 0; i < last->m; i++)
+                last->mark[held[i] >> 6] &= ~(UINT64_C(1) << (held[i] & 63));
+            for (long i = 0; i < m; i++)
+                last->mark[idx[i] >> 6] |= UINT64_C(1) << (idx[i] & 63);
             memcpy(held, idx, (size_t)m * sizeof *idx);
             last->m = (int)m;
         }
@@ -399,6 +407,7 @@ static int local_node(const gk_job *job, const poly_params *p, gk_scratch *s, gk
         return 1;
     }
     /* weighted: the weights are the node's, so is the fit (centred on it) */
+    sort_ints(idx, m, tmp); /* input order: fixed sums */
     long keep = 0;
     double sc2 = 0.0;
     for (long i = 0; i < m; i++) {
@@ -439,6 +448,9 @@ static uint64_t poly_tile(const gk_job *job, const gk_tile *t, double *out, gk_s
     uint64_t nod = 0, lowered = 0;
     gk_local_prev pv = {0}, pvrow = {0};
     poly_last last = {0};
+    if (!gl && p->weight == W_NONE &&
+        !(last.mark = calloc((job->pts->n + 63) / 64 + 1, sizeof *last.mark)))
+        return UINT64_MAX;
     for (int j = 0; j < t->h; j++) {
         const double ny = gk_grid_node_y(g, t->y0 + j);
         for (int i = 0; i < t->w; i++) {
@@ -455,8 +467,10 @@ static uint64_t poly_tile(const gk_job *job, const gk_tile *t, double *out, gk_s
                 rc = local_node(job, p, s, &pv, &last, nx, ny, &v, &low);
                 if (i == 0)
                     pvrow = pv;
-                if (rc < 0)
+                if (rc < 0) {
+                    free(last.mark);
                     return UINT64_MAX;
+                }
             }
             if (rc != 1 || !isfinite(v)) {
                 v = nodata;
@@ -467,6 +481,7 @@ static uint64_t poly_tile(const gk_job *job, const gk_tile *t, double *out, gk_s
             out[(size_t)j * t->w + i] = v;
         }
     }
+    free(last.mark);
     gk_job_add_lowered(job, lowered);
     return nod;
 }

@@ -28,7 +28,8 @@
  * passes through the points. A node within no point's radius is nodata.
  *
  * The fits are made once, on threads, each point's on its own; a node sums
- * its points in input order: the same bytes for any threads and tiles.
+ * its points in the search tree's order, which the points alone fix: the
+ * same bytes for any threads and tiles.
  */
 #include "core/method.h"
 #include "search/index.h"
@@ -351,12 +352,6 @@ static int shepard_prepare(gk_job *job)
     return GK_OK;
 }
 
-static int by_index(const void *a, const void *b)
-{
-    const int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
 /* One node: 1 with *v, 0 nodata, -1 out of memory. */
 static int shepard_node(const gk_job *job, double nx, double ny, double hit2, gk_scratch *s,
                         double *v)
@@ -365,8 +360,10 @@ static int shepard_node(const gk_job *job, double nx, double ny, double hit2, gk
     const gk_points *p = job->pts;
     const double s2 = job->alg.smoothing * job->alg.smoothing;
     (void)hit2;
-    /* the points whose radius may hold the node, in input order (fixed sums);
-     * a point alone has an unbounded radius: then every point */
+    /* the points whose radius may hold the node, in the search tree's order,
+     * which the points alone fix (kdtree.h: the same layout for any thread
+     * count): fixed sums. A point alone has an unbounded radius: then every
+     * point, in input order. */
     size_t n;
     if (!isfinite(st->rmax)) {
         if (gk_scratch_reserve(s, p->n))
@@ -381,7 +378,6 @@ static int shepard_node(const gk_job *job, double nx, double ny, double hit2, gk
             if (gk_scratch_reserve(s, n))
                 return -1;
         }
-        qsort(s->idx, n, sizeof *s->idx, by_index);
     }
     double sw = 0.0, swq = 0.0;
     for (size_t i = 0; i < n; i++) {
