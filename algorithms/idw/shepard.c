@@ -28,8 +28,9 @@
  * passes through the points. A node within no point's radius is nodata.
  *
  * The fits are made once, on threads, each point's on its own; a node sums
- * its points in the search tree's order, which the points alone fix: the
- * same bytes for any threads and tiles.
+ * its points by cell (a grid over the points of edge half the largest
+ * radius) then input order, which the points alone fix: the same bytes for
+ * any threads and tiles.
  */
 #include "core/method.h"
 #include "search/index.h"
@@ -63,6 +64,13 @@ typedef struct {
     double (*a)[5];
     double *rsq, rmax;
     double *f; /* each point's value: the mean of the points at its place */
+    /* the evaluation's cells (edge cs, over the points' box, nx by ny): the
+     * points of cell c at [start[c], start[c + 1]) of the arrays below, by
+     * cell then input order, each point's terms beside it */
+    double x0, y0, cs;
+    long cnx, cny;
+    size_t *start;
+    double *cx, *cy, *crsq, *cf, (*ca)[5];
 } shepard_state;
 
 static const shepard_state *state_of(const gk_job *job) { return job->state; }
@@ -269,9 +277,72 @@ static void shepard_release(gk_job *job)
         free(st->a);
         free(st->rsq);
         free(st->f);
+        free(st->start);
+        free(st->cx);
+        free(st->cy);
+        free(st->crsq);
+        free(st->cf);
+        free(st->ca);
         free(st);
     }
     job->state = NULL;
+}
+
+/* The evaluation's cells: edge rmax / 2 (larger where that would make more than
+ * about 4 cells a point), the points copied in cell order. */
+static int build_cells(gk_job *job, shepard_state *st)
+{
+    const gk_points *p = job->pts;
+    const size_t n = p->n;
+    double x1 = -INFINITY, y1 = -INFINITY;
+    st->x0 = st->y0 = INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        st->x0 = fmin(st->x0, p->x[i]), x1 = fmax(x1, p->x[i]);
+        st->y0 = fmin(st->y0, p->y[i]), y1 = fmax(y1, p->y[i]);
+    }
+    double cs = st->rmax > 0 ? 0.5 * st->rmax : fmax(x1 - st->x0, y1 - st->y0) + 1.0;
+    while ((floor((x1 - st->x0) / cs) + 1) * (floor((y1 - st->y0) / cs) + 1) > 4.0 * (double)n + 16)
+        cs *= 2.0;
+    st->cs = cs;
+    st->cnx = (long)floor((x1 - st->x0) / cs) + 1;
+    st->cny = (long)floor((y1 - st->y0) / cs) + 1;
+    const size_t ncell = (size_t)st->cnx * (size_t)st->cny;
+    size_t *cell = malloc((n ? n : 1) * sizeof *cell);
+    st->start = calloc(ncell + 1, sizeof *st->start);
+    st->cx = malloc((n ? n : 1) * sizeof *st->cx);
+    st->cy = malloc((n ? n : 1) * sizeof *st->cy);
+    st->crsq = malloc((n ? n : 1) * sizeof *st->crsq);
+    st->cf = malloc((n ? n : 1) * sizeof *st->cf);
+    st->ca = malloc((n ? n : 1) * sizeof *st->ca);
+    if (!cell || !st->start || !st->cx || !st->cy || !st->crsq || !st->cf || !st->ca) {
+        free(cell);
+        return gk_error(job->ctx, GK_ERR_NOMEM, "shepard: out of memory for %zu points", n);
+    }
+    for (size_t i = 0; i < n; i++) { /* counting sort, stable: input order in a cell */
+        long ix = (long)floor((p->x[i] - st->x0) / cs), iy = (long)floor((p->y[i] - st->y0) / cs);
+        ix = ix < 0 ? 0 : ix >= st->cnx ? st->cnx - 1 : ix;
+        iy = iy < 0 ? 0 : iy >= st->cny ? st->cny - 1 : iy;
+        cell[i] = (size_t)iy * (size_t)st->cnx + (size_t)ix;
+        st->start[cell[i] + 1]++;
+    }
+    for (size_t c = 0; c < ncell; c++)
+        st->start[c + 1] += st->start[c];
+    size_t *at = cell; /* reused: each point's slot, made from a running copy */
+    size_t *next = malloc((ncell ? ncell : 1) * sizeof *next);
+    if (!next) {
+        free(cell);
+        return gk_error(job->ctx, GK_ERR_NOMEM, "shepard: out of memory for %zu points", n);
+    }
+    memcpy(next, st->start, ncell * sizeof *next);
+    for (size_t i = 0; i < n; i++) {
+        const size_t k = next[at[i]]++;
+        st->cx[k] = p->x[i], st->cy[k] = p->y[i], st->crsq[k] = st->rsq[i];
+        st->cf[k] = st->f[i];
+        memcpy(st->ca[k], st->a[i], sizeof st->ca[k]);
+    }
+    free(next);
+    free(cell);
+    return GK_OK;
 }
 
 static int shepard_prepare(gk_job *job)
@@ -349,58 +420,66 @@ static int shepard_prepare(gk_job *job)
                         "shepard: more than %d points at one place: merge them first",
                         SH_LMAX + 63);
     st->rmax = sqrt(rmax);
-    return GK_OK;
+    return isfinite(st->rmax) ? build_cells(job, st) : GK_OK;
 }
 
-/* One node: 1 with *v, 0 nodata, -1 out of memory. */
+/* Point k's term at (nx, ny): its weight into *sw, its weighted value into
+ * *swq; 1 when the node is on the point (then *hit is its value). */
+static inline int add_point(double px, double py, double rs, double f, const double *a, double nx,
+                            double ny, double s2, double *sw, double *swq, double *hit)
+{
+    const double dx = nx - px, dy = ny - py, ds = dx * dx + dy * dy + s2;
+    if (!(ds < rs))
+        return 0;
+    if (ds == 0.0) { /* on the point: its value (its place's mean) */
+        *hit = f;
+        return 1;
+    }
+    double w;
+    if (isinf(rs)) {
+        w = 1.0 / ds;
+    } else { /* ((R - d) / (R d))^2 as QSHEP2 writes it */
+        const double rds = rs * ds, rd = sqrt(rds);
+        w = (rs + ds - rd - rd) / rds;
+    }
+    *sw += w;
+    *swq += w * (a[0] * dx * dx + a[1] * dx * dy + a[2] * dy * dy + a[3] * dx + a[4] * dy + f);
+    return 0;
+}
+
+/* One node: 1 with *v, 0 nodata. The points whose radius may hold it are
+ * those of the cells within rmax, summed by cell then input order (the
+ * cells are the points' alone: fixed sums); a point alone has an unbounded
+ * radius: then every point, in input order. */
 static int shepard_node(const gk_job *job, double nx, double ny, double hit2, gk_scratch *s,
                         double *v)
 {
     const shepard_state *st = state_of(job);
-    const gk_points *p = job->pts;
     const double s2 = job->alg.smoothing * job->alg.smoothing;
-    (void)hit2;
-    /* the points whose radius may hold the node, in the search tree's order,
-     * which the points alone fix (kdtree.h: the same layout for any thread
-     * count): fixed sums. A point alone has an unbounded radius: then every
-     * point, in input order. */
-    size_t n;
-    if (!isfinite(st->rmax)) {
-        if (gk_scratch_reserve(s, p->n))
-            return -1;
-        for (n = 0; n < p->n; n++)
-            s->idx[n] = (int)n;
-    } else {
-        for (;;) {
-            n = gk_kdtree_radius(job->tree, nx, ny, st->rmax * st->rmax, s->idx, s->d2, s->cap);
-            if (n <= s->cap)
-                break;
-            if (gk_scratch_reserve(s, n))
-                return -1;
-        }
-    }
     double sw = 0.0, swq = 0.0;
-    for (size_t i = 0; i < n; i++) {
-        const int k = s->idx[i];
-        const double dx = nx - p->x[k], dy = ny - p->y[k], ds = dx * dx + dy * dy + s2;
-        const double rs = st->rsq[k];
-        if (!(ds < rs))
-            continue;
-        if (ds == 0.0) { /* on the point: its value (its place's mean) */
-            *v = st->f[k];
-            return 1;
+    (void)hit2, (void)s;
+    if (!isfinite(st->rmax)) {
+        const gk_points *p = job->pts;
+        for (size_t k = 0; k < p->n; k++)
+            if (add_point(p->x[k], p->y[k], st->rsq[k], st->f[k], st->a[k], nx, ny, s2, &sw, &swq,
+                          v))
+                return 1;
+    } else {
+        const double r = st->rmax;
+        long ix0 = (long)floor((nx - r - st->x0) / st->cs),
+             ix1 = (long)floor((nx + r - st->x0) / st->cs);
+        long iy0 = (long)floor((ny - r - st->y0) / st->cs),
+             iy1 = (long)floor((ny + r - st->y0) / st->cs);
+        ix0 = ix0 < 0 ? 0 : ix0, iy0 = iy0 < 0 ? 0 : iy0;
+        ix1 = ix1 >= st->cnx ? st->cnx - 1 : ix1, iy1 = iy1 >= st->cny ? st->cny - 1 : iy1;
+        for (long iy = iy0; iy <= iy1; iy++) {
+            const size_t row = (size_t)iy * (size_t)st->cnx;
+            for (size_t k = st->start[row + (size_t)ix0];
+                 ix0 <= ix1 && k < st->start[row + (size_t)ix1 + 1]; k++)
+                if (add_point(st->cx[k], st->cy[k], st->crsq[k], st->cf[k], st->ca[k], nx, ny, s2,
+                              &sw, &swq, v))
+                    return 1;
         }
-        double w;
-        if (isinf(rs)) {
-            w = 1.0 / ds;
-        } else { /* ((R - d) / (R d))^2 as QSHEP2 writes it */
-            const double rds = rs * ds, rd = sqrt(rds);
-            w = (rs + ds - rd - rd) / rds;
-        }
-        const double *a = st->a[k];
-        sw += w;
-        swq += w * (a[0] * dx * dx + a[1] * dx * dy + a[2] * dy * dy + a[3] * dx + a[4] * dy +
-                    st->f[k]);
     }
     if (sw == 0.0)
         return 0;
