@@ -84,6 +84,9 @@ algs=(
     "heatmap:radius=300:kernel=quartic"
     "gauss:bandwidth=150"
     "kernel_smooth:bandwidth=150"
+    "polynomial:degree=2:max_points=24"
+    "polynomial:degree=2:radius=300"
+    "shepard"
 )
 i=0
 for a in "${algs[@]}"; do
