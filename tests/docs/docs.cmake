@@ -5,13 +5,8 @@
 # why, and the pages' conventions). gridkit is the build's; the GDAL programs
 # and /usr/bin/python3 (osgeo, numpy) are the system's.
 if(GRIDKIT_WITH_GDAL)
-  if(EXISTS /usr/bin/python3)
-    set(GK_DOCS_PYTHON /usr/bin/python3)
-  else()
-    find_program(GK_DOCS_PYTHON python3)
-  endif()
   add_test(NAME docs_examples
-           COMMAND ${GK_DOCS_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/run_examples.py
+           COMMAND ${GRIDKIT_TEST_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/run_examples.py
                    ${CMAKE_BINARY_DIR}/gridkit ${CMAKE_BINARY_DIR}/test-work/docs_examples
                    --root ${CMAKE_SOURCE_DIR})
   set_tests_properties(docs_examples PROPERTIES TIMEOUT 900)

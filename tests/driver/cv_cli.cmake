@@ -2,14 +2,8 @@
 # `gridkit cv` and `gridkit variogram` end to end (tests/driver/cv_cli.py: JSON
 # summary, residual layers, bad input; variogram's estimators, plots, bad options).
 if(GRIDKIT_WITH_GDAL)
-  # The system python: the one with osgeo (python3-gdal) and numpy.
-  if(EXISTS /usr/bin/python3)
-    set(GK_CV_PYTHON /usr/bin/python3)
-  else()
-    find_program(GK_CV_PYTHON python3)
-  endif()
   add_test(NAME cv_cli
-           COMMAND ${GK_CV_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/cv_cli.py
+           COMMAND ${GRIDKIT_TEST_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/cv_cli.py
                    ${CMAKE_BINARY_DIR}/gridkit ${CMAKE_SOURCE_DIR}/data
                    ${CMAKE_BINARY_DIR}/test-work/cv_cli)
   set_tests_properties(cv_cli PROPERTIES TIMEOUT 300)
@@ -20,7 +14,7 @@ endif()
 # (tests/driver/progress_cli.py).
 if(GRIDKIT_WITH_GDAL)
   add_test(NAME cv_variogram_progress_cli
-           COMMAND ${GK_CV_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/progress_cli.py
+           COMMAND ${GRIDKIT_TEST_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/progress_cli.py
                    ${CMAKE_BINARY_DIR}/gridkit ${CMAKE_SOURCE_DIR}/data
                    ${CMAKE_BINARY_DIR}/test-work/progress_cli)
   set_tests_properties(cv_variogram_progress_cli PROPERTIES TIMEOUT 600)

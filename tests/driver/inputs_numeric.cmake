@@ -3,9 +3,6 @@
 # computation or gdal_grid (tests/driver/inputs_numeric.py).
 if(GRIDKIT_WITH_GDAL)
   find_program(GDAL_GRID_EXECUTABLE gdal_grid)
-  if(NOT GRIDKIT_TEST_PYTHON)
-    set(GRIDKIT_TEST_PYTHON /usr/bin/python3)
-  endif()
   add_test(NAME inputs_numeric
            COMMAND ${GRIDKIT_TEST_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/inputs_numeric.py
                    ${CMAKE_BINARY_DIR}/gridkit ${CMAKE_SOURCE_DIR}/data

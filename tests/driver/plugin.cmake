@@ -4,9 +4,6 @@
 # tests/driver/qgis_test.sh (QGIS 3.22 headless, qgis_process.bin) only with
 # -DGRIDKIT_QGIS_TESTS=ON: it needs Debian's qgis packages.
 if(GRIDKIT_WITH_GDAL)
-  if(NOT GRIDKIT_TEST_PYTHON)
-    set(GRIDKIT_TEST_PYTHON /usr/bin/python3)
-  endif()
   add_test(NAME plugin
            COMMAND ${GRIDKIT_TEST_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/test_plugin.py
                    ${CMAKE_BINARY_DIR}/gridkit ${CMAKE_BINARY_DIR}/gdalplugins

@@ -3,9 +3,6 @@
 # Shapefile, GeoJSON, --3d, the same bytes across runs and threads, bad
 # input, and the plugin's GRIDKIT:ridges against the CLI.
 if(GRIDKIT_WITH_GDAL)
-  if(NOT GRIDKIT_TEST_PYTHON)
-    set(GRIDKIT_TEST_PYTHON /usr/bin/python3)
-  endif()
   add_test(NAME ridges_cli
            COMMAND ${GRIDKIT_TEST_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/ridges_cli.py
                    ${CMAKE_BINARY_DIR}/gridkit ${CMAKE_BINARY_DIR}/gdalplugins

@@ -4,13 +4,8 @@
 # tests/geostat/gstat/make_refs.R; data in data/, made by tests/geostat/gstat/make_data.R).
 # R is needed only to regenerate the references, never here.
 if(GRIDKIT_WITH_GDAL)
-  if(EXISTS /usr/bin/python3)
-    set(GK_GSTAT_PYTHON /usr/bin/python3)
-  else()
-    find_program(GK_GSTAT_PYTHON python3)
-  endif()
   add_test(NAME gstat
-           COMMAND ${GK_GSTAT_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/gstat/compare.py
+           COMMAND ${GRIDKIT_TEST_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/gstat/compare.py
                    ${CMAKE_BINARY_DIR}/gridkit ${CMAKE_SOURCE_DIR}/data
                    ${CMAKE_BINARY_DIR}/test-work/gstat)
   set_tests_properties(gstat PROPERTIES TIMEOUT 900)

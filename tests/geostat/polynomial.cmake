@@ -7,13 +7,8 @@ target_link_libraries(test_polynomial PRIVATE gridkit_core)
 gk_add_c_test(NAME polynomial COMMAND test_polynomial)
 set_tests_properties(polynomial PROPERTIES TIMEOUT 120)
 if(GRIDKIT_WITH_GDAL)
-  if(EXISTS /usr/bin/python3)
-    set(GK_POLY_PYTHON /usr/bin/python3)
-  else()
-    find_program(GK_POLY_PYTHON python3)
-  endif()
   add_test(NAME polynomial_weighted
-           COMMAND ${GK_POLY_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/poly_weighted.py
+           COMMAND ${GRIDKIT_TEST_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/poly_weighted.py
                    ${CMAKE_BINARY_DIR}/gridkit ${CMAKE_SOURCE_DIR}/data
                    ${CMAKE_BINARY_DIR}/test-work/polynomial_weighted)
   set_tests_properties(polynomial_weighted PROPERTIES TIMEOUT 300 FAIL_REGULAR_EXPRESSION "FAIL ")

@@ -8,13 +8,8 @@ target_link_libraries(test_shepard PRIVATE gridkit_core)
 gk_add_c_test(NAME shepard COMMAND test_shepard)
 set_tests_properties(shepard PROPERTIES TIMEOUT 120)
 if(GRIDKIT_WITH_GDAL)
-  if(EXISTS /usr/bin/python3)
-    set(GK_SAGA_PYTHON /usr/bin/python3)
-  else()
-    find_program(GK_SAGA_PYTHON python3)
-  endif()
   add_test(NAME shepard_saga
-           COMMAND ${GK_SAGA_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/saga/compare.py
+           COMMAND ${GRIDKIT_TEST_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/saga/compare.py
                    ${CMAKE_BINARY_DIR}/gridkit ${CMAKE_SOURCE_DIR}/data
                    ${CMAKE_BINARY_DIR}/test-work/shepard_saga)
   set_tests_properties(shepard_saga PROPERTIES TIMEOUT 300 FAIL_REGULAR_EXPRESSION "FAIL ")
