@@ -15,8 +15,15 @@
 #include <string.h>
 
 #include "gk_check.h"
+#include "gk_run.h"
 
 static gk_context *ctx;
+
+static int run(const char *spec, const gk_points *pts, const gk_grid *g, double *out,
+               gk_run_stats *st)
+{
+    return gk_test_run(ctx, spec, pts, g, out, st);
+}
 
 static gk_points *make_points(int n, const double *x, const double *y, const double *z)
 {
@@ -26,36 +33,7 @@ static gk_points *make_points(int n, const double *x, const double *y, const dou
     return p;
 }
 
-/* Runs spec on pts over grid g; out gets nbands * nx * ny values. Returns the job's bands. */
-static int run(const char *spec, const gk_points *pts, const gk_grid *g, double *out,
-               gk_run_stats *st)
-{
-    gk_algorithm *a = gk_algorithm_parse(ctx, spec);
-    if (!a) {
-        fprintf(stderr, "parse %s: %s\n", spec, gk_errmsg(ctx));
-        return 0;
-    }
-    gk_job *job = gk_job_new(ctx, pts, a);
-    gk_algorithm_free(a);
-    if (!job) {
-        fprintf(stderr, "job %s: %s\n", spec, gk_errmsg(ctx));
-        return 0;
-    }
-    int nb = gk_job_bands(job);
-    int rc = gk_job_compute_window(job, g, 0, 0, g->nx, g->ny, out);
-    if (st)
-        gk_job_stats(job, st);
-    gk_job_free(job);
-    return rc ? 0 : nb;
-}
-
-/* Random points in [0,100]^2 (a fixed LCG). */
-static unsigned long long lcg = 12345;
-static double urand(void)
-{
-    lcg = lcg * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (double)(lcg >> 11) / 9007199254740992.0;
-}
+static unsigned long long lcg = 12345; /* gk_test_urand's sequence */
 
 static void test_exact_interpolation(void)
 {
@@ -124,7 +102,7 @@ static void test_weights_sum_to_one(void)
     enum { N = 9 };
     double x[N], y[N], z[N];
     for (int i = 0; i < N; i++)
-        x[i] = urand() * 100, y[i] = urand() * 100;
+        x[i] = gk_test_urand(&lcg) * 100, y[i] = gk_test_urand(&lcg) * 100;
     gk_grid g = {0, 100, 0, 100, 7, 5};
     double sum[35] = {0}, out[70];
     const char *spec[] = {"kriging:model=Sph:psill=1:range=60:nugget=0.1",
@@ -151,8 +129,8 @@ static void test_trend_reproduction(void)
     enum { N = 40 };
     double x[N], y[N], z[N];
     for (int i = 0; i < N; i++) {
-        x[i] = 1000 + urand() * 100;
-        y[i] = 5000 + urand() * 100;
+        x[i] = 1000 + gk_test_urand(&lcg) * 100;
+        y[i] = 5000 + gk_test_urand(&lcg) * 100;
         z[i] = 2 + 0.5 * x[i] - 0.3 * y[i];
     }
     gk_points *p = make_points(N, x, y, z);
@@ -179,8 +157,8 @@ static void test_block_and_global(void)
     enum { N = 30 };
     double x[N], y[N], z[N];
     for (int i = 0; i < N; i++) {
-        x[i] = urand() * 100, y[i] = urand() * 100;
-        z[i] = sin(x[i] / 20) + cos(y[i] / 30) + urand() * 0.1;
+        x[i] = gk_test_urand(&lcg) * 100, y[i] = gk_test_urand(&lcg) * 100;
+        z[i] = sin(x[i] / 20) + cos(y[i] / 30) + gk_test_urand(&lcg) * 0.1;
     }
     gk_points *p = make_points(N, x, y, z);
     gk_grid g = {0, 100, 0, 100, 10, 10};
@@ -302,7 +280,7 @@ static void test_quadrants_every_point(void)
             if ((i * 5 + j * 3) % 7 != 0) /* holes */
                 x[n] = i, y[n] = j, z[n] = sin(i * 0.5) + cos(j * 0.4), n++;
     for (int r = 0; r < NR; r++)
-        x[n] = 20 * urand(), y[n] = 20 * urand(), z[n] = urand(), n++;
+        x[n] = 20 * gk_test_urand(&lcg), y[n] = 20 * gk_test_urand(&lcg), z[n] = gk_test_urand(&lcg), n++;
     gk_points *p = make_points(n, x, y, z);
     gk_grid g = {-2.25, 22.25, -2.25, 22.25, 49, 49}; /* nodes at -2, -1.5, .. 22 */
     const size_t nodes = (size_t)g.nx * g.ny;
@@ -361,7 +339,7 @@ static void test_external_drift(void)
     enum { N = 25 };
     double x[N], y[N], z[N], gv[2 * N];
     for (int i = 0; i < N; i++) {
-        x[i] = urand() * 100, y[i] = urand() * 100;
+        x[i] = gk_test_urand(&lcg) * 100, y[i] = gk_test_urand(&lcg) * 100;
         z[i] = sin(x[i] / 15) + y[i] / 50;
     }
     sampler_xy(NULL, N, x, y, gv);
@@ -557,7 +535,7 @@ static void test_anisotropy_as_stretch(void)
     enum { N = 14 };
     double x[N], y[N], z[N], x2[N];
     for (int i = 0; i < N; i++) {
-        x[i] = urand() * 50, y[i] = urand() * 100;
+        x[i] = gk_test_urand(&lcg) * 50, y[i] = gk_test_urand(&lcg) * 100;
         z[i] = sin(x[i] / 9) + y[i] / 40;
         x2[i] = 2 * x[i];
     }

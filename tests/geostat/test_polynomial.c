@@ -18,34 +18,16 @@
 #include <string.h>
 
 #include "gk_check.h"
+#include "gk_run.h"
 
 static gk_context *ctx;
 
-/* Runs spec on pts over g into out (nx * ny); 1 when it ran. */
 static int run(const char *spec, const gk_points *pts, const gk_grid *g, double *out)
 {
-    gk_algorithm *a = gk_algorithm_parse(ctx, spec);
-    if (!a) {
-        fprintf(stderr, "parse %s: %s\n", spec, gk_errmsg(ctx));
-        return 0;
-    }
-    gk_job *job = gk_job_new(ctx, pts, a);
-    gk_algorithm_free(a);
-    if (!job) {
-        fprintf(stderr, "job %s: %s\n", spec, gk_errmsg(ctx));
-        return 0;
-    }
-    int rc = gk_job_compute_window(job, g, 0, 0, g->nx, g->ny, out);
-    gk_job_free(job);
-    return rc == GK_OK;
+    return gk_test_run(ctx, spec, pts, g, out, NULL);
 }
 
 static unsigned long long lcg = 777;
-static double urand(void)
-{
-    lcg = lcg * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (double)(lcg >> 11) / 9007199254740992.0;
-}
 
 /* A cubic in (x, y) around (500, 300): degree d keeps the terms up to d. */
 static double surface(double x, double y, int d)
@@ -70,7 +52,7 @@ static void reproduces_its_degree(void)
         gk_points *p = gk_points_new(ctx);
         lcg = 777 + (unsigned)d;
         for (int i = 0; i < N; i++) {
-            const double x = 250 + 500 * urand(), y = 50 + 500 * urand();
+            const double x = 250 + 500 * gk_test_urand(&lcg), y = 50 + 500 * gk_test_urand(&lcg);
             gk_points_add(p, x, y, surface(x, y, d));
         }
         for (int fd = d; fd <= 3; fd++) {

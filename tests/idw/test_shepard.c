@@ -16,33 +16,16 @@
 #include <string.h>
 
 #include "gk_check.h"
+#include "gk_run.h"
 
 static gk_context *ctx;
 
 static int run(const char *spec, const gk_points *pts, const gk_grid *g, double *out)
 {
-    gk_algorithm *a = gk_algorithm_parse(ctx, spec);
-    if (!a) {
-        fprintf(stderr, "parse %s: %s\n", spec, gk_errmsg(ctx));
-        return 0;
-    }
-    gk_job *job = gk_job_new(ctx, pts, a);
-    gk_algorithm_free(a);
-    if (!job) {
-        fprintf(stderr, "job %s: %s\n", spec, gk_errmsg(ctx));
-        return 0;
-    }
-    int rc = gk_job_compute_window(job, g, 0, 0, g->nx, g->ny, out);
-    gk_job_free(job);
-    return rc == GK_OK;
+    return gk_test_run(ctx, spec, pts, g, out, NULL);
 }
 
 static unsigned long long lcg = 99;
-static double urand(void)
-{
-    lcg = lcg * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (double)(lcg >> 11) / 9007199254740992.0;
-}
 
 static double quad(double x, double y)
 {
@@ -54,7 +37,7 @@ static void reproduces_quadratics(void)
 {
     gk_points *p = gk_points_new(ctx);
     for (int i = 0; i < 400; i++) {
-        const double x = 100 * urand(), y = 100 * urand();
+        const double x = 100 * gk_test_urand(&lcg), y = 100 * gk_test_urand(&lcg);
         gk_points_add(p, x, y, quad(x, y));
     }
     gk_grid g = {10, 90, 10, 90, 33, 29}; /* inside the points: every node within a radius */
