@@ -280,7 +280,8 @@ static void test_quadrants_every_point(void)
             if ((i * 5 + j * 3) % 7 != 0) /* holes */
                 x[n] = i, y[n] = j, z[n] = sin(i * 0.5) + cos(j * 0.4), n++;
     for (int r = 0; r < NR; r++)
-        x[n] = 20 * gk_test_urand(&lcg), y[n] = 20 * gk_test_urand(&lcg), z[n] = gk_test_urand(&lcg), n++;
+        x[n] = 20 * gk_test_urand(&lcg), y[n] = 20 * gk_test_urand(&lcg),
+        z[n] = gk_test_urand(&lcg), n++;
     gk_points *p = make_points(n, x, y, z);
     gk_grid g = {-2.25, 22.25, -2.25, 22.25, 49, 49}; /* nodes at -2, -1.5, .. 22 */
     const size_t nodes = (size_t)g.nx * g.ny;
