@@ -371,23 +371,20 @@ static int shepard_prepare(gk_job *job)
      * order), so that coincident points are one node */
 #pragma omp parallel num_threads(threads) reduction(| : failed)
     {
-        int idx[SH_LMAX + 64], at_k[SH_LMAX + 64];
+        int idx[SH_LMAX + 64];
         double d2[SH_LMAX + 64];
 #pragma omp for schedule(dynamic, 256)
         for (long k = 0; k < (long)n; k++) {
-            /* the coincident points first: they rank before every other */
-            int m = gk_kdtree_knn(job->tree, p->x[k], p->y[k], SH_LMAX + 64, INFINITY, idx, d2);
-            double s = 0.0;
-            int c = 0;
-            for (int i = 0; i < m && d2[i] == 0.0; i++)
-                at_k[c++] = idx[i];
-            if (c == m && m == SH_LMAX + 64) { /* more coincident points than room */
+            /* the points at distance 0 only (k among them), by index */
+            int m = gk_kdtree_knn(job->tree, p->x[k], p->y[k], SH_LMAX + 64, 0.0, idx, d2);
+            if (m == SH_LMAX + 64) { /* more coincident points than room */
                 failed = 1;
                 continue;
             }
-            for (int i = 0; i < c; i++) /* idx of equal d2 come by index: a fixed order */
-                s += p->z[at_k[i]];
-            st->f[k] = s / c;
+            double s = 0.0;
+            for (int i = 0; i < m; i++)
+                s += p->z[idx[i]];
+            st->f[k] = s / m;
         }
     }
     double rmax = 0.0;
