@@ -159,6 +159,9 @@ extern const int gk_n_methods;
  * asks (a tile function's count; gk_run_stats.lowered_nodes). Thread-safe. */
 void gk_job_add_lowered(const gk_job *job, uint64_t n);
 
+/* A finite number for key=s of a grammar of its own (kriging's, the
+ * polynomials'): GK_OK, or an error in ctx naming alg, key and why. */
+int gk_param_finite(gk_context *ctx, const char *alg, const char *key, const char *s, double *out);
 /* A count key's value (max_points=, k=): a whole number from 0 to 1e9 into
  * *out; GK_OK or an error in ctx naming alg and key. */
 int gk_param_count(gk_context *ctx, const char *alg, const char *key, double v, int *out);

@@ -89,6 +89,15 @@ static int parse_number(gk_context *ctx, const char *alg, const char *key, const
     return GK_OK;
 }
 
+int gk_param_finite(gk_context *ctx, const char *alg, const char *key, const char *s, double *out)
+{
+    if (parse_number(ctx, alg, key, s, out))
+        return GK_ERR_ARG;
+    if (isinf(*out))
+        return gk_error(ctx, GK_ERR_ARG, "-a %s: %s=%s must be finite", alg, key, s);
+    return GK_OK;
+}
+
 int gk_param_count(gk_context *ctx, const char *alg, const char *key, double v, int *out)
 {
     if (v < 0 || v != floor(v) || v > 1e9)

@@ -13,6 +13,7 @@
  * As elsewhere in gridkit an unknown key or a bad value is an error.
  */
 #include "core/gk_internal.h"
+#include "core/method.h"
 #include "kriging.h"
 
 #include <ctype.h>
@@ -25,12 +26,7 @@
 
 static int num(gk_context *ctx, const char *key, const char *s, double *out)
 {
-    int rc = gk_param_number(key, s, out);
-    if (rc)
-        return gk_error(ctx, GK_ERR_ARG, "-a kriging: %s=%s %s", key, s, gk_param_number_why(rc));
-    if (isinf(*out))
-        return gk_error(ctx, GK_ERR_ARG, "-a kriging: %s=%s must be finite", key, s);
-    return GK_OK;
+    return gk_param_finite(ctx, "kriging", key, s, out);
 }
 
 static int count(gk_context *ctx, const char *key, const char *s, int *out)

@@ -68,13 +68,7 @@ static int is_global(const gk_algorithm *a)
 
 static int num(gk_context *ctx, const char *key, const char *s, double *out)
 {
-    int rc = gk_param_number(key, s, out);
-    if (rc)
-        return gk_error(ctx, GK_ERR_ARG, "-a polynomial: %s=%s %s", key, s,
-                        gk_param_number_why(rc));
-    if (isinf(*out))
-        return gk_error(ctx, GK_ERR_ARG, "-a polynomial: %s=%s must be finite", key, s);
-    return GK_OK;
+    return gk_param_finite(ctx, "polynomial", key, s, out);
 }
 
 static int count(gk_context *ctx, const char *key, const char *s, int *out)
