@@ -173,6 +173,16 @@ static void visit(const gk_knn_bins *b, int p0, int p1, double cx, double cy, in
     *cnt = m;
 }
 
+/* The squared distance to points beyond a side at least d away (clamped at
+ * 0) and o away along the other axis. Squared, not hypot(): hypot's care
+ * for overflow made invdistnn 7-15% slower, and the 1e-12 margin the
+ * caller takes covers the few ulps of this sum. */
+static inline double side2(double d, double o)
+{
+    d = fmax(d, 0.0);
+    return d * d + o * o;
+}
+
 int gk_knn_bins_knn(const gk_knn_bins *b, double cx, double cy, int k, double r2max, int *idx,
                     double *d2)
 {
@@ -204,23 +214,25 @@ int gk_knn_bins_knn(const gk_knn_bins *b, double cx, double cy, int k, double r2
                         visit(b, b->start[(size_t)yy * nbx + xx],
                               b->start[(size_t)yy * nbx + xx + 1], cx, cy, k, r2max, &cnt, idx, d2);
                 }
-        /* the points not visited lie in bins beyond one side of the ring,
-         * and within the points' extent along the other axis: a node off
-         * the extent stops as soon as one near it does */
-        double lb = INFINITY;
+        /* the points not visited lie in bins beyond one side of the ring;
+         * off the points' extent, also that far from it along the other
+         * axis, so that a node off the extent stops as soon as one near it
+         * does */
         const double m = b->margin;
-        if (bx - r > 0)
-            lb = fmin(lb, hypot(fmax(cx - (b->x0 + (bx - r) * b->bs) - m, 0.0), gy));
-        if (bx + r < nbx - 1)
-            lb = fmin(lb, hypot(fmax((b->x0 + (bx + r + 1) * b->bs) - cx - m, 0.0), gy));
-        if (by - r > 0)
-            lb = fmin(lb, hypot(fmax(cy - (b->y0 + (by - r) * b->bs) - m, 0.0), gx));
-        if (by + r < nby - 1)
-            lb = fmin(lb, hypot(fmax((b->y0 + (by + r + 1) * b->bs) - cy - m, 0.0), gx));
-        if (lb == INFINITY)
+        const double dl = bx - r > 0 ? cx - (b->x0 + (bx - r) * b->bs) - m : INFINITY;
+        const double dr = bx + r < nbx - 1 ? (b->x0 + (bx + r + 1) * b->bs) - cx - m : INFINITY;
+        const double db = by - r > 0 ? cy - (b->y0 + (by - r) * b->bs) - m : INFINITY;
+        const double dt = by + r < nby - 1 ? (b->y0 + (by + r + 1) * b->bs) - cy - m : INFINITY;
+        double lb2;
+        if (gx == 0.0 && gy == 0.0) { /* inside: the nearest side alone */
+            const double d = fmax(fmin(fmin(dl, dr), fmin(db, dt)), 0.0);
+            lb2 = d * d;
+        } else {
+            lb2 = fmin(fmin(side2(dl, gy), side2(dr, gy)), fmin(side2(db, gx), side2(dt, gx)));
+        }
+        if (lb2 == INFINITY)
             break; /* every bin visited */
-        lb = fmax(lb * (1.0 - 1e-12), g);
-        const double lb2 = lb * lb;
+        lb2 = fmax(lb2 * (1.0 - 2e-12), g * g);
         if (lb2 > r2max || (cnt == k && lb2 > d2[k - 1]))
             break;
     }
