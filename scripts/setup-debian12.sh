@@ -5,7 +5,7 @@
 #   setup-debian12.sh          what gridkit needs to build and run (GDAL and
 #                              its programs, json-c, cairo, SQLite, Open MPI)
 #   setup-debian12.sh --tests  also the peers the tests compare with (R's gstat,
-#                              ks, spatstat; GDAL's Python bindings, numpy,
+#                              ks, spatstat; CGAL; GDAL's Python bindings, numpy,
 #                              pytest for the Python module's tests)
 set -eu
 cd "$(dirname "$0")/.."
@@ -13,7 +13,7 @@ pkgs="build-essential cmake pkg-config libgdal-dev gdal-bin libjson-c-dev libcai
 libsqlite3-dev openmpi-bin libopenmpi-dev"
 if [ "${1:-}" = --tests ]; then
     pkgs="$pkgs python3-gdal python3-numpy python3-pytest r-base-core r-cran-gstat r-cran-sp \
-r-cran-ks r-cran-spatstat.explore groff-base"
+r-cran-ks r-cran-spatstat.explore groff-base libcgal-dev"
 fi
 if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
     export DEBIAN_FRONTEND=noninteractive

@@ -189,9 +189,7 @@ static int nearest(const gk_job *job, const gk_tin *tin, int t, double x, double
     return eff_index(tin, best);
 }
 
-/* Value of a node outside the hull (or of any node without triangles). */
-static int outside_value(const gk_job *job, const gk_tin *tin, int t, double x, double y,
-                         double *val)
+int gk_linear_outside(const gk_job *job, const gk_tin *tin, int t, double x, double y, double *val)
 {
     double r = job->alg.radius, d2;
     if (r == 0.0)
@@ -303,7 +301,7 @@ static uint64_t fill_rest(const gk_job *job, const gk_tile *t, double *out, cons
                     v = job->pts->z[k];
                 else
                     nodata_nodes++;
-            } else if (!tin || !outside_value(job, tin, tri, x, y, &v)) {
+            } else if (!tin || !gk_linear_outside(job, tin, tri, x, y, &v)) {
                 v = nodata;
                 nodata_nodes++;
             }

@@ -483,23 +483,24 @@ static int tin_duplicates(gk_tin *tin, int nth)
     return 1;
 }
 
-int gk_tin_build(gk_job *job)
+int gk_tin_build_own(gk_job *job, int own)
 {
+    const char *me = gk_algorithm_name(&job->alg);
     gk_context *ctx = job->ctx;
     const gk_points *pts = job->pts;
     size_t n = pts->n;
     gk_tin_free(job->state);
     job->state = NULL;
     if (n == 0)
-        return gk_error(ctx, GK_ERR_NO_POINTS, "linear: no points to triangulate");
+        return gk_error(ctx, GK_ERR_NO_POINTS, "%s: no points to triangulate", me);
     if (n > (size_t)INT_MAX)
-        return gk_error(ctx, GK_ERR_NOMEM, "linear: %zu points, at most %d can be triangulated", n,
+        return gk_error(ctx, GK_ERR_NOMEM, "%s: %zu points, at most %d can be triangulated", me, n,
                         INT_MAX);
     int nth = ctx->threads > 0 ? ctx->threads : omp_get_num_procs();
 
     gk_tin *tin = calloc(1, sizeof *tin);
     if (!tin)
-        return gk_error(ctx, GK_ERR_NOMEM, "linear: out of memory");
+        return gk_error(ctx, GK_ERR_NOMEM, "%s: out of memory", me);
     tin->n = n;
     double xmin = pts->x[0], xmax = xmin, ymin = pts->y[0], ymax = ymin;
 #pragma omp parallel for num_threads(nth) schedule(static) reduction(min                           \
@@ -516,9 +517,9 @@ int gk_tin_build(gk_job *job)
     tin->oy = 0.5 * (ymin + ymax);
 
     gk_triangulation tri = {0, NULL, NULL};
-    /* A hook the caller installed, else the core's own (delaunay.c). */
+    /* A hook the caller installed, else (or when own) the core's own (delaunay.c). */
     int rc = GK_ERR_ARG;
-    if (n >= 3 && ctx->triangulate)
+    if (n >= 3 && ctx->triangulate && !own)
         rc = ctx->triangulate(ctx->triangulate_user, (int)n, pts->x, pts->y, &tri);
     else if (n >= 3)
         rc = gk_delaunay(ctx, (int)n, pts->x, pts->y, &tri);
@@ -526,17 +527,17 @@ int gk_tin_build(gk_job *job)
         /* Too few or collinear points: nearest-point rule everywhere (not an
          * error, as gdal_grid; but said, as gdal_grid does not). */
         snprintf(job->warning, sizeof job->warning,
-                 "linear: the %zu point(s) have no triangle (fewer than 3 distinct points, or "
-                 "all on one line): every node gets the nearest point's value, as outside the "
-                 "hull (radius=%.15g)",
-                 n, job->alg.radius);
+                 "%s: the %zu point(s) have no triangle (fewer than 3 distinct points, or "
+                 "all on one line): every node gets %s, as outside the hull (radius=%.15g)",
+                 me, n, job->alg.radius == 0.0 ? "nodata" : "the nearest point's value",
+                 job->alg.radius);
         free(tri.vertex);
         free(tri.neighbor);
         gk_error_clear(ctx);
         tin->need_tree = 1;
         if (!job->tree && !(tin->tree = gk_kdtree_build(pts->x, pts->y, n))) {
             gk_tin_free(tin);
-            return gk_error(ctx, GK_ERR_NOMEM, "linear: out of memory for %zu points", n);
+            return gk_error(ctx, GK_ERR_NOMEM, "%s: out of memory for %zu points", me, n);
         }
         job->state = tin;
         return GK_OK;
@@ -546,9 +547,9 @@ int gk_tin_build(gk_job *job)
         free(tri.neighbor);
         gk_tin_free(tin);
         if (rc == GK_ERR_NOMEM)
-            return gk_error(ctx, GK_ERR_NOMEM, "linear: out of memory triangulating %zu points", n);
+            return gk_error(ctx, GK_ERR_NOMEM, "%s: out of memory triangulating %zu points", me, n);
         return gk_error(ctx, rc == GK_ERR_UNSUPPORTED ? GK_ERR_UNSUPPORTED : GK_ERR_INTERNAL,
-                        "linear: Delaunay triangulation of %zu points failed%s", n,
+                        "%s: Delaunay triangulation of %zu points failed%s", me, n,
                         rc == GK_ERR_UNSUPPORTED ? " (GDAL was built without qhull)" : "");
     }
     tin->n_tri = tri.n_tri;
@@ -561,7 +562,7 @@ int gk_tin_build(gk_job *job)
         free(key);
         free(byid);
         gk_tin_free(tin);
-        return gk_error(ctx, GK_ERR_NOMEM, "linear: out of memory for %d triangles", tri.n_tri);
+        return gk_error(ctx, GK_ERR_NOMEM, "%s: out of memory for %d triangles", me, tri.n_tri);
     }
     int valid = tin_orient(tin, key, byid, nth);
     free(byid);
@@ -569,7 +570,7 @@ int gk_tin_build(gk_job *job)
         free(key);
         gk_tin_free(tin);
         return gk_error(ctx, GK_ERR_INTERNAL,
-                        "linear: the triangulator returned an invalid vertex or neighbour index");
+                        "%s: the triangulator returned an invalid vertex or neighbour index", me);
     }
     int ok = tin_sort(tin, key, nth);
     free(key);
@@ -579,11 +580,13 @@ int gk_tin_build(gk_job *job)
     if (!ok || !tin_seeds(tin) || !tin_duplicates(tin, nth) ||
         (tin->need_tree && !job->tree && !(tin->tree = gk_kdtree_build(pts->x, pts->y, n)))) {
         gk_tin_free(tin);
-        return gk_error(ctx, GK_ERR_NOMEM, "linear: out of memory for %d triangles", tri.n_tri);
+        return gk_error(ctx, GK_ERR_NOMEM, "%s: out of memory for %d triangles", me, tri.n_tri);
     }
     job->state = tin;
     return GK_OK;
 }
+
+int gk_tin_build(gk_job *job) { return gk_tin_build_own(job, 0); }
 
 /* ---- point location, one node at a time ----------------------------------- */
 

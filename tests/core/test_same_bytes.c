@@ -308,6 +308,10 @@ static const char *const specs[] = {
     /* modified quadratic Shepard: its nodal functions made on threads */
     "shepard",
     "shepard:quadratic_points=20:weight_points=10:smoothing=5",
+    /* natural neighbours: walks from each row's seed, sums in the points' numbering */
+    "natural",
+    "natural:type=laplace:radius=-1",
+    "natural:radius=80",
 };
 
 /* Every method of the registry has a spec above: a method added without one

@@ -78,6 +78,7 @@ case_ variogram_fit_best v.json -- variogram "$M" -zfield zinc --fit-best Sph,Ex
 case_ polynomial o.tif -- grid "${Z[@]}" -a polynomial:degree=2:max_points=16 "$M" o.tif
 case_ polynomial_global_gauss o.tif -- grid "${Z[@]}" -a polynomial:degree=1:weight=gauss:bandwidth=300 "$M" o.tif
 case_ shepard o.tif -- grid "${Z[@]}" -a shepard "$M" o.tif
+case_ natural o.tif -- grid "${Z[@]}" -a natural:type=laplace:radius=-1 "$M" o.tif
 case_ trend_surface o.tif -- grid "${Z[@]}" -a polynomial:degree=3 "$M" o.tif
 case_ cv_kriging cv.csv -- cv -q -zfield zinc -a kriging:model=auto:max_points=16 "$M" -o cv.csv
 # other readers: XYZ text, CSV columns, a Shapefile with a filter and a clip

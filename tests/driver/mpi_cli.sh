@@ -87,6 +87,7 @@ algs=(
     "polynomial:degree=2:max_points=24"
     "polynomial:degree=2:radius=300"
     "shepard"
+    "natural"
 )
 i=0
 for a in "${algs[@]}"; do
