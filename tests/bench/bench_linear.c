@@ -15,6 +15,8 @@
  * compared for identical output. Each time is the least of reps runs (the
  * machine may be shared), wall clock and, in brackets, CPU time summed over
  * threads. out.f64, when given, receives the raster as raw doubles.
+ * GK_BENCH_ALG=<-a string> times another method on the same triangulation
+ * (natural, natural:type=laplace) instead of linear.
  */
 #include "linear/delaunay.h"
 #include "gridkit.h"
@@ -62,7 +64,8 @@ int main(int argc, char **argv)
     }
     const double *px = gk_points_x(pts), *py = gk_points_y(pts);
 
-    gk_algorithm *alg = gk_algorithm_parse(ctx, "linear");
+    const char *spec = getenv("GK_BENCH_ALG") ? getenv("GK_BENCH_ALG") : "linear";
+    gk_algorithm *alg = gk_algorithm_parse(ctx, spec);
     gk_grid g = {0.0, 10000.0, 0.0, 10000.0, n, n};
     size_t ncell = (size_t)n * n;
     double *v = malloc(ncell * sizeof *v);
@@ -127,7 +130,7 @@ int main(int argc, char **argv)
         h = (h ^ b) * 1099511628211ULL;
     }
     int used = threads > 0 ? threads : omp_get_num_procs();
-    printf("linear: %zu points, %d^2 grid, %d thread%s\n", np, n, used, used > 1 ? "s" : "");
+    printf("%s: %zu points, %d^2 grid, %d thread%s\n", spec, np, n, used, used > 1 ? "s" : "");
     printf("  kd-tree            %8.1f ms [%7.1f ms CPU]\n", t_tree * 1e3, c_tree * 1e3);
     printf("  triangulation      %8.1f ms [%7.1f ms CPU]  (%d triangles)\n", t_dt * 1e3, c_dt * 1e3,
            ntri);
