@@ -19,7 +19,7 @@ extern "C" {
 
 /* One number: the entry symbol carries it, so a module of another version is
  * not even found, and the table repeats it. */
-#define GK_GPU_ABI_VERSION 13
+#define GK_GPU_ABI_VERSION 14
 #define GK_GPU_CAT_(a, b) a##b
 #define GK_GPU_CAT(a, b) GK_GPU_CAT_(a, b)
 #define GK_GPU_STR_(x) #x
@@ -66,13 +66,20 @@ typedef struct {
  * job_new only): nv vertices (2 doubles each), nt triangles (3 vertex
  * numbers, counter-clockwise; a plane z = p0 + p1 (x - xa) + p2 (y - ya)
  * about the first vertex a, p1 NaN: degenerate), sorted into the buckets of
- * nlev levels, whose offsets (nbuckets + 1) are bstart */
+ * nlev levels, whose offsets (nbuckets + 1) are bstart.
+ * GK_GPU_NATURAL (linear/natural.c) reads the vertices and triangles, and
+ * neighbor (3 per triangle, across the edge opposite vertex k; -1: hull),
+ * z (per vertex), seed (a triangle per bucket of level 0, lev[0]) and
+ * nn_type (GK_NN_SIBSON or GK_NN_LAPLACE of linear/natural_node.h) */
 typedef struct {
     size_t nv, nt, nbuckets;
     const double *xy, *plane;
     const int *vertex, *bstart;
     int nlev;
     gk_gpu_lin_level lev[GK_GPU_LIN_MAX_LEVELS];
+    const int *neighbor, *seed;
+    const double *z;
+    int nn_type;
 } gk_gpu_linear;
 
 /* GK_GPU_HEATMAP and GK_GPU_GAUSS (algorithms/density/density_bins.h,

@@ -44,21 +44,8 @@ int gk_incircle_exact(const double *a, const double *b, const double *c, const d
  * the exact stage when it cannot decide. */
 static inline int gk_incircle(const double *a, const double *b, const double *c, const double *d)
 {
-    double adx = a[0] - d[0], ady = a[1] - d[1];
-    double bdx = b[0] - d[0], bdy = b[1] - d[1];
-    double cdx = c[0] - d[0], cdy = c[1] - d[1];
-    double bdxcdy = bdx * cdy, cdxbdy = cdx * bdy, al = adx * adx + ady * ady;
-    double cdxady = cdx * ady, adxcdy = adx * cdy, bl = bdx * bdx + bdy * bdy;
-    double adxbdy = adx * bdy, bdxady = bdx * ady, cl = cdx * cdx + cdy * cdy;
-    double det = al * (bdxcdy - cdxbdy) + bl * (cdxady - adxcdy) + cl * (adxbdy - bdxady);
-    double perm = (fabs(bdxcdy) + fabs(cdxbdy)) * al + (fabs(cdxady) + fabs(adxcdy)) * bl +
-                  (fabs(adxbdy) + fabs(bdxady)) * cl;
-    double bound = (10.0 + 96.0 * GK_EPS) * GK_EPS * perm;
-    if (det > bound)
-        return 1;
-    if (-det > bound)
-        return -1;
-    return gk_incircle_exact(a, b, c, d);
+    const int s = gk_incircle_filter(a, b, c, d);
+    return s != GK_ORIENT_UNSURE ? s : gk_incircle_exact(a, b, c, d);
 }
 
 #endif

@@ -164,4 +164,27 @@ GK_EX_FN int gk_orient_filter(const double *a, const double *b, const double *c)
     return GK_ORIENT_UNSURE;
 }
 
+/* The incircle test's filter (Shewchuk's error bound): 1 when d is inside
+ * the circle through a, b, c (counter-clockwise), -1 outside,
+ * GK_ORIENT_UNSURE when the exact stage (delaunay_sweep.c, the CPU's) must
+ * decide. */
+GK_EX_FN int gk_incircle_filter(const double *a, const double *b, const double *c, const double *d)
+{
+    double adx = a[0] - d[0], ady = a[1] - d[1];
+    double bdx = b[0] - d[0], bdy = b[1] - d[1];
+    double cdx = c[0] - d[0], cdy = c[1] - d[1];
+    double bdxcdy = bdx * cdy, cdxbdy = cdx * bdy, al = adx * adx + ady * ady;
+    double cdxady = cdx * ady, adxcdy = adx * cdy, bl = bdx * bdx + bdy * bdy;
+    double adxbdy = adx * bdy, bdxady = bdx * ady, cl = cdx * cdx + cdy * cdy;
+    double det = al * (bdxcdy - cdxbdy) + bl * (cdxady - adxcdy) + cl * (adxbdy - bdxady);
+    double perm = (fabs(bdxcdy) + fabs(cdxbdy)) * al + (fabs(cdxady) + fabs(adxcdy)) * bl +
+                  (fabs(adxbdy) + fabs(bdxady)) * cl;
+    double bound = (10.0 + 96.0 * GK_EPS) * GK_EPS * perm;
+    if (det > bound)
+        return 1;
+    if (-det > bound)
+        return -1;
+    return GK_ORIENT_UNSURE;
+}
+
 #endif

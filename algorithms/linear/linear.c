@@ -372,7 +372,7 @@ uint64_t gk_linear_finish(const gk_job *job, const gk_tile *t, double *out, uint
 
 /* The tin's triangles and buckets in the GPU job's description (the arrays
  * stay the tin's). */
-static void tin_gpu_desc(const gk_tin *tin, gk_gpu_job_desc *d)
+void gk_tin_gpu_desc(const gk_tin *tin, gk_gpu_job_desc *d)
 {
     d->p.lin.nv = tin->n_tri > 0 ? tin->n : 0;
     d->p.lin.nt = tin->n_tri > 0 ? (size_t)tin->n_tri : 0;
@@ -414,7 +414,7 @@ static const char *linear_gpu(const gk_job *job, gk_gpu_job_desc *d)
     if (!gk_linear_tin(job))
         return "linear without its triangulation";
     d->op = GK_GPU_LINEAR;
-    tin_gpu_desc(gk_linear_tin(job), d);
+    gk_tin_gpu_desc(gk_linear_tin(job), d);
     return NULL;
 }
 

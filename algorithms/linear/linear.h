@@ -5,6 +5,7 @@
 #define GK_LINEAR_H
 
 #include "core/gk_internal.h"
+#include "core/gpu_abi.h"
 
 /* The triangulation prepared for point location (tin.h): linear's state. */
 typedef struct gk_tin gk_tin;
@@ -27,6 +28,9 @@ uint64_t gk_linear_tile(const gk_job *job, const gk_tile *t, double *out, gk_scr
  * any node of a tin without triangles: the nearest point within
  * job->alg.radius (< 0: any distance; 0: none). 1 with *val, 0 for nodata. */
 int gk_linear_outside(const gk_job *job, const gk_tin *tin, int t, double x, double y, double *val);
+/* The tin's triangles and buckets in a GPU job's description (the arrays
+ * stay the tin's). */
+void gk_tin_gpu_desc(const gk_tin *tin, gk_gpu_job_desc *d);
 uint64_t gk_linear_finish(const gk_job *job, const gk_tile *t, double *out, uint64_t *rest);
 
 #endif

@@ -30,17 +30,17 @@
  * chose.
  */
 #include "delaunay.h"
-#include "delaunay_sweep.h"
 #include "linear.h"
+#include "linear_raster.h"
+#include "natural_node.h"
 #include "tin.h"
 #include "core/method.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-enum { NN_SIBSON, NN_LAPLACE };
 
 typedef struct {
     int type;
@@ -59,7 +59,8 @@ static void canonical(gk_algorithm *a)
 {
     gk_strbuf sb = {a->canonical, sizeof a->canonical, 0};
     gk_strbuf_add(&sb, "natural:type=%s:radius=%.17g:nodata=%.17g",
-                  cparams_of(a)->type == NN_LAPLACE ? "laplace" : "sibson", a->radius, a->nodata);
+                  cparams_of(a)->type == GK_NN_LAPLACE ? "laplace" : "sibson", a->radius,
+                  a->nodata);
 }
 
 static int natural_parse(gk_context *ctx, const char *spec, char *save, gk_algorithm *a)
@@ -75,9 +76,9 @@ static int natural_parse(gk_context *ctx, const char *spec, char *save, gk_algor
         const char *k = tok, *val = eq + 1;
         if (!strcasecmp(k, "type")) {
             if (!strcasecmp(val, "sibson"))
-                p->type = NN_SIBSON;
+                p->type = GK_NN_SIBSON;
             else if (!strcasecmp(val, "laplace"))
-                p->type = NN_LAPLACE;
+                p->type = GK_NN_LAPLACE;
             else
                 return gk_error(ctx, GK_ERR_ARG, "-a natural: type=%s must be sibson or laplace",
                                 val);
@@ -146,135 +147,6 @@ static int locate(const gk_tin *tin, int *t, const double *q)
     return AT_OUTSIDE;
 }
 
-static inline int conflicts(const gk_tin *tin, int u, const double *q)
-{
-    const int *v = tin->vertex + 3 * (size_t)u;
-    return gk_incircle(XY(tin, v[0]), XY(tin, v[1]), XY(tin, v[2]), q) > 0;
-}
-
-static int listed(const int *c, int n, int u)
-{
-    for (int i = 0; i < n; i++)
-        if (c[i] == u)
-            return 1;
-    return 0;
-}
-
-/* Centre of the circle through the origin, a and b. */
-static inline void cc0(const double *a, const double *b, double *c)
-{
-    const double d = 2.0 * (a[0] * b[1] - a[1] * b[0]);
-    const double la = a[0] * a[0] + a[1] * a[1], lb = b[0] * b[0] + b[1] * b[1];
-    c[0] = (b[1] * la - a[1] * lb) / d;
-    c[1] = (a[0] * lb - b[0] * la) / d;
-}
-
-/* Triangle u's circumcentre, about q. */
-static void circumcentre(const gk_tin *tin, int u, const double *q, double *c)
-{
-    const int *v = tin->vertex + 3 * (size_t)u;
-    const double *A = XY(tin, v[0]), *B = XY(tin, v[1]), *C = XY(tin, v[2]);
-    const double b[2] = {B[0] - A[0], B[1] - A[1]}, e[2] = {C[0] - A[0], C[1] - A[1]};
-    cc0(b, e, c);
-    c[0] += A[0] - q[0];
-    c[1] += A[1] - q[1];
-}
-
-/* The cavity's boundary edge i: from vertex ea[i] to eb[i], in triangle eu[i]. */
-typedef struct {
-    int *c, nc;           /* the cavity's triangles */
-    int *ea, *eb, *eu, m; /* its boundary, counter-clockwise from ea[0] */
-} cavity;
-
-/* The cavity of q, which triangle t holds (not on a vertex): -1 when out of
- * memory. */
-static int dig(const gk_tin *tin, int t, const double *q, gk_scratch *s, cavity *cv)
-{
-    if (gk_scratch_reserve(s, 64) != GK_OK) /* 5 nc + 10 for nc = 1 */
-        return -1;
-    int nc = 0;
-    s->idx[nc++] = t;
-    for (int h = 0; h < nc; h++) {
-        const int *nb = tin->neighbor + 3 * (size_t)s->idx[h];
-        for (int k = 0; k < 3; k++) {
-            const int w = nb[k];
-            if (w < 0 || listed(s->idx, nc, w) || !conflicts(tin, w, q))
-                continue;
-            /* room for the lists below, and for g in s->d2 (2 m doubles) */
-            if (5 * ((size_t)nc + 1) + 10 > s->cap &&
-                gk_scratch_reserve(s, 5 * ((size_t)nc + 1) + 10) != GK_OK)
-                return -1;
-            s->idx[nc++] = w;
-        }
-    }
-    /* a star-shaped cavity of nc triangles has nc + 2 boundary edges */
-    int *c = s->idx, *ea = c + nc, *eb = ea + nc + 2, *eu = eb + nc + 2, m = 0;
-    for (int h = 0; h < nc; h++) {
-        const int *v = tin->vertex + 3 * (size_t)c[h], *nb = tin->neighbor + 3 * (size_t)c[h];
-        for (int k = 0; k < 3; k++)
-            if (nb[k] < 0 || !listed(c, nc, nb[k])) {
-                if (m == nc + 2)
-                    return -2; /* not a simple star: cannot happen with exact tests */
-                ea[m] = v[(k + 1) % 3];
-                eb[m] = v[(k + 2) % 3];
-                eu[m++] = c[h];
-            }
-    }
-    if (m != nc + 2)
-        return -2;
-    /* into a cycle from the smallest vertex number */
-    int first = 0;
-    for (int i = 1; i < m; i++)
-        if (ea[i] < ea[first])
-            first = i;
-    for (int i = 0; i < m; i++) {
-        int j = i == 0 ? first : -1;
-        if (i > 0)
-            for (int l = i; l < m && j < 0; l++)
-                if (ea[l] == eb[i - 1])
-                    j = l;
-        if (j < 0)
-            return -2;
-        int ta = ea[i], tb = eb[i], tu = eu[i];
-        ea[i] = ea[j], eb[i] = eb[j], eu[i] = eu[j];
-        ea[j] = ta, eb[j] = tb, eu[j] = tu;
-    }
-    if (eb[m - 1] != ea[0])
-        return -2;
-    cv->c = c;
-    cv->nc = nc;
-    cv->ea = ea;
-    cv->eb = eb;
-    cv->eu = eu;
-    cv->m = m;
-    return 0;
-}
-
-/* Sibson's weight of the cavity's vertex ea[i]: the polygon g_i-1, the
- * circumcentres of the cavity's triangles at it (clockwise about it, from
- * the one on the edge in to the one on the edge out), g_i; shoelace. */
-static double stolen_area(const gk_tin *tin, const cavity *cv, int i, const double *g,
-                          const double *q)
-{
-    const int p = cv->ea[i], ip = i == 0 ? cv->m - 1 : i - 1;
-    double prev[2] = {g[2 * ip], g[2 * ip + 1]}, a2 = 0.0;
-    int u = cv->eu[ip];
-    for (int step = 0; step < cv->nc; step++) {
-        double c[2];
-        circumcentre(tin, u, q, c);
-        a2 += prev[0] * c[1] - prev[1] * c[0];
-        prev[0] = c[0], prev[1] = c[1];
-        const int *v = tin->vertex + 3 * (size_t)u;
-        const int j = v[0] == p ? 0 : v[1] == p ? 1 : 2;
-        if (u == cv->eu[i] && v[(j + 1) % 3] == cv->eb[i])
-            break; /* the edge out */
-        u = tin->neighbor[3 * (size_t)u + (j + 2) % 3];
-    }
-    a2 += prev[0] * g[2 * i + 1] - prev[1] * g[2 * i];
-    a2 += g[2 * i] * g[2 * ip + 1] - g[2 * i + 1] * g[2 * ip];
-    return 0.5 * fabs(a2);
-}
-
 /* q (in triangle t's closed area) strictly inside the hull, or on its edge,
  * or on a point: 1 with *val; -1 out of memory. */
 static int inside_value(const gk_tin *tin, int t, const double *q, int type, gk_scratch *s,
@@ -297,36 +169,18 @@ static int inside_value(const gk_tin *tin, int t, const double *q, int type, gk_
         *val = tin->z[a] + f * (tin->z[b] - tin->z[a]);
         return 1;
     }
-    cavity cv;
-    int rc = dig(tin, t, q, s, &cv);
-    if (rc == -1)
-        return -1;
-    if (rc == 0) {
-        double *g = s->d2; /* dig left room for the g_i */
-        for (int i = 0; i < cv.m; i++) {
-            const double *A = XY(tin, cv.ea[i]), *B = XY(tin, cv.eb[i]);
-            const double a[2] = {A[0] - q[0], A[1] - q[1]}, b[2] = {B[0] - q[0], B[1] - q[1]};
-            cc0(a, b, g + 2 * i);
-        }
-        double sw = 0.0, swz = 0.0;
-        for (int i = 0; i < cv.m; i++) {
-            double w;
-            if (type == NN_LAPLACE) {
-                const int ip = i == 0 ? cv.m - 1 : i - 1;
-                const double *P = XY(tin, cv.ea[i]);
-                w = hypot(g[2 * i] - g[2 * ip], g[2 * i + 1] - g[2 * ip + 1]) /
-                    hypot(P[0] - q[0], P[1] - q[1]);
-            } else {
-                w = stolen_area(tin, &cv, i, g, q);
-            }
-            sw += w;
-            swz += w * tin->z[cv.ea[i]];
-        }
-        const double r = swz / sw;
-        if (sw > 0.0 && isfinite(r)) {
-            *val = r;
+    const gk_nn_tin T = {tin->xy, tin->vertex, tin->neighbor, tin->z};
+    for (int cap = 32;; cap *= 2) {
+        /* idx: the cavity's triangles and edges; d2: the g_i */
+        if (gk_scratch_reserve(s, 4 * (size_t)cap + 8) != GK_OK)
+            return -1;
+        gk_nn_cavity cv = {s->idx, s->idx + cap, s->idx + 2 * cap + 2, s->idx + 3 * cap + 4, 0, 0};
+        const int rc = gk_nn_dig(&T, t, q, cap, &cv);
+        if (rc == GK_NN_FULL)
+            continue;
+        if (rc == GK_NN_OK && gk_nn_value(&T, &cv, q, type, s->d2, val))
             return 1;
-        }
+        break;
     }
     /* cannot happen with exact tests; never NaN all the same */
     const double *pl = tin->plane + 3 * (size_t)t;
@@ -374,6 +228,68 @@ static uint64_t natural_tile(const gk_job *job, const gk_tile *t, double *out, g
     return nodata;
 }
 
+/* ---- on a GPU --------------------------------------------------------------- */
+
+/* The GPU computes the nodes its filters decide (gpu/natural.cu, the same
+ * code: natural_node.h) and leaves the others GK_LR_UNSET: outside the hull,
+ * on a point or an edge, an undecided test, a large cavity. Those here. */
+static uint64_t natural_finish(const gk_job *job, const gk_tile *t, double *out, uint64_t *rest)
+{
+    const gk_tin *tin = gk_linear_tin(job);
+    const int type = cparams_of(&job->alg)->type;
+    int nth = job->ctx->threads > 0 ? job->ctx->threads : omp_get_num_procs();
+    if (omp_in_parallel() || (size_t)t->w * t->h < 65536)
+        nth = 1;
+    uint64_t nodata = 0, n_rest = 0;
+    int failed = 0;
+#pragma omp parallel num_threads(nth) if (nth > 1) reduction(+ : nodata, n_rest) \
+    reduction(| : failed)
+    {
+        gk_scratch s = {0};
+#pragma omp for schedule(dynamic, 16)
+        for (int j = 0; j < t->h; j++) {
+            const double y = gk_grid_node_y(t->g, t->y0 + j);
+            double *row = out + (size_t)j * t->w;
+            int tri = -1;
+            for (int i = 0; i < t->w; i++) {
+                uint64_t bits;
+                memcpy(&bits, row + i, sizeof bits);
+                if (bits != GK_LR_UNSET)
+                    continue;
+                n_rest++;
+                double v;
+                const int r =
+                    natural_node(job, tin, &tri, gk_grid_node_x(t->g, t->x0 + i), y, type, &s, &v);
+                if (r < 0)
+                    failed = 1;
+                if (r <= 0) {
+                    v = job->alg.nodata;
+                    nodata++;
+                }
+                row[i] = v;
+            }
+        }
+        gk_scratch_free(&s);
+    }
+    if (rest)
+        *rest = n_rest;
+    return failed ? UINT64_MAX : nodata;
+}
+
+static const char *natural_gpu(const gk_job *job, gk_gpu_job_desc *d)
+{
+    const gk_tin *tin = gk_linear_tin(job);
+    if (!tin)
+        return "natural without its triangulation";
+    d->op = GK_GPU_NATURAL;
+    gk_tin_gpu_desc(tin, d);
+    d->p.lin.neighbor = tin->neighbor;
+    d->p.lin.z = tin->z;
+    d->p.lin.seed = tin->seed;
+    d->p.lin.nn_type = cparams_of(&job->alg)->type;
+    return NULL;
+}
+
 /* ---- the registry's row ------------------------------------------------ */
 
 static int natural_build(gk_job *job) { return gk_tin_build_own(job, 1); }
@@ -391,8 +307,10 @@ const gk_method gk_method_natural = {
                "Delaunay triangulation",
     .parse = natural_parse,
     .own_keys = "type=sibson|laplace, radius, nodata",
-    .flags = GK_M_OWN_RADIUS,
+    .flags = GK_M_OWN_RADIUS | GK_M_GPU_CPU_TAIL,
     .build = natural_build,
     .release = natural_release,
     .cpu_tile = natural_tile,
+    .gpu_describe = natural_gpu,
+    .gpu_finish = natural_finish,
 };

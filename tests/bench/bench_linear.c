@@ -16,7 +16,8 @@
  * machine may be shared), wall clock and, in brackets, CPU time summed over
  * threads. out.f64, when given, receives the raster as raw doubles.
  * GK_BENCH_ALG=<-a string> times another method on the same triangulation
- * (natural, natural:type=laplace) instead of linear.
+ * (natural, natural:type=laplace) instead of linear; GK_BENCH_DEVICE=cuda
+ * runs the job on the GPU (default cpu).
  */
 #include "linear/delaunay.h"
 #include "gridkit.h"
@@ -53,7 +54,11 @@ int main(int argc, char **argv)
         return 2;
     }
     gk_context *ctx = gk_context_new();
-    gk_context_set_device(ctx, "cpu");
+    const char *dev = getenv("GK_BENCH_DEVICE") ? getenv("GK_BENCH_DEVICE") : "cpu";
+    if (gk_context_set_device(ctx, dev) != GK_OK) {
+        fprintf(stderr, "--device %s: %s\n", dev, gk_errmsg(ctx));
+        return 1;
+    }
     gk_context_set_threads(ctx, threads);
     gk_points *pts = gk_points_new(ctx);
     gk_points_reserve(pts, np);

@@ -125,6 +125,8 @@ void test_ridges(gk_context *ctx);
 void test_variograms(const dataset *u, const dataset *l);
 /* test_gpu_linear.c */
 void test_linear(gk_context *ctx, const dataset *u, const dataset *l, const dataset *s);
+/* test_gpu_natural.c */
+void test_natural(gk_context *ctx, const dataset *u, const dataset *l, const dataset *s);
 /* test_gpu_crossval.c */
 void test_crossval(const dataset *u, const dataset *l);
 void test_quadtree_order(void); /* test_gpu_quadtree_order.c */

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/* test_gpu_natural.c - natural: the nodes the GPU's filters decide, against
+ * the CPU bit for bit (both run linear/natural_node.h uncontracted; the
+ * nodes the GPU leaves are the CPU's anyway), and the share of nodes left to
+ * the CPU (part of test_gpu). */
+#include "gpu_harness.h"
+
+#include "core/device.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void compare_bits(const char *spec, const dataset *d)
+{
+    char cn[800] = "", gn[800] = "";
+    compare(spec, 0, d, 1);
+    double *c = run("cpu", spec, 0, d, cn, sizeof cn);
+    double *g = run("cuda", spec, 0, d, gn, sizeof gn);
+    if (c && g) {
+        size_t n = (size_t)d->g.nx * d->g.ny, diff = 0, first = 0;
+        for (size_t i = 0; i < n; i++)
+            if (memcmp(c + i, g + i, sizeof *c) && !(isnan(c[i]) && isnan(g[i])))
+                if (!diff++)
+                    first = i;
+        printf("%-4s %-66s %s: %zu of %zu nodes not bit-identical\n", diff ? "FAIL" : "ok", spec,
+               d->name, diff, n);
+        if (diff) {
+            printf("     first at node (%zu, %zu): cpu %.17g gpu %.17g\n", first % d->g.nx,
+                   first / d->g.nx, c[first], g[first]);
+            failures++;
+        }
+    } else {
+        printf("FAIL %-66s %s: a run failed\n", spec, d->name);
+        failures++;
+    }
+    free(c);
+    free(g);
+}
+
+/* That the GPU took the nodes inside the hull: those left to the CPU are
+ * within lo..hi of the grid's (fractions). */
+static void natural_rest(const char *spec, const dataset *d, double lo, double hi)
+{
+    gk_context *gc = gk_context_new();
+    gk_algorithm *alg = gk_algorithm_parse(gc, spec);
+    gk_context_set_device(gc, "cuda");
+    gk_job *jg = gk_job_new(gc, d->pts, alg);
+    size_t n = (size_t)d->g.nx * d->g.ny;
+    double *v = malloc(n * sizeof *v);
+    int rc = jg ? gk_job_compute_window(jg, &d->g, 0, 0, d->g.nx, d->g.ny, v) : -1;
+    CHECKF(rc == GK_OK, "%s: %s", spec, gk_errmsg(gc));
+    if (rc == GK_OK) {
+        double f = (double)gk_device_linear_rest(jg) / (double)n;
+        int ok = f >= lo && f <= hi;
+        printf("%-4s %-66s %s: %.4f of the nodes left to the CPU (%g .. %g)\n", ok ? "ok" : "FAIL",
+               spec, d->name, f, lo, hi);
+        failures += !ok;
+    }
+    free(v);
+    gk_job_free(jg);
+    gk_algorithm_free(alg);
+    gk_context_free(gc);
+}
+
+/* Random UTM points (beyond the hull: radius 0, -1 and positive), the
+ * lattice with holes and duplicates (nodes on points, edges and cocircular
+ * squares: the CPU's) on a grid past it, 300 points, coincident points. */
+void test_natural(gk_context *ctx, const dataset *u, const dataset *l, const dataset *s)
+{
+    dataset lw = *l;
+    lw.name = "lattice wide";
+    lw.g = (gk_grid){-3.25, 43.25, -2.25, 42.75, 93, 90};
+    unsigned long long st = 0x9E3779B97F4A7C15ULL;
+    dataset dup = {.name = "duplicates",
+                   .pts = gk_points_new(ctx),
+                   .g = (gk_grid){-20.0, 1020.0, -20.0, 1020.0, 130, 130}};
+    for (int i = 0; i < 3000; i++) {
+        double x = 1000.0 * grand(&st), y = 1000.0 * grand(&st), z = 50.0 * grand(&st);
+        gk_points_add(dup.pts, x, y, z);
+        if (i % 4 == 0)
+            gk_points_add(dup.pts, x, y, z + 7.0);
+    }
+    set_zrange(&dup);
+    const gpu_case cases[] = {
+        {"natural", u, 0},
+        {"natural:type=laplace", u, 0},
+        {"natural:radius=-1", u, 0},
+        {"natural:radius=150:type=laplace", u, 0},
+        {"natural", l, 0},
+        {"natural:type=laplace", &lw, 0},
+        {"natural:radius=1.5", &lw, 0},
+        {"natural", s, 0},
+        {"natural", &dup, 0},
+        {"natural:type=laplace:radius=-1", &dup, 0},
+    };
+    for (size_t i = 0; i < NCASES(cases); i++)
+        compare_bits(cases[i].spec, cases[i].d);
+    /* the grid reaches 200 past the points' 10 km square: 7 % of the nodes
+     * are outside it, a little more outside the hull; the filters decide
+     * nearly every node inside */
+    natural_rest("natural", u, 0.05, 0.12);
+    test_split("natural", u);
+    gk_points_free(dup.pts);
+}
