@@ -53,6 +53,15 @@ static const natural_params *cparams_of(const gk_algorithm *a)
     return GK_ALG_OWN(const natural_params, a);
 }
 
+/* The job's state: linear's triangulation, and each triangle's
+ * circumcentre about its first vertex (natural_node.h), made once. */
+typedef struct {
+    gk_tin *tin;
+    double *cc;
+} natural_state;
+
+static const natural_state *state_of(const gk_job *job) { return job->state; }
+
 /* ---- parameters -------------------------------------------------------- */
 
 static void canonical(gk_algorithm *a)
@@ -149,9 +158,10 @@ static int locate(const gk_tin *tin, int *t, const double *q)
 
 /* q (in triangle t's closed area) strictly inside the hull, or on its edge,
  * or on a point: 1 with *val; -1 out of memory. */
-static int inside_value(const gk_tin *tin, int t, const double *q, int type, gk_scratch *s,
+static int inside_value(const natural_state *st, int t, const double *q, int type, gk_scratch *s,
                         double *val)
 {
+    const gk_tin *tin = st->tin;
     const int *v = tin->vertex + 3 * (size_t)t, *nb = tin->neighbor + 3 * (size_t)t;
     int zeros = 0, zk = -1, zsum = 0;
     for (int k = 0; k < 3; k++)
@@ -169,7 +179,7 @@ static int inside_value(const gk_tin *tin, int t, const double *q, int type, gk_
         *val = tin->z[a] + f * (tin->z[b] - tin->z[a]);
         return 1;
     }
-    const gk_nn_tin T = {tin->xy, tin->vertex, tin->neighbor, tin->z};
+    const gk_nn_tin T = {tin->xy, tin->vertex, tin->neighbor, tin->z, st->cc};
     for (int cap = 32;; cap *= 2) {
         /* idx: the cavity's triangles and edges; d2: the g_i */
         if (gk_scratch_reserve(s, 4 * (size_t)cap + 8) != GK_OK)
@@ -190,9 +200,10 @@ static int inside_value(const gk_tin *tin, int t, const double *q, int type, gk_
 }
 
 /* One node; *t: where the last walk ended (-1: none yet). 1, 0 (nodata), -1. */
-static int natural_node(const gk_job *job, const gk_tin *tin, int *t, double x, double y, int type,
-                        gk_scratch *s, double *val)
+static int natural_node(const gk_job *job, const natural_state *st, int *t, double x, double y,
+                        int type, gk_scratch *s, double *val)
 {
+    const gk_tin *tin = st ? st->tin : NULL;
     if (!tin)
         return 0;
     if (tin->n_tri <= 0)
@@ -202,12 +213,12 @@ static int natural_node(const gk_job *job, const gk_tin *tin, int *t, double x, 
         *t = gk_tin_seed(tin, x, y);
     if (locate(tin, t, q) == AT_OUTSIDE)
         return gk_linear_outside(job, tin, *t, x, y, val);
-    return inside_value(tin, *t, q, type, s, val);
+    return inside_value(st, *t, q, type, s, val);
 }
 
 static uint64_t natural_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s)
 {
-    const gk_tin *tin = gk_linear_tin(job);
+    const natural_state *st = state_of(job);
     const int type = cparams_of(&job->alg)->type;
     uint64_t nodata = 0;
     for (int j = 0; j < t->h; j++) {
@@ -215,7 +226,7 @@ static uint64_t natural_tile(const gk_job *job, const gk_tile *t, double *out, g
         int tri = -1;
         for (int i = 0; i < t->w; i++) {
             double v;
-            int r = natural_node(job, tin, &tri, gk_grid_node_x(t->g, t->x0 + i), y, type, s, &v);
+            int r = natural_node(job, st, &tri, gk_grid_node_x(t->g, t->x0 + i), y, type, s, &v);
             if (r < 0)
                 return UINT64_MAX;
             if (r == 0) {
@@ -235,7 +246,7 @@ static uint64_t natural_tile(const gk_job *job, const gk_tile *t, double *out, g
  * on a point or an edge, an undecided test, a large cavity. Those here. */
 static uint64_t natural_finish(const gk_job *job, const gk_tile *t, double *out, uint64_t *rest)
 {
-    const gk_tin *tin = gk_linear_tin(job);
+    const natural_state *st = state_of(job);
     const int type = cparams_of(&job->alg)->type;
     int nth = job->ctx->threads > 0 ? job->ctx->threads : omp_get_num_procs();
     if (omp_in_parallel() || (size_t)t->w * t->h < 65536)
@@ -259,7 +270,7 @@ static uint64_t natural_finish(const gk_job *job, const gk_tile *t, double *out,
                 n_rest++;
                 double v;
                 const int r =
-                    natural_node(job, tin, &tri, gk_grid_node_x(t->g, t->x0 + i), y, type, &s, &v);
+                    natural_node(job, st, &tri, gk_grid_node_x(t->g, t->x0 + i), y, type, &s, &v);
                 if (r < 0)
                     failed = 1;
                 if (r <= 0) {
@@ -278,7 +289,7 @@ static uint64_t natural_finish(const gk_job *job, const gk_tile *t, double *out,
 
 static const char *natural_gpu(const gk_job *job, gk_gpu_job_desc *d)
 {
-    const gk_tin *tin = gk_linear_tin(job);
+    const gk_tin *tin = state_of(job) ? state_of(job)->tin : NULL;
     if (!tin)
         return "natural without its triangulation";
     d->op = GK_GPU_NATURAL;
@@ -292,12 +303,47 @@ static const char *natural_gpu(const gk_job *job, gk_gpu_job_desc *d)
 
 /* ---- the registry's row ------------------------------------------------ */
 
-static int natural_build(gk_job *job) { return gk_tin_build_own(job, 1); }
-
 static void natural_release(gk_job *job)
 {
-    gk_tin_free(job->state);
+    natural_state *st = job->state;
+    if (st) {
+        gk_tin_free(st->tin);
+        free(st->cc);
+        free(st);
+    }
     job->state = NULL;
+}
+
+/* The triangulation (always the exact one), then every circumcentre once:
+ * a node's cavity uses each of its triangles' up to three times. */
+static int natural_build(gk_job *job)
+{
+    int rc = gk_tin_build_own(job, 1);
+    if (rc != GK_OK)
+        return rc;
+    natural_state *st = calloc(1, sizeof *st);
+    if (!st) {
+        gk_tin_free(job->state);
+        job->state = NULL;
+        return gk_error(job->ctx, GK_ERR_NOMEM, "natural: out of memory");
+    }
+    st->tin = job->state;
+    job->state = st;
+    const gk_tin *tin = st->tin;
+    if (tin->n_tri > 0) {
+        st->cc = malloc(2 * (size_t)tin->n_tri * sizeof *st->cc);
+        if (!st->cc) {
+            natural_release(job);
+            return gk_error(job->ctx, GK_ERR_NOMEM, "natural: out of memory for %d triangles",
+                            tin->n_tri);
+        }
+        const gk_nn_tin T = {tin->xy, tin->vertex, tin->neighbor, tin->z, NULL};
+        const int nth = job->ctx->threads > 0 ? job->ctx->threads : omp_get_num_procs();
+#pragma omp parallel for num_threads(nth) schedule(static)
+        for (int u = 0; u < tin->n_tri; u++)
+            gk_nn_cc_local(&T, u, st->cc + 2 * (size_t)u);
+    }
+    return GK_OK;
 }
 
 const gk_method gk_method_natural = {

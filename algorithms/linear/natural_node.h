@@ -28,11 +28,13 @@
 enum { GK_NN_SIBSON = 0, GK_NN_LAPLACE = 1 };
 
 /* The triangulation as tin.h holds it: counter-clockwise triangles, the
- * neighbour across the edge opposite vertex k (-1: hull), values by vertex. */
+ * neighbour across the edge opposite vertex k (-1: hull), values by vertex;
+ * cc: each triangle's circumcentre about its first vertex, as
+ * gk_nn_circumcentre computes it (NULL: computed at each use). */
 typedef struct {
     const double *xy;
     const int *vertex, *neighbor;
-    const double *z;
+    const double *z, *cc;
 } gk_nn_tin;
 
 /* What gk_nn_dig returns besides GK_NN_OK. */
@@ -60,38 +62,37 @@ GK_NN_FN int gk_nn_listed(const int *c, int n, int u)
  * GK_NN_UNSURE: a conflict test undecided (the GPU's filter). */
 GK_NN_FN int gk_nn_dig(const gk_nn_tin *T, int t, const double *q, int cap, gk_nn_cavity *cv)
 {
-    int *c = cv->c, nc = 0;
+    /* breadth first from t; an edge whose far side is the hull or out of
+     * conflict is on the boundary (a star-shaped cavity of nc triangles has
+     * nc + 2 of them) */
+    int *c = cv->c, *ea = cv->ea, *eb = cv->eb, *eu = cv->eu, nc = 0, m = 0;
     c[nc++] = t;
     for (int h = 0; h < nc; h++) {
-        const int *nb = T->neighbor + 3 * (size_t)c[h];
+        const int u = c[h];
+        const int *nb = T->neighbor + 3 * (size_t)u, *vu = T->vertex + 3 * (size_t)u;
         for (int k = 0; k < 3; k++) {
             const int w = nb[k];
-            if (w < 0 || gk_nn_listed(c, nc, w))
-                continue;
-            const int *v = T->vertex + 3 * (size_t)w;
-            const int s =
-                GK_NN_INCIRCLE(gk_nn_xy(T, v[0]), gk_nn_xy(T, v[1]), gk_nn_xy(T, v[2]), q);
-            if (s == GK_ORIENT_UNSURE)
-                return GK_NN_UNSURE;
-            if (s <= 0)
-                continue;
-            if (nc == cap)
-                return GK_NN_FULL;
-            c[nc++] = w;
-        }
-    }
-    /* a star-shaped cavity of nc triangles has nc + 2 boundary edges */
-    int *ea = cv->ea, *eb = cv->eb, *eu = cv->eu, m = 0;
-    for (int h = 0; h < nc; h++) {
-        const int *v = T->vertex + 3 * (size_t)c[h], *nb = T->neighbor + 3 * (size_t)c[h];
-        for (int k = 0; k < 3; k++)
-            if (nb[k] < 0 || !gk_nn_listed(c, nc, nb[k])) {
-                if (m == nc + 2)
-                    return GK_NN_BAD; /* not a star: cannot happen with exact tests */
-                ea[m] = v[(k + 1) % 3];
-                eb[m] = v[(k + 2) % 3];
-                eu[m++] = c[h];
+            if (w >= 0 && gk_nn_listed(c, nc, w))
+                continue; /* inside, met before */
+            int s = -1;
+            if (w >= 0) {
+                const int *v = T->vertex + 3 * (size_t)w;
+                s = GK_NN_INCIRCLE(gk_nn_xy(T, v[0]), gk_nn_xy(T, v[1]), gk_nn_xy(T, v[2]), q);
+                if (s == GK_ORIENT_UNSURE)
+                    return GK_NN_UNSURE;
             }
+            if (s > 0) {
+                if (nc == cap)
+                    return GK_NN_FULL;
+                c[nc++] = w;
+            } else {
+                if (m == cap + 2)
+                    return GK_NN_BAD; /* not a star: cannot happen with exact tests */
+                ea[m] = vu[(k + 1) % 3];
+                eb[m] = vu[(k + 2) % 3];
+                eu[m++] = u;
+            }
+        }
     }
     if (m != nc + 2)
         return GK_NN_BAD;
@@ -127,13 +128,26 @@ GK_NN_FN void gk_nn_cc0(const double *a, const double *b, double *c)
     c[1] = (a[0] * lb - b[0] * la) / d;
 }
 
-/* Triangle u's circumcentre, about q. */
-GK_NN_FN void gk_nn_circumcentre(const gk_nn_tin *T, int u, const double *q, double *c)
+/* Triangle u's circumcentre about its first vertex. */
+GK_NN_FN void gk_nn_cc_local(const gk_nn_tin *T, int u, double *c)
 {
     const int *v = T->vertex + 3 * (size_t)u;
     const double *A = gk_nn_xy(T, v[0]), *B = gk_nn_xy(T, v[1]), *C = gk_nn_xy(T, v[2]);
     const double b[2] = {B[0] - A[0], B[1] - A[1]}, e[2] = {C[0] - A[0], C[1] - A[1]};
     gk_nn_cc0(b, e, c);
+}
+
+/* Triangle u's circumcentre, about q: the local one moved, the same bits
+ * whether cached or not. */
+GK_NN_FN void gk_nn_circumcentre(const gk_nn_tin *T, int u, const double *q, double *c)
+{
+    if (T->cc) {
+        c[0] = T->cc[2 * (size_t)u];
+        c[1] = T->cc[2 * (size_t)u + 1];
+    } else {
+        gk_nn_cc_local(T, u, c);
+    }
+    const double *A = gk_nn_xy(T, T->vertex[3 * (size_t)u]);
     c[0] += A[0] - q[0];
     c[1] += A[1] - q[1];
 }
