@@ -6,7 +6,7 @@
  * (average and the metrics), quadrants.cu (per-quadrant selection),
  * kriging.cu and kriging_big.cu (local kriging), krige_global.cu (with
  * krige_global_libs.cu), kriging_ops.cu (both kriging ops' rows and state), linear.cu, variogram.cu and variogram_fast.cu,
- * density.cu, natural.cu (its row is its own); quadtree_order.cu (gdal_grid's tie order, for job_new).
+ * density.cu, natural.cu and shepard.cu (their rows their own); quadtree_order.cu (gdal_grid's tie order, for job_new).
  * Everything is in namespace gk_gpu and hidden (the module is built with
  * -fvisibility=hidden): the module exports GK_GPU_ENTRY_FN alone.
  */

@@ -82,6 +82,19 @@ typedef struct {
     int nn_type;
 } gk_gpu_linear;
 
+/* GK_GPU_SHEPARD (algorithms/idw/shepard_node.h; host arrays, read during
+ * job_new only): the n points in cells of edge cs from (x0, y0), cnx by
+ * cny, cell c's at [start[c], start[c + 1]) (ncell + 1 offsets); each
+ * point's place, squared radius, value and 5 quadratic terms (ca, 5 a
+ * point); rmax the largest radius (finite), s2 the smoothing squared */
+typedef struct {
+    size_t n;
+    double x0, y0, cs, rmax, s2;
+    long cnx, cny;
+    const size_t *start;
+    const double *cx, *cy, *crsq, *cf, *ca;
+} gk_gpu_shepard;
+
 /* GK_GPU_HEATMAP and GK_GPU_GAUSS (algorithms/density/density_bins.h,
  * density_sum.h): the core's bins uploaded as they are (host arrays, read
  * during job_new only), and each term's arithmetic from density_sum.h, so
@@ -159,6 +172,7 @@ typedef struct {
         gk_gpu_aidw aidw;
         gk_gpu_linear lin;
         gk_gpu_density dens;
+        gk_gpu_shepard shep;
     } p;
 } gk_gpu_job_desc;
 

@@ -32,6 +32,7 @@
  * radius) then input order, which the points alone fix: the same bytes for
  * any threads and tiles.
  */
+#include "shepard_node.h"
 #include "core/method.h"
 #include "search/index.h"
 #include "search/kdtree.h"
@@ -394,15 +395,23 @@ static int shepard_prepare(gk_job *job)
         double d2[SH_LMAX + 64], nd[SH_LMAX];
 #pragma omp for schedule(dynamic, 256)
         for (long k = 0; k < (long)n; k++) {
-            int want = SH_LMAX + 64, m;
-            m = gk_kdtree_knn(job->tree, p->x[k], p->y[k], want, INFINITY, idx, d2);
-            int L = 0, skip = 0;
-            for (int i = 0; i < m && L < SH_LMAX; i++) {
-                if (d2[i] == 0.0) { /* k itself, and the points at its place */
-                    skip++;
-                    continue;
+            /* k itself and its SH_LMAX nearest; more where points at its
+             * place took some of them (the k nearest of the tree are a
+             * prefix of its k + j nearest: the same neighbours) */
+            int want = SH_LMAX + 1, m, L, skip;
+            for (;;) {
+                m = gk_kdtree_knn(job->tree, p->x[k], p->y[k], want, INFINITY, idx, d2);
+                L = skip = 0;
+                for (int i = 0; i < m && L < SH_LMAX; i++) {
+                    if (d2[i] == 0.0) { /* k itself, and the points at its place */
+                        skip++;
+                        continue;
+                    }
+                    nb[L] = idx[i], nd[L] = d2[i], L++;
                 }
-                nb[L] = idx[i], nd[L] = d2[i], L++;
+                if (L == SH_LMAX || m < want || want == SH_LMAX + 64)
+                    break;
+                want = SH_LMAX + 64;
             }
             if (skip == m && m == want) { /* only coincident points in reach */
                 failed = 1;
@@ -420,64 +429,45 @@ static int shepard_prepare(gk_job *job)
     return isfinite(st->rmax) ? build_cells(job, st) : GK_OK;
 }
 
-/* Point k's term at (nx, ny): its weight into *sw, its weighted value into
- * *swq; 1 when the node is on the point (then *hit is its value). */
-static inline int add_point(double px, double py, double rs, double f, const double *a, double nx,
-                            double ny, double s2, double *sw, double *swq, double *hit)
+/* The evaluation's cells as shepard_node.h's node reads them. */
+static gk_sh_cells cells_of(const gk_job *job)
 {
-    const double dx = nx - px, dy = ny - py, ds = dx * dx + dy * dy + s2;
-    if (!(ds < rs))
-        return 0;
-    if (ds == 0.0) { /* on the point: its value (its place's mean) */
-        *hit = f;
-        return 1;
-    }
-    double w;
-    if (isinf(rs)) {
-        w = 1.0 / ds;
-    } else { /* ((R - d) / (R d))^2 as QSHEP2 writes it */
-        const double rds = rs * ds, rd = sqrt(rds);
-        w = (rs + ds - rd - rd) / rds;
-    }
-    *sw += w;
-    *swq += w * (a[0] * dx * dx + a[1] * dx * dy + a[2] * dy * dy + a[3] * dx + a[4] * dy + f);
-    return 0;
+    const shepard_state *st = state_of(job);
+    const gk_sh_cells C = {st->x0,
+                           st->y0,
+                           st->cs,
+                           st->rmax,
+                           job->alg.smoothing * job->alg.smoothing,
+                           st->cnx,
+                           st->cny,
+                           st->start,
+                           st->cx,
+                           st->cy,
+                           st->crsq,
+                           st->cf,
+                           (const double(*)[5])st->ca};
+    return C;
 }
 
 /* One node: 1 with *v, 0 nodata. The points whose radius may hold it are
  * those of the cells within rmax, summed by cell then input order (the
- * cells are the points' alone: fixed sums); a point alone has an unbounded
- * radius: then every point, in input order. */
+ * cells are the points' alone: fixed sums; shepard_node.h, the GPU's too);
+ * a point alone has an unbounded radius: then every point, in input order. */
 static int shepard_node(const gk_job *job, double nx, double ny, double hit2, gk_scratch *s,
                         double *v)
 {
     const shepard_state *st = state_of(job);
+    (void)hit2, (void)s;
+    if (isfinite(st->rmax)) {
+        const gk_sh_cells C = cells_of(job);
+        return gk_sh_node(&C, nx, ny, v);
+    }
     const double s2 = job->alg.smoothing * job->alg.smoothing;
     double sw = 0.0, swq = 0.0;
-    (void)hit2, (void)s;
-    if (!isfinite(st->rmax)) {
-        const gk_points *p = job->pts;
-        for (size_t k = 0; k < p->n; k++)
-            if (add_point(p->x[k], p->y[k], st->rsq[k], st->f[k], st->a[k], nx, ny, s2, &sw, &swq,
-                          v))
-                return 1;
-    } else {
-        const double r = st->rmax;
-        long ix0 = (long)floor((nx - r - st->x0) / st->cs),
-             ix1 = (long)floor((nx + r - st->x0) / st->cs);
-        long iy0 = (long)floor((ny - r - st->y0) / st->cs),
-             iy1 = (long)floor((ny + r - st->y0) / st->cs);
-        ix0 = ix0 < 0 ? 0 : ix0, iy0 = iy0 < 0 ? 0 : iy0;
-        ix1 = ix1 >= st->cnx ? st->cnx - 1 : ix1, iy1 = iy1 >= st->cny ? st->cny - 1 : iy1;
-        for (long iy = iy0; iy <= iy1; iy++) {
-            const size_t row = (size_t)iy * (size_t)st->cnx;
-            for (size_t k = st->start[row + (size_t)ix0];
-                 ix0 <= ix1 && k < st->start[row + (size_t)ix1 + 1]; k++)
-                if (add_point(st->cx[k], st->cy[k], st->crsq[k], st->cf[k], st->ca[k], nx, ny, s2,
-                              &sw, &swq, v))
-                    return 1;
-        }
-    }
+    const gk_points *p = job->pts;
+    for (size_t k = 0; k < p->n; k++)
+        if (gk_sh_add(p->x[k], p->y[k], st->rsq[k], st->f[k], st->a[k], nx, ny, s2, &sw, &swq, v))
+            return 1;
     if (sw == 0.0)
         return 0;
     *v = swq / sw;
@@ -487,6 +477,25 @@ static int shepard_node(const gk_job *job, double nx, double ny, double hit2, gk
 static uint64_t shepard_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s)
 {
     return gk_nb_run_tile(job, t, out, s, shepard_node);
+}
+
+/* The GPU sums the nodes with the same code (gpu/shepard.cu); a single
+ * nodal function of unbounded radius (one point) stays on the CPU. */
+static const char *shepard_gpu(const gk_job *job, gk_gpu_job_desc *d)
+{
+    const shepard_state *st = state_of(job);
+    if (!st || !isfinite(st->rmax))
+        return "shepard: one point's radius is unbounded (every node sums every point)";
+    const gk_sh_cells C = cells_of(job);
+    d->op = GK_GPU_SHEPARD;
+    d->p.shep.n = job->pts->n;
+    d->p.shep.x0 = C.x0, d->p.shep.y0 = C.y0, d->p.shep.cs = C.cs;
+    d->p.shep.rmax = C.rmax, d->p.shep.s2 = C.s2;
+    d->p.shep.cnx = C.cnx, d->p.shep.cny = C.cny;
+    d->p.shep.start = C.start;
+    d->p.shep.cx = C.cx, d->p.shep.cy = C.cy, d->p.shep.crsq = C.crsq, d->p.shep.cf = C.cf;
+    d->p.shep.ca = st->ca[0];
+    return NULL;
 }
 
 static void shepard_defaults(gk_algorithm *a)
@@ -532,8 +541,9 @@ const gk_method gk_method_shepard = {
     .defaults = shepard_defaults,
     .check = shepard_check,
     .canonical = shepard_canonical,
-    .prepare = shepard_prepare,
+    .build = shepard_prepare, /* before the device: the GPU sums its fits */
     .release = shepard_release,
     .cpu_index = gk_index_tree,
     .cpu_tile = shepard_tile,
+    .gpu_describe = shepard_gpu,
 };

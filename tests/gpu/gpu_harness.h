@@ -62,6 +62,8 @@ int same_nodata(double a, double b);
  * (relative to the larger of the value and the data range) in double, 1e-5
  * of the data range in single; expect_gpu: whether the GPU must take it. */
 void compare(const char *spec, int single, const dataset *d, int expect_gpu);
+/* compare(), then every node bit for bit (natural, shepard). */
+void compare_bits(const char *spec, const dataset *d);
 /* The same through gk_job_compute_window on odd windows. */
 void compare_windows(const char *spec, int single, const dataset *d);
 /* Estimate and variance (check_bands' tolerances) and the singular counts. */
@@ -127,6 +129,8 @@ void test_variograms(const dataset *u, const dataset *l);
 void test_linear(gk_context *ctx, const dataset *u, const dataset *l, const dataset *s);
 /* test_gpu_natural.c */
 void test_natural(gk_context *ctx, const dataset *u, const dataset *l, const dataset *s);
+/* test_gpu_shepard.c */
+void test_shepard(const dataset *u, const dataset *l, const dataset *s);
 /* test_gpu_crossval.c */
 void test_crossval(const dataset *u, const dataset *l);
 void test_quadtree_order(void); /* test_gpu_quadtree_order.c */

@@ -352,6 +352,7 @@ int main(void)
     FAMILY("float32", test_float32(&u));
     FAMILY("linear", test_linear(ctx, &u, &l, &sm));
     FAMILY("natural", test_natural(ctx, &u, &l, &sm));
+    FAMILY("shepard", test_shepard(&u, &l, &sm));
     FAMILY("ridges", test_ridges(ctx));
     FAMILY("density", test_density(&u, &l, &sm));
     FAMILY("crossval", test_crossval(&u, &l));

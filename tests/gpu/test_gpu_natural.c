@@ -12,33 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void compare_bits(const char *spec, const dataset *d)
-{
-    char cn[800] = "", gn[800] = "";
-    compare(spec, 0, d, 1);
-    double *c = run("cpu", spec, 0, d, cn, sizeof cn);
-    double *g = run("cuda", spec, 0, d, gn, sizeof gn);
-    if (c && g) {
-        size_t n = (size_t)d->g.nx * d->g.ny, diff = 0, first = 0;
-        for (size_t i = 0; i < n; i++)
-            if (memcmp(c + i, g + i, sizeof *c) && !(isnan(c[i]) && isnan(g[i])))
-                if (!diff++)
-                    first = i;
-        printf("%-4s %-66s %s: %zu of %zu nodes not bit-identical\n", diff ? "FAIL" : "ok", spec,
-               d->name, diff, n);
-        if (diff) {
-            printf("     first at node (%zu, %zu): cpu %.17g gpu %.17g\n", first % d->g.nx,
-                   first / d->g.nx, c[first], g[first]);
-            failures++;
-        }
-    } else {
-        printf("FAIL %-66s %s: a run failed\n", spec, d->name);
-        failures++;
-    }
-    free(c);
-    free(g);
-}
-
 /* That the GPU took the nodes inside the hull: those left to the CPU are
  * within lo..hi of the grid's (fractions). */
 static void natural_rest(const char *spec, const dataset *d, double lo, double hi)
