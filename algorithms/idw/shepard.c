@@ -36,6 +36,7 @@
 #include "core/method.h"
 #include "search/index.h"
 #include "search/kdtree.h"
+#include "search/knn_bins.h"
 #include "search/neighbours.h"
 
 #include <math.h>
@@ -346,6 +347,29 @@ static int build_cells(gk_job *job, shepard_state *st)
     return GK_OK;
 }
 
+/* The k nearest points to (x, y), sorted by (d^2, index) as the k-d tree
+ * answers: from the bins (quicker for k about 40), asked for one more to
+ * see that the k-th is not tied with a point left out, and their ties put
+ * in index order; from the tree where it is, or without bins. */
+static int nearest(const gk_job *job, const gk_knn_bins *kb, double x, double y, int k, int *idx,
+                   double *d2)
+{
+    if (!kb)
+        return gk_kdtree_knn(job->tree, x, y, k, INFINITY, idx, d2);
+    const int m = gk_knn_bins_knn(kb, x, y, k + 1, INFINITY, idx, d2);
+    if (m == k + 1 && d2[k] == d2[k - 1])
+        return gk_kdtree_knn(job->tree, x, y, k, INFINITY, idx, d2);
+    const int got = m < k ? m : k;
+    for (int i = 1; i < got; i++) { /* equal distances by index */
+        const int v = idx[i];
+        int j = i;
+        for (; j > 0 && d2[j - 1] == d2[i] && idx[j - 1] > v; j--)
+            idx[j] = idx[j - 1];
+        idx[j] = v;
+    }
+    return got;
+}
+
 static int shepard_prepare(gk_job *job)
 {
     const gk_points *p = job->pts;
@@ -389,6 +413,8 @@ static int shepard_prepare(gk_job *job)
         }
     }
     double rmax = 0.0;
+    /* bins for the neighbours of the fits (the tree where they cannot say) */
+    gk_knn_bins *kb = gk_knn_bins_build(p->x, p->y, n, threads);
 #pragma omp parallel num_threads(threads) reduction(| : failed) reduction(max : rmax)
     {
         int idx[SH_LMAX + 64], nb[SH_LMAX];
@@ -400,7 +426,7 @@ static int shepard_prepare(gk_job *job)
              * prefix of its k + j nearest: the same neighbours) */
             int want = SH_LMAX + 1, m, L, skip;
             for (;;) {
-                m = gk_kdtree_knn(job->tree, p->x[k], p->y[k], want, INFINITY, idx, d2);
+                m = nearest(job, kb, p->x[k], p->y[k], want, idx, d2);
                 L = skip = 0;
                 for (int i = 0; i < m && L < SH_LMAX; i++) {
                     if (d2[i] == 0.0) { /* k itself, and the points at its place */
@@ -421,6 +447,7 @@ static int shepard_prepare(gk_job *job)
             rmax = fmax(rmax, st->rsq[k]);
         }
     }
+    gk_knn_bins_free(kb);
     if (failed)
         return gk_error(job->ctx, GK_ERR_ARG,
                         "shepard: more than %d points at one place: merge them first",
