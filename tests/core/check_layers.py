@@ -35,7 +35,7 @@ for fam in FAMILIES:
 for layer in list(ALLOWED):
     ALLOWED[layer].add("list")
 ALLOWED["list"] = set()
-ALLOWED["gpu"] = {"include", "core", "geostat", "linear", "ridges", "density"}
+ALLOWED["gpu"] = {"include", "core", "geostat", "linear", "ridges", "density", "idw"}
 ALLOWED["driver"] = {"include"}
 # driver/'s folders (an include there is named from driver/: "io/read_points.h")
 DRIVER = {
