@@ -350,7 +350,8 @@ static int build_cells(gk_job *job, shepard_state *st)
 /* The k nearest points to (x, y), sorted by (d^2, index) as the k-d tree
  * answers: from the bins (quicker for k about 40), asked for one more to
  * see that the k-th is not tied with a point left out, and their ties put
- * in index order; from the tree where it is, or without bins. */
+ * in index order; from the tree where it is, or without bins. idx and d2
+ * hold k + 1. */
 static int nearest(const gk_job *job, const gk_knn_bins *kb, double x, double y, int k, int *idx,
                    double *d2)
 {
@@ -417,8 +418,9 @@ static int shepard_prepare(gk_job *job)
     gk_knn_bins *kb = gk_knn_bins_build(p->x, p->y, n, threads);
 #pragma omp parallel num_threads(threads) reduction(| : failed) reduction(max : rmax)
     {
-        int idx[SH_LMAX + 64], nb[SH_LMAX];
-        double d2[SH_LMAX + 64], nd[SH_LMAX];
+        /* one more than the most asked for: nearest() asks the bins for k + 1 */
+        int idx[SH_LMAX + 65], nb[SH_LMAX];
+        double d2[SH_LMAX + 65], nd[SH_LMAX];
 #pragma omp for schedule(dynamic, 256)
         for (long k = 0; k < (long)n; k++) {
             /* k itself and its SH_LMAX nearest; more where points at its
