@@ -80,6 +80,18 @@ template <class T> inline cudaError_t grow(T **p, size_t *cap, size_t n)
     return e;
 }
 
+/* A job's array of n T's copied from the host array h into *d (allocated
+ * here; *d may point to const), on stream st. */
+template <class T, class P> inline cudaError_t upload(P **d, const T *h, size_t n, cudaStream_t st)
+{
+    T *p = nullptr;
+    cudaError_t e = cudaMalloc((void **)&p, (n ? n : 1) * sizeof(T));
+    if (e != cudaSuccess)
+        return e;
+    *d = p;
+    return n ? cudaMemcpyAsync(p, h, n * sizeof(T), cudaMemcpyHostToDevice, st) : cudaSuccess;
+}
+
 /* Buffers grown by grow() given back (after an out-of-memory tile, so that
  * the halves the caller asks for next find room): each named beside its
  * capacity, so that the two cannot fall out of step. */

@@ -131,18 +131,11 @@ static int nat_make(Job *J, const gk_gpu_job_desc *d, char *err, size_t err_cap)
     }
     S->lev0 = L.lev[0];
     S->nseed = (size_t)S->lev0.nx * S->lev0.ny;
-    CK_RET(cudaMalloc(&S->xy, 2 * S->nv * sizeof(double)));
-    CK_RET(cudaMalloc(&S->z, S->nv * sizeof(double)));
-    CK_RET(cudaMalloc(&S->vert, 3 * S->nt * sizeof(int)));
-    CK_RET(cudaMalloc(&S->nbr, 3 * S->nt * sizeof(int)));
-    CK_RET(cudaMalloc(&S->seed, S->nseed * sizeof(int)));
-    CK_RET(cudaMemcpyAsync(S->xy, L.xy, 2 * S->nv * sizeof(double), cudaMemcpyHostToDevice, J->st));
-    CK_RET(cudaMemcpyAsync(S->z, L.z, S->nv * sizeof(double), cudaMemcpyHostToDevice, J->st));
-    CK_RET(
-        cudaMemcpyAsync(S->vert, L.vertex, 3 * S->nt * sizeof(int), cudaMemcpyHostToDevice, J->st));
-    CK_RET(cudaMemcpyAsync(S->nbr, L.neighbor, 3 * S->nt * sizeof(int), cudaMemcpyHostToDevice,
-                           J->st));
-    CK_RET(cudaMemcpyAsync(S->seed, L.seed, S->nseed * sizeof(int), cudaMemcpyHostToDevice, J->st));
+    CK_RET(upload(&S->xy, L.xy, 2 * S->nv, J->st));
+    CK_RET(upload(&S->z, L.z, S->nv, J->st));
+    CK_RET(upload(&S->vert, L.vertex, 3 * S->nt, J->st));
+    CK_RET(upload(&S->nbr, L.neighbor, 3 * S->nt, J->st));
+    CK_RET(upload(&S->seed, L.seed, S->nseed, J->st));
     /* the host arrays are read during job_new only */
     CK_RET(cudaStreamSynchronize(J->st));
     return 0;

@@ -57,17 +57,6 @@ static void shep_free(ShepState *S)
     delete S;
 }
 
-/* Uploads an array of n T's from h into *d. */
-template <class T> static cudaError_t upload(const T **d, const T *h, size_t n, cudaStream_t st)
-{
-    T *p = nullptr;
-    cudaError_t e = cudaMalloc(&p, (n ? n : 1) * sizeof(T));
-    if (e != cudaSuccess)
-        return e;
-    *d = p;
-    return n ? cudaMemcpyAsync(p, h, n * sizeof(T), cudaMemcpyHostToDevice, st) : cudaSuccess;
-}
-
 static int shep_make(Job *J, const gk_gpu_job_desc *desc, char *err, size_t err_cap)
 {
     ShepState *S = new (std::nothrow) ShepState;

@@ -62,8 +62,12 @@ int same_nodata(double a, double b);
  * (relative to the larger of the value and the data range) in double, 1e-5
  * of the data range in single; expect_gpu: whether the GPU must take it. */
 void compare(const char *spec, int single, const dataset *d, int expect_gpu);
-/* compare(), then every node bit for bit (natural, shepard). */
-void compare_bits(const char *spec, const dataset *d);
+/* compare(), then every node bit for bit (linear, natural, shepard); exact
+ * 0: the count of differing nodes printed, not failed. */
+void compare_bits(const char *spec, const dataset *d, int exact);
+/* The share of the nodes a GPU job left to the CPU (linear, natural) within
+ * lo..hi. */
+void cpu_rest_share(const char *spec, const dataset *d, double lo, double hi);
 /* The same through gk_job_compute_window on odd windows. */
 void compare_windows(const char *spec, int single, const dataset *d);
 /* Estimate and variance (check_bands' tolerances) and the singular counts. */

@@ -18,52 +18,7 @@
  * by two triangles taken by the other one?); there the count is printed. */
 static void compare_linear(const char *spec, const dataset *d)
 {
-    const int exact = strncmp(d->name, "lattice", 7) != 0;
-    char cn[800] = "", gn[800] = "";
-    compare(spec, 0, d, 1);
-    double *c = run("cpu", spec, 0, d, cn, sizeof cn);
-    double *g = run("cuda", spec, 0, d, gn, sizeof gn);
-    if (c && g) {
-        size_t n = (size_t)d->g.nx * d->g.ny, diff = 0, first = 0;
-        for (size_t i = 0; i < n; i++)
-            if (memcmp(c + i, g + i, sizeof *c) && !(isnan(c[i]) && isnan(g[i])))
-                if (!diff++)
-                    first = i;
-        printf("%-4s %-66s %s: %zu of %zu nodes not bit-identical\n", diff && exact ? "FAIL" : "ok",
-               spec, d->name, diff, n);
-        if (diff && exact) {
-            printf("     first at node (%zu, %zu): cpu %.17g gpu %.17g\n", first % d->g.nx,
-                   first / d->g.nx, c[first], g[first]);
-            failures++;
-        }
-    }
-    free(c);
-    free(g);
-}
-
-/* That the GPU's triangles took the nodes, not the CPU after them: the
- * nodes left to the CPU are within lo..hi of the grid's (fractions). */
-static void linear_rest(const char *spec, const dataset *d, double lo, double hi)
-{
-    gk_context *gc = gk_context_new();
-    gk_algorithm *alg = gk_algorithm_parse(gc, spec);
-    gk_context_set_device(gc, "cuda");
-    gk_job *jg = gk_job_new(gc, d->pts, alg);
-    size_t n = (size_t)d->g.nx * d->g.ny;
-    double *v = malloc(n * sizeof *v);
-    int rc = jg ? gk_job_compute_window(jg, &d->g, 0, 0, d->g.nx, d->g.ny, v) : -1;
-    CHECKF(rc == GK_OK, "%s: %s", spec, gk_errmsg(gc));
-    if (rc == GK_OK) {
-        double f = (double)gk_device_linear_rest(jg) / (double)n;
-        int ok = f >= lo && f <= hi;
-        printf("%-4s %-66s %s: %.4f of the nodes left to the CPU (%g .. %g)\n", ok ? "ok" : "FAIL",
-               spec, d->name, f, lo, hi);
-        failures += !ok;
-    }
-    free(v);
-    gk_job_free(jg);
-    gk_algorithm_free(alg);
-    gk_context_free(gc);
+    compare_bits(spec, d, strncmp(d->name, "lattice", 7) != 0);
 }
 
 static dataset lin_dataset(gk_context *ctx, const char *name, gk_grid g)
@@ -136,10 +91,10 @@ void test_linear(gk_context *ctx, const dataset *u, const dataset *l, const data
 
     /* the grid reaches 200 past the points' 10 km square: 7 % of the nodes
      * are outside it, a little more outside the hull */
-    linear_rest("linear", u, 0.05, 0.10);
+    cpu_rest_share("linear", u, 0.05, 0.10);
     /* 17 % outside the points' box; 300 points leave gaps in the hull */
-    linear_rest("linear", &fine, 0.15, 0.30);
-    linear_rest("linear", &col, 1.0, 1.0); /* no triangles */
+    cpu_rest_share("linear", &fine, 0.15, 0.30);
+    cpu_rest_share("linear", &col, 1.0, 1.0); /* no triangles */
     const gpu_case windows[] = {{"linear", u, 0}, {"linear:radius=0", &lw, 0}, {"linear", &col, 0}};
     windows_cases(windows, NCASES(windows));
     test_split("linear", u);

@@ -12,31 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* That the GPU took the nodes inside the hull: those left to the CPU are
- * within lo..hi of the grid's (fractions). */
-static void natural_rest(const char *spec, const dataset *d, double lo, double hi)
-{
-    gk_context *gc = gk_context_new();
-    gk_algorithm *alg = gk_algorithm_parse(gc, spec);
-    gk_context_set_device(gc, "cuda");
-    gk_job *jg = gk_job_new(gc, d->pts, alg);
-    size_t n = (size_t)d->g.nx * d->g.ny;
-    double *v = malloc(n * sizeof *v);
-    int rc = jg ? gk_job_compute_window(jg, &d->g, 0, 0, d->g.nx, d->g.ny, v) : -1;
-    CHECKF(rc == GK_OK, "%s: %s", spec, gk_errmsg(gc));
-    if (rc == GK_OK) {
-        double f = (double)gk_device_linear_rest(jg) / (double)n;
-        int ok = f >= lo && f <= hi;
-        printf("%-4s %-66s %s: %.4f of the nodes left to the CPU (%g .. %g)\n", ok ? "ok" : "FAIL",
-               spec, d->name, f, lo, hi);
-        failures += !ok;
-    }
-    free(v);
-    gk_job_free(jg);
-    gk_algorithm_free(alg);
-    gk_context_free(gc);
-}
-
 /* Random UTM points (beyond the hull: radius 0, -1 and positive), the
  * lattice with holes and duplicates (nodes on points, edges and cocircular
  * squares: the CPU's) on a grid past it, 300 points, coincident points. */
@@ -69,11 +44,11 @@ void test_natural(gk_context *ctx, const dataset *u, const dataset *l, const dat
         {"natural:type=laplace:radius=-1", &dup, 0},
     };
     for (size_t i = 0; i < NCASES(cases); i++)
-        compare_bits(cases[i].spec, cases[i].d);
+        compare_bits(cases[i].spec, cases[i].d, 1);
     /* the grid reaches 200 past the points' 10 km square: 7 % of the nodes
      * are outside it, a little more outside the hull; the filters decide
      * nearly every node inside */
-    natural_rest("natural", u, 0.05, 0.12);
+    cpu_rest_share("natural", u, 0.05, 0.12);
     test_split("natural", u);
     gk_points_free(dup.pts);
 }

@@ -5,8 +5,8 @@
  * a point takes its value (of coincident points, the first's); on a hull edge
  * the linear interpolation along it; at a lattice square's centre the mean of
  * its corners; outside the hull nodata, or the nearest point within radius;
- * a single point, points on a line and an empty set give defined answers,
- * never NaN; bad keys are refused by name. (CGAL and exact Voronoi cells:
+ * a single point, points on a line, points all at one place and an empty
+ * set give defined answers, never NaN; bad keys are refused by name. (CGAL and exact Voronoi cells:
  * tests/linear/natural/compare.py.)
  */
 #include "core/gk_internal.h"
@@ -145,22 +145,24 @@ static void outside_and_degenerate(void)
            out[16]);
     gk_points_free(p);
 
-    /* one point, points on a line: no triangle; nodata, or the nearest */
-    for (int c = 0; c < 2; c++) {
+    /* one point, points on a line, points all at one place: no triangle;
+     * nodata, or the nearest */
+    static const char *const what[] = {"one point", "points on a line", "identical points"};
+    for (int c = 0; c < 3; c++) {
         p = gk_points_new(ctx);
         for (int i = 0; i < (c ? 5 : 1); i++)
-            gk_points_add(p, 10.0 * i, 5.0 * i, i + 1);
+            gk_points_add(p, c == 2 ? 0.0 : 10.0 * i, c == 2 ? 0.0 : 5.0 * i, c == 2 ? 1 : i + 1);
         CHECK(run("natural:nodata=-7", p, &g, out));
         int all = 1;
         for (int i = 0; i < 25; i++)
             all &= out[i] == -7;
-        CHECKF(all, "%s: nodata everywhere by default", c ? "points on a line" : "one point");
+        CHECKF(all, "%s: nodata everywhere by default", what[c]);
         CHECK(run("natural:radius=-1", p, &g, out));
         int finite = 1;
         for (int i = 0; i < 25; i++)
             finite &= isfinite(out[i]);
-        CHECKF(finite && (c || out[12] == 1), "%s with radius=-1: the nearest point's value",
-               c ? "points on a line" : "one point");
+        CHECKF(finite && (c == 1 || out[12] == 1), "%s with radius=-1: the nearest point's value",
+               what[c]);
         gk_points_free(p);
     }
 
