@@ -6,7 +6,7 @@
  * (average and the metrics), quadrants.cu (per-quadrant selection),
  * kriging.cu and kriging_big.cu (local kriging), krige_global.cu (with
  * krige_global_libs.cu), kriging_ops.cu (both kriging ops' rows and state), linear.cu, variogram.cu and variogram_fast.cu,
- * density.cu, natural.cu and shepard.cu (their rows their own); quadtree_order.cu (gdal_grid's tie order, for job_new).
+ * density.cu, natural.cu, shepard.cu and polynomial.cu (their rows their own); quadtree_order.cu (gdal_grid's tie order, for job_new).
  * Everything is in namespace gk_gpu and hidden (the module is built with
  * -fvisibility=hidden): the module exports GK_GPU_ENTRY_FN alone.
  */
@@ -90,6 +90,12 @@ int krige_tile(Job *J, LocalParams &P, const gk_gpu_tile *t, int nbands, char *e
 void kr_quad_filter_launch(cudaStream_t st, const LocalParams &P, const KrigeParams &KP, int j0,
                            int nr, int K, int *nbr, int *cnt);
 bool krige_big(int k, int omax);
+/* The k = P.k (<= K, K 16 or 32) nearest of each node of rows [j0, j0 + nr)
+ * of P's tile, gstat's rule (ties by input order): node n's (n = row within
+ * the band * w + column) at nbr[n K ..], nearest first, and the count its
+ * window held in cnt[n] (polynomial.cu's search too). */
+cudaError_t kr_search_launch(cudaStream_t st, const LocalParams &P, int K, int j0, int nr, int *nbr,
+                             int *cnt);
 cudaError_t launch_krige_big(Job *J, const LocalParams &P, const KrigeParams &KP);
 
 /* ---- krige_global.cu: global kriging, jobs of op GK_GPU_KRIGE_GLOBAL ---------

@@ -257,7 +257,8 @@ __global__ void __launch_bounds__(128) krige_kernel(LocalParams P, KrigeParams K
 /* ---- two phases: the neighbour search, then a lane group per node ------- */
 
 /* Phase 1: the k nearest of each node of a band of rows [j0, j0 + nrows),
- * node-major: nbr[n * K + q] (n = node within the band), cnt[n]. The search
+ * node-major: nbr[n * K + q] (n = node within the band), cnt[n] how many
+ * (fewer than k where the window holds fewer). The search
  * alone keeps few registers, so many warps hide its load latency. K = 32 runs
  * as two passes of 16 (the second after the first's 16th), which keeps the
  * k-best lists in registers: one list of 32 doubles spills. */
@@ -275,7 +276,7 @@ __global__ void __launch_bounds__(128, K <= 16 ? 7 : 6) /* the most without spil
     tile_node(P, min(i, w - 1), j0 + min(jr, nrows - 1), nx, ny, grp);
     const size_t n = (size_t)min(jr, nrows - 1) * w + min(i, w - 1);
     double fd = -1.0;
-    int fi = -1, total = 0;
+    int fi = -1, total = 0, found = 0;
 #pragma unroll 1
     for (int pass = 0; pass < NPASS; pass++) {
         const int kk = min(P.k - pass * KP, KP);
@@ -286,6 +287,10 @@ __global__ void __launch_bounds__(128, K <= 16 ? 7 : 6) /* the most without spil
         knn_warp_select<KP>(P, nx, ny, grp, D, I, count, max(kk, 1), fd, fi);
         if (pass == 0)
             total = count;
+        /* a pass that stopped early counted only what it searched, but then
+         * it found its kk; one that ran out counted them all */
+        if (kk > 0)
+            found += min(count, kk);
         if (valid) { /* the kk found, without the sentinels in front */
             int *o = nbr + n * K + pass * KP - (KP - max(kk, 1));
 #pragma unroll
@@ -297,7 +302,18 @@ __global__ void __launch_bounds__(128, K <= 16 ? 7 : 6) /* the most without spil
         fi = I[KP - 1];
     }
     if (valid)
-        cnt[n] = total;
+        cnt[n] = found;
+}
+
+cudaError_t kr_search_launch(cudaStream_t st, const LocalParams &P, int K, int j0, int nr, int *nbr,
+                             int *cnt)
+{
+    const dim3 g((P.g.w + 7) / 8, (nr + 15) / 16);
+    if (K == 16)
+        kr_search_kernel<16><<<g, 128, 0, st>>>(P, j0, nr, nbr, cnt);
+    else
+        kr_search_kernel<32><<<g, 128, 0, st>>>(P, j0, nr, nbr, cnt);
+    return cudaGetLastError();
 }
 
 /* Phase 2: G lanes per node (32 / G nodes per warp), lane r holding rows

@@ -19,7 +19,7 @@ extern "C" {
 
 /* One number: the entry symbol carries it, so a module of another version is
  * not even found, and the table repeats it. */
-#define GK_GPU_ABI_VERSION 14
+#define GK_GPU_ABI_VERSION 15
 #define GK_GPU_CAT_(a, b) a##b
 #define GK_GPU_CAT(a, b) GK_GPU_CAT_(a, b)
 #define GK_GPU_STR_(x) #x
@@ -94,6 +94,17 @@ typedef struct {
     const size_t *start;
     const double *cx, *cy, *crsq, *cf, *ca;
 } gk_gpu_shepard;
+
+/* GK_GPU_POLYNOMIAL (algorithms/geostat/polynomial_fit.h): a node's
+ * neighbours are the job's max_points (1 .. GK_GPU_POLY_MAX_K) nearest in
+ * its window, fewer than min_points none (gstat's rule, as kriging's); the
+ * degree, and the weight (GK_PF_W_*) with its power, radius and bandwidth.
+ * A tile's *singular counts the nodes fitted at a lower degree. */
+#define GK_GPU_POLY_MAX_K 32
+typedef struct {
+    int degree, weight;
+    double power, maxdist, bandwidth;
+} gk_gpu_poly;
 
 /* GK_GPU_HEATMAP and GK_GPU_GAUSS (algorithms/density/density_bins.h,
  * density_sum.h): the core's bins uploaded as they are (host arrays, read
@@ -173,6 +184,7 @@ typedef struct {
         gk_gpu_linear lin;
         gk_gpu_density dens;
         gk_gpu_shepard shep;
+        gk_gpu_poly poly;
     } p;
 } gk_gpu_job_desc;
 
@@ -337,7 +349,7 @@ typedef struct {
     void *(*job_new)(int dev, const gk_gpu_job_desc *d, char *err, size_t err_cap);
     /* Computes a tile into out (w*h doubles per band, or floats where
      * t->out_float, row-major, nodata where no value); *nodata gets the count of nodata nodes (band 1), *singular the
-     * nodes whose kriging system was singular. 0; GK_GPU_TILE_NOMEM when the
+     * nodes whose kriging system was singular (polynomial: fitted at a lower degree). 0; GK_GPU_TILE_NOMEM when the
      * GPU's memory was too small for the tile; else non-zero and a reason.
      * Thread-safe (serialised per job: a caller wanting tiles in flight at
      * once makes several jobs). */

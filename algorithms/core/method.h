@@ -38,6 +38,7 @@ enum {
     GK_M_GPU_CPU_TAIL = 1 << 3, /* the CPU finishes each GPU tile (gpu_finish): all cores run */
     GK_M_OWN_RADIUS = 1 << 4,   /* radius= is its own parameter, not the search circle */
     GK_M_Z_WEIGHT = 1 << 5,     /* z is an optional weight: 1 for every point without -zfield */
+    GK_M_GPU_COUNTS_LOWERED = 1 << 6, /* a GPU tile counts lowered nodes, not singular ones */
 };
 
 /* How cross-validation predicts a fold (geostat/crossval.c): a job on the

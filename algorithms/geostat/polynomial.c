@@ -28,6 +28,7 @@
 #include "core/method.h"
 #include "kriging_kernels.h"
 #include "local_select.h"
+#include "polynomial_fit.h"
 #include "search/index.h"
 
 #include <math.h>
@@ -36,10 +37,8 @@
 #include <string.h>
 #include <strings.h>
 
-#define POLY_MAX_TERMS 10
-#define POLY_RANK_TOL 1e-10
-
-enum { W_NONE, W_POWER, W_GAUSS };
+#define POLY_MAX_TERMS GK_PF_MAX_TERMS
+enum { W_NONE = GK_PF_W_NONE, W_POWER = GK_PF_W_POWER, W_GAUSS = GK_PF_W_GAUSS };
 
 typedef struct {
     int degree;
@@ -57,7 +56,7 @@ static const poly_params *cparams_of(const gk_algorithm *a)
     return GK_ALG_OWN(const poly_params, a);
 }
 
-static int n_terms(int degree) { return (degree + 1) * (degree + 2) / 2; }
+static int n_terms(int degree) { return gk_pf_terms_of(degree); }
 
 static int is_global(const gk_algorithm *a)
 {
@@ -192,125 +191,19 @@ static int poly_parse(gk_context *ctx, const char *spec, char *save, gk_algorith
     return GK_OK;
 }
 
-/* ---- the least-squares fit ---------------------------------------------- */
+/* ---- the fits (polynomial_fit.h) ------------------------------------------ */
 
-/* Row of terms at (u, v), degree d. */
-static void terms(double u, double v, int d, double *t)
-{
-    int k = 0;
-    t[k++] = 1.0;
-    if (d >= 1)
-        t[k++] = u, t[k++] = v;
-    if (d >= 2)
-        t[k++] = u * u, t[k++] = u * v, t[k++] = v * v;
-    if (d >= 3)
-        t[k++] = u * u * u, t[k++] = u * u * v, t[k++] = u * v * v, t[k++] = v * v * v;
-}
-
-/* Least squares A beta ~ b, A m x p (column-major, leading dimension m),
- * by Householder QR in place. 0 with beta, or 1 when a column is a
- * combination of those before it (rank deficient). */
-static int qr_solve(double *A, double *b, int m, int p, double *beta)
-{
-    if (m < p)
-        return 1;
-    for (int j = 0; j < p; j++) {
-        double *c = A + (size_t)j * m;
-        double norm2 = 0.0, below = 0.0;
-        for (int i = 0; i < m; i++)
-            norm2 += c[i] * c[i];
-        for (int i = j; i < m; i++)
-            below += c[i] * c[i];
-        double alpha = sqrt(below);
-        if (!(alpha > POLY_RANK_TOL * sqrt(norm2)))
-            return 1;
-        if (c[j] > 0)
-            alpha = -alpha;
-        /* v = c[j..m) - alpha e_j; H = I - 2 v v' / v'v */
-        double vj = c[j] - alpha, vtv = vj * vj + (below - c[j] * c[j]);
-        c[j] = vj;
-        for (int k = j + 1; k < p; k++) {
-            double *ck = A + (size_t)k * m, s = 0.0;
-            for (int i = j; i < m; i++)
-                s += c[i] * ck[i];
-            s = 2.0 * s / vtv;
-            for (int i = j; i < m; i++)
-                ck[i] -= s * c[i];
-        }
-        double s = 0.0;
-        for (int i = j; i < m; i++)
-            s += c[i] * b[i];
-        s = 2.0 * s / vtv;
-        for (int i = j; i < m; i++)
-            b[i] -= s * c[i];
-        c[j] = alpha; /* R's diagonal; R's upper part is in place above */
-    }
-    for (int j = p - 1; j >= 0; j--) {
-        double s = b[j];
-        for (int k = j + 1; k < p; k++)
-            s -= A[(size_t)k * m + j] * beta[k];
-        beta[j] = s / A[(size_t)j * m + j];
-    }
-    return 0;
-}
-
-/* The fit of the m points idx[] (weights w[], NULL: 1) around (cx, cy)
- * scaled by sc, at the highest degree up to d the points carry. work:
- * (POLY_MAX_TERMS + 1) * m doubles. Returns the terms used (0: none). */
-static int fit(const gk_points *pts, const int *idx, const double *w, int m, double cx, double cy,
-               double sc, int d, double *work, double *beta)
-{
-    for (; d >= 0; d--) {
-        const int p = n_terms(d);
-        double *A = work, *b = work + (size_t)p * m, t[POLY_MAX_TERMS];
-        for (int i = 0; i < m; i++) {
-            const int k = idx[i];
-            const double sw = w ? sqrt(w[i]) : 1.0;
-            terms((pts->x[k] - cx) / sc, (pts->y[k] - cy) / sc, d, t);
-            for (int j = 0; j < p; j++)
-                A[(size_t)j * m + i] = sw * t[j];
-            b[i] = sw * pts->z[k];
-        }
-        if (!qr_solve(A, b, m, p, beta))
-            return p;
-    }
-    return 0;
-}
-
-/* An unweighted fit: the global one (made by prepare), or a thread's last
- * local one (its set in s->idx2), centred on its points' centroid, so that
- * it depends on the set alone and serves every node that selects that set. */
+/* The global fit (made by prepare), or a thread's last local one (its set in
+ * s->idx2, marked in mark), which serves every node that selects that set. */
 typedef struct {
-    int m, terms, degree;
-    double cx, cy, sc;
-    double beta[POLY_MAX_TERMS];
+    int m;
+    gk_pf_set f;
     uint64_t *mark; /* local fits: the set's points, one bit each (NULL: none) */
 } poly_last;
 
-/* The fit of the m points idx[] (in index order) centred on their centroid. */
 static void fit_set(const gk_points *pts, const int *idx, int m, int d, double *work, poly_last *f)
 {
-    double sx = 0.0, sy = 0.0, r2 = 0.0;
-    for (int i = 0; i < m; i++)
-        sx += pts->x[idx[i]], sy += pts->y[idx[i]];
-    f->cx = sx / m, f->cy = sy / m;
-    for (int i = 0; i < m; i++) {
-        const double dx = pts->x[idx[i]] - f->cx, dy = pts->y[idx[i]] - f->cy;
-        r2 = fmax(r2, dx * dx + dy * dy);
-    }
-    f->sc = r2 > 0 ? sqrt(r2) : 1.0;
-    f->terms = fit(pts, idx, NULL, m, f->cx, f->cy, f->sc, d, work, f->beta);
-    for (f->degree = 3; f->degree > 0 && n_terms(f->degree) != f->terms; f->degree--)
-        ;
-}
-
-static double eval(const poly_last *f, double x, double y)
-{
-    double t[POLY_MAX_TERMS], v = 0.0;
-    terms((x - f->cx) / f->sc, (y - f->cy) / f->sc, f->degree, t);
-    for (int k = 0; k < f->terms; k++)
-        v += f->beta[k] * t[k];
-    return v;
+    gk_pf_fit_set(pts->x, pts->y, pts->z, idx, m, d, work, &f->f);
 }
 
 /* ---- the method ---------------------------------------------------------- */
@@ -394,41 +287,18 @@ static int local_node(const gk_job *job, const poly_params *p, gk_scratch *s, gk
             memcpy(held, idx, (size_t)m * sizeof *idx);
             last->m = (int)m;
         }
-        if (!last->terms)
+        if (!last->f.terms)
             return 0;
-        *v = eval(last, nx, ny);
-        *lowered = last->degree < p->degree;
+        *v = gk_pf_eval(&last->f, nx, ny);
+        *lowered = last->f.degree < p->degree;
         return 1;
     }
     /* weighted: the weights are the node's, so is the fit (centred on it) */
     sort_ints(idx, m, tmp); /* input order: fixed sums */
-    long keep = 0;
-    double sc2 = 0.0;
-    for (long i = 0; i < m; i++) {
-        const int k = idx[i];
-        const double dx = pts->x[k] - nx, dy = pts->y[k] - ny, d2 = dx * dx + dy * dy;
-        double wi;
-        if (p->weight == W_POWER) {
-            const double f = 1.0 - sqrt(d2) / p->maxdist;
-            wi = f > 0 ? pow(f, p->power) : 0.0;
-        } else {
-            wi = exp(-0.5 * d2 / (p->bandwidth * p->bandwidth));
-        }
-        if (!(wi > 0))
-            continue; /* no weight: not part of the fit */
-        idx[keep] = k;
-        w[keep] = wi;
-        sc2 = fmax(sc2, d2);
-        keep++;
-    }
-    if (keep == 0)
-        return 0;
-    double beta[POLY_MAX_TERMS];
-    const double sc = sc2 > 0 ? sqrt(sc2) : 1.0;
-    const int used = fit(pts, idx, w, (int)keep, nx, ny, sc, p->degree, work, beta);
+    const int used = gk_pf_node_weighted(pts->x, pts->y, pts->z, idx, w, (int)m, nx, ny, p->weight,
+                                         p->power, p->maxdist, p->bandwidth, p->degree, work, v);
     if (!used)
         return 0;
-    *v = beta[0];
     *lowered = used < n_terms(p->degree);
     return 1;
 }
@@ -452,9 +322,9 @@ static uint64_t poly_tile(const gk_job *job, const gk_tile *t, double *out, gk_s
             double v = nodata;
             int rc, low = 0;
             if (gl) {
-                rc = gl->terms > 0;
+                rc = gl->f.terms > 0;
                 if (rc)
-                    v = eval(gl, nx, ny), low = gl->degree < p->degree;
+                    v = gk_pf_eval(&gl->f, nx, ny), low = gl->f.degree < p->degree;
             } else {
                 if (i == 0) /* the row's start is nearer the last row's */
                     pv = pvrow;
@@ -480,6 +350,32 @@ static uint64_t poly_tile(const gk_job *job, const gk_tile *t, double *out, gk_s
     return nod;
 }
 
+/* The local fits on the GPU (gpu/polynomial.cu, the same fit code): the
+ * max_points nearest, as kriging's kernels search them. */
+static const char *poly_gpu(const gk_job *job, gk_gpu_job_desc *d)
+{
+    const gk_algorithm *a = &job->alg;
+    const poly_params *p = cparams_of(a);
+    if (is_global(a))
+        return "polynomial: the global surface is one fit, evaluated on the CPU";
+    if (a->max_points_per_quadrant > 0)
+        return "polynomial: max_points_per_quadrant has no GPU kernel";
+    if (a->max_points < 1 || a->max_points > GK_GPU_POLY_MAX_K)
+        return "polynomial: the GPU takes max_points of 1 to " GK_STR(GK_GPU_POLY_MAX_K);
+    d->op = GK_GPU_POLYNOMIAL;
+    d->max_points = a->max_points;
+    d->min_points = a->min_points;
+    if (p->maxdist > 0) {
+        d->window = GK_GPU_WIN_CIRCLE;
+        d->r2 = p->maxdist * p->maxdist;
+        d->box_hx = d->box_hy = p->maxdist * (1.0 + 1e-9);
+    } else {
+        d->window = GK_GPU_WIN_ALL;
+    }
+    d->p.poly = (gk_gpu_poly){p->degree, p->weight, p->power, p->maxdist, p->bandwidth};
+    return NULL;
+}
+
 const gk_method gk_method_polynomial = {
     .name = "polynomial",
     .kind = GK_ALG_POLYNOMIAL,
@@ -492,4 +388,6 @@ const gk_method gk_method_polynomial = {
     .release = poly_release,
     .cpu_index = gk_index_tree,
     .cpu_tile = poly_tile,
+    .gpu_describe = poly_gpu,
+    .flags = GK_M_GPU_COUNTS_LOWERED,
 };

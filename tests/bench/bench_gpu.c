@@ -453,6 +453,8 @@ int main(int argc, char **argv)
         {KRIGE32, 1, 0, 1024, NULL, 0},
         {KRIGE32, 0, 0, 1024, NULL, 0},
         {KRIGE16 ":drift=linear", 0, 0, 1024, NULL, 0},
+        /* a thread a node fits its 32 nearest (kriging's search) */
+        {"polynomial:degree=2:max_points=32", 0, 0, 1024, NULL, 0},
     };
     /* k above 64: the CPU on a smaller grid of the same extent, per node */
     const bench_case big_cases[] = {

@@ -30,6 +30,8 @@ static gk_algorithm *parse_alg(gk_context *ctx, const char *spec, int single)
     return alg;
 }
 
+uint64_t last_lowered;
+
 /* Runs spec on one device over the whole grid; NULL when the job fails. */
 double *run(const char *device, const char *spec, int single, const dataset *d, char *devname,
             size_t cap)
@@ -53,6 +55,10 @@ double *run(const char *device, const char *spec, int single, const dataset *d, 
                 free(v);
                 v = NULL;
             }
+            gk_run_stats st;
+            memset(&st, 0, sizeof st);
+            gk_job_stats(job, &st);
+            last_lowered = st.lowered_nodes;
             snprintf(devname, cap, "%s", gk_context_device_name(ctx));
             gk_job_free(job);
         }

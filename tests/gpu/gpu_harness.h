@@ -49,6 +49,7 @@ int sink2(void *user, int x0, int y0, int w, int h, int nbands, const double *va
 
 extern uint64_t last_dense;  /* run2's job: nodes the GPU left to the CPU */
 extern uint64_t last_shared; /* and the nodes the CPU cores took beside the GPU */
+extern uint64_t last_lowered; /* run's job: nodes fitted at a lower degree (polynomial) */
 
 /* Runs spec on one device over the whole grid; NULL when the job fails. */
 double *run(const char *device, const char *spec, int single, const dataset *d, char *devname,
@@ -135,6 +136,8 @@ void test_linear(gk_context *ctx, const dataset *u, const dataset *l, const data
 void test_natural(gk_context *ctx, const dataset *u, const dataset *l, const dataset *s);
 /* test_gpu_shepard.c */
 void test_shepard(const dataset *u, const dataset *l, const dataset *s);
+/* test_gpu_polynomial.c */
+void test_polynomial(gk_context *ctx, const dataset *u, const dataset *l, const dataset *s);
 /* test_gpu_crossval.c */
 void test_crossval(const dataset *u, const dataset *l);
 void test_quadtree_order(void); /* test_gpu_quadtree_order.c */

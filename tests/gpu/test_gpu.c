@@ -353,6 +353,7 @@ int main(void)
     FAMILY("linear", test_linear(ctx, &u, &l, &sm));
     FAMILY("natural", test_natural(ctx, &u, &l, &sm));
     FAMILY("shepard", test_shepard(&u, &l, &sm));
+    FAMILY("polynomial", test_polynomial(ctx, &u, &l, &sm));
     FAMILY("ridges", test_ridges(ctx));
     FAMILY("density", test_density(&u, &l, &sm));
     FAMILY("crossval", test_crossval(&u, &l));

@@ -109,6 +109,12 @@ void test_radius_kriging(const dataset *u, const dataset *l)
     compare_krige("kriging:type=simple:mean=100:model=Sph:psill=600:range=800:nugget=5:radius=420",
                   0, u, 1);
     CHECKF(last_dense == 0, "radius 420: %llu nodes on the CPU", (unsigned long long)last_dense);
+    /* max_points 17 to 32 and a radius that holds fewer at many nodes (~18 at
+     * 170 m): the two-pass search's count is of the points it found */
+    compare_krige("kriging:model=Exp:psill=60:range=500:nugget=5:max_points=24:radius=170", 0, u,
+                  1);
+    compare_krige("kriging:model=Exp:psill=60:range=500:nugget=5:max_points=32:radius=200", 1, u,
+                  1);
     /* ~630 points a window (systems in panels), on a coarser grid */
     dataset uc = *u;
     uc.g.nx = 24;
