@@ -34,7 +34,7 @@ constexpr int NN_THREADS = 128; /* a block: nodes of one row */
 struct NatState {
     const NatState *base = nullptr; /* a clone: the arrays are base's */
     size_t nv = 0, nt = 0, nseed = 0;
-    double *xy = nullptr, *z = nullptr;
+    double *xy = nullptr, *z = nullptr, *grad = nullptr; /* grad: sibson_c1's */
     int *vert = nullptr, *nbr = nullptr, *seed = nullptr;
     gk_gpu_lin_level lev0{};
     int type = 0;
@@ -86,12 +86,13 @@ __global__ void __launch_bounds__(NN_THREADS) nat_nodes(NatP P)
         t = next;
     }
     int c[NN_CAP], ea[NN_CAP + 2], eb[NN_CAP + 2], eu[NN_CAP + 2];
-    double g[2 * (NN_CAP + 2)];
+    double g[2 * (NN_CAP + 2)], w[NN_CAP + 2];
     gk_nn_cavity cv = {c, ea, eb, eu, 0, 0};
     if (gk_nn_dig(&P.T, t, q, NN_CAP, &cv) != GK_NN_OK)
         return;
     double val;
-    if (gk_nn_value(&P.T, &cv, q, P.type, g, &val))
+    /* 2: sibson_c1 without a neighbour's gradient, which the core counts */
+    if (gk_nn_value(&P.T, &cv, q, P.type, g, w, &val) == 1)
         *o = val;
 }
 
@@ -104,6 +105,7 @@ static void nat_free(NatState *S)
     if (!S->base) {
         cudaFree(S->xy);
         cudaFree(S->z);
+        cudaFree(S->grad);
         cudaFree(S->vert);
         cudaFree(S->nbr);
         cudaFree(S->seed);
@@ -136,6 +138,13 @@ static int nat_make(Job *J, const gk_gpu_job_desc *d, char *err, size_t err_cap)
     CK_RET(upload(&S->vert, L.vertex, 3 * S->nt, J->st));
     CK_RET(upload(&S->nbr, L.neighbor, 3 * S->nt, J->st));
     CK_RET(upload(&S->seed, L.seed, S->nseed, J->st));
+    if (S->type == GK_NN_SIBSON_C1) {
+        if (!L.grad) {
+            snprintf(err, err_cap, "natural: sibson_c1 without its gradients");
+            return -1;
+        }
+        CK_RET(upload(&S->grad, L.grad, 2 * S->nv, J->st));
+    }
     /* the host arrays are read during job_new only */
     CK_RET(cudaStreamSynchronize(J->st));
     return 0;
@@ -164,6 +173,7 @@ static int nat_tile(Job *J, const Grid &, const gk_gpu_tile *t, int, char *err, 
     P.T.vertex = S->vert;
     P.T.neighbor = S->nbr;
     P.T.z = S->z;
+    P.T.grad = S->grad;
     P.seed = S->seed;
     P.lev0 = S->lev0;
     P.type = S->type;

@@ -70,7 +70,8 @@ typedef struct {
  * GK_GPU_NATURAL (linear/natural.c) reads the vertices and triangles, and
  * neighbor (3 per triangle, across the edge opposite vertex k; -1: hull),
  * z (per vertex), seed (a triangle per bucket of level 0, lev[0]) and
- * nn_type (GK_NN_SIBSON or GK_NN_LAPLACE of linear/natural_node.h) */
+ * nn_type (GK_NN_SIBSON, GK_NN_LAPLACE or GK_NN_SIBSON_C1 of
+ * linear/natural_node.h) and, for the last, grad (2 per vertex, NaN: none) */
 typedef struct {
     size_t nv, nt, nbuckets;
     const double *xy, *plane;
@@ -80,6 +81,7 @@ typedef struct {
     const int *neighbor, *seed;
     const double *z;
     int nn_type;
+    const double *grad;
 } gk_gpu_linear;
 
 /* GK_GPU_SHEPARD (algorithms/idw/shepard_node.h; host arrays, read during

@@ -141,6 +141,10 @@ typedef struct gk_method {
      * no figure (auto keeps the GPU). */
     double (*cost_ns)(const gk_algorithm *a, double n, double area, double *setup_ns);
 
+    /* What its nodes "in a simpler form" (gk_job_add_lowered) are, for the
+     * note that counts them (NULL: none). */
+    const char *lowered_form;
+
     /* A pixel size without an extent (-tr alone): the margin around the
      * points' bounding box that the method's peer takes (QGIS's Heatmap: its
      * radius); NULL: the method needs the extent given. */

@@ -401,6 +401,12 @@ const char *gk_algorithm_name(const gk_algorithm *alg)
     return m ? m->name : "?";
 }
 
+const char *gk_algorithm_lowered_form(const gk_algorithm *alg)
+{
+    const gk_method *m = gk_method_of(alg->kind);
+    return m && m->lowered_form ? m->lowered_form : "a simpler form";
+}
+
 const char *gk_algorithm_string(const gk_algorithm *alg) { return alg->canonical; }
 double gk_algorithm_nodata(const gk_algorithm *alg) { return alg->nodata; }
 int gk_algorithm_nodata_given(const gk_algorithm *alg) { return alg->nodata_given; }

@@ -390,4 +390,5 @@ const gk_method gk_method_polynomial = {
     .cpu_tile = poly_tile,
     .gpu_describe = poly_gpu,
     .flags = GK_M_GPU_COUNTS_LOWERED,
+    .lowered_form = "a lower degree: too few points, or points on a line",
 };

@@ -207,6 +207,9 @@ void gk_algorithm_free(gk_algorithm *alg);
 const char *gk_algorithm_name(const gk_algorithm *alg);
 /* Canonical "name:key=value:..." with every parameter, for metadata. */
 const char *gk_algorithm_string(const gk_algorithm *alg);
+/* What a node computed "in a simpler form" (gk_run_stats.lowered_nodes) is
+ * for this algorithm, in words for a note. */
+const char *gk_algorithm_lowered_form(const gk_algorithm *alg);
 double gk_algorithm_nodata(const gk_algorithm *alg);
 /* 1 when nodata= was given literally (gdal_grid sets the band flag only then). */
 int gk_algorithm_nodata_given(const gk_algorithm *alg);

@@ -15,6 +15,13 @@
  *    (the old cell's vertices q's cell swallows), g_i (Watson 1992);
  *  - Laplace: w_i = |g_i - g_i-1| / |q - p_i|, the shared Voronoi edge over
  *    the distance.
+ * type=sibson_c1: Sibson's C1 interpolant (Sibson 1980, as CGAL's
+ * sibson_c1_interpolation), which blends sum w_i z_i / sum w_i with the
+ * points' tangent planes; each point's gradient is fitted from its own
+ * natural neighbours (CGAL's sibson_gradient_fitting). A hull point has no
+ * natural coordinates, so no gradient: a node with one among its natural
+ * neighbours takes Sibson's value, and counts as lowered (the band's
+ * metadata).
  * The value is sum w_i z_i / sum w_i, summed from the neighbour of smallest
  * number round the cycle: the numbering is the points' (tin.c), not the
  * walk's, so the bytes do not depend on tiles or threads. Coordinates are
@@ -54,10 +61,11 @@ static const natural_params *cparams_of(const gk_algorithm *a)
 }
 
 /* The job's state: linear's triangulation, and each triangle's
- * circumcentre about its first vertex (natural_node.h), made once. */
+ * circumcentre about its first vertex (natural_node.h), made once;
+ * sibson_c1: each vertex's gradient (NaN on the hull). */
 typedef struct {
     gk_tin *tin;
-    double *cc;
+    double *cc, *grad;
 } natural_state;
 
 static const natural_state *state_of(const gk_job *job) { return job->state; }
@@ -67,9 +75,9 @@ static const natural_state *state_of(const gk_job *job) { return job->state; }
 static void canonical(gk_algorithm *a)
 {
     gk_strbuf sb = {a->canonical, sizeof a->canonical, 0};
-    gk_strbuf_add(&sb, "natural:type=%s:radius=%.17g:nodata=%.17g",
-                  cparams_of(a)->type == GK_NN_LAPLACE ? "laplace" : "sibson", a->radius,
-                  a->nodata);
+    static const char *const names[] = {"sibson", "laplace", "sibson_c1"};
+    gk_strbuf_add(&sb, "natural:type=%s:radius=%.17g:nodata=%.17g", names[cparams_of(a)->type],
+                  a->radius, a->nodata);
 }
 
 static int natural_parse(gk_context *ctx, const char *spec, char *save, gk_algorithm *a)
@@ -88,9 +96,11 @@ static int natural_parse(gk_context *ctx, const char *spec, char *save, gk_algor
                 p->type = GK_NN_SIBSON;
             else if (!strcasecmp(val, "laplace"))
                 p->type = GK_NN_LAPLACE;
+            else if (!strcasecmp(val, "sibson_c1"))
+                p->type = GK_NN_SIBSON_C1;
             else
-                return gk_error(ctx, GK_ERR_ARG, "-a natural: type=%s must be sibson or laplace",
-                                val);
+                return gk_error(ctx, GK_ERR_ARG,
+                                "-a natural: type=%s must be sibson, laplace or sibson_c1", val);
         } else if (!strcasecmp(k, "radius")) {
             if (gk_param_finite(ctx, "natural", k, val, &a->radius))
                 return GK_ERR_ARG;
@@ -157,7 +167,8 @@ static int locate(const gk_tin *tin, int *t, const double *q)
 }
 
 /* q (in triangle t's closed area) strictly inside the hull, or on its edge,
- * or on a point: 1 with *val; -1 out of memory. */
+ * or on a point: 1 with *val, 2 with Sibson's value for sibson_c1 (a
+ * neighbour without gradient); -1 out of memory. */
 static int inside_value(const natural_state *st, int t, const double *q, int type, gk_scratch *s,
                         double *val)
 {
@@ -179,17 +190,19 @@ static int inside_value(const natural_state *st, int t, const double *q, int typ
         *val = tin->z[a] + f * (tin->z[b] - tin->z[a]);
         return 1;
     }
-    const gk_nn_tin T = {tin->xy, tin->vertex, tin->neighbor, tin->z, st->cc};
+    const gk_nn_tin T = {tin->xy, tin->vertex, tin->neighbor, tin->z, st->cc, st->grad};
     for (int cap = 32;; cap *= 2) {
-        /* idx: the cavity's triangles and edges; d2: the g_i */
+        /* idx: the cavity's triangles and edges; d2: the g_i, then the weights */
         if (gk_scratch_reserve(s, 4 * (size_t)cap + 8) != GK_OK)
             return -1;
         gk_nn_cavity cv = {s->idx, s->idx + cap, s->idx + 2 * cap + 2, s->idx + 3 * cap + 4, 0, 0};
         const int rc = gk_nn_dig(&T, t, q, cap, &cv);
         if (rc == GK_NN_FULL)
             continue;
-        if (rc == GK_NN_OK && gk_nn_value(&T, &cv, q, type, s->d2, val))
-            return 1;
+        const int r =
+            rc == GK_NN_OK ? gk_nn_value(&T, &cv, q, type, s->d2, s->d2 + 2 * cap + 4, val) : 0;
+        if (r)
+            return r;
         break;
     }
     /* cannot happen with exact tests; never NaN all the same */
@@ -199,7 +212,8 @@ static int inside_value(const natural_state *st, int t, const double *q, int typ
     return 1;
 }
 
-/* One node; *t: where the last walk ended (-1: none yet). 1, 0 (nodata), -1. */
+/* One node; *t: where the last walk ended (-1: none yet). 1, 2 (lowered:
+ * inside_value's), 0 (nodata), -1. */
 static int natural_node(const gk_job *job, const natural_state *st, int *t, double x, double y,
                         int type, gk_scratch *s, double *val)
 {
@@ -220,7 +234,7 @@ static uint64_t natural_tile(const gk_job *job, const gk_tile *t, double *out, g
 {
     const natural_state *st = state_of(job);
     const int type = cparams_of(&job->alg)->type;
-    uint64_t nodata = 0;
+    uint64_t nodata = 0, lowered = 0;
     for (int j = 0; j < t->h; j++) {
         const double y = gk_grid_node_y(t->g, t->y0 + j);
         int tri = -1;
@@ -233,9 +247,11 @@ static uint64_t natural_tile(const gk_job *job, const gk_tile *t, double *out, g
                 v = job->alg.nodata;
                 nodata++;
             }
+            lowered += r == 2;
             out[(size_t)j * t->w + i] = v;
         }
     }
+    gk_job_add_lowered(job, lowered);
     return nodata;
 }
 
@@ -251,9 +267,9 @@ static uint64_t natural_finish(const gk_job *job, const gk_tile *t, double *out,
     int nth = job->ctx->threads > 0 ? job->ctx->threads : omp_get_num_procs();
     if (omp_in_parallel() || (size_t)t->w * t->h < 65536)
         nth = 1;
-    uint64_t nodata = 0, n_rest = 0;
+    uint64_t nodata = 0, n_rest = 0, lowered = 0;
     int failed = 0;
-#pragma omp parallel num_threads(nth) if (nth > 1) reduction(+ : nodata, n_rest) \
+#pragma omp parallel num_threads(nth) if (nth > 1) reduction(+ : nodata, n_rest, lowered) \
     reduction(| : failed)
     {
         gk_scratch s = {0};
@@ -277,6 +293,7 @@ static uint64_t natural_finish(const gk_job *job, const gk_tile *t, double *out,
                     v = job->alg.nodata;
                     nodata++;
                 }
+                lowered += r == 2;
                 row[i] = v;
             }
         }
@@ -284,6 +301,7 @@ static uint64_t natural_finish(const gk_job *job, const gk_tile *t, double *out,
     }
     if (rest)
         *rest = n_rest;
+    gk_job_add_lowered(job, lowered);
     return failed ? UINT64_MAX : nodata;
 }
 
@@ -298,6 +316,7 @@ static const char *natural_gpu(const gk_job *job, gk_gpu_job_desc *d)
     d->p.lin.z = tin->z;
     d->p.lin.seed = tin->seed;
     d->p.lin.nn_type = cparams_of(&job->alg)->type;
+    d->p.lin.grad = state_of(job)->grad;
     return NULL;
 }
 
@@ -309,9 +328,143 @@ static void natural_release(gk_job *job)
     if (st) {
         gk_tin_free(st->tin);
         free(st->cc);
+        free(st->grad);
         free(st);
     }
     job->state = NULL;
+}
+
+/* ---- sibson_c1's gradients --------------------------------------------------- */
+
+/* Vertex v's gradient (CGAL's sibson_gradient_fitting): its Sibson
+ * coordinates lambda_j among its Delaunay neighbours x_j (the coordinates of
+ * its place in the triangulation of those alone, which is the triangulation
+ * without it, where they meet), then grad = H^-1 p with d_j = x_j - x_v,
+ * H = sum lambda_j d_j d_j' / |d_j|^2, p = sum lambda_j (z_j - z_v) d_j / |d_j|^2.
+ * ring, rxy, rz: room for cap neighbours. 0 with g, 1 without (a hull
+ * vertex, or a ring the arithmetic cannot take), -1 when cap is too small,
+ * -2 out of memory. */
+static int vertex_gradient(const gk_tin *tin, const int *vt, int v, int cap, int *ring, double *rxy,
+                           double *rz, gk_scratch *s, double *g)
+{
+    const int *V = tin->vertex, *N = tin->neighbor;
+    int t = vt[v], n = 0;
+    if (t < 0)
+        return 1;
+    const int t0 = t;
+    do { /* counter-clockwise round v; the hull ends it */
+        const int *q = V + 3 * (size_t)t;
+        const int k = q[0] == v ? 0 : q[1] == v ? 1 : 2;
+        if (n == cap)
+            return -1;
+        ring[n++] = q[(k + 1) % 3];
+        t = N[3 * (size_t)t + (k + 1) % 3];
+        if (t < 0)
+            return 1;
+    } while (t != t0);
+    if (n < 3)
+        return 1;
+    double *rx = rxy + 2 * (size_t)cap, *ry = rx + cap;
+    for (int i = 0; i < n; i++) {
+        const double *P = XY(tin, ring[i]);
+        rxy[2 * i] = rx[i] = P[0];
+        rxy[2 * i + 1] = ry[i] = P[1];
+        rz[i] = tin->z[ring[i]];
+    }
+    gk_triangulation tr;
+    gk_dt_info info;
+    if (gk_dt_sweep(n, rx, ry, &tr, &info) != GK_OK)
+        return 1;
+    const double *q = XY(tin, v);
+    const gk_nn_tin T = {rxy, tr.vertex, tr.neighbor, rz, NULL, NULL};
+    int at = -1, rc = 1;
+    for (int u = 0; u < tr.n_tri && at < 0; u++) {
+        const int *w = tr.vertex + 3 * (size_t)u;
+        int in = 1;
+        for (int k = 0; k < 3; k++)
+            in &= gk_orient(gk_nn_xy(&T, w[(k + 1) % 3]), gk_nn_xy(&T, w[(k + 2) % 3]), q) >= 0;
+        if (in)
+            at = u;
+    }
+    const int cc = 2 * tr.n_tri + 8;
+    if (at >= 0 && gk_scratch_reserve(s, 4 * (size_t)cc + 8) != GK_OK)
+        rc = -2;
+    else if (at >= 0) {
+        gk_nn_cavity cv = {s->idx, s->idx + cc, s->idx + 2 * cc + 2, s->idx + 3 * cc + 4, 0, 0};
+        double *w = s->d2 + 2 * cc + 4, val;
+        if (gk_nn_dig(&T, at, q, cc, &cv) == GK_NN_OK &&
+            gk_nn_value(&T, &cv, q, GK_NN_SIBSON, s->d2, w, &val) == 1) {
+            double sw = 0.0, h00 = 0.0, h01 = 0.0, h11 = 0.0, p0 = 0.0, p1 = 0.0;
+            for (int i = 0; i < cv.m; i++)
+                sw += w[i];
+            for (int i = 0; i < cv.m; i++) {
+                const double *P = gk_nn_xy(&T, cv.ea[i]);
+                const double dx = P[0] - q[0], dy = P[1] - q[1];
+                const double sc = w[i] / (sw * (dx * dx + dy * dy));
+                const double df = sc * (rz[cv.ea[i]] - tin->z[v]);
+                h00 += sc * dx * dx, h01 += sc * dx * dy, h11 += sc * dy * dy;
+                p0 += df * dx, p1 += df * dy;
+            }
+            const double det = h00 * h11 - h01 * h01;
+            g[0] = (h11 * p0 - h01 * p1) / det;
+            g[1] = (h00 * p1 - h01 * p0) / det;
+            rc = isfinite(g[0]) && isfinite(g[1]) ? 0 : 1;
+        }
+    }
+    free(tr.vertex);
+    free(tr.neighbor);
+    return rc;
+}
+
+/* Every vertex's gradient, NaN where it has none. */
+static int fit_gradients(gk_job *job, natural_state *st)
+{
+    const gk_tin *tin = st->tin;
+    const size_t n = tin->n;
+    int *vt = malloc((n ? n : 1) * sizeof *vt);
+    st->grad = malloc(2 * (n ? n : 1) * sizeof *st->grad);
+    if (!vt || !st->grad) {
+        free(vt);
+        return GK_ERR_NOMEM;
+    }
+    for (size_t v = 0; v < n; v++)
+        vt[v] = -1;
+    for (int u = 0; u < tin->n_tri; u++)
+        for (int k = 0; k < 3; k++)
+            vt[tin->vertex[3 * (size_t)u + k]] = u;
+    const int nth = job->ctx->threads > 0 ? job->ctx->threads : omp_get_num_procs();
+    int failed = 0;
+#pragma omp parallel num_threads(nth) reduction(| : failed)
+    {
+        gk_scratch s = {0};
+        int cap = 0, *ring = NULL;
+        double *rxy = NULL, *rz = NULL;
+#pragma omp for schedule(dynamic, 1024)
+        for (size_t v = 0; v < n; v++) {
+            double g[2] = {NAN, NAN};
+            for (int r = -1; !failed && r == -1;) {
+                if (cap > 0)
+                    r = vertex_gradient(tin, vt, (int)v, cap, ring, rxy, rz, &s, g);
+                if (r == -1) { /* more neighbours than room (or none yet) */
+                    cap = cap ? 2 * cap : 32;
+                    free(ring), free(rxy), free(rz);
+                    ring = malloc((size_t)cap * sizeof *ring);
+                    rxy = malloc(4 * (size_t)cap * sizeof *rxy);
+                    rz = malloc((size_t)cap * sizeof *rz);
+                    failed |= !ring || !rxy || !rz;
+                }
+                failed |= r == -2;
+                if (r != 0)
+                    g[0] = g[1] = NAN;
+            }
+            st->grad[2 * v] = g[0];
+            st->grad[2 * v + 1] = g[1];
+        }
+        free(ring), free(rxy), free(rz);
+        gk_scratch_free(&s);
+    }
+    free(vt);
+    return failed ? GK_ERR_NOMEM : GK_OK;
 }
 
 /* The triangulation (always the exact one), then every circumcentre once:
@@ -337,11 +490,15 @@ static int natural_build(gk_job *job)
             return gk_error(job->ctx, GK_ERR_NOMEM, "natural: out of memory for %d triangles",
                             tin->n_tri);
         }
-        const gk_nn_tin T = {tin->xy, tin->vertex, tin->neighbor, tin->z, NULL};
+        const gk_nn_tin T = {tin->xy, tin->vertex, tin->neighbor, tin->z, NULL, NULL};
         const int nth = job->ctx->threads > 0 ? job->ctx->threads : omp_get_num_procs();
 #pragma omp parallel for num_threads(nth) schedule(static)
         for (int u = 0; u < tin->n_tri; u++)
             gk_nn_cc_local(&T, u, st->cc + 2 * (size_t)u);
+        if (cparams_of(&job->alg)->type == GK_NN_SIBSON_C1 && fit_gradients(job, st) != GK_OK) {
+            natural_release(job);
+            return gk_error(job->ctx, GK_ERR_NOMEM, "natural: out of memory for the gradients");
+        }
     }
     return GK_OK;
 }
@@ -349,14 +506,15 @@ static int natural_build(gk_job *job)
 const gk_method gk_method_natural = {
     .name = "natural",
     .kind = GK_ALG_NATURAL,
-    .summary = "natural-neighbour interpolation (Sibson's or Laplace's coordinates) on the exact "
-               "Delaunay triangulation",
+    .summary = "natural-neighbour interpolation (Sibson's or Laplace's coordinates, or Sibson's C1 "
+               "form) on the exact Delaunay triangulation",
     .parse = natural_parse,
-    .own_keys = "type=sibson|laplace, radius, nodata",
+    .own_keys = "type=sibson|laplace|sibson_c1, radius, nodata",
     .flags = GK_M_OWN_RADIUS | GK_M_GPU_CPU_TAIL,
     .build = natural_build,
     .release = natural_release,
     .cpu_tile = natural_tile,
     .gpu_describe = natural_gpu,
     .gpu_finish = natural_finish,
+    .lowered_form = "Sibson's C0 value: a natural neighbour on the hull has no gradient",
 };

@@ -25,16 +25,17 @@
 #define GK_NN_INCIRCLE(a, b, c, d) gk_incircle(a, b, c, d)
 #endif
 
-enum { GK_NN_SIBSON = 0, GK_NN_LAPLACE = 1 };
+enum { GK_NN_SIBSON = 0, GK_NN_LAPLACE = 1, GK_NN_SIBSON_C1 = 2 };
 
 /* The triangulation as tin.h holds it: counter-clockwise triangles, the
  * neighbour across the edge opposite vertex k (-1: hull), values by vertex;
  * cc: each triangle's circumcentre about its first vertex, as
- * gk_nn_circumcentre computes it (NULL: computed at each use). */
+ * gk_nn_circumcentre computes it (NULL: computed at each use); grad: each
+ * vertex's gradient (type=sibson_c1; NaN: none, a hull vertex). */
 typedef struct {
     const double *xy;
     const int *vertex, *neighbor;
-    const double *z, *cc;
+    const double *z, *cc, *grad;
 } gk_nn_tin;
 
 /* What gk_nn_dig returns besides GK_NN_OK. */
@@ -177,10 +178,39 @@ GK_NN_FN double gk_nn_stolen(const gk_nn_tin *T, const gk_nn_cavity *cv, int i, 
     return 0.5 * fabs(a2);
 }
 
-/* The value at q from its cavity; g: room for 2 m doubles. 1 with *val, 0
- * when the weights sum to nothing (cannot happen with exact tests). */
+/* Sibson's C1 value (Sibson 1980; CGAL's sibson_c1_interpolation, in its
+ * order): the Sibson coordinates w_i / sw blend the linear interpolant and
+ * the points' tangent planes at q. 0 when a neighbour has no gradient. */
+GK_NN_FN int gk_nn_c1(const gk_nn_tin *T, const gk_nn_cavity *cv, const double *q, const double *w,
+                      double sw, double *val)
+{
+    double t1 = 0.0, t2 = 0.0, t3 = 0.0, lin = 0.0, gi = 0.0;
+    for (int i = 0; i < cv->m; i++) {
+        const int p = cv->ea[i];
+        const double gx = T->grad[2 * (size_t)p], gy = T->grad[2 * (size_t)p + 1];
+        if (isnan(gx) || isnan(gy))
+            return 0;
+        const double *P = gk_nn_xy(T, p), f = T->z[p];
+        const double c = w[i] / sw, dx = q[0] - P[0], dy = q[1] - P[1];
+        const double d2 = dx * dx + dy * dy, d = sqrt(d2);
+        t1 += c / d;
+        t2 += c * d2;
+        t3 += c * d;
+        lin += c * f;
+        gi += c / d * (f + (gx * dx + gy * dy));
+    }
+    const double t4 = t3 / t1;
+    gi = gi / t1;
+    *val = (t4 * lin + t2 * gi) / (t4 + t2);
+    return 1;
+}
+
+/* The value at q from its cavity; g: room for 2 m doubles, w for m (the
+ * weights, kept for sibson_c1; NULL for the others). 1 with *val, 2 with
+ * Sibson's value where sibson_c1 has a neighbour without gradient, 0 when
+ * the weights sum to nothing (cannot happen with exact tests). */
 GK_NN_FN int gk_nn_value(const gk_nn_tin *T, const gk_nn_cavity *cv, const double *q, int type,
-                         double *g, double *val)
+                         double *g, double *w, double *val)
 {
     for (int i = 0; i < cv->m; i++) {
         const double *A = gk_nn_xy(T, cv->ea[i]), *B = gk_nn_xy(T, cv->eb[i]);
@@ -189,23 +219,34 @@ GK_NN_FN int gk_nn_value(const gk_nn_tin *T, const gk_nn_cavity *cv, const doubl
     }
     double sw = 0.0, swz = 0.0;
     for (int i = 0; i < cv->m; i++) {
-        double w;
+        double wi;
         if (type == GK_NN_LAPLACE) {
             const int ip = i == 0 ? cv->m - 1 : i - 1;
             const double *P = gk_nn_xy(T, cv->ea[i]);
             const double ex = g[2 * i] - g[2 * ip], ey = g[2 * i + 1] - g[2 * ip + 1];
             const double dx = P[0] - q[0], dy = P[1] - q[1];
             /* sqrt of sums, not hypot: correctly rounded on both devices */
-            w = sqrt(ex * ex + ey * ey) / sqrt(dx * dx + dy * dy);
+            wi = sqrt(ex * ex + ey * ey) / sqrt(dx * dx + dy * dy);
         } else {
-            w = gk_nn_stolen(T, cv, i, g, q);
+            wi = gk_nn_stolen(T, cv, i, g, q);
         }
-        sw += w;
-        swz += w * T->z[cv->ea[i]];
+        if (w)
+            w[i] = wi;
+        sw += wi;
+        swz += wi * T->z[cv->ea[i]];
     }
     const double r = swz / sw;
     if (!(sw > 0.0) || !isfinite(r))
         return 0;
+    if (type == GK_NN_SIBSON_C1 && w && T->grad) {
+        double c1;
+        if (gk_nn_c1(T, cv, q, w, sw, &c1) && isfinite(c1)) {
+            *val = c1;
+            return 1;
+        }
+        *val = r;
+        return 2;
+    }
     *val = r;
     return 1;
 }

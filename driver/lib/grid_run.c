@@ -136,9 +136,9 @@ void gk_grid_say_lowered(const gk_algorithm *alg, uint64_t n, uint64_t nodes, in
 {
     fprintf(stderr,
             "Note: %llu of %llu nodes of band %d were computed in a simpler form than %s asks "
-            "(a lower degree: too few points, or points on a line); the band's metadata "
-            "item " GK_LOWERED_KEY " counts them.\n",
-            (unsigned long long)n, (unsigned long long)nodes, band, gk_algorithm_name(alg));
+            "(%s); the band's metadata item " GK_LOWERED_KEY " counts them.\n",
+            (unsigned long long)n, (unsigned long long)nodes, band, gk_algorithm_name(alg),
+            gk_algorithm_lowered_form(alg));
 }
 
 void gk_grid_print_band(const gk_grid_plan *plan, int b)

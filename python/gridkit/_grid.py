@@ -228,9 +228,9 @@ def _run_job(ctx, pts, alg, g, progress, notes):
             notes.append("%d of %d nodes had a singular kriging system (nodata)"
                          % (st.singular_nodes, st.nodes))
         if st.lowered_nodes:
-            notes.append("%d of %d nodes were fitted in a simpler form than asked (a lower "
-                         "degree: too few points, or points on a line)"
-                         % (st.lowered_nodes, st.nodes))
+            notes.append("%d of %d nodes were computed in a simpler form than asked (%s)"
+                         % (st.lowered_nodes, st.nodes,
+                            text(lib.gk_algorithm_lowered_form(alg))))
         gt = (_lib.c_double * 6)()
         lib.gk_grid_geotransform(g, gt)
         return GridResult(out[0] if bands == 1 else out, tuple(gt),

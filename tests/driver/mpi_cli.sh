@@ -88,6 +88,7 @@ algs=(
     "polynomial:degree=2:radius=300"
     "shepard"
     "natural"
+    "natural:type=sibson_c1"
 )
 i=0
 for a in "${algs[@]}"; do

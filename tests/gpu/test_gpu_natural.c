@@ -42,6 +42,11 @@ void test_natural(gk_context *ctx, const dataset *u, const dataset *l, const dat
         {"natural", s, 0},
         {"natural", &dup, 0},
         {"natural:type=laplace:radius=-1", &dup, 0},
+        /* the gradients the CPU fitted; nodes with a hull neighbour the CPU's */
+        {"natural:type=sibson_c1", u, 0},
+        {"natural:type=sibson_c1", l, 0},
+        {"natural:type=sibson_c1:radius=-1", &dup, 0},
+        {"natural:type=sibson_c1", s, 0},
     };
     for (size_t i = 0; i < NCASES(cases); i++)
         compare_bits(cases[i].spec, cases[i].d, 1);
@@ -49,6 +54,8 @@ void test_natural(gk_context *ctx, const dataset *u, const dataset *l, const dat
      * are outside it, a little more outside the hull; the filters decide
      * nearly every node inside */
     cpu_rest_share("natural", u, 0.05, 0.12);
+    /* and those with a hull neighbour too, a band along the hull */
+    cpu_rest_share("natural:type=sibson_c1", u, 0.06, 0.2);
     test_split("natural", u);
     gk_points_free(dup.pts);
 }

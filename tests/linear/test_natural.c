@@ -49,8 +49,11 @@ static void linear_precision(void)
     gk_points *p = square_points(300, plane);
     gk_grid g = {-10, 110, -10, 110, 37, 41}; /* a margin of nodes outside */
     double out[37 * 41];
-    const char *specs[] = {"natural:nodata=-999", "natural:type=laplace:nodata=-999"};
-    for (int s = 0; s < 2; s++) {
+    /* sibson_c1: the gradients fitted to a plane are its own, and every term
+     * of the blend is then the plane's value */
+    const char *specs[] = {"natural:nodata=-999", "natural:type=laplace:nodata=-999",
+                           "natural:type=sibson_c1:nodata=-999"};
+    for (int s = 0; s < 3; s++) {
         CHECK(run(specs[s], p, &g, out));
         double worst = 0;
         int in = 0, outside_ok = 1;
@@ -85,8 +88,10 @@ static void points_edges_and_lattices(void)
         gk_points_add(p, px[i], py[i], pz[i]);
     gk_grid g = {0, 100, 0, 100, 5, 5};
     double out[25];
-    for (int t = 0; t < 2; t++) {
-        const char *spec = t ? "natural:type=laplace:nodata=-1" : "natural:nodata=-1";
+    for (int t = 0; t < 3; t++) {
+        const char *spec = t == 2   ? "natural:type=sibson_c1:nodata=-1"
+                           : t == 1 ? "natural:type=laplace:nodata=-1"
+                                    : "natural:nodata=-1";
         CHECK(run(spec, p, &g, out));
         /* (x, y) -> node i = (x - 10) / 20, j = (90 - y) / 20 */
         CHECKF(out[4 * 5 + 0] == 1 && out[4 * 5 + 4] == 2 && out[0 * 5 + 4] == 6 &&
@@ -178,10 +183,11 @@ static void outside_and_degenerate(void)
 
 static void bad_keys(void)
 {
-    const char *bad[][2] = {{"natural:type=cubic", "type=cubic must be sibson or laplace"},
-                            {"natural:radius=nan", "radius"},
-                            {"natural:power=2", "no parameter 'power'"},
-                            {"natural:radius", "not key=value"}};
+    const char *bad[][2] = {
+        {"natural:type=cubic", "type=cubic must be sibson, laplace or sibson_c1"},
+        {"natural:radius=nan", "radius"},
+        {"natural:power=2", "no parameter 'power'"},
+        {"natural:radius", "not key=value"}};
     for (int i = 0; i < 4; i++) {
         gk_algorithm *a = gk_algorithm_parse(ctx, bad[i][0]);
         CHECKF(!a && strstr(gk_errmsg(ctx), bad[i][1]), "%s refused: '%s'", bad[i][0],
@@ -192,6 +198,43 @@ static void bad_keys(void)
     CHECKF(a && !strcmp(gk_algorithm_string(a), "natural:type=laplace:radius=5:nodata=0"),
            "canonical: %s", a ? gk_algorithm_string(a) : gk_errmsg(ctx));
     gk_algorithm_free(a);
+    a = gk_algorithm_parse(ctx, "natural:type=SIBSON_C1");
+    CHECKF(a && !strcmp(gk_algorithm_string(a), "natural:type=sibson_c1:radius=0:nodata=0"),
+           "canonical: %s", a ? gk_algorithm_string(a) : gk_errmsg(ctx));
+    gk_algorithm_free(a);
+}
+
+/* sibson_c1 on a curved surface: smoother than Sibson's (closer to it at
+ * the nodes away from the hull), the nodes with a hull point among their
+ * natural neighbours counted as lowered and given Sibson's value. */
+static void c1_form(void)
+{
+    gk_points *p = square_points(400, wavy);
+    gk_grid g = {0, 100, 0, 100, 50, 50};
+    double c0[2500], c1[2500];
+    gk_run_stats st;
+    memset(&st, 0, sizeof st);
+    CHECK(run("natural", p, &g, c0));
+    CHECK(gk_test_run(ctx, "natural:type=sibson_c1", p, &g, c1, &st));
+    double e0 = 0, e1 = 0;
+    int same = 0, inner = 0;
+    for (int j = 0; j < g.ny; j++)
+        for (int i = 0; i < g.nx; i++) {
+            const double x = gk_grid_node_x(&g, i), y = gk_grid_node_y(&g, j);
+            const int k = j * g.nx + i;
+            same += c0[k] == c1[k];
+            if (x > 15 && x < 85 && y > 15 && y < 85) {
+                e0 += fabs(c0[k] - wavy(x, y));
+                e1 += fabs(c1[k] - wavy(x, y));
+                inner++;
+            }
+        }
+    CHECKF(e1 < 0.5 * e0, "sibson_c1 off a smooth surface by %g on %d inner nodes, sibson by %g",
+           e1 / inner, inner, e0 / inner);
+    CHECKF(st.lowered_nodes > 0 && st.lowered_nodes < 2500 && (uint64_t)same >= st.lowered_nodes,
+           "sibson_c1: %llu nodes lowered (a hull neighbour), %d equal to Sibson's",
+           (unsigned long long)st.lowered_nodes, same);
+    gk_points_free(p);
 }
 
 int main(void)
@@ -202,6 +245,7 @@ int main(void)
     points_edges_and_lattices();
     outside_and_degenerate();
     bad_keys();
+    c1_form();
     gk_context_free(ctx);
     printf("%d checks, %d failures\n", checks, failures);
     return failures != 0;

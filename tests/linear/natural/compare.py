@@ -14,6 +14,10 @@ edges and on cocircular quadruples, coordinates far from the origin, coincident 
     Fraction), a method of its own (no Delaunay triangulation, no cavity): Sibson's weight
     of p is the exact area of the cell's part in p's old cell, Laplace's the length of the
     edge p's bisector makes over |q - p|. Equal to 1e-9 relative.
+  - type=sibson_c1, every node: CGAL's sibson_gradient_fitting_nn_2 and
+    sibson_c1_interpolation (natural_cgal --c1), equal to 1e-9 relative where CGAL answers;
+    where CGAL has no C1 value (a natural neighbour on the hull, which has no gradient),
+    Sibson's value, as CGAL's coordinates give it.
   - `gridkit cv` leave-one-out (random and lattice data): each point's prediction equal to
     CGAL's from the other points (natural_cgal --loo) to 1e-9 relative, no prediction where
     CGAL finds the point outside the others' hull; 5-fold: every prediction equal to the
@@ -255,6 +259,8 @@ def main(argv):
         print("%s: sibson, %d nodes inside the hull: worst relative difference from CGAL %.3g; "
               "%d outside" % (name, inside.sum(), err.max(), outside.sum()))
 
+        c1_checks(gk, oracle, work, name, xyz, qf, g, check)
+
         # exact Voronoi cells on a sample of the nodes strictly inside the hull
         seen, P, Z = set(), [], []
         for a, b, c in zip(x, y, z):
@@ -288,6 +294,29 @@ def main(argv):
             cv_checks(gk, oracle, work, name, xyz, x, y, z, check)
     print("%d passed, %d failed" % (npass, nfail))
     return 1 if nfail else 0
+
+
+def c1_checks(gk, oracle, work, name, xyz, qf, g, check):
+    r = subprocess.run([oracle, "--c1", xyz, qf], capture_output=True, text=True)
+    if r.returncode:
+        check(False, "%s: natural_cgal --c1 failed: %s" % (name, r.stderr.strip()))
+        return
+    lines = r.stdout.splitlines()
+    c1 = run_gridkit(gk, work, name, xyz, g, "sibson_c1").ravel()
+    outside = np.array([s == "outside" for s in lines])
+    c0 = np.array([s.startswith("sibson ") for s in lines])
+    ref = np.array([float("nan") if s == "outside" else float(s.split()[-1]) for s in lines])
+    both = ~outside
+    err = np.abs(c1[both] - ref[both]) / np.maximum(np.abs(ref[both]), 1e-300)
+    worst = float(err.max()) if err.size else -1.0
+    check(len(lines) == c1.size and err.size > 0 and bool(np.all(err <= REL)),
+          "%s: sibson_c1 against CGAL, %d nodes (%d of them Sibson's: a hull neighbour), "
+          "worst relative %.3g" % (name, both.sum(), c0.sum(), worst))
+    check(bool(np.all(np.isnan(c1[outside]))),
+          "%s: sibson_c1 not nodata outside the hull" % name)
+    print("%s: sibson_c1, %d nodes inside the hull (%d with C1 values, %d Sibson's by a hull "
+          "neighbour): worst relative difference from CGAL %.3g"
+          % (name, both.sum(), both.sum() - c0.sum(), c0.sum(), worst))
 
 
 def read_cv(path):
