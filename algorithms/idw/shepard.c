@@ -151,11 +151,15 @@ static double diag_min(double B[6][6])
 /* Point k's nodal function and radius from its neighbours nb[0..L) (by
  * distance, coincident points left out), d2 their squared distances.
  * Returns 0, or 1 when no quadratic fits (coefficients then from lower
- * forms, a[] filled either way). */
+ * forms, a[] filled either way). prefix: the list is the start of a longer
+ * one (at most SH_LMAX), and -1 is returned where the fit would reach its
+ * end: what it returns otherwise is what the whole list gives. */
 static int fit_point(const gk_points *p, const double *f, int k, const int *nb, const double *d2,
-                     int L, int nq, int nw, double a[5], double *rsq)
+                     int L, int prefix, int nq, int nw, double a[5], double *rsq)
 {
     memset(a, 0, 5 * sizeof *a);
+    if (L == 0 && prefix)
+        return -1;
     if (L == 0) { /* alone: a constant, everywhere (plain Shepard weights) */
         *rsq = INFINITY;
         return 1;
@@ -165,6 +169,8 @@ static int fit_point(const gk_points *p, const double *f, int k, const int *nb, 
     int lnp = 0, neq = 0;
     for (;;) {
         sum += rs;
+        if (lnp == lmax && prefix)
+            return -1;
         if (lnp == lmax) { /* every neighbour in: 10% past the last */
             if (rws == 0.0)
                 rws = 1.1 * rs;
@@ -204,6 +210,8 @@ static int fit_point(const gk_points *p, const double *f, int k, const int *nb, 
         if (i < neq)
             continue;
         if (diag_min(B) * rq < SH_DTOL) {
+            if (prefix && neq == lmax)
+                return -1;     /* the whole list would damp */
             if (neq == lmax) { /* damp the second derivatives */
                 for (int e = 0; e < 3; e++) {
                     memset(B[5], 0, sizeof B[5]);
@@ -221,6 +229,8 @@ static int fit_point(const gk_points *p, const double *f, int k, const int *nb, 
                 while (!more) {
                     rsold = rs;
                     neq++;
+                    if (neq == lmax && prefix)
+                        return -1; /* the whole list would grow on */
                     if (neq == lmax) {
                         rq = sqrt(1.1 * rs);
                         more = 1;
@@ -252,7 +262,9 @@ static int fit_point(const gk_points *p, const double *f, int k, const int *nb, 
     }
 lower:
     /* the neighbours on a line (or too few): the least-squares plane through
-     * point k if they carry one, else the constant f_k */
+     * point k if they carry one, else the constant f_k, from all of them */
+    if (prefix)
+        return -1;
     {
         double sxx = 0, sxy = 0, syy = 0, sxf = 0, syf = 0;
         for (int i = 0; i < L && i < SH_LMAX; i++) {
@@ -347,19 +359,33 @@ static int build_cells(gk_job *job, shepard_state *st)
     return GK_OK;
 }
 
+/* The job's k-d tree, built where first needed (ties the bins cannot order,
+ * coincident points: rare), on any thread; NULL when out of memory. */
+static const gk_kdtree *lazy_tree(gk_job *job)
+{
+    const gk_kdtree *t;
+#pragma omp critical(gk_shepard_tree)
+    {
+        if (!job->tree)
+            gk_index_tree(job);
+        t = job->tree;
+    }
+    return t;
+}
+
 /* The k nearest points to (x, y), sorted by (d^2, index) as the k-d tree
  * answers: from the bins (quicker for k about 40), asked for one more to
  * see that the k-th is not tied with a point left out, and their ties put
  * in index order; from the tree where it is, or without bins. idx and d2
- * hold k + 1. */
-static int nearest(const gk_job *job, const gk_knn_bins *kb, double x, double y, int k, int *idx,
+ * hold k + 1. -1: no memory for the tree. */
+static int nearest(gk_job *job, const gk_knn_bins *kb, double x, double y, int k, int *idx,
                    double *d2)
 {
-    if (!kb)
-        return gk_kdtree_knn(job->tree, x, y, k, INFINITY, idx, d2);
-    const int m = gk_knn_bins_knn(kb, x, y, k + 1, INFINITY, idx, d2);
-    if (m == k + 1 && d2[k] == d2[k - 1])
-        return gk_kdtree_knn(job->tree, x, y, k, INFINITY, idx, d2);
+    const int m = kb ? gk_knn_bins_knn(kb, x, y, k + 1, INFINITY, idx, d2) : 0;
+    if (!kb || (m == k + 1 && d2[k] == d2[k - 1])) {
+        const gk_kdtree *t = lazy_tree(job);
+        return t ? gk_kdtree_knn(t, x, y, k, INFINITY, idx, d2) : -1;
+    }
     const int got = m < k ? m : k;
     for (int i = 1; i < got; i++) { /* equal distances by index */
         const int v = idx[i];
@@ -371,13 +397,39 @@ static int nearest(const gk_job *job, const gk_knn_bins *kb, double x, double y,
     return got;
 }
 
+/* Point k's value: the mean of the points at its place, in input order (so
+ * that coincident points are one node); 0, 1 with more of them than room,
+ * 2 out of memory. */
+static int point_value(gk_job *job, const gk_knn_bins *kb, long k, double *f)
+{
+    const gk_points *p = job->pts;
+    int idx[SH_LMAX + 64];
+    double d2[SH_LMAX + 64];
+    /* alone at its place (the bins' nearest other point is not there) */
+    if (kb && gk_knn_bins_knn(kb, p->x[k], p->y[k], 2, INFINITY, idx, d2) < 2)
+        d2[1] = INFINITY;
+    if (kb && d2[1] > 0.0) {
+        *f = 0.0 + p->z[k]; /* the sum below, of one */
+        return 0;
+    }
+    /* the points at distance 0 only (k among them), by index */
+    const gk_kdtree *t = lazy_tree(job);
+    if (!t)
+        return 2;
+    const int m = gk_kdtree_knn(t, p->x[k], p->y[k], SH_LMAX + 64, 0.0, idx, d2);
+    if (m == SH_LMAX + 64)
+        return 1;
+    double s = 0.0;
+    for (int i = 0; i < m; i++)
+        s += p->z[idx[i]];
+    *f = s / m;
+    return 0;
+}
+
 static int shepard_prepare(gk_job *job)
 {
     const gk_points *p = job->pts;
     const size_t n = p->n;
-    if (gk_index_tree(job))
-        return gk_error(job->ctx, GK_ERR_NOMEM,
-                        "shepard: out of memory for the search tree of %zu points", n);
     const shepard_params *sp = cparams_of(&job->alg);
     shepard_state *st = calloc(1, sizeof *st);
     if (!st || !(st->a = malloc((n ? n : 1) * sizeof *st->a)) ||
@@ -392,31 +444,21 @@ static int shepard_prepare(gk_job *job)
     }
     job->state = st;
     const int threads = job->ctx->threads > 0 ? job->ctx->threads : omp_get_num_procs();
-    int failed = 0;
-    /* each point's value: the mean of the points at its place (in input
-     * order), so that coincident points are one node */
-#pragma omp parallel num_threads(threads) reduction(| : failed)
-    {
-        int idx[SH_LMAX + 64];
-        double d2[SH_LMAX + 64];
-#pragma omp for schedule(dynamic, 256)
-        for (long k = 0; k < (long)n; k++) {
-            /* the points at distance 0 only (k among them), by index */
-            int m = gk_kdtree_knn(job->tree, p->x[k], p->y[k], SH_LMAX + 64, 0.0, idx, d2);
-            if (m == SH_LMAX + 64) { /* more coincident points than room */
-                failed = 1;
-                continue;
-            }
-            double s = 0.0;
-            for (int i = 0; i < m; i++)
-                s += p->z[idx[i]];
-            st->f[k] = s / m;
-        }
+    int failed = 0, nomem = 0;
+    /* bins for the neighbours (the tree where they cannot say) */
+    gk_knn_bins *kb = gk_knn_bins_build(p->x, p->y, n, threads);
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 256) reduction(| : failed, nomem)
+    for (long k = 0; k < (long)n; k++) {
+        const int r = point_value(job, kb, k, &st->f[k]);
+        failed |= r == 1;
+        nomem |= r == 2;
     }
     double rmax = 0.0;
-    /* bins for the neighbours of the fits (the tree where they cannot say) */
-    gk_knn_bins *kb = gk_knn_bins_build(p->x, p->y, n, threads);
-#pragma omp parallel num_threads(threads) reduction(| : failed) reduction(max : rmax)
+    /* the first list: what the fit reads without trouble (its NQ and NW
+     * nearest past ties, k itself), the whole one where it reads further */
+    const int nqw = sp->nq > sp->nw ? sp->nq : sp->nw;
+    const int first = nqw + 4 < SH_LMAX + 1 ? nqw + 4 : SH_LMAX + 1;
+#pragma omp parallel num_threads(threads) reduction(| : failed, nomem) reduction(max : rmax)
     {
         /* one more than the most asked for: nearest() asks the bins for k + 1 */
         int idx[SH_LMAX + 65], nb[SH_LMAX];
@@ -426,9 +468,11 @@ static int shepard_prepare(gk_job *job)
             /* k itself and its SH_LMAX nearest; more where points at its
              * place took some of them (the k nearest of the tree are a
              * prefix of its k + j nearest: the same neighbours) */
-            int want = SH_LMAX + 1, m, L, skip;
+            int want = first, m, L, skip, r = -1;
             for (;;) {
                 m = nearest(job, kb, p->x[k], p->y[k], want, idx, d2);
+                if (m < 0)
+                    break;
                 L = skip = 0;
                 for (int i = 0; i < m && L < SH_LMAX; i++) {
                     if (d2[i] == 0.0) { /* k itself, and the points at its place */
@@ -437,19 +481,36 @@ static int shepard_prepare(gk_job *job)
                     }
                     nb[L] = idx[i], nd[L] = d2[i], L++;
                 }
-                if (L == SH_LMAX || m < want || want == SH_LMAX + 64)
+                const int whole = L == SH_LMAX || m < want || want == SH_LMAX + 64;
+                if (!whole && want < SH_LMAX + 1) { /* the short list, if it is enough */
+                    r = fit_point(p, st->f, (int)k, nb, nd, L, 1, sp->nq, sp->nw, st->a[k],
+                                  &st->rsq[k]);
+                    if (r >= 0)
+                        break;
+                    want = SH_LMAX + 1;
+                    continue;
+                }
+                if (whole)
                     break;
                 want = SH_LMAX + 64;
             }
-            if (skip == m && m == want) { /* only coincident points in reach */
+            if (m < 0) {
+                nomem = 1;
+                continue;
+            }
+            if (r < 0 && skip == m && m == want) { /* only coincident points in reach */
                 failed = 1;
                 continue;
             }
-            fit_point(p, st->f, (int)k, nb, nd, L, sp->nq, sp->nw, st->a[k], &st->rsq[k]);
+            if (r < 0)
+                fit_point(p, st->f, (int)k, nb, nd, L, 0, sp->nq, sp->nw, st->a[k], &st->rsq[k]);
             rmax = fmax(rmax, st->rsq[k]);
         }
     }
     gk_knn_bins_free(kb);
+    if (nomem)
+        return gk_error(job->ctx, GK_ERR_NOMEM,
+                        "shepard: out of memory for the search tree of %zu points", n);
     if (failed)
         return gk_error(job->ctx, GK_ERR_ARG,
                         "shepard: more than %d points at one place: merge them first",
