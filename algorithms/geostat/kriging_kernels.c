@@ -552,6 +552,16 @@ double gk_kk_select_set(int *cid, double *cd2, int n, int k, int *idx)
      * is the median of three, so the work is the same every run */
     const int t = k - 1; /* the rank that bounds the set */
     int lo = 0, hi = n - 1;
+    /* few to leave out (a bound from the last node is tight): drop the
+     * largest, one at a time, to the end; the same set */
+    for (int end = n; 8 * (end - k) <= k && end > k; end--) {
+        int w = 0;
+        for (int i = 1; i < end; i++)
+            if (kk_before(cd2, cid, w, i))
+                w = i;
+        kk_swap(cd2, cid, w, end - 1);
+        lo = hi = 0; /* done when end reaches k */
+    }
     while (lo < hi) {
         const int mid = lo + (hi - lo) / 2;
         if (kk_before(cd2, cid, mid, lo))

@@ -39,6 +39,24 @@ GK_PF_FN void gk_pf_row(double u, double v, int d, double *t)
         t[k++] = u * u * u, t[k++] = u * u * v, t[k++] = u * v * v, t[k++] = v * v * v;
 }
 
+/* sum a[i] b[i], i < n, in four running sums (added as (0 + 1) + (2 + 3))
+ * and the tail: a fixed order, so the same bits on every device, and four
+ * independent chains of additions instead of one. */
+GK_PF_FN double gk_pf_dot(const double *a, const double *b, int n)
+{
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    int i = 0;
+    for (; i + 4 <= n; i += 4) {
+        s0 += a[i] * b[i];
+        s1 += a[i + 1] * b[i + 1];
+        s2 += a[i + 2] * b[i + 2];
+        s3 += a[i + 3] * b[i + 3];
+    }
+    for (; i < n; i++)
+        s0 += a[i] * b[i];
+    return (s0 + s1) + (s2 + s3);
+}
+
 /* Least squares A beta ~ b, A m x p (column-major, leading dimension m),
  * by Householder QR in place. 0 with beta, or 1 when a column is a
  * combination of those before it (rank deficient). */
@@ -48,11 +66,8 @@ GK_PF_FN int gk_pf_qr_solve(double *A, double *b, int m, int p, double *beta)
         return 1;
     for (int j = 0; j < p; j++) {
         double *c = A + (size_t)j * m;
-        double norm2 = 0.0, below = 0.0;
-        for (int i = 0; i < m; i++)
-            norm2 += c[i] * c[i];
-        for (int i = j; i < m; i++)
-            below += c[i] * c[i];
+        const double below = gk_pf_dot(c + j, c + j, m - j);
+        const double norm2 = gk_pf_dot(c, c, j) + below;
         double alpha = sqrt(below);
         if (!(alpha > GK_PF_RANK_TOL * sqrt(norm2)))
             return 1;
@@ -62,17 +77,12 @@ GK_PF_FN int gk_pf_qr_solve(double *A, double *b, int m, int p, double *beta)
         double vj = c[j] - alpha, vtv = vj * vj + (below - c[j] * c[j]);
         c[j] = vj;
         for (int k = j + 1; k < p; k++) {
-            double *ck = A + (size_t)k * m, s = 0.0;
-            for (int i = j; i < m; i++)
-                s += c[i] * ck[i];
-            s = 2.0 * s / vtv;
+            double *ck = A + (size_t)k * m;
+            const double s = 2.0 * gk_pf_dot(c + j, ck + j, m - j) / vtv;
             for (int i = j; i < m; i++)
                 ck[i] -= s * c[i];
         }
-        double s = 0.0;
-        for (int i = j; i < m; i++)
-            s += c[i] * b[i];
-        s = 2.0 * s / vtv;
+        const double s = 2.0 * gk_pf_dot(c + j, b + j, m - j) / vtv;
         for (int i = j; i < m; i++)
             b[i] -= s * c[i];
         c[j] = alpha; /* R's diagonal; R's upper part is in place above */
