@@ -62,13 +62,10 @@ const char *gk_kriging_gpu(const gk_job *job, gk_gpu_job_desc *d)
                                       : 4 * omax; /* omax over every point */
     d->quad_max = every ? omax : 0;
     d->min_points = a->min_points;
-    if (kp->maxdist > 0) {
-        d->window = GK_GPU_WIN_CIRCLE;
-        d->r2 = kp->maxdist * kp->maxdist;
-        d->box_hx = d->box_hy = kp->maxdist * (1.0 + 1e-9);
-    } else {
+    if (kp->maxdist > 0)
+        gk_gpu_desc_circle(d, kp->maxdist);
+    else
         d->window = GK_GPU_WIN_ALL;
-    }
     return NULL;
 }
 

@@ -29,6 +29,7 @@
 #include "kriging_kernels.h"
 #include "local_select.h"
 #include "polynomial_fit.h"
+#include "search/gpu_window.h"
 #include "search/index.h"
 
 #include <math.h>
@@ -365,13 +366,10 @@ static const char *poly_gpu(const gk_job *job, gk_gpu_job_desc *d)
     d->op = GK_GPU_POLYNOMIAL;
     d->max_points = a->max_points;
     d->min_points = a->min_points;
-    if (p->maxdist > 0) {
-        d->window = GK_GPU_WIN_CIRCLE;
-        d->r2 = p->maxdist * p->maxdist;
-        d->box_hx = d->box_hy = p->maxdist * (1.0 + 1e-9);
-    } else {
+    if (p->maxdist > 0)
+        gk_gpu_desc_circle(d, p->maxdist);
+    else
         d->window = GK_GPU_WIN_ALL;
-    }
     d->p.poly = (gk_gpu_poly){p->degree, p->weight, p->power, p->maxdist, p->bandwidth};
     return NULL;
 }
