@@ -38,12 +38,9 @@
 #include <string.h>
 #include <strings.h>
 
-#define POLY_MAX_TERMS GK_PF_MAX_TERMS
-enum { W_NONE = GK_PF_W_NONE, W_POWER = GK_PF_W_POWER, W_GAUSS = GK_PF_W_GAUSS };
-
 typedef struct {
     int degree;
-    int weight;       /* W_NONE, W_POWER, W_GAUSS */
+    int weight;       /* GK_PF_W_* (polynomial_fit.h) */
     double power;     /* weight=power's exponent */
     double bandwidth; /* weight=gauss's h */
     double maxdist;   /* radius= (gstat's maxdist); 0: none */
@@ -98,11 +95,11 @@ static int key(gk_context *ctx, const char *spec, const char *k, const char *val
         p->degree = (int)d;
     } else if (!strcasecmp(k, "weight")) {
         if (!strcasecmp(val, "none"))
-            p->weight = W_NONE;
+            p->weight = GK_PF_W_NONE;
         else if (!strcasecmp(val, "power"))
-            p->weight = W_POWER;
+            p->weight = GK_PF_W_POWER;
         else if (!strcasecmp(val, "gauss"))
-            p->weight = W_GAUSS;
+            p->weight = GK_PF_W_GAUSS;
         else
             return gk_error(ctx, GK_ERR_ARG,
                             "-a polynomial: weight=%s must be none, power or gauss", val);
@@ -136,15 +133,15 @@ static int key(gk_context *ctx, const char *spec, const char *k, const char *val
 static int check(gk_context *ctx, gk_algorithm *a)
 {
     poly_params *p = params_of(a);
-    if (p->weight == W_POWER && !(p->maxdist > 0))
+    if (p->weight == GK_PF_W_POWER && !(p->maxdist > 0))
         return gk_error(ctx, GK_ERR_ARG,
                         "-a polynomial: weight=power weights by (1 - d/radius)^power: it needs "
                         "radius=");
-    if (p->weight == W_GAUSS && !p->have_bandwidth)
+    if (p->weight == GK_PF_W_GAUSS && !p->have_bandwidth)
         return gk_error(ctx, GK_ERR_ARG, "-a polynomial: weight=gauss needs bandwidth=");
-    if (p->have_power && p->weight != W_POWER)
+    if (p->have_power && p->weight != GK_PF_W_POWER)
         return gk_error(ctx, GK_ERR_ARG, "-a polynomial: power= is for weight=power");
-    if (p->have_bandwidth && p->weight != W_GAUSS)
+    if (p->have_bandwidth && p->weight != GK_PF_W_GAUSS)
         return gk_error(ctx, GK_ERR_ARG, "-a polynomial: bandwidth= is for weight=gauss");
     if (a->max_points && a->min_points > a->max_points)
         return gk_error(ctx, GK_ERR_ARG,
@@ -159,9 +156,9 @@ static void canonical(gk_algorithm *a)
     gk_strbuf sb = {a->canonical, sizeof a->canonical, 0};
     static const char *const wname[] = {"none", "power", "gauss"};
     gk_strbuf_add(&sb, "polynomial:degree=%d:weight=%s", p->degree, wname[p->weight]);
-    if (p->weight == W_POWER)
+    if (p->weight == GK_PF_W_POWER)
         gk_strbuf_add(&sb, ":power=%.17g", p->power);
-    if (p->weight == W_GAUSS)
+    if (p->weight == GK_PF_W_GAUSS)
         gk_strbuf_add(&sb, ":bandwidth=%.17g", p->bandwidth);
     gk_strbuf_add(&sb, ":max_points=%d:min_points=%d", a->max_points, a->min_points);
     if (p->maxdist > 0)
@@ -219,17 +216,17 @@ static int poly_prepare(gk_job *job)
 {
     const gk_algorithm *a = &job->alg;
     const poly_params *p = cparams_of(a);
-    if (!is_global(a) || p->weight != W_NONE)
+    if (!is_global(a) || p->weight != GK_PF_W_NONE)
         return gk_method_tree(job);
     /* the trend surface: one fit, centred on the points' centroid */
     const gk_points *pts = job->pts;
     const size_t n = pts->n;
-    if (n > (size_t)INT32_MAX / (POLY_MAX_TERMS + 1))
+    if (n > (size_t)INT32_MAX / (GK_PF_MAX_TERMS + 1))
         return gk_error(job->ctx, GK_ERR_NOMEM, "polynomial: %zu points are too many for one fit",
                         n);
     poly_last *g = calloc(1, sizeof *g);
     int *idx = malloc((n ? n : 1) * sizeof *idx);
-    double *work = malloc((n ? n : 1) * (POLY_MAX_TERMS + 1) * sizeof *work);
+    double *work = malloc((n ? n : 1) * (GK_PF_MAX_TERMS + 1) * sizeof *work);
     if (!g || !idx || !work) {
         free(g), free(idx), free(work);
         return gk_error(job->ctx, GK_ERR_NOMEM, "polynomial: out of memory for %zu points", n);
@@ -268,12 +265,12 @@ static int local_node(const gk_job *job, const poly_params *p, gk_scratch *s, gk
     long m = gk_local_select(job, &nb, nx, ny, s, pv);
     if (m <= 0)
         return (int)m;
-    if (gk_scratch_reserve2(s, (size_t)m * (POLY_MAX_TERMS + 2) + 128))
+    if (gk_scratch_reserve2(s, (size_t)m * (GK_PF_MAX_TERMS + 2) + 128))
         return -1;
     const gk_points *pts = job->pts;
     int *idx = s->idx, tmp[128];
     double *w = s->d2b, *work = s->d2b + m;
-    if (p->weight == W_NONE) {
+    if (p->weight == GK_PF_W_NONE) {
         int *held = s->idx2; /* the last set, in index order */
         long same = m == last->m ? 0 : -1;
         for (long i = 0; same >= 0 && i < m; i++) /* the last set again? (most nodes) */
@@ -313,7 +310,7 @@ static uint64_t poly_tile(const gk_job *job, const gk_tile *t, double *out, gk_s
     uint64_t nod = 0, lowered = 0;
     gk_local_prev pv = {0}, pvrow = {0};
     poly_last last = {0};
-    if (!gl && p->weight == W_NONE &&
+    if (!gl && p->weight == GK_PF_W_NONE &&
         !(last.mark = calloc((job->pts->n + 63) / 64 + 1, sizeof *last.mark)))
         return UINT64_MAX;
     for (int j = 0; j < t->h; j++) {

@@ -13,10 +13,8 @@ if(GRIDKIT_WITH_GDAL)
                    ${CMAKE_BINARY_DIR}/gridkit ${CMAKE_SOURCE_DIR}/data
                    ${CMAKE_BINARY_DIR}/test-work/shepard_saga)
   set_tests_properties(shepard_saga PROPERTIES TIMEOUT 300 FAIL_REGULAR_EXPRESSION "FAIL ")
-endif()
-# gridkit cv -a shepard (leave-one-out, 5 folds) against SAGA's predictions from the same
-# training points (references in tests/idw/saga/refs/cv_meuse.csv, made by make_cv_refs.py).
-if(GRIDKIT_WITH_GDAL)
+  # gridkit cv -a shepard (leave-one-out, 5 folds) against SAGA's predictions from the same
+  # training points (references in tests/idw/saga/refs/cv_meuse.csv, made by make_cv_refs.py).
   add_test(NAME shepard_saga_cv
            COMMAND ${GRIDKIT_TEST_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/saga/compare_cv.py
                    ${CMAKE_BINARY_DIR}/gridkit ${CMAKE_SOURCE_DIR}/data

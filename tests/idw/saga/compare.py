@@ -38,6 +38,12 @@ def saga_points(path, layer, field):
     return [p for p in rest if p != north]
 
 
+def float32_steps(got, ref):
+    """How many Float32 steps gridkit's values (rounded to Float32) lie from SAGA's."""
+    g32 = got.astype(np.float32).astype(np.float64)
+    return np.abs(g32 - ref) / np.spacing(np.abs(ref).astype(np.float32)).astype(np.float64)
+
+
 def main(argv):
     if len(argv) != 4:
         sys.stderr.write(__doc__)
@@ -68,10 +74,9 @@ def main(argv):
         ref = np.genfromtxt(os.path.join(HERE, "refs", c["name"] + ".csv"), delimiter=",",
                             skip_header=1)[:, 2]
         ref = ref.astype(np.float32).astype(np.float64)  # %.9g: a Float32, read as one
-        g32 = got.astype(np.float32).astype(np.float64)
         rn, gn = np.isnan(ref), np.isnan(got)
         ok = ~rn & ~gn
-        steps = np.abs(g32[ok] - ref[ok]) / np.spacing(np.abs(ref[ok]).astype(np.float32)).astype(np.float64)
+        steps = float32_steps(got[ok], ref[ok])
         msgs = []
         if (rn != gn).any():
             msgs.append("%d cells nodata in one only (SAGA %d, gridkit %d)" % ((rn != gn).sum(), rn.sum(), gn.sum()))

@@ -17,6 +17,8 @@ import sys
 
 import numpy as np
 
+from compare import float32_steps  # noqa: E402 (this folder)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -30,12 +32,6 @@ def run_cv(gk, data, work, name, extra):
         rows = list(csv.DictReader(f))
     pred = np.array([float(r["predicted"]) if r["predicted"] else np.nan for r in rows])
     return pred, [int(r["fold"]) for r in rows]
-
-
-def steps(got, ref):
-    """How many Float32 steps gridkit's value (rounded to Float32) lies from SAGA's."""
-    g32 = got.astype(np.float32).astype(np.float64)
-    return np.abs(g32 - ref) / np.spacing(np.abs(ref).astype(np.float32)).astype(np.float64)
 
 
 def main(argv):
@@ -60,7 +56,7 @@ def main(argv):
             if (rn != gn).any():
                 msgs.append("%d points without a prediction in one only" % (rn != gn).sum())
             ok = ~rn & ~gn
-            st = steps(pred[ok], ref[ok])
+            st = float32_steps(pred[ok], ref[ok])
             if st.size and st.max() > 1:
                 k = int(np.argmax(st))
                 msgs.append("%d points more than one Float32 step off, worst %.3g steps (%.9g vs SAGA %.9g)"
