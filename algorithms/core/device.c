@@ -464,14 +464,11 @@ uint64_t gk_device_tile(const gk_job *job, const gk_tile *t, double *out, int wa
 #pragma omp atomic
         g->lin_rest += rest;
     }
-    if (singular && (m->flags & GK_M_GPU_COUNTS_LOWERED)) { /* polynomial's lower degrees */
+    if (singular) { /* kriging's singular systems, or polynomial's lower degrees */
         gk_job *jw = (gk_job *)job;
+        uint64_t *c = m->flags & GK_M_GPU_COUNTS_LOWERED ? &jw->lowered_nodes : &jw->singular_nodes;
 #pragma omp atomic
-        jw->lowered_nodes += singular;
-    } else if (singular) {
-        gk_job *jw = (gk_job *)job;
-#pragma omp atomic
-        jw->singular_nodes += singular;
+        *c += singular;
     }
     return nodata;
 }
