@@ -6,7 +6,7 @@
  * (average and the metrics), quadrants.cu (per-quadrant selection),
  * kriging.cu and kriging_big.cu (local kriging), krige_global.cu (with
  * krige_global_libs.cu), kriging_ops.cu (both kriging ops' rows and state), linear.cu, variogram.cu and variogram_fast.cu,
- * density.cu, natural.cu, shepard.cu and polynomial.cu (their rows their own); quadtree_order.cu (gdal_grid's tie order, for job_new).
+ * density.cu, natural.cu, shepard.cu, polynomial.cu and rbf.cu (their rows their own); quadtree_order.cu (gdal_grid's tie order, for job_new).
  * Everything is in namespace gk_gpu and hidden (the module is built with
  * -fvisibility=hidden): the module exports GK_GPU_ENTRY_FN alone.
  */
@@ -97,6 +97,10 @@ bool krige_big(int k, int omax);
 cudaError_t kr_search_launch(cudaStream_t st, const LocalParams &P, int K, int j0, int nr, int *nbr,
                              int *cnt);
 cudaError_t launch_krige_big(Job *J, const LocalParams &P, const KrigeParams &KP);
+/* The same lists for any k = P.k (kriging_big.cu's search; rbf.cu's too):
+ * node n's k nearest at nbr[n k ..] in (distance, input order), cnt[n] the
+ * count its window held as far as searched. */
+cudaError_t kl_lists_launch(Job *J, const LocalParams &P, int j0, int nr, int *nbr, int *cnt);
 
 /* ---- krige_global.cu: global kriging, jobs of op GK_GPU_KRIGE_GLOBAL ---------
  *

@@ -78,7 +78,7 @@ int load_libs(char *err, size_t err_cap)
     void *hs = open_first("GRIDKIT_GPU_CUSOLVER", solver_names, &sname, why, sizeof why);
     if (!hs) {
         snprintf(err, err_cap,
-                 "global kriging on the GPU needs cuSOLVER (libcusolver.so.12 or .11, from the "
+                 "global systems on the GPU need cuSOLVER (libcusolver.so.12 or .11, from the "
                  "CUDA toolkit): not found (%s)",
                  why);
         return -1;
@@ -86,7 +86,7 @@ int load_libs(char *err, size_t err_cap)
     void *hb = open_first("GRIDKIT_GPU_CUBLAS", blas_names, &bname, why, sizeof why);
     if (!hb) {
         snprintf(err, err_cap,
-                 "global kriging on the GPU needs cuBLAS (libcublas.so.13, .12 or .11, from the "
+                 "global systems on the GPU need cuBLAS (libcublas.so.13, .12 or .11, from the "
                  "CUDA toolkit): not found (%s)",
                  why);
         dlclose(hs);
@@ -101,9 +101,12 @@ int load_libs(char *err, size_t err_cap)
               sym(hb, "cublasCreate_v2", L.bl_create, bname, why, sizeof why) &&
               sym(hb, "cublasDestroy_v2", L.bl_destroy, bname, why, sizeof why) &&
               sym(hb, "cublasSetStream_v2", L.bl_set_stream, bname, why, sizeof why) &&
-              sym(hb, "cublasDtrsm_v2", L.bl_trsm, bname, why, sizeof why);
+              sym(hb, "cublasDtrsm_v2", L.bl_trsm, bname, why, sizeof why) &&
+              sym(hs, "cusolverDnDgetrf_bufferSize", L.dn_getrf_bs, sname, why, sizeof why) &&
+              sym(hs, "cusolverDnDgetrf", L.dn_getrf, sname, why, sizeof why) &&
+              sym(hs, "cusolverDnDgetrs", L.dn_getrs, sname, why, sizeof why);
     if (!ok) {
-        snprintf(err, err_cap, "global kriging on the GPU: %s", why);
+        snprintf(err, err_cap, "global systems on the GPU: %s", why);
         dlclose(hb);
         dlclose(hs);
         return -1;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * krige_global_libs.h - cuSOLVER and cuBLAS for global kriging
- * (krige_global.cu), loaded with dlopen() on the first global job
- * (krige_global_libs.cu): the module links neither.
+ * (krige_global.cu) and rbf's global system (rbf.cu), loaded with dlopen()
+ * on the first such job (krige_global_libs.cu): the module links neither.
  */
 #ifndef GK_GPU_KRIGE_GLOBAL_LIBS_H
 #define GK_GPU_KRIGE_GLOBAL_LIBS_H
@@ -28,6 +28,10 @@ struct Libs {
     decltype(&cublasDestroy_v2) bl_destroy;
     decltype(&cublasSetStream_v2) bl_set_stream;
     decltype(&cublasDtrsm_v2) bl_trsm;
+    /* LU with partial pivoting (rbf's global system, rbf.cu) */
+    decltype(&cusolverDnDgetrf_bufferSize) dn_getrf_bs;
+    decltype(&cusolverDnDgetrf) dn_getrf;
+    decltype(&cusolverDnDgetrs) dn_getrs;
     /* the 64-bit API (cuSOLVER 11.1, cuBLAS 12 on), for more than KG_MAX_N
      * points: x64 when all of it was found */
     bool x64 = false;

@@ -421,6 +421,12 @@ __global__ void __launch_bounds__(128)
 
 /* ---- launches ------------------------------------------------------------- */
 
+/* Lists of any k for another op (rbf.cu): kl_search_kernel's. */
+cudaError_t kl_lists_launch(Job *J, const LocalParams &P, int j0, int nr, int *nbr, int *cnt)
+{
+    return kl_launch(kl_search_kernel, J, P.k, (size_t)nr * P.g.w, P, j0, nr, nbr, cnt);
+}
+
 /* More neighbours than the warp kernels take. */
 bool krige_big(int k, int omax) { return k > 64 || (omax > 0 && k > 32); }
 

@@ -512,3 +512,11 @@ void gk_job_add_lowered(const gk_job *job, uint64_t n)
         ((gk_job *)job)->lowered_nodes += n;
     }
 }
+
+void gk_job_add_singular(const gk_job *job, uint64_t n)
+{
+    if (n) {
+#pragma omp atomic
+        ((gk_job *)job)->singular_nodes += n;
+    }
+}

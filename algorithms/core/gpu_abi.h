@@ -19,7 +19,7 @@ extern "C" {
 
 /* One number: the entry symbol carries it, so a module of another version is
  * not even found, and the table repeats it. */
-#define GK_GPU_ABI_VERSION 15
+#define GK_GPU_ABI_VERSION 16
 #define GK_GPU_CAT_(a, b) a##b
 #define GK_GPU_CAT(a, b) GK_GPU_CAT_(a, b)
 #define GK_GPU_STR_(x) #x
@@ -108,6 +108,18 @@ typedef struct {
     double power, maxdist, bandwidth;
 } gk_gpu_poly;
 
+/* GK_GPU_RBF (algorithms/spline/rbf_system.h): a node's system is its
+ * max_points nearest (every point's window, ties by input order) plus the
+ * degree's monomials, at most GK_GPU_RBF_MAX_N unknowns; max_points 0: one
+ * system of every point (cuSOLVER). The kernel (gk_rbf_kernel; GK_RBF_RST
+ * for rst), epsilon, smoothing, and zadd added to every value (rst's zmin).
+ * A tile's *singular counts the nodes whose system was singular. */
+#define GK_GPU_RBF_MAX_N 160
+typedef struct {
+    int kernel, degree;
+    double epsilon, smoothing, zadd;
+} gk_gpu_rbf;
+
 /* GK_GPU_HEATMAP and GK_GPU_GAUSS (algorithms/density/density_bins.h,
  * density_sum.h): the core's bins uploaded as they are (host arrays, read
  * during job_new only), and each term's arithmetic from density_sum.h, so
@@ -187,6 +199,7 @@ typedef struct {
         gk_gpu_density dens;
         gk_gpu_shepard shep;
         gk_gpu_poly poly;
+        gk_gpu_rbf rbf;
     } p;
 } gk_gpu_job_desc;
 

@@ -144,6 +144,9 @@ typedef struct gk_method {
     /* What its nodes "in a simpler form" (gk_job_add_lowered) are, for the
      * note that counts them (NULL: none). */
     const char *lowered_form;
+    /* What makes its system singular (gk_run_stats.singular_nodes), for the
+     * warning that counts those nodes (NULL: kriging's words). */
+    const char *singular_form;
 
     /* A pixel size without an extent (-tr alone): the margin around the
      * points' bounding box that the method's peer takes (QGIS's Heatmap: its
@@ -163,10 +166,19 @@ extern const int gk_n_methods;
 /* n more nodes of this run computed in a simpler form than the algorithm
  * asks (a tile function's count; gk_run_stats.lowered_nodes). Thread-safe. */
 void gk_job_add_lowered(const gk_job *job, uint64_t n);
+/* n more nodes of this run nodata because their system was singular
+ * (gk_run_stats.singular_nodes; the row's singular_form says why).
+ * Thread-safe. */
+void gk_job_add_singular(const gk_job *job, uint64_t n);
 
 /* A finite number for key=s of a grammar of its own (kriging's, the
  * polynomials'): GK_OK, or an error in ctx naming alg, key and why. */
 int gk_param_finite(gk_context *ctx, const char *alg, const char *key, const char *s, double *out);
+/* A grammar of its own's next key=value (strtok_r state *save, after the
+ * name): 1 with *key and *val (inside the string), 0 at its end, -1 with
+ * an error in ctx naming spec when a part is not key=value. */
+int gk_param_next(gk_context *ctx, const char *spec, char **save, const char **key,
+                  const char **val);
 /* A count key's value (max_points=, k=): a whole number from 0 to 1e9 into
  * *out; GK_OK or an error in ctx naming alg and key. */
 int gk_param_count(gk_context *ctx, const char *alg, const char *key, double v, int *out);

@@ -98,6 +98,20 @@ int gk_param_finite(gk_context *ctx, const char *alg, const char *key, const cha
     return GK_OK;
 }
 
+int gk_param_next(gk_context *ctx, const char *spec, char **save, const char **key,
+                  const char **val)
+{
+    char *tok = strtok_r(NULL, ":", save);
+    if (!tok)
+        return 0;
+    char *eq = strchr(tok, '=');
+    if (!eq)
+        return gk_error(ctx, GK_ERR_ARG, "-a %s: '%s' is not key=value", spec, tok), -1;
+    *eq = '\0';
+    *key = tok, *val = eq + 1;
+    return 1;
+}
+
 int gk_param_count(gk_context *ctx, const char *alg, const char *key, double v, int *out)
 {
     if (v < 0 || v != floor(v) || v > 1e9)
@@ -405,6 +419,14 @@ const char *gk_algorithm_lowered_form(const gk_algorithm *alg)
 {
     const gk_method *m = gk_method_of(alg->kind);
     return m && m->lowered_form ? m->lowered_form : "a simpler form";
+}
+
+const char *gk_algorithm_singular_form(const gk_algorithm *alg)
+{
+    const gk_method *m = gk_method_of(alg->kind);
+    return m && m->singular_form ? m->singular_form
+                                 : "a singular kriging system (coincident points, or a drift that "
+                                   "cannot be estimated)";
 }
 
 const char *gk_algorithm_string(const gk_algorithm *alg) { return alg->canonical; }

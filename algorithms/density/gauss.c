@@ -432,12 +432,9 @@ static int gauss_parse_any(gk_context *ctx, const char *spec, char *rest, gk_alg
     gk_gauss_of(a)->method_auto = 1;
     gk_gauss_of(a)->normalize = 1;
     char *save = rest;
-    for (char *tok = strtok_r(NULL, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
-        char *eq = strchr(tok, '=');
-        if (!eq)
-            return gk_error(ctx, GK_ERR_ARG, "-a %s: '%s' is not key=value", spec, tok);
-        *eq = '\0';
-        const char *key = tok, *val = eq + 1;
+    const char *key, *val;
+    int more;
+    while ((more = gk_param_next(ctx, spec, &save, &key, &val)) > 0) {
         double num;
         if (!strcasecmp(key, "method")) {
             if (!strcasecmp(val, "auto"))
@@ -516,6 +513,8 @@ static int gauss_parse_any(gk_context *ctx, const char *spec, char *rest, gk_alg
                             spec, name, key, smooth ? "" : ", normalize");
         }
     }
+    if (more < 0)
+        return GK_ERR_ARG;
     if (!isfinite(a->nodata) && !isnan(a->nodata))
         return gk_error(ctx, GK_ERR_ARG, "-a %s: nodata must be finite", spec);
     /* bandwidth sets both axes; bandwidth_x and bandwidth_y override it */

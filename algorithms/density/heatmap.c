@@ -204,12 +204,9 @@ static int heatmap_parse(gk_context *ctx, const char *spec, char *rest, gk_algor
     HEAT(a)->kernel = GK_HM_QUARTIC;
     int decay_given = 0;
     char *save = rest;
-    for (char *tok = strtok_r(NULL, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
-        char *eq = strchr(tok, '=');
-        if (!eq)
-            return gk_error(ctx, GK_ERR_ARG, "-a %s: '%s' is not key=value", spec, tok);
-        *eq = '\0';
-        const char *key = tok, *val = eq + 1;
+    const char *key, *val;
+    int more;
+    while ((more = gk_param_next(ctx, spec, &save, &key, &val)) > 0) {
         double num;
         if (!strcasecmp(key, "kernel")) {
             int k = 0;
@@ -248,6 +245,8 @@ static int heatmap_parse(gk_context *ctx, const char *spec, char *rest, gk_algor
                             spec, key);
         }
     }
+    if (more < 0)
+        return GK_ERR_ARG;
     double r = HEAT(a)->radius, d = HEAT(a)->decay;
     if (!(r > 0) || !isfinite(r))
         return gk_error(ctx, GK_ERR_ARG,

@@ -58,7 +58,7 @@ static uint64_t global_tile(const gk_job *job, const gk_tile *t, double *out, gk
             sing += ok;
         }
     }
-    gk_krige_add_singular(job, sing);
+    gk_job_add_singular(job, sing);
     return nod;
 }
 

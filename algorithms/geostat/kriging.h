@@ -35,8 +35,6 @@ uint64_t gk_krige_local_tile(const gk_job *job, const gk_tile *t, double *out, g
  * tile cannot be kriged (drift awaited or not sampled, a singular global
  * system), with every node nodata (kriging.c). */
 int gk_krige_tile_start(const gk_job *job, const gk_tile *t, double *out, gk_scratch *s);
-/* Adds n nodes to the job's count of singular systems (tiles run in parallel). */
-void gk_krige_add_singular(const gk_job *job, uint64_t n);
 /* Node q of a tile of T nodes: its estimate, and its variance in the second
  * band when there is one. */
 static inline void gk_krige_put(double *out, size_t T, size_t q, int want_var, double est,

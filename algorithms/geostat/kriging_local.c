@@ -24,6 +24,7 @@
  * and is counted, as gstat skips it with a warning. Nothing here allocates
  * per node: everything lives in the thread's scratch.
  */
+#include "core/method.h"
 #include "kriging.h"
 #include "kriging_kernels.h"
 #include "local_select.h"
@@ -413,6 +414,6 @@ uint64_t gk_krige_local_tile(const gk_job *job, const gk_tile *t, double *out, g
             }
         }
     }
-    gk_krige_add_singular(job, sing);
+    gk_job_add_singular(job, sing);
     return nod;
 }

@@ -6,6 +6,7 @@
  * external-drift covariates, and the count of singular systems. kriging.c (the entry), kriging_local.c,
  * kriging_global.c and kriging_prepare.c call down to it, never back.
  */
+#include "core/method.h"
 #include "kriging.h"
 
 #include <math.h>
@@ -85,14 +86,6 @@ void gk_krige_f0(const gk_krige_state *k, double u0, double v0, double scale, co
         f0[np + r] = g0[r];
 }
 
-void gk_krige_add_singular(const gk_job *job, uint64_t n)
-{
-    if (n) {
-#pragma omp atomic
-        ((gk_job *)job)->singular_nodes += n;
-    }
-}
-
 int gk_kriging_covariates(const gk_job *job, const gk_tile *t, double *g0)
 {
     const gk_krige_state *k = gk_krige_of(job);
@@ -124,7 +117,7 @@ int gk_krige_tile_start(const gk_job *job, const gk_tile *t, double *out, gk_scr
     for (size_t q = 0; q < T * job->nbands; q++)
         out[q] = job->alg.nodata;
     if (k->global_singular)
-        gk_krige_add_singular(job, T);
+        gk_job_add_singular(job, T);
     return -1;
 }
 

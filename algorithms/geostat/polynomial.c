@@ -175,14 +175,13 @@ static int poly_parse(gk_context *ctx, const char *spec, char *save, gk_algorith
     p->degree = 1;
     p->power = 2.0;
     a->max_points = a->min_points = a->max_points_per_quadrant = 0;
-    for (char *tok = strtok_r(NULL, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
-        char *eq = strchr(tok, '=');
-        if (!eq)
-            return gk_error(ctx, GK_ERR_ARG, "-a %s: '%s' is not key=value", spec, tok);
-        *eq = '\0';
-        if (key(ctx, spec, tok, eq + 1, a))
+    const char *k, *val;
+    int more;
+    while ((more = gk_param_next(ctx, spec, &save, &k, &val)) > 0)
+        if (key(ctx, spec, k, val, a))
             return GK_ERR_ARG;
-    }
+    if (more < 0)
+        return GK_ERR_ARG;
     if (check(ctx, a))
         return GK_ERR_ARG;
     canonical(a);
@@ -355,11 +354,11 @@ static const char *poly_gpu(const gk_job *job, gk_gpu_job_desc *d)
     const gk_algorithm *a = &job->alg;
     const poly_params *p = cparams_of(a);
     if (is_global(a))
-        return "polynomial: the global surface is one fit, evaluated on the CPU";
+        return "the global surface is one fit, evaluated on the CPU";
     if (a->max_points_per_quadrant > 0)
-        return "polynomial: max_points_per_quadrant has no GPU kernel";
+        return "max_points_per_quadrant has no GPU kernel";
     if (a->max_points < 1 || a->max_points > GK_GPU_POLY_MAX_K)
-        return "polynomial: the GPU takes max_points of 1 to " GK_STR(GK_GPU_POLY_MAX_K);
+        return "the GPU takes max_points of 1 to " GK_STR(GK_GPU_POLY_MAX_K);
     d->op = GK_GPU_POLYNOMIAL;
     d->max_points = a->max_points;
     d->min_points = a->min_points;

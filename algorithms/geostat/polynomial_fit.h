@@ -10,6 +10,8 @@
 #ifndef GK_POLYNOMIAL_FIT_H
 #define GK_POLYNOMIAL_FIT_H
 
+#include "core/monomials.h"
+
 #include <math.h>
 #include <stddef.h>
 
@@ -19,25 +21,11 @@
 #define GK_PF_FN static inline
 #endif
 
-#define GK_PF_MAX_TERMS 10
+#define GK_PF_MAX_TERMS GK_MONO_MAX
 /* a column of R below this share of its norm: the degree is not carried */
 #define GK_PF_RANK_TOL 1e-10
 
-GK_PF_FN int gk_pf_terms_of(int degree) { return (degree + 1) * (degree + 2) / 2; }
-
-/* The row of terms at (u, v), degree d: 1, u, v, u^2, uv, v^2, u^3, u^2 v,
- * u v^2, v^3 up to it. */
-GK_PF_FN void gk_pf_row(double u, double v, int d, double *t)
-{
-    int k = 0;
-    t[k++] = 1.0;
-    if (d >= 1)
-        t[k++] = u, t[k++] = v;
-    if (d >= 2)
-        t[k++] = u * u, t[k++] = u * v, t[k++] = v * v;
-    if (d >= 3)
-        t[k++] = u * u * u, t[k++] = u * u * v, t[k++] = u * v * v, t[k++] = v * v * v;
-}
+GK_PF_FN int gk_pf_terms_of(int degree) { return gk_monomial_count(degree); }
 
 /* sum a[i] b[i], i < n, in order. (Four running sums were 11% quicker on
  * a CPU core but 10% slower in the GPU's fits, which share this code.) */
@@ -102,7 +90,7 @@ GK_PF_FN int gk_pf_fit(const double *x, const double *y, const double *z, const 
         for (int i = 0; i < m; i++) {
             const int k = idx[i];
             const double sw = w ? sqrt(w[i]) : 1.0;
-            gk_pf_row((x[k] - cx) / sc, (y[k] - cy) / sc, d, t);
+            gk_monomials((x[k] - cx) / sc, (y[k] - cy) / sc, d, t);
             for (int j = 0; j < p; j++)
                 A[(size_t)j * m + i] = sw * t[j];
             b[i] = sw * z[k];
@@ -143,7 +131,7 @@ GK_PF_FN void gk_pf_fit_set(const double *x, const double *y, const double *z, c
 GK_PF_FN double gk_pf_eval(const gk_pf_set *f, double nx, double ny)
 {
     double t[GK_PF_MAX_TERMS], v = 0.0;
-    gk_pf_row((nx - f->cx) / f->sc, (ny - f->cy) / f->sc, f->degree, t);
+    gk_monomials((nx - f->cx) / f->sc, (ny - f->cy) / f->sc, f->degree, t);
     for (int k = 0; k < f->terms; k++)
         v += f->beta[k] * t[k];
     return v;

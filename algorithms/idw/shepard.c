@@ -575,7 +575,7 @@ static const char *shepard_gpu(const gk_job *job, gk_gpu_job_desc *d)
 {
     const shepard_state *st = state_of(job);
     if (!st || !isfinite(st->rmax))
-        return "shepard: one point's radius is unbounded (every node sums every point)";
+        return "one point's radius is unbounded (every node sums every point)";
     const gk_sh_cells C = cells_of(job);
     d->op = GK_GPU_SHEPARD;
     d->p.shep.n = job->pts->n;

@@ -210,6 +210,9 @@ const char *gk_algorithm_string(const gk_algorithm *alg);
 /* What a node computed "in a simpler form" (gk_run_stats.lowered_nodes) is
  * for this algorithm, in words for a note. */
 const char *gk_algorithm_lowered_form(const gk_algorithm *alg);
+/* What made a node's system singular (gk_run_stats.singular_nodes), in
+ * words for a warning. */
+const char *gk_algorithm_singular_form(const gk_algorithm *alg);
 double gk_algorithm_nodata(const gk_algorithm *alg);
 /* 1 when nodata= was given literally (gdal_grid sets the band flag only then). */
 int gk_algorithm_nodata_given(const gk_algorithm *alg);
@@ -318,8 +321,8 @@ int gk_job_compute_window_typed(gk_job *job, const gk_grid *g, int x0, int y0, i
 typedef struct {
     uint64_t nodes;          /* nodes computed */
     uint64_t nodata_nodes;   /* nodes that got nodata */
-    uint64_t singular_nodes; /* kriging: nodes whose system was singular (nodata, counted in
-                              * nodata_nodes too) */
+    uint64_t singular_nodes; /* kriging, rbf: nodes whose system was singular (nodata,
+                              * counted in nodata_nodes too) */
     uint64_t lowered_nodes;  /* nodes computed in a simpler form than asked (polynomial: a
                               * lower degree, the points could not carry the one asked) */
 } gk_run_stats;

@@ -85,12 +85,9 @@ static int natural_parse(gk_context *ctx, const char *spec, char *save, gk_algor
     natural_params *p = params_of(a);
     memset(p, 0, sizeof *p);
     a->radius = 0.0; /* outside the hull: nodata */
-    for (char *tok = strtok_r(NULL, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
-        char *eq = strchr(tok, '=');
-        if (!eq)
-            return gk_error(ctx, GK_ERR_ARG, "-a %s: '%s' is not key=value", spec, tok);
-        *eq = '\0';
-        const char *k = tok, *val = eq + 1;
+    const char *k, *val;
+    int more;
+    while ((more = gk_param_next(ctx, spec, &save, &k, &val)) > 0) {
         if (!strcasecmp(k, "type")) {
             if (!strcasecmp(val, "sibson"))
                 p->type = GK_NN_SIBSON;
@@ -114,6 +111,8 @@ static int natural_parse(gk_context *ctx, const char *spec, char *save, gk_algor
                             spec, k);
         }
     }
+    if (more < 0)
+        return GK_ERR_ARG;
     canonical(a);
     return GK_OK;
 }

@@ -266,11 +266,11 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
             for (int k = 1; k <= nb && !plan.set_nodata && !rc; k++)
                 rc = gk_raster_writer_set_nodata(w, b * nb + k, plan.nodata);
             fprintf(stderr,
-                    "Warning: %llu of %llu nodes of band %d had a singular kriging system "
-                    "(coincident points, or a drift that cannot be estimated) and got nodata "
+                    "Warning: %llu of %llu nodes of band %d had %s and got nodata "
                     "%.17g (tagged on the band; set another with nodata=).\n",
                     (unsigned long long)st.singular_nodes,
-                    (unsigned long long)g.nx * (unsigned long long)g.ny, b * nb + 1, plan.nodata);
+                    (unsigned long long)g.nx * (unsigned long long)g.ny, b * nb + 1,
+                    gk_algorithm_singular_form(plan.alg), plan.nodata);
         }
         if (!rc && st.lowered_nodes) {
             for (int k = 1; k <= nb && !rc; k++)

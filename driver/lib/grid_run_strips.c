@@ -195,18 +195,18 @@ int gk_grid_run_strips(gk_context *ctx, const gk_grid_options *o, const gk_world
         fprintf(stderr, "Device: %s%s\n", gk_context_device_name(ctx),
                 world ? " (rank 0; each rank chooses its own)" : "");
 
-    /* nodes whose kriging system was singular: tagged nodata, as one process does */
+    /* nodes whose system was singular: tagged nodata, as one process does */
     for (int b = 0; !rc && rank == 0 && b < n_jobs; b++) {
         if (!singular[b])
             continue;
         for (int k = 1; w && k <= planes && !plan.set_nodata && !rc; k++)
             rc = gk_raster_writer_set_nodata(w, b * planes + k, plan.nodata);
         fprintf(stderr,
-                "Warning: %llu of %llu nodes of band %d had a singular kriging system "
-                "(coincident points, or a drift that cannot be estimated) and got nodata "
-                "%.17g (tagged on the band; set another with nodata=).\n",
+                "Warning: %llu of %llu nodes of band %d had %s and got nodata %.17g (tagged on "
+                "the band; set another with nodata=).\n",
                 (unsigned long long)singular[b],
-                (unsigned long long)g.nx * (unsigned long long)g.ny, b * planes + 1, plan.nodata);
+                (unsigned long long)g.nx * (unsigned long long)g.ny, b * planes + 1,
+                gk_algorithm_singular_form(plan.alg), plan.nodata);
     }
     /* nodes in a simpler form than asked: counted on the band, as one process does */
     for (int b = 0; !rc && rank == 0 && b < n_jobs; b++)

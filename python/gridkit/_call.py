@@ -22,7 +22,7 @@ class Error(RuntimeError):
 
 class GridkitWarning(UserWarning):
     """What the command prints as a warning or a note (a slow path, a cap that
-    was hit, nodes with a singular kriging system)."""
+    was hit, nodes with a singular system)."""
 
 
 def text(b):

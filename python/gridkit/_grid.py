@@ -225,8 +225,9 @@ def _run_job(ctx, pts, alg, g, progress, notes):
         st = _lib.RunStats()
         lib.gk_job_stats(job, st)
         if st.singular_nodes:
-            notes.append("%d of %d nodes had a singular kriging system (nodata)"
-                         % (st.singular_nodes, st.nodes))
+            notes.append("%d of %d nodes had %s (nodata)"
+                         % (st.singular_nodes, st.nodes,
+                            text(lib.gk_algorithm_singular_form(alg))))
         if st.lowered_nodes:
             notes.append("%d of %d nodes were computed in a simpler form than asked (%s)"
                          % (st.lowered_nodes, st.nodes,

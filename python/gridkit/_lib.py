@@ -148,6 +148,7 @@ FUNCTIONS = {
     "gk_algorithm_name": (c_char_p, [P]),
     "gk_algorithm_string": (c_char_p, [P]),
     "gk_algorithm_lowered_form": (c_char_p, [P]),
+    "gk_algorithm_singular_form": (c_char_p, [P]),
     "gk_algorithm_nodata": (c_double, [P]),
     "gk_algorithm_needs_z": (c_int, [P]),
     "gk_algorithm_z_is_weight": (c_int, [P]),

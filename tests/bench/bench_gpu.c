@@ -455,6 +455,8 @@ int main(int argc, char **argv)
         {KRIGE16 ":drift=linear", 0, 0, 1024, NULL, 0},
         /* a thread a node fits its 32 nearest (kriging's search) */
         {"polynomial:degree=2:max_points=32", 0, 0, 1024, NULL, 0},
+        /* a warp a node solves its 50 nearest's system (53 unknowns) */
+        {"rbf:neighbors=50", 0, 0, 256, NULL, 0},
     };
     /* k above 64: the CPU on a smaller grid of the same extent, per node */
     const bench_case big_cases[] = {

@@ -22,7 +22,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ALG = os.path.join(ROOT, "algorithms")
-FAMILIES = {"idw", "window", "linear", "geostat", "ridges", "density"}
+FAMILIES = {"idw", "window", "linear", "geostat", "ridges", "density", "spline"}
 # what each folder may include besides itself
 ALLOWED = {
     "include": set(),
@@ -35,7 +35,7 @@ for fam in FAMILIES:
 for layer in list(ALLOWED):
     ALLOWED[layer].add("list")
 ALLOWED["list"] = set()
-ALLOWED["gpu"] = {"include", "core", "geostat", "linear", "ridges", "density", "idw"}
+ALLOWED["gpu"] = {"include", "core", "geostat", "linear", "ridges", "density", "idw", "spline"}
 ALLOWED["driver"] = {"include"}
 # driver/'s folders (an include there is named from driver/: "io/read_points.h")
 DRIVER = {

@@ -296,6 +296,12 @@ static const char *const specs[] = {
     /* natural neighbours: walks from each row's seed, sums in the points' numbering */
     "natural", "natural:type=laplace:radius=-1", "natural:radius=80",
     "natural:type=sibson_c1", /* its gradients fitted on threads */
+    /* radial basis functions: the global system factorised on threads (smoothing: the
+     * data sets hold coincident points), local systems */
+    "rbf:smoothing=0.01", "rbf:kernel=cubic:neighbors=30",
+    "rbf:kernel=gaussian:epsilon=0.01:smoothing=0.1",
+    /* GRASS's regularized spline with tension: one system, factorised on threads */
+    "rst", "rst:tension=20:smooth=0.5:dmin=5:npmin=100",
 };
 
 /* Every method of the registry has a spec above: a method added without one

@@ -354,6 +354,8 @@ int main(void)
     FAMILY("natural", test_natural(ctx, &u, &l, &sm));
     FAMILY("shepard", test_shepard(&u, &l, &sm));
     FAMILY("polynomial", test_polynomial(ctx, &u, &l, &sm));
+    FAMILY("rbf", test_rbf(&u, &l, &sm));
+    FAMILY("rst", test_rst(&l, &sm));
     FAMILY("ridges", test_ridges(ctx));
     FAMILY("density", test_density(&u, &l, &sm));
     FAMILY("crossval", test_crossval(&u, &l));

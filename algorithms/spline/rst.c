@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * spline/rst.c - -a rst: GRASS's regularized spline with tension
+ * (v.surf.rst, Mitasova & Mitas 1993) as v.surf.rst computes it when the
+ * whole region is one segment: one system of every point
+ * (docs/dev/v_surf_rst.md, sections 2, 3, 5 and 6).
+ *
+ * z is multiplied by zscale; points within dmin of an earlier kept point
+ * are dropped (the first kept; coincident points always); distances are
+ * measured in units of dnorm = sqrt(dx dy npmin / n) (dx, dy the box of
+ * every point, n the kept ones), so that npmin changes the surface as in
+ * GRASS; the system is the kept points' RST function values (rbf_system.h's
+ * GK_RBF_RST) with -smooth on the diagonal, bordered by a constant, for z
+ * less its minimum, which each node adds back. rbf_global.c solves and
+ * evaluates it on the CPU, gpu/rbf.cu's global op (cuSOLVER) on the GPU.
+ *
+ * GRASS splits a region of more than segmax points into quadtree segments,
+ * each fitted on a window of about npmin points; that is not done here: more
+ * than GK_RST_MAX points are refused.
+ */
+#include "core/method.h"
+#include "rbf.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* the one system's points at most (an N^2 matrix, N^3 work) */
+#define GK_RST_MAX 20000
+
+typedef struct {
+    double tension, smooth, dmin, zscale;
+    int npmin;
+} rst_params;
+GK_ALG_OWN_FITS(rst_params);
+
+static rst_params *params_of(gk_algorithm *a) { return GK_ALG_OWN(rst_params, a); }
+static const rst_params *cparams_of(const gk_algorithm *a)
+{
+    return GK_ALG_OWN(const rst_params, a);
+}
+
+/* ---- parameters -------------------------------------------------------- */
+
+static int key(gk_context *ctx, const char *spec, const char *k, const char *val, gk_algorithm *a)
+{
+    rst_params *p = params_of(a);
+    double d;
+    if (!strcasecmp(k, "nodata")) {
+        a->nodata_given = 1;
+        return gk_param_finite(ctx, "rst", k, val, &a->nodata);
+    }
+    if (gk_param_finite(ctx, "rst", k, val, &d))
+        return GK_ERR_ARG;
+    if (!strcasecmp(k, "tension")) {
+        if (!(d > 0))
+            return gk_error(ctx, GK_ERR_ARG, "-a rst: tension=%s must be > 0", val);
+        p->tension = d;
+    } else if (!strcasecmp(k, "smooth")) {
+        if (!(d >= 0))
+            return gk_error(ctx, GK_ERR_ARG, "-a rst: smooth=%s must be >= 0", val);
+        p->smooth = d;
+    } else if (!strcasecmp(k, "npmin")) {
+        if (gk_param_count(ctx, "rst", k, d, &p->npmin))
+            return GK_ERR_ARG;
+        if (p->npmin < 1)
+            return gk_error(ctx, GK_ERR_ARG, "-a rst: npmin=%s must be at least 1", val);
+    } else if (!strcasecmp(k, "dmin")) {
+        if (!(d >= 0))
+            return gk_error(ctx, GK_ERR_ARG, "-a rst: dmin=%s must be >= 0", val);
+        p->dmin = d;
+    } else if (!strcasecmp(k, "zscale")) {
+        if (d == 0)
+            return gk_error(ctx, GK_ERR_ARG, "-a rst: zscale=%s must not be 0", val);
+        p->zscale = d;
+    } else {
+        return gk_error(ctx, GK_ERR_ARG,
+                        "-a %s: algorithm rst has no parameter '%s' (tension, smooth, npmin, "
+                        "dmin, zscale, nodata)",
+                        spec, k);
+    }
+    return GK_OK;
+}
+
+static void canonical(gk_algorithm *a)
+{
+    const rst_params *p = cparams_of(a);
+    gk_strbuf sb = {a->canonical, sizeof a->canonical, 0};
+    gk_strbuf_add(&sb,
+                  "rst:tension=%.17g:smooth=%.17g:npmin=%d:dmin=%.17g:zscale=%.17g:nodata=%.17g",
+                  p->tension, p->smooth, p->npmin, p->dmin, p->zscale, a->nodata);
+}
+
+static int rst_parse(gk_context *ctx, const char *spec, char *save, gk_algorithm *a)
+{
+    rst_params *p = params_of(a);
+    memset(p, 0, sizeof *p);
+    p->tension = 40.0; /* v.surf.rst's defaults */
+    p->smooth = 0.1;
+    p->npmin = 300;
+    p->zscale = 1.0;
+    const char *k, *val;
+    int more;
+    while ((more = gk_param_next(ctx, spec, &save, &k, &val)) > 0)
+        if (key(ctx, spec, k, val, a))
+            return GK_ERR_ARG;
+    if (more < 0)
+        return GK_ERR_ARG;
+    canonical(a);
+    return GK_OK;
+}
+
+/* ---- the method ---------------------------------------------------------- */
+
+/* The kept points, their system's solution, and what a node adds back. */
+typedef struct {
+    gk_rbf_spec sp;
+    double *x, *y, *z; /* the kept points, z scaled, less zmin */
+    double zmin;
+    gk_rbf_global g;
+    size_t dropped;
+} rst_state;
+
+static void rst_release(gk_job *job)
+{
+    rst_state *s = job->state;
+    if (s) {
+        free(s->x), free(s->y), free(s->z), free(s->g.coef);
+        free(s);
+    }
+    job->state = NULL;
+}
+
+/* GRASS's thinning of one segment: each point against every point kept
+ * before it, dropped within dmin (<=: coincident ones always). n keep[]
+ * flags; the number kept. */
+static size_t thin(const gk_points *pts, double dmin, unsigned char *keep)
+{
+    const double d2 = dmin * dmin;
+    size_t kept = 0;
+    for (size_t i = 0; i < pts->n; i++) {
+        keep[i] = 1;
+        for (size_t j = 0; j < i && keep[i]; j++) {
+            if (!keep[j])
+                continue;
+            const double dx = pts->x[i] - pts->x[j], dy = pts->y[i] - pts->y[j];
+            if (dx * dx + dy * dy <= d2)
+                keep[i] = 0;
+        }
+        kept += keep[i];
+    }
+    return kept;
+}
+
+/* Before the device is chosen: the kept points, dnorm, zmin and the spec,
+ * which both devices solve. */
+static int rst_build(gk_job *job)
+{
+    const rst_params *p = cparams_of(&job->alg);
+    const gk_points *pts = job->pts;
+    const size_t n = pts->n;
+    if (n > GK_RST_MAX)
+        return gk_error(job->ctx, GK_ERR_ARG,
+                        "rst: %zu points are too many for one system (at most %d; v.surf.rst's "
+                        "segments are not implemented yet)",
+                        n, GK_RST_MAX);
+    rst_state *s = calloc(1, sizeof *s);
+    unsigned char *keep = malloc(n ? n : 1);
+    if (!s || !keep) {
+        free(s), free(keep);
+        return gk_error(job->ctx, GK_ERR_NOMEM, "rst: out of memory");
+    }
+    job->state = s;
+    const size_t m = thin(pts, p->dmin, keep);
+    s->dropped = n - m;
+    s->x = malloc((m ? m : 1) * sizeof *s->x);
+    s->y = malloc((m ? m : 1) * sizeof *s->y);
+    s->z = malloc((m ? m : 1) * sizeof *s->z);
+    if (!s->x || !s->y || !s->z) {
+        free(keep);
+        return gk_error(job->ctx, GK_ERR_NOMEM, "rst: out of memory");
+    }
+    /* the box and zmin of every point, dropped ones too, as GRASS takes them */
+    double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY, zmin = INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        x0 = fmin(x0, pts->x[i]), x1 = fmax(x1, pts->x[i]);
+        y0 = fmin(y0, pts->y[i]), y1 = fmax(y1, pts->y[i]);
+        zmin = fmin(zmin, pts->z[i] * p->zscale);
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (keep[i]) {
+            s->x[k] = pts->x[i], s->y[k] = pts->y[i];
+            s->z[k++] = pts->z[i] * p->zscale - zmin;
+        }
+    free(keep);
+    s->zmin = zmin;
+    s->g.n = (int)m;
+    if (!m)
+        return GK_OK; /* every node nodata */
+    const double dnorm = sqrt(((x1 - x0) * (y1 - y0) * p->npmin) / (double)m);
+    if (!(dnorm > 0) || !isfinite(dnorm))
+        return gk_error(job->ctx, GK_ERR_ARG,
+                        "rst: the points' box has no area (all on one line of x or y): its "
+                        "distances cannot be normalised");
+    /* x = (tension d / (2 dnorm))^2 = (eps d)^2; GRASS's -smooth on the diagonal */
+    s->sp = (gk_rbf_spec){GK_RBF_RST, 0, p->tension / (2.0 * dnorm), -p->smooth};
+    if (s->dropped)
+        snprintf(job->warning, sizeof job->warning,
+                 "rst: %zu of %zu points dropped within dmin=%.15g of an earlier point (as "
+                 "v.surf.rst's \"too dense\")",
+                 s->dropped, n, p->dmin);
+    return GK_OK;
+}
+
+/* The system solved on the CPU's threads, once (prepare, or the CPU's share
+ * of a GPU job; the caller serialises). */
+static int rst_solve(gk_job *job)
+{
+    rst_state *s = job->state;
+    if (s->g.coef || s->g.n <= 0)
+        return GK_OK;
+    const int rc =
+        gk_rbf_global_solve(&s->sp, s->x, s->y, s->z, s->g.n, gk_context_threads(job->ctx), &s->g);
+    if (rc < 0)
+        return gk_error(job->ctx, GK_ERR_NOMEM, "rst: out of memory for the system of %d points",
+                        s->g.n);
+    if (rc)
+        return gk_error(job->ctx, GK_ERR_ARG, "rst: the system of the %d points is singular",
+                        s->g.n);
+    return GK_OK;
+}
+
+static int rst_prepare(gk_job *job) { return job->gpu ? GK_OK : rst_solve(job); }
+
+/* On the GPU: rbf's global op (gpu/rbf.cu) with the kept points and the RST
+ * function, zmin added to each value. */
+static const char *rst_gpu(const gk_job *job, gk_gpu_job_desc *d)
+{
+    const rst_state *s = job->state;
+    if (!s || s->g.n <= 0)
+        return "no point to solve for";
+    d->op = GK_GPU_RBF;
+    d->n = (size_t)s->g.n;
+    d->x = s->x, d->y = s->y, d->z = s->z;
+    d->max_points = 0;
+    d->p.rbf = (gk_gpu_rbf){s->sp.kernel, 0, s->sp.epsilon, s->sp.smoothing, s->zmin};
+    return NULL;
+}
+
+/* One core: the factor once (2/3 N^3 multiply-adds at about 0.06 ns each on
+ * the cores together) and a sum over the points a node. */
+static double rst_cost(const gk_algorithm *a, double n, double area, double *setup_ns)
+{
+    (void)a, (void)area;
+    *setup_ns = 0.06 * (2.0 / 3.0) * (n + 1) * (n + 1) * (n + 1);
+    return 30.0 * n;
+}
+
+static uint64_t rst_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *scr)
+{
+    (void)scr;
+    const rst_state *s = job->state;
+    const gk_grid *g = t->g;
+    const double nodata = job->alg.nodata;
+    uint64_t nod = 0;
+    for (int j = 0; j < t->h; j++) {
+        const double ny = gk_grid_node_y(g, t->y0 + j);
+        for (int i = 0; i < t->w; i++) {
+            const double nx = gk_grid_node_x(g, t->x0 + i);
+            double v = nodata;
+            if (s->g.n > 0)
+                v = s->zmin + gk_rbf_value(&s->sp, s->x, s->y, NULL, s->g.n, s->g.shift, s->g.scale,
+                                           s->g.coef, nx, ny);
+            if (s->g.n <= 0 || !isfinite(v)) {
+                v = nodata;
+                nod++;
+            }
+            out[(size_t)j * t->w + i] = v;
+        }
+    }
+    return nod;
+}
+
+const gk_method gk_method_rst = {
+    .name = "rst",
+    .kind = GK_ALG_RST,
+    .summary = "regularized spline with tension as GRASS's v.surf.rst computes it in one "
+               "segment",
+    .parse = rst_parse,
+    .own_keys = "tension, smooth, npmin, dmin, zscale, nodata",
+    .build = rst_build,
+    .prepare = rst_prepare,
+    .release = rst_release,
+    .cpu_index = rst_solve,
+    .cpu_tile = rst_tile,
+    .gpu_describe = rst_gpu,
+    .cost_ns = rst_cost,
+};

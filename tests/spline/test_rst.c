@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_rst.c - -a rst in the core against exact expectations: with smooth=0
+ * the surface passes through the data; two points give their mean halfway
+ * (the constant carries it, the two coefficients cancel); z scales the
+ * surface linearly (zscale); npmin moves the surface (through dnorm);
+ * points within dmin of an earlier one are dropped, with a warning; a box
+ * of no area is refused. (v.surf.rst itself: tests/spline/rst_grass.py.)
+ */
+#include "gridkit.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gk_check.h"
+#include "gk_run.h"
+
+static gk_context *ctx;
+
+static double data_z(int i, int j) { return 100 + 10 * sin(0.7 * i) * cos(0.4 * j) + 2 * i; }
+
+static gk_points *lattice_points(void)
+{
+    gk_points *p = gk_points_new(ctx);
+    for (int i = 0; i < 10; i += 3)
+        for (int j = 0; j < 10; j += 2)
+            gk_points_add(p, 5 + 10 * i, 5 + 10 * j, data_z(i, j));
+    return p;
+}
+
+static void honours_the_data(void)
+{
+    gk_grid g = {0, 100, 0, 100, 10, 10}; /* node centres 5, 15, ..., 95 */
+    gk_points *p = lattice_points();
+    double out[100];
+    CHECK(gk_test_run(ctx, "rst:smooth=0:npmin=20", p, &g, out, NULL) == 1);
+    for (int i = 0; i < 10; i += 3)
+        for (int j = 0; j < 10; j += 2)
+            CHECKF(fabs(out[(9 - j) * 10 + i] - data_z(i, j)) < 1e-9 * 100, "(%d, %d): %.17g", i, j,
+                   out[(9 - j) * 10 + i]);
+    /* smoothing leaves the data */
+    CHECK(gk_test_run(ctx, "rst:smooth=2", p, &g, out, NULL) == 1);
+    double far = 0;
+    for (int i = 0; i < 10; i += 3)
+        for (int j = 0; j < 10; j += 2)
+            far = fmax(far, fabs(out[(9 - j) * 10 + i] - data_z(i, j)));
+    CHECKF(far > 1e-3, "smooth=2 leaves the data (%g)", far);
+    gk_points_free(p);
+}
+
+static void two_points_and_scales(void)
+{
+    gk_points *p = gk_points_new(ctx);
+    gk_points_add(p, 10, 20, 3.0);
+    gk_points_add(p, 50, 60, 11.0);
+    gk_grid g = {20, 40, 30, 50, 1, 1}; /* one node, halfway */
+    double v;
+    CHECK(gk_test_run(ctx, "rst:tension=25:smooth=0.3:npmin=2", p, &g, &v, NULL) == 1);
+    CHECK_NEAR(v, 7.0, 1e-13);
+    gk_points_free(p);
+
+    gk_grid g2 = {0, 100, 0, 100, 13, 11};
+    double a[143], b[143], c[143];
+    p = lattice_points();
+    CHECK(gk_test_run(ctx, "rst:npmin=30", p, &g2, a, NULL) == 1);
+    CHECK(gk_test_run(ctx, "rst:npmin=30:zscale=2.5", p, &g2, b, NULL) == 1);
+    CHECK(gk_test_run(ctx, "rst:npmin=60", p, &g2, c, NULL) == 1);
+    double worst = 0, moved = 0;
+    for (int q = 0; q < 143; q++) {
+        worst = fmax(worst, fabs(b[q] - 2.5 * a[q]) / fabs(2.5 * a[q]));
+        moved = fmax(moved, fabs(c[q] - a[q]));
+    }
+    CHECKF(worst < 1e-12, "zscale=2.5: %g from 2.5 times the surface", worst);
+    CHECKF(moved > 1e-6, "npmin moves the surface (%g)", moved);
+    gk_points_free(p);
+}
+
+static void thinning_and_bad_input(void)
+{
+    gk_points *p = gk_points_new(ctx);
+    gk_points_add(p, 10, 10, 1.0);
+    gk_points_add(p, 10.5, 10, 50.0); /* within dmin=1 of the first: dropped */
+    gk_points_add(p, 30, 12, 2.0);
+    gk_points_add(p, 20, 40, 3.0);
+    gk_points_add(p, 30, 12, 9.0); /* coincident: dropped even with dmin=0 */
+    gk_grid g = {0, 50, 0, 50, 5, 5};
+    double a[25], b[25];
+    gk_algorithm *alg = gk_algorithm_parse(ctx, "rst:dmin=1:smooth=0");
+    gk_job *job = alg ? gk_job_new(ctx, p, alg) : NULL;
+    CHECK(job && gk_job_compute_window(job, &g, 0, 0, 5, 5, a) == 0);
+    const char *w = job ? gk_job_warning(job) : NULL;
+    CHECKF(w && strstr(w, "2 of 5 points dropped"), "warning: %s", w ? w : "(none)");
+    gk_job_free(job);
+    gk_algorithm_free(alg);
+    /* the same doubles as the three kept points alone: the dropped ones lie in
+     * their box and above their lowest z, so dnorm and zmin are the same */
+    gk_points *k = gk_points_new(ctx);
+    gk_points_add(k, 10, 10, 1.0);
+    gk_points_add(k, 30, 12, 2.0);
+    gk_points_add(k, 20, 40, 3.0);
+    CHECK(gk_test_run(ctx, "rst:dmin=1:smooth=0", k, &g, b, NULL) == 1);
+    CHECK(memcmp(a, b, sizeof a) == 0);
+    gk_points_free(k);
+    gk_points_free(p);
+
+    p = gk_points_new(ctx);
+    for (int i = 0; i < 6; i++)
+        gk_points_add(p, 7.0, 3.0 + 5 * i, i);
+    alg = gk_algorithm_parse(ctx, "rst");
+    job = alg ? gk_job_new(ctx, p, alg) : NULL;
+    int rc = job ? gk_job_compute_window(job, &g, 0, 0, 5, 5, a) : -1;
+    CHECKF(rc != 0 && strstr(gk_errmsg(ctx), "no area"), "one x: %s", gk_errmsg(ctx));
+    gk_job_free(job);
+    gk_algorithm_free(alg);
+    gk_points_free(p);
+}
+
+int main(void)
+{
+    ctx = gk_context_new();
+    gk_context_set_device(ctx, "cpu");
+    honours_the_data();
+    two_points_and_scales();
+    thinning_and_bad_input();
+    gk_context_free(ctx);
+    printf("%d checks, %d failures\n", checks, failures);
+    return failures != 0;
+}
