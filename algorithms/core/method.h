@@ -141,6 +141,12 @@ typedef struct gk_method {
      * no figure (auto keeps the GPU). */
     double (*cost_ns)(const gk_algorithm *a, double n, double area, double *setup_ns);
 
+    /* The planes a tile function writes (kriging: the estimate and its
+     * variance; rst: the surface and its derivatives), and plane i's name for
+     * the bands' descriptions. NULL: one plane, no name. */
+    int (*bands)(const gk_algorithm *a);
+    const char *(*band_name)(const gk_algorithm *a, int i);
+
     /* What its nodes "in a simpler form" (gk_job_add_lowered) are, for the
      * note that counts them (NULL: none). */
     const char *lowered_form;

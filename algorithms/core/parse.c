@@ -421,6 +421,18 @@ const char *gk_algorithm_lowered_form(const gk_algorithm *alg)
     return m && m->lowered_form ? m->lowered_form : "a simpler form";
 }
 
+int gk_algorithm_bands(const gk_algorithm *alg)
+{
+    const gk_method *m = gk_method_of(alg->kind);
+    return m && m->bands ? m->bands(alg) : 1;
+}
+
+const char *gk_algorithm_band_name(const gk_algorithm *alg, int i)
+{
+    const gk_method *m = gk_method_of(alg->kind);
+    return m && m->band_name && i >= 0 && i < gk_algorithm_bands(alg) ? m->band_name(alg, i) : NULL;
+}
+
 const char *gk_algorithm_singular_form(const gk_algorithm *alg)
 {
     const gk_method *m = gk_method_of(alg->kind);

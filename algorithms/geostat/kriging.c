@@ -178,4 +178,6 @@ const gk_method gk_method_kriging = {
     .cv_way = kriging_cv,
     .cv_gpu = kriging_cv_gpu,
     .cv_adjust = kriging_cv_adjust,
+    .bands = gk_kriging_bands,
+    .band_name = gk_kriging_band_name,
 };

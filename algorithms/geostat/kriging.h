@@ -55,6 +55,9 @@ int gk_kriging_gpu_covariates(const gk_job *job, const gk_tile *t, double **g0);
 
 /* Parses the key=value tokens after "kriging" (strtok_r state in save). */
 int gk_kriging_parse(gk_context *ctx, const char *spec, char *save, gk_algorithm *a);
+/* The row's bands: the estimate, and the variance unless variance=no. */
+int gk_kriging_bands(const gk_algorithm *alg);
+const char *gk_kriging_band_name(const gk_algorithm *alg, int i);
 
 #define GK_KRIGE_MAX_P (1 + 5 + GK_KRIGE_MAX_DRIFT_RASTERS)
 /* A system is singular when a pivot falls below this times its original

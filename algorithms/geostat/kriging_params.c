@@ -590,7 +590,10 @@ int gk_kriging_set_model(gk_context *ctx, gk_algorithm *a, const gk_vmodel *m)
     return GK_OK;
 }
 
-int gk_algorithm_bands(const gk_algorithm *alg)
+int gk_kriging_bands(const gk_algorithm *alg) { return gk_krige_params_of(alg)->variance ? 2 : 1; }
+
+const char *gk_kriging_band_name(const gk_algorithm *alg, int i)
 {
-    return alg->kind == GK_ALG_KRIGING && gk_krige_params_of(alg)->variance ? 2 : 1;
+    (void)alg;
+    return i ? "variance" : "estimate";
 }

@@ -240,6 +240,9 @@ size_t gk_algorithm_keys_at(int i, char *buf, size_t cap);
 
 /* Planes per node: 2 for kriging with variance=yes (estimate, variance), else 1. */
 int gk_algorithm_bands(const gk_algorithm *alg);
+/* Band i's (0-based) name among them ("estimate", "variance"; "slope", ...),
+ * or NULL where there is one band. */
+const char *gk_algorithm_band_name(const gk_algorithm *alg, int i);
 
 typedef enum { GK_PRECISION_DOUBLE = 0, GK_PRECISION_SINGLE = 1 } gk_precision;
 void gk_algorithm_set_precision(gk_algorithm *alg, gk_precision p);

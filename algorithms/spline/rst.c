@@ -14,6 +14,9 @@
  * less its minimum, which each node adds back. rbf_global.c solves and
  * evaluates it on the CPU, gpu/rbf.cu's global op (cuSOLVER) on the GPU.
  *
+ * derivatives= adds v.surf.rst's slope, aspect and curvatures as bands,
+ * from the same sums' derivatives with GRASS's conversions (section 7).
+ *
  * GRASS splits a region of more than segmax points into quadtree segments,
  * each fitted on a window of about npmin points; that is not done here: more
  * than GK_RST_MAX points are refused.
@@ -30,9 +33,15 @@
 /* the one system's points at most (an N^2 matrix, N^3 work) */
 #define GK_RST_MAX 20000
 
+/* v.surf.rst's derivative outputs, in their band order */
+enum { RST_SLOPE, RST_ASPECT, RST_PCURV, RST_TCURV, RST_MCURV, RST_N_DER };
+static const char *const der_name[RST_N_DER] = {"slope", "aspect", "pcurvature", "tcurvature",
+                                                "mcurvature"};
+
 typedef struct {
     double tension, smooth, dmin, zscale;
     int npmin;
+    unsigned der; /* 1 << RST_*: the derivative bands asked for */
 } rst_params;
 GK_ALG_OWN_FITS(rst_params);
 
@@ -51,6 +60,25 @@ static int key(gk_context *ctx, const char *spec, const char *k, const char *val
     if (!strcasecmp(k, "nodata")) {
         a->nodata_given = 1;
         return gk_param_finite(ctx, "rst", k, val, &a->nodata);
+    }
+    if (!strcasecmp(k, "derivatives")) { /* a comma list of der_name */
+        p->der = 0;
+        for (const char *v = val; *v;) {
+            const char *e = strchr(v, ',');
+            const size_t len = e ? (size_t)(e - v) : strlen(v);
+            int d = 0;
+            while (d < RST_N_DER &&
+                   !(strlen(der_name[d]) == len && !strncasecmp(v, der_name[d], len)))
+                d++;
+            if (d == RST_N_DER)
+                return gk_error(ctx, GK_ERR_ARG,
+                                "-a rst: derivatives=%s: each must be slope, aspect, pcurvature, "
+                                "tcurvature or mcurvature",
+                                val);
+            p->der |= 1u << d;
+            v += len + (e != NULL);
+        }
+        return GK_OK;
     }
     if (gk_param_finite(ctx, "rst", k, val, &d))
         return GK_ERR_ARG;
@@ -78,7 +106,7 @@ static int key(gk_context *ctx, const char *spec, const char *k, const char *val
     } else {
         return gk_error(ctx, GK_ERR_ARG,
                         "-a %s: algorithm rst has no parameter '%s' (tension, smooth, npmin, "
-                        "dmin, zscale, nodata)",
+                        "dmin, zscale, derivatives, nodata)",
                         spec, k);
     }
     return GK_OK;
@@ -119,6 +147,7 @@ typedef struct {
     gk_rbf_spec sp;
     double *x, *y, *z; /* the kept points, z scaled, less zmin */
     double zmin;
+    double dnorm, fi; /* the derivatives' units: GRASS's dnorm and tension */
     gk_rbf_global g;
     size_t dropped;
 } rst_state;
@@ -173,6 +202,7 @@ static int rst_build(gk_job *job)
         return gk_error(job->ctx, GK_ERR_NOMEM, "rst: out of memory");
     }
     job->state = s;
+    job->nbands = 1 + __builtin_popcount(p->der);
     const size_t m = thin(pts, p->dmin, keep);
     s->dropped = n - m;
     s->x = malloc((m ? m : 1) * sizeof *s->x);
@@ -207,6 +237,7 @@ static int rst_build(gk_job *job)
                         "distances cannot be normalised");
     /* x = (tension d / (2 dnorm))^2 = (eps d)^2; GRASS's -smooth on the diagonal */
     s->sp = (gk_rbf_spec){GK_RBF_RST, 0, p->tension / (2.0 * dnorm), -p->smooth};
+    s->dnorm = dnorm, s->fi = p->tension;
     if (s->dropped)
         snprintf(job->warning, sizeof job->warning,
                  "rst: %zu of %zu points dropped within dmin=%.15g of an earlier point (as "
@@ -242,6 +273,8 @@ static const char *rst_gpu(const gk_job *job, gk_gpu_job_desc *d)
     const rst_state *s = job->state;
     if (!s || s->g.n <= 0)
         return "no point to solve for";
+    if (cparams_of(&job->alg)->der)
+        return "its derivatives are computed on the CPU";
     d->op = GK_GPU_RBF;
     d->n = (size_t)s->g.n;
     d->x = s->x, d->y = s->y, d->z = s->z;
@@ -259,9 +292,97 @@ static double rst_cost(const gk_algorithm *a, double n, double area, double *set
     return 30.0 * n;
 }
 
+/* ---- derivatives (docs/dev/v_surf_rst.md, section 7) ------------------------ */
+
+/* GRASS's helpers of the RST function's derivatives at squared normalised
+ * distance r2 (IL_crstg), with its series and cut-overs. */
+static void crstg(double r2, double fi, double *g1, double *g2)
+{
+    const double x = fi * fi * r2 / 4, fsta2 = fi * fi / 2;
+    if (x < 0.001) {
+        *g1 = 1 - x / 2 + x * x / 6 - x * x * x / 24;
+        *g2 = fsta2 * (-0.5 + x / 3 - x * x / 8 + x * x * x / 30);
+    } else if (x < 35.0) {
+        const double exm = exp(-x), oneme = 1 - exm, hold = x * exm - oneme;
+        *g1 = oneme / x;
+        *g2 = (hold + hold) / (r2 * x);
+    } else {
+        *g1 = 1 / x;
+        *g2 = -2 / (x * r2);
+    }
+}
+
+/* A node's slope, aspect and curvatures as v.surf.rst gives them: the
+ * negated first and second derivatives rounded to Float32 first; *flat when
+ * the gradient is at most 0.001 (there GRASS keeps the last mean curvature). */
+static void node_derivatives(const rst_state *s, double nx, double ny, double *o, int *flat)
+{
+    double DX = 0, DY = 0, DXX = 0, DYY = 0, DXY = 0;
+    for (int m = 0; m < s->g.n; m++) {
+        const double dx = (nx - s->x[m]) / s->dnorm, dy = (ny - s->y[m]) / s->dnorm;
+        const double r2 = dx * dx + dy * dy, b = s->g.coef[m];
+        double g1, g2;
+        crstg(r2, s->fi, &g1, &g2);
+        DX += b * g1 * dx, DY += b * g1 * dy;
+        DXX += b * (g2 * dx * dx + g1), DYY += b * (g2 * dy * dy + g1), DXY += b * g2 * dx * dy;
+    }
+    const double t2 = (s->fi * s->fi / 4 * 2) / s->dnorm, td = t2 / s->dnorm;
+    const double fx = (float)(-DX * t2), fy = (float)(-DY * t2), fxx = (float)(-DXX * td),
+                 fyy = (float)(-DYY * td), fxy = (float)(-DXY * td);
+    const double R2D = 57.29577951308232, grad2 = fx * fx + fy * fy, grad = sqrt(grad2);
+    o[RST_SLOPE] = R2D * atan(grad);
+    *flat = grad <= 0.001;
+    if (*flat) {
+        o[RST_ASPECT] = o[RST_PCURV] = o[RST_TCURV] = o[RST_MCURV] = 0.0;
+        return;
+    }
+    double asp = fx == 0 ? (fy > 0 ? 90.0 : 270.0) : R2D * atan2(fy, fx);
+    if (fx != 0 && asp <= 0)
+        asp += 360.0;
+    o[RST_ASPECT] = asp > 0 && asp < 0.5 ? 360.0 : asp;
+    const double dn1 = sqrt(grad2 + 1), dxy2 = 2 * fxy * fx * fy;
+    o[RST_PCURV] = (fxx * fx * fx + dxy2 + fyy * fy * fy) / (grad2 * dn1 * dn1 * dn1);
+    o[RST_TCURV] = (fxx * fy * fy - dxy2 + fyy * fx * fx) / (grad2 * dn1);
+    o[RST_MCURV] = 0.5 * ((1 + fy * fy) * fxx - dxy2 + (1 + fx * fx) * fyy) / ((grad2 + 1) * dn1);
+}
+
+/* The mean curvature a flat node takes: the nearest non-flat node's to its
+ * left in the row (0 if none), as GRASS carries it along a row; found by
+ * looking left, so that a tile's start does not change it. */
+static double carried_mcurv(const rst_state *s, const gk_grid *g, int col, double ny)
+{
+    double o[RST_N_DER];
+    int flat = 1;
+    for (int i = col - 1; i >= 0 && flat; i--)
+        node_derivatives(s, gk_grid_node_x(g, i), ny, o, &flat);
+    return flat ? 0.0 : o[RST_MCURV];
+}
+
+/* Row j of a tile's derivative planes (the asked ones, in der_name's order). */
+static void derivative_row(const rst_state *s, unsigned der, const gk_tile *t, int j, double ny,
+                           double *out)
+{
+    const size_t T = (size_t)t->w * t->h;
+    double mc = NAN; /* the row's last non-flat mean curvature, once known */
+    for (int i = 0; i < t->w; i++) {
+        double o[RST_N_DER];
+        int flat;
+        node_derivatives(s, gk_grid_node_x(t->g, t->x0 + i), ny, o, &flat);
+        if (!flat)
+            mc = o[RST_MCURV];
+        else
+            o[RST_MCURV] = isnan(mc) ? (mc = carried_mcurv(s, t->g, t->x0 + i, ny)) : mc;
+        int plane = 1;
+        for (int d = 0; d < RST_N_DER; d++)
+            if (der & (1u << d))
+                out[plane++ * T + (size_t)j * t->w + i] = o[d];
+    }
+}
+
 static uint64_t rst_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *scr)
 {
     (void)scr;
+    const rst_params *p = cparams_of(&job->alg);
     const rst_state *s = job->state;
     const gk_grid *g = t->g;
     const double nodata = job->alg.nodata;
@@ -280,8 +401,20 @@ static uint64_t rst_tile(const gk_job *job, const gk_tile *t, double *out, gk_sc
             }
             out[(size_t)j * t->w + i] = v;
         }
+        if (p->der && s->g.n > 0) /* the derivative planes, after the surface's */
+            derivative_row(s, p->der, t, j, ny, out);
     }
     return nod;
+}
+
+static int rst_bands(const gk_algorithm *a) { return 1 + __builtin_popcount(cparams_of(a)->der); }
+
+static const char *rst_band_name(const gk_algorithm *a, int i)
+{
+    for (int d = 0, k = 0; d < RST_N_DER; d++)
+        if (cparams_of(a)->der & (1u << d) && ++k == i)
+            return der_name[d];
+    return "elevation";
 }
 
 const gk_method gk_method_rst = {
@@ -290,7 +423,8 @@ const gk_method gk_method_rst = {
     .summary = "regularized spline with tension as GRASS's v.surf.rst computes it in one "
                "segment",
     .parse = rst_parse,
-    .own_keys = "tension, smooth, npmin, dmin, zscale, nodata",
+    .own_keys = "tension, smooth, npmin, dmin, zscale, "
+                "derivatives=slope,aspect,pcurvature,tcurvature,mcurvature, nodata",
     .build = rst_build,
     .prepare = rst_prepare,
     .release = rst_release,
@@ -298,4 +432,6 @@ const gk_method gk_method_rst = {
     .cpu_tile = rst_tile,
     .gpu_describe = rst_gpu,
     .cost_ns = rst_cost,
+    .bands = rst_bands,
+    .band_name = rst_band_name,
 };

@@ -359,16 +359,12 @@ static int plan_make(gk_context *ctx, const gk_grid_options *o, const gk_world *
         goto fail;
     p->bands = p->sp.n_layers * p->planes;
 
-    for (int b = 0; b < p->sp.n_layers; b++) {
-        if (p->planes == 2) { /* kriging: estimate and variance per layer */
-            char *e = CPLStrdup(CPLSPrintf("%s estimate", p->sp.layers[b].name));
-            p->desc = CSLAddString(p->desc, e);
-            CPLFree(e);
-            p->desc = CSLAddString(p->desc, CPLSPrintf("%s variance", p->sp.layers[b].name));
-        } else {
-            p->desc = CSLAddString(p->desc, p->sp.layers[b].name);
+    for (int b = 0; b < p->sp.n_layers; b++) /* kriging: "<layer> estimate", "<layer> variance" */
+        for (int k = 0; k < p->planes; k++) {
+            const char *name = gk_algorithm_band_name(p->alg, k);
+            p->desc = CSLAddString(p->desc, name ? CPLSPrintf("%s %s", p->sp.layers[b].name, name)
+                                                 : p->sp.layers[b].name);
         }
-    }
     if (kp && kp->n_drift_rasters && !(p->drift = gk_drift_rasters_open_kriging(ctx, kp)))
         goto fail;
     p->md = CSLSetNameValue(p->md, "GRIDKIT_VERSION", GK_VERSION_STRING);

@@ -153,6 +153,7 @@ FUNCTIONS = {
     "gk_algorithm_needs_z": (c_int, [P]),
     "gk_algorithm_z_is_weight": (c_int, [P]),
     "gk_algorithm_bands": (c_int, [P]),
+    "gk_algorithm_band_name": (c_char_p, [P, c_int]),
     "gk_algorithm_pixel_margin": (c_double, [P]),
     # jobs
     "gk_job_new": (P, [P, P, P]),

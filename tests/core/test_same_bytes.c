@@ -302,6 +302,7 @@ static const char *const specs[] = {
     "rbf:kernel=gaussian:epsilon=0.01:smoothing=0.1",
     /* GRASS's regularized spline with tension: one system, factorised on threads */
     "rst", "rst:tension=20:smooth=0.5:dmin=5:npmin=100",
+    "rst:derivatives=slope,aspect,pcurvature,tcurvature,mcurvature",
 };
 
 /* Every method of the registry has a spec above: a method added without one

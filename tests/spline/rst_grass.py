@@ -40,6 +40,15 @@ CASES = [
     (RANDOM, "tension=15 smooth=1 npmin=300 dmin=0.5", "rst:tension=15:smooth=1:npmin=300:dmin=0.5"),
     (DUPLICATES, "tension=40 smooth=0.1 npmin=200 dmin=0", "rst:tension=40:smooth=0.1:npmin=200:dmin=0"),
 ]
+DERIVATIVES = ["slope", "aspect", "pcurvature", "tcurvature", "mcurvature"]
+# with every derivative band (v.surf.rst's slope=, aspect=, ... maps)
+DER_CASES = [
+    (RANDOM, "tension=40 smooth=0.1 npmin=500 dmin=10", "rst:tension=40:smooth=0.1:npmin=500:dmin=10"),
+    (MEUSE, "tension=40 smooth=0.1 npmin=155 dmin=20 zscale=100", "rst:tension=40:smooth=0.1:npmin=155:dmin=20:zscale=100"),
+    # log(zinc) over metres: half the cells "flat" (gradient <= 0.001), where
+    # GRASS carries the row's last mean curvature
+    (MEUSE, "tension=40 smooth=0.1 npmin=155 dmin=20", "rst:tension=40:smooth=0.1:npmin=155:dmin=20"),
+]
 
 
 def n_points(path, layer):
@@ -47,8 +56,9 @@ def n_points(path, layer):
     return ds.GetLayerByName(layer).GetFeatureCount()
 
 
-def grass_surface(work, data, case, keys, out):
-    """v.surf.rst's raster for one case, as a Float64 GeoTIFF at out."""
+def grass_surface(work, data, case, keys, out, derivatives=False):
+    """v.surf.rst's raster for one case, as a Float64 GeoTIFF at out (with
+    derivatives: its slope, aspect and curvatures as out's bands 2 to 6)."""
     (f, layer, field, (w, e, s, n, cols, rows)) = case
     src = os.path.join(data, f)
     npts = n_points(src, layer)
@@ -57,10 +67,16 @@ def grass_surface(work, data, case, keys, out):
         fh.write("set -e\n")
         fh.write("v.in.ogr -o input=%s layer=%s output=pts --quiet --overwrite\n" % (src, layer))
         fh.write("g.region n=%r s=%r e=%r w=%r rows=%d cols=%d\n" % (n, s, e, w, rows, cols))
-        fh.write("v.surf.rst input=pts %s elevation=surf segmax=%d %s --quiet --overwrite\n"
-                 % ("zcolumn=" + field if field else "", 2 * npts, keys))
-        fh.write("r.out.gdal -c input=surf output=%s format=GTiff type=Float64 --quiet "
-                 "--overwrite\n" % out)
+        der = " ".join("%s=%s" % (d, d) for d in DERIVATIVES) if derivatives else ""
+        fh.write("v.surf.rst input=pts %s elevation=surf segmax=%d %s %s --quiet --overwrite\n"
+                 % ("zcolumn=" + field if field else "", 2 * npts, keys, der))
+        if derivatives:
+            fh.write("i.group group=all input=surf,%s --quiet\n" % ",".join(DERIVATIVES))
+            fh.write("r.out.gdal -c input=all output=%s format=GTiff type=Float64 --quiet "
+                     "--overwrite\n" % out)
+        else:
+            fh.write("r.out.gdal -c input=surf output=%s format=GTiff type=Float64 --quiet "
+                     "--overwrite\n" % out)
     loc = os.path.join(work, "loc")
     shutil.rmtree(loc, ignore_errors=True)
     r = subprocess.run(["grass", "-e", "-c", "XY", loc], capture_output=True, text=True)
@@ -71,6 +87,38 @@ def grass_surface(work, data, case, keys, out):
     if r.returncode or not os.path.exists(out):
         return "v.surf.rst: " + (r.stderr or r.stdout)[-500:]
     return None
+
+
+def derivative_case(gk, data, work, case, keys, spec):
+    """Each derivative band against v.surf.rst's map; (passed, failed)."""
+    (f, layer, field, (w, e, s, n, cols, rows)) = case
+    ref, out = os.path.join(work, "grass_der.tif"), os.path.join(work, "gridkit_der.tif")
+    for p in (ref, out):
+        if os.path.exists(p):
+            os.remove(p)
+    err = grass_surface(work, data, case, keys, ref, derivatives=True)
+    spec += ":derivatives=" + ",".join(DERIVATIVES)
+    r = subprocess.run([gk, "grid", "-q", "-l", layer, "-zfield", field or "z", "-txe", repr(w),
+                        repr(e), "-tye", repr(s), repr(n), "-outsize", str(cols), str(rows),
+                        "-ot", "Float64", "-a", spec, os.path.join(data, f), out],
+                       capture_output=True, text=True)
+    if err or r.returncode:
+        print("FAIL %s: %s" % (spec, err or r.stderr[-300:]))
+        return 0, 1
+    a, b = gdal.Open(out).ReadAsArray(), gdal.Open(ref).ReadAsArray()
+    npass = nfail = 0
+    for k, name in enumerate(["elevation"] + DERIVATIVES):
+        a32 = a[k].astype(np.float32).astype(np.float64)
+        diff = np.abs(a32 - b[k])
+        step = np.spacing(np.abs(b[k]).astype(np.float32)).astype(np.float64)
+        steps = float(np.max(diff / step))
+        ok = np.isfinite(a[k]).all() and steps <= 1
+        print("%s %s on %s, %s: %d of %d cells not GRASS's Float32 (at most %g steps)"
+              % ("ok  " if ok else "FAIL", spec.split(":derivatives")[0], f, name,
+                 int((a32 != b[k]).sum()), a32.size, steps))
+        npass += ok
+        nfail += not ok
+    return npass, nfail
 
 
 def main():
@@ -110,6 +158,9 @@ def main():
                   steps, rel, (r.stderr.strip().splitlines() or ["no warning"])[-1][:90]))
         npass += ok
         nfail += not ok
+    for case, keys, spec in DER_CASES:
+        p, f = derivative_case(gk, data, work, case, keys, spec)
+        npass, nfail = npass + p, nfail + f
     print("%d passed, %d failed" % (npass, nfail))
     return 1 if nfail else 0
 

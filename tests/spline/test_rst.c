@@ -5,7 +5,8 @@
  * (the constant carries it, the two coefficients cancel); z scales the
  * surface linearly (zscale); npmin moves the surface (through dnorm);
  * points within dmin of an earlier one are dropped, with a warning; a box
- * of no area is refused. (v.surf.rst itself: tests/spline/rst_grass.py.)
+ * of no area is refused; the derivative bands do not depend on the windows
+ * (v.surf.rst itself: tests/spline/rst_grass.py).
  */
 #include "gridkit.h"
 
@@ -116,6 +117,37 @@ static void thinning_and_bad_input(void)
     gk_points_free(p);
 }
 
+/* The derivative bands do not depend on where a window starts: a flat
+ * node's mean curvature is the row's last non-flat one even when that node
+ * is in another window (GRASS carries it along the row). */
+static void derivatives_by_windows(void)
+{
+    enum { W = 23, H = 9, T = W * H };
+    gk_grid g = {0, 100, 20, 60, W, H};
+    gk_points *p = lattice_points();
+    gk_algorithm *a =
+        gk_algorithm_parse(ctx, "rst:npmin=30:zscale=0.01:derivatives=aspect,mcurvature");
+    gk_job *job = a ? gk_job_new(ctx, p, a) : NULL;
+    static double whole[3 * T], part[3 * 5 * H], split[3 * T];
+    CHECK(job && gk_job_bands(job) == 3 && gk_job_compute_window(job, &g, 0, 0, W, H, whole) == 0);
+    for (int x0 = 0; job && x0 < W; x0 += 5) {
+        const int w = x0 + 5 <= W ? 5 : W - x0;
+        CHECK(gk_job_compute_window(job, &g, x0, 0, w, H, part) == 0);
+        for (int b = 0; b < 3; b++)
+            for (int j = 0; j < H; j++)
+                for (int i = 0; i < w; i++)
+                    split[b * T + j * W + x0 + i] = part[b * w * H + j * w + i];
+    }
+    int flat = 0, sloped = 0;
+    for (int q = 0; q < T; q++)
+        flat += whole[T + q] == 0.0, sloped += whole[T + q] != 0.0;
+    CHECKF(flat > 0 && sloped > 0, "flat %d, sloped %d nodes", flat, sloped);
+    CHECK(memcmp(whole, split, sizeof whole) == 0);
+    gk_job_free(job);
+    gk_algorithm_free(a);
+    gk_points_free(p);
+}
+
 int main(void)
 {
     ctx = gk_context_new();
@@ -123,6 +155,7 @@ int main(void)
     honours_the_data();
     two_points_and_scales();
     thinning_and_bad_input();
+    derivatives_by_windows();
     gk_context_free(ctx);
     printf("%d checks, %d failures\n", checks, failures);
     return failures != 0;
