@@ -138,7 +138,7 @@ int gk_job_compute_window_typed(gk_job *job, const gk_grid *g, int x0, int y0, i
                                 gk_value_type vt, void *out)
 {
     int rc = check_window(job, g, x0, y0, w, h);
-    if (rc)
+    if (rc || (job->method->grid_prepare && (rc = job->method->grid_prepare(job, g))))
         return rc;
     gk_scratch s = {0};
     if (vt != GK_VALUES_FLOAT64 && vt != GK_VALUES_FLOAT32)
@@ -335,6 +335,8 @@ static int run_rows(gk_job *job, const gk_grid *g, int y0, int rows, int tile_w,
     if (y0 < 0 || rows <= 0 || y0 > g->ny - rows)
         return gk_error(ctx, GK_ERR_ARG, "rows %d to %d are outside the %d rows of the grid", y0,
                         y0 + rows - 1, g->ny);
+    if (job->method->grid_prepare && (rc = job->method->grid_prepare(job, g)))
+        return rc;
     /* the tiles see the strip as the grid they cover; nodes keep g's coordinates */
     gk_grid strip = *g;
     strip.ny = rows;

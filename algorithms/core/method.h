@@ -104,6 +104,10 @@ typedef struct gk_method {
     int (*gpu_possible)(const gk_algorithm *a);
 
     gk_tile_fn cpu_tile;
+    /* Before any tile of grid g (the whole grid, whatever window or strip
+     * is asked): state that follows the grid's cells (rst's segments). Any
+     * thread may call it, for any grid; GK_OK or an error in ctx. NULL: none. */
+    int (*grid_prepare)(gk_job *job, const gk_grid *g);
     /* The GPU's form of the job: NULL when it runs there, else why not.
      * NULL function: no GPU kernel. d arrives with gk_gpu_desc_common's
      * fields set. */

@@ -61,13 +61,13 @@ typedef struct {
 } gk_rbf_spec;
 
 /* GRASS's regularized spline with tension (v.surf.rst, Mitasova & Mitas
- * 1993, with the sign GRASS gives it): E1(x) + gamma + ln x at x = r^2 =
+ * 1993, with the sign GRASS gives it): E1(x) + gamma + ln x at x (gk_rbf_rst:
+ * x = r^2) =
  * (tension d / (2 dnorm))^2, with its series below 1, its rational E1 (Abramowitz
  * & Stegun 5.1.56) up to 25 and no E1 beyond, and its constants as written
  * (docs/dev/v_surf_rst.md, section 1). */
-GK_RBF_FN double gk_rbf_rst(double r)
+GK_RBF_FN double gk_rbf_rst_x(double x)
 {
-    const double x = r * r;
     if (x < 1.0) {
         const double u[10] = {1.0,
                               -0.25,
@@ -93,6 +93,30 @@ GK_RBF_FN double gk_rbf_rst(double r)
         e1 = (ea / eb) / (x * exp(x));
     }
     return e1 + 0.57721566 + log(x);
+}
+
+GK_RBF_FN double gk_rbf_rst(double r) { return gk_rbf_rst_x(r * r); }
+
+/* The RST function's derivative terms at normalised offset (dx, dy) with
+ * tension fi, coefficient b, added to D = (DX, DY, DXX, DYY, DXY): GRASS's
+ * IL_crstg helpers (its series below 0.001, 1/x beyond 35). */
+GK_RBF_FN void gk_rst_sums_add(double dx, double dy, double fi, double b, double *D)
+{
+    const double r2 = dx * dx + dy * dy, x = fi * fi * r2 / 4, fsta2 = fi * fi / 2;
+    double g1, g2;
+    if (x < 0.001) {
+        g1 = 1 - x / 2 + x * x / 6 - x * x * x / 24;
+        g2 = fsta2 * (-0.5 + x / 3 - x * x / 8 + x * x * x / 30);
+    } else if (x < 35.0) {
+        const double exm = exp(-x), oneme = 1 - exm, hold = x * exm - oneme;
+        g1 = oneme / x;
+        g2 = (hold + hold) / (r2 * x);
+    } else {
+        g1 = 1 / x;
+        g2 = -2 / (x * r2);
+    }
+    D[0] += b * g1 * dx, D[1] += b * g1 * dy;
+    D[2] += b * (g2 * dx * dx + g1), D[3] += b * (g2 * dy * dy + g1), D[4] += b * g2 * dx * dy;
 }
 
 /* phi(r), r = eps * distance, with SciPy's signs (each kernel conditionally

@@ -23,7 +23,9 @@
  */
 #include "core/method.h"
 #include "rbf.h"
+#include "rst_segments.h"
 
+#include <pthread.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +42,7 @@ static const char *const der_name[RST_N_DER] = {"slope", "aspect", "pcurvature",
 
 typedef struct {
     double tension, smooth, dmin, zscale;
-    int npmin;
+    int npmin, segmax;
     unsigned der; /* 1 << RST_*: the derivative bands asked for */
 } rst_params;
 GK_ALG_OWN_FITS(rst_params);
@@ -95,6 +97,11 @@ static int key(gk_context *ctx, const char *spec, const char *k, const char *val
             return GK_ERR_ARG;
         if (p->npmin < 1)
             return gk_error(ctx, GK_ERR_ARG, "-a rst: npmin=%s must be at least 1", val);
+    } else if (!strcasecmp(k, "segmax")) {
+        if (gk_param_count(ctx, "rst", k, d, &p->segmax))
+            return GK_ERR_ARG;
+        if (p->segmax < 1)
+            return gk_error(ctx, GK_ERR_ARG, "-a rst: segmax=%s must be at least 1", val);
     } else if (!strcasecmp(k, "dmin")) {
         if (!(d >= 0))
             return gk_error(ctx, GK_ERR_ARG, "-a rst: dmin=%s must be >= 0", val);
@@ -106,7 +113,7 @@ static int key(gk_context *ctx, const char *spec, const char *k, const char *val
     } else {
         return gk_error(ctx, GK_ERR_ARG,
                         "-a %s: algorithm rst has no parameter '%s' (tension, smooth, npmin, "
-                        "dmin, zscale, derivatives, nodata)",
+                        "segmax, dmin, zscale, derivatives, nodata)",
                         spec, k);
     }
     return GK_OK;
@@ -116,9 +123,14 @@ static void canonical(gk_algorithm *a)
 {
     const rst_params *p = cparams_of(a);
     gk_strbuf sb = {a->canonical, sizeof a->canonical, 0};
-    gk_strbuf_add(&sb,
-                  "rst:tension=%.17g:smooth=%.17g:npmin=%d:dmin=%.17g:zscale=%.17g:nodata=%.17g",
-                  p->tension, p->smooth, p->npmin, p->dmin, p->zscale, a->nodata);
+    gk_strbuf_add(&sb, "rst:tension=%.17g:smooth=%.17g:npmin=%d:segmax=%d:dmin=%.17g:zscale=%.17g",
+                  p->tension, p->smooth, p->npmin, p->segmax, p->dmin, p->zscale);
+    for (int d = 0, first = 1; d < RST_N_DER; d++)
+        if (p->der & (1u << d)) {
+            gk_strbuf_add(&sb, "%s%s", first ? ":derivatives=" : ",", der_name[d]);
+            first = 0;
+        }
+    gk_strbuf_add(&sb, ":nodata=%.17g", a->nodata);
 }
 
 static int rst_parse(gk_context *ctx, const char *spec, char *save, gk_algorithm *a)
@@ -128,6 +140,7 @@ static int rst_parse(gk_context *ctx, const char *spec, char *save, gk_algorithm
     p->tension = 40.0; /* v.surf.rst's defaults */
     p->smooth = 0.1;
     p->npmin = 300;
+    p->segmax = 40;
     p->zscale = 1.0;
     const char *k, *val;
     int more;
@@ -150,6 +163,12 @@ typedef struct {
     double dnorm, fi; /* the derivatives' units: GRASS's dnorm and tension */
     gk_rbf_global g;
     size_t dropped;
+    /* more than segmax points: v.surf.rst's segments, made for a grid on its
+     * first tile (the quadtree follows the grid's cells) */
+    int segmented;
+    pthread_mutex_t mu;
+    gk_rst_segments **seg; /* one a grid asked for (rst_grid) */
+    int nseg;
 } rst_state;
 
 static void rst_release(gk_job *job)
@@ -157,6 +176,11 @@ static void rst_release(gk_job *job)
     rst_state *s = job->state;
     if (s) {
         free(s->x), free(s->y), free(s->z), free(s->g.coef);
+        for (int k = 0; k < s->nseg; k++)
+            gk_rst_segments_free(s->seg[k]);
+        free(s->seg);
+        if (s->segmented)
+            pthread_mutex_destroy(&s->mu);
         free(s);
     }
     job->state = NULL;
@@ -190,10 +214,25 @@ static int rst_build(gk_job *job)
     const rst_params *p = cparams_of(&job->alg);
     const gk_points *pts = job->pts;
     const size_t n = pts->n;
+    if (n > (size_t)p->segmax) { /* v.surf.rst's segments, per grid */
+        if (p->der) /* GRASS's segmented derivatives differ by a Float32 step at some cells */
+            return gk_error(job->ctx, GK_ERR_ARG,
+                            "rst: derivatives= need one segment for now: give segmax=%zu (or "
+                            "more) for the %zu points",
+                            n, n);
+        rst_state *s = calloc(1, sizeof *s);
+        if (!s || pthread_mutex_init(&s->mu, NULL)) {
+            free(s);
+            return gk_error(job->ctx, GK_ERR_NOMEM, "rst: out of memory");
+        }
+        s->segmented = 1;
+        job->state = s;
+        return GK_OK;
+    }
     if (n > GK_RST_MAX)
         return gk_error(job->ctx, GK_ERR_ARG,
-                        "rst: %zu points are too many for one system (at most %d; v.surf.rst's "
-                        "segments are not implemented yet)",
+                        "rst: %zu points are too many for one system (at most %d; give "
+                        "segmax below it for v.surf.rst's segments)",
                         n, GK_RST_MAX);
     rst_state *s = calloc(1, sizeof *s);
     unsigned char *keep = malloc(n ? n : 1);
@@ -251,7 +290,7 @@ static int rst_build(gk_job *job)
 static int rst_solve(gk_job *job)
 {
     rst_state *s = job->state;
-    if (s->g.coef || s->g.n <= 0)
+    if (s->segmented || s->g.coef || s->g.n <= 0)
         return GK_OK;
     const int rc =
         gk_rbf_global_solve(&s->sp, s->x, s->y, s->z, s->g.n, gk_context_threads(job->ctx), &s->g);
@@ -271,6 +310,8 @@ static int rst_prepare(gk_job *job) { return job->gpu ? GK_OK : rst_solve(job); 
 static const char *rst_gpu(const gk_job *job, gk_gpu_job_desc *d)
 {
     const rst_state *s = job->state;
+    if (s && s->segmented)
+        return "v.surf.rst's segments are computed on the CPU";
     if (!s || s->g.n <= 0)
         return "no point to solve for";
     if (cparams_of(&job->alg)->der)
@@ -287,48 +328,38 @@ static const char *rst_gpu(const gk_job *job, gk_gpu_job_desc *d)
  * the cores together) and a sum over the points a node. */
 static double rst_cost(const gk_algorithm *a, double n, double area, double *setup_ns)
 {
-    (void)a, (void)area;
+    (void)area;
+    const rst_params *p = cparams_of(a);
+    if (n > p->segmax) { /* about n / segmax leaves, each a system of up to 2 npmin */
+        const double k = fmin(n, 2.0 * p->npmin);
+        *setup_ns = n / p->segmax * 0.06 * (2.0 / 3.0) * k * k * k;
+        return 30.0 * k;
+    }
     *setup_ns = 0.06 * (2.0 / 3.0) * (n + 1) * (n + 1) * (n + 1);
     return 30.0 * n;
 }
 
 /* ---- derivatives (docs/dev/v_surf_rst.md, section 7) ------------------------ */
 
-/* GRASS's helpers of the RST function's derivatives at squared normalised
- * distance r2 (IL_crstg), with its series and cut-overs. */
-static void crstg(double r2, double fi, double *g1, double *g2)
+/* A node's sums of the RST function's derivatives (DX, DY, DXX, DYY, DXY:
+ * GRASS's, in units of dnorm) over the one system's points. */
+static void node_sums(const rst_state *s, double nx, double ny, double *D)
 {
-    const double x = fi * fi * r2 / 4, fsta2 = fi * fi / 2;
-    if (x < 0.001) {
-        *g1 = 1 - x / 2 + x * x / 6 - x * x * x / 24;
-        *g2 = fsta2 * (-0.5 + x / 3 - x * x / 8 + x * x * x / 30);
-    } else if (x < 35.0) {
-        const double exm = exp(-x), oneme = 1 - exm, hold = x * exm - oneme;
-        *g1 = oneme / x;
-        *g2 = (hold + hold) / (r2 * x);
-    } else {
-        *g1 = 1 / x;
-        *g2 = -2 / (x * r2);
+    D[0] = D[1] = D[2] = D[3] = D[4] = 0;
+    for (int m = 0; m < s->g.n; m++) {
+        const double dx = (nx - s->x[m]) / s->dnorm, dy = (ny - s->y[m]) / s->dnorm;
+        gk_rst_sums_add(dx, dy, s->fi, s->g.coef[m], D);
     }
 }
 
-/* A node's slope, aspect and curvatures as v.surf.rst gives them: the
+/* Slope, aspect and curvatures from the sums as v.surf.rst gives them: the
  * negated first and second derivatives rounded to Float32 first; *flat when
  * the gradient is at most 0.001 (there GRASS keeps the last mean curvature). */
-static void node_derivatives(const rst_state *s, double nx, double ny, double *o, int *flat)
+static void secpar(const double *D, double fi, double dnorm, double *o, int *flat)
 {
-    double DX = 0, DY = 0, DXX = 0, DYY = 0, DXY = 0;
-    for (int m = 0; m < s->g.n; m++) {
-        const double dx = (nx - s->x[m]) / s->dnorm, dy = (ny - s->y[m]) / s->dnorm;
-        const double r2 = dx * dx + dy * dy, b = s->g.coef[m];
-        double g1, g2;
-        crstg(r2, s->fi, &g1, &g2);
-        DX += b * g1 * dx, DY += b * g1 * dy;
-        DXX += b * (g2 * dx * dx + g1), DYY += b * (g2 * dy * dy + g1), DXY += b * g2 * dx * dy;
-    }
-    const double t2 = (s->fi * s->fi / 4 * 2) / s->dnorm, td = t2 / s->dnorm;
-    const double fx = (float)(-DX * t2), fy = (float)(-DY * t2), fxx = (float)(-DXX * td),
-                 fyy = (float)(-DYY * td), fxy = (float)(-DXY * td);
+    const double t2 = (fi * fi / 4 * 2) / dnorm, td = t2 / dnorm;
+    const double fx = (float)(-D[0] * t2), fy = (float)(-D[1] * t2), fxx = (float)(-D[2] * td),
+                 fyy = (float)(-D[3] * td), fxy = (float)(-D[4] * td);
     const double R2D = 57.29577951308232, grad2 = fx * fx + fy * fy, grad = sqrt(grad2);
     o[RST_SLOPE] = R2D * atan(grad);
     *flat = grad <= 0.001;
@@ -346,32 +377,40 @@ static void node_derivatives(const rst_state *s, double nx, double ny, double *o
     o[RST_MCURV] = 0.5 * ((1 + fy * fy) * fxx - dxy2 + (1 + fx * fx) * fyy) / ((grad2 + 1) * dn1);
 }
 
+/* Node (col, row)'s derivative outputs (one segment). */
+static void node_derivatives(const rst_state *s, const gk_grid *g, int col, int row, double *o,
+                             int *flat)
+{
+    double D[5];
+    node_sums(s, gk_grid_node_x(g, col), gk_grid_node_y(g, row), D);
+    secpar(D, s->fi, s->dnorm, o, flat);
+}
+
 /* The mean curvature a flat node takes: the nearest non-flat node's to its
  * left in the row (0 if none), as GRASS carries it along a row; found by
  * looking left, so that a tile's start does not change it. */
-static double carried_mcurv(const rst_state *s, const gk_grid *g, int col, double ny)
+static double carried_mcurv(const rst_state *s, const gk_grid *g, int col, int row)
 {
     double o[RST_N_DER];
     int flat = 1;
     for (int i = col - 1; i >= 0 && flat; i--)
-        node_derivatives(s, gk_grid_node_x(g, i), ny, o, &flat);
+        node_derivatives(s, g, i, row, o, &flat);
     return flat ? 0.0 : o[RST_MCURV];
 }
 
 /* Row j of a tile's derivative planes (the asked ones, in der_name's order). */
-static void derivative_row(const rst_state *s, unsigned der, const gk_tile *t, int j, double ny,
-                           double *out)
+static void derivative_row(const rst_state *s, unsigned der, const gk_tile *t, int j, double *out)
 {
     const size_t T = (size_t)t->w * t->h;
     double mc = NAN; /* the row's last non-flat mean curvature, once known */
     for (int i = 0; i < t->w; i++) {
         double o[RST_N_DER];
         int flat;
-        node_derivatives(s, gk_grid_node_x(t->g, t->x0 + i), ny, o, &flat);
+        node_derivatives(s, t->g, t->x0 + i, t->y0 + j, o, &flat);
         if (!flat)
             mc = o[RST_MCURV];
         else
-            o[RST_MCURV] = isnan(mc) ? (mc = carried_mcurv(s, t->g, t->x0 + i, ny)) : mc;
+            o[RST_MCURV] = isnan(mc) ? (mc = carried_mcurv(s, t->g, t->x0 + i, t->y0 + j)) : mc;
         int plane = 1;
         for (int d = 0; d < RST_N_DER; d++)
             if (der & (1u << d))
@@ -379,14 +418,81 @@ static void derivative_row(const rst_state *s, unsigned der, const gk_tile *t, i
     }
 }
 
+/* The segments of grid g, if made (rst_grid); NULL otherwise. */
+static const gk_rst_segments *segments_of(rst_state *s, const gk_grid *g)
+{
+    pthread_mutex_lock(&s->mu);
+    const gk_rst_segments *r = NULL;
+    for (int k = 0; k < s->nseg && !r; k++)
+        if (gk_rst_segments_of(s->seg[k], g))
+            r = s->seg[k];
+    pthread_mutex_unlock(&s->mu);
+    return r;
+}
+
+/* Before grid g's tiles: its segments, once (any thread; the others wait). */
+static int rst_grid(gk_job *job, const gk_grid *g)
+{
+    rst_state *s = job->state;
+    if (!s->segmented)
+        return GK_OK;
+    const rst_params *p = cparams_of(&job->alg);
+    int rc = GK_OK;
+    pthread_mutex_lock(&s->mu);
+    int have = 0;
+    for (int k = 0; k < s->nseg && !have; k++)
+        have = gk_rst_segments_of(s->seg[k], g);
+    if (!have) {
+        const gk_rst_seg_params sp = {p->tension,
+                                      p->smooth,
+                                      p->dmin,
+                                      p->zscale,
+                                      p->npmin,
+                                      p->segmax,
+                                      gk_context_threads(job->ctx)};
+        size_t dropped, outside;
+        gk_rst_segments **grown = realloc(s->seg, (size_t)(s->nseg + 1) * sizeof *grown);
+        gk_rst_segments *made =
+            grown ? gk_rst_segments_new(job->ctx, job->pts, g, &sp, &dropped, &outside) : NULL;
+        if (grown)
+            s->seg = grown;
+        if (made)
+            s->seg[s->nseg++] = made;
+        else
+            rc = grown ? (job->ctx->err ? job->ctx->err : GK_ERR_NOMEM) /* its message */
+                       : gk_error(job->ctx, GK_ERR_NOMEM, "rst: out of memory");
+    }
+    pthread_mutex_unlock(&s->mu);
+    return rc;
+}
+
+static uint64_t segmented_tile(const gk_job *job, rst_state *s, const gk_tile *t, double *out)
+{
+    const gk_rst_segments *seg = segments_of(s, t->g);
+    if (!seg)
+        return UINT64_MAX; /* rst_grid ran before the tiles: not here */
+    uint64_t nod = 0;
+    for (int j = 0; j < t->h; j++) {
+        for (int i = 0; i < t->w; i++) {
+            double v = gk_rst_segments_value(seg, t->x0 + i, t->y0 + j);
+            if (!isfinite(v))
+                v = job->alg.nodata, nod++;
+            out[(size_t)j * t->w + i] = v;
+        }
+    }
+    return nod;
+}
+
 static uint64_t rst_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *scr)
 {
     (void)scr;
     const rst_params *p = cparams_of(&job->alg);
-    const rst_state *s = job->state;
+    rst_state *s = job->state;
     const gk_grid *g = t->g;
     const double nodata = job->alg.nodata;
     uint64_t nod = 0;
+    if (s->segmented)
+        return segmented_tile(job, s, t, out);
     for (int j = 0; j < t->h; j++) {
         const double ny = gk_grid_node_y(g, t->y0 + j);
         for (int i = 0; i < t->w; i++) {
@@ -402,7 +508,7 @@ static uint64_t rst_tile(const gk_job *job, const gk_tile *t, double *out, gk_sc
             out[(size_t)j * t->w + i] = v;
         }
         if (p->der && s->g.n > 0) /* the derivative planes, after the surface's */
-            derivative_row(s, p->der, t, j, ny, out);
+            derivative_row(s, p->der, t, j, out);
     }
     return nod;
 }
@@ -430,6 +536,7 @@ const gk_method gk_method_rst = {
     .release = rst_release,
     .cpu_index = rst_solve,
     .cpu_tile = rst_tile,
+    .grid_prepare = rst_grid,
     .gpu_describe = rst_gpu,
     .cost_ns = rst_cost,
     .bands = rst_bands,

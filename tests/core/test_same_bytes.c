@@ -301,8 +301,9 @@ static const char *const specs[] = {
     "rbf:smoothing=0.01", "rbf:kernel=cubic:neighbors=30",
     "rbf:kernel=gaussian:epsilon=0.01:smoothing=0.1",
     /* GRASS's regularized spline with tension: one system, factorised on threads */
-    "rst", "rst:tension=20:smooth=0.5:dmin=5:npmin=100",
-    "rst:derivatives=slope,aspect,pcurvature,tcurvature,mcurvature",
+    "rst", "rst:tension=20:smooth=0.5:dmin=5:npmin=100:segmax=10000",
+    "rst:segmax=20:npmin=60:dmin=2", /* v.surf.rst's segments, solved on threads */
+    "rst:segmax=10000:derivatives=slope,aspect,pcurvature,tcurvature,mcurvature",
 };
 
 /* Every method of the registry has a spec above: a method added without one

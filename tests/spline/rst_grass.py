@@ -5,10 +5,11 @@
 usage: rst_grass.py GRIDKIT DATA_DIR WORK_DIR
 
 Each case imports the points into a throw-away GRASS location (v.in.ogr), sets the
-region to the raster's grid (g.region: the same cell centres), runs v.surf.rst with
-segmax at least the number of points and npmin at least half of it, so that the
-whole region is one segment (docs/dev/v_surf_rst.md, section 5), and exports the
-surface (r.out.gdal, Float64 of GRASS's Float32 cells). gridkit runs `-a rst` with
+region to the raster's grid (g.region: the same cell centres), runs v.surf.rst and
+exports the surface (r.out.gdal, Float64 of GRASS's Float32 cells). The first cases
+give segmax at least the number of points and npmin at least half of it, so that the
+whole region is one segment (docs/dev/v_surf_rst.md, section 5); the segmented ones
+leave v.surf.rst its quadtree (segmax=40, npmin=300 by default: 10 to 94 segments). gridkit runs `-a rst` with
 the same tension, smooth, npmin, dmin and zscale; every node, rounded to Float32 as
 GRASS stores it, must be v.surf.rst's cell or the Float32 next to it (and so within
 1e-6 of it); how many are not the very same Float32 is printed. The cases cover meuse (2-D points, z from
@@ -40,6 +41,14 @@ CASES = [
     (RANDOM, "tension=15 smooth=1 npmin=300 dmin=0.5", "rst:tension=15:smooth=1:npmin=300:dmin=0.5"),
     (DUPLICATES, "tension=40 smooth=0.1 npmin=200 dmin=0", "rst:tension=40:smooth=0.1:npmin=200:dmin=0"),
 ]
+UTM = ("utm_2000.shp", "utm_2000", "elev", (495000, 505000, 4995000, 5005100, 100, 101))
+# v.surf.rst's segments: its keys as given (dmin: GRASS's default, half a cell)
+SEG_CASES = [
+    (MEUSE, "", "rst:dmin=20"),
+    (RANDOM, "tension=60 smooth=0.2", "rst:tension=60:smooth=0.2:dmin=10"),
+    (UTM, "", "rst:dmin=50"),
+    (UTM, "npmin=120 segmax=30 tension=25 smooth=1", "rst:npmin=120:segmax=30:tension=25:smooth=1:dmin=50"),
+]
 DERIVATIVES = ["slope", "aspect", "pcurvature", "tcurvature", "mcurvature"]
 # with every derivative band (v.surf.rst's slope=, aspect=, ... maps)
 DER_CASES = [
@@ -49,6 +58,7 @@ DER_CASES = [
     # GRASS carries the row's last mean curvature
     (MEUSE, "tension=40 smooth=0.1 npmin=155 dmin=20", "rst:tension=40:smooth=0.1:npmin=155:dmin=20"),
 ]
+DER_SEG_CASES = []  # derivatives with segments: refused for now (docs/splines.md)
 
 
 def n_points(path, layer):
@@ -56,7 +66,7 @@ def n_points(path, layer):
     return ds.GetLayerByName(layer).GetFeatureCount()
 
 
-def grass_surface(work, data, case, keys, out, derivatives=False):
+def grass_surface(work, data, case, keys, out, derivatives=False, one_segment=True):
     """v.surf.rst's raster for one case, as a Float64 GeoTIFF at out (with
     derivatives: its slope, aspect and curvatures as out's bands 2 to 6)."""
     (f, layer, field, (w, e, s, n, cols, rows)) = case
@@ -68,8 +78,9 @@ def grass_surface(work, data, case, keys, out, derivatives=False):
         fh.write("v.in.ogr -o input=%s layer=%s output=pts --quiet --overwrite\n" % (src, layer))
         fh.write("g.region n=%r s=%r e=%r w=%r rows=%d cols=%d\n" % (n, s, e, w, rows, cols))
         der = " ".join("%s=%s" % (d, d) for d in DERIVATIVES) if derivatives else ""
-        fh.write("v.surf.rst input=pts %s elevation=surf segmax=%d %s %s --quiet --overwrite\n"
-                 % ("zcolumn=" + field if field else "", 2 * npts, keys, der))
+        seg = "segmax=%d" % (2 * npts) if one_segment else ""
+        fh.write("v.surf.rst input=pts %s elevation=surf %s %s %s --quiet --overwrite\n"
+                 % ("zcolumn=" + field if field else "", seg, keys, der))
         if derivatives:
             fh.write("i.group group=all input=surf,%s --quiet\n" % ",".join(DERIVATIVES))
             fh.write("r.out.gdal -c input=all output=%s format=GTiff type=Float64 --quiet "
@@ -89,14 +100,16 @@ def grass_surface(work, data, case, keys, out, derivatives=False):
     return None
 
 
-def derivative_case(gk, data, work, case, keys, spec):
+def derivative_case(gk, data, work, case, keys, spec, one_segment=True):
     """Each derivative band against v.surf.rst's map; (passed, failed)."""
     (f, layer, field, (w, e, s, n, cols, rows)) = case
     ref, out = os.path.join(work, "grass_der.tif"), os.path.join(work, "gridkit_der.tif")
     for p in (ref, out):
         if os.path.exists(p):
             os.remove(p)
-    err = grass_surface(work, data, case, keys, ref, derivatives=True)
+    err = grass_surface(work, data, case, keys, ref, derivatives=True, one_segment=one_segment)
+    if one_segment:
+        spec += ":segmax=%d" % (2 * n_points(os.path.join(data, f), layer))
     spec += ":derivatives=" + ",".join(DERIVATIVES)
     r = subprocess.run([gk, "grid", "-q", "-l", layer, "-zfield", field or "z", "-txe", repr(w),
                         repr(e), "-tye", repr(s), repr(n), "-outsize", str(cols), str(rows),
@@ -125,14 +138,16 @@ def main():
     gk, data, work = sys.argv[1:4]
     os.makedirs(work, exist_ok=True)
     npass = nfail = 0
-    for case, keys, spec in CASES:
+    cases = [(c, k, sp + ":segmax=%d" % (2 * n_points(os.path.join(data, c[0]), c[1])), True)
+             for c, k, sp in CASES] + [(c, k, sp, False) for c, k, sp in SEG_CASES]
+    for case, keys, spec, one in cases:
         (f, layer, field, (w, e, s, n, cols, rows)) = case
         ref = os.path.join(work, "grass.tif")
         out = os.path.join(work, "gridkit.tif")
         for p in (ref, out):
             if os.path.exists(p):
                 os.remove(p)
-        err = grass_surface(work, data, case, keys, ref)
+        err = grass_surface(work, data, case, keys, ref, one_segment=one)
         if err:
             print("FAIL %s: %s" % (keys, err))
             nfail += 1
@@ -160,6 +175,9 @@ def main():
         nfail += not ok
     for case, keys, spec in DER_CASES:
         p, f = derivative_case(gk, data, work, case, keys, spec)
+        npass, nfail = npass + p, nfail + f
+    for case, keys, spec in DER_SEG_CASES:
+        p, f = derivative_case(gk, data, work, case, keys, spec, one_segment=False)
         npass, nfail = npass + p, nfail + f
     print("%d passed, %d failed" % (npass, nfail))
     return 1 if nfail else 0

@@ -5,8 +5,10 @@
  * (the constant carries it, the two coefficients cancel); z scales the
  * surface linearly (zscale); npmin moves the surface (through dnorm);
  * points within dmin of an earlier one are dropped, with a warning; a box
- * of no area is refused; the derivative bands do not depend on the windows
- * (v.surf.rst itself: tests/spline/rst_grass.py).
+ * of no area is refused; the derivative bands do not depend on the windows,
+ * nor v.surf.rst's segments (made for the whole grid), which refuse npmin
+ * not above segmax and points too concentrated in one cell (v.surf.rst
+ * itself: tests/spline/rst_grass.py).
  */
 #include "gridkit.h"
 
@@ -148,6 +150,70 @@ static void derivatives_by_windows(void)
     gk_points_free(p);
 }
 
+/* v.surf.rst's segments: made for the whole grid whatever window is asked;
+ * its refusals. */
+static void segments(void)
+{
+    enum { W = 31, H = 27, T = W * H };
+    gk_grid g = {0, 310, 0, 270, W, H};
+    gk_points *p = gk_points_new(ctx);
+    unsigned long long s = 99;
+    for (int i = 0; i < 400; i++) {
+        const double x = 2 + 306 * gk_test_urand(&s), y = 2 + 266 * gk_test_urand(&s);
+        gk_points_add(p, x, y, 50 + 0.1 * x - 0.05 * y + 5 * sin(x / 40) * cos(y / 30));
+    }
+    static double whole[T], part[T], split[T];
+    gk_algorithm *a = gk_algorithm_parse(ctx, "rst:segmax=25:npmin=60:dmin=1");
+    gk_job *job = a ? gk_job_new(ctx, p, a) : NULL;
+    CHECK(job && gk_job_compute_window(job, &g, 0, 0, W, H, whole) == 0);
+    for (int y0 = 0; job && y0 < H; y0 += 7)
+        for (int x0 = 0; x0 < W; x0 += 6) {
+            const int w = x0 + 6 <= W ? 6 : W - x0, h = y0 + 7 <= H ? 7 : H - y0;
+            CHECK(gk_job_compute_window(job, &g, x0, y0, w, h, part) == 0);
+            for (int j = 0; j < h; j++)
+                memcpy(split + (size_t)(y0 + j) * W + x0, part + (size_t)j * w, w * sizeof *part);
+        }
+    CHECK(memcmp(whole, split, sizeof whole) == 0);
+    /* a smooth surface: near the data's own range everywhere */
+    double lo = INFINITY, hi = -INFINITY;
+    for (int q = 0; q < T; q++)
+        lo = fmin(lo, whole[q]), hi = fmax(hi, whole[q]);
+    CHECKF(lo > 30 && hi < 90, "segments' range %g .. %g", lo, hi);
+    gk_job_free(job);
+    gk_algorithm_free(a);
+
+    /* the derivatives need one segment, for now */
+    a = gk_algorithm_parse(ctx, "rst:segmax=25:npmin=60:derivatives=slope");
+    job = a ? gk_job_new(ctx, p, a) : NULL;
+    CHECKF(!job && strstr(gk_errmsg(ctx), "one segment"), "derivatives, segments: %s",
+           gk_errmsg(ctx));
+    gk_job_free(job);
+    gk_algorithm_free(a);
+
+    /* npmin not above segmax with more than 2 npmin points */
+    a = gk_algorithm_parse(ctx, "rst:segmax=25:npmin=20");
+    job = a ? gk_job_new(ctx, p, a) : NULL;
+    CHECKF(job && gk_job_compute_window(job, &g, 0, 0, 3, 3, part) != 0 &&
+               strstr(gk_errmsg(ctx), "must be larger than segmax"),
+           "npmin <= segmax: %s", gk_errmsg(ctx));
+    gk_job_free(job);
+    gk_algorithm_free(a);
+    gk_points_free(p);
+
+    /* more than segmax distinct points in one cell */
+    p = gk_points_new(ctx);
+    for (int i = 0; i < 60; i++)
+        gk_points_add(p, 100 + 0.01 * i, 100 + 0.013 * (i % 7), i);
+    a = gk_algorithm_parse(ctx, "rst:segmax=10:npmin=40");
+    job = a ? gk_job_new(ctx, p, a) : NULL;
+    CHECKF(job && gk_job_compute_window(job, &g, 0, 0, 3, 3, part) != 0 &&
+               strstr(gk_errmsg(ctx), "too concentrated"),
+           "one cell: %s", gk_errmsg(ctx));
+    gk_job_free(job);
+    gk_algorithm_free(a);
+    gk_points_free(p);
+}
+
 int main(void)
 {
     ctx = gk_context_new();
@@ -156,6 +222,7 @@ int main(void)
     two_points_and_scales();
     thinning_and_bad_input();
     derivatives_by_windows();
+    segments();
     gk_context_free(ctx);
     printf("%d checks, %d failures\n", checks, failures);
     return failures != 0;

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * spline/rst_segments.h - v.surf.rst's quadtree segments (rst_segments.c)
+ * for rst.c: a region of the grid split as GRASS splits it, each leaf's
+ * system solved on a window of nearby points, each node valued by its leaf.
+ */
+#ifndef GK_SPLINE_RST_SEGMENTS_H
+#define GK_SPLINE_RST_SEGMENTS_H
+
+#include "core/gk_internal.h"
+
+typedef struct gk_rst_segments gk_rst_segments;
+
+typedef struct {
+    double tension, smooth, dmin, zscale;
+    int npmin, segmax, threads;
+} gk_rst_seg_params;
+
+/* The segments of the points inside grid g's extent (edges included), in
+ * input order. NULL with an error in ctx: too concentrated points (a cell
+ * holding more than segmax), npmin not above segmax while more than 2 npmin
+ * points remain, no point in the region, out of memory. *dropped gets the
+ * points dropped within dmin, *outside those outside the region. */
+gk_rst_segments *gk_rst_segments_new(gk_context *ctx, const gk_points *pts, const gk_grid *g,
+                                     const gk_rst_seg_params *p, size_t *dropped, size_t *outside);
+void gk_rst_segments_free(gk_rst_segments *s);
+/* Is it the segments of grid g? */
+int gk_rst_segments_of(const gk_rst_segments *s, const gk_grid *g);
+/* The surface at node (col, row) of the grid (row 0 at its top), or NaN
+ * where its leaf's system was singular. */
+double gk_rst_segments_value(const gk_rst_segments *s, int col, int row);
+/* Its leaves (segments). */
+int gk_rst_segments_count(const gk_rst_segments *s);
+
+#endif
