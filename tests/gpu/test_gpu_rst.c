@@ -2,13 +2,16 @@
 /* test_gpu_rst.c - rst on the GPU: rbf's global op (gpu/rbf.cu, cuSOLVER's
  * LU) with GRASS's RST function, on the points the core kept (dmin), against
  * the CPU within compare()'s tolerance (the factorisations, the order of the
- * sums and log() round their own way; part of test_gpu). */
+ * sums and log() round their own way), in one segment; v.surf.rst's segments
+ * run on the CPU (part of test_gpu). */
 #include "gpu_harness.h"
 
 void test_rst(const dataset *l, const dataset *s)
 {
-    compare("rst:npmin=100", 0, s, 1);
-    compare("rst:tension=15:smooth=0.5:npmin=300:zscale=3", 0, s, 1);
+    compare("rst:npmin=100:segmax=100000", 0, s, 1);
+    compare("rst:tension=15:smooth=0.5:npmin=300:zscale=3:segmax=100000", 0, s, 1);
     /* the lattice's coincident points and close ones dropped first */
-    compare("rst:dmin=0.6:smooth=0.2", 0, l, 1);
+    compare("rst:dmin=0.6:smooth=0.2:segmax=100000", 0, l, 1);
+    /* v.surf.rst's segments: the CPU's */
+    compare("rst:npmin=100", 0, s, 0);
 }
