@@ -6,8 +6,8 @@ usage: bench_rst_grass.py GRIDKIT [--repeat R] [--workdir DIR]
 
 N uniform random points (bench_vs_gstat.py's surface, seed 42) in a GeoPackage, an S x S
 grid over them, v.surf.rst's defaults (tension 40, smooth 0.1, segmax 40, npmin 300, dmin
-half a cell): v.surf.rst timed alone (its own command, the points imported before), best of
-R, on the one core it uses; gridkit's whole command on every core and on one. Also how many
+half a cell): v.surf.rst timed alone (its own `grass --exec` command, the GRASS session's
+start included, the points imported before), best of R, on the one core it uses; gridkit's whole command on every core and on one. Also how many
 cells differ once gridkit's are rounded to Float32, as GRASS stores them.
 """
 import argparse
@@ -50,7 +50,8 @@ def main():
     os.makedirs(wd, exist_ok=True)
     ncore = os.cpu_count()
     print("Machine: %s, %d cores; GRASS %s; best of %d runs, wall clock." % (
-        cpu_name(), ncore, subprocess.run(["grass", "--version"], capture_output=True,
+        cpu_name(), ncore, subprocess.run(["grass", "--version"], stdout=subprocess.PIPE,
+                                          stderr=subprocess.STDOUT,
                                           text=True).stdout.split("\n")[0].strip(), a.repeat))
     print()
     print("| points -> grid | v.surf.rst (1 core) | gridkit, %d threads | gridkit, 1 thread | "
