@@ -26,6 +26,7 @@
 #include "rst_segments.h"
 
 #include <pthread.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -513,6 +514,18 @@ static uint64_t rst_tile(const gk_job *job, const gk_tile *t, double *out, gk_sc
     return nod;
 }
 
+/* Cross-validation predicts a point from a job on the others over a grid of
+ * one cell around it, which v.surf.rst's segments (made from the grid's
+ * region) cannot follow: every fold is one segment of its points, the
+ * surface's band alone. */
+static void rst_cv_adjust(gk_algorithm *a)
+{
+    rst_params *p = params_of(a);
+    p->segmax = INT_MAX;
+    p->der = 0;
+    canonical(a);
+}
+
 static int rst_bands(const gk_algorithm *a) { return 1 + __builtin_popcount(cparams_of(a)->der); }
 
 static const char *rst_band_name(const gk_algorithm *a, int i)
@@ -539,6 +552,7 @@ const gk_method gk_method_rst = {
     .grid_prepare = rst_grid,
     .gpu_describe = rst_gpu,
     .cost_ns = rst_cost,
+    .cv_adjust = rst_cv_adjust,
     .bands = rst_bands,
     .band_name = rst_band_name,
 };

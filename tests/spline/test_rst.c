@@ -11,6 +11,7 @@
  * itself: tests/spline/rst_grass.py).
  */
 #include "gridkit.h"
+#include "gridkit_geostat.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -181,6 +182,18 @@ static void segments(void)
     CHECKF(lo > 30 && hi < 90, "segments' range %g .. %g", lo, hi);
     gk_job_free(job);
     gk_algorithm_free(a);
+
+    /* cross-validation: each fold one segment (a grid of one cell has no
+     * segments to follow), the same as asking for one segment */
+    gk_cv_result r1, r2;
+    memset(&r1, 0, sizeof r1), memset(&r2, 0, sizeof r2);
+    a = gk_algorithm_parse(ctx, "rst:segmax=25:npmin=60:dmin=1");
+    gk_algorithm *one = gk_algorithm_parse(ctx, "rst:segmax=100000:npmin=60:dmin=1");
+    CHECK(a && one && gk_crossval(ctx, p, a, 5, 7, &r1) == 0 &&
+          gk_crossval(ctx, p, one, 5, 7, &r2) == 0 && r1.n_failed == 0 &&
+          r1.rmse == r2.rmse && r1.rmse > 0);
+    gk_cv_result_free(&r1), gk_cv_result_free(&r2);
+    gk_algorithm_free(a), gk_algorithm_free(one);
 
     /* the derivatives need one segment, for now */
     a = gk_algorithm_parse(ctx, "rst:segmax=25:npmin=60:derivatives=slope");
