@@ -539,10 +539,10 @@ static const char *rst_band_name(const gk_algorithm *a, int i)
 const gk_method gk_method_rst = {
     .name = "rst",
     .kind = GK_ALG_RST,
-    .summary = "regularized spline with tension as GRASS's v.surf.rst computes it in one "
-               "segment",
+    .summary = "regularized spline with tension as GRASS's v.surf.rst computes it, in its "
+               "segments or one",
     .parse = rst_parse,
-    .own_keys = "tension, smooth, npmin, dmin, zscale, "
+    .own_keys = "tension, smooth, segmax, npmin, dmin, zscale, "
                 "derivatives=slope,aspect,pcurvature,tcurvature,mcurvature, nodata",
     .build = rst_build,
     .prepare = rst_prepare,
