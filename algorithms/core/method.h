@@ -189,6 +189,11 @@ int gk_param_finite(gk_context *ctx, const char *alg, const char *key, const cha
  * an error in ctx naming spec when a part is not key=value. */
 int gk_param_next(gk_context *ctx, const char *spec, char **save, const char **key,
                   const char **val);
+/* Every key=value of the rest (gk_param_next) given to key (which reports
+ * its own errors): GK_OK, or GK_ERR_ARG at the first that fails. */
+int gk_param_pairs(gk_context *ctx, const char *spec, char *save, gk_algorithm *a,
+                   int (*key)(gk_context *ctx, const char *spec, const char *k, const char *val,
+                              gk_algorithm *a));
 /* A count key's value (max_points=, k=): a whole number from 0 to 1e9 into
  * *out; GK_OK or an error in ctx naming alg and key. */
 int gk_param_count(gk_context *ctx, const char *alg, const char *key, double v, int *out);

@@ -112,6 +112,18 @@ int gk_param_next(gk_context *ctx, const char *spec, char **save, const char **k
     return 1;
 }
 
+int gk_param_pairs(gk_context *ctx, const char *spec, char *save, gk_algorithm *a,
+                   int (*key)(gk_context *ctx, const char *spec, const char *k, const char *val,
+                              gk_algorithm *a))
+{
+    const char *k, *val;
+    int more;
+    while ((more = gk_param_next(ctx, spec, &save, &k, &val)) > 0)
+        if (key(ctx, spec, k, val, a))
+            return GK_ERR_ARG;
+    return more < 0 ? GK_ERR_ARG : GK_OK;
+}
+
 int gk_param_count(gk_context *ctx, const char *alg, const char *key, double v, int *out)
 {
     if (v < 0 || v != floor(v) || v > 1e9)

@@ -175,12 +175,7 @@ static int poly_parse(gk_context *ctx, const char *spec, char *save, gk_algorith
     p->degree = 1;
     p->power = 2.0;
     a->max_points = a->min_points = a->max_points_per_quadrant = 0;
-    const char *k, *val;
-    int more;
-    while ((more = gk_param_next(ctx, spec, &save, &k, &val)) > 0)
-        if (key(ctx, spec, k, val, a))
-            return GK_ERR_ARG;
-    if (more < 0)
+    if (gk_param_pairs(ctx, spec, save, a, key))
         return GK_ERR_ARG;
     if (check(ctx, a))
         return GK_ERR_ARG;

@@ -150,12 +150,7 @@ static int rbf_parse(gk_context *ctx, const char *spec, char *save, gk_algorithm
     memset(p, 0, sizeof *p);
     p->sp.kernel = GK_RBF_TPS;
     p->sp.epsilon = 1.0;
-    const char *k, *val;
-    int more;
-    while ((more = gk_param_next(ctx, spec, &save, &k, &val)) > 0)
-        if (key(ctx, spec, k, val, a))
-            return GK_ERR_ARG;
-    if (more < 0)
+    if (gk_param_pairs(ctx, spec, save, a, key))
         return GK_ERR_ARG;
     if (check(ctx, a))
         return GK_ERR_ARG;

@@ -143,12 +143,7 @@ static int rst_parse(gk_context *ctx, const char *spec, char *save, gk_algorithm
     p->npmin = 300;
     p->segmax = 40;
     p->zscale = 1.0;
-    const char *k, *val;
-    int more;
-    while ((more = gk_param_next(ctx, spec, &save, &k, &val)) > 0)
-        if (key(ctx, spec, k, val, a))
-            return GK_ERR_ARG;
-    if (more < 0)
+    if (gk_param_pairs(ctx, spec, save, a, key))
         return GK_ERR_ARG;
     canonical(a);
     return GK_OK;
