@@ -7,14 +7,14 @@
 #   setup-debian12.sh --tests  also the peers the tests compare with (R's gstat,
 #                              ks, spatstat; CGAL; GDAL's Python bindings, numpy,
 #                              pytest for the Python module's tests; SciPy;
-#                              GRASS)
+#                              GRASS; GMT)
 set -eu
 cd "$(dirname "$0")/.."
 pkgs="build-essential cmake pkg-config libgdal-dev gdal-bin libjson-c-dev libcairo2-dev \
 libsqlite3-dev openmpi-bin libopenmpi-dev"
 if [ "${1:-}" = --tests ]; then
     pkgs="$pkgs python3-gdal python3-numpy python3-pytest r-base-core r-cran-gstat r-cran-sp \
-r-cran-ks r-cran-spatstat.explore groff-base libcgal-dev python3-scipy grass-core"
+r-cran-ks r-cran-spatstat.explore groff-base libcgal-dev python3-scipy grass-core gmt"
 fi
 if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
     export DEBIAN_FRONTEND=noninteractive

@@ -239,6 +239,9 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
         if (gk_job_warning(job)) /* even with -q, as the kriging one: the method changed */
             fprintf(stderr, "Warning: band %d (%s): %s\n", b * nb + 1, lp->name,
                     gk_job_warning(job));
+        /* a warning the run itself may leave (surface's, made with the grid) */
+        char warned[512];
+        snprintf(warned, sizeof warned, "%s", gk_job_warning(job) ? gk_job_warning(job) : "");
         if (kp && !o->quiet) {
             char mbuf[768];
             if (gk_vmodel_format(gk_job_kriging_model(job), mbuf, sizeof mbuf) == GK_OK)
@@ -259,6 +262,9 @@ int gk_grid_run(gk_context *ctx, const gk_grid_options *o)
         t_grid += gk_seconds() - t0;
         if (!o->quiet && !rc)
             fprintf(stderr, "Device: %s\n", gk_context_device_name(ctx));
+        if (!rc && gk_job_warning(job) && strcmp(warned, gk_job_warning(job)))
+            fprintf(stderr, "Warning: band %d (%s): %s\n", b * nb + 1, lp->name,
+                    gk_job_warning(job));
         gk_run_stats st;
         gk_job_stats(job, &st);
         if (!rc && st.singular_nodes) { /* printed even with -q: these nodes lost their value */

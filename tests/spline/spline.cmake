@@ -25,3 +25,16 @@ if(GRIDKIT_WITH_GDAL)
                    ${CMAKE_BINARY_DIR}/test-work/rst_grass)
   set_tests_properties(rst_grass PROPERTIES TIMEOUT 600 FAIL_REGULAR_EXPRESSION "FAIL ")
 endif()
+# surface: the core against exact expectations and its own bytes; against GMT's
+# surface (surface_gmt.py runs gmt surface -r -Qr at a tight convergence).
+add_executable(test_surface ${CMAKE_CURRENT_LIST_DIR}/test_surface.c)
+target_link_libraries(test_surface PRIVATE gridkit_core)
+gk_add_c_test(NAME surface COMMAND test_surface)
+set_tests_properties(surface PROPERTIES TIMEOUT 120)
+if(GRIDKIT_WITH_GDAL)
+  add_test(NAME surface_gmt
+           COMMAND ${GRIDKIT_TEST_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/surface_gmt.py
+                   ${CMAKE_BINARY_DIR}/gridkit ${CMAKE_SOURCE_DIR}/data
+                   ${CMAKE_BINARY_DIR}/test-work/surface_gmt)
+  set_tests_properties(surface_gmt PROPERTIES TIMEOUT 900 FAIL_REGULAR_EXPRESSION "FAIL ")
+endif()
