@@ -156,6 +156,10 @@ int api_variogram(int dev, const gk_gpu_vgm *v, double *np, double *sd, double *
 int api_curve_evolve(int dev, gk_gpu_evolve *e, char *err, size_t err_cap);
 int api_scms(int dev, gk_gpu_scms *s, char *err, size_t err_cap);
 
+/* ---- surface.cu: surface's sweeps of one grid --------------------------------- */
+
+int api_surface(int dev, gk_gpu_surface *s, char *err, size_t err_cap);
+
 } // namespace gk_gpu
 
 #endif

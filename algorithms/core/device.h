@@ -126,5 +126,8 @@ const gk_gpu_api *gk_device_module(void);
  * by name cannot be used. A GPU that fails mid-way leaves the CPU to it. */
 int gk_device_curve_evolve(gk_context *ctx, gk_gpu_evolve *e);
 int gk_device_scms(gk_context *ctx, gk_gpu_scms *s);
+/* surface's sweeps of one grid, the same way (a grid of fewer than 2^18
+ * nodes stays on the CPU under auto). */
+int gk_device_surface(gk_context *ctx, gk_gpu_surface *s);
 
 #endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * device_calls.c - the GPU's one-shot calls beside the tile engine's jobs:
- * the all-pairs variogram and the ridges' evolve and walkers. Each asks the
+ * the all-pairs variogram, the ridges' evolve and walkers, surface's sweeps. Each asks the
  * context's device (device.c), runs once on the module, and leaves the CPU
  * to it when the GPU cannot.
  */
@@ -131,4 +131,23 @@ int gk_device_scms(gk_context *ctx, gk_gpu_scms *s)
     char err[512] = "";
     return ridge_result(ctx, gk_device_module()->scms(dev, s, err, sizeof err), dev, name,
                         "density", err);
+}
+
+/* ---- surface: one grid's sweeps ------------------------------------------- */
+
+int gk_device_surface(gk_context *ctx, gk_gpu_surface *s)
+{
+    char name[200] = "";
+    /* auto: a small grid's sweeps cost less than their launches */
+    int dev = ridge_device(ctx, (double)s->nx * s->ny, 262144.0, "surface", name, sizeof name);
+    if (dev < 0)
+        return dev == -2 ? -1 : 0;
+    if (!gk_device_module()->surface) {
+        snprintf(ctx->device_name, sizeof ctx->device_name,
+                 "cpu (the GPU module has no surface kernel)");
+        return 0;
+    }
+    char err[512] = "";
+    return ridge_result(ctx, gk_device_module()->surface(dev, s, err, sizeof err), dev, name,
+                        "surface", err);
 }

@@ -19,7 +19,7 @@ extern "C" {
 
 /* One number: the entry symbol carries it, so a module of another version is
  * not even found, and the table repeats it. */
-#define GK_GPU_ABI_VERSION 16
+#define GK_GPU_ABI_VERSION 17
 #define GK_GPU_CAT_(a, b) a##b
 #define GK_GPU_CAT(a, b) GK_GPU_CAT_(a, b)
 #define GK_GPU_STR_(x) #x
@@ -355,6 +355,31 @@ typedef struct {
     double kernel_ms; /* out */
 } gk_gpu_scms;
 
+/* -a surface (algorithms/spline/surface_solve.c): one grid of its cascade,
+ * swept in five colours ((col + 2 row) mod 5, the colours' nodes updated at
+ * once) until the largest change of a sweep is at most limit or maxit sweeps,
+ * with the arithmetic of algorithms/spline/surface_node.h (the CPU's bits).
+ * Arrays of (ny + 4) rows of nx + 4, two ghost rows and columns a side, row 0
+ * north. */
+typedef struct {
+    int nx, ny;
+    double *u;               /* in, and out after the sweeps */
+    const unsigned char *st; /* 0 free, 1-4 its datum's quadrant, 5 fixed */
+    const int32_t *bi;       /* a quadrant node's row of b */
+    const double *b;         /* nb rows of 6 (Briggs's b1..b4, b5 z, the normaliser) */
+    size_t nb;
+    double coef[2][12], a0c2; /* [0]: a node with a datum, [1]: a free node */
+    double alpha, btension, relax;
+    /* bounds in z units, at a node's final-grid position (c rx, rup ry): */
+    int lower, upper;
+    double lo, hi, icept, sx, sy, rzrms, rx, ry;
+    double limit;
+    long maxit;
+    long iterations;  /* out */
+    int converged;    /* out */
+    double kernel_ms; /* out */
+} gk_gpu_surface;
+
 typedef struct {
     int abi_version;
     /* Checks device dev (>= 0) can run this module's kernels; 0 and its name
@@ -400,6 +425,9 @@ typedef struct {
      * points there already. 0, or non-zero and a reason. */
     int (*quadtree_order)(int dev, const double *x, const double *y, size_t n, uint32_t *order,
                           double *ms, char *err, size_t err_cap);
+    /* surface's sweeps of one grid on device dev: 0, or non-zero and a
+     * reason (the CPU then sweeps it). */
+    int (*surface)(int dev, gk_gpu_surface *s, char *err, size_t err_cap);
 } gk_gpu_api;
 
 /* tile()'s code when the GPU had no memory for the tile (the caller splits it) */

@@ -14,6 +14,7 @@
 #include "core/method.h"
 #include "surface_solve.h"
 
+#include <omp.h>
 #include <pthread.h>
 #include <math.h>
 #include <stdio.h>
@@ -197,7 +198,10 @@ static int surface_grid(gk_job *job, const gk_grid *g)
                                       .upper_mode = p->upper_mode,
                                       .lower = p->lower,
                                       .upper = p->upper,
-                                      .threads = gk_context_threads(job->ctx)};
+                                      .threads = gk_context_threads(job->ctx) > 0
+                                                     ? gk_context_threads(job->ctx)
+                                                     : omp_get_num_procs(),
+                                      .ctx = job->ctx};
         solved *grown = realloc(st->s, (size_t)(st->ns + 1) * sizeof *grown);
         double *v = malloc((size_t)g->nx * g->ny * sizeof *v);
         if (grown)

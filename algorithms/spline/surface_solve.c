@@ -23,17 +23,14 @@
  */
 #include "core/gk_internal.h"
 #include "surface_solve.h"
+#include "core/device.h"
+#include "surface_node.h"
 
 #include <math.h>
+#include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum { N2, NW, N1, NE, W2, W1, E1, E2, SW, S1, SE, S2 };
-enum { ST_FREE = 0, ST_FIXED = 5 }; /* 1..4: the quadrant of the node's datum */
-
-/* The nodes A-D of Briggs's figure A-1 per quadrant (GMT's p[][]). */
-static const int quad_nodes[5][4] = {
-    {0, 0, 0, 0}, {NW, W1, S1, SE}, {SW, S1, E1, NE}, {SE, E1, N1, NW}, {NE, N1, W1, SW}};
 
 #define CLOSENESS 0.05 /* a datum this close (in cells) fixes its node */
 
@@ -46,21 +43,17 @@ typedef struct {
     double dx, dy; /* the final cell */
 } surf_data;
 
+/* One grid of the cascade: its sweeps' description (the arrays, owned
+ * here) and its nodes per axis. */
 typedef struct {
-    int nx, ny, mx;      /* nodes; mx = nx + 4 (two ghosts a side) */
-    double rx, ry;       /* final cells per cell */
-    double *u;           /* (ny + 4) * mx, row 0 north */
-    unsigned char *st;   /* ST_* per node (same layout) */
-    int32_t *bi;         /* Briggs row of a node with a datum in a quadrant */
-    double (*b)[6];      /* b1..b4, b5 z, 1 / normaliser */
-    int off[12];
-    double coef[2][12]; /* [0]: with a datum (partial sum), [1]: free (normalised) */
-    double a0c1, a0c2;
-    double alpha;
+    gk_gpu_surface s;
+    double *u;
+    unsigned char *st;
+    int32_t *bi;
+    double *b;
 } level;
 
-#define U(L, r, c) ((L)->u[(size_t)((r) + 2) * (L)->mx + (size_t)((c) + 2)])
-#define AT(L, r, c) ((size_t)((r) + 2) * (L)->mx + (size_t)((c) + 2))
+#define U(L, r, c) ((L)->u[gk_surf_at(&(L)->s, r, c)])
 
 static void level_free(level *L)
 {
@@ -68,77 +61,31 @@ static void level_free(level *L)
     memset(L, 0, sizeof *L);
 }
 
-/* GMT's surface_set_coefficients for tension t and aspect alpha. */
-static void set_coefficients(level *L, double t)
+/* GMT's surface_set_coefficients for tension t and the level's aspect. */
+static void set_coefficients(gk_gpu_surface *s, double t)
 {
-    const double a = L->alpha, a2 = a * a, a4 = a2 * a2, loose = 1.0 - t;
+    const double a = s->alpha, a2 = a * a, a4 = a2 * a2, loose = 1.0 - t;
     const double one_plus_e2 = 1.0 + a2;
     const double a0 = 1.0 / ((6 * a4 * loose + 10 * a2 * loose + 8 * loose - 2 * one_plus_e2) +
                              4 * t * one_plus_e2);
-    L->a0c1 = 2.0 * loose * (1.0 + a4);
-    L->a0c2 = 2.0 - t + 2 * loose * a2;
-    double *c = L->coef[0], *f = L->coef[1];
-    c[W2] = c[E2] = -loose;
-    c[N2] = c[S2] = -loose * a4;
-    f[W2] = f[E2] = -loose * a0;
-    f[N2] = f[S2] = -loose * a4 * a0;
-    c[W1] = c[E1] = 2 * loose * one_plus_e2;
-    f[W1] = f[E1] = (2 * c[W1] + t) * a0;
-    c[N1] = c[S1] = c[W1] * a2;
-    f[N1] = f[S1] = f[W1] * a2;
-    c[NW] = c[NE] = c[SW] = c[SE] = -2 * loose * a2;
-    f[NW] = f[NE] = f[SW] = f[SE] = c[NW] * a0;
-    const int m = L->mx;
-    const int off[12] = {-2 * m, -m - 1, -m, -m + 1, -2, -1, 1, 2, m - 1, m, m + 1, 2 * m};
-    memcpy(L->off, off, sizeof off);
-}
-
-/* The ghost rows and columns (GMT's surface_set_BCs): (1 - T) d2u/dn2 +
- * T du/dn = 0 on the edges, d2u/dxdy = 0 at the corners, d(D2 u)/dn = 0. */
-static void set_bcs(level *L, double tb)
-{
-    const int nx = L->nx, ny = L->ny;
-    const double a = L->alpha;
-    const double x0c = 4.0 * (1.0 - tb) / (2.0 - tb), x1c = (3 * tb - 2.0) / (2.0 - tb);
-    const double yden = 2 * a * (1.0 - tb) + tb;
-    const double y0c = 4 * a * (1.0 - tb) / yden, y1c = (tb - 2 * a * (1.0 - tb)) / yden;
-    const double ep2 = a * a, em2 = 1.0 / (a * a);
-    const double tpep2 = 2.0 + 2.0 * ep2, tpem2 = 2.0 + 2.0 * em2;
-    for (int c = 0; c < nx; c++) {
-        U(L, ny, c) = y0c * U(L, ny - 1, c) + y1c * U(L, ny - 2, c);
-        U(L, -1, c) = y0c * U(L, 0, c) + y1c * U(L, 1, c);
-    }
-    for (int r = 0; r < ny; r++) {
-        U(L, r, -1) = x1c * U(L, r, 1) + x0c * U(L, r, 0);
-        U(L, r, nx) = x1c * U(L, r, nx - 2) + x0c * U(L, r, nx - 1);
-    }
-    U(L, ny, -1) = U(L, ny, 1) + U(L, ny - 2, -1) - U(L, ny - 2, 1);
-    U(L, -1, -1) = U(L, -1, 1) + U(L, 1, -1) - U(L, 1, 1);
-    U(L, ny, nx) = U(L, ny, nx - 2) + U(L, ny - 2, nx) - U(L, ny - 2, nx - 2);
-    U(L, -1, nx) = U(L, -1, nx - 2) + U(L, 1, nx) - U(L, 1, nx - 2);
-    for (int c = 0; c < nx; c++) {
-        U(L, ny + 1, c) = U(L, ny - 3, c) +
-                          em2 * (U(L, ny - 2, c - 1) + U(L, ny - 2, c + 1) - U(L, ny, c - 1) -
-                                 U(L, ny, c + 1)) +
-                          tpem2 * (U(L, ny, c) - U(L, ny - 2, c));
-        U(L, -2, c) = U(L, 2, c) +
-                      em2 * (U(L, 1, c - 1) + U(L, 1, c + 1) - U(L, -1, c - 1) - U(L, -1, c + 1)) +
-                      tpem2 * (U(L, -1, c) - U(L, 1, c));
-    }
-    for (int r = 0; r < ny; r++) {
-        U(L, r, -2) = U(L, r, 2) +
-                      ep2 * (U(L, r - 1, 1) + U(L, r + 1, 1) - U(L, r - 1, -1) - U(L, r + 1, -1)) +
-                      tpep2 * (U(L, r, -1) - U(L, r, 1));
-        U(L, r, nx + 1) = U(L, r, nx - 3) +
-                          ep2 * (U(L, r - 1, nx - 2) + U(L, r + 1, nx - 2) - U(L, r - 1, nx) -
-                                 U(L, r + 1, nx)) +
-                          tpep2 * (U(L, r, nx) - U(L, r, nx - 2));
-    }
+    s->a0c2 = 2.0 - t + 2 * loose * a2;
+    double *c = s->coef[0], *f = s->coef[1];
+    c[GK_SN_W2] = c[GK_SN_E2] = -loose;
+    c[GK_SN_N2] = c[GK_SN_S2] = -loose * a4;
+    f[GK_SN_W2] = f[GK_SN_E2] = -loose * a0;
+    f[GK_SN_N2] = f[GK_SN_S2] = -loose * a4 * a0;
+    c[GK_SN_W1] = c[GK_SN_E1] = 2 * loose * one_plus_e2;
+    f[GK_SN_W1] = f[GK_SN_E1] = (2 * c[GK_SN_W1] + t) * a0;
+    c[GK_SN_N1] = c[GK_SN_S1] = c[GK_SN_W1] * a2;
+    f[GK_SN_N1] = f[GK_SN_S1] = f[GK_SN_W1] * a2;
+    c[GK_SN_NW] = c[GK_SN_NE] = c[GK_SN_SW] = c[GK_SN_SE] = -2 * loose * a2;
+    f[GK_SN_NW] = f[GK_SN_NE] = f[GK_SN_SW] = f[GK_SN_SE] = c[GK_SN_NW] * a0;
 }
 
 /* Briggs's coefficients for a datum at (xx, yy) cells in the first quadrant
- * (GMT's surface_solve_Briggs_coefficients, in doubles). */
-static void briggs(const level *L, double xx, double yy, double z, double b[6])
+ * (GMT's surface_solve_Briggs_coefficients, in doubles); a0c1 and a0c2 as
+ * GMT's a0_const_1 and _2. */
+static void briggs(double a0c1, double a0c2, double xx, double yy, double z, double b[6])
 {
     const double s = xx + yy, inv1 = 1.0 / (1.0 + s), invd = inv1 / s;
     const double xx2 = xx * xx, yy2 = yy * yy;
@@ -149,94 +96,94 @@ static void briggs(const level *L, double xx, double yy, double z, double b[6])
     const double b4 = 4.0 * invd;
     const double sum = b[0] + b[1] + b[2] + b[3] + b4;
     b[4] = b4 * z;
-    b[5] = 1.0 / (L->a0c1 + L->a0c2 * sum);
-}
-
-typedef struct {
-    int lower, upper; /* active */
-    double lo, hi;    /* z units */
-} bounds;
-
-/* A bound at final node (fc, fr), in the normalised residual's units. */
-static double bound_at(const surf_data *d, double v, double fc, double fr)
-{
-    return (v - (d->icept + d->sx * fc + d->sy * fr)) * d->rzrms;
-}
-
-static double clamp_node(const surf_data *d, const bounds *bd, double u, double fc, double fr)
-{
-    if (bd->lower) {
-        const double lo = bound_at(d, bd->lo, fc, fr);
-        if (u < lo)
-            return lo;
-    }
-    if (bd->upper) {
-        const double hi = bound_at(d, bd->hi, fc, fr);
-        if (u > hi)
-            return hi;
-    }
-    return u;
+    b[5] = 1.0 / (a0c1 + a0c2 * sum);
 }
 
 /* Each node's nearest datum (GMT's surface_find_nearest_constraint): fixed
  * nodes take it, the others its quadrant and Briggs row. Ties: the earlier
  * point. 0, -1 out of memory. */
-static int assign_data(level *L, const surf_data *d, const bounds *bd)
+static int assign_data(level *L, const surf_data *d, double tension, int threads)
 {
-    const size_t nn = (size_t)L->nx * L->ny;
+    gk_gpu_surface *S = &L->s;
+    const int nx = S->nx, ny = S->ny;
+    const size_t nn = (size_t)nx * ny;
     int32_t *best = malloc(nn * sizeof *best);
     double *bd2 = malloc(nn * sizeof *bd2);
-    if (!best || !bd2) {
-        free(best), free(bd2);
+    size_t *rowstart = malloc(((size_t)ny + 1) * sizeof *rowstart);
+    if (!best || !bd2 || !rowstart) {
+        free(best), free(bd2), free(rowstart);
         return -1;
     }
+#pragma omp parallel for num_threads(threads) schedule(static)
     for (size_t k = 0; k < nn; k++)
         best[k] = -1;
-    const double hx = L->rx * d->dx, hy = L->ry * d->dy;
-    for (size_t k = 0; k < d->n; k++) {
-        const double fc = d->fc[k] / L->rx, fr = d->fr[k] / L->ry;
-        const double col = floor(fc + 0.5), rup = floor(fr + 0.5);
-        if (!(col >= 0 && col < L->nx && rup >= 0 && rup < L->ny))
-            continue;
-        const size_t node = (size_t)(L->ny - 1 - (int)rup) * L->nx + (size_t)col;
-        const double ex = (fc - col) * hx, ey = (fr - rup) * hy, e2 = ex * ex + ey * ey;
-        if (best[node] < 0 || e2 < bd2[node]) {
-            best[node] = (int32_t)k;
-            bd2[node] = e2;
+    const double hx = S->rx * d->dx, hy = S->ry * d->dy;
+    /* each thread its slab of rows, every point in order: the earlier of two
+     * equally near points wins, for any number of threads */
+#pragma omp parallel num_threads(threads)
+    {
+        const int nt = omp_get_num_threads(), t = omp_get_thread_num();
+        const int r0 = (int)((long long)ny * t / nt), r1 = (int)((long long)ny * (t + 1) / nt);
+        for (size_t k = 0; k < d->n; k++) {
+            const double fr = d->fr[k] / S->ry, rup = floor(fr + 0.5);
+            const int r = ny - 1 - (int)rup;
+            if (!(rup >= 0 && rup < ny) || r < r0 || r >= r1)
+                continue;
+            const double fc = d->fc[k] / S->rx, col = floor(fc + 0.5);
+            if (!(col >= 0 && col < nx))
+                continue;
+            const size_t node = (size_t)r * nx + (size_t)col;
+            const double ex = (fc - col) * hx, ey = (fr - rup) * hy, e2 = ex * ex + ey * ey;
+            if (best[node] < 0 || e2 < bd2[node]) {
+                best[node] = (int32_t)k;
+                bd2[node] = e2;
+            }
         }
     }
-    size_t nb = 0;
-    for (size_t k = 0; k < nn; k++)
-        nb += best[k] >= 0;
+    /* a Briggs row for each node with a datum, numbered row by row */
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int r = 0; r < ny; r++) {
+        size_t m = 0;
+        for (int c = 0; c < nx; c++)
+            m += best[(size_t)r * nx + c] >= 0;
+        rowstart[r + 1] = m;
+    }
+    rowstart[0] = 0;
+    for (int r = 0; r < ny; r++)
+        rowstart[r + 1] += rowstart[r];
+    const size_t nb = rowstart[ny];
     free(L->b);
-    L->b = nb ? malloc(nb * sizeof *L->b) : NULL;
-    if (nb && !L->b) {
-        free(best), free(bd2);
+    L->b = malloc((nb ? nb : 1) * 6 * sizeof *L->b);
+    if (!L->b) {
+        free(best), free(bd2), free(rowstart);
         return -1;
     }
-    nb = 0;
-    for (int r = 0; r < L->ny; r++)
-        for (int c = 0; c < L->nx; c++) {
-            const size_t at = AT(L, r, c);
-            const int32_t k = best[(size_t)r * L->nx + c];
-            L->st[at] = ST_FREE;
+    const double a2 = S->alpha * S->alpha, a0c1 = 2.0 * (1.0 - tension) * (1.0 + a2 * a2);
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int r = 0; r < ny; r++) {
+        size_t next = rowstart[r];
+        for (int c = 0; c < nx; c++) {
+            const size_t at = gk_surf_at(S, r, c);
+            const int32_t k = best[(size_t)r * nx + c];
+            L->st[at] = GK_SURF_FREE;
             L->bi[at] = -1;
             if (k < 0)
                 continue;
-            const int rup = L->ny - 1 - r;
-            const double dx = d->fc[k] / L->rx - c, dy = d->fr[k] / L->ry - rup;
+            const size_t row_b = next++;
+            const int rup = ny - 1 - r;
+            const double dx = d->fc[k] / S->rx - c, dy = d->fr[k] / S->ry - rup;
             if (fabs(dx) < CLOSENESS && fabs(dy) < CLOSENESS) {
                 /* the datum moved to the node: less the plane between them */
-                double v = d->z[k] + d->rzrms * (d->sx * dx * L->rx + d->sy * dy * L->ry);
-                if (bd->lower || bd->upper) {
-                    const double fc = c * L->rx, fr = rup * L->ry;
-                    if (bd->lower && v < bound_at(d, bd->lo, fc, fr))
-                        v = bound_at(d, bd->lo, fc, fr);
-                    else if (bd->upper && v > bound_at(d, bd->hi, fc, fr))
-                        v = bound_at(d, bd->hi, fc, fr);
+                double v = d->z[k] + d->rzrms * (d->sx * dx * S->rx + d->sy * dy * S->ry);
+                if (S->lower || S->upper) {
+                    const double fc = c * S->rx, fr = rup * S->ry;
+                    if (S->lower && v < gk_surf_bound(S, S->lo, fc, fr))
+                        v = gk_surf_bound(S, S->lo, fc, fr);
+                    else if (S->upper && v > gk_surf_bound(S, S->hi, fc, fr))
+                        v = gk_surf_bound(S, S->hi, fc, fr);
                 }
                 L->u[at] = v;
-                L->st[at] = ST_FIXED;
+                L->st[at] = GK_SURF_FIXED;
                 continue;
             }
             double xx, yy;
@@ -253,102 +200,103 @@ static int assign_data(level *L, const surf_data *d, const bounds *bd)
                     q = 3, xx = -dx, yy = -dy;
             }
             L->st[at] = (unsigned char)q;
-            L->bi[at] = (int32_t)nb;
-            briggs(L, xx, yy, d->z[k], L->b[nb++]);
+            L->bi[at] = (int32_t)row_b;
+            briggs(a0c1, S->a0c2, xx, yy, d->z[k], L->b + 6 * row_b);
         }
-    free(best), free(bd2);
+    }
+    S->b = L->b, S->nb = nb;
+    free(best), free(bd2), free(rowstart);
     return 0;
 }
 
-/* One colour's nodes of row r: the largest change. */
-static double sweep_row(level *L, const surf_data *d, const bounds *bd, double relax, int colour,
-                        int r)
+/* The ghost rows and columns, step by step (surface_node.h). */
+static void set_bcs(gk_gpu_surface *s, double *u)
 {
-    const int nx = L->nx;
-    const double keep = 1.0 - relax;
+    for (int step = 0; step < 3; step++)
+        for (int i = 0; i < gk_surf_bc_entries(s, step); i++)
+            gk_surf_bc(s, u, step, i);
+}
+
+/* One colour's nodes of row r: the largest change. */
+static double sweep_row(const gk_gpu_surface *s, double *u, int colour, int r)
+{
     double maxch = 0.0;
-    int c = ((colour - 2 * r) % 5 + 5) % 5;
-    for (; c < nx; c += 5) {
-        const size_t n = AT(L, r, c);
-        const unsigned char st = L->st[n];
-        if (st == ST_FIXED)
+    for (int c = gk_surf_first_col(colour, r); c < s->nx; c += 5) {
+        const size_t n = gk_surf_at(s, r, c);
+        if (s->st[n] == GK_SURF_FIXED)
             continue;
-        const double *u = L->u + n;
-        const double *cf = L->coef[st == ST_FREE];
-        double s = 0.0;
-        for (int k = 0; k < 12; k++)
-            s += u[L->off[k]] * cf[k];
-        if (st != ST_FREE) {
-            const double *b = L->b[L->bi[n]];
-            double sb = 0.0;
-            for (int k = 0; k < 4; k++)
-                sb += b[k] * u[L->off[quad_nodes[st][k]]];
-            s = (s + L->a0c2 * (sb + b[4])) * b[5];
-        }
-        s = u[0] * keep + s * relax;
-        if (bd->lower || bd->upper)
-            s = clamp_node(d, bd, s, c * L->rx, (L->ny - 1 - r) * L->ry);
-        const double ch = fabs(s - u[0]);
+        double ch;
+        u[n] = gk_surf_node(s, u, r, c, &ch);
         if (ch > maxch)
             maxch = ch;
-        L->u[n] = s;
     }
     return maxch;
 }
 
-/* Sweeps until the largest change is at most limit or maxit sweeps: the
- * sweeps made; *converged. */
-static int iterate(level *L, const surf_data *d, const bounds *bd, const gk_surface_params *p,
-                   double limit, long maxit, int *converged)
+/* The sweeps on the CPU's threads, until the largest change of a sweep is
+ * at most s->limit or s->maxit sweeps. */
+static void iterate(gk_gpu_surface *s, int threads)
 {
-    const int threads = p->threads > 0 ? p->threads : 1;
-    long it = 0;
-    *converged = 0;
-    while (it < maxit) {
+    double *u = s->u;
+    s->iterations = 0;
+    s->converged = 0;
+    while (s->iterations < s->maxit) {
         double maxch = 0.0;
         for (int colour = 0; colour < 5; colour++) {
-            set_bcs(L, p->btension);
+            set_bcs(s, u);
 #pragma omp parallel for num_threads(threads) schedule(static) reduction(max : maxch) \
-    if (threads > 1 && (size_t)L->nx * L->ny > 4096)
-            for (int r = 0; r < L->ny; r++) {
-                const double ch = sweep_row(L, d, bd, p->relax, colour, r);
+    if (threads > 1 && (size_t)s->nx * s->ny > 4096)
+            for (int r = 0; r < s->ny; r++) {
+                const double ch = sweep_row(s, u, colour, r);
                 if (ch > maxch)
                     maxch = ch;
             }
         }
-        it++;
-        if (maxch <= limit) {
-            *converged = 1;
+        s->iterations++;
+        if (maxch <= s->limit) {
+            s->converged = 1;
             break;
         }
     }
-    return (int)it;
 }
 
-static int level_alloc(level *L)
+static int level_alloc(level *L, int threads)
 {
-    const size_t nt = (size_t)(L->ny + 4) * L->mx;
-    L->u = calloc(nt, sizeof *L->u);
-    L->st = calloc(nt, 1);
+    const int rows = L->s.ny + 4;
+    const size_t w = (size_t)L->s.nx + 4, nt = (size_t)rows * w;
+    L->u = malloc(nt * sizeof *L->u);
+    L->st = malloc(nt);
     L->bi = malloc(nt * sizeof *L->bi);
-    return L->u && L->st && L->bi ? 0 : -1;
+    L->s.u = L->u, L->s.st = L->st, L->s.bi = L->bi;
+    if (!L->u || !L->st || !L->bi)
+        return -1;
+    /* zeros, written by the threads that sweep them */
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int r = 0; r < rows; r++) {
+        memset(L->u + r * w, 0, w * sizeof *L->u);
+        memset(L->st + r * w, 0, w);
+        memset(L->bi + r * w, 0xff, w * sizeof *L->bi);
+    }
+    return 0;
 }
 
 /* The first guess of fine from coarse, bilinearly, both in final-node units. */
-static void fill_from(level *fine, const level *coarse)
+static void fill_from(level *fine, const level *coarse, int threads)
 {
-    for (int r = 0; r < fine->ny; r++) {
-        const double Y = (fine->ny - 1 - r) * fine->ry / coarse->ry;
+    const gk_gpu_surface *F = &fine->s, *C = &coarse->s;
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int r = 0; r < F->ny; r++) {
+        const double Y = (F->ny - 1 - r) * F->ry / C->ry;
         int j = (int)floor(Y);
-        if (j > coarse->ny - 2)
-            j = coarse->ny - 2;
+        if (j > C->ny - 2)
+            j = C->ny - 2;
         const double fy = Y - j;
-        const int r0 = coarse->ny - 1 - j, r1 = r0 - 1; /* rows of j and j + 1 */
-        for (int c = 0; c < fine->nx; c++) {
-            const double X = c * fine->rx / coarse->rx;
+        const int r0 = C->ny - 1 - j, r1 = r0 - 1; /* rows of j and j + 1 */
+        for (int c = 0; c < F->nx; c++) {
+            const double X = c * F->rx / C->rx;
             int i = (int)floor(X);
-            if (i > coarse->nx - 2)
-                i = coarse->nx - 2;
+            if (i > C->nx - 2)
+                i = C->nx - 2;
             const double fx = X - i;
             const double v0 = U(coarse, r0, i) + fx * (U(coarse, r0, i + 1) - U(coarse, r0, i));
             const double v1 = U(coarse, r1, i) + fx * (U(coarse, r1, i + 1) - U(coarse, r1, i));
@@ -387,7 +335,7 @@ static void fit_plane(surf_data *d)
 /* The data: points reaching a node of the (nx+1) x (ny+1) node grid, the
  * nearest of each final node kept (GMT's read and throw-away steps). */
 static int gather(gk_context *ctx, const gk_points *pts, const gk_grid *g, int NX, int NY,
-                  surf_data *d, gk_surface_info *info, double *zmin, double *zmax)
+                  surf_data *d, gk_surface_info *info, double *zmin, double *zmax, int threads)
 {
     const double dx = (g->xmax - g->xmin) / g->nx, dy = (g->ymax - g->ymin) / g->ny;
     const size_t nn = (size_t)NX * NY;
@@ -398,31 +346,41 @@ static int gather(gk_context *ctx, const gk_points *pts, const gk_grid *g, int N
         return gk_error(ctx, GK_ERR_NOMEM, "-a surface: out of memory for a %dx%d grid", g->nx,
                         g->ny);
     }
+#pragma omp parallel for num_threads(threads) schedule(static)
     for (size_t k = 0; k < nn; k++)
         best[k] = -1;
     size_t inside = 0;
-    *zmin = INFINITY, *zmax = -INFINITY;
-    for (size_t k = 0; k < pts->n; k++) {
-        const double fc = (pts->x[k] - g->xmin) / dx - 0.5, fr = (pts->y[k] - g->ymin) / dy - 0.5;
-        const double col = floor(fc + 0.5), rup = floor(fr + 0.5);
-        if (!isfinite(pts->z[k]) || !(col >= 0 && col < NX && rup >= 0 && rup < NY))
-            continue;
-        inside++;
-        if (pts->z[k] < *zmin)
-            *zmin = pts->z[k];
-        if (pts->z[k] > *zmax)
-            *zmax = pts->z[k];
-        const size_t node = (size_t)rup * NX + (size_t)col;
-        /* GMT ranks a node's points by their distance to the cell's south-west
-         * corner, half a cell from the node (its pixel registration shifts
-         * the nodes but not the origin its sort measures from) */
-        const double ex = (fc - col + 0.5) * dx, ey = (fr - rup + 0.5) * dy;
-        const double e2 = ex * ex + ey * ey;
-        if (best[node] < 0 || e2 < bd2[node]) {
-            best[node] = (int64_t)k;
-            bd2[node] = e2;
+    double lo = INFINITY, hi = -INFINITY;
+    /* each thread its slab of node rows, every point in order (ties: the
+     * earlier point, for any number of threads) */
+#pragma omp parallel num_threads(threads) reduction(+ : inside) reduction(min : lo) \
+    reduction(max : hi)
+    {
+        const int nt = omp_get_num_threads(), t = omp_get_thread_num();
+        const int r0 = (int)((long long)NY * t / nt), r1 = (int)((long long)NY * (t + 1) / nt);
+        for (size_t k = 0; k < pts->n; k++) {
+            const double fr = (pts->y[k] - g->ymin) / dy - 0.5, rup = floor(fr + 0.5);
+            if (!(rup >= r0 && rup < r1))
+                continue;
+            const double fc = (pts->x[k] - g->xmin) / dx - 0.5, col = floor(fc + 0.5);
+            if (!isfinite(pts->z[k]) || !(col >= 0 && col < NX))
+                continue;
+            inside++;
+            lo = fmin(lo, pts->z[k]), hi = fmax(hi, pts->z[k]);
+            const size_t node = (size_t)rup * NX + (size_t)col;
+            /* GMT ranks a node's points by their distance to the cell's
+             * south-west corner, half a cell from the node (its pixel
+             * registration shifts the nodes but not the origin its sort
+             * measures from) */
+            const double ex = (fc - col + 0.5) * dx, ey = (fr - rup + 0.5) * dy;
+            const double e2 = ex * ex + ey * ey;
+            if (best[node] < 0 || e2 < bd2[node]) {
+                best[node] = (int64_t)k;
+                bd2[node] = e2;
+            }
         }
     }
+    *zmin = lo, *zmax = hi;
     size_t n = 0;
     for (size_t k = 0; k < nn; k++)
         n += best[k] >= 0;
@@ -472,9 +430,11 @@ int gk_surface_solve(gk_context *ctx, const gk_points *pts, const gk_grid *g,
                         "-a surface: the grid must have at least 3x3 cells (GMT's 4 nodes a "
                         "side); it has %dx%d",
                         g->nx, g->ny);
+    const double t_start = omp_get_wtime();
+    const int threads = p->threads > 0 ? p->threads : 1;
     surf_data d = {0};
     double zmin = 0.0, zmax = 0.0;
-    int rc = gather(ctx, pts, g, NX, NY, &d, info, &zmin, &zmax);
+    int rc = gather(ctx, pts, g, NX, NY, &d, info, &zmin, &zmax, threads);
     if (rc) {
         free(d.fc), free(d.fr), free(d.z);
         return rc;
@@ -500,59 +460,82 @@ int gk_surface_solve(gk_context *ctx, const gk_points *pts, const gk_grid *g,
     d.rzrms = 1.0 / d.zrms;
     for (size_t k = 0; k < d.n; k++)
         d.z[k] *= d.rzrms;
-    const bounds bd = {p->lower_mode != GK_SURF_LIMIT_NONE, p->upper_mode != GK_SURF_LIMIT_NONE,
-                       p->lower_mode == GK_SURF_LIMIT_DATA ? zmin : p->lower,
-                       p->upper_mode == GK_SURF_LIMIT_DATA ? zmax : p->upper};
+    const int lower = p->lower_mode != GK_SURF_LIMIT_NONE;
+    const int upper = p->upper_mode != GK_SURF_LIMIT_NONE;
+    const double lo = p->lower_mode == GK_SURF_LIMIT_DATA ? zmin : p->lower;
+    const double hi = p->upper_mode == GK_SURF_LIMIT_DATA ? zmax : p->upper;
     const double limit = (p->converge > 0 ? p->converge : 1e-4 * d.zrms) * d.rzrms;
 
     /* the cascade: cells halved per axis down to 3 */
     int cx = NX - 1, cy = NY - 1;
     for (;;) {
-        level *L = &lv[nl++];
-        memset(L, 0, sizeof *L);
-        L->nx = cx + 1, L->ny = cy + 1, L->mx = cx + 5;
-        L->rx = (double)(NX - 1) / cx, L->ry = (double)(NY - 1) / cy;
+        gk_gpu_surface *S = &lv[nl++].s;
+        memset(&lv[nl - 1], 0, sizeof lv[nl - 1]);
+        S->nx = cx + 1, S->ny = cy + 1;
+        S->rx = (double)(NX - 1) / cx, S->ry = (double)(NY - 1) / cy;
         const int ncx = cx > 3 ? (cx + 1) / 2 : cx, ncy = cy > 3 ? (cy + 1) / 2 : cy;
         if ((ncx == cx && ncy == cy) || nl == 32)
             break;
         cx = ncx < 3 ? 3 : ncx, cy = ncy < 3 ? 3 : ncy;
     }
     info->levels = nl;
+    if (getenv("GK_SURFACE_DEBUG"))
+        fprintf(stderr, "data: %zu used, in %.1f ms\n", d.n, 1e3 * (omp_get_wtime() - t_start));
     for (int k = nl - 1; k >= 0; k--) {
         level *L = &lv[k];
+        gk_gpu_surface *S = &L->s;
         /* the stencil's aspect on this grid's cells */
-        L->alpha = p->aspect * L->rx / L->ry;
-        if (level_alloc(L)) {
+        S->alpha = p->aspect * S->rx / S->ry;
+        S->btension = p->btension, S->relax = p->relax;
+        S->lower = lower, S->upper = upper, S->lo = lo, S->hi = hi;
+        S->icept = d.icept, S->sx = d.sx, S->sy = d.sy, S->rzrms = d.rzrms;
+        const double ratio = S->rx > S->ry ? S->rx : S->ry;
+        S->limit = limit / ratio;
+        S->maxit = (long)p->maxiter * (long)ceil(ratio);
+        const double t0 = omp_get_wtime();
+        if (level_alloc(L, threads)) {
             rc = gk_error(ctx, GK_ERR_NOMEM, "-a surface: out of memory for a %dx%d grid", g->nx,
                           g->ny);
             goto done;
         }
-        set_coefficients(L, p->tension);
+        set_coefficients(S, p->tension);
         if (k < nl - 1) {
-            fill_from(L, &lv[k + 1]);
+            fill_from(L, &lv[k + 1], threads);
             level_free(&lv[k + 1]);
         }
-        if (assign_data(L, &d, &bd)) {
+        if (assign_data(L, &d, p->tension, threads)) {
             rc = gk_error(ctx, GK_ERR_NOMEM, "-a surface: out of memory for a %dx%d grid", g->nx,
                           g->ny);
             goto done;
         }
-        const double ratio = L->rx > L->ry ? L->rx : L->ry;
-        int conv;
-        const int it = iterate(L, &d, &bd, p, limit / ratio, (long)p->maxiter * (long)ceil(ratio),
-                               &conv);
+        const double t1 = omp_get_wtime();
+        /* the GPU's sweeps are the CPU's bits: either may take any level */
+        const int gpu = p->ctx ? gk_device_surface(p->ctx, S) : 0;
+        if (gpu < 0) {
+            rc = ctx->err ? ctx->err : GK_ERR_UNSUPPORTED;
+            goto done;
+        }
+        if (!gpu)
+            iterate(S, threads);
         if (k == 0)
-            info->iterations = it, info->converged = conv;
+            info->iterations = (int)S->iterations, info->converged = S->converged;
+        if (getenv("GK_SURFACE_DEBUG"))
+            fprintf(stderr,
+                    "level %d: %dx%d, %ld sweeps, converged %d, %s: prepared in %.1f ms, swept "
+                    "in %.1f ms (kernels %.1f ms)\n",
+                    k, S->nx, S->ny, S->iterations, S->converged, gpu ? "GPU" : "CPU",
+                    1e3 * (t1 - t0), 1e3 * (omp_get_wtime() - t1), gpu ? S->kernel_ms : 0.0);
     }
     /* the pixels: every node but the last column and the first row, with the
      * plane restored (and GMT's final clip to the bounds) */
+#pragma omp parallel for num_threads(threads) schedule(static)
     for (int j = 0; j < g->ny; j++)
         for (int i = 0; i < g->nx; i++) {
             double v = U(&lv[0], j + 1, i) * d.zrms + d.icept + d.sx * i + d.sy * (NY - 2 - j);
-            if (bd.lower && v < bd.lo)
-                v = bd.lo;
-            if (bd.upper && v > bd.hi)
-                v = bd.hi;
+            if (lower && v < lo)
+                v = lo;
+            if (upper && v > hi)
+                v = hi;
             out[(size_t)j * g->nx + i] = v;
         }
 done:

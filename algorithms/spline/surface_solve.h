@@ -23,6 +23,8 @@ typedef struct {
     int lower_mode, upper_mode; /* GK_SURF_LIMIT_* (GMT's -Ll, -Lu) */
     double lower, upper;
     int threads;
+    /* the context whose device may sweep the larger grids (NULL: the CPU) */
+    gk_context *ctx;
 } gk_surface_params;
 
 /* What the solve saw, for messages and tests. */

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * surface_node.h - one node's update and the ghost rows and columns of
+ * `surface` (surface_solve.c), shared with the CUDA module (gpu/surface.cu)
+ * so that both do the same operations in the same order: compiled without
+ * contraction on both sides (ISO C; nvcc -fmad=false), the GPU's grid is the
+ * CPU's bits. The equations are GMT's surface's (src/surface.c): the
+ * 12-neighbour stencil with tension (A-4), Briggs's form towards a datum
+ * off the node (A-6, A-7), and the edge conditions (A-8 to A-10).
+ */
+#ifndef GK_SURFACE_NODE_H
+#define GK_SURFACE_NODE_H
+
+#include "core/gpu_abi.h"
+
+#include <math.h>
+#include <stddef.h>
+
+#ifdef __CUDACC__
+#define GK_SURF_FN static inline __host__ __device__
+#else
+#define GK_SURF_FN static inline
+#endif
+
+/* the 12 neighbours, GMT's order */
+enum { GK_SN_N2, GK_SN_NW, GK_SN_N1, GK_SN_NE, GK_SN_W2, GK_SN_W1,
+       GK_SN_E1, GK_SN_E2, GK_SN_SW, GK_SN_S1, GK_SN_SE, GK_SN_S2 };
+enum { GK_SURF_FREE = 0, GK_SURF_FIXED = 5 }; /* 1..4: the quadrant of the node's datum */
+
+/* Node (r, c)'s index; r and c from -2 (ghosts) to ny + 1, nx + 1. */
+GK_SURF_FN size_t gk_surf_at(const gk_gpu_surface *s, int r, int c)
+{
+    return (size_t)(r + 2) * (size_t)(s->nx + 4) + (size_t)(c + 2);
+}
+
+/* The index offset of neighbour k: its row and column steps, plus 2, four
+ * bits each by k (tables in constants, the same on host and device). */
+GK_SURF_FN ptrdiff_t gk_surf_off(const gk_gpu_surface *s, int k)
+{
+    const int dr = (int)((0x433322221110ULL >> (4 * k)) & 15u) - 2;
+    const int dc = (int)((0x232143103212ULL >> (4 * k)) & 15u) - 2;
+    return (ptrdiff_t)dr * (s->nx + 4) + dc;
+}
+
+/* The nodes A-D of Briggs's figure A-1 for a datum in quadrant q (1-4):
+ * NW W1 S1 SE, SW S1 E1 NE, SE E1 N1 NW, NE N1 W1 SW. */
+GK_SURF_FN int gk_surf_quad_node(int q, int k)
+{
+    return (int)((0x8523126A3698A951ULL >> (4 * (4 * (q - 1) + k))) & 15u);
+}
+
+/* A bound v (z units) at final node (fc, fr), in the residuals' units. */
+GK_SURF_FN double gk_surf_bound(const gk_gpu_surface *s, double v, double fc, double fr)
+{
+    return (v - (s->icept + s->sx * fc + s->sy * fr)) * s->rzrms;
+}
+
+/* Node (r, c)'s new value (its status not fixed), from u as it is; *change
+ * gets |new - old|. */
+GK_SURF_FN double gk_surf_node(const gk_gpu_surface *s, const double *u, int r, int c,
+                               double *change)
+{
+    const size_t n = gk_surf_at(s, r, c);
+    const unsigned char st = s->st[n];
+    const double *cf = s->coef[st == GK_SURF_FREE];
+    /* the twelve terms summed as a tree (short chains: the sweeps are bound by
+     * the adds' latency), in one fixed order */
+    double t[12];
+    for (int k = 0; k < 12; k++)
+        t[k] = u[(ptrdiff_t)n + gk_surf_off(s, k)] * cf[k];
+    double v = (((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]))) +
+               ((t[8] + t[9]) + (t[10] + t[11]));
+    if (st != GK_SURF_FREE) {
+        const double *b = s->b + 6 * (size_t)s->bi[n];
+        double sb = 0.0;
+        for (int k = 0; k < 4; k++)
+            sb += b[k] * u[(ptrdiff_t)n + gk_surf_off(s, gk_surf_quad_node(st, k))];
+        v = (v + s->a0c2 * (sb + b[4])) * b[5];
+    }
+    v = u[n] * (1.0 - s->relax) + v * s->relax;
+    if (s->lower || s->upper) {
+        const double fc = c * s->rx, fr = (s->ny - 1 - r) * s->ry;
+        if (s->lower && v < gk_surf_bound(s, s->lo, fc, fr))
+            v = gk_surf_bound(s, s->lo, fc, fr);
+        else if (s->upper && v > gk_surf_bound(s, s->hi, fc, fr))
+            v = gk_surf_bound(s, s->hi, fc, fr);
+    }
+    *change = fabs(v - u[n]);
+    return v;
+}
+
+/* The first colour's column of row r (colour k: col + 2 r = k mod 5). */
+GK_SURF_FN int gk_surf_first_col(int colour, int r) { return ((colour - 2 * r) % 5 + 5) % 5; }
+
+/* The edge conditions (GMT's surface_set_BCs), in three steps each of
+ * whose entries may be set in any order: step 0 the first ghost row (entry
+ * i < nx: column i) and column (i - nx: row); step 1 the four corners (i
+ * = 0); step 2 the second ghost row and column. (1 - T) d2u/dn2 + T du/dn =
+ * 0 on the edges, d2u/dxdy = 0 at the corners, d(D2 u)/dn = 0. */
+GK_SURF_FN int gk_surf_bc_entries(const gk_gpu_surface *s, int step)
+{
+    return step == 1 ? 1 : s->nx + s->ny;
+}
+
+GK_SURF_FN void gk_surf_bc(const gk_gpu_surface *s, double *u, int step, int i)
+{
+    const int nx = s->nx, ny = s->ny;
+    const double a = s->alpha, tb = s->btension;
+#define GK_U(r, c) u[gk_surf_at(s, r, c)]
+    if (step == 0) {
+        if (i < nx) {
+            const double yden = 2 * a * (1.0 - tb) + tb;
+            const double y0c = 4 * a * (1.0 - tb) / yden, y1c = (tb - 2 * a * (1.0 - tb)) / yden;
+            GK_U(ny, i) = y0c * GK_U(ny - 1, i) + y1c * GK_U(ny - 2, i);
+            GK_U(-1, i) = y0c * GK_U(0, i) + y1c * GK_U(1, i);
+        } else {
+            const int r = i - nx;
+            const double x0c = 4.0 * (1.0 - tb) / (2.0 - tb), x1c = (3 * tb - 2.0) / (2.0 - tb);
+            GK_U(r, -1) = x1c * GK_U(r, 1) + x0c * GK_U(r, 0);
+            GK_U(r, nx) = x1c * GK_U(r, nx - 2) + x0c * GK_U(r, nx - 1);
+        }
+    } else if (step == 1) {
+        GK_U(ny, -1) = GK_U(ny, 1) + GK_U(ny - 2, -1) - GK_U(ny - 2, 1);
+        GK_U(-1, -1) = GK_U(-1, 1) + GK_U(1, -1) - GK_U(1, 1);
+        GK_U(ny, nx) = GK_U(ny, nx - 2) + GK_U(ny - 2, nx) - GK_U(ny - 2, nx - 2);
+        GK_U(-1, nx) = GK_U(-1, nx - 2) + GK_U(1, nx) - GK_U(1, nx - 2);
+    } else if (i < nx) {
+        const int c = i;
+        const double em2 = 1.0 / (a * a), tpem2 = 2.0 + 2.0 * em2;
+        GK_U(ny + 1, c) = GK_U(ny - 3, c) +
+                          em2 * (GK_U(ny - 2, c - 1) + GK_U(ny - 2, c + 1) - GK_U(ny, c - 1) -
+                                 GK_U(ny, c + 1)) +
+                          tpem2 * (GK_U(ny, c) - GK_U(ny - 2, c));
+        GK_U(-2, c) = GK_U(2, c) +
+                      em2 * (GK_U(1, c - 1) + GK_U(1, c + 1) - GK_U(-1, c - 1) - GK_U(-1, c + 1)) +
+                      tpem2 * (GK_U(-1, c) - GK_U(1, c));
+    } else {
+        const int r = i - nx;
+        const double ep2 = a * a, tpep2 = 2.0 + 2.0 * ep2;
+        GK_U(r, -2) = GK_U(r, 2) +
+                      ep2 * (GK_U(r - 1, 1) + GK_U(r + 1, 1) - GK_U(r - 1, -1) - GK_U(r + 1, -1)) +
+                      tpep2 * (GK_U(r, -1) - GK_U(r, 1));
+        GK_U(r, nx + 1) = GK_U(r, nx - 3) +
+                          ep2 * (GK_U(r - 1, nx - 2) + GK_U(r + 1, nx - 2) - GK_U(r - 1, nx) -
+                                 GK_U(r + 1, nx)) +
+                          tpep2 * (GK_U(r, nx) - GK_U(r, nx - 2));
+    }
+#undef GK_U
+}
+
+#endif

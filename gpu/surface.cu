@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * surface.cu - `surface`'s sweeps of one grid on the GPU
+ * (algorithms/spline/surface_solve.c), with the arithmetic of
+ * algorithms/spline/surface_node.h, so that the bits are the CPU's.
+ *
+ * A sweep is five colours, each two kernels:
+ *   edges   one block: the ghost rows and columns, in surface_node.h's three
+ *           steps (a barrier between steps);
+ *   colour  a thread a node of the colour ((col + 2 row) mod 5, whose
+ *           stencils never meet), updated in place; each block's largest
+ *           change joins the sweep's by an integer max on the doubles' bits
+ *           (non-negative: the order of the bits is the order of the values,
+ *           so the max is exact in any order);
+ * then one thread ends the sweep: counts it, and when the change is at most
+ * the limit, or the sweeps reach maxit, sets done. Every kernel returns at
+ * once when done is set, so the host queues sweeps in batches and the grid
+ * stays that of the sweep that stopped, as on the CPU. Compiled with
+ * -fmad=false (gpu/CMakeLists.txt).
+ */
+#include "families.h"
+#include "call.h"
+#include "spline/surface_node.h"
+
+#include <cub/block/block_reduce.cuh>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+
+namespace gk_gpu
+{
+
+namespace
+{
+
+constexpr int TB = 256;
+
+struct MaxOp {
+    __device__ double operator()(double a, double b) const { return a > b ? a : b; }
+};
+
+/* the sweep's state on the device */
+enum { F_DONE = 0, F_CONVERGED, F_N };
+struct Flags {
+    unsigned long long maxch; /* the sweep's largest change, as bits */
+    long long iters;
+    int f[F_N];
+};
+
+__global__ void edges(gk_gpu_surface s, const Flags *fl)
+{
+    if (fl->f[F_DONE])
+        return;
+    for (int step = 0; step < 3; step++) {
+        const int n = gk_surf_bc_entries(&s, step);
+        for (int i = threadIdx.x; i < n; i += blockDim.x)
+            gk_surf_bc(&s, s.u, step, i);
+        __syncthreads();
+    }
+}
+
+__global__ void colour_nodes(gk_gpu_surface s, int colour, Flags *fl)
+{
+    if (fl->f[F_DONE])
+        return;
+    const int r = blockIdx.y;
+    const long long c =
+        gk_surf_first_col(colour, r) + 5LL * ((long long)blockIdx.x * blockDim.x + threadIdx.x);
+    double ch = 0.0;
+    if (c < s.nx) {
+        const size_t n = gk_surf_at(&s, r, (int)c);
+        if (s.st[n] != GK_SURF_FIXED)
+            s.u[n] = gk_surf_node(&s, s.u, r, (int)c, &ch);
+    }
+    typedef cub::BlockReduce<double, TB> Reduce;
+    __shared__ typename Reduce::TempStorage tmp;
+    const double m = Reduce(tmp).Reduce(ch, MaxOp());
+    if (threadIdx.x == 0 && m > 0.0)
+        atomicMax(&fl->maxch, (unsigned long long)__double_as_longlong(m));
+}
+
+__global__ void sweep_end(Flags *fl, double limit, long long maxit)
+{
+    if (fl->f[F_DONE])
+        return;
+    fl->iters++;
+    const double m = __longlong_as_double((long long)fl->maxch);
+    fl->maxch = 0ULL;
+    if (m <= limit)
+        fl->f[F_DONE] = fl->f[F_CONVERGED] = 1;
+    else if (fl->iters >= maxit)
+        fl->f[F_DONE] = 1;
+}
+
+} // namespace
+
+int api_surface(int dev, gk_gpu_surface *s, char *err, size_t err_cap)
+{
+    s->iterations = 0;
+    s->converged = 0;
+    if (s->nx < 4 || s->ny < 4 || s->ny > 65535 || s->nx > (1 << 28)) {
+        snprintf(err, err_cap, "surface: a %dx%d grid is outside what the GPU kernel takes",
+                 s->nx, s->ny);
+        return -1;
+    }
+    const size_t nt = (size_t)(s->ny + 4) * (s->nx + 4);
+    Call c;
+    CK_RET(c.open(dev));
+    cudaStream_t st = c.st;
+    gk_gpu_surface d = *s;
+    double *du = nullptr, *db = nullptr;
+    unsigned char *dst = nullptr;
+    int32_t *dbi = nullptr;
+    Flags *dfl = nullptr, *hfl = nullptr;
+    c.part(du, nt);
+    c.part(dst, nt);
+    c.part(dbi, nt);
+    c.part(db, 6 * std::max<size_t>(s->nb, 1));
+    c.part(dfl, 1);
+    CK_RET(c.carve());
+    CK_RET(c.host(hfl, 1));
+    *hfl = Flags{};
+    if (s->maxit <= 0) /* no sweep: the grid as it came */
+        hfl->f[F_DONE] = 1;
+    CK_RET(cudaMemcpyAsync(du, s->u, nt * sizeof(double), cudaMemcpyHostToDevice, st));
+    CK_RET(cudaMemcpyAsync(dst, s->st, nt, cudaMemcpyHostToDevice, st));
+    CK_RET(cudaMemcpyAsync(dbi, s->bi, nt * sizeof(int32_t), cudaMemcpyHostToDevice, st));
+    if (s->nb)
+        CK_RET(cudaMemcpyAsync(db, s->b, 6 * s->nb * sizeof(double), cudaMemcpyHostToDevice, st));
+    CK_RET(cudaMemcpyAsync(dfl, hfl, sizeof(Flags), cudaMemcpyHostToDevice, st));
+    d.u = du, d.st = dst, d.bi = dbi, d.b = db;
+    const unsigned int per_row = (unsigned int)((s->nx + 4) / 5); /* a colour's nodes a row, at most */
+    const dim3 grid((per_row + TB - 1) / TB, (unsigned int)s->ny);
+    CK_RET(cudaEventRecord(c.e0, st));
+    for (long long queued = 0; !hfl->f[F_DONE] && queued < s->maxit;) {
+        const long long batch = std::min<long long>(s->maxit - queued, queued < 32 ? 8 : 32);
+        for (long long k = 0; k < batch; k++) {
+            for (int colour = 0; colour < 5; colour++) {
+                edges<<<1, 1024, 0, st>>>(d, dfl);
+                colour_nodes<<<grid, TB, 0, st>>>(d, colour, dfl);
+            }
+            sweep_end<<<1, 1, 0, st>>>(dfl, s->limit, (long long)s->maxit);
+        }
+        CK_RET(cudaGetLastError());
+        queued += batch;
+        CK_RET(cudaMemcpyAsync(hfl, dfl, sizeof(Flags), cudaMemcpyDeviceToHost, st));
+        CK_RET(cudaStreamSynchronize(st));
+    }
+    CK_RET(cudaEventRecord(c.e1, st));
+    CK_RET(cudaMemcpyAsync(s->u, du, nt * sizeof(double), cudaMemcpyDeviceToHost, st));
+    CK_RET(cudaStreamSynchronize(st));
+    s->iterations = (long)hfl->iters;
+    s->converged = hfl->f[F_CONVERGED];
+    float ms = 0.0f;
+    CK_RET(c.elapsed(&ms));
+    s->kernel_ms = ms;
+    return 0;
+}
+
+} // namespace gk_gpu
