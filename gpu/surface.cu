@@ -4,14 +4,15 @@
  * (algorithms/spline/surface_solve.c), with the arithmetic of
  * algorithms/spline/surface_node.h, so that the bits are the CPU's.
  *
- * A sweep is five colours, each two kernels:
- *   edges   one block: the ghost rows and columns, in surface_node.h's three
- *           steps (a barrier between steps);
+ * A sweep is
+ *   edges   the ghost rows and columns, in surface_node.h's three steps, a
+ *           launch each (a thread an entry), once (as GMT sets them once an
+ *           iteration), then for each of the five colours:
  *   colour  a thread a node of the colour ((col + 2 row) mod 5, whose
- *           stencils never meet), updated in place; each block's largest
- *           change joins the sweep's by an integer max on the doubles' bits
- *           (non-negative: the order of the bits is the order of the values,
- *           so the max is exact in any order);
+ *           stencils never meet) in each of a few rows, updated in place;
+ *           each block's largest change joins the sweep's by an integer max
+ *           on the doubles' bits (non-negative: the order of the bits is the
+ *           order of the values, so the max is exact in any order);
  * then one thread ends the sweep: counts it, and when the change is at most
  * the limit, or the sweeps reach maxit, sets done. Every kernel returns at
  * once when done is set, so the host queues sweeps in batches and the grid
@@ -49,35 +50,41 @@ struct Flags {
     int f[F_N];
 };
 
-__global__ void edges(gk_gpu_surface s, const Flags *fl)
+__global__ void edges(gk_gpu_surface s, int step, const Flags *fl)
 {
     if (fl->f[F_DONE])
         return;
-    for (int step = 0; step < 3; step++) {
-        const int n = gk_surf_bc_entries(&s, step);
-        for (int i = threadIdx.x; i < n; i += blockDim.x)
-            gk_surf_bc(&s, s.u, step, i);
-        __syncthreads();
-    }
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < gk_surf_bc_entries(&s, step))
+        gk_surf_bc(&s, s.u, step, i);
 }
 
-__global__ void colour_nodes(gk_gpu_surface s, int colour, Flags *fl)
+__global__ void colour_nodes(gk_gpu_surface s, int colour, int rows_per_block, Flags *fl)
 {
     if (fl->f[F_DONE])
         return;
-    const int r = blockIdx.y;
-    const long long c =
-        gk_surf_first_col(colour, r) + 5LL * ((long long)blockIdx.x * blockDim.x + threadIdx.x);
     double ch = 0.0;
-    if (c < s.nx) {
-        const size_t n = gk_surf_at(&s, r, (int)c);
-        if (s.st[n] != GK_SURF_FIXED)
-            s.u[n] = gk_surf_node(&s, s.u, r, (int)c, &ch);
+    const long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const int r0 = blockIdx.y * rows_per_block;
+    const int r1 = min(r0 + rows_per_block, s.ny);
+    for (int r = r0; r < r1; r++) {
+        const long long c = gk_surf_first_col(colour, r) + 5LL * k;
+        if (c < s.nx) {
+            const size_t n = gk_surf_at(&s, r, (int)c);
+            if (s.st[n] != GK_SURF_FIXED) {
+                double d;
+                s.u[n] = gk_surf_node(&s, s.u, r, (int)c, &d);
+                ch = d > ch ? d : ch;
+            }
+        }
     }
     typedef cub::BlockReduce<double, TB> Reduce;
     __shared__ typename Reduce::TempStorage tmp;
     const double m = Reduce(tmp).Reduce(ch, MaxOp());
-    if (threadIdx.x == 0 && m > 0.0)
+    /* the bits of non-negative doubles order as the values: an integer max;
+     * skipped when the sweep's is larger already (it only grows) */
+    if (threadIdx.x == 0 && m > 0.0 &&
+        m > __longlong_as_double((long long)*(volatile unsigned long long *)&fl->maxch))
         atomicMax(&fl->maxch, (unsigned long long)__double_as_longlong(m));
 }
 
@@ -132,15 +139,20 @@ int api_surface(int dev, gk_gpu_surface *s, char *err, size_t err_cap)
     CK_RET(cudaMemcpyAsync(dfl, hfl, sizeof(Flags), cudaMemcpyHostToDevice, st));
     d.u = du, d.st = dst, d.bi = dbi, d.b = db;
     const unsigned int per_row = (unsigned int)((s->nx + 4) / 5); /* a colour's nodes a row, at most */
-    const dim3 grid((per_row + TB - 1) / TB, (unsigned int)s->ny);
+    /* a block a few rows: about 1000 row groups, few atomics a colour */
+    const int rows_per_block = (s->ny + 1023) / 1024;
+    const dim3 grid((per_row + TB - 1) / TB,
+                    (unsigned int)((s->ny + rows_per_block - 1) / rows_per_block));
+    const unsigned int edge_n = (unsigned int)(s->nx + s->ny);
     CK_RET(cudaEventRecord(c.e0, st));
     for (long long queued = 0; !hfl->f[F_DONE] && queued < s->maxit;) {
         const long long batch = std::min<long long>(s->maxit - queued, queued < 32 ? 8 : 32);
         for (long long k = 0; k < batch; k++) {
-            for (int colour = 0; colour < 5; colour++) {
-                edges<<<1, 1024, 0, st>>>(d, dfl);
-                colour_nodes<<<grid, TB, 0, st>>>(d, colour, dfl);
-            }
+            for (int step = 0; step < 3; step++)
+                edges<<<step == 1 ? 1 : (edge_n + TB - 1) / TB, step == 1 ? 1 : TB, 0, st>>>(
+                    d, step, dfl);
+            for (int colour = 0; colour < 5; colour++)
+                colour_nodes<<<grid, TB, 0, st>>>(d, colour, rows_per_block, dfl);
             sweep_end<<<1, 1, 0, st>>>(dfl, s->limit, (long long)s->maxit);
         }
         CK_RET(cudaGetLastError());

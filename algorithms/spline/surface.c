@@ -25,6 +25,8 @@
 typedef struct {
     double tension, btension, converge, relax, aspect, lower, upper;
     int maxiter, btension_given, lower_mode, upper_mode;
+    double cv_cell; /* cross-validation's cells (0: the points' mean spacing) */
+    int cv;         /* set by cross-validation (surface_cv_adjust) */
 } surface_params;
 GK_ALG_OWN_FITS(surface_params);
 
@@ -83,6 +85,10 @@ static int key(gk_context *ctx, const char *spec, const char *k, const char *val
             return gk_error(ctx, GK_ERR_ARG, "-a surface: relax=%s must be between 0 and 2",
                             val);
         p->relax = d;
+    } else if (!strcasecmp(k, "cv_cell")) {
+        if (!(d >= 0))
+            return gk_error(ctx, GK_ERR_ARG, "-a surface: cv_cell=%s must be >= 0", val);
+        p->cv_cell = d;
     } else if (!strcasecmp(k, "aspect")) {
         if (!(d > 0))
             return gk_error(ctx, GK_ERR_ARG, "-a surface: aspect=%s must be > 0", val);
@@ -90,7 +96,7 @@ static int key(gk_context *ctx, const char *spec, const char *k, const char *val
     } else {
         return gk_error(ctx, GK_ERR_ARG,
                         "-a %s: algorithm surface has no parameter '%s' (tension, btension, "
-                        "converge, maxiter, relax, aspect, lower, upper)",
+                        "converge, maxiter, relax, aspect, lower, upper, cv_cell)",
                         spec, k);
     }
     return GK_OK;
@@ -114,6 +120,8 @@ static void canonical(gk_algorithm *a)
                   p->tension, p->btension, p->converge, p->maxiter, p->relax, p->aspect);
     add_limit(&sb, "lower", p->lower_mode, p->lower);
     add_limit(&sb, "upper", p->upper_mode, p->upper);
+    if (p->cv_cell > 0)
+        gk_strbuf_add(&sb, ":cv_cell=%.17g", p->cv_cell);
 }
 
 static int surface_parse(gk_context *ctx, const char *spec, char *save, gk_algorithm *a)
@@ -180,6 +188,61 @@ static const double *values_of(surface_state *st, const gk_grid *g)
     return v;
 }
 
+/* Cross-validation asks for grids of one cell around a held-out point, on
+ * which no surface can be solved: the points' surface over their box (and
+ * the cell's) on cells of cv_cell, or of their mean spacing, read at the
+ * node bilinearly, as gmt surface then grdtrack would. */
+static int cv_values(gk_job *job, const gk_grid *g, const gk_surface_params *sp, double *v)
+{
+    const gk_points *pts = job->pts;
+    const surface_params *p = cparams_of(&job->alg);
+    double x0 = g->xmin, x1 = g->xmax, y0 = g->ymin, y1 = g->ymax;
+    for (size_t k = 0; k < pts->n; k++) {
+        x0 = fmin(x0, pts->x[k]), x1 = fmax(x1, pts->x[k]);
+        y0 = fmin(y0, pts->y[k]), y1 = fmax(y1, pts->y[k]);
+    }
+    double h = p->cv_cell;
+    if (!(h > 0))
+        h = sqrt((x1 - x0) * (y1 - y0) / (double)(pts->n ? pts->n : 1));
+    if (!(h > 0))
+        h = fmax(x1 - x0, y1 - y0) / 16;
+    if (!(h > 0))
+        return gk_error(job->ctx, GK_ERR_ARG,
+                        "surface: cross-validation needs the points spread over an area (give "
+                        "cv_cell=)");
+    int nx = (int)ceil((x1 - x0) / h), ny = (int)ceil((y1 - y0) / h);
+    nx = nx < 3 ? 3 : nx, ny = ny < 3 ? 3 : ny;
+    if ((double)nx * ny > 16e6)
+        return gk_error(job->ctx, GK_ERR_ARG,
+                        "surface: cross-validation's grid of %dx%d cells of %g is too large "
+                        "(give a larger cv_cell=)",
+                        nx, ny, h);
+    /* centred on the box, whole cells */
+    const double cx = 0.5 * (x0 + x1), cy = 0.5 * (y0 + y1);
+    const gk_grid G = {
+        cx - 0.5 * nx * h, cx + 0.5 * nx * h, cy - 0.5 * ny * h, cy + 0.5 * ny * h, nx, ny};
+    double *all = malloc((size_t)nx * ny * sizeof *all);
+    if (!all)
+        return gk_error(job->ctx, GK_ERR_NOMEM, "surface: out of memory");
+    int rc = gk_surface_solve(job->ctx, pts, &G, sp, all, NULL);
+    for (int j = 0; !rc && j < g->ny; j++)
+        for (int i = 0; i < g->nx; i++) {
+            /* bilinear between the four cell centres around the node (in the
+             * outer half cells, the nearest four's, extended) */
+            const double fx = (gk_grid_node_x(g, i) - G.xmin) / h - 0.5;
+            const double fy = (G.ymax - gk_grid_node_y(g, j)) / h - 0.5;
+            const int a = fx < 0 ? 0 : fx >= nx - 1 ? nx - 2 : (int)fx;
+            const int b = fy < 0 ? 0 : fy >= ny - 1 ? ny - 2 : (int)fy;
+            const double tx = fx - a, ty = fy - b;
+            const double *r0 = all + (size_t)b * nx, *r1 = r0 + nx;
+            const double top = r0[a] + tx * (r0[a + 1] - r0[a]);
+            const double bot = r1[a] + tx * (r1[a + 1] - r1[a]);
+            v[(size_t)j * g->nx + i] = top + ty * (bot - top);
+        }
+    free(all);
+    return rc;
+}
+
 /* Before grid g's tiles: its surface, once (any thread; the others wait). */
 static int surface_grid(gk_job *job, const gk_grid *g)
 {
@@ -211,20 +274,28 @@ static int surface_grid(gk_job *job, const gk_grid *g)
             rc = gk_error(job->ctx, GK_ERR_NOMEM, "-a surface: out of memory for a %dx%d grid",
                           g->nx, g->ny);
         } else {
-            gk_surface_info info;
-            rc = gk_surface_solve(job->ctx, job->pts, g, &sp, v, &info);
+            gk_surface_info info = {0};
+            info.converged = 1;
+            rc = p->cv ? cv_values(job, g, &sp, v)
+                       : gk_surface_solve(job->ctx, job->pts, g, &sp, v, &info);
             if (rc) {
                 free(v);
             } else {
                 st->s[st->ns++] = (solved){*g, v};
-                if (info.unusable || !info.converged)
-                    snprintf(job->warning, sizeof job->warning,
-                             "surface: %s%zu of %zu points in the grid are not the nearest of "
-                             "their node and were not used (GMT: pre-process with blockmean)",
-                             info.converged ? ""
-                                            : "not converged within maxiter (raise maxiter or "
-                                              "converge); ",
+                char conv[160] = "", unused[200] = "";
+                if (!info.converged)
+                    snprintf(conv, sizeof conv,
+                             "the sweeps stopped at maxiter=%d before the largest change fell "
+                             "to converge (raise maxiter)",
+                             p->maxiter);
+                if (info.unusable)
+                    snprintf(unused, sizeof unused,
+                             "%zu of %zu points in the grid are not the nearest of their node "
+                             "and were not used (GMT: pre-process with blockmean)",
                              info.unusable, info.used + info.unusable);
+                if (*conv || *unused)
+                    snprintf(job->warning, sizeof job->warning, "surface: %s%s%s", conv,
+                             *conv && *unused ? "; " : "", unused);
             }
         }
     }
@@ -247,15 +318,18 @@ static uint64_t surface_tile(const gk_job *job, const gk_tile *t, double *out, g
     return 0;
 }
 
+static void surface_cv_adjust(gk_algorithm *a) { params_of(a)->cv = 1; }
+
 const gk_method gk_method_surface = {
     .name = "surface",
     .kind = GK_ALG_SURFACE,
     .summary = "continuous-curvature splines in tension as GMT's surface computes them "
                "(minimum curvature at tension 0)",
     .parse = surface_parse,
-    .own_keys = "tension, btension, converge, maxiter, relax, aspect, lower, upper",
+    .own_keys = "tension, btension, converge, maxiter, relax, aspect, lower, upper, cv_cell",
     .build = surface_build,
     .release = surface_release,
     .cpu_tile = surface_tile,
     .grid_prepare = surface_grid,
+    .cv_adjust = surface_cv_adjust,
 };

@@ -217,11 +217,14 @@ static void set_bcs(gk_gpu_surface *s, double *u)
             gk_surf_bc(s, u, step, i);
 }
 
-/* One colour's nodes of row r: the largest change. */
-static double sweep_row(const gk_gpu_surface *s, double *u, int colour, int r)
+/* Colour k's nodes j0 <= j < j1 of row r (the j-th: column first + 5 j):
+ * the largest change. */
+static double sweep_nodes(const gk_gpu_surface *s, double *u, int colour, int r, int j0, int j1)
 {
     double maxch = 0.0;
-    for (int c = gk_surf_first_col(colour, r); c < s->nx; c += 5) {
+    const int first = gk_surf_first_col(colour, r);
+    for (int j = j0; j < j1; j++) {
+        const int c = first + 5 * j;
         const size_t n = gk_surf_at(s, r, c);
         if (s->st[n] == GK_SURF_FIXED)
             continue;
@@ -234,22 +237,61 @@ static double sweep_row(const gk_gpu_surface *s, double *u, int colour, int r)
 }
 
 /* The sweeps on the CPU's threads, until the largest change of a sweep is
- * at most s->limit or s->maxit sweeps. */
+ * at most s->limit or s->maxit sweeps. A sweep sets the ghosts, then updates
+ * colour 0's nodes, then colour 1's, ... (what gpu/surface.cu does), here as
+ * a wavefront that reads each row from memory once a sweep: at step t
+ * colour k takes row t - 3k, whose stencil (rows r - 2 to r + 2) then holds
+ * the lower colours' new values and the higher colours' old ones, as in
+ * that order; the five rows of a step are independent, and so are a row's
+ * nodes of one colour, which the threads share in column ranges. More
+ * threads than WAVE_THREADS sweep colour after colour instead. */
+#define WAVE_THREADS 4 /* the wavefront up to this many threads */
+
 static void iterate(gk_gpu_surface *s, int threads)
 {
     double *u = s->u;
     s->iterations = 0;
     s->converged = 0;
+    if ((size_t)s->nx * s->ny <= 4096)
+        threads = 1;
+    const int steps = s->ny + 12;
     while (s->iterations < s->maxit) {
         double maxch = 0.0;
-        for (int colour = 0; colour < 5; colour++) {
-            set_bcs(s, u);
-#pragma omp parallel for num_threads(threads) schedule(static) reduction(max : maxch) \
-    if (threads > 1 && (size_t)s->nx * s->ny > 4096)
-            for (int r = 0; r < s->ny; r++) {
-                const double ch = sweep_row(s, u, colour, r);
-                if (ch > maxch)
-                    maxch = ch;
+        set_bcs(s, u);
+        if (threads > WAVE_THREADS) {
+            /* many threads: a barrier a step costs more than the memory it
+             * saves; colour after colour over all rows, the same order */
+            for (int colour = 0; colour < 5; colour++) {
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(max : maxch)
+                for (int r = 0; r < s->ny; r++) {
+                    const int first = gk_surf_first_col(colour, r);
+                    const int m = first < s->nx ? (s->nx - first + 4) / 5 : 0;
+                    const double ch = sweep_nodes(s, u, colour, r, 0, m);
+                    if (ch > maxch)
+                        maxch = ch;
+                }
+            }
+        } else
+#pragma omp parallel num_threads(threads) reduction(max : maxch)
+        {
+            const int nt = omp_get_num_threads(), tid = omp_get_thread_num();
+            for (int t = 0; t < steps; t++) {
+                for (int colour = 0; colour < 5; colour++) {
+                    const int r = t - 3 * colour;
+                    if (r < 0 || r >= s->ny)
+                        continue;
+                    /* this colour's nodes in row r, and this thread's share */
+                    const int first = gk_surf_first_col(colour, r);
+                    const int m = first < s->nx ? (s->nx - first + 4) / 5 : 0;
+                    const int j0 = (int)((long long)m * tid / nt);
+                    const int j1 = (int)((long long)m * (tid + 1) / nt);
+                    const double ch = sweep_nodes(s, u, colour, r, j0, j1);
+                    if (ch > maxch)
+                        maxch = ch;
+                }
+                if (nt > 1) {
+#pragma omp barrier
+                }
             }
         }
         s->iterations++;
