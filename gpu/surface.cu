@@ -9,7 +9,9 @@
  *           launch each (a thread an entry), once (as GMT sets them once an
  *           iteration), then for each of the five colours:
  *   colour  a thread a node of the colour ((col + 2 row) mod 5, whose
- *           stencils never meet) in each of a few rows, updated in place;
+ *           stencils never meet) in each of a few rows, updated in place
+ *           (a colour's nodes of a row, and each of their neighbours, lie
+ *           in runs: surface_node.h's layout, so a warp's loads coalesce);
  *           each block's largest change joins the sweep's by an integer max
  *           on the doubles' bits (non-negative: the order of the bits is the
  *           order of the values, so the max is exact in any order);
@@ -68,12 +70,19 @@ __global__ void colour_nodes(gk_gpu_surface s, int colour, int rows_per_block, F
     const int r0 = blockIdx.y * rows_per_block;
     const int r1 = min(r0 + rows_per_block, s.ny);
     for (int r = r0; r < r1; r++) {
-        const long long c = gk_surf_first_col(colour, r) + 5LL * k;
+        const int first = gk_surf_first_col(colour, r);
+        const long long c = first + 5LL * k;
         if (c < s.nx) {
-            const size_t n = gk_surf_at(&s, r, (int)c);
-            if (s.st[n] != GK_SURF_FIXED) {
-                double d;
-                s.u[n] = gk_surf_node(&s, s.u, r, (int)c, &d);
+            /* node k of the colour's run, its neighbours k into theirs: a
+             * warp's loads are contiguous */
+            const size_t n = gk_surf_at(&s, r, first) + (size_t)k;
+            const unsigned char stn = s.st[n];
+            if (stn != GK_SURF_FIXED) {
+                double nbv[12], d;
+                for (int q = 0; q < 12; q++)
+                    nbv[q] = s.u[gk_surf_run_nb(&s, r, first, q) + (size_t)k];
+                s.u[n] = gk_surf_update(&s, nbv, s.u[n], stn, stn ? s.bi[n] : -1, c * s.rx,
+                                        (s.ny - 1 - r) * s.ry, &d);
                 ch = d > ch ? d : ch;
             }
         }
@@ -112,7 +121,7 @@ int api_surface(int dev, gk_gpu_surface *s, char *err, size_t err_cap)
                  s->nx, s->ny);
         return -1;
     }
-    const size_t nt = (size_t)(s->ny + 4) * (s->nx + 4);
+    const size_t nt = (size_t)(s->ny + 4) * gk_surf_pitch(s);
     Call c;
     CK_RET(c.open(dev));
     cudaStream_t st = c.st;

@@ -27,19 +27,33 @@ enum { GK_SN_N2, GK_SN_NW, GK_SN_N1, GK_SN_NE, GK_SN_W2, GK_SN_W1,
        GK_SN_E1, GK_SN_E2, GK_SN_SW, GK_SN_S1, GK_SN_SE, GK_SN_S2 };
 enum { GK_SURF_FREE = 0, GK_SURF_FIXED = 5 }; /* 1..4: the quadrant of the node's datum */
 
+/* The arrays' layout: a row (ghosts included, nx + 4 columns) is five runs of
+ * gk_surf_run_len entries, run m holding the columns cc = c + 2 with cc mod 5
+ * = m in order, so that a colour's nodes of a row, and each of their
+ * neighbours, are contiguous (vector loads on the CPU, coalesced ones on the
+ * GPU). */
+GK_SURF_FN int gk_surf_run_len(const gk_gpu_surface *s) { return (s->nx + 4 + 4) / 5; }
+
+/* Entries a row takes. */
+GK_SURF_FN size_t gk_surf_pitch(const gk_gpu_surface *s) { return 5 * (size_t)gk_surf_run_len(s); }
+
 /* Node (r, c)'s index; r and c from -2 (ghosts) to ny + 1, nx + 1. */
 GK_SURF_FN size_t gk_surf_at(const gk_gpu_surface *s, int r, int c)
 {
-    return (size_t)(r + 2) * (size_t)(s->nx + 4) + (size_t)(c + 2);
+    const int cc = c + 2;
+    return (size_t)(r + 2) * gk_surf_pitch(s) + (size_t)(cc % 5) * gk_surf_run_len(s) +
+           (size_t)(cc / 5);
 }
 
-/* The index offset of neighbour k: its row and column steps, plus 2, four
- * bits each by k (tables in constants, the same on host and device). */
-GK_SURF_FN ptrdiff_t gk_surf_off(const gk_gpu_surface *s, int k)
+/* Neighbour k's row and column steps (tables in constants, four bits each by
+ * k, plus 2: the same on host and device). */
+GK_SURF_FN int gk_surf_dr(int k) { return (int)((0x433322221110ULL >> (4 * k)) & 15u) - 2; }
+GK_SURF_FN int gk_surf_dc(int k) { return (int)((0x232143103212ULL >> (4 * k)) & 15u) - 2; }
+
+/* The index of neighbour k of node (r, c). */
+GK_SURF_FN size_t gk_surf_nb(const gk_gpu_surface *s, int r, int c, int k)
 {
-    const int dr = (int)((0x433322221110ULL >> (4 * k)) & 15u) - 2;
-    const int dc = (int)((0x232143103212ULL >> (4 * k)) & 15u) - 2;
-    return (ptrdiff_t)dr * (s->nx + 4) + dc;
+    return gk_surf_at(s, r + gk_surf_dr(k), c + gk_surf_dc(k));
 }
 
 /* The nodes A-D of Briggs's figure A-1 for a datum in quadrant q (1-4):
@@ -55,38 +69,67 @@ GK_SURF_FN double gk_surf_bound(const gk_gpu_surface *s, double v, double fc, do
     return (v - (s->icept + s->sx * fc + s->sy * fr)) * s->rzrms;
 }
 
-/* Node (r, c)'s new value (its status not fixed), from u as it is; *change
- * gets |new - old|. */
-GK_SURF_FN double gk_surf_node(const gk_gpu_surface *s, const double *u, int r, int c,
-                               double *change)
+/* The twelve terms summed as a tree (short chains: the sweeps are bound by
+ * the adds' latency), in one fixed order. */
+GK_SURF_FN double gk_surf_sum12(const double *t)
 {
-    const size_t n = gk_surf_at(s, r, c);
-    const unsigned char st = s->st[n];
+    return (((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]))) +
+           ((t[8] + t[9]) + (t[10] + t[11]));
+}
+
+/* The over-relaxed value from the old one and the equation's. */
+GK_SURF_FN double gk_surf_relax(const gk_gpu_surface *s, double old, double v)
+{
+    return old * (1.0 - s->relax) + v * s->relax;
+}
+
+/* Where colour k's run of row r starts (its node j is the start + j) and
+ * where neighbour k of its first node is (of node j: that + j); first is
+ * gk_surf_first_col(colour, r). */
+GK_SURF_FN size_t gk_surf_run_nb(const gk_gpu_surface *s, int r, int first, int k)
+{
+    return gk_surf_nb(s, r, first, k);
+}
+
+/* A node's new value (its status st not fixed) from its old value and its
+ * twelve neighbours' (nbv, in GMT's order), bi its Briggs row, (fc, fr) its
+ * final-grid position (for the bounds); *change gets |new - old|. */
+GK_SURF_FN double gk_surf_update(const gk_gpu_surface *s, const double *nbv, double old,
+                                 unsigned char st, int32_t bi, double fc, double fr, double *change)
+{
     const double *cf = s->coef[st == GK_SURF_FREE];
-    /* the twelve terms summed as a tree (short chains: the sweeps are bound by
-     * the adds' latency), in one fixed order */
     double t[12];
     for (int k = 0; k < 12; k++)
-        t[k] = u[(ptrdiff_t)n + gk_surf_off(s, k)] * cf[k];
-    double v = (((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]))) +
-               ((t[8] + t[9]) + (t[10] + t[11]));
+        t[k] = nbv[k] * cf[k];
+    double v = gk_surf_sum12(t);
     if (st != GK_SURF_FREE) {
-        const double *b = s->b + 6 * (size_t)s->bi[n];
+        const double *b = s->b + 6 * (size_t)bi;
         double sb = 0.0;
         for (int k = 0; k < 4; k++)
-            sb += b[k] * u[(ptrdiff_t)n + gk_surf_off(s, gk_surf_quad_node(st, k))];
+            sb += b[k] * nbv[gk_surf_quad_node(st, k)];
         v = (v + s->a0c2 * (sb + b[4])) * b[5];
     }
-    v = u[n] * (1.0 - s->relax) + v * s->relax;
+    v = gk_surf_relax(s, old, v);
     if (s->lower || s->upper) {
-        const double fc = c * s->rx, fr = (s->ny - 1 - r) * s->ry;
         if (s->lower && v < gk_surf_bound(s, s->lo, fc, fr))
             v = gk_surf_bound(s, s->lo, fc, fr);
         else if (s->upper && v > gk_surf_bound(s, s->hi, fc, fr))
             v = gk_surf_bound(s, s->hi, fc, fr);
     }
-    *change = fabs(v - u[n]);
+    *change = fabs(v - old);
     return v;
+}
+
+/* Node (r, c)'s new value (its status not fixed), from u as it is. */
+GK_SURF_FN double gk_surf_node(const gk_gpu_surface *s, const double *u, int r, int c,
+                               double *change)
+{
+    const size_t n = gk_surf_at(s, r, c);
+    double nbv[12];
+    for (int k = 0; k < 12; k++)
+        nbv[k] = u[gk_surf_nb(s, r, c, k)];
+    return gk_surf_update(s, nbv, u[n], s->st[n], s->bi[n], c * s->rx, (s->ny - 1 - r) * s->ry,
+                          change);
 }
 
 /* The first colour's column of row r (colour k: col + 2 r = k mod 5). */

@@ -110,14 +110,21 @@ static int assign_data(level *L, const surf_data *d, double tension, int threads
     int32_t *best = malloc(nn * sizeof *best);
     double *bd2 = malloc(nn * sizeof *bd2);
     size_t *rowstart = malloc(((size_t)ny + 1) * sizeof *rowstart);
-    if (!best || !bd2 || !rowstart) {
-        free(best), free(bd2), free(rowstart);
+    int32_t *prow = malloc((d->n ? d->n : 1) * sizeof *prow);
+    if (!best || !bd2 || !rowstart || !prow) {
+        free(best), free(bd2), free(rowstart), free(prow);
         return -1;
     }
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (size_t k = 0; k < nn; k++)
         best[k] = -1;
     const double hx = S->rx * d->dx, hy = S->ry * d->dy;
+    /* each point's node row here (-1: none) */
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (size_t k = 0; k < d->n; k++) {
+        const double rup = floor(d->fr[k] / S->ry + 0.5), col = floor(d->fc[k] / S->rx + 0.5);
+        prow[k] = rup >= 0 && rup < ny && col >= 0 && col < nx ? ny - 1 - (int32_t)rup : -1;
+    }
     /* each thread its slab of rows, every point in order: the earlier of two
      * equally near points wins, for any number of threads */
 #pragma omp parallel num_threads(threads)
@@ -125,13 +132,11 @@ static int assign_data(level *L, const surf_data *d, double tension, int threads
         const int nt = omp_get_num_threads(), t = omp_get_thread_num();
         const int r0 = (int)((long long)ny * t / nt), r1 = (int)((long long)ny * (t + 1) / nt);
         for (size_t k = 0; k < d->n; k++) {
+            const int r = prow[k];
+            if (r < r0 || r >= r1)
+                continue;
             const double fr = d->fr[k] / S->ry, rup = floor(fr + 0.5);
-            const int r = ny - 1 - (int)rup;
-            if (!(rup >= 0 && rup < ny) || r < r0 || r >= r1)
-                continue;
             const double fc = d->fc[k] / S->rx, col = floor(fc + 0.5);
-            if (!(col >= 0 && col < nx))
-                continue;
             const size_t node = (size_t)r * nx + (size_t)col;
             const double ex = (fc - col) * hx, ey = (fr - rup) * hy, e2 = ex * ex + ey * ey;
             if (best[node] < 0 || e2 < bd2[node]) {
@@ -155,7 +160,7 @@ static int assign_data(level *L, const surf_data *d, double tension, int threads
     free(L->b);
     L->b = malloc((nb ? nb : 1) * 6 * sizeof *L->b);
     if (!L->b) {
-        free(best), free(bd2), free(rowstart);
+        free(best), free(bd2), free(rowstart), free(prow);
         return -1;
     }
     const double a2 = S->alpha * S->alpha, a0c1 = 2.0 * (1.0 - tension) * (1.0 + a2 * a2);
@@ -205,7 +210,7 @@ static int assign_data(level *L, const surf_data *d, double tension, int threads
         }
     }
     S->b = L->b, S->nb = nb;
-    free(best), free(bd2), free(rowstart);
+    free(best), free(bd2), free(rowstart), free(prow);
     return 0;
 }
 
@@ -218,20 +223,62 @@ static void set_bcs(gk_gpu_surface *s, double *u)
 }
 
 /* Colour k's nodes j0 <= j < j1 of row r (the j-th: column first + 5 j):
- * the largest change. */
+ * the largest change. The free nodes' equation, the same for all, runs over
+ * the row's contiguous runs (vector loads and arithmetic, the same
+ * operations as gk_surf_node's in the same order: the same bits); the nodes
+ * with a datum, and every node when bounds are set, take gk_surf_node. */
 static double sweep_nodes(const gk_gpu_surface *s, double *u, int colour, int r, int j0, int j1)
 {
+    enum { CHUNK = 256 };
     double maxch = 0.0;
     const int first = gk_surf_first_col(colour, r);
-    for (int j = j0; j < j1; j++) {
-        const int c = first + 5 * j;
-        const size_t n = gk_surf_at(s, r, c);
-        if (s->st[n] == GK_SURF_FIXED)
-            continue;
-        double ch;
-        u[n] = gk_surf_node(s, u, r, c, &ch);
-        if (ch > maxch)
-            maxch = ch;
+    if (s->lower || s->upper) {
+        for (int j = j0; j < j1; j++) {
+            const int c = first + 5 * j;
+            const size_t n = gk_surf_at(s, r, c);
+            if (s->st[n] == GK_SURF_FIXED)
+                continue;
+            double ch;
+            u[n] = gk_surf_node(s, u, r, c, &ch);
+            maxch = ch > maxch ? ch : maxch;
+        }
+        return maxch;
+    }
+    const size_t n0 = gk_surf_at(s, r, first);
+    const double *p[12];
+    for (int k = 0; k < 12; k++)
+        p[k] = u + gk_surf_run_nb(s, r, first, k);
+    const double *restrict p0 = p[0], *restrict p1 = p[1], *restrict p2 = p[2];
+    const double *restrict p3 = p[3], *restrict p4 = p[4], *restrict p5 = p[5];
+    const double *restrict p6 = p[6], *restrict p7 = p[7], *restrict p8 = p[8];
+    const double *restrict p9 = p[9], *restrict p10 = p[10], *restrict p11 = p[11];
+    const double *cf = s->coef[1];
+    double *u0 = u + n0;
+    const unsigned char *st = s->st + n0;
+    double vnew[CHUNK];
+    for (int jb = j0; jb < j1; jb += CHUNK) {
+        const int je = jb + CHUNK < j1 ? jb + CHUNK : j1;
+        for (int j = jb; j < je; j++) {
+            const double t[12] = {p0[j] * cf[0], p1[j] * cf[1], p2[j] * cf[2],   p3[j] * cf[3],
+                                  p4[j] * cf[4], p5[j] * cf[5], p6[j] * cf[6],   p7[j] * cf[7],
+                                  p8[j] * cf[8], p9[j] * cf[9], p10[j] * cf[10], p11[j] * cf[11]};
+            vnew[j - jb] = gk_surf_relax(s, u0[j], gk_surf_sum12(t));
+        }
+        for (int j = jb; j < je; j++) {
+            double ch;
+            if (st[j] == GK_SURF_FREE) {
+                ch = fabs(vnew[j - jb] - u0[j]);
+                u0[j] = vnew[j - jb];
+            } else if (st[j] != GK_SURF_FIXED) {
+                double nbv[12];
+                for (int k = 0; k < 12; k++)
+                    nbv[k] = p[k][j];
+                u0[j] = gk_surf_update(s, nbv, u0[j], st[j], s->bi[n0 + (size_t)j], 0.0, 0.0, &ch);
+            } else {
+                continue;
+            }
+            maxch = ch > maxch ? ch : maxch;
+        }
     }
     return maxch;
 }
@@ -305,7 +352,7 @@ static void iterate(gk_gpu_surface *s, int threads)
 static int level_alloc(level *L, int threads)
 {
     const int rows = L->s.ny + 4;
-    const size_t w = (size_t)L->s.nx + 4, nt = (size_t)rows * w;
+    const size_t w = gk_surf_pitch(&L->s), nt = (size_t)rows * w;
     L->u = malloc(nt * sizeof *L->u);
     L->st = malloc(nt);
     L->bi = malloc(nt * sizeof *L->bi);
@@ -375,40 +422,52 @@ static void fit_plane(surf_data *d)
 }
 
 /* The data: points reaching a node of the (nx+1) x (ny+1) node grid, the
- * nearest of each final node kept (GMT's read and throw-away steps). */
+ * nearest of each final node kept (GMT's read and throw-away steps), in the
+ * nodes' order. */
 static int gather(gk_context *ctx, const gk_points *pts, const gk_grid *g, int NX, int NY,
                   surf_data *d, gk_surface_info *info, double *zmin, double *zmax, int threads)
 {
     const double dx = (g->xmax - g->xmin) / g->nx, dy = (g->ymax - g->ymin) / g->ny;
-    const size_t nn = (size_t)NX * NY;
+    const size_t nn = (size_t)NX * NY, np = pts->n;
     int64_t *best = malloc(nn * sizeof *best);
     double *bd2 = malloc(nn * sizeof *bd2);
-    if (!best || !bd2) {
-        free(best), free(bd2);
+    int32_t *prow = malloc((np ? np : 1) * sizeof *prow);
+    size_t *rowstart = malloc(((size_t)NY + 1) * sizeof *rowstart);
+    if (!best || !bd2 || !prow || !rowstart) {
+        free(best), free(bd2), free(prow), free(rowstart);
         return gk_error(ctx, GK_ERR_NOMEM, "-a surface: out of memory for a %dx%d grid", g->nx,
                         g->ny);
     }
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (size_t k = 0; k < nn; k++)
         best[k] = -1;
+    /* each point's node row, -1 when it reaches no node (or its z is NaN) */
     size_t inside = 0;
     double lo = INFINITY, hi = -INFINITY;
+#pragma omp parallel for num_threads(threads) schedule(static) reduction(+ : inside) \
+    reduction(min : lo) reduction(max : hi)
+    for (size_t k = 0; k < np; k++) {
+        /* as the slabs compute them, to the bit */
+        const double rup = floor(((pts->y[k] - g->ymin) / dy - 0.5) + 0.5);
+        const double col = floor(((pts->x[k] - g->xmin) / dx - 0.5) + 0.5);
+        const int in = isfinite(pts->z[k]) && rup >= 0 && rup < NY && col >= 0 && col < NX;
+        prow[k] = in ? (int32_t)rup : -1;
+        if (in) {
+            inside++;
+            lo = fmin(lo, pts->z[k]), hi = fmax(hi, pts->z[k]);
+        }
+    }
     /* each thread its slab of node rows, every point in order (ties: the
      * earlier point, for any number of threads) */
-#pragma omp parallel num_threads(threads) reduction(+ : inside) reduction(min : lo) \
-    reduction(max : hi)
+#pragma omp parallel num_threads(threads)
     {
         const int nt = omp_get_num_threads(), t = omp_get_thread_num();
         const int r0 = (int)((long long)NY * t / nt), r1 = (int)((long long)NY * (t + 1) / nt);
-        for (size_t k = 0; k < pts->n; k++) {
-            const double fr = (pts->y[k] - g->ymin) / dy - 0.5, rup = floor(fr + 0.5);
-            if (!(rup >= r0 && rup < r1))
+        for (size_t k = 0; k < np; k++) {
+            if (prow[k] < r0 || prow[k] >= r1)
                 continue;
             const double fc = (pts->x[k] - g->xmin) / dx - 0.5, col = floor(fc + 0.5);
-            if (!isfinite(pts->z[k]) || !(col >= 0 && col < NX))
-                continue;
-            inside++;
-            lo = fmin(lo, pts->z[k]), hi = fmax(hi, pts->z[k]);
+            const double fr = (pts->y[k] - g->ymin) / dy - 0.5, rup = prow[k];
             const size_t node = (size_t)rup * NX + (size_t)col;
             /* GMT ranks a node's points by their distance to the cell's
              * south-west corner, half a cell from the node (its pixel
@@ -423,39 +482,51 @@ static int gather(gk_context *ctx, const gk_points *pts, const gk_grid *g, int N
         }
     }
     *zmin = lo, *zmax = hi;
-    size_t n = 0;
-    for (size_t k = 0; k < nn; k++)
-        n += best[k] >= 0;
-    info->outside = pts->n - inside;
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int r = 0; r < NY; r++) {
+        size_t m = 0;
+        for (int c = 0; c < NX; c++)
+            m += best[(size_t)r * NX + c] >= 0;
+        rowstart[r + 1] = m;
+    }
+    rowstart[0] = 0;
+    for (int r = 0; r < NY; r++)
+        rowstart[r + 1] += rowstart[r];
+    const size_t n = rowstart[NY];
+    info->outside = np - inside;
     info->unusable = inside - n;
     info->used = n;
-    if (n == 0) {
-        free(best), free(bd2);
-        return gk_error(ctx, GK_ERR_ARG,
-                        "-a surface: none of the %zu points lies within half a cell of the grid "
-                        "(or all their z are NaN)",
-                        pts->n);
-    }
-    d->fc = malloc(n * sizeof *d->fc);
-    d->fr = malloc(n * sizeof *d->fr);
-    d->z = malloc(n * sizeof *d->z);
-    if (!d->fc || !d->fr || !d->z) {
-        free(best), free(bd2);
-        return gk_error(ctx, GK_ERR_NOMEM, "-a surface: out of memory for %zu points", n);
-    }
-    /* in the order of the nodes, so that ties between levels' nearest
-     * data resolve the same way for any input order of distinct points */
-    d->n = 0;
-    for (size_t k = 0; k < nn; k++)
-        if (best[k] >= 0) {
-            const size_t i = (size_t)best[k];
-            d->fc[d->n] = (pts->x[i] - g->xmin) / dx - 0.5;
-            d->fr[d->n] = (pts->y[i] - g->ymin) / dy - 0.5;
-            d->z[d->n++] = pts->z[i];
+    int rc = GK_OK;
+    if (n == 0)
+        rc = gk_error(ctx, GK_ERR_ARG,
+                      "-a surface: none of the %zu points lies within half a cell of the grid "
+                      "(or all their z are NaN)",
+                      np);
+    d->fc = rc ? NULL : malloc(n * sizeof *d->fc);
+    d->fr = rc ? NULL : malloc(n * sizeof *d->fr);
+    d->z = rc ? NULL : malloc(n * sizeof *d->z);
+    if (!rc && (!d->fc || !d->fr || !d->z))
+        rc = gk_error(ctx, GK_ERR_NOMEM, "-a surface: out of memory for %zu points", n);
+    if (!rc) {
+        /* in the order of the nodes, so that ties between levels' nearest
+         * data resolve the same way for any input order of distinct points */
+#pragma omp parallel for num_threads(threads) schedule(static)
+        for (int r = 0; r < NY; r++) {
+            size_t at = rowstart[r];
+            for (int c = 0; c < NX; c++) {
+                const int64_t i = best[(size_t)r * NX + c];
+                if (i < 0)
+                    continue;
+                d->fc[at] = (pts->x[i] - g->xmin) / dx - 0.5;
+                d->fr[at] = (pts->y[i] - g->ymin) / dy - 0.5;
+                d->z[at++] = pts->z[i];
+            }
         }
-    d->dx = dx, d->dy = dy;
-    free(best), free(bd2);
-    return GK_OK;
+        d->n = n;
+        d->dx = dx, d->dy = dy;
+    }
+    free(best), free(bd2), free(prow), free(rowstart);
+    return rc;
 }
 
 int gk_surface_solve(gk_context *ctx, const gk_points *pts, const gk_grid *g,
