@@ -16,35 +16,16 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 
 import numpy as np
 from osgeo import gdal
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_rst_grass import timed  # noqa: E402
+from bench_vs_gstat import cpu_name  # noqa: E402
+
 gdal.UseExceptions()
 CASES = [(100000, 1000), (1048576, 2048)]
-
-
-def timed(cmd, repeat, cwd):
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        r = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd)
-        best = min(best, time.perf_counter() - t0)
-        if r.returncode:
-            sys.exit("failed: %s\n%s" % (" ".join(cmd), r.stderr[-800:]))
-    return best
-
-
-def cpu_name():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown CPU"
 
 
 def main():
@@ -55,8 +36,9 @@ def main():
     ap.add_argument("--cases", default=None, help="N:S,N:S (points:cells a side)")
     a = ap.parse_args()
     gk = os.path.abspath(a.gridkit)
-    wd = a.workdir or tempfile.mkdtemp(prefix="gk-surface-")
+    wd = os.path.abspath(a.workdir or tempfile.mkdtemp(prefix="gk-surface-"))
     os.makedirs(wd, exist_ok=True)
+    os.chdir(wd)  # gmt leaves its gmt.history in the working directory
     cases = CASES if not a.cases else [tuple(int(v) for v in c.split(":"))
                                        for c in a.cases.split(",")]
     ncore = os.cpu_count()
@@ -76,12 +58,12 @@ def main():
         inc = 10000.0 / s
         nc, tif = os.path.join(wd, "gmt.nc"), os.path.join(wd, "gk.tif")
         t_gmt = timed(["gmt", "surface", xyz, "-R0/10000/0/10000", "-I%r" % inc, "-r", "-T0.25",
-                       "-G" + nc], a.repeat, wd)
+                       "-G" + nc], a.repeat)
         base = [gk, "grid", "-q", "-txe", "0", "10000", "-tye", "0", "10000", "-outsize", str(s),
                 str(s), "-ot", "Float32", "-a", "surface:tension=0.25", xyz, tif]
-        t_all = timed(base[:2] + ["--threads", str(ncore)] + base[2:], a.repeat, wd)
-        t_one = timed(base[:2] + ["--threads", "1"] + base[2:], a.repeat, wd)
-        out = subprocess.run(["gmt", "grd2xyz", nc, "-ZTLf"], capture_output=True, cwd=wd).stdout
+        t_all = timed(base[:2] + ["--threads", str(ncore)] + base[2:], a.repeat)
+        t_one = timed(base[:2] + ["--threads", "1"] + base[2:], a.repeat)
+        out = subprocess.run(["gmt", "grd2xyz", nc, "-ZTLf"], capture_output=True).stdout
         g = np.frombuffer(out, dtype=np.float32).astype(float).reshape(s, s)
         k = gdal.Open(tif).ReadAsArray().astype(float)
         d, rng = k - g, float(z.max() - z.min())

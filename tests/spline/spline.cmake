@@ -30,7 +30,8 @@ endif()
 add_executable(test_surface ${CMAKE_CURRENT_LIST_DIR}/test_surface.c)
 target_link_libraries(test_surface PRIVATE gridkit_core)
 gk_add_c_test(NAME surface COMMAND test_surface)
-set_tests_properties(surface PROPERTIES TIMEOUT 120)
+set_tests_properties(surface PROPERTIES TIMEOUT 300)
+gk_sanitize(tsan surface) # the sweeps' wavefront and colours on several threads
 if(GRIDKIT_WITH_GDAL)
   add_test(NAME surface_gmt
            COMMAND ${GRIDKIT_TEST_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/surface_gmt.py
