@@ -89,7 +89,8 @@ for part in $parts; do
         # (algorithms), the readers (read_points_ogr), the plugin's concurrent
         # readers (plugin_threads), the CLI with its GPU warm-up thread
         # (cli_threads, cli_threads_parts), gauss's shared blocks of method=fft
-        # (density_gauss), the tie order's tasks (quadtree_order).
+        # (density_gauss), the tie order's tasks (quadtree_order), surface's
+        # sweeps (surface).
         export OMP_TOOL_LIBRARIES=/usr/lib/llvm-14/lib/libarcher.so
         if configure_build build-tsan "-fsanitize=thread" tsan && run_tests build-tsan tsan
         then :; else failed="$failed tsan"; fi
