@@ -250,6 +250,10 @@ static int surface_grid(gk_job *job, const gk_grid *g)
     const surface_params *p = cparams_of(&job->alg);
     int rc = GK_OK;
     pthread_mutex_lock(&st->mu);
+    if (!values_of(st, g) && !p->cv && (rc = gk_surface_check_size(job->ctx, g))) {
+        pthread_mutex_unlock(&st->mu);
+        return rc;
+    }
     if (!values_of(st, g)) {
         const gk_surface_params sp = {.tension = p->tension,
                                       .btension = p->btension,

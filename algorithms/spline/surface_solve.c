@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define CLOSENESS 0.05 /* a datum this close (in cells) fixes its node */
 
@@ -529,6 +530,20 @@ static int gather(gk_context *ctx, const gk_points *pts, const gk_grid *g, int N
     return rc;
 }
 
+int gk_surface_check_size(gk_context *ctx, const gk_grid *g)
+{
+    /* the largest moment: the final grid's arrays (u, status, Briggs rows),
+     * the gather's, the output and the caller's copy: about 70 bytes a node */
+    const double need = 70.0 * ((double)g->nx + 1) * ((double)g->ny + 1);
+    const double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGE_SIZE);
+    if (have > 0 && need > 0.8 * have)
+        return gk_error(ctx, GK_ERR_NOMEM,
+                        "-a surface: a %dx%d grid is solved whole and needs about %.1f GB, more "
+                        "than this machine's %.1f GB of memory",
+                        g->nx, g->ny, need / 1e9, have / 1e9);
+    return GK_OK;
+}
+
 int gk_surface_solve(gk_context *ctx, const gk_points *pts, const gk_grid *g,
                      const gk_surface_params *p, double *out, gk_surface_info *info)
 {
@@ -543,6 +558,9 @@ int gk_surface_solve(gk_context *ctx, const gk_points *pts, const gk_grid *g,
                         "-a surface: the grid must have at least 3x3 cells (GMT's 4 nodes a "
                         "side); it has %dx%d",
                         g->nx, g->ny);
+    int rc0 = gk_surface_check_size(ctx, g);
+    if (rc0)
+        return rc0;
     const double t_start = omp_get_wtime();
     const int threads = p->threads > 0 ? p->threads : 1;
     surf_data d = {0};

@@ -38,6 +38,9 @@ typedef struct {
     int plane_only;   /* the data lie on a plane: that plane */
 } gk_surface_info;
 
+/* GK_OK, or an error in ctx when grid g's solve would not fit in memory. */
+int gk_surface_check_size(gk_context *ctx, const gk_grid *g);
+
 /* The surface of points pts over grid g (pixel-centred nodes), into out
  * (g->nx * g->ny, row 0 north): GK_OK, or an error in ctx (too small a grid,
  * no point in it, out of memory). info may be NULL. */

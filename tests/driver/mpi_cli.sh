@@ -89,6 +89,9 @@ algs=(
     "shepard"
     "natural"
     "natural:type=sibson_c1"
+    "rbf:neighbors=20:smoothing=0.1"
+    "rst:dmin=20"
+    "surface:tension=0.25"
 )
 i=0
 for a in "${algs[@]}"; do
@@ -98,6 +101,7 @@ done
 # the second data set, on 3 ranks (UTM metres: radii scaled to its 10 km square)
 RANKS=3 same utm_invdistnn "${UZ[@]}" -a invdistnn:power=2:radius=900:max_points=12 "$U"
 RANKS=3 same utm_linear "${UZ[@]}" -a linear "$U"
+RANKS=3 same utm_surface "${UZ[@]}" -a surface:tension=0.25:lower=data "$U"
 RANKS=3 same utm_kriging "${UZ[@]}" -a kriging:model=Exp:psill=1e4:range=2000:max_points=16 "$U"
 RANKS=3 same utm_gauss "${UZ[@]}" -a gauss:bandwidth=300:method=ifgt "$U"
 RANKS=3 same utm_average "${UZ[@]}" -a average:radius=500:min_points=2 "$U"

@@ -168,6 +168,11 @@ static void refusals(void)
     gk_grid small = {0, 100, 0, 100, 2, 8};
     CHECK(gk_test_run(ctx, "surface", p, &small, out, NULL) == 0 &&
           strstr(gk_errmsg(ctx), "at least 3x3"));
+    /* solved whole: a grid beyond any machine's memory is refused, not tried */
+    gk_grid huge = {0, 100, 0, 100, 200000, 200000};
+    CHECKF(gk_test_run(ctx, "surface", p, &huge, out, NULL) == 0 &&
+               strstr(gk_errmsg(ctx), "needs about"),
+           "a 200000 x 200000 grid: %s", gk_errmsg(ctx));
     gk_grid away = {500, 600, 500, 600, 8, 8};
     CHECK(gk_test_run(ctx, "surface", p, &away, out, NULL) == 0 &&
           strstr(gk_errmsg(ctx), "none of the 50 points"));
