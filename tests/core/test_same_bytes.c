@@ -304,6 +304,9 @@ static const char *const specs[] = {
     "rst", "rst:tension=20:smooth=0.5:dmin=5:npmin=100:segmax=10000",
     "rst:segmax=20:npmin=60:dmin=2", /* v.surf.rst's segments, solved on threads */
     "rst:segmax=10000:derivatives=slope,aspect,pcurvature,tcurvature,mcurvature",
+    /* GMT's surface: the whole grid swept on threads (a wavefront up to 4, colour
+     * by colour beyond), the same order */
+    "surface", "surface:tension=0.4:btension=0.1:lower=data:upper=data",
 };
 
 /* Every method of the registry has a spec above: a method added without one

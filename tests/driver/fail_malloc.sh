@@ -80,6 +80,10 @@ case_ polynomial_global_gauss o.tif -- grid "${Z[@]}" -a polynomial:degree=1:wei
 case_ shepard o.tif -- grid "${Z[@]}" -a shepard "$M" o.tif
 case_ natural o.tif -- grid "${Z[@]}" -a natural:type=laplace:radius=-1 "$M" o.tif
 case_ trend_surface o.tif -- grid "${Z[@]}" -a polynomial:degree=3 "$M" o.tif
+case_ surface o.tif -- grid "${Z[@]}" -a surface:tension=0.25:lower=data "$M" o.tif
+case_ rbf o.tif -- grid "${Z[@]}" -a rbf:neighbors=20 "$M" o.tif
+case_ rst o.tif -- grid "${Z[@]}" -a rst:dmin=20 "$M" o.tif
+case_ cv_surface cv.csv -- cv -q -zfield zinc -a surface "$M" -o cv.csv
 case_ cv_kriging cv.csv -- cv -q -zfield zinc -a kriging:model=auto:max_points=16 "$M" -o cv.csv
 # other readers: XYZ text, CSV columns, a Shapefile with a filter and a clip
 case_ xyz o.tif -- grid -q -outsize 40 30 -a invdistnn:radius=300:max_points=8 "$DATA/points_10k.xyz" o.tif
