@@ -300,7 +300,8 @@ static void iterate(gk_gpu_surface *s, int threads)
     double *u = s->u;
     s->iterations = 0;
     s->converged = 0;
-    if ((size_t)s->nx * s->ny <= 4096)
+    /* a step's work (about nx nodes) must outweigh its barrier */
+    if (s->nx < 256 || (size_t)s->nx * s->ny <= 65536)
         threads = 1;
     const int steps = s->ny + 12;
     while (s->iterations < s->maxit) {

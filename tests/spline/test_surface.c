@@ -108,10 +108,12 @@ static int catch_tile(void *user, int x0, int y0, int w, int h, int nb, const do
  * two data sets (one needs many sweeps: tension 0, odd sizes). */
 static void same_bytes(void)
 {
-    enum { W = 101, H = 83, T = W * H }; /* enough nodes for the sweeps to share them out */
-    const char *specs[2] = {"surface:converge=1e-6", "surface:tension=0.4:btension=0.1:relax=1.2"};
-    gk_points *sets[2] = {random_points(600, 11, 202, 166), random_points(120, 17, 202, 166)};
-    gk_grid g = {0, 202, 0, 166, W, H};
+    enum { W = 301, H = 231, T = W * H }; /* enough nodes for the sweeps to share them out */
+    /* few sweeps (the order is what is tested, not the convergence) */
+    const char *specs[2] = {"surface:maxiter=60",
+                            "surface:tension=0.4:btension=0.1:relax=1.2:maxiter=60"};
+    gk_points *sets[2] = {random_points(3000, 11, 602, 462), random_points(400, 17, 602, 462)};
+    gk_grid g = {0, 602, 0, 462, W, H};
     static double ref[T], out[T], part[T];
     for (int d = 0; d < 2; d++) {
         gk_context_set_threads(ctx, 1);
