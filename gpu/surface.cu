@@ -80,7 +80,7 @@ __global__ void colour_nodes(gk_gpu_surface s, int colour, int rows_per_block, F
             if (stn != GK_SURF_FIXED) {
                 double nbv[12], d;
                 for (int q = 0; q < 12; q++)
-                    nbv[q] = s.u[gk_surf_run_nb(&s, r, first, q) + (size_t)k];
+                    nbv[q] = s.u[gk_surf_nb(&s, r, first, q) + (size_t)k];
                 s.u[n] = gk_surf_update(&s, nbv, s.u[n], stn, stn ? s.bi[n] : -1, c * s.rx,
                                         (s.ny - 1 - r) * s.ry, &d);
                 ch = d > ch ? d : ch;

@@ -50,7 +50,9 @@ GK_SURF_FN size_t gk_surf_at(const gk_gpu_surface *s, int r, int c)
 GK_SURF_FN int gk_surf_dr(int k) { return (int)((0x433322221110ULL >> (4 * k)) & 15u) - 2; }
 GK_SURF_FN int gk_surf_dc(int k) { return (int)((0x232143103212ULL >> (4 * k)) & 15u) - 2; }
 
-/* The index of neighbour k of node (r, c). */
+/* The index of neighbour k of node (r, c). For a colour's first node of a
+ * row (column gk_surf_first_col), neighbour k of the colour's node j there
+ * is this + j (the layout's runs). */
 GK_SURF_FN size_t gk_surf_nb(const gk_gpu_surface *s, int r, int c, int k)
 {
     return gk_surf_at(s, r + gk_surf_dr(k), c + gk_surf_dc(k));
@@ -81,14 +83,6 @@ GK_SURF_FN double gk_surf_sum12(const double *t)
 GK_SURF_FN double gk_surf_relax(const gk_gpu_surface *s, double old, double v)
 {
     return old * (1.0 - s->relax) + v * s->relax;
-}
-
-/* Where colour k's run of row r starts (its node j is the start + j) and
- * where neighbour k of its first node is (of node j: that + j); first is
- * gk_surf_first_col(colour, r). */
-GK_SURF_FN size_t gk_surf_run_nb(const gk_gpu_surface *s, int r, int first, int k)
-{
-    return gk_surf_nb(s, r, first, k);
 }
 
 /* A node's new value (its status st not fixed) from its old value and its

@@ -248,7 +248,7 @@ static double sweep_nodes(const gk_gpu_surface *s, double *u, int colour, int r,
     const size_t n0 = gk_surf_at(s, r, first);
     const double *p[12];
     for (int k = 0; k < 12; k++)
-        p[k] = u + gk_surf_run_nb(s, r, first, k);
+        p[k] = u + gk_surf_nb(s, r, first, k);
     const double *restrict p0 = p[0], *restrict p1 = p[1], *restrict p2 = p[2];
     const double *restrict p3 = p[3], *restrict p4 = p[4], *restrict p5 = p[5];
     const double *restrict p6 = p[6], *restrict p7 = p[7], *restrict p8 = p[8];
@@ -274,6 +274,7 @@ static double sweep_nodes(const gk_gpu_surface *s, double *u, int colour, int r,
                 double nbv[12];
                 for (int k = 0; k < 12; k++)
                     nbv[k] = p[k][j];
+                /* no bounds on this path: the position is not read */
                 u0[j] = gk_surf_update(s, nbv, u0[j], st[j], s->bi[n0 + (size_t)j], 0.0, 0.0, &ch);
             } else {
                 continue;
@@ -611,7 +612,7 @@ int gk_surface_solve(gk_context *ctx, const gk_points *pts, const gk_grid *g,
         cx = ncx < 3 ? 3 : ncx, cy = ncy < 3 ? 3 : ncy;
     }
     info->levels = nl;
-    if (getenv("GK_SURFACE_DEBUG"))
+    if (getenv("GRIDKIT_SURFACE_PROFILE"))
         fprintf(stderr, "data: %zu used, in %.1f ms\n", d.n, 1e3 * (omp_get_wtime() - t_start));
     for (int k = nl - 1; k >= 0; k--) {
         level *L = &lv[k];
@@ -651,7 +652,7 @@ int gk_surface_solve(gk_context *ctx, const gk_points *pts, const gk_grid *g,
             iterate(S, threads);
         if (k == 0)
             info->iterations = (int)S->iterations, info->converged = S->converged;
-        if (getenv("GK_SURFACE_DEBUG"))
+        if (getenv("GRIDKIT_SURFACE_PROFILE"))
             fprintf(stderr,
                     "level %d: %dx%d, %ld sweeps, converged %d, %s: prepared in %.1f ms, swept "
                     "in %.1f ms (kernels %.1f ms)\n",
