@@ -64,9 +64,9 @@ typedef enum {
     GK_ALG_COUNT_OF_KINDS
 } gk_alg_kind;
 
-/* Room for a method's own parameters in gk_algorithm (kriging's are the
- * largest, about 1.7 KB). */
-#define GK_ALG_OWN_BYTES 2048
+/* Room for a method's own parameters in gk_algorithm (kriging's with its
+ * simulation keys are the largest, about 2 KB). */
+#define GK_ALG_OWN_BYTES 3072
 
 /* Parsed -a string. Field meanings and defaults follow gdal_grid 3.6
  * (docs/dev/gdal_grid.md, 'Parameters and defaults'); parse.c sets them. */

@@ -15,6 +15,7 @@
 #include "core/gk_internal.h"
 #include "core/method.h"
 #include "kriging.h"
+#include "simulation.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -237,6 +238,8 @@ static int build_canonical(gk_context *ctx, gk_algorithm *a)
     if (k->block_w > 0)
         gk_strbuf_add(&sb, ":block=%.17gx%.17g", k->block_w, k->block_h);
     gk_strbuf_add(&sb, ":variance=%s:nodata=%.17g", k->variance ? "yes" : "no", a->nodata);
+    if (a->kind == GK_ALG_SIMULATION)
+        gk_sim_canonical(&k->sim, &sb);
     if (sb.full)
         return gk_error(ctx, GK_ERR_ARG,
                         "-a kriging: the algorithm's string would pass %zu characters (a model "
@@ -542,17 +545,21 @@ int gk_kriging_parse(gk_context *ctx, const char *spec, char *save, gk_algorithm
             rc = key_model(ctx, key, val, k, &ps);
         if (rc == KEY_OTHER)
             rc = key_search_output(ctx, key, val, a);
-        if (rc == KEY_OTHER)
+        if (rc == KEY_OTHER && (rc = gk_sim_key(ctx, key, val, &k->sim)) == KEY_OTHER)
             return gk_error(ctx, GK_ERR_ARG,
                             "-a %s: algorithm kriging has no parameter '%s' (type, mean, drift, "
                             "drift_raster, drift_resample, model, psill, range, nugget, kappa, "
                             "anis_angle, anis_ratio, variogram, max_points, min_points, radius, "
-                            "max_points_per_quadrant, block, variance, nodata)",
+                            "max_points_per_quadrant, block, variance, nodata; simulation's "
+                            "nsim, seed, transform, zmin, zmax, path, summary, realizations)",
                             spec, key);
         if (rc)
             return rc;
     }
 
+    /* transform=normal_score: simple kriging's mean is the scores', 0 */
+    if (k->sim.normal_score && k->type == GK_KRIGE_SIMPLE && !k->have_mean)
+        k->have_mean = 1, k->mean = 0.0;
     int rc = check_type(ctx, k, ps.have_type);
     if (!rc)
         rc = build_model(ctx, k, &ps);
@@ -567,17 +574,20 @@ int gk_kriging_parse(gk_context *ctx, const char *spec, char *save, gk_algorithm
                         a->min_points, a->max_points);
     if (!isfinite(a->nodata) && !isnan(a->nodata))
         return gk_error(ctx, GK_ERR_ARG, "-a kriging: nodata must be finite");
+    if (gk_sim_finish(ctx, a))
+        return gk_errno(ctx);
     return build_canonical(ctx, a);
 }
 
 const gk_kriging_params *gk_algorithm_kriging(const gk_algorithm *a)
 {
-    return a && a->kind == GK_ALG_KRIGING ? gk_krige_params_of(a) : NULL;
+    return a && (a->kind == GK_ALG_KRIGING || a->kind == GK_ALG_SIMULATION) ? gk_krige_params_of(a)
+                                                                            : NULL;
 }
 
 int gk_kriging_set_model(gk_context *ctx, gk_algorithm *a, const gk_vmodel *m)
 {
-    if (a->kind != GK_ALG_KRIGING)
+    if (a->kind != GK_ALG_KRIGING && a->kind != GK_ALG_SIMULATION)
         return gk_error(ctx, GK_ERR_ARG, "not a kriging algorithm");
     gk_kriging_params save = (*gk_krige_params_of(a));
     gk_krige_params_of(a)->model = *m;

@@ -84,6 +84,33 @@ typedef enum { GK_DRIFT_NONE = 0, GK_DRIFT_LINEAR, GK_DRIFT_QUADRATIC } gk_drift
 
 #define GK_KRIGE_MAX_DRIFT_RASTERS 4
 
+/* Simulation (kriging with nsim=, geostat/simulation*.c): what each summary
+ * band holds: the mean, the variance, the probability above or below v, the
+ * v-th percentile. */
+typedef enum {
+    GK_SIM_MEAN = 1,
+    GK_SIM_VAR,
+    GK_SIM_ABOVE,
+    GK_SIM_BELOW,
+    GK_SIM_QUANTILE
+} gk_sim_stat;
+
+#define GK_SIM_MAX_STATS 16
+#define GK_SIM_MAX_NSIM 100000
+
+typedef struct {
+    int nsim; /* realizations; 0: kriging, not simulation */
+    unsigned long long seed;
+    int normal_score;  /* transform=normal_score */
+    double zmin, zmax; /* the back-transform's tails (have_zmin, have_zmax) */
+    int have_zmin, have_zmax;
+    int path_random;  /* path=random (gstat's); 0: multigrid (GSLIB's) */
+    int realizations; /* write the realizations as bands */
+    int nstat;        /* summary bands after them */
+    gk_sim_stat stat[GK_SIM_MAX_STATS];
+    double stat_v[GK_SIM_MAX_STATS];
+} gk_sim_params;
+
 typedef struct {
     gk_krige_type type;
     double mean;         /* simple kriging */
@@ -100,6 +127,7 @@ typedef struct {
     double maxdist;     /* 0 = no distance limit */
     int drift_bilinear; /* drift rasters: 0 nearest pixel (sp::over), 1 bilinear */
     int have_mean;      /* mean= given */
+    gk_sim_params sim;  /* nsim= and the other keys of simulation */
 } gk_kriging_params;
 
 /* For the GDAL layer (the algorithm is opaque in gridkit.h). */

@@ -1,0 +1,557 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * geostat/simulation.c - sequential Gaussian simulation (docs/simulation.md):
+ * -a kriging:...:nsim=N (or -a simulation:...), gstat's krige(nsim=) with a
+ * known mean (simple kriging) or ordinary kriging in each neighbourhood.
+ *
+ * A realization is a property of the whole grid: the first tile of a grid
+ * simulates it (any thread; the others wait) and every tile copies its
+ * part, so tiles, strips and processes see the same values. The path and
+ * the weights are shared by the realizations (simulation_weights.c); a
+ * realization is then
+ *
+ *     y(node) = cst + sum_k w_k y(earlier node k) + sd * e(seed, r, node)
+ *
+ * along the path, with e a normal deviate that depends on the seed, the
+ * realization and the node only (core/random.h): the same values for any
+ * threads, tiles, ranks and batches. Values are held as floats between
+ * nodes (as gstat and GSLIB hold them) and computed in doubles.
+ *
+ * Realizations are simulated in batches; with summary= only the summary's
+ * accumulators stay between batches, so memory follows the batch, not N.
+ */
+#include "simulation.h"
+#include "core/method.h"
+#include "core/random.h"
+#include "normal_score.h"
+#include "search/kdtree.h"
+
+#include <math.h>
+#include <omp.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* What a batch of realizations may take, and the weights kept across
+ * batches (beyond it they are recomputed per batch, chunk by chunk). */
+#define BATCH_BYTES (1024.0 * 1024 * 1024)
+#define WEIGHT_BYTES (512.0 * 1024 * 1024)
+
+typedef struct {
+    gk_grid g;
+    float *y; /* realizations: node-major, nsim per node (realizations=yes) */
+    int32_t *datum;
+    float *stats; /* summary: nstat planes */
+} simulated;
+
+typedef struct {
+    gk_krige_state *k; /* kriging's state: the model */
+    pthread_mutex_t mu;
+    /* the data, duplicates merged: coordinates, values, values in
+     * simulation's units (the normal scores) */
+    size_t nd, merged;
+    double *x, *y, *z, *v;
+    gk_kdtree *tree;
+    gk_nscore ns;
+    double mean; /* simple kriging's mean, or the data's for a few neighbours */
+    simulated *s;
+    int ns_count;
+} sim_state;
+
+const gk_krige_state *gk_sim_kriging_of(const gk_job *job)
+{
+    const sim_state *st = job->state;
+    return st ? st->k : NULL;
+}
+
+static const gk_sim_params *params_of(const gk_job *job)
+{
+    return &gk_krige_params_of(&job->alg)->sim;
+}
+
+static int threads_of(const gk_job *job)
+{
+    int t = gk_context_threads(job->ctx);
+    return t > 0 ? t : omp_get_num_procs();
+}
+
+static void sim_release(gk_job *job)
+{
+    sim_state *st = job->state;
+    if (!st)
+        return;
+    for (int i = 0; i < st->ns_count; i++) {
+        free(st->s[i].y);
+        free(st->s[i].datum);
+        free(st->s[i].stats);
+    }
+    free(st->s);
+    free(st->x), free(st->y), free(st->z), free(st->v);
+    gk_kdtree_free(st->tree);
+    gk_nscore_free(&st->ns);
+    pthread_mutex_destroy(&st->mu);
+    job->state = st->k;
+    gk_kriging_free(job); /* kriging's state */
+    free(st);
+    job->state = NULL;
+}
+
+typedef struct {
+    double x, y, z;
+} xyz;
+
+static int cmp_xyz(const void *a, const void *b)
+{
+    const xyz *p = a, *q = b;
+    if (p->x != q->x)
+        return p->x < q->x ? -1 : 1;
+    if (p->y != q->y)
+        return p->y < q->y ? -1 : 1;
+    return (p->z > q->z) - (p->z < q->z);
+}
+
+/* The data: points at one place merged (their mean: a system with both is
+ * singular), sorted by (x, y). */
+static int merge_data(gk_job *job, sim_state *st)
+{
+    const gk_points *p = job->pts;
+    xyz *a = malloc((p->n ? p->n : 1) * sizeof *a);
+    st->x = malloc((p->n ? p->n : 1) * sizeof *st->x);
+    st->y = malloc((p->n ? p->n : 1) * sizeof *st->y);
+    st->z = malloc((p->n ? p->n : 1) * sizeof *st->z);
+    st->v = malloc((p->n ? p->n : 1) * sizeof *st->v);
+    if (!a || !st->x || !st->y || !st->z || !st->v) {
+        free(a);
+        return gk_error(job->ctx, GK_ERR_NOMEM, "simulation: out of memory");
+    }
+    for (size_t i = 0; i < p->n; i++)
+        a[i] = (xyz){p->x[i], p->y[i], p->z[i]};
+    qsort(a, p->n, sizeof *a, cmp_xyz);
+    size_t m = 0;
+    for (size_t i = 0; i < p->n;) {
+        size_t j = i + 1;
+        double sum = a[i].z;
+        while (j < p->n && a[j].x == a[i].x && a[j].y == a[i].y)
+            sum += a[j++].z;
+        st->x[m] = a[i].x;
+        st->y[m] = a[i].y;
+        st->z[m] = sum / (double)(j - i);
+        st->merged += j - i - 1;
+        m++;
+        i = j;
+    }
+    st->nd = m;
+    free(a);
+    return GK_OK;
+}
+
+static int sim_prepare(gk_job *job)
+{
+    const gk_kriging_params *kp = gk_krige_params_of(&job->alg);
+    const gk_sim_params *sp = &kp->sim;
+    int rc = gk_kriging_prepare(job); /* the model, its sill */
+    sim_state *st = calloc(1, sizeof *st);
+    if (!st) {
+        gk_kriging_free(job);
+        return gk_error(job->ctx, GK_ERR_NOMEM, "simulation: out of memory");
+    }
+    st->k = job->state;
+    job->state = st;
+    if (pthread_mutex_init(&st->mu, NULL)) {
+        free(st);
+        job->state = NULL;
+        return gk_error(job->ctx, GK_ERR_NOMEM, "simulation: out of memory");
+    }
+    job->nbands = gk_sim_bands(&job->alg);
+    if (rc)
+        return rc;
+    if (!gk_vmodel_bounded(&st->k->model))
+        return gk_error(job->ctx, GK_ERR_ARG,
+                        "simulation: the variogram model must be bounded (a covariance): "
+                        "%s is not",
+                        job->alg.canonical);
+    if ((rc = merge_data(job, st)))
+        return rc;
+    if (st->nd == 0)
+        return gk_error(job->ctx, GK_ERR_ARG, "simulation: no points with a value");
+    double lo = st->z[0], hi = st->z[0], sum = 0.0;
+    for (size_t i = 0; i < st->nd; i++) {
+        lo = fmin(lo, st->z[i]), hi = fmax(hi, st->z[i]);
+        sum += st->z[i];
+    }
+    if (sp->normal_score) {
+        if (sp->have_zmin && sp->zmin > lo)
+            return gk_error(job->ctx, GK_ERR_ARG,
+                            "simulation: zmin=%g is above the smallest value %g", sp->zmin, lo);
+        if (sp->have_zmax && sp->zmax < hi)
+            return gk_error(job->ctx, GK_ERR_ARG,
+                            "simulation: zmax=%g is below the largest value %g", sp->zmax, hi);
+        if (!(hi > lo))
+            return gk_error(job->ctx, GK_ERR_ARG,
+                            "simulation: transform=normal_score needs values that differ (all "
+                            "%zu are %g)",
+                            st->nd, lo);
+        if (gk_nscore_build(st->z, st->nd, sp->have_zmin ? sp->zmin : lo,
+                            sp->have_zmax ? sp->zmax : hi, &st->ns))
+            return gk_error(job->ctx, GK_ERR_NOMEM, "simulation: out of memory");
+        for (size_t i = 0; i < st->nd; i++)
+            st->v[i] = gk_nscore_forward(&st->ns, st->z[i]);
+        st->mean = 0.0;
+    } else {
+        memcpy(st->v, st->z, st->nd * sizeof *st->v);
+        st->mean = kp->type == GK_KRIGE_SIMPLE ? kp->mean : sum / (double)st->nd;
+    }
+    st->tree = gk_kdtree_build(st->x, st->y, st->nd);
+    if (!st->tree)
+        return gk_error(job->ctx, GK_ERR_NOMEM, "simulation: out of memory");
+    if (st->merged)
+        snprintf(job->warning, sizeof job->warning,
+                 "simulation: %zu points at the place of another were merged into their mean",
+                 st->merged);
+    return GK_OK;
+}
+
+/* ---- one grid -------------------------------------------------------------- */
+
+/* Phase 2 of one batch: realizations [r0, r0 + B) along the path of the
+ * weights' positions, into y (node-major, B per node), on threads that
+ * share the realizations. */
+static void forward(const gk_sim_geom *g, const gk_sim_weights *w, uint64_t seed, int r0, int B,
+                    float *y, int threads)
+{
+    const int K = g->K;
+#pragma omp parallel num_threads(threads)
+    {
+        const int T = omp_get_num_threads(), t = omp_get_thread_num();
+        const int b0 = (int)((int64_t)B * t / T), b1 = (int)((int64_t)B * (t + 1) / T);
+        for (uint32_t p = w->p0; p < w->p1 && b0 < b1; p++) {
+            const size_t at = p - w->p0;
+            const uint32_t node = g->path[p];
+            const uint32_t *nb = w->nb + at * K;
+            const double *wk = w->w + at * K;
+            const int nn = w->nn[at];
+            float *dst = y + (size_t)node * B;
+            for (int b = b0; b < b1; b++) {
+                double v = w->cst[at];
+                for (int q = 0; q < nn; q++)
+                    v += wk[q] * (double)y[(size_t)nb[q] * B + b];
+                const double e = gk_normal_quantile(gk_random_uniform(
+                    gk_random_bits(seed, GK_SIM_STREAM_NOISE, (uint64_t)(r0 + b), node)));
+                dst[b] = (float)(v + w->sd[at] * e);
+            }
+        }
+    }
+}
+
+/* A value of simulation's units in z's. */
+static double to_z(const sim_state *st, const gk_sim_params *sp, double v)
+{
+    return sp->normal_score ? gk_nscore_back(&st->ns, v) : v;
+}
+
+/* The summary's accumulators: per node, Welford's mean and sum of squares
+ * of z and (for quantiles under a transform) of the scores, and the counts
+ * above or below each threshold; the realizations added in their order. */
+typedef struct {
+    double *mz, *sz, *my, *sy;
+    uint32_t *cnt; /* nstat per node */
+} accum;
+
+static void accumulate(const sim_state *st, const gk_sim_params *sp, const gk_sim_geom *g,
+                       const float *y, int r0, int B, accum *acc, int threads)
+{
+    const size_t N = (size_t)g->nx * g->ny;
+    const int ns = sp->nstat;
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int64_t n = 0; n < (int64_t)N; n++) {
+        double mz = acc->mz[n], sz = acc->sz[n];
+        double my = acc->my ? acc->my[n] : 0.0, sy = acc->my ? acc->sy[n] : 0.0;
+        const int32_t d = g->datum[n];
+        for (int b = 0; b < B; b++) {
+            const double v = y[(size_t)n * B + b];
+            const double z = d >= 0 ? st->z[d] : to_z(st, sp, v);
+            const double cnt = (double)(r0 + b + 1);
+            double dz = z - mz;
+            mz += dz / cnt;
+            sz += dz * (z - mz);
+            if (acc->my) {
+                double dy = v - my;
+                my += dy / cnt;
+                sy += dy * (v - my);
+            }
+            for (int s = 0; s < ns; s++)
+                if ((sp->stat[s] == GK_SIM_ABOVE && z > sp->stat_v[s]) ||
+                    (sp->stat[s] == GK_SIM_BELOW && z < sp->stat_v[s]))
+                    acc->cnt[(size_t)n * ns + s]++;
+        }
+        acc->mz[n] = mz, acc->sz[n] = sz;
+        if (acc->my)
+            acc->my[n] = my, acc->sy[n] = sy;
+    }
+}
+
+/* The summary's planes from the accumulators. A percentile is the normal
+ * quantile of the node's values in simulation's units, back-transformed:
+ * those values are normal across realizations (each is a linear function
+ * of the same normal deviates), so this is the estimate of the quantile
+ * with the least Monte-Carlo noise, not an order statistic. */
+static void summarize(const sim_state *st, const gk_sim_params *sp, const gk_sim_geom *g,
+                      const accum *acc, float *stats, int threads)
+{
+    const size_t N = (size_t)g->nx * g->ny;
+    const int ns = sp->nstat, nsim = sp->nsim;
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int64_t n = 0; n < (int64_t)N; n++) {
+        for (int s = 0; s < ns; s++) {
+            double v = 0.0;
+            switch (sp->stat[s]) {
+            case GK_SIM_MEAN:
+                v = acc->mz[n];
+                break;
+            case GK_SIM_VAR:
+                v = acc->sz[n] / (nsim - 1);
+                break;
+            case GK_SIM_ABOVE:
+            case GK_SIM_BELOW:
+                v = (double)acc->cnt[(size_t)n * ns + s] / nsim;
+                break;
+            case GK_SIM_QUANTILE: {
+                const double q = gk_normal_quantile(sp->stat_v[s] / 100.0);
+                if (g->datum[n] >= 0)
+                    v = st->z[g->datum[n]];
+                else if (acc->my)
+                    v = to_z(st, sp, acc->my[n] + sqrt(acc->sy[n] / (nsim > 1 ? nsim - 1 : 1)) * q);
+                else
+                    v = acc->mz[n] + sqrt(acc->sz[n] / (nsim > 1 ? nsim - 1 : 1)) * q;
+                break;
+            }
+            }
+            stats[(size_t)s * N + n] = (float)v;
+        }
+    }
+}
+
+/* The tests' knobs (tests/geostat/test_simulation.c): realizations per
+ * batch and positions per chunk of weights at most this, to show that the
+ * values do not depend on them. 0 when unset. */
+static int env_count(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v ? atoi(v) : 0;
+}
+
+static double physical_memory(void)
+{
+    return (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGE_SIZE);
+}
+
+static int simulate(gk_job *job, sim_state *st, const gk_grid *grid, simulated *out)
+{
+    gk_context *ctx = job->ctx;
+    const gk_kriging_params *kp = gk_krige_params_of(&job->alg);
+    const gk_sim_params *sp = &kp->sim;
+    const int threads = threads_of(job);
+    gk_sim_geom g = {.k = st->k,
+                     .g = *grid,
+                     .nx = grid->nx,
+                     .ny = grid->ny,
+                     .cw = (grid->xmax - grid->xmin) / grid->nx,
+                     .ch = (grid->ymax - grid->ymin) / grid->ny,
+                     .nd = st->nd,
+                     .dx = st->x,
+                     .dy = st->y,
+                     .dv = st->v,
+                     .tree = st->tree,
+                     .K = job->alg.max_points,
+                     .r2max = kp->maxdist > 0 ? kp->maxdist * kp->maxdist : INFINITY,
+                     .ordinary = kp->type == GK_KRIGE_ORDINARY,
+                     .mean = st->mean};
+    const size_t N = (size_t)g.nx * g.ny;
+    const int keep_all = sp->realizations > 0;
+    const int nsim = sp->nsim;
+
+    /* memory: the realizations whole, or batches of them */
+    const double have = physical_memory();
+    int B = nsim;
+    if (keep_all) {
+        const double need = 4.0 * N * nsim + 16.0 * N;
+        if (have > 0 && need > 0.8 * have)
+            return gk_error(ctx, GK_ERR_NOMEM,
+                            "simulation: %d realizations of %dx%d nodes need %.1f GB, more than "
+                            "this machine's %.1f GB: write summary=... with realizations=no, or "
+                            "fewer realizations at a time (seed= the same, nsim= smaller)",
+                            nsim, g.nx, g.ny, need / 1e9, have / 1e9);
+    } else {
+        double b = BATCH_BYTES / (4.0 * N);
+        B = b >= nsim ? nsim : b >= 1 ? (int)b : 1;
+        const int cap = env_count("GRIDKIT_SIM_BATCH");
+        if (cap > 0 && cap < B)
+            B = cap;
+        const double need = 4.0 * N * B + 44.0 * N + 4.0 * N * sp->nstat;
+        if (have > 0 && need > 0.8 * have)
+            return gk_error(ctx, GK_ERR_NOMEM,
+                            "simulation: a %dx%d grid needs %.1f GB, more than this machine's "
+                            "%.1f GB",
+                            g.nx, g.ny, need / 1e9, have / 1e9);
+    }
+    int rc = gk_sim_path(ctx, &g, sp->seed, sp->path_random);
+    if (rc)
+        return rc;
+
+    const size_t per = (size_t)g.K * 12 + 18;
+    uint32_t chunk = g.npath;
+    if ((double)per * g.npath > WEIGHT_BYTES)
+        chunk = (uint32_t)(WEIGHT_BYTES / per);
+    const int ccap = env_count("GRIDKIT_SIM_CHUNK");
+    if (ccap > 0 && (uint32_t)ccap < chunk)
+        chunk = (uint32_t)ccap;
+    if (chunk < 1)
+        chunk = 1;
+    const int kept = chunk >= g.npath; /* the weights once, for every batch */
+    gk_sim_weights w;
+    float *y = malloc(N * (size_t)B * sizeof *y);
+    accum acc = {0};
+    float *stats = sp->nstat ? malloc(N * (size_t)sp->nstat * sizeof *stats) : NULL;
+    int need_acc = sp->nstat > 0;
+    int need_y_stats = 0;
+    for (int s = 0; s < sp->nstat; s++)
+        need_y_stats |= sp->stat[s] == GK_SIM_QUANTILE && sp->normal_score;
+    int bad = !y || (sp->nstat && !stats) || gk_sim_weights_alloc(&w, chunk, g.K);
+    if (!bad && need_acc) {
+        acc.mz = calloc(N, sizeof *acc.mz);
+        acc.sz = calloc(N, sizeof *acc.sz);
+        acc.cnt = calloc(N * (size_t)sp->nstat, sizeof *acc.cnt);
+        if (need_y_stats) {
+            acc.my = calloc(N, sizeof *acc.my);
+            acc.sy = calloc(N, sizeof *acc.sy);
+        }
+        bad = !acc.mz || !acc.sz || !acc.cnt || (need_y_stats && (!acc.my || !acc.sy));
+    }
+    uint64_t lowered = 0;
+    if (bad)
+        rc = gk_error(ctx, GK_ERR_NOMEM, "simulation: out of memory for %d realizations of %dx%d",
+                      B, g.nx, g.ny);
+    if (!rc && kept)
+        rc = gk_sim_weights_fill(&g, 0, g.npath, threads, &w, &lowered);
+    for (int r0 = 0; !rc && r0 < nsim; r0 += B) {
+        const int nb = nsim - r0 < B ? nsim - r0 : B;
+        /* the data's nodes hold the data */
+        for (size_t n = 0; n < N; n++)
+            if (g.datum[n] >= 0)
+                for (int b = 0; b < nb; b++)
+                    y[n * nb + b] = (float)st->v[g.datum[n]];
+        for (uint32_t p0 = 0; !rc && p0 < g.npath; p0 += chunk) {
+            const uint32_t p1 = g.npath - p0 < chunk ? g.npath : p0 + chunk;
+            if (!kept)
+                rc = gk_sim_weights_fill(&g, p0, p1, threads, &w, r0 ? NULL : &lowered);
+            if (!rc)
+                forward(&g, &w, sp->seed, r0, nb, y, threads);
+        }
+        if (!rc && need_acc)
+            accumulate(st, sp, &g, y, r0, nb, &acc, threads);
+    }
+    if (!rc && need_acc)
+        summarize(st, sp, &g, &acc, stats, threads);
+    gk_sim_weights_free(&w);
+    free(acc.mz), free(acc.sz), free(acc.my), free(acc.sy), free(acc.cnt);
+    if (rc || !keep_all) {
+        free(y);
+        y = NULL;
+    }
+    free(g.path), free(g.rank);
+    if (rc) {
+        free(g.datum);
+        free(stats);
+        return rc;
+    }
+    if (lowered)
+        gk_job_add_lowered(job, lowered);
+    *out = (simulated){*grid, y, g.datum, stats};
+    return GK_OK;
+}
+
+static const simulated *simulated_of(sim_state *st, const gk_grid *g)
+{
+    for (int k = 0; k < st->ns_count; k++)
+        if (!memcmp(&st->s[k].g, g, sizeof *g))
+            return &st->s[k];
+    return NULL;
+}
+
+/* Before grid g's tiles: its realizations, once (any thread; the others wait). */
+static int sim_grid(gk_job *job, const gk_grid *g)
+{
+    sim_state *st = job->state;
+    int rc = GK_OK;
+    pthread_mutex_lock(&st->mu);
+    if (!simulated_of(st, g)) {
+        simulated *grown = realloc(st->s, (size_t)(st->ns_count + 1) * sizeof *grown);
+        if (!grown) {
+            rc = gk_error(job->ctx, GK_ERR_NOMEM, "simulation: out of memory");
+        } else {
+            st->s = grown;
+            simulated one;
+            rc = simulate(job, st, g, &one);
+            if (!rc)
+                st->s[st->ns_count++] = one;
+        }
+    }
+    pthread_mutex_unlock(&st->mu);
+    return rc;
+}
+
+static uint64_t sim_tile(const gk_job *job, const gk_tile *t, double *out, gk_scratch *scr)
+{
+    (void)scr;
+    sim_state *st = job->state;
+    const gk_sim_params *sp = params_of(job);
+    pthread_mutex_lock(&st->mu);
+    const simulated *s = simulated_of(st, t->g);
+    pthread_mutex_unlock(&st->mu);
+    if (!s)
+        return UINT64_MAX;
+    const size_t T = (size_t)t->w * t->h, N = (size_t)t->g->nx * t->g->ny;
+    const int nr = sp->realizations > 0 ? sp->nsim : 0;
+    for (int j = 0; j < t->h; j++)
+        for (int i = 0; i < t->w; i++) {
+            const size_t n = (size_t)(t->y0 + j) * t->g->nx + (size_t)(t->x0 + i);
+            const size_t q = (size_t)j * t->w + i;
+            const int32_t d = s->datum[n];
+            for (int b = 0; b < nr; b++)
+                out[(size_t)b * T + q] = d >= 0 ? st->z[d] : to_z(st, sp, s->y[n * (size_t)nr + b]);
+            for (int k = 0; k < sp->nstat; k++)
+                out[(size_t)(nr + k) * T + q] = s->stats[(size_t)k * N + n];
+        }
+    return 0;
+}
+
+/* Cross-validation predicts held-out values: a draw is not a prediction. */
+static gk_cv_method sim_cv(const gk_algorithm *a, size_t ntrain, const char **why,
+                           const char **avoid)
+{
+    (void)a, (void)ntrain;
+    *why = "draws realizations, not predictions";
+    *avoid = "cross-validate the kriging it simulates (the same keys without nsim=)";
+    return GK_CV_REBUILD;
+}
+
+const gk_method gk_method_simulation = {
+    .name = "simulation",
+    .kind = GK_ALG_SIMULATION,
+    .summary = "sequential Gaussian simulation (kriging with nsim=N): realizations, or their "
+               "mean, variance, probabilities and percentiles, as bands",
+    .parse = gk_kriging_parse,
+    .own_keys = "kriging's keys (type=simple|ordinary, model, ..., max_points, radius), nsim, "
+                "seed, transform=normal_score, zmin, zmax, path=multigrid|random, "
+                "summary=mean,var,p>V,p<V,qP, realizations=yes|no",
+    .prepare = sim_prepare,
+    .release = sim_release,
+    .cpu_tile = sim_tile,
+    .grid_prepare = sim_grid,
+    .cv_way = sim_cv,
+    .bands = gk_sim_bands,
+    .band_name = gk_sim_band_name,
+    .lowered_form = "a system that was singular with all its neighbours and took fewer",
+};
