@@ -7,6 +7,7 @@
  * kriging_prepare.c; what every part shares is in kriging_system.c.
  */
 #include "kriging.h"
+#include "simulation.h"
 #include "core/method.h"
 #include "search/index.h"
 #include "gridkit_geostat.h"
@@ -71,6 +72,16 @@ uint64_t gk_kriging_tile(const gk_job *job, const gk_tile *t, double *out, gk_sc
     if (k->global)
         return global_tile(job, t, out, s, head);
     return gk_krige_local_tile(job, t, out, s, head);
+}
+
+/* The model of a job of the family: kriging's, or the one a simulation
+ * kriges with. */
+const gk_vmodel *gk_job_kriging_model(const gk_job *job)
+{
+    const gk_krige_state *k = job->alg.kind == GK_ALG_KRIGING      ? gk_krige_of(job)
+                              : job->alg.kind == GK_ALG_SIMULATION ? gk_sim_kriging_of(job)
+                                                                   : NULL;
+    return k ? &k->model : NULL;
 }
 
 /* ---- the registry's row ------------------------------------------------ */

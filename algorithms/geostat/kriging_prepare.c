@@ -9,7 +9,6 @@
  */
 #include "kriging.h"
 #include "kriging_kernels.h"
-#include "simulation.h"
 #include "gridkit_geostat.h"
 
 #include <math.h>
@@ -178,14 +177,6 @@ void gk_kriging_free(gk_job *job)
     free(k->gpts);
     free(k);
     job->state = NULL;
-}
-
-const gk_vmodel *gk_job_kriging_model(const gk_job *job)
-{
-    const gk_krige_state *k = job->alg.kind == GK_ALG_KRIGING      ? gk_krige_of(job)
-                              : job->alg.kind == GK_ALG_SIMULATION ? gk_sim_kriging_of(job)
-                                                                   : NULL;
-    return k ? &k->model : NULL;
 }
 
 int gk_covariate_scale(const double *g, size_t n, double *mean, double *sd, size_t *bad)

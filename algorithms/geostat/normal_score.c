@@ -5,6 +5,8 @@
  */
 #include "normal_score.h"
 #include "core/random.h"
+#include "core/gk_internal.h"
+#include "gridkit_geostat.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -101,4 +103,22 @@ double gk_nscore_back(const gk_nscore *t, double y)
     if (y == t->y[k])
         return t->z[k];
     return t->z[k] + (t->z[k + 1] - t->z[k]) * (y - t->y[k]) / (t->y[k + 1] - t->y[k]);
+}
+
+int gk_normal_scores(gk_context *ctx, const double *z, size_t n, double *scores)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(z[i]))
+            return gk_error(ctx, GK_ERR_ARG, "normal scores: value %zu is not finite", i + 1);
+    gk_nscore t;
+    if (gk_nscore_build(z, n, 0, 0, &t))
+        return gk_error(ctx, GK_ERR_NOMEM, "normal scores: out of memory");
+    if (t.n < 2) {
+        gk_nscore_free(&t);
+        return gk_error(ctx, GK_ERR_ARG, "normal scores: the %zu values are all equal", n);
+    }
+    for (size_t i = 0; i < n; i++)
+        scores[i] = gk_nscore_forward(&t, z[i]);
+    gk_nscore_free(&t);
+    return GK_OK;
 }

@@ -193,7 +193,9 @@ static int sim_prepare(gk_job *job)
                             "simulation: transform=normal_score needs values that differ (all "
                             "%zu are %g)",
                             st->nd, lo);
-        if (gk_nscore_build(st->z, st->nd, sp->have_zmin ? sp->zmin : lo,
+        /* the table of every point, as the variogram of the scores takes
+         * it (gk_normal_scores); a merged point's score is its mean's */
+        if (gk_nscore_build(job->pts->z, job->pts->n, sp->have_zmin ? sp->zmin : lo,
                             sp->have_zmax ? sp->zmax : hi, &st->ns))
             return gk_error(job->ctx, GK_ERR_NOMEM, "simulation: out of memory");
         for (size_t i = 0; i < st->nd; i++)
@@ -410,7 +412,7 @@ static int simulate(gk_job *job, sim_state *st, const gk_grid *grid, simulated *
     if (chunk < 1)
         chunk = 1;
     const int kept = chunk >= g.npath; /* the weights once, for every batch */
-    gk_sim_weights w;
+    gk_sim_weights w = {0};
     float *y = malloc(N * (size_t)B * sizeof *y);
     accum acc = {0};
     float *stats = sp->nstat ? malloc(N * (size_t)sp->nstat * sizeof *stats) : NULL;
@@ -433,8 +435,8 @@ static int simulate(gk_job *job, sim_state *st, const gk_grid *grid, simulated *
     if (bad)
         rc = gk_error(ctx, GK_ERR_NOMEM, "simulation: out of memory for %d realizations of %dx%d",
                       B, g.nx, g.ny);
-    if (!rc && kept)
-        rc = gk_sim_weights_fill(&g, 0, g.npath, threads, &w, &lowered);
+    if (!rc && kept && gk_sim_weights_fill(&g, 0, g.npath, threads, &w, &lowered))
+        rc = gk_error(ctx, GK_ERR_NOMEM, "simulation: out of memory for the nodes' systems");
     for (int r0 = 0; !rc && r0 < nsim; r0 += B) {
         const int nb = nsim - r0 < B ? nsim - r0 : B;
         /* the data's nodes hold the data */
@@ -444,8 +446,9 @@ static int simulate(gk_job *job, sim_state *st, const gk_grid *grid, simulated *
                     y[n * nb + b] = (float)st->v[g.datum[n]];
         for (uint32_t p0 = 0; !rc && p0 < g.npath; p0 += chunk) {
             const uint32_t p1 = g.npath - p0 < chunk ? g.npath : p0 + chunk;
-            if (!kept)
-                rc = gk_sim_weights_fill(&g, p0, p1, threads, &w, r0 ? NULL : &lowered);
+            if (!kept && gk_sim_weights_fill(&g, p0, p1, threads, &w, r0 ? NULL : &lowered))
+                rc =
+                    gk_error(ctx, GK_ERR_NOMEM, "simulation: out of memory for the nodes' systems");
             if (!rc)
                 forward(&g, &w, sp->seed, r0, nb, y, threads);
         }
@@ -460,7 +463,7 @@ static int simulate(gk_job *job, sim_state *st, const gk_grid *grid, simulated *
         free(y);
         y = NULL;
     }
-    free(g.path), free(g.rank);
+    free(g.path), free(g.rank), free(g.ctab);
     if (rc) {
         free(g.datum);
         free(stats);
@@ -543,9 +546,10 @@ const gk_method gk_method_simulation = {
     .summary = "sequential Gaussian simulation (kriging with nsim=N): realizations, or their "
                "mean, variance, probabilities and percentiles, as bands",
     .parse = gk_kriging_parse,
-    .own_keys = "kriging's keys (type=simple|ordinary, model, ..., max_points, radius), nsim, "
-                "seed, transform=normal_score, zmin, zmax, path=multigrid|random, "
-                "summary=mean,var,p>V,p<V,qP, realizations=yes|no",
+    .own_keys = "type=ordinary|simple, mean, model=Sph|Exp|Gau|..., psill, range, nugget, kappa, "
+                "anis_angle, anis_ratio, variogram=FILE.json, max_points, radius, nsim, seed, "
+                "transform=normal_score|none, zmin, zmax, path=multigrid|random, "
+                "summary=mean|var|p>V|p<V|qP, realizations=yes|no, nodata",
     .prepare = sim_prepare,
     .release = sim_release,
     .cpu_tile = sim_tile,

@@ -51,6 +51,10 @@ typedef struct {
     double r2max; /* radius squared (INFINITY: none) */
     int ordinary; /* ordinary kriging (4 neighbours or more), else simple */
     double mean;  /* simple kriging's mean in simulation's units */
+    /* the covariance at node offsets (a cw, b ch), |a|, |b| <= D:
+     * ctab[(b + D) (2 D + 1) + a + D] (gk_sim_path makes it) */
+    int D;
+    double *ctab;
 } gk_sim_geom;
 
 /* The path of grid g's nodes: those holding a datum (within 1e-6 of a

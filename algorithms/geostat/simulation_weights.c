@@ -111,7 +111,28 @@ int gk_sim_path(gk_context *ctx, gk_sim_geom *s, uint64_t seed, int path_random)
     }
     s->npath = (uint32_t)m;
     free(keys);
+    /* most neighbours are nodes: their covariances from a table of offsets */
+    const int span = s->nx > s->ny ? s->nx : s->ny;
+    s->D = span - 1 < 128 ? span - 1 : 128;
+    const size_t w = 2 * (size_t)s->D + 1;
+    s->ctab = malloc(w * w * sizeof *s->ctab);
+    if (!s->ctab) {
+        gk_sim_path_free(s);
+        return gk_error(ctx, GK_ERR_NOMEM, "simulation: out of memory");
+    }
+    for (int b = -s->D; b <= s->D; b++)
+        for (int a = -s->D; a <= s->D; a++)
+            s->ctab[(size_t)(b + s->D) * w + (size_t)(a + s->D)] =
+                gk_krige_cov(s->k, (double)a * s->cw, (double)b * s->ch);
     return GK_OK;
+}
+
+/* The covariance between nodes (a, b) cells apart (b northwards). */
+static inline double node_cov(const gk_sim_geom *s, int a, int b)
+{
+    if (a >= -s->D && a <= s->D && b >= -s->D && b <= s->D)
+        return s->ctab[(size_t)(b + s->D) * (2 * (size_t)s->D + 1) + (size_t)(a + s->D)];
+    return gk_krige_cov(s->k, (double)a * s->cw, (double)b * s->ch);
 }
 
 void gk_sim_path_free(gk_sim_geom *s)
@@ -119,8 +140,10 @@ void gk_sim_path_free(gk_sim_geom *s)
     free(s->path);
     free(s->rank);
     free(s->datum);
+    free(s->ctab);
     s->path = s->rank = NULL;
     s->datum = NULL;
+    s->ctab = NULL;
 }
 
 /* ---- the weights ----------------------------------------------------------- */
@@ -160,6 +183,7 @@ typedef struct {
     /* the merged neighbourhood: offsets from the node, and what each is */
     double *ox, *oy;
     int64_t *who; /* >= 0: a datum; < 0: node -1 - who */
+    int *ea, *eb; /* a node's offset in cells (columns east, rows north) */
     double *C, *inv, *a, *b, *c0;
 } work;
 
@@ -167,6 +191,7 @@ static void work_free(work *t)
 {
     free(t->didx), free(t->dd2), free(t->nidx), free(t->nd2), free(t->ox), free(t->oy);
     free(t->who), free(t->C), free(t->inv), free(t->a), free(t->b), free(t->c0);
+    free(t->ea), free(t->eb);
 }
 
 static int work_alloc(work *t, int K)
@@ -185,8 +210,10 @@ static int work_alloc(work *t, int K)
     t->a = malloc(k * sizeof *t->a);
     t->b = malloc(k * sizeof *t->b);
     t->c0 = malloc(k * sizeof *t->c0);
-    if (!t->didx || !t->dd2 || !t->nidx || !t->nd2 || !t->ox || !t->oy || !t->who || !t->C ||
-        !t->inv || !t->a || !t->b || !t->c0) {
+    t->ea = malloc(k2 * sizeof *t->ea);
+    t->eb = malloc(k2 * sizeof *t->eb);
+    if (!t->ea || !t->eb || !t->didx || !t->dd2 || !t->nidx || !t->nd2 || !t->ox || !t->oy ||
+        !t->who || !t->C || !t->inv || !t->a || !t->b || !t->c0) {
         work_free(t);
         return -1;
     }
@@ -292,8 +319,10 @@ static int node_weights(const gk_sim_geom *s, uint32_t p, work *t, gk_sim_weight
             t->who[m] = d;
         } else {
             const uint32_t q = t->nidx[b++];
-            t->ox[m] = (double)((int)(q % (uint32_t)s->nx) - i) * s->cw;
-            t->oy[m] = (double)(j - (int)(q / (uint32_t)s->nx)) * s->ch;
+            t->ea[m] = (int)(q % (uint32_t)s->nx) - i;
+            t->eb[m] = j - (int)(q / (uint32_t)s->nx);
+            t->ox[m] = (double)t->ea[m] * s->cw;
+            t->oy[m] = (double)t->eb[m] * s->ch;
             t->who[m] = -1 - (int64_t)q;
         }
         m++;
@@ -304,10 +333,15 @@ static int node_weights(const gk_sim_geom *s, uint32_t p, work *t, gk_sim_weight
     for (;; m--, lowered = 1) {
         const int ok_type = s->ordinary && m >= 4;
         double *C = t->C;
+        /* pairs of nodes by their offsets in cells (the table), the others
+         * by their coordinates' differences */
         for (int r = 0; r < m; r++) {
+            const int rn = t->who[r] < 0;
             for (int c = 0; c <= r; c++)
-                C[(size_t)r * m + c] = gk_krige_cov(k, t->ox[r] - t->ox[c], t->oy[r] - t->oy[c]);
-            t->c0[r] = gk_krige_cov(k, t->ox[r], t->oy[r]);
+                C[(size_t)r * m + c] =
+                    rn && t->who[c] < 0 ? node_cov(s, t->ea[r] - t->ea[c], t->eb[r] - t->eb[c])
+                                        : gk_krige_cov(k, t->ox[r] - t->ox[c], t->oy[r] - t->oy[c]);
+            t->c0[r] = rn ? node_cov(s, t->ea[r], t->eb[r]) : gk_krige_cov(k, t->ox[r], t->oy[r]);
         }
         if (m > 0 && gk_krige_chol(C, m, m, t->inv, GK_KRIGE_CHOL_TOL))
             continue; /* singular: the farthest neighbour goes */

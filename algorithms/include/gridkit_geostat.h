@@ -130,6 +130,12 @@ typedef struct {
     gk_sim_params sim;  /* nsim= and the other keys of simulation */
 } gk_kriging_params;
 
+/* The normal scores of z[0..n) into scores (GSLIB's nscore, ties sharing
+ * their mean frequency: geostat/normal_score.h), the values simulation with
+ * transform=normal_score kriges; for the variogram of the scores. GK_OK, or
+ * an error for non-finite values, values that are all equal, or memory. */
+int gk_normal_scores(gk_context *ctx, const double *z, size_t n, double *scores);
+
 /* For the GDAL layer (the algorithm is opaque in gridkit.h). */
 const gk_kriging_params *gk_algorithm_kriging(const gk_algorithm *a); /* NULL if not kriging */
 /* Replaces the model (variogram=FILE.json read by the caller); checks it and

@@ -58,6 +58,8 @@ static const char *usage_text =
     "                     kriging's drift_raster= (gstat's variogram(z ~ cov)); up to 4,\n"
     "                     with or without --drift\n"
     "  --drift-resample nearest|bilinear   how --drift-raster is sampled (default nearest)\n"
+    "  --normal-score     the variogram of the values' normal scores (GSLIB's nscore): the\n"
+    "                     model simulation with transform=normal_score needs\n"
     "\n"
     "Fit options:\n"
     "  --fit MODEL[,MODEL...]  fit a nested model: the sum of the listed structures,\n"
@@ -104,6 +106,7 @@ typedef struct {
     gk_drift_type drift;
     int n_drift_rasters, drift_bilinear;
     const char *drift_raster[GK_KRIGE_MAX_DRIFT_RASTERS];
+    int normal_score; /* --normal-score: the variogram of the values' normal scores */
 } vgm_args;
 
 /* --fit-kappa takes the next argument as its list when it is one: a number
@@ -164,6 +167,10 @@ static int parse_args(gk_context *ctx, int argc, char **argv, vgm_args *va, char
         if (is_own < 0) {
             if (!strcmp(a, "--no-fit")) {
                 va->fa.no_fit = 1;
+                continue;
+            }
+            if (!strcmp(a, "--normal-score")) {
+                va->normal_score = 1;
                 continue;
             }
             r[nr++] = argv[i];
@@ -549,6 +556,28 @@ static int run(gk_context *ctx, int argc, char **argv)
                                                      : NULL;
         rep.n_rasters = va.n_drift_rasters;
         rep.rasters = va.drift_raster;
+    }
+    if (va.normal_score) {
+        if (resid) {
+            rc = gk_error(ctx, GK_ERR_ARG,
+                          "--normal-score and --drift: simulation with transform=normal_score "
+                          "has no drift");
+            goto done;
+        }
+        /* the values simulation's transform=normal_score kriges */
+        const size_t n = gk_points_count(pts);
+        double *x, *y, *z;
+        if (!(resid = gk_points_new(ctx)) || gk_points_extend(resid, n, &x, &y, &z)) {
+            rc = gk_error(ctx, GK_ERR_NOMEM, "out of memory");
+            goto done;
+        }
+        memcpy(x, gk_points_x(pts), n * sizeof *x);
+        memcpy(y, gk_points_y(pts), n * sizeof *y);
+        if ((rc = gk_normal_scores(ctx, gk_points_z(pts), n, z))) {
+            gk_error(ctx, rc, "%s: %s", gk_grid_options_source(o), gk_errmsg(ctx));
+            goto done;
+        }
+        pts = resid;
     }
     gk_note_progress_state ps = {{0, 0}, "variogram"};
     rc = gk_world_variogram(ctx, world, pts, &va.vo, o->quiet ? NULL : gk_term_progress_notes, &ps,

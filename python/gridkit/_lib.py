@@ -11,7 +11,7 @@ import ctypes
 import os
 import sysconfig
 from ctypes import (POINTER, Structure, c_char, c_char_p, c_double, c_int, c_size_t, c_uint,
-                    c_uint64, c_void_p)
+                    c_uint64, c_void_p, c_ulonglong)
 
 SONAME = "libgridkit.so.0"
 
@@ -21,6 +21,7 @@ OK, ERR_ARG, ERR_IO, ERR_NOMEM, ERR_NO_POINTS, ERR_UNSUPPORTED, ERR_CANCELLED, E
 GK_VM_MAX_STRUCTURES = 8
 GK_VGM_MAX_DIRECTIONS = 16
 GK_KRIGE_MAX_DRIFT_RASTERS = 4
+GK_SIM_MAX_STATS = 16
 GK_VM_MAX_CANDIDATES = 16
 GK_FIT_KAPPA_N = 48
 GK_VGM_ANY = 0
@@ -49,12 +50,21 @@ class VModel(Structure):  # gk_vmodel
     _fields_ = [("n", c_int), ("s", VmStructure * GK_VM_MAX_STRUCTURES)]
 
 
+class SimParams(Structure):  # gk_sim_params
+    _fields_ = [("nsim", c_int), ("seed", c_ulonglong), ("normal_score", c_int),
+                ("zmin", c_double), ("zmax", c_double), ("have_zmin", c_int),
+                ("have_zmax", c_int), ("path_random", c_int), ("realizations", c_int),
+                ("nstat", c_int), ("stat", c_int * GK_SIM_MAX_STATS),
+                ("stat_v", c_double * GK_SIM_MAX_STATS)]
+
+
 class KrigingParams(Structure):  # gk_kriging_params
     _fields_ = [("type", c_int), ("mean", c_double), ("drift", c_int), ("n_drift_rasters", c_int),
                 ("drift_raster", (c_char * 256) * GK_KRIGE_MAX_DRIFT_RASTERS),
                 ("model", VModel), ("model_auto", c_int), ("variogram_file", c_char * 256),
                 ("variance", c_int), ("block_w", c_double), ("block_h", c_double),
-                ("maxdist", c_double), ("drift_bilinear", c_int), ("have_mean", c_int)]
+                ("maxdist", c_double), ("drift_bilinear", c_int), ("have_mean", c_int),
+                ("sim", SimParams)]
 
 
 class VgmOptions(Structure):  # gk_vgm_options
@@ -105,7 +115,8 @@ class Lines(Structure):  # gk_lines
 # The structs above by their C names (for the layout test).
 STRUCTS = {
     "gk_grid": Grid, "gk_run_stats": RunStats, "gk_vm_structure": VmStructure,
-    "gk_vmodel": VModel, "gk_kriging_params": KrigingParams, "gk_vgm_options": VgmOptions,
+    "gk_vmodel": VModel, "gk_sim_params": SimParams, "gk_kriging_params": KrigingParams,
+    "gk_vgm_options": VgmOptions,
     "gk_vgm": Vgm, "gk_vgm_blocks": VgmBlocks, "gk_fit_options": FitOptions,
     "gk_fit_result": FitResult, "gk_cv_result": CvResult, "gk_lines": Lines,
 }

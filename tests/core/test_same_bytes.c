@@ -307,6 +307,12 @@ static const char *const specs[] = {
     /* GMT's surface: the whole grid swept on threads (a wavefront up to 4, colour
      * by colour beyond), the same order */
     "surface", "surface:tension=0.4:btension=0.1:lower=data:upper=data",
+    /* sequential Gaussian simulation: weights on threads, realizations shared
+     * among them, summaries per node; the noise keyed by seed, realization
+     * and node */
+    "simulation:model=Exp:psill=1:range=300:nsim=3:seed=5",
+    "simulation:type=simple:model=Sph:psill=1:range=200:transform=normal_score:nsim=4:"
+    "path=random:summary=mean,var,p>0,q90:realizations=yes",
 };
 
 /* Every method of the registry has a spec above: a method added without one

@@ -92,6 +92,7 @@ algs=(
     "rbf:neighbors=20:smoothing=0.1"
     "rst:dmin=20"
     "surface:tension=0.25"
+    "kriging:model=Sph:psill=0.6:range=900:nugget=0.05:nsim=3:transform=normal_score"
 )
 i=0
 for a in "${algs[@]}"; do
@@ -102,6 +103,7 @@ done
 RANKS=3 same utm_invdistnn "${UZ[@]}" -a invdistnn:power=2:radius=900:max_points=12 "$U"
 RANKS=3 same utm_linear "${UZ[@]}" -a linear "$U"
 RANKS=3 same utm_surface "${UZ[@]}" -a surface:tension=0.25:lower=data "$U"
+RANKS=3 same utm_simulation "${UZ[@]}" -a "kriging:model=Exp:psill=1e4:range=2000:nsim=4:seed=9:summary=mean,p>100:realizations=yes" "$U"
 RANKS=3 same utm_kriging "${UZ[@]}" -a kriging:model=Exp:psill=1e4:range=2000:max_points=16 "$U"
 RANKS=3 same utm_gauss "${UZ[@]}" -a gauss:bandwidth=300:method=ifgt "$U"
 RANKS=3 same utm_average "${UZ[@]}" -a average:radius=500:min_points=2 "$U"

@@ -10,3 +10,12 @@ if(GRIDKIT_WITH_GDAL)
                    ${CMAKE_BINARY_DIR}/test-work/gstat)
   set_tests_properties(gstat PROPERTIES TIMEOUT 900)
 endif()
+# Sequential Gaussian simulation against gstat's krige(nsim=) ensembles
+# (tests/geostat/gstat/sim_compare.py; references made by tests/geostat/gstat/sim_refs.R).
+if(GRIDKIT_WITH_GDAL)
+  add_test(NAME gstat_simulation
+           COMMAND ${GRIDKIT_TEST_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/gstat/sim_compare.py
+                   ${CMAKE_BINARY_DIR}/gridkit ${CMAKE_SOURCE_DIR}/data
+                   ${CMAKE_BINARY_DIR}/test-work/gstat_simulation)
+  set_tests_properties(gstat_simulation PROPERTIES TIMEOUT 300 FAIL_REGULAR_EXPRESSION "FAIL ")
+endif()
