@@ -220,31 +220,45 @@ static int sim_prepare(gk_job *job)
 /* Phase 2 of one batch: realizations [r0, r0 + B) along the path of the
  * weights' positions, into y (node-major, B per node), on threads that
  * share the realizations. */
-static void forward(const gk_sim_geom *g, const gk_sim_weights *w, uint64_t seed, int r0, int B,
-                    float *y, int threads)
+static int forward(const gk_sim_geom *g, const gk_sim_weights *w, uint64_t seed, int r0, int B,
+                   float *y, int threads)
 {
     const int K = g->K;
-#pragma omp parallel num_threads(threads)
+    int fail = 0;
+#pragma omp parallel num_threads(threads) reduction(| : fail)
     {
         const int T = omp_get_num_threads(), t = omp_get_thread_num();
         const int b0 = (int)((int64_t)B * t / T), b1 = (int)((int64_t)B * (t + 1) / T);
-        for (uint32_t p = w->p0; p < w->p1 && b0 < b1; p++) {
+        const int nb = b1 - b0;
+        /* a node's sums for this thread's realizations, neighbour after
+         * neighbour (each value's additions in the weights' order) */
+        double *acc = nb > 0 ? malloc((size_t)nb * sizeof *acc) : NULL;
+        fail = nb > 0 && !acc;
+        for (uint32_t p = w->p0; p < w->p1 && acc; p++) {
             const size_t at = p - w->p0;
             const uint32_t node = g->path[p];
-            const uint32_t *nb = w->nb + at * K;
+            const uint32_t *nbr = w->nb + at * K;
             const double *wk = w->w + at * K;
             const int nn = w->nn[at];
-            float *dst = y + (size_t)node * B;
-            for (int b = b0; b < b1; b++) {
-                double v = w->cst[at];
-                for (int q = 0; q < nn; q++)
-                    v += wk[q] * (double)y[(size_t)nb[q] * B + b];
+            for (int b = 0; b < nb; b++)
+                acc[b] = w->cst[at];
+            for (int q = 0; q < nn; q++) {
+                const double wq = wk[q];
+                const float *src = y + (size_t)nbr[q] * B + b0;
+                for (int b = 0; b < nb; b++)
+                    acc[b] += wq * (double)src[b];
+            }
+            float *dst = y + (size_t)node * B + b0;
+            const double sd = w->sd[at];
+            for (int b = 0; b < nb; b++) {
                 const double e = gk_normal_quantile(gk_random_uniform(
-                    gk_random_bits(seed, GK_SIM_STREAM_NOISE, (uint64_t)(r0 + b), node)));
-                dst[b] = (float)(v + w->sd[at] * e);
+                    gk_random_bits(seed, GK_SIM_STREAM_NOISE, (uint64_t)(r0 + b0 + b), node)));
+                dst[b] = (float)(acc[b] + sd * e);
             }
         }
+        free(acc);
     }
+    return fail ? GK_ERR_NOMEM : GK_OK;
 }
 
 /* A value of simulation's units in z's. */
@@ -449,8 +463,8 @@ static int simulate(gk_job *job, sim_state *st, const gk_grid *grid, simulated *
             if (!kept && gk_sim_weights_fill(&g, p0, p1, threads, &w, r0 ? NULL : &lowered))
                 rc =
                     gk_error(ctx, GK_ERR_NOMEM, "simulation: out of memory for the nodes' systems");
-            if (!rc)
-                forward(&g, &w, sp->seed, r0, nb, y, threads);
+            if (!rc && forward(&g, &w, sp->seed, r0, nb, y, threads))
+                rc = gk_error(ctx, GK_ERR_NOMEM, "simulation: out of memory");
         }
         if (!rc && need_acc)
             accumulate(st, sp, &g, y, r0, nb, &acc, threads);

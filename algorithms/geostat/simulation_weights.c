@@ -301,13 +301,16 @@ static int node_weights(const gk_sim_geom *s, uint32_t p, work *t, gk_sim_weight
     const int i = (int)(node % (uint32_t)s->nx), j = (int)(node / (uint32_t)s->nx);
     const double x = gk_grid_node_x(&s->g, i), y = gk_grid_node_y(&s->g, j);
 
+    /* the nodes first: late on the path their K nearest are a few cells
+     * away and bound the data's search (any datum among the K nearest of
+     * both is within the K-th node's distance) */
+    const int nn = near_nodes(s, i, j, p, s->r2max, K, t->nidx, t->nd2);
+    double bound = s->r2max;
+    if (nn == K && t->nd2[K - 1] < bound)
+        bound = t->nd2[K - 1];
     int nd = 0;
     if (s->nd)
-        nd = gk_kdtree_knn((const gk_kdtree *)s->tree, x, y, K, s->r2max, t->didx, t->dd2);
-    double bound = s->r2max;
-    if (nd == K && t->dd2[K - 1] < bound)
-        bound = t->dd2[K - 1];
-    const int nn = near_nodes(s, i, j, p, bound, K, t->nidx, t->nd2);
+        nd = gk_kdtree_knn((const gk_kdtree *)s->tree, x, y, K, bound, t->didx, t->dd2);
 
     /* the K nearest of both, a datum before a node at equal distance */
     int m = 0, a = 0, b = 0;
