@@ -34,10 +34,11 @@
 #include <string.h>
 #include <unistd.h>
 
-/* What a batch of realizations may take, and the weights kept across
- * batches (beyond it they are recomputed per batch, chunk by chunk). */
-#define BATCH_BYTES (1024.0 * 1024 * 1024)
+/* The weights kept across batches (beyond this they are recomputed per
+ * batch, chunk by chunk), and what a summary's run may hold: its
+ * accumulators, a chunk of weights and a batch of realizations. */
 #define WEIGHT_BYTES (512.0 * 1024 * 1024)
+#define SUMMARY_BYTES 1.75e9
 
 typedef struct {
     gk_grid g;
@@ -272,7 +273,8 @@ static double to_z(const sim_state *st, const gk_sim_params *sp, double v)
  * above or below each threshold; the realizations added in their order. */
 typedef struct {
     double *mz, *sz, *my, *sy;
-    uint32_t *cnt; /* nstat per node */
+    uint32_t *cnt; /* per node, one for each p> or p< band */
+    int nprob;
 } accum;
 
 static void accumulate(const sim_state *st, const gk_sim_params *sp, const gk_sim_geom *g,
@@ -297,10 +299,12 @@ static void accumulate(const sim_state *st, const gk_sim_params *sp, const gk_si
                 my += dy / cnt;
                 sy += dy * (v - my);
             }
-            for (int s = 0; s < ns; s++)
-                if ((sp->stat[s] == GK_SIM_ABOVE && z > sp->stat_v[s]) ||
-                    (sp->stat[s] == GK_SIM_BELOW && z < sp->stat_v[s]))
-                    acc->cnt[(size_t)n * ns + s]++;
+            for (int s = 0, k = 0; s < ns; s++)
+                if (sp->stat[s] == GK_SIM_ABOVE || sp->stat[s] == GK_SIM_BELOW) {
+                    if (sp->stat[s] == GK_SIM_ABOVE ? z > sp->stat_v[s] : z < sp->stat_v[s])
+                        acc->cnt[(size_t)n * acc->nprob + k]++;
+                    k++;
+                }
         }
         acc->mz[n] = mz, acc->sz[n] = sz;
         if (acc->my)
@@ -320,7 +324,7 @@ static void summarize(const sim_state *st, const gk_sim_params *sp, const gk_sim
     const int ns = sp->nstat, nsim = sp->nsim;
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (int64_t n = 0; n < (int64_t)N; n++) {
-        for (int s = 0; s < ns; s++) {
+        for (int s = 0, k = 0; s < ns; s++) {
             double v = 0.0;
             switch (sp->stat[s]) {
             case GK_SIM_MEAN:
@@ -331,7 +335,7 @@ static void summarize(const sim_state *st, const gk_sim_params *sp, const gk_sim
                 break;
             case GK_SIM_ABOVE:
             case GK_SIM_BELOW:
-                v = (double)acc->cnt[(size_t)n * ns + s] / nsim;
+                v = (double)acc->cnt[(size_t)n * acc->nprob + k++] / nsim;
                 break;
             case GK_SIM_QUANTILE: {
                 const double q = gk_normal_quantile(sp->stat_v[s] / 100.0);
@@ -387,6 +391,14 @@ static int simulate(gk_job *job, sim_state *st, const gk_grid *grid, simulated *
     const size_t N = (size_t)g.nx * g.ny;
     const int keep_all = sp->realizations > 0;
     const int nsim = sp->nsim;
+    accum acc = {0};
+    int need_y_stats = 0;
+    for (int s = 0; s < sp->nstat; s++) {
+        need_y_stats |= sp->stat[s] == GK_SIM_QUANTILE && sp->normal_score;
+        acc.nprob += sp->stat[s] == GK_SIM_ABOVE || sp->stat[s] == GK_SIM_BELOW;
+    }
+    const size_t per = (size_t)job->alg.max_points * 12 + 18; /* a node's weights */
+    double wcap = WEIGHT_BYTES;
 
     /* memory: the realizations whole, or batches of them */
     const double have = physical_memory();
@@ -400,12 +412,22 @@ static int simulate(gk_job *job, sim_state *st, const gk_grid *grid, simulated *
                             "fewer realizations at a time (seed= the same, nsim= smaller)",
                             nsim, g.nx, g.ny, need / 1e9, have / 1e9);
     } else {
-        double b = BATCH_BYTES / (4.0 * N);
+        /* the path, the accumulators, then a chunk of weights and as many
+         * realizations as fit in the rest */
+        const double fixed = N * (12.0 + 16.0 + (need_y_stats ? 16.0 : 0.0) + 4.0 * acc.nprob);
+        double budget = SUMMARY_BYTES;
+        if (have > 0 && budget > 0.5 * have)
+            budget = 0.5 * have;
+        wcap = (budget - fixed) / 3;
+        wcap = wcap > WEIGHT_BYTES ? WEIGHT_BYTES : wcap < 64e6 ? 64e6 : wcap;
+        if ((double)per * N < wcap)
+            wcap = (double)per * N;
+        double b = (budget - fixed - wcap) / (4.0 * N);
         B = b >= nsim ? nsim : b >= 1 ? (int)b : 1;
         const int cap = env_count("GRIDKIT_SIM_BATCH");
         if (cap > 0 && cap < B)
             B = cap;
-        const double need = 4.0 * N * B + 44.0 * N + 4.0 * N * sp->nstat;
+        const double need = fixed + wcap + 4.0 * N * B + 4.0 * N * sp->nstat;
         if (have > 0 && need > 0.8 * have)
             return gk_error(ctx, GK_ERR_NOMEM,
                             "simulation: a %dx%d grid needs %.1f GB, more than this machine's "
@@ -416,10 +438,9 @@ static int simulate(gk_job *job, sim_state *st, const gk_grid *grid, simulated *
     if (rc)
         return rc;
 
-    const size_t per = (size_t)g.K * 12 + 18;
     uint32_t chunk = g.npath;
-    if ((double)per * g.npath > WEIGHT_BYTES)
-        chunk = (uint32_t)(WEIGHT_BYTES / per);
+    if ((double)per * g.npath > wcap)
+        chunk = (uint32_t)(wcap / per);
     const int ccap = env_count("GRIDKIT_SIM_CHUNK");
     if (ccap > 0 && (uint32_t)ccap < chunk)
         chunk = (uint32_t)ccap;
@@ -427,18 +448,13 @@ static int simulate(gk_job *job, sim_state *st, const gk_grid *grid, simulated *
         chunk = 1;
     const int kept = chunk >= g.npath; /* the weights once, for every batch */
     gk_sim_weights w = {0};
-    float *y = malloc(N * (size_t)B * sizeof *y);
-    accum acc = {0};
-    float *stats = sp->nstat ? malloc(N * (size_t)sp->nstat * sizeof *stats) : NULL;
-    int need_acc = sp->nstat > 0;
-    int need_y_stats = 0;
-    for (int s = 0; s < sp->nstat; s++)
-        need_y_stats |= sp->stat[s] == GK_SIM_QUANTILE && sp->normal_score;
-    int bad = !y || (sp->nstat && !stats) || gk_sim_weights_alloc(&w, chunk, g.K);
+    float *y = malloc(N * (size_t)B * sizeof *y), *stats = NULL;
+    const int need_acc = sp->nstat > 0;
+    int bad = !y || gk_sim_weights_alloc(&w, chunk, g.K);
     if (!bad && need_acc) {
         acc.mz = calloc(N, sizeof *acc.mz);
         acc.sz = calloc(N, sizeof *acc.sz);
-        acc.cnt = calloc(N * (size_t)sp->nstat, sizeof *acc.cnt);
+        acc.cnt = calloc(N * (size_t)(acc.nprob ? acc.nprob : 1), sizeof *acc.cnt);
         if (need_y_stats) {
             acc.my = calloc(N, sizeof *acc.my);
             acc.sy = calloc(N, sizeof *acc.sy);
@@ -469,11 +485,20 @@ static int simulate(gk_job *job, sim_state *st, const gk_grid *grid, simulated *
         if (!rc && need_acc)
             accumulate(st, sp, &g, y, r0, nb, &acc, threads);
     }
-    if (!rc && need_acc)
-        summarize(st, sp, &g, &acc, stats, threads);
+    /* the summary's planes once the batches' memory is free */
     gk_sim_weights_free(&w);
-    free(acc.mz), free(acc.sz), free(acc.my), free(acc.sy), free(acc.cnt);
     if (rc || !keep_all) {
+        free(y);
+        y = NULL;
+    }
+    if (!rc && need_acc) {
+        if (!(stats = malloc(N * (size_t)sp->nstat * sizeof *stats)))
+            rc = gk_error(ctx, GK_ERR_NOMEM, "simulation: out of memory for the summary");
+        else
+            summarize(st, sp, &g, &acc, stats, threads);
+    }
+    free(acc.mz), free(acc.sz), free(acc.my), free(acc.sy), free(acc.cnt);
+    if (rc) {
         free(y);
         y = NULL;
     }
