@@ -28,7 +28,20 @@ gk_tile_fn gk_cpu_tile_fn(gk_alg_kind kind)
     return m ? m->cpu_tile : NULL;
 }
 
+static gk_job *job_new(gk_context *ctx, const gk_points *pts, const gk_algorithm *alg,
+                       int cpu_only);
+
 gk_job *gk_job_new(gk_context *ctx, const gk_points *pts, const gk_algorithm *alg)
+{
+    return job_new(ctx, pts, alg, 0);
+}
+
+gk_job *gk_job_new_cpu(gk_context *ctx, const gk_points *pts, const gk_algorithm *alg)
+{
+    return job_new(ctx, pts, alg, 1);
+}
+
+static gk_job *job_new(gk_context *ctx, const gk_points *pts, const gk_algorithm *alg, int cpu_only)
 {
     size_t n = pts ? pts->n : 0;
     if (n == 0) {
@@ -72,9 +85,9 @@ gk_job *gk_job_new(gk_context *ctx, const gk_points *pts, const gk_algorithm *al
     /* a GPU orders its own copy of the points (gk_gpu_job_desc's
      * quadtree_order); the CPU's share of a GPU run orders the job's then
      * (gk_device_cpu_index) */
-    if ((m->build && m->build(job)) || gk_device_job_attach(job) ||
+    if ((m->build && m->build(job)) || (!cpu_only && gk_device_job_attach(job)) ||
         (!job->gpu && gk_job_prepare_ties(job)) || (m->prepare && m->prepare(job)) ||
-        gk_device_late_start(job)) {
+        (!cpu_only && gk_device_late_start(job))) {
         gk_job_free(job);
         return NULL;
     }

@@ -65,8 +65,8 @@ typedef enum {
 } gk_alg_kind;
 
 /* Room for a method's own parameters in gk_algorithm (kriging's with its
- * simulation keys are the largest, about 2 KB). */
-#define GK_ALG_OWN_BYTES 3072
+ * simulation and indicator keys are the largest, about 8.5 KB). */
+#define GK_ALG_OWN_BYTES 9216
 
 /* Parsed -a string. Field meanings and defaults follow gdal_grid 3.6
  * (docs/dev/gdal_grid.md, 'Parameters and defaults'); parse.c sets them. */
@@ -213,6 +213,11 @@ typedef struct {
 /* Exact-hit threshold: relative to the grid's cell size (gdal_grid uses an
  * absolute 1e-13 CRS units^2, wrong for degrees and for large units). */
 double gk_hit_threshold2(const gk_grid *g);
+
+/* gk_job_new on the CPU whatever the context's device: a job a method makes
+ * for its own tiles, whose tile function it calls itself (indicator
+ * kriging's one kriging job per cut-off). */
+gk_job *gk_job_new_cpu(gk_context *ctx, const gk_points *pts, const gk_algorithm *alg);
 
 /* A method's tile function (core/method.h): fills out[nbands*w*h] (plane
  * after plane); returns the number of nodata nodes, or UINT64_MAX when out

@@ -53,6 +53,17 @@ const char *gk_kriging_gpu(const gk_job *job, gk_gpu_job_desc *d);
 int gk_kriging_gpu_params(const gk_job *job, gk_gpu_krige *g);
 int gk_kriging_gpu_covariates(const gk_job *job, const gk_tile *t, double **g0);
 
+/* A model in the compact form "Nug(0.05)+Sph(0.59,897)[@angle/ratio]"
+ * (model=, models=; vmodel_compact.c); GK_OK or an error in ctx. */
+int gk_vmodel_parse_compact(gk_context *ctx, const char *s, gk_vmodel *m);
+
+/* Indicator kriging's keys in kriging's grammar (indicator.c): key=val as
+ * gk_sim_key answers; after the keys, the checks that make the algorithm
+ * indicator kriging's; its part of the canonical string. */
+int gk_ik_key(gk_context *ctx, const char *key, const char *val, gk_ik_params *ik);
+int gk_ik_finish(gk_context *ctx, gk_algorithm *a);
+void gk_ik_canonical(const gk_ik_params *ik, gk_strbuf *sb);
+
 /* Parses the key=value tokens after "kriging" (strtok_r state in save). */
 int gk_kriging_parse(gk_context *ctx, const char *spec, char *save, gk_algorithm *a);
 /* The row's bands: the estimate, and the variance unless variance=no. */

@@ -44,106 +44,6 @@ static int count(gk_context *ctx, const char *key, const char *s, int *out)
 
 static int needs_kappa(gk_vm_type t) { return t == GK_VM_MAT || t == GK_VM_STE || t == GK_VM_EXC; }
 
-/* "Name(psill[,range[,kappa]])[@angle/ratio]" joined by '+': the compact form
- * the canonical string uses for nested models. */
-static int parse_compact(gk_context *ctx, const char *s, gk_vmodel *m)
-{
-    memset(m, 0, sizeof *m);
-    const char *p = s;
-    while (*p) {
-        if (m->n == GK_VM_MAX_STRUCTURES)
-            return gk_error(ctx, GK_ERR_ARG, "-a kriging: model=%s has more than %d structures", s,
-                            GK_VM_MAX_STRUCTURES);
-        char name[16];
-        size_t k = 0;
-        while (isalpha((unsigned char)*p) && k < sizeof name - 1)
-            name[k++] = *p++;
-        name[k] = '\0';
-        gk_vm_structure *st = &m->s[m->n];
-        st->anis_ratio = 1.0;
-        if (gk_vm_type_from_name(name, &st->type) || *p != '(')
-            return gk_error(ctx, GK_ERR_ARG,
-                            "-a kriging: model=%s: '%s' is not a model like Sph(psill,range)", s,
-                            name);
-        p++;
-        double v[3] = {0, 0, 0};
-        int nv = 0;
-        for (;;) {
-            char *end;
-            double x = strtod(p, &end);
-            if (end == p || nv == 3 || !isfinite(x))
-                return gk_error(ctx, GK_ERR_ARG, "-a kriging: model=%s: bad number in %s(...)", s,
-                                name);
-            v[nv++] = x;
-            p = end;
-            if (*p == ',') {
-                p++;
-                continue;
-            }
-            if (*p == ')') {
-                p++;
-                break;
-            }
-            return gk_error(ctx, GK_ERR_ARG, "-a kriging: model=%s: expected ',' or ')'", s);
-        }
-        st->psill = v[0];
-        st->range = nv > 1 ? v[1] : 0.0;
-        st->kappa = nv > 2 ? v[2] : (needs_kappa(st->type) ? 0.5 : 0.0);
-        if (*p == '@') {
-            char *end;
-            st->anis_angle = strtod(p + 1, &end);
-            if (*end != '/')
-                return gk_error(ctx, GK_ERR_ARG, "-a kriging: model=%s: anisotropy is @angle/ratio",
-                                s);
-            p = end + 1;
-            st->anis_ratio = strtod(p, &end);
-            if (end == p)
-                return gk_error(ctx, GK_ERR_ARG, "-a kriging: model=%s: anisotropy is @angle/ratio",
-                                s);
-            p = end;
-        }
-        m->n++;
-        if (*p == '+')
-            p++;
-        else if (*p)
-            return gk_error(ctx, GK_ERR_ARG, "-a kriging: model=%s: expected '+' after %s(...)", s,
-                            name);
-    }
-    if (m->n == 0)
-        return gk_error(ctx, GK_ERR_ARG, "-a kriging: model= is empty");
-    return GK_OK;
-}
-
-int gk_vmodel_format(const gk_vmodel *m, char *buf, size_t room)
-{
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < m->n; i++) {
-        const gk_vm_structure *st = &m->s[i];
-        int n;
-        if (needs_kappa(st->type))
-            n = snprintf(buf + used, room - used, "%s%s(%.17g,%.17g,%.17g)", i ? "+" : "",
-                         gk_vm_type_name(st->type), st->psill, st->range, st->kappa);
-        else if (st->type == GK_VM_NUG)
-            n = snprintf(buf + used, room - used, "%s%s(%.17g)", i ? "+" : "",
-                         gk_vm_type_name(st->type), st->psill);
-        else
-            n = snprintf(buf + used, room - used, "%s%s(%.17g,%.17g)", i ? "+" : "",
-                         gk_vm_type_name(st->type), st->psill, st->range);
-        if (n < 0 || (size_t)n >= room - used)
-            return GK_ERR_ARG;
-        used += (size_t)n;
-        if (st->type != GK_VM_NUG && st->anis_ratio != 1.0) {
-            n = snprintf(buf + used, room - used, "@%.17g/%.17g", st->anis_angle, st->anis_ratio);
-            if (n < 0 || (size_t)n >= room - used)
-                return GK_ERR_ARG;
-            used += (size_t)n;
-        }
-    }
-    return GK_OK;
-}
-
-/* Checks that need the model and the kriging type together. */
 static int check_model(gk_context *ctx, const gk_kriging_params *k)
 {
     const gk_vmodel *m = &k->model;
@@ -218,7 +118,9 @@ static int build_canonical(gk_context *ctx, gk_algorithm *a)
         add_path(&sb, "drift_raster", k->drift_raster[i]);
     if (k->n_drift_rasters)
         gk_strbuf_add(&sb, ":drift_resample=%s", k->drift_bilinear ? "bilinear" : "nearest");
-    if (k->model_auto) {
+    if (k->ik.nmodels) {
+        /* models= (gk_ik_canonical) */
+    } else if (k->model_auto) {
         gk_strbuf_add(&sb, ":model=auto");
     } else if (k->model.n == 0 && k->variogram_file[0]) {
         /* the file is read later (gk_kriging_set_model then names the model) */
@@ -240,6 +142,8 @@ static int build_canonical(gk_context *ctx, gk_algorithm *a)
     gk_strbuf_add(&sb, ":variance=%s:nodata=%.17g", k->variance ? "yes" : "no", a->nodata);
     if (a->kind == GK_ALG_SIMULATION)
         gk_sim_canonical(&k->sim, &sb);
+    if (a->kind == GK_ALG_INDICATOR)
+        gk_ik_canonical(&k->ik, &sb);
     if (sb.full)
         return gk_error(ctx, GK_ERR_ARG,
                         "-a kriging: the algorithm's string would pass %zu characters (a model "
@@ -320,7 +224,7 @@ static int key_model(gk_context *ctx, const char *key, const char *val, gk_krigi
         if (!strcasecmp(val, "auto"))
             k->model_auto = 1;
         else if (strchr(val, '(')) {
-            if ((rc = parse_compact(ctx, val, &ps->compact)))
+            if ((rc = gk_vmodel_parse_compact(ctx, val, &ps->compact)))
                 return rc;
             ps->is_compact = 1;
         } else if (gk_vm_type_from_name(val, &ps->mtype))
@@ -545,18 +449,31 @@ int gk_kriging_parse(gk_context *ctx, const char *spec, char *save, gk_algorithm
             rc = key_model(ctx, key, val, k, &ps);
         if (rc == KEY_OTHER)
             rc = key_search_output(ctx, key, val, a);
+        if (rc == KEY_OTHER)
+            rc = gk_ik_key(ctx, key, val, &k->ik);
         if (rc == KEY_OTHER && (rc = gk_sim_key(ctx, key, val, &k->sim)) == KEY_OTHER)
             return gk_error(ctx, GK_ERR_ARG,
                             "-a %s: algorithm kriging has no parameter '%s' (type, mean, drift, "
                             "drift_raster, drift_resample, model, psill, range, nugget, kappa, "
                             "anis_angle, anis_ratio, variogram, max_points, min_points, radius, "
                             "max_points_per_quadrant, block, variance, nodata; simulation's "
-                            "nsim, seed, transform, zmin, zmax, path, summary, realizations)",
+                            "nsim, seed, transform, zmin, zmax, path, summary, realizations; "
+                            "indicator kriging's indicator, models, order)",
                             spec, key);
         if (rc)
             return rc;
     }
 
+    /* models= (indicator kriging's, one per cut-off) stands for model= */
+    if (k->ik.nmodels) {
+        if (ps.have_model || ps.have_psill || ps.have_range || ps.have_nugget || ps.have_kappa ||
+            ps.have_anis || k->variogram_file[0])
+            return gk_error(ctx, GK_ERR_ARG,
+                            "-a kriging: models= gives each cut-off its model: no model=, its "
+                            "parameters or variogram= beside it");
+        ps.have_model = ps.is_compact = 1;
+        ps.compact = k->ik.models[0];
+    }
     /* transform=normal_score: simple kriging's mean is the scores', 0 */
     if (k->sim.normal_score && k->type == GK_KRIGE_SIMPLE && !k->have_mean)
         k->have_mean = 1, k->mean = 0.0;
@@ -574,20 +491,22 @@ int gk_kriging_parse(gk_context *ctx, const char *spec, char *save, gk_algorithm
                         a->min_points, a->max_points);
     if (!isfinite(a->nodata) && !isnan(a->nodata))
         return gk_error(ctx, GK_ERR_ARG, "-a kriging: nodata must be finite");
-    if (gk_sim_finish(ctx, a))
+    if (gk_ik_finish(ctx, a) || gk_sim_finish(ctx, a))
         return gk_errno(ctx);
     return build_canonical(ctx, a);
 }
 
 const gk_kriging_params *gk_algorithm_kriging(const gk_algorithm *a)
 {
-    return a && (a->kind == GK_ALG_KRIGING || a->kind == GK_ALG_SIMULATION) ? gk_krige_params_of(a)
-                                                                            : NULL;
+    return a && (a->kind == GK_ALG_KRIGING || a->kind == GK_ALG_SIMULATION ||
+                 a->kind == GK_ALG_INDICATOR)
+               ? gk_krige_params_of(a)
+               : NULL;
 }
 
 int gk_kriging_set_model(gk_context *ctx, gk_algorithm *a, const gk_vmodel *m)
 {
-    if (a->kind != GK_ALG_KRIGING && a->kind != GK_ALG_SIMULATION)
+    if (a->kind != GK_ALG_KRIGING && a->kind != GK_ALG_SIMULATION && a->kind != GK_ALG_INDICATOR)
         return gk_error(ctx, GK_ERR_ARG, "not a kriging algorithm");
     gk_kriging_params save = (*gk_krige_params_of(a));
     gk_krige_params_of(a)->model = *m;

@@ -111,6 +111,22 @@ typedef struct {
     double stat_v[GK_SIM_MAX_STATS];
 } gk_sim_params;
 
+/* Indicator kriging (kriging with indicator=, geostat/indicator.c): the
+ * cut-offs, ascending; the order relations' correction of the probabilities
+ * (GSLIB's ordrel: cdf, clip, or none); per cut-off models (0: model= for
+ * every one). */
+#define GK_IK_MAX_CUTS 16
+typedef enum { GK_IK_ORDER_CDF = 0, GK_IK_ORDER_CLIP, GK_IK_ORDER_NONE } gk_ik_order;
+
+typedef struct {
+    int ncut;
+    double cut[GK_IK_MAX_CUTS];
+    int order;
+    int have_order; /* order= given */
+    int nmodels;
+    gk_vmodel models[GK_IK_MAX_CUTS];
+} gk_ik_params;
+
 typedef struct {
     gk_krige_type type;
     double mean;         /* simple kriging */
@@ -128,6 +144,7 @@ typedef struct {
     int drift_bilinear; /* drift rasters: 0 nearest pixel (sp::over), 1 bilinear */
     int have_mean;      /* mean= given */
     gk_sim_params sim;  /* nsim= and the other keys of simulation */
+    gk_ik_params ik;    /* indicator= and the other keys of indicator kriging */
 } gk_kriging_params;
 
 /* The normal scores of z[0..n) into scores (GSLIB's nscore, ties sharing

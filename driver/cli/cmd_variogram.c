@@ -60,6 +60,8 @@ static const char *usage_text =
     "  --drift-resample nearest|bilinear   how --drift-raster is sampled (default nearest)\n"
     "  --normal-score     the variogram of the values' normal scores (GSLIB's nscore): the\n"
     "                     model simulation with transform=normal_score needs\n"
+    "  --indicator C      the variogram of the indicator I(z < C), gstat's\n"
+    "                     variogram(I(z < C) ~ 1): a model of indicator kriging's models=\n"
     "\n"
     "Fit options:\n"
     "  --fit MODEL[,MODEL...]  fit a nested model: the sum of the listed structures,\n"
@@ -107,6 +109,8 @@ typedef struct {
     int n_drift_rasters, drift_bilinear;
     const char *drift_raster[GK_KRIGE_MAX_DRIFT_RASTERS];
     int normal_score; /* --normal-score: the variogram of the values' normal scores */
+    int have_indicator; /* --indicator C: the variogram of I(z < C) */
+    double indicator;
 } vgm_args;
 
 /* --fit-kappa takes the next argument as its list when it is one: a number
@@ -171,6 +175,18 @@ static int parse_args(gk_context *ctx, int argc, char **argv, vgm_args *va, char
             }
             if (!strcmp(a, "--normal-score")) {
                 va->normal_score = 1;
+                continue;
+            }
+            if (!strcmp(a, "--indicator")) {
+                char *end;
+                if (i + 1 >= argc ||
+                    (va->indicator = strtod(argv[i + 1], &end), end == argv[i + 1]) || *end ||
+                    !isfinite(va->indicator)) {
+                    free(r);
+                    return gk_error(ctx, GK_ERR_ARG, "--indicator needs a cut-off (a number)");
+                }
+                va->have_indicator = 1;
+                i++;
                 continue;
             }
             r[nr++] = argv[i];
@@ -556,6 +572,31 @@ static int run(gk_context *ctx, int argc, char **argv)
                                                      : NULL;
         rep.n_rasters = va.n_drift_rasters;
         rep.rasters = va.drift_raster;
+    }
+    if (va.have_indicator) {
+        if (resid || va.normal_score) {
+            rc = gk_error(ctx, GK_ERR_ARG,
+                          "--indicator goes with neither --drift nor --normal-score");
+            goto done;
+        }
+        /* the values indicator kriging kriges for this cut-off: I(z < C) */
+        const size_t n = gk_points_count(pts);
+        double *x, *y, *z;
+        size_t below = 0;
+        if (!(resid = gk_points_new(ctx)) || gk_points_extend(resid, n, &x, &y, &z)) {
+            rc = gk_error(ctx, GK_ERR_NOMEM, "out of memory");
+            goto done;
+        }
+        memcpy(x, gk_points_x(pts), n * sizeof *x);
+        memcpy(y, gk_points_y(pts), n * sizeof *y);
+        for (size_t i = 0; i < n; i++)
+            below += (z[i] = gk_points_z(pts)[i] < va.indicator ? 1.0 : 0.0) != 0;
+        if (below == 0 || below == n) {
+            rc = gk_error(ctx, GK_ERR_ARG, "--indicator %g: %s of the %zu values %s below it",
+                          va.indicator, below ? "all" : "none", n, below ? "are" : "is");
+            goto done;
+        }
+        pts = resid;
     }
     if (va.normal_score) {
         if (resid) {

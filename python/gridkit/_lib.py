@@ -22,6 +22,7 @@ GK_VM_MAX_STRUCTURES = 8
 GK_VGM_MAX_DIRECTIONS = 16
 GK_KRIGE_MAX_DRIFT_RASTERS = 4
 GK_SIM_MAX_STATS = 16
+GK_IK_MAX_CUTS = 16
 GK_VM_MAX_CANDIDATES = 16
 GK_FIT_KAPPA_N = 48
 GK_VGM_ANY = 0
@@ -58,13 +59,19 @@ class SimParams(Structure):  # gk_sim_params
                 ("stat_v", c_double * GK_SIM_MAX_STATS)]
 
 
+class IkParams(Structure):  # gk_ik_params
+    _fields_ = [("ncut", c_int), ("cut", c_double * GK_IK_MAX_CUTS), ("order", c_int),
+                ("have_order", c_int), ("nmodels", c_int),
+                ("models", VModel * GK_IK_MAX_CUTS)]
+
+
 class KrigingParams(Structure):  # gk_kriging_params
     _fields_ = [("type", c_int), ("mean", c_double), ("drift", c_int), ("n_drift_rasters", c_int),
                 ("drift_raster", (c_char * 256) * GK_KRIGE_MAX_DRIFT_RASTERS),
                 ("model", VModel), ("model_auto", c_int), ("variogram_file", c_char * 256),
                 ("variance", c_int), ("block_w", c_double), ("block_h", c_double),
                 ("maxdist", c_double), ("drift_bilinear", c_int), ("have_mean", c_int),
-                ("sim", SimParams)]
+                ("sim", SimParams), ("ik", IkParams)]
 
 
 class VgmOptions(Structure):  # gk_vgm_options
@@ -115,7 +122,8 @@ class Lines(Structure):  # gk_lines
 # The structs above by their C names (for the layout test).
 STRUCTS = {
     "gk_grid": Grid, "gk_run_stats": RunStats, "gk_vm_structure": VmStructure,
-    "gk_vmodel": VModel, "gk_sim_params": SimParams, "gk_kriging_params": KrigingParams,
+    "gk_vmodel": VModel, "gk_sim_params": SimParams, "gk_ik_params": IkParams,
+    "gk_kriging_params": KrigingParams,
     "gk_vgm_options": VgmOptions,
     "gk_vgm": Vgm, "gk_vgm_blocks": VgmBlocks, "gk_fit_options": FitOptions,
     "gk_fit_result": FitResult, "gk_cv_result": CvResult, "gk_lines": Lines,

@@ -313,6 +313,8 @@ static const char *const specs[] = {
     "simulation:model=Exp:psill=1:range=300:nsim=3:seed=5",
     "simulation:type=simple:model=Sph:psill=1:range=200:transform=normal_score:nsim=4:"
     "path=random:summary=mean,var,p>0,q90:realizations=yes",
+    /* indicator kriging: one kriging job a cut-off, the order relations per node */
+    "indicator:model=Sph:psill=0.2:range=250:nugget=0.02:max_points=16:indicator=9,10,11",
 };
 
 /* Every method of the registry has a spec above: a method added without one

@@ -84,6 +84,7 @@ case_ surface o.tif -- grid "${Z[@]}" -a surface:tension=0.25:lower=data "$M" o.
 case_ rbf o.tif -- grid "${Z[@]}" -a rbf:neighbors=20 "$M" o.tif
 case_ rst o.tif -- grid "${Z[@]}" -a rst:dmin=20 "$M" o.tif
 case_ cv_surface cv.csv -- cv -q -zfield zinc -a surface "$M" -o cv.csv
+case_ indicator o.tif -- grid "${Z[@]}" -a kriging:model=auto:max_points=16:indicator=300,700 "$M" o.tif
 case_ simulation o.tif -- grid "${Z[@]}" \
     -a kriging:model=Exp:psill=1e5:range=900:nugget=1e4:nsim=3:transform=normal_score:summary=mean,q90:realizations=yes "$M" o.tif
 case_ cv_kriging cv.csv -- cv -q -zfield zinc -a kriging:model=auto:max_points=16 "$M" -o cv.csv

@@ -93,6 +93,7 @@ algs=(
     "rst:dmin=20"
     "surface:tension=0.25"
     "kriging:model=Sph:psill=0.6:range=900:nugget=0.05:nsim=3:transform=normal_score"
+    "kriging:model=Sph:psill=0.2:range=900:nugget=0.02:max_points=20:indicator=300,700"
 )
 i=0
 for a in "${algs[@]}"; do

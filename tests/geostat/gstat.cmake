@@ -19,3 +19,12 @@ if(GRIDKIT_WITH_GDAL)
                    ${CMAKE_BINARY_DIR}/test-work/gstat_simulation)
   set_tests_properties(gstat_simulation PROPERTIES TIMEOUT 300 FAIL_REGULAR_EXPRESSION "FAIL ")
 endif()
+# Indicator kriging against gstat's krige(I(z < c) ~ 1) (tests/geostat/gstat/ik_compare.py;
+# references made by tests/geostat/gstat/ik_refs.R).
+if(GRIDKIT_WITH_GDAL)
+  add_test(NAME gstat_indicator
+           COMMAND ${GRIDKIT_TEST_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/gstat/ik_compare.py
+                   ${CMAKE_BINARY_DIR}/gridkit ${CMAKE_SOURCE_DIR}/data
+                   ${CMAKE_BINARY_DIR}/test-work/gstat_indicator)
+  set_tests_properties(gstat_indicator PROPERTIES TIMEOUT 300 FAIL_REGULAR_EXPRESSION "FAIL ")
+endif()
