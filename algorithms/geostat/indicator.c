@@ -110,10 +110,8 @@ int gk_ik_finish(gk_context *ctx, gk_algorithm *a)
                             "-a indicator: give the cut-offs, indicator=c1,c2,...");
         return GK_OK;
     }
-    if (k->sim.nsim || k->sim.nstat || a->kind == GK_ALG_SIMULATION)
-        return gk_error(ctx, GK_ERR_ARG,
-                        "-a kriging: indicator simulation (indicator= with nsim=) is not "
-                        "there yet; indicator= alone kriges the probabilities");
+    /* with nsim=: sequential indicator simulation (simulation.c) */
+    const int sim = k->sim.nsim || k->sim.nstat || a->kind == GK_ALG_SIMULATION;
     if (k->type != GK_KRIGE_ORDINARY)
         return gk_error(ctx, GK_ERR_ARG,
                         "-a kriging: indicator kriging is ordinary kriging of the indicators "
@@ -124,7 +122,11 @@ int gk_ik_finish(gk_context *ctx, gk_algorithm *a)
         return gk_error(ctx, GK_ERR_ARG,
                         "-a kriging: models= gives %d models for %d cut-offs (one each)",
                         ik->nmodels, ik->ncut);
-    a->kind = GK_ALG_INDICATOR;
+    if (sim && ik->have_order && ik->order != GK_IK_ORDER_CDF)
+        return gk_error(ctx, GK_ERR_ARG,
+                        "-a kriging: indicator simulation draws from a distribution: order=cdf");
+    if (!sim)
+        a->kind = GK_ALG_INDICATOR;
     k->variance = 0;
     return GK_OK;
 }

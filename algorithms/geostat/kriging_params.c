@@ -142,7 +142,7 @@ static int build_canonical(gk_context *ctx, gk_algorithm *a)
     gk_strbuf_add(&sb, ":variance=%s:nodata=%.17g", k->variance ? "yes" : "no", a->nodata);
     if (a->kind == GK_ALG_SIMULATION)
         gk_sim_canonical(&k->sim, &sb);
-    if (a->kind == GK_ALG_INDICATOR)
+    if (k->ik.ncut)
         gk_ik_canonical(&k->ik, &sb);
     if (sb.full)
         return gk_error(ctx, GK_ERR_ARG,

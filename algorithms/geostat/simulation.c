@@ -59,6 +59,15 @@ typedef struct {
     double mean; /* simple kriging's mean, or the data's for a few neighbours */
     simulated *s;
     int ns_count;
+    /* indicator simulation (indicator= with nsim=): each cut-off's kriging
+     * state (its model) and the data's indicators and proportion below it;
+     * the classes' outer ends */
+    int ncut;
+    double cut[GK_IK_MAX_CUTS];
+    gk_krige_state *kc[GK_IK_MAX_CUTS];
+    double *ind[GK_IK_MAX_CUTS];
+    double prop[GK_IK_MAX_CUTS];
+    double zlo, zhi;
 } sim_state;
 
 const gk_krige_state *gk_sim_kriging_of(const gk_job *job)
@@ -92,6 +101,11 @@ static void sim_release(gk_job *job)
     free(st->x), free(st->y), free(st->z), free(st->v);
     gk_kdtree_free(st->tree);
     gk_nscore_free(&st->ns);
+    for (int c = 0; c < st->ncut; c++) {
+        gk_job tmp = {.state = st->kc[c]};
+        gk_kriging_free(&tmp);
+        free(st->ind[c]);
+    }
     pthread_mutex_destroy(&st->mu);
     job->state = st->k;
     gk_kriging_free(job); /* kriging's state */
@@ -148,6 +162,69 @@ static int merge_data(gk_job *job, sim_state *st)
     return GK_OK;
 }
 
+/* Indicator simulation: each cut-off's indicators of the (merged) data, its
+ * kriging state from its model (models=, model=, or model=auto fitted on
+ * its indicators), the classes' ends. */
+static int indicator_prepare(gk_job *job, sim_state *st, double lo, double hi)
+{
+    const gk_kriging_params *kp = gk_krige_params_of(&job->alg);
+    const gk_sim_params *sp = &kp->sim;
+    const gk_ik_params *ik = &kp->ik;
+    const gk_points *p = job->pts;
+    st->zlo = sp->have_zmin ? sp->zmin : lo;
+    st->zhi = sp->have_zmax ? sp->zmax : hi;
+    if (st->zlo > lo || st->zhi < hi)
+        return gk_error(job->ctx, GK_ERR_ARG,
+                        "simulation: zmin= and zmax= must hold the data (%g to %g)", lo, hi);
+    memcpy(st->v, st->z, st->nd * sizeof *st->v); /* nodes hold values of z */
+    for (int c = 0; c < ik->ncut; c++) {
+        const double cut = ik->cut[c];
+        if (!(cut > lo) || !(cut <= hi))
+            return gk_error(job->ctx, GK_ERR_ARG,
+                            "indicator simulation: the cut-off %g has no values %s it (the data "
+                            "are %g to %g)",
+                            cut, cut > lo ? "above" : "below", lo, hi);
+        st->cut[c] = cut;
+        if (!(st->ind[c] = malloc(st->nd * sizeof *st->ind[c])))
+            return gk_error(job->ctx, GK_ERR_NOMEM, "simulation: out of memory");
+        st->ncut = c + 1;
+        double below = 0.0;
+        for (size_t i = 0; i < st->nd; i++)
+            below += st->ind[c][i] = st->z[i] < cut ? 1.0 : 0.0;
+        st->prop[c] = below / (double)st->nd;
+        /* the cut-off's kriging state, on every point's indicator */
+        gk_points *q = gk_points_new(job->ctx);
+        double *x, *y, *z;
+        if (!q || gk_points_extend(q, p->n, &x, &y, &z)) {
+            gk_points_free(q);
+            return gk_error(job->ctx, GK_ERR_NOMEM, "simulation: out of memory");
+        }
+        memcpy(x, p->x, p->n * sizeof *x);
+        memcpy(y, p->y, p->n * sizeof *y);
+        for (size_t i = 0; i < p->n; i++)
+            z[i] = p->z[i] < cut ? 1.0 : 0.0;
+        gk_job tmp = *job;
+        tmp.pts = q;
+        tmp.state = NULL;
+        gk_kriging_params *k = gk_krige_params_of(&tmp.alg);
+        memset(&k->sim, 0, sizeof k->sim);
+        if (ik->nmodels) {
+            k->model = ik->models[c];
+            k->model_auto = 0;
+        }
+        int rc = gk_kriging_prepare(&tmp);
+        st->kc[c] = tmp.state;
+        gk_points_free(q);
+        if (rc)
+            return gk_error(job->ctx, rc, "indicator simulation, cut-off %g: %s", cut,
+                            gk_errmsg(job->ctx));
+        if (!gk_vmodel_bounded(&st->kc[c]->model))
+            return gk_error(job->ctx, GK_ERR_ARG,
+                            "indicator simulation, cut-off %g: the model must be bounded", cut);
+    }
+    return GK_OK;
+}
+
 static int sim_prepare(gk_job *job)
 {
     const gk_kriging_params *kp = gk_krige_params_of(&job->alg);
@@ -182,7 +259,10 @@ static int sim_prepare(gk_job *job)
         lo = fmin(lo, st->z[i]), hi = fmax(hi, st->z[i]);
         sum += st->z[i];
     }
-    if (sp->normal_score) {
+    if (kp->ik.ncut) {
+        if ((rc = indicator_prepare(job, st, lo, hi)))
+            return rc;
+    } else if (sp->normal_score) {
         if (sp->have_zmin && sp->zmin > lo)
             return gk_error(job->ctx, GK_ERR_ARG,
                             "simulation: zmin=%g is above the smallest value %g", sp->zmin, lo);
@@ -260,6 +340,56 @@ static int forward(const gk_sim_geom *g, const gk_sim_weights *w, uint64_t seed,
         free(acc);
     }
     return fail ? GK_ERR_NOMEM : GK_OK;
+}
+
+/* Indicator simulation's phase 2: at each node, each cut-off's probability
+ * kriged from the neighbours' indicators (their values below the cut-off
+ * or not), GSLIB's order relations, then one uniform draws the class and,
+ * linearly, the value within it (the outer classes to zmin and zmax). */
+static int forward_ik(const sim_state *st, const gk_sim_geom *g, const gk_sim_weights *w,
+                      uint64_t seed, int r0, int B, float *y, int threads)
+{
+    const int K = g->K, nc = st->ncut;
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int b = 0; b < B; b++) {
+        double F[GK_IK_MAX_CUTS], up[GK_IK_MAX_CUTS];
+        for (uint32_t p = w[0].p0; p < w[0].p1; p++) {
+            const size_t at = p - w[0].p0;
+            const uint32_t node = g->path[p];
+            for (int c = 0; c < nc; c++) {
+                const uint32_t *nbr = w[c].nb + at * K;
+                const double *wk = w[c].w + at * K;
+                double v = w[c].cst[at];
+                for (int q = 0; q < w[c].nn[at]; q++)
+                    v += wk[q] * (y[(size_t)nbr[q] * B + b] < st->cut[c] ? 1.0 : 0.0);
+                v = v < 0 ? 0 : v > 1 ? 1 : v;
+                up[c] = c && up[c - 1] > v ? up[c - 1] : v;
+                F[c] = v;
+            }
+            double dn = 1.0; /* ordrel: the mean of the upward and downward passes */
+            for (int c = nc - 1; c >= 0; c--) {
+                dn = c == nc - 1 ? F[c] : (dn < F[c] ? dn : F[c]);
+                F[c] = 0.5 * (up[c] + dn);
+            }
+            const double u = gk_random_uniform(
+                gk_random_bits(seed, GK_SIM_STREAM_NOISE, (uint64_t)(r0 + b), node));
+            int c = 0;
+            while (c < nc && !(u < F[c]))
+                c++;
+            const double flo = c ? F[c - 1] : 0.0, fhi = c < nc ? F[c] : 1.0;
+            const double lo = c ? st->cut[c - 1] : st->zlo, hi = c < nc ? st->cut[c] : st->zhi;
+            const double t = fhi > flo ? (u - flo) / (fhi - flo) : 0.5;
+            /* as a float, still in its class (below its upper cut-off, not
+             * below its lower one) */
+            float f = (float)(lo + t * (hi - lo));
+            while (c < nc && (double)f >= hi)
+                f = nextafterf(f, -INFINITY);
+            while (c > 0 && (double)f < lo)
+                f = nextafterf(f, INFINITY);
+            y[(size_t)node * B + b] = f;
+        }
+    }
+    return GK_OK;
 }
 
 /* A value of simulation's units in z's. */
@@ -388,6 +518,9 @@ static int simulate(gk_job *job, sim_state *st, const gk_grid *grid, simulated *
                      .r2max = kp->maxdist > 0 ? kp->maxdist * kp->maxdist : INFINITY,
                      .ordinary = kp->type == GK_KRIGE_ORDINARY,
                      .mean = st->mean};
+    const int nw = st->ncut ? st->ncut : 1; /* systems a node: one a cut-off */
+    if (st->ncut)                           /* the first cut-off's in g, the others' in gc */
+        g.k = st->kc[0], g.dv = st->ind[0], g.mean = st->prop[0], g.ordinary = 1;
     const size_t N = (size_t)g.nx * g.ny;
     const int keep_all = sp->realizations > 0;
     const int nsim = sp->nsim;
@@ -397,7 +530,7 @@ static int simulate(gk_job *job, sim_state *st, const gk_grid *grid, simulated *
         need_y_stats |= sp->stat[s] == GK_SIM_QUANTILE && sp->normal_score;
         acc.nprob += sp->stat[s] == GK_SIM_ABOVE || sp->stat[s] == GK_SIM_BELOW;
     }
-    const size_t per = (size_t)job->alg.max_points * 12 + 18; /* a node's weights */
+    const size_t per = ((size_t)job->alg.max_points * 12 + 18) * nw; /* a node's weights */
     double wcap = WEIGHT_BYTES;
 
     /* memory: the realizations whole, or batches of them */
@@ -435,8 +568,19 @@ static int simulate(gk_job *job, sim_state *st, const gk_grid *grid, simulated *
                             g.nx, g.ny, need / 1e9, have / 1e9);
     }
     int rc = gk_sim_path(ctx, &g, sp->seed, sp->path_random);
-    if (rc)
+    if (rc) {
+        gk_sim_path_free(&g);
         return rc;
+    }
+    gk_sim_geom gc[GK_IK_MAX_CUTS];
+    gc[0] = g;
+    for (int c = 1; c < nw; c++) {
+        gc[c] = g;
+        gc[c].k = st->kc[c], gc[c].dv = st->ind[c], gc[c].mean = st->prop[c];
+        gc[c].ctab = NULL;
+        if (!rc)
+            rc = gk_sim_cov_table(ctx, &gc[c]);
+    }
 
     uint32_t chunk = g.npath;
     if ((double)per * g.npath > wcap)
@@ -447,10 +591,12 @@ static int simulate(gk_job *job, sim_state *st, const gk_grid *grid, simulated *
     if (chunk < 1)
         chunk = 1;
     const int kept = chunk >= g.npath; /* the weights once, for every batch */
-    gk_sim_weights w = {0};
+    gk_sim_weights w[GK_IK_MAX_CUTS] = {{0}};
     float *y = malloc(N * (size_t)B * sizeof *y), *stats = NULL;
     const int need_acc = sp->nstat > 0;
-    int bad = !y || gk_sim_weights_alloc(&w, chunk, g.K);
+    int bad = !y;
+    for (int c = 0; c < nw; c++)
+        bad = bad || gk_sim_weights_alloc(&w[c], chunk, g.K);
     if (!bad && need_acc) {
         acc.mz = calloc(N, sizeof *acc.mz);
         acc.sz = calloc(N, sizeof *acc.sz);
@@ -462,11 +608,12 @@ static int simulate(gk_job *job, sim_state *st, const gk_grid *grid, simulated *
         bad = !acc.mz || !acc.sz || !acc.cnt || (need_y_stats && (!acc.my || !acc.sy));
     }
     uint64_t lowered = 0;
-    if (bad)
+    if (bad && !rc)
         rc = gk_error(ctx, GK_ERR_NOMEM, "simulation: out of memory for %d realizations of %dx%d",
                       B, g.nx, g.ny);
-    if (!rc && kept && gk_sim_weights_fill(&g, 0, g.npath, threads, &w, &lowered))
-        rc = gk_error(ctx, GK_ERR_NOMEM, "simulation: out of memory for the nodes' systems");
+    for (int c = 0; !rc && kept && c < nw; c++)
+        if (gk_sim_weights_fill(&gc[c], 0, g.npath, threads, &w[c], &lowered))
+            rc = gk_error(ctx, GK_ERR_NOMEM, "simulation: out of memory for the nodes' systems");
     for (int r0 = 0; !rc && r0 < nsim; r0 += B) {
         const int nb = nsim - r0 < B ? nsim - r0 : B;
         /* the data's nodes hold the data */
@@ -476,17 +623,20 @@ static int simulate(gk_job *job, sim_state *st, const gk_grid *grid, simulated *
                     y[n * nb + b] = (float)st->v[g.datum[n]];
         for (uint32_t p0 = 0; !rc && p0 < g.npath; p0 += chunk) {
             const uint32_t p1 = g.npath - p0 < chunk ? g.npath : p0 + chunk;
-            if (!kept && gk_sim_weights_fill(&g, p0, p1, threads, &w, r0 ? NULL : &lowered))
-                rc =
-                    gk_error(ctx, GK_ERR_NOMEM, "simulation: out of memory for the nodes' systems");
-            if (!rc && forward(&g, &w, sp->seed, r0, nb, y, threads))
+            for (int c = 0; !rc && !kept && c < nw; c++)
+                if (gk_sim_weights_fill(&gc[c], p0, p1, threads, &w[c], r0 ? NULL : &lowered))
+                    rc = gk_error(ctx, GK_ERR_NOMEM,
+                                  "simulation: out of memory for the nodes' systems");
+            if (!rc && (st->ncut ? forward_ik(st, &g, w, sp->seed, r0, nb, y, threads)
+                                 : forward(&g, &w[0], sp->seed, r0, nb, y, threads)))
                 rc = gk_error(ctx, GK_ERR_NOMEM, "simulation: out of memory");
         }
         if (!rc && need_acc)
             accumulate(st, sp, &g, y, r0, nb, &acc, threads);
     }
     /* the summary's planes once the batches' memory is free */
-    gk_sim_weights_free(&w);
+    for (int c = 0; c < nw; c++)
+        gk_sim_weights_free(&w[c]);
     if (rc || !keep_all) {
         free(y);
         y = NULL;
@@ -503,6 +653,8 @@ static int simulate(gk_job *job, sim_state *st, const gk_grid *grid, simulated *
         y = NULL;
     }
     free(g.path), free(g.rank), free(g.ctab);
+    for (int c = 1; c < nw; c++)
+        free(gc[c].ctab);
     if (rc) {
         free(g.datum);
         free(stats);

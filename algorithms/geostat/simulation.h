@@ -62,6 +62,9 @@ typedef struct {
  * seed, coarse grids first unless path_random. GK_OK or GK_ERR_NOMEM. */
 int gk_sim_path(gk_context *ctx, gk_sim_geom *s, uint64_t seed, int path_random);
 void gk_sim_path_free(gk_sim_geom *s);
+/* s->ctab for s->k (gk_sim_path makes the first; another model's geometry
+ * its own); GK_OK or GK_ERR_NOMEM. */
+int gk_sim_cov_table(gk_context *ctx, gk_sim_geom *s);
 
 /* The weights of path positions [p0, p1): a constant (the data's part),
  * a standard deviation, and up to K earlier nodes with their weights. */

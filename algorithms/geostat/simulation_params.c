@@ -190,9 +190,20 @@ int gk_sim_finish(gk_context *ctx, gk_algorithm *a)
                         GK_SIM_MAX_K);
     if (!a->max_points)
         a->max_points = GK_SIM_DEFAULT_K;
-    if ((s->have_zmin || s->have_zmax) && !s->normal_score)
+    const int ik = k->ik.ncut > 0; /* sequential indicator simulation */
+    if ((s->have_zmin || s->have_zmax) && !s->normal_score && !ik)
         return gk_error(ctx, GK_ERR_ARG,
-                        "-a kriging: zmin= and zmax= are transform=normal_score's tails");
+                        "-a kriging: zmin= and zmax= are transform=normal_score's tails (or "
+                        "indicator simulation's)");
+    if (ik && s->normal_score)
+        return gk_error(ctx, GK_ERR_ARG,
+                        "-a kriging: indicator simulation (indicator= with nsim=) takes no "
+                        "transform=");
+    for (int i = 0; ik && i < s->nstat; i++)
+        if (s->stat[i] == GK_SIM_QUANTILE)
+            return gk_error(ctx, GK_ERR_ARG,
+                            "-a kriging: summary=q... is Gaussian simulation's (a percentile "
+                            "from the normal values); with indicator= give p<c bands");
     if (s->have_zmin && s->have_zmax && !(s->zmin < s->zmax))
         return gk_error(ctx, GK_ERR_ARG, "-a kriging: zmin=%g must be below zmax=%g", s->zmin,
                         s->zmax);

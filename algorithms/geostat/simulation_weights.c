@@ -111,15 +111,18 @@ int gk_sim_path(gk_context *ctx, gk_sim_geom *s, uint64_t seed, int path_random)
     }
     s->npath = (uint32_t)m;
     free(keys);
+    return gk_sim_cov_table(ctx, s);
+}
+
+int gk_sim_cov_table(gk_context *ctx, gk_sim_geom *s)
+{
     /* most neighbours are nodes: their covariances from a table of offsets */
     const int span = s->nx > s->ny ? s->nx : s->ny;
     s->D = span - 1 < 128 ? span - 1 : 128;
     const size_t w = 2 * (size_t)s->D + 1;
     s->ctab = malloc(w * w * sizeof *s->ctab);
-    if (!s->ctab) {
-        gk_sim_path_free(s);
+    if (!s->ctab)
         return gk_error(ctx, GK_ERR_NOMEM, "simulation: out of memory");
-    }
     for (int b = -s->D; b <= s->D; b++)
         for (int a = -s->D; a <= s->D; a++)
             s->ctab[(size_t)(b + s->D) * w + (size_t)(a + s->D)] =

@@ -315,6 +315,9 @@ static const char *const specs[] = {
     "path=random:summary=mean,var,p>0,q90:realizations=yes",
     /* indicator kriging: one kriging job a cut-off, the order relations per node */
     "indicator:model=Sph:psill=0.2:range=250:nugget=0.02:max_points=16:indicator=9,10,11",
+    /* indicator simulation: a system a cut-off, the classes drawn per realization */
+    "simulation:model=Sph:psill=0.2:range=250:max_points=12:indicator=9,10,11:nsim=2:"
+    "summary=mean,p<10:realizations=yes",
 };
 
 /* Every method of the registry has a spec above: a method added without one

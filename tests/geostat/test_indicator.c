@@ -83,6 +83,56 @@ static void test_bands(void)
     gk_points_free(p);
 }
 
+/* Sequential indicator simulation: the data at their nodes, every value in
+ * [zmin, zmax], the proportion below each cut-off the data's (within three
+ * standard errors of a proportion of the data), the same bytes on 1 and 3
+ * threads. */
+static void test_simulation(void)
+{
+    enum { ND = 400, NX = 60, N = NX * NX, R = 20, C = 3 };
+    gk_points *p = gk_points_new(ctx);
+    double z[ND];
+    for (int k = 0; k < ND; k++) {
+        z[k] = exp(1.2 * (gk_test_urand(&lcg) + gk_test_urand(&lcg) + gk_test_urand(&lcg) - 1.5));
+        /* on every third node centre */
+        gk_points_add(p, (k % 20) * 3 + 0.5, (k / 20) * 3 + 0.5, z[k]);
+    }
+    const double cut[C] = {0.6, 1.0, 1.7};
+    const gk_grid g = {0, 60, 0, 60, NX, NX};
+    static double out[N * R], other[N * R];
+    const char *spec = "kriging:model=Exp:psill=0.2:range=6:nugget=0.01:max_points=16:"
+                       "indicator=0.6,1,1.7:nsim=20:seed=4:zmin=0.05:zmax=8";
+    gk_context_set_threads(ctx, 1);
+    CHECK(gk_test_run(ctx, spec, p, &g, out, NULL) == R);
+    gk_context_set_threads(ctx, 3);
+    CHECK(gk_test_run(ctx, spec, p, &g, other, NULL) == R);
+    gk_context_set_threads(ctx, 0);
+    CHECK(!memcmp(out, other, sizeof out));
+    int bad_data = 0, out_of_range = 0;
+    for (int k = 0; k < ND; k++) {
+        const int i = (k % 20) * 3, j = 59 - (k / 20) * 3;
+        for (int r = 0; r < R; r++)
+            bad_data += out[(size_t)r * N + j * NX + i] != (double)(float)z[k] &&
+                        out[(size_t)r * N + j * NX + i] != z[k];
+    }
+    for (size_t q = 0; q < (size_t)N * R; q++)
+        out_of_range += !(out[q] >= 0.05 && out[q] <= 8);
+    CHECKF(bad_data == 0 && out_of_range == 0, "%d data not honoured, %d values out of range",
+           bad_data, out_of_range);
+    for (int c = 0; c < C; c++) {
+        double pd = 0, ps = 0;
+        for (int k = 0; k < ND; k++)
+            pd += z[k] < cut[c];
+        pd /= ND;
+        for (size_t q = 0; q < (size_t)N * R; q++)
+            ps += out[q] < cut[c];
+        ps /= (double)N * R;
+        CHECKF(fabs(ps - pd) < 3 * sqrt(pd * (1 - pd) / ND),
+               "below %g: %.4f of the simulated values, %.4f of the data", cut[c], ps, pd);
+    }
+    gk_points_free(p);
+}
+
 static void refused(const char *spec, const gk_points *p, const char *want)
 {
     gk_algorithm *a = gk_algorithm_parse(ctx, spec);
@@ -107,7 +157,10 @@ static void test_bad_input(void)
     refused("kriging:model=Sph:psill=1:range=4:indicator=2,20", p, "every value is below");
     refused("kriging:indicator=2,5:models=Sph(1,4)", p, "gives 1 models for 2 cut-offs");
     refused("kriging:indicator=2:models=Sph(1,4):model=Exp:psill=1:range=2", p, "no model=");
-    refused("kriging:model=Sph:psill=1:range=4:indicator=2:nsim=5", p, "not there yet");
+    refused("kriging:model=Sph:psill=1:range=4:indicator=2:nsim=5:transform=normal_score", p,
+            "takes no transform=");
+    refused("kriging:model=Sph:psill=1:range=4:indicator=2:nsim=5:summary=q10", p,
+            "with indicator= give p<c bands");
     refused("kriging:type=simple:mean=3:model=Sph:psill=1:range=4:indicator=2", p,
             "ordinary kriging of the indicators");
     refused("kriging:model=Sph:psill=1:range=4:order=cdf", p, "give indicator=");
@@ -120,6 +173,7 @@ int main(void)
 {
     ctx = gk_context_new();
     test_bands();
+    test_simulation();
     test_bad_input();
     gk_context_free(ctx);
     printf("%d checks, %d failures\n", checks, failures);
