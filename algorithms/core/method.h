@@ -43,8 +43,15 @@ enum {
 
 /* How cross-validation predicts a fold (geostat/crossval.c): a job on the
  * other folds' points per fold; one job on every point whose searches skip
- * the fold; global kriging's closed form. */
-typedef enum { GK_CV_AUTO = 0, GK_CV_REBUILD, GK_CV_HOLDOUT, GK_CV_DUBRULE } gk_cv_method;
+ * the fold; global kriging's closed form; not at all (the method predicts
+ * no value of z: simulation's draws, indicator kriging's probabilities). */
+typedef enum {
+    GK_CV_AUTO = 0,
+    GK_CV_REBUILD,
+    GK_CV_HOLDOUT,
+    GK_CV_DUBRULE,
+    GK_CV_NONE
+} gk_cv_method;
 
 /* What the generic parser saw, for a row's adjust hook. */
 typedef struct {

@@ -826,6 +826,13 @@ int gk_crossval_run(gk_context *ctx, const gk_points *pts, const gk_algorithm *a
 
     const char *why, *avoid;
     gk_cv_method best = method_why(&a, n, maxfold, &why, &avoid);
+    if (best == GK_CV_NONE) {
+        free(start);
+        free(member);
+        gk_cv_result_free(res);
+        return gk_error(ctx, GK_ERR_ARG, "cross-validation: %s %s%s%s", gk_algorithm_name(&a), why,
+                        avoid ? ": " : "", avoid ? avoid : "");
+    }
     if (how == GK_CV_AUTO)
         how = best;
     if (how != GK_CV_REBUILD && how != best) {

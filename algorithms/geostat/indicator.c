@@ -285,7 +285,7 @@ static gk_cv_method ik_cv(const gk_algorithm *a, size_t ntrain, const char **why
     (void)a, (void)ntrain;
     *why = "gives probabilities, not predictions of z";
     *avoid = "cross-validate the kriging of z (the same keys without indicator=)";
-    return GK_CV_REBUILD;
+    return GK_CV_NONE;
 }
 
 static int ik_bands(const gk_algorithm *a) { return gk_krige_params_of(a)->ik.ncut; }

@@ -627,8 +627,10 @@ static int simulate(gk_job *job, sim_state *st, const gk_grid *grid, simulated *
                 if (gk_sim_weights_fill(&gc[c], p0, p1, threads, &w[c], r0 ? NULL : &lowered))
                     rc = gk_error(ctx, GK_ERR_NOMEM,
                                   "simulation: out of memory for the nodes' systems");
-            if (!rc && (st->ncut ? forward_ik(st, &g, w, sp->seed, r0, nb, y, threads)
-                                 : forward(&g, &w[0], sp->seed, r0, nb, y, threads)))
+            /* the noise of realization first + r0 + b */
+            const int rn = sp->first + r0;
+            if (!rc && (st->ncut ? forward_ik(st, &g, w, sp->seed, rn, nb, y, threads)
+                                 : forward(&g, &w[0], sp->seed, rn, nb, y, threads)))
                 rc = gk_error(ctx, GK_ERR_NOMEM, "simulation: out of memory");
         }
         if (!rc && need_acc)
@@ -728,7 +730,7 @@ static gk_cv_method sim_cv(const gk_algorithm *a, size_t ntrain, const char **wh
     (void)a, (void)ntrain;
     *why = "draws realizations, not predictions";
     *avoid = "cross-validate the kriging it simulates (the same keys without nsim=)";
-    return GK_CV_REBUILD;
+    return GK_CV_NONE;
 }
 
 const gk_method gk_method_simulation = {
@@ -738,7 +740,8 @@ const gk_method gk_method_simulation = {
                "mean, variance, probabilities and percentiles, as bands",
     .parse = gk_kriging_parse,
     .own_keys = "type=ordinary|simple, mean, model=Sph|Exp|Gau|..., psill, range, nugget, kappa, "
-                "anis_angle, anis_ratio, variogram=FILE.json, max_points, radius, nsim, seed, "
+                "anis_angle, anis_ratio, variogram=FILE.json, max_points, radius, nsim, first, "
+                "seed, "
                 "transform=normal_score|none, zmin, zmax, path=multigrid|random, "
                 "summary=mean|var|p>V|p<V|qP, realizations=yes|no, nodata",
     .prepare = sim_prepare,

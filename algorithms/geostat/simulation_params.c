@@ -91,6 +91,17 @@ int gk_sim_key(gk_context *ctx, const char *key, const char *val, gk_sim_params 
         s->nsim = (int)v;
         return GK_OK;
     }
+    if (!strcasecmp(key, "first")) {
+        char *end;
+        errno = 0;
+        double v = strtod(val, &end);
+        if (end == val || *end || errno || !(v >= 0 && v <= 1e9) || v != floor(v))
+            return gk_error(ctx, GK_ERR_ARG,
+                            "-a kriging: first=%s must be a whole number from 0 to 1000000000",
+                            val);
+        s->first = (int)v;
+        return GK_OK;
+    }
     if (!strcasecmp(key, "seed")) {
         char *end;
         errno = 0;
@@ -150,11 +161,11 @@ int gk_sim_finish(gk_context *ctx, gk_algorithm *a)
     gk_sim_params *s = &k->sim;
     int named = a->kind == GK_ALG_SIMULATION;
     int any = s->nsim || s->nstat || s->normal_score || s->realizations || s->have_zmin ||
-              s->have_zmax || s->path_random || s->seed;
+              s->have_zmax || s->path_random || s->seed || s->first;
     if (!named && !s->nsim && !s->nstat) {
         if (any)
             return gk_error(ctx, GK_ERR_ARG,
-                            "-a kriging: seed=, transform=, path=, zmin=, zmax= and "
+                            "-a kriging: seed=, first=, transform=, path=, zmin=, zmax= and "
                             "realizations= are simulation's: give nsim=N");
         return GK_OK;
     }
@@ -228,6 +239,8 @@ void gk_sim_canonical(const gk_sim_params *s, gk_strbuf *sb)
 {
     gk_strbuf_add(sb, ":nsim=%d:seed=%llu:path=%s", s->nsim, s->seed,
                   s->path_random ? "random" : "multigrid");
+    if (s->first)
+        gk_strbuf_add(sb, ":first=%d", s->first);
     if (s->normal_score) {
         gk_strbuf_add(sb, ":transform=normal_score");
         if (s->have_zmin)
@@ -273,7 +286,7 @@ const char *gk_sim_band_name(const gk_algorithm *a, int i)
     const gk_sim_params *s = &gk_krige_params_of(a)->sim;
     const int nr = s->realizations > 0 ? s->nsim : 0;
     if (i < nr) {
-        snprintf(name, sizeof name, "realization %d", i + 1);
+        snprintf(name, sizeof name, "realization %d", s->first + i + 1);
         return name;
     }
     i -= nr;

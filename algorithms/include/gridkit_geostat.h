@@ -99,7 +99,8 @@ typedef enum {
 #define GK_SIM_MAX_NSIM 100000
 
 typedef struct {
-    int nsim; /* realizations; 0: kriging, not simulation */
+    int nsim;  /* realizations; 0: kriging, not simulation */
+    int first; /* the first realization's number (from 0): first= */
     unsigned long long seed;
     int normal_score;  /* transform=normal_score */
     double zmin, zmax; /* the back-transform's tails (have_zmin, have_zmax) */

@@ -52,7 +52,7 @@ class VModel(Structure):  # gk_vmodel
 
 
 class SimParams(Structure):  # gk_sim_params
-    _fields_ = [("nsim", c_int), ("seed", c_ulonglong), ("normal_score", c_int),
+    _fields_ = [("nsim", c_int), ("first", c_int), ("seed", c_ulonglong), ("normal_score", c_int),
                 ("zmin", c_double), ("zmax", c_double), ("have_zmin", c_int),
                 ("have_zmax", c_int), ("path_random", c_int), ("realizations", c_int),
                 ("nstat", c_int), ("stat", c_int * GK_SIM_MAX_STATS),

@@ -285,6 +285,16 @@ static void test_summary_and_bytes(void)
         gk_job_free(job);
         gk_algorithm_free(a);
         gk_context_set_threads(ctx, 0);
+        /* realizations 11 to 30 alone (first=10) are those of the whole run */
+        char part[420];
+        snprintf(part, sizeof part, "%s:first=10", base[s]);
+        *strstr(part, "nsim=30") = '\0';
+        snprintf(part + strlen(part), sizeof part - strlen(part), "nsim=20%s",
+                 strstr(base[s], "nsim=30") + 7);
+        strcat(part, ":first=10");
+        CHECK(run(part, p, &g, other) == 20);
+        CHECKF(!memcmp(other, real + (size_t)10 * N, sizeof(double) * N * 20),
+               "%s: realizations 11-30 with first=10 differ", base[s]);
         /* another seed, other values */
         char seed2[420];
         snprintf(seed2, sizeof seed2, "%s1", base[s]);
