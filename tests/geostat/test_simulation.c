@@ -137,7 +137,7 @@ static void test_variogram(void)
     enum { N = 120 * 120, R = 40, L = 16 };
     double *out = malloc(sizeof(double) * N * R);
     const double range = 16, c = 1.0;
-    CHECK(run("kriging:type=simple:mean=0:model=Sph:psill=1:range=16:max_points=32:nsim=40:seed=3",
+    CHECK(run("kriging:type=simple:mean=0:model=Sph:psill=1:range=16:max_points=16:nsim=40:seed=3",
               p, &g, out) == R);
     double gx[L + 1] = {0}, gy[L + 1] = {0};
     for (int r = 0; r < R; r++) {
