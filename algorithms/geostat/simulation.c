@@ -654,7 +654,7 @@ static int simulate(gk_job *job, sim_state *st, const gk_grid *grid, simulated *
         free(y);
         y = NULL;
     }
-    free(g.path), free(g.rank), free(g.ctab);
+    free(g.path), free(g.rank), free(g.ctab), free(g.bmin);
     for (int c = 1; c < nw; c++)
         free(gc[c].ctab);
     if (rc) {

@@ -55,7 +55,13 @@ typedef struct {
      * ctab[(b + D) (2 D + 1) + a + D] (gk_sim_path makes it) */
     int D;
     double *ctab;
+    /* the least rank in each block of GK_SIM_BLOCK x GK_SIM_BLOCK nodes
+     * (nbx blocks a row): the searches skip blocks simulated later */
+    uint32_t *bmin;
+    int nbx;
 } gk_sim_geom;
+
+#define GK_SIM_BLOCK 8
 
 /* The path of grid g's nodes: those holding a datum (within 1e-6 of a
  * cell of its centre) set apart, the others in a random order fixed by the

@@ -111,6 +111,20 @@ int gk_sim_path(gk_context *ctx, gk_sim_geom *s, uint64_t seed, int path_random)
     }
     s->npath = (uint32_t)m;
     free(keys);
+    s->nbx = (s->nx + GK_SIM_BLOCK - 1) / GK_SIM_BLOCK;
+    const int nby = (s->ny + GK_SIM_BLOCK - 1) / GK_SIM_BLOCK;
+    s->bmin = malloc((size_t)s->nbx * nby * sizeof *s->bmin);
+    if (!s->bmin)
+        return gk_error(ctx, GK_ERR_NOMEM, "simulation: out of memory");
+    for (size_t b = 0; b < (size_t)s->nbx * nby; b++)
+        s->bmin[b] = UINT32_MAX;
+    for (int j = 0; j < s->ny; j++)
+        for (int i = 0; i < s->nx; i++) {
+            uint32_t *b = s->bmin + (size_t)(j / GK_SIM_BLOCK) * s->nbx + i / GK_SIM_BLOCK;
+            const uint32_t r = s->rank[(size_t)j * s->nx + i];
+            if (r < *b)
+                *b = r;
+        }
     return gk_sim_cov_table(ctx, s);
 }
 
@@ -144,6 +158,8 @@ void gk_sim_path_free(gk_sim_geom *s)
     free(s->rank);
     free(s->datum);
     free(s->ctab);
+    free(s->bmin);
+    s->bmin = NULL;
     s->path = s->rank = NULL;
     s->datum = NULL;
     s->ctab = NULL;
@@ -267,13 +283,19 @@ static int near_nodes(const gk_sim_geom *s, int i, int j, uint32_t r, double bou
             if (jj < 0 || jj >= s->ny)
                 continue;
             const uint32_t *rk = s->rank + (size_t)jj * s->nx;
+            const uint32_t *bk = s->bmin + (size_t)(jj / GK_SIM_BLOCK) * s->nbx;
             const double ey = (double)(jj - j) * s->ch, ey2 = ey * ey;
-            for (int ii = i0; ii <= i1; ii++)
+            for (int ii = i0; ii <= i1; ii++) {
+                if (bk[ii / GK_SIM_BLOCK] >= r) { /* none of its block before r */
+                    ii |= GK_SIM_BLOCK - 1;
+                    continue;
+                }
                 if (rk[ii] < r) {
                     const double ex = (double)(ii - i) * s->cw, e = ex * ex + ey2;
                     if (e <= bound)
                         keep(idx, d2, &cnt, K, e, (uint32_t)((size_t)jj * s->nx + ii));
                 }
+            }
         }
         const int j0 = j - d + 1 < 0 ? 0 : j - d + 1;
         const int j1 = j + d - 1 >= s->ny ? s->ny - 1 : j + d - 1;
@@ -282,12 +304,18 @@ static int near_nodes(const gk_sim_geom *s, int i, int j, uint32_t r, double bou
             if (ii < 0 || ii >= s->nx)
                 continue;
             const double ex = (double)(ii - i) * s->cw, ex2 = ex * ex;
-            for (int jj = j0; jj <= j1; jj++)
+            const uint32_t *bk = s->bmin + ii / GK_SIM_BLOCK;
+            for (int jj = j0; jj <= j1; jj++) {
+                if (bk[(size_t)(jj / GK_SIM_BLOCK) * s->nbx] >= r) {
+                    jj |= GK_SIM_BLOCK - 1;
+                    continue;
+                }
                 if (s->rank[(size_t)jj * s->nx + ii] < r) {
                     const double ey = (double)(jj - j) * s->ch, e = ex2 + ey * ey;
                     if (e <= bound)
                         keep(idx, d2, &cnt, K, e, (uint32_t)((size_t)jj * s->nx + ii));
                 }
+            }
         }
     }
     return cnt;
