@@ -160,6 +160,10 @@ int api_scms(int dev, gk_gpu_scms *s, char *err, size_t err_cap);
 
 int api_surface(int dev, gk_gpu_surface *s, char *err, size_t err_cap);
 
+/* ---- simulation.cu: simulation's weights ---------------------------------------- */
+
+int api_sim_weights(int dev, gk_gpu_sim *s, char *err, size_t err_cap);
+
 } // namespace gk_gpu
 
 #endif

@@ -129,5 +129,9 @@ int gk_device_scms(gk_context *ctx, gk_gpu_scms *s);
 /* surface's sweeps of one grid, the same way (a grid of fewer than 2^18
  * nodes stays on the CPU under auto). */
 int gk_device_surface(gk_context *ctx, gk_gpu_surface *s);
+/* simulation's weights of a range of positions, the same way; exact: the
+ * GPU's are the CPU's bits (Nug and Sph models), else auto keeps the CPU
+ * and only --device cuda takes the GPU. */
+int gk_device_sim_weights(gk_context *ctx, gk_gpu_sim *s, int exact);
 
 #endif

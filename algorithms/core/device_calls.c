@@ -133,6 +133,34 @@ int gk_device_scms(gk_context *ctx, gk_gpu_scms *s)
                         "density", err);
 }
 
+/* ---- simulation: the weights of path positions ------------------------------ */
+
+int gk_device_sim_weights(gk_context *ctx, gk_gpu_sim *s, int exact)
+{
+    char name[200] = "";
+    int code;
+    if (gk_device_requested(ctx, &code))
+        return -1;
+    /* auto takes the GPU only where its weights are the CPU's bits */
+    if (!exact && code < GK_DEV_CUDA) {
+        snprintf(ctx->device_name, sizeof ctx->device_name,
+                 "cpu (simulation: the GPU's exp is not the C library's; --device cuda to use "
+                 "it)");
+        return 0;
+    }
+    int dev = ridge_device(ctx, (double)(s->p1 - s->p0), 262144.0, "simulation", name, sizeof name);
+    if (dev < 0)
+        return dev == -2 ? -1 : 0;
+    if (!gk_device_module()->sim_weights) {
+        snprintf(ctx->device_name, sizeof ctx->device_name,
+                 "cpu (the GPU module has no simulation kernel)");
+        return 0;
+    }
+    char err[512] = "";
+    return ridge_result(ctx, gk_device_module()->sim_weights(dev, s, err, sizeof err), dev, name,
+                        "simulation", err);
+}
+
 /* ---- surface: one grid's sweeps ------------------------------------------- */
 
 int gk_device_surface(gk_context *ctx, gk_gpu_surface *s)

@@ -19,7 +19,7 @@ extern "C" {
 
 /* One number: the entry symbol carries it, so a module of another version is
  * not even found, and the table repeats it. */
-#define GK_GPU_ABI_VERSION 17
+#define GK_GPU_ABI_VERSION 18
 #define GK_GPU_CAT_(a, b) a##b
 #define GK_GPU_CAT(a, b) GK_GPU_CAT_(a, b)
 #define GK_GPU_STR_(x) #x
@@ -380,6 +380,37 @@ typedef struct {
     double kernel_ms; /* out */
 } gk_gpu_surface;
 
+/* Simulation (algorithms/geostat/simulation_weights.c): every node's kriging
+ * weights at path positions [p0, p1), as node_weights computes them there
+ * (the same operations in the same order, no contraction): the K nearest of
+ * the data (within r2max) and of the nodes before it on the path, then the
+ * simple or ordinary kriging system. Models: structures of types Nug, Sph,
+ * Exp, Gau only (GK_VM_* in type). */
+typedef struct {
+    int nx, ny;
+    double xmin, ymax, cw, ch;
+    const uint32_t *path, *rank, *bmin; /* bmin: GK_SIM_BLOCK-wide blocks, nbx a row */
+    int nbx, block;
+    size_t nd;
+    const double *dx, *dy, *dv; /* the data */
+    int K;
+    double r2max, mean;
+    int ordinary;
+    int D;
+    const double *ctab; /* (2D + 1)^2 covariances of node offsets */
+    int ns;             /* the model's structures */
+    int type[8], aniso[8];
+    double psill[8], range[8], ca[8], sa[8], f[8], A;
+    double chol_tol;
+    uint32_t p0, p1;
+    /* out, for positions p0 .. p1 - 1 */
+    double *cst, *sd, *w; /* w: K per position */
+    uint16_t *nn;
+    uint32_t *nb;               /* K per position */
+    unsigned long long lowered; /* out: systems singular with all their neighbours */
+    double kernel_ms;           /* out */
+} gk_gpu_sim;
+
 typedef struct {
     int abi_version;
     /* Checks device dev (>= 0) can run this module's kernels; 0 and its name
@@ -428,6 +459,9 @@ typedef struct {
     /* surface's sweeps of one grid on device dev: 0, or non-zero and a
      * reason (the CPU then sweeps it). */
     int (*surface)(int dev, gk_gpu_surface *s, char *err, size_t err_cap);
+    /* simulation's weights of a range of path positions on device dev: 0, or
+     * non-zero and a reason (the CPU then computes them). */
+    int (*sim_weights)(int dev, gk_gpu_sim *s, char *err, size_t err_cap);
 } gk_gpu_api;
 
 /* tile()'s code when the GPU had no memory for the tile (the caller splits it) */

@@ -22,6 +22,7 @@
  */
 #include "simulation.h"
 #include "core/method.h"
+#include "core/device.h"
 #include "core/random.h"
 #include "normal_score.h"
 #include "search/kdtree.h"
@@ -392,6 +393,72 @@ static int forward_ik(const sim_state *st, const gk_sim_geom *g, const gk_sim_we
     return GK_OK;
 }
 
+/* The weights of positions [p0, p1): on the GPU where the context takes
+ * it there (core/device_calls.c's gk_device_sim_weights), else on the CPU's
+ * threads. GK_OK, or an error. */
+static int fill(gk_job *job, const gk_sim_geom *g, uint32_t p0, uint32_t p1, int threads,
+                gk_sim_weights *w, uint64_t *lowered)
+{
+    const gk_krige_state *k = g->k;
+    int exact = 1, ok = k->ns <= 8 && g->K <= 32;
+    for (int i = 0; ok && i < k->ns; i++) {
+        const gk_vm_type t = k->st[i].type;
+        exact &= t == GK_VM_NUG || t == GK_VM_SPH;
+        ok &= t == GK_VM_NUG || t == GK_VM_SPH || t == GK_VM_EXP || t == GK_VM_GAU;
+    }
+    if (ok && p1 > p0) {
+        gk_gpu_sim s = {.nx = g->nx,
+                        .ny = g->ny,
+                        .xmin = g->g.xmin,
+                        .ymax = g->g.ymax,
+                        .cw = g->cw,
+                        .ch = g->ch,
+                        .path = g->path,
+                        .rank = g->rank,
+                        .bmin = g->bmin,
+                        .nbx = g->nbx,
+                        .block = GK_SIM_BLOCK,
+                        .nd = g->nd,
+                        .dx = g->dx,
+                        .dy = g->dy,
+                        .dv = g->dv,
+                        .K = g->K,
+                        .r2max = g->r2max,
+                        .mean = g->mean,
+                        .ordinary = g->ordinary,
+                        .D = g->D,
+                        .ctab = g->ctab,
+                        .ns = k->ns,
+                        .A = k->A,
+                        .chol_tol = GK_KRIGE_CHOL_TOL,
+                        .p0 = p0,
+                        .p1 = p1,
+                        .cst = w->cst,
+                        .sd = w->sd,
+                        .w = w->w,
+                        .nn = w->nn,
+                        .nb = w->nb};
+        for (int i = 0; i < k->ns; i++) {
+            const gk_krige_struct *st = &k->st[i];
+            s.type[i] = (int)st->type, s.aniso[i] = st->aniso;
+            s.psill[i] = st->psill, s.range[i] = st->range;
+            s.ca[i] = st->ca, s.sa[i] = st->sa, s.f[i] = st->f;
+        }
+        const int on = gk_device_sim_weights(job->ctx, &s, exact);
+        if (on < 0)
+            return gk_errno(job->ctx);
+        if (on) {
+            w->p0 = p0, w->p1 = p1;
+            if (lowered)
+                *lowered += s.lowered;
+            return GK_OK;
+        }
+    }
+    if (gk_sim_weights_fill(g, p0, p1, threads, w, lowered))
+        return gk_error(job->ctx, GK_ERR_NOMEM, "simulation: out of memory for the nodes' systems");
+    return GK_OK;
+}
+
 /* A value of simulation's units in z's. */
 static double to_z(const sim_state *st, const gk_sim_params *sp, double v)
 {
@@ -612,8 +679,7 @@ static int simulate(gk_job *job, sim_state *st, const gk_grid *grid, simulated *
         rc = gk_error(ctx, GK_ERR_NOMEM, "simulation: out of memory for %d realizations of %dx%d",
                       B, g.nx, g.ny);
     for (int c = 0; !rc && kept && c < nw; c++)
-        if (gk_sim_weights_fill(&gc[c], 0, g.npath, threads, &w[c], &lowered))
-            rc = gk_error(ctx, GK_ERR_NOMEM, "simulation: out of memory for the nodes' systems");
+        rc = fill(job, &gc[c], 0, g.npath, threads, &w[c], &lowered);
     for (int r0 = 0; !rc && r0 < nsim; r0 += B) {
         const int nb = nsim - r0 < B ? nsim - r0 : B;
         /* the data's nodes hold the data */
@@ -624,9 +690,7 @@ static int simulate(gk_job *job, sim_state *st, const gk_grid *grid, simulated *
         for (uint32_t p0 = 0; !rc && p0 < g.npath; p0 += chunk) {
             const uint32_t p1 = g.npath - p0 < chunk ? g.npath : p0 + chunk;
             for (int c = 0; !rc && !kept && c < nw; c++)
-                if (gk_sim_weights_fill(&gc[c], p0, p1, threads, &w[c], r0 ? NULL : &lowered))
-                    rc = gk_error(ctx, GK_ERR_NOMEM,
-                                  "simulation: out of memory for the nodes' systems");
+                rc = fill(job, &gc[c], p0, p1, threads, &w[c], r0 ? NULL : &lowered);
             /* the noise of realization first + r0 + b */
             const int rn = sp->first + r0;
             if (!rc && (st->ncut ? forward_ik(st, &g, w, sp->seed, rn, nb, y, threads)

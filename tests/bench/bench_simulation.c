@@ -16,7 +16,8 @@
  * the peak resident memory, and a hash of the realizations' bits so that
  * runs on other thread counts can be compared for identical output.
  * GK_BENCH_SUMMARY=<list> writes summary=<list> with realizations=no
- * instead of the realizations.
+ * instead of the realizations; GK_BENCH_DEVICE=cuda computes the weights
+ * on the GPU (default cpu).
  */
 #include "gridkit.h"
 #include "bench_util.h"
@@ -84,6 +85,11 @@ int main(int argc, char **argv)
     }
     gk_context *ctx = gk_context_new();
     gk_context_set_threads(ctx, threads);
+    const char *dev = getenv("GK_BENCH_DEVICE") ? getenv("GK_BENCH_DEVICE") : "cpu";
+    if (gk_context_set_device(ctx, dev) != GK_OK) {
+        fprintf(stderr, "--device %s: %s\n", dev, gk_errmsg(ctx));
+        return 1;
+    }
     gk_points *pts = gk_points_new(ctx);
     for (size_t i = 0; i < nd; i++) {
         double x = 10000.0 * urand(), y = 10000.0 * urand();
@@ -121,7 +127,8 @@ int main(int argc, char **argv)
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     int used = threads > 0 ? threads : omp_get_num_procs();
-    printf("%s: %zu data, %d^2 grid, %d thread%s\n", spec, nd, n, used, used > 1 ? "s" : "");
+    printf("%s: %zu data, %d^2 grid, %d thread%s, %s\n", spec, nd, n, used, used > 1 ? "s" : "",
+           gk_context_device_name(ctx));
     printf("  set-up             %8.1f ms [%7.1f ms CPU]\n", t_setup * 1e3, c_setup * 1e3);
     printf("  simulation         %8.3f s  [%7.3f s CPU]\n", t_run, c_run);
     printf("  total              %8.3f s\n", t_setup + t_run);

@@ -192,10 +192,10 @@ static int quadtree_order(int dev, const double *x, const double *y, size_t n, u
     return -1;
 }
 
-static gk_gpu_api api = {GK_GPU_ABI_VERSION, probe,     job_new,   tile,         job_free,
-                         last_kernel_ms,     krige_set, variogram, device_count, host_alloc,
-                         host_free,          job_clone, NULL,      NULL,         quadtree_order,
-                         NULL};
+static gk_gpu_api api = {
+    GK_GPU_ABI_VERSION, probe,        job_new,    tile,      job_free,  last_kernel_ms, krige_set,
+    variogram,          device_count, host_alloc, host_free, job_clone, NULL,           NULL,
+    quadtree_order,     NULL,         NULL};
 
 __attribute__((visibility("default"))) const gk_gpu_api *GK_GPU_ENTRY_FN(void)
 {
