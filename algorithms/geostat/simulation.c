@@ -19,6 +19,10 @@
  *
  * Realizations are simulated in batches; with summary= only the summary's
  * accumulators stay between batches, so memory follows the batch, not N.
+ * With indicator= (sequential indicator simulation) each cut-off has its
+ * weights, and a node's value is drawn from its kriged, order-corrected
+ * distribution (forward_ik). The weights may come from the GPU (fill), the
+ * same bits.
  */
 #include "simulation.h"
 #include "core/method.h"
