@@ -1,17 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * simulation.cu - simulation's weights on the GPU
- * (algorithms/geostat/simulation_weights.c): a thread a path position, with
- * the CPU's operations in the CPU's order (node_weights, near_nodes, keep,
- * gk_krige_cov for Nug, Sph, Exp and Gau, gk_krige_chol/fwd/bwd), compiled
- * with -fmad=false (gpu/CMakeLists.txt): the same neighbours and, but for
- * CUDA's exp against the C library's (Exp and Gau models), the same bits.
+ * (algorithms/geostat/simulation_weights.c): a thread a path position, the
+ * node search and the dense kernels the CPU's own text
+ * (geostat/simulation_node.h, geostat/kriging_dense.h), the system as
+ * node_weights builds it with gk_krige_cov's operations for Nug, Sph, Exp
+ * and Gau, compiled with -fmad=false (gpu/CMakeLists.txt): the same
+ * neighbours and, but for CUDA's exp against the C library's (Exp and Gau
+ * models), the same bits.
  * The data's K nearest are searched by every thread over all the data (the
  * CPU's k-d tree gives the same set: the K smallest (d2, index) within the
  * bound), the nodes' by rings of cells as on the CPU.
  */
 #include "families.h"
 #include "call.h"
+#include "geostat/kriging_dense.h"
+#include "geostat/simulation_node.h"
 
 #include <cuda_runtime.h>
 
@@ -77,135 +81,6 @@ __device__ double node_cov(const gk_gpu_sim &s, int a, int b)
     return cov(s, (double)a * s.cw, (double)b * s.ch);
 }
 
-__device__ double dot(const double *x, const double *y, int n)
-{
-    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-    int k = 0;
-    for (; k + 4 <= n; k += 4) {
-        s0 += x[k] * y[k];
-        s1 += x[k + 1] * y[k + 1];
-        s2 += x[k + 2] * y[k + 2];
-        s3 += x[k + 3] * y[k + 3];
-    }
-    for (; k < n; k++)
-        s0 += x[k] * y[k];
-    return (s0 + s2) + (s1 + s3);
-}
-
-__device__ int chol(double *a, int n, int ld, double *inv, double tol)
-{
-    for (int i = 0; i < n; i++) {
-        double *ri = a + (size_t)i * ld;
-        for (int j = 0; j < i; j++) {
-            const double *rj = a + (size_t)j * ld;
-            ri[j] = (ri[j] - dot(ri, rj, j)) * inv[j];
-        }
-        double d = ri[i], s = d - dot(ri, ri, i);
-        if (!(s > tol * fabs(d)))
-            return -1;
-        ri[i] = sqrt(s);
-        inv[i] = 1.0 / ri[i];
-    }
-    return 0;
-}
-
-__device__ void fwd(const double *l, int n, int ld, const double *inv, double *b)
-{
-    for (int i = 0; i < n; i++)
-        b[i] = (b[i] - dot(l + (size_t)i * ld, b, i)) * inv[i];
-}
-
-__device__ void bwd(const double *l, int n, int ld, const double *inv, double *b)
-{
-    for (int i = n - 1; i >= 0; i--) {
-        b[i] *= inv[i];
-        double bi = b[i];
-        const double *ri = l + (size_t)i * ld;
-        for (int k = 0; k < i; k++)
-            b[k] -= ri[k] * bi;
-    }
-}
-
-template <class I> __device__ void keep(I *idx, double *d2, int *cnt, int K, double e, I n)
-{
-    int c = *cnt;
-    if (c == K) {
-        if (e > d2[K - 1] || (e == d2[K - 1] && n > idx[K - 1]))
-            return;
-        c--;
-    }
-    int p = c;
-    while (p > 0 && (d2[p - 1] > e || (d2[p - 1] == e && idx[p - 1] > n))) {
-        d2[p] = d2[p - 1];
-        idx[p] = idx[p - 1];
-        p--;
-    }
-    d2[p] = e;
-    idx[p] = n;
-    *cnt = c + 1;
-}
-
-__device__ int near_nodes(const gk_gpu_sim &s, int i, int j, uint32_t r, double bound, int K,
-                          uint32_t *idx, double *d2)
-{
-    int cnt = 0;
-    const double cell = s.cw < s.ch ? s.cw : s.ch;
-    int far = i;
-    if (s.nx - 1 - i > far)
-        far = s.nx - 1 - i;
-    if (j > far)
-        far = j;
-    if (s.ny - 1 - j > far)
-        far = s.ny - 1 - j;
-    const int B = s.block;
-    for (int d = 1; d <= far; d++) {
-        const double dm = d * cell, dm2 = dm * dm;
-        if (dm2 > bound || (cnt == K && dm2 > d2[K - 1]))
-            break;
-        const int i0 = i - d < 0 ? 0 : i - d, i1 = i + d >= s.nx ? s.nx - 1 : i + d;
-        for (int side = 0; side < 2; side++) {
-            const int jj = side ? j + d : j - d;
-            if (jj < 0 || jj >= s.ny)
-                continue;
-            const uint32_t *rk = s.rank + (size_t)jj * s.nx;
-            const uint32_t *bk = s.bmin + (size_t)(jj / B) * s.nbx;
-            const double ey = (double)(jj - j) * s.ch, ey2 = ey * ey;
-            for (int ii = i0; ii <= i1; ii++) {
-                if (bk[ii / B] >= r) {
-                    ii |= B - 1;
-                    continue;
-                }
-                if (rk[ii] < r) {
-                    const double ex = (double)(ii - i) * s.cw, e = ex * ex + ey2;
-                    if (e <= bound)
-                        keep<uint32_t>(idx, d2, &cnt, K, e, (uint32_t)((size_t)jj * s.nx + ii));
-                }
-            }
-        }
-        const int j0 = j - d + 1 < 0 ? 0 : j - d + 1;
-        const int j1 = j + d - 1 >= s.ny ? s.ny - 1 : j + d - 1;
-        for (int side = 0; side < 2; side++) {
-            const int ii = side ? i + d : i - d;
-            if (ii < 0 || ii >= s.nx)
-                continue;
-            const double ex = (double)(ii - i) * s.cw, ex2 = ex * ex;
-            const uint32_t *bk = s.bmin + ii / B;
-            for (int jj = j0; jj <= j1; jj++) {
-                if (bk[(size_t)(jj / B) * s.nbx] >= r) {
-                    jj |= B - 1;
-                    continue;
-                }
-                if (s.rank[(size_t)jj * s.nx + ii] < r) {
-                    const double ey = (double)(jj - j) * s.ch, e = ex2 + ey * ey;
-                    if (e <= bound)
-                        keep<uint32_t>(idx, d2, &cnt, K, e, (uint32_t)((size_t)jj * s.nx + ii));
-                }
-            }
-        }
-    }
-    return cnt;
-}
-
 template <int KMAX>
 __global__ void __launch_bounds__(TB) weights(gk_gpu_sim s, unsigned long long *lowered)
 {
@@ -216,13 +91,15 @@ __global__ void __launch_bounds__(TB) weights(gk_gpu_sim s, unsigned long long *
     uint32_t nidx[KMAX];
     double nd2[KMAX], dd2[KMAX], ox[KMAX], oy[KMAX], C[KMAX * KMAX], inv[KMAX], a[KMAX], b[KMAX],
         c0[KMAX];
-    int didx[KMAX], ea[KMAX], eb[KMAX];
+    uint32_t didx[KMAX];
+    int ea[KMAX], eb[KMAX];
     long long who[KMAX];
     const uint32_t node = s.path[p];
     const int i = (int)(node % (uint32_t)s.nx), j = (int)(node / (uint32_t)s.nx);
     const double x = s.xmin + (i + 0.5) * s.cw, y = s.ymax + (j + 0.5) * (-s.ch);
 
-    const int nn = near_nodes(s, i, j, p, s.r2max, K, nidx, nd2);
+    const gk_simn_grid sg = {s.nx, s.ny, s.nbx, s.block, s.cw, s.ch, s.rank, s.bmin};
+    const int nn = gk_simn_near_nodes(&sg, i, j, p, s.r2max, K, nidx, nd2);
     double bound = s.r2max;
     if (nn == K && nd2[K - 1] < bound)
         bound = nd2[K - 1];
@@ -230,13 +107,13 @@ __global__ void __launch_bounds__(TB) weights(gk_gpu_sim s, unsigned long long *
     for (size_t d = 0; d < s.nd; d++) {
         const double dx = s.dx[d] - x, dy = s.dy[d] - y, e = dx * dx + dy * dy;
         if (e <= bound && (nd < K || e <= dd2[K - 1]))
-            keep<int>(didx, dd2, &nd, K, e, (int)d);
+            gk_simn_keep(didx, dd2, &nd, K, e, (uint32_t)d);
     }
 
     int m = 0, ia = 0, ib = 0;
     while (m < K && (ia < nd || ib < nn)) {
         if (ib >= nn || (ia < nd && dd2[ia] <= nd2[ib])) {
-            const int d = didx[ia++];
+            const uint32_t d = didx[ia++];
             ox[m] = s.dx[d] - x;
             oy[m] = s.dy[d] - y;
             who[m] = d;
@@ -262,12 +139,12 @@ __global__ void __launch_bounds__(TB) weights(gk_gpu_sim s, unsigned long long *
                                                         : cov(s, ox[r] - ox[c], oy[r] - oy[c]);
             c0[r] = rn ? node_cov(s, ea[r], eb[r]) : cov(s, ox[r], oy[r]);
         }
-        if (m > 0 && chol(C, m, m, inv, s.chol_tol))
+        if (m > 0 && gk_kd_chol(C, m, m, inv, s.chol_tol))
             continue;
         for (int r = 0; r < m; r++)
             a[r] = c0[r];
-        fwd(C, m, m, inv, a);
-        bwd(C, m, m, inv, a);
+        gk_kd_fwd(C, m, m, inv, a);
+        gk_kd_bwd(C, m, m, inv, a);
         double var = s.A, sa = 0.0;
         for (int r = 0; r < m; r++)
             var -= a[r] * c0[r], sa += a[r];
@@ -275,8 +152,8 @@ __global__ void __launch_bounds__(TB) weights(gk_gpu_sim s, unsigned long long *
         if (ok_type) {
             for (int r = 0; r < m; r++)
                 b[r] = 1.0;
-            fwd(C, m, m, inv, b);
-            bwd(C, m, m, inv, b);
+            gk_kd_fwd(C, m, m, inv, b);
+            gk_kd_bwd(C, m, m, inv, b);
             double s1 = 0.0;
             for (int r = 0; r < m; r++)
                 s1 += b[r];

@@ -452,14 +452,15 @@ int gk_kriging_parse(gk_context *ctx, const char *spec, char *save, gk_algorithm
         if (rc == KEY_OTHER)
             rc = gk_ik_key(ctx, key, val, &k->ik);
         if (rc == KEY_OTHER && (rc = gk_sim_key(ctx, key, val, &k->sim)) == KEY_OTHER)
-            return gk_error(ctx, GK_ERR_ARG,
-                            "-a %s: algorithm kriging has no parameter '%s' (type, mean, drift, "
-                            "drift_raster, drift_resample, model, psill, range, nugget, kappa, "
-                            "anis_angle, anis_ratio, variogram, max_points, min_points, radius, "
-                            "max_points_per_quadrant, block, variance, nodata; simulation's "
-                            "nsim, seed, transform, zmin, zmax, path, summary, realizations; "
-                            "indicator kriging's indicator, models, order)",
-                            spec, key);
+            return gk_error(
+                ctx, GK_ERR_ARG,
+                "-a %s: algorithm kriging has no parameter '%s' (type, mean, drift, "
+                "drift_raster, drift_resample, model, psill, range, nugget, kappa, "
+                "anis_angle, anis_ratio, variogram, max_points, min_points, radius, "
+                "max_points_per_quadrant, block, variance, nodata; simulation's "
+                "nsim, first, seed, transform, zmin, zmax, path, summary, realizations; "
+                "indicator kriging's indicator, models, order)",
+                spec, key);
         if (rc)
             return rc;
     }

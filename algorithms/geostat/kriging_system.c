@@ -8,6 +8,7 @@
  */
 #include "core/method.h"
 #include "kriging.h"
+#include "kriging_dense.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -15,55 +16,20 @@
 
 /* ---- small dense kernels ----------------------------------------------- */
 
-/* Dot product with four partial sums (vectorises without -ffast-math). */
-static inline double dot(const double *x, const double *y, int n)
-{
-    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-    int k = 0;
-    for (; k + 4 <= n; k += 4) {
-        s0 += x[k] * y[k];
-        s1 += x[k + 1] * y[k + 1];
-        s2 += x[k + 2] * y[k + 2];
-        s3 += x[k + 3] * y[k + 3];
-    }
-    for (; k < n; k++)
-        s0 += x[k] * y[k];
-    return (s0 + s2) + (s1 + s3);
-}
-
+/* the shared text (kriging_dense.h): the GPU's simulation runs it too */
 int gk_krige_chol(double *a, int n, int ld, double *inv, double tol)
 {
-    for (int i = 0; i < n; i++) {
-        double *ri = a + (size_t)i * ld;
-        for (int j = 0; j < i; j++) {
-            const double *rj = a + (size_t)j * ld;
-            ri[j] = (ri[j] - dot(ri, rj, j)) * inv[j];
-        }
-        double d = ri[i], s = d - dot(ri, ri, i);
-        if (!(s > tol * fabs(d)))
-            return -1;
-        ri[i] = sqrt(s);
-        inv[i] = 1.0 / ri[i];
-    }
-    return 0;
+    return gk_kd_chol(a, n, ld, inv, tol);
 }
 
 void gk_krige_fwd(const double *l, int n, int ld, const double *inv, double *b)
 {
-    for (int i = 0; i < n; i++) {
-        b[i] = (b[i] - dot(l + (size_t)i * ld, b, i)) * inv[i];
-    }
+    gk_kd_fwd(l, n, ld, inv, b);
 }
 
 void gk_krige_bwd(const double *l, int n, int ld, const double *inv, double *b)
 {
-    for (int i = n - 1; i >= 0; i--) {
-        b[i] *= inv[i];
-        double bi = b[i];
-        const double *ri = l + (size_t)i * ld;
-        for (int k = 0; k < i; k++)
-            b[k] -= ri[k] * bi;
-    }
+    gk_kd_bwd(l, n, ld, inv, b);
 }
 
 void gk_krige_f0(const gk_krige_state *k, double u0, double v0, double scale, const double *g0,

@@ -12,6 +12,8 @@
  * substitution along the path (simulation.c).
  */
 #include "simulation.h"
+#include "kriging_dense.h"
+#include "simulation_node.h"
 #include "core/random.h"
 #include "search/kdtree.h"
 
@@ -239,88 +241,6 @@ static int work_alloc(work *t, int K)
     return 0;
 }
 
-/* Node n into the K nearest so far (ascending (d2, node)). */
-static void keep(uint32_t *idx, double *d2, int *cnt, int K, double e, uint32_t n)
-{
-    int c = *cnt;
-    if (c == K) {
-        if (e > d2[K - 1] || (e == d2[K - 1] && n > idx[K - 1]))
-            return;
-        c--;
-    }
-    int p = c;
-    while (p > 0 && (d2[p - 1] > e || (d2[p - 1] == e && idx[p - 1] > n))) {
-        d2[p] = d2[p - 1];
-        idx[p] = idx[p - 1];
-        p--;
-    }
-    d2[p] = e;
-    idx[p] = n;
-    *cnt = c + 1;
-}
-
-/* The K nearest nodes before position r on the path, within bound (squared),
- * by rings of cells around (i, j) until no nearer one can come. */
-static int near_nodes(const gk_sim_geom *s, int i, int j, uint32_t r, double bound, int K,
-                      uint32_t *idx, double *d2)
-{
-    int cnt = 0;
-    const double cell = s->cw < s->ch ? s->cw : s->ch;
-    int far = i;
-    if (s->nx - 1 - i > far)
-        far = s->nx - 1 - i;
-    if (j > far)
-        far = j;
-    if (s->ny - 1 - j > far)
-        far = s->ny - 1 - j;
-    for (int d = 1; d <= far; d++) {
-        const double dm = d * cell, dm2 = dm * dm;
-        if (dm2 > bound || (cnt == K && dm2 > d2[K - 1]))
-            break;
-        const int i0 = i - d < 0 ? 0 : i - d, i1 = i + d >= s->nx ? s->nx - 1 : i + d;
-        for (int side = 0; side < 2; side++) { /* the rows j - d and j + d */
-            const int jj = side ? j + d : j - d;
-            if (jj < 0 || jj >= s->ny)
-                continue;
-            const uint32_t *rk = s->rank + (size_t)jj * s->nx;
-            const uint32_t *bk = s->bmin + (size_t)(jj / GK_SIM_BLOCK) * s->nbx;
-            const double ey = (double)(jj - j) * s->ch, ey2 = ey * ey;
-            for (int ii = i0; ii <= i1; ii++) {
-                if (bk[ii / GK_SIM_BLOCK] >= r) { /* none of its block before r */
-                    ii |= GK_SIM_BLOCK - 1;
-                    continue;
-                }
-                if (rk[ii] < r) {
-                    const double ex = (double)(ii - i) * s->cw, e = ex * ex + ey2;
-                    if (e <= bound)
-                        keep(idx, d2, &cnt, K, e, (uint32_t)((size_t)jj * s->nx + ii));
-                }
-            }
-        }
-        const int j0 = j - d + 1 < 0 ? 0 : j - d + 1;
-        const int j1 = j + d - 1 >= s->ny ? s->ny - 1 : j + d - 1;
-        for (int side = 0; side < 2; side++) { /* the columns i - d and i + d */
-            const int ii = side ? i + d : i - d;
-            if (ii < 0 || ii >= s->nx)
-                continue;
-            const double ex = (double)(ii - i) * s->cw, ex2 = ex * ex;
-            const uint32_t *bk = s->bmin + ii / GK_SIM_BLOCK;
-            for (int jj = j0; jj <= j1; jj++) {
-                if (bk[(size_t)(jj / GK_SIM_BLOCK) * s->nbx] >= r) {
-                    jj |= GK_SIM_BLOCK - 1;
-                    continue;
-                }
-                if (s->rank[(size_t)jj * s->nx + ii] < r) {
-                    const double ey = (double)(jj - j) * s->ch, e = ex2 + ey * ey;
-                    if (e <= bound)
-                        keep(idx, d2, &cnt, K, e, (uint32_t)((size_t)jj * s->nx + ii));
-                }
-            }
-        }
-    }
-    return cnt;
-}
-
 /* Position p's system: its neighbours, weights, constant and deviation.
  * Returns 1 when the system was singular with all its neighbours (fewer
  * were taken). */
@@ -335,7 +255,8 @@ static int node_weights(const gk_sim_geom *s, uint32_t p, work *t, gk_sim_weight
     /* the nodes first: late on the path their K nearest are a few cells
      * away and bound the data's search (any datum among the K nearest of
      * both is within the K-th node's distance) */
-    const int nn = near_nodes(s, i, j, p, s->r2max, K, t->nidx, t->nd2);
+    const gk_simn_grid sg = {s->nx, s->ny, s->nbx, GK_SIM_BLOCK, s->cw, s->ch, s->rank, s->bmin};
+    const int nn = gk_simn_near_nodes(&sg, i, j, p, s->r2max, K, t->nidx, t->nd2);
     double bound = s->r2max;
     if (nn == K && t->nd2[K - 1] < bound)
         bound = t->nd2[K - 1];
@@ -377,11 +298,11 @@ static int node_weights(const gk_sim_geom *s, uint32_t p, work *t, gk_sim_weight
                                         : gk_krige_cov(k, t->ox[r] - t->ox[c], t->oy[r] - t->oy[c]);
             t->c0[r] = rn ? node_cov(s, t->ea[r], t->eb[r]) : gk_krige_cov(k, t->ox[r], t->oy[r]);
         }
-        if (m > 0 && gk_krige_chol(C, m, m, t->inv, GK_KRIGE_CHOL_TOL))
+        if (m > 0 && gk_kd_chol(C, m, m, t->inv, GK_KRIGE_CHOL_TOL))
             continue; /* singular: the farthest neighbour goes */
         memcpy(t->a, t->c0, (size_t)m * sizeof *t->a);
-        gk_krige_fwd(C, m, m, t->inv, t->a);
-        gk_krige_bwd(C, m, m, t->inv, t->a);
+        gk_kd_fwd(C, m, m, t->inv, t->a);
+        gk_kd_bwd(C, m, m, t->inv, t->a);
         double var = k->A, sa = 0.0;
         for (int r = 0; r < m; r++)
             var -= t->a[r] * t->c0[r], sa += t->a[r];
@@ -389,8 +310,8 @@ static int node_weights(const gk_sim_geom *s, uint32_t p, work *t, gk_sim_weight
         if (ok_type) { /* the weights' sum held to 1 */
             for (int r = 0; r < m; r++)
                 t->b[r] = 1.0;
-            gk_krige_fwd(C, m, m, t->inv, t->b);
-            gk_krige_bwd(C, m, m, t->inv, t->b);
+            gk_kd_fwd(C, m, m, t->inv, t->b);
+            gk_kd_bwd(C, m, m, t->inv, t->b);
             double s1 = 0.0;
             for (int r = 0; r < m; r++)
                 s1 += t->b[r];
