@@ -115,8 +115,11 @@ GK_RBF_FN void gk_rst_sums_add(double dx, double dy, double fi, double b, double
         g1 = 1 / x;
         g2 = -2 / (x * r2);
     }
-    D[0] += b * g1 * dx, D[1] += b * g1 * dy;
-    D[2] += b * (g2 * dx * dx + g1), D[3] += b * (g2 * dy * dy + g1), D[4] += b * g2 * dx * dy;
+    /* in v.surf.rst's order of operations (IL_grid_calc_2d) */
+    const double bg1 = b * g1, bg2 = b * g2;
+    D[0] += bg1 * dx, D[1] += bg1 * dy;
+    D[2] = D[2] + bg2 * (dx * dx) + bg1, D[3] = D[3] + bg2 * (dy * dy) + bg1;
+    D[4] += bg2 * dx * dy;
 }
 
 /* phi(r), r = eps * distance, with SciPy's signs (each kernel conditionally

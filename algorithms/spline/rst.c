@@ -17,9 +17,10 @@
  * derivatives= adds v.surf.rst's slope, aspect and curvatures as bands,
  * from the same sums' derivatives with GRASS's conversions (section 7).
  *
- * GRASS splits a region of more than segmax points into quadtree segments,
- * each fitted on a window of about npmin points; that is not done here: more
- * than GK_RST_MAX points are refused.
+ * More than segmax points: v.surf.rst's quadtree segments, each fitted on a
+ * window of about npmin points (rst_segments.c), made per grid; a node's
+ * value and derivatives are its segment's. One system holds at most
+ * GK_RST_MAX points.
  */
 #include "core/method.h"
 #include "rbf.h"
@@ -211,18 +212,15 @@ static int rst_build(gk_job *job)
     const gk_points *pts = job->pts;
     const size_t n = pts->n;
     if (n > (size_t)p->segmax) { /* v.surf.rst's segments, per grid */
-        if (p->der) /* GRASS's segmented derivatives differ by a Float32 step at some cells */
-            return gk_error(job->ctx, GK_ERR_ARG,
-                            "rst: derivatives= need one segment for now: give segmax=%zu (or "
-                            "more) for the %zu points",
-                            n, n);
         rst_state *s = calloc(1, sizeof *s);
         if (!s || pthread_mutex_init(&s->mu, NULL)) {
             free(s);
             return gk_error(job->ctx, GK_ERR_NOMEM, "rst: out of memory");
         }
         s->segmented = 1;
+        s->fi = p->tension;
         job->state = s;
+        job->nbands = 1 + __builtin_popcount(p->der);
         return GK_OK;
     }
     if (n > GK_RST_MAX)
@@ -373,40 +371,64 @@ static void secpar(const double *D, double fi, double dnorm, double *o, int *fla
     o[RST_MCURV] = 0.5 * ((1 + fy * fy) * fxx - dxy2 + (1 + fx * fx) * fyy) / ((grad2 + 1) * dn1);
 }
 
-/* Node (col, row)'s derivative outputs (one segment). */
-static void node_derivatives(const rst_state *s, const gk_grid *g, int col, int row, double *o,
-                             int *flat)
+/* Node (col, row)'s derivative outputs, from the one system (seg NULL) or
+ * its segment's; *c0 the column where GRASS's secpar starts the node's row
+ * (the grid's, or its segment's). 0, or -1 where the segment is singular. */
+static int node_derivatives(const rst_state *s, const gk_rst_segments *seg, const gk_grid *g,
+                            int col, int row, double *o, int *flat, int *c0)
 {
-    double D[5];
-    node_sums(s, gk_grid_node_x(g, col), gk_grid_node_y(g, row), D);
-    secpar(D, s->fi, s->dnorm, o, flat);
+    double D[5], dnorm = s->dnorm;
+    if (seg) {
+        if (gk_rst_segments_sums(seg, col, row, D, c0))
+            return -1;
+        dnorm = gk_rst_segments_dnorm(seg);
+    } else {
+        *c0 = 0;
+        node_sums(s, gk_grid_node_x(g, col), gk_grid_node_y(g, row), D);
+    }
+    secpar(D, s->fi, dnorm, o, flat);
+    return 0;
 }
 
 /* The mean curvature a flat node takes: the nearest non-flat node's to its
- * left in the row (0 if none), as GRASS carries it along a row; found by
- * looking left, so that a tile's start does not change it. */
-static double carried_mcurv(const rst_state *s, const gk_grid *g, int col, int row)
+ * left in the row from column c0 (0 if none), as GRASS carries it along a
+ * row of a segment; found by looking left, so that a tile's start does not
+ * change it. */
+static double carried_mcurv(const rst_state *s, const gk_rst_segments *seg, const gk_grid *g,
+                            int col, int row, int c0)
 {
     double o[RST_N_DER];
-    int flat = 1;
-    for (int i = col - 1; i >= 0 && flat; i--)
-        node_derivatives(s, g, i, row, o, &flat);
+    int flat = 1, c;
+    for (int i = col - 1; i >= c0 && flat; i--)
+        if (node_derivatives(s, seg, g, i, row, o, &flat, &c))
+            return 0.0;
     return flat ? 0.0 : o[RST_MCURV];
 }
 
-/* Row j of a tile's derivative planes (the asked ones, in der_name's order). */
-static void derivative_row(const rst_state *s, unsigned der, const gk_tile *t, int j, double *out)
+/* Row j of a tile's derivative planes (the asked ones, in der_name's order);
+ * nodata where the node's segment is singular. */
+static void derivative_row(const rst_state *s, const gk_rst_segments *seg, unsigned der,
+                           const gk_tile *t, int j, double nodata, double *out)
 {
     const size_t T = (size_t)t->w * t->h;
-    double mc = NAN; /* the row's last non-flat mean curvature, once known */
+    double mc = NAN; /* the segment row's last non-flat mean curvature, once known */
+    int row_c0 = -1;
     for (int i = 0; i < t->w; i++) {
         double o[RST_N_DER];
-        int flat;
-        node_derivatives(s, t->g, t->x0 + i, t->y0 + j, o, &flat);
+        int flat, c0;
+        if (node_derivatives(s, seg, t->g, t->x0 + i, t->y0 + j, o, &flat, &c0)) {
+            for (int d = 0; d < RST_N_DER; d++)
+                o[d] = nodata;
+            flat = 0;
+        } else if (c0 != row_c0) { /* a new segment: its row carries its own */
+            row_c0 = c0;
+            mc = NAN;
+        }
         if (!flat)
             mc = o[RST_MCURV];
         else
-            o[RST_MCURV] = isnan(mc) ? (mc = carried_mcurv(s, t->g, t->x0 + i, t->y0 + j)) : mc;
+            o[RST_MCURV] =
+                isnan(mc) ? (mc = carried_mcurv(s, seg, t->g, t->x0 + i, t->y0 + j, c0)) : mc;
         int plane = 1;
         for (int d = 0; d < RST_N_DER; d++)
             if (der & (1u << d))
@@ -467,6 +489,7 @@ static uint64_t segmented_tile(const gk_job *job, rst_state *s, const gk_tile *t
     const gk_rst_segments *seg = segments_of(s, t->g);
     if (!seg)
         return UINT64_MAX; /* rst_grid ran before the tiles: not here */
+    const unsigned der = cparams_of(&job->alg)->der;
     uint64_t nod = 0;
     for (int j = 0; j < t->h; j++) {
         for (int i = 0; i < t->w; i++) {
@@ -475,6 +498,8 @@ static uint64_t segmented_tile(const gk_job *job, rst_state *s, const gk_tile *t
                 v = job->alg.nodata, nod++;
             out[(size_t)j * t->w + i] = v;
         }
+        if (der) /* the derivative planes, after the surface's */
+            derivative_row(s, seg, der, t, j, job->alg.nodata, out);
     }
     return nod;
 }
@@ -504,7 +529,7 @@ static uint64_t rst_tile(const gk_job *job, const gk_tile *t, double *out, gk_sc
             out[(size_t)j * t->w + i] = v;
         }
         if (p->der && s->g.n > 0) /* the derivative planes, after the surface's */
-            derivative_row(s, p->der, t, j, out);
+            derivative_row(s, NULL, p->der, t, j, nodata, out);
     }
     return nod;
 }

@@ -46,7 +46,7 @@ typedef struct {
 
 struct gk_rst_segments {
     gk_grid g;
-    double fi, zmin;
+    double fi, zmin, dnorm;
     int nleaf;
     leaf *lv;
     qnode *root;
@@ -450,6 +450,7 @@ gk_rst_segments *gk_rst_segments_new(gk_context *ctx, const gk_points *pts, cons
         s->x[i] -= W, s->y[i] -= S, s->z[i] -= zmin;
     qshift(s->root, W, S);
     s->zmin = zmin;
+    s->dnorm = dnorm;
     s->nleaf = qcount(s->root);
     const qnode **lq = malloc((size_t)s->nleaf * sizeof *lq);
     int *cr = malloc((size_t)s->nleaf * 2 * sizeof *cr);
@@ -519,3 +520,18 @@ double gk_rst_segments_value(const gk_rst_segments *s, int col, int row)
     }
     return h + s->zmin;
 }
+
+int gk_rst_segments_sums(const gk_rst_segments *s, int col, int row, double *D, int *col0)
+{
+    double xg, yg;
+    const leaf *L = leaf_of(s, col, row, &xg, &yg);
+    *col0 = L->col0;
+    D[0] = D[1] = D[2] = D[3] = D[4] = 0;
+    if (L->singular)
+        return -1;
+    for (int m = 0; m < L->n; m++)
+        gk_rst_sums_add(xg - L->xn[m], yg - L->yn[m], s->fi, L->b[m + 1], D);
+    return 0;
+}
+
+double gk_rst_segments_dnorm(const gk_rst_segments *s) { return s->dnorm; }

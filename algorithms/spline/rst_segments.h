@@ -29,6 +29,13 @@ int gk_rst_segments_of(const gk_rst_segments *s, const gk_grid *g);
 /* The surface at node (col, row) of the grid (row 0 at its top), or NaN
  * where its leaf's system was singular. */
 double gk_rst_segments_value(const gk_rst_segments *s, int col, int row);
+/* Node (col, row)'s sums of the RST function's derivatives in its leaf (DX,
+ * DY, DXX, DYY, DXY in units of dnorm, as v.surf.rst adds them), and in
+ * *col0 the grid column where its leaf's row starts (GRASS's secpar runs
+ * along a leaf's row); 0, or -1 where the leaf's system was singular. */
+int gk_rst_segments_sums(const gk_rst_segments *s, int col, int row, double *D, int *col0);
+/* GRASS's dnorm for these points. */
+double gk_rst_segments_dnorm(const gk_rst_segments *s);
 /* Its leaves (segments). */
 int gk_rst_segments_count(const gk_rst_segments *s);
 

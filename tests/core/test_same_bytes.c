@@ -303,6 +303,7 @@ static const char *const specs[] = {
     /* GRASS's regularized spline with tension: one system, factorised on threads */
     "rst", "rst:tension=20:smooth=0.5:dmin=5:npmin=100:segmax=10000",
     "rst:segmax=20:npmin=60:dmin=2", /* v.surf.rst's segments, solved on threads */
+    "rst:segmax=20:npmin=60:dmin=2:derivatives=slope,aspect,mcurvature", /* carried per segment */
     "rst:segmax=10000:derivatives=slope,aspect,pcurvature,tcurvature,mcurvature",
     /* GMT's surface: the whole grid swept on threads (a wavefront up to 4, colour
      * by colour beyond), the same order */

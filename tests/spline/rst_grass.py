@@ -58,7 +58,15 @@ DER_CASES = [
     # GRASS carries the row's last mean curvature
     (MEUSE, "tension=40 smooth=0.1 npmin=155 dmin=20", "rst:tension=40:smooth=0.1:npmin=155:dmin=20"),
 ]
-DER_SEG_CASES = []  # derivatives with segments: refused for now (docs/splines.md)
+# with v.surf.rst's segments (its defaults: 10 to 94 segments); GRASS's secpar
+# carries a flat cell's mean curvature along a segment's row
+DER_SEG_CASES = [
+    (MEUSE, "zscale=100", "rst:dmin=20:zscale=100"),
+    (MEUSE, "", "rst:dmin=20"),
+    (RANDOM, "tension=60 smooth=0.2", "rst:tension=60:smooth=0.2:dmin=10"),
+    (UTM, "", "rst:dmin=50"),
+    (UTM, "npmin=120 segmax=30 tension=25 smooth=1", "rst:npmin=120:segmax=30:tension=25:smooth=1:dmin=50"),
+]
 
 
 def n_points(path, layer):

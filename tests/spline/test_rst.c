@@ -195,13 +195,39 @@ static void segments(void)
     gk_cv_result_free(&r1), gk_cv_result_free(&r2);
     gk_algorithm_free(a), gk_algorithm_free(one);
 
-    /* the derivatives need one segment, for now */
-    a = gk_algorithm_parse(ctx, "rst:segmax=25:npmin=60:derivatives=slope");
-    job = a ? gk_job_new(ctx, p, a) : NULL;
-    CHECKF(!job && strstr(gk_errmsg(ctx), "one segment"), "derivatives, segments: %s",
-           gk_errmsg(ctx));
-    gk_job_free(job);
-    gk_algorithm_free(a);
+    /* the derivatives in segments: the surface's band unchanged, and every
+     * band the same whatever the windows (a flat node's mean curvature is
+     * carried along its segment's row, which may start in another window);
+     * zscale makes some nodes flat */
+    {
+        static double d1[3 * T], d2[3 * T], dpart[3 * 6 * 7], ds1[T];
+        a = gk_algorithm_parse(ctx, "rst:segmax=25:npmin=60:dmin=1:zscale=0.01:"
+                                    "derivatives=slope,mcurvature");
+        gk_algorithm *plain = gk_algorithm_parse(ctx, "rst:segmax=25:npmin=60:dmin=1:zscale=0.01");
+        job = a ? gk_job_new(ctx, p, a) : NULL;
+        gk_job *pj = plain ? gk_job_new(ctx, p, plain) : NULL;
+        CHECK(job && pj && gk_job_bands(job) == 3 &&
+              gk_job_compute_window(job, &g, 0, 0, W, H, d1) == 0 &&
+              gk_job_compute_window(pj, &g, 0, 0, W, H, ds1) == 0);
+        CHECK(memcmp(d1, ds1, sizeof ds1) == 0);
+        for (int y0 = 0; job && y0 < H; y0 += 7)
+            for (int x0 = 0; x0 < W; x0 += 6) {
+                const int w = x0 + 6 <= W ? 6 : W - x0, h = y0 + 7 <= H ? 7 : H - y0;
+                CHECK(gk_job_compute_window(job, &g, x0, y0, w, h, dpart) == 0);
+                for (int b = 0; b < 3; b++)
+                    for (int j = 0; j < h; j++)
+                        memcpy(d2 + b * T + (size_t)(y0 + j) * W + x0,
+                               dpart + (size_t)b * w * h + (size_t)j * w, w * sizeof *dpart);
+            }
+        CHECK(memcmp(d1, d2, sizeof d1) == 0);
+        int flat = 0, sloped = 0; /* slope's degrees: flat below atan(0.001) */
+        for (int q = 0; q < T; q++)
+            flat += d1[T + q] <= 0.0573, sloped += d1[T + q] > 0.0573 && d1[T + q] < 90;
+        CHECKF(flat > 0 && sloped > 0 && flat + sloped == T, "flat %d, sloped %d of %d", flat,
+               sloped, T);
+        gk_job_free(job), gk_job_free(pj);
+        gk_algorithm_free(a), gk_algorithm_free(plain);
+    }
 
     /* npmin not above segmax with more than 2 npmin points */
     a = gk_algorithm_parse(ctx, "rst:segmax=25:npmin=20");
