@@ -20,11 +20,18 @@
  * doubles its own), so a node's value does not depend on tiles or threads.
  */
 #include "rst_segments.h"
+#include "core/cpu_level.h"
 #include "rbf_system.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#if defined(__clang__)
+/* GRASS's doubles: a product and a difference, never fused into an fma.
+ * (GCC's ISO C mode does not contract; clang would.) */
+#pragma STDC FP_CONTRACT OFF
+#endif
 
 enum { NW, NE, SW, SE }; /* a node's children, in GRASS's order */
 
@@ -226,52 +233,167 @@ static int region_data(const qnode *q, const win *w, int max, const double *x, c
 /* Crout's LU with implicit scaled partial pivoting (Press et al., Numerical
  * Recipes, ludcmp), in its order of operations, as GRASS's G_ludcmp solves
  * v.surf.rst's systems: the same doubles, so that the derivatives' sums,
- * which cancel, round to GRASS's Float32. 0, or 1 for a row of zeros. */
-static int crout_lu(double *a, int n, int *indx, double *vv)
+ * which cancel, round to GRASS's Float32. 0, or 1 for a row of zeros.
+ *
+ * Every element (i, j) is a(i, j) less a(i, k) a(k, j) for k < min(i, j),
+ * subtracted one by one in ascending k, as in ludcmp; what changes is the
+ * order in which elements advance. a is held by columns (element (i, k) at
+ * a[k n + i]; the system is symmetric, so its rows as given), and the
+ * columns go in panels of P: the terms before a panel (k below its first
+ * column) are subtracted from a block of R rows by P columns in registers,
+ * reading the rows' part of the factor once for P columns; then the panel's
+ * own columns follow ludcmp, pivots included. (ludcmp's walk down a column
+ * of a row-major matrix, one chain of dependent subtractions, made the
+ * segments' solves most of rst's time.) */
+#define A_(i, k) a[(size_t)(k)*n + (i)]
+enum { CR_R = 8, CR_P = 4 };
+#if defined(__GNUC__) || defined(__clang__)
+/* four doubles, lane by lane as scalars would be (no FMA: see the pragma) */
+typedef double cr_v4 __attribute__((vector_size(32), aligned(8), may_alias));
+typedef double cr_v2 __attribute__((vector_size(16), aligned(8), may_alias));
+#endif
+
+/* Elements (i0 .. i0 + m, j0 .. j0 + np) less their terms k0 <= k < k1. */
+static inline __attribute__((always_inline)) void
+crout_terms(double *a, int n, int i0, int m, int j0, int np, int k0, int k1, int wide)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    if (m == CR_R && np == CR_P && wide) { /* 8 rows x 4 columns, four lanes a vector */
+        cr_v4 acc4[CR_P][2];
+        for (int q = 0; q < CR_P; q++)
+            acc4[q][0] = *(const cr_v4 *)&A_(i0, j0 + q),
+            acc4[q][1] = *(const cr_v4 *)&A_(i0 + 4, j0 + q);
+        for (int k = k0; k < k1; k++) {
+            const cr_v4 l0 = *(const cr_v4 *)&A_(i0, k), l1 = *(const cr_v4 *)&A_(i0 + 4, k);
+            for (int q = 0; q < CR_P; q++) {
+                const double u = A_(k, j0 + q);
+                acc4[q][0] -= l0 * u;
+                acc4[q][1] -= l1 * u;
+            }
+        }
+        for (int q = 0; q < CR_P; q++)
+            *(cr_v4 *)&A_(i0, j0 + q) = acc4[q][0], *(cr_v4 *)&A_(i0 + 4, j0 + q) = acc4[q][1];
+        return;
+    }
+    if (m == CR_R && np == CR_P) { /* two lanes: 8 rows x 2 columns at a time */
+        for (int q0 = 0; q0 < CR_P; q0 += 2) {
+            cr_v2 acc2[2][4];
+            for (int q = 0; q < 2; q++)
+                for (int v = 0; v < 4; v++)
+                    acc2[q][v] = *(const cr_v2 *)&A_(i0 + 2 * v, j0 + q0 + q);
+            for (int k = k0; k < k1; k++) {
+                cr_v2 l[4];
+                for (int v = 0; v < 4; v++)
+                    l[v] = *(const cr_v2 *)&A_(i0 + 2 * v, k);
+                for (int q = 0; q < 2; q++) {
+                    const double u = A_(k, j0 + q0 + q);
+                    for (int v = 0; v < 4; v++)
+                        acc2[q][v] -= l[v] * u;
+                }
+            }
+            for (int q = 0; q < 2; q++)
+                for (int v = 0; v < 4; v++)
+                    *(cr_v2 *)&A_(i0 + 2 * v, j0 + q0 + q) = acc2[q][v];
+        }
+        return;
+    }
+#endif
+    double acc[CR_P][CR_R];
+    for (int q = 0; q < np; q++)
+        for (int r = 0; r < m; r++)
+            acc[q][r] = A_(i0 + r, j0 + q);
+    for (int k = k0; k < k1; k++) {
+        const double *col = a + (size_t)k * n + i0;
+        for (int q = 0; q < np; q++) {
+            const double u = A_(k, j0 + q);
+            for (int r = 0; r < m; r++)
+                acc[q][r] -= col[r] * u;
+        }
+    }
+    for (int q = 0; q < np; q++)
+        for (int r = 0; r < m; r++)
+            A_(i0 + r, j0 + q) = acc[q][r];
+}
+
+static inline __attribute__((always_inline)) int crout_lu_body(double *a, int n, int *indx,
+                                                               double *vv, int wide)
 {
     for (int i = 0; i < n; i++) {
         double big = 0.0;
-        for (int j = 0; j < n; j++)
-            big = fmax(big, fabs(a[(size_t)i * n + j]));
+        for (int j = 0; j < n; j++) { /* fmax's value without its call (no NaN here) */
+            const double v = fabs(A_(i, j));
+            big = v > big ? v : big;
+        }
         if (big == 0.0)
             return 1;
         vv[i] = 1.0 / big;
     }
-    for (int j = 0; j < n; j++) {
-        for (int i = 0; i < j; i++) {
-            double sum = a[(size_t)i * n + j];
-            for (int k = 0; k < i; k++)
-                sum -= a[(size_t)i * n + k] * a[(size_t)k * n + j];
-            a[(size_t)i * n + j] = sum;
+    for (int j0 = 0; j0 < n; j0 += CR_P) {
+        const int np = j0 + CR_P <= n ? CR_P : n - j0;
+        /* rows above the panel (its U): a block takes the terms before it,
+         * then its own triangle, row after row */
+        for (int i0 = 0; i0 < j0; i0 += CR_R) {
+            const int m = i0 + CR_R <= j0 ? CR_R : j0 - i0;
+            crout_terms(a, n, i0, m, j0, np, 0, i0, wide);
+            for (int k = i0; k < i0 + m; k++)
+                crout_terms(a, n, k + 1, i0 + m - k - 1, j0, np, k, k + 1, wide);
         }
-        double big = 0.0;
-        int imax = j;
-        for (int i = j; i < n; i++) {
-            double sum = a[(size_t)i * n + j];
-            for (int k = 0; k < j; k++)
-                sum -= a[(size_t)i * n + k] * a[(size_t)k * n + j];
-            a[(size_t)i * n + j] = sum;
-            const double dum = vv[i] * fabs(sum);
-            if (dum >= big) /* the last largest */
-                big = dum, imax = i;
-        }
-        if (j != imax) {
-            for (int k = 0; k < n; k++) {
-                const double t = a[(size_t)imax * n + k];
-                a[(size_t)imax * n + k] = a[(size_t)j * n + k], a[(size_t)j * n + k] = t;
+        /* rows from the panel down: every term before it */
+        for (int i0 = j0; i0 < n; i0 += CR_R)
+            crout_terms(a, n, i0, i0 + CR_R <= n ? CR_R : n - i0, j0, np, 0, j0, wide);
+        /* the panel's columns, as ludcmp: their terms inside the panel, the pivot */
+        for (int j = j0; j < j0 + np; j++) {
+            double *c = a + (size_t)j * n; /* column j */
+            for (int i = j0; i < n; i++) {
+                double sum = c[i];
+                const int k1 = i < j ? i : j;
+                for (int k = j0; k < k1; k++)
+                    sum -= A_(i, k) * c[k];
+                c[i] = sum;
             }
-            vv[imax] = vv[j];
-        }
-        indx[j] = imax;
-        if (a[(size_t)j * n + j] == 0.0)
-            a[(size_t)j * n + j] = 1e-20;
-        if (j != n - 1) {
-            const double dum = 1.0 / a[(size_t)j * n + j];
-            for (int i = j + 1; i < n; i++)
-                a[(size_t)i * n + j] *= dum;
+            double big = 0.0;
+            int imax = j;
+            for (int i = j; i < n; i++) {
+                const double dum = vv[i] * fabs(c[i]);
+                if (dum >= big) /* the last largest */
+                    big = dum, imax = i;
+            }
+            if (j != imax) {
+                for (int k = 0; k < n; k++) {
+                    const double t = A_(imax, k);
+                    A_(imax, k) = A_(j, k), A_(j, k) = t;
+                }
+                vv[imax] = vv[j];
+            }
+            indx[j] = imax;
+            if (c[j] == 0.0)
+                c[j] = 1e-20;
+            if (j != n - 1) {
+                const double dum = 1.0 / c[j];
+                for (int i = j + 1; i < n; i++)
+                    c[i] *= dum;
+            }
         }
     }
     return 0;
+}
+
+/* With the CPU's widest vectors: each entry's operations are the same (no
+ * FMA), so are its doubles (tests/core/test_same_bytes.c). */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+__attribute__((target("avx2"))) static int crout_lu_avx2(double *a, int n, int *indx, double *vv)
+{
+    return crout_lu_body(a, n, indx, vv, 1);
+}
+#endif
+
+static int crout_lu(double *a, int n, int *indx, double *vv)
+{
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    if (gk_cpu_level() >= GK_ISA_AVX2)
+        return crout_lu_avx2(a, n, indx, vv);
+#endif
+    return crout_lu_body(a, n, indx, vv, 0);
 }
 
 /* The solve with crout_lu's factor (lubksb: leading zeros of b skipped). */
@@ -284,7 +406,7 @@ static void crout_solve(const double *a, int n, const int *indx, double *b)
         b[ip] = b[i];
         if (ii >= 0)
             for (int j = ii; j < i; j++)
-                sum -= a[(size_t)i * n + j] * b[j];
+                sum -= A_(i, j) * b[j];
         else if (sum != 0.0)
             ii = i;
         b[i] = sum;
@@ -292,10 +414,11 @@ static void crout_solve(const double *a, int n, const int *indx, double *b)
     for (int i = n - 1; i >= 0; i--) {
         double sum = b[i];
         for (int j = i + 1; j < n; j++)
-            sum -= a[(size_t)i * n + j] * b[j];
-        b[i] = sum / a[(size_t)i * n + i];
+            sum -= A_(i, j) * b[j];
+        b[i] = sum / A_(i, i);
     }
 }
+#undef A_
 
 /* ---- the segments ---------------------------------------------------------- */
 
