@@ -164,6 +164,10 @@ int api_surface(int dev, gk_gpu_surface *s, char *err, size_t err_cap);
 
 int api_sim_weights(int dev, gk_gpu_sim *s, char *err, size_t err_cap);
 
+/* ---- rst_segments.cu: the values of rst's segments ------------------------------ */
+
+int api_rst_sums(int dev, gk_gpu_rst *s, char *err, size_t err_cap);
+
 } // namespace gk_gpu
 
 #endif

@@ -117,6 +117,8 @@ int load_libs(char *err, size_t err_cap)
             sym(hs, "cusolverDnXpotrf_bufferSize", L.dn_xpotrf_bs, sname, why64, sizeof why64) &&
             sym(hs, "cusolverDnXpotrf", L.dn_xpotrf, sname, why64, sizeof why64) &&
             sym(hb, "cublasDtrsm_v2_64", L.bl_trsm64, bname, why64, sizeof why64);
+    L.batched = sym(hb, "cublasDgetrfBatched", L.bl_getrf_batched, bname, why64, sizeof why64) &&
+                sym(hb, "cublasDgetrsBatched", L.bl_getrs_batched, bname, why64, sizeof why64);
     L.ok = true;
     libs = L; /* the libraries stay loaded for the life of the process */
     return 0;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * krige_global_libs.h - cuSOLVER and cuBLAS for global kriging
- * (krige_global.cu) and rbf's global system (rbf.cu), loaded with dlopen()
+ * (krige_global.cu), rbf's global system (rbf.cu) and rst's segments
+ * (rst_segments.cu), loaded with dlopen()
  * on the first such job (krige_global_libs.cu): the module links neither.
  */
 #ifndef GK_GPU_KRIGE_GLOBAL_LIBS_H
@@ -40,6 +41,11 @@ struct Libs {
     decltype(&cusolverDnXpotrf_bufferSize) dn_xpotrf_bs;
     decltype(&cusolverDnXpotrf) dn_xpotrf;
     decltype(&cublasDtrsm_v2_64) bl_trsm64;
+    /* batched LU and solves (rst's segments, rst_segments.cu): batched when
+     * both were found */
+    bool batched = false;
+    decltype(&cublasDgetrfBatched) bl_getrf_batched;
+    decltype(&cublasDgetrsBatched) bl_getrs_batched;
 };
 extern Libs libs; /* what load_libs found: read after it returned 0 */
 

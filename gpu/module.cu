@@ -738,10 +738,10 @@ void api_job_free(void *job) { job_destroy((Job *)job); }
 double api_last_kernel_ms(void *job) { return job ? ((Job *)job)->last_ms : -1.0; }
 
 const gk_gpu_api the_api = {
-    GK_GPU_ABI_VERSION, api_probe,      api_job_new,      api_tile,         api_job_free,
-    api_last_kernel_ms, api_krige_set,  api_variogram,    api_device_count, api_host_alloc,
-    api_host_free,      api_job_clone,  api_curve_evolve, api_scms,         api_quadtree_order,
-    api_surface,        api_sim_weights};
+    GK_GPU_ABI_VERSION, api_probe,       api_job_new,      api_tile,         api_job_free,
+    api_last_kernel_ms, api_krige_set,   api_variogram,    api_device_count, api_host_alloc,
+    api_host_free,      api_job_clone,   api_curve_evolve, api_scms,         api_quadtree_order,
+    api_surface,        api_sim_weights, api_rst_sums};
 
 } // namespace gk_gpu
 

@@ -19,7 +19,7 @@ extern "C" {
 
 /* One number: the entry symbol carries it, so a module of another version is
  * not even found, and the table repeats it. */
-#define GK_GPU_ABI_VERSION 18
+#define GK_GPU_ABI_VERSION 19
 #define GK_GPU_CAT_(a, b) a##b
 #define GK_GPU_CAT(a, b) GK_GPU_CAT_(a, b)
 #define GK_GPU_STR_(x) #x
@@ -380,6 +380,29 @@ typedef struct {
     double kernel_ms; /* out */
 } gk_gpu_surface;
 
+/* rst's segments (algorithms/spline/rst_segments.c): every node's value, the
+ * sum of its leaf over the leaf's window of points as gk_rst_segments_value
+ * adds it (the same operations in the same order; CUDA's exp and log for
+ * the C library's); with solve, the leaves' systems first (cuBLAS's batched
+ * LU: other roundings than the CPU's Crout). */
+typedef struct {
+    int nx, ny; /* the grid: node (col, row), row 0 at the top */
+    int nleaf;
+    const int *leaf;       /* 5 a leaf: col0, row0 (from the south), cols, rows, singular */
+    const double *step;    /* 2 a leaf: its cell's width and height in units of dnorm */
+    const size_t *off;     /* nleaf + 1: leaf k's points at [off[k], off[k + 1]) */
+    const double *xn, *yn; /* the points, in units of dnorm from their leaf's corner */
+    const double *b;       /* off[k] + k: leaf k's constant, then its points' coefficients */
+    double fi, zmin;
+    /* solve: b holds each leaf's right-hand side (0, then z less zmin) and
+     * the leaves' systems (the constant first, -smooth on the diagonal; maxn
+     * points at most) are solved here first; else b holds their solutions */
+    int solve, maxn;
+    double smooth;
+    double *out;      /* nx * ny (row-major from the top); NaN in a singular leaf */
+    double kernel_ms; /* out */
+} gk_gpu_rst;
+
 /* Simulation (algorithms/geostat/simulation_weights.c): every node's kriging
  * weights at path positions [p0, p1), as node_weights computes them there
  * (the same operations in the same order, no contraction): the K nearest of
@@ -462,6 +485,9 @@ typedef struct {
     /* simulation's weights of a range of path positions on device dev: 0, or
      * non-zero and a reason (the CPU then computes them). */
     int (*sim_weights)(int dev, gk_gpu_sim *s, char *err, size_t err_cap);
+    /* rst's segments: every node's value on device dev: 0, or non-zero and a
+     * reason (the CPU then computes them). */
+    int (*rst_sums)(int dev, gk_gpu_rst *s, char *err, size_t err_cap);
 } gk_gpu_api;
 
 /* tile()'s code when the GPU had no memory for the tile (the caller splits it) */

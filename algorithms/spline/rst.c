@@ -304,8 +304,8 @@ static int rst_prepare(gk_job *job) { return job->gpu ? GK_OK : rst_solve(job); 
 static const char *rst_gpu(const gk_job *job, gk_gpu_job_desc *d)
 {
     const rst_state *s = job->state;
-    if (s && s->segmented)
-        return "v.surf.rst's segments are computed on the CPU";
+    if (s && s->segmented) /* their systems; with --device cuda, the GPU values the nodes */
+        return "v.surf.rst's segments are solved on the CPU";
     if (!s || s->g.n <= 0)
         return "no point to solve for";
     if (cparams_of(&job->alg)->der)
@@ -467,7 +467,8 @@ static int rst_grid(gk_job *job, const gk_grid *g)
                                       p->zscale,
                                       p->npmin,
                                       p->segmax,
-                                      gk_context_threads(job->ctx)};
+                                      gk_context_threads(job->ctx),
+                                      !p->der};
         size_t dropped, outside;
         gk_rst_segments **grown = realloc(s->seg, (size_t)(s->nseg + 1) * sizeof *grown);
         gk_rst_segments *made =

@@ -21,6 +21,7 @@
  */
 #include "rst_segments.h"
 #include "core/cpu_level.h"
+#include "core/device.h"
 #include "rbf_system.h"
 
 #include <math.h>
@@ -58,6 +59,7 @@ struct gk_rst_segments {
     leaf *lv;
     qnode *root;
     double *x, *y, *z; /* every point inside the region, shifted */
+    double *val;       /* every node's value, where the GPU computed them */
 };
 
 /* ---- the quadtree ---------------------------------------------------------- */
@@ -430,7 +432,7 @@ void gk_rst_segments_free(gk_rst_segments *s)
         free(s->lv[k].xn), free(s->lv[k].yn), free(s->lv[k].b);
     free(s->lv);
     qfree(s->root);
-    free(s->x), free(s->y), free(s->z);
+    free(s->x), free(s->y), free(s->z), free(s->val);
     free(s);
 }
 
@@ -441,10 +443,10 @@ int gk_rst_segments_of(const gk_rst_segments *s, const gk_grid *g)
 
 int gk_rst_segments_count(const gk_rst_segments *s) { return s ? s->nleaf : 0; }
 
-/* Leaf L's window and system (GRASS's interp_segments for one leaf): 0, -1
- * out of memory. */
-static int solve_leaf(const gk_rst_segments *s, const qnode *q, leaf *L, double smseg, double dnorm,
-                      int kmin, int kmax2, double smooth, int *buf)
+/* Leaf L's window (GRASS's interp_segments for one leaf): its points in
+ * its units and, in L->b, its system's right-hand side: 0, -1 out of memory. */
+static int window_leaf(const gk_rst_segments *s, const qnode *q, leaf *L, double smseg,
+                       double dnorm, int kmin, int kmax2, int *buf)
 {
     const qnode *r = s->root;
     const double ew_r = (r->x1 - r->x0) / s->g.nx, ns_r = (r->y1 - r->y0) / s->g.ny;
@@ -479,19 +481,33 @@ static int solve_leaf(const gk_rst_segments *s, const qnode *q, leaf *L, double 
     L->xn = malloc((n ? n : 1) * sizeof *L->xn);
     L->yn = malloc((n ? n : 1) * sizeof *L->yn);
     L->b = malloc((size_t)N * sizeof *L->b);
+    if (!L->xn || !L->yn || !L->b)
+        return -1;
+    for (int k = 0; k < n; k++)
+        L->xn[k] = (s->x[buf[k]] - xmn) / dnorm, L->yn[k] = (s->y[buf[k]] - ymn) / dnorm;
+    L->b[0] = 0.0;
+    for (int k = 1; k < N; k++)
+        L->b[k] = s->z[buf[k - 1]];
+    const double sew = (xmx - xmn) / q->cols, sns = (ymx - ymn) / q->rows;
+    L->stx = sew / dnorm, L->sty = sns / dnorm;
+    return 0;
+}
+
+/* Leaf L's system solved in place of its right-hand side: 0, -1 out of
+ * memory. */
+static int solve_leaf(const gk_rst_segments *s, leaf *L, double smooth)
+{
+    const int n = L->n, N = n + 1;
     double *A = malloc((size_t)N * N * sizeof *A), *vv = malloc((size_t)N * sizeof *vv);
     int *piv = malloc((size_t)N * sizeof *piv);
-    if (!L->xn || !L->yn || !L->b || !A || !piv || !vv) {
+    if (!A || !piv || !vv) {
         free(A), free(piv), free(vv);
         return -1;
     }
-    for (int k = 0; k < n; k++)
-        L->xn[k] = (s->x[buf[k]] - xmn) / dnorm, L->yn[k] = (s->y[buf[k]] - ymn) / dnorm;
     /* GRASS's layout: the constant first, -smooth on the diagonal */
-    A[0] = 0.0, L->b[0] = 0.0;
+    A[0] = 0.0;
     for (int k = 1; k < N; k++) {
         A[k] = A[(size_t)k * N] = 1.0;
-        L->b[k] = s->z[buf[k - 1]];
         A[(size_t)k * N + k] = -smooth;
         for (int l = k + 1; l < N; l++) {
             const double dx = L->xn[k - 1] - L->xn[l - 1], dy = L->yn[k - 1] - L->yn[l - 1];
@@ -505,8 +521,6 @@ static int solve_leaf(const gk_rst_segments *s, const qnode *q, leaf *L, double 
     for (int k = 0; k < N && !L->singular; k++)
         L->singular = !isfinite(L->b[k]);
     free(A), free(piv), free(vv);
-    const double sew = (xmx - xmn) / q->cols, sns = (ymx - ymn) / q->rows;
-    L->stx = sew / dnorm, L->sty = sns / dnorm;
     return 0;
 }
 
@@ -597,13 +611,27 @@ gk_rst_segments *gk_rst_segments_new(gk_context *ctx, const gk_points *pts, cons
 #pragma omp for schedule(dynamic, 1)
         for (int k = 0; k < s->nleaf; k++)
             if (buf)
-                bad |=
-                    solve_leaf(s, lq[k], &s->lv[k], smseg, dnorm, kmin, kmax2, p->smooth, buf) != 0;
+                bad |= window_leaf(s, lq[k], &s->lv[k], smseg, dnorm, kmin, kmax2, buf) != 0;
         free(buf);
     }
     free(lq), free(cr);
     if (bad)
         goto nomem;
+    /* with --device cuda, the GPU solves and values them (not when the CPU
+     * needs the coefficients: derivatives); else the cores solve them, and
+     * the GPU may value the nodes */
+    int on = p->values_only ? gk_rst_segments_gpu(ctx, s, 1, p->smooth) : 0;
+    if (on < 0)
+        goto fail;
+    if (!on) {
+#pragma omp parallel for num_threads(p->threads) schedule(dynamic, 1) reduction(| : bad)
+        for (int k = 0; k < s->nleaf; k++)
+            bad |= solve_leaf(s, &s->lv[k], p->smooth) != 0;
+        if (bad)
+            goto nomem;
+        if (gk_rst_segments_gpu(ctx, s, 0, p->smooth) < 0)
+            goto fail;
+    }
     return s;
 nomem:
     gk_error(ctx, GK_ERR_NOMEM, "rst: out of memory for the segments");
@@ -632,6 +660,8 @@ static const leaf *leaf_of(const gk_rst_segments *s, int col, int row, double *x
 
 double gk_rst_segments_value(const gk_rst_segments *s, int col, int row)
 {
+    if (s->val)
+        return s->val[(size_t)row * s->g.nx + col];
     double xg, yg;
     const leaf *L = leaf_of(s, col, row, &xg, &yg);
     if (L->singular)
@@ -658,3 +688,64 @@ int gk_rst_segments_sums(const gk_rst_segments *s, int col, int row, double *D, 
 }
 
 double gk_rst_segments_dnorm(const gk_rst_segments *s) { return s->dnorm; }
+
+/* The GPU's copy of the nodes' values (core/gpu_abi.h's gk_gpu_rst): the
+ * leaves as the kernel reads them, packed one after another. */
+int gk_rst_segments_gpu(gk_context *ctx, gk_rst_segments *s, int solve, double smooth)
+{
+    const size_t N = (size_t)s->g.nx * s->g.ny, nl = (size_t)s->nleaf;
+    if (N > ((size_t)1 << 28) || nl == 0) /* the grid's doubles over 2 GiB: the CPU's */
+        return 0;
+    size_t np = 0;
+    int maxn = 0;
+    for (size_t k = 0; k < nl; k++)
+        np += (size_t)s->lv[k].n, maxn = s->lv[k].n > maxn ? s->lv[k].n : maxn;
+    int *lf = malloc(5 * nl * sizeof *lf);
+    size_t *off = malloc((nl + 1) * sizeof *off);
+    double *step = malloc(2 * nl * sizeof *step), *xn = malloc((np ? np : 1) * sizeof *xn);
+    double *yn = malloc((np ? np : 1) * sizeof *yn), *b = malloc((np + nl) * sizeof *b);
+    double *val = malloc(N * sizeof *val);
+    int rc = -1;
+    if (!lf || !off || !step || !xn || !yn || !b || !val) {
+        gk_error(ctx, GK_ERR_NOMEM, "rst: out of memory for the segments' values");
+        goto done;
+    }
+    off[0] = 0;
+    for (size_t k = 0; k < nl; k++) {
+        const leaf *L = &s->lv[k];
+        const size_t o = off[k], n = (size_t)L->n;
+        lf[5 * k] = L->col0, lf[5 * k + 1] = L->row0, lf[5 * k + 2] = L->cols;
+        lf[5 * k + 3] = L->rows, lf[5 * k + 4] = solve ? L->n == 0 : L->singular;
+        step[2 * k] = L->stx, step[2 * k + 1] = L->sty;
+        if (n) {
+            memcpy(xn + o, L->xn, n * sizeof *xn);
+            memcpy(yn + o, L->yn, n * sizeof *yn);
+        }
+        if (L->b)
+            memcpy(b + o + k, L->b, (n + 1) * sizeof *b);
+        else
+            memset(b + o + k, 0, (n + 1) * sizeof *b);
+        off[k + 1] = o + n;
+    }
+    gk_gpu_rst d = {.nx = s->g.nx,
+                    .ny = s->g.ny,
+                    .nleaf = s->nleaf,
+                    .leaf = lf,
+                    .step = step,
+                    .off = off,
+                    .xn = xn,
+                    .yn = yn,
+                    .b = b,
+                    .fi = s->fi,
+                    .zmin = s->zmin,
+                    .solve = solve,
+                    .smooth = smooth,
+                    .maxn = maxn,
+                    .out = val};
+    rc = gk_device_rst_sums(ctx, &d, (double)N * ((double)np / (double)nl));
+    if (rc == 1)
+        s->val = val, val = NULL;
+done:
+    free(lf), free(off), free(step), free(xn), free(yn), free(b), free(val);
+    return rc;
+}

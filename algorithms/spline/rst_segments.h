@@ -14,6 +14,7 @@ typedef struct gk_rst_segments gk_rst_segments;
 typedef struct {
     double tension, smooth, dmin, zscale;
     int npmin, segmax, threads;
+    int values_only; /* the leaves' coefficients are not needed (no derivatives) */
 } gk_rst_seg_params;
 
 /* The segments of the points inside grid g's extent (edges included), in
@@ -36,6 +37,13 @@ double gk_rst_segments_value(const gk_rst_segments *s, int col, int row);
 int gk_rst_segments_sums(const gk_rst_segments *s, int col, int row, double *D, int *col0);
 /* GRASS's dnorm for these points. */
 double gk_rst_segments_dnorm(const gk_rst_segments *s);
+/* Every node's value computed at once on the GPU, where the context takes
+ * rst's segments there (--device cuda: the GPU's exp and log are not the C
+ * library's, so auto keeps the CPU); gk_rst_segments_value then reads them.
+ * solve: the leaves' systems too (their right-hand sides in the leaves'
+ * coefficients: cuBLAS's batched LU), else the CPU's coefficients. 1 done,
+ * 0 left to the CPU, -1 an error (in ctx). gk_rst_segments_new calls it. */
+int gk_rst_segments_gpu(gk_context *ctx, gk_rst_segments *s, int solve, double smooth);
 /* Its leaves (segments). */
 int gk_rst_segments_count(const gk_rst_segments *s);
 

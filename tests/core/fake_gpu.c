@@ -195,7 +195,7 @@ static int quadtree_order(int dev, const double *x, const double *y, size_t n, u
 static gk_gpu_api api = {
     GK_GPU_ABI_VERSION, probe,        job_new,    tile,      job_free,  last_kernel_ms, krige_set,
     variogram,          device_count, host_alloc, host_free, job_clone, NULL,           NULL,
-    quadtree_order,     NULL,         NULL};
+    quadtree_order,     NULL,         NULL,       NULL};
 
 __attribute__((visibility("default"))) const gk_gpu_api *GK_GPU_ENTRY_FN(void)
 {
