@@ -21,12 +21,24 @@ static inline uint64_t gk_mix64(uint64_t z)
     return z ^ (z >> 31);
 }
 
+/* The part of a draw's hash that (seed, stream, i) fixes: draws (i, j) for
+ * many j reuse it (gk_random_bits_at). */
+static inline uint64_t gk_random_row(uint64_t seed, uint64_t stream, uint64_t i)
+{
+    const uint64_t h = gk_mix64(seed ^ 0x9e3779b97f4a7c15ULL * (stream + 1));
+    return gk_mix64(h + 0x9e3779b97f4a7c15ULL + i);
+}
+
+/* Draw j of a row: gk_random_bits(seed, stream, i, j) for row(seed, stream, i). */
+static inline uint64_t gk_random_bits_at(uint64_t row, uint64_t j)
+{
+    return gk_mix64(row + 0x632be59bd9b4e019ULL + j);
+}
+
 /* 64 random bits for draw (i, j) of a stream under seed. */
 static inline uint64_t gk_random_bits(uint64_t seed, uint64_t stream, uint64_t i, uint64_t j)
 {
-    uint64_t h = gk_mix64(seed ^ 0x9e3779b97f4a7c15ULL * (stream + 1));
-    h = gk_mix64(h + 0x9e3779b97f4a7c15ULL + i);
-    return gk_mix64(h + 0x632be59bd9b4e019ULL + j);
+    return gk_random_bits_at(gk_random_row(seed, stream, i), j);
 }
 
 /* A uniform in (0, 1), never 0 or 1: the top 53 bits, centred in their

@@ -303,6 +303,9 @@ static int sim_prepare(gk_job *job)
 
 /* ---- one grid -------------------------------------------------------------- */
 
+/* Path positions ahead whose neighbours' values forward fetches early. */
+#define GK_SIM_AHEAD 4
+
 /* Phase 2 of one batch: realizations [r0, r0 + B) along the path of the
  * weights' positions, into y (node-major, B per node), on threads that
  * share the realizations. */
@@ -318,31 +321,46 @@ static int forward(const gk_sim_geom *g, const gk_sim_weights *w, uint64_t seed,
         const int nb = b1 - b0;
         /* a node's sums for this thread's realizations, neighbour after
          * neighbour (each value's additions in the weights' order) */
-        double *acc = nb > 0 ? malloc((size_t)nb * sizeof *acc) : NULL;
-        fail = nb > 0 && !acc;
-        for (uint32_t p = w->p0; p < w->p1 && acc; p++) {
+        double *restrict acc = nb > 0 ? malloc((size_t)nb * sizeof *acc) : NULL;
+        uint64_t *row = nb > 0 ? malloc((size_t)nb * sizeof *row) : NULL;
+        fail = nb > 0 && (!acc || !row);
+        for (int b = 0; b < nb && row; b++) /* each realization's part of the noise's hash */
+            row[b] = gk_random_row(seed, GK_SIM_STREAM_NOISE, (uint64_t)(r0 + b0 + b));
+        for (uint32_t p = w->p0; p < w->p1 && acc && row; p++) {
             const size_t at = p - w->p0;
             const uint32_t node = g->path[p];
             const uint32_t *nbr = w->nb + at * K;
             const double *wk = w->w + at * K;
             const int nn = w->nn[at];
+#if defined(__GNUC__) || defined(__clang__)
+            /* the neighbours' values a few positions ahead: scattered over
+             * the grid, each a cache miss the loads would otherwise wait for */
+            if (p + GK_SIM_AHEAD < w->p1) {
+                const size_t ah = at + GK_SIM_AHEAD;
+                for (int q = 0; q < w->nn[ah]; q++) {
+                    const char *r = (const char *)(y + (size_t)w->nb[ah * K + q] * B + b0);
+                    for (size_t o = 0; o < (size_t)nb * sizeof *y; o += 64)
+                        __builtin_prefetch(r + o);
+                }
+            }
+#endif
             for (int b = 0; b < nb; b++)
                 acc[b] = w->cst[at];
             for (int q = 0; q < nn; q++) {
                 const double wq = wk[q];
-                const float *src = y + (size_t)nbr[q] * B + b0;
+                const float *restrict src = y + (size_t)nbr[q] * B + b0;
                 for (int b = 0; b < nb; b++)
                     acc[b] += wq * (double)src[b];
             }
             float *dst = y + (size_t)node * B + b0;
             const double sd = w->sd[at];
             for (int b = 0; b < nb; b++) {
-                const double e = gk_normal_quantile(gk_random_uniform(
-                    gk_random_bits(seed, GK_SIM_STREAM_NOISE, (uint64_t)(r0 + b0 + b), node)));
+                const double e =
+                    gk_normal_quantile(gk_random_uniform(gk_random_bits_at(row[b], node)));
                 dst[b] = (float)(acc[b] + sd * e);
             }
         }
-        free(acc);
+        free(acc), free(row);
     }
     return fail ? GK_ERR_NOMEM : GK_OK;
 }
@@ -358,6 +376,7 @@ static int forward_ik(const sim_state *st, const gk_sim_geom *g, const gk_sim_we
 #pragma omp parallel for num_threads(threads) schedule(static)
     for (int b = 0; b < B; b++) {
         double F[GK_IK_MAX_CUTS], up[GK_IK_MAX_CUTS];
+        const uint64_t row = gk_random_row(seed, GK_SIM_STREAM_NOISE, (uint64_t)(r0 + b));
         for (uint32_t p = w[0].p0; p < w[0].p1; p++) {
             const size_t at = p - w[0].p0;
             const uint32_t node = g->path[p];
@@ -376,8 +395,7 @@ static int forward_ik(const sim_state *st, const gk_sim_geom *g, const gk_sim_we
                 dn = c == nc - 1 ? F[c] : (dn < F[c] ? dn : F[c]);
                 F[c] = 0.5 * (up[c] + dn);
             }
-            const double u = gk_random_uniform(
-                gk_random_bits(seed, GK_SIM_STREAM_NOISE, (uint64_t)(r0 + b), node));
+            const double u = gk_random_uniform(gk_random_bits_at(row, node));
             int c = 0;
             while (c < nc && !(u < F[c]))
                 c++;
