@@ -91,20 +91,8 @@ __global__ void rst_systems(gk_gpu_rst s, int k0, int M, double *A, double *B, d
         Ap[blockIdx.x] = a, Bp[blockIdx.x] = rhs;
     for (size_t e = threadIdx.x; e < (size_t)M * M; e += blockDim.x) {
         const int i = (int)(e % M), j = (int)(e / M);
-        double v;
-        if (i >= N || j >= N)
-            v = i == j ? 1.0 : 0.0;
-        else if (i == 0 || j == 0)
-            v = i == j ? 0.0 : 1.0;
-        else if (i == j)
-            v = -s.smooth;
-        else { /* the CPU's pair (row < column) */
-            const int r = i < j ? i : j, c = i < j ? j : i;
-            const double dx = s.xn[p0 + r - 1] - s.xn[p0 + c - 1];
-            const double dy = s.yn[p0 + r - 1] - s.yn[p0 + c - 1];
-            v = gk_rbf_rst_x(s.fi * s.fi * (dx * dx + dy * dy) / 4);
-        }
-        a[e] = v;
+        a[e] = i >= N || j >= N ? (i == j ? 1.0 : 0.0)
+                                : gk_rst_system_entry(i, j, s.xn + p0, s.yn + p0, s.fi, s.smooth);
     }
     for (int i = threadIdx.x; i < M; i += blockDim.x)
         rhs[i] = i < N ? s.b[p0 + k + i] : 0.0;

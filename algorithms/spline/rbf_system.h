@@ -97,6 +97,22 @@ GK_RBF_FN double gk_rbf_rst_x(double x)
 
 GK_RBF_FN double gk_rbf_rst(double r) { return gk_rbf_rst_x(r * r); }
 
+/* Element (i, j) of a v.surf.rst segment's system (spline/rst_segments.c,
+ * the CPU's, and gpu/rst_segments.cu): GRASS's layout, the constant first
+ * and -smooth on the diagonal, its points (xn, yn) in units of dnorm and
+ * each pair taken as GRASS takes it, the lower index first. */
+GK_RBF_FN double gk_rst_system_entry(int i, int j, const double *xn, const double *yn, double fi,
+                                     double smooth)
+{
+    if (i == 0 || j == 0)
+        return i == j ? 0.0 : 1.0;
+    if (i == j)
+        return -smooth;
+    const int r = i < j ? i : j, c = i < j ? j : i;
+    const double dx = xn[r - 1] - xn[c - 1], dy = yn[r - 1] - yn[c - 1];
+    return gk_rbf_rst_x(fi * fi * (dx * dx + dy * dy) / 4);
+}
+
 /* The RST function's derivative terms at normalised offset (dx, dy) with
  * tension fi, coefficient b, added to D = (DX, DY, DXX, DYY, DXY): GRASS's
  * IL_crstg helpers (its series below 0.001, 1/x beyond 35). */

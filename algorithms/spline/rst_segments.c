@@ -504,17 +504,10 @@ static int solve_leaf(const gk_rst_segments *s, leaf *L, double smooth)
         free(A), free(piv), free(vv);
         return -1;
     }
-    /* GRASS's layout: the constant first, -smooth on the diagonal */
-    A[0] = 0.0;
-    for (int k = 1; k < N; k++) {
-        A[k] = A[(size_t)k * N] = 1.0;
-        A[(size_t)k * N + k] = -smooth;
-        for (int l = k + 1; l < N; l++) {
-            const double dx = L->xn[k - 1] - L->xn[l - 1], dy = L->yn[k - 1] - L->yn[l - 1];
-            const double v = gk_rbf_rst_x(s->fi * s->fi * (dx * dx + dy * dy) / 4);
-            A[(size_t)k * N + l] = A[(size_t)l * N + k] = v;
-        }
-    }
+    for (int k = 0; k < N; k++) /* symmetric: each pair once */
+        for (int l = k; l < N; l++)
+            A[(size_t)k * N + l] = A[(size_t)l * N + k] =
+                gk_rst_system_entry(k, l, L->xn, L->yn, s->fi, smooth);
     L->singular = n == 0 || crout_lu(A, N, piv, vv);
     if (!L->singular)
         crout_solve(A, N, piv, L->b);
