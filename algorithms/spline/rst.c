@@ -304,8 +304,9 @@ static int rst_prepare(gk_job *job) { return job->gpu ? GK_OK : rst_solve(job); 
 static const char *rst_gpu(const gk_job *job, gk_gpu_job_desc *d)
 {
     const rst_state *s = job->state;
-    if (s && s->segmented) /* their systems; with --device cuda, the GPU values the nodes */
-        return "v.surf.rst's segments are solved on the CPU";
+    if (s && s->segmented) /* no tile op: rst_segments.c's one-shot call, --device cuda only */
+        return "v.surf.rst's segments: the CPU's under auto (GRASS's bits); --device cuda takes "
+               "them to the GPU";
     if (!s || s->g.n <= 0)
         return "no point to solve for";
     if (cparams_of(&job->alg)->der)

@@ -687,7 +687,12 @@ double gk_rst_segments_dnorm(const gk_rst_segments *s) { return s->dnorm; }
 int gk_rst_segments_gpu(gk_context *ctx, gk_rst_segments *s, int solve, double smooth)
 {
     const size_t N = (size_t)s->g.nx * s->g.ny, nl = (size_t)s->nleaf;
-    if (N > ((size_t)1 << 28) || nl == 0) /* the grid's doubles over 2 GiB: the CPU's */
+    int code;
+    if (gk_device_requested(ctx, &code))
+        return -1;
+    /* only asked for by name (gk_device_rst_sums says why); the grid's doubles
+     * over 2 GiB: the CPU's */
+    if (code < GK_DEV_CUDA || N > ((size_t)1 << 28) || nl == 0)
         return 0;
     size_t np = 0;
     int maxn = 0;
