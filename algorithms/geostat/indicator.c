@@ -7,11 +7,13 @@
  * (order=cdf, the default; clip; none).
  *
  * Each cut-off is an ordinary kriging job of its own on the indicators
- * (made here on the CPU, with its own model: models=, or model= for all,
- * or model=auto fitted on each cut-off's indicators); a tile kriges every
- * cut-off with kriging's own tile function and corrects the nodes.
+ * (with its own model: models=, or model= for all, or model=auto fitted on
+ * each cut-off's indicators); a tile kriges every cut-off with kriging's own
+ * tile function, or the GPU's kriging where --device cuda asked for it
+ * (auto keeps the CPU's bits), and corrects the nodes.
  */
 #include "kriging.h"
+#include "core/device.h"
 #include "core/method.h"
 
 #include <errno.h>
@@ -184,6 +186,9 @@ static int ik_prepare(gk_job *job)
     double lo = INFINITY, hi = -INFINITY;
     for (size_t i = 0; i < p->n; i++)
         lo = fmin(lo, p->z[i]), hi = fmax(hi, p->z[i]);
+    int code; /* the cut-offs' kriging on the GPU when asked for by name */
+    if (gk_device_requested(job->ctx, &code))
+        return gk_errno(job->ctx);
     for (int c = 0; c < ik->ncut; c++) {
         const double cut = ik->cut[c];
         if (!(cut > lo))
@@ -217,7 +222,8 @@ static int ik_prepare(gk_job *job)
             k->model_auto = 0;
             k->variogram_file[0] = '\0';
         }
-        st->job[st->n] = gk_job_new_cpu(job->ctx, q, &a);
+        st->job[st->n] =
+            code >= GK_DEV_CUDA ? gk_job_new(job->ctx, q, &a) : gk_job_new_cpu(job->ctx, q, &a);
         st->n++;
         if (!st->job[st->n - 1])
             return gk_error(job->ctx, gk_errno(job->ctx), "indicator kriging, cut-off %g: %s", cut,
@@ -252,7 +258,16 @@ static uint64_t ik_tile(const gk_job *job, const gk_tile *t, double *out, gk_scr
     const double nodata = job->alg.nodata;
     uint64_t nod = 0;
     for (int c = 0; c < st->n; c++) {
-        const uint64_t r = gk_kriging_tile(st->job[c], t, out + (size_t)c * T, s);
+        gk_job *kc = st->job[c];
+        uint64_t r = GK_DEVICE_FAILED;
+        int is_float;
+        if (kc->gpu)
+            r = gk_device_tile(kc, t, out + (size_t)c * T, 0, &is_float);
+        if (r >= GK_DEVICE_FAILED) { /* the CPU's, or a GPU that failed: the cores */
+            if (kc->gpu && gk_device_cpu_index(kc))
+                return UINT64_MAX;
+            r = gk_kriging_tile(kc, t, out + (size_t)c * T, s);
+        }
         if (r == UINT64_MAX)
             return UINT64_MAX;
     }

@@ -8,7 +8,7 @@ set(GK_GPU_TEST_SOURCES test_gpu.c gpu_harness.c test_gpu_idw_window.c test_gpu_
     test_gpu_ridges.c test_gpu_density.c test_gpu_crossval.c test_gpu_quadtree_order.c
     test_gpu_natural.c test_gpu_shepard.c
     test_gpu_polynomial.c test_gpu_rbf.c test_gpu_rst.c test_gpu_surface.c
-    test_gpu_simulation.c)
+    test_gpu_simulation.c test_gpu_indicator.c)
 list(TRANSFORM GK_GPU_TEST_SOURCES PREPEND ${CMAKE_CURRENT_LIST_DIR}/)
 add_executable(test_gpu ${GK_GPU_TEST_SOURCES})
 target_link_libraries(test_gpu PRIVATE gridkit_core)

@@ -144,6 +144,8 @@ void test_rbf(const dataset *u, const dataset *l, const dataset *s);
 void test_rst(const dataset *l, const dataset *s);
 void test_surface(const dataset *u, const dataset *l, const dataset *s);
 void test_simulation(const dataset *u, const dataset *l, const dataset *s);
+/* test_gpu_indicator.c */
+void test_indicator(const dataset *u, const dataset *l);
 /* test_gpu_crossval.c */
 void test_crossval(const dataset *u, const dataset *l);
 void test_quadtree_order(void); /* test_gpu_quadtree_order.c */

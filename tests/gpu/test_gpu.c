@@ -358,6 +358,7 @@ int main(void)
     FAMILY("rst", test_rst(&l, &sm));
     FAMILY("surface", test_surface(&u, &l, &sm));
     FAMILY("simulation", test_simulation(&u, &l, &sm));
+    FAMILY("indicator", test_indicator(&u, &l));
     FAMILY("ridges", test_ridges(ctx));
     FAMILY("density", test_density(&u, &l, &sm));
     FAMILY("crossval", test_crossval(&u, &l));
