@@ -18,6 +18,8 @@
  *
  * Every leaf is solved when the segments are made (on threads, each leaf's
  * doubles its own), so a node's value does not depend on tiles or threads.
+ * With --device cuda the GPU solves the leaves and values every node at
+ * once instead (gk_rst_segments_gpu; gpu/rst_segments.cu).
  */
 #include "rst_segments.h"
 #include "core/cpu_level.h"
