@@ -46,6 +46,7 @@ typedef struct {
     double tension, smooth, dmin, zscale;
     int npmin, segmax;
     unsigned der; /* 1 << RST_*: the derivative bands asked for */
+    int partials; /* v.surf.rst -d: those bands hold the raw partial derivatives */
 } rst_params;
 GK_ALG_OWN_FITS(rst_params);
 
@@ -84,6 +85,15 @@ static int key(gk_context *ctx, const char *spec, const char *k, const char *val
         }
         return GK_OK;
     }
+    if (!strcasecmp(k, "partials")) { /* v.surf.rst's -d */
+        if (!strcasecmp(val, "yes") || !strcmp(val, "1"))
+            p->partials = 1;
+        else if (!strcasecmp(val, "no") || !strcmp(val, "0"))
+            p->partials = 0;
+        else
+            return gk_error(ctx, GK_ERR_ARG, "-a rst: partials=%s must be yes or no", val);
+        return GK_OK;
+    }
     if (gk_param_finite(ctx, "rst", k, val, &d))
         return GK_ERR_ARG;
     if (!strcasecmp(k, "tension")) {
@@ -115,7 +125,7 @@ static int key(gk_context *ctx, const char *spec, const char *k, const char *val
     } else {
         return gk_error(ctx, GK_ERR_ARG,
                         "-a %s: algorithm rst has no parameter '%s' (tension, smooth, npmin, "
-                        "segmax, dmin, zscale, derivatives, nodata)",
+                        "segmax, dmin, zscale, derivatives, partials, nodata)",
                         spec, k);
     }
     return GK_OK;
@@ -132,6 +142,8 @@ static void canonical(gk_algorithm *a)
             gk_strbuf_add(&sb, "%s%s", first ? ":derivatives=" : ",", der_name[d]);
             first = 0;
         }
+    if (p->partials)
+        gk_strbuf_add(&sb, ":partials=yes");
     gk_strbuf_add(&sb, ":nodata=%.17g", a->nodata);
 }
 
@@ -158,6 +170,7 @@ typedef struct {
     double *x, *y, *z; /* the kept points, z scaled, less zmin */
     double zmin;
     double dnorm, fi; /* the derivatives' units: GRASS's dnorm and tension */
+    int partials;     /* the derivative bands hold the raw partial derivatives */
     gk_rbf_global g;
     size_t dropped;
     /* more than segmax points: v.surf.rst's segments, made for a grid on its
@@ -219,6 +232,7 @@ static int rst_build(gk_job *job)
         }
         s->segmented = 1;
         s->fi = p->tension;
+        s->partials = p->partials;
         job->state = s;
         job->nbands = 1 + __builtin_popcount(p->der);
         return GK_OK;
@@ -270,7 +284,7 @@ static int rst_build(gk_job *job)
                         "distances cannot be normalised");
     /* x = (tension d / (2 dnorm))^2 = (eps d)^2; GRASS's -smooth on the diagonal */
     s->sp = (gk_rbf_spec){GK_RBF_RST, 0, p->tension / (2.0 * dnorm), -p->smooth};
-    s->dnorm = dnorm, s->fi = p->tension;
+    s->dnorm = dnorm, s->fi = p->tension, s->partials = p->partials;
     if (s->dropped)
         snprintf(job->warning, sizeof job->warning,
                  "rst: %zu of %zu points dropped within dmin=%.15g of an earlier point (as "
@@ -349,12 +363,20 @@ static void node_sums(const rst_state *s, double nx, double ny, double *D)
 
 /* Slope, aspect and curvatures from the sums as v.surf.rst gives them: the
  * negated first and second derivatives rounded to Float32 first; *flat when
- * the gradient is at most 0.001 (there GRASS keeps the last mean curvature). */
-static void secpar(const double *D, double fi, double dnorm, double *o, int *flat)
+ * the gradient is at most 0.001 (there GRASS keeps the last mean curvature).
+ * partials (v.surf.rst -d): those derivatives themselves, in the bands of
+ * slope, aspect, pcurvature, tcurvature and mcurvature, never flat. */
+static void secpar(const double *D, double fi, double dnorm, int partials, double *o, int *flat)
 {
     const double t2 = (fi * fi / 4 * 2) / dnorm, td = t2 / dnorm;
     const double fx = (float)(-D[0] * t2), fy = (float)(-D[1] * t2), fxx = (float)(-D[2] * td),
                  fyy = (float)(-D[3] * td), fxy = (float)(-D[4] * td);
+    if (partials) {
+        o[RST_SLOPE] = fx, o[RST_ASPECT] = fy, o[RST_PCURV] = fxx;
+        o[RST_TCURV] = fyy, o[RST_MCURV] = fxy;
+        *flat = 0;
+        return;
+    }
     const double R2D = 57.29577951308232, grad2 = fx * fx + fy * fy, grad = sqrt(grad2);
     o[RST_SLOPE] = R2D * atan(grad);
     *flat = grad <= 0.001;
@@ -387,7 +409,7 @@ static int node_derivatives(const rst_state *s, const gk_rst_segments *seg, cons
         *c0 = 0;
         node_sums(s, gk_grid_node_x(g, col), gk_grid_node_y(g, row), D);
     }
-    secpar(D, s->fi, dnorm, o, flat);
+    secpar(D, s->fi, dnorm, s->partials, o, flat);
     return 0;
 }
 
@@ -552,9 +574,13 @@ static int rst_bands(const gk_algorithm *a) { return 1 + __builtin_popcount(cpar
 
 static const char *rst_band_name(const gk_algorithm *a, int i)
 {
+    /* v.surf.rst -d's values in those maps: the negated partial derivatives */
+    static const char *const partial_name[RST_N_DER] = {"-dz/dx", "-dz/dy", "-d2z/dx2", "-d2z/dy2",
+                                                        "-d2z/dxdy"};
+    const rst_params *p = cparams_of(a);
     for (int d = 0, k = 0; d < RST_N_DER; d++)
-        if (cparams_of(a)->der & (1u << d) && ++k == i)
-            return der_name[d];
+        if (p->der & (1u << d) && ++k == i)
+            return p->partials ? partial_name[d] : der_name[d];
     return "elevation";
 }
 
@@ -565,7 +591,8 @@ const gk_method gk_method_rst = {
                "segments or one",
     .parse = rst_parse,
     .own_keys = "tension, smooth, segmax, npmin, dmin, zscale, "
-                "derivatives=slope,aspect,pcurvature,tcurvature,mcurvature, nodata",
+                "derivatives=slope,aspect,pcurvature,tcurvature,mcurvature, partials=yes|no, "
+                "nodata",
     .build = rst_build,
     .prepare = rst_prepare,
     .release = rst_release,

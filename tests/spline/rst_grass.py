@@ -74,7 +74,7 @@ def n_points(path, layer):
     return ds.GetLayerByName(layer).GetFeatureCount()
 
 
-def grass_surface(work, data, case, keys, out, derivatives=False, one_segment=True):
+def grass_surface(work, data, case, keys, out, derivatives=False, one_segment=True, partials=False):
     """v.surf.rst's raster for one case, as a Float64 GeoTIFF at out (with
     derivatives: its slope, aspect and curvatures as out's bands 2 to 6)."""
     (f, layer, field, (w, e, s, n, cols, rows)) = case
@@ -87,8 +87,9 @@ def grass_surface(work, data, case, keys, out, derivatives=False, one_segment=Tr
         fh.write("g.region n=%r s=%r e=%r w=%r rows=%d cols=%d\n" % (n, s, e, w, rows, cols))
         der = " ".join("%s=%s" % (d, d) for d in DERIVATIVES) if derivatives else ""
         seg = "segmax=%d" % (2 * npts) if one_segment else ""
-        fh.write("v.surf.rst input=pts %s elevation=surf %s %s %s --quiet --overwrite\n"
-                 % ("zcolumn=" + field if field else "", seg, keys, der))
+        fh.write("v.surf.rst %sinput=pts %s elevation=surf %s %s %s --quiet --overwrite\n"
+                 % ("-d " if partials else "", "zcolumn=" + field if field else "", seg, keys,
+                    der))
         if derivatives:
             fh.write("i.group group=all input=surf,%s --quiet\n" % ",".join(DERIVATIVES))
             fh.write("r.out.gdal -c input=all output=%s format=GTiff type=Float64 --quiet "
@@ -108,17 +109,19 @@ def grass_surface(work, data, case, keys, out, derivatives=False, one_segment=Tr
     return None
 
 
-def derivative_case(gk, data, work, case, keys, spec, one_segment=True):
-    """Each derivative band against v.surf.rst's map; (passed, failed)."""
+def derivative_case(gk, data, work, case, keys, spec, one_segment=True, partials=False):
+    """Each derivative band against v.surf.rst's map (partials: its -d maps,
+    the raw partial derivatives); (passed, failed)."""
     (f, layer, field, (w, e, s, n, cols, rows)) = case
     ref, out = os.path.join(work, "grass_der.tif"), os.path.join(work, "gridkit_der.tif")
     for p in (ref, out):
         if os.path.exists(p):
             os.remove(p)
-    err = grass_surface(work, data, case, keys, ref, derivatives=True, one_segment=one_segment)
+    err = grass_surface(work, data, case, keys, ref, derivatives=True, one_segment=one_segment,
+                        partials=partials)
     if one_segment:
         spec += ":segmax=%d" % (2 * n_points(os.path.join(data, f), layer))
-    spec += ":derivatives=" + ",".join(DERIVATIVES)
+    spec += ":derivatives=" + ",".join(DERIVATIVES) + (":partials=yes" if partials else "")
     r = subprocess.run([gk, "grid", "-q", "-l", layer, "-zfield", field or "z", "-txe", repr(w),
                         repr(e), "-tye", repr(s), repr(n), "-outsize", str(cols), str(rows),
                         "-ot", "Float64", "-a", spec, os.path.join(data, f), out],
@@ -135,7 +138,8 @@ def derivative_case(gk, data, work, case, keys, spec, one_segment=True):
         steps = float(np.max(diff / step))
         ok = np.isfinite(a[k]).all() and steps <= 1
         print("%s %s on %s, %s: %d of %d cells not GRASS's Float32 (at most %g steps)"
-              % ("ok  " if ok else "FAIL", spec.split(":derivatives")[0], f, name,
+              % ("ok  " if ok else "FAIL",
+                 spec.split(":derivatives")[0] + (" (-d)" if partials else ""), f, name,
                  int((a32 != b[k]).sum()), a32.size, steps))
         npass += ok
         nfail += not ok
@@ -186,6 +190,14 @@ def main():
         npass, nfail = npass + p, nfail + f
     for case, keys, spec in DER_SEG_CASES:
         p, f = derivative_case(gk, data, work, case, keys, spec, one_segment=False)
+        npass, nfail = npass + p, nfail + f
+    # v.surf.rst -d: the raw partial derivatives, in one segment and in segments
+    for case, keys, spec, one in [(DER_CASES[0][0], DER_CASES[0][1], DER_CASES[0][2], True),
+                                  (DER_SEG_CASES[1][0], DER_SEG_CASES[1][1], DER_SEG_CASES[1][2],
+                                   False),
+                                  (DER_SEG_CASES[3][0], DER_SEG_CASES[3][1], DER_SEG_CASES[3][2],
+                                   False)]:
+        p, f = derivative_case(gk, data, work, case, keys, spec, one_segment=one, partials=True)
         npass, nfail = npass + p, nfail + f
     print("%d passed, %d failed" % (npass, nfail))
     return 1 if nfail else 0

@@ -148,6 +148,28 @@ static void derivatives_by_windows(void)
     CHECK(memcmp(whole, split, sizeof whole) == 0);
     gk_job_free(job);
     gk_algorithm_free(a);
+
+    /* partials=yes (v.surf.rst -d): the same nodes' aspect band holds -dz/dy,
+     * whose sign gives the aspect's half (north-facing: aspect in (0, 180)),
+     * and it is named so; a value that is no yes or no is refused */
+    a = gk_algorithm_parse(ctx, "rst:npmin=30:zscale=0.01:derivatives=aspect:partials=yes");
+    job = a ? gk_job_new(ctx, p, a) : NULL;
+    static double raw[2 * T];
+    CHECK(job && gk_job_bands(job) == 2 && gk_job_compute_window(job, &g, 0, 0, W, H, raw) == 0);
+    CHECK(job && strstr(gk_job_algorithm_string(job), ":partials=yes") != NULL);
+    int agree = 0, sloped2 = 0;
+    for (int q = 0; job && q < T; q++)
+        if (whole[T + q] != 0.0 && whole[T + q] != 180.0 && whole[T + q] != 360.0) {
+            sloped2++;
+            agree += (raw[T + q] > 0) == (whole[T + q] < 180.0);
+        }
+    CHECKF(sloped2 > 0 && agree == sloped2, "-dz/dy's sign and the aspect agree at %d of %d", agree,
+           sloped2);
+    gk_job_free(job);
+    gk_algorithm_free(a);
+    a = gk_algorithm_parse(ctx, "rst:derivatives=slope:partials=maybe");
+    CHECKF(!a && strstr(gk_errmsg(ctx), "partials=maybe"), "partials=maybe: %s", gk_errmsg(ctx));
+    gk_algorithm_free(a);
     gk_points_free(p);
 }
 
