@@ -133,9 +133,9 @@ int gk_device_surface(gk_context *ctx, gk_gpu_surface *s);
  * GPU's are the CPU's bits (Nug and Sph models), else auto keeps the CPU
  * and only --device cuda takes the GPU. */
 int gk_device_sim_weights(gk_context *ctx, gk_gpu_sim *s, int exact);
-/* rst's segments' values on the GPU, with --device cuda only (the GPU's exp
- * and log round otherwise than the C library's); terms: points times nodes.
- * 1 done, 0 the CPU's to do, -1 an error (in ctx). */
+/* rst's segments' values on the GPU, the same way; its caller asks only
+ * under --device cuda (the GPU's exp and log round otherwise than the C
+ * library's: spline/rst_segments.c); terms: points times nodes. */
 int gk_device_rst_sums(gk_context *ctx, gk_gpu_rst *s, double terms);
 
 #endif

@@ -166,16 +166,6 @@ int gk_device_sim_weights(gk_context *ctx, gk_gpu_sim *s, int exact)
 int gk_device_rst_sums(gk_context *ctx, gk_gpu_rst *s, double terms)
 {
     char name[200] = "";
-    int code;
-    if (gk_device_requested(ctx, &code))
-        return -1;
-    /* auto keeps the CPU's bits: the GPU's exp and log are not the C library's */
-    if (code != GK_DEV_CPU && code < GK_DEV_CUDA) {
-        snprintf(ctx->device_name, sizeof ctx->device_name,
-                 "cpu (rst's segments: the GPU's exp and log are not the C library's; --device "
-                 "cuda to use it)");
-        return 0;
-    }
     int dev = ridge_device(ctx, terms, 1e7, "rst", name, sizeof name);
     if (dev < 0)
         return dev == -2 ? -1 : 0;

@@ -158,6 +158,11 @@ static int rst_parse(gk_context *ctx, const char *spec, char *save, gk_algorithm
     p->zscale = 1.0;
     if (gk_param_pairs(ctx, spec, save, a, key))
         return GK_ERR_ARG;
+    if (p->partials && !p->der)
+        return gk_error(ctx, GK_ERR_ARG,
+                        "-a %s: partials=yes says what the derivative bands hold; name them with "
+                        "derivatives= (slope, aspect, pcurvature, tcurvature, mcurvature)",
+                        spec);
     canonical(a);
     return GK_OK;
 }
@@ -566,7 +571,7 @@ static void rst_cv_adjust(gk_algorithm *a)
 {
     rst_params *p = params_of(a);
     p->segmax = INT_MAX;
-    p->der = 0;
+    p->der = 0, p->partials = 0;
     canonical(a);
 }
 

@@ -692,8 +692,9 @@ int gk_rst_segments_gpu(gk_context *ctx, gk_rst_segments *s, int solve, double s
     int code;
     if (gk_device_requested(ctx, &code))
         return -1;
-    /* only asked for by name (gk_device_rst_sums says why); the grid's doubles
-     * over 2 GiB: the CPU's */
+    /* only asked for by name: the GPU's exp and log are not the C library's,
+     * so auto keeps GRASS's bits (rst.c's row says so on the device line);
+     * the grid's doubles over 2 GiB: the CPU's */
     if (code < GK_DEV_CUDA || N > ((size_t)1 << 28) || nl == 0)
         return 0;
     size_t np = 0;

@@ -170,6 +170,10 @@ static void derivatives_by_windows(void)
     a = gk_algorithm_parse(ctx, "rst:derivatives=slope:partials=maybe");
     CHECKF(!a && strstr(gk_errmsg(ctx), "partials=maybe"), "partials=maybe: %s", gk_errmsg(ctx));
     gk_algorithm_free(a);
+    /* partials without derivative bands would do nothing: refused */
+    a = gk_algorithm_parse(ctx, "rst:partials=yes");
+    CHECKF(!a && strstr(gk_errmsg(ctx), "derivatives="), "partials alone: %s", gk_errmsg(ctx));
+    gk_algorithm_free(a);
     gk_points_free(p);
 }
 
