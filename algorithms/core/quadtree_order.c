@@ -8,16 +8,13 @@
  * node whose children would equal it (no extent left) keeps every point. A
  * search lists a node's own points, then its children's, in child order.
  */
-#define _DEFAULT_SOURCE 1 /* madvise() and MADV_HUGEPAGE, where Linux has them */
 #include "core/quadtree_order.h"
+#include "core/big_alloc.h"
 #include "core/quadtree_split.h"
 
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
 /* The tree's shape does not depend on the order points arrive in: a node
  * splits once a ninth point reaches it (unless its quarters would equal
@@ -290,31 +287,12 @@ static int order_node(const qt_node *nd, const qt_out *out, int nt, qt_list *kid
     return 0;
 }
 
-/* The two record buffers are written once each before they are read, by
- * every thread at once: in 4 KiB pages the kernel's page faults (one lock
- * per process) took a third of the time on 16 cores; in 2 MiB pages, where
- * the kernel gives them on request, a few hundred times fewer. */
-static void *big_alloc(size_t size)
-{
-#if defined(MADV_HUGEPAGE)
-    const size_t huge = (size_t)2 << 20;
-    if (size >= 2 * huge) {
-        void *p = NULL;
-        if (posix_memalign(&p, huge, (size + huge - 1) / huge * huge))
-            return NULL;
-        madvise(p, (size + huge - 1) / huge * huge, MADV_HUGEPAGE); /* a hint: may be refused */
-        return p;
-    }
-#endif
-    return malloc(size);
-}
-
 int gk_gdal_quadtree_order(const double *x, const double *y, size_t n, uint32_t *order, double *ox,
                            double *oy, uint8_t *lcp, int threads)
 {
     if (n == 0)
         return 0;
-    qt_rec *a = big_alloc(n * sizeof *a), *b = big_alloc(n * sizeof *b);
+    qt_rec *a = gk_big_alloc(n * sizeof *a), *b = gk_big_alloc(n * sizeof *b);
     unsigned char *ch = malloc(n);
     if (!a || !b || !ch) {
         free(a), free(b), free(ch);

@@ -21,6 +21,7 @@
  * points, whose tie rules then apply.
  */
 #include "delaunay_sweep.h"
+#include "core/big_alloc.h"
 
 #include <math.h>
 #include <omp.h>
@@ -130,7 +131,8 @@ static int apex(const int *vertex, int u, int a, int b)
 /* One strip: the sweep on its points (local numbers, then global), settled
  * triangles, S, and the edges between settled triangles checked strictly
  * Delaunay (where they are not, the triangulation is not unique). 0: fine,
- * 1: give up, -1: no memory. */
+ * 1: give up, -1: no memory. The checks run in the sweep's numbering, where
+ * a triangle's points are near the previous triangle's in memory. */
 static int strip_sweep(dt_strip *q, const double *x, const double *y, double lo, double hi,
                        unsigned char *inS)
 {
@@ -142,9 +144,10 @@ static int strip_sweep(dt_strip *q, const double *x, const double *y, double lo,
     double *lx = gather_xy(q->m, q->idx, x, y);
     if (!lx)
         return -1;
-    double *ly = lx + q->m;
     gk_dt_info info;
-    int r = gk_dt_sweep(q->m, lx, ly, &q->tri, &info), ret = 0;
+    gk_dt_order ord;
+    int r = gk_dt_sweep_ordered(q->m, lx, lx + q->m, &q->tri, &info, &ord), ret = 0;
+    free(lx);
     if (r == GK_ERR_NOMEM) {
         ret = -1;
     } else if (r != GK_OK) { /* collinear: every point goes to S */
@@ -154,16 +157,16 @@ static int strip_sweep(dt_strip *q, const double *x, const double *y, double lo,
         ret = 1; /* coincident or cocircular points: the sweep's ties decide */
     } else {
         int nt = q->tri.n_tri, ns = 0;
-        const int *V = q->tri.vertex, *N = q->tri.neighbor;
+        const int *V = q->tri.vertex, *N = q->tri.neighbor, *gid = ord.order;
+        const double *P = ord.xy;
         q->settled = malloc((size_t)nt);
         q->sid = malloc((size_t)nt * sizeof *q->sid);
         if (!q->settled || !q->sid)
             ret = -1;
         for (int t = 0; t < nt && ret == 0; t++) {
             const int *v = V + 3 * (size_t)t;
-            double a[2] = {lx[v[0]], ly[v[0]]}, b[2] = {lx[v[1]], ly[v[1]]};
-            double c[2] = {lx[v[2]], ly[v[2]]};
-            q->settled[t] = (unsigned char)circle_inside(a, b, c, lo, hi);
+            q->settled[t] = (unsigned char)circle_inside(P + 2 * (size_t)v[0], P + 2 * (size_t)v[1],
+                                                         P + 2 * (size_t)v[2], lo, hi);
             q->sid[t] = q->settled[t] ? ns++ : -1;
         }
         for (int t = 0; t < nt && ret == 0; t++) {
@@ -172,26 +175,26 @@ static int strip_sweep(dt_strip *q, const double *x, const double *y, double lo,
              * (the triangles between the strips' hulls join those). */
             for (int k = 0; k < 3; k++)
                 if (!q->settled[t] || nb[(k + 1) % 3] < 0 || nb[(k + 2) % 3] < 0)
-                    inS[q->idx[v[k]]] = 1;
+                    inS[q->idx[gid[v[k]]]] = 1;
             if (!q->settled[t])
                 continue;
-            double a[2] = {lx[v[0]], ly[v[0]]}, b[2] = {lx[v[1]], ly[v[1]]};
-            double c[2] = {lx[v[2]], ly[v[2]]};
+            const double *a = P + 2 * (size_t)v[0], *b = P + 2 * (size_t)v[1];
+            const double *c = P + 2 * (size_t)v[2];
             for (int k = 0; k < 3; k++) {
                 int u = nb[k];
                 if (u > t && q->settled[u]) {
                     int o = apex(V, u, v[(k + 1) % 3], v[(k + 2) % 3]);
-                    const double d[2] = {lx[o], ly[o]};
-                    if (gk_incircle(a, b, c, d) >= 0)
+                    if (gk_incircle(a, b, c, P + 2 * (size_t)o) >= 0)
                         ret = 1;
                 }
             }
         }
         q->nsettled = ns;
         for (size_t k = 0; k < 3 * (size_t)nt; k++)
-            q->tri.vertex[k] = q->idx[q->tri.vertex[k]];
+            q->tri.vertex[k] = q->idx[gid[q->tri.vertex[k]]];
     }
-    free(lx);
+    free(ord.order);
+    free(ord.xy);
     return ret;
 }
 
@@ -303,6 +306,16 @@ static void join_free(dt_join *J)
 static int dt_strips(int m, const int *idx, const double *x, const double *y, int n_all,
                      const double *cuts, int K, int depth, int nth, gk_triangulation *out);
 
+/* The strip of abscissa xv: the number of cuts <= xv (K <= 64), by a
+ * binary search without branches (they would be mispredicted half the time). */
+static inline int strip_at(const double *cuts, int K, double xv)
+{
+    int a = 0;
+    for (int step = 32; step > 0; step >>= 1)
+        a += (a + step < K && cuts[a + step - 1] <= xv) ? step : 0;
+    return a;
+}
+
 /* Points into strips, each in ascending order (a stable counting sort). */
 static void strips_partition(dt_join *J)
 {
@@ -311,6 +324,7 @@ static void strips_partition(dt_join *J)
     const double *x = J->x, *cuts = J->cuts;
     dt_strip *st = J->st;
     int *sidx = J->sidx, *cnt = J->cnt;
+    unsigned char *strip_of = malloc((size_t)m); /* the first pass's answers; NULL: search again */
 #pragma omp parallel num_threads(nth)
     {
         int t = omp_get_thread_num(), T = omp_get_num_threads();
@@ -320,19 +334,14 @@ static void strips_partition(dt_join *J)
         int c[64] = {0};
         for (int pass = 0; pass < 2; pass++) {
             for (int i = lo; i < hi; i++) {
-                double xv = x[idx[i]];
-                int a = 0, b = K - 1; /* strip = number of cuts <= x */
-                while (a < b) {
-                    int mid = (a + b) / 2;
-                    if (cuts[mid] <= xv)
-                        a = mid + 1;
-                    else
-                        b = mid;
-                }
-                if (pass == 0)
+                int a = strip_of && pass == 1 ? strip_of[i] : strip_at(cuts, K, x[idx[i]]);
+                if (pass == 0) {
+                    if (strip_of)
+                        strip_of[i] = (unsigned char)a;
                     c[a]++;
-                else
+                } else {
                     sidx[c[a]++] = idx[i];
+                }
             }
             if (pass == 1)
                 break;
@@ -354,6 +363,7 @@ static void strips_partition(dt_join *J)
             memcpy(c, cnt + (size_t)t * K, (size_t)K * sizeof *c);
         }
     }
+    free(strip_of);
 }
 
 /* Each strip by the sweep; settled triangles; S. */
@@ -603,8 +613,8 @@ static int assemble(dt_join *J, gk_triangulation *out, int *bad_out)
     unsigned char *inS = J->inS;
     int bad = 0;
     int nt = nset + nR;
-    out->vertex = malloc(3 * (size_t)nt * sizeof *out->vertex);
-    out->neighbor = malloc(3 * (size_t)nt * sizeof *out->neighbor);
+    out->vertex = gk_big_alloc(3 * (size_t)nt * sizeof *out->vertex);
+    out->neighbor = gk_big_alloc(3 * (size_t)nt * sizeof *out->neighbor);
     if (!out->vertex || !out->neighbor)
         return GK_ERR_NOMEM;
     out->n_tri = nt;
@@ -715,7 +725,7 @@ static int dt_strips(int m, const int *idx, const double *x, const double *y, in
                  .depth = depth,
                  .nth = nth};
     J.st = calloc((size_t)K, sizeof *J.st);
-    J.sidx = malloc((size_t)m * sizeof *J.sidx);
+    J.sidx = gk_big_alloc((size_t)m * sizeof *J.sidx);
     J.cnt = calloc((size_t)nth * K + 1, sizeof *J.cnt);
     J.inS = calloc((size_t)n_all, 1);
     int rc = GK_ERR_NOMEM, bad = 0;

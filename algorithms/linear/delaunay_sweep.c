@@ -28,6 +28,7 @@
  * order internally (locality) and mapped back to input indices at the end.
  */
 #include "delaunay_sweep.h"
+#include "core/big_alloc.h"
 
 #include <limits.h>
 #include <math.h>
@@ -535,9 +536,10 @@ static int sweep_add(dt_state *d, int p, int *last)
     return 1;
 }
 
-/* Back to input indices; neighbour k is across the edge opposite vertex k,
- * i.e. half-edge k + 1. The neighbours are compacted into vh in place
- * (triangle t writes [3t, 3t+3) after reading [6t, 6t+6)). */
+/* Back to input indices (order NULL: the sweep's numbering kept); neighbour
+ * k is across the edge opposite vertex k, i.e. half-edge k + 1. The
+ * neighbours are compacted into vh in place (triangle t writes [3t, 3t+3)
+ * after reading [6t, 6t+6)). */
 static void sweep_result(const dt_state *d, const int *order, int *vout)
 {
     int *vh = d->vh;
@@ -545,9 +547,9 @@ static void sweep_result(const dt_state *d, const int *order, int *vout)
         const int *q = vh + 6 * (size_t)t;
         int v0 = q[0], h0 = q[1], v1 = q[2], h1 = q[3], v2 = q[4], h2 = q[5];
         int *v = vout + 3 * (size_t)t, *h = vh + 3 * (size_t)t;
-        v[0] = order[v0];
-        v[1] = order[v1];
-        v[2] = order[v2];
+        v[0] = order ? order[v0] : v0;
+        v[1] = order ? order[v1] : v1;
+        v[2] = order ? order[v2] : v2;
         h[0] = h1 >= 0 ? h1 / 3 : -1;
         h[1] = h2 >= 0 ? h2 / 3 : -1;
         h[2] = h0 >= 0 ? h0 / 3 : -1;
@@ -556,6 +558,14 @@ static void sweep_result(const dt_state *d, const int *order, int *vout)
 
 int gk_dt_sweep(int n, const double *x, const double *y, gk_triangulation *tri, gk_dt_info *info)
 {
+    return gk_dt_sweep_ordered(n, x, y, tri, info, NULL);
+}
+
+int gk_dt_sweep_ordered(int n, const double *x, const double *y, gk_triangulation *tri,
+                        gk_dt_info *info, gk_dt_order *ord)
+{
+    if (ord)
+        ord->order = NULL, ord->xy = NULL;
     tri->n_tri = 0;
     tri->vertex = tri->neighbor = NULL;
     info->why = NULL;
@@ -574,12 +584,12 @@ int gk_dt_sweep(int n, const double *x, const double *y, gk_triangulation *tri, 
      *  xy: coordinates in sweep order, then the output vertex array;
      *  vh: the half-edges, then the output neighbour array. */
     size_t maxe = 6 * (size_t)n; /* 3 per triangle, at most 2n - 5 triangles */
-    uint64_t *w = malloc(2 * (size_t)n * sizeof *w);
-    double *xy = malloc(3 * (size_t)n * sizeof *xy); /* 2n coordinates; 6n ints at the end */
+    uint64_t *w = gk_big_alloc(2 * (size_t)n * sizeof *w);
+    double *xy = gk_big_alloc(3 * (size_t)n * sizeof *xy); /* 2n coordinates; 6n ints at the end */
     int *stack = malloc(((size_t)n + 16) * sizeof *stack);
     int hsize = (int)ceil(sqrt((double)n));
     int *hash = malloc((size_t)hsize * sizeof *hash);
-    int *vh = malloc(2 * maxe * sizeof *vh);
+    int *vh = gk_big_alloc(2 * maxe * sizeof *vh);
     dt_state d = {0};
     int rc = GK_OK, *order = NULL, *hull = NULL;
     if (!w || !xy || !stack || !hash || !vh) {
@@ -621,7 +631,17 @@ int gk_dt_sweep(int n, const double *x, const double *y, gk_triangulation *tri, 
         info->skipped += in == 0;
     }
     int *vout = (int *)xy; /* 3 nt <= 6n ints fit in 3n doubles */
-    sweep_result(&d, order, vout);
+    if (ord) {             /* xy and order (at the start of w) go to the caller */
+        vout = gk_big_alloc(3 * (size_t)d.nt * sizeof *vout);
+        if (!vout) {
+            rc = GK_ERR_NOMEM;
+            goto done;
+        }
+        ord->order = order;
+        ord->xy = xy;
+        w = NULL;
+    }
+    sweep_result(&d, ord ? NULL : order, vout);
     tri->n_tri = d.nt;
     /* Handed over as they are (vh keeps its spare half): shrinking them with
      * realloc saves little and newer compilers flag the fallback as a

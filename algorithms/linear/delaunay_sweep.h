@@ -15,6 +15,7 @@
 #define gk_orient_exact gk_orient_exact_deferred
 #define gk_delaunay_strips gk_delaunay_strips_deferred
 #define gk_dt_sweep gk_dt_sweep_deferred
+#define gk_dt_sweep_ordered gk_dt_sweep_ordered_deferred
 #define gk_incircle_exact gk_incircle_exact_deferred
 #endif
 
@@ -35,6 +36,20 @@ typedef struct {
 /* The sweep over n finite points (3 <= n <= INT_MAX / 6): gk_delaunay's
  * contract, without the context; *info says what it met. */
 int gk_dt_sweep(int n, const double *x, const double *y, gk_triangulation *tri, gk_dt_info *info);
+
+/* The sweep's own numbering: vertex k is the k-th point in sweep order,
+ * input point order[k] at xy[2k], xy[2k + 1]. Triangles made one after the
+ * other share recent vertices there, so a pass over them in this numbering
+ * stays in cache where the input's numbering jumps (delaunay_strips.c). */
+typedef struct {
+    int *order;
+    double *xy;
+} gk_dt_order;
+
+/* gk_dt_sweep, its triangles in the sweep's numbering; on GK_OK, *ord holds
+ * two blocks for the caller to free, else NULLs. */
+int gk_dt_sweep_ordered(int n, const double *x, const double *y, gk_triangulation *tri,
+                        gk_dt_info *info, gk_dt_order *ord);
 
 /* The incircle test's exact stage (expansion arithmetic). */
 int gk_incircle_exact(const double *a, const double *b, const double *c, const double *d);

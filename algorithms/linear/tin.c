@@ -8,6 +8,7 @@
  * nodes on the hull inside).
  */
 #include "tin.h"
+#include "core/big_alloc.h"
 #include "delaunay.h"
 #include "linear.h"
 #include "search/kdtree.h"
@@ -182,10 +183,10 @@ static int tin_renumber(gk_tin *tin, const gk_points *pts, tin_pt *byid, int nth
     int bits = 1;
     while (bits < 32 && (1ull << bits) < nb)
         bits++;
-    uint64_t *key = malloc(n * sizeof *key), *tmp = malloc(n * sizeof *tmp);
-    tin->xy = malloc(2 * n * sizeof *tin->xy);
-    tin->z = malloc(n * sizeof *tin->z);
-    tin->orig = malloc(n * sizeof *tin->orig);
+    uint64_t *key = gk_big_alloc(n * sizeof *key), *tmp = gk_big_alloc(n * sizeof *tmp);
+    tin->xy = gk_big_alloc(2 * n * sizeof *tin->xy);
+    tin->z = gk_big_alloc(n * sizeof *tin->z);
+    tin->orig = gk_big_alloc(n * sizeof *tin->orig);
     uint64_t *s = NULL;
     if (key && tmp && tin->xy && tin->z && tin->orig) {
 #pragma omp parallel for num_threads(nth) schedule(static)
@@ -315,11 +316,11 @@ static int tin_sort(gk_tin *tin, uint64_t *key, int nth)
     int bits = 1;
     while (bits < 32 && (1ull << bits) < nkeys)
         bits++;
-    uint64_t *tmp = malloc((size_t)nt * sizeof *tmp);
-    int *inv = malloc((size_t)nt * sizeof *inv);
-    int *vert = malloc(3 * (size_t)nt * sizeof *vert);
-    int *nbr = malloc(3 * (size_t)nt * sizeof *nbr);
-    tin->plane = malloc(3 * (size_t)nt * sizeof *tin->plane);
+    uint64_t *tmp = gk_big_alloc((size_t)nt * sizeof *tmp);
+    int *inv = gk_big_alloc((size_t)nt * sizeof *inv);
+    int *vert = gk_big_alloc(3 * (size_t)nt * sizeof *vert);
+    int *nbr = gk_big_alloc(3 * (size_t)nt * sizeof *nbr);
+    tin->plane = gk_big_alloc(3 * (size_t)nt * sizeof *tin->plane);
     uint64_t *s =
         tmp && inv && vert && nbr && tin->plane ? radix_sort(key, tmp, nt, bits, nth) : NULL;
     if (!s) {
@@ -555,8 +556,8 @@ int gk_tin_build_own(gk_job *job, int own)
     tin->n_tri = tri.n_tri;
     tin->vertex = tri.vertex;
     tin->neighbor = tri.neighbor;
-    uint64_t *key = malloc((size_t)tri.n_tri * sizeof *key);
-    tin_pt *byid = malloc(n * sizeof *byid);
+    uint64_t *key = gk_big_alloc((size_t)tri.n_tri * sizeof *key);
+    tin_pt *byid = gk_big_alloc(n * sizeof *byid);
     if (!key || !byid || !make_levels(tin, xmin, xmax, ymin, ymax) ||
         !tin_renumber(tin, pts, byid, nth)) {
         free(key);
