@@ -29,6 +29,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstdio>
 #include <new>
 
@@ -68,59 +69,191 @@ __device__ __forceinline__ double warp_max(double v)
     return v;
 }
 
+/* The monomial j of gk_monomials at (u, v), the same products: by index,
+ * so that no array of them goes to local memory. */
+__device__ __forceinline__ double monomial(double u, double v, int j)
+{
+    switch (j) {
+    case 0:
+        return 1.0;
+    case 1:
+        return u;
+    case 2:
+        return v;
+    case 3:
+        return u * u;
+    case 4:
+        return u * v;
+    case 5:
+        return v * v;
+    case 6:
+        return u * u * u;
+    case 7:
+        return u * u * v;
+    case 8:
+        return u * v * v;
+    default:
+        return v * v * v;
+    }
+}
+
+/* LU's panel width: the trailing update reads each entry once a panel. */
+constexpr int RBF_NB = 8;
+
+/* Panel [c0, c1)'s rows of U and the trailing update, in column ja and,
+ * when TWO, ja + 32 (one column when no lane has a second). */
+template <bool TWO>
+__device__ __forceinline__ void lu_trail(double *A, int N, int c0, int c1, int ja)
+{
+    const int jb = ja + 32;
+    const bool ha = ja < N, hb = TWO && jb < N;
+    double ua[RBF_NB], ub[RBF_NB];
+#pragma unroll
+    for (int k = 0; k < RBF_NB; k++) { /* U12: the unit lower triangle's substitution */
+        double va = 0.0, vb = 0.0;
+        if (c0 + k < c1) {
+            const double *row = A + (c0 + k) * N;
+            va = ha ? row[ja] : 0.0, vb = hb ? row[jb] : 0.0;
+#pragma unroll
+            for (int q = 0; q < k; q++) {
+                const double l = row[c0 + q];
+                va -= l * ua[q], vb -= l * ub[q];
+            }
+        }
+        ua[k] = va, ub[k] = vb;
+    }
+#pragma unroll
+    for (int k = 0; k < RBF_NB; k++) {
+        double *row = A + (c0 + k) * N;
+        if (c0 + k < c1 && ha)
+            row[ja] = ua[k];
+        if (c0 + k < c1 && hb)
+            row[jb] = ub[k];
+    }
+    int r = c1;
+    for (; r + 2 <= N; r += 2) { /* A22 -= L21 U12, two rows' loads before stores */
+        double *r0 = A + r * N, *r1 = r0 + N;
+        double l0[RBF_NB], l1[RBF_NB];
+#pragma unroll
+        for (int k = 0; k < RBF_NB; k++)
+            l0[k] = c0 + k < c1 ? r0[c0 + k] : 0.0, l1[k] = c0 + k < c1 ? r1[c0 + k] : 0.0;
+        const double a0 = ha ? r0[ja] : 0.0, b0 = hb ? r0[jb] : 0.0;
+        const double a1 = ha ? r1[ja] : 0.0, b1 = hb ? r1[jb] : 0.0;
+        double sa0 = 0.0, sb0 = 0.0, sa1 = 0.0, sb1 = 0.0;
+#pragma unroll
+        for (int k = 0; k < RBF_NB; k++) {
+            sa0 += l0[k] * ua[k], sb0 += l0[k] * ub[k];
+            sa1 += l1[k] * ua[k], sb1 += l1[k] * ub[k];
+        }
+        if (ha)
+            r0[ja] = a0 - sa0, r1[ja] = a1 - sa1;
+        if (hb)
+            r0[jb] = b0 - sb0, r1[jb] = b1 - sb1;
+    }
+    if (r < N) {
+        double *r0 = A + r * N, sa0 = 0.0, sb0 = 0.0;
+#pragma unroll
+        for (int k = 0; k < RBF_NB; k++) {
+            const double l = c0 + k < c1 ? r0[c0 + k] : 0.0;
+            sa0 += l * ua[k], sb0 += l * ub[k];
+        }
+        if (ha)
+            r0[ja] -= sa0;
+        if (hb)
+            r0[jb] -= sb0;
+    }
+}
+
 /* A = P L U of the warp's N x N system in shared memory, b carried along
  * and then solved into the coefficients: 0, or 1 when singular (a zero or
- * non-finite pivot, a non-finite coefficient). */
+ * non-finite pivot, a non-finite coefficient). Right-looking by panels of
+ * RBF_NB columns (partial pivoting column by column inside the panel, whole
+ * rows swapped), then the rest of the panel's rows of U and the trailing
+ * update, the panel's U in registers. The SM holds too few warps to hide
+ * latencies, so each step issues its loads together before its stores (a
+ * lane takes two rows or columns at once), and the pivots' reciprocals,
+ * computed while the rows swap, replace U's diagonal for the solve. */
 __device__ int warp_lu_solve(double *A, double *b, int N, int lane)
 {
-    for (int c = 0; c < N; c++) {
-        double best = -1.0;
-        int p = c;
-        for (int r = c + lane; r < N; r += 32) {
-            const double a = fabs(A[r * N + c]);
-            if (a > best)
-                best = a, p = r;
-        }
-        for (int o = 16; o > 0; o >>= 1) { /* the first largest, as idamax */
-            const double ob = __shfl_xor_sync(0xffffffffu, best, o);
-            const int op = __shfl_xor_sync(0xffffffffu, p, o);
-            if (ob > best || (ob == best && op < p))
-                best = ob, p = op;
-        }
-        if (!(best > 0.0) || !isfinite(best))
-            return 1;
-        if (p != c) {
-            for (int j = lane; j < N; j += 32) {
-                const double t = A[c * N + j];
-                A[c * N + j] = A[p * N + j], A[p * N + j] = t;
+    for (int c0 = 0; c0 < N; c0 += RBF_NB) {
+        const int c1 = min(c0 + RBF_NB, N);
+        for (int c = c0; c < c1; c++) {
+            double best = -1.0, sv = 0.0;
+            int p = c;
+            for (int r = c + lane; r < N; r += 32) {
+                const double a = A[r * N + c];
+                if (fabs(a) > best)
+                    best = fabs(a), sv = a, p = r;
             }
-            if (lane == 0) {
-                const double t = b[c];
-                b[c] = b[p], b[p] = t;
+            { /* the first largest, as idamax: a |value|'s bits order as its value */
+                const unsigned long long key = best > 0.0 ? __double_as_longlong(best) : 0ull;
+                const unsigned hi = (unsigned)(key >> 32), lo = (unsigned)key;
+                const unsigned mhi = __reduce_max_sync(0xffffffffu, hi);
+                const unsigned mlo = __reduce_max_sync(0xffffffffu, hi == mhi ? lo : 0u);
+                p = __reduce_min_sync(0xffffffffu, hi == mhi && lo == mlo ? p : INT_MAX);
+                best = __longlong_as_double((long long)(((unsigned long long)mhi << 32) | mlo));
             }
+            if (!(best > 0.0) || !isfinite(best))
+                return 1;
+            /* the pivot from the lane that found it */
+            const double inv = 1.0 / __shfl_sync(0xffffffffu, sv, (p - c) & 31);
+            if (p != c) {
+                double *u = A + c * N, *v = A + p * N;
+                for (int j = lane; j < N; j += 64) {
+                    const bool h = j + 32 < N;
+                    const double u0 = u[j], v0 = v[j];
+                    const double u1 = h ? u[j + 32] : 0.0, v1 = h ? v[j + 32] : 0.0;
+                    u[j] = v0, v[j] = u0;
+                    if (h)
+                        u[j + 32] = v1, v[j + 32] = u1;
+                }
+                if (lane == 0) {
+                    const double t = b[c];
+                    b[c] = b[p], b[p] = t;
+                }
+            }
+            __syncwarp();
+            const double bc = b[c];
+            for (int r = c + 1 + lane; r < N; r += 64) { /* rows r and r + 32 */
+                const bool h = r + 32 < N;
+                double *w0 = A + r * N, *w1 = w0 + 32 * N;
+                const double l0 = w0[c] * inv, l1 = h ? w1[c] * inv : 0.0;
+                const double b0 = b[r], b1 = h ? b[r + 32] : 0.0;
+                w0[c] = l0, b[r] = b0 - l0 * bc;
+                if (h)
+                    w1[c] = l1, b[r + 32] = b1 - l1 * bc;
+                for (int j = c + 1; j < c1; j++) { /* the rest of the panel */
+                    const double u = A[c * N + j], a0 = w0[j], a1 = h ? w1[j] : 0.0;
+                    w0[j] = a0 - l0 * u;
+                    if (h)
+                        w1[j] = a1 - l1 * u;
+                }
+            }
+            if (lane == 0)
+                A[c * N + c] = inv; /* U's diagonal is read by the solve only */
+            __syncwarp();
         }
-        __syncwarp();
-        const double inv = 1.0 / A[c * N + c], bc = b[c];
-        for (int r = c + 1 + lane; r < N; r += 32) {
-            const double l = A[r * N + c] * inv;
-            A[r * N + c] = l;
-            b[r] -= l * bc;
-        }
-        __syncwarp();
-        for (int j = c + 1 + lane; j < N; j += 32) {
-            const double u = A[c * N + j];
-            for (int r = c + 1; r < N; r++)
-                A[r * N + j] -= A[r * N + c] * u;
+        for (int j = c1; j < N; j += 64) {
+            if (j + 32 < N)
+                lu_trail<true>(A, N, c0, c1, j + lane);
+            else
+                lu_trail<false>(A, N, c0, c1, j + lane);
         }
         __syncwarp();
     }
     int bad = 0;
     for (int c = N - 1; c >= 0; c--) {
-        const double x = b[c] / A[c * N + c];
+        const double x = b[c] * A[c * N + c];
         bad |= !isfinite(x);
         __syncwarp();
-        for (int r = lane; r < c; r += 32)
-            b[r] -= A[r * N + c] * x;
+        for (int r = lane; r < c; r += 64) {
+            const bool h = r + 32 < c;
+            const double a0 = A[r * N + c], b0 = b[r];
+            const double a1 = h ? A[(r + 32) * N + c] : 0.0, b1 = h ? b[r + 32] : 0.0;
+            b[r] = b0 - a0 * x;
+            if (h)
+                b[r + 32] = b1 - a1 * x;
+        }
         if (lane == 0)
             b[c] = x;
         __syncwarp();
@@ -128,8 +261,62 @@ __device__ int warp_lu_solve(double *A, double *b, int N, int lane)
     return bad;
 }
 
+/* Do the m points' monomials have full column rank? gk_rbf_full_rank's
+ * modified Gram-Schmidt, a lane its rows of the columns in W (m x M,
+ * column-major) and the dot products by warp_sum: every lane the same sums
+ * (a butterfly adds each pair in both orders, which round alike), the same
+ * test as the CPU's on sums in another order. */
+__device__ int warp_full_rank(const double *px, const double *py, int m, double s0, double s1,
+                              double c0, double c1, int degree, double *W, int lane)
+{
+    const int M = gk_rbf_terms(degree);
+    if (m < M)
+        return 0;
+    for (int i = lane; i < m; i += 32) {
+        const double u = (px[i] - s0) / c0, v = (py[i] - s1) / c1;
+        for (int j = 0; j < M; j++)
+            W[j * m + i] = monomial(u, v, j);
+    }
+    for (int j = 0; j < M; j++) { /* a lane reads and writes only its own rows */
+        double *c = W + j * m, n0 = 0.0, n1 = 0.0;
+        for (int i = lane; i < m; i += 32)
+            n0 += c[i] * c[i];
+        n0 = warp_sum(n0);
+        for (int q = 0; q < j; q++) {
+            const double *e = W + q * m;
+            double d = 0.0;
+            for (int i = lane; i < m; i += 32)
+                d += e[i] * c[i];
+            d = warp_sum(d);
+            for (int i = lane; i < m; i += 32)
+                c[i] -= d * e[i];
+        }
+        for (int i = lane; i < m; i += 32)
+            n1 += c[i] * c[i];
+        n1 = warp_sum(n1);
+        if (!(n1 > GK_RBF_RANK_TOL * GK_RBF_RANK_TOL * n0))
+            return 0;
+        n1 = 1.0 / sqrt(n1);
+        for (int i = lane; i < m; i += 32)
+            c[i] *= n1;
+    }
+    return 1;
+}
+
+/* Pair e of the lower triangle, (r, c) with r > c and e = r (r - 1) / 2 + c. */
+__device__ __forceinline__ void pair_of(int e, int &r, int &c)
+{
+    r = (int)((1.0 + sqrt(8.0 * e + 1.0)) / 2);
+    r -= r * (r - 1) / 2 > e;
+    r += (r + 1) * r / 2 <= e;
+    c = e - r * (r - 1) / 2;
+}
+
 /* One block (a warp) a node at a time over the band [j0, j0 + nr): its
- * k-list nbr[n K ..] (K = P.k) and count cnt[n]. */
+ * k-list nbr[n K ..] (K = P.k) and count cnt[n]. The points' coordinates
+ * are staged in shared memory in input order; the kernel's values are
+ * computed once a pair, the pairs of the lower triangle spread over the
+ * lanes. */
 __global__ void __launch_bounds__(32)
     rbf_nodes(LocalParams P, gk_gpu_rbf rp, const double *x, const double *y, int j0, int nr,
               const int *nbr, const int *cnt, unsigned int *singular)
@@ -137,9 +324,10 @@ __global__ void __launch_bounds__(32)
     extern __shared__ __align__(16) double rbf_smem[];
     const int lane = threadIdx.x, K = P.k, w = P.g.w;
     const int M = gk_rbf_terms(rp.degree), NM = K + M;
-    double *A = rbf_smem, *b = A + (size_t)NM * NM;
-    int *idx = (int *)(b + NM);
+    double *A = rbf_smem, *b = A + (size_t)NM * NM, *px = b + NM, *py = px + K;
+    int *idx = (int *)(py + K), *raw = (int *)b; /* raw: the list, before b is used */
     const gk_rbf_spec sp = {rp.kernel, rp.degree, rp.epsilon, rp.smoothing};
+    const double phi0 = gk_rbf_phi(sp.kernel, 0.0) + sp.smoothing;
     for (size_t n = blockIdx.x; n < (size_t)nr * w; n += gridDim.x) {
         const int i = (int)(n % w), jr = (int)(n / w);
         double nx, ny;
@@ -148,57 +336,57 @@ __global__ void __launch_bounds__(32)
         (void)grp;
         const int m = min(cnt[n], K), N = m + M;
         const int *l = nbr + n * K;
+        for (int q = lane; q < m; q += 32)
+            raw[q] = l[q];
+        __syncwarp();
         for (int q = lane; q < m; q += 32) { /* input order, as the CPU sorts them */
-            const int e = l[q];
+            const int e = raw[q];
             int rank = 0;
             for (int r = 0; r < m; r++)
-                rank += l[r] < e;
-            idx[rank] = e;
+                rank += raw[r] < e;
+            idx[rank] = e, px[rank] = x[e], py[rank] = y[e];
         }
         __syncwarp();
         double lo0 = INFINITY, hi0 = -INFINITY, lo1 = INFINITY, hi1 = -INFINITY;
         int dup = 0;
         for (int q = lane; q < m; q += 32) {
-            const double px = x[idx[q]], py = y[idx[q]];
-            lo0 = fmin(lo0, px), hi0 = fmax(hi0, px), lo1 = fmin(lo1, py), hi1 = fmax(hi1, py);
+            const double qx = px[q], qy = py[q];
+            lo0 = fmin(lo0, qx), hi0 = fmax(hi0, qx), lo1 = fmin(lo1, qy), hi1 = fmax(hi1, qy);
             if (sp.smoothing == 0.0)
                 for (int r = 0; r < q; r++)
-                    dup |= x[idx[r]] == px && y[idx[r]] == py;
+                    dup |= px[r] == qx && py[r] == qy;
         }
-        double shift[2], scale[2];
         lo0 = warp_min(lo0), hi0 = warp_max(hi0), lo1 = warp_min(lo1), hi1 = warp_max(hi1);
-        shift[0] = (hi0 + lo0) / 2, scale[0] = (hi0 - lo0) / 2;
-        shift[1] = (hi1 + lo1) / 2, scale[1] = (hi1 - lo1) / 2;
-        for (int d = 0; d < 2; d++)
-            if (scale[d] == 0.0)
-                scale[d] = 1.0;
+        const double s0 = (hi0 + lo0) / 2, s1 = (hi1 + lo1) / 2; /* gk_rbf_frame's */
+        double c0 = (hi0 - lo0) / 2, c1 = (hi1 - lo1) / 2;
+        c0 = c0 == 0.0 ? 1.0 : c0, c1 = c1 == 0.0 ? 1.0 : c1;
         int sing = m <= 0 || __any_sync(0xffffffffu, dup);
-        if (!sing && M) { /* the points carry the monomials? (the CPU's test) */
-            int full = 0;
-            if (lane == 0)
-                full = gk_rbf_full_rank(x, y, idx, m, shift, scale, sp.degree, A);
-            sing = !__shfl_sync(0xffffffffu, full, 0);
-        }
+        if (!sing && M) /* the points carry the monomials? (the CPU's test) */
+            sing = !warp_full_rank(px, py, m, s0, s1, c0, c1, sp.degree, A, lane);
         double v = P.nodata;
         if (!sing) {
             __syncwarp();
-            for (int e = lane; e < m * m; e += 32) {
-                const int r = e / m, c = e % m;
-                if (r > c) {
-                    const double k = gk_rbf_pair(&sp, x, y, idx[r], idx[c]);
-                    A[r * N + c] = k, A[c * N + r] = k;
-                } else if (r == c) {
-                    A[r * N + r] = gk_rbf_phi(sp.kernel, 0.0) + sp.smoothing;
-                }
+            const int pairs = m * (m - 1) / 2;
+            for (int e = lane; e < pairs; e += 64) { /* pairs e and e + 32 */
+                const bool h = e + 32 < pairs;
+                int r0, q0, r1, q1;
+                pair_of(e, r0, q0), pair_of(h ? e + 32 : e, r1, q1);
+                const double dx0 = px[r0] - px[q0], dy0 = py[r0] - py[q0];
+                const double dx1 = px[r1] - px[q1], dy1 = py[r1] - py[q1];
+                const double k0 = gk_rbf_phi(sp.kernel, sp.epsilon * sqrt(dx0 * dx0 + dy0 * dy0));
+                const double k1 = gk_rbf_phi(sp.kernel, sp.epsilon * sqrt(dx1 * dx1 + dy1 * dy1));
+                A[r0 * N + q0] = k0, A[q0 * N + r0] = k0;
+                if (h)
+                    A[r1 * N + q1] = k1, A[q1 * N + r1] = k1;
             }
             for (int r = lane; r < m; r += 32) {
-                double t[GK_RBF_MAX_TERMS];
-                const int p = idx[r];
-                gk_monomials((x[p] - shift[0]) / scale[0], (y[p] - shift[1]) / scale[1], sp.degree,
-                             t);
-                for (int c = 0; c < M; c++)
-                    A[r * N + m + c] = t[c], A[(m + c) * N + r] = t[c];
-                b[r] = P.zin[p];
+                const double u = (px[r] - s0) / c0, v = (py[r] - s1) / c1;
+                for (int c = 0; c < M; c++) {
+                    const double t = monomial(u, v, c);
+                    A[r * N + m + c] = t, A[(m + c) * N + r] = t;
+                }
+                A[r * N + r] = phi0;
+                b[r] = P.zin[idx[r]];
             }
             for (int e = lane; e < M * M; e += 32)
                 A[(m + e / M) * N + m + e % M] = 0.0;
@@ -209,16 +397,15 @@ __global__ void __launch_bounds__(32)
             if (!sing) {
                 double s = 0.0;
                 for (int q = lane; q < m; q += 32) {
-                    const double dx = nx - x[idx[q]], dy = ny - y[idx[q]];
+                    const double dx = nx - px[q], dy = ny - py[q];
                     s += b[q] * gk_rbf_phi(sp.kernel, sp.epsilon * sqrt(dx * dx + dy * dy));
                 }
                 s = warp_sum(s);
                 if (M) {
-                    double t[GK_RBF_MAX_TERMS], pq = 0.0;
-                    gk_monomials((nx - shift[0]) / scale[0], (ny - shift[1]) / scale[1], sp.degree,
-                                 t);
+                    const double u = (nx - s0) / c0, v = (ny - s1) / c1;
+                    double pq = 0.0;
                     for (int c = 0; c < M; c++)
-                        pq += b[m + c] * t[c];
+                        pq += b[m + c] * monomial(u, v, c);
                     s += pq;
                 }
                 s += rp.zadd;
@@ -439,7 +626,8 @@ static int rbf_tile(Job *J, const Grid &G, const gk_gpu_tile *, int, char *err, 
         return 0;
     }
     const int K = P.k, w = G.w, h = G.h, NM = K + gk_rbf_terms(S.p.degree);
-    const size_t smem = ((size_t)NM * NM + NM) * sizeof(double) + (size_t)K * sizeof(int);
+    const size_t smem =
+        ((size_t)NM * NM + NM + 2 * (size_t)K) * sizeof(double) + (size_t)K * sizeof(int);
     CK_RET(cudaFuncSetAttribute(rbf_nodes, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                 J->smem_optin));
     if (smem > (size_t)J->smem_optin) {
