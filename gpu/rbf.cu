@@ -71,34 +71,6 @@ __device__ __forceinline__ double warp_max(double v)
     return v;
 }
 
-/* The monomial j of gk_monomials at (u, v), the same products: by index,
- * so that no array of them goes to local memory. */
-__device__ __forceinline__ double monomial(double u, double v, int j)
-{
-    switch (j) {
-    case 0:
-        return 1.0;
-    case 1:
-        return u;
-    case 2:
-        return v;
-    case 3:
-        return u * u;
-    case 4:
-        return u * v;
-    case 5:
-        return v * v;
-    case 6:
-        return u * u * u;
-    case 7:
-        return u * u * v;
-    case 8:
-        return u * v * v;
-    default:
-        return v * v * v;
-    }
-}
-
 /* LU's panel width: the trailing update reads each entry once a panel. */
 constexpr int RBF_NB = 8;
 
@@ -277,7 +249,7 @@ __device__ int warp_full_rank(const double *px, const double *py, int m, double 
     for (int i = lane; i < m; i += 32) {
         const double u = (px[i] - s0) / c0, v = (py[i] - s1) / c1;
         for (int j = 0; j < M; j++)
-            W[j * m + i] = monomial(u, v, j);
+            W[j * m + i] = gk_monomial(u, v, j);
     }
     for (int j = 0; j < M; j++) { /* a lane reads and writes only its own rows */
         double *c = W + j * m, n0 = 0.0, n1 = 0.0;
@@ -384,7 +356,7 @@ __global__ void __launch_bounds__(32)
             for (int r = lane; r < m; r += 32) {
                 const double u = (px[r] - s0) / c0, v = (py[r] - s1) / c1;
                 for (int c = 0; c < M; c++) {
-                    const double t = monomial(u, v, c);
+                    const double t = gk_monomial(u, v, c);
                     A[r * N + m + c] = t, A[(m + c) * N + r] = t;
                 }
                 A[r * N + r] = phi0;
@@ -407,7 +379,7 @@ __global__ void __launch_bounds__(32)
                     const double u = (nx - s0) / c0, v = (ny - s1) / c1;
                     double pq = 0.0;
                     for (int c = 0; c < M; c++)
-                        pq += b[m + c] * monomial(u, v, c);
+                        pq += b[m + c] * gk_monomial(u, v, c);
                     s += pq;
                 }
                 s += rp.zadd;

@@ -33,4 +33,33 @@ GK_MONO_FN void gk_monomials(double u, double v, int d, double *t)
         t[k++] = u * u * u, t[k++] = u * u * v, t[k++] = u * v * v, t[k++] = v * v * v;
 }
 
+/* Monomial j (0 .. GK_MONO_MAX - 1) of gk_monomials at (u, v), the same
+ * product, by index: a GPU thread's loop over the terms then keeps no
+ * array in local memory. */
+GK_MONO_FN double gk_monomial(double u, double v, int j)
+{
+    switch (j) {
+    case 0:
+        return 1.0;
+    case 1:
+        return u;
+    case 2:
+        return v;
+    case 3:
+        return u * u;
+    case 4:
+        return u * v;
+    case 5:
+        return v * v;
+    case 6:
+        return u * u * u;
+    case 7:
+        return u * u * v;
+    case 8:
+        return u * v * v;
+    default:
+        return v * v * v;
+    }
+}
+
 #endif
