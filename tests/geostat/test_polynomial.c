@@ -6,11 +6,13 @@
  * the fit towards the near points elsewhere (a hand-computed weighted line);
  * degrees the points cannot carry (fewer points than terms, collinear or
  * coincident points) fall back to lower ones down to the (weighted) mean;
- * an empty neighbourhood and a neighbourhood of zero weight are nodata.
+ * an empty neighbourhood and a neighbourhood of zero weight are nodata;
+ * sets fitted side by side (the CPU's batches) are the bits of each alone.
  * (The comparison with gstat on meuse lives in tests/geostat/gstat/, the
  * weighted forms against numpy in tests/geostat/poly_weighted.py.)
  */
 #include "core/gk_internal.h"
+#include "geostat/polynomial_fit.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -179,6 +181,41 @@ static void fallbacks_and_nodata(void)
     gk_points_free(p);
 }
 
+/* gk_pf_fit_sets with GK_PF_LANES lanes gives each set the doubles of its
+ * fit made alone, also for a lane that falls back (collinear, coincident) */
+static void lanes_are_alone(void)
+{
+    enum { M = 12 };
+    double x[4 * M], y[4 * M], z[4 * M];
+    int idx[4 * M];
+    for (int i = 0; i < 4 * M; i++) {
+        const int l = i / M;
+        x[i] = 3e5 + 1000.0 * gk_test_urand(&lcg);
+        y[i] = l == 1 ? 7e6 + 0.5 * (x[i] - 3e5)
+                      : 7e6 + 1000.0 * gk_test_urand(&lcg); /* lane 1: a line */
+        if (l == 2)
+            x[i] = 3e5 + 17.0, y[i] = 7e6 + 4.0; /* lane 2: one place */
+        z[i] = 50.0 * gk_test_urand(&lcg);
+        idx[i] = i;
+    }
+    for (int d = 0; d <= 3; d++) {
+        double work[(GK_PF_MAX_TERMS + 1) * M * GK_PF_LANES];
+        gk_pf_set side[GK_PF_LANES], alone;
+        gk_pf_fit_sets(x, y, z, idx, M, d, GK_PF_LANES, work, side);
+        for (int l = 0; l < GK_PF_LANES; l++) {
+            gk_pf_fit_set(x, y, z, idx + l * M, M, d, work, &alone);
+            int same = alone.terms == side[l].terms && alone.degree == side[l].degree &&
+                       !memcmp(&alone.cx, &side[l].cx, sizeof alone.cx) &&
+                       !memcmp(&alone.sc, &side[l].sc, sizeof alone.sc) &&
+                       !memcmp(alone.beta, side[l].beta, (size_t)alone.terms * sizeof *alone.beta);
+            CHECKF(same, "degree %d, lane %d: %d terms side by side, %d alone, or other bits", d, l,
+                   side[l].terms, alone.terms);
+        }
+        if (d > 0) /* the line and the place fall back: the test covers that path */
+            CHECKF(side[1].degree < d && side[2].terms == 1, "degree %d: lanes 1, 2 lowered", d);
+    }
+}
+
 int main(void)
 {
     ctx = gk_context_new();
@@ -186,6 +223,7 @@ int main(void)
     reproduces_its_degree();
     weighted_line();
     fallbacks_and_nodata();
+    lanes_are_alone();
     gk_context_free(ctx);
     printf("%d checks, %d failures\n", checks, failures);
     return failures != 0;
