@@ -325,6 +325,59 @@ static void sort_ints(int *v, long m, int *tmp)
     }
 }
 
+static int marked(const uint64_t *mark, int i) { return (int)(mark[i >> 6] >> (i & 63)) & 1; }
+
+/* 1 when idx[0..m) is the last set (held[0..last->m), in input order), as
+ * for most nodes. Otherwise 0, and it becomes the last set: idx in input
+ * order (a set one step on keeps the points both hold in the order they
+ * had, the few new ones merged in: cheaper than sorting it), held and the
+ * marks with it. */
+static int same_or_next(poly_last *last, int *held, int *idx, long m, int *tmp)
+{
+    enum { FEW = 8 };
+    int fresh[FEW];
+    long nf = 0, kept = 0;
+    if (m == last->m) {
+        for (long i = 0; i < m; i++) {
+            if (marked(last->mark, idx[i]))
+                kept++;
+            else if (nf < FEW)
+                fresh[nf++] = idx[i];
+        }
+        if (kept == m)
+            return 1;
+    }
+    for (long i = 0; i < last->m; i++)
+        last->mark[held[i] >> 6] &= ~(UINT64_C(1) << (held[i] & 63));
+    for (long i = 0; i < m; i++)
+        last->mark[idx[i] >> 6] |= UINT64_C(1) << (idx[i] & 63);
+    if (m == last->m && kept + nf == m) {
+        for (long f = 1; f < nf; f++) { /* the few new ones in order */
+            const int e = fresh[f];
+            long r = f - 1;
+            for (; r >= 0 && fresh[r] > e; r--)
+                fresh[r + 1] = fresh[r];
+            fresh[r + 1] = e;
+        }
+        long o = 0, f = 0;
+        for (long i = 0; i < m; i++) {
+            const int h = held[i];
+            if (!marked(last->mark, h))
+                continue; /* left the set */
+            while (f < nf && fresh[f] < h)
+                idx[o++] = fresh[f++];
+            idx[o++] = h;
+        }
+        while (f < nf)
+            idx[o++] = fresh[f++];
+    } else {
+        sort_ints(idx, m, tmp); /* input order: the same set gives the same doubles */
+    }
+    memcpy(held, idx, (size_t)m * sizeof *idx);
+    last->m = (int)m;
+    return 0;
+}
+
 /* One node of a local fit: 1 with *v, 0 nodata, -1 out of memory, 2 waiting
  * in the batch for its set's fit (written to out[at] by batch_flush). */
 static int local_node(const gk_job *job, const poly_params *p, gk_scratch *s, gk_local_prev *pv,
@@ -342,12 +395,7 @@ static int local_node(const gk_job *job, const poly_params *p, gk_scratch *s, gk
     int *idx = s->idx, tmp[128];
     double *w = s->d2b, *work = s->d2b + m;
     if (p->weight == GK_PF_W_NONE) {
-        int *held = s->idx2; /* the last set, in index order */
-        long same = m == last->m ? 0 : -1;
-        for (long i = 0; same >= 0 && i < m; i++) /* the last set again? (most nodes) */
-            same += (last->mark[idx[i] >> 6] >> (idx[i] & 63)) & 1;
-        if (same != m) {
-            sort_ints(idx, m, tmp); /* input order: the same set gives the same doubles */
+        if (!same_or_next(last, s->idx2, idx, m, tmp)) {
             if (b->n == GK_PF_LANES || (b->n && b->m != m))
                 batch_flush(job, b, last, out, nod, nlow);
             if (batch_room(b, (int)m))
@@ -355,12 +403,6 @@ static int local_node(const gk_job *job, const poly_params *p, gk_scratch *s, gk
             memcpy(b->idx + (size_t)b->n * m, idx, (size_t)m * sizeof *idx);
             b->m = (int)m;
             last->slot = b->n++;
-            for (long i = 0; i < last->m; i++)
-                last->mark[held[i] >> 6] &= ~(UINT64_C(1) << (held[i] & 63));
-            for (long i = 0; i < m; i++)
-                last->mark[idx[i] >> 6] |= UINT64_C(1) << (idx[i] & 63);
-            memcpy(held, idx, (size_t)m * sizeof *idx);
-            last->m = (int)m;
         }
         if (last->slot < 0)
             return poly_value(&last->f, p->degree, nx, ny, v, lowered);
