@@ -310,19 +310,23 @@ static int poly_prepare(gk_job *job)
     return GK_OK;
 }
 
-static void sort_ints(int *v, long m, int *tmp)
+static void insertion_sort(int *v, long m)
 {
-    if (m <= 128) {
-        gk_kk_sort_idx(v, (int)m, tmp);
-        return;
-    }
-    for (long i = 1; i < m; i++) { /* rare: a radius holding many points */
+    for (long i = 1; i < m; i++) {
         int x = v[i];
         long j = i - 1;
         for (; j >= 0 && v[j] > x; j--)
             v[j + 1] = v[j];
         v[j + 1] = x;
     }
+}
+
+static void sort_ints(int *v, long m, int *tmp)
+{
+    if (m <= 128)
+        gk_kk_sort_idx(v, (int)m, tmp);
+    else
+        insertion_sort(v, m); /* rare: a radius holding many points */
 }
 
 static int marked(const uint64_t *mark, int i) { return (int)(mark[i >> 6] >> (i & 63)) & 1; }
@@ -352,13 +356,7 @@ static int same_or_next(poly_last *last, int *held, int *idx, long m, int *tmp)
     for (long i = 0; i < m; i++)
         last->mark[idx[i] >> 6] |= UINT64_C(1) << (idx[i] & 63);
     if (m == last->m && kept + nf == m) {
-        for (long f = 1; f < nf; f++) { /* the few new ones in order */
-            const int e = fresh[f];
-            long r = f - 1;
-            for (; r >= 0 && fresh[r] > e; r--)
-                fresh[r + 1] = fresh[r];
-            fresh[r + 1] = e;
-        }
+        insertion_sort(fresh, nf); /* the few new ones in order */
         long o = 0, f = 0;
         for (long i = 0; i < m; i++) {
             const int h = held[i];

@@ -186,9 +186,9 @@ static void fallbacks_and_nodata(void)
 static void lanes_are_alone(void)
 {
     enum { M = 12 };
-    double x[4 * M], y[4 * M], z[4 * M];
-    int idx[4 * M];
-    for (int i = 0; i < 4 * M; i++) {
+    double x[GK_PF_LANES * M], y[GK_PF_LANES * M], z[GK_PF_LANES * M];
+    int idx[GK_PF_LANES * M];
+    for (int i = 0; i < GK_PF_LANES * M; i++) {
         const int l = i / M;
         x[i] = 3e5 + 1000.0 * gk_test_urand(&lcg);
         y[i] = l == 1 ? 7e6 + 0.5 * (x[i] - 3e5)
