@@ -70,6 +70,60 @@ static long select_every_quadrant(const gk_job *job, const gk_local_nb *nb, doub
     }
 }
 
+/* The points near a recent node, kept in the scratch after the selection's
+ * own arrays (at c0): each id with its coordinates, and a head saying which
+ * disk they fill. Along a row the next few nodes' bounds lie inside it, so
+ * their candidates come from a scan of these few points instead of a walk
+ * down the tree. The head is reset where the thread's searches begin afresh
+ * (pv not valid: a new tile, or a failed bound), so a cache never outlives
+ * the tree view (a cross-validation fold) it was filled from. */
+enum { NEAR_STEPS = 4 }; /* the disk covers this many more steps */
+static size_t near_cap(size_t capc) { return 2 * capc; }
+static size_t near_need(size_t c0, size_t capc) { return c0 + 2 * near_cap(capc) + 3; }
+
+/* The candidates within b2 of (nx, ny), the same set and squared distances
+ * as gk_kdtree_radius gives (the same arithmetic on the same doubles; the
+ * order may differ, which the set selection ignores); the count as it
+ * returns it. cid and cd2 hold near_cap(capc): every point of the cache
+ * may be written (no test in the scan), only capc are asked for. */
+static size_t near_radius(const gk_job *job, double nx, double ny, double b2, double step,
+                          gk_scratch *s, size_t c0, int *cid, double *cd2, size_t capc)
+{
+    const size_t cap = near_cap(capc), head = c0 + 2 * cap;
+    int *ci = s->idx + c0;
+    double *cx = s->d2 + c0, *cy = cx + cap, *h = s->d2 + head;
+    const double r = sqrt(b2);
+    /* inside the disk (centre h[0], h[1], radius h[2]) with room for the
+     * rounding of the distances, relative and to the coordinates' size */
+    int fill = s->idx[head] < 0;
+    if (!fill)
+        fill = !(r + hypot(nx - h[0], ny - h[1]) + 1e-9 * (h[2] + fabs(nx) + fabs(ny)) <= h[2]);
+    if (fill) {
+        const double rq = r + NEAR_STEPS * step;
+        size_t n = gk_kdtree_radius(job->tree, nx, ny, rq * rq, ci, cx, cap);
+        if (n > cap) { /* too many to keep: this node searches the tree */
+            s->idx[head] = -1;
+            return gk_kdtree_radius(job->tree, nx, ny, b2, cid, cd2, capc);
+        }
+        for (size_t i = 0; i < n; i++) {
+            cx[i] = job->pts->x[ci[i]];
+            cy[i] = job->pts->y[ci[i]];
+        }
+        h[0] = nx, h[1] = ny, h[2] = rq;
+        s->idx[head] = (int)n;
+    }
+    const size_t n = (size_t)s->idx[head];
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        const double dx = cx[i] - nx, dy = cy[i] - ny;
+        const double d = dx * dx + dy * dy;
+        cid[m] = ci[i];
+        cd2[m] = d;
+        m += d <= b2;
+    }
+    return m;
+}
+
 long gk_local_select(const gk_job *job, const gk_local_nb *nb, double nx, double ny, gk_scratch *s,
                      gk_local_prev *pv)
 {
@@ -81,24 +135,32 @@ long gk_local_select(const gk_job *job, const gk_local_nb *nb, double nx, double
         size_t kmax = nb->max_points > 0 ? (size_t)nb->max_points : job->pts->n;
         if (kmax > job->pts->n)
             kmax = job->pts->n;
-        size_t capc = 4 * kmax + 16;                /* candidates from a radius search */
-        if (gk_scratch_reserve(s, 2 * kmax + capc)) /* gk_kk_select_set: k after them */
+        size_t capc = 4 * kmax + 16; /* candidates from a radius search */
+        /* up to 128 (ranked candidates, below): the candidates' room as the
+         * cache's, then the points near a recent node */
+        const int ranked = kmax <= 128;
+        const size_t c0 = kmax + near_cap(capc);
+        if (gk_scratch_reserve(s, ranked ? near_need(c0, capc) : 2 * kmax + capc))
             return -1;
+        if (ranked && !pv->valid)
+            s->idx[c0 + 2 * near_cap(capc)] = -1;
         /* The previous node's k points lie within its k-th distance plus the
          * step, so that bound (with slack for rounding) loses none of the k
          * nearest and prunes the search; too few found: search again. */
-        double b2 = r2;
+        double b2 = r2, step = 0.0;
         if (pv->valid) {
-            double r = sqrt(pv->d2k) + hypot(nx - pv->x, ny - pv->y);
+            step = hypot(nx - pv->x, ny - pv->y);
+            double r = sqrt(pv->d2k) + step;
             b2 = r * r * (1.0 + 1e-9);
             if (!(b2 < r2))
                 b2 = r2;
         }
         m = -1;
-        if (pv->valid && kmax <= 128) {
+        if (pv->valid && ranked) {
             /* Near the previous node the bound is tight: the points within
              * it, ranked, are cheaper than the k-nearest search's insertions. */
-            size_t nc = gk_kdtree_radius(job->tree, nx, ny, b2, s->idx + kmax, s->d2 + kmax, capc);
+            size_t nc =
+                near_radius(job, nx, ny, b2, step, s, c0, s->idx + kmax, s->d2 + kmax, capc);
             if (nc >= kmax && nc <= capc) {
                 if (nb->omax > 0) { /* the filter takes them nearest first */
                     gk_kk_select(s->idx + kmax, s->d2 + kmax, (int)nc, (int)kmax, s->idx, s->d2);
