@@ -10,7 +10,8 @@
  *    quadrant, with gstat's pinwheel rule for points on the axes.
  *
  * The k nearest of a node are searched within a bound from the thread's
- * previous node (its k-th distance plus the step), by a radius query and a
+ * previous node (its k-th distance plus the step), by a radius query (over
+ * a cache of the points near a recent node, kept in the scratch) and a
  * ranking of the few candidates: the answer is the same, only quicker.
  */
 #ifndef GK_GEOSTAT_LOCAL_SELECT_H
