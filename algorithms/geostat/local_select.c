@@ -78,6 +78,7 @@ static long select_every_quadrant(const gk_job *job, const gk_local_nb *nb, doub
  * (pv not valid: a new tile, or a failed bound), so a cache never outlives
  * the tree view (a cross-validation fold) it was filled from. */
 enum { NEAR_STEPS = 4 }; /* the disk covers this many more steps */
+static const double NEAR_TRY = 0.5; /* the tighter bound tried first: this part of a step */
 static size_t near_cap(size_t capc) { return 2 * capc; }
 static size_t near_need(size_t c0, size_t capc) { return c0 + 2 * near_cap(capc) + 3; }
 
@@ -85,9 +86,11 @@ static size_t near_need(size_t c0, size_t capc) { return c0 + 2 * near_cap(capc)
  * as gk_kdtree_radius gives (the same arithmetic on the same doubles; the
  * order may differ, which the set selection ignores); the count as it
  * returns it. cid and cd2 hold near_cap(capc): every point of the cache
- * may be written (no test in the scan), only capc are asked for. */
-static size_t near_radius(const gk_job *job, double nx, double ny, double b2, double step,
-                          gk_scratch *s, size_t c0, int *cid, double *cd2, size_t capc)
+ * may be written (no test in the scan), only capc are asked for. Where at
+ * least k lie within the tighter bt2 only those are kept: the k nearest are
+ * among them, and fewer are left to rank. */
+static size_t near_radius(const gk_job *job, double nx, double ny, double b2, double bt2, size_t k,
+                          double step, gk_scratch *s, size_t c0, int *cid, double *cd2, size_t capc)
 {
     const size_t cap = near_cap(capc), head = c0 + 2 * cap;
     int *ci = s->idx + c0;
@@ -113,15 +116,24 @@ static size_t near_radius(const gk_job *job, double nx, double ny, double b2, do
         s->idx[head] = (int)n;
     }
     const size_t n = (size_t)s->idx[head];
-    size_t m = 0;
+    size_t m = 0, mt = 0;
     for (size_t i = 0; i < n; i++) {
         const double dx = cx[i] - nx, dy = cy[i] - ny;
         const double d = dx * dx + dy * dy;
         cid[m] = ci[i];
         cd2[m] = d;
         m += d <= b2;
+        mt += d <= bt2;
     }
-    return m;
+    if (mt < k || m > capc)
+        return m;
+    size_t o = 0;
+    for (size_t i = 0; i < m; i++) {
+        cid[o] = cid[i];
+        cd2[o] = cd2[i];
+        o += cd2[i] <= bt2;
+    }
+    return o;
 }
 
 long gk_local_select(const gk_job *job, const gk_local_nb *nb, double nx, double ny, gk_scratch *s,
@@ -147,20 +159,23 @@ long gk_local_select(const gk_job *job, const gk_local_nb *nb, double nx, double
         /* The previous node's k points lie within its k-th distance plus the
          * step, so that bound (with slack for rounding) loses none of the k
          * nearest and prunes the search; too few found: search again. */
-        double b2 = r2, step = 0.0;
+        double b2 = r2, bt2 = r2, step = 0.0;
         if (pv->valid) {
             step = hypot(nx - pv->x, ny - pv->y);
-            double r = sqrt(pv->d2k) + step;
+            double r = sqrt(pv->d2k) + step, rt = sqrt(pv->d2k) + NEAR_TRY * step;
+            bt2 = rt * rt; /* below b2: those within it are among b2's */
             b2 = r * r * (1.0 + 1e-9);
             if (!(b2 < r2))
                 b2 = r2;
+            if (!(bt2 < b2))
+                bt2 = b2;
         }
         m = -1;
         if (pv->valid && ranked) {
             /* Near the previous node the bound is tight: the points within
              * it, ranked, are cheaper than the k-nearest search's insertions. */
-            size_t nc =
-                near_radius(job, nx, ny, b2, step, s, c0, s->idx + kmax, s->d2 + kmax, capc);
+            size_t nc = near_radius(job, nx, ny, b2, bt2, kmax, step, s, c0, s->idx + kmax,
+                                    s->d2 + kmax, capc);
             if (nc >= kmax && nc <= capc) {
                 if (nb->omax > 0) { /* the filter takes them nearest first */
                     gk_kk_select(s->idx + kmax, s->d2 + kmax, (int)nc, (int)kmax, s->idx, s->d2);
