@@ -102,7 +102,8 @@ static size_t near_radius(const gk_job *job, double nx, double ny, double b2, do
     if (!fill)
         fill = !(r + hypot(nx - h[0], ny - h[1]) + 1e-9 * (h[2] + fabs(nx) + fabs(ny)) <= h[2]);
     if (fill) {
-        const double rq = r + NEAR_STEPS * step;
+        /* a hair wider than r even for a step of 0: r * r may round below b2 */
+        const double rq = r + NEAR_STEPS * step + 2e-9 * (r + fabs(nx) + fabs(ny));
         size_t n = gk_kdtree_radius(job->tree, nx, ny, rq * rq, ci, cx, cap);
         if (n > cap) { /* too many to keep: this node searches the tree */
             s->idx[head] = -1;
